@@ -1,0 +1,458 @@
+"""The round: one deal played from the lead to a domino or a block.
+
+The state machine of RULES.md. A :class:`Round` always waits for the seat to
+move to choose one of :meth:`Round.legal_moves`; everything that is not a
+choice (drawing, passing, detecting a block, scoring) happens inside
+:meth:`Round.apply`, so after every call the round is either over or waiting
+for a decision.
+
+Inside, hands are bitmasks over tile ids and the line is its two ends: the
+hot path allocates nothing but the event it records.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+from arena.deal import Deal, highest_double_holder, lead_draw_winner
+from arena.errors import IllegalMoveError
+from arena.events import Draw, Event, Pass, Play, RoundResult, Termination
+from arena.observation import Observation
+from arena.rules import GameEnd, InPlay, Lead, Rules, Scoring
+from arena.tiles import MAX_PIP_LIMIT, TILES, End, Move, Tile
+
+__all__ = ["Round", "round_points", "sides_of"]
+
+_HIGH = [t.high for t in TILES]
+_LOW = [t.low for t in TILES]
+_PIPS = [t.pips for t in TILES]
+#: _SUIT[v]: bitmask of the tiles with a half showing v.
+_SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)]
+#: _MOVES[id]: the interned (lead, left, right) moves of a tile.
+_MOVES = [(Move.of(t), Move.of(t, End.LEFT), Move.of(t, End.RIGHT)) for t in TILES]
+_NO_MOVES: list[Move] = []
+_UNLIMITED = 1 << 30
+
+
+def sides_of(players: int, teams: bool) -> tuple[int, ...]:
+    """Return each seat's side: the seat itself, or its team (seats 0+2 v 1+3)."""
+    return tuple(seat % 2 for seat in range(players)) if teams else tuple(range(players))
+
+
+def round_points(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int:
+    """Return what side ``winner`` scores from each side's pips left in hand.
+
+    The one formula for dominoes and blocked rounds alike (after a domino the
+    winner's own count is 0, or its partner's in team play).
+    """
+    own = side_pips[winner]
+    opponents = [pips for side, pips in enumerate(side_pips) if side != winner]
+    if scoring is Scoring.OPPONENTS_MINUS_OWN:
+        return sum(opponents) - own
+    if scoring is Scoring.POSITIVE_DIFFERENCES:
+        return sum(max(0, pips - own) for pips in opponents)
+    if scoring is Scoring.DIFFERENCES:
+        return sum(pips - own for pips in opponents)
+    if scoring is Scoring.ROUNDED_FIVES:
+        return (sum(opponents) + 2) // 5
+    return 1  # ROUND_WINS: one round won
+
+
+def fives_points(count: int) -> int:
+    """Return the in-play points of a ``muggins`` count: count/5 for a positive multiple of 5."""
+    return count // 5 if count > 0 and count % 5 == 0 else 0
+
+
+class Round:
+    """One round under ``rules`` from ``deal``.
+
+    Args:
+        rules: the rule set.
+        deal: the hands and boneyard (see :class:`arena.deal.Deal`).
+        teams: 4 players as two teams (seats 0+2 v 1+3), where the rules allow it.
+        scores: each side's score before the round (in-play points may end the
+            game mid-round when a side reaches the target).
+        number: the round's number in its game, from 1.
+        check: validate the deal against the rules (skip only for deals the
+            engine dealt itself).
+
+    Raises:
+        DealError: the deal does not fit the rules.
+        RulesError: the player count or teams are not allowed.
+    """
+
+    __slots__ = (
+        "_boneyard",
+        "_draw_end",
+        "_draw_limit",
+        "_ends_double",
+        "_hands",
+        "_left",
+        "_legal",
+        "_line",
+        "_next_draw",
+        "_players",
+        "_result",
+        "_right",
+        "_scores",
+        "_seat",
+        "_sides",
+        "deal",
+        "events",
+        "leader",
+        "number",
+        "rules",
+        "teams",
+    )
+
+    def __init__(
+        self,
+        rules: Rules,
+        deal: Deal,
+        *,
+        teams: bool = False,
+        scores: Sequence[int] | None = None,
+        number: int = 1,
+        check: bool = True,
+    ) -> None:
+        players = len(deal.hands)
+        rules.check_players(players, teams)
+        if check:
+            deal.check(rules)
+        self.rules = rules
+        self.deal = deal
+        self.teams = teams
+        self.number = number
+        self.events: list[Event] = []
+        self._players = players
+        self._sides = sides_of(players, teams)
+        side_count = 2 if teams else players
+        self._scores = list(scores) if scores is not None else [0] * side_count
+        self._hands = [sum(1 << t.id for t in hand) for hand in deal.hands]
+        self._boneyard = [t.id for t in deal.boneyard]
+        self._next_draw = 0
+        reserve = rules.reserve(players) if rules.draws else len(self._boneyard)
+        self._draw_end = max(0, len(self._boneyard) - reserve)
+        self._draw_limit = _UNLIMITED if rules.draw_limit is None else rules.draw_limit
+        self._left = self._right = -1
+        self._ends_double = [False, False]
+        self._line: deque[tuple[int, int]] = deque()
+        self._result: RoundResult | None = None
+        self.leader, self._legal = self._lead(deal)
+        self._seat = self.leader
+
+    def _lead(self, deal: Deal) -> tuple[int, list[Move]]:
+        if self.rules.lead is Lead.DRAW_FOR_LEAD:
+            assert deal.lead_draw is not None
+            seat = lead_draw_winner(deal.lead_draw)
+            return seat, [_MOVES[t.id][0] for t in sorted(deal.hands[seat])]
+        holder = highest_double_holder(deal.hands)
+        assert holder is not None, "deal.check() rejects a deal with no double in hand"
+        seat, double = holder
+        return seat, [_MOVES[double.id][0]]
+
+    # --- queries ----------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self._players
+
+    @property
+    def seat(self) -> int | None:
+        """The seat to move, or None when the round is over."""
+        return None if self._result is not None else self._seat
+
+    @property
+    def sides(self) -> tuple[int, ...]:
+        """Each seat's side (its team in team play, else the seat)."""
+        return self._sides
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Each side's game score, including points scored so far this round."""
+        return tuple(self._scores)
+
+    @property
+    def result(self) -> RoundResult | None:
+        """How the round ended, or None while it goes on."""
+        return self._result
+
+    def is_terminal(self) -> bool:
+        """Whether the round is over."""
+        return self._result is not None
+
+    def legal_moves(self) -> list[Move]:
+        """Return the moves of the seat to move, sorted by tile then end; [] when over."""
+        return [] if self._result is not None else list(self._legal)
+
+    def hand(self, seat: int) -> tuple[Tile, ...]:
+        """Return the tiles ``seat`` holds, in id order."""
+        return _tiles_of(self._hands[seat])
+
+    def pips(self, seat: int) -> int:
+        """Return the pips left in ``seat``'s hand."""
+        return _pips_of(self._hands[seat])
+
+    @property
+    def line(self) -> tuple[tuple[int, int], ...]:
+        """The played tiles from the left end to the right, each as (left half, right half)."""
+        return tuple(self._line)
+
+    @property
+    def ends(self) -> tuple[int, int] | None:
+        """The open ends (left, right), or None before the lead."""
+        return None if self._left < 0 else (self._left, self._right)
+
+    @property
+    def boneyard(self) -> tuple[Tile, ...]:
+        """The tiles still in the boneyard, next to be drawn first."""
+        return tuple(TILES[t] for t in self._boneyard[self._next_draw :])
+
+    @property
+    def drawable(self) -> int:
+        """How many boneyard tiles may still be drawn (the reserve may not)."""
+        return max(0, self._draw_end - self._next_draw) if self._draw_limit else 0
+
+    def observation(self, seat: int) -> Observation:
+        """Return what ``seat`` may know now: see :class:`arena.observation.Observation`."""
+        history = tuple(
+            Draw(e.seat, None) if type(e) is Draw and e.seat != seat else e for e in self.events
+        )
+        to_move = self._seat if self._result is None else None
+        return Observation(
+            seat=seat,
+            players=self._players,
+            teams=self.teams,
+            rules=self.rules,
+            round=self.number,
+            leader=self.leader,
+            to_move=to_move,
+            hand=self.hand(seat),
+            line=self.line,
+            ends=self.ends,
+            hand_sizes=tuple(h.bit_count() for h in self._hands),
+            boneyard_size=len(self._boneyard) - self._next_draw,
+            drawable=self.drawable,
+            scores=self.scores,
+            history=history,
+            legal_moves=tuple(self._legal) if to_move == seat else (),
+        )
+
+    # --- the state machine ------------------------------------------------------
+
+    def apply(self, move: Move) -> None:
+        """Play ``move`` for the seat to move, then draw, pass, and score as the rules say.
+
+        Raises:
+            IllegalMoveError: the round is over or the move is not legal now.
+        """
+        if move not in self._legal or self._result is not None:
+            raise IllegalMoveError(self._illegal_message(move))
+        seat = self._seat
+        tile = move.index // 3
+        hand = self._hands[seat] ^ (1 << tile)
+        self._hands[seat] = hand
+        self._place(tile, move.end)
+        points = 0
+        if self.rules.in_play is InPlay.FIVES:
+            points = fives_points(self._count())
+        self.events.append(Play(seat, move, points))
+        if points:
+            side = self._sides[seat]
+            self._scores[side] += points
+            if self._reached_target(side):
+                self._finish(Termination.TARGET, side, seat, [0] * len(self._scores))
+                return
+        if not hand:
+            self._finish_domino(seat)
+            return
+        self._seat = (seat + 1) % self._players
+        self._advance()
+
+    def _place(self, tile: int, end: End | None) -> None:
+        high, low = _HIGH[tile], _LOW[tile]
+        if end is None:
+            self._left, self._right = high, low
+            self._ends_double = [high == low, high == low]
+            self._line.append((high, low))
+        elif end is End.LEFT:
+            outer = low if high == self._left else high
+            self._line.appendleft((outer, self._left))
+            self._left = outer
+            self._ends_double[0] = high == low
+        else:
+            outer = low if high == self._right else high
+            self._line.append((self._right, outer))
+            self._right = outer
+            self._ends_double[1] = high == low
+
+    def _count(self) -> int:
+        """The ``muggins`` count: both open ends, a double on an end counting both halves."""
+        if len(self._line) == 1:
+            left, right = self._line[0]
+            return left + right
+        left_double, right_double = self._ends_double
+        return self._left * (2 if left_double else 1) + self._right * (2 if right_double else 1)
+
+    def _reached_target(self, side: int) -> bool:
+        return self.rules.end is GameEnd.POINTS and self._scores[side] >= self.rules.wins_needed
+
+    def _moves_for(self, hand: int) -> list[Move]:
+        on_left = hand & _SUIT[self._left]
+        on_right = hand & _SUIT[self._right]
+        playable = on_left | on_right
+        if not playable:
+            return _NO_MOVES
+        moves = []
+        while playable:
+            bit = playable & -playable
+            tile_moves = _MOVES[bit.bit_length() - 1]
+            if on_left & bit:
+                moves.append(tile_moves[1])
+            if on_right & bit:
+                moves.append(tile_moves[2])
+            playable ^= bit
+        return moves
+
+    def _advance(self) -> None:
+        """Settle the turn: the seat to move plays, or draws, or passes, or the round blocks."""
+        while True:
+            seat = self._seat
+            moves = self._moves_for(self._hands[seat])
+            if moves:
+                self._legal = moves
+                return
+            if self._draw_until_playable(seat):
+                return
+            if self._is_blocked():
+                self._finish_blocked()
+                return
+            self.events.append(Pass(seat))
+            self._seat = (seat + 1) % self._players
+
+    def _draw_until_playable(self, seat: int) -> bool:
+        """Draw for ``seat`` under the draw rule; True when a drawn tile plays."""
+        drawn = 0
+        ends = _SUIT[self._left] | _SUIT[self._right]
+        while drawn < self._draw_limit and self._next_draw < self._draw_end:
+            tile = self._boneyard[self._next_draw]
+            self._next_draw += 1
+            drawn += 1
+            self._hands[seat] |= 1 << tile
+            self.events.append(Draw(seat, TILES[tile]))
+            if ends >> tile & 1:
+                # Before the draw nothing played, so only the drawn tile can.
+                self._legal = self._moves_for(1 << tile)
+                return True
+        return False
+
+    def _is_blocked(self) -> bool:
+        """No seat can play and no seat may draw (RULES.md: ends at once)."""
+        if self._draw_limit and self._next_draw < self._draw_end:
+            return False
+        ends = _SUIT[self._left] | _SUIT[self._right]
+        return not any(hand & ends for hand in self._hands)
+
+    def _side_pips(self) -> tuple[list[int], list[int]]:
+        pips = [_pips_of(hand) for hand in self._hands]
+        side_pips = [0] * len(self._scores)
+        for seat, side in enumerate(self._sides):
+            side_pips[side] += pips[seat]
+        return pips, side_pips
+
+    def _finish_domino(self, seat: int) -> None:
+        # The player who goes out wins the round, even against 0-0 in hand.
+        pips, side_pips = self._side_pips()
+        side = self._sides[seat]
+        points = [0] * len(self._scores)
+        points[side] = round_points(self.rules.scoring, side, side_pips)
+        self._finish(Termination.DOMINO, side, seat, points, pips)
+
+    def _finish_blocked(self) -> None:
+        pips, side_pips = self._side_pips()
+        winner = self._blocked_winner(side_pips)
+        points = [0] * len(self._scores)
+        if winner is not None:
+            points[winner] = round_points(self.rules.scoring, winner, side_pips)
+        self._finish(Termination.BLOCKED, winner, None, points, pips)
+
+    def _blocked_winner(self, side_pips: list[int]) -> int | None:
+        """Lowest pips; tied: the lowest single tile held; still tied: drawn (None)."""
+        lowest = min(side_pips)
+        tied = [side for side, pips in enumerate(side_pips) if pips == lowest]
+        if len(tied) == 1:
+            return tied[0]
+        lowest_tile = [_INF] * len(side_pips)
+        for seat, side in enumerate(self._sides):
+            lowest_tile[side] = min(lowest_tile[side], _lowest_tile_pips(self._hands[seat]))
+        best = min(lowest_tile[side] for side in tied)
+        holders = [side for side in tied if lowest_tile[side] == best]
+        return holders[0] if len(holders) == 1 else None
+
+    def _finish(
+        self,
+        termination: Termination,
+        winner: int | None,
+        seat: int | None,
+        points: list[int],
+        pips: list[int] | None = None,
+    ) -> None:
+        if termination is not Termination.TARGET:
+            for side, gained in enumerate(points):
+                self._scores[side] += gained
+        if pips is None:
+            pips = [_pips_of(hand) for hand in self._hands]
+        if termination is Termination.TARGET:
+            # In-play points already counted; report this round's in-play total.
+            points = [0] * len(self._scores)
+            for event in self.events:
+                if type(event) is Play and event.points:
+                    points[self._sides[event.seat]] += event.points
+        elif self.rules.in_play is not InPlay.NONE:
+            for event in self.events:
+                if type(event) is Play and event.points:
+                    points[self._sides[event.seat]] += event.points
+        self._result = RoundResult(termination, winner, seat, tuple(pips), tuple(points))
+        self._legal = _NO_MOVES
+
+    def _illegal_message(self, move: object) -> str:
+        if self._result is not None:
+            return f"illegal move {move}: round {self.number} is over"
+        ends = "none (this is the lead)" if self._left < 0 else f"{self._left} and {self._right}"
+        legal = ", ".join(map(str, self._legal))
+        return (
+            f"illegal move {move} for seat {self._seat}: open ends {ends}; "
+            f"hand {' '.join(map(str, self.hand(self._seat)))}; legal: {legal}"
+        )
+
+
+_INF = 1 << 30
+
+
+def _tiles_of(mask: int) -> tuple[Tile, ...]:
+    tiles = []
+    while mask:
+        bit = mask & -mask
+        tiles.append(TILES[bit.bit_length() - 1])
+        mask ^= bit
+    return tuple(tiles)
+
+
+def _pips_of(mask: int) -> int:
+    total = 0
+    while mask:
+        bit = mask & -mask
+        total += _PIPS[bit.bit_length() - 1]
+        mask ^= bit
+    return total
+
+
+def _lowest_tile_pips(mask: int) -> int:
+    lowest = _INF
+    while mask:
+        bit = mask & -mask
+        lowest = min(lowest, _PIPS[bit.bit_length() - 1])
+        mask ^= bit
+    return lowest
