@@ -9,12 +9,13 @@ recorded with every round, and a round can be started from any valid deal
 from __future__ import annotations
 
 import random
+from operator import itemgetter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.errors import DealError
 from arena.rules import Lead, Rules
-from arena.tiles import Tile, tile_set
+from arena.tiles import TILES, Tile, tile_set
 
 __all__ = ["Deal", "deal_round", "highest_double_holder", "lead_draw_winner"]
 
@@ -144,16 +145,21 @@ def deal_round(rules: Rules, players: int, rng: random.Random) -> tuple[Deal, li
     count and rng state always give the same deals.
     """
     size = rules.hand_size(players)
-    tiles = list(tile_set(rules.max_pip))
+    dealt = players * size
+    ids = list(range(len(tile_set(rules.max_pip))))
     lead_draw: tuple[Tile, ...] | None = None
     if rules.lead is Lead.DRAW_FOR_LEAD:
-        rng.shuffle(tiles)
-        lead_draw = tuple(tiles[:players])
+        rng.shuffle(ids)
+        lead_draw = tuple(TILES[i] for i in ids[:players])
     redeals: list[Deal] = []
     while True:
-        rng.shuffle(tiles)
-        hands = tuple(tuple(tiles[seat * size : (seat + 1) * size]) for seat in range(players))
-        deal = Deal(hands, tuple(tiles[players * size :]), lead_draw)
-        if lead_draw is not None or any(t.is_double for t in tiles[: players * size]):
+        rng.shuffle(ids)
+        tiles = itemgetter(*ids)(TILES)
+        hands = tuple(tuple(tiles[start : start + size]) for start in range(0, dealt, size))
+        deal = Deal(hands, tuple(tiles[dealt:]), lead_draw)
+        if lead_draw is not None or not _DOUBLE_IDS.isdisjoint(ids[:dealt]):
             return deal, redeals
         redeals.append(deal)
+
+
+_DOUBLE_IDS = frozenset(t.id for t in TILES if t.is_double)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from operator import attrgetter
+from typing import Any
 
-from arena.deal import Deal, highest_double_holder, lead_draw_winner
+from arena.deal import Deal, lead_draw_winner
 from arena.errors import IllegalMoveError
 from arena.events import Draw, Event, Pass, Play, RoundResult, Termination
 from arena.observation import Observation
@@ -28,10 +30,14 @@ _HIGH = [t.high for t in TILES]
 _LOW = [t.low for t in TILES]
 _PIPS = [t.pips for t in TILES]
 #: _SUIT[v]: bitmask of the tiles with a half showing v.
-_SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)]
+#: _SUIT[-1] (no line yet) matches nothing.
+_SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)] + [0]
 #: _MOVES[id]: the interned (lead, left, right) moves of a tile.
 _MOVES = [(Move.of(t), Move.of(t, End.LEFT), Move.of(t, End.RIGHT)) for t in TILES]
-_NO_MOVES: list[Move] = []
+_BIT = [1 << t.id for t in TILES]
+_DOUBLES = sum(1 << t.id for t in TILES if t.is_double)
+_ID = attrgetter("id")
+_LEFT, _RIGHT = End.LEFT, End.RIGHT
 _UNLIMITED = 1 << 30
 
 
@@ -82,24 +88,31 @@ class Round:
         RulesError: the player count or teams are not allowed.
     """
 
+    # Inside, a hand is a bitmask over tile ids, the line is its two end values
+    # and end tiles, and the history is a log of plain tuples: (seat, move, points)
+    # for a play, (seat, tile id) for a draw, (seat,) for a pass. The public
+    # ``events`` and ``line`` are derived from the log when asked for.
     __slots__ = (
         "_boneyard",
         "_draw_end",
         "_draw_limit",
-        "_ends_double",
+        "_events",
+        "_fives",
         "_hands",
         "_left",
+        "_left_tile",
         "_legal",
-        "_line",
+        "_log",
         "_next_draw",
+        "_next_seat",
         "_players",
         "_result",
         "_right",
+        "_right_tile",
         "_scores",
         "_seat",
         "_sides",
         "deal",
-        "events",
         "leader",
         "number",
         "rules",
@@ -124,33 +137,34 @@ class Round:
         self.deal = deal
         self.teams = teams
         self.number = number
-        self.events: list[Event] = []
         self._players = players
+        self._next_seat = (*range(1, players), 0)
         self._sides = sides_of(players, teams)
-        side_count = 2 if teams else players
-        self._scores = list(scores) if scores is not None else [0] * side_count
-        self._hands = [sum(1 << t.id for t in hand) for hand in deal.hands]
-        self._boneyard = [t.id for t in deal.boneyard]
+        self._scores = list(scores) if scores is not None else [0] * (2 if teams else players)
+        self._fives = rules.in_play is InPlay.FIVES
+        self._hands = [sum(map(_BIT.__getitem__, map(_ID, hand))) for hand in deal.hands]
+        self._boneyard = list(map(_ID, deal.boneyard))
         self._next_draw = 0
         reserve = rules.reserve(players) if rules.draws else len(self._boneyard)
         self._draw_end = max(0, len(self._boneyard) - reserve)
         self._draw_limit = _UNLIMITED if rules.draw_limit is None else rules.draw_limit
-        self._left = self._right = -1
-        self._ends_double = [False, False]
-        self._line: deque[tuple[int, int]] = deque()
+        self._left = self._right = self._left_tile = self._right_tile = -1
+        self._log: list[tuple[Any, ...]] = []
+        self._events: list[Event] = []
         self._result: RoundResult | None = None
         self.leader, self._legal = self._lead(deal)
         self._seat = self.leader
 
-    def _lead(self, deal: Deal) -> tuple[int, list[Move]]:
+    def _lead(self, deal: Deal) -> tuple[int, tuple[Move, ...]]:
         if self.rules.lead is Lead.DRAW_FOR_LEAD:
             assert deal.lead_draw is not None
             seat = lead_draw_winner(deal.lead_draw)
-            return seat, [_MOVES[t.id][0] for t in sorted(deal.hands[seat])]
-        holder = highest_double_holder(deal.hands)
-        assert holder is not None, "deal.check() rejects a deal with no double in hand"
-        seat, double = holder
-        return seat, [_MOVES[double.id][0]]
+            return seat, tuple(_MOVES[t][0] for t in _ids_of(self._hands[seat]))
+        # The highest double in any hand leads: the highest set bit of hand & doubles.
+        highest = [(hand & _DOUBLES).bit_length() for hand in self._hands]
+        seat = max(range(self._players), key=highest.__getitem__)
+        assert highest[seat], "deal.check() rejects a deal with no double in hand"
+        return seat, (_MOVES[highest[seat] - 1][0],)
 
     # --- queries ----------------------------------------------------------------
 
@@ -185,20 +199,48 @@ class Round:
 
     def legal_moves(self) -> list[Move]:
         """Return the moves of the seat to move, sorted by tile then end; [] when over."""
-        return [] if self._result is not None else list(self._legal)
+        return list(self._legal)
 
     def hand(self, seat: int) -> tuple[Tile, ...]:
         """Return the tiles ``seat`` holds, in id order."""
-        return _tiles_of(self._hands[seat])
+        return tuple(TILES[t] for t in _ids_of(self._hands[seat]))
 
     def pips(self, seat: int) -> int:
         """Return the pips left in ``seat``'s hand."""
         return _pips_of(self._hands[seat])
 
     @property
+    def events(self) -> list[Event]:
+        """Everything that happened so far, in order: plays, draws (with the tile), passes."""
+        events, log = self._events, self._log
+        for entry in log[len(events) :]:
+            if len(entry) == 3:
+                events.append(Play(*entry))
+            elif len(entry) == 2:
+                events.append(Draw(entry[0], TILES[entry[1]]))
+            else:
+                events.append(Pass(entry[0]))
+        return events[:]
+
+    @property
     def line(self) -> tuple[tuple[int, int], ...]:
         """The played tiles from the left end to the right, each as (left half, right half)."""
-        return tuple(self._line)
+        line: deque[tuple[int, int]] = deque()
+        left = right = -1
+        for entry in self._log:
+            if len(entry) != 3:
+                continue
+            tile, end = entry[1].tile, entry[1].end
+            if end is None:
+                left, right = tile.high, tile.low
+                line.append((left, right))
+            elif end is End.LEFT:
+                left = tile.other(left)
+                line.appendleft((left, tile.other(left)))
+            else:
+                right = tile.other(right)
+                line.append((tile.other(right), right))
+        return tuple(line)
 
     @property
     def ends(self) -> tuple[int, int] | None:
@@ -237,7 +279,7 @@ class Round:
             drawable=self.drawable,
             scores=self.scores,
             history=history,
-            legal_moves=tuple(self._legal) if to_move == seat else (),
+            legal_moves=self._legal if to_move == seat else (),
         )
 
     # --- the state machine ------------------------------------------------------
@@ -248,89 +290,99 @@ class Round:
         Raises:
             IllegalMoveError: the round is over or the move is not legal now.
         """
-        if move not in self._legal or self._result is not None:
+        # Legal = the tile is in hand and matches the end it goes on: before a
+        # draw nothing matched, after it only the drawn tile does. Leads are listed.
+        if type(move) is not Move or self._result is not None:
             raise IllegalMoveError(self._illegal_message(move))
         seat = self._seat
         tile = move.index // 3
-        hand = self._hands[seat] ^ (1 << tile)
+        bit = _BIT[tile]
+        hand = self._hands[seat]
+        end = move.end
+        if end is _RIGHT:
+            right = self._right
+            if not hand & bit & _SUIT[right]:
+                raise IllegalMoveError(self._illegal_message(move))
+            self._right = _LOW[tile] if _HIGH[tile] == right else _HIGH[tile]
+            self._right_tile = tile
+        elif end is _LEFT:
+            left = self._left
+            if not hand & bit & _SUIT[left]:
+                raise IllegalMoveError(self._illegal_message(move))
+            self._left = _LOW[tile] if _HIGH[tile] == left else _HIGH[tile]
+            self._left_tile = tile
+        else:
+            if move not in self._legal:
+                raise IllegalMoveError(self._illegal_message(move))
+            self._left, self._right = _HIGH[tile], _LOW[tile]
+            self._left_tile = self._right_tile = tile
+        hand ^= bit
         self._hands[seat] = hand
-        self._place(tile, move.end)
-        points = 0
-        if self.rules.in_play is InPlay.FIVES:
-            points = fives_points(self._count())
-        self.events.append(Play(seat, move, points))
-        if points:
-            side = self._sides[seat]
-            self._scores[side] += points
-            if self._reached_target(side):
-                self._finish(Termination.TARGET, side, seat, [0] * len(self._scores))
-                return
+        if self._fives and self._score_fives(seat, move):
+            return
+        self._log.append((seat, move, 0))
         if not hand:
             self._finish_domino(seat)
             return
-        self._seat = (seat + 1) % self._players
-        self._advance()
-
-    def _place(self, tile: int, end: End | None) -> None:
-        high, low = _HIGH[tile], _LOW[tile]
-        if end is None:
-            self._left, self._right = high, low
-            self._ends_double = [high == low, high == low]
-            self._line.append((high, low))
-        elif end is End.LEFT:
-            outer = low if high == self._left else high
-            self._line.appendleft((outer, self._left))
-            self._left = outer
-            self._ends_double[0] = high == low
+        seat = self._next_seat[seat]
+        self._seat = seat
+        moves = self._moves_for(self._hands[seat])
+        if moves:
+            self._legal = moves
         else:
-            outer = low if high == self._right else high
-            self._line.append((self._right, outer))
-            self._right = outer
-            self._ends_double[1] = high == low
+            self._settle()
+
+    def _score_fives(self, seat: int, move: Move) -> bool:
+        """Log a ``muggins`` play with its in-play points; True when they end the game."""
+        points = fives_points(self._count())
+        self._log.append((seat, move, points))
+        if not points:
+            return False
+        side = self._sides[seat]
+        self._scores[side] += points
+        if self.rules.end is GameEnd.POINTS and self._scores[side] >= self.rules.wins_needed:
+            self._finish(Termination.TARGET, side, seat, [0] * len(self._scores))
+            return True
+        if not self._hands[seat]:
+            self._finish_domino(seat)
+            return True
+        return False
 
     def _count(self) -> int:
         """The ``muggins`` count: both open ends, a double on an end counting both halves."""
-        if len(self._line) == 1:
-            left, right = self._line[0]
-            return left + right
-        left_double, right_double = self._ends_double
-        return self._left * (2 if left_double else 1) + self._right * (2 if right_double else 1)
+        left_tile, right_tile = self._left_tile, self._right_tile
+        if left_tile == right_tile:  # a single tile on the table: its pip total
+            return _PIPS[left_tile]
+        left = self._left * (2 if _HIGH[left_tile] == _LOW[left_tile] else 1)
+        return left + self._right * (2 if _HIGH[right_tile] == _LOW[right_tile] else 1)
 
-    def _reached_target(self, side: int) -> bool:
-        return self.rules.end is GameEnd.POINTS and self._scores[side] >= self.rules.wins_needed
-
-    def _moves_for(self, hand: int) -> list[Move]:
-        on_left = hand & _SUIT[self._left]
-        on_right = hand & _SUIT[self._right]
-        playable = on_left | on_right
-        if not playable:
-            return _NO_MOVES
-        moves = []
-        while playable:
-            bit = playable & -playable
-            tile_moves = _MOVES[bit.bit_length() - 1]
-            if on_left & bit:
-                moves.append(tile_moves[1])
-            if on_right & bit:
-                moves.append(tile_moves[2])
-            playable ^= bit
+    def _moves_for(self, hand: int) -> tuple[Move, ...]:
+        """The moves of ``hand`` on the current ends, sorted by tile then end."""
+        key = (hand & _SUIT[self._left]) << _KEY_SHIFT | (hand & _SUIT[self._right])
+        moves = _MOVES_CACHE.get(key)
+        if moves is None:
+            moves = _list_moves(key >> _KEY_SHIFT, key & _KEY_MASK)
+            if len(_MOVES_CACHE) >= _MOVES_CACHE_SIZE:
+                _MOVES_CACHE.clear()
+            _MOVES_CACHE[key] = moves
         return moves
 
-    def _advance(self) -> None:
-        """Settle the turn: the seat to move plays, or draws, or passes, or the round blocks."""
+    def _settle(self) -> None:
+        """The seat to move cannot play: it draws, or passes, or the round is blocked."""
         while True:
             seat = self._seat
-            moves = self._moves_for(self._hands[seat])
-            if moves:
-                self._legal = moves
-                return
             if self._draw_until_playable(seat):
                 return
             if self._is_blocked():
                 self._finish_blocked()
                 return
-            self.events.append(Pass(seat))
-            self._seat = (seat + 1) % self._players
+            self._log.append((seat,))
+            seat = self._next_seat[seat]
+            self._seat = seat
+            moves = self._moves_for(self._hands[seat])
+            if moves:
+                self._legal = moves
+                return
 
     def _draw_until_playable(self, seat: int) -> bool:
         """Draw for ``seat`` under the draw rule; True when a drawn tile plays."""
@@ -340,11 +392,11 @@ class Round:
             tile = self._boneyard[self._next_draw]
             self._next_draw += 1
             drawn += 1
-            self._hands[seat] |= 1 << tile
-            self.events.append(Draw(seat, TILES[tile]))
+            self._hands[seat] |= _BIT[tile]
+            self._log.append((seat, tile))
             if ends >> tile & 1:
                 # Before the draw nothing played, so only the drawn tile can.
-                self._legal = self._moves_for(1 << tile)
+                self._legal = self._moves_for(_BIT[tile])
                 return True
         return False
 
@@ -404,18 +456,15 @@ class Round:
                 self._scores[side] += gained
         if pips is None:
             pips = [_pips_of(hand) for hand in self._hands]
-        if termination is Termination.TARGET:
-            # In-play points already counted; report this round's in-play total.
-            points = [0] * len(self._scores)
-            for event in self.events:
-                if type(event) is Play and event.points:
-                    points[self._sides[event.seat]] += event.points
-        elif self.rules.in_play is not InPlay.NONE:
-            for event in self.events:
-                if type(event) is Play and event.points:
-                    points[self._sides[event.seat]] += event.points
+        if self._fives:
+            # Report this round's in-play points too (already in the scores).
+            if termination is Termination.TARGET:
+                points = [0] * len(self._scores)
+            for entry in self._log:
+                if len(entry) == 3 and entry[2]:
+                    points[self._sides[entry[0]]] += entry[2]
         self._result = RoundResult(termination, winner, seat, tuple(pips), tuple(points))
-        self._legal = _NO_MOVES
+        self._legal = ()
 
     def _illegal_message(self, move: object) -> str:
         if self._result is not None:
@@ -430,14 +479,35 @@ class Round:
 
 _INF = 1 << 30
 
+# The moves of a hand depend only on its tiles that match the left end and those
+# that match the right end: a bounded cache of the sorted lists, keyed by both.
+_KEY_SHIFT = len(TILES)
+_KEY_MASK = (1 << _KEY_SHIFT) - 1
+_MOVES_CACHE: dict[int, tuple[Move, ...]] = {}
+_MOVES_CACHE_SIZE = 1 << 16
 
-def _tiles_of(mask: int) -> tuple[Tile, ...]:
-    tiles = []
+
+def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
+    moves = []
+    playable = on_left | on_right
+    while playable:
+        bit = playable & -playable
+        tile_moves = _MOVES[bit.bit_length() - 1]
+        if on_left & bit:
+            moves.append(tile_moves[1])
+        if on_right & bit:
+            moves.append(tile_moves[2])
+        playable ^= bit
+    return tuple(moves)
+
+
+def _ids_of(mask: int) -> list[int]:
+    ids = []
     while mask:
         bit = mask & -mask
-        tiles.append(TILES[bit.bit_length() - 1])
+        ids.append(bit.bit_length() - 1)
         mask ^= bit
-    return tuple(tiles)
+    return ids
 
 
 def _pips_of(mask: int) -> int:

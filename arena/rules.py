@@ -136,13 +136,23 @@ class Rules:
         Raises:
             RulesError: the rule set does not allow that many players.
         """
+        for count, size in self.hand_sizes:
+            if count == players:
+                return size
         self.check_players(players)
-        return dict(self.hand_sizes)[players]
+        raise AssertionError("validated rules give a hand size for every player count")
 
     def reserve(self, players: int) -> int:
-        """Return how many boneyard tiles may never be drawn with ``players`` players."""
+        """Return how many boneyard tiles may never be drawn with ``players`` players.
+
+        Raises:
+            RulesError: the rule set does not allow that many players.
+        """
         self.check_players(players)
-        return dict(self.reserves).get(players, 0)
+        for count, size in self.reserves:
+            if count == players:
+                return size
+        return 0
 
     @property
     def tile_count(self) -> int:
