@@ -318,9 +318,10 @@ class Round:
             self._left_tile = self._right_tile = tile
         hand ^= bit
         self._hands[seat] = hand
-        if self._fives and self._score_fives(seat, move):
+        if not self._fives:
+            self._log.append((seat, move, 0))
+        elif self._score_fives(seat, move):
             return
-        self._log.append((seat, move, 0))
         if not hand:
             self._finish_domino(seat)
             return
