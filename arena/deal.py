@@ -9,15 +9,22 @@ recorded with every round, and a round can be started from any valid deal
 from __future__ import annotations
 
 import random
-from operator import itemgetter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from arena.errors import DealError
 from arena.rules import Lead, Rules
-from arena.tiles import TILES, Tile, tile_set
+from arena.tiles import TILES, Tile, set_size, tile_set
 
-__all__ = ["Deal", "deal_round", "highest_double_holder", "lead_draw_winner"]
+__all__ = [
+    "Deal",
+    "deal_from_ids",
+    "deal_round",
+    "highest_double_holder",
+    "lead_draw_winner",
+    "shuffle_ids",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,24 +149,49 @@ def deal_round(rules: Rules, players: int, rng: random.Random) -> tuple[Deal, li
 
     Returns the deal played and the deals thrown in before it (no hand held a
     double, under the highest-double lead), in order. The same rules, player
-    count and rng state always give the same deals.
+    count and rng state always give the same deals (and the same as
+    :meth:`arena.round.Round.dealt`).
     """
+    lead_draw, ids, thrown_in = shuffle_ids(rules, players, rng)
     size = rules.hand_size(players)
-    dealt = players * size
-    ids = list(range(len(tile_set(rules.max_pip))))
-    lead_draw: tuple[Tile, ...] | None = None
+    deal = deal_from_ids(ids, players, size, lead_draw)
+    return deal, [deal_from_ids(other, players, size, lead_draw) for other in thrown_in]
+
+
+def shuffle_ids(
+    rules: Rules, players: int, rng: random.Random
+) -> tuple[list[int] | None, list[int], list[list[int]]]:
+    """Shuffle one round as tile ids: (lead draw or None, the deal, the deals thrown in).
+
+    The set, in id order, is shuffled (first once for the lead draw, under
+    draw-for-lead: seat i draws tile i); seat i is dealt the i-th block of hand
+    size; the rest is the boneyard. Under the highest-double lead, a deal with
+    no double in any hand is thrown in and the same list shuffled again.
+    """
+    dealt = players * rules.hand_size(players)
+    ids = list(range(set_size(rules.max_pip)))
     if rules.lead is Lead.DRAW_FOR_LEAD:
         rng.shuffle(ids)
-        lead_draw = tuple(TILES[i] for i in ids[:players])
-    redeals: list[Deal] = []
-    while True:
+        lead_draw = ids[:players]
         rng.shuffle(ids)
-        tiles = itemgetter(*ids)(TILES)
-        hands = tuple(tuple(tiles[start : start + size]) for start in range(0, dealt, size))
-        deal = Deal(hands, tuple(tiles[dealt:]), lead_draw)
-        if lead_draw is not None or not _DOUBLE_IDS.isdisjoint(ids[:dealt]):
-            return deal, redeals
-        redeals.append(deal)
+        return lead_draw, ids, []
+    thrown_in: list[list[int]] = []
+    rng.shuffle(ids)
+    while _DOUBLE_IDS.isdisjoint(ids[:dealt]):
+        thrown_in.append(ids[:])
+        rng.shuffle(ids)
+    return None, ids, thrown_in
+
+
+def deal_from_ids(ids: list[int], players: int, size: int, lead_draw: list[int] | None) -> Deal:
+    """Build the :class:`Deal` of a shuffled list of tile ids."""
+    tiles = itemgetter(*ids)(TILES)
+    dealt = players * size
+    return Deal(
+        tuple(tiles[start : start + size] for start in range(0, dealt, size)),
+        tiles[dealt:],
+        None if lead_draw is None else tuple(TILES[i] for i in lead_draw),
+    )
 
 
 _DOUBLE_IDS = frozenset(t.id for t in TILES if t.is_double)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator
 
-from arena.deal import Deal, deal_round
+from arena.deal import Deal
 from arena.events import Outcome, Termination
 from arena.observation import Observation
 from arena.round import Round, sides_of
@@ -56,8 +56,6 @@ class Game:
         self.teams = teams
         self.seed = new_seed() if seed is None else seed
         self.rounds: list[Round] = []
-        #: For each round: the deals thrown in before it (no double in any hand).
-        self.redeals: list[list[Deal]] = []
         #: For each round: whether its deal was given explicitly (else from the seed).
         self.explicit: list[bool] = []
         self._rng = random.Random(self.seed)
@@ -68,21 +66,20 @@ class Game:
 
     def _start_round(self, scores: list[int]) -> None:
         deal = next(self._deals, None)
-        explicit = deal is not None
-        redeals: list[Deal] = []
+        number = len(self.rounds) + 1
         if deal is None:
-            deal, redeals = deal_round(self.rules, self.players, self._rng)
-        round_ = Round(
-            self.rules,
-            deal,
-            teams=self.teams,
-            scores=scores,
-            number=len(self.rounds) + 1,
-            check=explicit,
-        )
+            round_ = Round.dealt(
+                self.rules, self.players, self._rng, teams=self.teams, scores=scores, number=number
+            )
+        else:
+            round_ = Round(self.rules, deal, teams=self.teams, scores=scores, number=number)
         self.rounds.append(round_)
-        self.redeals.append(redeals)
-        self.explicit.append(explicit)
+        self.explicit.append(deal is not None)
+
+    @property
+    def redeals(self) -> list[tuple[Deal, ...]]:
+        """For each round: the deals thrown in before it (no double in any hand)."""
+        return [round_.redeals for round_ in self.rounds]
 
     @property
     def round(self) -> Round:
@@ -112,9 +109,9 @@ class Game:
         """How the game ended, or None while it goes on."""
         return self._outcome
 
-    def legal_moves(self) -> list[Move]:
-        """Return the legal moves of the seat to move, sorted; [] when over."""
-        return [] if self._outcome is not None else self.round.legal_moves()
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Return the legal moves of the seat to move, sorted; () when over."""
+        return () if self._outcome is not None else self.round.legal_moves()
 
     def observation(self, seat: int) -> Observation:
         """Return what ``seat`` may know now (see :class:`arena.observation.Observation`)."""

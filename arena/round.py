@@ -12,17 +12,18 @@ hot path allocates nothing but the event it records.
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
-from arena.deal import Deal, lead_draw_winner
-from arena.errors import IllegalMoveError
+from arena.deal import Deal, deal_from_ids, lead_draw_winner, shuffle_ids
+from arena.errors import DealError, IllegalMoveError
 from arena.events import Draw, Event, Pass, Play, RoundResult, Termination
 from arena.observation import Observation
-from arena.rules import GameEnd, InPlay, Lead, Rules, Scoring
-from arena.tiles import MAX_PIP_LIMIT, TILES, End, Move, Tile
+from arena.rules import GameEnd, InPlay, Rules, Scoring
+from arena.tiles import MAX_PIP_LIMIT, TILES, End, Move, Tile, set_size
 
 __all__ = ["Round", "round_points", "sides_of"]
 
@@ -39,6 +40,30 @@ _DOUBLES = sum(1 << t.id for t in TILES if t.is_double)
 _ID = attrgetter("id")
 _LEFT, _RIGHT = End.LEFT, End.RIGHT
 _UNLIMITED = 1 << 30
+
+
+_Setup = tuple[tuple[int, ...], tuple[int, ...], int, int, bool]
+_SETUPS: dict[tuple[int, int, bool], tuple[Rules, _Setup]] = {}
+
+
+def _setup_of(rules: Rules, players: int, teams: bool) -> _Setup:
+    """(sides, next seat, boneyard reserve, draw limit, fives) for a setup, cached by
+    identity (the cache holds the rules, so their id is not reused meanwhile)."""
+    key = (id(rules), players, teams)
+    cached = _SETUPS.get(key)
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    setup = (
+        sides_of(players, teams),
+        (*range(1, players), 0),
+        rules.reserve(players) if rules.draws else set_size(rules.max_pip),
+        _UNLIMITED if rules.draw_limit is None else rules.draw_limit,
+        rules.in_play is InPlay.FIVES,
+    )
+    if len(_SETUPS) >= 256:
+        _SETUPS.clear()
+    _SETUPS[key] = (rules, setup)
+    return setup
 
 
 def sides_of(players: int, teams: bool) -> tuple[int, ...]:
@@ -94,6 +119,8 @@ class Round:
     # ``events`` and ``line`` are derived from the log when asked for.
     __slots__ = (
         "_boneyard",
+        "_deal",
+        "_dealt",
         "_draw_end",
         "_draw_limit",
         "_events",
@@ -112,7 +139,6 @@ class Round:
         "_scores",
         "_seat",
         "_sides",
-        "deal",
         "leader",
         "number",
         "rules",
@@ -129,42 +155,99 @@ class Round:
         number: int = 1,
         check: bool = True,
     ) -> None:
-        players = len(deal.hands)
-        rules.check_players(players, teams)
         if check:
+            rules.check_players(len(deal.hands), teams)
             deal.check(rules)
+        self._deal: Deal | None = deal
+        self._dealt: tuple[list[int], int, list[int] | None, list[list[int]]] | None = None
+        hands = [sum(map(_BIT.__getitem__, map(_ID, hand))) for hand in deal.hands]
+        lead_draw = None if deal.lead_draw is None else [t.id for t in deal.lead_draw]
+        self._setup(rules, teams, scores, number, hands, list(map(_ID, deal.boneyard)), lead_draw)
+
+    @classmethod
+    def dealt(
+        cls,
+        rules: Rules,
+        players: int,
+        rng: random.Random,
+        *,
+        teams: bool = False,
+        scores: Sequence[int] | None = None,
+        number: int = 1,
+    ) -> Round:
+        """Shuffle with ``rng``, deal, and start a round: the same deal as
+        :func:`arena.deal.deal_round` from the same rng state, made faster.
+
+        Raises:
+            RulesError: the player count or teams are not allowed.
+        """
+        rules.check_players(players, teams)
+        lead_draw, ids, thrown_in = shuffle_ids(rules, players, rng)
+        size = rules.hand_size(players)
+        dealt = players * size
+        hands = [sum(map(_BIT.__getitem__, ids[s : s + size])) for s in range(0, dealt, size)]
+        round_ = cls.__new__(cls)
+        round_._deal = None
+        round_._dealt = (ids, size, lead_draw, thrown_in)
+        round_._setup(rules, teams, scores, number, hands, ids[dealt:], lead_draw)
+        return round_
+
+    def _setup(
+        self,
+        rules: Rules,
+        teams: bool,
+        scores: Sequence[int] | None,
+        number: int,
+        hands: list[int],
+        boneyard: list[int],
+        lead_draw: list[int] | None,
+    ) -> None:
+        players = len(hands)
+        setup = _setup_of(rules, players, teams)
         self.rules = rules
-        self.deal = deal
         self.teams = teams
         self.number = number
         self._players = players
-        self._next_seat = (*range(1, players), 0)
-        self._sides = sides_of(players, teams)
+        self._sides, self._next_seat, reserve, self._draw_limit, self._fives = setup
         self._scores = list(scores) if scores is not None else [0] * (2 if teams else players)
-        self._fives = rules.in_play is InPlay.FIVES
-        self._hands = [sum(map(_BIT.__getitem__, map(_ID, hand))) for hand in deal.hands]
-        self._boneyard = list(map(_ID, deal.boneyard))
+        self._hands = hands
+        self._boneyard = boneyard
         self._next_draw = 0
-        reserve = rules.reserve(players) if rules.draws else len(self._boneyard)
-        self._draw_end = max(0, len(self._boneyard) - reserve)
-        self._draw_limit = _UNLIMITED if rules.draw_limit is None else rules.draw_limit
+        self._draw_end = max(0, len(boneyard) - reserve)
         self._left = self._right = self._left_tile = self._right_tile = -1
         self._log: list[tuple[Any, ...]] = []
         self._events: list[Event] = []
         self._result: RoundResult | None = None
-        self.leader, self._legal = self._lead(deal)
+        self.leader, self._legal = self._lead(lead_draw)
         self._seat = self.leader
 
-    def _lead(self, deal: Deal) -> tuple[int, tuple[Move, ...]]:
-        if self.rules.lead is Lead.DRAW_FOR_LEAD:
-            assert deal.lead_draw is not None
-            seat = lead_draw_winner(deal.lead_draw)
+    def _lead(self, lead_draw: list[int] | None) -> tuple[int, tuple[Move, ...]]:
+        if lead_draw is not None:
+            seat = lead_draw_winner([TILES[t] for t in lead_draw])
             return seat, tuple(_MOVES[t][0] for t in _ids_of(self._hands[seat]))
         # The highest double in any hand leads: the highest set bit of hand & doubles.
         highest = [(hand & _DOUBLES).bit_length() for hand in self._hands]
-        seat = max(range(self._players), key=highest.__getitem__)
-        assert highest[seat], "deal.check() rejects a deal with no double in hand"
-        return seat, (_MOVES[highest[seat] - 1][0],)
+        best = max(highest)
+        if not best:
+            raise DealError("no hand holds a double: this deal must be redealt")
+        return highest.index(best), (_MOVES[best - 1][0],)
+
+    @property
+    def deal(self) -> Deal:
+        """The round's deal: every hand, the boneyard order, the lead draw."""
+        if self._deal is None:
+            assert self._dealt is not None
+            ids, size, lead_draw, _ = self._dealt
+            self._deal = deal_from_ids(ids, self._players, size, lead_draw)
+        return self._deal
+
+    @property
+    def redeals(self) -> tuple[Deal, ...]:
+        """The deals thrown in before this one (no double in any hand), in order."""
+        if self._dealt is None:
+            return ()
+        _, size, lead_draw, thrown_in = self._dealt
+        return tuple(deal_from_ids(ids, self._players, size, lead_draw) for ids in thrown_in)
 
     # --- queries ----------------------------------------------------------------
 
@@ -197,9 +280,9 @@ class Round:
         """Whether the round is over."""
         return self._result is not None
 
-    def legal_moves(self) -> list[Move]:
-        """Return the moves of the seat to move, sorted by tile then end; [] when over."""
-        return list(self._legal)
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Return the moves of the seat to move, sorted by tile then end; () when over."""
+        return self._legal
 
     def hand(self, seat: int) -> tuple[Tile, ...]:
         """Return the tiles ``seat`` holds, in id order."""
@@ -295,7 +378,7 @@ class Round:
         if type(move) is not Move or self._result is not None:
             raise IllegalMoveError(self._illegal_message(move))
         seat = self._seat
-        tile = move.index // 3
+        tile = move.tile_id
         bit = _BIT[tile]
         hand = self._hands[seat]
         end = move.end
@@ -303,13 +386,13 @@ class Round:
             right = self._right
             if not hand & bit & _SUIT[right]:
                 raise IllegalMoveError(self._illegal_message(move))
-            self._right = _LOW[tile] if _HIGH[tile] == right else _HIGH[tile]
+            self._right = _PIPS[tile] - right  # the half facing out
             self._right_tile = tile
         elif end is _LEFT:
             left = self._left
             if not hand & bit & _SUIT[left]:
                 raise IllegalMoveError(self._illegal_message(move))
-            self._left = _LOW[tile] if _HIGH[tile] == left else _HIGH[tile]
+            self._left = _PIPS[tile] - left
             self._left_tile = tile
         else:
             if move not in self._legal:
@@ -327,7 +410,10 @@ class Round:
             return
         seat = self._next_seat[seat]
         self._seat = seat
-        moves = self._moves_for(self._hands[seat])
+        # Inlined _moves_for: this is the engine's hottest line.
+        hand = self._hands[seat]
+        key = (hand & _SUIT[self._left]) << _KEY_SHIFT | (hand & _SUIT[self._right])
+        moves = _MOVES_CACHE.get(key) or self._moves_for(hand)
         if moves:
             self._legal = moves
         else:
@@ -370,11 +456,13 @@ class Round:
 
     def _settle(self) -> None:
         """The seat to move cannot play: it draws, or passes, or the round is blocked."""
+        ends = _SUIT[self._left] | _SUIT[self._right]
         while True:
             seat = self._seat
-            if self._draw_until_playable(seat):
+            may_draw = self._draw_limit and self._next_draw < self._draw_end
+            if may_draw and self._draw_until_playable(seat, ends):
                 return
-            if self._is_blocked():
+            if self._is_blocked(ends):
                 self._finish_blocked()
                 return
             self._log.append((seat,))
@@ -385,10 +473,12 @@ class Round:
                 self._legal = moves
                 return
 
-    def _draw_until_playable(self, seat: int) -> bool:
-        """Draw for ``seat`` under the draw rule; True when a drawn tile plays."""
+    def _draw_until_playable(self, seat: int, ends: int) -> bool:
+        """Draw for ``seat`` under the draw rule; True when a drawn tile plays.
+
+        ``ends`` is the mask of tiles that match an open end.
+        """
         drawn = 0
-        ends = _SUIT[self._left] | _SUIT[self._right]
         while drawn < self._draw_limit and self._next_draw < self._draw_end:
             tile = self._boneyard[self._next_draw]
             self._next_draw += 1
@@ -401,12 +491,17 @@ class Round:
                 return True
         return False
 
-    def _is_blocked(self) -> bool:
-        """No seat can play and no seat may draw (RULES.md: ends at once)."""
+    def _is_blocked(self, ends: int) -> bool:
+        """No seat can play and no seat may draw (RULES.md: ends at once).
+
+        ``ends`` is the mask of tiles that match an open end.
+        """
         if self._draw_limit and self._next_draw < self._draw_end:
             return False
-        ends = _SUIT[self._left] | _SUIT[self._right]
-        return not any(hand & ends for hand in self._hands)
+        for hand in self._hands:  # noqa: SIM110 - a plain loop beats all() on this hot path
+            if hand & ends:
+                return False
+        return True
 
     def _side_pips(self) -> tuple[list[int], list[int]]:
         pips = [_pips_of(hand) for hand in self._hands]

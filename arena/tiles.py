@@ -163,9 +163,11 @@ class Move:
     tile: Tile
     end: End | None = None
     index: int = field(init=False, repr=False, compare=False)
+    tile_id: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", 3 * self.tile.id + _END_ORDER[self.end])
+        object.__setattr__(self, "tile_id", self.tile.id)
 
     @classmethod
     def of(cls, tile: Tile, end: End | None = None) -> Move:
