@@ -74,8 +74,8 @@ def sides_of(players: int, teams: bool) -> tuple[int, ...]:
 def round_points(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int:
     """Return what side ``winner`` scores from each side's pips left in hand.
 
-    The one formula for dominoes and blocked rounds alike (after a domino the
-    winner's own count is 0, or its partner's in team play).
+    The one formula for dominoes and blocked rounds alike: after a domino the
+    winner's own count is 0 (its partner's tiles do not count against it).
     """
     own = side_pips[winner]
     opponents = [pips for side, pips in enumerate(side_pips) if side != winner]
@@ -515,6 +515,8 @@ class Round:
         pips, side_pips = self._side_pips()
         side = self._sides[seat]
         points = [0] * len(self._scores)
+        # Whatever a partner holds does not count against the side that went out.
+        side_pips[side] = 0
         points[side] = round_points(self.rules.scoring, side, side_pips)
         self._finish(Termination.DOMINO, side, seat, points, pips)
 

@@ -301,6 +301,18 @@ def _optional_int(params: Mapping[str, Any], key: str, low: int, high: int) -> i
     return None if params[key] is None else _int(params, key, low, high)
 
 
+def _draw_limit(params: Mapping[str, Any]) -> int | None:
+    # TOML has no null: "unlimited" spells None in files and on the command line.
+    if params["draw_limit"] in (None, "unlimited"):
+        return None
+    value = params["draw_limit"]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+        raise RulesError(
+            f"draw_limit must be a whole number from 0 to 1000 or 'unlimited', not {value!r}"
+        )
+    return value
+
+
 def _enum(params: Mapping[str, Any], key: str, kind: type[_E]) -> _E:
     value = params[key]
     try:
@@ -369,7 +381,7 @@ def _build(name: str, params: Mapping[str, Any], description: str) -> Rules:
         hand_sizes=_per_players(params, "hand_size", players, required=True),
         reserves=_per_players(params, "reserve", players, required=False),
         lead=_enum(params, "lead", Lead),
-        draw_limit=_optional_int(params, "draw_limit", 0, 1000),
+        draw_limit=_draw_limit(params),
         scoring=_enum(params, "scoring", Scoring),
         in_play=_enum(params, "in_play", InPlay),
         team_play=team_play,
@@ -551,30 +563,57 @@ def _parse_rules_text(text: str, path: Path) -> dict[str, Any]:
 def rules_from_document(data: Mapping[str, Any], *, source: str = "rule set") -> Rules:
     """Build a custom rule set from a parsed file (``name``, ``base``, parameters).
 
+    With a ``base`` preset, the file changes only what it names: a new
+    ``players`` list drops the base's hand sizes and reserves for other player
+    counts, and a new ``end`` clears the base's ``target`` or ``best_of``
+    (TOML cannot write null).
+
     Raises:
         RulesError: the document is not a valid rule set.
     """
-    document = dict(data)
+    try:
+        return _from_document(dict(data))
+    except RulesError as exc:
+        raise RulesError(f"{source}: {exc}") from None
+
+
+def _from_document(document: dict[str, Any]) -> Rules:
     name = document.pop("name", None)
     if name is None:
-        raise RulesError(f"{source}: a rule set needs a name")
+        raise RulesError("a rule set needs a name")
     if name in PRESETS:
         raise RulesError(
-            f"{source}: {name!r} is a preset's name; name your rule set otherwise "
+            f"{name!r} is a preset's name; name your rule set otherwise "
             f"(and write base = {name!r} to start from it)"
         )
     description = document.pop("description", "")
     if not isinstance(description, str):
-        raise RulesError(f"{source}: description must be text")
+        raise RulesError("description must be text")
     base = document.pop("base", None)
-    params: dict[str, Any] = {}
-    if base is not None:
-        params = find_rules(str(base)).params()
+    if base is None:
+        return _build(name, _with_end_defaults(document), description)
+    params = find_rules(str(base)).params()
+    if "players" in document and isinstance(document["players"], list):
+        allowed = {str(n) for n in document["players"]}
+        for table in ("hand_size", "reserve"):
+            if table not in document:
+                params[table] = {n: v for n, v in params[table].items() if n in allowed}
     params.update(document)
-    try:
-        return _build(name, params, description)
-    except RulesError as exc:
-        raise RulesError(f"{source}: {exc}") from None
+    if "end" in document:
+        params = _with_end_defaults(params, keep=document)
+    return _build(name, params, description)
+
+
+def _with_end_defaults(
+    params: dict[str, Any], keep: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Clear the parameter the game end does not use (``best_of`` for points
+    games, ``target`` for rounds games) unless the document sets it itself."""
+    keep = params if keep is None else keep
+    unused = "best_of" if params.get("end") == GameEnd.POINTS.value else "target"
+    if params.get("end") in (GameEnd.POINTS.value, GameEnd.ROUNDS.value) and unused not in keep:
+        return params | {unused: None}
+    return params
 
 
 def rules_from_record(name: str, params: Mapping[str, Any]) -> Rules:

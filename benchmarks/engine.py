@@ -5,10 +5,11 @@ Usage::
     ./run python benchmarks/engine.py [--seconds S] [--seed N]
 
 Plays rounds on one core (a) through the engine's public API (``Round.dealt``,
-which shuffles and deals as ``Game`` does, ``legal_moves``, ``apply``) and (b) through a minimal loop of the
-same rules written here with tiles as tuples in lists. The two are timed in
-alternating slices of the same run and the median rate of each is reported,
-with the ratio engine/bare (goal: at least 0.6). Tiles played per round and
+which shuffles and deals as ``Game`` does, then ``legal_moves`` and ``apply``)
+and (b) through a minimal loop of the same rules written here with tiles as
+tuples in lists. The two are timed in alternating slices of the same run and
+the median rate of each is reported, with the ratio engine/bare (goal: at
+least 0.6). Tiles played per round and
 the blocked fraction of each are printed as a check that both play the same
 game (FACTS.md: about 10.6 tiles a round, about two thirds blocked).
 """
