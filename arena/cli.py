@@ -280,8 +280,8 @@ def _draw_limit(text: str) -> int | None:
 def _bot_names(text: str | None, players: int | None, rules: Rules, teams: bool) -> list[str]:
     """Return one strategy name per seat from ``--bots`` and ``--players``.
 
-    Without ``--players``: one seat per name when several are given, else 4 with
-    ``--teams``, else 2.
+    Without ``--players``: 4 with ``--teams``, else one seat per name when several
+    are given, else 2. With ``--teams``, two names give one strategy per team.
 
     Raises:
         click.BadParameter: an unknown or empty name, or a name count that fits no seat count.
@@ -297,14 +297,16 @@ def _bot_names(text: str | None, players: int | None, rules: Rules, teams: bool)
             param_hint="'--bots'",
         )
     if players is None:
-        players = len(names) if len(names) > 1 else 4 if teams else 2
+        players = 4 if teams else len(names) if len(names) > 1 else 2
     rules.check_players(players, teams)
     if len(names) == 1:
         return names * players
+    if teams and len(names) == 2:
+        return names * 2  # one per team: seats 0 and 2, then seats 1 and 3
     if len(names) != players:
         raise click.BadParameter(
             f"{len(names)} strategies for {players} players "
-            "(give one for every seat, or one name for all)",
+            "(give one for every seat, one name for all" + (", or one per team)" if teams else ")"),
             param_hint="'--bots'",
         )
     return names
@@ -370,7 +372,9 @@ def _write_record(handle: IO[str], game: Game, names: Sequence[str]) -> None:
 @click.option(
     "--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Preset or rule-set file."
 )
-@click.option("--players", type=int, help="Seats (default: one per --bots name, else 2).")
+@click.option(
+    "--players", type=int, help="Seats (default: 4 with --teams, else one per --bots name, else 2)."
+)
 @click.option("--teams", is_flag=True, help="4 players as 2 teams, seats 0+2 v 1+3.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Games.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of the run (default: fresh).")

@@ -163,7 +163,12 @@ def test_play_teams(tmp_path: Path) -> None:
         "--out",
         str(out),
     )
-    assert result.exit_code == 2  # two names for four seats
+    assert result.exit_code == 0, result.output  # two names: one strategy per team
+    seats = json.loads(out.read_text().splitlines()[0])["seats"]
+    assert seats == ["greedy", "random", "greedy", "random"]
+    three = invoke("play", "--rules", "muggins", "--teams", "--bots", "greedy,random,random")
+    assert three.exit_code == 2
+    assert "or one per team" in three.stderr
     result = invoke("play", "--rules", "muggins", "--teams", "--games", "5", "--seed", "3")
     assert result.exit_code == 0, result.output
     assert "4 players, 2 teams" in result.stdout
