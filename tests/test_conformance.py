@@ -38,6 +38,7 @@ CONFIGS: list[tuple[str, int, bool]] = [
 MAX_ROUNDS = 400
 
 _TILE_TEXT = re.compile(r"^\d{1,2}-\d{1,2}[LR]?$")
+_ALL_MOVES = [Move.of(tile, end) for tile in TILES for end in (None, End.LEFT, End.RIGHT)]
 
 
 def config_id(config: tuple[str, int, bool]) -> str:
@@ -331,24 +332,27 @@ def check_observations(round_: Round, ref: Referee) -> None:
 
 
 def check_illegal_move_refused(round_: Round, rng: random.Random) -> None:
-    """A move outside legal_moves() raises IllegalMoveError naming it and the open ends."""
+    """Moves outside legal_moves() raise IllegalMoveError naming the move and the open ends,
+    and change nothing: a tile of the hand on a wrong end (or as a lead), any other tile."""
     legal = list(round_.legal_moves())
-    limit = len(tile_set(round_.rules.max_pip))
-    candidates = [m for m in (rng.choice(_ALL_MOVES[: 3 * limit]) for _ in range(8))]
-    illegal = next((m for m in candidates if m not in legal), None)
-    if illegal is None:
-        return
-    events = len(round_.events)
-    with pytest.raises(IllegalMoveError) as info:
-        round_.apply(illegal)
-    message = str(info.value)
-    assert str(illegal) in message
-    ends = round_.ends
-    assert ("open ends none" if ends is None else f"open ends {ends[0]} and {ends[1]}") in message
-    assert len(round_.events) == events and list(round_.legal_moves()) == legal
-
-
-_ALL_MOVES = [Move.of(tile, end) for tile in TILES for end in (None, End.LEFT, End.RIGHT)]
+    seat = round_.seat
+    assert seat is not None
+    own = [Move.of(t, end) for t in round_.hand(seat) for end in (None, End.LEFT, End.RIGHT)]
+    anything = _ALL_MOVES[: 3 * round_.rules.tile_count]
+    for pool in (own, anything):
+        illegal = [move for move in rng.sample(pool, min(len(pool), 6)) if move not in legal]
+        if not illegal:
+            continue
+        events = len(round_.events)
+        with pytest.raises(IllegalMoveError) as info:
+            round_.apply(illegal[0])
+        message = str(info.value)
+        assert str(illegal[0]) in message
+        ends = round_.ends
+        assert (
+            "open ends none" if ends is None else f"open ends {ends[0]} and {ends[1]}"
+        ) in message
+        assert len(round_.events) == events and list(round_.legal_moves()) == legal
 
 
 def replay(round_: Round, scores: Sequence[int], moves: Sequence[Move]) -> Round:
