@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.errors import ParseError, RulesError
-from arena.tiles import MAX_PIP_LIMIT, set_size
+from arena.tiles import MAX_PIP_LIMIT, set_size, tile_set
 
 __all__ = [
     "PRESETS",
@@ -235,7 +235,7 @@ class Rules:
 
         A preset accepts only the overrides RULES.md allows: ``max_pip``,
         ``target`` (points games), ``best_of`` (``wooden``) and ``draw_limit``
-        (rule sets that draw); a custom rule set accepts any parameter.
+        (``block-and-draw``: 3 or unlimited); a custom rule set accepts any parameter.
 
         Raises:
             RulesError: an override that is unknown, not allowed, or invalid.
@@ -266,8 +266,12 @@ def _check_preset_overrides(rules: Rules, overrides: Mapping[str, Any]) -> None:
             raise RulesError(f"{rules.name} is won by rounds: set best_of, not target")
         if key == "best_of" and rules.end is not GameEnd.ROUNDS:
             raise RulesError(f"{rules.name} is won by points: set target, not best_of")
-        if key == "draw_limit" and not rules.draws:
-            raise RulesError(f"{rules.name} never draws: draw_limit does not apply")
+        if key == "draw_limit" and rules.name != "block-and-draw":
+            raise RulesError(
+                f"{rules.name} takes no draw_limit (block-and-draw does: 3 or unlimited)"
+            )
+        if key == "draw_limit" and value not in (3, None, "unlimited"):
+            raise RulesError(f"block-and-draw's draw_limit is 3 or unlimited, not {value!r}")
         if key == "max_pip" and value not in (6, 9, 12):
             raise RulesError(f"max_pip must be 6, 9 or 12 for a preset, not {value!r}")
 
@@ -410,6 +414,7 @@ def _check_combination(rules: Rules) -> None:
         raise RulesError(
             f"draw for lead needs a tile per player; double-{rules.max_pip} is too small"
         )
+    _check_can_score(rules)
     if rules.team_play and 4 not in rules.players:
         raise RulesError("team_play needs 4 players among players")
     if rules.end is GameEnd.POINTS:
@@ -424,6 +429,26 @@ def _check_combination(rules: Rules) -> None:
             raise RulesError(f"best_of must be odd, not {rules.best_of}")
         if rules.scoring is not Scoring.ROUND_WINS or rules.in_play is not InPlay.NONE:
             raise RulesError("a game won by rounds needs scoring round-wins and in_play none")
+
+
+def _check_can_score(rules: Rules) -> None:
+    """Reject points games in which no round can ever score (they would never end).
+
+    Only ``rounded-fives`` can round every result to 0: its best round is the
+    opponents holding the heaviest tiles, and in-play fives need a count of 5.
+    """
+    if rules.end is not GameEnd.POINTS or rules.scoring is not Scoring.ROUNDED_FIVES:
+        return
+    if rules.in_play is InPlay.FIVES and 4 * rules.max_pip >= 5:
+        return
+    heaviest = sorted((t.pips for t in tile_set(rules.max_pip)), reverse=True)
+    for players, size in rules.hand_sizes:
+        if (sum(heaviest[: (players - 1) * size]) + 2) // 5 == 0:
+            raise RulesError(
+                f"no round can score with {players} players: the opponents hold at most "
+                f"{sum(heaviest[: (players - 1) * size])} pips, which round to 0, "
+                "so the game would never end"
+            )
 
 
 # --- presets --------------------------------------------------------------------------

@@ -178,16 +178,20 @@ def test_target_and_best_of_belong_to_their_end_condition() -> None:
 
 
 def test_draw_limit_override() -> None:
-    """Block-and-draw: draw_limit 3 (default) or unlimited (None, the seed's variation)."""
+    """RULES.md: draw_limit is block-and-draw's override, 3 (default) or unlimited (seed 002's
+    variation); other presets take none."""
     assert find_rules("block-and-draw").draw_limit == 3
     unlimited = find_rules("block-and-draw", draw_limit=None)
     assert unlimited.draw_limit is None
     assert unlimited.draws
     assert unlimited.version != find_rules("block-and-draw").version
-    with pytest.raises(RulesError, match="block never draws"):
-        find_rules("block", draw_limit=3)
-    with pytest.raises(RulesError, match=r"draw_limit must be a whole number.*'3'"):
-        find_rules("block-and-draw", draw_limit="3")
+    assert find_rules("block-and-draw", draw_limit="unlimited") == unlimited
+    for name in ("block", "draw", "giant"):
+        with pytest.raises(RulesError, match=f"{name} takes no draw_limit"):
+            find_rules(name, draw_limit=3)
+    for value in (0, 2, 4, "3"):
+        with pytest.raises(RulesError, match=r"block-and-draw's draw_limit is 3 or unlimited"):
+            find_rules("block-and-draw", draw_limit=value)
 
 
 @pytest.mark.parametrize("key", ["hand_size", "reserve", "players", "lead", "scoring", "teams"])
@@ -455,3 +459,20 @@ def test_name_and_description_do_not_change_the_version() -> None:
     copy = Rules.from_params("house", find_rules("draw").params(), description="ours")
     assert copy.version == find_rules("draw").version
     assert copy != find_rules("draw")
+
+
+def test_rule_sets_that_can_never_score_are_rejected() -> None:
+    """A rounded-fives points game whose rounds all round to 0 would never end: rejected."""
+    degenerate = find_rules("muggins").params() | {
+        "max_pip": 1,
+        "players": [2],
+        "hand_size": 1,
+        "reserve": 0,
+        "in_play": "none",
+        "team_play": False,
+    }
+    with pytest.raises(RulesError, match=r"no round can score with 2 players.*at most 2 pips"):
+        Rules.from_params("never-ends", degenerate)
+    # The same set with fives in play, or more tiles in hand, can score.
+    Rules.from_params("fives", degenerate | {"max_pip": 2, "in_play": "fives"})
+    Rules.from_params("bigger", degenerate | {"max_pip": 2, "hand_size": 2})
