@@ -15,7 +15,7 @@ from operator import itemgetter
 
 from arena.errors import DealError
 from arena.rules import Lead, Rules
-from arena.tiles import TILES, Tile, set_size, tile_set
+from arena.tiles import MAX_PIP_LIMIT, TILES, Tile, set_size, tile_set
 
 __all__ = [
     "Deal",
@@ -169,7 +169,7 @@ def shuffle_ids(
     no double in any hand is thrown in and the same list shuffled again.
     """
     dealt = players * rules.hand_size(players)
-    ids = list(range(set_size(rules.max_pip)))
+    ids = _ID_LISTS[rules.max_pip][:]
     if rules.lead is Lead.DRAW_FOR_LEAD:
         rng.shuffle(ids)
         lead_draw = ids[:players]
@@ -195,3 +195,4 @@ def deal_from_ids(ids: list[int], players: int, size: int, lead_draw: list[int] 
 
 
 _DOUBLE_IDS = frozenset(t.id for t in TILES if t.is_double)
+_ID_LISTS = [list(range(set_size(max_pip))) for max_pip in range(MAX_PIP_LIMIT + 1)]

@@ -413,11 +413,11 @@ class Round:
         # Inlined _moves_for: this is the engine's hottest line.
         hand = self._hands[seat]
         key = (hand & _SUIT[self._left]) << _KEY_SHIFT | (hand & _SUIT[self._right])
-        moves = _MOVES_CACHE.get(key) or self._moves_for(hand)
-        if moves:
-            self._legal = moves
-        else:
+        if not key:
             self._settle()
+            return
+        moves = _MOVES_CACHE.get(key)
+        self._legal = moves if moves is not None else self._moves_for(hand)
 
     def _score_fives(self, seat: int, move: Move) -> bool:
         """Log a ``muggins`` play with its in-play points; True when they end the game."""
@@ -531,9 +531,9 @@ class Round:
     def _blocked_winner(self, side_pips: list[int]) -> int | None:
         """Lowest pips; tied: the lowest single tile held; still tied: drawn (None)."""
         lowest = min(side_pips)
+        if side_pips.count(lowest) == 1:
+            return side_pips.index(lowest)
         tied = [side for side, pips in enumerate(side_pips) if pips == lowest]
-        if len(tied) == 1:
-            return tied[0]
         lowest_tile = [_INF] * len(side_pips)
         for seat, side in enumerate(self._sides):
             lowest_tile[side] = min(lowest_tile[side], _lowest_tile_pips(self._hands[seat]))
@@ -582,7 +582,7 @@ _INF = 1 << 30
 _KEY_SHIFT = len(TILES)
 _KEY_MASK = (1 << _KEY_SHIFT) - 1
 _MOVES_CACHE: dict[int, tuple[Move, ...]] = {}
-_MOVES_CACHE_SIZE = 1 << 16
+_MOVES_CACHE_SIZE = 1 << 17  # about 20 MB at most; double-six games use under 70,000
 
 
 def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
