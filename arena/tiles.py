@@ -40,6 +40,23 @@ def _tile_id(high: int, low: int) -> int:
     return high * (high + 1) // 2 + low
 
 
+def _parse_halves(
+    pattern: re.Pattern[str], text: str, kind: str, example: str
+) -> tuple[int, int, str]:
+    """Match a tile or move notation: (half, half, end letter or "").
+
+    Raises:
+        ParseError: naming the text and what was expected.
+    """
+    match = pattern.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ParseError(f"not a {kind}: {text!r} (expected e.g. {example})")
+    a, b = int(match.group(1)), int(match.group(2))
+    if max(a, b) > MAX_PIP_LIMIT:
+        raise ParseError(f"not a {kind}: {text!r} (halves are 0 to {MAX_PIP_LIMIT})")
+    return a, b, match.group(3) if pattern.groups >= 3 else ""
+
+
 def set_size(max_pip: int) -> int:
     """Return the number of tiles in a double-``max_pip`` set (28 for double-six)."""
     return (max_pip + 1) * (max_pip + 2) // 2
@@ -85,12 +102,7 @@ class Tile:
         Raises:
             ParseError: the text is not a tile.
         """
-        match = _TILE_RE.match(text) if isinstance(text, str) else None
-        if match is None:
-            raise ParseError(f"not a tile: {text!r} (expected e.g. '6-4')")
-        a, b = int(match.group(1)), int(match.group(2))
-        if max(a, b) > MAX_PIP_LIMIT:
-            raise ParseError(f"not a tile: {text!r} (halves are 0 to {MAX_PIP_LIMIT})")
+        a, b, _ = _parse_halves(_TILE_RE, text, "tile", "'6-4'")
         return cls.of(a, b)
 
     @property
@@ -181,13 +193,8 @@ class Move:
         Raises:
             ParseError: the text is not a move.
         """
-        match = _MOVE_RE.match(text) if isinstance(text, str) else None
-        if match is None:
-            raise ParseError(f"not a move: {text!r} (expected e.g. '6-4L', '6-4R' or '6-6')")
-        a, b, side = int(match.group(1)), int(match.group(2)), match.group(3).upper()
-        if max(a, b) > MAX_PIP_LIMIT:
-            raise ParseError(f"not a move: {text!r} (halves are 0 to {MAX_PIP_LIMIT})")
-        end = End(side) if side else None
+        a, b, side = _parse_halves(_MOVE_RE, text, "move", "'6-4L', '6-4R' or '6-6'")
+        end = End(side.upper()) if side else None
         return cls.of(Tile.of(a, b), end)
 
     @property
