@@ -150,14 +150,11 @@ def tile_set(max_pip: int) -> tuple[Tile, ...]:
     return TILES[: set_size(max_pip)]
 
 
-class End(enum.Enum):
-    """An open end of the line: the left or the right one."""
+class End(enum.StrEnum):
+    """An open end of the line: the left or the right one (equal to ``"L"``, ``"R"``)."""
 
     LEFT = "L"
     RIGHT = "R"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _END_ORDER = {None: 0, End.LEFT: 1, End.RIGHT: 2}

@@ -1,0 +1,448 @@
+"""The bot side of the arena: what a bot sees, how a bot file is loaded, and the protocol loop.
+
+This module is self-contained (standard library only, no other ``arena``
+import): in a sandbox it is the only arena code next to the bot file, run as::
+
+    python3 -I botkit.py path/to/mybot.py
+
+A bot is one Python file with either a module-level function::
+
+    def play(observation):
+        return observation.legal_moves[0]
+
+or a class ``Bot`` whose instance lives for one game (for bots with memory)::
+
+    class Bot:
+        def __init__(self):          # one instance per game
+            self.seen = []
+        def start(self, game):       # optional: GameInfo before the first move
+            ...
+        def play(self, observation): # required: return one of observation.legal_moves
+            ...
+        def end(self, result):       # optional: the game's result (a dict)
+            ...
+
+``play`` returns one of ``observation.legal_moves`` or its notation (``"6-4L"``).
+See ``docs/writing-a-bot.md`` and ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NamedTuple, Protocol, TextIO
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "BotError",
+    "BotRunner",
+    "Draw",
+    "GameInfo",
+    "Move",
+    "Observation",
+    "Pass",
+    "Play",
+    "Tile",
+    "load_bot",
+    "serve",
+]
+
+PROTOCOL_VERSION = 1
+
+
+class BotError(Exception):
+    """The bot file cannot be loaded, or a bot answered something unusable."""
+
+
+# --- values a bot sees -----------------------------------------------------------------
+
+
+class Tile(NamedTuple):
+    """A tile, high half first: ``Tile(6, 4)``, written ``"6-4"``."""
+
+    high: int
+    low: int
+
+    @classmethod
+    def parse(cls, text: str) -> Tile:
+        """Parse ``"6-4"`` (either order)."""
+        a, _, b = text.partition("-")
+        x, y = int(a), int(b)
+        return cls(max(x, y), min(x, y))
+
+    @property
+    def pips(self) -> int:
+        """Both halves added: ``6-4`` has 10."""
+        return self.high + self.low
+
+    @property
+    def is_double(self) -> bool:
+        """Whether both halves are equal."""
+        return self.high == self.low
+
+    def matches(self, pip: int) -> bool:
+        """Whether either half shows ``pip``."""
+        return self.high == pip or self.low == pip
+
+    def other(self, pip: int) -> int:
+        """The half opposite a half showing ``pip``."""
+        if self.high == pip:
+            return self.low
+        if self.low == pip:
+            return self.high
+        raise ValueError(f"tile {self} has no half {pip}")
+
+    def __str__(self) -> str:
+        return f"{self.high}-{self.low}"
+
+
+class Move(NamedTuple):
+    """``tile`` on ``end`` (``"L"`` or ``"R"``; None for the first tile of a round)."""
+
+    tile: Tile
+    end: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parse ``"6-4L"``, ``"6-4R"`` or a lead ``"6-6"``."""
+        text = text.strip()
+        end = text[-1].upper() if text[-1:].upper() in ("L", "R") else None
+        return cls(Tile.parse(text[:-1] if end else text), end)
+
+    def __str__(self) -> str:
+        return f"{self.tile}{self.end or ''}"
+
+
+class Play(NamedTuple):
+    """``seat`` played ``move`` (scoring ``points`` in play, ``muggins`` only)."""
+
+    seat: int
+    move: Move
+    points: int = 0
+
+
+class Draw(NamedTuple):
+    """``seat`` drew a tile: yours show the tile, others' show None."""
+
+    seat: int
+    tile: Tile | None
+
+
+class Pass(NamedTuple):
+    """``seat`` could not play and passed."""
+
+    seat: int
+
+
+Event = Play | Draw | Pass
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a bot knows when a game starts.
+
+    Attributes:
+        game: the game's id (unique within a match).
+        seat: your seat, 0..players-1; play goes to seat+1.
+        players: the number of seats.
+        teams: whether seats 0+2 play against 1+3.
+        rules: the rule set's name.
+        params: the rule set's parameters (see docs/rules.md).
+    """
+
+    game: str
+    seat: int
+    players: int
+    teams: bool
+    rules: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What your bot knows when it must move. Never another hand, never the boneyard order.
+
+    Attributes:
+        seat: your seat.
+        players: the number of seats.
+        teams: whether seats 0+2 play against 1+3 (scores are then per team).
+        rules: the rule set's name (``"draw"``); ``params`` has its parameters.
+        params: the rule set's parameters (``params["target"]`` etc.).
+        round: the round's number in the game, from 1.
+        leader: the seat that led this round.
+        hand: your tiles, ascending.
+        line: the played tiles from left to right, each as (left half, right half).
+        ends: the open ends (left, right), or None when you lead.
+        hand_sizes: how many tiles each seat holds.
+        boneyard_size: how many tiles are in the boneyard.
+        drawable: how many of them may still be drawn.
+        scores: each side's score (per seat, or per team).
+        history: this round's public events: plays, draws, passes.
+        legal_moves: your legal moves, sorted; return one of them.
+    """
+
+    seat: int
+    players: int
+    teams: bool
+    rules: str
+    params: dict[str, Any]
+    round: int
+    leader: int
+    hand: tuple[Tile, ...]
+    line: tuple[tuple[int, int], ...]
+    ends: tuple[int, int] | None
+    hand_sizes: tuple[int, ...]
+    boneyard_size: int
+    drawable: int
+    scores: tuple[int, ...]
+    history: tuple[Event, ...]
+    legal_moves: tuple[Move, ...]
+
+    @property
+    def side(self) -> int:
+        """Your index into ``scores``: your team in team play, else your seat."""
+        return self.seat % 2 if self.teams else self.seat
+
+    @property
+    def partner(self) -> int | None:
+        """Your partner's seat in team play, else None."""
+        return (self.seat + 2) % 4 if self.teams else None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Observation:
+        """Build an observation from its JSON form (``arena.Observation.to_dict()``)."""
+        rules = data["rules"]
+        ends = data["ends"]
+        return cls(
+            seat=data["seat"],
+            players=data["players"],
+            teams=data["teams"],
+            rules=rules["name"],
+            params=rules["params"],
+            round=data["round"],
+            leader=data["leader"],
+            hand=tuple(Tile.parse(t) for t in data["hand"]),
+            line=tuple((a, b) for a, b in data["line"]),
+            ends=None if ends is None else (ends[0], ends[1]),
+            hand_sizes=tuple(data["hand_sizes"]),
+            boneyard_size=data["boneyard_size"],
+            drawable=data["drawable"],
+            scores=tuple(data["scores"]),
+            history=tuple(_event(e) for e in data["history"]),
+            legal_moves=tuple(Move.parse(m) for m in data["legal_moves"]),
+        )
+
+
+def _event(data: dict[str, Any]) -> Event:
+    kind = data["type"]
+    if kind == "play":
+        return Play(data["seat"], Move.parse(data["move"]), data.get("points", 0))
+    if kind == "draw":
+        tile = data.get("tile")
+        return Draw(data["seat"], None if tile is None else Tile.parse(tile))
+    return Pass(data["seat"])
+
+
+# --- loading a bot ------------------------------------------------------------------
+
+
+class _GameBot(Protocol):
+    def play(self, observation: Observation, /) -> object: ...
+
+
+class BotRunner:
+    """A loaded bot file: makes one bot per game and asks it for moves.
+
+    Raises:
+        BotError: from :meth:`choose` when the bot's answer is not a legal move.
+    """
+
+    def __init__(self, module: ModuleType, name: str) -> None:
+        self.name = name
+        self._module = module
+        self._games: dict[str, _GameBot] = {}
+        bot_class = getattr(module, "Bot", None)
+        play = getattr(module, "play", None)
+        if isinstance(bot_class, type) and callable(getattr(bot_class, "play", None)):
+            self._factory: Callable[[], _GameBot] = bot_class
+        elif callable(play):
+            self._factory = lambda: _FunctionBot(play)
+        else:
+            raise BotError(
+                f"{name}: defines neither play(observation) nor a class Bot with a play method"
+            )
+
+    def start(self, info: GameInfo) -> None:
+        """Make the bot for a new game and tell it the game's setup."""
+        bot = self._factory()
+        self._games[info.game] = bot
+        start = getattr(bot, "start", None)
+        if callable(start):
+            start(info)
+
+    def choose(self, game: str, observation: Observation) -> str:
+        """Ask the game's bot for a move; return its notation.
+
+        Raises:
+            BotError: the answer is not one of ``observation.legal_moves``.
+        """
+        bot = self._games.get(game)
+        if bot is None:  # a request for a game never started: start it now
+            raise BotError(f"no game {game!r} was started")
+        answer = bot.play(observation)
+        return _notation(answer, observation.legal_moves)
+
+    def end(self, game: str, result: dict[str, Any]) -> None:
+        """Tell the game's bot how the game ended, and drop it."""
+        bot = self._games.pop(game, None)
+        end = getattr(bot, "end", None)
+        if callable(end):
+            end(result)
+
+
+class _FunctionBot:
+    def __init__(self, play: Callable[[Observation], object]) -> None:
+        self.play = play
+
+
+def _notation(answer: object, legal: Sequence[Move]) -> str:
+    """Return the notation of ``answer`` if it is one of ``legal``."""
+    if isinstance(answer, str):
+        try:
+            answer = Move.parse(answer)
+        except (ValueError, IndexError):
+            raise BotError(f"answered {answer!r}, which is not a move like '6-4L'") from None
+    if isinstance(answer, Move) or (
+        isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], tuple)
+    ):
+        move = Move(Tile(*answer[0]), answer[1])
+        if move in legal:
+            return str(move)
+        raise BotError(f"answered {move}, which is not legal (legal: {', '.join(map(str, legal))})")
+    raise BotError(f"answered {answer!r}, which is not a move")
+
+
+def load_bot(path: str | Path) -> BotRunner:
+    """Import a bot file as a fresh module.
+
+    Raises:
+        BotError: the file is missing, fails to import, or defines no bot.
+        (Anything the bot's own code raises at import comes out as BotError.)
+    """
+    path = Path(path)
+    name = path.stem
+    spec = importlib.util.spec_from_file_location(f"arena_bot_{name}", path)
+    if spec is None or spec.loader is None:
+        raise BotError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except FileNotFoundError:
+        raise BotError(f"{path}: no such file") from None
+    except Exception as exc:  # the bot's own code: any error is its fault
+        raise BotError(f"{path}: failed at import: {_error_line(exc)}") from exc
+    return BotRunner(module, str(getattr(module, "NAME", name)))
+
+
+def _error_line(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (line {frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+# --- the protocol loop -----------------------------------------------------------------
+
+
+def serve(runner: BotRunner, stdin: TextIO, stdout: TextIO) -> int:
+    """Answer the referee's messages (docs/protocol.md) until ``quit`` or end of input.
+
+    Returns the process exit status.
+    """
+    for message in _messages(stdin):
+        kind = message.get("type")
+        reply = _handle(runner, kind, message)
+        if reply is not None:
+            stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+            stdout.flush()
+        if kind == "quit":
+            return 0
+    return 0
+
+
+def _messages(stdin: TextIO) -> Iterator[dict[str, Any]]:
+    for line in stdin:
+        if line.strip():
+            yield json.loads(line)
+
+
+def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[str, Any] | None:
+    if kind == "hello":
+        return {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": runner.name}
+    if kind == "start":
+        info = GameInfo(
+            game=message["game"],
+            seat=message["seat"],
+            players=message["players"],
+            teams=message["teams"],
+            rules=message["rules"]["name"],
+            params=message["rules"]["params"],
+        )
+        try:
+            runner.start(info)
+        except Exception as exc:  # the bot's fault, reported per game
+            traceback.print_exc(file=sys.stderr)
+            return {"type": "error", "game": info.game, "message": _error_line(exc)}
+        return None
+    if kind == "act":
+        return {"type": "moves", "moves": [_act(runner, r) for r in message["requests"]]}
+    if kind == "end":
+        try:
+            runner.end(message["game"], message.get("result") or {})
+        except Exception:  # the game is over; only stderr hears of it
+            traceback.print_exc(file=sys.stderr)
+        return None
+    if kind == "quit":
+        return None
+    return {"type": "error", "message": f"unknown message type {kind!r}"}
+
+
+def _act(runner: BotRunner, request: dict[str, Any]) -> str | dict[str, str]:
+    game = request["game"]
+    try:
+        return runner.choose(game, Observation.from_dict(request["observation"]))
+    except BotError as exc:
+        return {"error": "illegal", "message": str(exc)}
+    except Exception as exc:  # the bot's own code raised: its crash
+        traceback.print_exc(file=sys.stderr)
+        return {"error": "crash", "message": _error_line(exc)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python3 botkit.py BOT_FILE``: load the bot and serve the protocol on stdin/stdout."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: botkit.py BOT_FILE", file=sys.stderr)
+        return 2
+    # The bot's prints must not corrupt the protocol: file descriptor 1 becomes
+    # stderr, and the protocol keeps a private copy of the real stdout.
+    sys.stdout.flush()
+    protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        runner = load_bot(args[0])
+    except BotError as exc:
+        print(f"botkit: {exc}", file=sys.stderr)
+        return 3
+    return serve(runner, sys.stdin, protocol_out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
