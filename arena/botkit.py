@@ -401,7 +401,8 @@ def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[st
             return {"type": "error", "game": info.game, "message": _error_line(exc)}
         return None
     if kind == "act":
-        return {"type": "moves", "moves": [_act(runner, r) for r in message["requests"]]}
+        moves = [_act(runner, request) for request in message["requests"]]
+        return {"type": "moves", "seq": message.get("seq"), "moves": moves}
     if kind == "end":
         try:
             runner.end(message["game"], message.get("result") or {})

@@ -45,8 +45,13 @@ RECORD_VERSION = 1
 # --- writing ------------------------------------------------------------------------
 
 
-def game_record(game: Game, names: Sequence[str]) -> dict[str, Any]:
+def game_record(
+    game: Game, names: Sequence[str], *, verdict: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Return the JSON-ready record of ``game``; ``names[seat]`` names each seat's strategy.
+
+    ``verdict`` (``arena.referee.Verdict.to_dict()``) explains a forfeit: the
+    offending seat, the fault, a message and the tail of the bot's stderr.
 
     Raises:
         ValueError: ``names`` does not give one name per seat.
@@ -67,7 +72,7 @@ def game_record(game: Game, names: Sequence[str]) -> dict[str, Any]:
         "seats": list(names),
         "seed": game.seed,
         "rounds": [_round_record(game, index) for index in range(len(game.rounds))],
-        "result": None if outcome is None else _outcome_record(outcome),
+        "result": None if outcome is None else _outcome_record(outcome, verdict),
     }
 
 
@@ -105,12 +110,15 @@ def result_to_dict(result: RoundResult) -> dict[str, Any]:
     }
 
 
-def _outcome_record(outcome: Outcome) -> dict[str, Any]:
-    return {
+def _outcome_record(outcome: Outcome, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {
         "termination": outcome.termination.value,
         "winners": list(outcome.winners),
         "scores": list(outcome.scores),
     }
+    if verdict is not None:
+        result["verdict"] = dict(verdict)
+    return result
 
 
 # --- reading --------------------------------------------------------------------------
@@ -371,6 +379,15 @@ def _check_round_result(round_: Round, data: Mapping[str, Any], where: str) -> N
 
 def _check_result(game: Game, recorded: Any) -> None:
     outcome = game.outcome()
+    if isinstance(recorded, Mapping) and "verdict" in recorded:
+        verdict = recorded["verdict"]
+        recorded = {key: value for key, value in recorded.items() if key != "verdict"}
+        if not isinstance(verdict, Mapping) or verdict.get("termination") != recorded.get(
+            "termination"
+        ):
+            raise _MismatchError(f"verdict {verdict} does not match the result {recorded}")
+        if recorded.get("termination") == Termination.TARGET.value:
+            raise _MismatchError("a game played to its end has no verdict")
     if outcome is None and isinstance(recorded, Mapping):
         try:
             termination = Termination(recorded.get("termination"))
