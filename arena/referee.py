@@ -24,9 +24,10 @@ import logging
 import os
 import selectors
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -38,6 +39,7 @@ from arena.game import Game
 from arena.observation import Observation
 from arena.play import game_seeds, strategy_rng
 from arena.rules import Rules
+from arena.sandbox import kill_process_group, plain_spawn
 from arena.strategies import make_strategy
 from arena.tiles import Move
 
@@ -46,6 +48,8 @@ __all__ = [
     "GameOutcome",
     "InProcessPlayer",
     "InfrastructureError",
+    "Launcher",
+    "PlainLauncher",
     "Player",
     "ProcessPlayer",
     "StrategyPlayer",
@@ -278,8 +282,40 @@ class InProcessPlayer:
 # --- players in their own process ---------------------------------------------------------
 
 
-Spawn = Callable[[Mapping[str, Path], Sequence[str]], "subprocess.Popen[bytes]"]
-Kill = Callable[["subprocess.Popen[bytes]"], None]
+#: The interpreter of Python bots, as seen inside the sandbox (Debian's python3).
+BOT_PYTHON = Path("/usr/bin/python3")
+
+
+class Launcher(Protocol):
+    """Starts and stops bot processes: :class:`arena.sandbox.Sandbox`, or :class:`PlainLauncher`."""
+
+    def spawn(
+        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+    ) -> subprocess.Popen[bytes]:
+        """Start ``interpreter argv...`` with ``files`` (inside path -> host path) visible."""
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """Stop every process of the bot and reap them."""
+
+
+class PlainLauncher:
+    """UNSANDBOXED plain subprocesses: a developer's own bots on their own machine only.
+
+    Python bots run under this process's interpreter (``python``).
+    """
+
+    def __init__(self, python: Path | None = None) -> None:
+        self.python = python or Path(sys.executable)
+
+    def spawn(
+        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+    ) -> subprocess.Popen[bytes]:
+        host = files.get(str(interpreter))
+        program = host if host is not None else self.python
+        return plain_spawn(files, argv, interpreter=program)
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        kill_process_group(proc)
 
 
 class ProcessPlayer:
@@ -288,26 +324,21 @@ class ProcessPlayer:
     Args:
         path: the bot file: a ``.py`` file runs under ``botkit.py``; any other file
             is executed directly and must speak the protocol itself.
-        spawn: starts the process from (files to expose, argv) — the sandbox's
-            :meth:`arena.sandbox.Sandbox.spawn`, or a plain subprocess for a
-            developer's own bots.
-        kill: stops the whole process group and reaps it.
-        python: the interpreter for ``.py`` bots, as seen by the process.
+        launcher: starts and kills the process: a sandbox, or plain subprocesses
+            for a developer's own bots.
     """
 
-    def __init__(self, path: Path, spawn: Spawn, kill: Kill, *, python: str = "python3") -> None:
+    def __init__(self, path: Path, launcher: Launcher) -> None:
         self.path = path.resolve()
         self.name = path.stem
-        self._spawn = spawn
-        self._kill = kill
-        self._python = python
+        self._launcher = launcher
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin: IO[bytes] | None = None
         self._lines: _LineReader | None = None
         self._stderr = _StderrTail()
         self._seq = 0
         self._batch = 0
-        self._cpu_before = 0.0
+        self._cpu_mark = 0.0
         self._sent_at = 0.0
         self._charged: list[float] = []
         self._dead: BotFaultError | None = None
@@ -315,10 +346,10 @@ class ProcessPlayer:
     # -- life cycle --
 
     def open(self, time_control: TimeControl) -> None:
-        files, argv = self._command()
+        files, interpreter, argv = self._command()
         try:
-            proc = self._spawn(files, argv)
-        except OSError as exc:
+            proc = self._launcher.spawn(files, argv, interpreter=interpreter)
+        except (OSError, ArenaError) as exc:
             raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc, self._stdin = proc, proc.stdin
@@ -336,12 +367,15 @@ class ProcessPlayer:
         name = reply.get("bot")
         if isinstance(name, str) and name.strip():
             self.name = name.strip()[:64]
+        self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
 
-    def _command(self) -> tuple[dict[str, Path], list[str]]:
+    def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
+        """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
+        inside = "/bot/" + self.path.name
         if self.path.suffix == ".py":
-            files = {"/bot/botkit.py": BOTKIT, "/bot/" + self.path.name: self.path}
-            return files, [self._python, "-I", "/bot/botkit.py", "/bot/" + self.path.name]
-        return {"/bot/" + self.path.name: self.path}, ["/bot/" + self.path.name]
+            files = {"/bot/botkit.py": BOTKIT, inside: self.path}
+            return files, BOT_PYTHON, ["-I", "/bot/botkit.py", inside]
+        return {inside: self.path}, Path(inside), []
 
     def close(self) -> None:
         if self._proc is None:
@@ -349,8 +383,14 @@ class ProcessPlayer:
         if self._dead is None and self._stdin is not None:
             with contextlib.suppress(BotFaultError):
                 self._write({"type": "quit"})
-        self._kill(self._proc)
+        self._launcher.kill(self._proc)
         self._stderr.join()
+        if self._lines is not None:
+            self._lines.close()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         self._proc = None
 
     def stderr_tail(self) -> str:
@@ -375,7 +415,6 @@ class ProcessPlayer:
     def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
         self._seq += 1
         self._batch = len(requests)
-        self._cpu_before = self._cpu_seconds()
         self._sent_at = time.monotonic()
         self._write(
             {
@@ -389,9 +428,11 @@ class ProcessPlayer:
         allowance = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
         deadline = self._sent_at + allowance * time_control.wall_factor + 0.5
         reply = self._read_reply(deadline)
-        cpu = self._cpu_seconds() - self._cpu_before
-        wall = time.monotonic() - self._sent_at
-        spent = cpu if cpu > 0 else wall
+        # All CPU since the last reply is charged: a bot that thinks between its
+        # moves (a thread left running) pays for it on the next one.
+        cpu = self._cpu_seconds()
+        spent = cpu - self._cpu_mark if cpu > 0 else time.monotonic() - self._sent_at
+        self._cpu_mark = cpu
         self._charged = [spent / self._batch] * self._batch
         if reply.get("type") != "moves" or reply.get("seq") != self._seq:
             raise self._fault(
@@ -459,7 +500,7 @@ class ProcessPlayer:
         """Mark the process dead (it is killed at close) and return the fault."""
         self._dead = BotFaultError(termination, message)
         if self._proc is not None:
-            self._kill(self._proc)
+            self._launcher.kill(self._proc)
         return self._dead
 
     def _exit_text(self, what: str) -> str:
@@ -528,6 +569,10 @@ class _LineReader:
             self._buffer += chunk
         else:
             self._eof = True
+
+    def close(self) -> None:
+        """Stop watching the pipe (the caller closes it)."""
+        self._selector.close()
 
     def has_more(self) -> bool:
         """Whether more bytes arrived after the line just read (an unsolicited line)."""

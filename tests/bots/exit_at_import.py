@@ -1,0 +1,5 @@
+"""Exits while it is imported: CRASH."""
+
+import sys
+
+sys.exit(7)

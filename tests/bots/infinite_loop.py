@@ -1,0 +1,6 @@
+"""Loops forever in its first move: TIMEOUT."""
+
+
+def play(observation):  # type: ignore[no-untyped-def]
+    while True:
+        pass

@@ -1,0 +1,3 @@
+"""Raises while it is imported: CRASH."""
+
+raise RuntimeError("this bot is broken at import")
