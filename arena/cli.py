@@ -4,8 +4,10 @@
 
     arena rules                      the presets and their parameters
     arena rules NAME_OR_FILE         one rule set in full (preset or .toml/.json file)
-    arena play --rules NAME_OR_FILE  games between built-in strategies, then a summary
+    arena play --rules NAME_OR_FILE  games between bots and built-in strategies, then a summary
     arena replay verify FILE         re-simulate a JSON-lines file of game records
+    arena check BOT_FILE             validate a bot as an upload would be
+    arena new-bot NAME               write a starter bot file
 
 The only module of ``arena`` that imports ``click`` and ``rich`` (see
 docs/architecture.md). Errors in the arguments print one line,
@@ -27,11 +29,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from arena.errors import ArenaError, IllegalMoveError, RulesError
+from arena.errors import ArenaError, IllegalMoveError, ParseError, RulesError
 from arena.game import Game, new_seed
+from arena.lineup import check_bot, check_specs, is_bot_file, make_players, seat_name
+from arena.newbot import write_starter_bot
 from arena.play import Summary, play_games
+from arena.records import game_record
+from arena.referee import TimeControl, Verdict, play_match
 from arena.rules import PRESETS, GameEnd, Rules, load_rules
-from arena.strategies import STRATEGIES
 
 __all__ = ["cli", "main"]
 
@@ -290,12 +295,10 @@ def _bot_names(text: str | None, players: int | None, rules: Rules, teams: bool)
     names = ["random"] if text is None else [name.strip() for name in text.split(",")]
     if any(not name for name in names):
         raise click.BadParameter(f"{text!r} has an empty name", param_hint="'--bots'")
-    unknown = [name for name in names if name not in STRATEGIES]
-    if unknown:
-        raise click.BadParameter(
-            f"unknown strategy {unknown[0]!r} (built-in: {', '.join(STRATEGIES)})",
-            param_hint="'--bots'",
-        )
+    try:
+        check_specs(names)
+    except ParseError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--bots'") from None
     if players is None:
         players = 4 if teams else len(names) if len(names) > 1 else 2
     rules.check_players(players, teams)
@@ -362,13 +365,14 @@ def _summary_table(summary: Summary) -> Table:
     return table
 
 
-def _write_record(handle: IO[str], game: Game, names: Sequence[str]) -> None:
-    from arena.records import game_record
+def _write_record(
+    handle: IO[str], game: Game, names: Sequence[str], verdict: Verdict | None = None
+) -> None:
+    record = game_record(game, names, verdict=None if verdict is None else verdict.to_dict())
+    handle.write(json.dumps(record, separators=(",", ":")) + "\n")
 
-    handle.write(json.dumps(game_record(game, names), separators=(",", ":")) + "\n")
 
-
-@cli.command("play", short_help="Play games between built-in strategies.")
+@cli.command("play", short_help="Play games between bots and built-in strategies.")
 @click.option(
     "--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Preset or rule-set file."
 )
@@ -381,8 +385,15 @@ def _write_record(handle: IO[str], game: Game, names: Sequence[str]) -> None:
 @click.option(
     "--bots",
     metavar="A,B,...",
-    help="Strategies, one for all seats or one per seat (default: random).",
+    help="Built-in strategies or bot files, one for all seats or one per seat (default: random).",
 )
+@click.option(
+    "--unsandboxed",
+    is_flag=True,
+    help="Run bot files as plain processes: only your own bots, on your own machine.",
+)
+@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per move.")
+@click.option("--time-bank", type=float, default=10.0, show_default=True, help="Seconds per game.")
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @click.option("--target", type=int, help="Override: points that win a game.")
 @click.option("--max-pip", type=int, help="Override: the set (6, 9 or 12).")
@@ -395,15 +406,19 @@ def play_command(
     games: int,
     seed: int | None,
     bots: str | None,
+    unsandboxed: bool,
+    move_time: float,
+    time_bank: float,
     out: str | None,
     target: int | None,
     max_pip: int | None,
     best_of: int | None,
     draw_limit: str | None,
 ) -> None:
-    """Play games between built-in strategies (random, greedy) and print a summary.
+    """Play games between built-in strategies (random, greedy) and bot files, and print a
+    summary. Bot files run in the sandbox (see docs/writing-a-bot.md).
 
-    The same --seed gives the same games and the same records.
+    The same --seed gives the same deals and, for built-in strategies, the same games.
     """
     overrides: dict[str, int | None] = {
         key: value
@@ -416,15 +431,55 @@ def play_command(
     names = _bot_names(bots, players, rules, teams)
     seed_given = seed is not None
     seed = new_seed() if seed is None else seed
-    played = play_games(rules, names, games=games, seed=seed, teams=teams)
+    faults: list[Verdict] = []
+    clock = TimeControl(move_seconds=move_time, bank_seconds=time_bank)
+    played = _games(rules, names, games, seed, teams, sandboxed=not unsandboxed, clock=clock)
+    names = [seat_name(name) for name in names]
     summary = Summary(names, teams=teams)
     with _open_out(out) as handle, _progress(games) as advance:
-        for game in played:
+        for game, verdict in played:
             summary.add(game)
+            if verdict is not None:
+                faults.append(verdict)
             if handle is not None:
-                _write_record(handle, game, names)
+                _write_record(handle, game, names, verdict)
             advance()
     _print_summary(rules, summary, seed, seed_given, out)
+    _print_faults(faults, names)
+
+
+def _games(
+    rules: Rules,
+    specs: Sequence[str],
+    games: int,
+    seed: int,
+    teams: bool,
+    *,
+    sandboxed: bool,
+    clock: TimeControl,
+) -> Iterator[tuple[Game, Verdict | None]]:
+    """The games of a run: in this process for built-in strategies alone, else through
+    the referee, with bot files in their own (sandboxed) processes. Checks the setup
+    (and the sandbox) at once, before any game."""
+    if not any(is_bot_file(spec) for spec in specs):
+        local = play_games(rules, specs, games=games, seed=seed, teams=teams)
+        return ((game, None) for game in local)
+    seats = make_players(specs, sandboxed=sandboxed)
+    match = play_match(rules, seats, games=games, seed=seed, teams=teams, time_control=clock)
+    return ((outcome.game, outcome.verdict) for outcome in match)
+
+
+def _print_faults(faults: Sequence[Verdict], names: Sequence[str]) -> None:
+    """One line per seat and kind of fault, then the first message and stderr tail of each."""
+    seen: dict[tuple[int, str], int] = {}
+    for verdict in faults:
+        key = (verdict.seat, verdict.termination.value)
+        seen[key] = seen.get(key, 0) + 1
+    for (seat, kind), count in sorted(seen.items()):
+        first = next(v for v in faults if (v.seat, v.termination.value) == (seat, kind))
+        click.echo(f"faults: seat {seat} ({names[seat]}): {_plural(count, kind)}: {first.message}")
+        if first.stderr.strip():
+            click.echo("  stderr tail: " + first.stderr.strip().splitlines()[-1][:200])
 
 
 def _plural(count: int, noun: str) -> str:
@@ -479,3 +534,61 @@ def verify_command(file: str) -> int:
         return 1
     click.echo(f"{report.games} games verified, no inconsistencies")
     return 0
+
+
+# --- arena check, arena new-bot -----------------------------------------------------------
+
+
+@cli.command("check", short_help="Validate a bot file as an upload would be.")
+@click.argument("bot", metavar="BOT_FILE")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Games against random under each preset.",
+)
+@click.option("--unsandboxed", is_flag=True, help="Run the bot as a plain process (your own bot).")
+@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per move.")
+def check_command(bot: str, games: int, unsandboxed: bool, move_time: float) -> int:
+    """Start BOT_FILE, check its handshake, play it against random under every preset, and
+    report its timing and any fault with the tail of its stderr. Exit status 0: the bot
+    passed; 1: it faulted."""
+    if not Path(bot).is_file():
+        raise click.BadParameter(f"no bot file {bot!r}", param_hint="'BOT_FILE'")
+    clock = TimeControl(move_seconds=move_time)
+    report = None
+    for preset, report in check_bot(
+        bot, sandboxed=not unsandboxed, games=games, time_control=clock
+    ):
+        faulted = [o for name, o in report.faults if name == preset]
+        click.echo(f"{preset:<15} {'FAULT' if faulted else 'ok'}")
+    assert report is not None
+    click.echo(
+        f"{report.name}: {report.games} games, start-up {report.startup_seconds * 1000:.0f} ms, "
+        f"{report.decisions} moves, {report.mean_move_seconds * 1000:.1f} ms a move on average, "
+        f"slowest {report.slowest * 1000:.1f} ms" + ("" if unsandboxed else " (sandboxed)")
+    )
+    for preset, outcome in report.faults[:5]:
+        verdict = outcome.verdict
+        assert verdict is not None
+        click.echo(f"FAULT in {preset}: {verdict.termination.value}: {verdict.message}")
+        if verdict.stderr.strip():
+            tail = "\n".join(verdict.stderr.strip().splitlines()[-8:])
+            click.echo("  stderr tail:\n" + "\n".join("    " + line for line in tail.splitlines()))
+    click.echo("passed" if report.ok else "failed")
+    return 0 if report.ok else 1
+
+
+@cli.command("new-bot", short_help="Write a starter bot file.")
+@click.argument("name")
+def new_bot_command(name: str) -> None:
+    """Write NAME.py (or NAME, if it ends in .py): a commented starter bot to edit."""
+    path = Path(name if name.endswith(".py") else name + ".py")
+    try:
+        write_starter_bot(path)
+    except FileExistsError:
+        raise click.BadParameter(
+            f"{path} exists; not overwriting it", param_hint="'NAME'"
+        ) from None
+    click.echo(f"wrote {path}: edit play(), then try `arena check {path}`")

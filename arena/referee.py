@@ -342,11 +342,18 @@ class ProcessPlayer:
         self._sent_at = 0.0
         self._charged: list[float] = []
         self._dead: BotFaultError | None = None
+        #: Seconds from starting the process to its handshake reply.
+        self.startup_seconds = 0.0
+        #: Decisions answered, and the seconds charged for them (total, and the most for one).
+        self.decisions = 0
+        self.seconds_spent = 0.0
+        self.slowest = 0.0
 
     # -- life cycle --
 
     def open(self, time_control: TimeControl) -> None:
         files, interpreter, argv = self._command()
+        started = time.monotonic()
         try:
             proc = self._launcher.spawn(files, argv, interpreter=interpreter)
         except (OSError, ArenaError) as exc:
@@ -368,6 +375,7 @@ class ProcessPlayer:
         if isinstance(name, str) and name.strip():
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
+        self.startup_seconds = time.monotonic() - started
 
     def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
         """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
@@ -434,6 +442,9 @@ class ProcessPlayer:
         spent = cpu - self._cpu_mark if cpu > 0 else time.monotonic() - self._sent_at
         self._cpu_mark = cpu
         self._charged = [spent / self._batch] * self._batch
+        self.decisions += self._batch
+        self.seconds_spent += spent
+        self.slowest = max(self.slowest, spent / self._batch)
         if reply.get("type") != "moves" or reply.get("seq") != self._seq:
             raise self._fault(
                 Termination.PROTOCOL_ERROR,
