@@ -1,0 +1,98 @@
+"""Sandbox cost: cold start of a bot, and match speed sandboxed against in-process.
+
+Usage::
+
+    ./run python benchmarks/sandbox.py [--games N] [--starts N] [--rules NAME]
+
+Prints, from one run:
+
+- the cold start of a Python bot (process start to its handshake reply), median
+  of ``--starts`` starts, in the sandbox and as a plain subprocess of the same
+  interpreter (Debian's ``/usr/bin/python3``);
+- the games per second of a match between two ``bots/random.py`` bots, each in
+  its own sandboxed process (batched protocol, 16 games at once), and between
+  the same two bots loaded in this process; and the ratio (goal: at least 0.25).
+
+Needs the sandbox (bubblewrap, libseccomp): ``./run test`` installs them as root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from arena import find_rules
+from arena.referee import (
+    InProcessPlayer,
+    Launcher,
+    PlainLauncher,
+    Player,
+    ProcessPlayer,
+    TimeControl,
+    play_match,
+)
+from arena.sandbox import Sandbox, check_sandbox, check_sandbox_report
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = ROOT / "bots" / "random.py"
+CLOCK = TimeControl()
+
+
+def cold_start(launcher: Launcher, starts: int) -> float:
+    """Median seconds from starting the bot's process to its handshake reply."""
+    times = []
+    for _ in range(starts):
+        player = ProcessPlayer(RANDOM_BOT, launcher)
+        began = time.perf_counter()
+        player.open(CLOCK)
+        times.append(time.perf_counter() - began)
+        player.close()
+    return statistics.median(times)
+
+
+def games_per_second(players: list[Player], games: int, rules: str) -> float:
+    """Games per second of one match between ``players``."""
+    began = time.perf_counter()
+    played = sum(1 for _ in play_match(find_rules(rules), players, games=games, seed=1))
+    return played / (time.perf_counter() - began)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; return the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--games", type=int, default=400, help="games per match (400)")
+    parser.add_argument("--starts", type=int, default=20, help="cold starts to time (20)")
+    parser.add_argument("--rules", default="draw", help="the rule set (draw)")
+    args = parser.parse_args(argv)
+    missing = check_sandbox()
+    if missing:
+        print("the sandbox is unavailable: " + "; ".join(missing), file=sys.stderr)
+        return 1
+    print(f"sandbox: {check_sandbox_report()}")
+    plain = PlainLauncher(Path("/usr/bin/python3"))
+    sandboxed = cold_start(Sandbox(slot=0), args.starts)
+    bare = cold_start(plain, args.starts)
+    print(
+        f"cold start to handshake (median of {args.starts}): sandboxed {sandboxed * 1000:.1f} ms, "
+        f"plain subprocess {bare * 1000:.1f} ms, ratio {sandboxed / bare:.2f}"
+    )
+    boxed: list[Player] = [
+        ProcessPlayer(RANDOM_BOT, Sandbox(slot=0)),
+        ProcessPlayer(RANDOM_BOT, Sandbox(slot=1)),
+    ]
+    local: list[Player] = [InProcessPlayer(RANDOM_BOT), InProcessPlayer(RANDOM_BOT)]
+    in_process = games_per_second(local, args.games, args.rules)
+    sandbox_rate = games_per_second(boxed, args.games, args.rules)
+    print(
+        f"{args.rules}, 2 random bots, {args.games} games: sandboxed {sandbox_rate:,.0f} games/s, "
+        f"in-process {in_process:,.0f} games/s"
+    )
+    print(f"ratio sandboxed/in-process: {sandbox_rate / in_process:.2f} (goal >= 0.25)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
