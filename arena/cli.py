@@ -37,6 +37,7 @@ from arena.play import Summary, play_games
 from arena.records import game_record
 from arena.referee import TimeControl, Verdict, play_match
 from arena.rules import PRESETS, GameEnd, Rules, load_rules
+from arena.sandbox import Limits
 
 __all__ = ["cli", "main"]
 
@@ -394,6 +395,13 @@ def _write_record(
 )
 @click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per move.")
 @click.option("--time-bank", type=float, default=10.0, show_default=True, help="Seconds per game.")
+@click.option(
+    "--memory",
+    type=click.IntRange(min=64),
+    default=512,
+    show_default=True,
+    help="A sandboxed bot's address space, MB (Node.js bots need about 8192).",
+)
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @click.option("--target", type=int, help="Override: points that win a game.")
 @click.option("--max-pip", type=int, help="Override: the set (6, 9 or 12).")
@@ -409,6 +417,7 @@ def play_command(
     unsandboxed: bool,
     move_time: float,
     time_bank: float,
+    memory: int,
     out: str | None,
     target: int | None,
     max_pip: int | None,
@@ -433,7 +442,10 @@ def play_command(
     seed = new_seed() if seed is None else seed
     faults: list[Verdict] = []
     clock = TimeControl(move_seconds=move_time, bank_seconds=time_bank)
-    played = _games(rules, names, games, seed, teams, sandboxed=not unsandboxed, clock=clock)
+    limits = Limits(memory_mb=memory)
+    played = _games(
+        rules, names, games, seed, teams, sandboxed=not unsandboxed, clock=clock, limits=limits
+    )
     names = [seat_name(name) for name in names]
     summary = Summary(names, teams=teams)
     with _open_out(out) as handle, _progress(games) as advance:
@@ -457,6 +469,7 @@ def _games(
     *,
     sandboxed: bool,
     clock: TimeControl,
+    limits: Limits,
 ) -> Iterator[tuple[Game, Verdict | None]]:
     """The games of a run: in this process for built-in strategies alone, else through
     the referee, with bot files in their own (sandboxed) processes. Checks the setup
@@ -464,7 +477,7 @@ def _games(
     if not any(is_bot_file(spec) for spec in specs):
         local = play_games(rules, specs, games=games, seed=seed, teams=teams)
         return ((game, None) for game in local)
-    seats = make_players(specs, sandboxed=sandboxed)
+    seats = make_players(specs, sandboxed=sandboxed, limits=limits)
     match = play_match(rules, seats, games=games, seed=seed, teams=teams, time_control=clock)
     return ((outcome.game, outcome.verdict) for outcome in match)
 
@@ -550,7 +563,14 @@ def verify_command(file: str) -> int:
 )
 @click.option("--unsandboxed", is_flag=True, help="Run the bot as a plain process (your own bot).")
 @click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per move.")
-def check_command(bot: str, games: int, unsandboxed: bool, move_time: float) -> int:
+@click.option(
+    "--memory",
+    type=click.IntRange(min=64),
+    default=512,
+    show_default=True,
+    help="The bot's address space, MB (Node.js bots need about 8192).",
+)
+def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, memory: int) -> int:
     """Start BOT_FILE, check its handshake, play it against random under every preset, and
     report its timing and any fault with the tail of its stderr. Exit status 0: the bot
     passed; 1: it faulted."""
@@ -559,7 +579,7 @@ def check_command(bot: str, games: int, unsandboxed: bool, move_time: float) -> 
     clock = TimeControl(move_seconds=move_time)
     report = None
     for preset, report in check_bot(
-        bot, sandboxed=not unsandboxed, games=games, time_control=clock
+        bot, sandboxed=not unsandboxed, games=games, time_control=clock, limits=Limits(memory)
     ):
         faulted = [o for name, o in report.faults if name == preset]
         click.echo(f"{preset:<15} {'FAULT' if faulted else 'ok'}")

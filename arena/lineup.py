@@ -119,6 +119,7 @@ def check_bot(
     games: int = 2,
     seed: int = 1,
     time_control: TimeControl | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[tuple[str, CheckReport]]:
     """Validate a bot as an upload would be: it starts, answers the handshake, and plays
     ``games`` 2-player games against ``random`` under every preset.
@@ -131,7 +132,7 @@ def check_bot(
     """
     report = CheckReport(bot=path)
     for name, rules in PRESETS.items():
-        players = make_players([path, "random"], sandboxed=sandboxed)
+        players = make_players([path, "random"], sandboxed=sandboxed, limits=limits)
         bot = players[0]
         assert isinstance(bot, ProcessPlayer)
         for outcome in play_match(
