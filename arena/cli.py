@@ -35,7 +35,7 @@ from arena.lineup import check_bot, check_specs, is_bot_file, make_players, seat
 from arena.newbot import write_starter_bot
 from arena.play import Summary, play_games
 from arena.records import game_record
-from arena.referee import TimeControl, Verdict, play_match
+from arena.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.rules import PRESETS, GameEnd, Rules, load_rules
 from arena.sandbox import Limits
 
@@ -79,6 +79,9 @@ def _run(invoke: Callable[[], Any]) -> int:
         return exc.exit_code
     except IllegalMoveError as exc:  # a strategy's bug, not the user's arguments
         _error(str(exc))
+        return 1
+    except InfrastructureError as exc:  # the harness failed: the unfinished games are void
+        _error(f"infrastructure failure (no bot's fault; unfinished games are void): {exc}")
         return 1
     except ArenaError as exc:  # unknown preset, bad player count, unreadable file...
         _error(str(exc))

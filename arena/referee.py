@@ -282,6 +282,8 @@ class InProcessPlayer:
 # --- players in their own process ---------------------------------------------------------
 
 
+#: How the sandbox's own tools begin their error messages (the harness failed, not the bot).
+HARNESS_ERRORS = ("bwrap:", "setpriv:")
 #: The interpreter of Python bots, as seen inside the sandbox (Debian's python3).
 BOT_PYTHON = Path("/usr/bin/python3")
 
@@ -310,9 +312,10 @@ class PlainLauncher:
     def spawn(
         self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
     ) -> subprocess.Popen[bytes]:
-        host = files.get(str(interpreter))
-        program = host if host is not None else self.python
-        return plain_spawn(files, argv, interpreter=program)
+        # Debian's python3 (the sandbox's) becomes ours; a bot file run as a program
+        # is found at its host path.
+        program = self.python if interpreter == BOT_PYTHON else interpreter
+        return plain_spawn(files, argv, interpreter=files.get(str(interpreter), program))
 
     def kill(self, proc: subprocess.Popen[bytes]) -> None:
         kill_process_group(proc)
@@ -362,9 +365,14 @@ class ProcessPlayer:
         self._proc, self._stdin = proc, proc.stdin
         self._lines = _LineReader(proc.stdout)
         self._stderr.follow(proc.stderr)
-        reply = self._call(
-            {"type": "hello", "protocol": botkit.PROTOCOL_VERSION}, time_control.startup_seconds
-        )
+        try:
+            reply = self._call(
+                {"type": "hello", "protocol": botkit.PROTOCOL_VERSION},
+                time_control.startup_seconds,
+            )
+        except BotFaultError as fault:
+            self._blame_harness(fault)
+            raise
         if reply.get("type") != "hello" or reply.get("protocol") != botkit.PROTOCOL_VERSION:
             raise self._fault(
                 Termination.PROTOCOL_ERROR,
@@ -376,6 +384,19 @@ class ProcessPlayer:
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
         self.startup_seconds = time.monotonic() - started
+
+    def _blame_harness(self, fault: BotFaultError) -> None:
+        """A sandbox that failed to start is the harness's failure, not the bot's.
+
+        Raises:
+            InfrastructureError: the stderr tail is the sandbox tools' own complaint.
+        """
+        self._stderr.join()
+        tail = self._stderr.text().lstrip()
+        if fault.termination is Termination.CRASH and tail.startswith(HARNESS_ERRORS):
+            raise InfrastructureError(
+                f"the sandbox of bot {self.name} failed to start: {tail[:300]}"
+            ) from None
 
     def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
         """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
@@ -598,6 +619,7 @@ class _StderrTail:
     def __init__(self) -> None:
         self._tail: collections.deque[bytes] = collections.deque()
         self._size = 0
+        self._total = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -610,6 +632,7 @@ class _StderrTail:
             with self._lock:
                 self._tail.append(chunk)
                 self._size += len(chunk)
+                self._total += len(chunk)
                 while self._size - len(self._tail[0]) >= STDERR_TAIL_BYTES:
                     self._size -= len(self._tail.popleft())
 
@@ -617,7 +640,19 @@ class _StderrTail:
         if self._thread is not None:
             self._thread.join(timeout=2)
 
-    def text(self) -> str:
+    def text(self, settle: float = 0.02, patience: float = 0.3) -> str:
+        """The tail, once the bot has stopped writing for ``settle`` seconds (a crashing
+        bot's traceback may still be in the pipe when its reply arrives)."""
+        deadline = time.monotonic() + patience
+        while True:
+            with self._lock:
+                seen = self._total
+            if self._thread is None or not self._thread.is_alive():
+                break
+            time.sleep(settle)
+            with self._lock:
+                if self._total == seen or time.monotonic() > deadline:
+                    break
         with self._lock:
             data = b"".join(self._tail)[-STDERR_TAIL_BYTES:]
         return data.decode("utf-8", "replace")

@@ -20,9 +20,11 @@ from arena import Termination, find_rules
 from arena.records import game_record, verify_record
 from arena.referee import (
     GameOutcome,
+    InfrastructureError,
     InProcessPlayer,
     Launcher,
     PlainLauncher,
+    Player,
     ProcessPlayer,
     StrategyPlayer,
     TimeControl,
@@ -76,7 +78,7 @@ def sandbox_launcher(slot: int = 0, memory_mb: int = 256) -> Sandbox:
 
 
 def play(bot: str, launcher: Launcher, games: int = 3) -> list[GameOutcome]:
-    players = [ProcessPlayer(BOTS / bot, launcher), StrategyPlayer("greedy")]
+    players: list[Player] = [ProcessPlayer(BOTS / bot, launcher), StrategyPlayer("greedy")]
     outcomes = list(
         play_match(find_rules("draw"), players, games=games, seed=5, time_control=CLOCK)
     )
@@ -159,12 +161,13 @@ def planted_secrets() -> Iterator[None]:
 def test_sandbox_contains_a_snooping_bot(planted_secrets: None) -> None:
     """Files, environment, other processes, shell, network: every attempt fails inside."""
     launcher = sandbox_launcher(slot=50)
-    players = [ProcessPlayer(BOTS / "snoop.py", launcher), StrategyPlayer("greedy")]
+    snoop = ProcessPlayer(BOTS / "snoop.py", launcher)
+    players: list[Player] = [snoop, StrategyPlayer("greedy")]
     match = play_match(find_rules("draw"), players, games=1, seed=1, time_control=CLOCK)
     tail = ""
     for outcome in match:
         assert outcome.verdict is None
-        tail = players[0].stderr_tail()
+        tail = snoop.stderr_tail()
     lines = [line for line in tail.splitlines() if line.startswith(("ok ", "LEAK "))]
     assert len(lines) == 12, tail
     assert not [line for line in lines if line.startswith("LEAK")], tail
@@ -172,16 +175,17 @@ def test_sandbox_contains_a_snooping_bot(planted_secrets: None) -> None:
 
 def test_sandbox_refuses_a_huge_file() -> None:
     launcher = sandbox_launcher(slot=51)
-    players = [ProcessPlayer(BOTS / "huge_file.py", launcher), StrategyPlayer("greedy")]
+    huge = ProcessPlayer(BOTS / "huge_file.py", launcher)
+    players: list[Player] = [huge, StrategyPlayer("greedy")]
     tail = ""
     for outcome in play_match(find_rules("draw"), players, games=1, seed=1, time_control=CLOCK):
         assert outcome.verdict is None
-        tail = players[0].stderr_tail()
+        tail = huge.stderr_tail()
     assert "write refused" in tail and "WROTE" not in tail
 
 
 def test_in_process_player_judges_faults_too() -> None:
-    players = [InProcessPlayer(BOTS / "illegal.py"), StrategyPlayer("greedy")]
+    players: list[Player] = [InProcessPlayer(BOTS / "illegal.py"), StrategyPlayer("greedy")]
     outcomes = list(play_match(find_rules("draw"), players, games=2, seed=3))
     assert all(o.verdict is not None and o.verdict.termination is T.ILLEGAL_MOVE for o in outcomes)
 
@@ -216,3 +220,19 @@ def _processes_of(uid: int) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+class _BrokenSandbox(PlainLauncher):
+    """A launcher whose sandbox tool fails as bwrap does when namespaces are refused."""
+
+    def spawn(self, files, argv, *, interpreter):  # type: ignore[no-untyped-def]
+        script = "echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1"
+        return super().spawn({}, ["-c", script], interpreter=Path("/bin/sh"))
+
+
+def test_a_sandbox_that_cannot_start_is_an_infrastructure_failure() -> None:
+    """Not the bot's fault: no verdict, no game counted, an InfrastructureError instead."""
+    broken = ProcessPlayer(BOTS / "first.py", _BrokenSandbox())
+    players: list[Player] = [broken, StrategyPlayer("greedy")]
+    with pytest.raises(InfrastructureError, match="failed to start: bwrap: Creating new namespace"):
+        list(play_match(find_rules("draw"), players, games=2, seed=1))
