@@ -662,20 +662,41 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of ``root`` and its live descendants, from /proc."""
-    total = 0
+    """CPU seconds of ``root`` and its live descendants (every thread), from /proc.
+
+    Nanoseconds from each thread's ``schedstat`` where the kernel keeps them, else
+    the clock ticks (10 ms) of ``stat``.
+    """
+    total = 0.0
     stack = [root]
     while stack:
         pid = stack.pop()
         try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-            with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
-                stack.extend(int(child) for child in handle.read().split())
-        except (OSError, IndexError, ValueError):
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
             continue
-    return total / _CLOCK_TICKS
+        for tid in tasks:
+            total += _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
+                    stack.extend(int(child) for child in handle.read().split())
+            except (OSError, ValueError):
+                continue
+    return total
+
+
+def _task_cpu_seconds(task: str) -> float:
+    try:
+        with open(f"{task}/schedstat", "rb") as handle:
+            return int(handle.read().split()[0]) / 1e9
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        with open(f"{task}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 # --- the match ------------------------------------------------------------------------------
