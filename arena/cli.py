@@ -376,6 +376,24 @@ def _write_record(
     handle.write(json.dumps(record, separators=(",", ":")) + "\n")
 
 
+# Options shared by `arena play` and `arena check`.
+_unsandboxed_option = click.option(
+    "--unsandboxed",
+    is_flag=True,
+    help="Run bot files as plain processes: only your own bots, on your own machine.",
+)
+_move_time_option = click.option(
+    "--move-time", type=float, default=1.0, show_default=True, help="Seconds per move."
+)
+_memory_option = click.option(
+    "--memory",
+    type=click.IntRange(min=64),
+    default=512,
+    show_default=True,
+    help="A sandboxed bot's address space, MB (Node.js bots need about 8192).",
+)
+
+
 @cli.command("play", short_help="Play games between bots and built-in strategies.")
 @click.option(
     "--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Preset or rule-set file."
@@ -391,20 +409,10 @@ def _write_record(
     metavar="A,B,...",
     help="Built-in strategies or bot files, one for all seats or one per seat (default: random).",
 )
-@click.option(
-    "--unsandboxed",
-    is_flag=True,
-    help="Run bot files as plain processes: only your own bots, on your own machine.",
-)
-@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per move.")
+@_unsandboxed_option
+@_move_time_option
 @click.option("--time-bank", type=float, default=10.0, show_default=True, help="Seconds per game.")
-@click.option(
-    "--memory",
-    type=click.IntRange(min=64),
-    default=512,
-    show_default=True,
-    help="A sandboxed bot's address space, MB (Node.js bots need about 8192).",
-)
+@_memory_option
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @click.option("--target", type=int, help="Override: points that win a game.")
 @click.option("--max-pip", type=int, help="Override: the set (6, 9 or 12).")
@@ -564,15 +572,9 @@ def verify_command(file: str) -> int:
     show_default=True,
     help="Games against random under each preset.",
 )
-@click.option("--unsandboxed", is_flag=True, help="Run the bot as a plain process (your own bot).")
-@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per move.")
-@click.option(
-    "--memory",
-    type=click.IntRange(min=64),
-    default=512,
-    show_default=True,
-    help="The bot's address space, MB (Node.js bots need about 8192).",
-)
+@_unsandboxed_option
+@_move_time_option
+@_memory_option
 def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, memory: int) -> int:
     """Start BOT_FILE, check its handshake, play it against random under every preset, and
     report its timing and any fault with the tail of its stderr. Exit status 0: the bot
