@@ -402,8 +402,9 @@ class ProcessPlayer:
         """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
         inside = "/bot/" + self.path.name
         if self.path.suffix == ".py":
-            files = {"/bot/botkit.py": BOTKIT, inside: self.path}
-            return files, BOT_PYTHON, ["-I", "/bot/botkit.py", inside]
+            # The kit lives apart, so a bot file may be called anything (even botkit.py).
+            files = {inside: self.path, "/kit/botkit.py": BOTKIT}
+            return files, BOT_PYTHON, ["-I", "/kit/botkit.py", inside]
         return {inside: self.path}, Path(inside), []
 
     def close(self) -> None:

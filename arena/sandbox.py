@@ -453,7 +453,7 @@ class Sandbox:
         ``files`` maps absolute paths inside the sandbox (``"/bot/bot.py"``) to host
         files, copied in read-only; the working directory is the first file's
         directory (``/tmp`` without files). ``argv`` are the interpreter's
-        arguments, e.g. ``["-I", "/bot/botkit.py", "/bot/bot.py"]``. The
+        arguments, e.g. ``["-I", "/kit/botkit.py", "/bot/bot.py"]``. The
         interpreter must be a path inside the sandbox (under ``/usr``, or one of
         ``files``). Raises SandboxUnavailable, or ValueError for bad arguments.
         """
