@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print("the sandbox is unavailable: " + "; ".join(missing), file=sys.stderr)
         return 1
-    print(f"sandbox: {check_sandbox_report()}")
+    print(check_sandbox_report())
     plain = PlainLauncher(Path("/usr/bin/python3"))
     sandboxed = cold_start(Sandbox(slot=0), args.starts)
     bare = cold_start(plain, args.starts)
