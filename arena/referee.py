@@ -62,6 +62,8 @@ logger = logging.getLogger(__name__)
 
 #: The longest line a bot may send (a reply with many moves is far shorter).
 MAX_LINE_BYTES = 1 << 20
+#: How often the referee checks a thinking bot's CPU time against its budget.
+CPU_POLL_SECONDS = 0.25
 #: How much of a bot's stderr is kept (the tail) for verdicts.
 STDERR_TAIL_BYTES = 4096
 BOTKIT = Path(botkit.__file__).resolve()
@@ -79,8 +81,8 @@ class TimeControl:
         move_seconds: per decision, charged in CPU time where it can be measured.
         bank_seconds: a per-game reserve that pays for decisions over ``move_seconds``.
         startup_seconds: for starting the bot and answering the handshake (wall clock).
-        wall_factor: a reply is abandoned after this many times the CPU allowance in
-            wall-clock time, so a bot that sleeps or blocks also times out.
+        wall_factor: a reply is abandoned after this many times its moves' time plus
+            the largest bank in wall-clock time, so a bot that sleeps also times out.
     """
 
     move_seconds: float = 1.0
@@ -455,9 +457,12 @@ class ProcessPlayer:
         )
 
     def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
-        allowance = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
-        deadline = self._sent_at + allowance * time_control.wall_factor + 0.5
-        reply = self._read_reply(deadline)
+        # CPU: every game of the batch may spend its move time and its bank. Wall
+        # clock (for bots that sleep): a multiple of the moves plus the largest bank.
+        cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
+        wall = len(banks) * time_control.move_seconds + max(0.0, *banks)
+        deadline = self._sent_at + wall * time_control.wall_factor + 0.5
+        reply = self._read_reply(deadline, cpu_budget)
         # All CPU since the last reply is charged: a bot that thinks between its
         # moves (a thread left running) pays for it on the next one.
         cpu = self._cpu_seconds()
@@ -503,18 +508,29 @@ class ProcessPlayer:
         except (BrokenPipeError, ConnectionResetError, ValueError):
             raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
 
-    def _read_reply(self, deadline: float) -> dict[str, Any]:
+    def _read_reply(self, deadline: float, cpu_budget: float | None = None) -> dict[str, Any]:
+        """The next message; TIMEOUT past ``deadline`` or once the bot has used more
+        than ``cpu_budget`` CPU seconds since its last reply (checked every 0.25 s)."""
         if self._dead is not None:
             raise self._dead
         assert self._lines is not None
-        try:
-            line = self._lines.read_line(deadline)
-        except TimeoutError:
-            raise self._fault(Termination.TIMEOUT, "no reply in time") from None
-        except _LineTooLongError:
-            raise self._fault(
-                Termination.PROTOCOL_ERROR, f"a reply line longer than {MAX_LINE_BYTES} bytes"
-            ) from None
+        while True:
+            try:
+                line = self._lines.read_line(min(deadline, time.monotonic() + CPU_POLL_SECONDS))
+                break
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise self._fault(Termination.TIMEOUT, "no reply in time") from None
+                used = self._cpu_seconds() - self._cpu_mark
+                if cpu_budget is not None and used > cpu_budget:
+                    raise self._fault(
+                        Termination.TIMEOUT, f"no reply after {used:.1f} s of CPU time"
+                    ) from None
+            except _LineTooLongError:
+                raise self._fault(
+                    Termination.PROTOCOL_ERROR,
+                    f"a reply line longer than {MAX_LINE_BYTES} bytes",
+                ) from None
         if line is None:
             raise self._fault(Termination.CRASH, self._exit_text("exited"))
         try:
