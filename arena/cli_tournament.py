@@ -1,0 +1,333 @@
+"""``arena tournament run --local`` and ``arena compare``: tournaments and regression tests
+on this machine, in a process pool (see arena.cli; the service mode comes with storage)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+
+import click
+from rich.table import Table
+
+from arena.cli import (
+    _console,
+    _memory_option,
+    _move_time_option,
+    _open_out,
+    _plural,
+    _progress,
+    _unsandboxed_option,
+    cli,
+    resolve_rules,
+)
+from arena.game import new_seed
+from arena.localrun import GameResult, MatchResult, Standings, run_local
+from arena.ratings import GameResult as RatedGame
+from arena.ratings import Rating, fit_ratings
+from arena.referee import TimeControl
+from arena.sandbox import Limits
+from arena.sprt import SPRT, GroupScores, elo_estimate, los
+from arena.tournaments import FORMATS, entrant_name, schedule
+
+#: Exit statuses of ``arena compare`` (for a bot author's CI).
+PASSED, FAILED, UNDECIDED = 0, 1, 2
+
+
+def _split(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+# --- arena tournament ---------------------------------------------------------------------
+
+
+@cli.group("tournament", invoke_without_command=True, short_help="Run a tournament.")
+@click.pass_context
+def tournament_group(ctx: click.Context) -> None:
+    """Tournaments: round robin, gauntlet, duplicate deals."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+@tournament_group.command("run", short_help="Play a whole tournament and print its standings.")
+@click.option("--local", is_flag=True, help="Play here in a process pool (no broker, no database).")
+@click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
+@click.option("--bots", required=True, metavar="A,B,...", help="Entrants: SPEC or LABEL=SPEC.")
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
+)
+@click.option("--pool", metavar="X,Y,...", default="", help="A gauntlet's reference entrants.")
+@click.option("--players", type=int, default=2, show_default=True, help="Seats per game.")
+@click.option("--teams", is_flag=True, help="2v2: each entrant partners a copy of itself.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Games per table (per deal group's match with --format duplicate).",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
+@_unsandboxed_option
+@_move_time_option
+@_memory_option
+def tournament_run(
+    local: bool,
+    rules_name: str,
+    bots: str,
+    fmt: str,
+    pool: str,
+    players: int,
+    teams: bool,
+    games: int,
+    seed: int | None,
+    workers: int,
+    out: str | None,
+    unsandboxed: bool,
+    move_time: float,
+    memory: int,
+) -> None:
+    """Schedule a tournament, play it, and print the standings with ratings (Elo scale,
+    95% intervals) and, for 2 players, the crosstable."""
+    if not local:
+        raise click.UsageError(
+            "tournaments on the workers come with the service's storage; use --local to play "
+            "this one here"
+        )
+    rules = resolve_rules(rules_name)
+    seed = new_seed() if seed is None else seed
+    entrants = _split(bots)
+    matches = schedule(
+        fmt,
+        entrants,
+        rules=rules,
+        players=4 if teams else players,
+        teams=teams,
+        games_per_match=games,
+        seed=seed,
+        pool=_split(pool),
+    )
+    standings = Standings([*entrants, *_split(pool)])
+    results: list[MatchResult] = []
+    clock = TimeControl(move_seconds=move_time)
+    played = run_local(
+        matches,
+        rules,
+        workers=workers,
+        sandboxed=not unsandboxed,
+        time_control=clock,
+        limits=Limits(memory_mb=memory),
+    )
+    total = sum(match.games for match in matches)
+    with _open_out(out) as handle, _progress(total) as advance:
+        for result in played:
+            standings.add(result)
+            results.append(result)
+            for game in result.games:
+                if handle is not None:
+                    handle.write(json.dumps(game.record, separators=(",", ":")) + "\n")
+                advance()
+    games_played = sum(len(result.games) for result in results)
+    click.echo(
+        f"{rules.name}, {fmt}, {_plural(len(entrants), 'entrant')}, "
+        f"{len(matches)} matches ({_plural(games_played, 'game')}), seed {seed}"
+    )
+    ratings = _ratings(results)
+    _console().print(_standings_table(standings, ratings))
+    if players == 2 and not teams:
+        _console().print(_crosstable(standings))
+    for match_id, reason in standings.void:
+        click.echo(f"void (a harness failure, not counted): match {match_id}: {reason}")
+
+
+def _ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
+    rated = [
+        RatedGame(
+            bots=tuple(entrant_name(seat) for seat in result.match.seats),
+            places=game.places,
+            sides=tuple(seat % 2 for seat in range(4)) if result.match.teams else None,
+        )
+        for result in results
+        for game in result.games
+    ]
+    if len({bot for game in rated for bot in game.bots}) < 2:
+        return {}
+    return {rating.bot: rating for rating in fit_ratings(rated)}
+
+
+def _standings_table(standings: Standings, ratings: dict[str, Rating]) -> Table:
+    table = Table(title="Standings")
+    for column in ("rank", "entrant", "games", "wins", "win %", "points", "forfeits"):
+        table.add_column(column, justify="left" if column == "entrant" else "right")
+    table.add_column("rating (95% interval)", justify="right")
+    for rank, stats in enumerate(standings.ranking(), start=1):
+        rating = ratings.get(stats.name)
+        table.add_row(
+            str(rank),
+            stats.name,
+            str(stats.games),
+            str(stats.wins),
+            f"{100 * stats.win_rate:.1f}",
+            str(stats.points),
+            str(stats.forfeits),
+            ""
+            if rating is None
+            else f"{rating.rating:.0f} ({rating.low:.0f} to {rating.high:.0f})",
+        )
+    return table
+
+
+def _crosstable(standings: Standings) -> Table:
+    entrants = [stats.entrant for stats in standings.ranking()]
+    table = Table(title="Crosstable: row's score against column (wins + half draws)")
+    table.add_column("")
+    for entrant in entrants:
+        table.add_column(entrant_name(entrant), justify="right")
+    for a in entrants:
+        cells = [
+            f"{standings.score(a, b):g}" if a != b and standings.met[a].get(b) else ""
+            for b in entrants
+        ]
+        table.add_row(entrant_name(a), *cells)
+    return table
+
+
+# --- arena compare -----------------------------------------------------------------------------
+
+
+@cli.command(
+    "compare", short_help="Is NEW stronger than OLD? A sequential test on duplicate deals."
+)
+@click.argument("new", metavar="NEW")
+@click.argument("old", metavar="OLD")
+@click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
+@click.option(
+    "--players",
+    type=int,
+    default=2,
+    show_default=True,
+    help="Seats: NEW against players - 1 copies of OLD.",
+)
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is this much.")
+@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much.")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--beta", type=float, default=0.05, show_default=True)
+@click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Deal groups played between two looks at the test.",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Seed (default: fresh).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@_unsandboxed_option
+@_move_time_option
+@_memory_option
+def compare_command(
+    new: str,
+    old: str,
+    rules_name: str,
+    players: int,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    max_games: int,
+    batch: int,
+    seed: int | None,
+    workers: int,
+    unsandboxed: bool,
+    move_time: float,
+    memory: int,
+) -> int:
+    """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
+    sequential probability ratio test, and stop as soon as it decides. Exit status: 0 NEW
+    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games."""
+    rules = resolve_rules(rules_name)
+    rules.check_players(players)
+    test = SPRT(elo0, elo1, alpha, beta)
+    seed = new_seed() if seed is None else seed
+    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
+    samples = GroupScores()
+    played, batch_number, status = 0, 0, "continue"
+    clock = TimeControl(move_seconds=move_time)
+    click.echo(
+        f"{rules.name}, {players} players: NEW {new} against OLD {old}, seed {seed}, "
+        f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}"
+    )
+    while status == "continue" and played < max_games:
+        matches = schedule(
+            "duplicate",
+            entrants,
+            rules=rules,
+            players=players,
+            games_per_match=batch,
+            seed=_batch_seed(seed, batch_number),
+        )
+        results = list(
+            run_local(
+                matches,
+                rules,
+                workers=workers,
+                sandboxed=not unsandboxed,
+                time_control=clock,
+                limits=Limits(memory_mb=memory),
+            )
+        )
+        batch_number += 1
+        for group in _deal_groups(results).values():
+            samples.add(sum(group) / len(group))
+            played += len(group)
+        status = test.status(samples) if samples.n >= 2 else "continue"
+        _progress_line(played, samples, test, final=False)
+    _progress_line(played, samples, test, final=True)
+    verdict = {"H1 accepted": ("passed", PASSED), "H0 accepted": ("failed", FAILED)}
+    word, code = verdict.get(status, ("undecided: game limit reached", UNDECIDED))
+    click.echo(f"NEW {word} ({status}, {_plural(played, 'game')})")
+    return code
+
+
+def _batch_seed(seed: int, batch: int) -> int:
+    digest = hashlib.sha256(f"arena:compare:{seed}:{batch}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[float]]:
+    """NEW's score in each game of each deal group (the same deal, seats rotated)."""
+    groups: dict[tuple[str, int], list[float]] = {}
+    for result in results:
+        if result.match.deal_group is None or result.void is not None:
+            continue
+        seat = [entrant_name(spec) for spec in result.match.seats].index("new")
+        for game in result.games:
+            key = (result.match.deal_group, game.index)
+            groups.setdefault(key, []).append(_new_score(seat, game))
+    return groups
+
+
+def _new_score(seat: int, game: GameResult) -> float:
+    """NEW's score in [0, 1] in one game: the share of its opponents it finished ahead of
+    (a tie counts half): 1 or 0 for a 2-player win or loss, 0.5 for a draw."""
+    mine = game.places[seat]
+    others = [place for other, place in enumerate(game.places) if other != seat]
+    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+
+
+def _progress_line(played: int, samples: GroupScores, test: SPRT, *, final: bool) -> None:
+    if samples.n < 2:
+        return
+    elo, low, high = elo_estimate(samples)
+    lower, upper = test.bounds()
+    line = (
+        f"games {played:>6} | Elo {elo:+7.1f} ({low:+.1f} to {high:+.1f}) | "
+        f"LOS {100 * los(samples):5.1f}% | LLR {test.llr(samples):+6.2f} "
+        f"[{lower:+.2f}, {upper:+.2f}]"
+    )
+    if sys.stdout.isatty():  # one live line, rewritten after each batch
+        click.echo("\r" + line, nl=final)
+    elif not final:  # a log: one line per batch
+        click.echo(line)
