@@ -60,8 +60,12 @@ def make_players(
     sandboxed: bool = True,
     limits: Limits | None = None,
     first_slot: int = 0,
+    salts: Sequence[str] | None = None,
 ) -> list[Player]:
     """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``).
+
+    ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
+    than by seat (see :class:`arena.referee.StrategyPlayer`).
 
     Raises:
         ParseError: a spec is neither a strategy nor a file.
@@ -80,7 +84,7 @@ def make_players(
     players: list[Player] = []
     for seat, spec in enumerate(specs):
         if not is_bot_file(spec):
-            players.append(StrategyPlayer(spec))
+            players.append(StrategyPlayer(spec, None if salts is None else salts[seat]))
             continue
         launcher = Sandbox(limits or Limits(), first_slot + seat) if sandboxed else PlainLauncher()
         players.append(ProcessPlayer(Path(spec), launcher))

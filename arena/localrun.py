@@ -149,7 +149,9 @@ def play_one(
     started = time.monotonic()
     specs = [entrant_spec(e) for e in match.seats]
     names = [entrant_name(e) for e in match.seats]
-    players = make_players(specs, sandboxed=sandboxed, limits=limits, first_slot=first_slot)
+    players = make_players(
+        specs, sandboxed=sandboxed, limits=limits, first_slot=first_slot, salts=names
+    )
     games: list[GameResult] = []
     try:
         for outcome in play_match(

@@ -29,6 +29,7 @@ from arena.strategies import Strategy, make_strategy
 __all__ = [
     "SeatSummary",
     "Summary",
+    "entrant_rng",
     "game_seeds",
     "make_strategies",
     "play_game",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-def _derive(tag: str, *parts: int) -> int:
+def _derive(tag: str, *parts: int | str) -> int:
     """Return a 63-bit seed from ``tag`` and ``parts`` (SHA-256: stable everywhere)."""
     text = ":".join(["arena", tag, *map(str, parts)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
@@ -65,6 +66,12 @@ def strategy_rng(game_seed: int, seat: int) -> random.Random:
     so it is independent of the deals (which ``random.Random(game_seed)`` shuffles).
     """
     return random.Random(_derive("strategy", game_seed, seat))
+
+
+def entrant_rng(game_seed: int, entrant: str) -> random.Random:
+    """Return the rng of a tournament entrant's built-in strategy in the game seeded
+    ``game_seed``: the same wherever the entrant sits, different between entrants."""
+    return random.Random(_derive("entrant", game_seed, entrant))
 
 
 def make_strategies(names: Sequence[str], game_seed: int) -> list[Strategy]:

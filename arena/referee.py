@@ -37,7 +37,7 @@ from arena.errors import ArenaError
 from arena.events import Termination
 from arena.game import Game
 from arena.observation import Observation
-from arena.play import game_seeds, strategy_rng
+from arena.play import entrant_rng, game_seeds, strategy_rng
 from arena.rules import Rules
 from arena.sandbox import kill_process_group, plain_spawn
 from arena.strategies import make_strategy
@@ -181,8 +181,9 @@ class Player(Protocol):
 class StrategyPlayer:
     """A built-in strategy (``random``, ``greedy``) of :mod:`arena.strategies`: trusted code."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, salt: str | None = None) -> None:
         self.name = name
+        self._salt = salt
         self._strategies: dict[str, Any] = {}
         self._pending: list[Answer] = []
         make_strategy(name, strategy_rng(0, 0))  # an unknown name fails now
@@ -193,8 +194,11 @@ class StrategyPlayer:
     def start(
         self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
     ) -> None:
-        # Seeded as arena.play seeds it: the same games as `arena play` gives.
-        self._strategies[game] = make_strategy(self.name, strategy_rng(seed, seat))
+        # Seeded as arena.play seeds it (the same games as `arena play` gives), or, with a
+        # salt (a tournament entrant's name), by the entrant wherever it sits: two
+        # `random` entrants must not mirror each other on duplicate deals.
+        rng = strategy_rng(seed, seat) if self._salt is None else entrant_rng(seed, self._salt)
+        self._strategies[game] = make_strategy(self.name, rng)
 
     def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
         self._pending = [self._strategies[game](obs) for game, obs in requests]
