@@ -560,4 +560,4 @@ def verify_command(file: str) -> int:
 
 
 # The other commands live beside this module and register on ``cli`` when imported.
-from arena import cli_bots, cli_tournament  # noqa: E402, F401
+from arena import cli_bots, cli_store, cli_tournament  # noqa: E402, F401

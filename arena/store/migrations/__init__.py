@@ -1,0 +1,1 @@
+"""Alembic migrations of the arena database (run by :func:`arena.store.upgrade`)."""

@@ -1,0 +1,1 @@
+"""One Alembic revision a file, oldest first."""

@@ -1,0 +1,184 @@
+"""The database schema: SQLAlchemy 2.0 typed models (docs/storage.md has one line a table).
+
+JSON columns use :class:`sqlalchemy.JSON`, which SQLite and PostgreSQL both store. A bot
+version is immutable once uploaded: :mod:`arena.store.db` has no update path for it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+#: A tournament's status.
+TOURNAMENT_STATUSES = ("pending", "running", "done")
+#: A match's status; "void" means it will never be played (e.g. a withdrawn bot).
+MATCH_STATUSES = ("pending", "running", "done", "void")
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware (UTC)."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Every table; ``Base.metadata`` is what the first migration creates."""
+
+    # Named constraints, so later migrations (batch mode on SQLite) can refer to them.
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(column_0_label)s",
+            "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+
+
+def _created() -> Mapped[datetime]:
+    return mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    created: Mapped[datetime] = _created()
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("owner_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created: Mapped[datetime] = _created()
+
+
+class BotVersion(Base):
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "version"), UniqueConstraint("bot_id", "sha256"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    version: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+
+
+class RuleSet(Base):
+    __tablename__ = "rule_sets"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    version: Mapped[str] = mapped_column(String(64), unique=True)
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    is_preset: Mapped[bool] = mapped_column(default=False)
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+    __table_args__ = (Index("ix_tournaments_status", "status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    format: Mapped[str] = mapped_column(String(40))
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
+    players: Mapped[int] = mapped_column(Integer)
+    teams: Mapped[bool] = mapped_column(default=False)
+    games_per_match: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    created: Mapped[datetime] = _created()
+    started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class TournamentEntrant(Base):
+    __tablename__ = "tournament_entrants"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    label: Mapped[str] = mapped_column(String(100), primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "key"),
+        Index("ix_matches_status_lease", "status", "lease_expires"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    key: Mapped[str] = mapped_column(String(200))
+    #: Bot version ids, one per seat.
+    seats: Mapped[list[Any]] = mapped_column(JSON)
+    games: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    deal_group: Mapped[int | None] = mapped_column(Integer)
+    rotation: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200))
+    lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class GameRecord(Base):
+    __tablename__ = "game_records"
+    __table_args__ = (UniqueConstraint("match_id", "game_index"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
+    game_index: Mapped[int] = mapped_column(Integer)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class Rating(Base):
+    __tablename__ = "ratings"
+
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"), primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    computed: Mapped[datetime] = _created()
+
+
+class RatingHistory(Base):
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_key", "rule_set_id", "bot_version_id", "time"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    rating: Mapped[float] = mapped_column(Float)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    computed: Mapped[datetime] = _created()
+    time: Mapped[datetime] = _created()
