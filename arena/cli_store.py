@@ -10,7 +10,13 @@ from typing import Any
 
 import click
 
-from arena.cli import _memory_option, _move_time_option, _unsandboxed_option, cli
+from arena.cli import (
+    _help_without_command,
+    _memory_option,
+    _move_time_option,
+    _unsandboxed_option,
+    cli,
+)
 from arena.lineup import CheckReport, check_bot
 from arena.referee import TimeControl
 from arena.sandbox import Limits
@@ -43,8 +49,7 @@ def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
 @click.pass_context
 def db_group(ctx: click.Context) -> None:
     """The service's database (SQLite by default, or PostgreSQL)."""
-    if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+    _help_without_command(ctx)
 
 
 @db_group.command("upgrade", short_help="Create or migrate the database schema.")
@@ -64,8 +69,7 @@ def db_upgrade_command(url: str | None) -> None:
 @click.pass_context
 def bots_group(ctx: click.Context) -> None:
     """Bots stored in the database, each with its immutable versions."""
-    if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+    _help_without_command(ctx)
 
 
 @bots_group.command("add", short_help="Check a bot file and store it as a new version.")

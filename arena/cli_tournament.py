@@ -13,6 +13,7 @@ from rich.table import Table
 
 from arena.cli import (
     _console,
+    _help_without_command,
     _memory_option,
     _move_time_option,
     _open_out,
@@ -46,8 +47,7 @@ def _split(text: str) -> list[str]:
 @click.pass_context
 def tournament_group(ctx: click.Context) -> None:
     """Tournaments: round robin, gauntlet, duplicate deals."""
-    if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+    _help_without_command(ctx)
 
 
 @tournament_group.command("run", short_help="Play a whole tournament and print its standings.")
