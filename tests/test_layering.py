@@ -17,6 +17,7 @@ EXEMPT = frozenset(
         # The storage layer: the only place that imports SQLAlchemy (docs/architecture.md).
         "arena.store.db",
         "arena.store.models",
+        "arena.store.queue",
         "arena.store.migrations.env",
         "arena.store.migrations.versions.0001_initial_schema",
     }

@@ -1,0 +1,358 @@
+"""The match queue: the database owns each match's state (docs/storage.md, FACTS.md "Queues").
+
+A Celery task is only a nudge: a worker calls :func:`claim_match` to lease a match, keeps the
+lease alive with :func:`heartbeat` while it plays, and ends with :func:`complete_match` (or
+:func:`void_match`). A match whose lease expired (its worker died or stalled) is claimed again
+by the next :func:`claim_match`, or put back to pending by :func:`requeue_expired`. Results are
+written idempotently: the first completion wins, a late one stores nothing.
+
+Match life: ``pending`` -> ``running`` (leased; ``attempts`` counts claims) -> ``done`` or
+``void``; ``running`` with an expired lease counts as claimable.
+
+Atomicity: every function is one short transaction. On SQLite the transaction starts with
+``BEGIN IMMEDIATE`` (:meth:`Store.write`), so writers are serialized and a claim's read and
+write cannot interleave with another's. On PostgreSQL a claim picks its row with
+``SELECT ... FOR UPDATE SKIP LOCKED`` (concurrent claimers take different rows without
+waiting), and the other operations lock the match row with ``FOR UPDATE`` before deciding.
+
+Times are timezone-aware UTC; ``now`` parameters exist for tests and default to the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from arena.rules import Rules
+from arena.store.db import Store
+from arena.store.models import MATCH_STATUSES, GameRecord, Match, RuleSet, Tournament
+from arena.store.models import TournamentEntrant as Entrant
+from arena.tournaments import Match as ScheduledMatch
+from arena.tournaments import entrant_name
+
+#: Statuses after which a match never changes again.
+FINISHED = ("done", "void")
+
+
+@dataclass(frozen=True)
+class ClaimedMatch:
+    """What a worker needs to play a claimed match.
+
+    Attributes:
+        match_id: the match row's id (pass it to heartbeat/complete/void).
+        tournament_id: its tournament's id.
+        key: the schedule's match id (``arena.tournaments.Match.id``).
+        seats: the bot version id at each seat.
+        games: games to play; game ``i`` is seeded by ``game_seeds(seed, games)[i]``.
+        seed: the match seed.
+        deal_group: the duplicate-deal group's number within the tournament, or None.
+        rotation: the seat rotation within the deal group (0 otherwise).
+        rules_name: the rule set's name; ``rules_params`` its parameters (see :meth:`rules`).
+        teams: team play (seats 0+2 v 1+3).
+        attempts: how many times the match was claimed, this claim included.
+        lease_owner: the worker holding the lease.
+        lease_expires: when the lease runs out unless extended by :func:`heartbeat`.
+    """
+
+    match_id: int
+    tournament_id: int
+    key: str
+    seats: tuple[int, ...]
+    games: int
+    seed: int
+    deal_group: int | None
+    rotation: int
+    rules_name: str
+    rules_params: dict[str, Any]
+    teams: bool
+    attempts: int
+    lease_owner: str
+    lease_expires: datetime
+
+    def rules(self) -> Rules:
+        """The rule set to play under."""
+        return Rules.from_params(self.rules_name, self.rules_params)
+
+
+def _now(now: datetime | None) -> datetime:
+    """``now`` (default: the clock) in UTC; naive datetimes are taken to be UTC already."""
+    if now is None:
+        return datetime.now(UTC)
+    return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    """SQLite returns stored datetimes naive: they are UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def _lock_match(store: Store, session: Session, match_id: int) -> Match | None:
+    """The match row, locked for this transaction (SQLite: already, by BEGIN IMMEDIATE)."""
+    query = select(Match).where(Match.id == match_id)
+    if store.dialect == "postgresql":
+        query = query.with_for_update()
+    match: Match | None = session.scalar(query)
+    return match
+
+
+def create_tournament(
+    store: Store,
+    *,
+    name: str,
+    rules: Rules,
+    format: str,
+    players: int,
+    teams: bool,
+    games_per_match: int,
+    seed: int,
+    entrants: Mapping[str, int],
+    matches: Sequence[ScheduledMatch],
+) -> int:
+    """Store a tournament, its entrants and one pending match per scheduled match; return
+    the tournament's id.
+
+    ``entrants`` maps each entrant's label to its bot version id. A scheduled match's seats
+    (entrant strings, ``SPEC`` or ``LABEL=SPEC``) are looked up as given, else by
+    :func:`arena.tournaments.entrant_name`; the match row stores the bot version ids. Deal
+    groups (table ids such as ``d0003``) are stored as numbers 0, 1, ... in order of first
+    appearance (the column is an integer).
+
+    Raises:
+        ValueError: a tournament called ``name`` exists already, a seat names no entrant,
+            or two scheduled matches share an id.
+    """
+    seats_of: list[list[int]] = []
+    for match in matches:
+        row: list[int] = []
+        for seat in match.seats:
+            label = seat if seat in entrants else entrant_name(seat)
+            if label not in entrants:
+                raise ValueError(f"match {match.id}: seat {seat!r} is not one of the entrants")
+            row.append(entrants[label])
+        seats_of.append(row)
+    keys = [match.id for match in matches]
+    if len(set(keys)) != len(keys):
+        raise ValueError("two scheduled matches share an id")
+    groups: dict[str, int] = {}
+    for match in matches:
+        if match.deal_group is not None:
+            groups.setdefault(match.deal_group, len(groups))
+    rule_set = store.ensure_rule_set(rules)
+    with store.write() as session:
+        if store.dialect == "postgresql":
+            # No unique constraint on the name: serialize creators of the same name.
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": name})
+        if session.scalar(select(Tournament.id).where(Tournament.name == name)) is not None:
+            raise ValueError(f"a tournament called {name!r} exists already")
+        tournament = Tournament(
+            name=name,
+            format=format,
+            rule_set_id=rule_set.id,
+            players=players,
+            teams=teams,
+            games_per_match=games_per_match,
+            seed=seed,
+            status="pending",
+        )
+        session.add(tournament)
+        session.flush()
+        session.add_all(
+            Entrant(tournament_id=tournament.id, label=label, bot_version_id=version)
+            for label, version in entrants.items()
+        )
+        session.add_all(
+            Match(
+                tournament_id=tournament.id,
+                key=match.id,
+                seats=seats,
+                games=match.games,
+                seed=match.seed,
+                deal_group=None if match.deal_group is None else groups[match.deal_group],
+                rotation=match.rotation,
+                status="pending",
+                attempts=0,
+            )
+            for match, seats in zip(matches, seats_of, strict=True)
+        )
+        session.flush()
+        return tournament.id
+
+
+def _claimable(now: datetime) -> Any:
+    return or_(
+        Match.status == "pending",
+        and_(Match.status == "running", Match.lease_expires < now),
+    )
+
+
+def claim_match(
+    store: Store, worker: str, *, lease_seconds: float, now: datetime | None = None
+) -> ClaimedMatch | None:
+    """Lease the oldest claimable match (pending, or running with an expired lease) to
+    ``worker`` for ``lease_seconds``: status running, ``attempts`` + 1. Return None when no
+    match is claimable. A match is never leased to two workers at once."""
+    now = _now(now)
+    expires = now + timedelta(seconds=lease_seconds)
+    with store.write() as session:
+        query = select(Match.id).where(_claimable(now)).order_by(Match.id).limit(1)
+        if store.dialect == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        match_id = session.scalar(query)
+        if match_id is None:
+            return None
+        session.execute(
+            update(Match)
+            .where(Match.id == match_id)
+            .values(
+                status="running",
+                lease_owner=worker,
+                lease_expires=expires,
+                attempts=Match.attempts + 1,
+            )
+        )
+        row = session.execute(
+            select(Match, Tournament.teams, RuleSet.name, RuleSet.params)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+            .where(Match.id == match_id)
+            .execution_options(populate_existing=True)
+        ).one()
+        match, teams, rules_name, rules_params = row
+        return ClaimedMatch(
+            match_id=match.id,
+            tournament_id=match.tournament_id,
+            key=match.key,
+            seats=tuple(match.seats),
+            games=match.games,
+            seed=match.seed,
+            deal_group=match.deal_group,
+            rotation=match.rotation or 0,
+            rules_name=rules_name,
+            rules_params=dict(rules_params),
+            teams=teams,
+            attempts=match.attempts,
+            lease_owner=worker,
+            lease_expires=expires,
+        )
+
+
+def heartbeat(
+    store: Store,
+    match_id: int,
+    worker: str,
+    *,
+    lease_seconds: float,
+    now: datetime | None = None,
+) -> bool:
+    """Extend ``worker``'s lease on the match to ``now + lease_seconds``; return False (and
+    change nothing) if the worker no longer holds it (re-claimed by another worker, re-queued,
+    or finished). A lease that ran out but was not yet taken by anyone is renewed."""
+    now = _now(now)
+    with store.write() as session:
+        result = session.execute(
+            update(Match)
+            .where(Match.id == match_id, Match.status == "running", Match.lease_owner == worker)
+            .values(lease_expires=now + timedelta(seconds=lease_seconds))
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def complete_match(
+    store: Store,
+    match_id: int,
+    worker: str,
+    *,
+    records: Sequence[Mapping[str, Any]],
+    result: Mapping[str, Any],
+    now: datetime | None = None,
+) -> bool:
+    """Store the match's game records (record ``i`` as game index ``i``) and mark it done with
+    ``result``, in one transaction; return True. If the match is already done or void, store
+    nothing and return False: the first completion wins, whoever held the lease (the games
+    are determined by the seeds, so a stale worker's result is as good as a fresh one's)."""
+    now = _now(now)
+    with store.write() as session:
+        match = _lock_match(store, session, match_id)
+        if match is None:
+            raise ValueError(f"no match with id {match_id}")
+        if match.status in FINISHED:
+            return False
+        insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
+        for index, record in enumerate(records):
+            session.execute(
+                insert(GameRecord)
+                .values(match_id=match_id, game_index=index, record=dict(record))
+                .on_conflict_do_nothing(index_elements=["match_id", "game_index"])
+            )
+        session.execute(
+            update(Match)
+            .where(Match.id == match_id)
+            .values(
+                status="done",
+                result=dict(result),
+                lease_owner=worker,
+                lease_expires=None,
+                finished=now,
+            )
+        )
+        return True
+
+
+def void_match(
+    store: Store, match_id: int, worker: str, reason: str, *, now: datetime | None = None
+) -> bool:
+    """Mark the match void (it will never be played, e.g. after too many failed attempts),
+    with ``{"void": reason, "worker": worker, "attempts": n}`` as its result; return False
+    (and change nothing) if it is already done or void."""
+    now = _now(now)
+    with store.write() as session:
+        match = _lock_match(store, session, match_id)
+        if match is None:
+            raise ValueError(f"no match with id {match_id}")
+        if match.status in FINISHED:
+            return False
+        session.execute(
+            update(Match)
+            .where(Match.id == match_id)
+            .values(
+                status="void",
+                result={"void": reason, "worker": worker, "attempts": match.attempts},
+                lease_owner=worker,
+                lease_expires=None,
+                finished=now,
+            )
+        )
+        return True
+
+
+def requeue_expired(store: Store, now: datetime | None = None) -> int:
+    """Put every running match whose lease expired back to pending (clearing the lease);
+    return how many. :func:`claim_match` takes expired matches anyway: this is for sweeps
+    and for progress reports that should not count dead workers' matches as running."""
+    now = _now(now)
+    with store.write() as session:
+        result = session.execute(
+            update(Match)
+            .where(Match.status == "running", Match.lease_expires < now)
+            .values(status="pending", lease_owner=None, lease_expires=None)
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:
+    """The number of the tournament's matches in each status (every status, zeros too)."""
+    with store.read() as session:
+        rows = session.execute(
+            select(Match.status, func.count())
+            .where(Match.tournament_id == tournament_id)
+            .group_by(Match.status)
+        ).all()
+    counts = dict.fromkeys(MATCH_STATUSES, 0)
+    counts.update({status: count for status, count in rows})
+    return counts
