@@ -20,6 +20,7 @@ EXEMPT = frozenset(
         "arena.store.queue",
         "arena.store.migrations.env",
         "arena.store.migrations.versions.0001_initial_schema",
+        "arena.store.migrations.versions.0002_service_columns",
     }
 )
 

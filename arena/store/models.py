@@ -99,7 +99,7 @@ class Tournament(Base):
     __table_args__ = (Index("ix_tournaments_status", "status"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(200), unique=True)
     format: Mapped[str] = mapped_column(String(40))
     rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
     players: Mapped[int] = mapped_column(Integer)
@@ -107,6 +107,8 @@ class Tournament(Base):
     games_per_match: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(20), default="pending")
+    #: How its matches are played: ``move_seconds``, ``memory_mb`` (see arena.store.service).
+    settings: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created: Mapped[datetime] = _created()
     started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -132,6 +134,8 @@ class Match(Base):
     key: Mapped[str] = mapped_column(String(200))
     #: Bot version ids, one per seat.
     seats: Mapped[list[Any]] = mapped_column(JSON)
+    #: The entrant's label at each seat (two entrants may share a bot version).
+    labels: Mapped[list[Any] | None] = mapped_column(JSON)
     games: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
     deal_group: Mapped[int | None] = mapped_column(Integer)
@@ -141,6 +145,8 @@ class Match(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(200))
     lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: When a task for it was last sent to the broker.
+    queued: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created: Mapped[datetime] = _created()
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

@@ -113,13 +113,16 @@ def create_tournament(
     seed: int,
     entrants: Mapping[str, int],
     matches: Sequence[ScheduledMatch],
+    settings: Mapping[str, Any] | None = None,
 ) -> int:
     """Store a tournament, its entrants and one pending match per scheduled match; return
     the tournament's id.
 
+    ``settings`` (JSON) says how its matches are played (see :mod:`arena.store.service`).
     ``entrants`` maps each entrant's label to its bot version id. A scheduled match's seats
     (entrant strings, ``SPEC`` or ``LABEL=SPEC``) are looked up as given, else by
-    :func:`arena.tournaments.entrant_name`; the match row stores the bot version ids. Deal
+    :func:`arena.tournaments.entrant_name`; the match row stores the bot version ids and
+    the entrants' labels. Deal
     groups (table ids such as ``d0003``) are stored as numbers 0, 1, ... in order of first
     appearance (the column is an integer).
 
@@ -128,14 +131,18 @@ def create_tournament(
             or two scheduled matches share an id.
     """
     seats_of: list[list[int]] = []
+    labels_of: list[list[str]] = []
     for match in matches:
         row: list[int] = []
+        labels: list[str] = []
         for seat in match.seats:
             label = seat if seat in entrants else entrant_name(seat)
             if label not in entrants:
                 raise ValueError(f"match {match.id}: seat {seat!r} is not one of the entrants")
             row.append(entrants[label])
+            labels.append(label)
         seats_of.append(row)
+        labels_of.append(labels)
     keys = [match.id for match in matches]
     if len(set(keys)) != len(keys):
         raise ValueError("two scheduled matches share an id")
@@ -146,7 +153,8 @@ def create_tournament(
     rule_set = store.ensure_rule_set(rules)
     with store.write() as session:
         if store.dialect == "postgresql":
-            # No unique constraint on the name: serialize creators of the same name.
+            # Serialize creators of the same name (the unique constraint would make the
+            # loser's transaction fail with an IntegrityError instead of this message).
             session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": name})
         if session.scalar(select(Tournament.id).where(Tournament.name == name)) is not None:
             raise ValueError(f"a tournament called {name!r} exists already")
@@ -159,6 +167,7 @@ def create_tournament(
             games_per_match=games_per_match,
             seed=seed,
             status="pending",
+            settings=None if settings is None else dict(settings),
         )
         session.add(tournament)
         session.flush()
@@ -171,6 +180,7 @@ def create_tournament(
                 tournament_id=tournament.id,
                 key=match.id,
                 seats=seats,
+                labels=labels,
                 games=match.games,
                 seed=match.seed,
                 deal_group=None if match.deal_group is None else groups[match.deal_group],
@@ -178,7 +188,7 @@ def create_tournament(
                 status="pending",
                 attempts=0,
             )
-            for match, seats in zip(matches, seats_of, strict=True)
+            for match, seats, labels in zip(matches, seats_of, labels_of, strict=True)
         )
         session.flush()
         return tournament.id
