@@ -376,6 +376,12 @@ def _write_record(
 
 
 # Options shared by `arena play` and `arena check`.
+_url_option = click.option(
+    "--url",
+    metavar="URL",
+    default=None,
+    help="Database URL (default: $ARENA_DATABASE_URL, else sqlite:///arena.db).",
+)
 _unsandboxed_option = click.option(
     "--unsandboxed",
     is_flag=True,
@@ -560,4 +566,9 @@ def verify_command(file: str) -> int:
 
 
 # The other commands live beside this module and register on ``cli`` when imported.
-from arena import cli_bots, cli_store, cli_tournament  # noqa: E402, F401
+from arena import (  # noqa: E402, F401
+    cli_bots,
+    cli_service,
+    cli_store,
+    cli_tournament,
+)

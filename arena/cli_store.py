@@ -15,19 +15,13 @@ from arena.cli import (
     _memory_option,
     _move_time_option,
     _unsandboxed_option,
+    _url_option,
     cli,
 )
 from arena.lineup import CheckReport, check_bot
 from arena.referee import TimeControl
 from arena.sandbox import Limits
 from arena.store.db import connect, resolve_url, upgrade
-
-_url_option = click.option(
-    "--url",
-    metavar="URL",
-    default=None,
-    help="Database URL (default: $ARENA_DATABASE_URL, else sqlite:///arena.db).",
-)
 
 
 def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:

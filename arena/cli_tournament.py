@@ -1,5 +1,6 @@
 """``arena tournament run --local`` and ``arena compare``: tournaments and regression tests
-on this machine, in a process pool (see arena.cli; the service mode comes with storage)."""
+on this machine, in a process pool (see arena.cli). Stored tournaments played by the workers
+are in arena.cli_service."""
 
 from __future__ import annotations
 
@@ -50,10 +51,13 @@ def tournament_group(ctx: click.Context) -> None:
     _help_without_command(ctx)
 
 
-@tournament_group.command("run", short_help="Play a whole tournament and print its standings.")
+@tournament_group.command(
+    "run", short_help="Play a tournament: a stored one on the workers, or --local here."
+)
+@click.argument("name", required=False)
 @click.option("--local", is_flag=True, help="Play here in a process pool (no broker, no database).")
-@click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
-@click.option("--bots", required=True, metavar="A,B,...", help="Entrants: SPEC or LABEL=SPEC.")
+@click.option("--rules", "rules_name", metavar="NAME_OR_FILE", help="Rule set (--local).")
+@click.option("--bots", metavar="A,B,...", help="Entrants: SPEC or LABEL=SPEC (--local).")
 @click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
 )
@@ -70,13 +74,32 @@ def tournament_group(ctx: click.Context) -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
+@click.option(
+    "--url",
+    metavar="URL",
+    default=None,
+    help="Database URL for NAME (default: $ARENA_DATABASE_URL, else sqlite:///arena.db).",
+)
+@click.option(
+    "--broker",
+    metavar="URL",
+    default=None,
+    help="Broker URL for NAME (default: $ARENA_BROKER_URL, else filesystem://arena-broker).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Stop following NAME after this many seconds (exit 1; the workers go on).",
+)
 @_unsandboxed_option
 @_move_time_option
 @_memory_option
 def tournament_run(
+    name: str | None,
     local: bool,
-    rules_name: str,
-    bots: str,
+    rules_name: str | None,
+    bots: str | None,
     fmt: str,
     pool: str,
     players: int,
@@ -85,17 +108,33 @@ def tournament_run(
     seed: int | None,
     workers: int,
     out: str | None,
+    url: str | None,
+    broker: str | None,
+    timeout: float | None,
     unsandboxed: bool,
     move_time: float,
     memory: int,
-) -> None:
-    """Schedule a tournament, play it, and print the standings with ratings (Elo scale,
-    95% intervals) and, for 2 players, the crosstable."""
+) -> int:
+    """Play a tournament and print the standings with ratings (Elo scale, 95% intervals)
+    and, for 2 players, the crosstable.
+
+    `arena tournament run NAME` sends the stored tournament NAME (see `arena tournament
+    create`) to the workers (`arena worker`) and follows it to the end. `arena tournament run
+    --local --rules R --bots A,B,...` schedules one and plays it here, in a process pool,
+    with no broker and no database."""
     if not local:
-        raise click.UsageError(
-            "tournaments on the workers come with the service's storage; use --local to play "
-            "this one here"
-        )
+        if name is None:
+            raise click.UsageError(
+                "name a stored tournament (see `arena tournament create`), or play one here "
+                "with --local --rules R --bots A,B,..."
+            )
+        from arena.cli_service import run_stored
+
+        return run_stored(name, url=url, broker=broker, timeout=timeout)
+    if name is not None:
+        raise click.UsageError("--local plays a new tournament: give --rules and --bots, no NAME")
+    if rules_name is None or bots is None:
+        raise click.UsageError("--local needs --rules and --bots")
     rules = resolve_rules(rules_name)
     seed = new_seed() if seed is None else seed
     entrants = _split(bots)
@@ -140,6 +179,7 @@ def tournament_run(
         _console().print(_crosstable(standings))
     for match_id, reason in standings.void:
         click.echo(f"void (a harness failure, not counted): match {match_id}: {reason}")
+    return 0
 
 
 def _ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:

@@ -35,6 +35,7 @@ imported on first use.
 from __future__ import annotations
 
 import errno
+import fcntl
 import functools
 import importlib
 import logging
@@ -62,6 +63,7 @@ __all__ = [
     "SandboxUnavailable",
     "check_sandbox",
     "check_sandbox_report",
+    "claim_slot_block",
     "kill_process_group",
     "plain_spawn",
 ]
@@ -632,3 +634,43 @@ def plain_spawn(
         cwd=cwd,
         start_new_session=True,
     )
+
+
+# --- slots shared between processes ---------------------------------------------------------
+
+#: Where :func:`claim_slot_block` keeps its lock files (one per block; machine-wide).
+SLOT_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-slots"
+
+
+def claim_slot_block(
+    size: int = 8, *, first: int = 1000, blocks: int = 512, directory: Path | None = None
+) -> int:
+    """Claim ``size`` consecutive sandbox slots for this process, for as long as it lives;
+    return the first one.
+
+    Processes that do not know each other (the pool processes of several Celery workers on
+    one machine) must never seat bots in the same slot. Block ``b`` covers slots
+    ``first + b * size`` onwards; it is held with an exclusive ``flock`` on its lock file,
+    which the kernel releases when the process dies however it dies, so a killed worker's
+    slots are free again at once. Call it after ``fork`` (a child inherits its parent's
+    lock, it does not get one of its own). Slots below ``first`` are left to callers that
+    number slots themselves (``arena play``, the local runner).
+
+    Raises:
+        SandboxUnavailable: all ``blocks`` blocks are held (the message names the directory).
+    """
+    directory = SLOT_LOCK_DIR if directory is None else directory
+    directory.mkdir(mode=0o700, exist_ok=True)
+    for block in range(blocks):
+        fd = os.open(directory / f"block-{size}-{block}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        _held_slot_locks.append(fd)  # kept open (so locked) until the process exits
+        return first + block * size
+    raise SandboxUnavailable(f"all {blocks} sandbox slot blocks in {directory} are in use")
+
+
+_held_slot_locks: list[int] = []

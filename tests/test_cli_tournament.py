@@ -53,7 +53,13 @@ def test_local_round_robin_prints_standings_ratings_and_crosstable(tmp_path: Pat
 def test_tournament_without_local_says_what_to_do() -> None:
     result = invoke("tournament", "run", "--rules", "draw", "--bots", "random,greedy")
     assert result.exit_code == 2
-    assert "use --local" in result.stderr
+    assert "name a stored tournament" in result.stderr and "--local" in result.stderr
+    result = invoke("tournament", "run", "spring", "--local", "--rules", "draw")
+    assert result.exit_code == 2
+    assert "--local plays a new tournament" in result.stderr
+    result = invoke("tournament", "run", "--local", "--rules", "draw")
+    assert result.exit_code == 2
+    assert "--local needs --rules and --bots" in result.stderr
 
 
 def test_compare_passes_a_clearly_stronger_bot() -> None:

@@ -143,8 +143,8 @@ def test_requeue_expired_and_void(store: Store) -> None:
     a = claim_match(store, "w1", lease_seconds=10, now=T0)
     b = claim_match(store, "w1", lease_seconds=100, now=T0)
     assert a is not None and b is not None
-    assert requeue_expired(store, now=T0 + timedelta(seconds=5)) == 0
-    assert requeue_expired(store, now=T0 + timedelta(seconds=20)) == 1
+    assert requeue_expired(store, now=T0 + timedelta(seconds=5)) == []
+    assert requeue_expired(store, now=T0 + timedelta(seconds=20)) == [a.match_id]
     assert tournament_progress(store, tid) == {"pending": 2, "running": 1, "done": 0, "void": 0}
     assert not heartbeat(store, a.match_id, "w1", lease_seconds=10, now=T0)
     retry = claim_match(store, "w2", lease_seconds=10, now=T0 + timedelta(seconds=20))

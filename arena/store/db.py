@@ -90,6 +90,20 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
         engine.dispose()
 
 
+def schema_revisions(store: Store) -> tuple[str | None, str]:
+    """The database's schema revision (None for a database never upgraded) and the newest
+    this code knows."""
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory(str(MIGRATIONS))
+    head = script.get_current_head()
+    assert head is not None
+    with store.engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+    return current, head
+
+
 def source_hash(source: str) -> str:
     """The sha256 of a bot's source (UTF-8), in hex: equal sources, equal hash."""
     return hashlib.sha256(source.encode()).hexdigest()

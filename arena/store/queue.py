@@ -49,12 +49,14 @@ class ClaimedMatch:
         tournament_id: its tournament's id.
         key: the schedule's match id (``arena.tournaments.Match.id``).
         seats: the bot version id at each seat.
+        labels: the entrant's label at each seat.
         games: games to play; game ``i`` is seeded by ``game_seeds(seed, games)[i]``.
         seed: the match seed.
         deal_group: the duplicate-deal group's number within the tournament, or None.
         rotation: the seat rotation within the deal group (0 otherwise).
         rules_name: the rule set's name; ``rules_params`` its parameters (see :meth:`rules`).
         teams: team play (seats 0+2 v 1+3).
+        settings: the tournament's settings (how its matches are played).
         attempts: how many times the match was claimed, this claim included.
         lease_owner: the worker holding the lease.
         lease_expires: when the lease runs out unless extended by :func:`heartbeat`.
@@ -64,6 +66,7 @@ class ClaimedMatch:
     tournament_id: int
     key: str
     seats: tuple[int, ...]
+    labels: tuple[str, ...]
     games: int
     seed: int
     deal_group: int | None
@@ -71,6 +74,7 @@ class ClaimedMatch:
     rules_name: str
     rules_params: dict[str, Any]
     teams: bool
+    settings: dict[str, Any]
     attempts: int
     lease_owner: str
     lease_expires: datetime
@@ -202,15 +206,25 @@ def _claimable(now: datetime) -> Any:
 
 
 def claim_match(
-    store: Store, worker: str, *, lease_seconds: float, now: datetime | None = None
+    store: Store,
+    worker: str,
+    *,
+    lease_seconds: float,
+    match_id: int | None = None,
+    now: datetime | None = None,
 ) -> ClaimedMatch | None:
-    """Lease the oldest claimable match (pending, or running with an expired lease) to
-    ``worker`` for ``lease_seconds``: status running, ``attempts`` + 1. Return None when no
-    match is claimable. A match is never leased to two workers at once."""
+    """Lease the oldest claimable match (pending, or running with an expired lease), or the
+    match ``match_id`` if it is claimable, to ``worker`` for ``lease_seconds``: status
+    running, ``attempts`` + 1; its tournament becomes running if it was pending. Return None
+    when no match (or not that one) is claimable. A match is never leased to two workers at
+    once."""
     now = _now(now)
     expires = now + timedelta(seconds=lease_seconds)
     with store.write() as session:
-        query = select(Match.id).where(_claimable(now)).order_by(Match.id).limit(1)
+        query = select(Match.id).where(_claimable(now))
+        if match_id is not None:
+            query = query.where(Match.id == match_id)
+        query = query.order_by(Match.id).limit(1)
         if store.dialect == "postgresql":
             query = query.with_for_update(skip_locked=True)
         match_id = session.scalar(query)
@@ -227,18 +241,24 @@ def claim_match(
             )
         )
         row = session.execute(
-            select(Match, Tournament.teams, RuleSet.name, RuleSet.params)
+            select(Match, Tournament.teams, Tournament.settings, RuleSet.name, RuleSet.params)
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
             .where(Match.id == match_id)
             .execution_options(populate_existing=True)
         ).one()
-        match, teams, rules_name, rules_params = row
+        match, teams, settings, rules_name, rules_params = row
+        session.execute(
+            update(Tournament)
+            .where(Tournament.id == match.tournament_id, Tournament.status == "pending")
+            .values(status="running", started=now)
+        )
         return ClaimedMatch(
             match_id=match.id,
             tournament_id=match.tournament_id,
             key=match.key,
             seats=tuple(match.seats),
+            labels=tuple(match.labels or (str(seat) for seat in match.seats)),
             games=match.games,
             seed=match.seed,
             deal_group=match.deal_group,
@@ -246,6 +266,7 @@ def claim_match(
             rules_name=rules_name,
             rules_params=dict(rules_params),
             teams=teams,
+            settings=dict(settings or {}),
             attempts=match.attempts,
             lease_owner=worker,
             lease_expires=expires,
@@ -311,6 +332,7 @@ def complete_match(
                 finished=now,
             )
         )
+        _finish_tournament_if_done(session, match.tournament_id, now)
         return True
 
 
@@ -338,21 +360,88 @@ def void_match(
                 finished=now,
             )
         )
+        _finish_tournament_if_done(session, match.tournament_id, now)
         return True
 
 
-def requeue_expired(store: Store, now: datetime | None = None) -> int:
-    """Put every running match whose lease expired back to pending (clearing the lease);
-    return how many. :func:`claim_match` takes expired matches anyway: this is for sweeps
-    and for progress reports that should not count dead workers' matches as running."""
-    now = _now(now)
+def _finish_tournament_if_done(session: Session, tournament_id: int, now: datetime) -> None:
+    """Mark the tournament done once none of its matches is left to play (in the caller's
+    transaction, which holds the write lock)."""
+    left = session.scalar(
+        select(func.count())
+        .select_from(Match)
+        .where(Match.tournament_id == tournament_id, Match.status.not_in(FINISHED))
+    )
+    if not left:
+        session.execute(
+            update(Tournament)
+            .where(Tournament.id == tournament_id, Tournament.status != "done")
+            .values(status="done", finished=now)
+        )
+
+
+def release_match(store: Store, match_id: int, worker: str) -> bool:
+    """Give ``worker``'s lease on the match back: pending again, for another attempt (e.g.
+    after an infrastructure fault). Return False (changing nothing) if the worker does not
+    hold it."""
     with store.write() as session:
         result = session.execute(
             update(Match)
-            .where(Match.status == "running", Match.lease_expires < now)
+            .where(Match.id == match_id, Match.status == "running", Match.lease_owner == worker)
             .values(status="pending", lease_owner=None, lease_expires=None)
         )
-        return int(result.rowcount)  # type: ignore[attr-defined]
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def mark_queued(store: Store, match_ids: Sequence[int], now: datetime | None = None) -> None:
+    """Record that tasks for these matches were sent to the broker at ``now``."""
+    if not match_ids:
+        return
+    now = _now(now)
+    with store.write() as session:
+        session.execute(update(Match).where(Match.id.in_(match_ids)).values(queued=now))
+
+
+def unqueued_matches(
+    store: Store,
+    *,
+    tournament_id: int | None = None,
+    sent_before: datetime | None = None,
+) -> list[int]:
+    """Pending matches (of one tournament, or all) whose task was never sent; or, given
+    ``sent_before``, whose task was sent, last before then: what a sweep sends again when
+    the broker's queue is empty (a task lost with a broker or a killed worker). A match
+    never sent is left to ``arena tournament run``: creating a tournament starts nothing."""
+    query = select(Match.id).where(Match.status == "pending")
+    if tournament_id is not None:
+        query = query.where(Match.tournament_id == tournament_id)
+    if sent_before is None:
+        query = query.where(Match.queued.is_(None))
+    else:
+        query = query.where(Match.queued < _now(sent_before))
+    with store.read() as session:
+        return list(session.scalars(query.order_by(Match.id)))
+
+
+def requeue_expired(store: Store, now: datetime | None = None) -> list[int]:
+    """Put every running match whose lease expired back to pending (clearing the lease);
+    return their ids. :func:`claim_match` takes expired matches anyway: this is for sweeps
+    (which send their tasks again) and for progress reports that should not count dead
+    workers' matches as running."""
+    now = _now(now)
+    with store.write() as session:
+        expired = [
+            *session.scalars(
+                select(Match.id).where(Match.status == "running", Match.lease_expires < now)
+            )
+        ]
+        if expired:
+            session.execute(
+                update(Match)
+                .where(Match.id.in_(expired))
+                .values(status="pending", lease_owner=None, lease_expires=None)
+            )
+        return expired
 
 
 def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:

@@ -1,0 +1,436 @@
+"""The service from the command line: ``arena worker`` and the stored tournaments,
+``arena tournament create|run NAME|status|standings|list`` (see arena.cli and
+docs/workers.md).
+
+A stored tournament is played by Celery workers (``arena worker``, on this machine or many);
+``arena tournament run NAME`` sends its matches to them and follows its progress in the
+database, sweeping up after dead workers and lost tasks meanwhile, so a tournament
+finishes even with no beat running.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from sqlalchemy import func, select
+
+from arena.cli import (
+    _console,
+    _memory_option,
+    _move_time_option,
+    _plural,
+    _unsandboxed_option,
+    _url_option,
+    cli,
+    resolve_rules,
+)
+from arena.cli_tournament import _crosstable, _split, _standings_table, tournament_group
+from arena.game import new_seed
+from arena.localrun import Standings
+from arena.sandbox import check_sandbox
+from arena.store.db import Store, connect, resolve_url, schema_revisions
+from arena.store.models import GameRecord, Match, RuleSet, Tournament, TournamentEntrant
+from arena.store.queue import tournament_progress
+from arena.store.service import (
+    Config,
+    MatchSettings,
+    create_stored_tournament,
+    send_pending,
+    sweep,
+    tournament_by_name,
+)
+from arena.tournaments import FORMATS
+
+_broker_option = click.option(
+    "--broker",
+    metavar="URL",
+    default=None,
+    help="Broker URL (default: $ARENA_BROKER_URL, else filesystem://arena-broker).",
+)
+
+
+@contextmanager
+def _store(url: str | None) -> Iterator[Store]:
+    """The database, checked to have the current schema."""
+    store = connect(url)
+    try:
+        try:
+            current, head = schema_revisions(store)
+        except Exception as exc:
+            where = resolve_url(url).split("@")[-1]
+            raise click.ClickException(f"cannot open the database {where}: {exc}") from None
+        if current != head:
+            where = resolve_url(url).split("@")[-1]
+            state = "has no arena schema" if current is None else f"is at schema {current}"
+            raise click.ClickException(
+                f"the database {where} {state}, this arena needs {head}: run `arena db upgrade`"
+            )
+        yield store
+    finally:
+        store.close()
+
+
+def _find(store: Store, name: str) -> Tournament:
+    try:
+        return tournament_by_name(store, name)
+    except LookupError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+# --- arena worker -------------------------------------------------------------------------
+
+
+@cli.command("worker", short_help="Run a Celery worker that plays stored matches.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="the number of cores",
+    help="Matches played at once (pool processes).",
+)
+@click.option(
+    "--beat/--no-beat",
+    default=True,
+    show_default=True,
+    help="Also send the periodic sweep that re-sends dead workers' matches (one beat per "
+    "deployment is enough; more do no harm).",
+)
+@click.option("--loglevel", default="INFO", show_default=True, help="Celery's log level.")
+@_url_option
+@_broker_option
+@_unsandboxed_option
+def worker_command(
+    concurrency: int,
+    beat: bool,
+    loglevel: str,
+    url: str | None,
+    broker: str | None,
+    unsandboxed: bool,
+) -> None:
+    """Start a Celery worker (``celery -A workers.app worker``) that plays the matches of
+    stored tournaments: bots in the sandbox, results to the database. Start as many as you
+    like, on as many machines as share the database and the broker."""
+    from arena.broker import BROKER_ENV, resolve_broker_url
+
+    if not unsandboxed:
+        missing = check_sandbox()
+        if missing:
+            raise click.ClickException(
+                "a worker runs uploaded bots and needs the sandbox: "
+                + "; ".join(missing)
+                + " (on your own machine, for your own bots only: --unsandboxed)"
+            )
+    with _store(url):
+        pass
+    env = dict(os.environ)
+    env["ARENA_DATABASE_URL"] = resolve_url(url)
+    try:
+        env[BROKER_ENV] = resolve_broker_url(broker)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--broker'") from None
+    env["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "workers.app",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        loglevel,
+        "--hostname",
+        f"arena-{os.getpid()}@{socket.gethostname()}",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    if beat:
+        schedule = Path(tempfile.gettempdir()) / f"arena-beat-{os.getpid()}"
+        argv += ["--beat", "--schedule", str(schedule)]
+    sys.stdout.flush()
+    os.execve(sys.executable, argv, env)
+
+
+# --- arena tournament create / run NAME / status / standings / list ---------------------
+
+
+@tournament_group.command("create", short_help="Store a tournament between stored bots.")
+@click.argument("name")
+@click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
+@click.option(
+    "--bots",
+    required=True,
+    metavar="A,B,...",
+    help="Entrants: stored bots, [LABEL=][OWNER/]NAME[@VERSION].",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
+)
+@click.option("--pool", metavar="X,Y,...", default="", help="A gauntlet's reference bots.")
+@click.option("--players", type=int, default=2, show_default=True, help="Seats per game.")
+@click.option("--teams", is_flag=True, help="2v2: each entrant partners a copy of itself.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Games per match (per deal group's match for duplicate deals).",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh).")
+@click.option("--run", "run_now", is_flag=True, help="Then run it on the workers at once.")
+@_url_option
+@_broker_option
+@_move_time_option
+@_memory_option
+def tournament_create(
+    name: str,
+    rules_name: str,
+    bots: str,
+    fmt: str,
+    pool: str,
+    players: int,
+    teams: bool,
+    games: int,
+    seed: int | None,
+    run_now: bool,
+    url: str | None,
+    broker: str | None,
+    move_time: float,
+    memory: int,
+) -> int:
+    """Schedule a tournament between stored bots (see `arena bots add`) and store it with
+    its matches, ready for the workers (`arena tournament run NAME`)."""
+    rules = resolve_rules(rules_name)
+    seed = new_seed() if seed is None else seed
+    with _store(url) as store:
+        try:
+            tournament_id, matches = create_stored_tournament(
+                store,
+                name=name,
+                rules=rules,
+                format=fmt,
+                entrants=_split(bots),
+                pool=_split(pool),
+                players=players,
+                teams=teams,
+                games_per_match=games,
+                seed=seed,
+                settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+            )
+        except (LookupError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"tournament {name!r} (id {tournament_id}): {rules.name}, {fmt}, "
+        f"{len(matches)} matches, {_plural(sum(m.games for m in matches), 'game')}, "
+        f"seed {seed}"
+    )
+    if run_now:
+        return run_stored(name, url=url, broker=broker)
+    return 0
+
+
+def run_stored(
+    name: str,
+    *,
+    url: str | None,
+    broker: str | None,
+    poll_seconds: float = 0.5,
+    timeout: float | None = None,
+) -> int:
+    """``arena tournament run NAME``: send the tournament's pending matches to the workers,
+    follow its progress (sweeping meanwhile), print its standings. Exit status 0 when it is
+    done, 1 when it timed out (it goes on on the workers)."""
+    from arena.broker import make_app, queue_length, send_matches
+
+    config = Config.from_env()
+    app = make_app(broker, config)
+    with _store(url) as store:
+        tournament = _find(store, name)
+
+        def send(ids: Sequence[int]) -> None:
+            send_matches(app, ids)
+
+        sent = send_pending(store, send, tournament_id=tournament.id)
+        counts = tournament_progress(store, tournament.id)
+        total = sum(counts.values())
+        click.echo(
+            f"{name}: {total} matches, {counts['done'] + counts['void']} finished, "
+            f"{len(sent)} sent to the workers"
+        )
+        started = time.monotonic()
+        last_sweep = started
+        with _match_progress(total) as update:
+            while True:
+                counts = tournament_progress(store, tournament.id)
+                finished = counts["done"] + counts["void"]
+                update(finished, counts["running"])
+                if finished == total:
+                    break
+                if timeout is not None and time.monotonic() - started > timeout:
+                    click.echo(
+                        f"{name}: {finished} of {total} matches finished after {timeout:g} s; "
+                        "the workers go on (see `arena tournament status`)"
+                    )
+                    return 1
+                if time.monotonic() - last_sweep >= config.sweep_seconds:
+                    last_sweep = time.monotonic()
+                    try:
+                        empty = queue_length(app) == 0
+                    except Exception:  # the broker is restarting: sweep leases only
+                        empty = False
+                    sweep(store, send, queue_empty=empty, config=config)
+                time.sleep(poll_seconds)
+        click.echo(f"{name}: done in {time.monotonic() - started:.1f} s")
+        _print_standings(store, tournament.id)
+    return 0
+
+
+@contextmanager
+def _match_progress(total: int) -> Iterator[Callable[[int, int], None]]:
+    """A live bar of finished matches at a terminal; nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield lambda finished, running: None
+        return
+    columns = (
+        TextColumn("matches"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]} running"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=_stderr_console(), transient=True) as progress:
+        task = progress.add_task("matches", total=total, running=0)
+        yield lambda finished, running: progress.update(task, completed=finished, running=running)
+
+
+def _stderr_console() -> Console:
+    return Console(stderr=True)
+
+
+@tournament_group.command("status", short_help="A stored tournament's progress.")
+@click.argument("name")
+@_url_option
+def tournament_status(name: str, url: str | None) -> None:
+    """Where a stored tournament stands: its matches by status, games stored, matches
+    played more than once, and the workers holding leases now."""
+    with _store(url) as store:
+        tournament = _find(store, name)
+        counts = tournament_progress(store, tournament.id)
+        with store.read() as session:
+            rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+            entrants = session.scalar(
+                select(func.count())
+                .select_from(TournamentEntrant)
+                .where(TournamentEntrant.tournament_id == tournament.id)
+            )
+            records = session.scalar(
+                select(func.count())
+                .select_from(GameRecord)
+                .join(Match, Match.id == GameRecord.match_id)
+                .where(Match.tournament_id == tournament.id)
+            )
+            retried = session.scalar(
+                select(func.count())
+                .select_from(Match)
+                .where(Match.tournament_id == tournament.id, Match.attempts > 1)
+            )
+            leases = session.execute(
+                select(Match.lease_owner, func.count())
+                .where(Match.tournament_id == tournament.id, Match.status == "running")
+                .group_by(Match.lease_owner)
+            ).all()
+    total = sum(counts.values())
+    click.echo(
+        f"{tournament.name} (id {tournament.id}): {tournament.status}; {rules}, "
+        f"{tournament.format}, {tournament.players} players"
+        + (", teams" if tournament.teams else "")
+        + f", {_plural(entrants or 0, 'entrant')}, seed {tournament.seed}"
+    )
+    click.echo(
+        f"matches: {total} = {counts['done']} done + {counts['void']} void + "
+        f"{counts['running']} running + {counts['pending']} pending; "
+        f"{_plural(records or 0, 'game record')}; "
+        f"{retried or 0} played more than once"
+    )
+    for owner, count in leases:
+        click.echo(f"  {owner}: {_plural(count, 'match')} running")
+    times = [
+        ("created", tournament.created),
+        ("started", tournament.started),
+        ("finished", tournament.finished),
+    ]
+    click.echo("; ".join(f"{what} {_when(value)}" for what, value in times if value))
+
+
+def _when(value: datetime) -> str:
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    return f"{aware:%Y-%m-%d %H:%M:%S} UTC"
+
+
+@tournament_group.command("standings", short_help="A stored tournament's standings.")
+@click.argument("name")
+@_url_option
+def tournament_standings(name: str, url: str | None) -> None:
+    """The standings of a stored tournament from the games played so far, with ratings
+    (Elo scale, 95% intervals) and, for 2 players, the crosstable."""
+    with _store(url) as store:
+        tournament = _find(store, name)
+        _print_standings(store, tournament.id)
+
+
+def _print_standings(store: Store, tournament_id: int) -> None:
+    from arena.store.results import load_results, tournament_ratings
+
+    with store.read() as session:
+        tournament = session.get(Tournament, tournament_id)
+        assert tournament is not None
+        labels = list(
+            session.scalars(
+                select(TournamentEntrant.label)
+                .where(TournamentEntrant.tournament_id == tournament_id)
+                .order_by(TournamentEntrant.label)
+            )
+        )
+    results = load_results(store, tournament_id)
+    standings = Standings(labels)
+    for result in results:
+        standings.add(result)
+    click.echo(
+        f"{tournament.name}: {_plural(standings.matches, 'match')} counted, "
+        f"{_plural(standings.games, 'game')}"
+    )
+    _console().print(_standings_table(standings, tournament_ratings(results)))
+    if tournament.players == 2 and not tournament.teams:
+        _console().print(_crosstable(standings))
+    for match_id, reason in standings.void:
+        click.echo(f"void (a harness failure, not counted): match {match_id}: {reason}")
+
+
+@tournament_group.command("list", short_help="List stored tournaments.")
+@_url_option
+def tournament_list(url: str | None) -> None:
+    """Every stored tournament, newest first: name, status, matches finished."""
+    with _store(url) as store, store.read() as session:
+        rows = session.execute(
+            select(Tournament.name, Tournament.status, Tournament.format, RuleSet.name)
+            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+            .order_by(Tournament.id.desc())
+        ).all()
+    for name, status, fmt, rules in rows:
+        click.echo(f"{name}  {status}  {rules}  {fmt}")
+    if not rows:
+        click.echo("no tournaments stored")

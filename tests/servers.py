@@ -1,0 +1,202 @@
+"""Real servers and workers for the tests: a throwaway redis-server and ``arena worker``
+processes, each started daemonized or in a session of its own with its output in a file
+(FACTS.md: a server holding the test run's pipes hangs CI), and stopped by its pid."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ARENA = Path(sys.executable).parent / "arena"
+
+#: Fast timings for tests: leases run out 2 s after a worker dies; sweeps every second.
+FAST = {
+    "ARENA_LEASE_SECONDS": "2",
+    "ARENA_HEARTBEAT_SECONDS": "0.5",
+    "ARENA_SWEEP_SECONDS": "1",
+    "ARENA_RESEND_GRACE_SECONDS": "1",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(check: object, timeout: float, what: str, interval: float = 0.05) -> None:
+    """Call ``check()`` until it returns true; fail naming ``what`` after ``timeout`` s."""
+    assert callable(check)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+@dataclass
+class Redis:
+    """A redis-server of our own on a free port, restartable (same port, same directory)."""
+
+    root: Path
+    port: int = field(default_factory=free_port)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.root / "redis.pid"
+
+    def start(self, *, persistent: bool = False) -> None:
+        """Start it; ``persistent``: with an append-only file, as a deployment runs it."""
+        server = shutil.which("redis-server")
+        if server is None:
+            pytest.fail(
+                "these tests need redis-server: install it with 'apt-get install redis-server'"
+            )
+        args = [server, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.root)]
+        args += ["--daemonize", "yes", "--pidfile", str(self.pid_file)]
+        args += ["--logfile", str(self.root / "redis.log"), "--save", ""]
+        args += ["--appendonly", "yes" if persistent else "no"]
+        subprocess.run(args, check=True, capture_output=True, timeout=30)
+        wait_for(self.ping, 10, f"redis-server on port {self.port}")
+
+    def ping(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM to its pid; SIGKILL after 5 s) and wait until it is gone."""
+        try:
+            pid = int(self.pid_file.read_text())
+        except (OSError, ValueError):
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not self.ping(), 5, "redis-server to stop")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError):  # a zombie (not reaped by its parent) counts as gone
+        if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+            return False
+    return True
+
+
+@contextmanager
+def running_redis(*, persistent: bool = False) -> Iterator[Redis]:
+    root = Path(tempfile.mkdtemp(prefix="arena-redis-"))
+    redis = Redis(root)
+    redis.start(persistent=persistent)
+    try:
+        yield redis
+    finally:
+        redis.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@dataclass
+class Worker:
+    """An ``arena worker`` process (Celery's main process, with its pool under it) in a
+    session of its own, its output in ``log``."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def pool_pids(self) -> set[int]:
+        """The pids of its pool processes (its children)."""
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
+        with contextlib.suppress(OSError):
+            return {int(pid) for pid in children.read_text().split()}
+        return set()
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker: the main process, its pool, their bots."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """A warm shutdown (SIGTERM to the main process only: signalling the pool processes
+        too can hang Celery's exit), then SIGKILL to whatever is left."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=15)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def start_worker(
+    directory: Path,
+    env: Mapping[str, str],
+    *args: str,
+    name: str = "worker",
+) -> Worker:
+    """Start ``arena worker ARGS`` with ``env`` added to ours; return once it is consuming
+    (its log says ``ready``)."""
+    log = directory / f"{name}-{time.monotonic_ns()}.log"
+    environ = {**os.environ, **FAST, **env}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(ARENA), "worker", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environ,
+            cwd=directory,
+            start_new_session=True,
+        )
+    worker = Worker(process, log)
+    try:
+        wait_for(
+            lambda: "ready." in worker.output() or process.poll() is not None,
+            60,
+            "the worker to start",
+        )
+        if process.poll() is not None:
+            pytest.fail(f"arena worker exited with {process.returncode}:\n{worker.output()}")
+    except BaseException:
+        worker.stop()
+        raise
+    return worker
