@@ -1,0 +1,31 @@
+# Domino Arena: one image for every service in docker-compose.yml (migrate, worker, beat,
+# web); each service chooses its command. See docs/deployment.md.
+FROM python:3.11-slim-bookworm
+
+# The bot sandbox (arena/sandbox.py): bubblewrap for the namespaces, libseccomp2 for the
+# seccomp filter (loaded by pyseccomp), util-linux for setpriv (drops to a per-slot uid
+# before bwrap). util-linux is already in the base image; it is named so the dependency is
+# explicit.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap libseccomp2 util-linux \
+    && rm -rf /var/lib/apt/lists/*
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY arena ./arena
+COPY bots ./bots
+COPY workers ./workers
+COPY web ./web
+# The project and its deploy extra (gunicorn), not editable: the image is the release.
+RUN pip install --no-cache-dir '.[deploy]'
+
+# No USER here, on purpose: the image runs as root by default because the workers need it.
+# The sandbox starts every bot as root's child and drops it to an unprivileged uid of its
+# own per slot (61000 + slot) with setpriv, then creates a per-slot memory cgroup; both
+# need root (bwrap started by root would otherwise leave the bot root). The web server
+# needs none of this: docker-compose.yml runs it as an unprivileged user (`user:`).
+CMD ["arena", "--help"]

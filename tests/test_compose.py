@@ -1,0 +1,447 @@
+"""docker-compose.yml and the Dockerfile, checked without a Docker engine.
+
+What is validated here: the compose file, by Debian's ``docker-compose`` 1.29.2 (``config
+-q`` checks the schema, types and values, and is shown to reject broken copies); the
+resolved configuration's wiring (health checks, scaling, environment, dependencies); that
+every command in it exists in this project's CLIs; and that the web command and its health
+check work when run for real (gunicorn on a free port). Nothing here builds the image or
+starts a container: no engine runs on this machine (docs/deployment.md).
+
+The resolved configuration is read from ``docker-compose config``'s YAML, converted to JSON by
+docker-compose's own interpreter (its PyYAML), so the project needs no YAML library.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy.engine import make_url
+
+from arena.sandbox import SLOT_LOCK_DIR
+from arena.store.db import upgrade
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+DOCKERIGNORE = ROOT / ".dockerignore"
+# The project's console scripts (arena, celery, gunicorn) sit beside this interpreter.
+BIN = Path(sys.executable).parent
+
+ARENA_SERVICES = ("migrate", "worker", "beat", "web")
+ALL_SERVICES = {"postgres", "redis", *ARENA_SERVICES}
+# One-shot or sender-only services: nothing for a health check to watch.
+WITHOUT_HEALTHCHECK = {"migrate", "beat"}
+
+YAML_TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"
+
+
+def _docker_compose() -> str:
+    path = shutil.which("docker-compose")
+    if path is None:
+        pytest.fail(
+            "docker-compose not found: install Debian's docker-compose 1.29 with "
+            "'apt-get install --no-install-recommends docker-compose' (./run test does it as root)"
+        )
+    return path
+
+
+def _compose_env() -> dict[str, str]:
+    """The environment minus variables that would change how compose reads the file."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "DOCKER_"))}
+
+
+def _config(
+    path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [_docker_compose(), "-f", str(path), "config", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=env if env is not None else _compose_env(),
+        cwd=path.parent,
+    )
+
+
+def _yaml_to_json(text: str) -> Any:
+    """Parse YAML with the interpreter docker-compose runs on (it ships PyYAML)."""
+    with open(_docker_compose(), "rb") as script:
+        first = script.readline().decode(errors="replace").strip()
+    interpreter = shlex.split(first[2:]) if first.startswith("#!") else []
+    if not interpreter or "python" not in Path(interpreter[-1]).name:
+        pytest.fail(f"docker-compose is not a Python script (first line {first!r}): need 1.29")
+    result = subprocess.run(
+        [*interpreter, "-c", YAML_TO_JSON],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, f"docker-compose's Python could not parse YAML:\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def config() -> dict[str, Any]:
+    """``docker-compose config``: the file resolved (anchors merged, values normalized)."""
+    result = _config(COMPOSE_FILE)
+    assert result.returncode == 0, result.stderr
+    resolved: dict[str, Any] = _yaml_to_json(result.stdout)
+    return resolved
+
+
+def _services(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    services: dict[str, dict[str, Any]] = config["services"]
+    return services
+
+
+def _command(service: dict[str, Any]) -> list[str]:
+    command = service["command"]
+    return [str(word) for word in command] if isinstance(command, list) else shlex.split(command)
+
+
+# --- the validator --------------------------------------------------------------------------
+
+
+def test_compose_file_is_valid() -> None:
+    result = _config(COMPOSE_FILE, "-q")
+    assert result.returncode == 0, f"docker-compose config -q rejected the file:\n{result.stderr}"
+    assert result.stderr == "", result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "complaint"),
+    [
+        ("retries: 10", "retries: many", "retries"),
+        ("condition: service_completed_successfully", "condition: service_done", "service_done"),
+        ("services:", "name: arena\nservices:", "name"),
+    ],
+    ids=["healthcheck-bad-type", "bad-condition", "compose-v2-only-key"],
+)
+def test_validator_rejects_a_broken_copy(
+    tmp_path: Path, old: str, new: str, complaint: str
+) -> None:
+    text = COMPOSE_FILE.read_text()
+    assert old in text
+    broken = tmp_path / "docker-compose.yml"
+    broken.write_text(text.replace(old, new, 1))
+    result = _config(broken, "-q")
+    assert result.returncode != 0, "docker-compose config -q accepted a broken file"
+    assert complaint in result.stderr, result.stderr
+
+
+def test_no_host_variable_is_interpolated(tmp_path: Path) -> None:
+    """``$$HOSTNAME`` reaches the container's shell; a single ``$`` would be filled in (with
+    the host's value, or blank) by compose itself, with a warning this test would see."""
+    env = {**_compose_env(), "HOSTNAME": "the-host-not-the-container"}
+    result = _config(COMPOSE_FILE, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "variable is not set" not in result.stderr
+    assert "the-host-not-the-container" not in result.stdout
+    # The check works: the same file with a single $ is interpolated on the host.
+    single = tmp_path / "docker-compose.yml"
+    single.write_text(COMPOSE_FILE.read_text().replace("$$HOSTNAME", "$HOSTNAME"))
+    assert "the-host-not-the-container" in _config(single, env=env).stdout
+
+
+# --- the wiring -----------------------------------------------------------------------------
+
+
+def test_services(config: dict[str, Any]) -> None:
+    assert set(_services(config)) == ALL_SERVICES
+    assert "name" not in config and "develop" not in json.dumps(config)
+
+
+def test_healthchecks(config: dict[str, Any]) -> None:
+    for name, service in _services(config).items():
+        if name in WITHOUT_HEALTHCHECK:
+            continue
+        check = service.get("healthcheck")
+        assert check and check["test"][0] in ("CMD", "CMD-SHELL"), f"{name}: no health check"
+        assert not check.get("disable"), name
+
+
+def test_worker_is_scalable(config: dict[str, Any]) -> None:
+    worker = _services(config)["worker"]
+    assert "container_name" not in worker
+    assert "ports" not in worker
+    assert worker.get("privileged") is True, "the sandbox needs it (docs/deployment.md)"
+
+
+def test_workers_share_the_slot_locks(config: dict[str, Any]) -> None:
+    """Scaled workers claim sandbox slot blocks from one lock directory (a shared volume at
+    the path the image's ``arena.sandbox.SLOT_LOCK_DIR`` resolves to: no TMPDIR there), so
+    two containers never seat bots under the same uid and cgroup."""
+    mounts = _services(config)["worker"]["volumes"]
+    assert f"arena-slots:/tmp/{SLOT_LOCK_DIR.name}:rw" in mounts
+    assert "arena-slots" in config["volumes"]
+    assert "TMPDIR" not in DOCKERFILE.read_text()
+
+
+def test_web_runs_unprivileged(config: dict[str, Any]) -> None:
+    web = _services(config)["web"]
+    user = str(web.get("user", "root"))
+    assert user.partition(":")[0] not in ("", "0", "root"), user
+    assert not web.get("privileged")
+    assert [(p["published"], p["target"]) for p in web["ports"]] == [(8000, 8000)]
+
+
+def test_environment_points_at_the_services(config: dict[str, Any]) -> None:
+    services = _services(config)
+    postgres_env = services["postgres"]["environment"]
+    for name in ARENA_SERVICES:
+        env = services[name]["environment"]
+        database = make_url(env["ARENA_DATABASE_URL"])
+        assert database.drivername == "postgresql+psycopg", name
+        assert (database.host, database.port) == ("postgres", 5432), name
+        assert database.username == postgres_env["POSTGRES_USER"], name
+        assert database.password == postgres_env["POSTGRES_PASSWORD"], name
+        assert database.database == postgres_env["POSTGRES_DB"], name
+        broker = urlsplit(env["ARENA_BROKER_URL"])
+        assert (broker.scheme, broker.hostname, broker.port) == ("redis", "redis", 6379), name
+
+
+def test_start_order(config: dict[str, Any]) -> None:
+    def conditions(name: str) -> dict[str, str]:
+        depends = _services(config)[name]["depends_on"]
+        return {dep: spec["condition"] for dep, spec in depends.items()}
+
+    healthy, done = "service_healthy", "service_completed_successfully"
+    assert conditions("migrate") == {"postgres": healthy}
+    assert conditions("worker") == {"postgres": healthy, "redis": healthy, "migrate": done}
+    assert conditions("beat")["redis"] == healthy
+    assert conditions("web")["migrate"] == done
+
+
+def test_data_lives_in_named_volumes(config: dict[str, Any]) -> None:
+    services = _services(config)
+    assert set(config["volumes"]) == {"postgres-data", "redis-data", "arena-slots"}
+    assert "postgres-data:/var/lib/postgresql/data:rw" in services["postgres"]["volumes"]
+    assert "redis-data:/data:rw" in services["redis"]["volumes"]
+    assert _command(services["redis"]) == ["redis-server", "--appendonly", "yes"]
+
+
+def test_arena_services_share_the_image(config: dict[str, Any]) -> None:
+    services = _services(config)
+    for name in ARENA_SERVICES:
+        assert Path(services[name]["build"]["context"]) == ROOT, name
+        assert services[name]["image"] == services["migrate"]["image"], name
+
+
+# --- the commands exist ---------------------------------------------------------------------
+
+
+def _commands(config: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """Every command the arena services run: their ``command`` and health checks."""
+    found = []
+    for name in ARENA_SERVICES:
+        service = _services(config)[name]
+        found.append((name, _command(service)))
+        check = service.get("healthcheck", {}).get("test")
+        if check and check[0] == "CMD-SHELL":
+            found.append((f"{name} healthcheck", shlex.split(check[1])))
+        elif check:
+            found.append((f"{name} healthcheck", check[1:]))
+    return found
+
+
+def _run_help(argv: list[str]) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    result = subprocess.run(
+        argv, capture_output=True, text=True, check=False, timeout=120, env=env, cwd=ROOT
+    )
+    assert result.returncode == 0, f"{shlex.join(argv)} failed:\n{result.stdout}{result.stderr}"
+    return result.stdout
+
+
+def _long_options(argv: list[str]) -> list[str]:
+    return [word.partition("=")[0] for word in argv if word.startswith("--")]
+
+
+def test_arena_commands_exist(config: dict[str, Any]) -> None:
+    """``arena <subcommand> --help`` exits 0 and lists every option the file passes."""
+    arena = [(where, argv) for where, argv in _commands(config) if argv[0] == "arena"]
+    assert {where for where, _ in arena} == {"migrate", "worker"}
+    for where, argv in arena:
+        subcommand = list(itertools.takewhile(lambda word: not word.startswith("-"), argv[1:]))
+        usage = _run_help([str(BIN / "arena"), *subcommand, "--help"])
+        for option in _long_options(argv):
+            assert option in usage, f"{where}: {shlex.join(argv)}: no {option} in its --help"
+
+
+def test_celery_commands_exist(config: dict[str, Any]) -> None:
+    """``celery -A workers.app <subcommand> --help`` loads the app and exits 0."""
+    celery = [(where, argv) for where, argv in _commands(config) if argv[0] == "celery"]
+    assert {where for where, _ in celery} == {"beat", "worker healthcheck"}
+    for where, argv in celery:
+        assert argv[1:3] == ["-A", "workers.app"], where
+        usage = _run_help([str(BIN / "celery"), *argv[1:4], "--help"])
+        for option in _long_options(argv):
+            assert option in usage, f"{where}: {shlex.join(argv)}: no {option} in its --help"
+
+
+def test_worker_healthcheck_pings_the_worker_node(
+    config: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The health check's ``-d`` names the node ``arena worker`` starts in the container:
+    ``arena worker`` execs celery with ``--hostname arena-<pid>@<host>``, and it runs as
+    PID 1 there. Runs the real command up to its ``execve`` (the sandbox check skipped)."""
+    import arena.cli_service  # noqa: F401  (registers `arena worker`)
+    from arena.cli import cli
+
+    worker = _services(config)["worker"]
+    assert "init" not in worker, "an init process would make the worker's PID other than 1"
+    # `config` prints values re-escaped: $$ is the $ the container's shell sees.
+    check = shlex.split(worker["healthcheck"]["test"][1].replace("$$", "$"))
+    destination = check[check.index("-d") + 1]
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(url)
+    execs: list[list[str]] = []
+
+    def fake_execve(path: str, argv: list[str], env: dict[str, str]) -> None:
+        execs.append(list(argv))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execve", fake_execve)
+    argv = [*_command(worker)[1:], "--url", url, "--broker", "redis://127.0.0.1:1/0"]
+    result = CliRunner().invoke(cli, [*argv, "--unsandboxed"])
+    assert result.exit_code == 0 and execs, result.output
+    node = execs[0][execs[0].index("--hostname") + 1]
+    in_container = node.replace(f"arena-{os.getpid()}@", "arena-1@", 1)
+    assert destination.replace("$HOSTNAME", socket.gethostname()) == in_container
+
+
+# --- the web server, for real ---------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _gunicorn(argv: list[str], database_url: str, log: Path) -> Iterator[int]:
+    """Run the web service's command on a free loopback port; yield the port."""
+    port = _free_port()
+    assert "0.0.0.0:8000" in argv
+    argv = [
+        str(BIN / "gunicorn"),
+        *(w.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for w in argv[1:]),
+    ]
+    env = {**os.environ, "ARENA_DATABASE_URL": database_url}
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=log.parent
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, f"gunicorn exited:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"gunicorn did not listen:\n{log.read_text()}"
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield port
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _healthcheck(config: dict[str, Any], port: int) -> subprocess.CompletedProcess[str]:
+    test = _services(config)["web"]["healthcheck"]["test"]
+    assert test[:3] == ["CMD", "python", "-c"]
+    code = test[3].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    assert code != test[3]
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=30
+    )
+
+
+@pytest.mark.slow
+def test_web_command_and_healthcheck(config: dict[str, Any], tmp_path: Path) -> None:
+    """gunicorn serves ``web:create_app()`` as the web service does; its health check passes
+    on a good database and fails on an unreachable one."""
+    argv = _command(_services(config)["web"])
+    assert argv[0] == "gunicorn"
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(url)
+    with _gunicorn(argv, url, tmp_path / "good.log") as port:
+        result = _healthcheck(config, port)
+        assert result.returncode == 0, result.stderr
+    unreachable = "postgresql+psycopg://x@127.0.0.1:1/x?connect_timeout=1"
+    with _gunicorn(argv, unreachable, tmp_path / "bad.log") as port:
+        result = _healthcheck(config, port)
+        assert result.returncode != 0
+        assert "503" in result.stderr, result.stderr
+
+
+# --- the Dockerfile -------------------------------------------------------------------------
+
+
+def _instructions() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (KEYWORD, arguments), continuation lines joined."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    lines = [line.strip() for line in text.splitlines()]
+    return [
+        (keyword.upper(), rest.strip())
+        for keyword, _, rest in (line.partition(" ") for line in lines)
+        if keyword and not keyword.startswith("#")
+    ]
+
+
+def test_dockerfile_installs_the_deploy_extra() -> None:
+    instructions = _instructions()
+    assert instructions[0] == ("FROM", "python:3.11-slim-bookworm")
+    pip = [args for keyword, args in instructions if keyword == "RUN" and "pip install" in args]
+    assert len(pip) == 1 and "'.[deploy]'" in pip[0], pip
+    apt = " ".join(args for keyword, args in instructions if "apt-get install" in args)
+    for package in ("bubblewrap", "libseccomp2", "util-linux"):
+        assert package in apt.split(), package
+    assert ("CMD", '["arena", "--help"]') in instructions
+
+
+def test_dockerfile_copies_what_exists() -> None:
+    """Every ``COPY`` source exists and is not excluded by .dockerignore."""
+    ignored = {
+        line.strip() for line in DOCKERIGNORE.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }  # fmt: skip
+    sources = [
+        source
+        for keyword, args in _instructions()
+        if keyword == "COPY"
+        for source in args.split()[:-1]
+    ]
+    assert {"pyproject.toml", "arena"} <= set(sources)
+    for source in sources:
+        assert (ROOT / source).exists(), source
+        assert source not in ignored, f"{source} is copied but .dockerignore excludes it"
+    for local_state in (".venv", ".git", "*.db", "arena-broker"):
+        assert local_state in ignored, local_state
