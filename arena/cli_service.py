@@ -10,6 +10,7 @@ finishes even with no beat running.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import sys
@@ -38,10 +39,12 @@ from arena.cli import (
 from arena.cli_tournament import _crosstable, _split, _standings_table, tournament_group
 from arena.game import new_seed
 from arena.localrun import Standings
+from arena.rules import Rules
 from arena.sandbox import check_sandbox
+from arena.sprt import SPRT, GroupScores
 from arena.store.db import Store, connect, resolve_url, schema_revisions
 from arena.store.models import GameRecord, Match, RuleSet, Tournament, TournamentEntrant
-from arena.store.queue import tournament_progress
+from arena.store.queue import mark_queued, tournament_progress, void_pending
 from arena.store.service import (
     Config,
     MatchSettings,
@@ -50,7 +53,8 @@ from arena.store.service import (
     sweep,
     tournament_by_name,
 )
-from arena.tournaments import FORMATS
+from arena.tournaments import FORMATS, schedule
+from arena.tournaments import Match as ScheduledMatch
 
 _broker_option = click.option(
     "--broker",
@@ -434,3 +438,119 @@ def tournament_list(url: str | None) -> None:
         click.echo(f"{name}  {status}  {rules}  {fmt}")
     if not rows:
         click.echo("no tournaments stored")
+
+
+# --- arena compare --remote -----------------------------------------------------------------
+
+#: Batches of deal groups sent ahead of those finished, so the workers never run dry.
+COMPARE_AHEAD = 4
+
+
+def compare_remote(
+    new: str,
+    old: str,
+    *,
+    rules: Rules,
+    players: int,
+    test: SPRT,
+    max_games: int,
+    batch: int,
+    seed: int,
+    url: str | None,
+    broker: str | None,
+    move_time: float,
+    memory: int,
+    poll_seconds: float = 0.25,
+) -> int:
+    """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
+    tournament (format ``compare``), played by the workers a few batches ahead of the test;
+    once the test decides, the matches not yet started are void. Returns the exit status."""
+    from arena.broker import make_app, queue_length, send_matches
+    from arena.cli_tournament import _batch_seed, _deal_groups, _progress_line, _verdict
+    from arena.store.results import load_results
+
+    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
+    labels = [entrant.partition("=")[0] for entrant in entrants]
+    per_batch = batch * players  # every deal of the batch, once per seat rotation
+    batches = -(-max_games // per_batch)
+    matches: list[ScheduledMatch] = []
+    for number in range(batches):
+        tag = f"b{number:05d}"
+        for match in schedule(
+            "duplicate",
+            labels,
+            rules=rules,
+            players=players,
+            games_per_match=batch,
+            seed=_batch_seed(seed, number),
+        ):
+            matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=f"{tag}"))
+    config = Config.from_env()
+    app = make_app(broker, config)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    name = f"compare {new} v {old} {rules.name} seed {seed} {stamp}"
+
+    def send(ids: Sequence[int]) -> None:
+        send_matches(app, ids)
+
+    with _store(url) as store:
+        try:
+            tournament_id, _ = create_stored_tournament(
+                store,
+                name=name,
+                rules=rules,
+                format="compare",
+                entrants=entrants,
+                players=players,
+                games_per_match=batch,
+                seed=seed,
+                settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+                matches=matches,
+            )
+        except (LookupError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        with store.read() as session:
+            keyed = session.execute(
+                select(Match.id, Match.key).where(Match.tournament_id == tournament_id)
+            ).all()
+        by_batch: dict[str, list[int]] = {}
+        for match_id, key in keyed:
+            by_batch.setdefault(key.partition("-")[0], []).append(match_id)
+        order = sorted(by_batch)
+        click.echo(
+            f"{rules.name}, {players} players: NEW {new} against OLD {old} on the workers, "
+            f"seed {seed}, SPRT elo0={test.elo0:g} elo1={test.elo1:g} "
+            f"alpha={test.alpha:g} beta={test.beta:g} (tournament {name!r})"
+        )
+        sent, played, status, shown = 0, 0, "continue", -1
+        samples = GroupScores()
+        last_sweep = time.monotonic()
+        while True:
+            groups = _deal_groups(load_results(store, tournament_id))
+            complete = [scores for scores in groups.values() if len(scores) == players]
+            finished_batches = len({key[0] for key, s in groups.items() if len(s) == players})
+            samples = GroupScores(sum(scores) / len(scores) for scores in complete)
+            played = sum(len(scores) for scores in complete)
+            if samples.n >= 2:
+                status = test.status(samples)
+                if played != shown:
+                    _progress_line(played, samples, test, final=False)
+                    shown = played
+            if status != "continue" or played >= max_games or finished_batches == len(order):
+                break
+            while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
+                ids = by_batch[order[sent]]
+                send(ids)
+                mark_queued(store, ids)
+                sent += 1
+            if time.monotonic() - last_sweep >= config.sweep_seconds:
+                last_sweep = time.monotonic()
+                try:
+                    empty = queue_length(app) == 0
+                except Exception:  # the broker is restarting: sweep leases only
+                    empty = False
+                sweep(store, send, queue_empty=empty, config=config)
+            time.sleep(poll_seconds)
+        void_pending(store, tournament_id, f"the test ended: {status}")
+    _progress_line(played, samples, test, final=True)
+    return _verdict(status, played)

@@ -264,6 +264,13 @@ def _crosstable(standings: Standings) -> Table:
 )
 @click.option("--seed", type=click.IntRange(min=0), help="Seed (default: fresh).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--remote",
+    is_flag=True,
+    help="Play on the workers: NEW and OLD are stored bots, [OWNER/]NAME[@VERSION].",
+)
+@click.option("--url", metavar="URL", default=None, help="Database URL (--remote).")
+@click.option("--broker", metavar="URL", default=None, help="Broker URL (--remote).")
 @_unsandboxed_option
 @_move_time_option
 @_memory_option
@@ -280,17 +287,40 @@ def compare_command(
     batch: int,
     seed: int | None,
     workers: int,
+    remote: bool,
+    url: str | None,
+    broker: str | None,
     unsandboxed: bool,
     move_time: float,
     memory: int,
 ) -> int:
     """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
     sequential probability ratio test, and stop as soon as it decides. Exit status: 0 NEW
-    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games."""
+    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games.
+
+    NEW and OLD are bot files or built-in strategies, played here in a process pool; with
+    --remote they are stored bots, played by the workers (`arena worker`)."""
     rules = resolve_rules(rules_name)
     rules.check_players(players)
     test = SPRT(elo0, elo1, alpha, beta)
     seed = new_seed() if seed is None else seed
+    if remote:
+        from arena.cli_service import compare_remote
+
+        return compare_remote(
+            new,
+            old,
+            rules=rules,
+            players=players,
+            test=test,
+            max_games=max_games,
+            batch=batch,
+            seed=seed,
+            url=url,
+            broker=broker,
+            move_time=move_time,
+            memory=memory,
+        )
     entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
     samples = GroupScores()
     played, batch_number, status = 0, 0, "continue"
@@ -325,6 +355,11 @@ def compare_command(
         status = test.status(samples) if samples.n >= 2 else "continue"
         _progress_line(played, samples, test, final=False)
     _progress_line(played, samples, test, final=True)
+    return _verdict(status, played)
+
+
+def _verdict(status: str, played: int) -> int:
+    """Print the test's verdict; return the exit status."""
     verdict = {"H1 accepted": ("passed", PASSED), "H0 accepted": ("failed", FAILED)}
     word, code = verdict.get(status, ("undecided: game limit reached", UNDECIDED))
     click.echo(f"NEW {word} ({status}, {_plural(played, 'game')})")

@@ -306,3 +306,40 @@ def test_a_bot_fault_is_a_verdict_not_a_retry(service: Service, tmp_path: Path) 
         verdicts = [game["verdict"] for game in match.result["games"]]
         assert all(v is not None and v["termination"] == "crash" for v in verdicts)
         assert all(v["seat"] == raiser for v in verdicts)
+
+
+def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
+    service: Service,
+) -> None:
+    service.worker("--concurrency", "2")
+    ran = service.arena(
+        "compare", "greedy", "random", "--remote", "--rules", "draw", "--elo1", "50",
+        "--seed", "1", "--batch", "8", "--max-games", "2000",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
+    assert "NEW passed (H1 accepted" in ran.stdout
+    assert "LLR" in ran.stdout and "LOS" in ran.stdout
+    store = service.store()
+
+    def finished() -> bool:  # the matches running when the test decided finish on their own
+        with store.read() as session:
+            return session.scalar(select(Tournament.status)) == "done"
+
+    try:
+        wait_for(finished, 60, "the matches still running to finish")
+        with store.read() as session:
+            tournament = session.scalar(select(Tournament))
+            assert tournament is not None and tournament.format == "compare"
+            statuses = list(
+                session.scalars(select(Match.status).where(Match.tournament_id == tournament.id))
+            )
+    finally:
+        store.close()
+    assert statuses.count("done") >= 4 and statuses.count("void") > 0
+    assert set(statuses) == {"done", "void"}
+
+
+def test_compare_remote_names_a_missing_bot(service: Service) -> None:
+    ran = service.arena("compare", "nosuchbot", "random", "--remote", "--rules", "draw")
+    assert ran.returncode == 1
+    assert "no bot 'nosuchbot' is stored" in ran.stderr

@@ -380,6 +380,26 @@ def _finish_tournament_if_done(session: Session, tournament_id: int, now: dateti
         )
 
 
+def void_pending(
+    store: Store, tournament_id: int, reason: str, *, now: datetime | None = None
+) -> int:
+    """Void every pending match of the tournament (``{"void": reason}``); return how many.
+    Running matches are left to finish (their completion is stored as usual)."""
+    now = _now(now)
+    with store.write() as session:
+        result = session.execute(
+            update(Match)
+            .where(Match.tournament_id == tournament_id, Match.status == "pending")
+            .values(
+                status="void",
+                result={"void": reason, "worker": None},
+                finished=now,
+            )
+        )
+        _finish_tournament_if_done(session, tournament_id, now)
+        return int(result.rowcount)  # type: ignore[attr-defined]
+
+
 def release_match(store: Store, match_id: int, worker: str) -> bool:
     """Give ``worker``'s lease on the match back: pending again, for another attempt (e.g.
     after an infrastructure fault). Return False (changing nothing) if the worker does not

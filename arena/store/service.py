@@ -218,10 +218,12 @@ def create_stored_tournament(
     games_per_match: int = 10,
     seed: int,
     settings: MatchSettings | None = None,
+    matches: Sequence[ScheduledMatch] | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
     """Schedule a tournament between stored bots and store it with its pending matches;
     return its id and its schedule. ``entrants`` and ``pool`` are specs as
-    :func:`resolve_entrants` takes them; the rest is :func:`arena.tournaments.schedule`'s.
+    :func:`resolve_entrants` takes them; the rest is :func:`arena.tournaments.schedule`'s,
+    unless ``matches`` gives the schedule (its seats are the entrants' labels).
 
     Raises:
         LookupError: an entrant is not stored.
@@ -233,16 +235,17 @@ def create_stored_tournament(
         raise ValueError("a tournament needs a name")
     labels = resolve_entrants(store, [*entrants, *pool])
     names = list(labels)
-    matches = schedule(
-        format,
-        names[: len(entrants)],
-        rules=rules,
-        players=4 if teams else players,
-        teams=teams,
-        games_per_match=games_per_match,
-        seed=seed,
-        pool=names[len(entrants) :],
-    )
+    if matches is None:
+        matches = schedule(
+            format,
+            names[: len(entrants)],
+            rules=rules,
+            players=4 if teams else players,
+            teams=teams,
+            games_per_match=games_per_match,
+            seed=seed,
+            pool=names[len(entrants) :],
+        )
     tournament_id = create_tournament(
         store,
         name=name,
@@ -256,7 +259,7 @@ def create_stored_tournament(
         matches=matches,
         settings=asdict(settings or MatchSettings()),
     )
-    return tournament_id, matches
+    return tournament_id, list(matches)
 
 
 # --- playing a match ---------------------------------------------------------------------
