@@ -565,9 +565,18 @@ def verify_command(file: str) -> int:
     return 0
 
 
+@cli.group("tournament", invoke_without_command=True, short_help="Run a tournament.")
+@click.pass_context
+def tournament_group(ctx: click.Context) -> None:
+    """Tournaments: round robin, gauntlet, duplicate deals; here (--local) or stored and
+    played by the workers."""
+    _help_without_command(ctx)
+
+
 # The other commands live beside this module and register on ``cli`` when imported.
 from arena import (  # noqa: E402, F401
     cli_bots,
+    cli_ratings,
     cli_service,
     cli_store,
     cli_tournament,

@@ -35,8 +35,8 @@ from arena.cli import (
     _url_option,
     cli,
     resolve_rules,
+    tournament_group,
 )
-from arena.cli_tournament import _crosstable, _split, _standings_table, tournament_group
 from arena.game import new_seed
 from arena.localrun import Standings
 from arena.rules import Rules
@@ -218,6 +218,8 @@ def tournament_create(
 ) -> int:
     """Schedule a tournament between stored bots (see `arena bots add`) and store it with
     its matches, ready for the workers (`arena tournament run NAME`)."""
+    from arena.cli_tournament import _split
+
     rules = resolve_rules(rules_name)
     seed = new_seed() if seed is None else seed
     with _store(url) as store:
@@ -397,7 +399,8 @@ def tournament_standings(name: str, url: str | None) -> None:
 
 
 def _print_standings(store: Store, tournament_id: int) -> None:
-    from arena.store.results import load_results, tournament_ratings
+    from arena.cli_tournament import _crosstable, _standings_table
+    from arena.store.results import label_entrant, load_results, tournament_ratings
 
     with store.read() as session:
         tournament = session.get(Tournament, tournament_id)
@@ -410,7 +413,7 @@ def _print_standings(store: Store, tournament_id: int) -> None:
             )
         )
     results = load_results(store, tournament_id)
-    standings = Standings(labels)
+    standings = Standings(label_entrant(label) for label in labels)
     for result in results:
         standings.add(result)
     click.echo(

@@ -14,7 +14,6 @@ from rich.table import Table
 
 from arena.cli import (
     _console,
-    _help_without_command,
     _memory_option,
     _move_time_option,
     _open_out,
@@ -23,14 +22,15 @@ from arena.cli import (
     _unsandboxed_option,
     cli,
     resolve_rules,
+    tournament_group,
 )
 from arena.game import new_seed
 from arena.localrun import GameResult, MatchResult, Standings, run_local
-from arena.ratings import GameResult as RatedGame
-from arena.ratings import Rating, fit_ratings
+from arena.ratings import Rating
 from arena.referee import TimeControl
 from arena.sandbox import Limits
 from arena.sprt import SPRT, GroupScores, elo_estimate, los
+from arena.store.results import tournament_ratings
 from arena.tournaments import FORMATS, entrant_name, schedule
 
 #: Exit statuses of ``arena compare`` (for a bot author's CI).
@@ -42,13 +42,6 @@ def _split(text: str) -> list[str]:
 
 
 # --- arena tournament ---------------------------------------------------------------------
-
-
-@cli.group("tournament", invoke_without_command=True, short_help="Run a tournament.")
-@click.pass_context
-def tournament_group(ctx: click.Context) -> None:
-    """Tournaments: round robin, gauntlet, duplicate deals."""
-    _help_without_command(ctx)
 
 
 @tournament_group.command(
@@ -173,28 +166,13 @@ def tournament_run(
         f"{rules.name}, {fmt}, {_plural(len(entrants), 'entrant')}, "
         f"{len(matches)} matches ({_plural(games_played, 'game')}), seed {seed}"
     )
-    ratings = _ratings(results)
+    ratings = tournament_ratings(results)
     _console().print(_standings_table(standings, ratings))
     if players == 2 and not teams:
         _console().print(_crosstable(standings))
     for match_id, reason in standings.void:
         click.echo(f"void (a harness failure, not counted): match {match_id}: {reason}")
     return 0
-
-
-def _ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
-    rated = [
-        RatedGame(
-            bots=tuple(entrant_name(seat) for seat in result.match.seats),
-            places=game.places,
-            sides=tuple(seat % 2 for seat in range(4)) if result.match.teams else None,
-        )
-        for result in results
-        for game in result.games
-    ]
-    if len({bot for game in rated for bot in game.bots}) < 2:
-        return {}
-    return {rating.bot: rating for rating in fit_ratings(rated)}
 
 
 def _standings_table(standings: Standings, ratings: dict[str, Rating]) -> Table:

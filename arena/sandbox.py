@@ -642,15 +642,18 @@ def plain_spawn(
 SLOT_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-slots"
 
 
-def claim_slot_block(
-    size: int = 8, *, first: int = 1000, blocks: int = 512, directory: Path | None = None
-) -> int:
-    """Claim ``size`` consecutive sandbox slots for this process, for as long as it lives;
-    return the first one.
+#: Slots in a block of :func:`claim_slot_block` (a match has at most 5 seats). One size for
+#: every caller, so blocks never overlap.
+SLOT_BLOCK = 8
+
+
+def claim_slot_block(*, first: int = 1000, blocks: int = 512, directory: Path | None = None) -> int:
+    """Claim :data:`SLOT_BLOCK` consecutive sandbox slots for this process, for as long as
+    it lives; return the first one.
 
     Processes that do not know each other (the pool processes of several Celery workers on
     one machine) must never seat bots in the same slot. Block ``b`` covers slots
-    ``first + b * size`` onwards; it is held with an exclusive ``flock`` on its lock file,
+    ``first + b * SLOT_BLOCK`` onwards; it is held with an exclusive ``flock`` on its lock file,
     which the kernel releases when the process dies however it dies, so a killed worker's
     slots are free again at once. Call it after ``fork`` (a child inherits its parent's
     lock, it does not get one of its own). Slots below ``first`` are left to callers that
@@ -662,14 +665,14 @@ def claim_slot_block(
     directory = SLOT_LOCK_DIR if directory is None else directory
     directory.mkdir(mode=0o700, exist_ok=True)
     for block in range(blocks):
-        fd = os.open(directory / f"block-{size}-{block}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(directory / f"block-{first}-{block}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             continue
         _held_slot_locks.append(fd)  # kept open (so locked) until the process exits
-        return first + block * size
+        return first + block * SLOT_BLOCK
     raise SandboxUnavailable(f"all {blocks} sandbox slot blocks in {directory} are in use")
 
 

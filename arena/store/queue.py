@@ -306,7 +306,8 @@ def complete_match(
     """Store the match's game records (record ``i`` as game index ``i``) and mark it done with
     ``result``, in one transaction; return True. If the match is already done or void, store
     nothing and return False: the first completion wins, whoever held the lease (the games
-    are determined by the seeds, so a stale worker's result is as good as a fresh one's)."""
+    are seeded alike, so a stale worker's result is as valid as a fresh one's, though bots
+    with randomness of their own may have played differently: only one is ever kept)."""
     now = _now(now)
     with store.write() as session:
         match = _lock_match(store, session, match_id)
@@ -315,11 +316,15 @@ def complete_match(
         if match.status in FINISHED:
             return False
         insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
-        for index, record in enumerate(records):
+        if records:  # one executemany for all the games
             session.execute(
-                insert(GameRecord)
-                .values(match_id=match_id, game_index=index, record=dict(record))
-                .on_conflict_do_nothing(index_elements=["match_id", "game_index"])
+                insert(GameRecord).on_conflict_do_nothing(
+                    index_elements=["match_id", "game_index"]
+                ),
+                [
+                    {"match_id": match_id, "game_index": index, "record": dict(record)}
+                    for index, record in enumerate(records)
+                ],
             )
         session.execute(
             update(Match)
@@ -337,17 +342,26 @@ def complete_match(
 
 
 def void_match(
-    store: Store, match_id: int, worker: str, reason: str, *, now: datetime | None = None
+    store: Store,
+    match_id: int,
+    worker: str,
+    reason: str,
+    *,
+    held: bool = False,
+    now: datetime | None = None,
 ) -> bool:
     """Mark the match void (it will never be played, e.g. after too many failed attempts),
     with ``{"void": reason, "worker": worker, "attempts": n}`` as its result; return False
-    (and change nothing) if it is already done or void."""
+    (and change nothing) if it is already done or void, or, with ``held``, unless
+    ``worker`` holds its lease."""
     now = _now(now)
     with store.write() as session:
         match = _lock_match(store, session, match_id)
         if match is None:
             raise ValueError(f"no match with id {match_id}")
         if match.status in FINISHED:
+            return False
+        if held and (match.status != "running" or match.lease_owner != worker):
             return False
         session.execute(
             update(Match)

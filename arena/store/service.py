@@ -15,6 +15,7 @@ Nothing here imports Celery: sending tasks is a callable the caller passes in.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import socket
@@ -95,28 +96,40 @@ class Config:
         """The configuration from ``ARENA_*`` variables (defaults for those unset).
 
         Raises:
-            ValueError: a variable is not a positive number (the message names it).
+            ValueError: a variable is not a positive finite number (a whole one for
+                ``ARENA_MAX_ATTEMPTS``), or the heartbeat is not shorter than the lease;
+                the message names the variable.
         """
         env = os.environ if environ is None else environ
 
-        def number(name: str, default: float) -> float:
+        def number(name: str, default: float, unit: str = "a number of seconds") -> float:
             raw = env.get(name)
             if raw is None or raw == "":
                 return default
             try:
                 value = float(raw)
             except ValueError:
-                raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
-            if value <= 0:
-                raise ValueError(f"{name} must be above 0, not {raw!r}")
+                raise ValueError(f"{name} must be {unit}, not {raw!r}") from None
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be {unit} above 0, not {raw!r}")
             return value
 
         lease = number("ARENA_LEASE_SECONDS", cls.lease_seconds)
+        beat = number("ARENA_HEARTBEAT_SECONDS", lease / 3)
+        if beat >= lease:
+            raise ValueError(
+                f"ARENA_HEARTBEAT_SECONDS ({beat:g}) must be shorter than "
+                f"ARENA_LEASE_SECONDS ({lease:g}), or leases run out during matches"
+            )
+        attempts = number("ARENA_MAX_ATTEMPTS", cls.max_attempts, "a whole number")
+        if attempts != int(attempts):
+            raw = env.get("ARENA_MAX_ATTEMPTS")
+            raise ValueError(f"ARENA_MAX_ATTEMPTS must be a whole number, not {raw!r}")
         return cls(
             lease_seconds=lease,
-            heartbeat_seconds=number("ARENA_HEARTBEAT_SECONDS", lease / 3),
+            heartbeat_seconds=beat,
             sweep_seconds=number("ARENA_SWEEP_SECONDS", cls.sweep_seconds),
-            max_attempts=int(number("ARENA_MAX_ATTEMPTS", cls.max_attempts)),
+            max_attempts=int(attempts),
             match_time_limit=number("ARENA_MATCH_TIME_LIMIT", cls.match_time_limit),
             resend_grace_seconds=number("ARENA_RESEND_GRACE_SECONDS", cls.resend_grace_seconds),
             bot_cache=Path(env.get("ARENA_BOT_CACHE") or cls.bot_cache),
@@ -236,15 +249,17 @@ def create_stored_tournament(
     labels = resolve_entrants(store, [*entrants, *pool])
     names = list(labels)
     if matches is None:
+        # LABEL=LABEL: a bare entrant would be taken for a file and named by its stem.
+        seats = [f"{label}={label}" for label in names]
         matches = schedule(
             format,
-            names[: len(entrants)],
+            seats[: len(entrants)],
             rules=rules,
             players=4 if teams else players,
             teams=teams,
             games_per_match=games_per_match,
             seed=seed,
-            pool=names[len(entrants) :],
+            pool=seats[len(entrants) :],
         )
     tournament_id = create_tournament(
         store,
@@ -342,7 +357,9 @@ def run_match(
     - ``"held"``: another worker holds a live lease on it (it will finish it, or its lease
       runs out and a sweep sends the match again);
     - ``"stale"``: played, but another worker stored it first (nothing stored twice);
-    - ``"void"``: the harness failed on the last allowed attempt: the match is void;
+    - ``"void"``: the harness failed on the last allowed attempt: the match is void (or
+      ``"stale"`` if this worker had lost its lease meanwhile: the match is left to the
+      worker that holds it);
     - ``"missing"``: no such match.
 
     Bots run in the sandbox, in slots ``first_slot + seat``.
@@ -368,8 +385,11 @@ def run_match(
         # match bounce between workers for ever.
         reason = f"{type(exc).__name__}: {exc}"
         if claimed.attempts >= config.max_attempts:
-            void_match(store, match_id, worker, f"{reason} ({claimed.attempts} attempts)")
-            return "void"
+            # Only while this worker holds the lease: another may be playing it by now.
+            voided = void_match(
+                store, match_id, worker, f"{reason} ({claimed.attempts} attempts)", held=True
+            )
+            return "void" if voided else "stale"
         release_match(store, match_id, worker)
         if isinstance(exc, InfrastructureError | SandboxUnavailable):
             raise InfrastructureError(f"match {match_id}: {reason}") from exc
@@ -448,19 +468,25 @@ def send_pending(
     *,
     tournament_id: int | None = None,
     sent_before: datetime | None = None,
+    now: datetime | None = None,
 ) -> list[int]:
     """Send a task for every pending match (of one tournament, or all) never sent, or, given
     ``sent_before``, last sent before then; record when; return their ids."""
     ids = unqueued_matches(store, tournament_id=tournament_id, sent_before=sent_before)
-    _send(store, send, ids)
+    _send(store, send, ids, now)
     return ids
 
 
-def _send(store: Store, send: Callable[[Sequence[int]], None], ids: Sequence[int]) -> None:
+def _send(
+    store: Store,
+    send: Callable[[Sequence[int]], None],
+    ids: Sequence[int],
+    now: datetime | None = None,
+) -> None:
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         send(chunk)
-        mark_queued(store, chunk)
+        mark_queued(store, chunk, now)
 
 
 def sweep(
@@ -480,11 +506,11 @@ def sweep(
     config = config or Config()
     now = datetime.now(UTC) if now is None else now
     expired = requeue_expired(store, now=now)
-    _send(store, send, expired)
+    _send(store, send, expired, now)
     resent: list[int] = []
     if queue_empty:
         grace = now - timedelta(seconds=config.resend_grace_seconds)
-        resent = send_pending(store, send, sent_before=grace)
+        resent = send_pending(store, send, sent_before=grace, now=now)
     return SweepReport(tuple(expired), tuple(resent))
 
 
