@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_BROKER_URL",
     "PLAY_MATCH",
     "QUEUE",
+    "REFIT",
     "SWEEP",
     "make_app",
     "queue_length",
@@ -48,6 +49,7 @@ QUEUE = "arena"
 #: Task names (``workers/tasks.py`` registers them).
 PLAY_MATCH = "arena.play_match"
 SWEEP = "arena.sweep"
+REFIT = "arena.refit_ratings"
 
 #: How often a consumer of the filesystem transport looks for new messages (kombu's default
 #: is 1 s, which every task's latency would pay).

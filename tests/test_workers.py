@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 
 from arena.records import verify_record
 from arena.store.db import Store, connect, upgrade
-from arena.store.models import GameRecord, Match, Tournament
+from arena.store.models import GameRecord, Match, RatingHistory, Tournament
 from tests import test_store as _backends
 from tests.servers import ARENA, FAST, Redis, Worker, running_redis, start_worker, wait_for
 
@@ -195,6 +195,19 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
     again = service.arena("tournament", "run", "spring")  # nothing left: sends nothing
     assert again.returncode == 0
     assert "6 finished, 0 sent to the workers" in again.stdout
+
+    def rated() -> bool:  # the last match's worker sent a refit of the rule set's ratings
+        store = service.store()
+        try:
+            with store.read() as session:
+                return session.scalar(select(func.count()).select_from(RatingHistory)) == 3
+        finally:
+            store.close()
+
+    wait_for(rated, 30, "the ratings to be refitted after the tournament")
+    ratings = service.arena("ratings", "--rules", "draw", "--no-refit")
+    assert ratings.returncode == 0, ratings.stderr
+    assert "arena/greedy@v1" in ratings.stdout
 
 
 @pytest.mark.slow

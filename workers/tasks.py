@@ -2,7 +2,10 @@
 
 ``arena.play_match(match_id)`` plays one stored match; ``arena.sweep()`` (sent by beat every
 ``ARENA_SWEEP_SECONDS``) re-sends the tasks of matches whose worker died or whose task was
-lost. Both are idempotent: running either twice changes nothing more than running it once.
+lost; ``arena.refit_ratings(rule_set_id)``, sent when a match finishes its tournament,
+re-fits the rule set's ratings over every stored game and appends to their history. All are
+idempotent: running one twice changes nothing more than running it once (a refit twice adds
+a second, equal history point).
 
 Each pool process opens its own database engine and claims its own block of sandbox slots
 (:func:`arena.sandbox.claim_slot_block`) after the fork, so processes of every worker on the
@@ -19,11 +22,12 @@ from celery import Task
 from celery.signals import worker_process_init
 from sqlalchemy.exc import OperationalError
 
-from arena.broker import PLAY_MATCH, SWEEP, queue_length, send_matches
+from arena.broker import PLAY_MATCH, QUEUE, REFIT, SWEEP, queue_length, send_matches
 from arena.referee import InfrastructureError
 from arena.sandbox import claim_slot_block
 from arena.store.db import Store, connect
-from arena.store.service import Config, run_match, sweep, worker_id
+from arena.store.results import refit_ratings
+from arena.store.service import Config, finished_rule_set, run_match, sweep, worker_id
 from workers.app import app
 
 logger = logging.getLogger(__name__)
@@ -81,7 +85,25 @@ def play_match(self: Task[Any, Any], match_id: int) -> str:
         logger.warning("match %s: %s; retrying in %s s", match_id, exc, delay)
         raise self.retry(exc=exc, countdown=delay) from exc
     logger.info("match %s: %s", match_id, outcome)
+    if outcome in ("done", "void"):
+        rule_set = finished_rule_set(store, match_id)
+        if rule_set is not None:  # this match finished its tournament
+            app.send_task(REFIT, args=(rule_set,), queue=QUEUE)
     return outcome
+
+
+@app.task(name=REFIT, acks_late=True, ignore_result=True)
+def refit_task(rule_set_id: int) -> int:
+    """Re-fit the rule set's ratings over every stored game; return how many bots."""
+    refit = refit_ratings(_store(), rule_set_id)
+    logger.info(
+        "ratings of rule set %s: %d bots over %d games in %.2f s",
+        rule_set_id,
+        len(refit.ratings),
+        refit.games,
+        refit.load_seconds + refit.fit_seconds + refit.write_seconds,
+    )
+    return len(refit.ratings)
 
 
 @app.task(name=SWEEP, acks_late=True, ignore_result=True)

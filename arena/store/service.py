@@ -56,6 +56,7 @@ __all__ = [
     "MatchSettings",
     "SweepReport",
     "create_stored_tournament",
+    "finished_rule_set",
     "resolve_entrants",
     "run_match",
     "sweep",
@@ -512,6 +513,18 @@ def sweep(
         grace = now - timedelta(seconds=config.resend_grace_seconds)
         resent = send_pending(store, send, sent_before=grace, now=now)
     return SweepReport(tuple(expired), tuple(resent))
+
+
+def finished_rule_set(store: Store, match_id: int) -> int | None:
+    """The rule set's id if the match's tournament is done (its ratings are due for a
+    refit), else None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Tournament.status, Tournament.rule_set_id)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Match.id == match_id)
+        ).first()
+    return row[1] if row is not None and row[0] == "done" else None
 
 
 def tournament_by_name(store: Store, name: str) -> Tournament:
