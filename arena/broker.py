@@ -19,11 +19,17 @@ The tasks themselves are in ``workers/tasks.py``; here they are only names.
 from __future__ import annotations
 
 import os
+import time
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from celery import Celery
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.json import dumps, loads
 
 from arena.store.service import Config
 
@@ -54,6 +60,56 @@ REFIT = "arena.refit_ratings"
 #: How often a consumer of the filesystem transport looks for new messages (kombu's default
 #: is 1 s, which every task's latency would pay).
 FILESYSTEM_POLLING_SECONDS = 0.05
+
+
+class FilesystemChannel(filesystem.Channel):
+    """kombu's filesystem channel, with messages that appear whole and are taken once.
+
+    kombu 5.7 creates a message file under its final name and then writes it, so a consumer
+    polling at that moment reads it empty; Celery calls that unrecoverable and the whole
+    worker exits (celery/kombu#1551; benchmarks/transports.py read 35-192 of 2,000 messages
+    empty). Here a message is written to ``*.msg.tmp`` and renamed into place, and a consumer
+    claims one by renaming it into ``claimed/`` beside the queue (the same file system, so
+    the rename is atomic and exactly one consumer wins) rather than moving it to the
+    temporary directory, which may be another file system.
+    """
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        try:
+            with open(final + ".tmp", "wb") as handle:  # "*.msg.tmp" is no queue's message
+                handle.write(dumps(payload).encode())
+            os.replace(final + ".tmp", final)
+        except OSError as exc:
+            raise ChannelError(f"cannot add message {final!r} to the queue: {exc}") from exc
+
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
+        wanted = f"{queue}.msg"
+        claimed = os.path.join(self.data_folder_in, "claimed")
+        os.makedirs(claimed, exist_ok=True)
+        for name in sorted(os.listdir(self.data_folder_in)):
+            if name.partition(".")[2] != wanted:
+                continue
+            mine = os.path.join(claimed, name)
+            try:
+                os.rename(os.path.join(self.data_folder_in, name), mine)
+            except OSError:  # another consumer took it first
+                continue
+            try:
+                with open(mine, "rb") as handle:
+                    payload = handle.read()
+                os.remove(mine)
+            except OSError as exc:
+                raise ChannelError(f"cannot read message {mine!r}: {exc}") from exc
+            return loads(payload.decode())
+        raise Empty()
+
+
+class FilesystemTransport(filesystem.Transport):
+    """kombu's filesystem transport with :class:`FilesystemChannel`."""
+
+    Channel = FilesystemChannel
 
 
 def resolve_broker_url(url: str | None = None) -> str:
@@ -98,13 +154,16 @@ def make_app(url: str | None = None, config: Config | None = None) -> Celery:
     app = Celery("arena", set_as_current=False)
     options: dict[str, Any] = {}
     broker = url
+    transport = None
     if url.startswith("filesystem://"):
         options = _filesystem_options(Path(url.removeprefix("filesystem://")))
         broker = "filesystem://"
+        transport = f"{__name__}:FilesystemTransport"  # kombu takes no class in the URL
     elif url.startswith(("redis://", "rediss://")):
         options = {"visibility_timeout": max(3600.0, 2 * config.match_time_limit)}
     app.conf.update(
         broker_url=broker,
+        broker_transport=transport,
         broker_transport_options=options,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # keep trying while the broker restarts
