@@ -6,8 +6,9 @@ Usage::
         [--only redis,filesystem,filesystem-atomic,sqlalchemy] [--tasks N]
         [--latency-samples M] [--polling-interval SECONDS] [--prefetch-multiplier N]
 
-Transports: ``redis``; ``filesystem`` (kombu's own); ``filesystem-atomic`` (kombu's,
-with messages written then renamed into place: ``FilesystemTransport`` below);
+Transports: ``redis``; ``filesystem`` (kombu's own); ``filesystem-atomic`` (the arena's
+default, ``arena.broker.FilesystemTransport``: messages written then renamed into place,
+and claimed by a rename);
 ``sqlalchemy`` (kombu's, on an SQLite file, with the polling interval set on a
 subclass: ``SQLAlchemyTransport`` below).
 
@@ -59,7 +60,6 @@ import sys
 import tempfile
 import time
 import types
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -70,13 +70,10 @@ from typing import Any
 import kombu
 import redis
 from celery import Celery  # type: ignore[import-untyped, unused-ignore]
-from kombu.exceptions import ChannelError
-from kombu.transport import filesystem as kombu_filesystem
 from kombu.transport import sqlalchemy as kombu_sqlalchemy
-from kombu.utils import json as kombu_json
 
 HERE = Path(__file__).resolve().parent
-# "filesystem" is kombu's own transport, "filesystem-atomic" FilesystemTransport below.
+# "filesystem" is kombu's own transport, "filesystem-atomic" arena.broker's.
 TRANSPORTS = ("redis", "filesystem", "filesystem-atomic", "sqlalchemy")
 TASK_NAME = "bench.record"
 # The worker (a separate process) builds its Celery app from these variables.
@@ -99,40 +96,6 @@ class SQLAlchemyTransport(kombu_sqlalchemy.Transport):
     """
 
     polling_interval = float(os.environ.get(ENV_POLLING, "1.0"))
-
-
-class AtomicFilesystemChannel(kombu_filesystem.Channel):
-    """kombu's filesystem channel, but a message file appears only once it is complete.
-
-    kombu 5.7 creates the message file under its final name, then writes it; a worker
-    polling the folder can take (rename, read, delete) the file in between, read it
-    empty and crash on the JSON error (celery/kombu#1551), the message lost. Here the
-    message is written under a name the consumer ignores (``.tmp`` suffix) and renamed
-    into place, which is atomic within one file system.
-    """
-
-    # kombu's own bases disagree on the argument's name (message, payload): no name fits both.
-    def _put(self, queue: str, payload: dict[str, Any], **kwargs: Any) -> None:  # type: ignore[override]
-        """Put ``payload`` on ``queue``: write a staging file, then rename it."""
-        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
-        final = os.path.join(self.data_folder_out, name)
-        staging = final + ".tmp"
-        try:
-            with open(staging, "wb") as file:
-                file.write(kombu_json.dumps(payload).encode())
-            os.replace(staging, final)
-        except OSError as error:
-            raise ChannelError(f"Cannot add file {final!r} to directory") from error
-
-
-class FilesystemTransport(kombu_filesystem.Transport):
-    """kombu's filesystem transport with ``AtomicFilesystemChannel``.
-
-    Select it with Celery's ``broker_transport = "transports:FilesystemTransport"`` and
-    the URL ``filesystem://``.
-    """
-
-    Channel = AtomicFilesystemChannel
 
 
 def make_app(url: str, transport: str | None, options: dict[str, Any], prefetch: int = 1) -> Any:
@@ -271,7 +234,8 @@ def filesystem_broker(folder: Path, polling: float, atomic: bool) -> Broker:
     Args:
         folder: where the transport's folders go.
         polling: seconds between polls.
-        atomic: ``FilesystemTransport`` (write, then rename) rather than kombu's own.
+        atomic: ``arena.broker.FilesystemTransport`` (what the arena ships: write, then
+            rename; claim by rename) rather than kombu's own.
     """
     folders = {name: folder / name for name in ("queue", "processed", "control")}
     for path in folders.values():
@@ -286,7 +250,7 @@ def filesystem_broker(folder: Path, polling: float, atomic: bool) -> Broker:
     }
     if atomic:
         return Broker(
-            "filesystem-atomic", "filesystem://", "transports:FilesystemTransport", options
+            "filesystem-atomic", "filesystem://", "arena.broker:FilesystemTransport", options
         )
     return Broker("filesystem", "filesystem://", None, options)
 
