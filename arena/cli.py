@@ -512,7 +512,10 @@ def _print_faults(faults: Sequence[Verdict], names: Sequence[str]) -> None:
 
 
 def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+    """``1 game``, ``2 games``; ``2 matches``, ``2 processes``."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('s', 'sh', 'ch', 'x')) else 's'}"
 
 
 def _print_summary(

@@ -169,6 +169,27 @@ def worker_command(
     os.execve(sys.executable, argv, env)
 
 
+@cli.command("workers", short_help="The workers and their heartbeats.")
+@_url_option
+def workers_command(url: str | None) -> None:
+    """Every worker that has played here: alive (online, and its last heartbeat within the
+    lease), stopped, or gone (online but silent: it died, and its matches go to others)."""
+    from arena.store.service import list_workers
+
+    now = datetime.now(UTC)
+    with _store(url) as store:
+        workers = list_workers(store, config=Config.from_env(), now=now)
+    for worker in workers:
+        state = "alive" if worker.alive else "stopped" if worker.status == "stopped" else "gone"
+        ago = (now - worker.last_seen).total_seconds()
+        click.echo(
+            f"{worker.name}  {state}  {_plural(worker.concurrency, 'process')}  "
+            f"last seen {ago:.0f} s ago  up since {_when(worker.started)}"
+        )
+    if not workers:
+        click.echo("no worker has run here yet (start one with `arena worker`)")
+
+
 # --- arena tournament create / run NAME / status / standings / list ---------------------
 
 

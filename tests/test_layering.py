@@ -27,6 +27,7 @@ EXEMPT = frozenset(
         "arena.store.migrations.env",
         "arena.store.migrations.versions.0001_initial_schema",
         "arena.store.migrations.versions.0002_service_columns",
+        "arena.store.migrations.versions.0003_workers",
     }
 )
 

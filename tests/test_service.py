@@ -48,8 +48,11 @@ from arena.store.service import (
     create_stored_tournament,
     resolve_entrants,
     run_match,
+    list_workers,
     send_pending,
     sweep,
+    worker_heartbeat,
+    worker_stopped,
 )
 from arena.tournaments import Match as ScheduledMatch
 from arena.tournaments import entrant_name
@@ -797,3 +800,28 @@ def test_send_matches_and_queue_length_on_the_filesystem_transport(no_broker_env
     broker.send_matches(app, [3, 1, 2])
     assert broker.queue_length(app) == 3
     assert len(list((no_broker_env / "spool" / "queue").iterdir())) == 3
+
+
+def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:
+    t0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    config = Config(lease_seconds=60)
+    worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=t0)
+    worker_heartbeat(store, "arena-2@b", host="b", pid=2, concurrency=4, now=t0)
+    later = t0 + timedelta(seconds=50)
+    worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=later)
+    states = list_workers(store, config=config, now=t0 + timedelta(seconds=90))
+    assert [(w.name, w.alive, w.status) for w in states] == [
+        ("arena-1@a", True, "online"),  # seen 40 s ago: within the lease
+        ("arena-2@b", False, "online"),  # silent for 90 s: gone
+    ]
+    assert states[0].started == t0 and states[0].last_seen == later
+    assert (states[1].host, states[1].pid, states[1].concurrency) == ("b", 2, 4)
+    worker_stopped(store, "arena-1@a", now=later)
+    worker_stopped(store, "no-such-worker", now=later)  # nothing to record
+    states = list_workers(store, config=config, now=later)
+    assert [(w.name, w.alive, w.status) for w in states][0] == ("arena-1@a", False, "stopped")
+    # Started again under the same name: online, with a new start time.
+    again = later + timedelta(seconds=5)
+    worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=again)
+    first = list_workers(store, config=config, now=again)[0]
+    assert (first.name, first.alive, first.started) == ("arena-1@a", True, again)

@@ -205,6 +205,12 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
             store.close()
 
     wait_for(rated, 30, "the ratings to be refitted after the tournament")
+    workers = service.arena("workers")
+    assert workers.returncode == 0, workers.stderr
+    assert "  alive  2 processes  last seen" in workers.stdout
+    service.workers[0].stop()
+    workers = service.arena("workers")
+    assert "  stopped  2 processes" in workers.stdout
     ratings = service.arena("ratings", "--rules", "draw", "--no-refit")
     assert ratings.returncode == 0, ratings.stderr
     assert "arena/greedy@v1" in ratings.stdout
@@ -243,6 +249,14 @@ def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
         assert match.result is not None
         assert match.result["worker"].split(":")[1] in survivor_pools
     assert time.monotonic() - killed_at < 200
+    # The killed worker's heartbeat stopped: it shows as gone; the survivor as alive.
+    listed = service.arena("workers").stdout
+    assert f"arena-{victim.pid}@" in listed and f"arena-{survivor.pid}@" in listed
+    for line in listed.splitlines():
+        if line.startswith(f"arena-{victim.pid}@"):
+            assert "  gone  " in line
+        if line.startswith(f"arena-{survivor.pid}@"):
+            assert "  alive  " in line
 
 
 @pytest.mark.slow

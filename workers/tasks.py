@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
+import threading
 from typing import Any
 
 from celery import Task
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from sqlalchemy.exc import OperationalError
 
 from arena.broker import PLAY_MATCH, QUEUE, REFIT, SWEEP, queue_length, send_matches
@@ -27,7 +29,15 @@ from arena.referee import InfrastructureError
 from arena.sandbox import claim_slot_block
 from arena.store.db import Store, connect
 from arena.store.results import refit_ratings
-from arena.store.service import Config, finished_rule_set, run_match, sweep, worker_id
+from arena.store.service import (
+    Config,
+    finished_rule_set,
+    run_match,
+    sweep,
+    worker_heartbeat,
+    worker_id,
+    worker_stopped,
+)
 from workers.app import app
 
 logger = logging.getLogger(__name__)
@@ -38,10 +48,59 @@ UNSANDBOXED_ENV = "ARENA_WORKER_UNSANDBOXED"
 _state: dict[str, Any] = {}
 
 
+#: The main process's heartbeat: its store (pool processes must not use it), and its stop.
+_main: dict[str, Any] = {}
+
+
 @worker_process_init.connect
 def _reset_after_fork(**_: Any) -> None:
     """A pool process must not share its parent's database connections or slot lock."""
     _state.clear()
+    main_store = _main.get("store")
+    if main_store is not None:  # forked after the heartbeat began: leave its sockets alone
+        main_store.engine.dispose(close=False)
+    _main.clear()
+
+
+@worker_ready.connect
+def _start_heartbeat(sender: Any = None, **_: Any) -> None:
+    """Record this worker in the database every heartbeat interval, from a thread of the
+    main process, until it shuts down (``arena tournament status`` and the dashboard show
+    it; a worker that stops beating is dead, and its matches' leases run out)."""
+    config = Config.from_env()
+    store = connect()
+    stop = threading.Event()
+    name = getattr(sender, "hostname", None) or worker_id()
+    concurrency = int(getattr(getattr(sender, "pool", None), "limit", 0) or 0)
+    _main.update(store=store, stop=stop, name=name)
+
+    def beat() -> None:
+        while True:
+            try:
+                worker_heartbeat(
+                    store,
+                    name,
+                    host=socket.gethostname(),
+                    pid=os.getpid(),
+                    concurrency=concurrency,
+                )
+            except Exception as exc:  # the database is away: keep trying
+                logger.warning("worker heartbeat failed: %s", exc)
+            if stop.wait(config.heartbeat_seconds):
+                return
+
+    threading.Thread(target=beat, name="arena-worker-heartbeat", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _stop_heartbeat(**_: Any) -> None:
+    """Record a clean shutdown."""
+    if "stop" in _main:
+        _main["stop"].set()
+        try:
+            worker_stopped(_main["store"], _main["name"])
+        except Exception as exc:
+            logger.warning("could not record the worker's shutdown: %s", exc)
 
 
 def _store() -> Store:

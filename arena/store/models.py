@@ -26,6 +26,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 #: A tournament's status.
 TOURNAMENT_STATUSES = ("pending", "running", "done")
+#: A worker's status: "online" while it sends heartbeats, "stopped" after a clean shutdown
+#: (a worker that died keeps "online" with an old ``last_seen``).
+WORKER_STATUSES = ("online", "stopped")
 #: A match's status; "void" means it will never be played (e.g. a withdrawn bot).
 MATCH_STATUSES = ("pending", "running", "done", "void")
 
@@ -188,3 +191,17 @@ class RatingHistory(Base):
     rank: Mapped[int] = mapped_column(Integer)
     computed: Mapped[datetime] = _created()
     time: Mapped[datetime] = _created()
+
+
+class Worker(Base):
+    """A Celery worker (its main process), by its node name; ``last_seen`` is its heartbeat."""
+
+    __tablename__ = "workers"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    host: Mapped[str] = mapped_column(String(200))
+    pid: Mapped[int] = mapped_column(Integer)
+    concurrency: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20))
+    started: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -35,7 +35,7 @@ from arena.referee import InfrastructureError, TimeControl
 from arena.rules import Rules
 from arena.sandbox import Limits, SandboxUnavailable
 from arena.store.db import Store
-from arena.store.models import Bot, BotVersion, Match, Tournament, User
+from arena.store.models import Bot, BotVersion, Match, Tournament, User, Worker
 from arena.store.queue import (
     ClaimedMatch,
     claim_match,
@@ -55,12 +55,16 @@ __all__ = [
     "Config",
     "MatchSettings",
     "SweepReport",
+    "WorkerState",
     "create_stored_tournament",
     "finished_rule_set",
+    "list_workers",
     "resolve_entrants",
     "run_match",
     "sweep",
+    "worker_heartbeat",
     "worker_id",
+    "worker_stopped",
 ]
 
 
@@ -525,6 +529,84 @@ def finished_rule_set(store: Store, match_id: int) -> int | None:
             .where(Match.id == match_id)
         ).first()
     return row[1] if row is not None and row[0] == "done" else None
+
+
+# --- workers' heartbeats ---------------------------------------------------------------
+
+
+def worker_heartbeat(
+    store: Store,
+    name: str,
+    *,
+    host: str,
+    pid: int,
+    concurrency: int,
+    now: datetime | None = None,
+) -> None:
+    """Record that worker ``name`` is alive (``online``, ``last_seen`` now), registering it
+    (``started`` now) if it is new or was stopped."""
+    now = datetime.now(UTC) if now is None else now
+    with store.write() as session:
+        worker = session.get(Worker, name, with_for_update=store.dialect == "postgresql")
+        if worker is None or worker.status != "online":
+            session.merge(
+                Worker(
+                    name=name,
+                    host=host,
+                    pid=pid,
+                    concurrency=concurrency,
+                    status="online",
+                    started=now,
+                    last_seen=now,
+                )
+            )
+        else:
+            worker.last_seen = now
+
+
+def worker_stopped(store: Store, name: str, now: datetime | None = None) -> None:
+    """Record a clean shutdown of worker ``name``."""
+    now = datetime.now(UTC) if now is None else now
+    with store.write() as session:
+        worker = session.get(Worker, name)
+        if worker is not None:
+            worker.status, worker.last_seen = "stopped", now
+
+
+@dataclass(frozen=True)
+class WorkerState:
+    """A worker as status pages show it: ``alive`` if online and seen within the lease."""
+
+    name: str
+    host: str
+    pid: int
+    concurrency: int
+    status: str
+    started: datetime
+    last_seen: datetime
+    alive: bool
+
+
+def list_workers(
+    store: Store, *, config: Config | None = None, now: datetime | None = None
+) -> list[WorkerState]:
+    """Every worker ever recorded, the most recently seen first. A worker is alive if it
+    is online and was seen within the lease (a worker gone longer has its matches taken)."""
+    config = config or Config()
+    now = datetime.now(UTC) if now is None else now
+    with store.read() as session:
+        rows = list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
+    states = []
+    for row in rows:
+        seen = row.last_seen if row.last_seen.tzinfo else row.last_seen.replace(tzinfo=UTC)
+        started = row.started if row.started.tzinfo else row.started.replace(tzinfo=UTC)
+        alive = row.status == "online" and (now - seen).total_seconds() < config.lease_seconds
+        states.append(
+            WorkerState(
+                row.name, row.host, row.pid, row.concurrency, row.status, started, seen, alive
+            )
+        )
+    return states
 
 
 def tournament_by_name(store: Store, name: str) -> Tournament:
