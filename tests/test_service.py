@@ -46,9 +46,9 @@ from arena.store.service import (
     MatchSettings,
     SweepReport,
     create_stored_tournament,
+    list_workers,
     resolve_entrants,
     run_match,
-    list_workers,
     send_pending,
     sweep,
     worker_heartbeat,
@@ -819,7 +819,7 @@ def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:
     worker_stopped(store, "arena-1@a", now=later)
     worker_stopped(store, "no-such-worker", now=later)  # nothing to record
     states = list_workers(store, config=config, now=later)
-    assert [(w.name, w.alive, w.status) for w in states][0] == ("arena-1@a", False, "stopped")
+    assert next((w.name, w.alive, w.status) for w in states) == ("arena-1@a", False, "stopped")
     # Started again under the same name: online, with a new start time.
     again = later + timedelta(seconds=5)
     worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=again)
