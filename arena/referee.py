@@ -327,6 +327,20 @@ class PlainLauncher:
         kill_process_group(proc)
 
 
+#: Decisions a game is assumed to need at most, at its full move time each, for the CPU
+#: backstop of a bot process (:func:`match_cpu_seconds`); generous on purpose: the referee's
+#: clock, not this limit, is what times a bot out.
+CPU_DECISIONS_PER_GAME = 30
+
+
+def match_cpu_seconds(games: int, clock: TimeControl) -> int:
+    """The CPU-time backstop (``RLIMIT_CPU``) for a bot process that plays ``games`` games
+    under ``clock``: its start-up, then each game's bank and :data:`CPU_DECISIONS_PER_GAME`
+    full-time decisions. A bot within its clock never reaches it."""
+    per_game = clock.bank_seconds + CPU_DECISIONS_PER_GAME * clock.move_seconds
+    return int(clock.startup_seconds + games * per_game) + 1
+
+
 class ProcessPlayer:
     """A bot in its own long-lived process for the match, speaking ``docs/protocol.md``.
 
@@ -341,6 +355,8 @@ class ProcessPlayer:
         self.path = path.resolve()
         self.name = path.stem
         self._launcher = launcher
+        #: Games the process will play (set by :func:`play_match`): its CPU backstop.
+        self.games = 1
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin: IO[bytes] | None = None
         self._lines: _LineReader | None = None
@@ -363,8 +379,12 @@ class ProcessPlayer:
     def open(self, time_control: TimeControl) -> None:
         files, interpreter, argv = self._command()
         started = time.monotonic()
+        launcher = self._launcher
+        raise_cpu = getattr(launcher, "with_cpu_seconds", None)
+        if raise_cpu is not None:  # a sandbox: its CPU limit must last the whole match
+            launcher = self._launcher = raise_cpu(match_cpu_seconds(self.games, time_control))
         try:
-            proc = self._launcher.spawn(files, argv, interpreter=interpreter)
+            proc = launcher.spawn(files, argv, interpreter=interpreter)
         except (OSError, ArenaError) as exc:
             raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -757,6 +777,9 @@ def play_match(
     rules.check_players(len(players), teams)
     clock = time_control or TimeControl()
     seeds = game_seeds(seed, games)
+    for player in players:
+        if isinstance(player, ProcessPlayer):
+            player.games = games
     try:
         broken = _open_all(players, clock)
         yield from _play(rules, players, seeds, teams, concurrency, clock, broken)

@@ -34,6 +34,7 @@ imported on first use.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
 import functools
@@ -136,7 +137,9 @@ class Limits:
     """Resource limits of one sandboxed process (and all it starts)."""
 
     memory_mb: int = 512  # RLIMIT_AS of every process; the slot's cgroup memory limit
-    cpu_seconds: int = 60  # RLIMIT_CPU: a hard backstop behind the referee's clock
+    # RLIMIT_CPU: a hard backstop behind the referee's clock, for a process's whole life;
+    # the referee raises it for a match's length (arena.referee.match_cpu_seconds).
+    cpu_seconds: int = 60
     processes: int = 64  # RLIMIT_NPROC: counted per uid, hence one uid per slot
     file_size_mb: int = 16  # RLIMIT_FSIZE
     open_files: int = 64  # RLIMIT_NOFILE
@@ -442,6 +445,13 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox({self.limits!r}, slot={self.slot})"
+
+    def with_cpu_seconds(self, seconds: int) -> Sandbox:
+        """The same sandbox with its CPU backstop raised to ``seconds`` (never lowered):
+        a bot process lives for a whole match, so its lifetime limit must cover them all."""
+        if seconds <= self.limits.cpu_seconds:
+            return self
+        return Sandbox(dataclasses.replace(self.limits, cpu_seconds=seconds), self.slot)
 
     def spawn(
         self,
