@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -281,7 +282,7 @@ def run_stored(
     """``arena tournament run NAME``: send the tournament's pending matches to the workers,
     follow its progress (sweeping meanwhile), print its standings. Exit status 0 when it is
     done, 1 when it timed out (it goes on on the workers)."""
-    from arena.broker import make_app, queue_length, send_matches
+    from arena.broker import make_app, send_matches
 
     config = Config.from_env()
     app = make_app(broker, config)
@@ -299,7 +300,7 @@ def run_stored(
             f"{len(sent)} sent to the workers"
         )
         started = time.monotonic()
-        last_sweep = started
+        last_sweep, warned = started, [False]
         with _match_progress(total) as update:
             while True:
                 counts = tournament_progress(store, tournament.id)
@@ -315,15 +316,37 @@ def run_stored(
                     return 1
                 if time.monotonic() - last_sweep >= config.sweep_seconds:
                     last_sweep = time.monotonic()
-                    try:
-                        empty = queue_length(app) == 0
-                    except Exception:  # the broker is restarting: sweep leases only
-                        empty = False
-                    sweep(store, send, queue_empty=empty, config=config)
+                    _sweep_and_check(store, app, send, config, warned)
                 time.sleep(poll_seconds)
         click.echo(f"{name}: done in {time.monotonic() - started:.1f} s")
         _print_standings(store, tournament.id)
     return 0
+
+
+def _sweep_and_check(
+    store: Store,
+    app: Any,
+    send: Callable[[Sequence[int]], None],
+    config: Config,
+    warned: list[bool],
+) -> None:
+    """Sweep as beat does (so a tournament finishes without one), and say once, on stderr,
+    when no worker is alive to play anything."""
+    from arena.broker import queue_length
+    from arena.store.service import list_workers
+
+    try:
+        empty = queue_length(app) == 0
+    except Exception:  # the broker is restarting: sweep leases only
+        empty = False
+    sweep(store, send, queue_empty=empty, config=config)
+    if not warned[0] and not any(w.alive for w in list_workers(store, config=config)):
+        warned[0] = True
+        click.echo(
+            "arena: no worker is alive to play the matches: start one with `arena worker` "
+            "(same database and broker)",
+            err=True,
+        )
 
 
 @contextmanager
@@ -489,7 +512,7 @@ def compare_remote(
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test;
     once the test decides, the matches not yet started are void. Returns the exit status."""
-    from arena.broker import make_app, queue_length, send_matches
+    from arena.broker import make_app, send_matches
     from arena.cli_tournament import _batch_seed, _deal_groups, _progress_line, _verdict
     from arena.store.results import load_results
 
@@ -548,7 +571,7 @@ def compare_remote(
         )
         sent, played, status, shown = 0, 0, "continue", -1
         samples = GroupScores()
-        last_sweep = time.monotonic()
+        last_sweep, warned = time.monotonic(), [False]
         while True:
             groups = _deal_groups(load_results(store, tournament_id))
             complete = [scores for scores in groups.values() if len(scores) == players]
@@ -569,11 +592,7 @@ def compare_remote(
                 sent += 1
             if time.monotonic() - last_sweep >= config.sweep_seconds:
                 last_sweep = time.monotonic()
-                try:
-                    empty = queue_length(app) == 0
-                except Exception:  # the broker is restarting: sweep leases only
-                    empty = False
-                sweep(store, send, queue_empty=empty, config=config)
+                _sweep_and_check(store, app, send, config, warned)
             time.sleep(poll_seconds)
         void_pending(store, tournament_id, f"the test ended: {status}")
     _progress_line(played, samples, test, final=True)

@@ -370,3 +370,13 @@ def test_compare_remote_names_a_missing_bot(service: Service) -> None:
     ran = service.arena("compare", "nosuchbot", "random", "--remote", "--rules", "draw")
     assert ran.returncode == 1
     assert "no bot 'nosuchbot' is stored" in ran.stderr
+
+
+def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
+    _create(service, "lonely", "random,greedy", games=2)
+    ran = service.arena("tournament", "run", "lonely", "--timeout", "3")
+    assert ran.returncode == 1
+    assert "no worker is alive to play the matches: start one with `arena worker`" in ran.stderr
+    assert "lonely: 0 of 2 matches finished after 3 s; the workers go on" in ran.stdout
+    status = service.arena("tournament", "status", "lonely")
+    assert "lonely (id 1): pending;" in status.stdout
