@@ -37,6 +37,7 @@ from arena.records import game_record
 from arena.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.rules import PRESETS, GameEnd, Rules, load_rules
 from arena.sandbox import Limits
+from arena.tournaments import FORMATS
 
 __all__ = ["cli", "main"]
 
@@ -397,6 +398,32 @@ _memory_option = click.option(
     show_default=True,
     help="A sandboxed bot's address space, MB (Node.js bots need about 8192).",
 )
+
+
+def _schedule_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that shape a tournament's schedule (``tournament run --local`` and
+    ``tournament create``): format, pool, players, teams, games, seed."""
+    options = [
+        click.option(
+            "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
+        ),
+        click.option("--pool", metavar="X,Y,...", default="", help="A gauntlet's reference bots."),
+        click.option("--players", type=int, default=2, show_default=True, help="Seats per game."),
+        click.option("--teams", is_flag=True, help="2v2: each entrant partners a copy of itself."),
+        click.option(
+            "--games",
+            type=click.IntRange(min=1),
+            default=10,
+            show_default=True,
+            help="Games per table (per deal group's match with --format duplicate).",
+        ),
+        click.option(
+            "--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh)."
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 @cli.command("play", short_help="Play games between bots and built-in strategies.")

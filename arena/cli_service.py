@@ -32,6 +32,7 @@ from arena.cli import (
     _memory_option,
     _move_time_option,
     _plural,
+    _schedule_options,
     _unsandboxed_option,
     _url_option,
     cli,
@@ -54,8 +55,8 @@ from arena.store.service import (
     sweep,
     tournament_by_name,
 )
-from arena.tournaments import FORMATS, schedule
 from arena.tournaments import Match as ScheduledMatch
+from arena.tournaments import schedule
 
 _broker_option = click.option(
     "--broker",
@@ -203,20 +204,7 @@ def workers_command(url: str | None) -> None:
     metavar="A,B,...",
     help="Entrants: stored bots, [LABEL=][OWNER/]NAME[@VERSION].",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
-)
-@click.option("--pool", metavar="X,Y,...", default="", help="A gauntlet's reference bots.")
-@click.option("--players", type=int, default=2, show_default=True, help="Seats per game.")
-@click.option("--teams", is_flag=True, help="2v2: each entrant partners a copy of itself.")
-@click.option(
-    "--games",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Games per match (per deal group's match for duplicate deals).",
-)
-@click.option("--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh).")
+@_schedule_options
 @click.option("--run", "run_now", is_flag=True, help="Then run it on the workers at once.")
 @_url_option
 @_broker_option

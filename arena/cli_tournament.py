@@ -19,6 +19,7 @@ from arena.cli import (
     _open_out,
     _plural,
     _progress,
+    _schedule_options,
     _unsandboxed_option,
     cli,
     resolve_rules,
@@ -31,7 +32,7 @@ from arena.referee import TimeControl
 from arena.sandbox import Limits
 from arena.sprt import SPRT, GroupScores, elo_estimate, los
 from arena.store.results import tournament_ratings
-from arena.tournaments import FORMATS, entrant_name, schedule
+from arena.tournaments import entrant_name, schedule
 
 #: Exit statuses of ``arena compare`` (for a bot author's CI).
 PASSED, FAILED, UNDECIDED = 0, 1, 2
@@ -51,20 +52,7 @@ def _split(text: str) -> list[str]:
 @click.option("--local", is_flag=True, help="Play here in a process pool (no broker, no database).")
 @click.option("--rules", "rules_name", metavar="NAME_OR_FILE", help="Rule set (--local).")
 @click.option("--bots", metavar="A,B,...", help="Entrants: SPEC or LABEL=SPEC (--local).")
-@click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
-)
-@click.option("--pool", metavar="X,Y,...", default="", help="A gauntlet's reference entrants.")
-@click.option("--players", type=int, default=2, show_default=True, help="Seats per game.")
-@click.option("--teams", is_flag=True, help="2v2: each entrant partners a copy of itself.")
-@click.option(
-    "--games",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Games per table (per deal group's match with --format duplicate).",
-)
-@click.option("--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh).")
+@_schedule_options
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @click.option(

@@ -48,6 +48,7 @@ from arena.store.queue import (
     unqueued_matches,
     void_match,
 )
+from arena.store.results import result_json
 from arena.tournaments import Match as ScheduledMatch
 from arena.tournaments import schedule
 
@@ -439,19 +440,8 @@ def _play(
     )
     if played.void is not None:
         raise InfrastructureError(played.void)
-    games = [
-        {
-            "index": game.index,
-            "seed": game.seed,
-            "places": list(game.places),
-            "points": list(game.points),
-            "winners": list(game.winners),
-            "termination": game.termination,
-            "verdict": game.verdict,
-        }
-        for game in played.games
-    ]
-    result = {"games": games, "seconds": round(time.monotonic() - started, 3)}
+    result = result_json(played, worker="")
+    result["seconds"] = round(time.monotonic() - started, 3)
     return result, [game.record for game in played.games]
 
 
