@@ -377,6 +377,12 @@ def _write_record(
 
 
 # Options shared by `arena play` and `arena check`.
+_broker_option = click.option(
+    "--broker",
+    metavar="URL",
+    default=None,
+    help="Broker URL (default: $ARENA_BROKER_URL, else filesystem://arena-broker).",
+)
 _url_option = click.option(
     "--url",
     metavar="URL",

@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import func, select
 
 from arena.cli import (
+    _broker_option,
     _console,
     _memory_option,
     _move_time_option,
@@ -57,13 +58,6 @@ from arena.store.service import (
 )
 from arena.tournaments import Match as ScheduledMatch
 from arena.tournaments import schedule
-
-_broker_option = click.option(
-    "--broker",
-    metavar="URL",
-    default=None,
-    help="Broker URL (default: $ARENA_BROKER_URL, else filesystem://arena-broker).",
-)
 
 
 @contextmanager

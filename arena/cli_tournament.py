@@ -13,6 +13,7 @@ import click
 from rich.table import Table
 
 from arena.cli import (
+    _broker_option,
     _console,
     _memory_option,
     _move_time_option,
@@ -21,6 +22,7 @@ from arena.cli import (
     _progress,
     _schedule_options,
     _unsandboxed_option,
+    _url_option,
     cli,
     resolve_rules,
     tournament_group,
@@ -55,18 +57,8 @@ def _split(text: str) -> list[str]:
 @_schedule_options
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
-@click.option(
-    "--url",
-    metavar="URL",
-    default=None,
-    help="Database URL for NAME (default: $ARENA_DATABASE_URL, else sqlite:///arena.db).",
-)
-@click.option(
-    "--broker",
-    metavar="URL",
-    default=None,
-    help="Broker URL for NAME (default: $ARENA_BROKER_URL, else filesystem://arena-broker).",
-)
+@_url_option
+@_broker_option
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0),
@@ -235,8 +227,8 @@ def _crosstable(standings: Standings) -> Table:
     is_flag=True,
     help="Play on the workers: NEW and OLD are stored bots, [OWNER/]NAME[@VERSION].",
 )
-@click.option("--url", metavar="URL", default=None, help="Database URL (--remote).")
-@click.option("--broker", metavar="URL", default=None, help="Broker URL (--remote).")
+@_url_option
+@_broker_option
 @_unsandboxed_option
 @_move_time_option
 @_memory_option
