@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from kombu.exceptions import OperationalError as KombuOperationalError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy import func, select
@@ -86,6 +87,10 @@ def _find(store: Store, name: str) -> Tournament:
         return tournament_by_name(store, name)
     except LookupError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+#: What talking to an unreachable broker raises (kombu wraps the socket's errors).
+BROKER_ERRORS = (OSError, KombuOperationalError)
 
 
 # --- arena worker -------------------------------------------------------------------------
@@ -274,7 +279,10 @@ def run_stored(
         def send(ids: Sequence[int]) -> None:
             send_matches(app, ids)
 
-        sent = send_pending(store, send, tournament_id=tournament.id)
+        try:
+            sent = send_pending(store, send, tournament_id=tournament.id)
+        except BROKER_ERRORS as exc:
+            raise click.ClickException(_unreachable(app, exc)) from None
         counts = tournament_progress(store, tournament.id)
         total = sum(counts.values())
         click.echo(
@@ -282,7 +290,7 @@ def run_stored(
             f"{len(sent)} sent to the workers"
         )
         started = time.monotonic()
-        last_sweep, warned = started, [False]
+        last_sweep, warned = started, [False, False]
         with _match_progress(total) as update:
             while True:
                 counts = tournament_progress(store, tournament.id)
@@ -319,16 +327,29 @@ def _sweep_and_check(
 
     try:
         empty = queue_length(app) == 0
-    except Exception:  # the broker is restarting: sweep leases only
-        empty = False
-    sweep(store, send, queue_empty=empty, config=config)
-    if not warned[0] and not any(w.alive for w in list_workers(store, config=config)):
-        warned[0] = True
-        click.echo(
-            "arena: no worker is alive to play the matches: start one with `arena worker` "
+        sweep(store, send, queue_empty=empty, config=config)
+    except BROKER_ERRORS as exc:  # a restarting broker: the next sweep will do
+        _warn_once(warned, 1, _unreachable(app, exc) + "; trying again")
+    if not any(w.alive for w in list_workers(store, config=config)):
+        _warn_once(
+            warned,
+            0,
+            "no worker is alive to play the matches: start one with `arena worker` "
             "(same database and broker)",
-            err=True,
         )
+
+
+def _warn_once(warned: list[bool], which: int, message: str) -> None:
+    if not warned[which]:
+        warned[which] = True
+        click.echo(f"arena: {message}", err=True)
+
+
+def _unreachable(app: Any, exc: BaseException) -> str:
+    where = app.conf.broker_url
+    if str(where).startswith("filesystem"):
+        where = f"filesystem://{app.conf.broker_transport_options.get('data_folder_in', '')}"
+    return f"cannot reach the broker {where}: {exc}"
 
 
 @contextmanager
@@ -553,7 +574,7 @@ def compare_remote(
         )
         sent, played, status, shown = 0, 0, "continue", -1
         samples = GroupScores()
-        last_sweep, warned = time.monotonic(), [False]
+        last_sweep, warned = time.monotonic(), [False, False]
         while True:
             groups = _deal_groups(load_results(store, tournament_id))
             complete = [scores for scores in groups.values() if len(scores) == players]
@@ -569,7 +590,13 @@ def compare_remote(
                 break
             while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
                 ids = by_batch[order[sent]]
-                send(ids)
+                try:
+                    send(ids)
+                except BROKER_ERRORS as exc:
+                    if not sent:  # nothing is on its way: say so and stop
+                        raise click.ClickException(_unreachable(app, exc)) from None
+                    _warn_once(warned, 1, _unreachable(app, exc) + "; trying again")
+                    break
                 mark_queued(store, ids)
                 sent += 1
             if time.monotonic() - last_sweep >= config.sweep_seconds:

@@ -380,3 +380,18 @@ def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
     assert "lonely: 0 of 2 matches finished after 3 s; the workers go on" in ran.stdout
     status = service.arena("tournament", "status", "lonely")
     assert "lonely (id 1): pending;" in status.stdout
+
+
+def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
+    _create(service, "offline", "random,greedy", games=2)
+    closed = "redis://127.0.0.1:1/0"
+    ran = service.arena("tournament", "run", "offline", "--broker", closed)
+    assert ran.returncode == 1
+    assert ran.stderr.startswith(f"arena: error: cannot reach the broker {closed}: ")
+    assert "Traceback" not in ran.stderr
+    compared = service.arena(
+        "compare", "greedy", "random", "--remote", "--rules", "draw", "--broker", closed
+    )
+    assert compared.returncode == 1
+    assert f"cannot reach the broker {closed}" in compared.stderr
+    assert "Traceback" not in compared.stderr
