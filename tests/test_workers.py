@@ -44,8 +44,13 @@ class Service:
     def store(self) -> Store:
         return connect(self.database)
 
-    def worker(self, *args: str) -> Worker:
-        worker = start_worker(self.directory, self.env, *args)
+    def worker(self, *args: str, steady: bool = False) -> Worker:
+        """Start a worker; ``steady``: with a 15 s lease, for tests that count attempts and
+        must not see a lease run out on a loaded machine (the fault tests keep FAST's 2 s)."""
+        env = dict(self.env)
+        if steady:
+            env.update(ARENA_LEASE_SECONDS="15", ARENA_HEARTBEAT_SECONDS="1")
+        worker = start_worker(self.directory, env, *args)
         self.workers.append(worker)
         return worker
 
@@ -178,7 +183,7 @@ def _create(service: Service, name: str, bots: str, games: int) -> None:
 
 def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) -> None:
     _create(service, "spring", "random,greedy,fives", games=4)
-    service.worker("--concurrency", "2")
+    service.worker("--concurrency", "2", steady=True)
     ran = service.arena("tournament", "run", "spring")
     assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
     assert "spring: 6 matches, 0 finished, 6 sent to the workers" in ran.stdout
@@ -322,7 +327,7 @@ def test_a_bot_fault_is_a_verdict_not_a_retry(service: Service, tmp_path: Path) 
     finally:
         store.close()
     _create(service, "faults", "raiser,greedy", games=3)
-    service.worker("--concurrency", "2")
+    service.worker("--concurrency", "2", steady=True)
     ran = service.arena("tournament", "run", "faults")
     assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
     matches = _assert_stored_once(service, "faults")
