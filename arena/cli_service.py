@@ -46,13 +46,14 @@ from arena.localrun import Standings
 from arena.rules import Rules
 from arena.sandbox import check_sandbox
 from arena.sprt import SPRT, GroupScores
-from arena.store.db import Store, connect, resolve_url, schema_revisions
+from arena.store.db import Store, as_utc, connect, resolve_url, schema_revisions
 from arena.store.models import GameRecord, Match, RuleSet, Tournament, TournamentEntrant
-from arena.store.queue import mark_queued, tournament_progress, void_pending
+from arena.store.queue import tournament_progress, void_pending
 from arena.store.service import (
     Config,
     MatchSettings,
     create_stored_tournament,
+    send_and_mark,
     send_pending,
     sweep,
     tournament_by_name,
@@ -430,8 +431,7 @@ def tournament_status(name: str, url: str | None) -> None:
 
 
 def _when(value: datetime) -> str:
-    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
-    return f"{aware:%Y-%m-%d %H:%M:%S} UTC"
+    return f"{as_utc(value):%Y-%m-%d %H:%M:%S} UTC"
 
 
 @tournament_group.command("standings", short_help="A stored tournament's standings.")
@@ -591,13 +591,12 @@ def compare_remote(
             while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
                 ids = by_batch[order[sent]]
                 try:
-                    send(ids)
+                    send_and_mark(store, send, ids)
                 except BROKER_ERRORS as exc:
                     if not sent:  # nothing is on its way: say so and stop
                         raise click.ClickException(_unreachable(app, exc)) from None
                     _warn_once(warned, 1, _unreachable(app, exc) + "; trying again")
                     break
-                mark_queued(store, ids)
                 sent += 1
             if time.monotonic() - last_sweep >= config.sweep_seconds:
                 last_sweep = time.monotonic()

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,12 @@ def schema_revisions(store: Store) -> tuple[str | None, str]:
     with store.engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_revision()
     return current, head
+
+
+def as_utc(value: datetime) -> datetime:
+    """``value`` as an aware UTC datetime: SQLite returns stored datetimes naive, and they
+    are UTC already."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def source_hash(source: str) -> str:

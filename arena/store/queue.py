@@ -30,7 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from arena.rules import Rules
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.models import MATCH_STATUSES, GameRecord, Match, RuleSet, Tournament
 from arena.store.models import TournamentEntrant as Entrant
 from arena.tournaments import Match as ScheduledMatch
@@ -86,14 +86,7 @@ class ClaimedMatch:
 
 def _now(now: datetime | None) -> datetime:
     """``now`` (default: the clock) in UTC; naive datetimes are taken to be UTC already."""
-    if now is None:
-        return datetime.now(UTC)
-    return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
-
-
-def _aware(value: datetime) -> datetime:
-    """SQLite returns stored datetimes naive: they are UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    return datetime.now(UTC) if now is None else as_utc(now)
 
 
 def _lock_match(store: Store, session: Session, match_id: int) -> Match | None:

@@ -34,7 +34,7 @@ from arena.localrun import GameResult, MatchResult
 from arena.ratings import GameResult as RatedGame
 from arena.ratings import Rating, ResultMatrix, fit_ratings
 from arena.rules import Rules
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -406,7 +406,7 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
     Raises:
         LookupError: the rule set is not stored.
     """
-    computed = datetime.now(UTC) if now is None else _aware(now)
+    computed = datetime.now(UTC) if now is None else as_utc(now)
     started = time.perf_counter()
     with store.read() as session:
         rule_set = _rule_set(session, rules)
@@ -500,7 +500,7 @@ def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:
             rank=row.rank,
             rank_best=None,
             rank_worst=None,
-            computed=_aware(row.computed),
+            computed=as_utc(row.computed),
         )
         for row in stored
     ]
@@ -543,11 +543,6 @@ def rating_history_of(store: Store, rules: RuleSetRef, version_id: int) -> list[
             .order_by(RatingHistory.time, RatingHistory.id)
         ).all()
     return [
-        RatingPoint(_aware(when), rating, low, high, games, rank)
+        RatingPoint(as_utc(when), rating, low, high, games, rank)
         for when, rating, low, high, games, rank in rows
     ]
-
-
-def _aware(value: datetime) -> datetime:
-    """``value`` in UTC (SQLite returns stored datetimes naive: they are UTC already)."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

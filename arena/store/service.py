@@ -21,7 +21,6 @@ import re
 import socket
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -34,7 +33,7 @@ from arena.localrun import play_one
 from arena.referee import InfrastructureError, TimeControl
 from arena.rules import Rules
 from arena.sandbox import Limits, SandboxUnavailable
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, Match, Tournament, User, Worker
 from arena.store.queue import (
     ClaimedMatch,
@@ -62,6 +61,7 @@ __all__ = [
     "list_workers",
     "resolve_entrants",
     "run_match",
+    "send_and_mark",
     "sweep",
     "worker_heartbeat",
     "worker_id",
@@ -324,10 +324,11 @@ def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) 
 @contextlib.contextmanager
 def _heartbeating(
     store: Store, claimed: ClaimedMatch, worker: str, config: Config
-) -> Iterator[threading.Event]:
+) -> Iterator[None]:
     """Renew the lease every ``config.heartbeat_seconds`` in a thread while the block runs;
-    the yielded event is set if the lease was lost (another worker may be playing it)."""
-    stop, lost = threading.Event(), threading.Event()
+    the thread stops once the lease is lost (another worker may be playing the match: the
+    first result stored wins)."""
+    stop = threading.Event()
 
     def beat() -> None:
         while not stop.wait(config.heartbeat_seconds):
@@ -335,13 +336,12 @@ def _heartbeating(
                 if not heartbeat(
                     store, claimed.match_id, worker, lease_seconds=config.lease_seconds
                 ):
-                    lost.set()
                     return
 
     thread = threading.Thread(target=beat, name=f"heartbeat-{claimed.match_id}", daemon=True)
     thread.start()
     try:
-        yield lost
+        yield
     finally:
         stop.set()
         thread.join()
@@ -384,7 +384,7 @@ def run_match(
         return {None: "missing", "running": "held", "pending": "held"}.get(status, "finished")
     try:
         with _heartbeating(store, claimed, worker, config):
-            result, records = _play(store, claimed, first_slot, sandboxed, config.bot_cache)
+            result, records = _play(store, claimed, worker, first_slot, sandboxed, config.bot_cache)
     except Exception as exc:
         # The harness failed (bot faults are verdicts, never exceptions): another attempt
         # may succeed, up to max_attempts; then the match is void, so a bug cannot make a
@@ -404,7 +404,6 @@ def run_match(
         # Interrupted (a shutdown): another attempt will finish it.
         release_match(store, match_id, worker)
         raise
-    result["worker"] = worker
     stored = complete_match(store, match_id, worker, records=records, result=result)
     return "done" if stored else "stale"
 
@@ -412,11 +411,12 @@ def run_match(
 def _play(
     store: Store,
     claimed: ClaimedMatch,
+    worker: str,
     first_slot: int,
     sandboxed: bool,
     bot_cache: Path,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    started = time.monotonic()
+    """Play the claimed match; return its ``result`` column and its game records."""
     files = _bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
@@ -440,9 +440,7 @@ def _play(
     )
     if played.void is not None:
         raise InfrastructureError(played.void)
-    result = result_json(played, worker="")
-    result["seconds"] = round(time.monotonic() - started, 3)
-    return result, [game.record for game in played.games]
+    return result_json(played, worker), [game.record for game in played.games]
 
 
 # --- sweeping ------------------------------------------------------------------------------
@@ -468,16 +466,17 @@ def send_pending(
     """Send a task for every pending match (of one tournament, or all) never sent, or, given
     ``sent_before``, last sent before then; record when; return their ids."""
     ids = unqueued_matches(store, tournament_id=tournament_id, sent_before=sent_before)
-    _send(store, send, ids, now)
+    send_and_mark(store, send, ids, now)
     return ids
 
 
-def _send(
+def send_and_mark(
     store: Store,
     send: Callable[[Sequence[int]], None],
     ids: Sequence[int],
     now: datetime | None = None,
 ) -> None:
+    """Send the matches' tasks (500 at a time) and record when each chunk went."""
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         send(chunk)
@@ -501,7 +500,7 @@ def sweep(
     config = config or Config()
     now = datetime.now(UTC) if now is None else now
     expired = requeue_expired(store, now=now)
-    _send(store, send, expired, now)
+    send_and_mark(store, send, expired, now)
     resent: list[int] = []
     if queue_empty:
         grace = now - timedelta(seconds=config.resend_grace_seconds)
@@ -588,8 +587,7 @@ def list_workers(
         rows = list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
     states = []
     for row in rows:
-        seen = row.last_seen if row.last_seen.tzinfo else row.last_seen.replace(tzinfo=UTC)
-        started = row.started if row.started.tzinfo else row.started.replace(tzinfo=UTC)
+        seen, started = as_utc(row.last_seen), as_utc(row.started)
         alive = row.status == "online" and (now - seen).total_seconds() < config.lease_seconds
         states.append(
             WorkerState(
