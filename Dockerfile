@@ -2,7 +2,7 @@
 # web); each service chooses its command. See docs/deployment.md.
 FROM python:3.11-slim-bookworm
 
-# The bot sandbox (arena/sandbox.py): bubblewrap for the namespaces, libseccomp2 for the
+# The bot sandbox (arena/match/sandbox.py): bubblewrap for the namespaces, libseccomp2 for the
 # seccomp filter (loaded by pyseccomp), util-linux for setpriv (drops to a per-slot uid
 # before bwrap). util-linux is already in the base image; it is named so the dependency is
 # explicit.

@@ -1,6 +1,6 @@
 """``python -m arena``: the command line, as the ``arena`` console script."""
 
-from arena.cli import main
+from arena.cli.main import main
 
 if __name__ == "__main__":
     main()

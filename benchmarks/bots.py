@@ -6,7 +6,7 @@ Usage::
                                     [--rules draw,muggins] [--bots random,fives,...] [--jobs J]
 
 Bots play in this process (no sandbox, no protocol): each file is loaded with
-``arena.botkit.load_bot`` and each seat is asked with the observation a bot
+``arena.match.botkit.load_bot`` and each seat is asked with the observation a bot
 process would receive (``botkit.Observation.from_dict(observation.to_dict())``).
 Games come in seat-swapped pairs with the same seed (the bot in seat 0, then in
 seat 1, same deals), which cancels most of the luck of the deal. For each bot
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import Game, Move, find_rules
-from arena.botkit import BotRunner, GameInfo, Observation, load_bot
-from arena.play import game_seeds
+from arena.match.botkit import BotRunner, GameInfo, Observation, load_bot
+from arena.match.play import game_seeds
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 BASELINE = "greedy"

@@ -24,8 +24,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings import ELO_PER_NAT, GameResult, Rating, ResultMatrix, fit_ratings_arrays
-from arena.ratings import fit_ratings as fit_results
+from arena.compete.ratings import ELO_PER_NAT, GameResult, Rating, ResultMatrix, fit_ratings_arrays
+from arena.compete.ratings import fit_ratings as fit_results
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

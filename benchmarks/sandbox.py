@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from arena import find_rules
-from arena.referee import (
+from arena.match.referee import (
     InProcessPlayer,
     Launcher,
     PlainLauncher,
@@ -34,7 +34,7 @@ from arena.referee import (
     TimeControl,
     play_match,
 )
-from arena.sandbox import Sandbox, check_sandbox, check_sandbox_report
+from arena.match.sandbox import Sandbox, check_sandbox, check_sandbox_report
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "random.py"

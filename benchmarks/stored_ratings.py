@@ -6,7 +6,7 @@ Fills a fresh database (default: a SQLite file in a temporary directory; ``--url
 PostgreSQL, which must not hold the benchmark's tournaments yet) with ``--matches`` done
 2-player matches of 10 games each, among ``--bots`` bot versions of known strength, spread
 over 10 tournaments (bulk inserts, then ANALYZE; not timed), then times
-``arena.store.results.refit_ratings`` ``--repeat`` times: reading the games out of the
+``arena.service.results.refit_ratings`` ``--repeat`` times: reading the games out of the
 database (load), building the result matrix and fitting it (fit), and replacing the ratings
 rows and appending the history (write). The goal (issue 4) is under 5 seconds in all.
 Prints the correlation of the fitted ratings with the true ones.
@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 from sqlalchemy import insert, text
 
-from arena.ratings import ELO_PER_NAT
-from arena.rules import PRESETS
+from arena.compete.ratings import ELO_PER_NAT
+from arena.engine.rules import PRESETS
+from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import Match, Tournament
-from arena.store.results import refit_ratings
 
 GAMES_PER_MATCH = 10
 TOURNAMENTS = 10

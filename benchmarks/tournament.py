@@ -26,13 +26,13 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from arena.broker import make_app, send_matches
-from arena.localrun import run_local
-from arena.rules import PRESETS
+from arena.compete.localrun import run_local
+from arena.compete.tournaments import schedule
+from arena.engine.rules import PRESETS
+from arena.service.broker import make_app, send_matches
+from arena.service.matches import create_stored_tournament, send_pending
 from arena.store.db import Store, connect, upgrade
 from arena.store.queue import tournament_progress
-from arena.store.service import create_stored_tournament, send_pending
-from arena.tournaments import schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"

@@ -7,7 +7,7 @@ Usage::
         [--latency-samples M] [--polling-interval SECONDS] [--prefetch-multiplier N]
 
 Transports: ``redis``; ``filesystem`` (kombu's own); ``filesystem-atomic`` (the arena's
-default, ``arena.broker.FilesystemTransport``: messages written then renamed into place,
+default, ``arena.service.broker.FilesystemTransport``: messages written then renamed into place,
 and claimed by a rename);
 ``sqlalchemy`` (kombu's, on an SQLite file, with the polling interval set on a
 subclass: ``SQLAlchemyTransport`` below).
@@ -73,7 +73,7 @@ from celery import Celery  # type: ignore[import-untyped, unused-ignore]
 from kombu.transport import sqlalchemy as kombu_sqlalchemy
 
 HERE = Path(__file__).resolve().parent
-# "filesystem" is kombu's own transport, "filesystem-atomic" arena.broker's.
+# "filesystem" is kombu's own transport, "filesystem-atomic" arena.service.broker's.
 TRANSPORTS = ("redis", "filesystem", "filesystem-atomic", "sqlalchemy")
 TASK_NAME = "bench.record"
 # The worker (a separate process) builds its Celery app from these variables.
@@ -234,7 +234,7 @@ def filesystem_broker(folder: Path, polling: float, atomic: bool) -> Broker:
     Args:
         folder: where the transport's folders go.
         polling: seconds between polls.
-        atomic: ``arena.broker.FilesystemTransport`` (what the arena ships: write, then
+        atomic: ``arena.service.broker.FilesystemTransport`` (what the arena ships: write, then
             rename; claim by rename) rather than kombu's own.
     """
     folders = {name: folder / name for name in ("queue", "processed", "control")}
@@ -250,7 +250,10 @@ def filesystem_broker(folder: Path, polling: float, atomic: bool) -> Broker:
     }
     if atomic:
         return Broker(
-            "filesystem-atomic", "filesystem://", "arena.broker:FilesystemTransport", options
+            "filesystem-atomic",
+            "filesystem://",
+            "arena.service.broker:FilesystemTransport",
+            options,
         )
     return Broker("filesystem", "filesystem://", None, options)
 

@@ -5,7 +5,9 @@ processes, each started daemonized or in a session of its own with its output in
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -200,3 +202,60 @@ def start_worker(
         worker.stop()
         raise
     return worker
+
+
+# --- a throwaway PostgreSQL server ------------------------------------------------------
+
+
+def _as_postgres(args: list[str]) -> list[str]:
+    """Run ``args`` as the ``postgres`` OS user when we are root (initdb refuses root)."""
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+@contextmanager
+def running_postgres() -> Iterator[str]:
+    """Start PostgreSQL in a temporary directory; yield its URL without a database name;
+    stop it (by its pid) and delete the directory at the end."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found and shutil.which("initdb") is None:
+        pytest.fail(
+            "the PostgreSQL tests need the PostgreSQL server binaries (initdb, pg_ctl): "
+            "install them with 'apt-get install postgresql'"
+        )
+    bindir = Path(found[-1]).parent if found else Path(str(shutil.which("initdb"))).parent
+    root = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+    if os.geteuid() == 0:
+        owner = pwd.getpwnam("postgres")
+        os.chown(root, owner.pw_uid, owner.pw_gid)
+    data, log, port = root / "data", root / "server.log", free_port()
+    initdb = ["-U", "postgres", "-A", "trust", "--no-sync", "--no-instructions", "-E", "UTF8"]
+    subprocess.run(
+        _as_postgres([str(bindir / "initdb"), "-D", str(data), *initdb]),
+        check=True,
+        capture_output=True,
+    )
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    # pg_ctl daemonizes the server with its output in a file, so no pipe is left open.
+    start = ["start", "-w", "-D", str(data), "-l", str(log), "-o", options]
+    subprocess.run(_as_postgres([str(bindir / "pg_ctl"), *start]), check=True, capture_output=True)
+    pid = int((data / "postmaster.pid").read_text().split()[0])
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}"
+    finally:
+        _stop_postgres(pid, data / "postmaster.pid")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _stop_postgres(pid: int, pid_file: Path) -> None:
+    """Stop the server: a "fast" shutdown (SIGINT), done when it removes its pid file (it
+    may linger as a zombie until init reaps it); SIGKILL after 5 s."""
+    try:
+        os.kill(pid, signal.SIGINT)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 5
+    while pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if pid_file.exists():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

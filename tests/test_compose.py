@@ -34,10 +34,11 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy.engine import make_url
 
-from arena.sandbox import SLOT_LOCK_DIR
+from arena.match.sandbox import SLOT_LOCK_DIR
 from arena.store.db import upgrade
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
@@ -189,7 +190,7 @@ def test_worker_is_scalable(config: dict[str, Any]) -> None:
 
 def test_workers_share_the_slot_locks(config: dict[str, Any]) -> None:
     """Scaled workers claim sandbox slot blocks from one lock directory (a shared volume at
-    the path the image's ``arena.sandbox.SLOT_LOCK_DIR`` resolves to: no TMPDIR there), so
+    the path the image's ``arena.match.sandbox.SLOT_LOCK_DIR`` resolves to: no TMPDIR there), so
     two containers never seat bots under the same uid and cgroup."""
     mounts = _services(config)["worker"]["volumes"]
     assert f"arena-slots:/tmp/{SLOT_LOCK_DIR.name}:rw" in mounts
@@ -305,8 +306,8 @@ def test_worker_healthcheck_pings_the_worker_node(
     """The health check's ``-d`` names the node ``arena worker`` starts in the container:
     ``arena worker`` execs celery with ``--hostname arena-<pid>@<host>``, and it runs as
     PID 1 there. Runs the real command up to its ``execve`` (the sandbox check skipped)."""
-    import arena.cli_service  # noqa: F401  (registers `arena worker`)
-    from arena.cli import cli
+    import arena.cli.service  # noqa: F401  (registers `arena worker`)
+    from arena.cli.main import cli
 
     worker = _services(config)["worker"]
     assert "init" not in worker, "an init process would make the worker's PID other than 1"

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from arena import PRESETS, Game, load_rules
+from arena.engine.rules import find_rules
 from arena.errors import ArenaError
-from arena.rules import find_rules
+from tests.paths import DOCS
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 RULES_MD = DOCS / "rules.md"
 EXAMPLES = sorted((DOCS / "examples").glob("*.toml")) + sorted((DOCS / "examples").glob("*.json"))
 

@@ -1,75 +1,186 @@
-"""The core ``arena`` package imports only the standard library (docs/architecture.md)."""
+"""The layers import one way (docs/architecture.md): engine <- match <- compete <- store <-
+service <- cli, workers, web.
 
-import subprocess
-import sys
-
-# Application-layer packages that must never be pulled in by importing the core.
-FORBIDDEN = ("click", "rich", "flask", "celery", "sqlalchemy", "kombu", "redis")
-
-# Modules allowed to import application-layer packages.
-EXEMPT = frozenset(
-    {
-        "arena.__main__",
-        "arena.cli",
-        "arena.cli_bots",
-        "arena.cli_store",
-        "arena.cli_tournament",
-        "arena.cli_service",
-        "arena.cli_ratings",
-        # The Celery side shared by the workers and the CLI (docs/architecture.md).
-        "arena.broker",
-        # The storage layer: the only place that imports SQLAlchemy (docs/architecture.md).
-        "arena.store.db",
-        "arena.store.models",
-        "arena.store.queue",
-        "arena.store.service",
-        "arena.store.results",
-        "arena.store.migrations.env",
-        "arena.store.migrations.versions.0001_initial_schema",
-        "arena.store.migrations.versions.0002_service_columns",
-        "arena.store.migrations.versions.0003_workers",
-    }
-)
-
-# Runs in a fresh interpreter, so imports made by other tests cannot leak in.
-# Prints one line per offence: "<arena module that first loaded it> <forbidden package>".
-PROBE = """
-import importlib
-import pkgutil
-import sys
-
-exempt = set(sys.argv[1].split(","))
-forbidden = set(sys.argv[2].split(","))
-seen = set()
-
-
-def report(importer):
-    for top in sorted({name.partition(".")[0] for name in sys.modules} & forbidden - seen):
-        seen.add(top)
-        print(importer, top)
-
-
-import arena
-
-report("arena")
-for info in pkgutil.walk_packages(arena.__path__, prefix="arena."):
-    if info.name not in exempt:
-        importlib.import_module(info.name)
-        report(info.name)
+Each layer is imported whole in a fresh interpreter (so imports made by other tests cannot
+leak in), and the test asserts which frameworks and which sibling layers ended up in
+``sys.modules``. A second check reads the source: no module imports another module's private
+(``_name``) names.
 """
 
+from __future__ import annotations
 
-def test_core_imports_no_application_packages() -> None:
-    """Importing every ``arena`` module except the exempt ones loads no forbidden package."""
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+
+#: The arena's layers, lowest first: each may import only those before it.
+LAYERS = ("engine", "match", "compete", "store", "service", "cli")
+
+#: Third-party frameworks and the layers that may load them (at import time). The engine
+#: and the bot runtime load nothing outside the standard library at all (checked apart).
+FRAMEWORKS: dict[str, frozenset[str]] = {
+    "numpy": frozenset({"compete", "store", "service", "cli", "workers", "web"}),
+    "scipy": frozenset({"compete", "store", "service", "cli", "workers", "web"}),
+    "sqlalchemy": frozenset({"store", "service", "cli", "workers", "web"}),
+    "alembic": frozenset({"store", "service", "cli", "workers", "web"}),
+    "psycopg": frozenset({"store", "service", "cli", "workers", "web"}),
+    "celery": frozenset({"service", "cli", "workers", "web"}),
+    "kombu": frozenset({"service", "cli", "workers", "web"}),
+    "redis": frozenset({"service", "cli", "workers", "web"}),
+    # Celery's own command line pulls in click, so only the layers below the service are
+    # kept free of it; rich is the CLI's alone.
+    "click": frozenset({"service", "cli", "workers", "web"}),
+    "rich": frozenset({"cli"}),
+    "flask": frozenset({"web"}),
+    "werkzeug": frozenset({"web"}),
+    "jinja2": frozenset({"web"}),
+}
+
+#: The first-party packages each application may not import.
+APPLICATIONS: dict[str, frozenset[str]] = {
+    "workers": frozenset({"web", "arena.cli"}),
+    "web": frozenset({"workers", "arena.cli"}),
+}
+
+# Imports every module of the packages named in argv[1] (JSON list), then prints the sorted
+# names of the loaded modules as JSON.
+PROBE = """
+import importlib, json, pkgutil, sys
+
+for name in json.loads(sys.argv[1]):
+    package = importlib.import_module(name)
+    for info in pkgutil.walk_packages(package.__path__, prefix=name + "."):
+        if ".migrations." in info.name:  # run by Alembic inside its own context
+            continue
+        importlib.import_module(info.name)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+FIRST_PARTY = ("arena", "bots", "workers", "web")
+
+
+def loaded_by(packages: list[str]) -> set[str]:
+    """The modules a fresh interpreter has loaded after importing all of ``packages``."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, ",".join(sorted(EXEMPT)), ",".join(FORBIDDEN)],
+        [sys.executable, "-c", PROBE, json.dumps(packages)],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
+        cwd=REPO,
     )
-    assert result.returncode == 0, f"importing arena modules failed:\n{result.stderr}"
-    offences = result.stdout.splitlines()
-    assert not offences, "arena core imported application packages (importer, package):\n" + (
-        "\n".join(offences)
-    )
+    assert result.returncode == 0, f"importing {packages} failed:\n{result.stderr}"
+    return set(json.loads(result.stdout))
+
+
+def third_party(modules: set[str]) -> set[str]:
+    """The top-level names of ``modules`` that are neither the standard library nor ours."""
+    tops = {name.partition(".")[0] for name in modules}
+    return {
+        top
+        for top in tops
+        if top not in sys.stdlib_module_names
+        and top not in FIRST_PARTY
+        and not top.startswith("_")  # interpreter and extension internals
+        and top != "cython_runtime"
+    }
+
+
+def unit_of(layer: str) -> str:
+    return f"arena.{layer}" if layer in LAYERS else layer
+
+
+@pytest.mark.parametrize("layer", [*LAYERS, *APPLICATIONS])
+def test_layer_imports_only_what_is_below_it(layer: str) -> None:
+    """Importing a layer whole loads no layer above it and no framework it may not use."""
+    modules = loaded_by([unit_of(layer)])
+    offences: list[str] = []
+    if layer in LAYERS:
+        above = LAYERS[LAYERS.index(layer) + 1 :]
+        for other in [*above, "workers", "web"]:
+            name = unit_of(other)
+            if any(m == name or m.startswith(name + ".") for m in modules):
+                offences.append(f"imports the layer above it: {name}")
+    for package in sorted(APPLICATIONS.get(layer, ())):
+        if any(m == package or m.startswith(package + ".") for m in modules):
+            offences.append(f"imports {package}")
+    loaded = third_party(modules)
+    if layer in ("engine", "match"):
+        offences += [f"imports a third-party package: {top}" for top in sorted(loaded)]
+    for framework, allowed in FRAMEWORKS.items():
+        if framework in loaded and layer not in allowed:
+            offences.append(f"imports {framework}")
+    assert not offences, f"{unit_of(layer)}:\n" + "\n".join(offences)
+
+
+def test_every_arena_module_belongs_to_a_layer() -> None:
+    """A module at arena/'s root is one of the few shared by every layer."""
+    root = {p.name for p in (REPO / "arena").iterdir() if not p.name.startswith((".", "__py"))}
+    assert root == {"__init__.py", "__main__.py", "errors.py", *LAYERS}
+
+
+def test_the_root_package_loads_only_the_engine() -> None:
+    """``import arena`` (the public API) costs the engine and the standard library only."""
+    modules = loaded_by(["arena.engine"])
+    arena_modules = {m for m in modules if m.startswith("arena.")}
+    assert all(m.startswith(("arena.engine", "arena.errors")) for m in arena_modules)
+
+
+def test_botkit_is_self_contained() -> None:
+    """botkit is copied alone into a bot's sandbox: it imports only the standard library."""
+    tree = ast.parse((REPO / "arena" / "match" / "botkit.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "botkit uses a relative import"
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            top = name.partition(".")[0]
+            assert top in sys.stdlib_module_names or top == "__future__", name
+
+
+def private_imports(path: Path) -> list[str]:
+    """``from first_party import _name`` and ``module._name`` on an imported first-party
+    module, in one file: the lines that reach into another module's privates."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    modules: set[str] = set()  # local names bound to first-party modules
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(FIRST_PARTY):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{path}:{node.lineno}: from {node.module} import {alias.name}")
+                else:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith(FIRST_PARTY) and alias.asname:
+                    modules.add(alias.asname)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append(f"{path}:{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """What two modules share is public in one of them (tests may still look inside)."""
+    offences: list[str] = []
+    for folder in ("arena", "workers", "web", "bots", "benchmarks"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            offences += private_imports(path)
+    assert not offences, "private names imported across modules:\n" + "\n".join(offences)

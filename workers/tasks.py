@@ -1,4 +1,4 @@
-"""The tasks: thin wrappers around :mod:`arena.store.service`, which owns the logic.
+"""The tasks: thin wrappers around :mod:`arena.service.matches`, which owns the logic.
 
 ``arena.play_match(match_id)`` plays one stored match; ``arena.sweep()`` (sent by beat every
 ``ARENA_SWEEP_SECONDS``) re-sends the tasks of matches whose worker died or whose task was
@@ -8,7 +8,7 @@ idempotent: running one twice changes nothing more than running it once (a refit
 a second, equal history point).
 
 Each pool process opens its own database engine and claims its own block of sandbox slots
-(:func:`arena.sandbox.claim_slot_block`) after the fork, so processes of every worker on the
+(:func:`arena.match.sandbox.claim_slot_block`) after the fork, so processes of every worker on the
 machine seat their bots in different slots.
 """
 
@@ -24,12 +24,10 @@ from celery import Task
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from sqlalchemy.exc import OperationalError
 
-from arena.broker import PLAY_MATCH, QUEUE, REFIT, SWEEP, queue_length, send_matches
-from arena.referee import InfrastructureError
-from arena.sandbox import claim_slot_block
-from arena.store.db import Store, connect
-from arena.store.results import refit_ratings
-from arena.store.service import (
+from arena.match.referee import InfrastructureError
+from arena.match.sandbox import claim_slot_block
+from arena.service.broker import PLAY_MATCH, QUEUE, REFIT, SWEEP, queue_length, send_matches
+from arena.service.matches import (
     Config,
     finished_rule_set,
     run_match,
@@ -38,6 +36,8 @@ from arena.store.service import (
     worker_id,
     worker_stopped,
 )
+from arena.service.results import refit_ratings
+from arena.store.db import Store, connect
 from workers.app import app
 
 logger = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def _first_slot() -> int:
 )
 def play_match(self: Task[Any, Any], match_id: int) -> str:
     """Play match ``match_id`` if it is still to be played; return what happened (see
-    :func:`arena.store.service.run_match`). Retried, after a pause, only when the harness
+    :func:`arena.service.matches.run_match`). Retried, after a pause, only when the harness
     failed (sandbox, database); a bot's fault is a verdict, never a retry."""
     store = _store()
     try:

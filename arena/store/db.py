@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from arena.rules import Rules
+from arena.engine.rules import Rules
 from arena.store.models import Bot, BotVersion, GameRecord, RuleSet, User
 
 #: The database used when neither a URL nor ``ARENA_DATABASE_URL`` is given.

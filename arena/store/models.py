@@ -110,7 +110,7 @@ class Tournament(Base):
     games_per_match: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(20), default="pending")
-    #: How its matches are played: ``move_seconds``, ``memory_mb`` (see arena.store.service).
+    #: How its matches are played: ``move_seconds``, ``memory_mb`` (see arena.service.matches).
     settings: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created: Mapped[datetime] = _created()
     started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -29,12 +29,12 @@ from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from arena.rules import Rules
+from arena.compete.tournaments import Match as ScheduledMatch
+from arena.compete.tournaments import entrant_name
+from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
 from arena.store.models import MATCH_STATUSES, GameRecord, Match, RuleSet, Tournament
 from arena.store.models import TournamentEntrant as Entrant
-from arena.tournaments import Match as ScheduledMatch
-from arena.tournaments import entrant_name
 
 #: Statuses after which a match never changes again.
 FINISHED = ("done", "void")
@@ -47,7 +47,7 @@ class ClaimedMatch:
     Attributes:
         match_id: the match row's id (pass it to heartbeat/complete/void).
         tournament_id: its tournament's id.
-        key: the schedule's match id (``arena.tournaments.Match.id``).
+        key: the schedule's match id (``arena.compete.tournaments.Match.id``).
         seats: the bot version id at each seat.
         labels: the entrant's label at each seat.
         games: games to play; game ``i`` is seeded by ``game_seeds(seed, games)[i]``.
@@ -115,10 +115,10 @@ def create_tournament(
     """Store a tournament, its entrants and one pending match per scheduled match; return
     the tournament's id.
 
-    ``settings`` (JSON) says how its matches are played (see :mod:`arena.store.service`).
+    ``settings`` (JSON) says how its matches are played (see :mod:`arena.service.matches`).
     ``entrants`` maps each entrant's label to its bot version id. A scheduled match's seats
     (entrant strings, ``SPEC`` or ``LABEL=SPEC``) are looked up as given, else by
-    :func:`arena.tournaments.entrant_name`; the match row stores the bot version ids and
+    :func:`arena.compete.tournaments.entrant_name`; the match row stores the bot version ids and
     the entrants' labels. Deal
     groups (table ids such as ``d0003``) are stored as numbers 0, 1, ... in order of first
     appearance (the column is an integer).

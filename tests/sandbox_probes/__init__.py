@@ -1,1 +1,1 @@
-"""Probe scripts run inside the sandbox by tests/test_sandbox.py (each prints JSON)."""
+"""Probe scripts run inside the sandbox by tests/match/test_sandbox.py (each prints JSON)."""

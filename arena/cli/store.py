@@ -1,0 +1,141 @@
+"""``arena db upgrade`` and ``arena bots add/list``: the database from the command line
+(see arena.cli; the schema and settings are in docs/storage.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.cli.main import (
+    _help_without_command,
+    _memory_option,
+    _move_time_option,
+    _unsandboxed_option,
+    _url_option,
+    cli,
+)
+from arena.match.lineup import CheckReport, check_bot
+from arena.match.referee import TimeControl
+from arena.match.sandbox import Limits
+from arena.store.db import connect, resolve_url, upgrade
+
+
+def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
+    """The parts of a check report worth keeping with a bot version, as JSON."""
+    fields = dataclasses.asdict(dataclasses.replace(report, faults=[]))
+    fields["faults"] = [
+        {"rules": name, "termination": o.verdict.termination.value, "message": o.verdict.message}
+        for name, o in report.faults
+        if o.verdict is not None
+    ]
+    fields["sandboxed"] = sandboxed
+    return fields
+
+
+# --- arena db ---------------------------------------------------------------------------
+
+
+@cli.group("db", invoke_without_command=True, short_help="Manage the database.")
+@click.pass_context
+def db_group(ctx: click.Context) -> None:
+    """The service's database (SQLite by default, or PostgreSQL)."""
+    _help_without_command(ctx)
+
+
+@db_group.command("upgrade", short_help="Create or migrate the database schema.")
+@_url_option
+def db_upgrade_command(url: str | None) -> None:
+    """Create the database's tables, or migrate them to the current schema (safe to repeat)."""
+    started = time.perf_counter()
+    upgrade(url)
+    shown = resolve_url(url).split("@")[-1]
+    click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
+
+
+# --- arena bots -------------------------------------------------------------------------
+
+
+@cli.group("bots", invoke_without_command=True, short_help="Stored bots: add, list.")
+@click.pass_context
+def bots_group(ctx: click.Context) -> None:
+    """Bots stored in the database, each with its immutable versions."""
+    _help_without_command(ctx)
+
+
+@bots_group.command("add", short_help="Check a bot file and store it as a new version.")
+@click.argument("bot", metavar="FILE")
+@click.option("--name", required=True, help="The bot's name.")
+@click.option("--owner", required=True, help="The owner's user name (created if new).")
+@_url_option
+@_unsandboxed_option
+@_move_time_option
+@_memory_option
+def bots_add_command(
+    bot: str,
+    name: str,
+    owner: str,
+    url: str | None,
+    unsandboxed: bool,
+    move_time: float,
+    memory: int,
+) -> int:
+    """Validate FILE as `arena check` does and, if it passes, store it as the next version of
+    OWNER's bot NAME. Uploading the same source again stores nothing. Exit status 0: stored
+    (or already stored); 1: the bot failed its check (nothing stored)."""
+    path = Path(bot)
+    if not path.is_file():
+        raise click.BadParameter(f"no bot file {bot!r}", param_hint="'FILE'")
+    source = path.read_text(encoding="utf-8")
+    reports = [
+        report
+        for _preset, report in check_bot(
+            bot,
+            sandboxed=not unsandboxed,
+            time_control=TimeControl(move_seconds=move_time),
+            limits=Limits(memory),
+        )
+    ]
+    report = reports[-1]
+    if not report.ok:
+        for preset, outcome in report.faults[:5]:
+            verdict = outcome.verdict
+            assert verdict is not None
+            click.echo(f"FAULT in {preset}: {verdict.termination.value}: {verdict.message}")
+        click.echo(f"{bot} failed `arena check`: nothing stored")
+        return 1
+    store = connect(url)
+    try:
+        version, created = store.add_bot_version(
+            owner, name, source, _report_json(report, not unsandboxed)
+        )
+    finally:
+        store.close()
+    if created:
+        click.echo(f"{owner}/{name}: stored as version {version.version} ({version.sha256})")
+    else:
+        click.echo(
+            f"{owner}/{name}: already stored as version {version.version} ({version.sha256})"
+        )
+    return 0
+
+
+@bots_group.command("list", short_help="List stored bot versions.")
+@_url_option
+def bots_list_command(url: str | None) -> None:
+    """Every stored bot version: owner/name, version, source hash, upload time."""
+    store = connect(url)
+    try:
+        listings = store.list_bots()
+    finally:
+        store.close()
+    for item in listings:
+        click.echo(
+            f"{item.owner}/{item.bot}  v{item.version}  {item.sha256[:12]}  "
+            f"{item.created:%Y-%m-%d %H:%M}"
+        )
+    if not listings:
+        click.echo("no bots stored")

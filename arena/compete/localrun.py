@@ -1,0 +1,415 @@
+"""The local tournament runner: a schedule played through a process pool, no broker, no database.
+
+:func:`run_local` plays the matches of :func:`arena.compete.tournaments.schedule` in
+``workers`` processes (one match at a time each) and yields a picklable
+:class:`MatchResult` per match as it finishes. :func:`play_one` plays a single
+match in this process (what each worker runs; a Celery task can call it too).
+:class:`Standings` adds results up for the CLI to render; it prints nothing.
+
+Bot files run sandboxed unless asked otherwise; each worker process owns a
+range of :data:`SLOT_STRIDE` sandbox slots, so concurrent matches never share a
+slot (its uid and cgroup). A failure of the harness (:class:`InfrastructureError`)
+makes the match void: it is raised with the match id, or, with
+``keep_going=True``, reported as a void result; void matches are never counted.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.compete.tournaments import Match, entrant_name, entrant_spec
+from arena.engine.events import Outcome
+from arena.engine.game import Game
+from arena.engine.records import game_record
+from arena.engine.rules import Rules
+from arena.match.lineup import check_specs, is_bot_file, make_players
+from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
+from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
+
+__all__ = [
+    "SLOT_STRIDE",
+    "EntrantStats",
+    "GameResult",
+    "MatchResult",
+    "Standings",
+    "by_deal",
+    "finishing_places",
+    "play_one",
+    "run_local",
+]
+
+#: Sandbox slots per worker process: worker ``i`` seats bots in slots
+#: ``first_slot + i * SLOT_STRIDE + seat`` (at most 5 seats).
+SLOT_STRIDE = 8
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """One game of a match, as the tournament counts it.
+
+    Attributes:
+        index: the game's number in its match (0-based).
+        seed: the game's seed.
+        places: each seat's finishing place, 0 = first (partners share their team's).
+        points: each seat's final score (its team's in team play).
+        winners: the winning seats.
+        termination: how the game ended (``target``, or a bot fault).
+        verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
+        record: the game record (``arena.engine.records.game_record``).
+    """
+
+    index: int
+    seed: int
+    places: tuple[int, ...]
+    points: tuple[int, ...]
+    winners: tuple[int, ...]
+    termination: str
+    verdict: dict[str, Any] | None
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """A match's games, in game order, or why the match is void.
+
+    Attributes:
+        match: the scheduled match.
+        games: its games (empty when void).
+        void: why the harness failed (the match's games are not counted), or None.
+        seconds: wall-clock time the match took (not compared).
+        worker: the id of the process that played it (not compared).
+    """
+
+    match: Match
+    games: tuple[GameResult, ...]
+    void: str | None = None
+    seconds: float = field(default=0.0, compare=False)
+    worker: int = field(default=0, compare=False)
+
+    @property
+    def id(self) -> str:
+        """The match id."""
+        return self.match.id
+
+
+def finishing_places(
+    outcome: Outcome, sides: Sequence[int], forfeit: int | None
+) -> tuple[int, ...]:
+    """Each seat's place (0 = first): winners first, then by final score, the forfeiter last.
+
+    Sides with equal scores share a place (0, 1, 1, 3). In a forfeited game the
+    offender's side is last and the other sides are ranked by score. Partners
+    share their side's place.
+    """
+    count = len(outcome.scores)
+    scores = outcome.scores
+    loser = None if forfeit is None else sides[forfeit]
+    winners = set() if loser is not None else {sides[s] for s in outcome.winners}
+    place: dict[int, int] = {}
+    for side in range(count):
+        if side == loser:
+            place[side] = count - 1
+        elif side in winners:
+            place[side] = 0
+        else:
+            ahead = [o for o in range(count) if o not in winners and o != loser]
+            place[side] = len(winners) + sum(scores[o] > scores[side] for o in ahead)
+    return tuple(place[side] for side in sides)
+
+
+# --- playing ---------------------------------------------------------------------------
+
+
+def play_one(
+    match: Match,
+    rules: Rules,
+    *,
+    sandboxed: bool = True,
+    time_control: TimeControl | None = None,
+    limits: Limits | None = None,
+    first_slot: int = 0,
+) -> MatchResult:
+    """Play one match in this process (bots in slots ``first_slot + seat``).
+
+    An :class:`InfrastructureError` makes the result void (with the reason),
+    whichever games had finished.
+
+    Raises:
+        ParseError: a seat is neither a strategy nor a bot file.
+        SandboxUnavailable: bot files, ``sandboxed``, and no sandbox here.
+        RulesError: the player count or teams are not allowed.
+    """
+    started = time.monotonic()
+    specs = [entrant_spec(e) for e in match.seats]
+    names = [entrant_name(e) for e in match.seats]
+    players = make_players(
+        specs, sandboxed=sandboxed, limits=limits, first_slot=first_slot, salts=names
+    )
+    games: list[GameResult] = []
+    try:
+        for outcome in play_match(
+            rules,
+            players,
+            games=match.games,
+            seed=match.seed,
+            teams=match.teams,
+            time_control=time_control,
+        ):
+            games.append(_game_result(outcome.index, outcome.game, names, outcome.verdict))
+    except InfrastructureError as exc:
+        return MatchResult(match, (), str(exc), time.monotonic() - started, os.getpid())
+    games.sort(key=lambda g: g.index)
+    return MatchResult(match, tuple(games), None, time.monotonic() - started, os.getpid())
+
+
+def _game_result(index: int, game: Game, names: list[str], verdict: Verdict | None) -> GameResult:
+    outcome = game.outcome()
+    assert outcome is not None
+    sides = game.sides
+    forfeit = None if verdict is None else verdict.seat
+    as_dict = None if verdict is None else verdict.to_dict()
+    return GameResult(
+        index=index,
+        seed=game.seed,
+        places=finishing_places(outcome, sides, forfeit),
+        points=tuple(outcome.scores[side] for side in sides),
+        winners=outcome.winners,
+        termination=outcome.termination.value,
+        verdict=as_dict,
+        record=game_record(game, names, verdict=as_dict),
+    )
+
+
+def run_local(
+    matches: Iterable[Match],
+    rules: Rules,
+    *,
+    workers: int = 2,
+    sandboxed: bool = True,
+    time_control: TimeControl | None = None,
+    limits: Limits | None = None,
+    first_slot: int = 0,
+    keep_going: bool = False,
+) -> Iterator[MatchResult]:
+    """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
+
+    ``workers=1`` plays in this process, in schedule order. Results do not depend
+    on ``workers`` (only their order does). Everything is checked before the
+    first match starts.
+
+    Raises:
+        ValueError: ``workers`` below 1.
+        ParseError: a seat is neither a strategy nor a bot file.
+        SandboxUnavailable: bot files, ``sandboxed``, and no sandbox here.
+        RulesError: a match's player count or teams are not allowed.
+        InfrastructureError: a match failed for the harness (the message names
+            it); with ``keep_going`` it is yielded as void instead.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be 1 or more, not {workers}")
+    todo = list(matches)
+    _check(todo, rules, sandboxed)
+    options: dict[str, Any] = {
+        "sandboxed": sandboxed,
+        "time_control": time_control,
+        "limits": limits,
+    }
+    if workers == 1:
+        results: Iterator[MatchResult] = (
+            play_one(m, rules, first_slot=first_slot, **options) for m in todo
+        )
+    else:
+        results = _pooled(todo, rules, workers, first_slot, options)
+    for result in results:
+        if result.void is not None and not keep_going:
+            raise InfrastructureError(f"match {result.id}: {result.void}")
+        yield result
+
+
+def _check(matches: Sequence[Match], rules: Rules, sandboxed: bool) -> None:
+    specs = sorted({entrant_spec(e) for m in matches for e in m.seats})
+    check_specs(specs)
+    for players, teams in {(len(m.seats), m.teams) for m in matches}:
+        rules.check_players(players, teams)
+    if sandboxed and any(is_bot_file(spec) for spec in specs):
+        missing = check_sandbox()
+        if missing:
+            raise SandboxUnavailable(
+                "cannot run bot files in a sandbox here: " + "; ".join(missing)
+            )
+
+
+_worker_slot = 0
+
+
+def _init_worker(slots: Any) -> None:
+    global _worker_slot
+    _worker_slot = slots.get()
+
+
+def _play_in_worker(match: Match, rules: Rules, options: dict[str, Any]) -> MatchResult:
+    return play_one(match, rules, first_slot=_worker_slot, **options)
+
+
+def _pooled(
+    matches: list[Match], rules: Rules, workers: int, first_slot: int, options: dict[str, Any]
+) -> Iterator[MatchResult]:
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    slots = context.Queue()
+    for worker in range(workers):
+        slots.put(first_slot + worker * SLOT_STRIDE)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init_worker, initargs=(slots,)
+    )
+    try:
+        futures = {pool.submit(_play_in_worker, m, rules, options): m for m in matches}
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                yield future.result()
+            except BrokenProcessPool as exc:
+                raise InfrastructureError(
+                    f"match {futures[future].id}: a worker process died"
+                ) from exc
+            except Exception as exc:
+                exc.add_note(f"in match {futures[future].id}")
+                raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        slots.close()
+        slots.join_thread()
+
+
+# --- standings -------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class EntrantStats:
+    """One entrant's figures over the counted games.
+
+    Attributes:
+        entrant: the entrant (``SPEC`` or ``LABEL=SPEC``).
+        games: games played.
+        wins: games won (place 0; its team's win in team play).
+        points: final scores added up (its team's in team play).
+        forfeits: games it forfeited for a fault.
+        places: finishing places added up (for the mean place).
+    """
+
+    entrant: str
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    forfeits: int = 0
+    places: int = 0
+
+    @property
+    def name(self) -> str:
+        """The entrant's name."""
+        return entrant_name(self.entrant)
+
+    @property
+    def win_rate(self) -> float:
+        """Share of games won (0.0 before any game)."""
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_place(self) -> float:
+        """Average finishing place, 0 = first (0.0 before any game)."""
+        return self.places / self.games if self.games else 0.0
+
+
+class Standings:
+    """Tournament figures, updated from each :class:`MatchResult` with :meth:`add`.
+
+    Per entrant an :class:`EntrantStats`; and a crosstable: ``ahead[a][b]``, the
+    games ``a`` finished ahead of ``b`` (in 2-player games: won against ``b``), and
+    ``met[a][b]``, the games both played. Void matches go to ``void``, never
+    into the figures.
+
+    Args:
+        entrants: every entrant of the tournament (more are added as they appear).
+    """
+
+    def __init__(self, entrants: Iterable[str] = ()) -> None:
+        self.stats: dict[str, EntrantStats] = {}
+        self.ahead: dict[str, dict[str, int]] = {}
+        self.met: dict[str, dict[str, int]] = {}
+        self.void: list[tuple[str, str]] = []
+        self.matches = 0
+        self.games = 0
+        for entrant in entrants:
+            self._entrant(entrant)
+
+    def _entrant(self, entrant: str) -> EntrantStats:
+        if entrant not in self.stats:
+            self.stats[entrant] = EntrantStats(entrant)
+            self.ahead[entrant] = {}
+            self.met[entrant] = {}
+        return self.stats[entrant]
+
+    def add(self, result: MatchResult) -> None:
+        """Count a match's games (a void match only goes to ``void``)."""
+        if result.void is not None:
+            self.void.append((result.id, result.void))
+            return
+        self.matches += 1
+        for game in result.games:
+            self._add_game(result.match.seats, game)
+
+    def _add_game(self, seats: Sequence[str], game: GameResult) -> None:
+        self.games += 1
+        place: dict[str, int] = {}
+        points: dict[str, int] = {}
+        for seat, entrant in enumerate(seats):  # a self-partnered entrant counts once
+            place[entrant] = min(place.get(entrant, len(seats)), game.places[seat])
+            points[entrant] = game.points[seat]
+        offender = None if game.verdict is None else seats[game.verdict["seat"]]
+        for entrant in place:
+            stats = self._entrant(entrant)
+            stats.games += 1
+            stats.wins += place[entrant] == 0
+            stats.points += points[entrant]
+            stats.places += place[entrant]
+            stats.forfeits += entrant == offender
+        for a in place:
+            for b in place:
+                if a != b:
+                    self.met[a][b] = self.met[a].get(b, 0) + 1
+                    self.ahead[a][b] = self.ahead[a].get(b, 0) + (place[a] < place[b])
+
+    def score(self, a: str, b: str) -> float:
+        """``a``'s score against ``b``: games finished ahead, plus half the ties."""
+        met = self.met[a].get(b, 0)
+        ahead, behind = self.ahead[a].get(b, 0), self.ahead[b].get(a, 0)
+        return ahead + (met - ahead - behind) / 2
+
+    def ranking(self) -> list[EntrantStats]:
+        """Entrants best first: win rate, then mean place (lower first), then points."""
+        return sorted(
+            self.stats.values(),
+            key=lambda s: (-s.win_rate, s.mean_place, -s.points, s.name),
+        )
+
+
+def by_deal(results: Iterable[MatchResult]) -> dict[tuple[str, int], dict[int, GameResult]]:
+    """Group duplicate-deal games: ``(deal group, game index) -> {rotation: game}``.
+
+    Game ``i`` of every rotation of a deal group has the same seed, so the same
+    deals. Void and non-duplicate matches are left out.
+    """
+    groups: dict[tuple[str, int], dict[int, GameResult]] = {}
+    for result in results:
+        group = result.match.deal_group
+        if group is None or result.void is not None:
+            continue
+        for game in result.games:
+            groups.setdefault((group, game.index), {})[result.match.rotation] = game
+    return groups

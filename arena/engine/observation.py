@@ -1,0 +1,117 @@
+"""What a bot sees when it is asked to move: an :class:`Observation`.
+
+Exactly the information of RULES.md "What a bot sees": public information plus
+the bot's own hand, and its legal moves. Never another seat's tiles nor the
+boneyard's order. An observation is a frozen value; :meth:`Observation.to_dict`
+gives its JSON form, the one the bot protocol sends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from arena.engine.events import Draw, Event, Pass, Play
+from arena.engine.tiles import Move, Tile
+
+if TYPE_CHECKING:
+    from arena.engine.rules import Rules
+
+__all__ = ["Observation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One seat's view of the round, at its turn (or at any time, for spectators).
+
+    Attributes:
+        seat: the seat this view belongs to (0..players-1; play goes to seat+1).
+        players: the number of seats.
+        teams: whether seats 0+2 play against 1+3; then scores are per team.
+        rules: the rule set (its ``name``, ``params()`` and so on).
+        round: the round's number in the game, from 1.
+        leader: the seat that led this round.
+        to_move: the seat whose turn it is, None when the round is over.
+        hand: this seat's tiles, in ascending order.
+        line: the played tiles from the left end to the right, each as
+            (left half, right half); a double shows the same number twice.
+        ends: the open ends (left, right), or None before the lead.
+        hand_sizes: how many tiles each seat holds.
+        boneyard_size: how many tiles are in the boneyard.
+        drawable: how many of them may still be drawn (``draw`` keeps a reserve;
+            0 where the rules never draw).
+        scores: each side's game score (per seat, or per team: see ``side``).
+        history: this round's public events in order: plays, draws (the tile only
+            for this seat's own draws; None for the others'), passes.
+        legal_moves: this seat's legal moves, sorted; empty when it is not its turn.
+    """
+
+    seat: int
+    players: int
+    teams: bool
+    rules: Rules
+    round: int
+    leader: int
+    to_move: int | None
+    hand: tuple[Tile, ...]
+    line: tuple[tuple[int, int], ...]
+    ends: tuple[int, int] | None
+    hand_sizes: tuple[int, ...]
+    boneyard_size: int
+    drawable: int
+    scores: tuple[int, ...]
+    history: tuple[Event, ...]
+    legal_moves: tuple[Move, ...]
+
+    @property
+    def side(self) -> int:
+        """This seat's index into ``scores``: its team in team play, else its seat."""
+        return self.seat % 2 if self.teams else self.seat
+
+    @property
+    def partner(self) -> int | None:
+        """The partner's seat in team play, else None."""
+        return (self.seat + 2) % 4 if self.teams else None
+
+    @property
+    def is_lead(self) -> bool:
+        """Whether the move to make is the first tile of the round."""
+        return self.ends is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (tiles as ``"6-4"``, moves as ``"6-4L"``)."""
+        return {
+            "seat": self.seat,
+            "players": self.players,
+            "teams": self.teams,
+            "rules": {"name": self.rules.name, "params": self.rules.params()},
+            "round": self.round,
+            "leader": self.leader,
+            "to_move": self.to_move,
+            "hand": [str(t) for t in self.hand],
+            "line": [list(pair) for pair in self.line],
+            "ends": None if self.ends is None else list(self.ends),
+            "hand_sizes": list(self.hand_sizes),
+            "boneyard_size": self.boneyard_size,
+            "drawable": self.drawable,
+            "scores": list(self.scores),
+            "history": [event_to_dict(e) for e in self.history],
+            "legal_moves": [str(m) for m in self.legal_moves],
+        }
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """Return an event's JSON form: ``{"type": "play", "seat": 0, "move": "6-4L"}`` etc."""
+    if isinstance(event, Play):
+        out: dict[str, Any] = {"type": "play", "seat": event.seat, "move": str(event.move)}
+        if event.points:
+            out["points"] = event.points
+        return out
+    if isinstance(event, Draw):
+        return {
+            "type": "draw",
+            "seat": event.seat,
+            "tile": None if event.tile is None else str(event.tile),
+        }
+    assert isinstance(event, Pass)
+    return {"type": "pass", "seat": event.seat}

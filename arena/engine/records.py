@@ -1,0 +1,406 @@
+"""Game records: one versioned JSON document per game, and their verification.
+
+A record holds everything needed to replay a game exactly: the rule set (name,
+parameters and version hash), the seed, each round's deal (every hand, the
+boneyard order, redeals, the lead draw), every event in order, each round's
+result and the final result. ``docs/records.md`` documents the format and
+``docs/record.schema.json`` is its JSON Schema.
+
+:func:`verify_record` re-simulates a record with the engine, so a record that
+verifies is a game the rules allow, move for move.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine.deal import Deal, deal_round
+from arena.engine.events import Outcome, RoundResult, Termination
+from arena.engine.game import Game
+from arena.engine.observation import event_to_dict
+from arena.engine.round import Round
+from arena.engine.rules import Rules, rules_from_record
+from arena.engine.tiles import Move, Tile
+from arena.errors import ArenaError, ParseError
+
+__all__ = [
+    "RECORD_FORMAT",
+    "RECORD_VERSION",
+    "VerifyReport",
+    "game_record",
+    "read_records",
+    "verify_file",
+    "verify_record",
+]
+
+RECORD_FORMAT = "domino-arena/game"
+RECORD_VERSION = 1
+
+
+# --- writing ------------------------------------------------------------------------
+
+
+def game_record(
+    game: Game, names: Sequence[str], *, verdict: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Return the JSON-ready record of ``game``; ``names[seat]`` names each seat's strategy.
+
+    ``verdict`` (``arena.match.referee.Verdict.to_dict()``) explains a forfeit: the
+    offending seat, the fault, a message and the tail of the bot's stderr.
+
+    Raises:
+        ValueError: ``names`` does not give one name per seat.
+    """
+    if len(names) != game.players:
+        raise ValueError(f"{len(names)} names for {game.players} seats")
+    outcome = game.outcome()
+    return {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "rules": {
+            "name": game.rules.name,
+            "version": game.rules.version,
+            "params": game.rules.params(),
+        },
+        "players": game.players,
+        "teams": game.teams,
+        "seats": list(names),
+        "seed": game.seed,
+        "rounds": [_round_record(game, index) for index in range(len(game.rounds))],
+        "result": None if outcome is None else _outcome_record(outcome, verdict),
+    }
+
+
+def _round_record(game: Game, index: int) -> dict[str, Any]:
+    round_ = game.rounds[index]
+    return {
+        "number": round_.number,
+        "dealt": "explicit" if game.explicit[index] else "seed",
+        "redeals": [deal_to_dict(deal) for deal in game.redeals[index]],
+        "deal": deal_to_dict(round_.deal),
+        "leader": round_.leader,
+        "events": [event_to_dict(event) for event in round_.events],
+        "result": None if round_.result is None else result_to_dict(round_.result),
+        "scores": list(round_.scores),
+    }
+
+
+def deal_to_dict(deal: Deal) -> dict[str, Any]:
+    """Return a deal's JSON form."""
+    return {
+        "hands": [[str(t) for t in hand] for hand in deal.hands],
+        "boneyard": [str(t) for t in deal.boneyard],
+        "lead_draw": None if deal.lead_draw is None else [str(t) for t in deal.lead_draw],
+    }
+
+
+def result_to_dict(result: RoundResult) -> dict[str, Any]:
+    """Return a round result's JSON form."""
+    return {
+        "termination": result.termination.value,
+        "winner": result.winner,
+        "seat": result.seat,
+        "pips": list(result.pips),
+        "points": list(result.points),
+    }
+
+
+def _outcome_record(outcome: Outcome, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "termination": outcome.termination.value,
+        "winners": list(outcome.winners),
+        "scores": list(outcome.scores),
+    }
+    if verdict is not None:
+        result["verdict"] = dict(verdict)
+    return result
+
+
+# --- reading --------------------------------------------------------------------------
+
+
+def deal_from_dict(data: Any) -> Deal:
+    """Parse a deal's JSON form.
+
+    Raises:
+        ParseError: not a deal.
+    """
+    if not isinstance(data, Mapping):
+        raise ParseError(f"a deal is an object, not {_kind(data)}")
+    hands = _list(data.get("hands"), "deal.hands")
+    lead_draw = data.get("lead_draw")
+    return Deal(
+        hands=tuple(_tiles(hand, "deal.hands[]") for hand in hands),
+        boneyard=_tiles(data.get("boneyard"), "deal.boneyard"),
+        lead_draw=None if lead_draw is None else _tiles(lead_draw, "deal.lead_draw"),
+    )
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ParseError(f"{where} must be a list, not {_kind(value)}")
+    return value
+
+
+def _tiles(value: Any, where: str) -> tuple[Tile, ...]:
+    items = _list(value, where)
+    if not all(isinstance(item, str) for item in items):
+        raise ParseError(f"{where} must list tiles as text like '6-4'")
+    return tuple(Tile.parse(item) for item in items)
+
+
+def read_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | ParseError]]:
+    """Yield ``(line number, record or ParseError)`` for each non-blank line of a JSON-lines file.
+
+    Raises:
+        ParseError: the file cannot be opened or is not UTF-8 text.
+    """
+    try:
+        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise ParseError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield number, _parse_line(line)
+        except UnicodeDecodeError:
+            raise ParseError(f"{path} is not UTF-8 text") from None
+
+
+def _parse_line(line: str) -> dict[str, Any] | ParseError:
+    try:
+        data = json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return ParseError(f"not valid JSON: {exc}")
+    if not isinstance(data, dict):
+        return ParseError(f"a record is a JSON object, not {_kind(data)}")
+    return data
+
+
+# --- verification --------------------------------------------------------------------
+
+
+@dataclass
+class VerifyReport:
+    """What :func:`verify_file` found: records checked and one line per problem."""
+
+    games: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every record verified."""
+        return not self.problems
+
+
+def verify_file(path: str | Path) -> VerifyReport:
+    """Re-simulate every record of a JSON-lines file; see :func:`verify_record`.
+
+    Raises:
+        ParseError: the file cannot be read at all.
+    """
+    report = VerifyReport()
+    for number, record in read_records(path):
+        report.games += 1
+        if isinstance(record, ParseError):
+            report.problems.append(f"line {number}: {record}")
+            continue
+        report.problems.extend(f"line {number}: {problem}" for problem in verify_record(record))
+    return report
+
+
+class _MismatchError(Exception):
+    """A record that contradicts the engine; stops checking the rest of its game."""
+
+
+def verify_record(record: Mapping[str, Any]) -> list[str]:
+    """Re-simulate one record with the engine; return its inconsistencies ([] if none).
+
+    Checks the rule set's hash, that seeded deals follow from the seed, that
+    every play is legal, that draws, passes, round results and scores are
+    exactly what the rules produce, and the final result. Checking a game
+    stops at its first inconsistency.
+    """
+    problems: list[str] = []
+    try:
+        _verify(record, problems)
+    except _MismatchError as exc:
+        problems.append(str(exc))
+    except ArenaError as exc:
+        problems.append(f"invalid record: {exc}")
+    return problems
+
+
+def _verify(record: Mapping[str, Any], problems: list[str]) -> None:
+    if record.get("format") != RECORD_FORMAT or record.get("version") != RECORD_VERSION:
+        raise _MismatchError(
+            f"not a {RECORD_FORMAT} version {RECORD_VERSION} record "
+            f"(format {record.get('format')!r}, version {record.get('version')!r})"
+        )
+    rules = _record_rules(record)
+    players, teams, seed = record.get("players"), record.get("teams"), record.get("seed")
+    if not isinstance(players, int) or not isinstance(teams, bool):
+        raise _MismatchError("players must be a number and teams true or false")
+    seats = _list(record.get("seats"), "seats")
+    if len(seats) != players:
+        problems.append(f"{len(seats)} seat names for {players} players")
+    rounds = _list(record.get("rounds"), "rounds")
+    if not rounds:
+        raise _MismatchError("the record has no rounds")
+    deals = [
+        deal_from_dict(_mapping(r, f"round {i + 1}").get("deal")) for i, r in enumerate(rounds)
+    ]
+    _check_seeded_deals(rules, players, seed, rounds, deals)
+    game = Game(rules, players, teams=teams, seed=seed if isinstance(seed, int) else 0, deals=deals)
+    for index, data in enumerate(rounds):
+        _replay_round(game, index, data)
+    _check_result(game, record.get("result"))
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ParseError(f"{where} must be an object, not {_kind(value)}")
+    return value
+
+
+def _record_rules(record: Mapping[str, Any]) -> Rules:
+    data = _mapping(record.get("rules"), "rules")
+    name, params = data.get("name"), _mapping(data.get("params"), "rules.params")
+    if not isinstance(name, str):
+        raise ParseError("rules.name must be text")
+    rules = rules_from_record(name, params)
+    if data.get("version") != rules.version:
+        raise _MismatchError(
+            f"rules {name}: version {data.get('version')!r} does not match its "
+            f"parameters (their hash is {rules.version})"
+        )
+    return rules
+
+
+def _check_seeded_deals(
+    rules: Rules, players: int, seed: Any, rounds: list[Any], deals: list[Deal]
+) -> None:
+    rng = random.Random(seed) if isinstance(seed, int) else None
+    for index, (data, deal) in enumerate(zip(rounds, deals, strict=True)):
+        if data.get("dealt") == "explicit":
+            continue
+        if rng is None:
+            raise _MismatchError(
+                f"round {index + 1}: dealt from the seed, but the seed is {seed!r}"
+            )
+        expected, redeals = deal_round(rules, players, rng)
+        recorded = [deal_from_dict(r) for r in _list(data.get("redeals", []), "redeals")]
+        if expected != deal or redeals != recorded:
+            raise _MismatchError(f"round {index + 1}: the deal does not follow from seed {seed}")
+
+
+def _replay_round(game: Game, index: int, data: Mapping[str, Any]) -> None:
+    where = f"round {index + 1}"
+    if game.is_terminal() or len(game.rounds) != index + 1:
+        raise _MismatchError(f"{where}: recorded after the game ended")
+    round_ = game.round
+    if data.get("leader") != round_.leader:
+        raise _MismatchError(
+            f"{where}: leader {data.get('leader')!r}, but seat {round_.leader} leads"
+        )
+    events = _list(data.get("events"), f"{where} events")
+    checked = 0
+    for index, event in enumerate(events):
+        if isinstance(event, Mapping) and event.get("type") == "play":
+            _compare_events(round_, events, checked, index, where)
+            _replay_play(game, round_, f"{where}, event {index + 1}", event)
+            checked = index
+    _compare_events(round_, events, checked, len(events), where)
+    _check_round_result(round_, data, where)
+
+
+def _compare_events(round_: Round, events: list[Any], start: int, stop: int, where: str) -> None:
+    """Compare the engine's events ``start:stop`` with the record's; the engine must
+    have produced exactly ``stop`` events (it waits for the next play)."""
+    produced = round_.events
+    for index in range(start, stop):
+        mine = event_to_dict(produced[index]) if index < len(produced) else None
+        if mine != events[index]:
+            given = "nothing (the round is over)" if round_.is_terminal() else mine
+            given = "nothing (a play is due)" if mine is None and given is None else given
+            raise _MismatchError(
+                f"{where}, event {index + 1}: recorded {events[index]}, the rules give {given}"
+            )
+    if len(produced) > stop:
+        recorded = events[stop] if stop < len(events) else "the end of the round"
+        raise _MismatchError(
+            f"{where}, event {stop + 1}: recorded {recorded}, the rules give "
+            f"{event_to_dict(produced[stop])}"
+        )
+
+
+def _replay_play(game: Game, round_: Round, where: str, event: Mapping[str, Any]) -> None:
+    if round_.is_terminal():
+        raise _MismatchError(f"{where}: play {event.get('move')!r} after the round ended")
+    move_text = event.get("move")
+    if not isinstance(move_text, str):
+        raise _MismatchError(f"{where}: a play needs a move like '6-4L'")
+    move = Move.parse(move_text)
+    if event.get("seat") != round_.seat:
+        raise _MismatchError(
+            f"{where}: play by seat {event.get('seat')!r}, but seat {round_.seat} moves"
+        )
+    try:
+        game.apply(move)
+    except ArenaError as exc:
+        raise _MismatchError(f"{where}: {exc}") from None
+
+
+def _check_round_result(round_: Round, data: Mapping[str, Any], where: str) -> None:
+    result = round_.result
+    recorded = data.get("result")
+    if result is None:
+        if recorded is not None:
+            raise _MismatchError(f"{where}: recorded as over ({recorded}), but the round goes on")
+        return
+    expected = result_to_dict(result)
+    if recorded != expected:
+        raise _MismatchError(f"{where}: result {recorded}, the rules give {expected}")
+    if data.get("scores") != list(round_.scores):
+        raise _MismatchError(
+            f"{where}: scores {data.get('scores')}, the rules give {list(round_.scores)}"
+        )
+
+
+def _check_result(game: Game, recorded: Any) -> None:
+    outcome = game.outcome()
+    if isinstance(recorded, Mapping) and "verdict" in recorded:
+        verdict = recorded["verdict"]
+        recorded = {key: value for key, value in recorded.items() if key != "verdict"}
+        if not isinstance(verdict, Mapping) or verdict.get("termination") != recorded.get(
+            "termination"
+        ):
+            raise _MismatchError(f"verdict {verdict} does not match the result {recorded}")
+        if recorded.get("termination") == Termination.TARGET.value:
+            raise _MismatchError("a game played to its end has no verdict")
+    if outcome is None and isinstance(recorded, Mapping):
+        try:
+            termination = Termination(recorded.get("termination"))
+        except ValueError:
+            raise _MismatchError(f"unknown termination {recorded.get('termination')!r}") from None
+        if termination.is_fault:
+            winners = recorded.get("winners") or []
+            loser = next(seat for seat in range(game.players) if seat not in winners)
+            outcome = game.forfeit(loser, termination)
+    expected = None if outcome is None else _outcome_record(outcome)
+    if outcome is None and recorded is not None:
+        raise _MismatchError(
+            f"result {recorded}, but the game goes on after its last recorded round"
+        )
+    if recorded != expected:
+        raise _MismatchError(f"result {recorded}, the rules give {expected}")

@@ -1,0 +1,626 @@
+"""The round: one deal played from the lead to a domino or a block.
+
+The state machine of RULES.md. A :class:`Round` always waits for the seat to
+move to choose one of :meth:`Round.legal_moves`; everything that is not a
+choice (drawing, passing, detecting a block, scoring) happens inside
+:meth:`Round.apply`, so after every call the round is either over or waiting
+for a decision.
+
+Inside, hands are bitmasks over tile ids and the line is its two ends: the
+hot path allocates nothing but the event it records.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+from operator import attrgetter
+from typing import Any
+
+from arena.engine.deal import Deal, deal_from_ids, lead_draw_winner, shuffle_ids
+from arena.engine.events import Draw, Event, Pass, Play, RoundResult, Termination
+from arena.engine.observation import Observation
+from arena.engine.rules import GameEnd, InPlay, Rules, Scoring
+from arena.engine.tiles import MAX_PIP_LIMIT, TILES, End, Move, Tile, set_size
+from arena.errors import DealError, IllegalMoveError
+
+__all__ = ["Round", "round_points", "sides_of"]
+
+_HIGH = [t.high for t in TILES]
+_LOW = [t.low for t in TILES]
+_PIPS = [t.pips for t in TILES]
+#: _SUIT[v]: bitmask of the tiles with a half showing v.
+#: _SUIT[-1] (no line yet) matches nothing.
+_SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)] + [0]
+#: _MOVES[id]: the interned (lead, left, right) moves of a tile.
+_MOVES = [(Move.of(t), Move.of(t, End.LEFT), Move.of(t, End.RIGHT)) for t in TILES]
+_BIT = [1 << t.id for t in TILES]
+_DOUBLES = sum(1 << t.id for t in TILES if t.is_double)
+_ID = attrgetter("id")
+_LEFT, _RIGHT = End.LEFT, End.RIGHT
+_UNLIMITED = 1 << 30
+
+
+_Setup = tuple[tuple[int, ...], tuple[int, ...], int, int, bool]
+_SETUPS: dict[tuple[int, int, bool], tuple[Rules, _Setup]] = {}
+
+
+def _setup_of(rules: Rules, players: int, teams: bool) -> _Setup:
+    """(sides, next seat, boneyard reserve, draw limit, fives) for a setup, cached by
+    identity (the cache holds the rules, so their id is not reused meanwhile)."""
+    key = (id(rules), players, teams)
+    cached = _SETUPS.get(key)
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    setup = (
+        sides_of(players, teams),
+        (*range(1, players), 0),
+        rules.reserve(players) if rules.draws else set_size(rules.max_pip),
+        _UNLIMITED if rules.draw_limit is None else rules.draw_limit,
+        rules.in_play is InPlay.FIVES,
+    )
+    if len(_SETUPS) >= 256:
+        _SETUPS.clear()
+    _SETUPS[key] = (rules, setup)
+    return setup
+
+
+def sides_of(players: int, teams: bool) -> tuple[int, ...]:
+    """Return each seat's side: the seat itself, or its team (seats 0+2 v 1+3)."""
+    return tuple(seat % 2 for seat in range(players)) if teams else tuple(range(players))
+
+
+def round_points(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int:
+    """Return what side ``winner`` scores from each side's pips left in hand.
+
+    The one formula for dominoes and blocked rounds alike: after a domino the
+    winner's own count is 0 (its partner's tiles do not count against it).
+    """
+    own = side_pips[winner]
+    opponents = [pips for side, pips in enumerate(side_pips) if side != winner]
+    if scoring is Scoring.OPPONENTS_MINUS_OWN:
+        return sum(opponents) - own
+    if scoring is Scoring.POSITIVE_DIFFERENCES:
+        return sum(max(0, pips - own) for pips in opponents)
+    if scoring is Scoring.DIFFERENCES:
+        return sum(pips - own for pips in opponents)
+    if scoring is Scoring.ROUNDED_FIVES:
+        return (sum(opponents) + 2) // 5
+    return 1  # ROUND_WINS: one round won
+
+
+def fives_points(count: int) -> int:
+    """Return the in-play points of a ``muggins`` count: count/5 for a positive multiple of 5."""
+    return count // 5 if count > 0 and count % 5 == 0 else 0
+
+
+class Round:
+    """One round under ``rules`` from ``deal``.
+
+    Args:
+        rules: the rule set.
+        deal: the hands and boneyard (see :class:`arena.engine.deal.Deal`).
+        teams: 4 players as two teams (seats 0+2 v 1+3), where the rules allow it.
+        scores: each side's score before the round (in-play points may end the
+            game mid-round when a side reaches the target).
+        number: the round's number in its game, from 1.
+        check: validate the deal against the rules (skip only for deals the
+            engine dealt itself).
+
+    Raises:
+        DealError: the deal does not fit the rules.
+        RulesError: the player count or teams are not allowed.
+    """
+
+    # Inside, a hand is a bitmask over tile ids, the line is its two end values
+    # and end tiles, and the history is a log of plain tuples: (seat, move, points)
+    # for a play, (seat, tile id) for a draw, (seat,) for a pass. The public
+    # ``events`` and ``line`` are derived from the log when asked for.
+    __slots__ = (
+        "_boneyard",
+        "_deal",
+        "_dealt",
+        "_draw_end",
+        "_draw_limit",
+        "_events",
+        "_fives",
+        "_hands",
+        "_left",
+        "_left_tile",
+        "_legal",
+        "_log",
+        "_next_draw",
+        "_next_seat",
+        "_players",
+        "_result",
+        "_right",
+        "_right_tile",
+        "_scores",
+        "_seat",
+        "_sides",
+        "leader",
+        "number",
+        "rules",
+        "teams",
+    )
+
+    def __init__(
+        self,
+        rules: Rules,
+        deal: Deal,
+        *,
+        teams: bool = False,
+        scores: Sequence[int] | None = None,
+        number: int = 1,
+        check: bool = True,
+    ) -> None:
+        if check:
+            rules.check_players(len(deal.hands), teams)
+            deal.check(rules)
+        self._deal: Deal | None = deal
+        self._dealt: tuple[list[int], int, list[int] | None, list[list[int]]] | None = None
+        hands = [sum(map(_BIT.__getitem__, map(_ID, hand))) for hand in deal.hands]
+        lead_draw = None if deal.lead_draw is None else [t.id for t in deal.lead_draw]
+        self._setup(rules, teams, scores, number, hands, list(map(_ID, deal.boneyard)), lead_draw)
+
+    @classmethod
+    def dealt(
+        cls,
+        rules: Rules,
+        players: int,
+        rng: random.Random,
+        *,
+        teams: bool = False,
+        scores: Sequence[int] | None = None,
+        number: int = 1,
+    ) -> Round:
+        """Shuffle with ``rng``, deal, and start a round: the same deal as
+        :func:`arena.engine.deal.deal_round` from the same rng state, made faster.
+
+        Raises:
+            RulesError: the player count or teams are not allowed.
+        """
+        rules.check_players(players, teams)
+        lead_draw, ids, thrown_in = shuffle_ids(rules, players, rng)
+        size = rules.hand_size(players)
+        dealt = players * size
+        hands = [sum(map(_BIT.__getitem__, ids[s : s + size])) for s in range(0, dealt, size)]
+        round_ = cls.__new__(cls)
+        round_._deal = None
+        round_._dealt = (ids, size, lead_draw, thrown_in)
+        round_._setup(rules, teams, scores, number, hands, ids[dealt:], lead_draw)
+        return round_
+
+    def _setup(
+        self,
+        rules: Rules,
+        teams: bool,
+        scores: Sequence[int] | None,
+        number: int,
+        hands: list[int],
+        boneyard: list[int],
+        lead_draw: list[int] | None,
+    ) -> None:
+        players = len(hands)
+        setup = _setup_of(rules, players, teams)
+        self.rules = rules
+        self.teams = teams
+        self.number = number
+        self._players = players
+        self._sides, self._next_seat, reserve, self._draw_limit, self._fives = setup
+        self._scores = list(scores) if scores is not None else [0] * (2 if teams else players)
+        self._hands = hands
+        self._boneyard = boneyard
+        self._next_draw = 0
+        self._draw_end = max(0, len(boneyard) - reserve)
+        self._left = self._right = self._left_tile = self._right_tile = -1
+        self._log: list[tuple[Any, ...]] = []
+        self._events: list[Event] = []
+        self._result: RoundResult | None = None
+        self.leader, self._legal = self._lead(lead_draw)
+        self._seat = self.leader
+
+    def _lead(self, lead_draw: list[int] | None) -> tuple[int, tuple[Move, ...]]:
+        if lead_draw is not None:
+            seat = lead_draw_winner([TILES[t] for t in lead_draw])
+            return seat, tuple(_MOVES[t][0] for t in _ids_of(self._hands[seat]))
+        # The highest double in any hand leads: the highest set bit of hand & doubles.
+        highest = [(hand & _DOUBLES).bit_length() for hand in self._hands]
+        best = max(highest)
+        if not best:
+            raise DealError("no hand holds a double: this deal must be redealt")
+        return highest.index(best), (_MOVES[best - 1][0],)
+
+    @property
+    def deal(self) -> Deal:
+        """The round's deal: every hand, the boneyard order, the lead draw."""
+        if self._deal is None:
+            assert self._dealt is not None
+            ids, size, lead_draw, _ = self._dealt
+            self._deal = deal_from_ids(ids, self._players, size, lead_draw)
+        return self._deal
+
+    @property
+    def redeals(self) -> tuple[Deal, ...]:
+        """The deals thrown in before this one (no double in any hand), in order."""
+        if self._dealt is None:
+            return ()
+        _, size, lead_draw, thrown_in = self._dealt
+        return tuple(deal_from_ids(ids, self._players, size, lead_draw) for ids in thrown_in)
+
+    # --- queries ----------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self._players
+
+    @property
+    def seat(self) -> int | None:
+        """The seat to move, or None when the round is over."""
+        return None if self._result is not None else self._seat
+
+    @property
+    def sides(self) -> tuple[int, ...]:
+        """Each seat's side (its team in team play, else the seat)."""
+        return self._sides
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Each side's game score, including points scored so far this round."""
+        return tuple(self._scores)
+
+    @property
+    def result(self) -> RoundResult | None:
+        """How the round ended, or None while it goes on."""
+        return self._result
+
+    def is_terminal(self) -> bool:
+        """Whether the round is over."""
+        return self._result is not None
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Return the moves of the seat to move, sorted by tile then end; () when over."""
+        return self._legal
+
+    def hand(self, seat: int) -> tuple[Tile, ...]:
+        """Return the tiles ``seat`` holds, in id order."""
+        return tuple(TILES[t] for t in _ids_of(self._hands[seat]))
+
+    def pips(self, seat: int) -> int:
+        """Return the pips left in ``seat``'s hand."""
+        return _pips_of(self._hands[seat])
+
+    @property
+    def events(self) -> list[Event]:
+        """Everything that happened so far, in order: plays, draws (with the tile), passes."""
+        events, log = self._events, self._log
+        for entry in log[len(events) :]:
+            if len(entry) == 3:
+                events.append(Play(*entry))
+            elif len(entry) == 2:
+                events.append(Draw(entry[0], TILES[entry[1]]))
+            else:
+                events.append(Pass(entry[0]))
+        return events[:]
+
+    @property
+    def line(self) -> tuple[tuple[int, int], ...]:
+        """The played tiles from the left end to the right, each as (left half, right half)."""
+        line: deque[tuple[int, int]] = deque()
+        left = right = -1
+        for entry in self._log:
+            if len(entry) != 3:
+                continue
+            tile, end = entry[1].tile, entry[1].end
+            if end is None:
+                left, right = tile.high, tile.low
+                line.append((left, right))
+            elif end is End.LEFT:
+                left = tile.other(left)
+                line.appendleft((left, tile.other(left)))
+            else:
+                right = tile.other(right)
+                line.append((tile.other(right), right))
+        return tuple(line)
+
+    @property
+    def ends(self) -> tuple[int, int] | None:
+        """The open ends (left, right), or None before the lead."""
+        return None if self._left < 0 else (self._left, self._right)
+
+    @property
+    def boneyard(self) -> tuple[Tile, ...]:
+        """The tiles still in the boneyard, next to be drawn first."""
+        return tuple(TILES[t] for t in self._boneyard[self._next_draw :])
+
+    @property
+    def drawable(self) -> int:
+        """How many boneyard tiles may still be drawn (the reserve may not)."""
+        return max(0, self._draw_end - self._next_draw) if self._draw_limit else 0
+
+    def observation(self, seat: int) -> Observation:
+        """Return what ``seat`` may know now: see :class:`arena.engine.observation.Observation`."""
+        history = tuple(
+            Draw(e.seat, None) if type(e) is Draw and e.seat != seat else e for e in self.events
+        )
+        to_move = self._seat if self._result is None else None
+        return Observation(
+            seat=seat,
+            players=self._players,
+            teams=self.teams,
+            rules=self.rules,
+            round=self.number,
+            leader=self.leader,
+            to_move=to_move,
+            hand=self.hand(seat),
+            line=self.line,
+            ends=self.ends,
+            hand_sizes=tuple(h.bit_count() for h in self._hands),
+            boneyard_size=len(self._boneyard) - self._next_draw,
+            drawable=self.drawable,
+            scores=self.scores,
+            history=history,
+            legal_moves=self._legal if to_move == seat else (),
+        )
+
+    # --- the state machine ------------------------------------------------------
+
+    def apply(self, move: Move) -> None:
+        """Play ``move`` for the seat to move, then draw, pass, and score as the rules say.
+
+        Raises:
+            IllegalMoveError: the round is over or the move is not legal now.
+        """
+        # Legal = the tile is in hand and matches the end it goes on: before a
+        # draw nothing matched, after it only the drawn tile does. Leads are listed.
+        if type(move) is not Move or self._result is not None:
+            raise IllegalMoveError(self._illegal_message(move))
+        seat = self._seat
+        tile = move.tile_id
+        bit = _BIT[tile]
+        hand = self._hands[seat]
+        end = move.end
+        if end is _RIGHT:
+            right = self._right
+            if not hand & bit & _SUIT[right]:
+                raise IllegalMoveError(self._illegal_message(move))
+            self._right = _PIPS[tile] - right  # the half facing out
+            self._right_tile = tile
+        elif end is _LEFT:
+            left = self._left
+            if not hand & bit & _SUIT[left]:
+                raise IllegalMoveError(self._illegal_message(move))
+            self._left = _PIPS[tile] - left
+            self._left_tile = tile
+        else:
+            if move not in self._legal:
+                raise IllegalMoveError(self._illegal_message(move))
+            self._left, self._right = _HIGH[tile], _LOW[tile]
+            self._left_tile = self._right_tile = tile
+        hand ^= bit
+        self._hands[seat] = hand
+        if not self._fives:
+            self._log.append((seat, move, 0))
+        elif self._score_fives(seat, move):
+            return
+        if not hand:
+            self._finish_domino(seat)
+            return
+        seat = self._next_seat[seat]
+        self._seat = seat
+        # Inlined _moves_for: this is the engine's hottest line.
+        hand = self._hands[seat]
+        key = (hand & _SUIT[self._left]) << _KEY_SHIFT | (hand & _SUIT[self._right])
+        if not key:
+            self._settle()
+            return
+        moves = _MOVES_CACHE.get(key)
+        self._legal = moves if moves is not None else self._moves_for(hand)
+
+    def _score_fives(self, seat: int, move: Move) -> bool:
+        """Log a ``muggins`` play with its in-play points; True when they end the game."""
+        points = fives_points(self._count())
+        self._log.append((seat, move, points))
+        if not points:
+            return False
+        side = self._sides[seat]
+        self._scores[side] += points
+        if self.rules.end is GameEnd.POINTS and self._scores[side] >= self.rules.wins_needed:
+            self._finish(Termination.TARGET, side, seat, [0] * len(self._scores))
+            return True
+        if not self._hands[seat]:
+            self._finish_domino(seat)
+            return True
+        return False
+
+    def _count(self) -> int:
+        """The ``muggins`` count: both open ends, a double on an end counting both halves."""
+        left_tile, right_tile = self._left_tile, self._right_tile
+        if left_tile == right_tile:  # a single tile on the table: its pip total
+            return _PIPS[left_tile]
+        left = self._left * (2 if _HIGH[left_tile] == _LOW[left_tile] else 1)
+        return left + self._right * (2 if _HIGH[right_tile] == _LOW[right_tile] else 1)
+
+    def _moves_for(self, hand: int) -> tuple[Move, ...]:
+        """The moves of ``hand`` on the current ends, sorted by tile then end."""
+        key = (hand & _SUIT[self._left]) << _KEY_SHIFT | (hand & _SUIT[self._right])
+        moves = _MOVES_CACHE.get(key)
+        if moves is None:
+            moves = _list_moves(key >> _KEY_SHIFT, key & _KEY_MASK)
+            if len(_MOVES_CACHE) >= _MOVES_CACHE_SIZE:
+                _MOVES_CACHE.clear()
+            _MOVES_CACHE[key] = moves
+        return moves
+
+    def _settle(self) -> None:
+        """The seat to move cannot play: it draws, or passes, or the round is blocked."""
+        ends = _SUIT[self._left] | _SUIT[self._right]
+        while True:
+            seat = self._seat
+            may_draw = self._draw_limit and self._next_draw < self._draw_end
+            if may_draw and self._draw_until_playable(seat, ends):
+                return
+            if self._is_blocked(ends):
+                self._finish_blocked()
+                return
+            self._log.append((seat,))
+            seat = self._next_seat[seat]
+            self._seat = seat
+            moves = self._moves_for(self._hands[seat])
+            if moves:
+                self._legal = moves
+                return
+
+    def _draw_until_playable(self, seat: int, ends: int) -> bool:
+        """Draw for ``seat`` under the draw rule; True when a drawn tile plays.
+
+        ``ends`` is the mask of tiles that match an open end.
+        """
+        drawn = 0
+        while drawn < self._draw_limit and self._next_draw < self._draw_end:
+            tile = self._boneyard[self._next_draw]
+            self._next_draw += 1
+            drawn += 1
+            self._hands[seat] |= _BIT[tile]
+            self._log.append((seat, tile))
+            if ends >> tile & 1:
+                # Before the draw nothing played, so only the drawn tile can.
+                self._legal = self._moves_for(_BIT[tile])
+                return True
+        return False
+
+    def _is_blocked(self, ends: int) -> bool:
+        """No seat can play and no seat may draw (RULES.md: ends at once).
+
+        ``ends`` is the mask of tiles that match an open end.
+        """
+        if self._draw_limit and self._next_draw < self._draw_end:
+            return False
+        for hand in self._hands:  # noqa: SIM110 - a plain loop beats all() on this hot path
+            if hand & ends:
+                return False
+        return True
+
+    def _side_pips(self) -> tuple[list[int], list[int]]:
+        pips = [_pips_of(hand) for hand in self._hands]
+        side_pips = [0] * len(self._scores)
+        for seat, side in enumerate(self._sides):
+            side_pips[side] += pips[seat]
+        return pips, side_pips
+
+    def _finish_domino(self, seat: int) -> None:
+        # The player who goes out wins the round, even against 0-0 in hand.
+        pips, side_pips = self._side_pips()
+        side = self._sides[seat]
+        points = [0] * len(self._scores)
+        # Whatever a partner holds does not count against the side that went out.
+        side_pips[side] = 0
+        points[side] = round_points(self.rules.scoring, side, side_pips)
+        self._finish(Termination.DOMINO, side, seat, points, pips)
+
+    def _finish_blocked(self) -> None:
+        pips, side_pips = self._side_pips()
+        winner = self._blocked_winner(side_pips)
+        points = [0] * len(self._scores)
+        if winner is not None:
+            points[winner] = round_points(self.rules.scoring, winner, side_pips)
+        self._finish(Termination.BLOCKED, winner, None, points, pips)
+
+    def _blocked_winner(self, side_pips: list[int]) -> int | None:
+        """Lowest pips; tied: the lowest single tile held; still tied: drawn (None)."""
+        lowest = min(side_pips)
+        if side_pips.count(lowest) == 1:
+            return side_pips.index(lowest)
+        tied = [side for side, pips in enumerate(side_pips) if pips == lowest]
+        lowest_tile = [_INF] * len(side_pips)
+        for seat, side in enumerate(self._sides):
+            lowest_tile[side] = min(lowest_tile[side], _lowest_tile_pips(self._hands[seat]))
+        best = min(lowest_tile[side] for side in tied)
+        holders = [side for side in tied if lowest_tile[side] == best]
+        return holders[0] if len(holders) == 1 else None
+
+    def _finish(
+        self,
+        termination: Termination,
+        winner: int | None,
+        seat: int | None,
+        points: list[int],
+        pips: list[int] | None = None,
+    ) -> None:
+        if termination is not Termination.TARGET:
+            for side, gained in enumerate(points):
+                self._scores[side] += gained
+        if pips is None:
+            pips = [_pips_of(hand) for hand in self._hands]
+        if self._fives:
+            # Report this round's in-play points too (already in the scores).
+            if termination is Termination.TARGET:
+                points = [0] * len(self._scores)
+            for entry in self._log:
+                if len(entry) == 3 and entry[2]:
+                    points[self._sides[entry[0]]] += entry[2]
+        self._result = RoundResult(termination, winner, seat, tuple(pips), tuple(points))
+        self._legal = ()
+
+    def _illegal_message(self, move: object) -> str:
+        if self._result is not None:
+            return f"illegal move {move}: round {self.number} is over"
+        ends = "none (this is the lead)" if self._left < 0 else f"{self._left} and {self._right}"
+        legal = ", ".join(map(str, self._legal))
+        return (
+            f"illegal move {move} for seat {self._seat}: open ends {ends}; "
+            f"hand {' '.join(map(str, self.hand(self._seat)))}; legal: {legal}"
+        )
+
+
+_INF = 1 << 30
+
+# The moves of a hand depend only on its tiles that match the left end and those
+# that match the right end: a bounded cache of the sorted lists, keyed by both.
+_KEY_SHIFT = len(TILES)
+_KEY_MASK = (1 << _KEY_SHIFT) - 1
+_MOVES_CACHE: dict[int, tuple[Move, ...]] = {}
+_MOVES_CACHE_SIZE = 1 << 17  # about 20 MB at most; double-six games use under 70,000
+
+
+def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
+    moves = []
+    playable = on_left | on_right
+    while playable:
+        bit = playable & -playable
+        tile_moves = _MOVES[bit.bit_length() - 1]
+        if on_left & bit:
+            moves.append(tile_moves[1])
+        if on_right & bit:
+            moves.append(tile_moves[2])
+        playable ^= bit
+    return tuple(moves)
+
+
+def _ids_of(mask: int) -> list[int]:
+    ids = []
+    while mask:
+        bit = mask & -mask
+        ids.append(bit.bit_length() - 1)
+        mask ^= bit
+    return ids
+
+
+def _pips_of(mask: int) -> int:
+    total = 0
+    while mask:
+        bit = mask & -mask
+        total += _PIPS[bit.bit_length() - 1]
+        mask ^= bit
+    return total
+
+
+def _lowest_tile_pips(mask: int) -> int:
+    lowest = _INF
+    while mask:
+        bit = mask & -mask
+        lowest = min(lowest, _PIPS[bit.bit_length() - 1])
+        mask ^= bit
+    return lowest

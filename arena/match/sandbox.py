@@ -1,0 +1,689 @@
+"""Run untrusted bot processes in a bubblewrap sandbox.
+
+Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
+
+- no network (``--unshare-all``: a loopback with nothing listening), a fresh PID
+  namespace, ``--die-with-parent``, ``--new-session``, ``--clearenv`` plus a tiny
+  fixed environment (``SANDBOX_ENV``), no further user namespaces;
+- a minimal read-only filesystem: ``/usr`` (and the merged-usr ``/bin``, ``/lib``...
+  links), ``/etc/ld.so.cache`` and ``/etc/localtime`` only, the bot's ``files``
+  (copied in read-only by bwrap from file descriptors, so no host path is ever
+  shown), a size-capped private ``/tmp``, ``/proc`` and a minimal ``/dev``;
+- an unprivileged uid of its own per slot (``SLOT_UID_BASE + slot``): when the
+  referee runs as root it drops to that uid with ``setpriv`` *before* bwrap, since
+  bwrap started by root keeps the bot root;
+- a seccomp filter (``DENIED_SYSCALLS`` fail with EPERM, namespace flags of
+  ``clone`` with EPERM, ``clone3`` with ENOSYS so libc falls back to ``clone``);
+- resource limits (``Limits``) set before exec, and a per-slot memory cgroup
+  (v1 or v2) where the host lets us create one.
+
+One slot runs one bot process at a time (its uid, its cgroup and its process
+count are the slot's). Call ``Sandbox.kill`` on every process ``spawn`` returned,
+even one that has exited: it kills the whole sandbox and reaps it. Call ``spawn``
+from a thread that outlives the bot (e.g. the main thread): ``--die-with-parent``
+is the kernel's parent-death signal, sent when the *thread* that forked bwrap exits.
+
+Where isolation is unavailable ``spawn`` raises ``SandboxUnavailable`` naming
+what is missing: nothing ever silently runs unsandboxed. ``plain_spawn`` is the
+explicit, unsandboxed local mode, for a developer's own bots only.
+
+Importing this module needs only the standard library; the seccomp binding
+(PyPI ``pyseccomp``, or Debian's ``python3-seccomp`` module ``seccomp``) is
+imported on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import fcntl
+import functools
+import importlib
+import logging
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from arena.errors import ArenaError
+
+__all__ = [
+    "DENIED_SYSCALLS",
+    "SANDBOX_ENV",
+    "SLOT_UID_BASE",
+    "Limits",
+    "Sandbox",
+    "SandboxUnavailable",
+    "check_sandbox",
+    "check_sandbox_report",
+    "claim_slot_block",
+    "kill_process_group",
+    "plain_spawn",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Slot ``n`` runs as uid and gid ``SLOT_UID_BASE + n`` (on the host when the
+#: referee is root; inside the user namespace otherwise).
+SLOT_UID_BASE = 61000
+
+#: The whole environment a sandboxed bot sees.
+SANDBOX_ENV: Mapping[str, str] = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+#: Syscalls the seccomp filter answers with EPERM (names unknown to the host's
+#: architecture are skipped). Debugging other processes, kernel attack surface
+#: (io_uring, bpf, perf, userfaultfd, keyrings), SysV IPC (not bounded by
+#: RLIMIT_AS), mounts and namespaces, and host administration.
+DENIED_SYSCALLS: tuple[str, ...] = (
+    # other processes' memory
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    "process_madvise",
+    # kernel attack surface
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf", "perf_event_open",
+    "userfaultfd", "fanotify_init", "open_by_handle_at", "name_to_handle_at",
+    "lookup_dcookie", "uselib", "modify_ldt", "iopl", "ioperm",
+    # keyrings
+    "keyctl", "add_key", "request_key",
+    # SysV IPC
+    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",
+    "msgget", "msgsnd", "msgrcv", "msgctl",
+    # mounts and namespaces
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen", "fsconfig",
+    "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    # host administration
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "personality", "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
+    "syslog", "vhangup", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "sethostname", "setdomainname", "mbind", "migrate_pages", "move_pages",
+    "set_mempolicy",
+)  # fmt: skip
+
+# clone(2) flags that create namespaces: denied by the filter (flags are arg 0 on
+# x86-64 and arm64).
+_CLONE_NAMESPACE_FLAGS = (
+    0x00000080,  # CLONE_NEWTIME
+    0x00020000,  # CLONE_NEWNS
+    0x02000000,  # CLONE_NEWCGROUP
+    0x04000000,  # CLONE_NEWUTS
+    0x08000000,  # CLONE_NEWIPC
+    0x10000000,  # CLONE_NEWUSER
+    0x20000000,  # CLONE_NEWPID
+    0x40000000,  # CLONE_NEWNET
+)
+
+_TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+_CGROUP_ROOT = Path("/sys/fs/cgroup")
+_CGROUP_NAME = "domino-arena"
+_MERGED_USR = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits of one sandboxed process (and all it starts)."""
+
+    memory_mb: int = 512  # RLIMIT_AS of every process; the slot's cgroup memory limit
+    # RLIMIT_CPU: a hard backstop behind the referee's clock, for a process's whole life;
+    # the referee raises it for a match's length (arena.match.referee.match_cpu_seconds).
+    cpu_seconds: int = 60
+    processes: int = 64  # RLIMIT_NPROC: counted per uid, hence one uid per slot
+    file_size_mb: int = 16  # RLIMIT_FSIZE
+    open_files: int = 64  # RLIMIT_NOFILE
+    tmp_size_mb: int = 16  # size of the private /tmp
+
+    def rlimits(self) -> list[tuple[int, int]]:
+        """The ``(resource, value)`` pairs set as both soft and hard limits."""
+        return [
+            (resource.RLIMIT_AS, self.memory_mb * _MB),
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_NPROC, self.processes),
+            (resource.RLIMIT_FSIZE, self.file_size_mb * _MB),
+            (resource.RLIMIT_NOFILE, self.open_files),
+            (resource.RLIMIT_CORE, 0),
+        ]
+
+
+class SandboxUnavailable(ArenaError):  # noqa: N818 (the name the referee expects)
+    """The sandbox cannot be started here; the message says what is missing and how to get it."""
+
+
+# --- what the host offers -------------------------------------------------------------
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@functools.cache
+def _tool(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path=_TOOL_PATH)
+
+
+def _seccomp_module() -> Any:
+    """The libseccomp binding: PyPI ``pyseccomp``, else Debian's ``seccomp``."""
+    errors = []
+    for name in ("pyseccomp", "seccomp"):
+        try:
+            return importlib.import_module(name)
+        except (ImportError, OSError) as exc:  # pyseccomp raises OSError without libseccomp
+            errors.append(f"{name}: {exc}")
+    raise SandboxUnavailable(
+        "seccomp library missing (" + "; ".join(errors) + "): pip install pyseccomp"
+        " and apt-get install libseccomp2"
+    )
+
+
+@functools.cache
+def _seccomp_bpf() -> bytes:
+    """The compiled seccomp filter (BPF), built once per process."""
+    sc = _seccomp_module()
+    flt = sc.SyscallFilter(defaction=sc.ALLOW)
+    for name in DENIED_SYSCALLS:
+        try:
+            flt.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (OSError, ValueError, RuntimeError):
+            logger.debug("seccomp: syscall %s unknown here, not filtered", name)
+    for flag in _CLONE_NAMESPACE_FLAGS:
+        flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    # clone3 passes its flags in memory the filter cannot read: make libc fall back.
+    flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    with tempfile.TemporaryFile() as f:
+        flt.export_bpf(f)
+        f.seek(0)
+        return f.read()
+
+
+def _userns_problem() -> str | None:
+    """Why unprivileged user namespaces cannot be created here, if a sysctl says so."""
+    checks = (
+        ("/proc/sys/user/max_user_namespaces", "0", "sysctl -w user.max_user_namespaces=15000"),
+        ("/proc/sys/kernel/unprivileged_userns_clone", "0",
+         "sysctl -w kernel.unprivileged_userns_clone=1"),
+        ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1",
+         "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"),
+    )  # fmt: skip
+    for path, bad, fix in checks:
+        try:
+            value = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if value == bad:
+            return f"unprivileged user namespaces disabled ({path} = {value}): {fix}"
+    return None
+
+
+def _static_problems() -> list[str]:
+    if not sys.platform.startswith("linux"):
+        return [f"the sandbox needs Linux (this is {sys.platform}): use the unsandboxed local mode"]
+    missing = []
+    if _tool("bwrap") is None:
+        missing.append("bwrap not found: apt-get install bubblewrap")
+    if _is_root() and _tool("setpriv") is None:
+        missing.append("setpriv not found (needed to drop root): apt-get install util-linux")
+    try:
+        _seccomp_bpf()
+    except SandboxUnavailable as exc:
+        missing.append(str(exc))
+    except OSError as exc:
+        missing.append(f"seccomp filter cannot be built: {exc}")
+    problem = _userns_problem()
+    if problem:
+        missing.append(problem)
+    return missing
+
+
+def check_sandbox() -> list[str]:
+    """The missing pieces, each with how to get it; ``[]`` when a sandbox starts here.
+
+    Cached: the first call starts one trivial sandboxed process (about 15 ms).
+    """
+    return list(_check_sandbox())
+
+
+@functools.cache
+def _check_sandbox() -> tuple[str, ...]:
+    missing = _static_problems()
+    if missing:
+        return tuple(missing)
+    # The trial runs in a slot of its own (uid SLOT_UID_BASE - 1, cgroup "trial"),
+    # so that a busy slot 0 cannot make it fail.
+    trial = Sandbox(Limits(), slot=0)
+    trial.slot, trial.uid = -1, SLOT_UID_BASE - 1
+    try:
+        proc = trial._start({}, ["-I", "-S", "-c", "print('ok')"], Path("/usr/bin/python3"))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return (f"the sandbox cannot start: {exc}",)
+    try:
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        out, err = b"", b"timed out after 20 s"
+    finally:
+        trial.kill(proc)
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    if proc.returncode != 0 or out.strip() != b"ok":
+        detail = err.decode(errors="replace").strip()[-500:]
+        hint = _userns_problem() or "are unprivileged user namespaces allowed?"
+        return (f"bwrap cannot create a sandbox here ({hint}): {detail}",)
+    return ()
+
+
+def check_sandbox_report() -> str:
+    """One paragraph describing the isolation ``spawn`` gives on this host."""
+    missing = check_sandbox()
+    if missing:
+        return "sandbox unavailable: " + "; ".join(missing)
+    version = subprocess.run(
+        [_tool("bwrap") or "bwrap", "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    cgroup = _cgroup_kind()
+    if _is_root():
+        who = f"setpriv to uid/gid {SLOT_UID_BASE}+slot, then bwrap"
+    else:
+        who = f"bwrap as uid {os.getuid()} (uid {SLOT_UID_BASE}+slot inside)"
+    memory = (
+        f"memory cgroup {cgroup} per slot"
+        if cgroup
+        else "no memory cgroup (not offered or not writable here): rlimits only"
+    )
+    return (
+        f"sandbox: {version}, {who}; namespaces: all (no network), fresh pid namespace; "
+        f"seccomp: {len(DENIED_SYSCALLS)} syscalls denied + namespace clone flags; "
+        f"rlimits: AS, CPU, NPROC, FSIZE, NOFILE, CORE; {memory}"
+    )
+
+
+# --- cgroups --------------------------------------------------------------------------
+
+
+@functools.cache
+def _cgroup_kind() -> str | None:
+    """``"v2"`` or ``"v1"`` when a per-slot memory cgroup can be made here, else None."""
+    for kind in ("v2", "v1"):
+        try:
+            if _cgroup_dir(-1, None, kind) is not None:
+                return kind
+        except OSError:
+            continue
+    return None
+
+
+def _cgroup_dir(slot: int, memory_bytes: int | None, kind: str) -> Path | None:
+    """Create (or reuse) the slot's memory cgroup and set its limit; None if not possible.
+
+    Slot -1 is check_sandbox's trial. Raises OSError when the host offers the
+    controller but refuses the writes (then the cgroup is unusable).
+    """
+    name = "trial" if slot < 0 else f"slot-{slot}"
+    if kind == "v2":
+        if "memory" not in _read(_CGROUP_ROOT / "cgroup.controllers").split():
+            return None
+        base = _CGROUP_ROOT / _CGROUP_NAME
+        if "memory" not in _read(_CGROUP_ROOT / "cgroup.subtree_control").split():
+            (_CGROUP_ROOT / "cgroup.subtree_control").write_text("+memory")
+        base.mkdir(exist_ok=True)
+        if "memory" not in _read(base / "cgroup.subtree_control").split():
+            (base / "cgroup.subtree_control").write_text("+memory")
+        path = base / name
+        path.mkdir(exist_ok=True)
+        if memory_bytes is not None:
+            (path / "memory.max").write_text(str(memory_bytes))
+            if (path / "memory.swap.max").exists():
+                (path / "memory.swap.max").write_text("0")
+        return path
+    root = _CGROUP_ROOT / "memory"
+    if not (root / "memory.limit_in_bytes").exists():
+        return None
+    path = root / _CGROUP_NAME / name
+    path.mkdir(parents=True, exist_ok=True)
+    if memory_bytes is not None:
+        # memory + swap gets the same cap (no swapping past it). The kernel wants
+        # memsw >= memory at every step: raise memsw first, or lower it last.
+        memsw = path / "memory.memsw.limit_in_bytes"
+        with suppress(OSError):
+            memsw.write_text(str(memory_bytes))
+        (path / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        with suppress(OSError):
+            memsw.write_text(str(memory_bytes))
+    return path
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+# --- processes ------------------------------------------------------------------------
+
+
+def _preexec(rlimits: Sequence[tuple[int, int]], cgroup_procs: str | None) -> Callable[[], None]:
+    """What runs in the child between fork and exec: join the cgroup, set the rlimits."""
+
+    def run() -> None:
+        if cgroup_procs is not None:
+            fd = os.open(cgroup_procs, os.O_WRONLY)
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            finally:
+                os.close(fd)
+        for res, value in rlimits:
+            resource.setrlimit(res, (value, value))
+
+    return run
+
+
+def _user_process_count(uid: int) -> int:
+    """How many processes ``uid`` owns (RLIMIT_NPROC counts them all)."""
+    return sum(1 for _ in _pids_of(uid))
+
+
+def _pids_of(uid: int) -> Iterator[int]:
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    yield int(entry.name)
+            except OSError:
+                continue
+
+
+def _children(pid: int) -> list[int]:
+    """The direct children of ``pid``."""
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        pass
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def kill_process_group(proc: subprocess.Popen[bytes], *, grace: float = 2.0) -> None:
+    """SIGKILL ``proc``'s process group (``proc`` leads it) and reap ``proc``."""
+    if proc.returncode is None:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=max(grace, 1.0) * 5)
+
+
+class Sandbox:
+    """Starts bot processes in the sandbox of one slot, under one set of limits.
+
+    Raises ``SandboxUnavailable`` (from ``spawn``) where the sandbox cannot run.
+    """
+
+    def __init__(self, limits: Limits = Limits(), slot: int = 0) -> None:
+        if slot < 0:
+            raise ValueError(f"slot must be >= 0, not {slot}")
+        self.limits = limits
+        self.slot = slot
+        self.uid = SLOT_UID_BASE + slot
+
+    def __repr__(self) -> str:
+        return f"Sandbox({self.limits!r}, slot={self.slot})"
+
+    def with_cpu_seconds(self, seconds: int) -> Sandbox:
+        """The same sandbox with its CPU backstop raised to ``seconds`` (never lowered):
+        a bot process lives for a whole match, so its lifetime limit must cover them all."""
+        if seconds <= self.limits.cpu_seconds:
+            return self
+        return Sandbox(dataclasses.replace(self.limits, cpu_seconds=seconds), self.slot)
+
+    def spawn(
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        *,
+        interpreter: Path = Path("/usr/bin/python3"),
+    ) -> subprocess.Popen[bytes]:
+        """Start ``interpreter argv...`` in the sandbox, with binary stdin/stdout/stderr pipes.
+
+        ``files`` maps absolute paths inside the sandbox (``"/bot/bot.py"``) to host
+        files, copied in read-only; the working directory is the first file's
+        directory (``/tmp`` without files). ``argv`` are the interpreter's
+        arguments, e.g. ``["-I", "/kit/botkit.py", "/bot/bot.py"]``. The
+        interpreter must be a path inside the sandbox (under ``/usr``, or one of
+        ``files``). Raises SandboxUnavailable, or ValueError for bad arguments.
+        """
+        missing = check_sandbox()
+        if missing:
+            raise SandboxUnavailable("; ".join(missing))
+        if argv and argv[0] == str(interpreter):
+            raise ValueError("argv holds the interpreter's arguments, not the interpreter")
+        inside = str(interpreter)
+        if inside not in files and not Path(inside).exists():
+            raise SandboxUnavailable(f"interpreter {inside} not found: apt-get install python3")
+        try:
+            return self._start(files, argv, interpreter)
+        except subprocess.SubprocessError as exc:
+            raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
+
+    def _start(
+        self, files: Mapping[str, Path], argv: Sequence[str], interpreter: Path
+    ) -> subprocess.Popen[bytes]:
+        paths = [_inside_path(p) for p in files]
+        cwd = str(PurePosixPath(paths[0]).parent) if paths else "/tmp"
+        with ExitStack() as stack:
+            fds: list[int] = []
+
+            def track(fd: int) -> int:
+                stack.callback(os.close, fd)
+                fds.append(fd)
+                return fd
+
+            seccomp_fd = track(_pipe_with(_seccomp_bpf()))
+            args = [_tool("bwrap") or "bwrap", *self._bwrap_options()]
+            for inside, host in zip(paths, files.values(), strict=True):
+                fd = track(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
+                perms = "0555" if inside == str(interpreter) else "0444"  # a bot binary runs
+                args += ["--perms", perms, "--ro-bind-data", str(fd), inside]
+            args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(seccomp_fd)]
+            args += ["--", str(interpreter), *argv]
+            proc = subprocess.Popen(
+                self._privilege_drop() + args,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={"PATH": _TOOL_PATH},
+                cwd="/",
+                pass_fds=fds,
+                start_new_session=True,
+                preexec_fn=_preexec(self._rlimits(), self._cgroup_procs()),
+            )
+        return proc
+
+    def _bwrap_options(self) -> list[str]:
+        # --as-pid-1: the bot is the namespace's pid 1, so the outer bwrap waits for it
+        # and reaps it. With bwrap's own reaper as pid 1, the outer bwrap exits on its
+        # status report without reaping it: the reaper then becomes the host init's
+        # zombie, counted against the slot's RLIMIT_NPROC until that init reaps it.
+        opts = ["--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1"]
+        opts += ["--die-with-parent"]
+        opts += ["--new-session", "--hostname", "sandbox", "--clearenv"]
+        opts += ["--uid", str(self.uid), "--gid", str(self.uid)]
+        for key, value in SANDBOX_ENV.items():
+            opts += ["--setenv", key, value]
+        opts += ["--ro-bind", "/usr", "/usr"]
+        for top in _MERGED_USR:
+            if os.path.islink(top):
+                opts += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                opts += ["--ro-bind", top, top]
+        for etc in _ETC_FILES:
+            opts += ["--ro-bind-try", etc, etc]
+        opts += ["--proc", "/proc", "--dev", "/dev"]
+        opts += ["--size", str(self.limits.tmp_size_mb * _MB), "--tmpfs", "/tmp"]
+        opts += ["--size", str(_MB), "--tmpfs", "/dev/shm"]
+        return opts
+
+    def _privilege_drop(self) -> list[str]:
+        if not _is_root():
+            return []
+        return [
+            _tool("setpriv") or "setpriv",
+            f"--reuid={self.uid}",
+            f"--regid={self.uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    def _rlimits(self) -> list[tuple[int, int]]:
+        limits = self.limits.rlimits()
+        if _is_root():
+            return limits
+        # Not root: the processes run as the user's own uid, whose other processes
+        # count against RLIMIT_NPROC too.
+        extra = _user_process_count(os.getuid())
+        return [(r, v + extra if r == resource.RLIMIT_NPROC else v) for r, v in limits]
+
+    def _cgroup_procs(self) -> str | None:
+        """The slot's ``cgroup.procs`` with its memory limit set; None without cgroups."""
+        kind = _cgroup_kind()
+        if kind is None:
+            return None
+        try:
+            path = _cgroup_dir(self.slot, self.limits.memory_mb * _MB, kind)
+        except OSError as exc:
+            raise SandboxUnavailable(f"memory cgroup {kind} of slot {self.slot}: {exc}") from exc
+        return None if path is None else str(path / "cgroup.procs")
+
+    def kill(self, proc: subprocess.Popen[bytes], *, grace: float = 2.0) -> None:
+        """Kill the whole sandbox of ``proc`` (every process in it) and reap it.
+
+        Safe to call on a process that has exited. The sandbox's pid 1 (the bot) is
+        killed first, which kills its whole PID namespace, and bwrap reaps it
+        before exiting, so no zombie is left counting against the slot's
+        RLIMIT_NPROC; then bwrap's process group is killed and reaped.
+        """
+        if proc.returncode is None and proc.poll() is None:
+            for child in _children(proc.pid):
+                with suppress(ProcessLookupError, PermissionError):
+                    os.kill(child, signal.SIGKILL)
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=grace)
+        kill_process_group(proc, grace=grace)
+
+
+def _inside_path(path: str) -> str:
+    pure = PurePosixPath(path)
+    if not pure.is_absolute() or ".." in pure.parts or str(pure) in ("/",):
+        raise ValueError(f"sandbox path must be absolute and plain: {path!r}")
+    for top in ("/usr", "/proc", "/dev", "/etc", *_MERGED_USR):
+        if pure == PurePosixPath(top) or PurePosixPath(top) in pure.parents:
+            raise ValueError(f"sandbox path {path!r} would shadow {top}")
+    return str(pure)
+
+
+def _pipe_with(data: bytes) -> int:
+    """A pipe's read end holding ``data`` (then EOF)."""
+    read, write = os.pipe()
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write, view) :]
+    finally:
+        os.close(write)
+    return read
+
+
+# --- unsandboxed local mode -----------------------------------------------------------
+
+
+def plain_spawn(
+    files: Mapping[str, Path],
+    argv: Sequence[str],
+    *,
+    interpreter: Path | None = None,
+) -> subprocess.Popen[bytes]:
+    """UNSANDBOXED: start ``interpreter argv...`` as a plain subprocess.
+
+    Only for a developer's own bots on their own machine (the explicit local
+    mode): the bot can read and write everything the caller can. Same interface
+    as ``Sandbox.spawn``: each ``argv`` item naming a key of ``files`` is replaced
+    by its host path, the working directory is the first file's directory, the
+    interpreter defaults to the current one. Kill with ``kill_process_group``.
+    """
+    host = {inside: str(Path(path).resolve()) for inside, path in files.items()}
+    args = [str(interpreter or sys.executable), *(host.get(a, a) for a in argv)]
+    cwd = str(Path(next(iter(host.values()))).parent) if host else None
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
+
+
+# --- slots shared between processes ---------------------------------------------------------
+
+#: Where :func:`claim_slot_block` keeps its lock files (one per block; machine-wide).
+SLOT_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-slots"
+
+
+#: Slots in a block of :func:`claim_slot_block` (a match has at most 5 seats). One size for
+#: every caller, so blocks never overlap.
+SLOT_BLOCK = 8
+
+
+def claim_slot_block(*, first: int = 1000, blocks: int = 512, directory: Path | None = None) -> int:
+    """Claim :data:`SLOT_BLOCK` consecutive sandbox slots for this process, for as long as
+    it lives; return the first one.
+
+    Processes that do not know each other (the pool processes of several Celery workers on
+    one machine) must never seat bots in the same slot. Block ``b`` covers slots
+    ``first + b * SLOT_BLOCK`` onwards; it is held with an exclusive ``flock`` on its lock file,
+    which the kernel releases when the process dies however it dies, so a killed worker's
+    slots are free again at once. Call it after ``fork`` (a child inherits its parent's
+    lock, it does not get one of its own). Slots below ``first`` are left to callers that
+    number slots themselves (``arena play``, the local runner).
+
+    Raises:
+        SandboxUnavailable: all ``blocks`` blocks are held (the message names the directory).
+    """
+    directory = SLOT_LOCK_DIR if directory is None else directory
+    directory.mkdir(mode=0o700, exist_ok=True)
+    for block in range(blocks):
+        fd = os.open(directory / f"block-{first}-{block}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        _held_slot_locks.append(fd)  # kept open (so locked) until the process exits
+        return first + block * SLOT_BLOCK
+    raise SandboxUnavailable(f"all {blocks} sandbox slot blocks in {directory} are in use")
+
+
+_held_slot_locks: list[int] = []

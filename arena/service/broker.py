@@ -1,0 +1,206 @@
+"""The Celery side shared by the workers (``workers/``) and the CLI that sends them tasks.
+
+One place says how the app is configured, so a worker and ``arena tournament run`` cannot
+disagree: the broker URL (``ARENA_BROKER_URL``; Redis in deployments, kombu's filesystem
+transport by default, which needs no server), the queue, and the reliability settings
+(docs/workers.md says why each):
+
+- ``task_acks_late`` with ``task_reject_on_worker_lost``: a task is acknowledged after it
+  ran, so one whose worker died is delivered again where the broker can (Redis);
+- ``worker_prefetch_multiplier=1``: a worker holds one task beyond those it runs, so a
+  killed worker strands few and a long match does not hold others back;
+- no result backend: results go to the database (:mod:`arena.service.matches`);
+- Redis's ``visibility_timeout`` above the longest match, so a long match is not delivered
+  again while it runs (it would be harmless, only wasted: the database lease decides).
+
+The tasks themselves are in ``workers/tasks.py``; here they are only names.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+from celery import Celery
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.json import dumps, loads
+
+from arena.service.matches import Config
+
+__all__ = [
+    "BROKER_ENV",
+    "DEFAULT_BROKER_URL",
+    "PLAY_MATCH",
+    "QUEUE",
+    "REFIT",
+    "SWEEP",
+    "make_app",
+    "queue_length",
+    "resolve_broker_url",
+    "send_matches",
+]
+
+#: The environment variable naming the broker.
+BROKER_ENV = "ARENA_BROKER_URL"
+#: The serverless default: kombu's filesystem transport in ``./arena-broker``.
+DEFAULT_BROKER_URL = "filesystem://arena-broker"
+#: The one queue every task goes to.
+QUEUE = "arena"
+#: Task names (``workers/tasks.py`` registers them).
+PLAY_MATCH = "arena.play_match"
+SWEEP = "arena.sweep"
+REFIT = "arena.refit_ratings"
+
+#: How often a consumer of the filesystem transport looks for new messages (kombu's default
+#: is 1 s, which every task's latency would pay).
+FILESYSTEM_POLLING_SECONDS = 0.05
+
+
+class FilesystemChannel(filesystem.Channel):
+    """kombu's filesystem channel, with messages that appear whole and are taken once.
+
+    kombu 5.7 creates a message file under its final name and then writes it, so a consumer
+    polling at that moment reads it empty; Celery calls that unrecoverable and the whole
+    worker exits (celery/kombu#1551; benchmarks/transports.py read 35-192 of 2,000 messages
+    empty). Here a message is written to ``*.msg.tmp`` and renamed into place, and a consumer
+    claims one by renaming it into ``claimed/`` beside the queue (the same file system, so
+    the rename is atomic and exactly one consumer wins) rather than moving it to the
+    temporary directory, which may be another file system.
+    """
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        try:
+            with open(final + ".tmp", "wb") as handle:  # "*.msg.tmp" is no queue's message
+                handle.write(dumps(payload).encode())
+            os.replace(final + ".tmp", final)
+        except OSError as exc:
+            raise ChannelError(f"cannot add message {final!r} to the queue: {exc}") from exc
+
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
+        wanted = f"{queue}.msg"
+        claimed = os.path.join(self.data_folder_in, "claimed")
+        os.makedirs(claimed, exist_ok=True)
+        for name in sorted(os.listdir(self.data_folder_in)):
+            if name.partition(".")[2] != wanted:
+                continue
+            mine = os.path.join(claimed, name)
+            try:
+                os.rename(os.path.join(self.data_folder_in, name), mine)
+            except OSError:  # another consumer took it first
+                continue
+            try:
+                with open(mine, "rb") as handle:
+                    payload = handle.read()
+                os.remove(mine)
+            except OSError as exc:
+                raise ChannelError(f"cannot read message {mine!r}: {exc}") from exc
+            return loads(payload.decode())
+        raise Empty()
+
+
+class FilesystemTransport(filesystem.Transport):
+    """kombu's filesystem transport with :class:`FilesystemChannel`."""
+
+    Channel = FilesystemChannel
+
+
+def resolve_broker_url(url: str | None = None) -> str:
+    """``url``, else ``$ARENA_BROKER_URL``, else :data:`DEFAULT_BROKER_URL`; a filesystem
+    URL's directory made absolute (``filesystem://DIR``, relative to the current directory,
+    or ``filesystem:///abs/dir``).
+
+    Raises:
+        ValueError: a scheme Celery cannot use here (the message lists those it can).
+    """
+    url = url or os.environ.get(BROKER_ENV) or DEFAULT_BROKER_URL
+    scheme = url.partition("://")[0]
+    if scheme == "filesystem":
+        directory = url.removeprefix("filesystem://") or "arena-broker"
+        return "filesystem://" + str(Path(directory).resolve())
+    if scheme not in ("redis", "rediss", "memory"):
+        raise ValueError(
+            f"unsupported broker URL {url!r}: use redis://HOST:PORT/DB or filesystem://DIR"
+        )
+    return url
+
+
+def _filesystem_options(directory: Path) -> dict[str, Any]:
+    queue = directory / "queue"
+    control = directory / "control"
+    for folder in (queue, control):
+        folder.mkdir(parents=True, exist_ok=True)
+    return {
+        "data_folder_in": str(queue),
+        "data_folder_out": str(queue),
+        "control_folder": str(control),
+        "store_processed": False,
+        "polling_interval": FILESYSTEM_POLLING_SECONDS,
+    }
+
+
+def make_app(url: str | None = None, config: Config | None = None) -> Celery:
+    """A Celery app on the broker (see :func:`resolve_broker_url`), configured for the
+    arena; it registers no task (``workers.app`` does)."""
+    url = resolve_broker_url(url)
+    config = config or Config.from_env()
+    app = Celery("arena", set_as_current=False)
+    options: dict[str, Any] = {}
+    broker = url
+    transport = None
+    if url.startswith("filesystem://"):
+        options = _filesystem_options(Path(url.removeprefix("filesystem://")))
+        broker = "filesystem://"
+        transport = f"{__name__}:FilesystemTransport"  # kombu takes no class in the URL
+    elif url.startswith(("redis://", "rediss://")):
+        options = {"visibility_timeout": max(3600.0, 2 * config.match_time_limit)}
+    app.conf.update(
+        broker_url=broker,
+        broker_transport=transport,
+        broker_transport_options=options,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # keep trying while the broker restarts
+        task_default_queue=QUEUE,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        task_time_limit=config.match_time_limit,
+        task_soft_time_limit=max(1.0, config.match_time_limit - 30),
+        worker_prefetch_multiplier=1,
+        worker_hijack_root_logger=False,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        beat_schedule={
+            "arena-sweep": {"task": SWEEP, "schedule": config.sweep_seconds},
+        },
+    )
+    return app
+
+
+def send_matches(app: Celery, match_ids: Sequence[int]) -> None:
+    """Send a ``play_match`` task for each match, over one connection."""
+    if not match_ids:
+        return
+    with app.producer_or_acquire() as producer:
+        for match_id in match_ids:
+            app.send_task(PLAY_MATCH, args=(match_id,), queue=QUEUE, producer=producer)
+
+
+def queue_length(app: Celery) -> int:
+    """How many tasks wait in the queue (not counting those workers have taken).
+
+    Raises:
+        OSError or kombu's OperationalError: the broker cannot be reached.
+    """
+    with app.connection_for_write() as connection:
+        channel: Any = connection.default_channel
+        declared = channel.queue_declare(QUEUE, passive=False, durable=True)
+        return int(declared.message_count)

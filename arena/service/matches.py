@@ -1,0 +1,614 @@
+"""The service's operations on stored tournaments: create one from stored bots, play a match
+for a worker, and sweep up after dead workers and lost tasks (docs/workers.md).
+
+The Celery tasks (``workers/tasks.py``) and the CLI call these; neither holds any match state
+of its own. A task is a nudge ("play match 42"): :func:`run_match` claims the match in the
+database with a lease, keeps the lease alive from a heartbeat thread while the games are
+played, and stores the result once (:mod:`arena.store.queue`). Whatever the broker does --
+deliver a task twice, lose it with a killed worker or a restarted Redis -- a match is played
+to completion and stored exactly once, because :func:`sweep` sends a task again for every
+match whose lease ran out, and for every pending match when the broker's queue is empty.
+
+Nothing here imports Celery: sending tasks is a callable the caller passes in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import socket
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from arena.compete.localrun import play_one
+from arena.compete.tournaments import Match as ScheduledMatch
+from arena.compete.tournaments import schedule
+from arena.engine.rules import Rules
+from arena.match.referee import InfrastructureError, TimeControl
+from arena.match.sandbox import Limits, SandboxUnavailable
+from arena.service.results import result_json
+from arena.store.db import Store, as_utc
+from arena.store.models import Bot, BotVersion, Match, Tournament, User, Worker
+from arena.store.queue import (
+    ClaimedMatch,
+    claim_match,
+    complete_match,
+    create_tournament,
+    heartbeat,
+    mark_queued,
+    release_match,
+    requeue_expired,
+    unqueued_matches,
+    void_match,
+)
+
+__all__ = [
+    "Config",
+    "MatchSettings",
+    "SweepReport",
+    "WorkerState",
+    "create_stored_tournament",
+    "finished_rule_set",
+    "list_workers",
+    "resolve_entrants",
+    "run_match",
+    "send_and_mark",
+    "sweep",
+    "worker_heartbeat",
+    "worker_id",
+    "worker_stopped",
+]
+
+
+@dataclass(frozen=True)
+class Config:
+    """How workers hold matches; every field can be set from the environment.
+
+    Attributes:
+        lease_seconds: a claimed match is the worker's for this long after each heartbeat
+            (``ARENA_LEASE_SECONDS``); a dead worker's matches are played again after it.
+        heartbeat_seconds: how often a playing worker renews its lease (a third of the
+            lease unless ``ARENA_HEARTBEAT_SECONDS`` says otherwise).
+        sweep_seconds: how often the periodic sweep runs (``ARENA_SWEEP_SECONDS``).
+        max_attempts: a match whose harness failed this many times is void
+            (``ARENA_MAX_ATTEMPTS``).
+        match_time_limit: the hard limit on one match's task, in seconds
+            (``ARENA_MATCH_TIME_LIMIT``; the soft limit is 30 s less).
+        resend_grace_seconds: a pending match's task is sent again by a sweep only if it was
+            last sent longer ago than this (``ARENA_RESEND_GRACE_SECONDS``).
+        bot_cache: where a worker writes the bot sources it runs, one file per source hash
+            (``ARENA_BOT_CACHE``; default ``arena-bot-cache`` in the temporary directory).
+    """
+
+    lease_seconds: float = 60.0
+    heartbeat_seconds: float = 20.0
+    sweep_seconds: float = 15.0
+    max_attempts: int = 3
+    match_time_limit: float = 1800.0
+    resend_grace_seconds: float = 10.0
+    bot_cache: Path = Path(tempfile.gettempdir()) / "arena-bot-cache"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """The configuration from ``ARENA_*`` variables (defaults for those unset).
+
+        Raises:
+            ValueError: a variable is not a positive finite number (a whole one for
+                ``ARENA_MAX_ATTEMPTS``), or the heartbeat is not shorter than the lease;
+                the message names the variable.
+        """
+        env = os.environ if environ is None else environ
+
+        def number(name: str, default: float, unit: str = "a number of seconds") -> float:
+            raw = env.get(name)
+            if raw is None or raw == "":
+                return default
+            try:
+                value = float(raw)
+            except ValueError:
+                raise ValueError(f"{name} must be {unit}, not {raw!r}") from None
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be {unit} above 0, not {raw!r}")
+            return value
+
+        lease = number("ARENA_LEASE_SECONDS", cls.lease_seconds)
+        beat = number("ARENA_HEARTBEAT_SECONDS", lease / 3)
+        if beat >= lease:
+            raise ValueError(
+                f"ARENA_HEARTBEAT_SECONDS ({beat:g}) must be shorter than "
+                f"ARENA_LEASE_SECONDS ({lease:g}), or leases run out during matches"
+            )
+        attempts = number("ARENA_MAX_ATTEMPTS", cls.max_attempts, "a whole number")
+        if attempts != int(attempts):
+            raw = env.get("ARENA_MAX_ATTEMPTS")
+            raise ValueError(f"ARENA_MAX_ATTEMPTS must be a whole number, not {raw!r}")
+        return cls(
+            lease_seconds=lease,
+            heartbeat_seconds=beat,
+            sweep_seconds=number("ARENA_SWEEP_SECONDS", cls.sweep_seconds),
+            max_attempts=int(attempts),
+            match_time_limit=number("ARENA_MATCH_TIME_LIMIT", cls.match_time_limit),
+            resend_grace_seconds=number("ARENA_RESEND_GRACE_SECONDS", cls.resend_grace_seconds),
+            bot_cache=Path(env.get("ARENA_BOT_CACHE") or cls.bot_cache),
+        )
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """How a tournament's matches are played (stored as ``tournaments.settings``)."""
+
+    move_seconds: float = 1.0
+    memory_mb: int = 512
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> MatchSettings:
+        """Settings from the stored JSON (defaults for missing keys)."""
+        data = data or {}
+        return cls(
+            move_seconds=float(data.get("move_seconds", cls.move_seconds)),
+            memory_mb=int(data.get("memory_mb", cls.memory_mb)),
+        )
+
+
+def worker_id() -> str:
+    """This process's name in leases: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+# --- creating tournaments -----------------------------------------------------------------
+
+_REF = re.compile(r"(?:(?P<owner>[^/@=]+)/)?(?P<name>[^/@=]+)(?:@(?P<version>[0-9]+))?")
+_LABEL = re.compile(r"(?P<label>[A-Za-z0-9_.+-]+)=(?P<ref>.+)")
+
+
+def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
+    """Map each entrant spec to (its label, a stored bot version id); return label -> id.
+
+    A spec is ``[LABEL=][OWNER/]NAME[@VERSION]``: the bot called NAME (of OWNER, needed
+    only when several owners have a bot of that name), its VERSION or else its latest one.
+    The label defaults to NAME, or ``NAME-vN`` when a version is given.
+
+    Raises:
+        LookupError: a bot or version is not stored, or NAME is ambiguous (the message
+            says which owners have it).
+        ValueError: a malformed spec, or two entrants with the same label.
+    """
+    entrants: dict[str, int] = {}
+    with store.read() as session:
+        for spec in specs:
+            labelled = _LABEL.fullmatch(spec)
+            ref = labelled.group("ref") if labelled else spec
+            found = _REF.fullmatch(ref)
+            if found is None:
+                raise ValueError(f"{spec!r} is not [LABEL=][OWNER/]NAME[@VERSION]")
+            owner, name, version = found.group("owner", "name", "version")
+            query = select(User.name, BotVersion.id, BotVersion.version).join(
+                Bot, Bot.owner_id == User.id
+            )
+            query = query.join(BotVersion, BotVersion.bot_id == Bot.id).where(Bot.name == name)
+            if owner is not None:
+                query = query.where(User.name == owner)
+            if version is not None:
+                query = query.where(BotVersion.version == int(version))
+            rows = session.execute(query.order_by(BotVersion.version.desc())).all()
+            owners = sorted({row[0] for row in rows})
+            if not rows:
+                what = f"version {version} of " if version is not None else ""
+                raise LookupError(
+                    f"{spec!r}: no {what}bot {name!r}"
+                    + (f" of {owner!r}" if owner is not None else "")
+                    + " is stored (add it with: arena bots add FILE --name NAME --owner OWNER)"
+                )
+            if len(owners) > 1:
+                raise LookupError(
+                    f"{spec!r}: several owners have a bot called {name!r} "
+                    f"({', '.join(owners)}): write OWNER/{name}"
+                )
+            label = (
+                labelled.group("label")
+                if labelled
+                else (name if version is None else f"{name}-v{version}")
+            )
+            if label in entrants:
+                raise ValueError(f"two entrants are labelled {label!r}: give one LABEL=...")
+            entrants[label] = int(rows[0][1])
+    return entrants
+
+
+def create_stored_tournament(
+    store: Store,
+    *,
+    name: str,
+    rules: Rules,
+    format: str,
+    entrants: Sequence[str],
+    pool: Sequence[str] = (),
+    players: int = 2,
+    teams: bool = False,
+    games_per_match: int = 10,
+    seed: int,
+    settings: MatchSettings | None = None,
+    matches: Sequence[ScheduledMatch] | None = None,
+) -> tuple[int, list[ScheduledMatch]]:
+    """Schedule a tournament between stored bots and store it with its pending matches;
+    return its id and its schedule. ``entrants`` and ``pool`` are specs as
+    :func:`resolve_entrants` takes them; the rest is :func:`arena.compete.tournaments.schedule`'s,
+    unless ``matches`` gives the schedule (its seats are the entrants' labels).
+
+    Raises:
+        LookupError: an entrant is not stored.
+        ValueError: as :func:`resolve_entrants` and ``schedule``; a tournament called
+            ``name`` exists already.
+        RulesError: ``players`` or ``teams`` not allowed by ``rules``.
+    """
+    if not name.strip():
+        raise ValueError("a tournament needs a name")
+    labels = resolve_entrants(store, [*entrants, *pool])
+    names = list(labels)
+    if matches is None:
+        # LABEL=LABEL: a bare entrant would be taken for a file and named by its stem.
+        seats = [f"{label}={label}" for label in names]
+        matches = schedule(
+            format,
+            seats[: len(entrants)],
+            rules=rules,
+            players=4 if teams else players,
+            teams=teams,
+            games_per_match=games_per_match,
+            seed=seed,
+            pool=seats[len(entrants) :],
+        )
+    tournament_id = create_tournament(
+        store,
+        name=name,
+        rules=rules,
+        format=format,
+        players=4 if teams else players,
+        teams=teams,
+        games_per_match=games_per_match,
+        seed=seed,
+        entrants=labels,
+        matches=matches,
+        settings=asdict(settings or MatchSettings()),
+    )
+    return tournament_id, list(matches)
+
+
+# --- playing a match ---------------------------------------------------------------------
+
+
+def _bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
+    """Each bot version's source as a file named by its hash (written once, atomically).
+
+    Raises:
+        InfrastructureError: the files cannot be written, or a version is not stored.
+    """
+    try:
+        return _write_bot_files(store, version_ids, directory)
+    except OSError as exc:
+        raise InfrastructureError(f"cannot write the bots' files to {directory}: {exc}") from exc
+
+
+def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with store.read() as session:
+        rows = session.execute(
+            select(BotVersion.id, BotVersion.sha256, BotVersion.source).where(
+                BotVersion.id.in_(set(version_ids))
+            )
+        ).all()
+    paths: dict[int, Path] = {}
+    for version_id, digest, source in rows:
+        path = directory / f"{digest}.py"
+        if not path.exists():
+            fd, partial = tempfile.mkstemp(dir=directory, suffix=".part")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(source)
+            os.replace(partial, path)
+        paths[version_id] = path
+    missing = set(version_ids) - set(paths)
+    if missing:
+        raise InfrastructureError(f"bot versions {sorted(missing)} are not in the database")
+    return paths
+
+
+@contextlib.contextmanager
+def _heartbeating(
+    store: Store, claimed: ClaimedMatch, worker: str, config: Config
+) -> Iterator[None]:
+    """Renew the lease every ``config.heartbeat_seconds`` in a thread while the block runs;
+    the thread stops once the lease is lost (another worker may be playing the match: the
+    first result stored wins)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(config.heartbeat_seconds):
+            with contextlib.suppress(Exception):  # a database hiccup: try again next beat
+                if not heartbeat(
+                    store, claimed.match_id, worker, lease_seconds=config.lease_seconds
+                ):
+                    return
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{claimed.match_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def run_match(
+    store: Store,
+    match_id: int,
+    *,
+    worker: str | None = None,
+    config: Config | None = None,
+    first_slot: int = 0,
+    sandboxed: bool = True,
+) -> str:
+    """Claim match ``match_id``, play it, store its result; return what happened:
+
+    - ``"done"``: played and stored by this call;
+    - ``"finished"``: already done or void (a duplicate task: nothing to do);
+    - ``"held"``: another worker holds a live lease on it (it will finish it, or its lease
+      runs out and a sweep sends the match again);
+    - ``"stale"``: played, but another worker stored it first (nothing stored twice);
+    - ``"void"``: the harness failed on the last allowed attempt: the match is void (or
+      ``"stale"`` if this worker had lost its lease meanwhile: the match is left to the
+      worker that holds it);
+    - ``"missing"``: no such match.
+
+    Bots run in the sandbox, in slots ``first_slot + seat``.
+
+    Raises:
+        InfrastructureError: the harness failed (sandbox, bot sources missing): the match
+            is pending again for another attempt; retry the task later. Any other exception
+            (a time limit, a bug) also puts the match back, and is raised as it is.
+    """
+    config = config or Config()
+    worker = worker or worker_id()
+    claimed = claim_match(store, worker, lease_seconds=config.lease_seconds, match_id=match_id)
+    if claimed is None:
+        with store.read() as session:
+            status = session.scalar(select(Match.status).where(Match.id == match_id))
+        return {None: "missing", "running": "held", "pending": "held"}.get(status, "finished")
+    try:
+        with _heartbeating(store, claimed, worker, config):
+            result, records = _play(store, claimed, worker, first_slot, sandboxed, config.bot_cache)
+    except Exception as exc:
+        # The harness failed (bot faults are verdicts, never exceptions): another attempt
+        # may succeed, up to max_attempts; then the match is void, so a bug cannot make a
+        # match bounce between workers for ever.
+        reason = f"{type(exc).__name__}: {exc}"
+        if claimed.attempts >= config.max_attempts:
+            # Only while this worker holds the lease: another may be playing it by now.
+            voided = void_match(
+                store, match_id, worker, f"{reason} ({claimed.attempts} attempts)", held=True
+            )
+            return "void" if voided else "stale"
+        release_match(store, match_id, worker)
+        if isinstance(exc, InfrastructureError | SandboxUnavailable):
+            raise InfrastructureError(f"match {match_id}: {reason}") from exc
+        raise
+    except BaseException:
+        # Interrupted (a shutdown): another attempt will finish it.
+        release_match(store, match_id, worker)
+        raise
+    stored = complete_match(store, match_id, worker, records=records, result=result)
+    return "done" if stored else "stale"
+
+
+def _play(
+    store: Store,
+    claimed: ClaimedMatch,
+    worker: str,
+    first_slot: int,
+    sandboxed: bool,
+    bot_cache: Path,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Play the claimed match; return its ``result`` column and its game records."""
+    files = _bot_files(store, claimed.seats, bot_cache)
+    settings = MatchSettings.from_json(claimed.settings)
+    match = ScheduledMatch(
+        id=claimed.key,
+        seats=tuple(
+            f"{label}={files[version]}"
+            for label, version in zip(claimed.labels, claimed.seats, strict=True)
+        ),
+        games=claimed.games,
+        seed=claimed.seed,
+        rotation=claimed.rotation,
+        teams=claimed.teams,
+    )
+    played = play_one(
+        match,
+        claimed.rules(),
+        sandboxed=sandboxed,
+        time_control=TimeControl(move_seconds=settings.move_seconds),
+        limits=Limits(memory_mb=settings.memory_mb),
+        first_slot=first_slot,
+    )
+    if played.void is not None:
+        raise InfrastructureError(played.void)
+    return result_json(played, worker), [game.record for game in played.games]
+
+
+# --- sweeping ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What a sweep did: matches whose lease had expired (put back and sent again), and
+    pending matches sent again because the broker's queue was empty."""
+
+    expired: tuple[int, ...]
+    resent: tuple[int, ...]
+
+
+def send_pending(
+    store: Store,
+    send: Callable[[Sequence[int]], None],
+    *,
+    tournament_id: int | None = None,
+    sent_before: datetime | None = None,
+    now: datetime | None = None,
+) -> list[int]:
+    """Send a task for every pending match (of one tournament, or all) never sent, or, given
+    ``sent_before``, last sent before then; record when; return their ids."""
+    ids = unqueued_matches(store, tournament_id=tournament_id, sent_before=sent_before)
+    send_and_mark(store, send, ids, now)
+    return ids
+
+
+def send_and_mark(
+    store: Store,
+    send: Callable[[Sequence[int]], None],
+    ids: Sequence[int],
+    now: datetime | None = None,
+) -> None:
+    """Send the matches' tasks (500 at a time) and record when each chunk went."""
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        send(chunk)
+        mark_queued(store, chunk, now)
+
+
+def sweep(
+    store: Store,
+    send: Callable[[Sequence[int]], None],
+    *,
+    queue_empty: bool,
+    config: Config | None = None,
+    now: datetime | None = None,
+) -> SweepReport:
+    """Put matches with expired leases back to pending and send their tasks again; and, when
+    the broker's queue is empty (``queue_empty``) yet matches sent to it are pending, send
+    those again too (their tasks were lost: a restarted broker, a worker killed holding
+    prefetched tasks). Matches never sent (a tournament created, not run) are left alone.
+    Safe to run anywhere, any number of times at once: a match is claimed once, a
+    duplicate task finds nothing to do."""
+    config = config or Config()
+    now = datetime.now(UTC) if now is None else now
+    expired = requeue_expired(store, now=now)
+    send_and_mark(store, send, expired, now)
+    resent: list[int] = []
+    if queue_empty:
+        grace = now - timedelta(seconds=config.resend_grace_seconds)
+        resent = send_pending(store, send, sent_before=grace, now=now)
+    return SweepReport(tuple(expired), tuple(resent))
+
+
+def finished_rule_set(store: Store, match_id: int) -> int | None:
+    """The rule set's id if the match's tournament is done (its ratings are due for a
+    refit), else None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Tournament.status, Tournament.rule_set_id)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Match.id == match_id)
+        ).first()
+    return row[1] if row is not None and row[0] == "done" else None
+
+
+# --- workers' heartbeats ---------------------------------------------------------------
+
+
+def worker_heartbeat(
+    store: Store,
+    name: str,
+    *,
+    host: str,
+    pid: int,
+    concurrency: int,
+    now: datetime | None = None,
+) -> None:
+    """Record that worker ``name`` is alive (``online``, ``last_seen`` now), registering it
+    (``started`` now) if it is new or was stopped."""
+    now = datetime.now(UTC) if now is None else now
+    with store.write() as session:
+        worker = session.get(Worker, name, with_for_update=store.dialect == "postgresql")
+        if worker is None or worker.status != "online":
+            session.merge(
+                Worker(
+                    name=name,
+                    host=host,
+                    pid=pid,
+                    concurrency=concurrency,
+                    status="online",
+                    started=now,
+                    last_seen=now,
+                )
+            )
+        else:
+            worker.last_seen = now
+
+
+def worker_stopped(store: Store, name: str, now: datetime | None = None) -> None:
+    """Record a clean shutdown of worker ``name``."""
+    now = datetime.now(UTC) if now is None else now
+    with store.write() as session:
+        worker = session.get(Worker, name)
+        if worker is not None:
+            worker.status, worker.last_seen = "stopped", now
+
+
+@dataclass(frozen=True)
+class WorkerState:
+    """A worker as status pages show it: ``alive`` if online and seen within the lease."""
+
+    name: str
+    host: str
+    pid: int
+    concurrency: int
+    status: str
+    started: datetime
+    last_seen: datetime
+    alive: bool
+
+
+def list_workers(
+    store: Store, *, config: Config | None = None, now: datetime | None = None
+) -> list[WorkerState]:
+    """Every worker ever recorded, the most recently seen first. A worker is alive if it
+    is online and was seen within the lease (a worker gone longer has its matches taken)."""
+    config = config or Config()
+    now = datetime.now(UTC) if now is None else now
+    with store.read() as session:
+        rows = list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
+    states = []
+    for row in rows:
+        seen, started = as_utc(row.last_seen), as_utc(row.started)
+        alive = row.status == "online" and (now - seen).total_seconds() < config.lease_seconds
+        states.append(
+            WorkerState(
+                row.name, row.host, row.pid, row.concurrency, row.status, started, seen, alive
+            )
+        )
+    return states
+
+
+def tournament_by_name(store: Store, name: str) -> Tournament:
+    """The tournament called ``name``.
+
+    Raises:
+        LookupError: none is (the message lists a few that are).
+    """
+    with store.read() as session:
+        found = session.scalar(select(Tournament).where(Tournament.name == name))
+        if found is not None:
+            return found
+        names = list(
+            session.scalars(select(Tournament.name).order_by(Tournament.id.desc()).limit(5))
+        )
+    known = f" (latest: {', '.join(names)})" if names else " (none is stored)"
+    raise LookupError(f"no tournament called {name!r}{known}")

@@ -1,0 +1,127 @@
+"""``arena tournament run --local`` and ``arena compare`` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from arena.cli.main import cli
+from arena.engine.records import verify_file
+from tests.paths import ZOO
+
+BOTS = ZOO
+
+
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-xdist sets COLUMNS=80, which would wrap the tables' headers."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_local_round_robin_prints_standings_ratings_and_crosstable(tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    result = invoke(
+        "tournament",
+        "run",
+        "--local",
+        "--rules",
+        "draw",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--bots",
+        f"r=random,g=greedy,first={BOTS / 'first.py'}",
+        "--out",
+        str(out),
+    )
+    assert result.exit_code == 0, result.output
+    assert "draw, round-robin, 3 entrants, 6 matches (18 games), seed 3" in result.stdout
+    assert "rating (95% interval)" in result.stdout and "Crosstable" in result.stdout
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 18 and verify_file(out).problems == []
+    names = {tuple(sorted(r["seats"])) for r in records}
+    assert names == {("first", "r"), ("g", "r"), ("first", "g")}
+
+
+def test_tournament_without_local_says_what_to_do() -> None:
+    result = invoke("tournament", "run", "--rules", "draw", "--bots", "random,greedy")
+    assert result.exit_code == 2
+    assert "name a stored tournament" in result.stderr and "--local" in result.stderr
+    result = invoke("tournament", "run", "spring", "--local", "--rules", "draw")
+    assert result.exit_code == 2
+    assert "--local plays a new tournament" in result.stderr
+    result = invoke("tournament", "run", "--local", "--rules", "draw")
+    assert result.exit_code == 2
+    assert "--local needs --rules and --bots" in result.stderr
+
+
+def test_compare_passes_a_clearly_stronger_bot() -> None:
+    result = invoke("compare", "greedy", "random", "--rules", "draw", "--seed", "1", "--elo1", "50")
+    assert result.exit_code == 0, result.output
+    assert "NEW passed (H1 accepted" in result.stdout
+    assert "LLR" in result.stdout and "LOS" in result.stdout
+
+
+def test_compare_never_passes_a_bot_against_itself() -> None:
+    result = invoke(
+        "compare",
+        "random",
+        "random",
+        "--rules",
+        "draw",
+        "--seed",
+        "1",
+        "--elo1",
+        "50",
+        "--max-games",
+        "2000",
+    )
+    assert result.exit_code in (1, 2), result.output
+    assert "NEW passed" not in result.stdout
+
+
+def test_compare_undecided_at_the_game_limit_exits_2() -> None:
+    result = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--rules",
+        "draw",
+        "--seed",
+        "1",
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--max-games",
+        "32",
+        "--batch",
+        "16",
+    )
+    assert result.exit_code == 2, result.output
+    assert "undecided: game limit reached" in result.stdout
+
+
+def test_compare_multiplayer_against_a_field_of_old() -> None:
+    result = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--rules",
+        "draw",
+        "--players",
+        "3",
+        "--seed",
+        "2",
+        "--elo1",
+        "50",
+    )
+    assert result.exit_code == 0, result.output

@@ -1,0 +1,168 @@
+"""The local tournament runner: places, a sandboxed round robin in 2 processes, standings."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from arena.compete import localrun
+from arena.compete.localrun import (
+    MatchResult,
+    Standings,
+    by_deal,
+    finishing_places,
+    play_one,
+    run_local,
+)
+from arena.compete.tournaments import entrant_name, schedule
+from arena.engine.events import Outcome, Termination
+from arena.engine.records import verify_record
+from arena.engine.rules import find_rules
+from arena.match.referee import InfrastructureError
+from arena.match.sandbox import check_sandbox
+from tests.paths import DOCS, ZOO
+
+BOT = str(ZOO / "first.py")
+SLOT = 200  # first sandbox slot of these tests (others use 50-51 and 900+)
+DRAW = find_rules("draw")
+T, F = Termination.TARGET, Termination.CRASH
+
+
+@pytest.mark.parametrize(
+    ("outcome", "sides", "forfeit", "places"),
+    [
+        (Outcome(T, (1,), (40, 100)), (0, 1), None, (1, 0)),
+        (Outcome(F, (1,), (80, 20)), (0, 1), 0, (1, 0)),
+        (Outcome(T, (2,), (10, 30, 100, 30)), (0, 1, 2, 3), None, (3, 1, 0, 1)),
+        (Outcome(F, (0, 2, 3), (50, 0, 20, 60)), (0, 1, 2, 3), 1, (1, 3, 2, 0)),
+        (Outcome(T, (1, 3), (70, 150)), (0, 1, 0, 1), None, (1, 0, 1, 0)),
+        (Outcome(F, (0, 2), (10, 90)), (0, 1, 0, 1), 3, (0, 1, 0, 1)),
+        (Outcome(T, (0,), (61, 5, 5, 5, 9)), (0, 1, 2, 3, 4), None, (0, 2, 2, 2, 1)),
+    ],
+)
+def test_finishing_places(
+    outcome: Outcome, sides: tuple[int, ...], forfeit: int | None, places: tuple[int, ...]
+) -> None:
+    assert finishing_places(outcome, sides, forfeit) == places
+
+
+def _check_consistent(results: list[MatchResult], standings: Standings) -> None:
+    """Standings and crosstable agree with the games; every record verifies."""
+    wins: Counter[str] = Counter()
+    games: Counter[str] = Counter()
+    for result in results:
+        for game in result.games:
+            assert verify_record(game.record) == []
+            assert game.record["seats"] == [entrant_name(e) for e in result.match.seats]
+            assert game.record["seed"] == game.seed
+            for seat, entrant in enumerate(result.match.seats):
+                games[entrant] += 1
+                wins[entrant] += game.places[seat] == 0
+    assert standings.games == sum(len(r.games) for r in results)
+    for entrant, stats in standings.stats.items():
+        assert (stats.games, stats.wins) == (games[entrant], wins[entrant])
+        for other in standings.stats:
+            if other != entrant:
+                met = standings.met[entrant].get(other, 0)
+                assert standings.score(entrant, other) + standings.score(other, entrant) == met
+
+
+@pytest.mark.skipif(bool(check_sandbox()), reason="no sandbox here")
+def test_sandboxed_round_robin_in_two_processes_matches_one_process() -> None:
+    entrants = ["random", "greedy", BOT]
+    matches = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=4, seed=9)
+    assert len(matches) == 6
+    pooled = list(run_local(matches, DRAW, workers=2, sandboxed=True, first_slot=SLOT))
+    single = list(run_local(matches, DRAW, workers=1, sandboxed=True, first_slot=SLOT))
+    assert {r.worker for r in pooled} != {os.getpid()} and len({r.worker for r in pooled}) == 2
+    assert {r.worker for r in single} == {os.getpid()}
+    assert [r.id for r in single] == [m.id for m in matches]
+    assert sorted(pooled, key=lambda r: r.id) == single
+    standings = Standings(entrants)
+    for result in pooled:
+        standings.add(result)
+    assert standings.matches == 6 and standings.games == 12 and not standings.void
+    _check_consistent(pooled, standings)
+    assert sum(s.wins for s in standings.stats.values()) == 12  # one winner a 2-player game
+    assert standings.met["random"]["greedy"] == 4  # games per pairing
+    assert (
+        standings.ahead["random"]["greedy"]
+        == standings.stats["random"].wins - (standings.ahead["random"][BOT])
+    )
+    assert [s.games for s in standings.ranking()] == [8, 8, 8]
+
+
+def test_duplicate_multiplayer_groups_share_their_deals() -> None:
+    entrants = ["a=random", "b=greedy", "c=random", "d=greedy"]
+    matches = schedule("duplicate", entrants, rules=DRAW, players=3, games_per_match=2, seed=3)
+    results = list(run_local(matches, DRAW, workers=1))
+    groups = by_deal(results)
+    assert len(groups) == 4 * 2  # 4 tables, 2 games each
+    for rotations in groups.values():
+        assert sorted(rotations) == [0, 1, 2]
+        first_deals = {str(g.record["rounds"][0]["deal"]) for g in rotations.values()}
+        assert len(first_deals) == 1
+    standings = Standings(entrants)
+    for result in results:
+        standings.add(result)
+    _check_consistent(results, standings)
+    assert sum(s.places for s in standings.stats.values()) >= standings.games  # 0 + 1 + 2 or ties
+
+
+def test_team_games_count_each_entrant_once() -> None:
+    muggins = find_rules("muggins")
+    matches = schedule(
+        "duplicate", ["random", "greedy"], rules=muggins, players=4, teams=True,
+        games_per_match=2, seed=1,
+    )  # fmt: skip
+    results = list(run_local(matches, muggins, workers=1))
+    standings = Standings()
+    for result in results:
+        standings.add(result)
+    assert standings.stats["random"].games == standings.stats["greedy"].games == 4
+    assert standings.stats["random"].wins + standings.stats["greedy"].wins == 4
+    assert standings.met["random"]["greedy"] == 4
+    for result in results:
+        for game in result.games:
+            assert game.places[0] == game.places[2] and game.points[1] == game.points[3]
+
+
+def test_infrastructure_error_names_the_match_and_void_is_not_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise InfrastructureError("the sandbox would not start")
+
+    matches = schedule("round-robin", ["random", "greedy"], rules=DRAW, players=2,
+                       games_per_match=2, seed=1)  # fmt: skip
+    monkeypatch.setattr(localrun, "play_match", broken)
+    with pytest.raises(InfrastructureError, match=r"match r0000-0: the sandbox would not start"):
+        list(run_local(matches, DRAW, workers=1))
+    results = list(run_local(matches, DRAW, workers=1, keep_going=True))
+    standings = Standings(["random", "greedy"])
+    for result in results:
+        standings.add(result)
+    assert [r.void for r in results] == ["the sandbox would not start"] * 2
+    assert standings.games == 0 and standings.matches == 0
+    assert standings.void == [(m.id, "the sandbox would not start") for m in matches]
+
+
+def test_the_docs_example_runs() -> None:
+    text = (DOCS / "tournaments.md").read_text(encoding="utf-8")
+    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(example, "docs/tournaments.md", "exec"), {})
+
+
+def test_play_one_and_bad_arguments() -> None:
+    match = schedule("round-robin", ["random", "greedy"], rules=DRAW, players=2,
+                     games_per_match=3, seed=2)[0]  # fmt: skip
+    result = play_one(match, DRAW)
+    assert [g.index for g in result.games] == list(range(match.games))
+    assert result.void is None
+    with pytest.raises(ValueError, match="workers"):
+        list(run_local([match], DRAW, workers=0))
+    with pytest.raises(ValueError, match="neither a built-in strategy"):
+        list(run_local([match.__class__("x", ("random", "nope.py"), 1, 1)], DRAW))

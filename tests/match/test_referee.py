@@ -1,0 +1,239 @@
+"""The referee against a zoo of misbehaving bots, in plain processes and in the real sandbox.
+
+Each bot of ``tests/bots/`` plays a short match of ``draw`` against ``greedy``;
+the test checks its verdict, that only the offender forfeits, that every game
+record still verifies, and (in the sandbox) that nothing escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena import Termination, find_rules
+from arena.engine.records import game_record, verify_record
+from arena.match.referee import (
+    GameOutcome,
+    InfrastructureError,
+    InProcessPlayer,
+    Launcher,
+    PlainLauncher,
+    Player,
+    ProcessPlayer,
+    StrategyPlayer,
+    TimeControl,
+    play_match,
+)
+from arena.match.sandbox import Limits, Sandbox, check_sandbox
+from tests.paths import ZOO as ZOO_DIR
+
+BOTS = ZOO_DIR
+CLOCK = TimeControl(move_seconds=0.2, bank_seconds=0.4, startup_seconds=3.0, wall_factor=2.0)
+
+T = Termination
+#: Every bot of the zoo and its verdict (None: plays to the end without a fault).
+ZOO: dict[str, Termination | None] = {
+    "first.py": None,
+    "first.js": None,
+    "stderr_flood.py": None,
+    "illegal.py": T.ILLEGAL_MOVE,
+    "not_a_move.py": T.ILLEGAL_MOVE,
+    "raise_in_move.py": T.CRASH,
+    "exit_in_move.py": T.CRASH,
+    "raise_at_import.py": T.CRASH,
+    "exit_at_import.py": T.CRASH,
+    "close_stdout.py": T.CRASH,
+    "infinite_loop.py": T.TIMEOUT,
+    "sleeper.py": T.TIMEOUT,
+    "slow_import.py": T.TIMEOUT,
+    "spinning_thread.py": T.TIMEOUT,
+    "talking_thread.py": T.PROTOCOL_ERROR,
+    "garbage.bot": T.PROTOCOL_ERROR,
+    "deep_json.bot": T.PROTOCOL_ERROR,
+    "stdout_flood.bot": T.PROTOCOL_ERROR,
+    "unsolicited.bot": T.PROTOCOL_ERROR,
+    "wrong_seq.bot": T.PROTOCOL_ERROR,
+    "bad_handshake.bot": T.PROTOCOL_ERROR,
+}
+#: Only in the sandbox: outside it these would harm the test machine or the test run.
+SANDBOX_ONLY: dict[str, Termination | None] = {
+    "memory_bomb.py": T.CRASH,
+    "fork_bomb.py": T.TIMEOUT,
+    "kill_parent.py": None,
+    "huge_file.py": None,
+    "snoop.py": None,
+}
+
+
+def sandbox_launcher(slot: int = 0, memory_mb: int = 256) -> Sandbox:
+    missing = check_sandbox()
+    assert not missing, "the sandbox is unavailable: " + "; ".join(missing)
+    limits = Limits(memory_mb=memory_mb, processes=32, file_size_mb=8, tmp_size_mb=8)
+    return Sandbox(limits, slot)
+
+
+def play(bot: str, launcher: Launcher, games: int = 3) -> list[GameOutcome]:
+    players: list[Player] = [ProcessPlayer(BOTS / bot, launcher), StrategyPlayer("greedy")]
+    outcomes = list(
+        play_match(find_rules("draw"), players, games=games, seed=5, time_control=CLOCK)
+    )
+    assert sorted(o.index for o in outcomes) == list(range(games))
+    return outcomes
+
+
+def check_verdicts(outcomes: list[GameOutcome], expected: Termination | None) -> None:
+    """The expected fault, always the bot's (seat 0), never the opponent's; records verify."""
+    verdicts = [o.verdict for o in outcomes if o.verdict is not None]
+    if expected is None:
+        assert verdicts == []
+    else:
+        assert verdicts, f"expected {expected.value}, but every game was played out"
+        assert {(v.seat, v.termination) for v in verdicts} == {(0, expected)}, verdicts
+    for outcome in outcomes:
+        outcome_ = outcome.game.outcome()
+        assert outcome_ is not None
+        if outcome.verdict is not None:
+            assert outcome_.termination is outcome.verdict.termination
+            assert outcome_.winners == (1,)  # the opponent wins the forfeited game
+        verdict = None if outcome.verdict is None else outcome.verdict.to_dict()
+        record = json.loads(
+            json.dumps(game_record(outcome.game, ["bot", "greedy"], verdict=verdict))
+        )
+        assert verify_record(record) == []
+
+
+@pytest.mark.parametrize("bot", sorted(ZOO))
+def test_plain_processes(bot: str) -> None:
+    """Outside the sandbox (a developer's own bots), the referee judges every fault alike."""
+    check_verdicts(play(bot, PlainLauncher()), ZOO[bot])
+
+
+@pytest.mark.parametrize("bot", sorted(ZOO | SANDBOX_ONLY))
+def test_sandboxed(bot: str) -> None:
+    """In the real sandbox every hostile bot gets its verdict and leaves nothing behind."""
+    # A slot (uid) of its own per bot: tests run in parallel.
+    # Node's V8 reserves gigabytes of address space: a JavaScript bot needs a larger limit.
+    memory = 8192 if bot.endswith(".js") else 256
+    launcher = sandbox_launcher(10 + sorted(ZOO | SANDBOX_ONLY).index(bot), memory)
+    check_verdicts(play(bot, launcher), (ZOO | SANDBOX_ONLY)[bot])
+    assert not _processes_of(launcher.uid), "processes of the sandbox were left running"
+
+
+def test_crash_verdict_keeps_the_stderr_tail() -> None:
+    outcomes = play("raise_in_move.py", PlainLauncher(), games=1)
+    verdict = outcomes[0].verdict
+    assert verdict is not None and verdict.termination is T.CRASH
+    assert "bot gave up on purpose" in verdict.message
+    assert "Traceback" in verdict.stderr and "ValueError" in verdict.stderr
+
+
+def test_illegal_move_message_names_the_move_and_the_legal_ones() -> None:
+    verdict = play("illegal.py", PlainLauncher(), games=1)[0].verdict
+    assert verdict is not None
+    assert "not legal" in verdict.message and "legal:" in verdict.message
+
+
+@pytest.fixture
+def planted_secrets() -> Iterator[None]:
+    """Another bot's source and a database on the host, a listener on loopback."""
+    files = [Path("/var/tmp/arena-zoo-other-bot.py"), Path("/var/tmp/arena-zoo-arena.db")]
+    for path in files:
+        path.write_text("SECRET\n")
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 47913))
+    listener.listen()
+    os.environ["ARENA_SECRET_TOKEN"] = "hunter2"
+    try:
+        yield
+    finally:
+        listener.close()
+        del os.environ["ARENA_SECRET_TOKEN"]
+        for path in files:
+            path.unlink()
+
+
+def test_sandbox_contains_a_snooping_bot(planted_secrets: None) -> None:
+    """Files, environment, other processes, shell, network: every attempt fails inside."""
+    launcher = sandbox_launcher(slot=50)
+    snoop = ProcessPlayer(BOTS / "snoop.py", launcher)
+    players: list[Player] = [snoop, StrategyPlayer("greedy")]
+    match = play_match(find_rules("draw"), players, games=1, seed=1, time_control=CLOCK)
+    tail = ""
+    for outcome in match:
+        assert outcome.verdict is None
+        tail = snoop.stderr_tail()
+    lines = [line for line in tail.splitlines() if line.startswith(("ok ", "LEAK "))]
+    assert len(lines) == 12, tail
+    assert not [line for line in lines if line.startswith("LEAK")], tail
+
+
+def test_sandbox_refuses_a_huge_file() -> None:
+    launcher = sandbox_launcher(slot=51)
+    huge = ProcessPlayer(BOTS / "huge_file.py", launcher)
+    players: list[Player] = [huge, StrategyPlayer("greedy")]
+    tail = ""
+    for outcome in play_match(find_rules("draw"), players, games=1, seed=1, time_control=CLOCK):
+        assert outcome.verdict is None
+        tail = huge.stderr_tail()
+    assert "write refused" in tail and "WROTE" not in tail
+
+
+def test_in_process_player_judges_faults_too() -> None:
+    players: list[Player] = [InProcessPlayer(BOTS / "illegal.py"), StrategyPlayer("greedy")]
+    outcomes = list(play_match(find_rules("draw"), players, games=2, seed=3))
+    assert all(o.verdict is not None and o.verdict.termination is T.ILLEGAL_MOVE for o in outcomes)
+
+
+def test_batching_plays_many_games_per_message() -> None:
+    """16 concurrent games: a bot gets about one message per move number, not one per game."""
+    launcher = PlainLauncher()
+    player = ProcessPlayer(BOTS / "first.py", launcher)
+    started = time.perf_counter()
+    outcomes = list(
+        play_match(find_rules("draw"), [player, StrategyPlayer("random")], games=32, seed=2)
+    )
+    assert len(outcomes) == 32 and all(o.verdict is None for o in outcomes)
+    moves = sum(
+        1
+        for o in outcomes
+        for r in o.game.rounds
+        for e in r.events
+        if type(e).__name__ == "Play" and e.seat == 0
+    )
+    assert player._seq < moves / 4, (player._seq, moves)
+    assert time.perf_counter() - started < 30
+
+
+def _processes_of(uid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+class _BrokenSandbox(PlainLauncher):
+    """A launcher whose sandbox tool fails as bwrap does when namespaces are refused."""
+
+    def spawn(self, files, argv, *, interpreter):  # type: ignore[no-untyped-def]
+        script = "echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1"
+        return super().spawn({}, ["-c", script], interpreter=Path("/bin/sh"))
+
+
+def test_a_sandbox_that_cannot_start_is_an_infrastructure_failure() -> None:
+    """Not the bot's fault: no verdict, no game counted, an InfrastructureError instead."""
+    broken = ProcessPlayer(BOTS / "first.py", _BrokenSandbox())
+    players: list[Player] = [broken, StrategyPlayer("greedy")]
+    with pytest.raises(InfrastructureError, match="failed to start: bwrap: Creating new namespace"):
+        list(play_match(find_rules("draw"), players, games=2, seed=1))

@@ -1,0 +1,315 @@
+"""The real sandbox (arena/match/sandbox.py) against probe scripts: no mocks.
+
+Each probe in tests/sandbox_probes/ runs under Debian's /usr/bin/python3 through
+``Sandbox.spawn`` and prints JSON. Where the sandbox cannot start here, every test
+fails (never skips) with the missing pieces. Each test uses a slot of its own
+(``SLOT + n``), far above the slots the referee's tests use, so that processes
+are counted per slot uid even with pytest -n 2.
+
+Shells: a bot may start ``/bin/sh`` (``subprocess``, ``os.system``); the shell
+runs inside the same sandbox, as the same uid, under the same limits and filter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.match.sandbox import (
+    SANDBOX_ENV,
+    SLOT_UID_BASE,
+    Limits,
+    Sandbox,
+    SandboxUnavailable,
+    check_sandbox,
+    check_sandbox_report,
+    kill_process_group,
+    plain_spawn,
+)
+from tests.paths import PROBES, REPO
+
+SLOT = 900  # first slot of these tests; each test adds its own offset
+DEFAULT_LIMITS = Limits()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def sandbox_available() -> None:
+    missing = check_sandbox()
+    if missing:
+        pytest.fail("sandbox unavailable: " + "; ".join(missing), pytrace=False)
+
+
+def spawn_probe(
+    name: str, args: Sequence[str] = (), *, slot: int, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Sandbox, subprocess.Popen[bytes]]:
+    sandbox = Sandbox(limits, slot=slot)
+    proc = sandbox.spawn(
+        {f"/bot/{name}.py": PROBES / f"{name}.py"}, ["-I", f"/bot/{name}.py", *args]
+    )
+    return sandbox, proc
+
+
+def finish(sandbox: Sandbox, proc: subprocess.Popen[bytes]) -> None:
+    """Kill and reap the sandbox, close the pipes, and check nothing of the slot is left."""
+    sandbox.kill(proc)
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+    assert proc.returncode is not None
+    assert slot_processes(sandbox.slot) == [], "processes of the slot survived kill()"
+
+
+def run_probe(
+    name: str,
+    args: Sequence[str] = (),
+    *,
+    slot: int,
+    limits: Limits = DEFAULT_LIMITS,
+    stdin: bytes = b"",
+) -> tuple[dict[str, Any], int]:
+    """Run a probe to its end; its JSON result and exit status."""
+    sandbox, proc = spawn_probe(name, args, slot=slot, limits=limits)
+    try:
+        out, err = proc.communicate(stdin, timeout=20)
+    finally:
+        finish(sandbox, proc)
+    lines = out.decode().splitlines()
+    assert lines, f"probe {name} printed nothing (status {proc.returncode}): {err.decode()[-800:]}"
+    result: dict[str, Any] = json.loads(lines[0])
+    return result, proc.returncode
+
+
+def slot_processes(slot: int) -> list[int]:
+    """Host pids of the slot's sandboxed processes.
+
+    As root: every process of the slot's uid. Otherwise the sandbox runs as our
+    own uid: our processes in another PID namespace.
+    """
+    own_ns = os.readlink("/proc/self/ns/pid")
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            uid = entry.stat().st_uid
+            ns = os.readlink(f"/proc/{entry.name}/ns/pid") if os.geteuid() else ""
+        except OSError:
+            continue
+        if os.geteuid() == 0:
+            if uid == SLOT_UID_BASE + slot:
+                pids.append(int(entry.name))
+        elif uid == os.getuid() and ns != own_ns:
+            pids.append(int(entry.name))
+    return pids
+
+
+def host_uid(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Uid:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no Uid line for {pid}")
+
+
+@pytest.fixture
+def listening_port() -> Iterator[int]:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def test_runs_and_echoes_stdin_as_an_unprivileged_uid() -> None:
+    sandbox, proc = spawn_probe("identity", slot=SLOT)
+    try:
+        out, err = proc.communicate(b"hello\n\xc3\xa9 two\n", timeout=20)
+    finally:
+        finish(sandbox, proc)
+    first, *echo = out.splitlines()
+    who = json.loads(first)
+    assert who["uid"] != 0 and who["euid"] != 0
+    assert who["uid"] == who["gid"] == SLOT_UID_BASE + SLOT
+    assert who["pid"] == 1  # a fresh PID namespace, where the bot is pid 1
+    assert echo == [b"hello", b"\xc3\xa9 two"]
+    assert proc.returncode == 0, err
+
+
+def test_slots_get_different_uids_on_the_host_too() -> None:
+    spawned = [spawn_probe("identity", slot=SLOT + n) for n in (1, 2)]
+    try:
+        uids = [json.loads(proc.stdout.readline())["uid"] for _, proc in spawned if proc.stdout]
+        host = [sorted({host_uid(pid) for pid in slot_processes(s.slot)}) for s, _ in spawned]
+    finally:
+        for sandbox, proc in spawned:
+            finish(sandbox, proc)
+    assert uids == [SLOT_UID_BASE + SLOT + 1, SLOT_UID_BASE + SLOT + 2]
+    if os.geteuid() == 0:  # dropped with setpriv before bwrap: not root on the host either
+        assert host == [[SLOT_UID_BASE + SLOT + 1], [SLOT_UID_BASE + SLOT + 2]]
+    else:
+        assert host == [[os.getuid()], [os.getuid()]]
+
+
+def test_memory_cgroup_when_the_host_offers_one() -> None:
+    report = check_sandbox_report()
+    sandbox, proc = spawn_probe("identity", slot=SLOT + 3)
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        cgroups = {Path(f"/proc/{pid}/cgroup").read_text() for pid in slot_processes(SLOT + 3)}
+    finally:
+        finish(sandbox, proc)
+    if "memory cgroup v" in report:
+        assert all(f"domino-arena/slot-{SLOT + 3}\n" in text for text in cgroups), cgroups
+    else:
+        assert "rlimits only" in report
+
+
+def test_host_files_environment_and_processes_are_invisible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "s3cr3t-" + os.urandom(8).hex()
+    monkeypatch.setenv("ARENA_TEST_SECRET", secret)
+    other_bot = tmp_path / "other_bot.py"
+    other_bot.write_text(f"# {secret}\n")
+    paths = ["/etc/passwd", "/etc/shadow", "/root", "/work", "/home", "/sys", str(REPO)]
+    paths += [str(other_bot), str(REPO / "pyproject.toml")]
+    result, status = run_probe("visibility", paths, slot=SLOT + 4)
+    assert status == 0
+    assert result["paths"] == {path: "absent" for path in paths}
+    assert result["root"] == [
+        "bin",
+        "bot",
+        "dev",
+        "etc",
+        "lib",
+        "lib64",
+        "proc",
+        "sbin",
+        "tmp",
+        "usr",
+    ]
+    assert result["environ"] == {**SANDBOX_ENV, "PWD": "/bot"}
+    # Only the sandbox's own process: the probe is pid 1 and has no visible parent.
+    own_command = " ".join(["/usr/bin/python3", "-I", "/bot/visibility.py", *paths, ""])
+    assert result["processes"] == {"1": own_command}
+    assert (result["pid"], result["ppid"]) == (1, 0)
+    assert secret not in json.dumps(result["environ"])
+
+
+def test_no_network(listening_port: int) -> None:
+    result, status = run_probe("network", [str(listening_port)], slot=SLOT + 5)
+    assert status == 0
+    # The test listens on the host's loopback; the sandbox's own loopback is empty.
+    assert result["loopback"]["outcome"] == "ConnectionRefusedError: Connection refused"
+    for outside in ("outside", "outside_http"):  # no route at all: fails at once
+        assert result[outside]["outcome"] == "OSError: Network is unreachable"
+        assert result[outside]["seconds"] < 0.1
+    assert result["dns"].startswith("gaierror")
+
+
+def test_a_shell_runs_but_stays_inside() -> None:
+    result, status = run_probe("shell", slot=SLOT + 6)
+    assert status == 0
+    shell = result["subprocess"]
+    assert shell["stdout"] == f"{SLOT_UID_BASE + SLOT + 6}\n"  # same unprivileged uid
+    assert "/etc/shadow: No such file" in shell["stderr"]
+    assert "/root': No such file" in shell["stderr"]
+    assert "Read-only file system" in shell["stderr"]
+    assert result["os_system"] == 7 << 8
+
+
+def test_writing_a_huge_file_fails() -> None:
+    result, status = run_probe("bigfile", slot=SLOT + 7)
+    assert status == 0
+    assert result["/tmp/big"] == {"outcome": "OSError: File too large", "mb": 16}  # RLIMIT_FSIZE
+    assert result["/dev/shm/big"]["outcome"] == "OSError: No space left on device"
+    assert result["/dev/shm/big"]["mb"] <= 1
+    assert result["big"] == {"outcome": "OSError: Read-only file system", "mb": 0}
+
+
+@pytest.mark.slow
+def test_memory_bomb_dies_alone() -> None:
+    sandbox, proc = spawn_probe("memory", slot=SLOT + 8, limits=Limits(memory_mb=128))
+    try:
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        finish(sandbox, proc)
+    if proc.returncode == 0:
+        assert json.loads(out) == {"memory_error": True, "mb": pytest.approx(100, abs=28)}
+    else:  # killed (cgroup OOM): never the test process
+        assert proc.returncode != 0
+    assert bytearray(64 * 1024 * 1024)  # the test process can still allocate
+
+
+@pytest.mark.slow
+def test_fork_bomb_is_capped_and_killed() -> None:
+    limits = Limits(processes=32)
+    sandbox, proc = spawn_probe("forkbomb", slot=SLOT + 9, limits=limits)
+    try:
+        assert proc.stdout is not None
+        result = json.loads(proc.stdout.readline())
+        alive = slot_processes(SLOT + 9)
+    finally:
+        finish(sandbox, proc)  # checks that none of them is left
+    assert result["error"] == "Resource temporarily unavailable"
+    assert result["forks"] < limits.processes
+    assert len(alive) <= limits.processes
+    assert slot_processes(SLOT + 9) == []
+
+
+def test_seccomp_denies_dangerous_syscalls() -> None:
+    result, status = run_probe("syscalls", slot=SLOT + 10)
+    assert status == 0
+    assert result == {name: "EPERM" for name in result}
+    assert {"ptrace", "io_uring_setup", "keyctl", "shmget", "unshare"} <= set(result)
+
+
+def test_kill_takes_the_whole_sandbox_and_is_idempotent() -> None:
+    sandbox, proc = spawn_probe("identity", slot=SLOT + 11)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    assert len(slot_processes(SLOT + 11)) == 2  # bwrap outside, the probe inside
+    start = time.perf_counter()
+    finish(sandbox, proc)
+    assert time.perf_counter() - start < 2
+    sandbox.kill(proc)  # again, on a reaped process: nothing happens
+
+
+def test_spawn_rejects_bad_requests_and_missing_interpreters() -> None:
+    sandbox = Sandbox(slot=SLOT + 12)
+    probe = PROBES / "identity.py"
+    for bad in ("bot.py", "/usr/lib/x.py", "/bot/../etc/x"):
+        with pytest.raises(ValueError, match="sandbox path"):
+            sandbox.spawn({bad: probe}, ["-I", bad])
+    with pytest.raises(ValueError, match="interpreter's arguments"):
+        sandbox.spawn({"/bot/a.py": probe}, ["/usr/bin/python3", "/bot/a.py"])
+    with pytest.raises(SandboxUnavailable, match="/usr/bin/nonexistent-python not found"):
+        sandbox.spawn(
+            {"/bot/a.py": probe}, ["/bot/a.py"], interpreter=Path("/usr/bin/nonexistent-python")
+        )
+    with pytest.raises(ValueError, match="slot"):
+        Sandbox(slot=-1)
+
+
+def test_report_names_the_isolation() -> None:
+    report = check_sandbox_report()
+    assert report.startswith("sandbox: bubblewrap ")
+    assert "seccomp" in report and "rlimits" in report
+
+
+def test_plain_spawn_is_unsandboxed_with_the_same_interface() -> None:
+    proc = plain_spawn({"/bot/identity.py": PROBES / "identity.py"}, ["-I", "/bot/identity.py"])
+    try:
+        out, _ = proc.communicate(b"ping\n", timeout=20)
+    finally:
+        kill_process_group(proc)
+    first, echo = out.splitlines()
+    assert json.loads(first)["uid"] == os.getuid()  # the caller's own uid: no isolation
+    assert echo == b"ping"

@@ -1,0 +1,68 @@
+"""The serverless broker: arena.service.broker's filesystem transport under concurrent producers and
+consumers (real processes, a real directory). kombu's own transport let a consumer read a
+message file before its producer had written it (celery/kombu#1551), which stops a Celery
+worker dead; here every message must arrive whole, exactly once."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+from arena.service.broker import QUEUE, make_app, queue_length, send_matches
+
+MESSAGES = 600
+
+
+def _produce(url: str, first: int) -> None:
+    app = make_app(url)
+    for start in range(first, first + MESSAGES // 2, 10):
+        send_matches(app, list(range(start, start + 10)))
+
+
+def _consume(url: str, results: Any, stop: Any) -> None:
+    app = make_app(url)
+    got: list[int] = []
+    with app.connection_for_write() as connection:
+        channel: Any = connection.default_channel
+        while True:
+            try:
+                message = channel._get(QUEUE)
+            except Empty:
+                if stop.is_set():
+                    break
+                continue
+            got.extend(message["headers"]["argsrepr"].strip("(),").split(","))
+    results.put([int(x) for x in got])
+
+
+def test_concurrent_producers_and_consumers_each_message_once_and_whole(
+    tmp_path: Path,
+) -> None:
+    url = f"filesystem://{tmp_path / 'broker'}"
+    context = multiprocessing.get_context("spawn")
+    results, stop = context.Queue(), context.Event()
+    consumers = [context.Process(target=_consume, args=(url, results, stop)) for _ in range(2)]
+    producers = [
+        context.Process(target=_produce, args=(url, first)) for first in (0, MESSAGES // 2)
+    ]
+    for process in [*consumers, *producers]:
+        process.start()
+    for process in producers:
+        process.join(60)
+        assert process.exitcode == 0
+    app = make_app(url)
+    deadline = time.monotonic() + 60
+    while queue_length(app) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    received = [results.get(timeout=60) for _ in consumers]
+    for process in consumers:
+        process.join(60)
+        assert process.exitcode == 0, "a consumer failed (a message read before it was whole?)"
+    everything = sorted(received[0] + received[1])
+    assert everything == list(range(MESSAGES))
+    leftovers = [p.name for p in (tmp_path / "broker" / "queue").rglob("*") if p.is_file()]
+    assert leftovers == []

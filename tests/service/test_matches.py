@@ -1,0 +1,826 @@
+"""arena.service.matches (in-process: create, play and sweep stored tournaments), the queue
+operations it relies on, arena.service.broker's configuration and
+arena.match.sandbox.claim_slot_block.
+
+Every database test runs on SQLite and on PostgreSQL (tests/conftest.py's fixtures).
+tests/workers/test_tasks.py plays the same service end to end with real Celery workers; here each
+part is called directly, bots unsandboxed (the reference bots in bots/).
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from arena.compete.localrun import MatchResult
+from arena.compete.localrun import play_one as real_play_one
+from arena.compete.tournaments import Match as ScheduledMatch
+from arena.compete.tournaments import entrant_name
+from arena.engine.records import verify_record
+from arena.engine.rules import PRESETS
+from arena.match import sandbox
+from arena.match.play import game_seeds
+from arena.match.referee import InfrastructureError
+from arena.match.sandbox import SandboxUnavailable, claim_slot_block
+from arena.service import broker
+from arena.service import matches as service
+from arena.service.matches import (
+    Config,
+    MatchSettings,
+    SweepReport,
+    create_stored_tournament,
+    list_workers,
+    resolve_entrants,
+    run_match,
+    send_pending,
+    sweep,
+    worker_heartbeat,
+    worker_stopped,
+)
+from arena.store.db import Store, connect, upgrade
+from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
+from arena.store.queue import (
+    claim_match,
+    complete_match,
+    create_tournament,
+    mark_queued,
+    release_match,
+    requeue_expired,
+    unqueued_matches,
+    void_match,
+)
+from tests.paths import REFERENCE_BOTS
+
+# The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
+
+BOTS = REFERENCE_BOTS
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+#: Games of one or two rounds (the preset plays to 100 points): fast matches.
+RULES = PRESETS["block"].with_overrides(target=10)
+GAME_KEYS = {"index", "seed", "places", "points", "winners", "termination", "verdict"}
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """SQLite returns stored datetimes naive: they are UTC."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+_placeholders = itertools.count()
+
+
+def _add(store: Store, owner: str, name: str, source: str | None = None) -> int:
+    """Store a bot version (a placeholder source unless one is given); return its id."""
+    text = source if source is not None else f"# {owner}/{name} #{next(_placeholders)}\n"
+    return store.add_bot_version(owner, name, text, {})[0].id
+
+
+def _add_reference_bots(store: Store, names: Sequence[str] = ("random", "greedy")) -> None:
+    for name in names:
+        _add(store, "arena", name, (BOTS / f"{name}.py").read_text())
+
+
+def _create(
+    store: Store,
+    name: str = "t",
+    games: int = 4,
+    seed: int = 7,
+    entrants: Sequence[str] = ("random", "greedy"),
+) -> tuple[int, list[int]]:
+    """A round robin of two stored bots (2 matches, the games split between the two seat
+    orders); return its id and its match ids."""
+    tid, _ = create_stored_tournament(
+        store,
+        name=name,
+        rules=RULES,
+        format="round-robin",
+        entrants=entrants,
+        games_per_match=games,
+        seed=seed,
+    )
+    return tid, _match_ids(store, tid)
+
+
+def _match_ids(store: Store, tid: int) -> list[int]:
+    with store.read() as session:
+        query = select(Match.id).where(Match.tournament_id == tid).order_by(Match.id)
+        return list(session.scalars(query))
+
+
+def _match(store: Store, match_id: int) -> Match:
+    with store.read() as session:
+        match = session.get(Match, match_id)
+    assert match is not None
+    return match
+
+
+def _lease(match: Match) -> tuple[str, str | None, datetime | None]:
+    return match.status, match.lease_owner, match.lease_expires
+
+
+def _tournament(store: Store, tid: int) -> Tournament:
+    with store.read() as session:
+        tournament = session.get(Tournament, tid)
+    assert tournament is not None
+    return tournament
+
+
+def _records(store: Store, match_id: int) -> list[dict[str, Any]]:
+    with store.read() as session:
+        query = (
+            select(GameRecord.record)
+            .where(GameRecord.match_id == match_id)
+            .order_by(GameRecord.game_index)
+        )
+        return list(session.scalars(query))
+
+
+def _config(tmp_path: Path, **changes: Any) -> Config:
+    return Config(bot_cache=tmp_path / "bot-cache", **changes)
+
+
+# --- Config -------------------------------------------------------------------------------
+
+
+def test_config_defaults_and_heartbeat_follows_the_lease() -> None:
+    assert Config.from_env({}) == Config()
+    default = Config()
+    assert default.heartbeat_seconds == default.lease_seconds / 3
+    assert Config.from_env({"ARENA_LEASE_SECONDS": "9"}).heartbeat_seconds == 3.0
+    both = {"ARENA_LEASE_SECONDS": "9", "ARENA_HEARTBEAT_SECONDS": "1.5"}
+    assert Config.from_env(both).heartbeat_seconds == 1.5
+    assert Config.from_env({"ARENA_SWEEP_SECONDS": ""}) == Config()  # empty: the default
+
+
+@pytest.mark.parametrize(
+    ("variable", "field", "raw", "expected"),
+    [
+        ("ARENA_LEASE_SECONDS", "lease_seconds", "12.5", 12.5),
+        ("ARENA_HEARTBEAT_SECONDS", "heartbeat_seconds", "4", 4.0),
+        ("ARENA_SWEEP_SECONDS", "sweep_seconds", "2", 2.0),
+        ("ARENA_MAX_ATTEMPTS", "max_attempts", "5", 5),
+        ("ARENA_MATCH_TIME_LIMIT", "match_time_limit", "600", 600.0),
+        ("ARENA_RESEND_GRACE_SECONDS", "resend_grace_seconds", "0.5", 0.5),
+        ("ARENA_BOT_CACHE", "bot_cache", "/srv/cache", Path("/srv/cache")),
+    ],
+)
+def test_config_reads_each_variable(variable: str, field: str, raw: str, expected: object) -> None:
+    config = Config.from_env({variable: raw})
+    assert getattr(config, field) == expected
+    assert type(getattr(config, field)) is type(expected)
+
+
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "ARENA_LEASE_SECONDS",
+        "ARENA_HEARTBEAT_SECONDS",
+        "ARENA_SWEEP_SECONDS",
+        "ARENA_MAX_ATTEMPTS",
+        "ARENA_MATCH_TIME_LIMIT",
+        "ARENA_RESEND_GRACE_SECONDS",
+    ],
+)
+@pytest.mark.parametrize("raw", ["soon", "0", "-3"])
+def test_config_rejects_bad_values_naming_the_variable(variable: str, raw: str) -> None:
+    with pytest.raises(ValueError, match=variable):
+        Config.from_env({variable: raw})
+
+
+def test_config_from_the_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SWEEP_SECONDS", "2")
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", "30")
+    config = Config.from_env()
+    assert (config.sweep_seconds, config.lease_seconds, config.heartbeat_seconds) == (2, 30, 10)
+
+
+def test_match_settings_from_json() -> None:
+    assert MatchSettings.from_json(None) == MatchSettings()
+    assert MatchSettings.from_json({"move_seconds": 2}) == MatchSettings(2.0, 512)
+    assert MatchSettings.from_json({"memory_mb": "256"}) == MatchSettings(1.0, 256)
+
+
+# --- resolving entrants -------------------------------------------------------------------
+
+
+def test_resolve_entrants_by_name_version_owner_and_label(store: Store) -> None:
+    v1 = _add(store, "alice", "greedy")
+    v2 = _add(store, "alice", "greedy")
+    rand = _add(store, "bob", "random")
+    resolved = resolve_entrants(
+        store, ["greedy", "greedy@1", "bob/random", "old=alice/greedy@1", "new=greedy"]
+    )
+    assert resolved == {"greedy": v2, "greedy-v1": v1, "random": rand, "old": v1, "new": v2}
+    assert list(resolved) == ["greedy", "greedy-v1", "random", "old", "new"]  # in spec order
+    assert resolve_entrants(store, []) == {}
+
+
+def test_resolve_entrants_errors(store: Store) -> None:
+    _add(store, "alice", "greedy")
+    _add(store, "alice", "greedy")
+    _add(store, "bob", "greedy")
+    _add(store, "bob", "random")
+    with pytest.raises(LookupError, match=r"no bot 'nobody' is stored.*arena bots add"):
+        resolve_entrants(store, ["nobody"])
+    with pytest.raises(LookupError, match="no version 9 of bot 'random'"):
+        resolve_entrants(store, ["random@9"])
+    with pytest.raises(LookupError, match="no bot 'random' of 'alice'"):
+        resolve_entrants(store, ["alice/random"])
+    with pytest.raises(LookupError, match=r"several owners .*'greedy' \(alice, bob\)"):
+        resolve_entrants(store, ["random", "greedy"])
+    # A version only one owner has, or an owner, settles it.
+    assert list(resolve_entrants(store, ["greedy@2", "b=bob/greedy"])) == ["greedy-v2", "b"]
+    with pytest.raises(ValueError, match="two entrants are labelled 'greedy'"):
+        resolve_entrants(store, ["alice/greedy", "bob/greedy"])
+    with pytest.raises(ValueError, match="two entrants are labelled 'x'"):
+        resolve_entrants(store, ["x=random", "x=bob/greedy"])
+
+
+def test_resolve_entrants_rejects_malformed_specs(store: Store) -> None:
+    _add(store, "alice", "greedy")
+    for spec in ("", "a/b/c", "greedy@x", "greedy@", "@1", "bad label=greedy", "x=", "/greedy"):
+        with pytest.raises(ValueError, match=r"is not \[LABEL=\]\[OWNER/\]NAME\[@VERSION\]"):
+            resolve_entrants(store, [spec])
+
+
+# --- creating tournaments -----------------------------------------------------------------
+
+
+def test_create_stored_tournament_stores_matches_labels_and_settings(store: Store) -> None:
+    random_id = _add(store, "arena", "random")
+    greedy_v1 = _add(store, "arena", "greedy")
+    _add(store, "arena", "greedy")
+    settings = MatchSettings(move_seconds=0.25, memory_mb=128)
+    tid, scheduled = create_stored_tournament(
+        store, name="spring", rules=PRESETS["draw"], format="round-robin",
+        entrants=["random", "g1=greedy@1"], games_per_match=3, seed=11, settings=settings,
+    )  # fmt: skip
+    assert [m.id for m in scheduled] == ["r0000-0", "r0000-1"]
+    tournament = _tournament(store, tid)
+    assert (tournament.name, tournament.format) == ("spring", "round-robin")
+    assert tournament.status == "pending"
+    assert (tournament.players, tournament.teams, tournament.games_per_match, tournament.seed) == (
+        2, False, 3, 11,
+    )  # fmt: skip
+    assert tournament.settings == {"move_seconds": 0.25, "memory_mb": 128}
+    assert tournament.started is None and tournament.finished is None
+    with store.read() as session:
+        rows = list(session.scalars(select(Match).order_by(Match.id)))
+        entrants = session.execute(
+            select(TournamentEntrant.label, TournamentEntrant.bot_version_id).order_by(
+                TournamentEntrant.label
+            )
+        ).all()
+    assert [tuple(e) for e in entrants] == [("g1", greedy_v1), ("random", random_id)]
+    ids = {"random": random_id, "g1": greedy_v1}
+    for row, planned in zip(rows, scheduled, strict=True):
+        labels = [entrant_name(seat) for seat in planned.seats]
+        assert row.key == planned.id and row.labels == labels
+        assert row.seats == [ids[label] for label in labels]
+        assert (row.games, row.seed, row.status, row.attempts) == (
+            planned.games, planned.seed, "pending", 0,
+        )  # fmt: skip
+    assert [row.games for row in rows] == [2, 1]  # the odd game goes to the first order
+    with pytest.raises(ValueError, match="'spring' exists already"):
+        create_stored_tournament(
+            store, name="spring", rules=PRESETS["draw"], format="round-robin",
+            entrants=["random", "greedy"], seed=1,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="needs a name"):
+        create_stored_tournament(
+            store, name=" ", rules=PRESETS["draw"], format="round-robin",
+            entrants=["random", "greedy"], seed=1,
+        )  # fmt: skip
+    default = create_stored_tournament(
+        store, name="summer", rules=PRESETS["draw"], format="round-robin",
+        entrants=["random", "greedy"], seed=1,
+    )[0]  # fmt: skip
+    assert _tournament(store, default).settings == {"move_seconds": 1.0, "memory_mb": 512}
+    assert service.tournament_by_name(store, "spring").id == tid
+    with pytest.raises(LookupError, match=r"'autumn' \(latest: summer, spring\)"):
+        service.tournament_by_name(store, "autumn")
+
+
+def test_create_stored_gauntlet_with_a_pool(store: Store) -> None:
+    ids = {name: _add(store, "arena", name) for name in ("greedy", "random", "fives", "counter")}
+    tid, scheduled = create_stored_tournament(
+        store, name="g", rules=PRESETS["block"], format="gauntlet", entrants=["greedy"],
+        pool=["random", "fives", "counter"], games_per_match=2, seed=3,
+    )  # fmt: skip
+    assert len(scheduled) == 6  # 3 tables, both seat orders
+    with store.read() as session:
+        rows = list(session.scalars(select(Match).where(Match.tournament_id == tid)))
+        labels = set(session.scalars(select(TournamentEntrant.label)))
+    assert labels == {"greedy", "random", "fives", "counter"}
+    opponents = set()
+    for row in rows:
+        assert row.labels is not None and "greedy" in row.labels
+        (other,) = set(row.labels) - {"greedy"}
+        opponents.add(other)
+        assert row.seats == [ids[label] for label in row.labels]
+    assert opponents == {"random", "fives", "counter"}
+    with pytest.raises(LookupError, match="'missing'"):
+        create_stored_tournament(
+            store, name="g2", rules=PRESETS["block"], format="gauntlet", entrants=["greedy"],
+            pool=["missing"], seed=3,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="two entrants are labelled 'random'"):
+        create_stored_tournament(
+            store, name="g3", rules=PRESETS["block"], format="gauntlet", entrants=["random"],
+            pool=["random", "fives"], seed=3,
+        )  # fmt: skip
+
+
+# --- the queue: claiming one match, releasing it, tournament status -----------------------
+
+
+def test_claim_a_given_match_and_release_it(store: Store) -> None:
+    _add_reference_bots(store)
+    _, (first, second) = _create(store)
+    claimed = claim_match(store, "w1", lease_seconds=60, match_id=second, now=T0)
+    assert claimed is not None and claimed.match_id == second and claimed.attempts == 1
+    assert claimed.labels == ("greedy", "random") and claimed.settings == {
+        "move_seconds": 1.0, "memory_mb": 512,
+    }  # fmt: skip
+    assert claim_match(store, "w2", lease_seconds=60, match_id=second, now=T0) is None  # held
+    assert claim_match(store, "w2", lease_seconds=60, match_id=10**6, now=T0) is None
+    assert not release_match(store, second, "w2")  # not w2's
+    assert release_match(store, second, "w1")
+    released = _match(store, second)
+    assert _lease(released) == ("pending", None, None) and released.attempts == 1
+    assert not release_match(store, second, "w1")  # pending: nothing to give back
+    again = claim_match(store, "w2", lease_seconds=60, match_id=second, now=T0)
+    assert again is not None and (again.attempts, again.lease_owner) == (2, "w2")
+    later = T0 + timedelta(seconds=61)  # w2's lease ran out: w3 may take it by id
+    taken = claim_match(store, "w3", lease_seconds=60, match_id=second, now=later)
+    assert taken is not None and taken.attempts == 3
+    assert complete_match(store, second, "w3", records=[], result={"ok": 1})
+    assert claim_match(store, "w1", lease_seconds=60, match_id=second, now=later) is None
+    assert not release_match(store, second, "w3")  # done: stays done
+    assert _match(store, first).status == "pending"
+
+
+def test_tournament_runs_on_the_first_claim_and_is_done_after_the_last_match(
+    store: Store,
+) -> None:
+    _add_reference_bots(store)
+    tid, (first, second) = _create(store)
+    other_tid, (other,) = _create(store, name="other", games=1)
+    t1, t2, t3 = (T0 + timedelta(minutes=m) for m in (1, 2, 3))
+    assert claim_match(store, "w1", lease_seconds=600, match_id=first, now=T0) is not None
+    tournament = _tournament(store, tid)
+    assert tournament.status == "running" and _utc(tournament.started) == T0
+    assert tournament.finished is None
+    assert _tournament(store, other_tid).status == "pending"  # another tournament: untouched
+    assert complete_match(store, first, "w1", records=[], result={}, now=t1)
+    assert _tournament(store, tid).status == "running"
+    assert claim_match(store, "w2", lease_seconds=600, match_id=second, now=t2) is not None
+    assert _utc(_tournament(store, tid).started) == T0  # started once
+    assert void_match(store, second, "w2", "broken", now=t3)  # the last one, void: done
+    tournament = _tournament(store, tid)
+    assert tournament.status == "done" and _utc(tournament.finished) == t3
+    assert _utc(tournament.started) == T0
+    assert _match(store, other).status == "pending"
+
+
+# --- the queue: what sweeps send ----------------------------------------------------------
+
+
+def test_unqueued_matches_and_mark_queued(store: Store) -> None:
+    _add_reference_bots(store)
+    tid, ids = _create(store, games=6)
+    other_tid, other_ids = _create(store, name="other", games=2)
+    assert unqueued_matches(store) == [*ids, *other_ids]
+    assert unqueued_matches(store, tournament_id=tid) == ids
+    mark_queued(store, [])  # nothing to do
+    mark_queued(store, ids[:1], now=T0)
+    assert _utc(_match(store, ids[0]).queued) == T0
+    assert unqueued_matches(store, tournament_id=tid) == ids[1:]
+    assert unqueued_matches(store, sent_before=T0) == []  # strictly before
+    assert unqueued_matches(store, sent_before=T0 + timedelta(seconds=1)) == ids[:1]
+    naive = (T0 + timedelta(seconds=1)).replace(tzinfo=None)  # naive: taken as UTC
+    assert unqueued_matches(store, sent_before=naive) == ids[:1]
+    assert (
+        unqueued_matches(store, tournament_id=other_tid, sent_before=T0 + timedelta(days=1)) == []
+    )
+    assert claim_match(store, "w", lease_seconds=60, match_id=ids[0]) is not None
+    assert unqueued_matches(store, sent_before=T0 + timedelta(seconds=1)) == []  # not pending
+
+
+def test_send_pending_sends_in_chunks_and_marks_them_sent(store: Store) -> None:
+    version = _add(store, "arena", "x")
+    scheduled = [ScheduledMatch(f"m{i:04d}", ("x", "x"), 1, i) for i in range(501)]
+    tid = create_tournament(
+        store, name="big", rules=PRESETS["block"], format="round-robin", players=2,
+        teams=False, games_per_match=1, seed=1, entrants={"x": version}, matches=scheduled,
+    )  # fmt: skip
+    sent: list[list[int]] = []
+    before = datetime.now(UTC)
+    ids = send_pending(store, lambda chunk: sent.append(list(chunk)), tournament_id=tid)
+    assert [len(chunk) for chunk in sent] == [500, 1]
+    assert [*itertools.chain(*sent)] == ids == _match_ids(store, tid)
+    queued = _utc(_match(store, ids[-1]).queued)
+    assert queued is not None and queued >= before - timedelta(seconds=1)
+    assert send_pending(store, lambda chunk: sent.append(list(chunk)), tournament_id=tid) == []
+    assert len(sent) == 2
+
+
+def test_sweep_sends_expired_leases_again_but_never_unsent_matches(store: Store) -> None:
+    _add_reference_bots(store)
+    _, (dead, never_sent) = _create(store)
+    now = datetime.now(UTC)
+    claimed = claim_match(
+        store, "dead", lease_seconds=5, match_id=dead, now=now - timedelta(minutes=1)
+    )
+    assert claimed is not None
+    sent: list[list[int]] = []
+    report = sweep(store, lambda ids: sent.append(list(ids)), queue_empty=True, now=now)
+    assert report == SweepReport(expired=(dead,), resent=())
+    assert sent == [[dead]]  # the unsent match is left to `arena tournament run`
+    requeued = _match(store, dead)
+    assert _lease(requeued) == ("pending", None, None)
+    queued = _utc(requeued.queued)
+    assert queued is not None and queued >= now - timedelta(seconds=1)
+    assert _match(store, never_sent).queued is None
+    # Sent just now: within the grace, a second sweep sends nothing.
+    again = sweep(store, lambda ids: sent.append(list(ids)), queue_empty=True)
+    assert again == SweepReport((), ()) and sent == [[dead]]
+    assert requeue_expired(store) == []
+
+
+def test_sweep_resends_lost_tasks_only_when_the_queue_is_empty(
+    store: Store, tmp_path: Path
+) -> None:
+    _add_reference_bots(store)
+    _, (lost, recent) = _create(store)
+    _, (running,) = _create(store, name="other", games=1)
+    now = datetime.now(UTC)
+    mark_queued(store, [lost, running], now=now - timedelta(seconds=60))
+    mark_queued(store, [recent], now=now - timedelta(seconds=5))
+    assert claim_match(store, "alive", lease_seconds=600, match_id=running) is not None
+    sent: list[int] = []
+    config = _config(tmp_path, resend_grace_seconds=10)
+    assert sweep(store, sent.extend, queue_empty=False, config=config) == SweepReport((), ())
+    assert sent == []
+    report = sweep(store, sent.extend, queue_empty=True, config=config)
+    assert report == SweepReport(expired=(), resent=(lost,)) and sent == [lost]
+    assert sweep(store, sent.extend, queue_empty=True, config=config).resent == ()  # marked
+    shorter = _config(tmp_path, resend_grace_seconds=1)
+    assert sweep(store, sent.extend, queue_empty=True, config=shorter).resent == (recent,)
+    assert sent == [lost, recent]
+    assert _match(store, running).status == "running"
+
+
+# --- playing a match ----------------------------------------------------------------------
+
+
+def test_run_match_plays_stores_and_a_second_call_finds_it_finished(
+    store: Store, tmp_path: Path
+) -> None:
+    _add_reference_bots(store)
+    tid, (first, second) = _create(store, games=4)
+    config = _config(tmp_path)
+    assert run_match(store, first, worker="w1", config=config, sandboxed=False) == "done"
+    assert run_match(store, first, worker="w2", config=config, sandboxed=False) == "finished"
+    assert run_match(store, 10**6, worker="w2", config=config, sandboxed=False) == "missing"
+    match = _match(store, first)
+    assert (match.status, match.attempts, match.lease_owner) == ("done", 1, "w1")
+    assert _utc(match.finished) is not None and match.lease_expires is None
+    result = match.result
+    assert result is not None and set(result) == {"games", "seconds", "worker"}
+    assert result["worker"] == "w1"
+    assert isinstance(result["seconds"], float) and 0 <= result["seconds"] < 60
+    games = result["games"]
+    assert [game["index"] for game in games] == [0, 1]
+    assert [game["seed"] for game in games] == game_seeds(match.seed, 2)
+    for game in games:
+        assert set(game) == GAME_KEYS
+        assert sorted(game["places"]) in ([0, 1], [0, 0]) and len(game["points"]) == 2
+        assert set(game["winners"]) <= {0, 1} and game["winners"]
+        assert game["termination"] == "target" and game["verdict"] is None
+    records = _records(store, first)
+    assert len(records) == 2
+    for game, record in zip(games, records, strict=True):
+        assert verify_record(record) == []
+        assert record["seed"] == game["seed"] and record["seats"] == match.labels
+    cached = sorted(path.name for path in config.bot_cache.glob("*.py*"))
+    assert len(cached) == 2 and all(name.endswith(".py") and len(name) == 67 for name in cached)
+    tournament = _tournament(store, tid)
+    assert tournament.status == "running" and tournament.finished is None
+    assert run_match(store, second, config=config, sandboxed=False) == "done"
+    worker = _match(store, second).result
+    assert worker is not None and worker["worker"] == service.worker_id()
+    tournament = _tournament(store, tid)
+    assert tournament.status == "done" and tournament.finished is not None
+
+
+def test_run_match_leaves_a_held_match_to_its_worker(store: Store, tmp_path: Path) -> None:
+    _add_reference_bots(store)
+    _, (match_id, expired_id) = _create(store)
+    config = _config(tmp_path)
+    assert claim_match(store, "other", lease_seconds=600, match_id=match_id) is not None
+    assert run_match(store, match_id, worker="w1", config=config, sandboxed=False) == "held"
+    held = _match(store, match_id)
+    assert (held.status, held.lease_owner, held.attempts) == ("running", "other", 1)
+    assert _records(store, match_id) == []
+    # A lease that ran out is no longer held: the match is taken over and played.
+    long_ago = datetime.now(UTC) - timedelta(hours=1)
+    assert claim_match(store, "dead", lease_seconds=60, match_id=expired_id, now=long_ago)
+    assert run_match(store, expired_id, worker="w1", config=config, sandboxed=False) == "done"
+    taken = _match(store, expired_id)
+    assert (taken.status, taken.attempts, taken.lease_owner) == ("done", 2, "w1")
+
+
+def test_the_same_match_in_two_databases_plays_the_same_games(store: Store, tmp_path: Path) -> None:
+    """The seeds fix the deals and the harness's choices; the bots must be deterministic too
+    (bots/random.py draws from an unseeded ``random.Random``: its games differ run to run)."""
+    copy_url = f"sqlite:///{tmp_path / 'copy.db'}"
+    upgrade(copy_url)
+    copy = connect(copy_url)
+    try:
+        results = []
+        for db in (store, copy):
+            _add_reference_bots(db, ("greedy", "fives"))
+            _, ids = _create(db, name="same", games=4, seed=2024, entrants=("greedy", "fives"))
+            for match_id in ids:
+                played = run_match(db, match_id, config=_config(tmp_path), sandboxed=False)
+                assert played == "done"
+            matches = [_match(db, match_id) for match_id in ids]
+            results.append(
+                [
+                    (m.key, m.result["games"] if m.result else None, _records(db, m.id))
+                    for m in matches
+                ]
+            )
+    finally:
+        copy.close()
+    assert results[0] == results[1]
+    assert all(games for _, games, _ in results[0])
+
+
+def test_an_infrastructure_fault_puts_the_match_back_then_voids_it(
+    store: Store, tmp_path: Path
+) -> None:
+    _add_reference_bots(store)
+    tid, (match_id, _) = _create(store)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("the bot cache cannot be made under a regular file")
+    config = Config(bot_cache=blocked / "cache", max_attempts=2)
+    with pytest.raises(InfrastructureError, match=f"match {match_id}: .*cannot write the bots'"):
+        run_match(store, match_id, worker="w1", config=config, sandboxed=False)
+    pending = _match(store, match_id)
+    assert (pending.status, pending.attempts, pending.lease_owner) == ("pending", 1, None)
+    assert pending.result is None and pending.lease_expires is None
+    assert run_match(store, match_id, worker="w2", config=config, sandboxed=False) == "void"
+    void = _match(store, match_id)
+    assert (void.status, void.attempts) == ("void", 2)
+    assert void.result is not None and set(void.result) == {"void", "worker", "attempts"}
+    assert void.result["void"].startswith("InfrastructureError: cannot write the bots' files")
+    assert void.result["void"].endswith("(2 attempts)")
+    assert (void.result["worker"], void.result["attempts"]) == ("w2", 2)
+    assert _records(store, match_id) == []
+    assert run_match(store, match_id, worker="w3", config=config, sandboxed=False) == "finished"
+    assert _tournament(store, tid).status == "running"  # the other match is still to play
+
+
+@pytest.mark.parametrize("error", [RuntimeError("a bug"), KeyboardInterrupt()])
+def test_any_other_failure_puts_the_match_back_and_is_raised_as_it_is(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    _add_reference_bots(store)
+    _, (match_id, _) = _create(store)
+
+    def failing(*args: object, **kwargs: object) -> MatchResult:
+        raise error
+
+    monkeypatch.setattr(service, "play_one", failing)
+    with pytest.raises(type(error)):
+        run_match(store, match_id, worker="w1", config=_config(tmp_path), sandboxed=False)
+    match = _match(store, match_id)
+    assert (match.status, match.attempts, match.lease_owner) == ("pending", 1, None)
+
+
+def test_a_void_match_result_is_an_infrastructure_fault(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _add_reference_bots(store)
+    _, (match_id, _) = _create(store)
+
+    def void(match: ScheduledMatch, *args: object, **kwargs: object) -> MatchResult:
+        return MatchResult(match, (), "the sandbox died", 0.1, os.getpid())
+
+    monkeypatch.setattr(service, "play_one", void)
+    with pytest.raises(InfrastructureError, match="the sandbox died"):
+        run_match(store, match_id, worker="w1", config=_config(tmp_path), sandboxed=False)
+    match = _match(store, match_id)
+    assert (match.status, match.attempts, match.result) == ("pending", 1, None)
+
+
+def test_a_lease_lost_mid_play_the_first_completion_wins(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _add_reference_bots(store)
+    _, (match_id, _) = _create(store)
+
+    def slow_worker(*args: Any, **kwargs: Any) -> MatchResult:
+        """w1 plays; meanwhile its lease runs out, w2 claims the match and stores it first."""
+        played = real_play_one(*args, **kwargs)
+        later = datetime.now(UTC) + timedelta(hours=1)
+        assert claim_match(store, "w2", lease_seconds=60, match_id=match_id, now=later)
+        records = [game.record for game in played.games]
+        assert complete_match(store, match_id, "w2", records=records, result={"worker": "w2"})
+        return played
+
+    monkeypatch.setattr(service, "play_one", slow_worker)
+    config = _config(tmp_path, heartbeat_seconds=0.1)
+    assert run_match(store, match_id, worker="w1", config=config, sandboxed=False) == "stale"
+    match = _match(store, match_id)
+    assert (match.status, match.attempts, match.result) == ("done", 2, {"worker": "w2"})
+    assert len(_records(store, match_id)) == match.games  # stored once, by w2
+
+
+# --- the sandbox's slot blocks ------------------------------------------------------------
+
+
+@pytest.fixture
+def own_slot_locks() -> Iterator[None]:
+    """Close the lock files this test's claims keep open (claims last for the process)."""
+    before = len(sandbox._held_slot_locks)
+    yield
+    while len(sandbox._held_slot_locks) > before:
+        os.close(sandbox._held_slot_locks.pop())
+
+
+#: A child process's code: claim a block, report it, and hold it until killed. Run by
+#: ``exec`` (a builtin, so the spawned child imports arena.match.sandbox only, not this module).
+_HOLD_SLOT_BLOCK = """
+import time
+from pathlib import Path
+from arena.match.sandbox import claim_slot_block
+conn.send(claim_slot_block(first=100, blocks=3, directory=Path(directory)))
+time.sleep(120)
+"""
+
+
+def test_claim_slot_block_skips_blocks_held_by_live_processes(
+    tmp_path: Path, own_slot_locks: None
+) -> None:
+    directory = tmp_path / "slots"
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    scope = {"directory": str(directory), "conn": sender}
+    child = context.Process(target=exec, args=(_HOLD_SLOT_BLOCK, scope), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        assert receiver.poll(60), "the child process did not claim a block"
+        assert receiver.recv() == 100
+        assert claim_slot_block(first=100, blocks=3, directory=directory) == 108
+        assert claim_slot_block(first=100, blocks=3, directory=directory) == 116
+        with pytest.raises(SandboxUnavailable, match=f"all 3 sandbox slot blocks in {directory}"):
+            claim_slot_block(first=100, blocks=3, directory=directory)
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        child.join(10)
+        assert child.exitcode == -signal.SIGKILL
+        # The kernel released the dead child's lock: its block is free again.
+        assert claim_slot_block(first=100, blocks=3, directory=directory) == 100
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join(10)
+        child.close()
+        receiver.close()
+    assert sorted(p.name for p in directory.iterdir()) == [f"block-100-{b}.lock" for b in range(3)]
+
+
+def test_claim_slot_block_defaults_give_distinct_blocks(
+    tmp_path: Path, own_slot_locks: None
+) -> None:
+    first = claim_slot_block(directory=tmp_path)
+    second = claim_slot_block(directory=tmp_path)
+    assert (first, second) == (1000, 1008)
+
+
+# --- the broker's configuration -----------------------------------------------------------
+
+
+@pytest.fixture
+def no_broker_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No ARENA_BROKER_URL, and a temporary current directory (returned, resolved)."""
+    monkeypatch.delenv(broker.BROKER_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path.resolve()
+
+
+def test_resolve_broker_url(no_broker_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    here = no_broker_env
+    assert broker.resolve_broker_url() == f"filesystem://{here / 'arena-broker'}"
+    assert broker.resolve_broker_url("filesystem://") == f"filesystem://{here / 'arena-broker'}"
+    assert broker.resolve_broker_url("filesystem://q/b") == f"filesystem://{here / 'q' / 'b'}"
+    assert broker.resolve_broker_url(f"filesystem://{here}/abs") == f"filesystem://{here}/abs"
+    for kept in ("redis://redis:6379/0", "rediss://u:p@h:6380/1", "memory://"):
+        assert broker.resolve_broker_url(kept) == kept
+    for bad in ("amqp://guest@localhost//", "junk", "sqla+sqlite:///x.db", "filesystem:x"):
+        with pytest.raises(ValueError, match="unsupported broker URL"):
+            broker.resolve_broker_url(bad)
+    monkeypatch.setenv(broker.BROKER_ENV, "redis://elsewhere:1/2")
+    assert broker.resolve_broker_url() == "redis://elsewhere:1/2"
+    assert broker.resolve_broker_url("filesystem://x") == f"filesystem://{here / 'x'}"
+    monkeypatch.setenv(broker.BROKER_ENV, "filesystem://from-env")
+    assert broker.resolve_broker_url() == f"filesystem://{here / 'from-env'}"
+    monkeypatch.setenv(broker.BROKER_ENV, "amqp://x")
+    with pytest.raises(ValueError, match="amqp://x"):
+        broker.resolve_broker_url()
+
+
+def test_make_app_reliability_settings_on_redis(no_broker_env: Path) -> None:
+    config = Config(match_time_limit=5000, sweep_seconds=7)
+    app = broker.make_app("redis://127.0.0.1:1/0", config)
+    conf = app.conf
+    assert conf.broker_url == "redis://127.0.0.1:1/0"
+    assert conf.task_acks_late is True and conf.task_reject_on_worker_lost is True
+    assert conf.worker_prefetch_multiplier == 1 and conf.task_ignore_result is True
+    assert conf.task_default_queue == broker.QUEUE
+    assert conf.broker_transport_options["visibility_timeout"] >= 2 * config.match_time_limit
+    assert (conf.task_time_limit, conf.task_soft_time_limit) == (5000, 4970)
+    assert conf.beat_schedule == {"arena-sweep": {"task": broker.SWEEP, "schedule": 7}}
+    default = broker.make_app("redis://127.0.0.1:1/0", Config()).conf
+    assert default.broker_transport_options["visibility_timeout"] >= 2 * 1800
+    short = broker.make_app("redis://127.0.0.1:1/0", Config(match_time_limit=10)).conf
+    assert short.task_soft_time_limit == 1.0
+    with pytest.raises(ValueError, match="unsupported"):
+        broker.make_app("amqp://localhost", config)
+    assert not (no_broker_env / "arena-broker").exists()
+
+
+def test_make_app_filesystem_transport(
+    no_broker_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_SWEEP_SECONDS", "3")
+    monkeypatch.setenv("ARENA_MATCH_TIME_LIMIT", "100")
+    app = broker.make_app("filesystem://spool")  # the configuration from the environment
+    directory = no_broker_env / "spool"
+    assert (directory / "queue").is_dir() and (directory / "control").is_dir()
+    conf = app.conf
+    assert conf.broker_url == "filesystem://"
+    assert conf.broker_transport_options == {
+        "data_folder_in": str(directory / "queue"),
+        "data_folder_out": str(directory / "queue"),
+        "control_folder": str(directory / "control"),
+        "store_processed": False,
+        "polling_interval": 0.05,
+    }
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1 and conf.task_time_limit == 100
+    assert conf.beat_schedule["arena-sweep"] == {"task": "arena.sweep", "schedule": 3.0}
+    assert broker.make_app().conf.broker_transport_options["data_folder_in"] == str(
+        no_broker_env / "arena-broker" / "queue"
+    )
+
+
+def test_send_matches_and_queue_length_on_the_filesystem_transport(no_broker_env: Path) -> None:
+    app = broker.make_app("filesystem://spool", Config())
+    assert broker.queue_length(app) == 0
+    broker.send_matches(app, [])
+    broker.send_matches(app, [3, 1, 2])
+    assert broker.queue_length(app) == 3
+    assert len(list((no_broker_env / "spool" / "queue").iterdir())) == 3
+
+
+def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:
+    t0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    config = Config(lease_seconds=60)
+    worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=t0)
+    worker_heartbeat(store, "arena-2@b", host="b", pid=2, concurrency=4, now=t0)
+    later = t0 + timedelta(seconds=50)
+    worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=later)
+    states = list_workers(store, config=config, now=t0 + timedelta(seconds=90))
+    assert [(w.name, w.alive, w.status) for w in states] == [
+        ("arena-1@a", True, "online"),  # seen 40 s ago: within the lease
+        ("arena-2@b", False, "online"),  # silent for 90 s: gone
+    ]
+    assert states[0].started == t0 and states[0].last_seen == later
+    assert (states[1].host, states[1].pid, states[1].concurrency) == ("b", 2, 4)
+    worker_stopped(store, "arena-1@a", now=later)
+    worker_stopped(store, "no-such-worker", now=later)  # nothing to record
+    states = list_workers(store, config=config, now=later)
+    assert next((w.name, w.alive, w.status) for w in states) == ("arena-1@a", False, "stopped")
+    # Started again under the same name: online, with a new start time.
+    again = later + timedelta(seconds=5)
+    worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=again)
+    first = list_workers(store, config=config, now=again)[0]
+    assert (first.name, first.alive, first.started) == ("arena-1@a", True, again)

@@ -1,0 +1,440 @@
+"""arena.service.results on both backends: stored tournaments give the local runner's standings
+and ratings, and the per-rule-set ratings of bot versions are fitted from the database."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+from arena.compete.localrun import GameResult, MatchResult, Standings, play_one
+from arena.compete.ratings import ELO_PER_NAT, PRIOR_SD, Rating, fit_ratings
+from arena.compete.ratings import GameResult as RatedGame
+from arena.compete.tournaments import Match as ScheduledMatch
+from arena.compete.tournaments import entrant_name, schedule
+from arena.engine.rules import PRESETS, Rules
+from arena.service.results import (
+    find_rule_set,
+    find_tournament,
+    label_entrant,
+    load_results,
+    rating_history_of,
+    rating_table,
+    refit_ratings,
+    result_json,
+    tournament_ratings,
+    version_names,
+)
+from arena.store.db import Store
+from arena.store.models import Match, RatingHistory
+from arena.store.models import Rating as RatingRow
+from arena.store.queue import complete_match, create_tournament, void_match
+from tests.paths import REFERENCE_BOTS
+
+# The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
+
+BOTS = REFERENCE_BOTS
+# The reference bots' sources are stored; the built-in strategy of the same name plays them.
+SOURCES = {name: (BOTS / f"{name}.py").read_text() for name in ("random", "greedy")}
+WORKER = "test:1"
+VOID = "a harness failure"
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def add_versions(store: Store, entrants: Mapping[str, tuple[str, str]]) -> dict[str, int]:
+    """Store each entrant's (owner, strategy) as a bot version (the reference bot's source):
+    label -> version id. Equal (owner, strategy) pairs share one version."""
+    return {
+        label: store.add_bot_version(owner, strategy, SOURCES[strategy], {})[0].id
+        for label, (owner, strategy) in entrants.items()
+    }
+
+
+def match_ids(store: Store, tournament_id: int) -> dict[str, int]:
+    """The tournament's match ids by schedule key."""
+    with store.read() as session:
+        rows = session.execute(
+            select(Match.key, Match.id).where(Match.tournament_id == tournament_id)
+        ).all()
+    return {key: match_id for key, match_id in rows}
+
+
+def stored_tournament(
+    store: Store,
+    name: str,
+    entrants: Mapping[str, tuple[str, str]],
+    *,
+    rules: Rules = PRESETS["block"],
+    teams: bool = False,
+    games: int = 3,
+    seed: int = 1,
+    void: Sequence[int] = (),
+    unplayed: Sequence[int] = (),
+) -> tuple[int, list[MatchResult]]:
+    """Schedule a round robin of ``entrants`` (label -> (owner, strategy)), store it, play its
+    matches here with play_one and store each result as a worker would. Matches numbered in
+    ``void`` are voided instead, those in ``unplayed`` stay pending. Return the tournament id
+    and the local results (void ones as the local runner reports them; unplayed left out)."""
+    versions = add_versions(store, entrants)
+    scheduled = schedule(
+        "round-robin",
+        [f"{label}={strategy}" for label, (_owner, strategy) in entrants.items()],
+        rules=rules,
+        players=4 if teams else 2,
+        teams=teams,
+        games_per_match=games,
+        seed=seed,
+    )
+    tournament_id = create_tournament(
+        store,
+        name=name,
+        rules=rules,
+        format="round-robin",
+        players=4 if teams else 2,
+        teams=teams,
+        games_per_match=games,
+        seed=seed,
+        entrants=versions,
+        matches=scheduled,
+    )
+    ids = match_ids(store, tournament_id)
+    results: list[MatchResult] = []
+    for number, match in enumerate(scheduled):
+        if number in unplayed:
+            continue
+        if number in void:
+            assert void_match(store, ids[match.id], WORKER, VOID)
+            results.append(MatchResult(match, (), VOID))
+            continue
+        result = play_one(match, rules, sandboxed=False)
+        assert result.void is None
+        records = [game.record for game in result.games]
+        stored = result_json(result, WORKER)
+        assert complete_match(store, ids[match.id], WORKER, records=records, result=stored)
+        results.append(result)
+    return tournament_id, results
+
+
+def store_games(
+    store: Store,
+    name: str,
+    versions: Mapping[str, int],
+    matches: Sequence[tuple[tuple[str, ...], Sequence[tuple[int, ...]]]],
+    *,
+    rules: Rules = PRESETS["block"],
+    teams: bool = False,
+) -> int:
+    """Store a tournament of hand-made done matches: (seat labels, each game's places)."""
+    scheduled = [
+        ScheduledMatch(f"m{n}", seats, len(places), 100 + n, teams=teams)
+        for n, (seats, places) in enumerate(matches)
+    ]
+    tournament_id = create_tournament(
+        store,
+        name=name,
+        rules=rules,
+        format="round-robin",
+        players=len(matches[0][0]),
+        teams=teams,
+        games_per_match=1,
+        seed=1,
+        entrants=versions,
+        matches=scheduled,
+    )
+    ids = match_ids(store, tournament_id)
+    for match, (_seats, places) in zip(scheduled, matches, strict=True):
+        games = [
+            {
+                "index": index,
+                "seed": index,
+                "places": list(game),
+                "points": [10 * (len(game) - p) for p in game],
+                "winners": [seat for seat, p in enumerate(game) if p == 0],
+                "termination": "target",
+                "verdict": None,
+            }
+            for index, game in enumerate(places)
+        ]
+        result = {"games": games, "seconds": 0.5, "worker": WORKER}
+        assert complete_match(store, ids[match.id], WORKER, records=[], result=result)
+    return tournament_id
+
+
+def local_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
+    """What `arena tournament run --local` rates: every entrant by name, over every game."""
+    rated = [
+        RatedGame(tuple(entrant_name(seat) for seat in result.match.seats), game.places)
+        for result in results
+        for game in result.games
+    ]
+    return {rating.bot: rating for rating in fit_ratings(rated)}
+
+
+def figures(standings: Standings) -> tuple[object, ...]:
+    """Everything Standings computed, keyed by entrant name."""
+    rows = [(s.name, s.games, s.wins, s.points, s.forfeits, s.places) for s in standings.ranking()]
+    cross = {
+        (entrant_name(a), entrant_name(b)): (standings.met[a].get(b), standings.ahead[a].get(b))
+        for a in standings.stats
+        for b in standings.stats
+    }
+    return rows, cross, standings.matches, standings.games, standings.void
+
+
+THREE = {"r": ("alice", "random"), "g": ("alice", "greedy"), "r2": ("bob", "random")}
+
+
+# --- a tournament's standings and ratings ----------------------------------------------------
+
+
+def test_stored_standings_and_ratings_equal_the_local_ones(store: Store) -> None:
+    tournament_id, local = stored_tournament(store, "t1", THREE, games=3, void=[5])
+    loaded = load_results(store, tournament_id)
+    assert [r.id for r in loaded] == [r.id for r in local]
+    assert loaded[5].void == VOID and loaded[5].games == ()
+    assert [r.games for r in loaded] == [
+        tuple(dataclasses.replace(game, record={}) for game in r.games) for r in local
+    ]
+    assert [entrant_name(seat) for seat in loaded[0].match.seats] == [
+        entrant_name(seat) for seat in local[0].match.seats
+    ]
+
+    mine = Standings(label_entrant(label) for label in THREE)
+    theirs = Standings(f"{label}={strategy}" for label, (_owner, strategy) in THREE.items())
+    for result in loaded:
+        mine.add(result)
+    for result in local:
+        theirs.add(result)
+    assert figures(mine) == figures(theirs)
+    # 3 tables of 3 games, each split over both seat orders (2 + 1): 6 matches, 1 void.
+    assert (mine.matches, mine.games, mine.void) == (5, 8, [(local[5].id, VOID)])
+
+    stored, played = tournament_ratings(loaded), local_ratings(local)
+    assert set(stored) == set(played) == {"r", "g", "r2"}
+    for label, rating in played.items():
+        assert stored[label].rating == pytest.approx(rating.rating, abs=1e-6)
+        assert (stored[label].games, stored[label].rank) == (rating.games, rating.rank)
+
+
+def test_records_are_loaded_on_request(store: Store) -> None:
+    tournament_id, local = stored_tournament(store, "t1", THREE, games=2)
+    loaded = load_results(store, tournament_id, records=True)
+    assert [[g.record for g in r.games] for r in loaded] == [
+        [g.record for g in r.games] for r in local
+    ]
+    assert loaded[0].games[0].record["seats"] == [
+        entrant_name(seat) for seat in local[0].match.seats
+    ]
+
+
+def test_a_label_with_a_dot_keeps_its_name(store: Store) -> None:
+    assert label_entrant("r") == "r" and label_entrant("random") == "random"
+    assert label_entrant("my.bot") == "my.bot=my.bot"
+    entrants = {"my.bot": ("alice", "random"), "my.other": ("alice", "greedy")}
+    tournament_id, _local = stored_tournament(store, "t1", entrants, games=2)
+    loaded = load_results(store, tournament_id)
+    standings = Standings(label_entrant(label) for label in entrants)
+    for result in loaded:
+        standings.add(result)
+    assert sorted(s.name for s in standings.ranking()) == ["my.bot", "my.other"]
+    assert [s.games for s in standings.ranking()] == [2, 2]
+    assert set(tournament_ratings(loaded)) == {"my.bot", "my.other"}
+
+
+def test_lookups_raise_lookup_error(store: Store) -> None:
+    tournament_id, _local = stored_tournament(store, "t1", THREE, games=1)
+    assert find_tournament(store, "t1").id == tournament_id
+    with pytest.raises(LookupError, match="no tournament called 'nope'"):
+        find_tournament(store, "nope")
+    with pytest.raises(LookupError, match="no tournament with id"):
+        load_results(store, tournament_id + 100)
+    block = find_rule_set(store, PRESETS["block"])
+    assert find_rule_set(store, block.id).id == find_rule_set(store, block.version).id == block.id
+    with pytest.raises(LookupError, match="no rule set draw"):
+        find_rule_set(store, PRESETS["draw"])
+    with pytest.raises(LookupError, match="no rule set"):
+        refit_ratings(store, PRESETS["draw"])
+
+
+def test_a_forfeit_round_trips(store: Store) -> None:
+    versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
+    match = ScheduledMatch("m0", ("a", "b"), 2, 5)
+    verdict = {"seat": 1, "termination": "crash", "message": "boom", "stderr": ""}
+    games = (
+        GameResult(0, 11, (0, 1), (100, 30), (0,), "target", None, {}),
+        GameResult(1, 12, (0, 1), (20, 45), (0,), "crash", verdict, {}),
+    )
+    played = MatchResult(match, games, None, 2.5)
+    tournament_id = create_tournament(
+        store,
+        name="t1",
+        rules=PRESETS["block"],
+        format="round-robin",
+        players=2,
+        teams=False,
+        games_per_match=2,
+        seed=1,
+        entrants=versions,
+        matches=[match],
+    )
+    match_id = match_ids(store, tournament_id)["m0"]
+    complete_match(store, match_id, WORKER, records=[], result=result_json(played, WORKER))
+    (loaded,) = load_results(store, tournament_id)
+    assert loaded == played and loaded.seconds == 2.5
+    standings = Standings(["a", "b"])
+    standings.add(loaded)
+    assert [(s.name, s.wins, s.points, s.forfeits) for s in standings.ranking()] == [
+        ("a", 2, 120, 0),
+        ("b", 0, 75, 1),
+    ]
+
+
+def test_result_json_refuses_a_void_match() -> None:
+    match = ScheduledMatch("m0", ("random", "greedy"), 1, 1)
+    with pytest.raises(ValueError, match="void"):
+        result_json(MatchResult(match, (), VOID), WORKER)
+
+
+# --- ratings per rule set ----------------------------------------------------------------
+
+
+def test_refit_rates_bot_versions_as_the_local_path_rates_entrants(store: Store) -> None:
+    _id, local = stored_tournament(store, "t1", THREE, games=4, void=[2], unplayed=[4])
+    refit = refit_ratings(store, PRESETS["block"], now=T0)
+    names = version_names(store, add_versions(store, THREE).values())
+    assert sorted(names.values()) == ["alice/greedy@v1", "alice/random@v1", "bob/random@v1"]
+    played = local_ratings(local)
+    # 6 matches of 2 games; one void and one pending are not counted.
+    assert refit.games == sum(len(r.games) for r in local) == 8
+    by_label = {r.bot: r for r in refit.ratings}
+    for label, (owner, strategy) in THREE.items():
+        mine, theirs = by_label[f"{owner}/{strategy}@v1"], played[label]
+        assert mine.rating == pytest.approx(theirs.rating, abs=1e-6)
+        assert (mine.low, mine.high) == pytest.approx((theirs.low, theirs.high), abs=1e-6)
+        assert (mine.games, mine.rank) == (theirs.games, theirs.rank)
+        assert (mine.rank_best, mine.rank_worst) == (theirs.rank_best, theirs.rank_worst)
+    assert [r.rank for r in refit.ratings] == [1, 2, 3]
+    assert sum(r.rating for r in refit.ratings) == pytest.approx(3 * 1500)
+    table = rating_table(store, PRESETS["block"])
+    # Floats round-trip exactly (REAL, double precision); rank bounds are not stored.
+    assert [dataclasses.replace(r, rank_best=None, rank_worst=None) for r in refit.ratings] == table
+    assert all(r.computed == T0 for r in table)
+
+
+def _bradley_terry_gap(wins: int, losses: int) -> float:
+    """The Elo gap of two bots, one of which won ``wins`` of ``wins + losses`` games, at the
+    posterior mode with the documented prior: solve d/dd of
+    wins log s(d) + losses log s(-d) - lambda d^2 / 4 = 0 (strengths +-d/2) by bisection."""
+    precision = (400 / math.log(10) / PRIOR_SD) ** 2
+
+    def slope(d: float) -> float:
+        return wins - (wins + losses) / (1 + math.exp(-d)) - precision * d / 2
+
+    low, high = -20.0, 20.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if slope(middle) > 0 else (low, middle)
+    return ELO_PER_NAT * low
+
+
+def test_a_hand_computed_bradley_terry_fit(store: Store) -> None:
+    versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
+    # a beats b 3 games of 4, with the seats swapped in the second match.
+    store_games(store, "t1", versions, [(("a", "b"), [(0, 1), (1, 0)]), (("b", "a"), [(1, 0)] * 2)])
+    best, worst = refit_ratings(store, PRESETS["block"]).ratings
+    assert (best.bot, worst.bot) == ("alice/greedy@v1", "bob/random@v1")
+    gap = best.rating - worst.rating
+    assert gap == pytest.approx(_bradley_terry_gap(3, 1), abs=1e-4)
+    # Without the prior the gap is 400 log10 3 = 190.85; the prior pulls it in by about 10.
+    assert 180 < gap < 400 * math.log10(3)
+    assert best.rating + worst.rating == pytest.approx(3000)
+    assert (best.games, worst.games) == (4, 4)
+    assert best.high - best.rating == pytest.approx(best.rating - best.low)
+
+
+def test_one_version_on_two_seats_and_team_play(store: Store) -> None:
+    muggins = PRESETS["muggins"]
+    entrants = {"r": ("alice", "random"), "g": ("alice", "greedy")}
+    versions = add_versions(store, entrants)
+    # Two entrants sharing one version: their games compare nothing, and count once.
+    twins = {"r": versions["r"], "r2": versions["r"], "g": versions["g"]}
+    store_games(
+        store,
+        "twins",
+        twins,
+        [(("r", "r2"), [(0, 1), (1, 0), (0, 1)]), (("g", "r2"), [(0, 1), (1, 0)])],
+        rules=muggins,
+    )
+    _id, teams = stored_tournament(store, "teams", entrants, rules=muggins, teams=True, games=4)
+    assert teams[0].match.seats[0] == teams[0].match.seats[2]
+    refit = refit_ratings(store, muggins)
+    assert refit.games == 5 + sum(len(r.games) for r in teams)
+
+    name = {"r": "alice/random@v1", "r2": "alice/random@v1", "g": "alice/greedy@v1"}
+    expected = [
+        RatedGame(("alice/random@v1",) * 2, (0, 1)),
+        RatedGame(("alice/random@v1",) * 2, (1, 0)),
+        RatedGame(("alice/random@v1",) * 2, (0, 1)),
+        RatedGame(("alice/greedy@v1", "alice/random@v1"), (0, 1)),
+        RatedGame(("alice/greedy@v1", "alice/random@v1"), (1, 0)),
+    ] + [
+        RatedGame(
+            tuple(name[entrant_name(seat)] for seat in result.match.seats),
+            game.places,
+            (0, 1, 0, 1),
+        )
+        for result in teams
+        for game in result.games
+    ]
+    fitted = {r.bot: r for r in fit_ratings(expected)}
+    for rating in refit.ratings:
+        assert rating.rating == pytest.approx(fitted[rating.bot].rating, abs=1e-6)
+        assert rating.games == fitted[rating.bot].games
+    random_games = 3 + 2 + sum(len(r.games) for r in teams)
+    assert {r.bot: r.games for r in refit.ratings}["alice/random@v1"] == random_games
+    # The other rule set is untouched.
+    with pytest.raises(LookupError):
+        refit_ratings(store, PRESETS["block"])
+
+
+def test_refit_replaces_the_rows_and_appends_the_history(store: Store) -> None:
+    versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
+    store_games(store, "t1", versions, [(("a", "b"), [(0, 1), (1, 0), (0, 1)])])
+    first = refit_ratings(store, PRESETS["block"], now=T0)
+    later = T0 + timedelta(hours=1)
+    store_games(store, "t2", versions, [(("b", "a"), [(0, 1)] * 4)])
+    second = refit_ratings(store, PRESETS["block"], now=later)
+    assert (first.games, second.games) == (3, 7)
+    leader = {r.bot: r.rank for r in second.ratings}
+    assert leader == {"bob/random@v1": 1, "alice/greedy@v1": 2}
+    with store.read() as session:
+        rows = session.scalar(select(func.count()).select_from(RatingRow))
+        history = session.scalar(select(func.count()).select_from(RatingHistory))
+    assert (rows, history) == (2, 4)
+    table = rating_table(store, first.rule_set_id)
+    assert [(r.bot, r.games, r.computed) for r in table] == [
+        ("bob/random@v1", 7, later),
+        ("alice/greedy@v1", 7, later),
+    ]
+    points = rating_history_of(store, PRESETS["block"], versions["b"])
+    assert [(p.time, p.games, p.rank) for p in points] == [(T0, 3, 2), (later, 7, 1)]
+    assert points[1].rating == pytest.approx(second.ratings[0].rating)
+    assert points[0].low < points[0].rating < points[0].high
+    assert rating_history_of(store, PRESETS["block"], versions["b"] + 100) == []
+
+
+def test_refit_with_one_version_deletes_the_rows(store: Store) -> None:
+    versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
+    store_games(store, "t1", versions, [(("a", "b"), [(0, 1)])])
+    refit_ratings(store, PRESETS["block"])
+    assert len(rating_table(store, PRESETS["block"])) == 2
+    with store.write() as session:  # as if the only game between two versions were gone
+        session.execute(update(Match).values(status="void"))
+    store_games(store, "t2", {"a": versions["a"], "a2": versions["a"]}, [(("a", "a2"), [(0, 1)])])
+    refit = refit_ratings(store, PRESETS["block"])
+    assert (refit.games, refit.ratings) == (1, [])
+    assert rating_table(store, PRESETS["block"]) == []

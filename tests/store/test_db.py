@@ -1,0 +1,195 @@
+"""arena.store on real databases: SQLite (a temporary file) and PostgreSQL (a throwaway
+server started once per test session from the PostgreSQL binaries on this machine)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from sqlalchemy import func, inspect, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+import arena.cli.store  # noqa: F401  (registers `arena db` and `arena bots`)
+from arena.cli.main import cli
+from arena.engine.rules import PRESETS
+from arena.store.db import URL_ENV, Store, connect, resolve_url, upgrade
+from arena.store.models import Base, GameRecord, Match, Tournament, User
+from tests.paths import ZOO
+
+BOTS = ZOO
+
+
+# --- schema and migrations ----------------------------------------------------------------
+
+
+def test_upgrade_creates_every_table_and_is_idempotent(url: str) -> None:
+    upgrade(url)
+    upgrade(url)
+    store = connect(url)
+    try:
+        inspector = inspect(store.engine)
+        assert set(inspector.get_table_names()) == set(Base.metadata.tables) | {"alembic_version"}
+        indexes = {ix["name"] for ix in inspector.get_indexes("matches")}
+        assert "ix_matches_status_lease" in indexes
+        with store.read() as session:
+            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0003"
+    finally:
+        store.close()
+
+
+def test_resolve_url() -> None:
+    os.environ.pop(URL_ENV, None)
+    assert resolve_url() == "sqlite:///arena.db"
+    assert resolve_url("postgresql://u:p@h/db") == "postgresql+psycopg://u:p@h/db"
+    os.environ[URL_ENV] = "sqlite:///elsewhere.db"
+    try:
+        assert resolve_url() == "sqlite:///elsewhere.db"
+    finally:
+        del os.environ[URL_ENV]
+
+
+def test_sqlite_connection_settings(tmp_path: Path) -> None:
+    store = connect(f"sqlite:///{tmp_path / 'a.db'}")
+    try:
+        with store.read() as session:
+            assert session.scalar(text("PRAGMA journal_mode")) == "wal"
+            assert session.scalar(text("PRAGMA busy_timeout")) == 5000
+            assert session.scalar(text("PRAGMA foreign_keys")) == 1
+    finally:
+        store.close()
+
+
+# --- operations ---------------------------------------------------------------------------
+
+
+def test_add_user_is_idempotent(store: Store) -> None:
+    first = store.add_user("alice")
+    assert store.add_user("alice").id == first.id
+    assert store.add_user("bob").id != first.id
+
+
+def test_identical_uploads_dedupe(store: Store) -> None:
+    v1, created = store.add_bot_version("alice", "greedy", "print(1)\n", {"ok": True})
+    assert created and v1.version == 1 and len(v1.sha256) == 64
+    again, created = store.add_bot_version("alice", "greedy", "print(1)\n", {"ok": True})
+    assert not created and again.id == v1.id and again.version == 1
+    v2, created = store.add_bot_version("alice", "greedy", "print(2)\n", {})
+    assert created and v2.version == 2 and v2.bot_id == v1.bot_id
+    other, created = store.add_bot_version("bob", "greedy", "print(1)\n", {})
+    assert created and other.version == 1 and other.bot_id != v1.bot_id
+    listed = [(b.owner, b.bot, b.version) for b in store.list_bots()]
+    assert listed == [("alice", "greedy", 1), ("alice", "greedy", 2), ("bob", "greedy", 1)]
+    assert v1.report == {"ok": True}
+
+
+def test_ensure_rule_set_is_idempotent(store: Store) -> None:
+    block = store.ensure_rule_set(PRESETS["block"])
+    assert block.is_preset and block.version == PRESETS["block"].version
+    assert block.params == PRESETS["block"].params()
+    assert store.ensure_rule_set(PRESETS["block"]).id == block.id
+    assert store.ensure_rule_set(PRESETS["draw"]).id != block.id
+
+
+def _a_match(store: Store) -> int:
+    rules = store.ensure_rule_set(PRESETS["block"])
+    with store.write() as session:
+        tournament = Tournament(
+            name="t", format="round-robin", rule_set_id=rules.id, players=2,
+            games_per_match=2, seed=2**62,
+        )  # fmt: skip
+        session.add(tournament)
+        session.flush()
+        match = Match(tournament_id=tournament.id, key="a-b", seats=[1, 2], games=2, seed=7)
+        session.add(match)
+        session.flush()
+        return match.id
+
+
+def test_game_records_stored_twice_stay_once(store: Store) -> None:
+    match_id = _a_match(store)
+    assert store.store_game_record(match_id, 0, {"moves": ["6-6"]})
+    assert not store.store_game_record(match_id, 0, {"moves": ["other"]})
+    assert store.store_game_record(match_id, 1, {"moves": []})
+    with store.read() as session:
+        records = session.scalars(select(GameRecord).order_by(GameRecord.game_index)).all()
+    assert [(r.game_index, r.record) for r in records] == [
+        (0, {"moves": ["6-6"]}),
+        (1, {"moves": []}),
+    ]
+
+
+def test_foreign_keys_are_enforced(store: Store) -> None:
+    with pytest.raises(IntegrityError):
+        store.store_game_record(12345, 0, {})
+
+
+def _write_rows(db_url: str, tag: str, rows: int = 200) -> int:
+    """Read then write ``rows`` times, each in its own transaction; return the lock errors."""
+    store = connect(db_url)
+    locked = 0
+    try:
+        for i in range(rows):
+            try:
+                with store.write() as session:
+                    seen = session.scalar(select(func.count()).select_from(User))
+                    session.add(User(name=f"{tag}-{i}-{seen}"))
+            except OperationalError as error:
+                if "locked" not in str(error):
+                    raise
+                locked += 1
+    finally:
+        store.close()
+    return locked
+
+
+def test_sqlite_concurrent_read_then_write_never_locks(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(db_url)
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        locked = pool.starmap(_write_rows, [(db_url, "a"), (db_url, "b")])
+    assert locked == [0, 0]
+    store = connect(db_url)
+    try:
+        with store.read() as session:
+            assert session.scalar(select(func.count()).select_from(User)) == 400
+    finally:
+        store.close()
+
+
+# --- the command line ---------------------------------------------------------------------
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_cli_db_upgrade_and_bots_add(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgraded = invoke("db", "upgrade", "--url", db_url)
+    assert upgraded.exit_code == 0, upgraded.output
+    assert "schema up to date" in upgraded.output
+    bot = str(BOTS / "first.py")
+    add = ["bots", "add", bot, "--name", "first", "--owner", "alice", "--url", db_url]
+    added = invoke(*add, "--unsandboxed")
+    assert added.exit_code == 0, added.output
+    assert "stored as version 1 (" in added.output and "already" not in added.output
+    again = invoke(*add, "--unsandboxed")
+    assert again.exit_code == 0, again.output
+    assert "already stored as version 1" in again.output
+    listed = invoke("bots", "list", "--url", db_url)
+    assert listed.exit_code == 0 and "alice/first  v1" in listed.output
+
+
+def test_cli_bots_add_rejects_a_failing_bot(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(db_url)
+    bad = str(BOTS / "raise_in_move.py")
+    result = invoke(
+        "bots", "add", bad, "--name", "x", "--owner", "o", "--url", db_url, "--unsandboxed"
+    )
+    assert result.exit_code == 1
+    assert "FAULT in block: crash" in result.output and "nothing stored" in result.output
+    assert "no bots stored" in invoke("bots", "list", "--url", db_url).output

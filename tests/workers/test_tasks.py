@@ -1,0 +1,400 @@
+"""Stored tournaments played by real Celery workers (``arena worker`` processes, prefork
+pools, bots in the real sandbox), on the embedded default (SQLite + kombu's filesystem
+transport) and on a deployment's parts (PostgreSQL + Redis), with the faults the service
+must survive: a worker killed with SIGKILL mid-match, Redis restarted mid-tournament, a
+harness that keeps failing. After each: every match stored exactly once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from arena.engine.records import verify_record
+from arena.store.db import Store, connect, upgrade
+from arena.store.models import GameRecord, Match, RatingHistory, Tournament
+from tests.paths import REFERENCE_BOTS, ZOO
+from tests.servers import ARENA, FAST, Redis, Worker, running_redis, start_worker, wait_for
+
+BOTS = REFERENCE_BOTS
+
+
+@dataclass
+class Service:
+    """A database, a broker and the workers started on them."""
+
+    directory: Path
+    database: str
+    broker: str
+    redis: Redis | None = None
+    workers: list[Worker] = field(default_factory=list)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"ARENA_DATABASE_URL": self.database, "ARENA_BROKER_URL": self.broker}
+
+    def store(self) -> Store:
+        return connect(self.database)
+
+    def worker(self, *args: str, steady: bool = False) -> Worker:
+        """Start a worker; ``steady``: with a 15 s lease, for tests that count attempts and
+        must not see a lease run out on a loaded machine (the fault tests keep FAST's 2 s)."""
+        env = dict(self.env)
+        if steady:
+            env.update(ARENA_LEASE_SECONDS="15", ARENA_HEARTBEAT_SECONDS="1")
+        worker = start_worker(self.directory, env, *args)
+        self.workers.append(worker)
+        return worker
+
+    def arena(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        environ = {**os.environ, **FAST, **self.env}
+        environ.pop("COLUMNS", None)
+        return subprocess.run(
+            [str(ARENA), *args],
+            capture_output=True,
+            text=True,
+            env=environ,
+            cwd=self.directory,
+            timeout=timeout,
+            check=False,
+        )
+
+    def run_in_background(self, name: str) -> subprocess.Popen[str]:
+        environ = {**os.environ, **FAST, **self.env}
+        environ.pop("COLUMNS", None)
+        return subprocess.Popen(
+            [str(ARENA), "tournament", "run", name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=environ,
+            cwd=self.directory,
+        )
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {w.log.name}\n{w.output()[-3000:]}" for w in self.workers)
+
+
+def _postgres_database(server: str) -> str:
+    name = f"arena_workers_{os.getpid()}_{time.monotonic_ns()}"
+    admin = connect(server + "/postgres")
+    try:
+        with admin.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    finally:
+        admin.close()
+    return f"{server}/{name}"
+
+
+@pytest.fixture(params=["sqlite+filesystem", "postgresql+redis"])
+def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
+    """The embedded default, or a deployment's parts (a throwaway PostgreSQL and Redis)."""
+    if request.param == "sqlite+filesystem":
+        service = Service(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", "filesystem://broker")
+        yield from _running(service)
+        return
+    server: str = request.getfixturevalue("postgres_server")
+    with running_redis() as redis:
+        service = Service(tmp_path, _postgres_database(server), redis.url, redis)
+        yield from _running(service)
+
+
+@pytest.fixture
+def deployment(postgres_server: str, tmp_path: Path) -> Iterator[Service]:
+    """PostgreSQL and a restartable Redis: for the broker fault tests."""
+    with running_redis() as redis:
+        database = _postgres_database(postgres_server)
+        yield from _running(Service(tmp_path, database, redis.url, redis))
+
+
+def _running(service: Service) -> Iterator[Service]:
+    upgrade(service.database)
+    store = service.store()
+    try:
+        for bot in ("random", "greedy", "fives", "counter"):
+            source = (BOTS / f"{bot}.py").read_text()
+            store.add_bot_version("arena", bot, source, {"checked": "by the test"})
+    finally:
+        store.close()
+    try:
+        yield service
+    finally:
+        for worker in service.workers:
+            worker.stop()
+
+
+def _matches(service: Service, name: str) -> list[Match]:
+    store = service.store()
+    try:
+        with store.read() as session:
+            tid = session.scalar(select(Tournament.id).where(Tournament.name == name))
+            return list(
+                session.scalars(select(Match).where(Match.tournament_id == tid).order_by(Match.id))
+            )
+    finally:
+        store.close()
+
+
+def _assert_stored_once(service: Service, name: str) -> list[Match]:
+    """Every match done, with exactly its games' records (the database's unique constraint
+    forbids two records of one game; this checks none is missing or extra), all valid."""
+    matches = _matches(service, name)
+    store = service.store()
+    try:
+        with store.read() as session:
+            for match in matches:
+                assert match.status == "done", (match.id, match.status, match.result)
+                assert match.result is not None
+                assert [g["index"] for g in match.result["games"]] == list(range(match.games))
+                records = list(
+                    session.scalars(
+                        select(GameRecord)
+                        .where(GameRecord.match_id == match.id)
+                        .order_by(GameRecord.game_index)
+                    )
+                )
+                assert [r.game_index for r in records] == list(range(match.games))
+                for record in records[:2]:
+                    assert verify_record(record.record) == []
+            tournament = session.scalar(select(Tournament).where(Tournament.name == name))
+            assert tournament is not None and tournament.status == "done"
+            assert tournament.started is not None and tournament.finished is not None
+    finally:
+        store.close()
+    return matches
+
+
+def _create(service: Service, name: str, bots: str, games: int) -> None:
+    created = service.arena(
+        "tournament", "create", name, "--rules", "draw", "--bots", bots,
+        "--games", str(games), "--seed", "7",
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    assert f"tournament {name!r}" in created.stdout
+
+
+def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) -> None:
+    _create(service, "spring", "random,greedy,fives", games=4)
+    service.worker("--concurrency", "2", steady=True)
+    ran = service.arena("tournament", "run", "spring")
+    assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
+    assert "spring: 6 matches, 0 finished, 6 sent to the workers" in ran.stdout
+    assert "Standings" in ran.stdout and "Crosstable" in ran.stdout
+    matches = _assert_stored_once(service, "spring")
+    assert len(matches) == 6
+    assert all(match.attempts == 1 for match in matches)
+    assert {match.result["worker"].split(":")[0] for match in matches if match.result}
+    status = service.arena("tournament", "status", "spring")
+    assert status.returncode == 0, status.stderr
+    assert "matches: 6 = 6 done + 0 void + 0 running + 0 pending; 12 game records" in status.stdout
+    standings = service.arena("tournament", "standings", "spring")
+    assert standings.returncode == 0 and "greedy" in standings.stdout
+    again = service.arena("tournament", "run", "spring")  # nothing left: sends nothing
+    assert again.returncode == 0
+    assert "6 finished, 0 sent to the workers" in again.stdout
+
+    def rated() -> bool:  # the last match's worker sent a refit of the rule set's ratings
+        store = service.store()
+        try:
+            with store.read() as session:
+                return session.scalar(select(func.count()).select_from(RatingHistory)) == 3
+        finally:
+            store.close()
+
+    wait_for(rated, 30, "the ratings to be refitted after the tournament")
+    workers = service.arena("workers")
+    assert workers.returncode == 0, workers.stderr
+    assert "  alive  2 processes  last seen" in workers.stdout
+    service.workers[0].stop()
+    workers = service.arena("workers")
+    assert "  stopped  2 processes" in workers.stdout
+    ratings = service.arena("ratings", "--rules", "draw", "--no-refit")
+    assert ratings.returncode == 0, ratings.stderr
+    assert "arena/greedy@v1" in ratings.stdout
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
+    service: Service,
+) -> None:
+    _create(service, "autumn", "random,greedy,fives,counter", games=30)
+    victim = service.worker("--concurrency", "2", "--no-beat")
+    runner = service.run_in_background("autumn")
+    try:
+
+        def victim_playing() -> bool:
+            pools = {str(pid) for pid in victim.pool_pids()}
+            return any(
+                m.status == "running" and (m.lease_owner or ":").split(":")[1] in pools
+                for m in _matches(service, "autumn")
+            )
+
+        wait_for(victim_playing, 60, "the first worker to start a match")
+        victim.kill()
+        killed_at = time.monotonic()
+        survivor = service.worker("--concurrency", "2")
+        out, _ = runner.communicate(timeout=240)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 0, out + service.logs()
+    matches = _assert_stored_once(service, "autumn")
+    replayed = [m for m in matches if m.attempts > 1]
+    assert replayed, "the killed worker's match was not claimed again"
+    survivor_pools = {str(pid) for pid in survivor.pool_pids()}
+    for match in replayed:
+        assert match.result is not None
+        assert match.result["worker"].split(":")[1] in survivor_pools
+    assert time.monotonic() - killed_at < 200
+    # The killed worker's heartbeat stopped: it shows as gone; the survivor as alive.
+    listed = service.arena("workers").stdout
+    assert f"arena-{victim.pid}@" in listed and f"arena-{survivor.pid}@" in listed
+    for line in listed.splitlines():
+        if line.startswith(f"arena-{victim.pid}@"):
+            assert "  gone  " in line
+        if line.startswith(f"arena-{survivor.pid}@"):
+            assert "  alive  " in line
+
+
+@pytest.mark.slow
+def test_redis_restarted_mid_tournament_the_tournament_completes(deployment: Service) -> None:
+    assert deployment.redis is not None
+    _create(deployment, "winter", "random,greedy,fives,counter", games=20)
+    deployment.worker("--concurrency", "2")
+    runner = deployment.run_in_background("winter")
+    try:
+        wait_for(
+            lambda: sum(m.status == "done" for m in _matches(deployment, "winter")) >= 2,
+            90,
+            "two matches to finish",
+        )
+        deployment.redis.stop()  # not persistent: every queued task is lost with it
+        time.sleep(2)
+        deployment.redis.start()
+        out, _ = runner.communicate(timeout=240)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 0, out + deployment.logs()
+    matches = _assert_stored_once(deployment, "winter")
+    assert len(matches) == 12
+
+
+@pytest.mark.slow
+def test_a_harness_that_keeps_failing_voids_the_match_after_max_attempts(
+    service: Service,
+) -> None:
+    blocked = service.directory / "not-a-directory"
+    blocked.write_text("the bot cache cannot be created under a file")
+    _create(service, "broken", "random,greedy", games=2)
+    worker = start_worker(
+        service.directory,
+        {**service.env, "ARENA_BOT_CACHE": str(blocked / "cache"), "ARENA_MAX_ATTEMPTS": "2"},
+        "--concurrency",
+        "1",
+    )
+    service.workers.append(worker)
+    ran = service.arena("tournament", "run", "broken")
+    assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
+    matches = _matches(service, "broken")
+    assert [m.status for m in matches] == ["void", "void"]
+    for match in matches:
+        assert match.attempts == 2
+        assert match.result is not None and "cannot write the bots' files" in match.result["void"]
+    assert "Retry in" in worker.output()  # the first failure was retried by Celery
+    store = service.store()
+    try:
+        with store.read() as session:
+            assert session.scalar(select(func.count()).select_from(GameRecord)) == 0
+    finally:
+        store.close()
+    assert "void (a harness failure, not counted)" in ran.stdout
+
+
+def test_a_bot_fault_is_a_verdict_not_a_retry(service: Service, tmp_path: Path) -> None:
+    store = service.store()
+    try:
+        source = (ZOO / "raise_at_import.py").read_text()
+        store.add_bot_version("mallory", "raiser", source, {})
+    finally:
+        store.close()
+    _create(service, "faults", "raiser,greedy", games=3)
+    service.worker("--concurrency", "2", steady=True)
+    ran = service.arena("tournament", "run", "faults")
+    assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
+    matches = _assert_stored_once(service, "faults")
+    for match in matches:
+        assert match.attempts == 1
+        assert match.result is not None
+        raiser = match.labels.index("raiser") if match.labels else -1
+        verdicts = [game["verdict"] for game in match.result["games"]]
+        assert all(v is not None and v["termination"] == "crash" for v in verdicts)
+        assert all(v["seat"] == raiser for v in verdicts)
+
+
+def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
+    service: Service,
+) -> None:
+    service.worker("--concurrency", "2")
+    ran = service.arena(
+        "compare", "greedy", "random", "--remote", "--rules", "draw", "--elo1", "50",
+        "--seed", "1", "--batch", "8", "--max-games", "2000",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
+    assert "NEW passed (H1 accepted" in ran.stdout
+    assert "LLR" in ran.stdout and "LOS" in ran.stdout
+    store = service.store()
+
+    def finished() -> bool:  # the matches running when the test decided finish on their own
+        with store.read() as session:
+            return session.scalar(select(Tournament.status)) == "done"
+
+    try:
+        wait_for(finished, 60, "the matches still running to finish")
+        with store.read() as session:
+            tournament = session.scalar(select(Tournament))
+            assert tournament is not None and tournament.format == "compare"
+            statuses = list(
+                session.scalars(select(Match.status).where(Match.tournament_id == tournament.id))
+            )
+    finally:
+        store.close()
+    assert statuses.count("done") >= 4 and statuses.count("void") > 0
+    assert set(statuses) == {"done", "void"}
+
+
+def test_compare_remote_names_a_missing_bot(service: Service) -> None:
+    ran = service.arena("compare", "nosuchbot", "random", "--remote", "--rules", "draw")
+    assert ran.returncode == 1
+    assert "no bot 'nosuchbot' is stored" in ran.stderr
+
+
+def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
+    _create(service, "lonely", "random,greedy", games=2)
+    ran = service.arena("tournament", "run", "lonely", "--timeout", "3")
+    assert ran.returncode == 1
+    assert "no worker is alive to play the matches: start one with `arena worker`" in ran.stderr
+    assert "lonely: 0 of 2 matches finished after 3 s; the workers go on" in ran.stdout
+    status = service.arena("tournament", "status", "lonely")
+    assert "lonely (id 1): pending;" in status.stdout
+
+
+def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
+    _create(service, "offline", "random,greedy", games=2)
+    closed = "redis://127.0.0.1:1/0"
+    ran = service.arena("tournament", "run", "offline", "--broker", closed)
+    assert ran.returncode == 1
+    assert ran.stderr.startswith(f"arena: error: cannot reach the broker {closed}: ")
+    assert "Traceback" not in ran.stderr
+    compared = service.arena(
+        "compare", "greedy", "random", "--remote", "--rules", "draw", "--broker", closed
+    )
+    assert compared.returncode == 1
+    assert f"cannot reach the broker {closed}" in compared.stderr
+    assert "Traceback" not in compared.stderr
