@@ -184,3 +184,40 @@ def test_no_module_imports_another_modules_private_names() -> None:
         for path in sorted((REPO / folder).rglob("*.py")):
             offences += private_imports(path)
     assert not offences, "private names imported across modules:\n" + "\n".join(offences)
+
+
+def documented_tree() -> set[str]:
+    """The paths docs/architecture.md's tree names (its second code block), relative to the
+    repository: ``arena/engine/tiles.py``, ``arena/store/migrations/``, ..."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    block = text.split("## The tree", 1)[1].split("```", 2)[1]
+    paths: set[str] = set()
+    stack: list[str] = []
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        depth = (len(line) - len(line.lstrip())) // 2
+        name = line.split()[0]
+        del stack[depth:]
+        paths.add("".join(stack) + name)
+        if name.endswith("/"):
+            stack.append(name)
+    return paths
+
+
+def test_the_documented_tree_is_the_tree_on_disk() -> None:
+    """docs/architecture.md lists every module of arena/, and nothing that is not there
+    (``__init__.py`` files may be left out; Alembic's folder is listed whole)."""
+    documented = documented_tree()
+    on_disk = {"arena/"}
+    for path in (REPO / "arena").rglob("*"):
+        relative = path.relative_to(REPO)
+        if "__pycache__" in relative.parts or "migrations" in relative.parts[:-1]:
+            continue
+        if path.is_dir():
+            on_disk.add(f"{relative}/")
+        elif path.suffix == ".py":
+            on_disk.add(str(relative))
+    missing = {p for p in on_disk - documented if not p.endswith("__init__.py")}
+    assert not missing, f"modules missing from docs/architecture.md: {sorted(missing)}"
+    assert not documented - on_disk, f"documented but absent: {sorted(documented - on_disk)}"
