@@ -306,7 +306,7 @@ def test_worker_healthcheck_pings_the_worker_node(
     """The health check's ``-d`` names the node ``arena worker`` starts in the container:
     ``arena worker`` execs celery with ``--hostname arena-<pid>@<host>``, and it runs as
     PID 1 there. Runs the real command up to its ``execve`` (the sandbox check skipped)."""
-    import arena.cli.service  # noqa: F401  (registers `arena worker`)
+
     from arena.cli.main import cli
 
     worker = _services(config)["worker"]

@@ -1,4 +1,4 @@
-"""``arena check`` and ``arena new-bot``: a bot author's first commands (see arena.cli)."""
+"""``arena check`` and ``arena new-bot``: a bot author's first commands ."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.main import _memory_option, _move_time_option, _unsandboxed_option, cli
+from arena.cli.common import memory_option, move_time_option, unsandboxed_option
 from arena.match.lineup import check_bot
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import TimeControl
@@ -15,7 +15,7 @@ from arena.match.sandbox import Limits
 # --- arena check, arena new-bot -----------------------------------------------------------
 
 
-@cli.command("check", short_help="Validate a bot file as an upload would be.")
+@click.command("check", short_help="Validate a bot file as an upload would be.")
 @click.argument("bot", metavar="BOT_FILE")
 @click.option(
     "--games",
@@ -24,9 +24,9 @@ from arena.match.sandbox import Limits
     show_default=True,
     help="Games against random under each preset.",
 )
-@_unsandboxed_option
-@_move_time_option
-@_memory_option
+@unsandboxed_option
+@move_time_option
+@memory_option
 def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, memory: int) -> int:
     """Start BOT_FILE, check its handshake, play it against random under every preset, and
     report its timing and any fault with the tail of its stderr. Exit status 0: the bot
@@ -57,7 +57,7 @@ def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, mem
     return 0 if report.ok else 1
 
 
-@cli.command("new-bot", short_help="Write a starter bot file.")
+@click.command("new-bot", short_help="Write a starter bot file.")
 @click.argument("name")
 def new_bot_command(name: str) -> None:
     """Write NAME.py (or NAME, if it ends in .py): a commented starter bot to edit."""

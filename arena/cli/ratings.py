@@ -1,5 +1,5 @@
-"""``arena ratings --rules R``: every stored bot version's rating under a rule set (see
-arena.cli; the fit is arena.service.results.refit_ratings, docs/ratings.md "Stored ratings")."""
+"""``arena ratings --rules R``: every stored bot version's rating under a rule set (the fit
+is arena.service.results.refit_ratings; docs/ratings.md "Stored ratings")."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from collections.abc import Sequence
 import click
 from rich.table import Table
 
-from arena.cli.main import _console, _plural, _url_option, cli, resolve_rules
+from arena.cli.common import console, plural, resolve_rules, url_option
 from arena.engine.rules import Rules
 from arena.service.results import StoredRating, rating_table, refit_ratings
 from arena.store.db import Store, connect
 
 
-@cli.command("ratings", short_help="Ratings of the stored bot versions under a rule set.")
+@click.command("ratings", short_help="Ratings of the stored bot versions under a rule set.")
 @click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
-@_url_option
+@url_option
 @click.option(
     "--refit/--no-refit",
     default=True,
@@ -49,9 +49,9 @@ def _show_refit(store: Store, rules: Rules) -> None:
     if not fit.ratings:
         _nothing(rules, fit.games)
         return
-    _console().print(_table(fit.ratings, f"Ratings under {rules.name}"))
+    console().print(_table(fit.ratings, f"Ratings under {rules.name}"))
     click.echo(
-        f"{_plural(fit.games, 'game')}, {_plural(len(fit.ratings), 'bot')}, "
+        f"{plural(fit.games, 'game')}, {plural(len(fit.ratings), 'bot')}, "
         f"fitted in {fit.seconds:.2f} s"
     )
 
@@ -67,13 +67,13 @@ def _show_stored(store: Store, rules: Rules) -> None:
             f"run `arena ratings --rules {rules.name}` to fit them"
         )
         return
-    _console().print(_table(ratings, f"Ratings under {rules.name}"))
+    console().print(_table(ratings, f"Ratings under {rules.name}"))
     fitted = f"{ratings[0].computed:%Y-%m-%d %H:%M:%S}"
-    click.echo(f"{_plural(len(ratings), 'bot')}, as fitted at {fitted} UTC (--no-refit)")
+    click.echo(f"{plural(len(ratings), 'bot')}, as fitted at {fitted} UTC (--no-refit)")
 
 
 def _nothing(rules: Rules, games: int = 0) -> None:
-    played = f" ({_plural(games, 'game')}, all by one bot version)" if games else ""
+    played = f" ({plural(games, 'game')}, all by one bot version)" if games else ""
     click.echo(f"no rated games under {rules.name} yet{played}")
 
 

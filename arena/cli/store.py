@@ -1,5 +1,5 @@
 """``arena db upgrade`` and ``arena bots add/list``: the database from the command line
-(see arena.cli; the schema and settings are in docs/storage.md)."""
+(the schema and settings are in docs/storage.md)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ from typing import Any
 
 import click
 
-from arena.cli.main import (
-    _help_without_command,
-    _memory_option,
-    _move_time_option,
-    _unsandboxed_option,
-    _url_option,
-    cli,
+from arena.cli.common import (
+    help_without_command,
+    memory_option,
+    move_time_option,
+    unsandboxed_option,
+    url_option,
 )
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
@@ -39,15 +38,15 @@ def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
 # --- arena db ---------------------------------------------------------------------------
 
 
-@cli.group("db", invoke_without_command=True, short_help="Manage the database.")
+@click.group("db", invoke_without_command=True, short_help="Manage the database.")
 @click.pass_context
 def db_group(ctx: click.Context) -> None:
     """The service's database (SQLite by default, or PostgreSQL)."""
-    _help_without_command(ctx)
+    help_without_command(ctx)
 
 
 @db_group.command("upgrade", short_help="Create or migrate the database schema.")
-@_url_option
+@url_option
 def db_upgrade_command(url: str | None) -> None:
     """Create the database's tables, or migrate them to the current schema (safe to repeat)."""
     started = time.perf_counter()
@@ -59,21 +58,21 @@ def db_upgrade_command(url: str | None) -> None:
 # --- arena bots -------------------------------------------------------------------------
 
 
-@cli.group("bots", invoke_without_command=True, short_help="Stored bots: add, list.")
+@click.group("bots", invoke_without_command=True, short_help="Stored bots: add, list.")
 @click.pass_context
 def bots_group(ctx: click.Context) -> None:
     """Bots stored in the database, each with its immutable versions."""
-    _help_without_command(ctx)
+    help_without_command(ctx)
 
 
 @bots_group.command("add", short_help="Check a bot file and store it as a new version.")
 @click.argument("bot", metavar="FILE")
 @click.option("--name", required=True, help="The bot's name.")
 @click.option("--owner", required=True, help="The owner's user name (created if new).")
-@_url_option
-@_unsandboxed_option
-@_move_time_option
-@_memory_option
+@url_option
+@unsandboxed_option
+@move_time_option
+@memory_option
 def bots_add_command(
     bot: str,
     name: str,
@@ -124,7 +123,7 @@ def bots_add_command(
 
 
 @bots_group.command("list", short_help="List stored bot versions.")
-@_url_option
+@url_option
 def bots_list_command(url: str | None) -> None:
     """Every stored bot version: owner/name, version, source hash, upload time."""
     store = connect(url)

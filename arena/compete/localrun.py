@@ -24,6 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.compete.ratings import GameResult as RatedGame
+from arena.compete.ratings import Rating, fit_ratings
 from arena.compete.tournaments import Match, entrant_name, entrant_spec
 from arena.engine.events import Outcome
 from arena.engine.game import Game
@@ -43,6 +45,7 @@ __all__ = [
     "finishing_places",
     "play_one",
     "run_local",
+    "tournament_ratings",
 ]
 
 #: Sandbox slots per worker process: worker ``i`` seats bots in slots
@@ -413,3 +416,20 @@ def by_deal(results: Iterable[MatchResult]) -> dict[tuple[str, int], dict[int, G
         for game in result.games:
             groups.setdefault((group, game.index), {})[result.match.rotation] = game
     return groups
+
+
+def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
+    """Each entrant's rating (by :func:`entrant_name`) over the games of ``results`` (void
+    matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
+    rated = [
+        RatedGame(
+            bots=tuple(entrant_name(seat) for seat in result.match.seats),
+            places=game.places,
+            sides=tuple(seat % 2 for seat in range(4)) if result.match.teams else None,
+        )
+        for result in results
+        for game in result.games
+    ]
+    if len({bot for game in rated for bot in game.bots}) < 2:
+        return {}
+    return {rating.bot: rating for rating in fit_ratings(rated)}

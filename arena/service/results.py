@@ -2,8 +2,9 @@
 
 - :func:`load_results` turns a tournament's finished matches back into the
   :class:`arena.compete.localrun.MatchResult` values the local runner yields, so
-  :class:`arena.compete.localrun.Standings` and :func:`tournament_ratings` work on stored
-  tournaments exactly as on local ones (per entrant label).
+  :class:`arena.compete.localrun.Standings` and
+  :func:`arena.compete.localrun.tournament_ratings` work on stored tournaments exactly as on
+  local ones (per entrant label).
 - :func:`refit_ratings` fits one rating per bot version over every done match of every
   tournament played under a rule set, and replaces that rule set's ``ratings`` rows
   (appending to ``rating_history``) in one transaction. It reads the stored games as a
@@ -31,8 +32,7 @@ from sqlalchemy import delete, insert, select, text
 from sqlalchemy.orm import Session
 
 from arena.compete.localrun import GameResult, MatchResult
-from arena.compete.ratings import GameResult as RatedGame
-from arena.compete.ratings import Rating, ResultMatrix, fit_ratings
+from arena.compete.ratings import Rating, ResultMatrix
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
 from arena.engine.rules import Rules
@@ -61,7 +61,6 @@ __all__ = [
     "rating_table",
     "refit_ratings",
     "result_json",
-    "tournament_ratings",
     "version_names",
 ]
 
@@ -229,23 +228,6 @@ def _match_result(
         for game in result.get("games", ())
     )
     return MatchResult(scheduled, games, None, float(result.get("seconds", 0.0)))
-
-
-def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
-    """Each entrant's rating (by :func:`entrant_name`) over the games of ``results`` (void
-    matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
-    rated = [
-        RatedGame(
-            bots=tuple(entrant_name(seat) for seat in result.match.seats),
-            places=game.places,
-            sides=tuple(seat % 2 for seat in range(4)) if result.match.teams else None,
-        )
-        for result in results
-        for game in result.games
-    ]
-    if len({bot for game in rated for bot in game.bots}) < 2:
-        return {}
-    return {rating.bot: rating for rating in fit_ratings(rated)}
 
 
 # --- per-rule-set ratings -----------------------------------------------------------------

@@ -25,7 +25,7 @@ EXAMPLE += ["--bots", "random,greedy,greedy"]
 
 
 def invoke(*args: str) -> Result:
-    # Without COLUMNS (pytest-xdist sets 80), piped tables get arena.cli.PIPE_WIDTH.
+    # Without COLUMNS (pytest-xdist sets 80), piped tables get arena.cli.common.PIPE_WIDTH.
     return CliRunner().invoke(cli, list(args), catch_exceptions=False, env={"COLUMNS": None})
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-import arena.cli.ratings  # noqa: F401  (registers `arena ratings`)
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
 from arena.service.results import rating_table

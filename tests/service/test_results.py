@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select, update
 
-from arena.compete.localrun import GameResult, MatchResult, Standings, play_one
+from arena.compete.localrun import GameResult, MatchResult, Standings, play_one, tournament_ratings
 from arena.compete.ratings import ELO_PER_NAT, PRIOR_SD, Rating, fit_ratings
 from arena.compete.ratings import GameResult as RatedGame
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -26,7 +26,6 @@ from arena.service.results import (
     rating_table,
     refit_ratings,
     result_json,
-    tournament_ratings,
     version_names,
 )
 from arena.store.db import Store

@@ -12,7 +12,6 @@ from click.testing import CliRunner, Result
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-import arena.cli.store  # noqa: F401  (registers `arena db` and `arena bots`)
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
 from arena.store.db import URL_ENV, Store, connect, resolve_url, upgrade

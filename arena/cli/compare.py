@@ -1,0 +1,324 @@
+"""``arena compare``: is NEW stronger than OLD? Duplicate deals under a sequential test,
+played here in a process pool, or with ``--remote`` as a stored tournament on the workers."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import click
+from sqlalchemy import select
+
+from arena.cli.common import (
+    broker_option,
+    memory_option,
+    move_time_option,
+    plural,
+    resolve_rules,
+    unsandboxed_option,
+    url_option,
+)
+from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreachable, warn_once
+from arena.compete.localrun import GameResult, MatchResult, run_local
+from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
+from arena.compete.tournaments import Match as ScheduledMatch
+from arena.compete.tournaments import entrant_name, schedule
+from arena.engine.game import new_seed
+from arena.engine.rules import Rules
+from arena.match.referee import TimeControl
+from arena.match.sandbox import Limits
+from arena.service.matches import Config, MatchSettings, create_stored_tournament, send_and_mark
+from arena.store.models import Match
+from arena.store.queue import void_pending
+
+#: Exit statuses of ``arena compare`` (for a bot author's CI).
+PASSED, FAILED, UNDECIDED = 0, 1, 2
+
+
+@click.command(
+    "compare", short_help="Is NEW stronger than OLD? A sequential test on duplicate deals."
+)
+@click.argument("new", metavar="NEW")
+@click.argument("old", metavar="OLD")
+@click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
+@click.option(
+    "--players",
+    type=int,
+    default=2,
+    show_default=True,
+    help="Seats: NEW against players - 1 copies of OLD.",
+)
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is this much.")
+@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much.")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--beta", type=float, default=0.05, show_default=True)
+@click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Deal groups played between two looks at the test.",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Seed (default: fresh).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--remote",
+    is_flag=True,
+    help="Play on the workers: NEW and OLD are stored bots, [OWNER/]NAME[@VERSION].",
+)
+@url_option
+@broker_option
+@unsandboxed_option
+@move_time_option
+@memory_option
+def compare_command(
+    new: str,
+    old: str,
+    rules_name: str,
+    players: int,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    max_games: int,
+    batch: int,
+    seed: int | None,
+    workers: int,
+    remote: bool,
+    url: str | None,
+    broker: str | None,
+    unsandboxed: bool,
+    move_time: float,
+    memory: int,
+) -> int:
+    """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
+    sequential probability ratio test, and stop as soon as it decides. Exit status: 0 NEW
+    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games.
+
+    NEW and OLD are bot files or built-in strategies, played here in a process pool; with
+    --remote they are stored bots, played by the workers (`arena worker`)."""
+    rules = resolve_rules(rules_name)
+    rules.check_players(players)
+    test = SPRT(elo0, elo1, alpha, beta)
+    seed = new_seed() if seed is None else seed
+    if remote:
+        return compare_remote(
+            new,
+            old,
+            rules=rules,
+            players=players,
+            test=test,
+            max_games=max_games,
+            batch=batch,
+            seed=seed,
+            url=url,
+            broker=broker,
+            move_time=move_time,
+            memory=memory,
+        )
+    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
+    samples = GroupScores()
+    played, batch_number, status = 0, 0, "continue"
+    clock = TimeControl(move_seconds=move_time)
+    click.echo(
+        f"{rules.name}, {players} players: NEW {new} against OLD {old}, seed {seed}, "
+        f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}"
+    )
+    while status == "continue" and played < max_games:
+        matches = schedule(
+            "duplicate",
+            entrants,
+            rules=rules,
+            players=players,
+            games_per_match=batch,
+            seed=_batch_seed(seed, batch_number),
+        )
+        results = list(
+            run_local(
+                matches,
+                rules,
+                workers=workers,
+                sandboxed=not unsandboxed,
+                time_control=clock,
+                limits=Limits(memory_mb=memory),
+            )
+        )
+        batch_number += 1
+        for group in _deal_groups(results).values():
+            samples.add(sum(group) / len(group))
+            played += len(group)
+        status = test.status(samples) if samples.n >= 2 else "continue"
+        _progress_line(played, samples, test, final=False)
+    _progress_line(played, samples, test, final=True)
+    return _verdict(status, played)
+
+
+def _verdict(status: str, played: int) -> int:
+    """Print the test's verdict; return the exit status."""
+    verdict = {"H1 accepted": ("passed", PASSED), "H0 accepted": ("failed", FAILED)}
+    word, code = verdict.get(status, ("undecided: game limit reached", UNDECIDED))
+    click.echo(f"NEW {word} ({status}, {plural(played, 'game')})")
+    return code
+
+
+def _batch_seed(seed: int, batch: int) -> int:
+    digest = hashlib.sha256(f"arena:compare:{seed}:{batch}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[float]]:
+    """NEW's score in each game of each deal group (the same deal, seats rotated)."""
+    groups: dict[tuple[str, int], list[float]] = {}
+    for result in results:
+        if result.match.deal_group is None or result.void is not None:
+            continue
+        seat = [entrant_name(spec) for spec in result.match.seats].index("new")
+        for game in result.games:
+            key = (result.match.deal_group, game.index)
+            groups.setdefault(key, []).append(_new_score(seat, game))
+    return groups
+
+
+def _new_score(seat: int, game: GameResult) -> float:
+    """NEW's score in [0, 1] in one game: the share of its opponents it finished ahead of
+    (a tie counts half): 1 or 0 for a 2-player win or loss, 0.5 for a draw."""
+    mine = game.places[seat]
+    others = [place for other, place in enumerate(game.places) if other != seat]
+    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+
+
+def _progress_line(played: int, samples: GroupScores, test: SPRT, *, final: bool) -> None:
+    if samples.n < 2:
+        return
+    elo, low, high = elo_estimate(samples)
+    lower, upper = test.bounds()
+    line = (
+        f"games {played:>6} | Elo {elo:+7.1f} ({low:+.1f} to {high:+.1f}) | "
+        f"LOS {100 * los(samples):5.1f}% | LLR {test.llr(samples):+6.2f} "
+        f"[{lower:+.2f}, {upper:+.2f}]"
+    )
+    if sys.stdout.isatty():  # one live line, rewritten after each batch
+        click.echo("\r" + line, nl=final)
+    elif not final:  # a log: one line per batch
+        click.echo(line)
+
+
+# --- arena compare --remote -----------------------------------------------------------------
+
+#: Batches of deal groups sent ahead of those finished, so the workers never run dry.
+COMPARE_AHEAD = 4
+
+
+def compare_remote(
+    new: str,
+    old: str,
+    *,
+    rules: Rules,
+    players: int,
+    test: SPRT,
+    max_games: int,
+    batch: int,
+    seed: int,
+    url: str | None,
+    broker: str | None,
+    move_time: float,
+    memory: int,
+    poll_seconds: float = 0.25,
+) -> int:
+    """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
+    tournament (format ``compare``), played by the workers a few batches ahead of the test;
+    once the test decides, the matches not yet started are void. Returns the exit status."""
+    from arena.service.broker import make_app, send_matches
+    from arena.service.results import load_results
+
+    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
+    labels = [entrant.partition("=")[0] for entrant in entrants]
+    per_batch = batch * players  # every deal of the batch, once per seat rotation
+    batches = -(-max_games // per_batch)
+    matches: list[ScheduledMatch] = []
+    for number in range(batches):
+        tag = f"b{number:05d}"
+        for match in schedule(
+            "duplicate",
+            labels,
+            rules=rules,
+            players=players,
+            games_per_match=batch,
+            seed=_batch_seed(seed, number),
+        ):
+            matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=f"{tag}"))
+    config = Config.from_env()
+    app = make_app(broker, config)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    name = f"compare {new} v {old} {rules.name} seed {seed} {stamp}"
+
+    def send(ids: Sequence[int]) -> None:
+        send_matches(app, ids)
+
+    with open_store(url) as store:
+        try:
+            tournament_id, _ = create_stored_tournament(
+                store,
+                name=name,
+                rules=rules,
+                format="compare",
+                entrants=entrants,
+                players=players,
+                games_per_match=batch,
+                seed=seed,
+                settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+                matches=matches,
+            )
+        except (LookupError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        with store.read() as session:
+            keyed = session.execute(
+                select(Match.id, Match.key).where(Match.tournament_id == tournament_id)
+            ).all()
+        by_batch: dict[str, list[int]] = {}
+        for match_id, key in keyed:
+            by_batch.setdefault(key.partition("-")[0], []).append(match_id)
+        order = sorted(by_batch)
+        click.echo(
+            f"{rules.name}, {players} players: NEW {new} against OLD {old} on the workers, "
+            f"seed {seed}, SPRT elo0={test.elo0:g} elo1={test.elo1:g} "
+            f"alpha={test.alpha:g} beta={test.beta:g} (tournament {name!r})"
+        )
+        sent, played, status, shown = 0, 0, "continue", -1
+        samples = GroupScores()
+        last_sweep, warned = time.monotonic(), [False, False]
+        while True:
+            groups = _deal_groups(load_results(store, tournament_id))
+            complete = [scores for scores in groups.values() if len(scores) == players]
+            finished_batches = len({key[0] for key, s in groups.items() if len(s) == players})
+            samples = GroupScores(sum(scores) / len(scores) for scores in complete)
+            played = sum(len(scores) for scores in complete)
+            if samples.n >= 2:
+                status = test.status(samples)
+                if played != shown:
+                    _progress_line(played, samples, test, final=False)
+                    shown = played
+            if status != "continue" or played >= max_games or finished_batches == len(order):
+                break
+            while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
+                ids = by_batch[order[sent]]
+                try:
+                    send_and_mark(store, send, ids)
+                except BROKER_ERRORS as exc:
+                    if not sent:  # nothing is on its way: say so and stop
+                        raise click.ClickException(unreachable(app, exc)) from None
+                    warn_once(warned, 1, unreachable(app, exc) + "; trying again")
+                    break
+                sent += 1
+            if time.monotonic() - last_sweep >= config.sweep_seconds:
+                last_sweep = time.monotonic()
+                sweep_and_check(store, app, send, config, warned)
+            time.sleep(poll_seconds)
+        void_pending(store, tournament_id, f"the test ended: {status}")
+    _progress_line(played, samples, test, final=True)
+    return _verdict(status, played)

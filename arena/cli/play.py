@@ -1,0 +1,351 @@
+"""``arena rules``, ``arena play`` and ``arena replay verify``: rule sets, games between bots
+and built-in strategies, and game records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import IO
+
+import click
+from rich.table import Table
+
+from arena.cli.common import (
+    console,
+    help_without_command,
+    memory_option,
+    move_time_option,
+    open_out,
+    plural,
+    progress,
+    resolve_rules,
+    unsandboxed_option,
+)
+from arena.engine.game import Game, new_seed
+from arena.engine.records import game_record
+from arena.engine.rules import PRESETS, GameEnd, Rules
+from arena.errors import ParseError
+from arena.match.lineup import check_specs, is_bot_file, make_players, seat_name
+from arena.match.play import Summary, play_games
+from arena.match.referee import TimeControl, Verdict, play_match
+from arena.match.sandbox import Limits
+
+
+def _players_text(rules: Rules) -> str:
+    counts = rules.players
+    if len(counts) > 1 and counts == tuple(range(counts[0], counts[-1] + 1)):
+        text = f"{counts[0]}-{counts[-1]}"
+    else:
+        text = ", ".join(map(str, counts))
+    return text + (" (4 as teams)" if rules.team_play else "")
+
+
+def _per_players_text(pairs: tuple[tuple[int, int], ...], players: tuple[int, ...]) -> str:
+    table = dict(pairs)
+    values = [table.get(n, 0) for n in players]
+    if len(set(values)) == 1:
+        return str(values[0])
+    return " ".join(f"{n}p:{value}" for n, value in zip(players, values, strict=True))
+
+
+def _draw_text(rules: Rules) -> str:
+    if rules.draw_limit == 0:
+        return "none: pass"
+    if rules.draw_limit is None:
+        return "until playable"
+    return f"up to {rules.draw_limit} a turn"
+
+
+def _end_text(rules: Rules) -> str:
+    if rules.end is GameEnd.ROUNDS:
+        return f"best of {rules.best_of} rounds"
+    return f"first to {rules.target}"
+
+
+def _presets_table() -> Table:
+    table = Table(title="Rule set presets")
+    for column in ("name", "players", "hand", "draw", "reserve", "scoring", "in-play", "game"):
+        table.add_column(column)
+    table.add_column("version", no_wrap=True)
+    for rules in PRESETS.values():
+        table.add_row(
+            rules.name,
+            _players_text(rules),
+            _per_players_text(rules.hand_sizes, rules.players),
+            _draw_text(rules),
+            _per_players_text(rules.reserves, rules.players),
+            rules.scoring.value,
+            rules.in_play.value,
+            _end_text(rules),
+            rules.version,
+        )
+    return table
+
+
+def _rules_table(rules: Rules) -> Table:
+    kind = "preset" if rules.is_preset else "custom rule set"
+    table = Table(
+        title=f"{rules.name} ({kind}, version {rules.version})", caption=rules.description
+    )
+    table.add_column("parameter", no_wrap=True)
+    table.add_column("value")
+    table.add_column("meaning")
+    meanings = {
+        "max_pip": f"double-{rules.max_pip} set, {rules.tile_count} tiles",
+        "players": _players_text(rules),
+        "hand_size": "tiles dealt to each player: "
+        + _per_players_text(rules.hand_sizes, rules.players),
+        "reserve": "boneyard tiles never drawn: "
+        + _per_players_text(rules.reserves, rules.players),
+        "lead": rules.lead.value,
+        "draw_limit": "draw " + _draw_text(rules),
+        "scoring": rules.scoring.value,
+        "in_play": rules.in_play.value,
+        "team_play": "seats 0+2 v 1+3 with 4 players" if rules.team_play else "no teams",
+        "end": _end_text(rules),
+        "target": "points that win the game" if rules.target is not None else "",
+        "best_of": "rounds of the game" if rules.best_of is not None else "",
+    }
+    for key, value in rules.params().items():
+        table.add_row(key, json.dumps(value), meanings.get(key, ""))
+    return table
+
+
+@click.command("rules", short_help="List the presets, or show one rule set in full.")
+@click.argument("name_or_file", required=False, metavar="[NAME_OR_FILE]")
+def rules_command(name_or_file: str | None) -> None:
+    """List the presets, or show one rule set (preset name or .toml/.json file) in full."""
+    out = console()
+    if name_or_file is None:
+        out.print(_presets_table())
+    else:
+        out.print(_rules_table(resolve_rules(name_or_file)))
+
+
+def _draw_limit(text: str) -> int | None:
+    """Parse ``--draw-limit``: a whole number, or ``unlimited`` (None)."""
+    if text.strip().lower() == "unlimited":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a whole number nor 'unlimited'", param_hint="'--draw-limit'"
+        ) from None
+
+
+def _bot_names(text: str | None, players: int | None, rules: Rules, teams: bool) -> list[str]:
+    """Return one strategy name per seat from ``--bots`` and ``--players``.
+
+    Without ``--players``: 4 with ``--teams``, else one seat per name when several
+    are given, else 2. With ``--teams``, two names give one strategy per team.
+
+    Raises:
+        click.BadParameter: an unknown or empty name, or a name count that fits no seat count.
+        RulesError: the player count or teams are not allowed.
+    """
+    names = ["random"] if text is None else [name.strip() for name in text.split(",")]
+    if any(not name for name in names):
+        raise click.BadParameter(f"{text!r} has an empty name", param_hint="'--bots'")
+    try:
+        check_specs(names)
+    except ParseError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--bots'") from None
+    if players is None:
+        players = 4 if teams else len(names) if len(names) > 1 else 2
+    rules.check_players(players, teams)
+    if len(names) == 1:
+        return names * players
+    if teams and len(names) == 2:
+        return names * 2  # one per team: seats 0 and 2, then seats 1 and 3
+    if len(names) != players:
+        raise click.BadParameter(
+            f"{len(names)} strategies for {players} players "
+            "(give one for every seat, one name for all" + (", or one per team)" if teams else ")"),
+            param_hint="'--bots'",
+        )
+    return names
+
+
+def _summary_table(summary: Summary) -> Table:
+    table = Table()
+    table.add_column("seat", justify="right")
+    table.add_column("bot")
+    for column in ("games won", "win %", "points", "avg points/round"):
+        table.add_column(column, justify="right")
+    for seat, figures in enumerate(summary.seats):
+        table.add_row(
+            str(seat),
+            figures.name,
+            str(figures.games_won),
+            f"{100 * summary.win_rate(seat):.1f}",
+            str(figures.points),
+            f"{figures.points_per_round:.2f}",
+        )
+    return table
+
+
+def _write_record(
+    handle: IO[str], game: Game, names: Sequence[str], verdict: Verdict | None = None
+) -> None:
+    record = game_record(game, names, verdict=None if verdict is None else verdict.to_dict())
+    handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+@click.command("play", short_help="Play games between bots and built-in strategies.")
+@click.option(
+    "--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Preset or rule-set file."
+)
+@click.option(
+    "--players", type=int, help="Seats (default: 4 with --teams, else one per --bots name, else 2)."
+)
+@click.option("--teams", is_flag=True, help="4 players as 2 teams, seats 0+2 v 1+3.")
+@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Games.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the run (default: fresh).")
+@click.option(
+    "--bots",
+    metavar="A,B,...",
+    help="Built-in strategies or bot files, one for all seats or one per seat (default: random).",
+)
+@unsandboxed_option
+@move_time_option
+@click.option("--time-bank", type=float, default=10.0, show_default=True, help="Seconds per game.")
+@memory_option
+@click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
+@click.option("--target", type=int, help="Override: points that win a game.")
+@click.option("--max-pip", type=int, help="Override: the set (6, 9 or 12).")
+@click.option("--best-of", type=int, help="Override: rounds of a round-won game.")
+@click.option("--draw-limit", metavar="L|unlimited", help="Override: tiles drawn per turn.")
+def play_command(
+    rules_name: str,
+    players: int | None,
+    teams: bool,
+    games: int,
+    seed: int | None,
+    bots: str | None,
+    unsandboxed: bool,
+    move_time: float,
+    time_bank: float,
+    memory: int,
+    out: str | None,
+    target: int | None,
+    max_pip: int | None,
+    best_of: int | None,
+    draw_limit: str | None,
+) -> None:
+    """Play games between built-in strategies (random, greedy) and bot files, and print a
+    summary. Bot files run in the sandbox (see docs/writing-a-bot.md).
+
+    The same --seed gives the same deals and, for built-in strategies, the same games.
+    """
+    overrides: dict[str, int | None] = {
+        key: value
+        for key, value in (("target", target), ("max_pip", max_pip), ("best_of", best_of))
+        if value is not None
+    }
+    if draw_limit is not None:
+        overrides["draw_limit"] = _draw_limit(draw_limit)
+    rules = resolve_rules(rules_name).with_overrides(**overrides)
+    names = _bot_names(bots, players, rules, teams)
+    seed_given = seed is not None
+    seed = new_seed() if seed is None else seed
+    faults: list[Verdict] = []
+    clock = TimeControl(move_seconds=move_time, bank_seconds=time_bank)
+    limits = Limits(memory_mb=memory)
+    played = _games(
+        rules, names, games, seed, teams, sandboxed=not unsandboxed, clock=clock, limits=limits
+    )
+    names = [seat_name(name) for name in names]
+    summary = Summary(names, teams=teams)
+    with open_out(out) as handle, progress(games) as advance:
+        for game, verdict in played:
+            summary.add(game)
+            if verdict is not None:
+                faults.append(verdict)
+            if handle is not None:
+                _write_record(handle, game, names, verdict)
+            advance()
+    _print_summary(rules, summary, seed, seed_given, out)
+    _print_faults(faults, names)
+
+
+def _games(
+    rules: Rules,
+    specs: Sequence[str],
+    games: int,
+    seed: int,
+    teams: bool,
+    *,
+    sandboxed: bool,
+    clock: TimeControl,
+    limits: Limits,
+) -> Iterator[tuple[Game, Verdict | None]]:
+    """The games of a run: in this process for built-in strategies alone, else through
+    the referee, with bot files in their own (sandboxed) processes. Checks the setup
+    (and the sandbox) at once, before any game."""
+    if not any(is_bot_file(spec) for spec in specs):
+        local = play_games(rules, specs, games=games, seed=seed, teams=teams)
+        return ((game, None) for game in local)
+    seats = make_players(specs, sandboxed=sandboxed, limits=limits)
+    match = play_match(rules, seats, games=games, seed=seed, teams=teams, time_control=clock)
+    return ((outcome.game, outcome.verdict) for outcome in match)
+
+
+def _print_faults(faults: Sequence[Verdict], names: Sequence[str]) -> None:
+    """One line per seat and kind of fault, then the first message and stderr tail of each."""
+    seen: dict[tuple[int, str], int] = {}
+    for verdict in faults:
+        key = (verdict.seat, verdict.termination.value)
+        seen[key] = seen.get(key, 0) + 1
+    for (seat, kind), count in sorted(seen.items()):
+        first = next(v for v in faults if (v.seat, v.termination.value) == (seat, kind))
+        click.echo(f"faults: seat {seat} ({names[seat]}): {plural(count, kind)}: {first.message}")
+        if first.stderr.strip():
+            click.echo("  stderr tail: " + first.stderr.strip().splitlines()[-1][:200])
+
+
+def _print_summary(
+    rules: Rules, summary: Summary, seed: int, seed_given: bool, out: str | None
+) -> None:
+    teams = ", 2 teams" if summary.teams else ""
+    click.echo(
+        f"{rules.name} (version {rules.version}), {len(summary.seats)} players{teams}, "
+        f"{plural(summary.games, 'game')}, seed {seed}"
+        + ("" if seed_given else f" (repeat with --seed {seed})")
+    )
+    console().print(_summary_table(summary))
+    if summary.teams:
+        click.echo("Team play: each seat shows its team's games won and points.")
+    click.echo(
+        f"rounds: {summary.rounds}, blocked rounds: {summary.blocked}, "
+        f"drawn rounds: {summary.drawn}"
+    )
+    if out is not None:
+        click.echo(f"{plural(summary.games, 'game record')} written to {out}")
+
+
+@click.group("replay", invoke_without_command=True, short_help="Game records.")
+@click.pass_context
+def replay_group(ctx: click.Context) -> None:
+    """Game records: verify them."""
+    help_without_command(ctx)
+
+
+@replay_group.command("verify", short_help="Re-simulate a file of game records.")
+@click.argument("file", metavar="FILE")
+def verify_command(file: str) -> int:
+    """Re-simulate every game record of FILE (JSON lines) and report inconsistencies."""
+    from arena.engine.records import verify_file
+
+    report = verify_file(file)
+    for problem in report.problems:
+        click.echo(problem)
+    if report.problems:
+        problems = len(report.problems)
+        click.echo(
+            f"{report.games} games checked, "
+            f"{problems} inconsistenc{'y' if problems == 1 else 'ies'}"
+        )
+        return 1
+    click.echo(f"{report.games} games verified, no inconsistencies")
+    return 0

@@ -1,0 +1,370 @@
+"""Stored tournaments from the command line: ``arena tournament create|run NAME|status|
+standings|list`` (docs/workers.md).
+
+A stored tournament is played by Celery workers (``arena worker``, on this machine or many);
+``arena tournament run NAME`` sends its matches to them and follows its progress in the
+database, sweeping up after dead workers and lost tasks meanwhile, so a tournament
+finishes even with no beat running.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import click
+from kombu.exceptions import OperationalError as KombuOperationalError
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from sqlalchemy import func, select
+
+from arena.cli.common import (
+    broker_option,
+    console,
+    memory_option,
+    move_time_option,
+    plural,
+    resolve_rules,
+    schedule_options,
+    split,
+    stderr_console,
+    url_option,
+)
+from arena.cli.tables import crosstable, standings_table
+from arena.compete.localrun import Standings, tournament_ratings
+from arena.engine.game import new_seed
+from arena.service.matches import (
+    Config,
+    MatchSettings,
+    create_stored_tournament,
+    send_pending,
+    sweep,
+    tournament_by_name,
+)
+from arena.store.db import Store, as_utc, connect, resolve_url, schema_revisions
+from arena.store.models import GameRecord, Match, RuleSet, Tournament, TournamentEntrant
+from arena.store.queue import tournament_progress
+
+
+@contextmanager
+def open_store(url: str | None) -> Iterator[Store]:
+    """The database, checked to have the current schema."""
+    store = connect(url)
+    try:
+        try:
+            current, head = schema_revisions(store)
+        except Exception as exc:
+            where = resolve_url(url).split("@")[-1]
+            raise click.ClickException(f"cannot open the database {where}: {exc}") from None
+        if current != head:
+            where = resolve_url(url).split("@")[-1]
+            state = "has no arena schema" if current is None else f"is at schema {current}"
+            raise click.ClickException(
+                f"the database {where} {state}, this arena needs {head}: run `arena db upgrade`"
+            )
+        yield store
+    finally:
+        store.close()
+
+
+def find_tournament(store: Store, name: str) -> Tournament:
+    try:
+        return tournament_by_name(store, name)
+    except LookupError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+#: What talking to an unreachable broker raises (kombu wraps the socket's errors).
+BROKER_ERRORS = (OSError, KombuOperationalError)
+
+
+def when(value: datetime) -> str:
+    return f"{as_utc(value):%Y-%m-%d %H:%M:%S} UTC"
+
+
+@click.command("create", short_help="Store a tournament between stored bots.")
+@click.argument("name")
+@click.option("--rules", "rules_name", required=True, metavar="NAME_OR_FILE", help="Rule set.")
+@click.option(
+    "--bots",
+    required=True,
+    metavar="A,B,...",
+    help="Entrants: stored bots, [LABEL=][OWNER/]NAME[@VERSION].",
+)
+@schedule_options
+@click.option("--run", "run_now", is_flag=True, help="Then run it on the workers at once.")
+@url_option
+@broker_option
+@move_time_option
+@memory_option
+def tournament_create(
+    name: str,
+    rules_name: str,
+    bots: str,
+    fmt: str,
+    pool: str,
+    players: int,
+    teams: bool,
+    games: int,
+    seed: int | None,
+    run_now: bool,
+    url: str | None,
+    broker: str | None,
+    move_time: float,
+    memory: int,
+) -> int:
+    """Schedule a tournament between stored bots (see `arena bots add`) and store it with
+    its matches, ready for the workers (`arena tournament run NAME`)."""
+
+    rules = resolve_rules(rules_name)
+    seed = new_seed() if seed is None else seed
+    with open_store(url) as store:
+        try:
+            tournament_id, matches = create_stored_tournament(
+                store,
+                name=name,
+                rules=rules,
+                format=fmt,
+                entrants=split(bots),
+                pool=split(pool),
+                players=players,
+                teams=teams,
+                games_per_match=games,
+                seed=seed,
+                settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+            )
+        except (LookupError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"tournament {name!r} (id {tournament_id}): {rules.name}, {fmt}, "
+        f"{len(matches)} matches, {plural(sum(m.games for m in matches), 'game')}, "
+        f"seed {seed}"
+    )
+    if run_now:
+        return run_stored(name, url=url, broker=broker)
+    return 0
+
+
+def run_stored(
+    name: str,
+    *,
+    url: str | None,
+    broker: str | None,
+    poll_seconds: float = 0.5,
+    timeout: float | None = None,
+) -> int:
+    """``arena tournament run NAME``: send the tournament's pending matches to the workers,
+    follow its progress (sweeping meanwhile), print its standings. Exit status 0 when it is
+    done, 1 when it timed out (it goes on on the workers)."""
+    from arena.service.broker import make_app, send_matches
+
+    config = Config.from_env()
+    app = make_app(broker, config)
+    with open_store(url) as store:
+        tournament = find_tournament(store, name)
+
+        def send(ids: Sequence[int]) -> None:
+            send_matches(app, ids)
+
+        try:
+            sent = send_pending(store, send, tournament_id=tournament.id)
+        except BROKER_ERRORS as exc:
+            raise click.ClickException(unreachable(app, exc)) from None
+        counts = tournament_progress(store, tournament.id)
+        total = sum(counts.values())
+        click.echo(
+            f"{name}: {total} matches, {counts['done'] + counts['void']} finished, "
+            f"{len(sent)} sent to the workers"
+        )
+        started = time.monotonic()
+        last_sweep, warned = started, [False, False]
+        with _match_progress(total) as update:
+            while True:
+                counts = tournament_progress(store, tournament.id)
+                finished = counts["done"] + counts["void"]
+                update(finished, counts["running"])
+                if finished == total:
+                    break
+                if timeout is not None and time.monotonic() - started > timeout:
+                    click.echo(
+                        f"{name}: {finished} of {total} matches finished after {timeout:g} s; "
+                        "the workers go on (see `arena tournament status`)"
+                    )
+                    return 1
+                if time.monotonic() - last_sweep >= config.sweep_seconds:
+                    last_sweep = time.monotonic()
+                    sweep_and_check(store, app, send, config, warned)
+                time.sleep(poll_seconds)
+        click.echo(f"{name}: done in {time.monotonic() - started:.1f} s")
+        print_standings(store, tournament.id)
+    return 0
+
+
+def sweep_and_check(
+    store: Store,
+    app: Any,
+    send: Callable[[Sequence[int]], None],
+    config: Config,
+    warned: list[bool],
+) -> None:
+    """Sweep as beat does (so a tournament finishes without one), and say once, on stderr,
+    when no worker is alive to play anything."""
+    from arena.service.broker import queue_length
+    from arena.service.matches import list_workers
+
+    try:
+        empty = queue_length(app) == 0
+        sweep(store, send, queue_empty=empty, config=config)
+    except BROKER_ERRORS as exc:  # a restarting broker: the next sweep will do
+        warn_once(warned, 1, unreachable(app, exc) + "; trying again")
+    if not any(w.alive for w in list_workers(store, config=config)):
+        warn_once(
+            warned,
+            0,
+            "no worker is alive to play the matches: start one with `arena worker` "
+            "(same database and broker)",
+        )
+
+
+def warn_once(warned: list[bool], which: int, message: str) -> None:
+    if not warned[which]:
+        warned[which] = True
+        click.echo(f"arena: {message}", err=True)
+
+
+def unreachable(app: Any, exc: BaseException) -> str:
+    where = app.conf.broker_url
+    if str(where).startswith("filesystem"):
+        where = f"filesystem://{app.conf.broker_transport_options.get('data_folder_in', '')}"
+    return f"cannot reach the broker {where}: {exc}"
+
+
+@contextmanager
+def _match_progress(total: int) -> Iterator[Callable[[int, int], None]]:
+    """A live bar of finished matches at a terminal; nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield lambda finished, running: None
+        return
+    columns = (
+        TextColumn("matches"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]} running"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=stderr_console(), transient=True) as progress:
+        task = progress.add_task("matches", total=total, running=0)
+        yield lambda finished, running: progress.update(task, completed=finished, running=running)
+
+
+@click.command("status", short_help="A stored tournament's progress.")
+@click.argument("name")
+@url_option
+def tournament_status(name: str, url: str | None) -> None:
+    """Where a stored tournament stands: its matches by status, games stored, matches
+    played more than once, and the workers holding leases now."""
+    with open_store(url) as store:
+        tournament = find_tournament(store, name)
+        counts = tournament_progress(store, tournament.id)
+        with store.read() as session:
+            rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+            entrants = session.scalar(
+                select(func.count())
+                .select_from(TournamentEntrant)
+                .where(TournamentEntrant.tournament_id == tournament.id)
+            )
+            records = session.scalar(
+                select(func.count())
+                .select_from(GameRecord)
+                .join(Match, Match.id == GameRecord.match_id)
+                .where(Match.tournament_id == tournament.id)
+            )
+            retried = session.scalar(
+                select(func.count())
+                .select_from(Match)
+                .where(Match.tournament_id == tournament.id, Match.attempts > 1)
+            )
+            leases = session.execute(
+                select(Match.lease_owner, func.count())
+                .where(Match.tournament_id == tournament.id, Match.status == "running")
+                .group_by(Match.lease_owner)
+            ).all()
+    total = sum(counts.values())
+    click.echo(
+        f"{tournament.name} (id {tournament.id}): {tournament.status}; {rules}, "
+        f"{tournament.format}, {tournament.players} players"
+        + (", teams" if tournament.teams else "")
+        + f", {plural(entrants or 0, 'entrant')}, seed {tournament.seed}"
+    )
+    click.echo(
+        f"matches: {total} = {counts['done']} done + {counts['void']} void + "
+        f"{counts['running']} running + {counts['pending']} pending; "
+        f"{plural(records or 0, 'game record')}; "
+        f"{retried or 0} played more than once"
+    )
+    for owner, count in leases:
+        click.echo(f"  {owner}: {plural(count, 'match')} running")
+    times = [
+        ("created", tournament.created),
+        ("started", tournament.started),
+        ("finished", tournament.finished),
+    ]
+    click.echo("; ".join(f"{what} {when(value)}" for what, value in times if value))
+
+
+@click.command("standings", short_help="A stored tournament's standings.")
+@click.argument("name")
+@url_option
+def tournament_standings(name: str, url: str | None) -> None:
+    """The standings of a stored tournament from the games played so far, with ratings
+    (Elo scale, 95% intervals) and, for 2 players, the crosstable."""
+    with open_store(url) as store:
+        tournament = find_tournament(store, name)
+        print_standings(store, tournament.id)
+
+
+def print_standings(store: Store, tournament_id: int) -> None:
+    from arena.service.results import label_entrant, load_results
+
+    with store.read() as session:
+        tournament = session.get(Tournament, tournament_id)
+        assert tournament is not None
+        labels = list(
+            session.scalars(
+                select(TournamentEntrant.label)
+                .where(TournamentEntrant.tournament_id == tournament_id)
+                .order_by(TournamentEntrant.label)
+            )
+        )
+    results = load_results(store, tournament_id)
+    standings = Standings(label_entrant(label) for label in labels)
+    for result in results:
+        standings.add(result)
+    click.echo(
+        f"{tournament.name}: {plural(standings.matches, 'match')} counted, "
+        f"{plural(standings.games, 'game')}"
+    )
+    console().print(standings_table(standings, tournament_ratings(results)))
+    if tournament.players == 2 and not tournament.teams:
+        console().print(crosstable(standings))
+    for match_id, reason in standings.void:
+        click.echo(f"void (a harness failure, not counted): match {match_id}: {reason}")
+
+
+@click.command("list", short_help="List stored tournaments.")
+@url_option
+def tournament_list(url: str | None) -> None:
+    """Every stored tournament, newest first: name, status, matches finished."""
+    with open_store(url) as store, store.read() as session:
+        rows = session.execute(
+            select(Tournament.name, Tournament.status, Tournament.format, RuleSet.name)
+            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+            .order_by(Tournament.id.desc())
+        ).all()
+    for name, status, fmt, rules in rows:
+        click.echo(f"{name}  {status}  {rules}  {fmt}")
+    if not rows:
+        click.echo("no tournaments stored")

@@ -1,0 +1,114 @@
+"""``arena worker`` and ``arena workers``: start a Celery worker that plays stored matches,
+and list the workers by their heartbeats (docs/workers.md)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from arena.cli.common import broker_option, plural, unsandboxed_option, url_option
+from arena.cli.stored import open_store, when
+from arena.match.sandbox import check_sandbox
+from arena.service.matches import Config
+from arena.store.db import resolve_url
+
+
+@click.command("worker", short_help="Run a Celery worker that plays stored matches.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="the number of cores",
+    help="Matches played at once (pool processes).",
+)
+@click.option(
+    "--beat/--no-beat",
+    default=True,
+    show_default=True,
+    help="Also send the periodic sweep that re-sends dead workers' matches (one beat per "
+    "deployment is enough; more do no harm).",
+)
+@click.option("--loglevel", default="INFO", show_default=True, help="Celery's log level.")
+@url_option
+@broker_option
+@unsandboxed_option
+def worker_command(
+    concurrency: int,
+    beat: bool,
+    loglevel: str,
+    url: str | None,
+    broker: str | None,
+    unsandboxed: bool,
+) -> None:
+    """Start a Celery worker (``celery -A workers.app worker``) that plays the matches of
+    stored tournaments: bots in the sandbox, results to the database. Start as many as you
+    like, on as many machines as share the database and the broker."""
+    from arena.service.broker import BROKER_ENV, resolve_broker_url
+
+    if not unsandboxed:
+        missing = check_sandbox()
+        if missing:
+            raise click.ClickException(
+                "a worker runs uploaded bots and needs the sandbox: "
+                + "; ".join(missing)
+                + " (on your own machine, for your own bots only: --unsandboxed)"
+            )
+    with open_store(url):
+        pass
+    env = dict(os.environ)
+    env["ARENA_DATABASE_URL"] = resolve_url(url)
+    try:
+        env[BROKER_ENV] = resolve_broker_url(broker)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--broker'") from None
+    env["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "workers.app",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        loglevel,
+        "--hostname",
+        f"arena-{os.getpid()}@{socket.gethostname()}",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    if beat:
+        schedule = Path(tempfile.gettempdir()) / f"arena-beat-{os.getpid()}"
+        argv += ["--beat", "--schedule", str(schedule)]
+    sys.stdout.flush()
+    os.execve(sys.executable, argv, env)
+
+
+@click.command("workers", short_help="The workers and their heartbeats.")
+@url_option
+def workers_command(url: str | None) -> None:
+    """Every worker that has played here: alive (online, and its last heartbeat within the
+    lease), stopped, or gone (online but silent: it died, and its matches go to others)."""
+    from arena.service.matches import list_workers
+
+    now = datetime.now(UTC)
+    with open_store(url) as store:
+        workers = list_workers(store, config=Config.from_env(), now=now)
+    for worker in workers:
+        state = "alive" if worker.alive else "stopped" if worker.status == "stopped" else "gone"
+        ago = (now - worker.last_seen).total_seconds()
+        click.echo(
+            f"{worker.name}  {state}  {plural(worker.concurrency, 'process')}  "
+            f"last seen {ago:.0f} s ago  up since {when(worker.started)}"
+        )
+    if not workers:
+        click.echo("no worker has run here yet (start one with `arena worker`)")
