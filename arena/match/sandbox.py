@@ -138,7 +138,7 @@ class Limits:
 
     memory_mb: int = 512  # RLIMIT_AS of every process; the slot's cgroup memory limit
     # RLIMIT_CPU: a hard backstop behind the referee's clock, for a process's whole life;
-    # the referee raises it for a match's length (arena.match.referee.match_cpu_seconds).
+    # the referee raises it for a match's length (arena.match.process.match_cpu_seconds).
     cpu_seconds: int = 60
     processes: int = 64  # RLIMIT_NPROC: counted per uid, hence one uid per slot
     file_size_mb: int = 16  # RLIMIT_FSIZE

@@ -7,14 +7,8 @@ from __future__ import annotations
 import pytest
 
 from arena.engine.rules import PRESETS
-from arena.match.referee import (
-    CPU_DECISIONS_PER_GAME,
-    ProcessPlayer,
-    StrategyPlayer,
-    TimeControl,
-    match_cpu_seconds,
-    play_match,
-)
+from arena.match.process import CPU_DECISIONS_PER_GAME, match_cpu_seconds
+from arena.match.referee import ProcessPlayer, StrategyPlayer, TimeControl, play_match
 from arena.match.sandbox import Limits, Sandbox
 from tests.paths import ZOO
 

@@ -1,0 +1,118 @@
+"""A bot process's pipes: replies read line by line with a deadline and a length cap, and
+stderr drained in a thread keeping its tail for verdicts."""
+
+from __future__ import annotations
+
+import collections
+import os
+import selectors
+import threading
+import time
+from typing import IO
+
+__all__ = ["MAX_LINE_BYTES", "STDERR_TAIL_BYTES", "LineReader", "LineTooLongError", "StderrTail"]
+
+#: The longest line a bot may send (a reply with many moves is far shorter).
+MAX_LINE_BYTES = 1 << 20
+
+
+#: How much of a bot's stderr is kept (the tail) for verdicts.
+STDERR_TAIL_BYTES = 4096
+
+
+class LineTooLongError(Exception):
+    pass
+
+
+class LineReader:
+    """Reads lines from a pipe with a deadline and a length cap."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._fd = stream.fileno()
+        os.set_blocking(self._fd, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._fd, selectors.EVENT_READ)
+        self._buffer = bytearray()
+        self._eof = False
+
+    def read_line(self, deadline: float) -> str | None:
+        """The next line (without newline), None at end of input; TimeoutError past the deadline."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                return line.decode("utf-8", "replace")
+            if len(self._buffer) > MAX_LINE_BYTES:
+                raise LineTooLongError
+            if self._eof:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._selector.select(left):
+                raise TimeoutError
+            self._fill()
+
+    def _fill(self) -> None:
+        try:
+            chunk = os.read(self._fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+
+    def close(self) -> None:
+        """Stop watching the pipe (the caller closes it)."""
+        self._selector.close()
+
+    def has_more(self) -> bool:
+        """Whether more bytes arrived after the line just read (an unsolicited line)."""
+        if not self._buffer and self._selector.select(0):
+            self._fill()
+        return bool(self._buffer.strip())
+
+
+class StderrTail:
+    """Drains a bot's stderr in a thread, keeping the last bytes."""
+
+    def __init__(self) -> None:
+        self._tail: collections.deque[bytes] = collections.deque()
+        self._size = 0
+        self._total = 0
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def follow(self, stream: IO[bytes]) -> None:
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        while chunk := stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(4096):
+            with self._lock:
+                self._tail.append(chunk)
+                self._size += len(chunk)
+                self._total += len(chunk)
+                while self._size - len(self._tail[0]) >= STDERR_TAIL_BYTES:
+                    self._size -= len(self._tail.popleft())
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def text(self, settle: float = 0.02, patience: float = 0.3) -> str:
+        """The tail, once the bot has stopped writing for ``settle`` seconds (a crashing
+        bot's traceback may still be in the pipe when its reply arrives)."""
+        deadline = time.monotonic() + patience
+        while True:
+            with self._lock:
+                seen = self._total
+            if self._thread is None or not self._thread.is_alive():
+                break
+            time.sleep(settle)
+            with self._lock:
+                if self._total == seen or time.monotonic() > deadline:
+                    break
+        with self._lock:
+            data = b"".join(self._tail)[-STDERR_TAIL_BYTES:]
+        return data.decode("utf-8", "replace")

@@ -1,0 +1,168 @@
+"""The referee's handle on one seat's bot (:class:`Player`), and the players that run in the
+referee's own process: built-in strategies (trusted code) and a developer's own bot files
+loaded through the bot kit (never uploaded bots). Bots in their own process are in
+:mod:`arena.match.process`."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.engine.events import Termination
+from arena.engine.observation import Observation
+from arena.engine.rules import Rules
+from arena.engine.tiles import Move
+from arena.match import botkit
+from arena.match.play import entrant_rng, strategy_rng
+from arena.match.strategies import make_strategy
+from arena.match.verdicts import Answer, BotFaultError, TimeControl
+
+__all__ = ["InProcessPlayer", "Player", "StrategyPlayer"]
+
+logger = logging.getLogger(__name__)
+
+
+class Player(Protocol):
+    """The referee's handle on one seat's bot for a whole match."""
+
+    name: str
+
+    def open(self, time_control: TimeControl) -> None:
+        """Start the bot and check it answers (raises BotFaultError or InfrastructureError)."""
+
+    def start(
+        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
+    ) -> None:
+        """A new game begins with this bot at ``seat`` (``seed``: the game's seed)."""
+
+    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+        """Ask for one move in each of these games (answers come from :meth:`receive`)."""
+
+    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
+        """Collect the answers to the last :meth:`send`; ``banks`` are each game's time bank.
+
+        Raises:
+            BotFaultError: the whole process failed (every pending game forfeits).
+        """
+
+    def charged(self) -> list[float]:
+        """The seconds charged to each game of the last batch."""
+
+    def end(self, game: str, result: Mapping[str, Any]) -> None:
+        """A game is over (the bot may learn from ``result``)."""
+
+    def close(self) -> None:
+        """Stop the bot and release everything it held."""
+
+    def stderr_tail(self) -> str:
+        """The last bytes the bot wrote to stderr."""
+
+
+class StrategyPlayer:
+    """A built-in strategy (``random``, ``greedy``) of :mod:`~arena.match.strategies`: trusted."""
+
+    def __init__(self, name: str, salt: str | None = None) -> None:
+        self.name = name
+        self._salt = salt
+        self._strategies: dict[str, Any] = {}
+        self._pending: list[Answer] = []
+        make_strategy(name, strategy_rng(0, 0))  # an unknown name fails now
+
+    def open(self, time_control: TimeControl) -> None:
+        return
+
+    def start(
+        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
+    ) -> None:
+        # Seeded as arena.match.play seeds it (the same games as `arena play` gives), or, with a
+        # salt (a tournament entrant's name), by the entrant wherever it sits: two
+        # `random` entrants must not mirror each other on duplicate deals.
+        rng = strategy_rng(seed, seat) if self._salt is None else entrant_rng(seed, self._salt)
+        self._strategies[game] = make_strategy(self.name, rng)
+
+    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+        self._pending = [self._strategies[game](obs) for game, obs in requests]
+
+    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
+        return self._pending
+
+    def charged(self) -> list[float]:
+        return [0.0] * len(self._pending)
+
+    def end(self, game: str, result: Mapping[str, Any]) -> None:
+        self._strategies.pop(game, None)
+
+    def close(self) -> None:
+        self._strategies.clear()
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+class InProcessPlayer:
+    """A bot file run in the referee's own process, through :mod:`arena.match.botkit`.
+
+    Never for uploaded bots: only a developer's own code, explicitly (and for
+    measuring the protocol's cost against it). Faults are still judged.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = path.stem
+        self._runner: botkit.BotRunner | None = None
+        self._pending: list[Answer] = []
+        self._times: list[float] = []
+
+    def open(self, time_control: TimeControl) -> None:
+        try:
+            self._runner = botkit.load_bot(self.path)
+        except botkit.BotError as exc:
+            raise BotFaultError(Termination.CRASH, str(exc)) from None
+        self.name = self._runner.name
+
+    def start(
+        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
+    ) -> None:
+        assert self._runner is not None
+        info = botkit.GameInfo(game, seat, players, teams, rules.name, rules.params())
+        self._runner.start(info)
+
+    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+        assert self._runner is not None
+        self._pending, self._times = [], []
+        for game, observation in requests:
+            started = time.process_time()
+            self._pending.append(self._choose(game, observation))
+            self._times.append(time.process_time() - started)
+
+    def _choose(self, game: str, observation: Observation) -> Answer:
+        assert self._runner is not None
+        view = botkit.Observation.from_dict(observation.to_dict())
+        try:
+            return Move.parse(self._runner.choose(game, view))
+        except botkit.BotError as exc:
+            return BotFaultError(Termination.ILLEGAL_MOVE, str(exc))
+        except Exception as exc:  # the bot's own code raised: its crash
+            return BotFaultError(Termination.CRASH, f"{type(exc).__name__}: {exc}")
+
+    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
+        return self._pending
+
+    def charged(self) -> list[float]:
+        return self._times
+
+    def end(self, game: str, result: Mapping[str, Any]) -> None:
+        if self._runner is not None:
+            try:
+                self._runner.end(game, dict(result))
+            except Exception:  # the game is over: the bot's error changes nothing
+                logger.debug("bot %s raised in end()", self.name, exc_info=True)
+
+    def close(self) -> None:
+        self._runner = None
+
+    def stderr_tail(self) -> str:
+        return ""

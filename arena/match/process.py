@@ -1,0 +1,356 @@
+"""A bot in its own long-lived process for the match (:class:`ProcessPlayer`), speaking the
+JSON-lines protocol of ``docs/protocol.md``: started by a launcher -- the sandbox
+(:class:`arena.match.sandbox.Sandbox`) or, for a developer's own bots only, plain
+subprocesses (:class:`PlainLauncher`) -- timed in CPU time, and judged on every reply."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from arena.engine.events import Termination
+from arena.engine.observation import Observation
+from arena.engine.rules import Rules
+from arena.engine.tiles import Move
+from arena.errors import ArenaError
+from arena.match import botkit
+from arena.match.cputime import tree_cpu_seconds
+from arena.match.pipes import MAX_LINE_BYTES, LineReader, LineTooLongError, StderrTail
+from arena.match.sandbox import kill_process_group, plain_spawn
+from arena.match.verdicts import Answer, BotFaultError, InfrastructureError, TimeControl
+
+__all__ = [
+    "BOT_PYTHON",
+    "CPU_DECISIONS_PER_GAME",
+    "Launcher",
+    "PlainLauncher",
+    "ProcessPlayer",
+    "match_cpu_seconds",
+]
+
+#: How often the referee checks a thinking bot's CPU time against its budget.
+CPU_POLL_SECONDS = 0.25
+
+
+BOTKIT = Path(botkit.__file__).resolve()
+
+
+#: How the sandbox's own tools begin their error messages (the harness failed, not the bot).
+HARNESS_ERRORS = ("bwrap:", "setpriv:")
+
+
+#: The interpreter of Python bots, as seen inside the sandbox (Debian's python3).
+BOT_PYTHON = Path("/usr/bin/python3")
+
+
+class Launcher(Protocol):
+    """Starts and stops bot processes: a :class:`~arena.match.sandbox.Sandbox` or plain ones."""
+
+    def spawn(
+        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+    ) -> subprocess.Popen[bytes]:
+        """Start ``interpreter argv...`` with ``files`` (inside path -> host path) visible."""
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """Stop every process of the bot and reap them."""
+
+
+class PlainLauncher:
+    """UNSANDBOXED plain subprocesses: a developer's own bots on their own machine only.
+
+    Python bots run under this process's interpreter (``python``).
+    """
+
+    def __init__(self, python: Path | None = None) -> None:
+        self.python = python or Path(sys.executable)
+
+    def spawn(
+        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+    ) -> subprocess.Popen[bytes]:
+        # Debian's python3 (the sandbox's) becomes ours; a bot file run as a program
+        # is found at its host path.
+        program = self.python if interpreter == BOT_PYTHON else interpreter
+        return plain_spawn(files, argv, interpreter=files.get(str(interpreter), program))
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        kill_process_group(proc)
+
+
+#: Decisions a game is assumed to need at most, at its full move time each, for the CPU
+#: backstop of a bot process (:func:`match_cpu_seconds`); generous on purpose: the referee's
+#: clock, not this limit, is what times a bot out.
+CPU_DECISIONS_PER_GAME = 30
+
+
+def match_cpu_seconds(games: int, clock: TimeControl) -> int:
+    """The CPU-time backstop (``RLIMIT_CPU``) for a bot process that plays ``games`` games
+    under ``clock``: its start-up, then each game's bank and :data:`CPU_DECISIONS_PER_GAME`
+    full-time decisions. A bot within its clock never reaches it."""
+    per_game = clock.bank_seconds + CPU_DECISIONS_PER_GAME * clock.move_seconds
+    return int(clock.startup_seconds + games * per_game) + 1
+
+
+class ProcessPlayer:
+    """A bot in its own long-lived process for the match, speaking ``docs/protocol.md``.
+
+    Args:
+        path: the bot file: a ``.py`` file runs under ``botkit.py``; any other file
+            is executed directly and must speak the protocol itself.
+        launcher: starts and kills the process: a sandbox, or plain subprocesses
+            for a developer's own bots.
+    """
+
+    def __init__(self, path: Path, launcher: Launcher) -> None:
+        self.path = path.resolve()
+        self.name = path.stem
+        self._launcher = launcher
+        #: Games the process will play (set by :func:`play_match`): its CPU backstop.
+        self.games = 1
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stdin: IO[bytes] | None = None
+        self._lines: LineReader | None = None
+        self._stderr = StderrTail()
+        self._seq = 0
+        self._batch = 0
+        self._cpu_mark = 0.0
+        self._sent_at = 0.0
+        self._charged: list[float] = []
+        self._dead: BotFaultError | None = None
+        #: Seconds from starting the process to its handshake reply.
+        self.startup_seconds = 0.0
+        #: Decisions answered, and the seconds charged for them (total, and the most for one).
+        self.decisions = 0
+        self.seconds_spent = 0.0
+        self.slowest = 0.0
+
+    # -- life cycle --
+
+    def open(self, time_control: TimeControl) -> None:
+        files, interpreter, argv = self._command()
+        started = time.monotonic()
+        launcher = self._launcher
+        raise_cpu = getattr(launcher, "with_cpu_seconds", None)
+        if raise_cpu is not None:  # a sandbox: its CPU limit must last the whole match
+            launcher = self._launcher = raise_cpu(match_cpu_seconds(self.games, time_control))
+        try:
+            proc = launcher.spawn(files, argv, interpreter=interpreter)
+        except (OSError, ArenaError) as exc:
+            raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self._proc, self._stdin = proc, proc.stdin
+        self._lines = LineReader(proc.stdout)
+        self._stderr.follow(proc.stderr)
+        try:
+            reply = self._call(
+                {"type": "hello", "protocol": botkit.PROTOCOL_VERSION},
+                time_control.startup_seconds,
+            )
+        except BotFaultError as fault:
+            self._blame_harness(fault)
+            raise
+        if reply.get("type") != "hello" or reply.get("protocol") != botkit.PROTOCOL_VERSION:
+            raise self._fault(
+                Termination.PROTOCOL_ERROR,
+                f"bad handshake {json.dumps(reply)[:200]} (expected hello, protocol "
+                f"{botkit.PROTOCOL_VERSION})",
+            )
+        name = reply.get("bot")
+        if isinstance(name, str) and name.strip():
+            self.name = name.strip()[:64]
+        self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
+        self.startup_seconds = time.monotonic() - started
+
+    def _blame_harness(self, fault: BotFaultError) -> None:
+        """A sandbox that failed to start is the harness's failure, not the bot's.
+
+        Raises:
+            InfrastructureError: the stderr tail is the sandbox tools' own complaint.
+        """
+        self._stderr.join()
+        tail = self._stderr.text().lstrip()
+        if fault.termination is Termination.CRASH and tail.startswith(HARNESS_ERRORS):
+            raise InfrastructureError(
+                f"the sandbox of bot {self.name} failed to start: {tail[:300]}"
+            ) from None
+
+    def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
+        """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
+        inside = "/bot/" + self.path.name
+        if self.path.suffix == ".py":
+            # The kit lives apart, so a bot file may be called anything (even botkit.py).
+            files = {inside: self.path, "/kit/botkit.py": BOTKIT}
+            return files, BOT_PYTHON, ["-I", "/kit/botkit.py", inside]
+        return {inside: self.path}, Path(inside), []
+
+    def close(self) -> None:
+        if self._proc is None:
+            return
+        if self._dead is None and self._stdin is not None:
+            with contextlib.suppress(BotFaultError):
+                self._write({"type": "quit"})
+        self._launcher.kill(self._proc)
+        self._stderr.join()
+        if self._lines is not None:
+            self._lines.close()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._proc = None
+
+    def stderr_tail(self) -> str:
+        return self._stderr.text()
+
+    # -- games --
+
+    def start(
+        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
+    ) -> None:
+        self._write(
+            {
+                "type": "start",
+                "game": game,
+                "seat": seat,
+                "players": players,
+                "teams": teams,
+                "rules": {"name": rules.name, "params": rules.params()},
+            }
+        )
+
+    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+        self._seq += 1
+        self._batch = len(requests)
+        self._sent_at = time.monotonic()
+        self._write(
+            {
+                "type": "act",
+                "seq": self._seq,
+                "requests": [{"game": g, "observation": o.to_dict()} for g, o in requests],
+            }
+        )
+
+    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
+        # CPU: every game of the batch may spend its move time and its bank. Wall
+        # clock (for bots that sleep): a multiple of the moves plus the largest bank.
+        cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
+        wall = len(banks) * time_control.move_seconds + max(0.0, *banks)
+        deadline = self._sent_at + wall * time_control.wall_factor + 0.5
+        reply = self._read_reply(deadline, cpu_budget)
+        # All CPU since the last reply is charged: a bot that thinks between its
+        # moves (a thread left running) pays for it on the next one.
+        cpu = self._cpu_seconds()
+        spent = cpu - self._cpu_mark if cpu > 0 else time.monotonic() - self._sent_at
+        self._cpu_mark = cpu
+        self._charged = [spent / self._batch] * self._batch
+        self.decisions += self._batch
+        self.seconds_spent += spent
+        self.slowest = max(self.slowest, spent / self._batch)
+        if reply.get("type") != "moves" or reply.get("seq") != self._seq:
+            raise self._fault(
+                Termination.PROTOCOL_ERROR,
+                f"expected the moves of request {self._seq}, got {json.dumps(reply)[:200]}",
+            )
+        moves = reply.get("moves")
+        if not isinstance(moves, list) or len(moves) != self._batch:
+            raise self._fault(
+                Termination.PROTOCOL_ERROR, f"expected {self._batch} moves, got {str(moves)[:200]}"
+            )
+        return [_answer(item) for item in moves]
+
+    def charged(self) -> list[float]:
+        return self._charged
+
+    def end(self, game: str, result: Mapping[str, Any]) -> None:
+        if self._dead is None:
+            with contextlib.suppress(BotFaultError):
+                self._write({"type": "end", "game": game, "result": dict(result)})
+
+    # -- the wire --
+
+    def _call(self, message: dict[str, Any], seconds: float) -> dict[str, Any]:
+        self._write(message)
+        return self._read_reply(time.monotonic() + seconds)
+
+    def _write(self, message: dict[str, Any]) -> None:
+        if self._dead is not None:
+            raise self._dead
+        assert self._stdin is not None
+        try:
+            self._stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self._stdin.flush()
+        except (BrokenPipeError, ConnectionResetError, ValueError):
+            raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
+
+    def _read_reply(self, deadline: float, cpu_budget: float | None = None) -> dict[str, Any]:
+        """The next message; TIMEOUT past ``deadline`` or once the bot has used more
+        than ``cpu_budget`` CPU seconds since its last reply (checked every 0.25 s)."""
+        if self._dead is not None:
+            raise self._dead
+        assert self._lines is not None
+        while True:
+            try:
+                line = self._lines.read_line(min(deadline, time.monotonic() + CPU_POLL_SECONDS))
+                break
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise self._fault(Termination.TIMEOUT, "no reply in time") from None
+                used = self._cpu_seconds() - self._cpu_mark
+                if cpu_budget is not None and used > cpu_budget:
+                    raise self._fault(
+                        Termination.TIMEOUT, f"no reply after {used:.1f} s of CPU time"
+                    ) from None
+            except LineTooLongError:
+                raise self._fault(
+                    Termination.PROTOCOL_ERROR,
+                    f"a reply line longer than {MAX_LINE_BYTES} bytes",
+                ) from None
+        if line is None:
+            raise self._fault(Termination.CRASH, self._exit_text("exited"))
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            raise self._fault(
+                Termination.PROTOCOL_ERROR, f"not a JSON message: {line[:120]!r}"
+            ) from None
+        if not isinstance(reply, dict):
+            raise self._fault(Termination.PROTOCOL_ERROR, f"not a JSON object: {line[:120]!r}")
+        if self._lines.has_more():
+            raise self._fault(Termination.PROTOCOL_ERROR, "sent lines nobody asked for")
+        return reply
+
+    def _fault(self, termination: Termination, message: str) -> BotFaultError:
+        """Mark the process dead (it is killed at close) and return the fault."""
+        self._dead = BotFaultError(termination, message)
+        if self._proc is not None:
+            self._launcher.kill(self._proc)
+        return self._dead
+
+    def _exit_text(self, what: str) -> str:
+        code = None if self._proc is None else self._proc.poll()
+        return f"the bot {what}" + ("" if code is None else f" (exit status {code})")
+
+    def _cpu_seconds(self) -> float:
+        """CPU time of the bot's process tree so far (0.0 where /proc cannot tell)."""
+        return 0.0 if self._proc is None else tree_cpu_seconds(self._proc.pid)
+
+
+def _answer(item: object) -> Answer:
+    if isinstance(item, str):
+        try:
+            return Move.parse(item)
+        except ArenaError:
+            return BotFaultError(Termination.ILLEGAL_MOVE, f"answered {item[:40]!r}, not a move")
+    if isinstance(item, dict):
+        kind = item.get("error")
+        message = str(item.get("message", ""))[:500]
+        if kind == "crash":
+            return BotFaultError(Termination.CRASH, message or "the bot raised an exception")
+        if kind == "illegal":
+            return BotFaultError(Termination.ILLEGAL_MOVE, message or "the bot chose no legal move")
+    return BotFaultError(Termination.PROTOCOL_ERROR, f"not a move: {str(item)[:80]!r}")

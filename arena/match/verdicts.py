@@ -1,0 +1,95 @@
+"""What a match is judged by: the time control, a bot's fault and its verdict, and the
+harness's own failure (:class:`InfrastructureError`: such games are void, never counted).
+
+Bot faults are data: a timeout, a crash, an illegal move or garbage on the wire ends that
+game with the offender forfeiting (:class:`Verdict`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine.events import Termination
+from arena.engine.game import Game
+from arena.engine.tiles import Move
+from arena.errors import ArenaError
+
+__all__ = [
+    "Answer",
+    "BotFaultError",
+    "GameOutcome",
+    "InfrastructureError",
+    "TimeControl",
+    "Verdict",
+]
+
+
+class InfrastructureError(ArenaError):
+    """The harness failed (not the bot): the games it touched are void."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How long a bot may think.
+
+    Attributes:
+        move_seconds: per decision, charged in CPU time where it can be measured.
+        bank_seconds: a per-game reserve that pays for decisions over ``move_seconds``.
+        startup_seconds: for starting the bot and answering the handshake (wall clock).
+        wall_factor: a reply is abandoned after this many times its moves' time plus
+            the largest bank in wall-clock time, so a bot that sleeps also times out.
+    """
+
+    move_seconds: float = 1.0
+    bank_seconds: float = 10.0
+    startup_seconds: float = 10.0
+    wall_factor: float = 3.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A bot's fault in one game: the seat forfeits.
+
+    Attributes:
+        seat: the offending seat.
+        termination: TIMEOUT, CRASH, ILLEGAL_MOVE or PROTOCOL_ERROR.
+        message: what happened, for people.
+        stderr: the tail of the bot's stderr (may be empty).
+    """
+
+    seat: int
+    termination: Termination
+    message: str
+    stderr: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form kept in the game record."""
+        return {
+            "seat": self.seat,
+            "termination": self.termination.value,
+            "message": self.message,
+            "stderr": self.stderr,
+        }
+
+
+class BotFaultError(Exception):
+    """A bot misbehaved; carries the verdict's termination and message."""
+
+    def __init__(self, termination: Termination, message: str) -> None:
+        super().__init__(message)
+        self.termination = termination
+        self.message = message
+
+
+@dataclass
+class GameOutcome:
+    """One finished game of a match: the game, and the verdict if a bot forfeited."""
+
+    index: int
+    game: Game
+    verdict: Verdict | None = None
+
+
+#: What a player answers for one decision: a move, or the fault that stands instead.
+Answer = Move | BotFaultError
