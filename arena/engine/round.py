@@ -517,7 +517,7 @@ class Round:
         points = [0] * len(self._scores)
         # Whatever a partner holds does not count against the side that went out.
         side_pips[side] = 0
-        points[side] = round_points(self.rules.scoring, side, side_pips)
+        points[side] = self._end_points(side, side_pips)
         self._finish(Termination.DOMINO, side, seat, points, pips)
 
     def _finish_blocked(self) -> None:
@@ -525,8 +525,16 @@ class Round:
         winner = self._blocked_winner(side_pips)
         points = [0] * len(self._scores)
         if winner is not None:
-            points[winner] = round_points(self.rules.scoring, winner, side_pips)
+            points[winner] = self._end_points(winner, side_pips)
         self._finish(Termination.BLOCKED, winner, None, points, pips)
+
+    def _end_points(self, winner: int, side_pips: Sequence[int]) -> int:
+        """What side ``winner`` scores at the round's end (docs/rules.md "Scoring")."""
+        if self.rules.scoring is Scoring.ROUND_WINS:
+            # No points: in a game won by rounds the 1 counts the round won; in a points
+            # game (in-play fives only) the round's end adds nothing.
+            return 1 if self.rules.end is GameEnd.ROUNDS else 0
+        return round_points(self.rules.scoring, winner, side_pips)
 
     def _blocked_winner(self, side_pips: list[int]) -> int | None:
         """Lowest pips; tied: the lowest single tile held; still tied: drawn (None)."""

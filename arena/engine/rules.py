@@ -434,12 +434,21 @@ def _check_combination(rules: Rules) -> None:
 def _check_can_score(rules: Rules) -> None:
     """Reject points games in which no round can ever score (they would never end).
 
-    Only ``rounded-fives`` can round every result to 0: its best round is the
-    opponents holding the heaviest tiles, and in-play fives need a count of 5.
+    ``round-wins`` scores only in play (its rounds end with no points), so it needs fives
+    that a count can reach; ``rounded-fives`` can round every result to 0: its best round
+    is the opponents holding the heaviest tiles, and in-play fives need a count of 5.
     """
-    if rules.end is not GameEnd.POINTS or rules.scoring is not Scoring.ROUNDED_FIVES:
+    if rules.end is not GameEnd.POINTS:
         return
-    if rules.in_play is InPlay.FIVES and 4 * rules.max_pip >= 5:
+    fives_reachable = rules.in_play is InPlay.FIVES and 4 * rules.max_pip >= 5
+    if rules.scoring is Scoring.ROUND_WINS and rules.in_play is InPlay.FIVES:
+        if not fives_reachable:
+            raise RulesError(
+                f"scoring round-wins scores only in play, and no count can reach 5 with "
+                f"double-{rules.max_pip}, so the game would never end"
+            )
+        return
+    if rules.scoring is not Scoring.ROUNDED_FIVES or fives_reachable:
         return
     heaviest = sorted((t.pips for t in tile_set(rules.max_pip)), reverse=True)
     for players, size in rules.hand_sizes:

@@ -230,7 +230,7 @@ class Referee:
         # its partner holds (docs/rules.md: own is 0 after a domino, teams too).
         pips = self.side_pips()
         pips[side] = 0
-        points[side] = score(self.rules.scoring, side, pips)
+        points[side] = score(self.rules, side, pips)
         self._finish(Termination.DOMINO, side, seat, points)
 
     def _finish_blocked(self) -> None:
@@ -248,7 +248,7 @@ class Referee:
         winner = tied[0] if len(tied) == 1 else None
         points = [0] * len(self.scores)
         if winner is not None:
-            points[winner] = score(self.rules.scoring, winner, pips)
+            points[winner] = score(self.rules, winner, pips)
         self._finish(Termination.BLOCKED, winner, None, points)
 
     def _finish(
@@ -261,8 +261,10 @@ class Referee:
         self.result = RoundResult(termination, winner, seat, pips, tuple(total))
 
 
-def score(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int:
-    """RULES.md: what the round's winner scores from each side's pips left in hand."""
+def score(rules: Rules, winner: int, side_pips: Sequence[int]) -> int:
+    """docs/rules.md "Scoring": what the round's winner scores from each side's pips left
+    in hand (``round-wins``: no points; in a game won by rounds, the 1 counts a round won)."""
+    scoring = rules.scoring
     own = side_pips[winner]
     others = [pips for side, pips in enumerate(side_pips) if side != winner]
     if scoring is Scoring.OPPONENTS_MINUS_OWN:
@@ -273,7 +275,7 @@ def score(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int:
         return sum(pips - own for pips in others)
     if scoring is Scoring.ROUNDED_FIVES:
         return (sum(others) + 2) // 5
-    return 1
+    return 1 if rules.end is GameEnd.ROUNDS else 0
 
 
 # --- checks ---------------------------------------------------------------------------

@@ -485,3 +485,20 @@ def test_rule_sets_that_can_never_score_are_rejected() -> None:
     # The same set with fives in play, or more tiles in hand, can score.
     Rules.from_params("fives", degenerate | {"max_pip": 2, "in_play": "fives"})
     Rules.from_params("bigger", degenerate | {"max_pip": 2, "hand_size": 2})
+
+
+def test_round_wins_with_unreachable_fives_is_rejected() -> None:
+    """round-wins scores only in play: with double-1 no count reaches 5, so a points game
+    would never end (rejected); double-2 can count 5 (4 ends of 2, or 2-2 and 1-... )."""
+    params = find_rules("draw").params() | {
+        "scoring": "round-wins",
+        "in_play": "fives",
+        "target": 30,
+        "max_pip": 1,
+        "players": [2],
+        "hand_size": 1,
+        "reserve": 0,
+    }
+    with pytest.raises(RulesError, match=r"round-wins scores only in play.*double-1"):
+        Rules.from_params("never-ends", params)
+    Rules.from_params("can-end", params | {"max_pip": 2})

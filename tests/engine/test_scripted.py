@@ -756,3 +756,25 @@ def test_explicit_deals_are_checked() -> None:
         Round(wooden, Deal.complete(wooden, good))
     with pytest.raises(DealError, match="not distinct tiles of the set"):
         Round(wooden, Deal.complete(wooden, good, lead_draw=["1-0", "1-0"]))
+
+
+def test_round_wins_in_a_points_game_scores_in_play_points_only() -> None:
+    """docs/rules.md: round-wins gives no points at the round's end; with fives in play a
+    points game is won by the in-play points alone (the reported bug: the round's winner
+    got 1 point on top of them)."""
+    rules = Rules.from_params(
+        "fives-only",
+        find_rules("draw").params() | {"scoring": "round-wins", "in_play": "fives", "target": 30},
+    )
+    game = Game(rules, 2, seed=7)
+    rng = random.Random(7)
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_moves()))
+    for round_ in game.rounds:
+        result = round_.result
+        assert result is not None
+        in_play = [0, 0]
+        for event in round_.events:
+            if isinstance(event, Play):
+                in_play[event.seat] += event.points
+        assert list(result.points) == in_play
