@@ -14,23 +14,25 @@
     arena worker, arena workers      Celery workers                         (arena.cli.worker)
     arena ratings --rules R          stored ratings                         (arena.cli.ratings)
 
-No command module imports this one: each defines its commands, and this module adds them
-to the groups. Errors in the arguments print one line, ``arena: error: ...``, on stderr and
-exit with status 2; Ctrl-C exits with 130.
+No command module imports this one: each defines its commands, and this module names them
+in :data:`COMMANDS` with their one-line help. A command's module is imported only when the
+command runs (or its own help is asked for), so ``arena --help`` and ``arena --version``
+load neither numpy, scipy, SQLAlchemy nor Celery. Errors in the arguments print one line,
+``arena: error: ...``, on stderr and exit with status 2; Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
-from arena.cli import bots, compare, play, ratings, store, stored, tournament, worker
 from arena.cli.common import INTERRUPTED, USAGE_ERROR, error, help_without_command
 from arena.errors import ArenaError, IllegalMoveError
-from arena.match.referee import InfrastructureError
+from arena.match.verdicts import InfrastructureError
 
 __all__ = ["cli", "main"]
 
@@ -65,8 +67,73 @@ def _run(invoke: Callable[[], Any]) -> int:
     return status if isinstance(status, int) else 0
 
 
-class ArenaGroup(click.Group):
-    """A click group whose ``main`` reports errors as one line (see :func:`_run`).
+#: The commands of each group: name -> ("module:attribute", its one-line help). The help is
+#: repeated here so that listing the commands imports none of them (tests/cli checks that
+#: each matches the command's own ``short_help``).
+COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
+    "arena": {
+        "rules": ("play:rules_command", "List the presets, or show one rule set in full."),
+        "play": ("play:play_command", "Play games between bots and built-in strategies."),
+        "replay": ("play:replay_group", "Game records."),
+        "check": ("bots:check_command", "Validate a bot file as an upload would be."),
+        "new-bot": ("bots:new_bot_command", "Write a starter bot file."),
+        "tournament": ("main:tournament_group", "Run a tournament."),
+        "compare": (
+            "compare:compare_command",
+            "Is NEW stronger than OLD? A sequential test on duplicate deals.",
+        ),
+        "db": ("store:db_group", "Manage the database."),
+        "bots": ("store:bots_group", "Stored bots: add, list."),
+        "worker": ("worker:worker_command", "Run a Celery worker that plays stored matches."),
+        "workers": ("worker:workers_command", "The workers and their heartbeats."),
+        "ratings": (
+            "ratings:ratings_command",
+            "Ratings of the stored bot versions under a rule set.",
+        ),
+    },
+    "tournament": {
+        "run": (
+            "tournament:tournament_run",
+            "Play a tournament: a stored one on the workers, or --local here.",
+        ),
+        "create": ("stored:tournament_create", "Store a tournament between stored bots."),
+        "status": ("stored:tournament_status", "A stored tournament's progress."),
+        "standings": ("stored:tournament_standings", "A stored tournament's standings."),
+        "list": ("stored:tournament_list", "List stored tournaments."),
+    },
+}
+
+
+def load_command(target: str) -> click.Command:
+    """The command ``module:attribute`` names, importing ``arena.cli.<module>``."""
+    module, _, attribute = target.partition(":")
+    command = getattr(importlib.import_module(f"arena.cli.{module}"), attribute)
+    assert isinstance(command, click.Command), target
+    return command
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when used, listed from :data:`COMMANDS`
+    (click's documented lazy-loading pattern, with the help listed without imports)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS.get(self.name or "", {}))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(self.name or "", {}).get(cmd_name)
+        return None if entry is None else load_command(entry[0])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [
+            (name, help) for name, (_, help) in sorted(COMMANDS.get(self.name or "", {}).items())
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class ArenaGroup(LazyGroup):
+    """The root group: its ``main`` reports errors as one line (see :func:`_run`).
 
     Standalone (the console script, ``CliRunner``) it exits with the status;
     with ``standalone_mode=False`` it returns the status.
@@ -104,6 +171,7 @@ class ArenaGroup(click.Group):
 
 
 @click.group(
+    "arena",
     cls=ArenaGroup,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -121,34 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-@click.group("tournament", invoke_without_command=True, short_help="Run a tournament.")
+@click.group(
+    "tournament", cls=LazyGroup, invoke_without_command=True, short_help="Run a tournament."
+)
 @click.pass_context
 def tournament_group(ctx: click.Context) -> None:
     """Tournaments: round robin, gauntlet, duplicate deals; here (--local) or stored and
     played by the workers."""
     help_without_command(ctx)
-
-
-for command in (
-    play.rules_command,
-    play.play_command,
-    play.replay_group,
-    bots.check_command,
-    bots.new_bot_command,
-    tournament_group,
-    compare.compare_command,
-    store.db_group,
-    store.bots_group,
-    worker.worker_command,
-    worker.workers_command,
-    ratings.ratings_command,
-):
-    cli.add_command(command)
-for command in (
-    tournament.tournament_run,
-    stored.tournament_create,
-    stored.tournament_status,
-    stored.tournament_standings,
-    stored.tournament_list,
-):
-    tournament_group.add_command(command)
