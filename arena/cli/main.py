@@ -100,6 +100,10 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         "status": ("stored:tournament_status", "A stored tournament's progress."),
         "standings": ("stored:tournament_standings", "A stored tournament's standings."),
         "list": ("stored:tournament_list", "List stored tournaments."),
+        "export": (
+            "stored:tournament_export",
+            "Write a stored tournament's game records as JSON lines.",
+        ),
     },
 }
 

@@ -334,10 +334,14 @@ def replay_group(ctx: click.Context) -> None:
 @replay_group.command("verify", short_help="Re-simulate a file of game records.")
 @click.argument("file", metavar="FILE")
 def verify_command(file: str) -> int:
-    """Re-simulate every game record of FILE (JSON lines) and report inconsistencies."""
+    """Re-simulate every game record of FILE (JSON lines) and report inconsistencies. Exit
+    status 0 when every record is consistent, 1 when one is not or FILE holds none."""
     from arena.engine.records import verify_file
 
     report = verify_file(file)
+    if report.games == 0:
+        click.echo(f"{file} holds no game records: nothing to verify")
+        return 1
     for problem in report.problems:
         click.echo(problem)
     if report.problems:

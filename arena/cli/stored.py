@@ -1,5 +1,5 @@
 """Stored tournaments from the command line: ``arena tournament create|run NAME|status|
-standings|list`` (docs/workers.md).
+standings|list|export`` (docs/workers.md).
 
 A stored tournament is played by Celery workers (``arena worker``, on this machine or many);
 ``arena tournament run NAME`` sends its matches to them and follows its progress in the
@@ -9,6 +9,7 @@ finishes even with no beat running.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +27,7 @@ from arena.cli.common import (
     console,
     memory_option,
     move_time_option,
+    open_out,
     plural,
     resolve_rules,
     schedule_options,
@@ -368,3 +370,24 @@ def tournament_list(url: str | None) -> None:
         click.echo(f"{name}  {status}  {rules}  {fmt}")
     if not rows:
         click.echo("no tournaments stored")
+
+
+@click.command("export", short_help="Write a stored tournament's game records as JSON lines.")
+@click.argument("name")
+@click.option("--out", metavar="FILE", help="Write to FILE (default: standard output).")
+@url_option
+def tournament_export(name: str, out: str | None, url: str | None) -> None:
+    """Write every game record of the stored tournament NAME, one JSON document per line, by
+    match then game: the records `arena replay verify` re-simulates (docs/records.md)."""
+    from arena.service.results import tournament_records
+
+    with open_store(url) as store:
+        tournament = find_tournament(store, name)
+        with open_out(out) as handle:
+            target = handle if handle is not None else sys.stdout
+            count = 0
+            for record in tournament_records(store, tournament.id):
+                target.write(json.dumps(record, separators=(",", ":")) + "\n")
+                count += 1
+    if out is not None:
+        click.echo(f"{plural(count, 'game record')} of {name} written to {out}")

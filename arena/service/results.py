@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -61,6 +61,7 @@ __all__ = [
     "rating_table",
     "refit_ratings",
     "result_json",
+    "tournament_records",
     "version_names",
 ]
 
@@ -189,6 +190,26 @@ def load_results(store: Store, tournament_id: int, *, records: bool = False) -> 
             ).all()
             stored = {(match_id, index): record for match_id, index, record in found}
     return [_match_result(match, tournament.teams, stored) for match in matches]
+
+
+def tournament_records(store: Store, tournament_id: int) -> Iterator[dict[str, Any]]:
+    """Every stored game record of a tournament, by match id then game index, read in
+    batches (a tournament may hold millions). Void matches have none.
+
+    Raises:
+        LookupError: no tournament has that id.
+    """
+    with store.read() as session:
+        if session.get(Tournament, tournament_id) is None:
+            raise LookupError(f"no tournament with id {tournament_id} in the database")
+        rows = session.execute(
+            select(GameRecord.record)
+            .join(Match, Match.id == GameRecord.match_id)
+            .where(Match.tournament_id == tournament_id)
+            .order_by(Match.id, GameRecord.game_index)
+            .execution_options(yield_per=500)
+        ).scalars()
+        yield from rows
 
 
 def label_entrant(label: str) -> str:
