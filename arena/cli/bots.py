@@ -19,7 +19,7 @@ from arena.match.sandbox import Limits
 @click.argument("bot", metavar="BOT_FILE")
 @click.option(
     "--games",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 100),
     default=2,
     show_default=True,
     help="Games against random under each preset.",
@@ -67,5 +67,11 @@ def new_bot_command(name: str) -> None:
     except FileExistsError:
         raise click.BadParameter(
             f"{path} exists; not overwriting it", param_hint="'NAME'"
+        ) from None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'NAME'") from None
+    except OSError as exc:
+        raise click.BadParameter(
+            f"cannot write {path}: {exc.strerror}", param_hint="'NAME'"
         ) from None
     click.echo(f"wrote {path}: edit play(), then try `arena check {path}`")

@@ -22,12 +22,60 @@ from arena.errors import RulesError
 PROGRESS_MIN_GAMES = 50
 
 
-#: Exit status for bad arguments (as click and argparse use).
-USAGE_ERROR = 2
+# Exit statuses, the same for every command (README "Exit statuses"). 0, 1 and 2 are results;
+# the codes that say the command could not do its job come from sysexits.h, so that
+# `arena compare`'s 0 pass / 1 fail / 2 undecided never mean a mistake.
 
-
-#: Exit status after Ctrl-C (128 + SIGINT).
+#: The command did its job and the answer is yes (or there was no question).
+OK = 0
+#: The command did its job and the answer is no: records inconsistent, a bot failed its
+#: check, NEW failed the test, a tournament was not done in time.
+FAILED = 1
+#: ``arena compare`` only: the test was undecided at --max-games.
+UNDECIDED = 2
+#: EX_USAGE: the command line or its input is wrong (an option, a value out of range, an
+#: option that does not apply, an unknown name or rule set, an unreadable file).
+USAGE_ERROR = 64
+#: EX_UNAVAILABLE: a database or broker cannot be used as asked (missing, unreachable,
+#: another schema).
+UNAVAILABLE = 69
+#: EX_SOFTWARE: the harness or the arena itself failed (the sandbox could not start, a bug).
+INTERNAL_ERROR = 70
+#: Ctrl-C (128 + SIGINT).
 INTERRUPTED = 130
+
+
+class UsageError(click.ClickException):
+    """The user's input is wrong: exit :data:`USAGE_ERROR` with a one-line message."""
+
+    exit_code = USAGE_ERROR
+
+
+class UnavailableError(click.ClickException):
+    """A database or broker cannot be used: exit :data:`UNAVAILABLE` with the fix."""
+
+    exit_code = UNAVAILABLE
+
+
+def given(ctx: click.Context, *names: str) -> list[str]:
+    """The options among ``names`` (parameter names) set on the command line or from the
+    environment, as their flags (``--out``), in the command's order."""
+    flags = []
+    for param in ctx.command.params:
+        if param.name in names and isinstance(param, click.Option):
+            source = ctx.get_parameter_source(param.name)
+            if source not in (None, click.core.ParameterSource.DEFAULT):
+                flags.append(param.opts[0])
+    return flags
+
+
+def refuse(ctx: click.Context, names: tuple[str, ...], why: str) -> None:
+    """Raise :class:`UsageError` when any option of ``names`` was given: ``why`` they do not
+    apply (e.g. "a stored tournament keeps its own settings")."""
+    flags = given(ctx, *names)
+    if flags:
+        s = "s" if len(flags) > 1 else ""
+        raise UsageError(f"option{s} {', '.join(flags)} do{'' if s else 'es'} not apply: {why}")
 
 
 RULE_FILE_SUFFIXES = (".toml", ".json")
@@ -137,14 +185,27 @@ unsandboxed_option = click.option(
 )
 
 
+# The ranges every command accepts: beyond them a value is a typo, not a plan.
+#: Games one command plays (``play``, ``compare --max-games``).
+GAMES = click.IntRange(1, 1_000_000)
+#: Games per table of a tournament's match.
+TABLE_GAMES = click.IntRange(1, 10_000)
+#: Seeds: 63-bit, as the records keep them.
+SEED = click.IntRange(0, 2**63 - 1)
+#: Processes playing at once.
+WORKERS = click.IntRange(1, 256)
+#: Seconds a bot may think per move, and its bank per game.
+MOVE_SECONDS = click.FloatRange(0, 60, min_open=True)
+BANK_SECONDS = click.FloatRange(0, 3600)
+
 move_time_option = click.option(
-    "--move-time", type=float, default=1.0, show_default=True, help="Seconds per move."
+    "--move-time", type=MOVE_SECONDS, default=1.0, show_default=True, help="Seconds per move."
 )
 
 
 memory_option = click.option(
     "--memory",
-    type=click.IntRange(min=64),
+    type=click.IntRange(64, 65536),
     default=512,
     show_default=True,
     help="A sandboxed bot's address space, MB (Node.js bots need about 8192).",
@@ -159,18 +220,18 @@ def schedule_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--format", "fmt", type=click.Choice(FORMATS), default="round-robin", show_default=True
         ),
         click.option("--pool", metavar="X,Y,...", default="", help="A gauntlet's reference bots."),
-        click.option("--players", type=int, default=2, show_default=True, help="Seats per game."),
+        click.option(
+            "--players", type=click.IntRange(2, 5), default=2, show_default=True, help="Seats."
+        ),
         click.option("--teams", is_flag=True, help="2v2: each entrant partners a copy of itself."),
         click.option(
             "--games",
-            type=click.IntRange(min=1),
+            type=TABLE_GAMES,
             default=10,
             show_default=True,
             help="Games per table (per deal group's match with --format duplicate).",
         ),
-        click.option(
-            "--seed", type=click.IntRange(min=0), help="Tournament seed (default: fresh)."
-        ),
+        click.option("--seed", type=SEED, help="Tournament seed (default: fresh)."),
     ]
     for option in reversed(options):
         command = option(command)

@@ -14,10 +14,16 @@ import click
 from sqlalchemy import select
 
 from arena.cli.common import (
+    GAMES,
+    SEED,
+    WORKERS,
+    UnavailableError,
+    UsageError,
     broker_option,
     memory_option,
     move_time_option,
     plural,
+    refuse,
     resolve_rules,
     unsandboxed_option,
     url_option,
@@ -29,6 +35,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name, schedule
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
+from arena.match.lineup import check_specs
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.matches import Config, MatchSettings, create_stored_tournament, send_and_mark
@@ -56,16 +63,22 @@ PASSED, FAILED, UNDECIDED = 0, 1, 2
 @click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much.")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--beta", type=float, default=0.05, show_default=True)
-@click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True)
+@click.option(
+    "--max-games",
+    type=GAMES,
+    default=20000,
+    show_default=True,
+    help="Play at most this many games (whole deal groups: a multiple of --players).",
+)
 @click.option(
     "--batch",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 1000),
     default=16,
     show_default=True,
     help="Deal groups played between two looks at the test.",
 )
-@click.option("--seed", type=click.IntRange(min=0), help="Seed (default: fresh).")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--seed", type=SEED, help="Seed (default: fresh).")
+@click.option("--workers", type=WORKERS, default=2, show_default=True)
 @click.option(
     "--remote",
     is_flag=True,
@@ -98,13 +111,28 @@ def compare_command(
 ) -> int:
     """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
     sequential probability ratio test, and stop as soon as it decides. Exit status: 0 NEW
-    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games.
+    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games;
+    64 for a mistake in the command, 69 when the database or broker cannot be used, 70
+    when the harness failed (README "Exit statuses").
 
     NEW and OLD are bot files or built-in strategies, played here in a process pool; with
     --remote they are stored bots, played by the workers (`arena worker`)."""
+    ctx = click.get_current_context()
+    if remote:
+        refuse(ctx, ("workers", "unsandboxed"), "--remote plays on the workers, in their sandbox")
+    else:
+        refuse(ctx, ("url", "broker"), "they name the service of --remote")
     rules = resolve_rules(rules_name)
     rules.check_players(players)
-    test = SPRT(elo0, elo1, alpha, beta)
+    if max_games < players:
+        raise click.BadParameter(
+            f"{max_games} is fewer than one deal group ({players} games: one per seat)",
+            param_hint="'--max-games'",
+        )
+    try:
+        test = SPRT(elo0, elo1, alpha, beta)
+    except ValueError as exc:
+        raise UsageError(f"the test's parameters: {exc}") from None
     seed = new_seed() if seed is None else seed
     if remote:
         return compare_remote(
@@ -121,6 +149,7 @@ def compare_command(
             move_time=move_time,
             memory=memory,
         )
+    check_specs([new, old])  # a missing bot file is refused before anything is printed
     entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
     samples = GroupScores()
     played, batch_number, status = 0, 0, "continue"
@@ -129,13 +158,14 @@ def compare_command(
         f"{rules.name}, {players} players: NEW {new} against OLD {old}, seed {seed}, "
         f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}"
     )
-    while status == "continue" and played < max_games:
+    while status == "continue" and (max_games - played) // players > 0:
+        # At most --max-games: the last batch has only the deal groups that fit.
         matches = schedule(
             "duplicate",
             entrants,
             rules=rules,
             players=players,
-            games_per_match=batch,
+            games_per_match=min(batch, (max_games - played) // players),
             seed=_batch_seed(seed, batch_number),
         )
         results = list(
@@ -238,8 +268,8 @@ def compare_remote(
 
     entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
     labels = [entrant.partition("=")[0] for entrant in entrants]
-    per_batch = batch * players  # every deal of the batch, once per seat rotation
-    batches = -(-max_games // per_batch)
+    deals = max_games // players  # deal groups, each played once per seat rotation
+    batches = -(-deals // batch)
     matches: list[ScheduledMatch] = []
     for number in range(batches):
         tag = f"b{number:05d}"
@@ -248,7 +278,7 @@ def compare_remote(
             labels,
             rules=rules,
             players=players,
-            games_per_match=batch,
+            games_per_match=min(batch, deals - number * batch),  # at most --max-games
             seed=_batch_seed(seed, number),
         ):
             matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=f"{tag}"))
@@ -275,7 +305,7 @@ def compare_remote(
                 matches=matches,
             )
         except (LookupError, ValueError) as exc:
-            raise click.ClickException(str(exc)) from None
+            raise UsageError(str(exc)) from None
         with store.read() as session:
             keyed = session.execute(
                 select(Match.id, Match.key).where(Match.tournament_id == tournament_id)
@@ -311,7 +341,7 @@ def compare_remote(
                     send_and_mark(store, send, ids)
                 except BROKER_ERRORS as exc:
                     if not sent:  # nothing is on its way: say so and stop
-                        raise click.ClickException(unreachable(app, exc)) from None
+                        raise UnavailableError(unreachable(app, exc)) from None
                     warn_once(warned, 1, unreachable(app, exc) + "; trying again")
                     break
                 sent += 1

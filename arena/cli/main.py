@@ -18,20 +18,30 @@ No command module imports this one: each defines its commands, and this module n
 in :data:`COMMANDS` with their one-line help. A command's module is imported only when the
 command runs (or its own help is asked for), so ``arena --help`` and ``arena --version``
 load neither numpy, scipy, SQLAlchemy nor Celery. Errors in the arguments print one line,
-``arena: error: ...``, on stderr and exit with status 2; Ctrl-C exits with 130.
+``arena: error: ...``, on stderr, with the exit statuses of :mod:`arena.cli.common`.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
-from arena.cli.common import INTERRUPTED, USAGE_ERROR, error, help_without_command
+from arena.cli.common import (
+    INTERNAL_ERROR,
+    INTERRUPTED,
+    UNAVAILABLE,
+    USAGE_ERROR,
+    error,
+    help_without_command,
+)
 from arena.errors import ArenaError, IllegalMoveError
+from arena.match.sandbox import SandboxUnavailable
 from arena.match.verdicts import InfrastructureError
 
 __all__ = ["cli", "main"]
@@ -42,28 +52,40 @@ class _InterruptedError(Exception):
 
 
 def _run(invoke: Callable[[], Any]) -> int:
-    """Call ``invoke`` (click's non-standalone main) and turn every outcome into an exit status."""
+    """Call ``invoke`` (click's non-standalone main) and turn every outcome into an exit
+    status (arena.cli.common: the same mistake exits the same way from every command)."""
     try:
         status = invoke()
     except (_InterruptedError, click.exceptions.Abort, KeyboardInterrupt):
         if sys.stderr.isatty():
             click.echo(err=True)  # end the line the terminal's "^C" echo started
         return INTERRUPTED
-    except click.UsageError as exc:
+    except click.UsageError as exc:  # click's own: a bad option or value
         error(exc.format_message())
         return USAGE_ERROR
-    except click.ClickException as exc:
+    except click.ClickException as exc:  # ours carry their status (common.UsageError...)
         error(exc.format_message())
         return exc.exit_code
-    except IllegalMoveError as exc:  # a strategy's bug, not the user's arguments
-        error(str(exc))
-        return 1
+    except IllegalMoveError as exc:  # a built-in strategy's bug, not the user's arguments
+        error(f"internal error: {exc}")
+        return INTERNAL_ERROR
     except InfrastructureError as exc:  # the harness failed: the unfinished games are void
         error(f"infrastructure failure (no bot's fault; unfinished games are void): {exc}")
-        return 1
+        return INTERNAL_ERROR
+    except SandboxUnavailable as exc:  # bot files, but no sandbox here: what is missing
+        error(str(exc))
+        return UNAVAILABLE
     except ArenaError as exc:  # unknown preset, bad player count, unreadable file...
         error(str(exc))
         return USAGE_ERROR
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if os.environ.get("ARENA_DEBUG"):
+            traceback.print_exc()
+        error(
+            f"internal error: {type(exc).__name__}: {exc} "
+            "(run again with ARENA_DEBUG=1 for the traceback, and please report it)"
+        )
+        return INTERNAL_ERROR
     return status if isinstance(status, int) else 0
 
 

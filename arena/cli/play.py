@@ -11,6 +11,9 @@ import click
 from rich.table import Table
 
 from arena.cli.common import (
+    BANK_SECONDS,
+    GAMES,
+    SEED,
     console,
     help_without_command,
     memory_option,
@@ -200,8 +203,8 @@ def _write_record(
     "--players", type=int, help="Seats (default: 4 with --teams, else one per --bots name, else 2)."
 )
 @click.option("--teams", is_flag=True, help="4 players as 2 teams, seats 0+2 v 1+3.")
-@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Games.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of the run (default: fresh).")
+@click.option("--games", type=GAMES, default=1, show_default=True, help="Games.")
+@click.option("--seed", type=SEED, help="Seed of the run (default: fresh).")
 @click.option(
     "--bots",
     metavar="A,B,...",
@@ -209,7 +212,9 @@ def _write_record(
 )
 @unsandboxed_option
 @move_time_option
-@click.option("--time-bank", type=float, default=10.0, show_default=True, help="Seconds per game.")
+@click.option(
+    "--time-bank", type=BANK_SECONDS, default=10.0, show_default=True, help="Seconds per game."
+)
 @memory_option
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @click.option("--target", type=int, help="Override: points that win a game.")

@@ -23,6 +23,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import func, select
 
 from arena.cli.common import (
+    UnavailableError,
+    UsageError,
     broker_option,
     console,
     memory_option,
@@ -60,11 +62,11 @@ def open_store(url: str | None) -> Iterator[Store]:
             current, head = schema_revisions(store)
         except Exception as exc:
             where = resolve_url(url).split("@")[-1]
-            raise click.ClickException(f"cannot open the database {where}: {exc}") from None
+            raise UnavailableError(f"cannot open the database {where}: {exc}") from None
         if current != head:
             where = resolve_url(url).split("@")[-1]
             state = "has no arena schema" if current is None else f"is at schema {current}"
-            raise click.ClickException(
+            raise UnavailableError(
                 f"the database {where} {state}, this arena needs {head}: run `arena db upgrade`"
             )
         yield store
@@ -76,7 +78,7 @@ def find_tournament(store: Store, name: str) -> Tournament:
     try:
         return tournament_by_name(store, name)
     except LookupError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
 #: What talking to an unreachable broker raises (kombu wraps the socket's errors).
@@ -139,7 +141,7 @@ def tournament_create(
                 settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
             )
         except (LookupError, ValueError) as exc:
-            raise click.ClickException(str(exc)) from None
+            raise UsageError(str(exc)) from None
     click.echo(
         f"tournament {name!r} (id {tournament_id}): {rules.name}, {fmt}, "
         f"{len(matches)} matches, {plural(sum(m.games for m in matches), 'game')}, "
@@ -174,7 +176,7 @@ def run_stored(
         try:
             sent = send_pending(store, send, tournament_id=tournament.id)
         except BROKER_ERRORS as exc:
-            raise click.ClickException(unreachable(app, exc)) from None
+            raise UnavailableError(unreachable(app, exc)) from None
         counts = tournament_progress(store, tournament.id)
         total = sum(counts.values())
         click.echo(

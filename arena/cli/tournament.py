@@ -8,13 +8,17 @@ import json
 import click
 
 from arena.cli.common import (
+    WORKERS,
+    UsageError,
     broker_option,
     console,
+    given,
     memory_option,
     move_time_option,
     open_out,
     plural,
     progress,
+    refuse,
     resolve_rules,
     schedule_options,
     split,
@@ -28,6 +32,22 @@ from arena.engine.game import new_seed
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 
+#: The options of a tournament played here (--local); a stored one has its own settings.
+LOCAL_ONLY = (
+    "rules_name",
+    "bots",
+    "fmt",
+    "pool",
+    "players",
+    "teams",
+    "games",
+    "seed",
+    "workers",
+    "unsandboxed",
+    "move_time",
+    "memory",
+)
+
 
 @click.command("run", short_help="Play a tournament: a stored one on the workers, or --local here.")
 @click.argument("name", required=False)
@@ -35,7 +55,7 @@ from arena.match.sandbox import Limits
 @click.option("--rules", "rules_name", metavar="NAME_OR_FILE", help="Rule set (--local).")
 @click.option("--bots", metavar="A,B,...", help="Entrants: SPEC or LABEL=SPEC (--local).")
 @schedule_options
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--workers", type=WORKERS, default=2, show_default=True, help="Processes (--local).")
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @url_option
 @broker_option
@@ -75,12 +95,19 @@ def tournament_run(
     create`) to the workers (`arena worker`) and follows it to the end. `arena tournament run
     --local --rules R --bots A,B,...` schedules one and plays it here, in a process pool,
     with no broker and no database."""
+    ctx = click.get_current_context()
     if not local:
         if name is None:
             raise click.UsageError(
                 "name a stored tournament (see `arena tournament create`), or play one here "
                 "with --local --rules R --bots A,B,..."
             )
+        if given(ctx, "out"):
+            raise UsageError(
+                "--out does not apply to a stored tournament: its records are in the "
+                f"database (`arena tournament export {name} --out FILE`)"
+            )
+        refuse(ctx, LOCAL_ONLY, "a stored tournament keeps the settings it was created with")
         from arena.cli.stored import run_stored
 
         return run_stored(name, url=url, broker=broker, timeout=timeout)
@@ -88,6 +115,7 @@ def tournament_run(
         raise click.UsageError("--local plays a new tournament: give --rules and --bots, no NAME")
     if rules_name is None or bots is None:
         raise click.UsageError("--local needs --rules and --bots")
+    refuse(ctx, ("url", "broker", "timeout"), "--local plays here, with no database or broker")
     rules = resolve_rules(rules_name)
     seed = new_seed() if seed is None else seed
     entrants = split(bots)

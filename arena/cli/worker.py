@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import broker_option, plural, unsandboxed_option, url_option
+from arena.cli.common import UnavailableError, broker_option, plural, unsandboxed_option, url_option
 from arena.cli.stored import open_store, when
 from arena.match.sandbox import check_sandbox
 from arena.service.matches import Config
@@ -54,7 +54,7 @@ def worker_command(
     if not unsandboxed:
         missing = check_sandbox()
         if missing:
-            raise click.ClickException(
+            raise UnavailableError(
                 "a worker runs uploaded bots and needs the sandbox: "
                 + "; ".join(missing)
                 + " (on your own machine, for your own bots only: --unsandboxed)"

@@ -8,9 +8,13 @@ an existing file. The tutorial is ``docs/writing-a-bot.md``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-__all__ = ["starter_bot", "write_starter_bot"]
+__all__ = ["STARTER_NAME", "starter_bot", "write_starter_bot"]
+
+#: What a starter bot's file may be called (its stem is the bot's name in its handshake).
+STARTER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
 _TEMPLATE = '''"""{name}: my domino bot.
 
@@ -84,10 +88,13 @@ def starter_bot(name: str) -> str:
     Raises:
         ValueError: ``name`` is empty or not one line of printable text.
     """
-    if not name or not name.isprintable() or '"' in name or "\\" in name:
-        raise ValueError(f"a bot name must be printable text without quotes, not {name!r}")
     file = name if name.endswith(".py") else f"{name}.py"
     stem = file[: -len(".py")]
+    if not STARTER_NAME.fullmatch(stem):
+        raise ValueError(
+            f"{name!r} cannot name a bot: use a letter, then letters, digits, '_' or '-' "
+            "(at most 64; e.g. mybot)"
+        )
     return _TEMPLATE.format(name=stem, file=file)
 
 
@@ -96,8 +103,10 @@ def write_starter_bot(path: Path) -> None:
 
     Raises:
         FileExistsError: ``path`` already exists (it is never overwritten).
-        ValueError: the file name does not make a bot name.
+        ValueError: the file name does not make a bot name, or its directory is missing.
     """
-    text = starter_bot(path.stem)
+    text = starter_bot(path.name)
+    if not path.parent.is_dir():
+        raise ValueError(f"no directory {str(path.parent)!r} to write {path.name} in")
     with path.open("x", encoding="utf-8") as handle:
         handle.write(text)

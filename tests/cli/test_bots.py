@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from arena.cli.common import UNAVAILABLE, USAGE_ERROR
 from arena.cli.main import cli
 from arena.engine.records import verify_file
 from arena.match import lineup
@@ -27,7 +28,7 @@ def test_new_bot_writes_a_starter_that_passes_check(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert path.is_file() and "def play(observation)" in path.read_text()
     again = invoke("new-bot", str(path))
-    assert again.exit_code == 2 and "not overwriting" in again.stderr
+    assert again.exit_code == USAGE_ERROR and "not overwriting" in again.stderr
     checked = invoke("check", str(path), "--games", "1")
     assert checked.exit_code == 0, checked.output
     assert "passed" in checked.stdout and "(sandboxed)" in checked.stdout
@@ -93,14 +94,14 @@ def test_refuses_bot_files_without_a_sandbox(monkeypatch: pytest.MonkeyPatch) ->
         lineup, "check_sandbox", lambda: ["bwrap not found: apt-get install bubblewrap"]
     )
     result = invoke("play", "--rules", "draw", "--bots", f"{BOTS / 'first.py'},greedy")
-    assert result.exit_code == 2
+    assert result.exit_code == UNAVAILABLE
     assert result.stderr.count("\n") == 1
     assert "bwrap not found: apt-get install bubblewrap" in result.stderr
     assert "--unsandboxed" in result.stderr
-    assert invoke("check", str(BOTS / "first.py")).exit_code == 2
+    assert invoke("check", str(BOTS / "first.py")).exit_code == UNAVAILABLE
 
 
 def test_unknown_bot_is_one_clear_line() -> None:
     result = invoke("play", "--rules", "draw", "--bots", "nosuch.py,greedy")
-    assert result.exit_code == 2
+    assert result.exit_code == USAGE_ERROR
     assert "neither a built-in strategy (random, greedy) nor a bot file" in result.stderr

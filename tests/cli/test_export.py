@@ -8,6 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
 from arena.service.matches import Config, create_stored_tournament, run_match
@@ -61,7 +62,7 @@ def test_export_writes_records_that_verify(store: Store, url: str, tmp_path: Pat
 
 def test_export_of_an_unknown_tournament_is_one_line(store: Store, url: str) -> None:
     result = CliRunner().invoke(cli, ["tournament", "export", "autumn", "--url", url])
-    assert result.exit_code == 1
+    assert result.exit_code == USAGE_ERROR
     assert result.output.count("\n") == 1 and "autumn" in result.output
 
 

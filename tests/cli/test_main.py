@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli, main
 from arena.engine.rules import PRESETS, find_rules
 from arena.match.play import Summary, play_games
@@ -167,7 +168,7 @@ def test_play_teams(tmp_path: Path) -> None:
     seats = json.loads(out.read_text().splitlines()[0])["seats"]
     assert seats == ["greedy", "random", "greedy", "random"]
     three = invoke("play", "--rules", "muggins", "--teams", "--bots", "greedy,random,random")
-    assert three.exit_code == 2
+    assert three.exit_code == USAGE_ERROR
     assert "or one per team" in three.stderr
     result = invoke("play", "--rules", "muggins", "--teams", "--games", "5", "--seed", "3")
     assert result.exit_code == 0, result.output
@@ -288,9 +289,9 @@ BAD_ARGUMENTS = {
 
 
 @pytest.mark.parametrize("args", BAD_ARGUMENTS.values(), ids=list(BAD_ARGUMENTS))
-def test_bad_arguments_print_one_line_and_exit_2(args: list[str]) -> None:
+def test_bad_arguments_print_one_line_and_exit_64(args: list[str]) -> None:
     result = invoke(*args)
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == USAGE_ERROR, result.output
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
@@ -324,7 +325,7 @@ def test_no_command_shows_help() -> None:
 
 def test_main_returns_the_status(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules"]) == 0
-    assert main(["play", "--rules", "nope"]) == 2
+    assert main(["play", "--rules", "nope"]) == USAGE_ERROR
     captured = capsys.readouterr()
     assert captured.err == (
         "arena: error: unknown rule set 'nope' (presets: block, draw, muggins, giant, "
@@ -353,7 +354,7 @@ def test_console_script_runs_the_documented_example(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["unknown preset", "too few bots", "unknown option", "zero games"])
 def test_console_script_bad_arguments(name: str) -> None:
     result = run_script(*BAD_ARGUMENTS[name])
-    assert result.returncode == 2
+    assert result.returncode == USAGE_ERROR
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("arena: error: ")
 

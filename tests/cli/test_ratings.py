@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
 from arena.service.results import rating_table
@@ -80,8 +81,8 @@ def test_no_rated_games_yet_is_said_on_one_line(store: Store, url: str) -> None:
 
 def test_an_unknown_rule_set_is_a_usage_error(tmp_path: Path) -> None:
     result = invoke("ratings", "--rules", "nope", "--url", f"sqlite:///{tmp_path / 'a.db'}")
-    assert result.exit_code == 2
+    assert result.exit_code == USAGE_ERROR
     assert result.stderr.startswith("arena: error: unknown rule set 'nope'")
     assert len(result.stderr.splitlines()) == 1
     missing = invoke("ratings", "--url", f"sqlite:///{tmp_path / 'a.db'}")
-    assert missing.exit_code == 2 and "--rules" in missing.stderr
+    assert missing.exit_code == USAGE_ERROR and "--rules" in missing.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
 from arena.engine.records import verify_file
 from tests.paths import ZOO
@@ -53,13 +54,13 @@ def test_local_round_robin_prints_standings_ratings_and_crosstable(tmp_path: Pat
 
 def test_tournament_without_local_says_what_to_do() -> None:
     result = invoke("tournament", "run", "--rules", "draw", "--bots", "random,greedy")
-    assert result.exit_code == 2
+    assert result.exit_code == USAGE_ERROR
     assert "name a stored tournament" in result.stderr and "--local" in result.stderr
     result = invoke("tournament", "run", "spring", "--local", "--rules", "draw")
-    assert result.exit_code == 2
+    assert result.exit_code == USAGE_ERROR
     assert "--local plays a new tournament" in result.stderr
     result = invoke("tournament", "run", "--local", "--rules", "draw")
-    assert result.exit_code == 2
+    assert result.exit_code == USAGE_ERROR
     assert "--local needs --rules and --bots" in result.stderr
 
 
