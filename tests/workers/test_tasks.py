@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from arena.cli.common import UNAVAILABLE, USAGE_ERROR
 from arena.engine.records import verify_record
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, RatingHistory, Tournament
@@ -371,7 +372,7 @@ def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
 
 def test_compare_remote_names_a_missing_bot(service: Service) -> None:
     ran = service.arena("compare", "nosuchbot", "random", "--remote", "--rules", "draw")
-    assert ran.returncode == 1
+    assert ran.returncode == USAGE_ERROR
     assert "no bot 'nosuchbot' is stored" in ran.stderr
 
 
@@ -389,12 +390,12 @@ def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
     _create(service, "offline", "random,greedy", games=2)
     closed = "redis://127.0.0.1:1/0"
     ran = service.arena("tournament", "run", "offline", "--broker", closed)
-    assert ran.returncode == 1
+    assert ran.returncode == UNAVAILABLE
     assert ran.stderr.startswith(f"arena: error: cannot reach the broker {closed}: ")
     assert "Traceback" not in ran.stderr
     compared = service.arena(
         "compare", "greedy", "random", "--remote", "--rules", "draw", "--broker", closed
     )
-    assert compared.returncode == 1
+    assert compared.returncode == UNAVAILABLE
     assert f"cannot reach the broker {closed}" in compared.stderr
     assert "Traceback" not in compared.stderr
