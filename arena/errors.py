@@ -10,7 +10,10 @@
     │                         count (also a ValueError)
     ├── DealError             an explicit deal that does not fit the rule set
     │                         (also a ValueError)
-    └── IllegalMoveError      a move that is not legal in the current position
+    ├── IllegalMoveError      a move that is not legal in the current position
+    └── DatabaseError         a database that cannot be used as asked: missing,
+                              unreachable, not a database, another schema; the
+                              message says the fix
 
 "Cannot parse" (``ParseError``) is kept apart from "not allowed here" (the
 others). Every message names the offending input. Faults of bots (timeouts,
@@ -39,3 +42,8 @@ class DealError(ArenaError, ValueError):
 
 class IllegalMoveError(ArenaError):
     """A move that is not legal in the current position."""
+
+
+class DatabaseError(ArenaError):
+    """A database that cannot be used as asked (missing, unreachable, foreign, another
+    schema); the message names it and the fix."""

@@ -30,6 +30,7 @@ from arena.cli.common import (
 )
 from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreachable, warn_once
 from arena.compete.localrun import GameResult, MatchResult, run_local
+from arena.compete.names import fit_name
 from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name, schedule
@@ -285,7 +286,7 @@ def compare_remote(
     config = Config.from_env()
     app = make_app(broker, config)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    name = f"compare {new} v {old} {rules.name} seed {seed} {stamp}"
+    name = fit_name(f"compare-{new}-v-{old}-{rules.name}-seed{seed}-{stamp}")
 
     def send(ids: Sequence[int]) -> None:
         send_matches(app, ids)

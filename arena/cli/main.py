@@ -40,7 +40,7 @@ from arena.cli.common import (
     error,
     help_without_command,
 )
-from arena.errors import ArenaError, IllegalMoveError
+from arena.errors import ArenaError, DatabaseError, IllegalMoveError
 from arena.match.sandbox import SandboxUnavailable
 from arena.match.verdicts import InfrastructureError
 
@@ -72,6 +72,9 @@ def _run(invoke: Callable[[], Any]) -> int:
     except InfrastructureError as exc:  # the harness failed: the unfinished games are void
         error(f"infrastructure failure (no bot's fault; unfinished games are void): {exc}")
         return INTERNAL_ERROR
+    except DatabaseError as exc:  # missing, unreachable, another schema: the fix
+        error(str(exc))
+        return UNAVAILABLE
     except SandboxUnavailable as exc:  # bot files, but no sandbox here: what is missing
         error(str(exc))
         return UNAVAILABLE

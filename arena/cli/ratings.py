@@ -11,7 +11,7 @@ from rich.table import Table
 from arena.cli.common import console, plural, resolve_rules, url_option
 from arena.engine.rules import Rules
 from arena.service.results import StoredRating, rating_table, refit_ratings
-from arena.store.db import Store, connect
+from arena.store.db import Store, open_store
 
 
 @click.command("ratings", short_help="Ratings of the stored bot versions under a rule set.")
@@ -28,9 +28,10 @@ def ratings_command(rules_name: str, url: str | None, refit: bool) -> None:
     """Rate every bot version over all done matches of all tournaments played under the rule
     set (Elo scale, mean 1500, 95% intervals; docs/ratings.md). A re-fit replaces the stored
     ratings and adds a point to each version's rating history. Exit status 0, also when no
-    games are rated yet (that is said on one line); 2 for an unknown rule set."""
+    games are rated yet (that is said on one line); 64 for an unknown rule set, 69 for a
+    database that cannot be used."""
     rules = resolve_rules(rules_name)
-    store = connect(url)
+    store = open_store(url)
     try:
         if refit:
             _show_refit(store, rules)

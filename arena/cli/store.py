@@ -17,10 +17,11 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
+from arena.compete.names import check_name
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
-from arena.store.db import connect, resolve_url, upgrade
+from arena.store.db import check_url, open_store, upgrade, where
 
 
 def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
@@ -51,7 +52,7 @@ def db_upgrade_command(url: str | None) -> None:
     """Create the database's tables, or migrate them to the current schema (safe to repeat)."""
     started = time.perf_counter()
     upgrade(url)
-    shown = resolve_url(url).split("@")[-1]
+    shown = where(check_url(url))
     click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
 
 
@@ -88,7 +89,13 @@ def bots_add_command(
     path = Path(bot)
     if not path.is_file():
         raise click.BadParameter(f"no bot file {bot!r}", param_hint="'FILE'")
-    source = path.read_text(encoding="utf-8")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {bot!r}: {exc}", param_hint="'FILE'") from None
+    owner = check_name(owner, "owner name")  # bad names and databases fail before the check
+    name = check_name(name, "bot name")
+    open_store(url).close()
     reports = [
         report
         for _preset, report in check_bot(
@@ -106,7 +113,7 @@ def bots_add_command(
             click.echo(f"FAULT in {preset}: {verdict.termination.value}: {verdict.message}")
         click.echo(f"{bot} failed `arena check`: nothing stored")
         return 1
-    store = connect(url)
+    store = open_store(url)
     try:
         version, created = store.add_bot_version(
             owner, name, source, _report_json(report, not unsandboxed)
@@ -126,7 +133,7 @@ def bots_add_command(
 @url_option
 def bots_list_command(url: str | None) -> None:
     """Every stored bot version: owner/name, version, source hash, upload time."""
-    store = connect(url)
+    store = open_store(url)
     try:
         listings = store.list_bots()
     finally:

@@ -48,27 +48,17 @@ from arena.service.matches import (
     sweep,
     tournament_by_name,
 )
-from arena.store.db import Store, as_utc, connect, resolve_url, schema_revisions
+from arena.store import db
+from arena.store.db import Store, as_utc
 from arena.store.models import GameRecord, Match, RuleSet, Tournament, TournamentEntrant
 from arena.store.queue import tournament_progress
 
 
 @contextmanager
 def open_store(url: str | None) -> Iterator[Store]:
-    """The database, checked to have the current schema."""
-    store = connect(url)
+    """The database, checked to exist at the current schema (a DatabaseError says the fix)."""
+    store = db.open_store(url)
     try:
-        try:
-            current, head = schema_revisions(store)
-        except Exception as exc:
-            where = resolve_url(url).split("@")[-1]
-            raise UnavailableError(f"cannot open the database {where}: {exc}") from None
-        if current != head:
-            where = resolve_url(url).split("@")[-1]
-            state = "has no arena schema" if current is None else f"is at schema {current}"
-            raise UnavailableError(
-                f"the database {where} {state}, this arena needs {head}: run `arena db upgrade`"
-            )
         yield store
     finally:
         store.close()

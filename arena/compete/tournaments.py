@@ -53,7 +53,8 @@ BALANCE_ATTEMPTS = 16
 #: At most this many improving sweeps of :func:`arrange_seats`.
 ARRANGE_SWEEPS = 8
 
-_LABEL = re.compile(r"([A-Za-z0-9_.+-]+)=(.+)")
+#: ``LABEL=SPEC``: a label is a name (arena.compete.names; any script).
+_LABEL = re.compile(r"([^\W_][\w.+-]*)=(.+)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 import socket
 import tempfile
 import threading
@@ -30,9 +29,11 @@ from typing import Any
 from sqlalchemy import select
 
 from arena.compete.localrun import play_one
+from arena.compete.names import parse_reference
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import Rules
+from arena.errors import ParseError
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.sandbox import Limits, SandboxUnavailable
 from arena.service.results import result_json
@@ -166,9 +167,6 @@ def worker_id() -> str:
 
 # --- creating tournaments -----------------------------------------------------------------
 
-_REF = re.compile(r"(?:(?P<owner>[^/@=]+)/)?(?P<name>[^/@=]+)(?:@(?P<version>[0-9]+))?")
-_LABEL = re.compile(r"(?P<label>[A-Za-z0-9_.+-]+)=(?P<ref>.+)")
-
 
 def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
     """Map each entrant spec to (its label, a stored bot version id); return label -> id.
@@ -185,12 +183,11 @@ def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
     entrants: dict[str, int] = {}
     with store.read() as session:
         for spec in specs:
-            labelled = _LABEL.fullmatch(spec)
-            ref = labelled.group("ref") if labelled else spec
-            found = _REF.fullmatch(ref)
-            if found is None:
-                raise ValueError(f"{spec!r} is not [LABEL=][OWNER/]NAME[@VERSION]")
-            owner, name, version = found.group("owner", "name", "version")
+            try:
+                ref = parse_reference(spec)
+            except ParseError as exc:
+                raise ValueError(str(exc)) from None
+            owner, name, version = ref.owner, ref.name, ref.version
             query = select(User.name, BotVersion.id, BotVersion.version).join(
                 Bot, Bot.owner_id == User.id
             )
@@ -198,7 +195,7 @@ def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
             if owner is not None:
                 query = query.where(User.name == owner)
             if version is not None:
-                query = query.where(BotVersion.version == int(version))
+                query = query.where(BotVersion.version == version)
             rows = session.execute(query.order_by(BotVersion.version.desc())).all()
             owners = sorted({row[0] for row in rows})
             if not rows:
@@ -213,11 +210,7 @@ def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
                     f"{spec!r}: several owners have a bot called {name!r} "
                     f"({', '.join(owners)}): write OWNER/{name}"
                 )
-            label = (
-                labelled.group("label")
-                if labelled
-                else (name if version is None else f"{name}-v{version}")
-            )
+            label = ref.label
             if label in entrants:
                 raise ValueError(f"two entrants are labelled {label!r}: give one LABEL=...")
             entrants[label] = int(rows[0][1])

@@ -18,15 +18,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy import Engine, create_engine, event, func, inspect, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from arena.compete.names import check_name
 from arena.engine.rules import Rules
-from arena.store.models import Bot, BotVersion, GameRecord, RuleSet, User
+from arena.errors import DatabaseError
+from arena.store.models import Bot, BotVersion, GameRecord, RuleSet, User, utcnow
 
 #: The database used when neither a URL nor ``ARENA_DATABASE_URL`` is given.
 DEFAULT_URL = "sqlite:///arena.db"
@@ -75,17 +77,40 @@ def make_engine(url: str | None = None) -> Engine:
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
     """Run the Alembic migrations on the database at ``url`` up to ``revision``
-    (idempotent: an up-to-date database is left alone)."""
+    (idempotent: an up-to-date database is left alone); a new SQLite file is created.
+
+    Raises:
+        DatabaseError: a bad URL, a path that is a directory or not an SQLite file, an
+            unreachable server, a database holding another application's tables, or one
+            at a schema newer than this code.
+    """
     from alembic import command
     from alembic.config import Config
+    from alembic.util import CommandError
 
+    resolved = check_url(url)
+    path = sqlite_path(resolved)
+    if path is not None and not path.exists():
+        if not path.parent.is_dir():
+            raise DatabaseError(f"no directory {str(path.parent)!r} for the database {path}")
+    else:
+        store = _open(resolved)
+        try:
+            current, head = schema_revisions(store)
+            _check_revision(store, resolved, current, head, upgrading=True)
+        finally:
+            store.close()
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    engine = make_engine(url)
+    engine = make_engine(resolved)
     try:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, revision)
+    except (CommandError, DBAPIError) as exc:
+        raise DatabaseError(
+            f"cannot upgrade the database {where(resolved)}: {_reason(exc)}"
+        ) from None
     finally:
         engine.dispose()
 
@@ -99,9 +124,137 @@ def schema_revisions(store: Store) -> tuple[str | None, str]:
     script = ScriptDirectory(str(MIGRATIONS))
     head = script.get_current_head()
     assert head is not None
-    with store.engine.connect() as connection:
-        current = MigrationContext.configure(connection).get_current_revision()
+    try:
+        with store.engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    except DBAPIError as exc:
+        url = store.engine.url.render_as_string(hide_password=False)
+        raise DatabaseError(f"cannot read the database {where(url)}: {_reason(exc)}") from None
     return current, head
+
+
+def where(url: str) -> str:
+    """The database ``url`` names, for messages: a file's path, or the server and database
+    (never the password)."""
+    path = sqlite_path(url)
+    if path is not None:
+        return str(path)
+    return make_url(url).render_as_string(hide_password=True).split("@")[-1]
+
+
+def check_url(url: str | None = None) -> str:
+    """:func:`resolve_url`, checked: a URL of SQLite or PostgreSQL.
+
+    Raises:
+        DatabaseError: not a URL, or another kind of database.
+    """
+    try:
+        resolved = resolve_url(url)
+        backend = make_url(resolved).get_backend_name()
+    except (ArgumentError, ValueError):
+        raise DatabaseError(
+            f"{url!r} is not a database URL (sqlite:///FILE or postgresql://USER@HOST/NAME)"
+        ) from None
+    if backend not in ("sqlite", "postgresql"):
+        raise DatabaseError(
+            f"{where(resolved)}: the arena runs on SQLite or PostgreSQL, not {backend}"
+        )
+    return resolved
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (None for PostgreSQL or an in-memory database)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def open_store(url: str | None = None) -> Store:
+    """A :class:`Store` on an existing arena database at the current schema: what every
+    command but ``arena db upgrade`` opens. Creates nothing (no empty file is left behind).
+
+    Raises:
+        DatabaseError: the database is missing, unreachable, not a database, empty, holds
+            another application's tables, or is at another schema; the message says the fix.
+    """
+    resolved = check_url(url)
+    path = sqlite_path(resolved)
+    if path is not None and not path.exists():
+        raise DatabaseError(
+            f"no database at {path}: create it with `arena db upgrade` "
+            "(or name another with --url or ARENA_DATABASE_URL)"
+        )
+    store = _open(resolved)
+    try:
+        current, head = schema_revisions(store)
+        _check_revision(store, resolved, current, head, upgrading=False)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _open(resolved: str) -> Store:
+    """A store on an existing database, its first connection made (DatabaseError if not)."""
+    path = sqlite_path(resolved)
+    if path is not None:
+        if path.is_dir():
+            raise DatabaseError(f"{path} is a directory, not a database file")
+        with path.open("rb") as handle:
+            header = handle.read(16)
+        if header and header != b"SQLite format 3\x00":
+            raise DatabaseError(f"{path} is not an SQLite database (name another with --url)")
+    store = connect(resolved)
+    try:
+        with store.engine.connect():
+            pass
+    except DBAPIError as exc:
+        store.close()
+        raise DatabaseError(f"cannot open the database {where(resolved)}: {_reason(exc)}") from None
+    return store
+
+
+def _check_revision(
+    store: Store, resolved: str, current: str | None, head: str, *, upgrading: bool
+) -> None:
+    """Raise DatabaseError unless the schema is this code's (or, ``upgrading``, older)."""
+    name = where(resolved)
+    if current is None:
+        tables = sorted(inspect(store.engine).get_table_names())
+        if tables:
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise DatabaseError(
+                f"the database {name} holds other tables ({shown}) and no arena schema: "
+                "give the arena a database of its own"
+            )
+        if not upgrading:
+            raise DatabaseError(
+                f"the database {name} is empty: create the schema with `arena db upgrade`"
+            )
+    elif current not in _known_revisions():
+        raise DatabaseError(
+            f"the database {name} is at schema {current}, newer than this arena knows "
+            f"({head}): upgrade the arena"
+        )
+    elif current != head and not upgrading:
+        raise DatabaseError(
+            f"the database {name} is at schema {current}, this arena needs {head}: "
+            "run `arena db upgrade`"
+        )
+
+
+def _known_revisions() -> set[str]:
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory(str(MIGRATIONS))
+    return {revision.revision for revision in script.walk_revisions()}
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of a driver's error (``orig`` for SQLAlchemy's wrappers)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def as_utc(value: datetime) -> datetime:
@@ -164,56 +317,72 @@ class Store:
     # --- operations ---------------------------------------------------------------------
 
     def add_user(self, name: str) -> User:
-        """Return the user called ``name``, creating it if needed."""
+        """Return the user called ``name``, creating it if needed.
+
+        Raises:
+            ParseError: ``name`` is not a valid name (arena.compete.names).
+        """
+        name = check_name(name, "user name")
         with self.write() as session:
-            return _get_or_create_user(session, name)
+            return self._user(session, name)
 
     def add_bot_version(
         self, owner: str, name: str, source: str, report: dict[str, Any]
     ) -> tuple[BotVersion, bool]:
         """Store ``source`` as the next version of ``owner``'s bot ``name`` (creating the user
         and the bot if needed); return (version, True). If this bot already has a version
-        with the same source, store nothing and return (that version, False)."""
+        with the same source, store nothing and return (that version, False).
+
+        Safe under any concurrency: the bot's row is locked (``FOR UPDATE`` on PostgreSQL;
+        SQLite's writers queue behind ``BEGIN IMMEDIATE``) before its next version number is
+        taken, so concurrent uploads get consecutive versions, none lost.
+
+        Raises:
+            ParseError: ``owner`` or ``name`` is not a valid name (arena.compete.names).
+        """
+        owner = check_name(owner, "owner name")
+        name = check_name(name, "bot name")
         digest = source_hash(source)
-        for attempt in range(2):
-            try:
-                with self.write() as session:
-                    user = _get_or_create_user(session, owner)
-                    bot = session.scalar(
-                        select(Bot).where(Bot.owner_id == user.id, Bot.name == name)
-                    )
-                    if bot is None:
-                        bot = Bot(name=name, owner_id=user.id)
-                        session.add(bot)
-                        session.flush()
-                    existing = session.scalar(
-                        select(BotVersion).where(
-                            BotVersion.bot_id == bot.id, BotVersion.sha256 == digest
-                        )
-                    )
-                    if existing is not None:
-                        return existing, False
-                    latest = session.scalar(
-                        select(BotVersion.version)
-                        .where(BotVersion.bot_id == bot.id)
-                        .order_by(BotVersion.version.desc())
-                        .limit(1)
-                    )
-                    version = BotVersion(
-                        bot_id=bot.id,
-                        version=(latest or 0) + 1,
-                        source=source,
-                        sha256=digest,
-                        report=report,
-                    )
-                    session.add(version)
-                    session.flush()
-                    return version, True
-            except IntegrityError:
-                # A concurrent upload (PostgreSQL) won the race: the retry finds its rows.
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        with self.write() as session:
+            user = self._user(session, owner)
+            session.execute(
+                self._insert(Bot)
+                .values(name=name, owner_id=user.id, created=utcnow())
+                .on_conflict_do_nothing(index_elements=["owner_id", "name"])
+            )
+            bot = session.scalar(
+                select(Bot).where(Bot.owner_id == user.id, Bot.name == name).with_for_update()
+            )
+            assert bot is not None
+            existing = session.scalar(
+                select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.sha256 == digest)
+            )
+            if existing is not None:
+                return existing, False
+            latest = session.scalar(
+                select(func.max(BotVersion.version)).where(BotVersion.bot_id == bot.id)
+            )
+            version = BotVersion(
+                bot_id=bot.id,
+                version=(latest or 0) + 1,
+                source=source,
+                sha256=digest,
+                report=report,
+            )
+            session.add(version)
+            session.flush()
+            return version, True
+
+    def _user(self, session: Session, name: str) -> User:
+        """The user called ``name``, created if needed (safe against a concurrent insert)."""
+        session.execute(
+            self._insert(User)
+            .values(name=name, created=utcnow())
+            .on_conflict_do_nothing(index_elements=["name"])
+        )
+        user = session.scalar(select(User).where(User.name == name))
+        assert user is not None
+        return user
 
     def ensure_rule_set(self, rules: Rules) -> RuleSet:
         """Return the stored rule set with ``rules.version``, storing it first if needed (the
@@ -257,15 +426,6 @@ class Store:
                 .order_by(User.name, Bot.name, BotVersion.version)
             ).all()
         return [BotListing(*row) for row in rows]
-
-
-def _get_or_create_user(session: Session, name: str) -> User:
-    user = session.scalar(select(User).where(User.name == name))
-    if user is None:
-        user = User(name=name)
-        session.add(user)
-        session.flush()
-    return user
 
 
 def connect(url: str | None = None) -> Store:

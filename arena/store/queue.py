@@ -29,6 +29,7 @@ from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from arena.compete.names import check_name
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
 from arena.engine.rules import Rules
@@ -124,9 +125,11 @@ def create_tournament(
     appearance (the column is an integer).
 
     Raises:
+        ParseError: ``name`` is not a valid name (arena.compete.names).
         ValueError: a tournament called ``name`` exists already, a seat names no entrant,
             or two scheduled matches share an id.
     """
+    name = check_name(name, "tournament name")
     seats_of: list[list[int]] = []
     labels_of: list[list[str]] = []
     for match in matches:

@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 from arena.cli import play
 from arena.cli.common import FAILED, INTERNAL_ERROR, UNDECIDED, USAGE_ERROR
 from arena.cli.main import cli
+from tests.paths import REFERENCE_BOTS
 
 
 def invoke(*args: str) -> Result:
@@ -27,6 +28,7 @@ def one_line_error(result: Result) -> str:
     return lines[0]
 
 
+BOT = REFERENCE_BOTS / "random.py"
 COMPARE = ["compare", "random", "greedy", "--rules", "draw"]
 
 MISTAKES = {
@@ -63,6 +65,10 @@ MISTAKES = {
         *("tournament", "run", "--local", "--rules", "draw", "--bots", "random,greedy"),
         *("--players", "9"),
     ],
+    "bots add --name a/b": ["bots", "add", str(BOT), "--name", "a/b", "--owner", "o"],
+    "bots add --name ''": ["bots", "add", str(BOT), "--name", "", "--owner", "o"],
+    "bots add --owner 'a b'": ["bots", "add", str(BOT), "--name", "b", "--owner", "a b"],
+    "bots add --name of 300": ["bots", "add", str(BOT), "--name", "n" * 300, "--owner", "o"],
     "new-bot ''": ["new-bot", ""],
     "new-bot 'a b'": ["new-bot", "a b"],
     "new-bot 9lives": ["new-bot", "9lives"],

@@ -190,9 +190,10 @@ def test_write_starter_bot_never_overwrites(tmp_path: Path) -> None:
     assert path.read_text() == "keep me"
 
 
-def test_starter_bot_rejects_names_that_break_the_file() -> None:
-    with pytest.raises(ValueError, match="bot name"):
-        starter_bot('a"b')
+@pytest.mark.parametrize("name", ['a"b', "", "a b", "9lives", "x" * 65, "a/b"])
+def test_starter_bot_rejects_names_that_break_the_file(name: str) -> None:
+    with pytest.raises(ValueError, match="cannot name a bot"):
+        starter_bot(name)
     assert 'NAME = "mybot"' in starter_bot("mybot.py")
 
 
