@@ -97,6 +97,6 @@ def fit_name(text: str) -> str:
     name = re.sub(r"[^\w.+-]+", "-", unicodedata.normalize("NFKC", text)).strip("-_.+")
     name = name or "x"
     if len(name) > MAX_NAME:
-        digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+        digest = hashlib.sha256(text.encode()).hexdigest()[:10]
         name = name[: MAX_NAME - len(digest) - 1].rstrip("-_.+") + "-" + digest
     return check_name(name)
