@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import threading
 from typing import Any
@@ -54,7 +55,12 @@ _main: dict[str, Any] = {}
 
 @worker_process_init.connect
 def _reset_after_fork(**_: Any) -> None:
-    """A pool process must not share its parent's database connections or slot lock."""
+    """A pool process must not share its parent's database connections or slot lock, and
+    leaves SIGTERM to the main process: systemd, docker and ``kill -TERM -PGID`` signal the
+    whole process group, and a pool process that dies of it mid-teardown could hang the
+    main process's shutdown in billiard; the main process's warm shutdown stops the pool
+    (after the match in hand) by itself."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _state.clear()
     main_store = _main.get("store")
     if main_store is not None:  # forked after the heartbeat began: leave its sockets alone

@@ -166,7 +166,7 @@ broker_option = click.option(
     "--broker",
     metavar="URL",
     default=None,
-    help="Broker URL (default: $ARENA_BROKER_URL, else filesystem://arena-broker).",
+    help="Broker URL (default: $ARENA_BROKER_URL, else a directory of the database's).",
 )
 
 

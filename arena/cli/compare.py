@@ -284,7 +284,7 @@ def compare_remote(
         ):
             matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=f"{tag}"))
     config = Config.from_env()
-    app = make_app(broker, config)
+    app = make_app(broker, config, url)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     name = fit_name(f"compare-{new}-v-{old}-{rules.name}-seed{seed}-{stamp}")
 

@@ -156,7 +156,7 @@ def run_stored(
     from arena.service.broker import make_app, send_matches
 
     config = Config.from_env()
-    app = make_app(broker, config)
+    app = make_app(broker, config, url)
     with open_store(url) as store:
         tournament = find_tournament(store, name)
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
-import tempfile
 from datetime import UTC, datetime
-from pathlib import Path
 
 import click
 
@@ -64,7 +62,7 @@ def worker_command(
     env = dict(os.environ)
     env["ARENA_DATABASE_URL"] = resolve_url(url)
     try:
-        env[BROKER_ENV] = resolve_broker_url(broker)
+        env[BROKER_ENV] = resolve_broker_url(broker, url)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
     env["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
@@ -87,8 +85,9 @@ def worker_command(
         "--without-mingle",
     ]
     if beat:
-        schedule = Path(tempfile.gettempdir()) / f"arena-beat-{os.getpid()}"
-        argv += ["--beat", "--schedule", str(schedule)]
+        # The sweep's schedule is kept in memory (celery's base Scheduler): nothing to
+        # persist between runs, and no schedule file is left behind.
+        argv += ["--beat", "--scheduler", "celery.beat:Scheduler"]
     sys.stdout.flush()
     os.execve(sys.executable, argv, env)
 

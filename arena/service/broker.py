@@ -18,7 +18,9 @@ The tasks themselves are in ``workers/tasks.py``; here they are only names.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -32,6 +34,7 @@ from kombu.transport import filesystem
 from kombu.utils.json import dumps, loads
 
 from arena.service.matches import Config
+from arena.store.db import resolve_url, sqlite_path
 
 __all__ = [
     "BROKER_ENV",
@@ -40,6 +43,7 @@ __all__ = [
     "QUEUE",
     "REFIT",
     "SWEEP",
+    "default_broker_dir",
     "make_app",
     "queue_length",
     "resolve_broker_url",
@@ -48,8 +52,8 @@ __all__ = [
 
 #: The environment variable naming the broker.
 BROKER_ENV = "ARENA_BROKER_URL"
-#: The serverless default: kombu's filesystem transport in ``./arena-broker``.
-DEFAULT_BROKER_URL = "filesystem://arena-broker"
+#: The serverless default: the filesystem transport in :func:`default_broker_dir`.
+DEFAULT_BROKER_URL = "filesystem://"
 #: The one queue every task goes to.
 QUEUE = "arena"
 #: Task names (``workers/tasks.py`` registers them).
@@ -112,10 +116,24 @@ class FilesystemTransport(filesystem.Transport):
     Channel = FilesystemChannel
 
 
-def resolve_broker_url(url: str | None = None) -> str:
-    """``url``, else ``$ARENA_BROKER_URL``, else :data:`DEFAULT_BROKER_URL`; a filesystem
-    URL's directory made absolute (``filesystem://DIR``, relative to the current directory,
-    or ``filesystem:///abs/dir``).
+def default_broker_dir(database: str | None = None) -> Path:
+    """The serverless broker's directory for a database (``--url``, else
+    ``$ARENA_DATABASE_URL``, else ``arena.db`` here): in the temporary directory, named by a
+    hash of the database's absolute URL, so every worker and command on this machine that
+    uses one database shares one queue, wherever it was started, and nothing appears in
+    the current directory."""
+    resolved = resolve_url(database)
+    path = sqlite_path(resolved)
+    key = f"sqlite:///{path.resolve()}" if path is not None else resolved
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"arena-broker-{digest}"
+
+
+def resolve_broker_url(url: str | None = None, database: str | None = None) -> str:
+    """``url``, else ``$ARENA_BROKER_URL``, else the filesystem transport in
+    :func:`default_broker_dir` of ``database``; a filesystem URL's directory made absolute
+    (``filesystem://DIR``, relative to the current directory, or ``filesystem:///abs/dir``;
+    a bare ``filesystem://`` is the default directory).
 
     Raises:
         ValueError: a scheme Celery cannot use here (the message lists those it can).
@@ -123,8 +141,10 @@ def resolve_broker_url(url: str | None = None) -> str:
     url = url or os.environ.get(BROKER_ENV) or DEFAULT_BROKER_URL
     scheme = url.partition("://")[0]
     if scheme == "filesystem":
-        directory = url.removeprefix("filesystem://") or "arena-broker"
-        return "filesystem://" + str(Path(directory).resolve())
+        directory = url.removeprefix("filesystem://")
+        return "filesystem://" + str(
+            Path(directory).resolve() if directory else default_broker_dir(database)
+        )
     if scheme not in ("redis", "rediss", "memory"):
         raise ValueError(
             f"unsupported broker URL {url!r}: use redis://HOST:PORT/DB or filesystem://DIR"
@@ -146,10 +166,12 @@ def _filesystem_options(directory: Path) -> dict[str, Any]:
     }
 
 
-def make_app(url: str | None = None, config: Config | None = None) -> Celery:
-    """A Celery app on the broker (see :func:`resolve_broker_url`), configured for the
-    arena; it registers no task (``workers.app`` does)."""
-    url = resolve_broker_url(url)
+def make_app(
+    url: str | None = None, config: Config | None = None, database: str | None = None
+) -> Celery:
+    """A Celery app on the broker (see :func:`resolve_broker_url`; the default one is the
+    ``database``'s), configured for the arena; it registers no task (``workers.app`` does)."""
+    url = resolve_broker_url(url, database)
     config = config or Config.from_env()
     app = Celery("arena", set_as_current=False)
     options: dict[str, Any] = {}
@@ -157,7 +179,9 @@ def make_app(url: str | None = None, config: Config | None = None) -> Celery:
     transport = None
     if url.startswith("filesystem://"):
         options = _filesystem_options(Path(url.removeprefix("filesystem://")))
-        broker = "filesystem://"
+        # "localhost": the transport's own default host, named so kombu does not warn
+        # "No hostname was supplied" at every connection.
+        broker = "filesystem://localhost/"
         transport = f"{__name__}:FilesystemTransport"  # kombu takes no class in the URL
     elif url.startswith(("redis://", "rediss://")):
         options = {"visibility_timeout": max(3600.0, 2 * config.match_time_limit)}

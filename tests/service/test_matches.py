@@ -13,6 +13,7 @@ import itertools
 import multiprocessing
 import os
 import signal
+import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -252,7 +253,7 @@ def test_resolve_entrants_errors(store: Store) -> None:
 def test_resolve_entrants_rejects_malformed_specs(store: Store) -> None:
     _add(store, "alice", "greedy")
     for spec in ("", "a/b/c", "greedy@x", "greedy@", "@1", "bad label=greedy", "x=", "/greedy"):
-        with pytest.raises(ValueError, match=r"is not \[LABEL=\]\[OWNER/\]NAME\[@VERSION\]"):
+        with pytest.raises(ValueError, match=r"not a valid name|not a number like 2 or v2"):
             resolve_entrants(store, [spec])
 
 
@@ -722,14 +723,17 @@ def test_claim_slot_block_defaults_give_distinct_blocks(
 def no_broker_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """No ARENA_BROKER_URL, and a temporary current directory (returned, resolved)."""
     monkeypatch.delenv(broker.BROKER_ENV, raising=False)
+    monkeypatch.delenv("ARENA_DATABASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
     return tmp_path.resolve()
 
 
 def test_resolve_broker_url(no_broker_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     here = no_broker_env
-    assert broker.resolve_broker_url() == f"filesystem://{here / 'arena-broker'}"
-    assert broker.resolve_broker_url("filesystem://") == f"filesystem://{here / 'arena-broker'}"
+    default = broker.default_broker_dir()
+    assert broker.resolve_broker_url() == f"filesystem://{default}"
+    assert broker.resolve_broker_url("filesystem://") == f"filesystem://{default}"
+    assert default.parent == Path(tempfile.gettempdir()) and not default.is_relative_to(here)
     assert broker.resolve_broker_url("filesystem://q/b") == f"filesystem://{here / 'q' / 'b'}"
     assert broker.resolve_broker_url(f"filesystem://{here}/abs") == f"filesystem://{here}/abs"
     for kept in ("redis://redis:6379/0", "rediss://u:p@h:6380/1", "memory://"):
@@ -776,7 +780,7 @@ def test_make_app_filesystem_transport(
     directory = no_broker_env / "spool"
     assert (directory / "queue").is_dir() and (directory / "control").is_dir()
     conf = app.conf
-    assert conf.broker_url == "filesystem://"
+    assert conf.broker_url == "filesystem://localhost/"
     assert conf.broker_transport_options == {
         "data_folder_in": str(directory / "queue"),
         "data_folder_out": str(directory / "queue"),
@@ -788,8 +792,9 @@ def test_make_app_filesystem_transport(
     assert conf.worker_prefetch_multiplier == 1 and conf.task_time_limit == 100
     assert conf.beat_schedule["arena-sweep"] == {"task": "arena.sweep", "schedule": 3.0}
     assert broker.make_app().conf.broker_transport_options["data_folder_in"] == str(
-        no_broker_env / "arena-broker" / "queue"
+        broker.default_broker_dir() / "queue"
     )
+    assert sorted(p.name for p in no_broker_env.iterdir()) == ["spool"]
 
 
 def test_send_matches_and_queue_length_on_the_filesystem_transport(no_broker_env: Path) -> None:
@@ -824,3 +829,21 @@ def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:
     worker_heartbeat(store, "arena-1@a", host="a", pid=1, concurrency=2, now=again)
     first = list_workers(store, config=config, now=again)[0]
     assert (first.name, first.alive, first.started) == ("arena-1@a", True, again)
+
+
+def test_the_default_broker_is_the_databases_wherever_it_starts(
+    no_broker_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One database, one default queue, from any directory; another database, another
+    queue; none of them in the current directory."""
+    here = broker.default_broker_dir()  # sqlite:///arena.db in tmp_path
+    absolute = broker.default_broker_dir(f"sqlite:///{tmp_path / 'arena.db'}")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert broker.default_broker_dir(f"sqlite:///{tmp_path / 'arena.db'}") == absolute == here
+    assert broker.default_broker_dir() != here  # arena.db of another directory
+    assert broker.default_broker_dir("postgresql://u@h/a") != broker.default_broker_dir(
+        "postgresql://u@h/b"
+    )
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
+    assert broker.default_broker_dir() == here
