@@ -56,6 +56,12 @@ __all__ = [
 
 PROTOCOL_VERSION = 1
 
+# The protocol's own references, bound when the kit is imported, before the bot is loaded:
+# a bot shares this interpreter, and one that patches json (json.loads = ...) must break
+# only itself, never the handshake or the replies.
+_loads = json.loads
+_dumps = json.dumps
+
 
 class BotError(Exception):
     """The bot file cannot be loaded, or a bot answered something unusable."""
@@ -352,9 +358,16 @@ def load_bot(path: str | Path) -> BotRunner:
 
 
 def _error_line(exc: BaseException) -> str:
+    """``Type: message (line N)``: the line of the bot's file where it went wrong (for a
+    SyntaxError the line of the bot's own source, not the kit's import of it)."""
+    if isinstance(exc, SyntaxError):
+        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (line {frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    hint = ""
+    if isinstance(exc, PermissionError) and exc.errno == 1:
+        hint = " (in the sandbox a bot may not start processes: threads only)"
+    return f"{type(exc).__name__}: {exc}{where}{hint}"
 
 
 # --- the protocol loop -----------------------------------------------------------------
@@ -369,7 +382,7 @@ def serve(runner: BotRunner, stdin: TextIO, stdout: TextIO) -> int:
         kind = message.get("type")
         reply = _handle(runner, kind, message)
         if reply is not None:
-            stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+            stdout.write(_dumps(reply, separators=(",", ":")) + "\n")
             stdout.flush()
         if kind == "quit":
             return 0
@@ -379,7 +392,7 @@ def serve(runner: BotRunner, stdin: TextIO, stdout: TextIO) -> int:
 def _messages(stdin: TextIO) -> Iterator[dict[str, Any]]:
     for line in stdin:
         if line.strip():
-            yield json.loads(line)
+            yield _loads(line)
 
 
 def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[str, Any] | None:

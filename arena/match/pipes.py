@@ -10,12 +10,21 @@ import threading
 import time
 from typing import IO
 
-__all__ = ["MAX_LINE_BYTES", "STDERR_TAIL_BYTES", "LineReader", "LineTooLongError", "StderrTail"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "STDERR_CAP_BYTES",
+    "STDERR_TAIL_BYTES",
+    "LineReader",
+    "LineTooLongError",
+    "StderrTail",
+]
 
 #: The longest line a bot may send (a reply with many moves is far shorter).
 MAX_LINE_BYTES = 1 << 20
 
 
+#: A bot's stderr over a whole match beyond which it is read in large chunks and dropped.
+STDERR_CAP_BYTES = 1 << 20
 #: How much of a bot's stderr is kept (the tail) for verdicts.
 STDERR_TAIL_BYTES = 4096
 
@@ -74,7 +83,13 @@ class LineReader:
 
 
 class StderrTail:
-    """Drains a bot's stderr in a thread, keeping the last bytes."""
+    """Drains a bot's stderr in a thread, keeping the last bytes.
+
+    A bot's stderr is capped at :data:`STDERR_CAP_BYTES` for its whole match: past the cap
+    the pipe is still drained (a bot blocked on a full pipe would stall), in large reads of
+    which only the last :data:`STDERR_TAIL_BYTES` are kept, and the tail says how much was
+    discarded. The bot pays for its writes: they are CPU time of its own process.
+    """
 
     def __init__(self) -> None:
         self._tail: collections.deque[bytes] = collections.deque()
@@ -83,15 +98,34 @@ class StderrTail:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
+    @property
+    def total(self) -> int:
+        """Bytes the bot has written to stderr so far."""
+        with self._lock:
+            return self._total
+
+    @property
+    def capped(self) -> bool:
+        """Whether the bot wrote more than :data:`STDERR_CAP_BYTES`."""
+        return self.total > STDERR_CAP_BYTES
+
     def follow(self, stream: IO[bytes]) -> None:
         self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self._thread.start()
 
     def _drain(self, stream: IO[bytes]) -> None:
-        while chunk := stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(4096):
+        fd = stream.fileno()
+        while True:
+            size = (1 << 16) if self._total <= STDERR_CAP_BYTES else (1 << 20)
+            try:
+                chunk = os.read(fd, size)
+            except OSError:
+                return
+            if not chunk:
+                return
             with self._lock:
-                self._tail.append(chunk)
-                self._size += len(chunk)
+                self._tail.append(chunk[-STDERR_TAIL_BYTES:])
+                self._size += len(self._tail[-1])
                 self._total += len(chunk)
                 while self._size - len(self._tail[0]) >= STDERR_TAIL_BYTES:
                     self._size -= len(self._tail.popleft())
@@ -115,4 +149,11 @@ class StderrTail:
                     break
         with self._lock:
             data = b"".join(self._tail)[-STDERR_TAIL_BYTES:]
-        return data.decode("utf-8", "replace")
+            total = self._total
+        text = data.decode("utf-8", "replace")
+        if total > STDERR_CAP_BYTES:
+            text = (
+                f"[stderr capped: {total:,} bytes written in this match, more than "
+                f"{STDERR_CAP_BYTES:,}; only the last {STDERR_TAIL_BYTES:,} are kept]\n" + text
+            )
+        return text

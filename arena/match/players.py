@@ -41,15 +41,22 @@ class Player(Protocol):
     def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
         """Ask for one move in each of these games (answers come from :meth:`receive`)."""
 
-    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
-        """Collect the answers to the last :meth:`send`; ``banks`` are each game's time bank.
+    def receive(
+        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
+    ) -> list[Answer]:
+        """Collect the answers to the last :meth:`send`; ``banks`` are each game's CPU bank,
+        ``wall_banks`` its wall-clock bank (both what is left).
 
         Raises:
             BotFaultError: the whole process failed (every pending game forfeits).
         """
 
     def charged(self) -> list[float]:
-        """The seconds charged to each game of the last batch."""
+        """The CPU seconds charged to each game of the last batch."""
+
+    def waited(self) -> list[float]:
+        """The wall-clock seconds each game of the last batch took (its share of the reply's
+        wait)."""
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
         """A game is over (the bot may learn from ``result``)."""
@@ -86,10 +93,15 @@ class StrategyPlayer:
     def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
         self._pending = [self._strategies[game](obs) for game, obs in requests]
 
-    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
+    def receive(
+        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
+    ) -> list[Answer]:
         return self._pending
 
     def charged(self) -> list[float]:
+        return [0.0] * len(self._pending)
+
+    def waited(self) -> list[float]:
         return [0.0] * len(self._pending)
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
@@ -148,10 +160,15 @@ class InProcessPlayer:
         except Exception as exc:  # the bot's own code raised: its crash
             return BotFaultError(Termination.CRASH, f"{type(exc).__name__}: {exc}")
 
-    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
+    def receive(
+        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
+    ) -> list[Answer]:
         return self._pending
 
     def charged(self) -> list[float]:
+        return self._times
+
+    def waited(self) -> list[float]:
         return self._times
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:

@@ -121,6 +121,7 @@ class ProcessPlayer:
         self._cpu_mark = 0.0
         self._sent_at = 0.0
         self._charged: list[float] = []
+        self._waited: list[float] = []
         self._dead: BotFaultError | None = None
         #: Seconds from starting the process to its handshake reply.
         self.startup_seconds = 0.0
@@ -153,7 +154,7 @@ class ProcessPlayer:
             )
         except BotFaultError as fault:
             self._blame_harness(fault)
-            raise
+            raise self._load_failure() or fault from None
         if reply.get("type") != "hello" or reply.get("protocol") != botkit.PROTOCOL_VERSION:
             raise self._fault(
                 Termination.PROTOCOL_ERROR,
@@ -178,6 +179,14 @@ class ProcessPlayer:
             raise InfrastructureError(
                 f"the sandbox of bot {self.name} failed to start: {tail[:300]}"
             ) from None
+
+    def _load_failure(self) -> BotFaultError | None:
+        """The kit's own report when a Python bot could not be loaded (a SyntaxError, an
+        exception at import): the verdict says what and where, not just "exited"."""
+        lines = self._stderr.text().strip().splitlines()
+        if lines and lines[-1].startswith("botkit: "):
+            return BotFaultError(Termination.CRASH, lines[-1].removeprefix("botkit: ")[:500])
+        return None
 
     def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
         """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
@@ -235,13 +244,17 @@ class ProcessPlayer:
             }
         )
 
-    def receive(self, time_control: TimeControl, banks: Sequence[float]) -> list[Answer]:
-        # CPU: every game of the batch may spend its move time and its bank. Wall
-        # clock (for bots that sleep): a multiple of the moves plus the largest bank.
+    def receive(
+        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
+    ) -> list[Answer]:
+        # CPU: every game of the batch may spend its move time and its bank. Wall clock
+        # (for bots that sleep): each game's free wall time plus the largest wall bank left
+        # (the referee charges each game its share of the wait beyond its free time).
         cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
-        wall = len(banks) * time_control.move_seconds + max(0.0, *banks)
-        deadline = self._sent_at + wall * time_control.wall_factor + 0.5
+        wall = len(banks) * time_control.wall_seconds + max(0.0, *wall_banks)
+        deadline = self._sent_at + wall + 0.5
         reply = self._read_reply(deadline, cpu_budget)
+        self._waited = [(time.monotonic() - self._sent_at) / self._batch] * self._batch
         # All CPU since the last reply is charged: a bot that thinks between its
         # moves (a thread left running) pays for it on the next one.
         cpu = self._cpu_seconds()
@@ -265,6 +278,9 @@ class ProcessPlayer:
 
     def charged(self) -> list[float]:
         return self._charged
+
+    def waited(self) -> list[float]:
+        return self._waited
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
         if self._dead is None:

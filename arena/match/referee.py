@@ -59,6 +59,7 @@ class _Live:
     id: str
     game: Game
     banks: list[float]
+    wall_banks: list[float]
     verdict: Verdict | None = None
     seats_started: set[int] = field(default_factory=set)
 
@@ -140,7 +141,10 @@ def _begin(
     broken: dict[int, BotFaultError],
 ) -> _Live:
     game = Game(rules, len(players), teams=teams, seed=game_seed)
-    entry = _Live(index, f"g{index}", game, [clock.bank_seconds] * len(players))
+    seats = len(players)
+    entry = _Live(
+        index, f"g{index}", game, [clock.bank_seconds] * seats, [clock.wall_bank_seconds] * seats
+    )
     for seat, player in enumerate(players):
         if seat in broken:
             continue
@@ -188,19 +192,30 @@ def _collect(
     broken: dict[int, BotFaultError],
 ) -> None:
     try:
-        answers = player.receive(clock, [e.banks[seat] for e in entries])
+        answers = player.receive(
+            clock, [e.banks[seat] for e in entries], [e.wall_banks[seat] for e in entries]
+        )
     except BotFaultError as fault:
         broken[seat] = fault
         for entry in entries:
             _forfeit(entry, seat, fault, player)
         return
-    for entry, answer, spent in zip(entries, answers, player.charged(), strict=True):
+    for entry, answer, spent, waited in zip(
+        entries, answers, player.charged(), player.waited(), strict=True
+    ):
         entry.banks[seat] -= max(0.0, spent - clock.move_seconds)
+        entry.wall_banks[seat] -= max(0.0, waited - clock.wall_seconds)
         if entry.banks[seat] < 0:
             answer = BotFaultError(
                 Termination.TIMEOUT,
                 f"used {spent:.2f} s for one move with the time bank spent "
                 f"({clock.move_seconds} s a move, {clock.bank_seconds} s bank)",
+            )
+        elif entry.wall_banks[seat] < 0:
+            answer = BotFaultError(
+                Termination.TIMEOUT,
+                f"took {waited:.2f} s of wall-clock time for one move with the wall bank "
+                f"spent ({clock.wall_seconds:g} s a move, {clock.wall_bank_seconds:g} s bank)",
             )
         if isinstance(answer, BotFaultError):
             _forfeit(entry, seat, answer, player)

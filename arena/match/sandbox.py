@@ -12,8 +12,9 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
 - an unprivileged uid of its own per slot (``SLOT_UID_BASE + slot``): when the
   referee runs as root it drops to that uid with ``setpriv`` *before* bwrap, since
   bwrap started by root keeps the bot root;
-- a seccomp filter (``DENIED_SYSCALLS`` fail with EPERM, namespace flags of
-  ``clone`` with EPERM, ``clone3`` with ENOSYS so libc falls back to ``clone``);
+- a seccomp filter (``DENIED_SYSCALLS`` fail with EPERM; so do ``fork``, ``vfork`` and a
+  ``clone`` that is not a thread's or that asks for namespaces: a bot may start threads,
+  never processes; ``clone3`` fails with ENOSYS so libc falls back to ``clone``);
 - resource limits (``Limits``) set before exec, and a per-slot memory cgroup
   (v1 or v2) where the host lets us create one.
 
@@ -124,6 +125,9 @@ _CLONE_NAMESPACE_FLAGS = (
     0x40000000,  # CLONE_NEWNET
 )
 
+#: clone(2)'s flag for a thread (shares the caller's process): the only clone allowed.
+_CLONE_THREAD = 0x00010000
+
 _TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 _CGROUP_NAME = "domino-arena"
@@ -199,6 +203,14 @@ def _seccomp_bpf() -> bytes:
             logger.debug("seccomp: syscall %s unknown here, not filtered", name)
     for flag in _CLONE_NAMESPACE_FLAGS:
         flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    # No new processes, threads only: a clone without CLONE_THREAD is a fork (os.fork,
+    # subprocess, multiprocessing, a daemonising bot), and fork/vfork are denied outright.
+    flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    for name in ("fork", "vfork"):
+        try:
+            flt.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (OSError, ValueError, RuntimeError):
+            logger.debug("seccomp: syscall %s unknown here, not filtered", name)
     # clone3 passes its flags in memory the filter cannot read: make libc fall back.
     flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     with tempfile.TemporaryFile() as f:

@@ -37,14 +37,26 @@ class TimeControl:
         move_seconds: per decision, charged in CPU time where it can be measured.
         bank_seconds: a per-game reserve that pays for decisions over ``move_seconds``.
         startup_seconds: for starting the bot and answering the handshake (wall clock).
-        wall_factor: a reply is abandoned after this many times its moves' time plus
-            the largest bank in wall-clock time, so a bot that sleeps also times out.
+        wall_factor: the wall-clock time a decision may take freely is this many times
+            ``move_seconds``; beyond it the excess is charged to the game's wall bank of
+            ``wall_factor * bank_seconds`` (:attr:`wall_bank_seconds`), so a bot that
+            sleeps (and uses no CPU) also forfeits, in bounded time.
     """
 
     move_seconds: float = 1.0
     bank_seconds: float = 10.0
     startup_seconds: float = 10.0
     wall_factor: float = 3.0
+
+    @property
+    def wall_seconds(self) -> float:
+        """Wall-clock seconds a decision may take without touching its game's wall bank."""
+        return self.wall_factor * self.move_seconds
+
+    @property
+    def wall_bank_seconds(self) -> float:
+        """A game's wall-clock bank: what its decisions may take beyond :attr:`wall_seconds`."""
+        return self.wall_factor * self.bank_seconds
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Forks without end: contained by the process limit; its moves never come: TIMEOUT."""
+"""Forks without end: every fork is refused in the sandbox (and the process limit would
+stop it anyway); it never answers: TIMEOUT."""
 
 import contextlib
 import os

@@ -28,6 +28,7 @@ from arena.match.referee import (
     ProcessPlayer,
     StrategyPlayer,
     TimeControl,
+    Verdict,
     play_match,
 )
 from arena.match.sandbox import Limits, Sandbox, check_sandbox
@@ -51,6 +52,8 @@ ZOO: dict[str, Termination | None] = {
     "close_stdout.py": T.CRASH,
     "infinite_loop.py": T.TIMEOUT,
     "sleeper.py": T.TIMEOUT,
+    "naps.py": T.TIMEOUT,
+    "json_patcher.py": None,
     "slow_import.py": T.TIMEOUT,
     "spinning_thread.py": T.TIMEOUT,
     "talking_thread.py": T.PROTOCOL_ERROR,
@@ -65,6 +68,9 @@ ZOO: dict[str, Termination | None] = {
 SANDBOX_ONLY: dict[str, Termination | None] = {
     "memory_bomb.py": T.CRASH,
     "fork_bomb.py": T.TIMEOUT,
+    "forker.py": T.CRASH,
+    "daemon.py": T.CRASH,
+    "stderr_megabytes.py": None,
     "kill_parent.py": None,
     "huge_file.py": None,
     "snoop.py": None,
@@ -237,3 +243,52 @@ def test_a_sandbox_that_cannot_start_is_an_infrastructure_failure() -> None:
     players: list[Player] = [broken, StrategyPlayer("greedy")]
     with pytest.raises(InfrastructureError, match="failed to start: bwrap: Creating new namespace"):
         list(play_match(find_rules("draw"), players, games=2, seed=1))
+
+
+def test_a_sleeper_forfeits_on_its_wall_clock_bank() -> None:
+    """A bot that sleeps a second a move (no CPU) is charged the wait beyond its free wall
+    time (wall_factor x move time) against a wall bank (wall_factor x bank): TIMEOUT by
+    the second or third move, not never."""
+    outcomes = play("naps.py", PlainLauncher(), games=1)
+    verdict = outcomes[0].verdict
+    assert verdict is not None and verdict.termination is T.TIMEOUT
+    assert "wall bank spent" in verdict.message or "no reply in time" in verdict.message
+    assert len(outcomes[0].game.round.events) <= 8
+
+
+def test_process_creation_is_a_clear_crash_in_the_sandbox() -> None:
+    verdict = play("forker.py", sandbox_launcher(40), games=1)[0].verdict
+    assert verdict is not None and verdict.termination is T.CRASH
+    assert "PermissionError" in verdict.message
+    assert "may not start processes: threads only" in verdict.message
+
+
+def test_stderr_is_capped_for_the_match_and_the_tail_says_so() -> None:
+    """10 MB a move: the game plays out, the tail is a few KiB and names the cap."""
+    player = ProcessPlayer(BOTS / "stderr_megabytes.py", sandbox_launcher(41))
+    outcomes = list(
+        play_match(
+            find_rules("draw"),
+            [player, StrategyPlayer("greedy")],
+            games=1,
+            seed=5,
+            time_control=TimeControl(move_seconds=2.0, bank_seconds=10.0),
+        )
+    )
+    assert outcomes[0].verdict is None
+    tail = player.stderr_tail()
+    assert tail.startswith("[stderr capped: ") and len(tail) < 5000
+
+
+def test_a_syntax_error_names_the_bots_line(tmp_path: Path) -> None:
+    bot = tmp_path / "broken.py"
+    bot.write_text("def play(observation):\n    return observation.legal_moves[0]\nif if\n")
+    verdict = play_path(bot, PlainLauncher())
+    assert verdict is not None and verdict.termination is T.CRASH
+    assert "SyntaxError: invalid syntax (line 3)" in verdict.message
+
+
+def play_path(bot: Path, launcher: Launcher) -> Verdict | None:
+    players: list[Player] = [ProcessPlayer(bot, launcher), StrategyPlayer("greedy")]
+    outcomes = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=CLOCK))
+    return outcomes[0].verdict
