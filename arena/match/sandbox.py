@@ -5,8 +5,10 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
 - no network (``--unshare-all``: a loopback with nothing listening), a fresh PID
   namespace, ``--die-with-parent``, ``--new-session``, ``--clearenv`` plus a tiny
   fixed environment (``SANDBOX_ENV``), no further user namespaces;
-- a minimal read-only filesystem: ``/usr`` (and the merged-usr ``/bin``, ``/lib``...
-  links), ``/etc/ld.so.cache`` and ``/etc/localtime`` only, the bot's ``files``
+- a minimal read-only filesystem: the bot's runtime only (its interpreter, the shared
+  libraries it loads and, for Python, the standard library: :mod:`arena.match.runtime`;
+  never the rest of ``/usr``), the merged-usr ``/bin``, ``/lib``... links,
+  ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
   (copied in read-only by bwrap from file descriptors, so no host path is ever
   shown), a size-capped private ``/tmp``, ``/proc`` and a minimal ``/dev``;
 - an unprivileged uid of its own per slot (``SLOT_UID_BASE + slot``): when the
@@ -55,6 +57,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.match.runtime import Runtime, bot_runtime, interpreter_of
 
 __all__ = [
     "DENIED_SYSCALLS",
@@ -508,7 +511,8 @@ class Sandbox:
                 return fd
 
             seccomp_fd = track(_pipe_with(_seccomp_bpf()))
-            args = [_tool("bwrap") or "bwrap", *self._bwrap_options()]
+            runtime = _runtime(files, interpreter)
+            args = [_tool("bwrap") or "bwrap", *self._bwrap_options(runtime)]
             for inside, host in zip(paths, files.values(), strict=True):
                 fd = track(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
                 perms = "0555" if inside == str(interpreter) else "0444"  # a bot binary runs
@@ -528,7 +532,7 @@ class Sandbox:
             )
         return proc
 
-    def _bwrap_options(self) -> list[str]:
+    def _bwrap_options(self, runtime: Runtime) -> list[str]:
         # --as-pid-1: the bot is the namespace's pid 1, so the outer bwrap waits for it
         # and reaps it. With bwrap's own reaper as pid 1, the outer bwrap exits on its
         # status report without reaping it: the reaper then becomes the host init's
@@ -539,7 +543,13 @@ class Sandbox:
         opts += ["--uid", str(self.uid), "--gid", str(self.uid)]
         for key, value in SANDBOX_ENV.items():
             opts += ["--setenv", key, value]
-        opts += ["--ro-bind", "/usr", "/usr"]
+        # Only the bot's runtime, never the rest of /usr (arena.match.runtime).
+        for directory in sorted(runtime.directories):
+            opts += ["--ro-bind", directory, directory]
+        for directory in sorted(runtime.hidden):
+            opts += ["--tmpfs", directory]
+        for file in sorted(runtime.files):
+            opts += ["--ro-bind", file, file]
         for top in _MERGED_USR:
             if os.path.islink(top):
                 opts += ["--symlink", os.readlink(top), top]
@@ -601,6 +611,17 @@ class Sandbox:
             with suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)
         kill_process_group(proc, grace=grace)
+
+
+def _runtime(files: Mapping[str, Path], interpreter: Path) -> Runtime:
+    """What the bot's interpreter needs from the host: ``interpreter`` itself, or, when
+    the bot file is the program, the interpreter its ``#!`` line names."""
+    host = files.get(str(interpreter))
+    programs = [str(interpreter)] if host is None else interpreter_of(Path(host))
+    runtime = Runtime(frozenset())
+    for program in programs:
+        runtime |= bot_runtime(program)
+    return runtime
 
 
 def _inside_path(path: str) -> str:
