@@ -177,6 +177,7 @@ def compare_command(
                 sandboxed=not unsandboxed,
                 time_control=clock,
                 limits=Limits(memory_mb=memory),
+                keep_going=True,  # a match whose harness failed is void, not the run
             )
         )
         batch_number += 1

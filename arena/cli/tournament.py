@@ -139,6 +139,7 @@ def tournament_run(
         sandboxed=not unsandboxed,
         time_control=clock,
         limits=Limits(memory_mb=memory),
+        keep_going=True,  # a match whose harness failed is void, not the run
     )
     total = sum(match.games for match in matches)
     with open_out(out) as handle, progress(total) as advance:

@@ -6,16 +6,19 @@
 match in this process (what each worker runs; a Celery task can call it too).
 :class:`Standings` adds results up for the CLI to render; it prints nothing.
 
-Bot files run sandboxed unless asked otherwise; each worker process owns a
-range of :data:`SLOT_STRIDE` sandbox slots, so concurrent matches never share a
-slot (its uid and cgroup). A failure of the harness (:class:`InfrastructureError`)
-makes the match void: it is raised with the match id, or, with
-``keep_going=True``, reported as a void result; void matches are never counted.
+Bot files run sandboxed unless asked otherwise; each worker process claims its own
+block of sandbox slots from the machine-wide registry
+(:func:`arena.match.sandbox.process_slots`), so concurrent matches -- of this run or of
+any other on the machine -- never share a slot (its uid, cgroup and process limit). A
+failure of the harness (:class:`InfrastructureError`) makes the match void: it is raised
+with the match id, or, with ``keep_going=True``, reported as a void result; void matches
+are never counted.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import multiprocessing
 import os
 import time
@@ -36,7 +39,6 @@ from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 
 __all__ = [
-    "SLOT_STRIDE",
     "EntrantStats",
     "GameResult",
     "MatchResult",
@@ -44,13 +46,10 @@ __all__ = [
     "by_deal",
     "finishing_places",
     "play_one",
+    "play_with_retries",
     "run_local",
     "tournament_ratings",
 ]
-
-#: Sandbox slots per worker process: worker ``i`` seats bots in slots
-#: ``first_slot + i * SLOT_STRIDE + seat`` (at most 5 seats).
-SLOT_STRIDE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +136,10 @@ def play_one(
     sandboxed: bool = True,
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
-    first_slot: int = 0,
+    first_slot: int | None = None,
 ) -> MatchResult:
-    """Play one match in this process (bots in slots ``first_slot + seat``).
+    """Play one match in this process (bots in slots ``first_slot + seat``; by default in
+    this process's block of the registry).
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished.
@@ -198,7 +198,7 @@ def run_local(
     sandboxed: bool = True,
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
-    first_slot: int = 0,
+    first_slot: int | None = None,
     keep_going: bool = False,
 ) -> Iterator[MatchResult]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
@@ -226,10 +226,10 @@ def run_local(
     }
     if workers == 1:
         results: Iterator[MatchResult] = (
-            play_one(m, rules, first_slot=first_slot, **options) for m in todo
+            play_with_retries(m, rules, first_slot=first_slot, **options) for m in todo
         )
     else:
-        results = _pooled(todo, rules, workers, first_slot, options)
+        results = _pooled(todo, rules, workers, options)  # each process claims its slots
     for result in results:
         if result.void is not None and not keep_going:
             raise InfrastructureError(f"match {result.id}: {result.void}")
@@ -249,29 +249,40 @@ def _check(matches: Sequence[Match], rules: Rules, sandboxed: bool) -> None:
             )
 
 
-_worker_slot = 0
+#: Times the local runner plays a match whose harness failed (a sandbox that would not
+#: start) before it counts it void: one bad moment costs a match, never the tournament.
+LOCAL_ATTEMPTS = 3
+#: Seconds between those attempts.
+RETRY_SECONDS = 0.5
 
 
-def _init_worker(slots: Any) -> None:
-    global _worker_slot
-    _worker_slot = slots.get()
+def play_with_retries(match: Match, rules: Rules, **options: Any) -> MatchResult:
+    """:func:`play_one`, played again (up to :data:`LOCAL_ATTEMPTS` times in all) while its
+    result is void: a harness failure is usually a passing one (the machine's process
+    table, a slow start); the last void result is returned with the attempts named."""
+    result = play_one(match, rules, **options)
+    for attempt in range(2, LOCAL_ATTEMPTS + 1):
+        if result.void is None:
+            return result
+        time.sleep(RETRY_SECONDS)
+        result = play_one(match, rules, **options)
+        if result.void is not None and attempt == LOCAL_ATTEMPTS:
+            reason = f"{result.void} (played {LOCAL_ATTEMPTS} times)"
+            return dataclasses.replace(result, void=reason)
+    return result
 
 
 def _play_in_worker(match: Match, rules: Rules, options: dict[str, Any]) -> MatchResult:
-    return play_one(match, rules, first_slot=_worker_slot, **options)
+    # Each pool process seats its bots in its own block of the machine-wide registry.
+    return play_with_retries(match, rules, **options)
 
 
 def _pooled(
-    matches: list[Match], rules: Rules, workers: int, first_slot: int, options: dict[str, Any]
+    matches: list[Match], rules: Rules, workers: int, options: dict[str, Any]
 ) -> Iterator[MatchResult]:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    slots = context.Queue()
-    for worker in range(workers):
-        slots.put(first_slot + worker * SLOT_STRIDE)
-    pool = concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init_worker, initargs=(slots,)
-    )
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
     try:
         futures = {pool.submit(_play_in_worker, m, rules, options): m for m in matches}
         for future in concurrent.futures.as_completed(futures):
@@ -286,8 +297,6 @@ def _pooled(
                 raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        slots.close()
-        slots.join_thread()
 
 
 # --- standings -------------------------------------------------------------------------

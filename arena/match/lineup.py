@@ -25,7 +25,13 @@ from arena.match.referee import (
     TimeControl,
     play_match,
 )
-from arena.match.sandbox import Limits, Sandbox, SandboxUnavailable, check_sandbox
+from arena.match.sandbox import (
+    Limits,
+    Sandbox,
+    SandboxUnavailable,
+    check_sandbox,
+    process_slots,
+)
 from arena.match.strategies import STRATEGIES
 
 __all__ = ["CheckReport", "check_bot", "is_bot_file", "make_players", "seat_name"]
@@ -59,10 +65,11 @@ def make_players(
     *,
     sandboxed: bool = True,
     limits: Limits | None = None,
-    first_slot: int = 0,
+    first_slot: int | None = None,
     salts: Sequence[str] | None = None,
 ) -> list[Player]:
-    """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``).
+    """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``; by
+    default this process's block of the machine-wide registry, :func:`process_slots`).
 
     ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
     than by seat (see :class:`arena.match.referee.StrategyPlayer`).
@@ -82,11 +89,15 @@ def make_players(
                 + " (for your own bots on your own machine: --unsandboxed)"
             )
     players: list[Player] = []
+    if sandboxed and first_slot is None and any(is_bot_file(spec) for spec in specs):
+        first_slot = process_slots()
     for seat, spec in enumerate(specs):
         if not is_bot_file(spec):
             players.append(StrategyPlayer(spec, None if salts is None else salts[seat]))
             continue
-        launcher = Sandbox(limits or Limits(), first_slot + seat) if sandboxed else PlainLauncher()
+        launcher = (
+            Sandbox(limits or Limits(), (first_slot or 0) + seat) if sandboxed else PlainLauncher()
+        )
         players.append(ProcessPlayer(Path(spec), launcher))
     return players
 

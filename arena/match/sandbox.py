@@ -71,6 +71,7 @@ __all__ = [
     "claim_slot_block",
     "kill_process_group",
     "plain_spawn",
+    "process_slots",
 ]
 
 logger = logging.getLogger(__name__)
@@ -85,6 +86,10 @@ SANDBOX_ENV: Mapping[str, str] = {
     "HOME": "/tmp",
     "LANG": "C.UTF-8",
     "PYTHONDONTWRITEBYTECODE": "1",
+    # glibc reserves 64 MB of address space per malloc arena, one per thread up to 8 per
+    # core: under RLIMIT_AS a bot with a dozen threads could not start more. Two arenas
+    # leave the memory limit to what the bot actually uses.
+    "MALLOC_ARENA_MAX": "2",
 }
 
 #: Syscalls the seccomp filter answers with EPERM (names unknown to the host's
@@ -274,10 +279,12 @@ def _check_sandbox() -> tuple[str, ...]:
     missing = _static_problems()
     if missing:
         return tuple(missing)
-    # The trial runs in a slot of its own (uid SLOT_UID_BASE - 1, cgroup "trial"),
-    # so that a busy slot 0 cannot make it fail.
-    trial = Sandbox(Limits(), slot=0)
-    trial.slot, trial.uid = -1, SLOT_UID_BASE - 1
+    # The trial runs in the first slot of this process's block (the registry's), so that
+    # no other run's slot can make it fail, and it leaves nothing behind.
+    try:
+        trial = Sandbox(Limits(), slot=process_slots())
+    except SandboxUnavailable as exc:
+        return (str(exc),)
     try:
         proc = trial._start({}, ["-I", "-S", "-c", "print('ok')"], Path("/usr/bin/python3"))
     except (OSError, subprocess.SubprocessError) as exc:
@@ -328,23 +335,42 @@ def check_sandbox_report() -> str:
 
 @functools.cache
 def _cgroup_kind() -> str | None:
-    """``"v2"`` or ``"v1"`` when a per-slot memory cgroup can be made here, else None."""
+    """``"v2"`` or ``"v1"`` when this process can make a slot's memory cgroup and set its
+    limit here (tried on a cgroup of its own, then removed), else None: rlimits only. A
+    cgroup another user made (root's, say) is never assumed to be writable."""
     for kind in ("v2", "v1"):
+        probe = f"probe-{os.getpid()}"
         try:
-            if _cgroup_dir(-1, None, kind) is not None:
+            if _cgroup_dir(probe, 64 * _MB, kind) is not None:
                 return kind
         except OSError:
             continue
+        finally:
+            _remove_cgroup(probe)
     return None
 
 
-def _cgroup_dir(slot: int, memory_bytes: int | None, kind: str) -> Path | None:
-    """Create (or reuse) the slot's memory cgroup and set its limit; None if not possible.
+def _cgroup_path(name: str, kind: str) -> Path:
+    if kind == "v2":
+        return _CGROUP_ROOT / _CGROUP_NAME / name
+    return _CGROUP_ROOT / "memory" / _CGROUP_NAME / name
 
-    Slot -1 is check_sandbox's trial. Raises OSError when the host offers the
-    controller but refuses the writes (then the cgroup is unusable).
+
+def _remove_cgroup(name: str) -> None:
+    """Remove a slot's (or a probe's) cgroup once its processes are gone; a cgroup still
+    in use, or another user's, is left alone."""
+    for kind in ("v2", "v1"):
+        with suppress(OSError):
+            _cgroup_path(name, kind).rmdir()
+
+
+def _cgroup_dir(name: str, memory_bytes: int | None, kind: str) -> Path | None:
+    """Create (or reuse) the memory cgroup ``name`` (``slot-N``) and set its limit; None
+    if the host offers no such controller.
+
+    Raises OSError when the host offers the controller but refuses the writes (then the
+    cgroup is unusable).
     """
-    name = "trial" if slot < 0 else f"slot-{slot}"
     if kind == "v2":
         if "memory" not in _read(_CGROUP_ROOT / "cgroup.controllers").split():
             return None
@@ -354,7 +380,7 @@ def _cgroup_dir(slot: int, memory_bytes: int | None, kind: str) -> Path | None:
         base.mkdir(exist_ok=True)
         if "memory" not in _read(base / "cgroup.subtree_control").split():
             (base / "cgroup.subtree_control").write_text("+memory")
-        path = base / name
+        path = _cgroup_path(name, kind)
         path.mkdir(exist_ok=True)
         if memory_bytes is not None:
             (path / "memory.max").write_text(str(memory_bytes))
@@ -364,7 +390,7 @@ def _cgroup_dir(slot: int, memory_bytes: int | None, kind: str) -> Path | None:
     root = _CGROUP_ROOT / "memory"
     if not (root / "memory.limit_in_bytes").exists():
         return None
-    path = root / _CGROUP_NAME / name
+    path = _cgroup_path(name, kind)
     path.mkdir(parents=True, exist_ok=True)
     if memory_bytes is not None:
         # memory + swap gets the same cap (no swapping past it). The kernel wants
@@ -591,7 +617,7 @@ class Sandbox:
         if kind is None:
             return None
         try:
-            path = _cgroup_dir(self.slot, self.limits.memory_mb * _MB, kind)
+            path = _cgroup_dir(f"slot-{self.slot}", self.limits.memory_mb * _MB, kind)
         except OSError as exc:
             raise SandboxUnavailable(f"memory cgroup {kind} of slot {self.slot}: {exc}") from exc
         return None if path is None else str(path / "cgroup.procs")
@@ -611,6 +637,7 @@ class Sandbox:
             with suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)
         kill_process_group(proc, grace=grace)
+        _remove_cgroup(f"slot-{self.slot}")
 
 
 def _runtime(files: Mapping[str, Path], interpreter: Path) -> Runtime:
@@ -679,36 +706,53 @@ def plain_spawn(
     )
 
 
-# --- slots shared between processes ---------------------------------------------------------
+# --- the machine-wide slot registry -------------------------------------------------------
 
-#: Where :func:`claim_slot_block` keeps its lock files (one per block; machine-wide).
+#: Where :func:`claim_slot_block` keeps its lock files (one per block; machine-wide, shared by
+#: every user: sticky and world-writable like /tmp, so root's runs and others' coexist).
 SLOT_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-slots"
 
 
 #: Slots in a block of :func:`claim_slot_block` (a match has at most 5 seats). One size for
 #: every caller, so blocks never overlap.
 SLOT_BLOCK = 8
+#: Blocks in the registry: slots 0 .. SLOT_BLOCKS * SLOT_BLOCK - 1 (uids up to 65095).
+SLOT_BLOCKS = 512
 
 
-def claim_slot_block(*, first: int = 1000, blocks: int = 512, directory: Path | None = None) -> int:
+def claim_slot_block(
+    *, first: int = 0, blocks: int = SLOT_BLOCKS, directory: Path | None = None
+) -> int:
     """Claim :data:`SLOT_BLOCK` consecutive sandbox slots for this process, for as long as
     it lives; return the first one.
 
-    Processes that do not know each other (the pool processes of several Celery workers on
-    one machine) must never seat bots in the same slot. Block ``b`` covers slots
-    ``first + b * SLOT_BLOCK`` onwards; it is held with an exclusive ``flock`` on its lock file,
-    which the kernel releases when the process dies however it dies, so a killed worker's
-    slots are free again at once. Call it after ``fork`` (a child inherits its parent's
-    lock, it does not get one of its own). Slots below ``first`` are left to callers that
-    number slots themselves (``arena play``, the local runner).
+    Every runner of sandboxed bots on a machine -- ``arena play`` and ``check``, the local
+    runner's pool processes, the workers' pool processes -- claims its slots here, so two
+    runs never share a slot (its uid, its cgroup, its process limit). Block ``b`` covers
+    slots ``first + b * SLOT_BLOCK`` onwards; it is held with an exclusive ``flock`` on its
+    lock file, which the kernel releases when the process dies however it dies. Call it
+    after ``fork`` (a child inherits its parent's lock, it does not get one of its own):
+    :func:`process_slots` does.
 
     Raises:
-        SandboxUnavailable: all ``blocks`` blocks are held (the message names the directory).
+        SandboxUnavailable: all ``blocks`` blocks are held, or the directory cannot be used
+            (the message names it).
     """
     directory = SLOT_LOCK_DIR if directory is None else directory
-    directory.mkdir(mode=0o700, exist_ok=True)
+    try:
+        directory.mkdir(mode=0o1777, exist_ok=True)
+        if directory.stat().st_uid == os.geteuid():
+            directory.chmod(0o1777)  # mkdir's mode is cut by the umask
+    except OSError as exc:
+        raise SandboxUnavailable(f"the sandbox slot registry {directory}: {exc}") from exc
     for block in range(blocks):
-        fd = os.open(directory / f"block-{first}-{block}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        path = directory / f"block-{first}-{block}.lock"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            continue  # another user's lock file we may not open: that block is theirs
+        with suppress(OSError):
+            os.fchmod(fd, 0o666)  # others must be able to lock it after us
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -720,3 +764,14 @@ def claim_slot_block(*, first: int = 1000, blocks: int = 512, directory: Path | 
 
 
 _held_slot_locks: list[int] = []
+_process_block: dict[int, int] = {}
+
+
+def process_slots() -> int:
+    """The first of this process's :data:`SLOT_BLOCK` slots, claimed from the registry on
+    first use (again in a forked child, which must not use its parent's)."""
+    pid = os.getpid()
+    if pid not in _process_block:
+        _process_block.clear()
+        _process_block[pid] = claim_slot_block()
+    return _process_block[pid]

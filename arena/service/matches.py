@@ -346,7 +346,7 @@ def run_match(
     *,
     worker: str | None = None,
     config: Config | None = None,
-    first_slot: int = 0,
+    first_slot: int | None = None,
     sandboxed: bool = True,
 ) -> str:
     """Claim match ``match_id``, play it, store its result; return what happened:
@@ -361,7 +361,8 @@ def run_match(
       worker that holds it);
     - ``"missing"``: no such match.
 
-    Bots run in the sandbox, in slots ``first_slot + seat``.
+    Bots run in the sandbox, in slots ``first_slot + seat`` (by default this process's
+    block of the machine-wide registry).
 
     Raises:
         InfrastructureError: the harness failed (sandbox, bot sources missing): the match
@@ -405,7 +406,7 @@ def _play(
     store: Store,
     claimed: ClaimedMatch,
     worker: str,
-    first_slot: int,
+    first_slot: int | None,
     sandboxed: bool,
     bot_cache: Path,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -713,7 +713,7 @@ def test_claim_slot_block_defaults_give_distinct_blocks(
 ) -> None:
     first = claim_slot_block(directory=tmp_path)
     second = claim_slot_block(directory=tmp_path)
-    assert (first, second) == (1000, 1008)
+    assert (first, second) == (0, 8)
 
 
 # --- the broker's configuration -----------------------------------------------------------
