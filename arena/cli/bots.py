@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from arena.cli.common import memory_option, move_time_option, unsandboxed_option
-from arena.match.lineup import check_bot
+from arena.cli.common import memory_option, move_time_option, plural, unsandboxed_option
+from arena.match.lineup import CheckReport, check_bot
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
@@ -33,28 +34,51 @@ def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, mem
     passed; 1: it faulted."""
     if not Path(bot).is_file():
         raise click.BadParameter(f"no bot file {bot!r}", param_hint="'BOT_FILE'")
-    clock = TimeControl(move_seconds=move_time)
+    reports = check_bot(
+        bot,
+        sandboxed=not unsandboxed,
+        games=games,
+        time_control=TimeControl(move_seconds=move_time),
+        limits=Limits(memory),
+    )
+    report = show_check(reports, sandboxed=not unsandboxed)
+    click.echo("passed" if report.ok else "failed")
+    return 0 if report.ok else 1
+
+
+def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -> CheckReport:
+    """Print a check as it goes (a line per preset), then its summary and each distinct
+    fault once (with how many games it cost and the tail of the bot's stderr); return the
+    final report (``arena check`` and ``arena bots add``)."""
     report = None
-    for preset, report in check_bot(
-        bot, sandboxed=not unsandboxed, games=games, time_control=clock, limits=Limits(memory)
-    ):
+    for preset, report in reports:
         faulted = [o for name, o in report.faults if name == preset]
         click.echo(f"{preset:<15} {'FAULT' if faulted else 'ok'}")
     assert report is not None
     click.echo(
-        f"{report.name}: {report.games} games, start-up {report.startup_seconds * 1000:.0f} ms, "
-        f"{report.decisions} moves, {report.mean_move_seconds * 1000:.1f} ms a move on average, "
-        f"slowest {report.slowest * 1000:.1f} ms" + ("" if unsandboxed else " (sandboxed)")
+        f"{report.name}: {plural(report.games, 'game')}, start-up "
+        f"{report.startup_seconds * 1000:.0f} ms, {plural(report.decisions, 'move')}, "
+        f"{report.mean_move_seconds * 1000:.1f} ms a move on average, "
+        f"slowest {report.slowest * 1000:.1f} ms" + (" (sandboxed)" if sandboxed else "")
     )
-    for preset, outcome in report.faults[:5]:
+    seen: dict[tuple[str, str], list[str]] = {}
+    for preset, outcome in report.faults:
         verdict = outcome.verdict
         assert verdict is not None
-        click.echo(f"FAULT in {preset}: {verdict.termination.value}: {verdict.message}")
-        if verdict.stderr.strip():
-            tail = "\n".join(verdict.stderr.strip().splitlines()[-8:])
+        seen.setdefault((verdict.termination.value, verdict.message), []).append(preset)
+    for (kind, message), presets in seen.items():
+        where = ", ".join(dict.fromkeys(presets))
+        click.echo(f"FAULT: {kind}: {message} ({plural(len(presets), 'game')}: {where})")
+        first = next(
+            verdict
+            for _, o in report.faults
+            if (verdict := o.verdict) is not None
+            and (verdict.termination.value, verdict.message) == (kind, message)
+        )
+        if first.stderr.strip():
+            tail = "\n".join(first.stderr.strip().splitlines()[-8:])
             click.echo("  stderr tail:\n" + "\n".join("    " + line for line in tail.splitlines()))
-    click.echo("passed" if report.ok else "failed")
-    return 0 if report.ok else 1
+    return report
 
 
 @click.command("new-bot", short_help="Write a starter bot file.")

@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.table import Table
 
+from arena.cli.bots import show_check
 from arena.cli.common import (
+    console,
     help_without_command,
     memory_option,
     move_time_option,
@@ -21,7 +24,7 @@ from arena.compete.names import check_name
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
-from arena.store.db import check_url, open_store, upgrade, where
+from arena.store.db import as_utc, check_url, open_store, upgrade, where
 
 
 def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
@@ -96,21 +99,16 @@ def bots_add_command(
     owner = check_name(owner, "owner name")  # bad names and databases fail before the check
     name = check_name(name, "bot name")
     open_store(url).close()
-    reports = [
-        report
-        for _preset, report in check_bot(
+    report = show_check(
+        check_bot(
             bot,
             sandboxed=not unsandboxed,
             time_control=TimeControl(move_seconds=move_time),
             limits=Limits(memory),
-        )
-    ]
-    report = reports[-1]
+        ),
+        sandboxed=not unsandboxed,
+    )
     if not report.ok:
-        for preset, outcome in report.faults[:5]:
-            verdict = outcome.verdict
-            assert verdict is not None
-            click.echo(f"FAULT in {preset}: {verdict.termination.value}: {verdict.message}")
         click.echo(f"{bot} failed `arena check`: nothing stored")
         return 1
     store = open_store(url)
@@ -138,10 +136,17 @@ def bots_list_command(url: str | None) -> None:
         listings = store.list_bots()
     finally:
         store.close()
-    for item in listings:
-        click.echo(
-            f"{item.owner}/{item.bot}  v{item.version}  {item.sha256[:12]}  "
-            f"{item.created:%Y-%m-%d %H:%M}"
-        )
     if not listings:
         click.echo("no bots stored")
+        return
+    table = Table(title="Stored bots")
+    for column in ("bot", "version", "source sha256", "uploaded (UTC)"):
+        table.add_column(column, justify="right" if column == "version" else "left")
+    for item in listings:
+        table.add_row(
+            f"{item.owner}/{item.bot}",
+            f"v{item.version}",
+            item.sha256[:12],
+            f"{as_utc(item.created):%Y-%m-%d %H:%M}",
+        )
+    console().print(table)

@@ -20,9 +20,11 @@ from typing import Any
 import click
 from kombu.exceptions import OperationalError as KombuOperationalError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 from sqlalchemy import func, select
 
 from arena.cli.common import (
+    FAILED,
     UnavailableError,
     UsageError,
     broker_option,
@@ -142,6 +144,10 @@ def tournament_create(
     return 0
 
 
+#: Seconds between progress lines when stdout is not a terminal.
+PROGRESS_SECONDS = 5.0
+
+
 def run_stored(
     name: str,
     *,
@@ -152,7 +158,8 @@ def run_stored(
 ) -> int:
     """``arena tournament run NAME``: send the tournament's pending matches to the workers,
     follow its progress (sweeping meanwhile), print its standings. Exit status 0 when it is
-    done, 1 when it timed out (it goes on on the workers)."""
+    done, 1 when it timed out or no worker was alive for ``ARENA_NO_WORKER_SECONDS`` (120 s
+    by default; it goes on on the workers, or when one starts)."""
     from arena.service.broker import make_app, send_matches
 
     config = Config.from_env()
@@ -174,23 +181,32 @@ def run_stored(
             f"{len(sent)} sent to the workers"
         )
         started = time.monotonic()
-        last_sweep, warned = started, [False, False]
-        with _match_progress(total) as update:
+        last_sweep, warned, worker_seen = started, [False, False], started
+        with _match_progress(name, total) as update:
             while True:
                 counts = tournament_progress(store, tournament.id)
                 finished = counts["done"] + counts["void"]
                 update(finished, counts["running"])
                 if finished == total:
                     break
-                if timeout is not None and time.monotonic() - started > timeout:
+                now = time.monotonic()
+                if timeout is not None and now - started > timeout:
                     click.echo(
                         f"{name}: {finished} of {total} matches finished after {timeout:g} s; "
                         "the workers go on (see `arena tournament status`)"
                     )
-                    return 1
-                if time.monotonic() - last_sweep >= config.sweep_seconds:
-                    last_sweep = time.monotonic()
-                    sweep_and_check(store, app, send, config, warned)
+                    return FAILED
+                if now - worker_seen > config.no_worker_seconds:
+                    click.echo(
+                        f"{name}: no worker has been alive for {config.no_worker_seconds:g} s, "
+                        f"{finished} of {total} matches finished: start one with "
+                        f"`arena worker`, then `arena tournament run {name}` again"
+                    )
+                    return FAILED
+                if now - last_sweep >= config.sweep_seconds:
+                    last_sweep = now
+                    if sweep_and_check(store, app, send, config, warned):
+                        worker_seen = time.monotonic()
                 time.sleep(poll_seconds)
         click.echo(f"{name}: done in {time.monotonic() - started:.1f} s")
         print_standings(store, tournament.id)
@@ -203,9 +219,9 @@ def sweep_and_check(
     send: Callable[[Sequence[int]], None],
     config: Config,
     warned: list[bool],
-) -> None:
+) -> bool:
     """Sweep as beat does (so a tournament finishes without one), and say once, on stderr,
-    when no worker is alive to play anything."""
+    when no worker is alive to play anything; return whether one is."""
     from arena.service.broker import queue_length
     from arena.service.matches import list_workers
 
@@ -214,13 +230,15 @@ def sweep_and_check(
         sweep(store, send, queue_empty=empty, config=config)
     except BROKER_ERRORS as exc:  # a restarting broker: the next sweep will do
         warn_once(warned, 1, unreachable(app, exc) + "; trying again")
-    if not any(w.alive for w in list_workers(store, config=config)):
-        warn_once(
-            warned,
-            0,
-            "no worker is alive to play the matches: start one with `arena worker` "
-            "(same database and broker)",
-        )
+    if any(w.alive for w in list_workers(store, config=config)):
+        return True
+    warn_once(
+        warned,
+        0,
+        "no worker is alive to play the matches: start one with `arena worker` "
+        "(same database and broker)",
+    )
+    return False
 
 
 def warn_once(warned: list[bool], which: int, message: str) -> None:
@@ -237,10 +255,19 @@ def unreachable(app: Any, exc: BaseException) -> str:
 
 
 @contextmanager
-def _match_progress(total: int) -> Iterator[Callable[[int, int], None]]:
-    """A live bar of finished matches at a terminal; nothing otherwise."""
+def _match_progress(name: str, total: int) -> Iterator[Callable[[int, int], None]]:
+    """A live bar of finished matches at a terminal; else (a log, CI) a line on stdout
+    every :data:`PROGRESS_SECONDS` while the count changes."""
     if not sys.stderr.isatty():
-        yield lambda finished, running: None
+        last = [time.monotonic(), -1]
+
+        def log(finished: int, running: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_SECONDS and finished != last[1]:
+                last[:] = [now, finished]
+                click.echo(f"{name}: {finished} of {total} matches finished, {running} running")
+
+        yield log
         return
     columns = (
         TextColumn("matches"),
@@ -358,10 +385,15 @@ def tournament_list(url: str | None) -> None:
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
             .order_by(Tournament.id.desc())
         ).all()
-    for name, status, fmt, rules in rows:
-        click.echo(f"{name}  {status}  {rules}  {fmt}")
     if not rows:
         click.echo("no tournaments stored")
+        return
+    table = Table(title="Stored tournaments (newest first)")
+    for column in ("tournament", "status", "rule set", "format"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*map(str, row))
+    console().print(table)
 
 
 @click.command("export", short_help="Write a stored tournament's game records as JSON lines.")

@@ -86,6 +86,8 @@ class Config:
             (``ARENA_MATCH_TIME_LIMIT``; the soft limit is 30 s less).
         resend_grace_seconds: a pending match's task is sent again by a sweep only if it was
             last sent longer ago than this (``ARENA_RESEND_GRACE_SECONDS``).
+        no_worker_seconds: ``arena tournament run NAME`` gives up (exit 1) when no worker
+            has been alive this long (``ARENA_NO_WORKER_SECONDS``).
         bot_cache: where a worker writes the bot sources it runs, one file per source hash
             (``ARENA_BOT_CACHE``; default ``arena-bot-cache`` in the temporary directory).
     """
@@ -96,6 +98,7 @@ class Config:
     max_attempts: int = 3
     match_time_limit: float = 1800.0
     resend_grace_seconds: float = 10.0
+    no_worker_seconds: float = 120.0
     bot_cache: Path = Path(tempfile.gettempdir()) / "arena-bot-cache"
 
     @classmethod
@@ -139,6 +142,7 @@ class Config:
             max_attempts=int(attempts),
             match_time_limit=number("ARENA_MATCH_TIME_LIMIT", cls.match_time_limit),
             resend_grace_seconds=number("ARENA_RESEND_GRACE_SECONDS", cls.resend_grace_seconds),
+            no_worker_seconds=number("ARENA_NO_WORKER_SECONDS", cls.no_worker_seconds),
             bot_cache=Path(env.get("ARENA_BOT_CACHE") or cls.bot_cache),
         )
 

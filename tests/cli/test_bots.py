@@ -39,7 +39,8 @@ def test_new_bot_writes_a_starter_that_passes_check(tmp_path: Path) -> None:
 def test_check_reports_a_fault_with_the_stderr_tail() -> None:
     result = invoke("check", str(BOTS / "raise_in_move.py"), "--games", "1")
     assert result.exit_code == 1
-    assert "FAULT in block: crash: ValueError: bot gave up on purpose" in result.stdout
+    assert "FAULT: crash: ValueError: bot gave up on purpose" in result.stdout
+    assert result.stdout.count("FAULT: ") == 1  # each distinct fault once
     assert "stderr tail" in result.stdout and "in play" in result.stdout
     assert result.stdout.strip().endswith("failed")
 

@@ -139,15 +139,17 @@ def test_infrastructure_error_names_the_match_and_void_is_not_counted(
     matches = schedule("round-robin", ["random", "greedy"], rules=DRAW, players=2,
                        games_per_match=2, seed=1)  # fmt: skip
     monkeypatch.setattr(localrun, "play_match", broken)
+    monkeypatch.setattr(localrun, "RETRY_SECONDS", 0.0)
     with pytest.raises(InfrastructureError, match=r"match r0000-0: the sandbox would not start"):
         list(run_local(matches, DRAW, workers=1))
     results = list(run_local(matches, DRAW, workers=1, keep_going=True))
     standings = Standings(["random", "greedy"])
     for result in results:
         standings.add(result)
-    assert [r.void for r in results] == ["the sandbox would not start"] * 2
+    reason = "the sandbox would not start (played 3 times)"
+    assert [r.void for r in results] == [reason] * 2
     assert standings.games == 0 and standings.matches == 0
-    assert standings.void == [(m.id, "the sandbox would not start") for m in matches]
+    assert standings.void == [(m.id, reason) for m in matches]
 
 
 def test_the_docs_example_runs() -> None:

@@ -175,6 +175,7 @@ def test_config_defaults_and_heartbeat_follows_the_lease() -> None:
         ("ARENA_MAX_ATTEMPTS", "max_attempts", "5", 5),
         ("ARENA_MATCH_TIME_LIMIT", "match_time_limit", "600", 600.0),
         ("ARENA_RESEND_GRACE_SECONDS", "resend_grace_seconds", "0.5", 0.5),
+        ("ARENA_NO_WORKER_SECONDS", "no_worker_seconds", "30", 30.0),
         ("ARENA_BOT_CACHE", "bot_cache", "/srv/cache", Path("/srv/cache")),
     ],
 )

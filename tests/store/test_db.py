@@ -175,11 +175,16 @@ def test_cli_db_upgrade_and_bots_add(tmp_path: Path) -> None:
     added = invoke(*add, "--unsandboxed")
     assert added.exit_code == 0, added.output
     assert "stored as version 1 (" in added.output and "already" not in added.output
+    assert "block           ok" in added.output and "first: 14 games" in added.output
     again = invoke(*add, "--unsandboxed")
     assert again.exit_code == 0, again.output
     assert "already stored as version 1" in again.output
     listed = invoke("bots", "list", "--url", db_url)
-    assert listed.exit_code == 0 and "alice/first  v1" in listed.output
+    assert listed.exit_code == 0
+    header = next(line for line in listed.output.splitlines() if "version" in line)
+    assert "bot" in header and "source sha256" in header and "uploaded (UTC)" in header
+    row = next(line for line in listed.output.splitlines() if "alice/first" in line)
+    assert "v1" in row
 
 
 def test_cli_bots_add_rejects_a_failing_bot(tmp_path: Path) -> None:
@@ -190,5 +195,6 @@ def test_cli_bots_add_rejects_a_failing_bot(tmp_path: Path) -> None:
         "bots", "add", bad, "--name", "x", "--owner", "o", "--url", db_url, "--unsandboxed"
     )
     assert result.exit_code == 1
-    assert "FAULT in block: crash" in result.output and "nothing stored" in result.output
+    assert "FAULT: crash: ValueError: bot gave up on purpose" in result.output
+    assert "game: block)" in result.output and "nothing stored" in result.output
     assert "no bots stored" in invoke("bots", "list", "--url", db_url).output

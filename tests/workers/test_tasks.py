@@ -53,8 +53,10 @@ class Service:
         self.workers.append(worker)
         return worker
 
-    def arena(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        environ = {**os.environ, **FAST, **self.env}
+    def arena(
+        self, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        environ = {**os.environ, **FAST, **self.env, **(env or {})}
         environ.pop("COLUMNS", None)
         return subprocess.run(
             [str(ARENA), *args],
@@ -384,6 +386,19 @@ def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
     assert "lonely: 0 of 2 matches finished after 3 s; the workers go on" in ran.stdout
     status = service.arena("tournament", "status", "lonely")
     assert "lonely (id 1): pending;" in status.stdout
+
+
+def test_run_with_no_worker_gives_up_after_the_default_and_logs_progress(
+    service: Service,
+) -> None:
+    """No --timeout: with no worker alive for ARENA_NO_WORKER_SECONDS the run gives up
+    (exit 1) saying what to do, instead of waiting forever."""
+    _create(service, "deserted", "random,greedy", games=2)
+    limit = {"ARENA_NO_WORKER_SECONDS": "3"}
+    ran = service.arena("tournament", "run", "deserted", timeout=60, env=limit)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "deserted: no worker has been alive for 3 s, 0 of 2 matches finished" in ran.stdout
+    assert "`arena worker`, then `arena tournament run deserted` again" in ran.stdout
 
 
 def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
