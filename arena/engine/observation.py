@@ -100,6 +100,31 @@ class Observation:
         }
 
 
+    def to_delta(self, since: int) -> dict[str, Any]:
+        """The protocol v2 form (docs/protocol.md): :meth:`to_dict` without the rule set
+        (the bot has it from ``start``) and with only the history's events from index
+        ``since`` on (``events``; ``history_from`` says where they begin), so a request
+        carries what changed since the bot's last one in this round, not the whole round."""
+        return {
+            "seat": self.seat,
+            "players": self.players,
+            "teams": self.teams,
+            "round": self.round,
+            "leader": self.leader,
+            "to_move": self.to_move,
+            "hand": [str(t) for t in self.hand],
+            "line": [list(pair) for pair in self.line],
+            "ends": None if self.ends is None else list(self.ends),
+            "hand_sizes": list(self.hand_sizes),
+            "boneyard_size": self.boneyard_size,
+            "drawable": self.drawable,
+            "scores": list(self.scores),
+            "history_from": since,
+            "events": [event_to_dict(e) for e in self.history[since:]],
+            "legal_moves": [str(m) for m in self.legal_moves],
+        }
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """Return an event's JSON form: ``{"type": "play", "seat": 0, "move": "6-4L"}`` etc."""
     if isinstance(event, Play):

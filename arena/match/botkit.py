@@ -45,6 +45,7 @@ __all__ = [
     "BotRunner",
     "Draw",
     "GameInfo",
+    "GameView",
     "Move",
     "Observation",
     "Pass",
@@ -54,7 +55,7 @@ __all__ = [
     "serve",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # The protocol's own references, bound when the kit is imported, before the bot is loaded:
 # a bot shares this interpreter, and one that patches json (json.loads = ...) must break
@@ -378,9 +379,10 @@ def serve(runner: BotRunner, stdin: TextIO, stdout: TextIO) -> int:
 
     Returns the process exit status.
     """
+    views: dict[str, GameView] = {}
     for message in _messages(stdin):
         kind = message.get("type")
-        reply = _handle(runner, kind, message)
+        reply = _handle(runner, kind, message, views)
         if reply is not None:
             stdout.write(_dumps(reply, separators=(",", ":")) + "\n")
             stdout.flush()
@@ -395,9 +397,52 @@ def _messages(stdin: TextIO) -> Iterator[dict[str, Any]]:
             yield _loads(line)
 
 
-def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[str, Any] | None:
+class GameView:
+    """One game as this bot has seen it over protocol v2: the rule set from ``start`` and
+    the round's history so far, to which each request's new events are added."""
+
+    def __init__(self, info: GameInfo) -> None:
+        self.info = info
+        self.round = -1
+        self.history: list[Event] = []
+
+    def observe(self, delta: dict[str, Any]) -> Observation:
+        """The full observation a delta stands for (the same as v1's ``observation``)."""
+        if delta["round"] != self.round or delta["history_from"] == 0:
+            self.round, self.history = delta["round"], []
+        if delta["history_from"] != len(self.history):
+            raise ValueError(
+                f"history_from {delta['history_from']}, but {len(self.history)} events seen"
+            )
+        self.history.extend(_event(e) for e in delta["events"])
+        ends = delta["ends"]
+        return Observation(
+            seat=delta["seat"],
+            players=delta["players"],
+            teams=delta["teams"],
+            rules=self.info.rules,
+            params=self.info.params,
+            round=delta["round"],
+            leader=delta["leader"],
+            hand=tuple(Tile.parse(t) for t in delta["hand"]),
+            line=tuple((a, b) for a, b in delta["line"]),
+            ends=None if ends is None else (ends[0], ends[1]),
+            hand_sizes=tuple(delta["hand_sizes"]),
+            boneyard_size=delta["boneyard_size"],
+            drawable=delta["drawable"],
+            scores=tuple(delta["scores"]),
+            history=tuple(self.history),
+            legal_moves=tuple(Move.parse(m) for m in delta["legal_moves"]),
+        )
+
+
+def _handle(
+    runner: BotRunner, kind: object, message: dict[str, Any], views: dict[str, GameView]
+) -> dict[str, Any] | None:
     if kind == "hello":
-        return {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": runner.name}
+        offered = message.get("max_protocol", message.get("protocol", 1))
+        protocol = PROTOCOL_VERSION if isinstance(offered, int) and offered >= 2 else 1
+        return {"type": "hello", "protocol": protocol, "bot": runner.name}
     if kind == "start":
         info = GameInfo(
             game=message["game"],
@@ -407,6 +452,7 @@ def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[st
             rules=message["rules"]["name"],
             params=message["rules"]["params"],
         )
+        views[info.game] = GameView(info)
         try:
             runner.start(info)
         except Exception as exc:  # the bot's fault, reported per game
@@ -414,9 +460,10 @@ def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[st
             return {"type": "error", "game": info.game, "message": _error_line(exc)}
         return None
     if kind == "act":
-        moves = [_act(runner, request) for request in message["requests"]]
+        moves = [_act(runner, request, views) for request in message["requests"]]
         return {"type": "moves", "seq": message.get("seq"), "moves": moves}
     if kind == "end":
+        views.pop(message["game"], None)
         try:
             runner.end(message["game"], message.get("result") or {})
         except Exception:  # the game is over; only stderr hears of it
@@ -427,10 +474,16 @@ def _handle(runner: BotRunner, kind: object, message: dict[str, Any]) -> dict[st
     return {"type": "error", "message": f"unknown message type {kind!r}"}
 
 
-def _act(runner: BotRunner, request: dict[str, Any]) -> str | dict[str, str]:
+def _act(
+    runner: BotRunner, request: dict[str, Any], views: dict[str, GameView]
+) -> str | dict[str, str]:
     game = request["game"]
+    if "delta" in request:
+        observation = views[game].observe(request["delta"])
+    else:
+        observation = Observation.from_dict(request["observation"])
     try:
-        return runner.choose(game, Observation.from_dict(request["observation"]))
+        return runner.choose(game, observation)
     except BotError as exc:
         return {"error": "illegal", "message": str(exc)}
     except Exception as exc:  # the bot's own code raised: its crash

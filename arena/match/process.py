@@ -122,6 +122,10 @@ class ProcessPlayer:
         self._sent_at = 0.0
         self._charged: list[float] = []
         self._waited: list[float] = []
+        #: The protocol the bot chose in its handshake (2: requests are deltas).
+        self.protocol = 1
+        #: Per game: (round, history events) sent so far, for v2 deltas.
+        self._history_sent: dict[str, tuple[int, int]] = {}
         self._dead: BotFaultError | None = None
         #: Seconds from starting the process to its handshake reply.
         self.startup_seconds = 0.0
@@ -149,18 +153,22 @@ class ProcessPlayer:
         self._stderr.follow(proc.stderr)
         try:
             reply = self._call(
-                {"type": "hello", "protocol": botkit.PROTOCOL_VERSION},
+                # protocol 1 for bots that know only it; "max_protocol" offers deltas (v2)
+                {"type": "hello", "protocol": 1, "max_protocol": botkit.PROTOCOL_VERSION},
                 time_control.startup_seconds,
             )
         except BotFaultError as fault:
             self._blame_harness(fault)
             raise self._load_failure() or fault from None
-        if reply.get("type") != "hello" or reply.get("protocol") != botkit.PROTOCOL_VERSION:
+        protocol = reply.get("protocol")
+        known = range(1, botkit.PROTOCOL_VERSION + 1)
+        if reply.get("type") != "hello" or not isinstance(protocol, int) or protocol not in known:
             raise self._fault(
                 Termination.PROTOCOL_ERROR,
                 f"bad handshake {json.dumps(reply)[:200]} (expected hello, protocol "
-                f"{botkit.PROTOCOL_VERSION})",
+                f"1 to {botkit.PROTOCOL_VERSION})",
             )
+        self.protocol = protocol
         name = reply.get("bot")
         if isinstance(name, str) and name.strip():
             self.name = name.strip()[:64]
@@ -236,13 +244,18 @@ class ProcessPlayer:
         self._seq += 1
         self._batch = len(requests)
         self._sent_at = time.monotonic()
-        self._write(
-            {
-                "type": "act",
-                "seq": self._seq,
-                "requests": [{"game": g, "observation": o.to_dict()} for g, o in requests],
-            }
-        )
+        if self.protocol >= 2:
+            items = [{"game": g, "delta": self._delta(g, o)} for g, o in requests]
+        else:
+            items = [{"game": g, "observation": o.to_dict()} for g, o in requests]
+        self._write({"type": "act", "seq": self._seq, "requests": items})
+
+    def _delta(self, game: str, observation: Observation) -> dict[str, Any]:
+        """Protocol v2: what changed since this bot's last request in ``game``'s round."""
+        sent = self._history_sent.get(game)
+        since = sent[1] if sent is not None and sent[0] == observation.round else 0
+        self._history_sent[game] = (observation.round, len(observation.history))
+        return observation.to_delta(since)
 
     def receive(
         self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
@@ -283,6 +296,7 @@ class ProcessPlayer:
         return self._waited
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
+        self._history_sent.pop(game, None)
         if self._dead is None:
             with contextlib.suppress(BotFaultError):
                 self._write({"type": "end", "game": game, "result": dict(result)})
