@@ -80,31 +80,22 @@ class Observation:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form (tiles as ``"6-4"``, moves as ``"6-4L"``)."""
-        return {
-            "seat": self.seat,
-            "players": self.players,
-            "teams": self.teams,
-            "rules": {"name": self.rules.name, "params": self.rules.params()},
-            "round": self.round,
-            "leader": self.leader,
-            "to_move": self.to_move,
-            "hand": [str(t) for t in self.hand],
-            "line": [list(pair) for pair in self.line],
-            "ends": None if self.ends is None else list(self.ends),
-            "hand_sizes": list(self.hand_sizes),
-            "boneyard_size": self.boneyard_size,
-            "drawable": self.drawable,
-            "scores": list(self.scores),
-            "history": [event_to_dict(e) for e in self.history],
-            "legal_moves": [str(m) for m in self.legal_moves],
-        }
-
+        return self._fields(
+            rules={"name": self.rules.name, "params": self.rules.params()},
+            history=[event_to_dict(e) for e in self.history],
+        )
 
     def to_delta(self, since: int) -> dict[str, Any]:
         """The protocol v2 form (docs/protocol.md): :meth:`to_dict` without the rule set
         (the bot has it from ``start``) and with only the history's events from index
         ``since`` on (``events``; ``history_from`` says where they begin), so a request
         carries what changed since the bot's last one in this round, not the whole round."""
+        return self._fields(
+            history_from=since, events=[event_to_dict(e) for e in self.history[since:]]
+        )
+
+    def _fields(self, **extra: Any) -> dict[str, Any]:
+        """The JSON fields every form has, and ``extra``."""
         return {
             "seat": self.seat,
             "players": self.players,
@@ -119,9 +110,8 @@ class Observation:
             "boneyard_size": self.boneyard_size,
             "drawable": self.drawable,
             "scores": list(self.scores),
-            "history_from": since,
-            "events": [event_to_dict(e) for e in self.history[since:]],
             "legal_moves": [str(m) for m in self.legal_moves],
+            **extra,
         }
 
 

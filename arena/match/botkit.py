@@ -226,13 +226,22 @@ class Observation:
     def from_dict(cls, data: dict[str, Any]) -> Observation:
         """Build an observation from its JSON form (``arena.Observation.to_dict()``)."""
         rules = data["rules"]
+        history = tuple(_event(e) for e in data["history"])
+        return cls.from_fields(data, rules["name"], rules["params"], history)
+
+    @classmethod
+    def from_fields(
+        cls, data: dict[str, Any], rules: str, params: dict[str, Any], history: tuple[Event, ...]
+    ) -> Observation:
+        """Build an observation from the JSON fields of either protocol's form, with the
+        rule set and the history given apart."""
         ends = data["ends"]
         return cls(
             seat=data["seat"],
             players=data["players"],
             teams=data["teams"],
-            rules=rules["name"],
-            params=rules["params"],
+            rules=rules,
+            params=params,
             round=data["round"],
             leader=data["leader"],
             hand=tuple(Tile.parse(t) for t in data["hand"]),
@@ -242,7 +251,7 @@ class Observation:
             boneyard_size=data["boneyard_size"],
             drawable=data["drawable"],
             scores=tuple(data["scores"]),
-            history=tuple(_event(e) for e in data["history"]),
+            history=history,
             legal_moves=tuple(Move.parse(m) for m in data["legal_moves"]),
         )
 
@@ -415,25 +424,8 @@ class GameView:
                 f"history_from {delta['history_from']}, but {len(self.history)} events seen"
             )
         self.history.extend(_event(e) for e in delta["events"])
-        ends = delta["ends"]
-        return Observation(
-            seat=delta["seat"],
-            players=delta["players"],
-            teams=delta["teams"],
-            rules=self.info.rules,
-            params=self.info.params,
-            round=delta["round"],
-            leader=delta["leader"],
-            hand=tuple(Tile.parse(t) for t in delta["hand"]),
-            line=tuple((a, b) for a, b in delta["line"]),
-            ends=None if ends is None else (ends[0], ends[1]),
-            hand_sizes=tuple(delta["hand_sizes"]),
-            boneyard_size=delta["boneyard_size"],
-            drawable=delta["drawable"],
-            scores=tuple(delta["scores"]),
-            history=tuple(self.history),
-            legal_moves=tuple(Move.parse(m) for m in delta["legal_moves"]),
-        )
+        info = self.info
+        return Observation.from_fields(delta, info.rules, info.params, tuple(self.history))
 
 
 def _handle(
