@@ -3,6 +3,7 @@ played here in a process pool, or with ``--remote`` as a stored tournament on th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import sys
@@ -29,7 +30,7 @@ from arena.cli.common import (
     url_option,
 )
 from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreachable, warn_once
-from arena.compete.localrun import GameResult, MatchResult, run_local
+from arena.compete.localrun import GameResult, MatchResult, process_pool, run_local
 from arena.compete.names import fit_name
 from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -159,18 +160,22 @@ def compare_command(
         f"{rules.name}, {players} players: NEW {new} against OLD {old}, seed {seed}, "
         f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}"
     )
-    while status == "continue" and (max_games - played) // players > 0:
-        # At most --max-games: the last batch has only the deal groups that fit.
-        matches = schedule(
-            "duplicate",
-            entrants,
-            rules=rules,
-            players=players,
-            games_per_match=min(batch, (max_games - played) // players),
-            seed=_batch_seed(seed, batch_number),
-        )
-        results = list(
-            run_local(
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if workers > 1:  # one pool for every look at the test: its processes start once
+            pool = process_pool(workers)
+            stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+        while status == "continue" and (max_games - played) // players > 0:
+            # At most --max-games: the last batch has only the deal groups that fit.
+            matches = schedule(
+                "duplicate",
+                entrants,
+                rules=rules,
+                players=players,
+                games_per_match=min(batch, (max_games - played) // players),
+                seed=_batch_seed(seed, batch_number),
+            )
+            played_now = run_local(
                 matches,
                 rules,
                 workers=workers,
@@ -178,14 +183,14 @@ def compare_command(
                 time_control=clock,
                 limits=Limits(memory_mb=memory),
                 keep_going=True,  # a match whose harness failed is void, not the run
+                pool=pool,
             )
-        )
-        batch_number += 1
-        for group in _deal_groups(results).values():
-            samples.add(sum(group) / len(group))
-            played += len(group)
-        status = test.status(samples) if samples.n >= 2 else "continue"
-        _progress_line(played, samples, test, final=False)
+            batch_number += 1
+            for group in _deal_groups(list(played_now)).values():
+                samples.add(sum(group) / len(group))
+                played += len(group)
+            status = test.status(samples) if samples.n >= 2 else "continue"
+            _progress_line(played, samples, test, final=False)
     _progress_line(played, samples, test, final=True)
     return _verdict(status, played)
 

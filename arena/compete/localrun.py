@@ -47,6 +47,7 @@ __all__ = [
     "finishing_places",
     "play_one",
     "play_with_retries",
+    "process_pool",
     "run_local",
     "tournament_ratings",
 ]
@@ -200,8 +201,13 @@ def run_local(
     limits: Limits | None = None,
     first_slot: int | None = None,
     keep_going: bool = False,
+    pool: concurrent.futures.ProcessPoolExecutor | None = None,
 ) -> Iterator[MatchResult]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
+
+    ``pool`` (from :func:`process_pool`) is used instead of a pool of its own, and left
+    running: a caller that plays batch after batch (``arena compare``) pays the processes'
+    start-up once.
 
     ``workers=1`` plays in this process, in schedule order. Results do not depend
     on ``workers`` (only their order does). Everything is checked before the
@@ -229,7 +235,7 @@ def run_local(
             play_with_retries(m, rules, first_slot=first_slot, **options) for m in todo
         )
     else:
-        results = _pooled(todo, rules, workers, options)  # each process claims its slots
+        results = _pooled(todo, rules, workers, options, pool)  # each claims its slots
     for result in results:
         if result.void is not None and not keep_going:
             raise InfrastructureError(f"match {result.id}: {result.void}")
@@ -277,12 +283,22 @@ def _play_in_worker(match: Match, rules: Rules, options: dict[str, Any]) -> Matc
     return play_with_retries(match, rules, **options)
 
 
-def _pooled(
-    matches: list[Match], rules: Rules, workers: int, options: dict[str, Any]
-) -> Iterator[MatchResult]:
+def process_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+    """A pool of ``workers`` processes for :func:`run_local` (forkserver where offered: a
+    clean process, not a fork of the caller's threads)."""
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+    return concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+
+
+def _pooled(
+    matches: list[Match],
+    rules: Rules,
+    workers: int,
+    options: dict[str, Any],
+    shared: concurrent.futures.ProcessPoolExecutor | None,
+) -> Iterator[MatchResult]:
+    pool = shared or process_pool(workers)
     try:
         futures = {pool.submit(_play_in_worker, m, rules, options): m for m in matches}
         for future in concurrent.futures.as_completed(futures):
@@ -296,7 +312,8 @@ def _pooled(
                 exc.add_note(f"in match {futures[future].id}")
                 raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if shared is None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --- standings -------------------------------------------------------------------------
