@@ -10,7 +10,7 @@ Prints, from one run:
   of ``--starts`` starts, in the sandbox and as a plain subprocess of the same
   interpreter (Debian's ``/usr/bin/python3``);
 - the games per second of a match between two ``bots/random.py`` bots, each in
-  its own sandboxed process (batched protocol, 16 games at once), and between
+  its own sandboxed process (batched protocol, 64 games at once), and between
   the same two bots loaded in this process; and the ratio;
 - the measure that matters: moves per second of that sandboxed match against the
   engine's own random play (``Game`` with a random legal move, in this process), in
