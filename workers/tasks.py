@@ -8,7 +8,7 @@ idempotent: running one twice changes nothing more than running it once (a refit
 a second, equal history point).
 
 Each pool process opens its own database engine and claims its own block of sandbox slots
-(:func:`arena.match.sandbox.claim_slot_block`) after the fork, so processes of every worker on the
+(:func:`arena.match.sandbox.process_slots`) after the fork, so processes of every worker on the
 machine seat their bots in different slots.
 """
 
@@ -26,7 +26,7 @@ from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from sqlalchemy.exc import OperationalError
 
 from arena.match.referee import InfrastructureError
-from arena.match.sandbox import claim_slot_block
+from arena.match.sandbox import process_slots
 from arena.service.broker import PLAY_MATCH, QUEUE, REFIT, SWEEP, queue_length, send_matches
 from arena.service.matches import (
     Config,
@@ -118,10 +118,7 @@ def _store() -> Store:
 
 
 def _first_slot() -> int:
-    if "slot" not in _state:
-        _state["slot"] = claim_slot_block()
-    slot: int = _state["slot"]
-    return slot
+    return process_slots()
 
 
 @app.task(
