@@ -129,6 +129,9 @@ class Round:
         "_left",
         "_left_tile",
         "_legal",
+        "_line",
+        "_line_ends",
+        "_line_seen",
         "_log",
         "_next_draw",
         "_next_seat",
@@ -217,6 +220,9 @@ class Round:
         self._left = self._right = self._left_tile = self._right_tile = -1
         self._log: list[tuple[Any, ...]] = []
         self._events: list[Event] = []
+        self._line: deque[tuple[int, int]] = deque()
+        self._line_ends = [-1, -1]
+        self._line_seen = 0
         self._result: RoundResult | None = None
         self.leader, self._legal = self._lead(lead_draw)
         self._seat = self.leader
@@ -307,22 +313,24 @@ class Round:
 
     @property
     def line(self) -> tuple[tuple[int, int], ...]:
-        """The played tiles from the left end to the right, each as (left half, right half)."""
-        line: deque[tuple[int, int]] = deque()
-        left = right = -1
-        for entry in self._log:
+        """The played tiles from the left end to the right, each as (left half, right half).
+
+        Kept up to date from the log's new entries only (a bot is asked at every move)."""
+        line, log, ends = self._line, self._log, self._line_ends
+        for entry in log[self._line_seen :]:
             if len(entry) != 3:
                 continue
             tile, end = entry[1].tile, entry[1].end
             if end is None:
-                left, right = tile.high, tile.low
-                line.append((left, right))
+                ends[0], ends[1] = tile.high, tile.low
+                line.append((tile.high, tile.low))
             elif end is End.LEFT:
-                left = tile.other(left)
-                line.appendleft((left, tile.other(left)))
+                ends[0] = tile.other(ends[0])
+                line.appendleft((ends[0], tile.other(ends[0])))
             else:
-                right = tile.other(right)
-                line.append((tile.other(right), right))
+                ends[1] = tile.other(ends[1])
+                line.append((tile.other(ends[1]), ends[1]))
+        self._line_seen = len(log)
         return tuple(line)
 
     @property
