@@ -389,7 +389,7 @@ def tournament_list(url: str | None) -> None:
         click.echo("no tournaments stored")
         return
     table = Table(title="Stored tournaments (newest first)")
-    for column in ("tournament", "status", "rule set", "format"):
+    for column in ("tournament", "status", "format", "rule set"):
         table.add_column(column)
     for row in rows:
         table.add_row(*map(str, row))

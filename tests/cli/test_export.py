@@ -72,3 +72,18 @@ def test_verify_says_when_a_file_holds_no_records(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["replay", "verify", str(empty)])
     assert result.exit_code == 1
     assert "holds no game records" in result.output
+
+
+def test_tournament_list_is_a_table_with_its_headers(
+    store: Store, url: str, tmp_path: Path
+) -> None:
+    played_tournament(store, tmp_path)
+    listed = CliRunner().invoke(cli, ["tournament", "list", "--url", url])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    header = next(line for line in lines if "tournament" in line and "status" in line)
+    row = next(line for line in lines if "spring" in line)
+    for column, cell in (("status", "done"), ("format", "round-robin")):
+        assert abs(header.index(column) - row.index(cell)) <= 2, (header, row)
+    assert header.index("format") < header.index("rule set")
+    assert row.index("round-robin") < row.index(RULES.name)
