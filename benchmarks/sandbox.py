@@ -14,7 +14,11 @@ Prints, from one run:
   the same two bots loaded in this process; and the ratio;
 - the measure that matters: moves per second of that sandboxed match against the
   engine's own random play (``Game`` with a random legal move, in this process), in
-  the same run (goal: at least 0.25).
+  the same run (goal: at least 0.25);
+- ``arena compare bots/greedy.py bots/random.py`` against ``arena play`` of the same
+  two bot files, games per second of each command (run as a user runs it, start-up
+  included; the test's bounds set so that it plays all ``--compare-games``), goal
+  at least 0.8.
 
 Needs the sandbox (bubblewrap, libseccomp): ``./run test`` installs them as root.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,6 +47,7 @@ from arena.match.sandbox import Sandbox, check_sandbox, check_sandbox_report, pr
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "random.py"
+GREEDY_BOT = ROOT / "bots" / "greedy.py"
 CLOCK = TimeControl()
 
 
@@ -91,12 +97,42 @@ def sandboxed_moves_per_second(games: int, rules: str) -> float:
     return sum(player.decisions for player in players) / seconds
 
 
+def command_games_per_second(args: list[str], games: int) -> float:
+    """Games per second of one ``arena`` command that plays ``games`` games."""
+    arena = Path(sys.executable).parent / "arena"
+    began = time.perf_counter()
+    done = subprocess.run([str(arena), *args], check=False, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - began
+    if done.returncode not in (0, 1, 2):  # compare's verdicts: passed, failed, undecided
+        raise SystemExit(f"arena {' '.join(args)} failed with status {done.returncode}")
+    return games / seconds
+
+
+def compare_against_play(games: int, rules: str) -> tuple[float, float]:
+    """(``arena compare``, ``arena play``) games per second, greedy against random."""
+    bots = [str(GREEDY_BOT), str(RANDOM_BOT)]
+    # elo1 so close to elo0, with alpha = beta = 0.001, that the test plays every game
+    sprt = ["--elo0", "0", "--elo1", "2", "--alpha", "0.001", "--beta", "0.001"]
+    compare = command_games_per_second(
+        ["compare", *bots, "--rules", rules, "--seed", "1", "--max-games", str(games), *sprt],
+        games,
+    )
+    play = command_games_per_second(
+        ["play", "--rules", rules, "--seed", "1", "--bots", ",".join(bots), "--games", str(games)],
+        games,
+    )
+    return compare, play
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=400, help="games per match (400)")
     parser.add_argument("--starts", type=int, default=20, help="cold starts to time (20)")
     parser.add_argument("--rules", default="draw", help="the rule set (draw)")
+    parser.add_argument(
+        "--compare-games", type=int, default=640, help="games of arena compare and play (640)"
+    )
     args = parser.parse_args(argv)
     missing = check_sandbox()
     if missing:
@@ -129,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         f"the engine's own random play {engine:,.0f}"
     )
     print(f"ratio sandboxed match/engine: {boxed_moves / engine:.3f} (goal >= 0.25)")
+    compare, play = compare_against_play(args.compare_games, args.rules)
+    print(
+        f"{args.rules}, greedy against random, {args.compare_games} games: arena compare "
+        f"{compare:,.0f} games/s, arena play {play:,.0f} games/s"
+    )
+    print(f"ratio compare/play: {compare / play:.2f} (goal >= 0.8)")
     return 0
 
 

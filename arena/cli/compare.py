@@ -37,7 +37,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name, schedule
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
-from arena.match.lineup import check_specs
+from arena.match.lineup import check_specs, release_kept_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.matches import Config, MatchSettings, create_stored_tournament, send_and_mark
@@ -165,32 +165,38 @@ def compare_command(
         if workers > 1:  # one pool for every look at the test: its processes start once
             pool = process_pool(workers)
             stack.callback(pool.shutdown, wait=True, cancel_futures=True)
-        while status == "continue" and (max_games - played) // players > 0:
-            # At most --max-games: the last batch has only the deal groups that fit.
-            matches = schedule(
-                "duplicate",
-                entrants,
-                rules=rules,
-                players=players,
-                games_per_match=min(batch, (max_games - played) // players),
-                seed=_batch_seed(seed, batch_number),
-            )
-            played_now = run_local(
-                matches,
-                rules,
-                workers=workers,
-                sandboxed=not unsandboxed,
-                time_control=clock,
-                limits=Limits(memory_mb=memory),
-                keep_going=True,  # a match whose harness failed is void, not the run
-                pool=pool,
-            )
-            batch_number += 1
-            for group in _deal_groups(list(played_now)).values():
-                samples.add(sum(group) / len(group))
-                played += len(group)
-            status = test.status(samples) if samples.n >= 2 else "continue"
-            _progress_line(played, samples, test, final=False)
+        else:
+            stack.callback(release_kept_players)
+        # Every batch is scheduled up front and the pool plays them in order, a look at
+        # the test behind: no worker waits for the slowest match of a batch, and the bots
+        # keep running from match to match. Once the test decides, the rest is cancelled.
+        batches = _batches(entrants, rules, players, batch, max_games // players, seed)
+        by_batch: dict[int, list[MatchResult]] = {}
+        results = run_local(
+            [m for matches in batches for m in matches],
+            rules,
+            workers=workers,
+            sandboxed=not unsandboxed,
+            time_control=clock,
+            limits=Limits(memory_mb=memory),
+            keep_going=True,  # a match whose harness failed is void, not the run
+            pool=pool,
+            keep_games=max_games,
+        )
+        with contextlib.closing(results):
+            for result in results:
+                by_batch.setdefault(_batch_of(result.match), []).append(result)
+                while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
+                    for group in _deal_groups(by_batch.pop(batch_number)).values():
+                        samples.add(sum(group) / len(group))
+                        played += len(group)
+                    batch_number += 1
+                    status = test.status(samples) if samples.n >= 2 else "continue"
+                    _progress_line(played, samples, test, final=False)
+                    if status != "continue" or batch_number == len(batches):
+                        break
+                if status != "continue" or batch_number == len(batches):
+                    break
     _progress_line(played, samples, test, final=True)
     return _verdict(status, played)
 
@@ -201,6 +207,29 @@ def _verdict(status: str, played: int) -> int:
     word, code = verdict.get(status, ("undecided: game limit reached", UNDECIDED))
     click.echo(f"NEW {word} ({status}, {plural(played, 'game')})")
     return code
+
+
+def _batches(
+    entrants: list[str], rules: Rules, players: int, batch: int, deals: int, seed: int
+) -> list[list[ScheduledMatch]]:
+    """The duplicate-deal matches of each look at the test: ``batch`` deal groups each (the
+    last has what is left of ``deals``), match ids prefixed by their batch (``b3-...``)."""
+    batches = []
+    for number in range(-(-deals // batch)):
+        matches = schedule(
+            "duplicate",
+            entrants,
+            rules=rules,
+            players=players,
+            games_per_match=min(batch, deals - number * batch),
+            seed=_batch_seed(seed, number),
+        )
+        batches.append([dataclasses.replace(m, id=f"b{number}-{m.id}") for m in matches])
+    return batches
+
+
+def _batch_of(match: ScheduledMatch) -> int:
+    return int(match.id.partition("-")[0][1:])
 
 
 def _batch_seed(seed: int, batch: int) -> int:

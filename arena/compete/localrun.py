@@ -20,9 +20,10 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import multiprocessing
+import multiprocessing.util
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ from arena.engine.events import Outcome
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import Rules
-from arena.match.lineup import check_specs, is_bot_file, make_players
+from arena.match.lineup import check_specs, is_bot_file, make_players, release_kept_players
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 
@@ -138,9 +139,12 @@ def play_one(
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
     first_slot: int | None = None,
+    keep_games: int = 0,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
-    this process's block of the registry).
+    this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
+    running for this process's next match between them (see
+    :func:`arena.match.lineup.make_players`).
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished.
@@ -154,7 +158,12 @@ def play_one(
     specs = [entrant_spec(e) for e in match.seats]
     names = [entrant_name(e) for e in match.seats]
     players = make_players(
-        specs, sandboxed=sandboxed, limits=limits, first_slot=first_slot, salts=names
+        specs,
+        sandboxed=sandboxed,
+        limits=limits,
+        first_slot=first_slot,
+        salts=names,
+        keep_games=keep_games,
     )
     games: list[GameResult] = []
     try:
@@ -202,12 +211,16 @@ def run_local(
     first_slot: int | None = None,
     keep_going: bool = False,
     pool: concurrent.futures.ProcessPoolExecutor | None = None,
-) -> Iterator[MatchResult]:
+    keep_games: int = 0,
+) -> Generator[MatchResult, None, None]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
 
     ``pool`` (from :func:`process_pool`) is used instead of a pool of its own, and left
     running: a caller that plays batch after batch (``arena compare``) pays the processes'
-    start-up once.
+    start-up once. With ``keep_games`` > 0 it also keeps the bots running from one match
+    to the next (each bot process plays at most that many games); they stop with the
+    pool's processes, or, with ``workers=1``, at
+    :func:`arena.match.lineup.release_kept_players`.
 
     ``workers=1`` plays in this process, in schedule order. Results do not depend
     on ``workers`` (only their order does). Everything is checked before the
@@ -229,6 +242,7 @@ def run_local(
         "sandboxed": sandboxed,
         "time_control": time_control,
         "limits": limits,
+        "keep_games": keep_games,
     }
     if workers == 1:
         results: Iterator[MatchResult] = (
@@ -280,7 +294,16 @@ def play_with_retries(match: Match, rules: Rules, **options: Any) -> MatchResult
 
 def _play_in_worker(match: Match, rules: Rules, options: dict[str, Any]) -> MatchResult:
     # Each pool process seats its bots in its own block of the machine-wide registry.
+    if options.get("keep_games") and os.getpid() not in _releases_at_exit:
+        # Kept bots stop when the pool's process does (sandboxed ones would anyway:
+        # --die-with-parent); multiprocessing runs these finalizers, not atexit's.
+        multiprocessing.util.Finalize(None, release_kept_players, exitpriority=10)
+        _releases_at_exit.add(os.getpid())
     return play_with_retries(match, rules, **options)
+
+
+#: The processes that release their kept bots when they exit.
+_releases_at_exit: set[int] = set()
 
 
 def process_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
@@ -299,6 +322,7 @@ def _pooled(
     shared: concurrent.futures.ProcessPoolExecutor | None,
 ) -> Iterator[MatchResult]:
     pool = shared or process_pool(workers)
+    futures: dict[concurrent.futures.Future[MatchResult], Match] = {}
     try:
         futures = {pool.submit(_play_in_worker, m, rules, options): m for m in matches}
         for future in concurrent.futures.as_completed(futures):
@@ -311,7 +335,9 @@ def _pooled(
             except Exception as exc:
                 exc.add_note(f"in match {futures[future].id}")
                 raise
-    finally:
+    finally:  # a caller that stops early (a decided test) cancels what has not started
+        for future in futures:
+            future.cancel()
         if shared is None:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from arena.engine.deal import Deal
 from arena.engine.events import Outcome, Termination
@@ -116,6 +117,10 @@ class Game:
     def observation(self, seat: int) -> Observation:
         """Return what ``seat`` may know now (see :class:`arena.engine.observation.Observation`)."""
         return self.round.observation(seat)
+
+    def delta(self, seat: int, since: int) -> dict[str, Any]:
+        """Protocol v2's request for ``seat``: see :meth:`arena.engine.round.Round.delta`."""
+        return self.round.delta(seat, since)
 
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move; start the next round when this one ends.

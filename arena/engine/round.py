@@ -22,7 +22,16 @@ from arena.engine.deal import Deal, deal_from_ids, lead_draw_winner, shuffle_ids
 from arena.engine.events import Draw, Event, Pass, Play, RoundResult, Termination
 from arena.engine.observation import Observation
 from arena.engine.rules import GameEnd, InPlay, Rules, Scoring
-from arena.engine.tiles import MAX_PIP_LIMIT, TILES, End, Move, Tile, set_size
+from arena.engine.tiles import (
+    MAX_PIP_LIMIT,
+    MOVE_TEXT,
+    TILE_TEXT,
+    TILES,
+    End,
+    Move,
+    Tile,
+    set_size,
+)
 from arena.errors import DealError, IllegalMoveError
 
 __all__ = ["Round", "round_points", "sides_of"]
@@ -141,6 +150,7 @@ class Round:
         "_right_tile",
         "_scores",
         "_seat",
+        "_seen_json",
         "_sides",
         "leader",
         "number",
@@ -223,6 +233,8 @@ class Round:
         self._line: deque[tuple[int, int]] = deque()
         self._line_ends = [-1, -1]
         self._line_seen = 0
+        #: Per seat: the JSON form of each event as that seat sees it (made by :meth:`delta`).
+        self._seen_json: list[list[dict[str, Any]]] = []
         self._result: RoundResult | None = None
         self.leader, self._legal = self._lead(lead_draw)
         self._seat = self.leader
@@ -372,6 +384,55 @@ class Round:
             history=history,
             legal_moves=self._legal if to_move == seat else (),
         )
+
+    def delta(self, seat: int, since: int) -> dict[str, Any]:
+        """Protocol v2's request for ``seat`` (docs/protocol.md): the JSON form of
+        ``observation(seat).to_delta(since)``, built straight from the round's state.
+
+        A bot is asked at every move, so nothing here is rebuilt from the log: each
+        event's JSON form is made once, the line is kept up to date, tiles and moves
+        have their notation precomputed. Tuples stand for JSON arrays."""
+        if not self._seen_json:
+            self._seen_json = [[] for _ in range(self._players)]
+        seen = self._seen_json[seat]
+        log = self._log
+        if len(seen) < len(log):
+            for entry in log[len(seen) :]:
+                if len(entry) == 3:
+                    play: dict[str, Any] = {
+                        "type": "play",
+                        "seat": entry[0],
+                        "move": MOVE_TEXT[entry[1].index],
+                    }
+                    if entry[2]:
+                        play["points"] = entry[2]
+                    seen.append(play)
+                elif len(entry) == 2:
+                    mine = entry[0] == seat
+                    tile = TILE_TEXT[entry[1]] if mine else None
+                    seen.append({"type": "draw", "seat": entry[0], "tile": tile})
+                else:
+                    seen.append({"type": "pass", "seat": entry[0]})
+        to_move = self._seat if self._result is None else None
+        hands = self._hands
+        return {
+            "seat": seat,
+            "players": self._players,
+            "teams": self.teams,
+            "round": self.number,
+            "leader": self.leader,
+            "to_move": to_move,
+            "hand": [TILE_TEXT[t] for t in _ids_of(hands[seat])],
+            "line": self.line,
+            "ends": None if self._left < 0 else (self._left, self._right),
+            "hand_sizes": [h.bit_count() for h in hands],
+            "boneyard_size": len(self._boneyard) - self._next_draw,
+            "drawable": self.drawable,
+            "scores": self._scores[:],
+            "legal_moves": [MOVE_TEXT[m.index] for m in self._legal] if to_move == seat else [],
+            "history_from": since,
+            "events": seen[since:],
+        }
 
     # --- the state machine ------------------------------------------------------
 

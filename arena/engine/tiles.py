@@ -21,7 +21,9 @@ from arena.errors import ParseError
 
 __all__ = [
     "MAX_PIP_LIMIT",
+    "MOVE_TEXT",
     "TILES",
+    "TILE_TEXT",
     "End",
     "Move",
     "Tile",
@@ -102,6 +104,9 @@ class Tile:
         Raises:
             ParseError: the text is not a tile.
         """
+        tile = _TILE_BY_TEXT.get(text) if type(text) is str else None  # canonical: no regex
+        if tile is not None:
+            return tile
         a, b, _ = _parse_halves(_TILE_RE, text, "tile", "'6-4'")
         return cls.of(a, b)
 
@@ -127,7 +132,7 @@ class Tile:
         raise ValueError(f"tile {self} has no half {pip}")
 
     def __str__(self) -> str:
-        return f"{self.high}-{self.low}"
+        return TILE_TEXT[self.id]
 
     def __repr__(self) -> str:
         return f"Tile({self.high}, {self.low})"
@@ -137,6 +142,9 @@ class Tile:
 TILES: tuple[Tile, ...] = tuple(
     Tile(high, low) for high in range(MAX_PIP_LIMIT + 1) for low in range(high + 1)
 )
+#: TILE_TEXT[id]: a tile's notation (``"6-4"``); the wire format repeats it constantly.
+TILE_TEXT: tuple[str, ...] = tuple(f"{t.high}-{t.low}" for t in TILES)
+_TILE_BY_TEXT = dict(zip(TILE_TEXT, TILES, strict=True))
 
 
 def tile_set(max_pip: int) -> tuple[Tile, ...]:
@@ -190,6 +198,9 @@ class Move:
         Raises:
             ParseError: the text is not a move.
         """
+        move = _MOVE_BY_TEXT.get(text) if type(text) is str else None  # canonical: no regex
+        if move is not None:
+            return move
         a, b, side = _parse_halves(_MOVE_RE, text, "move", "'6-4L', '6-4R' or '6-6'")
         end = End(side.upper()) if side else None
         return cls.of(Tile.of(a, b), end)
@@ -200,7 +211,7 @@ class Move:
         return self.end is None
 
     def __str__(self) -> str:
-        return f"{self.tile}{self.end.value if self.end is not None else ''}"
+        return MOVE_TEXT[self.index]
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
@@ -212,3 +223,8 @@ class Move:
 _MOVES: tuple[Move, ...] = tuple(
     Move(tile, end) for tile in TILES for end in (None, End.LEFT, End.RIGHT)
 )
+#: MOVE_TEXT[move.index]: a move's notation (``"6-4L"``).
+MOVE_TEXT: tuple[str, ...] = tuple(
+    f"{TILE_TEXT[m.tile_id]}{m.end.value if m.end is not None else ''}" for m in _MOVES
+)
+_MOVE_BY_TEXT = dict(zip(MOVE_TEXT, _MOVES, strict=True))

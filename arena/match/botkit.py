@@ -80,9 +80,14 @@ class Tile(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> Tile:
         """Parse ``"6-4"`` (either order)."""
-        a, _, b = text.partition("-")
-        x, y = int(a), int(b)
-        return cls(max(x, y), min(x, y))
+        tile = _TILE_CACHE.get(text)
+        if tile is None:
+            a, _, b = text.partition("-")
+            x, y = int(a), int(b)
+            tile = cls(max(x, y), min(x, y))
+            if len(_TILE_CACHE) < _CACHE_LIMIT:
+                _TILE_CACHE[text] = tile
+        return tile
 
     @property
     def pips(self) -> int:
@@ -119,12 +124,23 @@ class Move(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> Move:
         """Parse ``"6-4L"``, ``"6-4R"`` or a lead ``"6-6"``."""
-        text = text.strip()
-        end = text[-1].upper() if text[-1:].upper() in ("L", "R") else None
-        return cls(Tile.parse(text[:-1] if end else text), end)
+        move = _MOVE_CACHE.get(text)
+        if move is None:
+            clean = text.strip()
+            end = clean[-1].upper() if clean[-1:].upper() in ("L", "R") else None
+            move = cls(Tile.parse(clean[:-1] if end else clean), end)
+            if len(_MOVE_CACHE) < _CACHE_LIMIT:
+                _MOVE_CACHE[text] = move
+        return move
 
     def __str__(self) -> str:
         return f"{self.tile}{self.end or ''}"
+
+
+#: Parsed notations (a request repeats the same few hundred): tiles and moves are immutable.
+_TILE_CACHE: dict[str, Tile] = {}
+_MOVE_CACHE: dict[str, Move] = {}
+_CACHE_LIMIT = 4096
 
 
 class Play(NamedTuple):
@@ -244,7 +260,7 @@ class Observation:
             params=params,
             round=data["round"],
             leader=data["leader"],
-            hand=tuple(Tile.parse(t) for t in data["hand"]),
+            hand=tuple(map(Tile.parse, data["hand"])),
             line=tuple((a, b) for a, b in data["line"]),
             ends=None if ends is None else (ends[0], ends[1]),
             hand_sizes=tuple(data["hand_sizes"]),
@@ -252,7 +268,7 @@ class Observation:
             drawable=data["drawable"],
             scores=tuple(data["scores"]),
             history=history,
-            legal_moves=tuple(Move.parse(m) for m in data["legal_moves"]),
+            legal_moves=tuple(map(Move.parse, data["legal_moves"])),
         )
 
 

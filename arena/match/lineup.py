@@ -9,6 +9,7 @@ the unsandboxed local mode for its own bots.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 from arena.engine.events import Termination
 from arena.engine.rules import PRESETS
 from arena.errors import ParseError
+from arena.match.process import KeptPlayer
 from arena.match.referee import (
     GameOutcome,
     PlainLauncher,
@@ -26,6 +28,7 @@ from arena.match.referee import (
     play_match,
 )
 from arena.match.sandbox import (
+    SLOT_BLOCK,
     Limits,
     Sandbox,
     SandboxUnavailable,
@@ -34,7 +37,50 @@ from arena.match.sandbox import (
 )
 from arena.match.strategies import STRATEGIES
 
-__all__ = ["CheckReport", "check_bot", "is_bot_file", "make_players", "seat_name"]
+__all__ = [
+    "CheckReport",
+    "check_bot",
+    "is_bot_file",
+    "make_players",
+    "release_kept_players",
+    "seat_name",
+]
+
+
+#: Bots kept running between matches: (spec, copy, sandboxed, limits) -> player, and the
+#: process they belong to (a forked child never uses its parent's).
+_kept: dict[tuple[str, int, bool, Limits | None], KeptPlayer] = {}
+_kept_pid = [0]
+
+
+def _kept_player(
+    spec: str,
+    copy: int,
+    sandboxed: bool,
+    limits: Limits | None,
+    first_slot: int | None,
+    games: int,
+) -> KeptPlayer:
+    if _kept_pid[0] != os.getpid():
+        _kept.clear()
+        _kept_pid[0] = os.getpid()
+    key = (spec, copy, sandboxed, limits)
+    player = _kept.get(key)
+    if player is None:
+        if len(_kept) >= SLOT_BLOCK:  # each kept bot holds a slot of this process's block
+            release_kept_players()
+        slot = (first_slot or 0) + len(_kept)
+        launcher = Sandbox(limits or Limits(), slot) if sandboxed else PlainLauncher()
+        player = _kept[key] = KeptPlayer(Path(spec), launcher, games)
+    return player
+
+
+def release_kept_players() -> None:
+    """Stop every bot this process kept running (``make_players(keep_games=...)``)."""
+    if _kept_pid[0] == os.getpid():
+        for player in _kept.values():
+            player.release()
+    _kept.clear()
 
 
 def is_bot_file(spec: str) -> bool:
@@ -67,9 +113,15 @@ def make_players(
     limits: Limits | None = None,
     first_slot: int | None = None,
     salts: Sequence[str] | None = None,
+    keep_games: int = 0,
 ) -> list[Player]:
     """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``; by
     default this process's block of the machine-wide registry, :func:`process_slots`).
+
+    ``keep_games`` > 0: bot files' processes are kept running for the next match
+    between the same bots in this process (:class:`~arena.match.process.KeptPlayer`,
+    whose CPU backstop covers that many games; each copy of a bot in its own slot of the
+    block) until :func:`release_kept_players`.
 
     ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
     than by seat (see :class:`arena.match.referee.StrategyPlayer`).
@@ -94,6 +146,10 @@ def make_players(
     for seat, spec in enumerate(specs):
         if not is_bot_file(spec):
             players.append(StrategyPlayer(spec, None if salts is None else salts[seat]))
+            continue
+        if keep_games:
+            copy = sum(1 for other in specs[:seat] if other == spec)
+            players.append(_kept_player(spec, copy, sandboxed, limits, first_slot, keep_games))
             continue
         launcher = (
             Sandbox(limits or Limits(), (first_slot or 0) + seat) if sandboxed else PlainLauncher()

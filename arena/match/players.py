@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.engine.events import Termination
+from arena.engine.game import Game
 from arena.engine.observation import Observation
 from arena.engine.rules import Rules
 from arena.engine.tiles import Move
@@ -20,9 +21,36 @@ from arena.match.play import entrant_rng, strategy_rng
 from arena.match.strategies import make_strategy
 from arena.match.verdicts import Answer, BotFaultError, TimeControl
 
-__all__ = ["InProcessPlayer", "Player", "StrategyPlayer"]
+__all__ = ["InProcessPlayer", "Player", "Request", "StrategyPlayer"]
 
 logger = logging.getLogger(__name__)
+
+
+class Request:
+    """One game's question to the seat to move, in whichever form its player needs: the
+    whole :class:`Observation`, or protocol v2's delta (built straight from the engine's
+    state, never through an Observation: a match asks this at every move)."""
+
+    __slots__ = ("_game", "game", "seat")
+
+    def __init__(self, game: str, state: Game, seat: int) -> None:
+        #: The game's id in the match.
+        self.game = game
+        self.seat = seat
+        self._game = state
+
+    @property
+    def round(self) -> int:
+        """The number of the round being played."""
+        return self._game.round.number
+
+    def observation(self) -> Observation:
+        """What the seat may know now."""
+        return self._game.observation(self.seat)
+
+    def delta(self, since: int) -> dict[str, Any]:
+        """Protocol v2's request: the round's events from ``since`` on, and the rest."""
+        return self._game.delta(self.seat, since)
 
 
 class Player(Protocol):
@@ -38,7 +66,7 @@ class Player(Protocol):
     ) -> None:
         """A new game begins with this bot at ``seat`` (``seed``: the game's seed)."""
 
-    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+    def send(self, requests: Sequence[Request]) -> None:
         """Ask for one move in each of these games (answers come from :meth:`receive`)."""
 
     def receive(
@@ -90,8 +118,8 @@ class StrategyPlayer:
         rng = strategy_rng(seed, seat) if self._salt is None else entrant_rng(seed, self._salt)
         self._strategies[game] = make_strategy(self.name, rng)
 
-    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
-        self._pending = [self._strategies[game](obs) for game, obs in requests]
+    def send(self, requests: Sequence[Request]) -> None:
+        self._pending = [self._strategies[r.game](r.observation()) for r in requests]
 
     def receive(
         self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
@@ -125,6 +153,7 @@ class InProcessPlayer:
         self.path = path
         self.name = path.stem
         self._runner: botkit.BotRunner | None = None
+        self._views: dict[str, botkit.GameView] = {}
         self._pending: list[Answer] = []
         self._times: list[float] = []
 
@@ -140,21 +169,24 @@ class InProcessPlayer:
     ) -> None:
         assert self._runner is not None
         info = botkit.GameInfo(game, seat, players, teams, rules.name, rules.params())
+        self._views[game] = botkit.GameView(info)
         self._runner.start(info)
 
-    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+    def send(self, requests: Sequence[Request]) -> None:
         assert self._runner is not None
         self._pending, self._times = [], []
-        for game, observation in requests:
+        for request in requests:
             started = time.process_time()
-            self._pending.append(self._choose(game, observation))
+            self._pending.append(self._choose(request))
             self._times.append(time.process_time() - started)
 
-    def _choose(self, game: str, observation: Observation) -> Answer:
+    def _choose(self, request: Request) -> Answer:
+        # As over protocol v2: the bot kit keeps the round's view, from deltas.
         assert self._runner is not None
-        view = botkit.Observation.from_dict(observation.to_dict())
+        view = self._views[request.game]
+        since = len(view.history) if view.round == request.round else 0
         try:
-            return Move.parse(self._runner.choose(game, view))
+            return Move.parse(self._runner.choose(request.game, view.observe(request.delta(since))))
         except botkit.BotError as exc:
             return BotFaultError(Termination.ILLEGAL_MOVE, str(exc))
         except Exception as exc:  # the bot's own code raised: its crash
@@ -172,6 +204,7 @@ class InProcessPlayer:
         return self._times
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
+        self._views.pop(game, None)
         if self._runner is not None:
             try:
                 self._runner.end(game, dict(result))
@@ -180,6 +213,7 @@ class InProcessPlayer:
 
     def close(self) -> None:
         self._runner = None
+        self._views.clear()
 
     def stderr_tail(self) -> str:
         return ""

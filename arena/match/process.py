@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from arena.engine.events import Termination
-from arena.engine.observation import Observation
 from arena.engine.rules import Rules
 from arena.engine.tiles import Move
 from arena.errors import ArenaError
 from arena.match import botkit
 from arena.match.cputime import tree_cpu_seconds
 from arena.match.pipes import MAX_LINE_BYTES, LineReader, LineTooLongError, StderrTail
+from arena.match.players import Request
 from arena.match.sandbox import kill_process_group, plain_spawn
 from arena.match.verdicts import Answer, BotFaultError, InfrastructureError, TimeControl
 
@@ -47,6 +47,11 @@ HARNESS_ERRORS = ("bwrap:", "setpriv:")
 
 #: The interpreter of Python bots, as seen inside the sandbox (Debian's python3).
 BOT_PYTHON = Path("/usr/bin/python3")
+
+
+#: The referee's messages are trees it built itself, never circular: skipping the check
+#: makes encoding a request a quarter faster (it is sent at every move).
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 class Launcher(Protocol):
@@ -205,6 +210,10 @@ class ProcessPlayer:
             return files, BOT_PYTHON, ["-I", "/kit/botkit.py", inside]
         return {inside: self.path}, Path(inside), []
 
+    def alive(self) -> bool:
+        """Whether the bot's process runs and has not failed."""
+        return self._dead is None and self._proc is not None and self._proc.poll() is None
+
     def close(self) -> None:
         if self._proc is None:
             return
@@ -240,22 +249,24 @@ class ProcessPlayer:
             }
         )
 
-    def send(self, requests: Sequence[tuple[str, Observation]]) -> None:
+    def send(self, requests: Sequence[Request]) -> None:
         self._seq += 1
         self._batch = len(requests)
         self._sent_at = time.monotonic()
         if self.protocol >= 2:
-            items = [{"game": g, "delta": self._delta(g, o)} for g, o in requests]
+            items = [{"game": r.game, "delta": self._delta(r)} for r in requests]
         else:
-            items = [{"game": g, "observation": o.to_dict()} for g, o in requests]
+            items = [{"game": r.game, "observation": r.observation().to_dict()} for r in requests]
         self._write({"type": "act", "seq": self._seq, "requests": items})
 
-    def _delta(self, game: str, observation: Observation) -> dict[str, Any]:
-        """Protocol v2: what changed since this bot's last request in ``game``'s round."""
-        sent = self._history_sent.get(game)
-        since = sent[1] if sent is not None and sent[0] == observation.round else 0
-        self._history_sent[game] = (observation.round, len(observation.history))
-        return observation.to_delta(since)
+    def _delta(self, request: Request) -> dict[str, Any]:
+        """Protocol v2: what changed since this bot's last request in the game's round."""
+        number = request.round
+        sent = self._history_sent.get(request.game)
+        since = sent[1] if sent is not None and sent[0] == number else 0
+        delta = request.delta(since)
+        self._history_sent[request.game] = (number, since + len(delta["events"]))
+        return delta
 
     def receive(
         self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
@@ -312,7 +323,7 @@ class ProcessPlayer:
             raise self._dead
         assert self._stdin is not None
         try:
-            self._stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self._stdin.write(_encode(message).encode() + b"\n")
             self._stdin.flush()
         except (BrokenPipeError, ConnectionResetError, ValueError):
             raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
@@ -368,6 +379,82 @@ class ProcessPlayer:
     def _cpu_seconds(self) -> float:
         """CPU time of the bot's process tree so far (0.0 where /proc cannot tell)."""
         return 0.0 if self._proc is None else tree_cpu_seconds(self._proc.pid)
+
+
+class KeptPlayer:
+    """A bot file's :class:`ProcessPlayer` kept running from one match to the next, for
+    many short matches between the same bots (``arena compare`` plays a few games between
+    two looks at its test, and starting two sandboxed bots costs about as much as playing
+    them): :meth:`close` ends a match, :meth:`release` stops the bot.
+
+    The process is reused only after a match in which every game it started also ended
+    and the bot is still answering; otherwise the next match starts a fresh one. Its CPU
+    backstop covers ``games`` games in all (its whole life).
+    """
+
+    def __init__(self, path: Path, launcher: Launcher, games: int) -> None:
+        self.path = path
+        self.name = path.stem
+        self._launcher = launcher
+        self._games = games
+        self._inner: ProcessPlayer | None = None
+        self._open_games: set[str] = set()
+        #: Processes started (1 for a bot kept for every match).
+        self.starts = 0
+
+    def open(self, time_control: TimeControl) -> None:
+        if self._inner is not None:
+            return
+        inner = ProcessPlayer(self.path, self._launcher)
+        inner.games = self._games
+        self._inner = inner
+        self._open_games.clear()
+        self.starts += 1
+        inner.open(time_control)
+        self.name = inner.name
+
+    def _player(self) -> ProcessPlayer:
+        assert self._inner is not None, "open() first"
+        return self._inner
+
+    def start(
+        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
+    ) -> None:
+        self._open_games.add(game)
+        self._player().start(game, seat, players, teams, rules, seed)
+
+    def send(self, requests: Sequence[Request]) -> None:
+        self._player().send(requests)
+
+    def receive(
+        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
+    ) -> list[Answer]:
+        return self._player().receive(time_control, banks, wall_banks)
+
+    def charged(self) -> list[float]:
+        return self._player().charged()
+
+    def waited(self) -> list[float]:
+        return self._player().waited()
+
+    def end(self, game: str, result: Mapping[str, Any]) -> None:
+        self._open_games.discard(game)
+        self._player().end(game, result)
+
+    def stderr_tail(self) -> str:
+        return "" if self._inner is None else self._inner.stderr_tail()
+
+    def close(self) -> None:
+        """End the match: the bot is kept if it is sound, else stopped."""
+        inner = self._inner
+        if inner is not None and (self._open_games or not inner.alive()):
+            self.release()
+
+    def release(self) -> None:
+        """Stop the bot's process."""
+        inner, self._inner = self._inner, None
+        if inner is not None:
+            inner.close()
 
 
 def _answer(item: object) -> Answer:

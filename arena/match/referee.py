@@ -27,7 +27,7 @@ from arena.engine.events import Termination
 from arena.engine.game import Game
 from arena.engine.rules import Rules
 from arena.match.play import game_seeds
-from arena.match.players import InProcessPlayer, Player, StrategyPlayer
+from arena.match.players import InProcessPlayer, Player, Request, StrategyPlayer
 from arena.match.process import Launcher, PlainLauncher, ProcessPlayer
 from arena.match.verdicts import (
     BotFaultError,
@@ -51,6 +51,7 @@ __all__ = [
     "PlainLauncher",
     "Player",
     "ProcessPlayer",
+    "Request",
     "StrategyPlayer",
     "TimeControl",
     "Verdict",
@@ -179,7 +180,7 @@ def _decide(
     sent: list[int] = []
     for seat, entries in asks.items():
         try:
-            players[seat].send([(e.id, e.game.observation(seat)) for e in entries])
+            players[seat].send([Request(e.id, e.game, seat) for e in entries])
             sent.append(seat)
         except BotFaultError as fault:
             broken[seat] = fault

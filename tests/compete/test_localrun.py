@@ -23,10 +23,10 @@ from arena.engine.records import verify_record
 from arena.engine.rules import find_rules
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import check_sandbox
-from tests.paths import DOCS, ZOO
+from tests.paths import DOCS, ZOO, own_slot
 
 BOT = str(ZOO / "first.py")
-SLOT = 200  # first sandbox slot of these tests (others use 50-51 and 900+)
+SLOT = own_slot(200)  # first sandbox slot of these tests
 DRAW = find_rules("draw")
 T, F = Termination.TARGET, Termination.CRASH
 

@@ -10,7 +10,7 @@ from arena.engine.rules import PRESETS
 from arena.match.process import CPU_DECISIONS_PER_GAME, match_cpu_seconds
 from arena.match.referee import ProcessPlayer, StrategyPlayer, TimeControl, play_match
 from arena.match.sandbox import Limits, Sandbox
-from tests.paths import ZOO
+from tests.paths import ZOO, own_slot
 
 BOT = ZOO / "report_cpu_limit.py"
 
@@ -33,7 +33,7 @@ def test_with_cpu_seconds_raises_never_lowers() -> None:
 @pytest.mark.parametrize("games", [1, 40])
 def test_a_sandboxed_bot_gets_a_cpu_limit_for_its_whole_match(games: int) -> None:
     clock = TimeControl()
-    bot = ProcessPlayer(BOT, Sandbox(Limits(), slot=40 + games % 7))
+    bot = ProcessPlayer(BOT, Sandbox(Limits(), slot=own_slot(40 + games % 7)))
     outcomes = list(
         play_match(PRESETS["draw"], [bot, StrategyPlayer("random")], games=games, seed=1)
     )

@@ -33,6 +33,7 @@ from arena.match.referee import (
 )
 from arena.match.sandbox import Limits, Sandbox, check_sandbox
 from tests.paths import ZOO as ZOO_DIR
+from tests.paths import own_slot
 
 BOTS = ZOO_DIR
 CLOCK = TimeControl(move_seconds=0.2, bank_seconds=0.4, startup_seconds=3.0, wall_factor=2.0)
@@ -81,7 +82,7 @@ def sandbox_launcher(slot: int = 0, memory_mb: int = 256) -> Sandbox:
     missing = check_sandbox()
     assert not missing, "the sandbox is unavailable: " + "; ".join(missing)
     limits = Limits(memory_mb=memory_mb, processes=32, file_size_mb=8, tmp_size_mb=8)
-    return Sandbox(limits, slot)
+    return Sandbox(limits, own_slot(slot))
 
 
 def play(bot: str, launcher: Launcher, games: int = 3) -> list[GameOutcome]:

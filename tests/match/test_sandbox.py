@@ -3,7 +3,8 @@
 Each probe in tests/sandbox_probes/ runs under Debian's /usr/bin/python3 through
 ``Sandbox.spawn`` and prints JSON. Where the sandbox cannot start here, every test
 fails (never skips) with the missing pieces. Each test uses a slot of its own
-(``SLOT + n``), far above the slots the referee's tests use, so that processes
+(``SLOT + n``, in this test process's range of ``tests.paths.own_slot``, apart from
+the referee's tests and from every slot the registry hands out), so that processes
 are counted per slot uid even with pytest -n 2.
 
 Shells: a bot may start ``/bin/sh`` (``subprocess``, ``os.system``); the shell
@@ -35,9 +36,9 @@ from arena.match.sandbox import (
     kill_process_group,
     plain_spawn,
 )
-from tests.paths import PROBES, REPO
+from tests.paths import PROBES, REPO, own_slot
 
-SLOT = 900  # first slot of these tests; each test adds its own offset
+SLOT = own_slot(900)  # first slot of these tests; each test adds its own offset
 DEFAULT_LIMITS = Limits()
 
 
@@ -142,7 +143,7 @@ def test_runs_and_echoes_stdin_as_an_unprivileged_uid() -> None:
     assert proc.returncode == 0, err
 
 
-def test_slots_get_different_uids_on_the_host_too() -> None:
+def own_slots_get_different_uids_on_the_host_too() -> None:
     spawned = [spawn_probe("identity", slot=SLOT + n) for n in (1, 2)]
     try:
         uids = [json.loads(proc.stdout.readline())["uid"] for _, proc in spawned if proc.stdout]
