@@ -20,8 +20,8 @@ COPY arena ./arena
 COPY bots ./bots
 COPY workers ./workers
 COPY web ./web
-# The project and its deploy extra (gunicorn), not editable: the image is the release.
-RUN pip install --no-cache-dir '.[deploy]'
+# The project (gunicorn included), not editable: the image is the release.
+RUN pip install --no-cache-dir .
 
 # No USER here, on purpose: the image runs as root by default because the workers need it.
 # The sandbox starts every bot as root's child and drops it to an unprivileged uid of its

@@ -1,63 +1,82 @@
-"""The Flask application factory: a placeholder until the dashboard lands.
+"""The Flask application factory.
 
-Two routes: ``/healthz`` (the deployment's health check: the database answers ``SELECT 1``)
-and ``/`` (a page listing the tournaments). The :class:`~arena.store.db.Store` is created
-once per app and kept in ``app.extensions["arena_store"]``.
+``create_app`` builds the app on a database (``$ARENA_DATABASE_URL`` by default): the pages
+(:mod:`web.pages`), ``/healthz`` (the deployment's health check: the database answers
+``SELECT 1``), the security headers every response carries, and HTML error pages. The
+:class:`~arena.store.db.Store` is created once per app and kept in
+``app.extensions["arena_store"]``; pages read it through :mod:`arena.service.views`.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
+from typing import Any
 
-from flask import Flask, current_app, render_template_string
-from sqlalchemy import select, text
+from flask import Flask, Response, current_app, render_template
+from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
+from werkzeug.exceptions import HTTPException
 
 from arena.store.db import Store, connect, resolve_url
-from arena.store.models import Tournament
 
-__all__ = ["STORE_KEY", "create_app", "get_store"]
+__all__ = ["CONTENT_SECURITY_POLICY", "STORE_KEY", "create_app", "duration", "get_store", "when"]
 
 logger = logging.getLogger(__name__)
 
 #: The key of the app's :class:`Store` in ``app.extensions``.
 STORE_KEY = "arena_store"
 
-# Jinja autoescapes render_template_string output, so tournament names are HTML-escaped.
-INDEX_TEMPLATE = """<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Domino Arena</title></head>
-<body>
-<h1>Domino Arena</h1>
-<p>The dashboard is coming soon.</p>
-<h2>Tournaments</h2>
-{% if tournaments %}
-<table>
-<thead><tr><th>Name</th><th>Status</th></tr></thead>
-<tbody>
-{% for name, status in tournaments %}
-<tr><td>{{ name }}</td><td>{{ status }}</td></tr>
-{% endfor %}
-</tbody>
-</table>
-{% else %}
-<p>No tournaments yet.</p>
-{% endif %}
-</body>
-</html>
-"""
+#: Scripts, styles and images from this server only: no inline script or style, no eval,
+#: no frames, forms posting back here only (docs/web.md).
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 
 def create_app(database_url: str | None = None) -> Flask:
     """Return the web application on ``database_url`` (else ``$ARENA_DATABASE_URL``, else
     ``sqlite:///arena.db``). Nothing connects until a request needs the database."""
+    from web.pages import pages
+
     app = Flask(__name__)
     url = resolve_url(database_url)
     app.config["DATABASE_URL"] = url
     app.extensions[STORE_KEY] = connect(url)
     app.add_url_rule("/healthz", "healthz", healthz)
-    app.add_url_rule("/", "index", index)
+    app.register_blueprint(pages)
+    app.after_request(_security_headers)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(SQLAlchemyError, _database_error)
+    app.add_template_filter(when)
+    app.add_template_filter(duration)
     return app
+
+
+def when(value: datetime | None) -> str:
+    """A moment as the pages show it: ``2026-11-24 07:20 UTC``."""
+    if value is None:
+        return ""
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def duration(seconds: float) -> str:
+    """A time span as the pages show it: ``45 s``, ``3 min 20 s``, ``2 h 5 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
 def get_store() -> Store:
@@ -73,17 +92,33 @@ def healthz() -> tuple[dict[str, str], int]:
         with get_store().read() as session:
             session.execute(text("SELECT 1"))
     except SQLAlchemyError as error:
-        cause = getattr(error, "orig", None) or error
-        message = " ".join(str(cause).split())
+        message = _database_message(error)
         logger.warning("health check: database unreachable: %s", message)
         return {"status": "error", "database": message}, 503
     return {"status": "ok", "database": "ok"}, 200
 
 
-def index() -> str:
-    """The placeholder home page: every tournament's name and status, by name."""
-    with get_store().read() as session:
-        rows = session.execute(
-            select(Tournament.name, Tournament.status).order_by(Tournament.name)
-        ).all()
-    return render_template_string(INDEX_TEMPLATE, tournaments=[tuple(row) for row in rows])
+def _database_message(error: SQLAlchemyError) -> str:
+    cause = getattr(error, "orig", None) or error
+    return " ".join(str(cause).split())
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+def _http_error(error: HTTPException) -> Any:
+    code = error.code or 500
+    page = render_template("error.html", code=code, title=error.name, message=error.description)
+    return page, code
+
+
+def _database_error(error: SQLAlchemyError) -> Any:
+    logger.error("database error: %s", _database_message(error))
+    message = "The database did not answer. Try again in a moment."
+    page = render_template("error.html", code=503, title="Service unavailable", message=message)
+    return page, 503

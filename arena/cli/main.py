@@ -109,6 +109,7 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "db": ("store:db_group", "Manage the database."),
         "bots": ("store:bots_group", "Stored bots: add, list."),
+        "serve": ("serve:serve_command", "Serve the dashboard, with a worker, on this machine."),
         "worker": ("worker:worker_command", "Run a Celery worker that plays stored matches."),
         "workers": ("worker:workers_command", "The workers and their heartbeats."),
         "ratings": (

@@ -27,7 +27,7 @@ from arena.match.sandbox import Limits
 from arena.store.db import as_utc, check_url, open_store, upgrade, where
 
 
-def _report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
+def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
     """The parts of a check report worth keeping with a bot version, as JSON."""
     fields = dataclasses.asdict(dataclasses.replace(report, faults=[]))
     fields["faults"] = [
@@ -114,7 +114,7 @@ def bots_add_command(
     store = open_store(url)
     try:
         version, created = store.add_bot_version(
-            owner, name, source, _report_json(report, not unsandboxed)
+            owner, name, source, check_report_json(report, not unsandboxed)
         )
     finally:
         store.close()

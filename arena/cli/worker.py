@@ -66,6 +66,14 @@ def worker_command(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
     env["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
+    argv = celery_worker_argv(concurrency, loglevel, beat=beat)
+    sys.stdout.flush()
+    os.execve(sys.executable, argv, env)
+
+
+def celery_worker_argv(concurrency: int, loglevel: str, *, beat: bool) -> list[str]:
+    """The command line of a Celery worker of ``workers.app`` (with the beat that sweeps,
+    its schedule in memory)."""
     argv = [
         sys.executable,
         "-m",
@@ -88,8 +96,7 @@ def worker_command(
         # The sweep's schedule is kept in memory (celery's base Scheduler): nothing to
         # persist between runs, and no schedule file is left behind.
         argv += ["--beat", "--scheduler", "celery.beat:Scheduler"]
-    sys.stdout.flush()
-    os.execve(sys.executable, argv, env)
+    return argv
 
 
 @click.command("workers", short_help="The workers and their heartbeats.")

@@ -1,8 +1,7 @@
-"""The placeholder web app (web/app.py) through Flask's test client, on a real SQLite file
-database migrated with ``arena db upgrade``'s code.
-
-A real-browser test of the pages comes with the dashboard issue; tests/test_compose.py serves
-this app with gunicorn exactly as docker-compose.yml does and runs its health check.
+"""The web app's factory (web/app.py) through Flask's test client, on a real SQLite file
+database migrated with ``arena db upgrade``'s code: the health check, the home page's list of
+tournaments, one store per app. The pages themselves: tests/web/test_pages.py;
+tests/test_compose.py serves this app with gunicorn exactly as docker-compose.yml does.
 """
 
 from __future__ import annotations
@@ -88,10 +87,9 @@ def test_index_lists_tournaments(app: Flask, client: FlaskClient) -> None:
     response = client.get("/")
     assert response.status_code == 200
     page = response.get_data(as_text=True)
-    assert "dashboard is coming" in page
-    assert "<td>autumn cup</td><td>done</td>" in page
-    assert "<td>spring open</td><td>running</td>" in page
-    assert page.index("autumn cup") < page.index("spring open")
+    assert '<a href="/tournaments/autumn%20cup">autumn cup</a>' in page
+    assert '<span class="status running">running</span>' in page
+    assert page.index("autumn cup") < page.index("spring open")  # newest first
 
 
 def test_index_without_tournaments(client: FlaskClient) -> None:
@@ -102,7 +100,7 @@ def test_index_without_tournaments(client: FlaskClient) -> None:
 def test_index_escapes_tournament_names(app: Flask, client: FlaskClient) -> None:
     _add_tournament(_store(app), "<script>alert(1)</script>")
     page = client.get("/").get_data(as_text=True)
-    assert "<script>" not in page
+    assert "<script>alert" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 

@@ -1,0 +1,293 @@
+"""``arena serve``: the whole service on one machine, in one command (docs/web.md).
+
+It migrates the database, starts a Celery worker (sandboxed, one process per core, with the
+beat that sweeps lost matches) and the web app under gunicorn, each in a session of its
+own, prints the URL, and on Ctrl-C (or SIGTERM) stops both, and everything they started,
+before it returns. ``--demo`` first seeds an empty database with the reference bots, each
+checked as an upload is, and a round robin between them that the worker starts at once.
+
+The web app and the worker are separate programs (``web:create_app()`` and
+``workers.app``), started by name: the CLI imports neither.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
+from arena.cli.store import check_report_json
+from arena.cli.worker import celery_worker_argv
+from arena.match.lineup import check_bot
+from arena.match.sandbox import check_sandbox
+from arena.service.views import REFERENCE_OWNER
+from arena.store.db import Store, resolve_url, upgrade
+
+__all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "serve_command"]
+
+#: The reference bots (``bots/``) ``--demo`` stores, and its tournament.
+DEMO_BOTS = ("random", "greedy", "fives", "counter")
+DEMO_TOURNAMENT = "demo"
+#: Seconds the web app has to answer its health check after it starts.
+START_SECONDS = 60.0
+#: Seconds each program has to stop after SIGTERM before it is killed.
+STOP_SECONDS = 10.0
+
+
+@click.command("serve", short_help="Serve the dashboard, with a worker, on this machine.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: a free one).",
+)
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="Seed an empty database with the reference bots and a running tournament.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="the number of cores",
+    help="Matches the worker plays at once.",
+)
+@url_option
+@broker_option
+@unsandboxed_option
+def serve_command(
+    host: str,
+    port: int,
+    demo: bool,
+    concurrency: int,
+    url: str | None,
+    broker: str | None,
+    unsandboxed: bool,
+) -> int:
+    """Serve the dashboard at http://HOST:PORT/ with a worker that plays the stored
+    tournaments, on the database at --url (SQLite by default) and the broker at --broker (a
+    directory beside it by default: nothing to install). Ctrl-C stops everything."""
+    from arena.service.broker import BROKER_ENV, resolve_broker_url
+
+    if not unsandboxed:
+        missing = check_sandbox()
+        if missing:
+            raise UnavailableError(
+                "the worker runs uploaded bots and needs the sandbox: "
+                + "; ".join(missing)
+                + " (on your own machine, for your own bots only: --unsandboxed)"
+            )
+    url = resolve_url(url)
+    try:
+        broker_url = resolve_broker_url(broker, url)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--broker'") from None
+    upgrade(url)  # DatabaseError: one line naming the fix (arena.cli.main)
+    port = port or _free_port(host)
+    seeded = _seed_demo(url, sandboxed=not unsandboxed) if demo else None
+    env = dict(os.environ)
+    env.update(
+        {
+            "ARENA_DATABASE_URL": url,
+            BROKER_ENV: broker_url,
+            "ARENA_WORKER_UNSANDBOXED": "1" if unsandboxed else "0",
+        }
+    )
+    programs: list[subprocess.Popen[bytes]] = []
+    stopping: list[int] = []
+
+    def stop_on(signum: int, frame: FrameType | None) -> None:
+        stopping.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, stop_on)
+    try:
+        programs.append(_start(celery_worker_argv(concurrency, "WARNING", beat=True), env))
+        programs.append(_start(_web_argv(host, port), env))
+        address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
+        _wait_until_healthy(address, programs)
+        if seeded is not None:
+            _send_demo(url, broker_url, seeded)
+        click.echo(f"Domino Arena is serving at {address} (Ctrl-C stops it)")
+        while not stopping:
+            for program in programs:
+                if program.poll() is not None:
+                    raise UnavailableError(
+                        f"{_name(program)} stopped (exit status {program.returncode}); "
+                        "stopping the rest"
+                    )
+            time.sleep(0.3)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        _stop_all(programs)
+    click.echo("stopped")
+    return 0
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _web_argv(host: str, port: int) -> list[str]:
+    # gthread: pages poll while the tab is visible; a thread per request in flight.
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{host}:{port}",
+        "--workers",
+        "2",
+        "--worker-class",
+        "gthread",
+        "--threads",
+        "4",
+        "--log-level",
+        "warning",
+        "web:create_app()",
+    ]
+
+
+def _start(argv: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    # A session of its own: Ctrl-C reaches serve only, which stops each program in turn.
+    return subprocess.Popen(list(argv), env=env, start_new_session=True)
+
+
+def _name(program: subprocess.Popen[bytes]) -> str:
+    args = program.args
+    text = " ".join(map(str, args)) if isinstance(args, list) else str(args)
+    return "the web server" if "gunicorn" in text else "the worker"
+
+
+def _wait_until_healthy(address: str, programs: Sequence[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        for program in programs:
+            if program.poll() is not None:
+                raise UnavailableError(
+                    f"{_name(program)} did not start (exit status {program.returncode})"
+                )
+        try:
+            with urllib.request.urlopen(address + "healthz", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise UnavailableError(f"the web server did not answer at {address} in time")
+        time.sleep(0.2)
+
+
+def _stop_all(programs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each program's whole session, then SIGKILL to what is left of it."""
+    for program in programs:
+        _signal_group(program, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    for program in programs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            program.wait(timeout=max(0.1, deadline - time.monotonic()))
+        _signal_group(program, signal.SIGKILL)  # whatever it left behind (pool processes)
+        program.wait()
+
+
+def _signal_group(program: subprocess.Popen[bytes], signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(program.pid, signum)
+
+
+# --- the demo ----------------------------------------------------------------------------
+
+
+def _reference_bots() -> Path:
+    spec = importlib.util.find_spec("bots")
+    if spec is None or spec.origin is None:
+        raise UnavailableError("the reference bots (the bots package) are not installed")
+    return Path(spec.origin).parent
+
+
+def _seed_demo(url: str, *, sandboxed: bool) -> int | None:
+    """Store the reference bots and the demo tournament if the database holds no tournament;
+    return the tournament's id (None: the database was not empty, nothing seeded)."""
+    from arena.engine.game import new_seed
+    from arena.engine.rules import PRESETS
+    from arena.match.referee import TimeControl
+    from arena.service.matches import create_stored_tournament
+    from arena.store.db import connect
+
+    store = connect(url)
+    try:
+        if _has_tournaments(store):
+            click.echo("--demo: the database already holds tournaments; nothing seeded")
+            return None
+        directory = _reference_bots()
+        for name in DEMO_BOTS:
+            path = directory / f"{name}.py"
+            click.echo(f"--demo: checking the reference bot {name} ...")
+            reports = check_bot(str(path), sandboxed=sandboxed, time_control=TimeControl())
+            report = list(reports)[-1][1]  # one per preset; the last is the summary
+            if not report.ok:
+                raise UnavailableError(f"the reference bot {name} failed its check")
+            store.add_bot_version(
+                REFERENCE_OWNER,
+                name,
+                path.read_text(encoding="utf-8"),
+                check_report_json(report, sandboxed),
+            )
+        tournament_id, matches = create_stored_tournament(
+            store,
+            name=DEMO_TOURNAMENT,
+            rules=PRESETS["draw"],
+            format="round-robin",
+            entrants=[f"{REFERENCE_OWNER}/{name}" for name in DEMO_BOTS],
+            games_per_match=100,
+            seed=new_seed(),
+        )
+        click.echo(
+            f"--demo: stored the reference bots and the tournament {DEMO_TOURNAMENT!r} "
+            f"({len(matches)} matches of 100 games, draw)"
+        )
+        return tournament_id
+    finally:
+        store.close()
+
+
+def _has_tournaments(store: Store) -> bool:
+    from sqlalchemy import func, select
+
+    from arena.store.models import Tournament
+
+    with store.read() as session:
+        return bool(session.scalar(select(func.count()).select_from(Tournament)))
+
+
+def _send_demo(url: str, broker_url: str, tournament_id: int) -> None:
+    from arena.service.broker import make_app, send_matches
+    from arena.service.matches import Config, send_pending
+    from arena.store.db import connect
+
+    app = make_app(broker_url, Config.from_env(), url)
+    store = connect(url)
+    try:
+        send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
+    finally:
+        store.close()

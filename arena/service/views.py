@@ -1,0 +1,396 @@
+"""What the web pages show, read from the database: the page queries live here so that the
+web app stays thin (it renders these values and nothing else reads the tables for it).
+
+- :func:`rule_set_names` and :func:`leaderboard`: the rated rule sets, and one's
+  leaderboard (latest version of each bot by default) with ranks as ranges where the 95%
+  intervals overlap, and a provisional marker while an interval is wide.
+- :func:`tournament_list` and :func:`tournament_view`: the stored tournaments, and one's
+  progress, standings (with the ratings of its own games) and crosstable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+
+from arena.compete.localrun import Standings, tournament_ratings
+from arena.compete.tournaments import entrant_name
+from arena.service.matches import Config, list_workers
+from arena.service.results import label_entrant, load_results, rating_table
+from arena.store.db import Store, as_utc
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    GameRecord,
+    Match,
+    RuleSet,
+    Tournament,
+    TournamentEntrant,
+    User,
+)
+from arena.store.models import Rating as RatingRow
+from arena.store.queue import tournament_progress
+
+__all__ = [
+    "PROVISIONAL_WIDTH",
+    "REFERENCE_OWNER",
+    "Leaderboard",
+    "LeaderboardRow",
+    "StandingRow",
+    "TournamentRow",
+    "TournamentView",
+    "leaderboard",
+    "rank_ranges",
+    "rule_set_names",
+    "tournament_list",
+    "tournament_view",
+]
+
+#: The owner of the reference bots (``bots/``) that ``arena serve --demo`` stores.
+REFERENCE_OWNER = "reference"
+#: A rating is provisional while its 95% interval is wider than this (Elo points): about
+#: +-100, i.e. fewer than a few dozen games against rated opponents.
+PROVISIONAL_WIDTH = 200.0
+
+
+def rank_ranges(intervals: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
+    """Each bot's rank as a range from its 95% interval among the others': the best rank
+    is 1 + the number of bots whose interval lies wholly above its own, the worst is the
+    number of bots less those wholly below it. Equal ranges mean "cannot be told apart"."""
+    count = len(intervals)
+    ranges = []
+    for low, high in intervals:
+        above = sum(1 for other_low, _ in intervals if other_low > high)
+        below = sum(1 for _, other_high in intervals if other_high < low)
+        ranges.append((1 + above, count - below))
+    return ranges
+
+
+# --- leaderboards ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One bot version on a leaderboard.
+
+    Attributes:
+        rank_best, rank_worst: its rank as a range (:func:`rank_ranges`) among the rows shown.
+        owner, bot, version: who and what (``owner/bot vN``).
+        latest: whether it is its bot's newest rated version.
+        rating, low, high: the rating and its 95% interval (Elo scale, mean 1500).
+        games: games it played under the rule set.
+        provisional: its interval is wider than :data:`PROVISIONAL_WIDTH`.
+        reference: one of the reference bots (owner :data:`REFERENCE_OWNER`).
+    """
+
+    rank_best: int
+    rank_worst: int
+    owner: str
+    bot: str
+    version: int
+    latest: bool
+    rating: float
+    low: float
+    high: float
+    games: int
+    provisional: bool
+    reference: bool
+
+    @property
+    def rank(self) -> str:
+        """``"3"``, or ``"2-4"`` where it cannot be told apart from its neighbours."""
+        if self.rank_best == self.rank_worst:
+            return str(self.rank_best)
+        return f"{self.rank_best}\u2013{self.rank_worst}"
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """A rule set's leaderboard as the last re-fit left it (``computed``; None: never)."""
+
+    rules: str
+    computed: datetime | None
+    rows: list[LeaderboardRow]
+
+
+def rule_set_names(store: Store) -> list[str]:
+    """The names of the rule sets with stored ratings or tournaments, alphabetically."""
+    with store.read() as session:
+        rated = select(RatingRow.rule_set_id)
+        played = select(Tournament.rule_set_id)
+        names = session.scalars(
+            select(RuleSet.name)
+            .where(RuleSet.id.in_(rated.union(played).scalar_subquery()))
+            .distinct()
+            .order_by(RuleSet.name)
+        )
+        return list(names)
+
+
+def leaderboard(
+    store: Store, rules: str, *, all_versions: bool = False, hide_reference: bool = False
+) -> Leaderboard:
+    """The stored ratings under the rule set named ``rules`` (its newest stored version of
+    that name), best first: each bot's latest rated version, or ``all_versions``; without
+    the reference bots if ``hide_reference``.
+
+    Raises:
+        LookupError: no rule set of that name is stored.
+    """
+    with store.read() as session:
+        rule_set_id = session.scalar(
+            select(RuleSet.id).where(RuleSet.name == rules).order_by(RuleSet.id.desc()).limit(1)
+        )
+    if rule_set_id is None:
+        raise LookupError(f"no rule set {rules!r} is stored")
+    ratings = rating_table(store, rule_set_id)
+    with store.read() as session:
+        versions = {
+            version_id: (owner, bot_id, bot, number)
+            for version_id, owner, bot_id, bot, number in session.execute(
+                select(BotVersion.id, User.name, Bot.id, Bot.name, BotVersion.version)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .join(User, User.id == Bot.owner_id)
+                .where(BotVersion.id.in_([r.bot_version_id for r in ratings]))
+            )
+        }
+    newest: dict[int, int] = {}
+    for rating in ratings:
+        _, bot_id, _, number = versions[rating.bot_version_id]
+        newest[bot_id] = max(newest.get(bot_id, 0), number)
+    shown = []
+    for rating in ratings:
+        owner, bot_id, bot, number = versions[rating.bot_version_id]
+        latest = newest[bot_id] == number
+        if (latest or all_versions) and not (hide_reference and owner == REFERENCE_OWNER):
+            shown.append((rating, owner, bot, number, latest))
+    ranges = rank_ranges([(r.low, r.high) for r, *_ in shown])
+    rows = [
+        LeaderboardRow(
+            rank_best=best,
+            rank_worst=worst,
+            owner=owner,
+            bot=bot,
+            version=number,
+            latest=latest,
+            rating=rating.rating,
+            low=rating.low,
+            high=rating.high,
+            games=rating.games,
+            provisional=rating.high - rating.low > PROVISIONAL_WIDTH,
+            reference=owner == REFERENCE_OWNER,
+        )
+        for (rating, owner, bot, number, latest), (best, worst) in zip(shown, ranges, strict=True)
+    ]
+    computed = max((r.computed for r in ratings), default=None)
+    return Leaderboard(rules, computed, rows)
+
+
+# --- tournaments -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    """A stored tournament in the list."""
+
+    name: str
+    status: str
+    format: str
+    rules: str
+    players: int
+    matches: int
+    finished: int
+    created: datetime
+
+
+def tournament_list(store: Store) -> list[TournamentRow]:
+    """Every stored tournament, newest first, with its matches finished (done or void)."""
+    with store.read() as session:
+        finished = (
+            select(Match.tournament_id, func.count().label("finished"))
+            .where(Match.status.in_(("done", "void")))
+            .group_by(Match.tournament_id)
+            .subquery()
+        )
+        total = (
+            select(Match.tournament_id, func.count().label("matches"))
+            .group_by(Match.tournament_id)
+            .subquery()
+        )
+        rows = session.execute(
+            select(
+                Tournament.name,
+                Tournament.status,
+                Tournament.format,
+                RuleSet.name,
+                Tournament.players,
+                func.coalesce(total.c.matches, 0),
+                func.coalesce(finished.c.finished, 0),
+                Tournament.created,
+            )
+            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+            .outerjoin(total, total.c.tournament_id == Tournament.id)
+            .outerjoin(finished, finished.c.tournament_id == Tournament.id)
+            .order_by(Tournament.id.desc())
+        ).all()
+    return [
+        TournamentRow(name, status, fmt, rules, players, matches, done, as_utc(created))
+        for name, status, fmt, rules, players, matches, done, created in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class StandingRow:
+    """One entrant's line in a tournament's standings."""
+
+    rank: int
+    entrant: str
+    games: int
+    wins: int
+    win_rate: float
+    points: int
+    forfeits: int
+    rating: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentView:
+    """A stored tournament as its page shows it.
+
+    Attributes:
+        progress: its matches by status (pending, running, done, void).
+        games_done, games_total: game records stored, and games scheduled.
+        eta_seconds: the time left at the pace so far (None before the first game, or done).
+        standings: best first, with each entrant's rating over this tournament's games.
+        crosstable: 2-player tournaments: (entrants in standings order, each row's score
+            against each column: wins + half draws, None where they never met); else None.
+        void: (match key, reason) of the matches void for a harness failure.
+        workers_alive: the workers whose heartbeat is within the lease now.
+    """
+
+    name: str
+    status: str
+    format: str
+    rules: str
+    players: int
+    teams: bool
+    games_per_match: int
+    seed: int
+    created: datetime
+    started: datetime | None
+    finished: datetime | None
+    progress: dict[str, int]
+    games_done: int
+    games_total: int
+    eta_seconds: float | None
+    standings: list[StandingRow]
+    crosstable: tuple[list[str], list[list[float | None]]] | None
+    void: list[tuple[str, str]]
+    workers_alive: int
+
+    @property
+    def done(self) -> bool:
+        """Whether every match is finished (done or void)."""
+        return self.progress["pending"] + self.progress["running"] == 0
+
+    @property
+    def matches(self) -> int:
+        """Its number of matches."""
+        return sum(self.progress.values())
+
+
+def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> TournamentView:
+    """The tournament called ``name`` for its page.
+
+    Raises:
+        LookupError: no tournament of that name.
+    """
+    now = now or datetime.now(UTC)
+    with store.read() as session:
+        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
+        if tournament is None:
+            raise LookupError(f"no tournament {name!r}")
+        rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+        games_total = session.scalar(
+            select(func.coalesce(func.sum(Match.games), 0)).where(
+                Match.tournament_id == tournament.id
+            )
+        )
+        games_done = session.scalar(
+            select(func.count())
+            .select_from(GameRecord)
+            .join(Match, Match.id == GameRecord.match_id)
+            .where(Match.tournament_id == tournament.id)
+        )
+        labels = list(
+            session.scalars(
+                select(TournamentEntrant.label)
+                .where(TournamentEntrant.tournament_id == tournament.id)
+                .order_by(TournamentEntrant.label)
+            )
+        )
+        session.expunge(tournament)
+    progress = tournament_progress(store, tournament.id)
+    results = load_results(store, tournament.id)
+    standings = Standings(label_entrant(label) for label in labels)
+    for result in results:
+        standings.add(result)
+    ratings = tournament_ratings(results)
+    rows = []
+    for rank, stats in enumerate(standings.ranking(), start=1):
+        rating = ratings.get(stats.name)
+        rows.append(
+            StandingRow(
+                rank=rank,
+                entrant=stats.name,
+                games=stats.games,
+                wins=stats.wins,
+                win_rate=stats.win_rate,
+                points=stats.points,
+                forfeits=stats.forfeits,
+                rating=None if rating is None else rating.rating,
+                low=None if rating is None else rating.low,
+                high=None if rating is None else rating.high,
+            )
+        )
+    crosstable = None
+    if tournament.players == 2 and not tournament.teams:
+        order = [stats.entrant for stats in standings.ranking()]
+        cells = [
+            [standings.score(a, b) if a != b and standings.met[a].get(b) else None for b in order]
+            for a in order
+        ]
+        crosstable = ([entrant_name(e) for e in order], cells)
+    started = None if tournament.started is None else as_utc(tournament.started)
+    eta = None
+    done = progress["pending"] + progress["running"] == 0
+    if started is not None and games_done and not done:
+        pace = (now - started).total_seconds() / games_done
+        eta = max(0.0, pace * ((games_total or 0) - games_done))
+    alive = sum(1 for w in list_workers(store, config=Config.from_env(), now=now) if w.alive)
+    return TournamentView(
+        name=tournament.name,
+        status=tournament.status,
+        format=tournament.format,
+        rules=rules or "?",
+        players=tournament.players,
+        teams=tournament.teams,
+        games_per_match=tournament.games_per_match,
+        seed=tournament.seed,
+        created=as_utc(tournament.created),
+        started=started,
+        finished=None if tournament.finished is None else as_utc(tournament.finished),
+        progress=progress,
+        games_done=games_done or 0,
+        games_total=games_total or 0,
+        eta_seconds=eta,
+        standings=rows,
+        crosstable=crosstable,
+        void=[(key, reason) for key, reason in standings.void],
+        workers_alive=alive,
+    )

@@ -1,0 +1,266 @@
+"""The dashboard's pages (web/pages.py) through Flask's test client, on both databases
+(tests/conftest.py), over a real tournament: the reference bots' games played here by the
+worker's own code (unsandboxed: trusted bots), then rated as the worker rates them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from arena.engine.rules import PRESETS
+from arena.service.matches import Config, create_stored_tournament, run_match
+from arena.service.results import refit_ratings
+from arena.service.views import rank_ranges
+from arena.store.db import Store
+from arena.store.models import Match
+from tests.paths import REFERENCE_BOTS
+from web import create_app
+from web.app import CONTENT_SECURITY_POLICY, duration
+from web.render import Axis, interval_svg, progress_svg
+
+RULES = PRESETS["block"].with_overrides(target=10)
+ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
+
+
+def _source(name: str, comment: str = "") -> str:
+    return (REFERENCE_BOTS / f"{name}.py").read_text() + comment
+
+
+@pytest.fixture
+def played(store: Store, tmp_path: Path) -> Store:
+    """A finished round robin of four bot versions ("spring", 2 games a pair, rated), and
+    one created but not started ("autumn")."""
+    store.add_bot_version("reference", "random", _source("random"), {})
+    store.add_bot_version("alice", "greedy", _source("greedy"), {})
+    store.add_bot_version("alice", "greedy", _source("greedy", "\n# v2\n"), {})
+    store.add_bot_version("bob", "counter", _source("counter"), {})
+    create_stored_tournament(
+        store,
+        name="spring",
+        rules=RULES,
+        format="round-robin",
+        entrants=ENTRANTS,
+        games_per_match=2,
+        seed=3,
+    )
+    config = Config(bot_cache=tmp_path / "cache")
+    with store.read() as session:
+        ids = list(session.scalars(Match.__table__.select().with_only_columns(Match.id)))
+    for match_id in ids:
+        assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+    refit_ratings(store, RULES)
+    create_stored_tournament(
+        store,
+        name="autumn",
+        rules=RULES,
+        format="round-robin",
+        entrants=ENTRANTS[:2],
+        games_per_match=2,
+        seed=4,
+    )
+    return store
+
+
+@pytest.fixture
+def client(played: Store, url: str) -> Iterator[FlaskClient]:
+    app: Flask = create_app(url)
+    app.config["TESTING"] = True
+    yield app.test_client()
+    app.extensions["arena_store"].close()
+
+
+def _page(client: FlaskClient, path: str, status: int = 200) -> str:
+    response = client.get(path)
+    assert response.status_code == status, (path, response.status_code)
+    return response.get_data(as_text=True)
+
+
+def test_home_links_the_rule_set_and_the_tournaments(client: FlaskClient) -> None:
+    page = _page(client, "/")
+    assert f'href="/leaderboards/{RULES.name}"' in page
+    assert '<a href="/tournaments/spring">spring</a>' in page
+    assert '<a href="/tournaments/autumn">autumn</a>' in page
+    assert page.index("autumn") < page.index("spring")  # newest first
+    assert "12 / 12" in page  # spring's matches finished
+
+
+def _rows(page: str) -> list[str]:
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [row for row in body.split("<tr")[1:]]
+
+
+def test_the_leaderboard_shows_latest_versions_with_intervals(client: FlaskClient) -> None:
+    page = _page(client, f"/leaderboards/{RULES.name}")
+    rows = _rows(page)
+    assert len(rows) == 3  # alice/greedy v1 is hidden behind v2
+    assert 'alice/greedy <span class="version">v2</span>' in page
+    assert 'alice/greedy <span class="version">v1</span>' not in page
+    for row in rows:
+        assert row.count("<circle") == 1 and row.count('class="whisker"') == 1
+        assert re.search(r"\d+ to \d+", row)
+    assert '<svg class="axis"' in page
+    assert "How to read this table" in page
+    # few games: every interval is wide, every rating provisional
+    assert page.count('<abbr class="provisional"') == 3
+
+
+def test_the_leaderboard_toggles(client: FlaskClient) -> None:
+    every = _page(client, f"/leaderboards/{RULES.name}?versions=all")
+    assert len(_rows(every)) == 4 and '<span class="version">v1</span>' in every
+    assert 'name="versions" value="all" checked' in every
+    hidden = _page(client, f"/leaderboards/{RULES.name}?reference=hide")
+    assert len(_rows(hidden)) == 2 and "reference/random" not in hidden
+    assert "reference/random" in _page(client, f"/leaderboards/{RULES.name}")
+
+
+def test_the_leaderboard_exports_csv_and_json(client: FlaskClient) -> None:
+    response = client.get(f"/leaderboards/{RULES.name}/export.csv?versions=all")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    table = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    assert len(table) == 4
+    assert {row["owner"] + "/" + row["bot"] for row in table} == {
+        "reference/random",
+        "alice/greedy",
+        "bob/counter",
+    }
+    assert all(float(row["low"]) <= float(row["rating"]) <= float(row["high"]) for row in table)
+    data = client.get(f"/leaderboards/{RULES.name}/export.json?reference=hide").get_json()
+    assert data["rules"] == RULES.name and len(data["rows"]) == 2
+    assert data["computed"] is not None
+
+
+def test_the_leaderboard_redirects_and_404s(client: FlaskClient) -> None:
+    response = client.get("/leaderboards")
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/leaderboards/{RULES.name}")
+    page = _page(client, "/leaderboards/nosuchrules", 404)
+    assert "No rule set called" in page and "nosuchrules" in page
+
+
+def test_a_finished_tournament_page(client: FlaskClient) -> None:
+    page = _page(client, "/tournaments/spring")
+    assert "12 of 12 matches finished" in page and "12 of 12 games" in page
+    assert "hx-get" not in page  # finished: nothing polls
+    standings = page.split("<h2>Standings</h2>", 1)[1]
+    assert len(_rows(standings)) == 4
+    assert "Crosstable" in page
+    crosstable = page.split("<h2>Crosstable</h2>", 1)[1]
+    # each pair met in 2 games (a match each way): the two cells of a pair add up to 2
+    cells = [
+        [float(c) if c else None for c in re.findall(r'<td class="num">([\d.]*)</td>', row)]
+        for row in _rows(crosstable)
+    ]
+    assert len(cells) == 4
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                a, b = cells[i][j], cells[j][i]
+                assert a is not None and b is not None and a + b == 2
+    assert '<svg class="progress"' in page and 'class="done"' in page
+
+
+def test_a_pending_tournament_polls_while_it_runs(client: FlaskClient) -> None:
+    page = _page(client, "/tournaments/autumn")
+    assert "0 of 2 matches finished" in page
+    assert 'hx-get="/tournaments/autumn/live"' in page and "data-live" in page
+    assert "No worker is alive" in page
+    fragment = _page(client, "/tournaments/autumn/live")
+    assert fragment.startswith('<div id="live"') and "<html" not in fragment
+    assert 'hx-trigger="every 3s, refresh"' in fragment
+
+
+def test_unknown_tournament_is_a_404_page_with_the_name_escaped(client: FlaskClient) -> None:
+    page = _page(client, "/tournaments/<img src=x onerror=alert(1)>", 404)
+    assert "No tournament called" in page
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+class _Audit(HTMLParser):
+    """Collects what the Content-Security-Policy would block: inline scripts, inline
+    styles, event-handler attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = {name for name, _ in attrs}
+        if tag == "script" and "src" not in names:
+            self.problems.append("inline <script>")
+        if tag == "style" or "style" in names:
+            self.problems.append(f"inline style on <{tag}>")
+        self.problems += [f"{name} on <{tag}>" for name in names if name.startswith("on")]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/tournaments",
+        "/tournaments/spring",
+        "/tournaments/autumn",
+        f"/leaderboards/{RULES.name}",
+        "/nosuchpage",
+    ],
+)
+def test_pages_carry_the_security_headers_and_nothing_the_policy_forbids(
+    client: FlaskClient, path: str
+) -> None:
+    response = client.get(path)
+    assert response.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert "script-src 'self'" in CONTENT_SECURITY_POLICY
+    assert "unsafe" not in CONTENT_SECURITY_POLICY
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    audit = _Audit()
+    audit.feed(response.get_data(as_text=True))
+    assert audit.problems == []
+
+
+def test_static_files_are_served(client: FlaskClient) -> None:
+    for path in ("/static/vendor/htmx.min.js", "/static/js/arena.js", "/static/css/arena.css"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        response.close()
+
+
+# --- the pure parts ----------------------------------------------------------------------
+
+
+def test_rank_ranges_follow_overlapping_intervals() -> None:
+    intervals = [(1600.0, 1700.0), (1550.0, 1650.0), (1400.0, 1500.0), (1300.0, 1320.0)]
+    assert rank_ranges(intervals) == [(1, 2), (1, 2), (3, 3), (4, 4)]
+    assert rank_ranges([]) == []
+    assert rank_ranges([(1000.0, 2000.0)] * 3) == [(1, 3)] * 3
+
+
+def test_interval_pictures_share_one_axis() -> None:
+    axis = Axis.spanning([(1412.0, 1530.0), (1480.0, 1690.0)])
+    assert axis.low <= 1412 and axis.high >= 1690
+    assert axis.x(axis.low) == 8 and axis.x(axis.high) == 232
+    picture = interval_svg(axis, 1500.0, 1480.0, 1690.0)
+    x1, x2 = (float(v) for v in re.findall(r'x[12]="([\d.]+)"', picture)[:2])
+    cx = float(re.findall(r'cx="([\d.]+)"', picture)[0])
+    assert x1 < cx < x2 and x1 == axis.x(1480.0) and x2 == axis.x(1690.0)
+    ticks = axis.ticks()
+    assert 2 <= len(ticks) <= 6 and all(axis.low <= t <= axis.high for t in ticks)
+
+
+def test_progress_bar_widths_follow_the_counts() -> None:
+    picture = progress_svg({"done": 3, "void": 1, "running": 0, "pending": 4}, width=400)
+    widths = dict(re.findall(r'<rect class="(\w+)" x="[\d.]+" y="0" width="([\d.]+)"', picture))
+    assert widths == {"track": "400", "done": "150.0", "void": "50.0", "pending": "200.0"}
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(4.4, "4 s"), (125, "2 min 5 s"), (7500, "2 h 5 min")]
+)
+def test_durations_read_well(seconds: float, text: str) -> None:
+    assert duration(seconds) == text

@@ -1,0 +1,171 @@
+"""The dashboard's pages: home, leaderboards, tournaments (docs/web.md).
+
+Every page is rendered on the server from :mod:`arena.service.views` and works without
+JavaScript; a running tournament's page refreshes its live part by polling an HTML
+fragment (htmx, only while the tab is visible: ``static/js/arena.js``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
+
+from arena.service.views import (
+    PROVISIONAL_WIDTH,
+    Leaderboard,
+    leaderboard,
+    rule_set_names,
+    tournament_list,
+    tournament_view,
+)
+from web.app import get_store
+from web.render import Axis, axis_svg, interval_svg, progress_svg
+
+__all__ = ["LIVE_SECONDS", "pages"]
+
+pages = Blueprint("pages", __name__)
+
+#: How often a running tournament's page refreshes its live part (seconds).
+LIVE_SECONDS = 3
+
+
+@pages.get("/")
+def home() -> str:
+    """Rule sets with their leaderboards, and the tournaments, newest first."""
+    store = get_store()
+    return render_template(
+        "home.html", rule_sets=rule_set_names(store), tournaments=tournament_list(store)[:20]
+    )
+
+
+@pages.get("/leaderboards")
+def leaderboards() -> BaseResponse | str:
+    """The first rule set's leaderboard, or a page saying there is none yet."""
+    names = rule_set_names(get_store())
+    if names:
+        return redirect(url_for("pages.leaderboard_page", rules=names[0]))
+    return render_template("leaderboard.html", board=None, rule_sets=names)
+
+
+def _board(rules: str) -> Leaderboard:
+    all_versions = request.args.get("versions") == "all"
+    hide_reference = request.args.get("reference") == "hide"
+    try:
+        return leaderboard(
+            get_store(), rules, all_versions=all_versions, hide_reference=hide_reference
+        )
+    except LookupError:
+        abort(404, f"No rule set called {rules!r} has been played here.")
+
+
+@pages.get("/leaderboards/<rules>")
+def leaderboard_page(rules: str) -> str:
+    """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis."""
+    board = _board(rules)
+    axis = Axis.spanning((row.low, row.high) for row in board.rows)
+    return render_template(
+        "leaderboard.html",
+        board=board,
+        rule_sets=rule_set_names(get_store()),
+        axis=axis_svg(axis),
+        bars=[
+            interval_svg(axis, r.rating, r.low, r.high, provisional=r.provisional)
+            for r in board.rows
+        ],
+        provisional_width=PROVISIONAL_WIDTH,
+        all_versions=request.args.get("versions") == "all",
+        hide_reference=request.args.get("reference") == "hide",
+        query=request.query_string.decode(),
+    )
+
+
+EXPORT_FIELDS = (
+    "rank_best",
+    "rank_worst",
+    "owner",
+    "bot",
+    "version",
+    "rating",
+    "low",
+    "high",
+    "games",
+    "provisional",
+    "reference",
+)
+
+
+def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
+    return [
+        {
+            **{field: getattr(row, field) for field in EXPORT_FIELDS},
+            "rating": round(row.rating, 1),
+            "low": round(row.low, 1),
+            "high": round(row.high, 1),
+        }
+        for row in board.rows
+    ]
+
+
+@pages.get("/leaderboards/<rules>/export.csv")
+def leaderboard_csv(rules: str) -> Response:
+    """The leaderboard as CSV (the same toggles as the page)."""
+    board = _board(rules)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(_export_rows(board))
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="leaderboard-{rules}.csv"'
+    return response
+
+
+@pages.get("/leaderboards/<rules>/export.json")
+def leaderboard_json(rules: str) -> dict[str, Any]:
+    """The leaderboard as JSON (the same toggles as the page)."""
+    board = _board(rules)
+    computed = None if board.computed is None else board.computed.isoformat()
+    return {"rules": board.rules, "computed": computed, "rows": _export_rows(board)}
+
+
+@pages.get("/tournaments")
+def tournaments() -> str:
+    """Every tournament, newest first."""
+    return render_template("tournaments.html", tournaments=tournament_list(get_store()))
+
+
+def _tournament_context(name: str) -> dict[str, Any]:
+    try:
+        view = tournament_view(get_store(), name)
+    except LookupError:
+        abort(404, f"No tournament called {name!r}.")
+    rated = [(row.low, row.high) for row in view.standings if row.low is not None]
+    axis = Axis.spanning((low, high) for low, high in rated if high is not None)
+    bars = [
+        None
+        if row.rating is None or row.low is None or row.high is None
+        else interval_svg(axis, row.rating, row.low, row.high)
+        for row in view.standings
+    ]
+    return {
+        "t": view,
+        "progress": progress_svg(view.progress),
+        "axis": axis_svg(axis),
+        "bars": bars,
+        "live_seconds": LIVE_SECONDS,
+    }
+
+
+@pages.get("/tournaments/<name>")
+def tournament_page(name: str) -> str:
+    """A tournament: progress, standings with intervals, crosstable; live while it runs."""
+    return render_template("tournament.html", **_tournament_context(name))
+
+
+@pages.get("/tournaments/<name>/live")
+def tournament_live(name: str) -> str:
+    """The live part of a tournament's page (polled by htmx while it runs)."""
+    return render_template("_tournament_live.html", **_tournament_context(name))
