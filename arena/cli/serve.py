@@ -41,6 +41,9 @@ __all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "serve_command"]
 #: The reference bots (``bots/``) ``--demo`` stores, and its tournament.
 DEMO_BOTS = ("random", "greedy", "fives", "counter")
 DEMO_TOURNAMENT = "demo"
+#: Games each pair of reference bots plays in the demo: about a minute and a half of play
+#: on two cores, long enough to watch it live.
+DEMO_GAMES = 800
 #: Seconds the web app has to answer its health check after it starts.
 START_SECONDS = 60.0
 #: Seconds each program has to stop after SIGTERM before it is killed.
@@ -62,6 +65,13 @@ STOP_SECONDS = 10.0
     help="Seed an empty database with the reference bots and a running tournament.",
 )
 @click.option(
+    "--demo-games",
+    type=click.IntRange(1, 10000),
+    default=DEMO_GAMES,
+    show_default=True,
+    help="Games a pair plays in the demo tournament.",
+)
+@click.option(
     "--concurrency",
     type=click.IntRange(min=1),
     default=os.cpu_count() or 1,
@@ -75,6 +85,7 @@ def serve_command(
     host: str,
     port: int,
     demo: bool,
+    demo_games: int,
     concurrency: int,
     url: str | None,
     broker: str | None,
@@ -99,8 +110,8 @@ def serve_command(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
     upgrade(url)  # DatabaseError: one line naming the fix (arena.cli.main)
-    port = port or _free_port(host)
-    seeded = _seed_demo(url, sandboxed=not unsandboxed) if demo else None
+    port = _check_port(host, port)
+    seeded = _seed_demo(url, demo_games, sandboxed=not unsandboxed) if demo else None
     env = dict(os.environ)
     env.update(
         {
@@ -117,7 +128,9 @@ def serve_command(
 
     previous = signal.signal(signal.SIGTERM, stop_on)
     try:
-        programs.append(_start(celery_worker_argv(concurrency, "WARNING", beat=True), env))
+        programs.append(
+            _start(celery_worker_argv(concurrency, "WARNING", beat=True, quiet=True), env)
+        )
         programs.append(_start(_web_argv(host, port), env))
         address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
         _wait_until_healthy(address, programs)
@@ -141,11 +154,18 @@ def serve_command(
     return 0
 
 
-def _free_port(host: str) -> int:
+def _check_port(host: str, port: int) -> int:
+    """``port`` if it is free on ``host`` (a free one for 0), else a one-line error."""
     with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise UnavailableError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
+            ) from None
+        free: int = probe.getsockname()[1]
+        return free
 
 
 def _web_argv(host: str, port: int) -> list[str]:
@@ -225,7 +245,7 @@ def _reference_bots() -> Path:
     return Path(spec.origin).parent
 
 
-def _seed_demo(url: str, *, sandboxed: bool) -> int | None:
+def _seed_demo(url: str, games: int, *, sandboxed: bool) -> int | None:
     """Store the reference bots and the demo tournament if the database holds no tournament;
     return the tournament's id (None: the database was not empty, nothing seeded)."""
     from arena.engine.game import new_seed
@@ -259,12 +279,12 @@ def _seed_demo(url: str, *, sandboxed: bool) -> int | None:
             rules=PRESETS["draw"],
             format="round-robin",
             entrants=[f"{REFERENCE_OWNER}/{name}" for name in DEMO_BOTS],
-            games_per_match=100,
+            games_per_match=games,
             seed=new_seed(),
         )
         click.echo(
             f"--demo: stored the reference bots and the tournament {DEMO_TOURNAMENT!r} "
-            f"({len(matches)} matches of 100 games, draw)"
+            f"(a round robin under draw, {games} games a pair, {len(matches)} matches)"
         )
         return tournament_id
     finally:

@@ -71,13 +71,16 @@ def worker_command(
     os.execve(sys.executable, argv, env)
 
 
-def celery_worker_argv(concurrency: int, loglevel: str, *, beat: bool) -> list[str]:
+def celery_worker_argv(
+    concurrency: int, loglevel: str, *, beat: bool, quiet: bool = False
+) -> list[str]:
     """The command line of a Celery worker of ``workers.app`` (with the beat that sweeps,
-    its schedule in memory)."""
+    its schedule in memory; ``quiet``: without Celery's start-up banner)."""
     argv = [
         sys.executable,
         "-m",
         "celery",
+        *(["--quiet"] if quiet else []),
         "-A",
         "workers.app",
         "worker",
