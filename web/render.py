@@ -19,7 +19,7 @@ __all__ = ["STATUSES", "Axis", "axis_svg", "interval_svg", "progress_svg"]
 #: Width and height of one interval's picture, in CSS pixels.
 WIDTH, HEIGHT = 240, 18
 #: Space left and right of the plotted range.
-PAD = 8
+PAD = 18
 
 
 @dataclass(frozen=True, slots=True)

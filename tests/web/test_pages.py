@@ -15,57 +15,24 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena.engine.rules import PRESETS
-from arena.service.matches import Config, create_stored_tournament, run_match
 from arena.service.results import refit_ratings
 from arena.service.views import rank_ranges
 from arena.store.db import Store
-from arena.store.models import Match
-from tests.paths import REFERENCE_BOTS
+from tests.web.conftest import ENTRANTS, RULES, create, play, store_bots
 from web import create_app
 from web.app import CONTENT_SECURITY_POLICY, duration
 from web.render import Axis, interval_svg, progress_svg
-
-RULES = PRESETS["block"].with_overrides(target=10)
-ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
-
-
-def _source(name: str, comment: str = "") -> str:
-    return (REFERENCE_BOTS / f"{name}.py").read_text() + comment
 
 
 @pytest.fixture
 def played(store: Store, tmp_path: Path) -> Store:
     """A finished round robin of four bot versions ("spring", 2 games a pair, rated), and
     one created but not started ("autumn")."""
-    store.add_bot_version("reference", "random", _source("random"), {})
-    store.add_bot_version("alice", "greedy", _source("greedy"), {})
-    store.add_bot_version("alice", "greedy", _source("greedy", "\n# v2\n"), {})
-    store.add_bot_version("bob", "counter", _source("counter"), {})
-    create_stored_tournament(
-        store,
-        name="spring",
-        rules=RULES,
-        format="round-robin",
-        entrants=ENTRANTS,
-        games_per_match=2,
-        seed=3,
-    )
-    config = Config(bot_cache=tmp_path / "cache")
-    with store.read() as session:
-        ids = list(session.scalars(Match.__table__.select().with_only_columns(Match.id)))
-    for match_id in ids:
-        assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
     refit_ratings(store, RULES)
-    create_stored_tournament(
-        store,
-        name="autumn",
-        rules=RULES,
-        format="round-robin",
-        entrants=ENTRANTS[:2],
-        games_per_match=2,
-        seed=4,
-    )
+    create(store, "autumn", ENTRANTS[:2], 2, seed=4)
     return store
 
 
@@ -245,7 +212,7 @@ def test_rank_ranges_follow_overlapping_intervals() -> None:
 def test_interval_pictures_share_one_axis() -> None:
     axis = Axis.spanning([(1412.0, 1530.0), (1480.0, 1690.0)])
     assert axis.low <= 1412 and axis.high >= 1690
-    assert axis.x(axis.low) == 8 and axis.x(axis.high) == 232
+    assert axis.x(axis.low) == 18 and axis.x(axis.high) == 222
     picture = interval_svg(axis, 1500.0, 1480.0, 1690.0)
     x1, x2 = (float(v) for v in re.findall(r'x[12]="([\d.]+)"', picture)[:2])
     cx = float(re.findall(r'cx="([\d.]+)"', picture)[0])

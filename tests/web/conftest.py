@@ -1,0 +1,150 @@
+"""What the web tests share: stored bots and tournaments played by the worker's own code
+(unsandboxed: the reference bots are trusted), a live server on a real socket, and a real
+browser (Debian's chromium driven by Playwright: DASHBOARD.md's recipe) that fails a test on
+any JavaScript error or Content-Security-Policy violation and saves screenshots."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from sqlalchemy import select
+from werkzeug.serving import make_server
+
+from arena.engine.rules import PRESETS
+from arena.service.matches import Config, create_stored_tournament, run_match
+from arena.store.db import Store
+from arena.store.models import Match, Tournament
+from tests.paths import REFERENCE_BOTS
+from web import create_app
+
+RULES = PRESETS["block"].with_overrides(target=10)
+ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
+#: Where the browser tests leave their screenshots (kept out of git: look at them).
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def _source(name: str, comment: str = "") -> str:
+    return (REFERENCE_BOTS / f"{name}.py").read_text() + comment
+
+
+def store_bots(store: Store) -> None:
+    """reference/random, alice/greedy v1 and v2, bob/counter."""
+    store.add_bot_version("reference", "random", _source("random"), {})
+    store.add_bot_version("alice", "greedy", _source("greedy"), {})
+    store.add_bot_version("alice", "greedy", _source("greedy", "\n# v2\n"), {})
+    store.add_bot_version("bob", "counter", _source("counter"), {})
+
+
+def create(store: Store, name: str, entrants: Sequence[str], games: int, seed: int = 3) -> int:
+    """A stored round robin under :data:`RULES`, ``games`` games a pair; its id."""
+    tournament_id, _ = create_stored_tournament(
+        store,
+        name=name,
+        rules=RULES,
+        format="round-robin",
+        entrants=list(entrants),
+        games_per_match=games,
+        seed=seed,
+    )
+    return tournament_id
+
+
+def play(store: Store, name: str, cache: Path, pause: float = 0.0) -> None:
+    """Play every match of the tournament here, as a worker would (``pause`` seconds
+    before each: a test can watch it go)."""
+    with store.read() as session:
+        ids = list(
+            session.scalars(
+                select(Match.id)
+                .join(Tournament, Tournament.id == Match.tournament_id)
+                .where(Tournament.name == name)
+                .order_by(Match.id)
+            )
+        )
+    config = Config(bot_cache=cache)
+    for match_id in ids:
+        if pause:
+            threading.Event().wait(pause)
+        assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+
+
+@pytest.fixture
+def app(store: Store, url: str) -> Iterator[Flask]:
+    app = create_app(url)
+    app.config["TESTING"] = True
+    yield app
+    app.extensions["arena_store"].close()
+
+
+@pytest.fixture
+def live_server(app: Flask) -> Iterator[str]:
+    """The app on a real socket (werkzeug, threaded): its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join()
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), (
+        "the browser tests need Debian's chromium: apt-get install chromium "
+        "(./run test installs it as root)"
+    )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page; any JavaScript error or console error (a CSP violation is one) fails
+    the test."""
+    from playwright.sync_api import Browser
+
+    assert isinstance(browser, Browser)
+    context = browser.new_context(
+        viewport={"width": 1100, "height": 800},
+        locale="en-GB",
+        timezone_id="UTC",
+        reduced_motion="reduce",
+    )
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(f"{message.text} {message.location.get('url')}")
+            if message.type == "error"
+            else None
+        ),
+    )
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def screenshot(page: object, name: str) -> Path:
+    """Save a full-page screenshot as ``tests/web/screenshots/NAME.png``."""
+    from playwright.sync_api import Page
+
+    assert isinstance(page, Page)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,88 @@
+"""The pages in a real browser (Debian's chromium through Playwright): a tournament finishing
+live under the reader's eyes, the leaderboard's toggles and its interval pictures' geometry.
+Any JavaScript error, or anything the Content-Security-Policy blocks, fails the test
+(tests/web/conftest.py); each test leaves screenshots in tests/web/screenshots/."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from arena.service.results import refit_ratings
+from arena.store.db import Store
+from tests.web.conftest import ENTRANTS, RULES, create, play, screenshot, store_bots
+
+# The browser runs on SQLite only: the pages' queries run on both databases in test_pages.
+pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
+
+
+def test_a_tournament_finishes_live_without_a_reload(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    store_bots(store)
+    create(store, "live", ENTRANTS, 2)
+    page.goto(f"{live_server}/tournaments/live")
+    expect(page.locator("#live .status")).to_have_text("pending")
+    expect(page.locator("#live")).to_contain_text("0 of 12 matches finished")
+    expect(page.locator("#live")).to_contain_text("No worker is alive")
+    page.evaluate("window.arenaSamePage = true")  # gone if the page were reloaded
+    screenshot(page, "tournament-pending")
+    worker = threading.Thread(
+        target=play, args=(store, "live", tmp_path / "cache"), kwargs={"pause": 0.3}
+    )
+    worker.start()
+    try:
+        expect(page.locator("#live")).to_contain_text("matches finished", timeout=5_000)
+        expect(page.locator("#live .status")).to_have_text("done", timeout=60_000)
+    finally:
+        worker.join()
+    expect(page.locator("#live")).to_contain_text("12 of 12 matches finished")
+    assert page.evaluate("window.arenaSamePage") is True
+    assert page.locator("#live").get_attribute("hx-get") is None  # polling has stopped
+    expect(page.locator("table.standings tbody tr")).to_have_count(4)
+    expect(page.locator("table.crosstable tbody tr")).to_have_count(4)
+    done = page.locator("svg.progress rect.done")
+    assert done.get_attribute("width") == "480.0"
+    screenshot(page, "tournament-done")
+
+
+def test_the_leaderboard_in_a_browser(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 4)
+    play(store, "spring", tmp_path / "cache")
+    refit_ratings(store, RULES)
+    page.goto(f"{live_server}/")
+    page.get_by_role("link", name=RULES.name).first.click()
+    rows = page.locator("table.leaderboard tbody tr")
+    expect(rows).to_have_count(3)
+    screenshot(page, "leaderboard")
+    # Geometry: each rating's dot sits inside its whisker, and all share the header's axis.
+    axis = page.locator("svg.axis").bounding_box()
+    assert axis is not None
+    for index in range(3):
+        row = rows.nth(index)
+        dot = row.locator("svg.interval circle.point").bounding_box()
+        whisker = row.locator("svg.interval line.whisker").bounding_box()
+        assert dot is not None and whisker is not None
+        centre = dot["x"] + dot["width"] / 2
+        assert whisker["x"] - 1 <= centre <= whisker["x"] + whisker["width"] + 1
+        assert whisker["width"] > 10  # a few games: a wide interval, drawn wide
+        assert axis["x"] <= whisker["x"] and whisker["x"] + whisker["width"] <= axis["x"] + 240
+    # The toggles: hide the reference bots, then show every version.
+    page.get_by_label("hide reference bots").check()
+    page.get_by_role("button", name="Apply").click()
+    expect(page).to_have_url(f"{live_server}/leaderboards/{RULES.name}?reference=hide")
+    expect(rows).to_have_count(2)
+    page.get_by_label("hide reference bots").uncheck()
+    page.get_by_label("all versions").check()
+    page.get_by_role("button", name="Apply").click()
+    expect(rows).to_have_count(4)
+    expect(page.locator("table.leaderboard")).to_contain_text("alice/greedy v1")
+    page.get_by_text("How to read this table").click()
+    expect(page.locator("details.help")).to_contain_text("provisional")
+    screenshot(page, "leaderboard-all-versions")
