@@ -13,6 +13,10 @@ from sqlalchemy import text
 from arena.store.db import Store, connect, upgrade
 from tests.servers import running_postgres
 
+# The web app's session key in tests (else it would keep one in the clone's instance
+# folder); tests/web/test_auth.py checks the generated one apart.
+os.environ.setdefault("ARENA_SECRET_KEY", "a key for the tests only")
+
 #: The database backends every storage test runs on (the ``url`` fixture's parameters).
 BACKENDS = ["sqlite", "postgresql"]
 

@@ -37,7 +37,10 @@ FRAMEWORKS: dict[str, frozenset[str]] = {
     # kept free of it; rich is the CLI's alone.
     "click": frozenset({"service", "cli", "workers", "web"}),
     "rich": frozenset({"cli"}),
+    "argon2": frozenset({"service", "cli", "workers", "web"}),
     "flask": frozenset({"web"}),
+    "flask_wtf": frozenset({"web"}),
+    "flask_limiter": frozenset({"web"}),
     "werkzeug": frozenset({"web"}),
     "jinja2": frozenset({"web"}),
 }

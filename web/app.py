@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,16 +45,20 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
-def create_app(database_url: str | None = None) -> Flask:
+def create_app(database_url: str | None = None, config: Mapping[str, Any] | None = None) -> Flask:
     """Return the web application on ``database_url`` (else ``$ARENA_DATABASE_URL``, else
-    ``sqlite:///arena.db``). Nothing connects until a request needs the database."""
+    ``sqlite:///arena.db``), with ``config`` set first (tests: a cheap password hasher).
+    Nothing connects until a request needs the database."""
+    from web.auth import init_auth
     from web.pages import pages
 
-    app = Flask(__name__)
+    app = Flask(__name__, instance_path=os.environ.get("ARENA_INSTANCE_PATH") or None)
+    app.config.update(config or {})
     url = resolve_url(database_url)
     app.config["DATABASE_URL"] = url
     app.extensions[STORE_KEY] = connect(url)
     app.add_url_rule("/healthz", "healthz", healthz)
+    init_auth(app)
     app.register_blueprint(pages)
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)

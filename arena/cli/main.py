@@ -116,6 +116,7 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "ratings:ratings_command",
             "Ratings of the stored bot versions under a rule set.",
         ),
+        "users": ("users:users_group", "Accounts: add, list."),
     },
     "tournament": {
         "run": (

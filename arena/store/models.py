@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -62,6 +63,13 @@ class User(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     created: Mapped[datetime] = _created()
+    #: The argon2id hash of the password; None: the user cannot log in (made by the CLI).
+    password_hash: Mapped[str | None] = mapped_column(String(200))
+    #: ``user``, ``organiser`` or ``admin`` (arena.service.accounts.ROLES).
+    role: Mapped[str] = mapped_column(String(20), default="user", server_default="user")
+    #: Raised to end every session of the user at once (a password change, "log out
+    #: everywhere"): a session remembers the epoch it was opened in.
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Bot(Base):
@@ -71,6 +79,8 @@ class Bot(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    #: Whether everyone may read the source (by default only its owner and admins).
+    source_public: Mapped[bool] = mapped_column(default=False, server_default=false())
     created: Mapped[datetime] = _created()
 
 

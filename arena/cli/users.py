@@ -1,0 +1,61 @@
+"""``arena users``: the dashboard's accounts from the command line (the first admin)."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.common import help_without_command, url_option
+from arena.cli.stored import open_store
+
+
+@click.group("users", invoke_without_command=True, short_help="Accounts: add, list.")
+@click.pass_context
+def users_group(ctx: click.Context) -> None:
+    """The accounts that log in to the dashboard (docs/web.md)."""
+    help_without_command(ctx)
+
+
+@users_group.command("add", short_help="Create an account (an admin, say).")
+@click.argument("name")
+@click.option(
+    "--role",
+    type=click.Choice(["user", "organiser", "admin"]),
+    default="user",
+    show_default=True,
+    help="What the account may do.",
+)
+@click.option(
+    "--password",
+    prompt=True,
+    hide_input=True,
+    confirmation_prompt=True,
+    envvar="ARENA_PASSWORD",
+    help="The password (asked for when not given; or $ARENA_PASSWORD).",
+)
+@url_option
+def users_add_command(name: str, role: str, password: str, url: str | None) -> None:
+    """Create the account NAME with ROLE (a bot owner stored by `arena bots add` without a
+    password gets this one). The first admin is made this way."""
+    from arena.service.accounts import create_account, password_hasher
+
+    with open_store(url) as store:
+        account = create_account(store, name, password, role=role, hasher=password_hasher())
+    click.echo(f"{account.name}: account created ({account.role})")
+
+
+@users_group.command("list", short_help="List the accounts.")
+@url_option
+def users_list_command(url: str | None) -> None:
+    """Every user: name, role, and whether it can log in (has a password)."""
+    from sqlalchemy import select
+
+    from arena.store.models import User
+
+    with open_store(url) as store, store.read() as session:
+        rows = session.execute(
+            select(User.name, User.role, User.password_hash.is_not(None)).order_by(User.name)
+        ).all()
+    if not rows:
+        click.echo("no users")
+    for name, role, can_log_in in rows:
+        click.echo(f"{name}  {role}  {'can log in' if can_log_in else 'no password'}")

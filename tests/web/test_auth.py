@@ -1,0 +1,251 @@
+"""Accounts on the web (web/auth.py): sign up, log in and out, change password; CSRF on
+every form; the login rate limit; sessions that end when the password changes; and the
+authorization matrix: every route for anonymous, user, owner, organiser and admin."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from arena.service.accounts import Account, create_account, password_hasher
+from arena.store.db import Store
+from web import create_app
+from web.auth import LOGIN_LIMIT, PERMISSIONS, allowed
+
+HASHER = password_hasher(cheap=True)
+PASSWORD = "correct horse"
+
+
+@pytest.fixture
+def app(store: Store, url: str) -> Iterator[Flask]:
+    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER, "SECRET_KEY": "test secret"})
+    yield app
+    app.extensions["arena_store"].close()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def _token(client: FlaskClient, path: str = "/login") -> str:
+    page = client.get(path).get_data(as_text=True)
+    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert found, f"no CSRF token on {path}"
+    return found.group(1)
+
+
+def _login(client: FlaskClient, name: str, password: str = PASSWORD, **extra: str) -> int:
+    data = {"name": name, "password": password, "csrf_token": _token(client), **extra}
+    return client.post("/login", data=data).status_code
+
+
+def test_sign_up_logs_in_and_shows_the_name(client: FlaskClient) -> None:
+    token = _token(client, "/signup")
+    reply = client.post(
+        "/signup",
+        data={"name": "ada", "password": PASSWORD, "confirm": PASSWORD, "csrf_token": token},
+    )
+    assert reply.status_code == 302
+    page = client.get("/").get_data(as_text=True)
+    assert "Welcome, ada." in page and ">ada</a>" in page and "Log out" in page
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "confirm", "message"),
+    [
+        ("ada", PASSWORD, "other horse", "The two passwords differ."),
+        ("ada", "short", "short", "A password has 8 to 256 characters"),
+        ("a/b", PASSWORD, PASSWORD, "is not a valid name"),
+        ("", PASSWORD, PASSWORD, "is not a valid name"),
+        ("taken", PASSWORD, PASSWORD, "The name &#39;taken&#39; is taken."),
+    ],
+)
+def test_sign_up_refusals_say_why(
+    client: FlaskClient, store: Store, name: str, password: str, confirm: str, message: str
+) -> None:
+    create_account(store, "taken", PASSWORD, hasher=HASHER)
+    token = _token(client, "/signup")
+    reply = client.post(
+        "/signup",
+        data={"name": name, "password": password, "confirm": confirm, "csrf_token": token},
+    )
+    assert reply.status_code == 400
+    assert message in reply.get_data(as_text=True)
+
+
+def test_forms_without_the_csrf_token_are_refused(client: FlaskClient, store: Store) -> None:
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    assert client.post("/login", data={"name": "ada", "password": PASSWORD}).status_code == 400
+    assert _login(client, "ada") == 302
+    assert client.post("/logout").status_code == 400  # a link cannot log you out
+    assert "Log out" in client.get("/").get_data(as_text=True)
+    forged = client.post("/logout", data={"csrf_token": "forged"})
+    assert forged.status_code == 400
+    token = _token(client, "/")
+    assert client.post("/logout", data={"csrf_token": token}).status_code == 302
+    assert "Log in" in client.get("/").get_data(as_text=True)
+
+
+def test_the_htmx_header_carries_the_token(client: FlaskClient) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"[^\"]+\"\}'>", page)
+
+
+def test_a_wrong_password_is_401_and_says_so_without_naming_which(
+    client: FlaskClient, store: Store
+) -> None:
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    data = {"name": "ada", "password": "wrong one", "csrf_token": _token(client)}
+    wrong = client.post("/login", data=data)
+    data = {"name": "nobody", "password": PASSWORD, "csrf_token": _token(client)}
+    unknown = client.post("/login", data=data)
+    for reply in (wrong, unknown):
+        assert reply.status_code == 401
+        assert "Wrong name or password." in reply.get_data(as_text=True)
+
+
+def test_logging_in_starts_a_new_session(client: FlaskClient, store: Store) -> None:
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    with client.session_transaction() as session:
+        session["planted"] = "by someone else"
+    assert _login(client, "ada") == 302
+    with client.session_transaction() as session:
+        assert "planted" not in session and isinstance(session["uid"], int)
+
+
+def test_the_next_page_stays_on_this_site(client: FlaskClient, store: Store) -> None:
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    data = {"name": "ada", "password": PASSWORD, "next": "/tournaments"}
+    reply = client.post("/login", data={**data, "csrf_token": _token(client)})
+    assert reply.headers["Location"] == "/tournaments"
+    for target in ("https://evil.example/", "//evil.example/", "/\\evil.example"):
+        client.post("/logout", data={"csrf_token": _token(client, "/")})
+        data = {"name": "ada", "password": PASSWORD, "next": target}
+        reply = client.post("/login", data={**data, "csrf_token": _token(client)})
+        assert reply.headers["Location"] == "/", target
+
+
+def test_login_attempts_are_rate_limited(client: FlaskClient, store: Store) -> None:
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    allowed_attempts = int(LOGIN_LIMIT.split()[0])
+    for _ in range(allowed_attempts):
+        assert _login(client, "ada", "wrong one") == 401
+    data = {"name": "ada", "password": PASSWORD, "csrf_token": _token(client)}
+    blocked = client.post("/login", data=data)
+    assert blocked.status_code == 429
+    assert _login(client, "someone-else", "wrong one") == 401  # keyed per account name
+
+
+def test_a_password_change_ends_the_other_sessions(app: Flask, store: Store) -> None:
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    laptop, phone = app.test_client(), app.test_client()
+    assert _login(laptop, "ada") == 302 and _login(phone, "ada") == 302
+    data = {"current": PASSWORD, "new": "a new password", "confirm": "a new password"}
+    reply = laptop.post("/account/password", data={**data, "csrf_token": _token(laptop, "/")})
+    assert reply.status_code == 302
+    assert "Password changed" in laptop.get("/").get_data(as_text=True)
+    assert "Log out" in laptop.get("/").get_data(as_text=True)  # this session goes on
+    assert "Log in" in phone.get("/").get_data(as_text=True)  # the other one has ended
+    data = {"current": "wrong", "new": "another one!", "confirm": "another one!"}
+    wrong = laptop.post("/account/password", data={**data, "csrf_token": _token(laptop, "/")})
+    assert wrong.status_code == 400
+    assert "The current password is not right." in wrong.get_data(as_text=True)
+
+
+# --- who may do what -------------------------------------------------------------------------
+
+ROLES = ["anonymous", "user", "owner", "organiser", "admin"]
+
+
+@pytest.fixture
+def accounts(store: Store) -> dict[str, Account]:
+    made = {
+        role: create_account(
+            store,
+            role,
+            PASSWORD,
+            role="user" if role == "owner" else role,
+            hasher=HASHER,
+        )
+        for role in ROLES[1:]
+    }
+    return made
+
+
+#: (method, path, expected status per role: anonymous, user, owner, organiser, admin).
+#: 302 for anonymous on account pages: to the login page.
+ROUTES = [
+    ("GET", "/", [200] * 5),
+    ("GET", "/leaderboards", [200] * 5),
+    ("GET", "/tournaments", [200] * 5),
+    ("GET", "/tournaments/none", [404] * 5),
+    ("GET", "/healthz", [200] * 5),
+    ("GET", "/login", [200] * 5),
+    ("GET", "/signup", [200] * 5),
+    ("GET", "/account/password", [302, 200, 200, 200, 200]),
+    ("POST", "/logout", [302] * 5),
+]
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "expected"), ROUTES, ids=lambda v: str(v))
+def test_the_authorization_matrix(
+    app: Flask,
+    accounts: dict[str, Account],
+    role: str,
+    method: str,
+    path: str,
+    expected: list[int],
+) -> None:
+    client = app.test_client()
+    if role != "anonymous":
+        assert _login(client, role) == 302
+    if method == "GET":
+        reply = client.get(path)
+    else:
+        reply = client.post(path, data={"csrf_token": _token(client)})
+    assert reply.status_code == expected[ROLES.index(role)], (role, method, path)
+    if reply.status_code == 302 and path == "/account/password":
+        assert reply.headers["Location"].startswith("/login?next=")
+
+
+@pytest.mark.parametrize("action", sorted(PERMISSIONS))
+def test_permissions_by_role_and_ownership(action: str) -> None:
+    """The one table every view asks: admins may do everything, anonymous only read public
+    pages, owners act on their own resources where the table says so."""
+    user = Account(1, "u", "user", 0)
+    organiser = Account(2, "o", "organiser", 0)
+    admin = Account(3, "a", "admin", 0)
+    assert allowed(admin, action, owner=99)
+    assert allowed(None, action) == (action == "read-public")
+    role, owners_may = PERMISSIONS[action]
+    assert allowed(user, action, owner=1) == (owners_may or role in ("anonymous", "user"))
+    assert allowed(user, action, owner=99) == (role in ("anonymous", "user"))
+    assert allowed(organiser, action, owner=99) == (role in ("anonymous", "user", "organiser"))
+
+
+def test_without_a_configured_key_one_is_generated_and_kept(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_SECRET_KEY", raising=False)
+    monkeypatch.setenv("ARENA_INSTANCE_PATH", str(tmp_path / "instance"))
+    first, second = create_app(url), create_app(url)
+    try:
+        key = (tmp_path / "instance" / "secret_key").read_text()
+        assert len(key) == 64 and first.config["SECRET_KEY"] == second.config["SECRET_KEY"] == key
+        assert (tmp_path / "instance" / "secret_key").stat().st_mode & 0o777 == 0o600
+    finally:
+        for app in (first, second):
+            app.extensions["arena_store"].close()
+    monkeypatch.setenv("ARENA_SECRET_KEY", "from the environment")
+    third = create_app(url)
+    try:
+        assert third.config["SECRET_KEY"] == "from the environment"
+    finally:
+        third.extensions["arena_store"].close()
