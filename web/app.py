@@ -26,6 +26,9 @@ __all__ = ["CONTENT_SECURITY_POLICY", "STORE_KEY", "create_app", "duration", "ge
 
 logger = logging.getLogger(__name__)
 
+#: The largest request accepted (a bot upload with its form): larger ones get 413.
+MAX_REQUEST_BYTES = 1024 * 1024
+
 #: The key of the app's :class:`Store` in ``app.extensions``.
 STORE_KEY = "arena_store"
 
@@ -50,9 +53,11 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     ``sqlite:///arena.db``), with ``config`` set first (tests: a cheap password hasher).
     Nothing connects until a request needs the database."""
     from web.auth import init_auth
+    from web.bots import bots
     from web.pages import pages
 
     app = Flask(__name__, instance_path=os.environ.get("ARENA_INSTANCE_PATH") or None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     app.config.update(config or {})
     url = resolve_url(database_url)
     app.config["DATABASE_URL"] = url
@@ -60,6 +65,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.add_url_rule("/healthz", "healthz", healthz)
     init_auth(app)
     app.register_blueprint(pages)
+    app.register_blueprint(bots)
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(SQLAlchemyError, _database_error)
@@ -119,6 +125,11 @@ def _security_headers(response: Response) -> Response:
 
 def _http_error(error: HTTPException) -> Any:
     code = error.code or 500
+    if code == 413:
+        error.description = (
+            f"The upload is larger than {MAX_REQUEST_BYTES // 1024} KiB: a bot is one "
+            "Python file of at most 256 KiB."
+        )
     page = render_template("error.html", code=code, title=error.name, message=error.description)
     return page, code
 

@@ -26,8 +26,17 @@ from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from sqlalchemy.exc import OperationalError
 
 from arena.match.referee import InfrastructureError
-from arena.match.sandbox import process_slots
-from arena.service.broker import PLAY_MATCH, QUEUE, REFIT, SWEEP, queue_length, send_matches
+from arena.match.sandbox import SandboxUnavailable, process_slots
+from arena.service.broker import (
+    CHECK_UPLOAD,
+    PLAY_MATCH,
+    QUEUE,
+    REFIT,
+    SWEEP,
+    queue_length,
+    send_matches,
+    send_uploads,
+)
 from arena.service.matches import (
     Config,
     finished_rule_set,
@@ -38,6 +47,7 @@ from arena.service.matches import (
     worker_stopped,
 )
 from arena.service.results import refit_ratings
+from arena.service.uploads import check_upload, mark_sent, unsent_uploads
 from arena.store.db import Store, connect
 from workers.app import app
 
@@ -168,17 +178,51 @@ def refit_task(rule_set_id: int) -> int:
     return len(refit.ratings)
 
 
+#: Seconds after which a pending upload's check is sent again by the sweep (when the
+#: queue is empty: its task was lost).
+UPLOAD_RESEND_SECONDS = 120.0
+
+
+@app.task(
+    name=CHECK_UPLOAD,
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=5,
+)
+def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
+    """Check an uploaded bot in the sandbox and store it if it passes; return its status.
+    Retried, after a pause, only when the sandbox or the database failed."""
+    try:
+        status = check_upload(
+            _store(), upload_id, sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1"
+        )
+    except (InfrastructureError, SandboxUnavailable, OperationalError) as exc:
+        delay = min(60, 2 ** min(self.request.retries, 6))
+        logger.warning("upload %s: %s; retrying in %s s", upload_id, exc, delay)
+        raise self.retry(exc=exc, countdown=delay) from exc
+    logger.info("upload %s: %s", upload_id, status)
+    return status
+
+
 @app.task(name=SWEEP, acks_late=True, ignore_result=True)
 def sweep_task() -> dict[str, int]:
     """Re-send the tasks of matches whose lease ran out, and of pending matches when the
-    queue is empty; return how many of each."""
+    queue is empty; the same for uploads waiting for their check; return how many."""
     store = _store()
+    queue_empty = queue_length(app) == 0
     report = sweep(
         store,
         lambda ids: send_matches(app, ids),
-        queue_empty=queue_length(app) == 0,
+        queue_empty=queue_empty,
         config=_state["config"],
     )
+    if queue_empty:
+        uploads = unsent_uploads(store, older_than=UPLOAD_RESEND_SECONDS)
+        send_uploads(app, uploads)
+        mark_sent(store, uploads)
+        if uploads:
+            logger.warning("sweep: %d uploads' checks sent again", len(uploads))
     if report.expired or report.resent:
         logger.warning(
             "sweep: %d expired leases re-queued, %d lost tasks sent again",

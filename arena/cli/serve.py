@@ -29,10 +29,10 @@ from types import FrameType
 import click
 
 from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
-from arena.cli.store import check_report_json
 from arena.cli.worker import celery_worker_argv
 from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
+from arena.service.uploads import check_report_json
 from arena.service.views import REFERENCE_OWNER
 from arena.store.db import Store, resolve_url, upgrade
 

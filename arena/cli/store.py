@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.table import Table
@@ -21,23 +19,11 @@ from arena.cli.common import (
     url_option,
 )
 from arena.compete.names import check_name
-from arena.match.lineup import CheckReport, check_bot
+from arena.match.lineup import check_bot
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
+from arena.service.uploads import check_report_json
 from arena.store.db import as_utc, check_url, open_store, upgrade, where
-
-
-def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
-    """The parts of a check report worth keeping with a bot version, as JSON."""
-    fields = dataclasses.asdict(dataclasses.replace(report, faults=[]))
-    fields["faults"] = [
-        {"rules": name, "termination": o.verdict.termination.value, "message": o.verdict.message}
-        for name, o in report.faults
-        if o.verdict is not None
-    ]
-    fields["sandboxed"] = sandboxed
-    return fields
-
 
 # --- arena db ---------------------------------------------------------------------------
 

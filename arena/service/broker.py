@@ -38,6 +38,7 @@ from arena.store.db import resolve_url, sqlite_path
 
 __all__ = [
     "BROKER_ENV",
+    "CHECK_UPLOAD",
     "DEFAULT_BROKER_URL",
     "PLAY_MATCH",
     "QUEUE",
@@ -48,6 +49,7 @@ __all__ = [
     "queue_length",
     "resolve_broker_url",
     "send_matches",
+    "send_uploads",
 ]
 
 #: The environment variable naming the broker.
@@ -60,6 +62,7 @@ QUEUE = "arena"
 PLAY_MATCH = "arena.play_match"
 SWEEP = "arena.sweep"
 REFIT = "arena.refit_ratings"
+CHECK_UPLOAD = "arena.check_upload"
 
 #: How often a consumer of the filesystem transport looks for new messages (kombu's default
 #: is 1 s, which every task's latency would pay).
@@ -216,6 +219,15 @@ def send_matches(app: Celery, match_ids: Sequence[int]) -> None:
     with app.producer_or_acquire() as producer:
         for match_id in match_ids:
             app.send_task(PLAY_MATCH, args=(match_id,), queue=QUEUE, producer=producer)
+
+
+def send_uploads(app: Celery, upload_ids: Sequence[int]) -> None:
+    """Send a ``check_upload`` task for each upload, over one connection."""
+    if not upload_ids:
+        return
+    with app.producer_or_acquire() as producer:
+        for upload_id in upload_ids:
+            app.send_task(CHECK_UPLOAD, args=(upload_id,), queue=QUEUE, producer=producer)
 
 
 def queue_length(app: Celery) -> int:

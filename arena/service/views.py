@@ -6,6 +6,8 @@ web app stays thin (it renders these values and nothing else reads the tables fo
   intervals overlap, and a provisional marker while an interval is wide.
 - :func:`tournament_list` and :func:`tournament_view`: the stored tournaments, and one's
   progress, standings (with the ratings of its own games) and crosstable.
+- :func:`bot_list`, :func:`bot_view` and :func:`bot_source`: the bots, one bot's versions
+  with their check reports and ratings, a version's source (the caller authorizes).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -37,14 +40,22 @@ from arena.store.queue import tournament_progress
 __all__ = [
     "PROVISIONAL_WIDTH",
     "REFERENCE_OWNER",
+    "BotRow",
+    "BotView",
     "Leaderboard",
     "LeaderboardRow",
     "StandingRow",
     "TournamentRow",
     "TournamentView",
+    "VersionRating",
+    "VersionView",
+    "bot_list",
+    "bot_source",
+    "bot_view",
     "leaderboard",
     "rank_ranges",
     "rule_set_names",
+    "set_source_public",
     "tournament_list",
     "tournament_view",
 ]
@@ -394,3 +405,134 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         void=[(key, reason) for key, reason in standings.void],
         workers_alive=alive,
     )
+
+
+# --- bots ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRating:
+    """A bot version's stored rating under one rule set."""
+
+    rules: str
+    rating: float
+    low: float
+    high: float
+    games: int
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class VersionView:
+    """One version of a bot: its check report and its ratings."""
+
+    version: int
+    sha256: str
+    created: datetime
+    report: dict[str, Any]
+    ratings: list[VersionRating]
+
+
+@dataclass(frozen=True, slots=True)
+class BotView:
+    """A bot for its page: owner, versions newest first, whether its source is public."""
+
+    id: int
+    owner_id: int
+    owner: str
+    name: str
+    source_public: bool
+    created: datetime
+    versions: list[VersionView]
+
+
+@dataclass(frozen=True, slots=True)
+class BotRow:
+    """A bot in the list."""
+
+    owner: str
+    name: str
+    versions: int
+    latest: datetime
+
+
+def bot_list(store: Store) -> list[BotRow]:
+    """Every stored bot, the most recently updated first."""
+    with store.read() as session:
+        rows = session.execute(
+            select(User.name, Bot.name, func.count(BotVersion.id), func.max(BotVersion.created))
+            .join(Bot, Bot.owner_id == User.id)
+            .join(BotVersion, BotVersion.bot_id == Bot.id)
+            .group_by(User.name, Bot.name)
+            .order_by(func.max(BotVersion.created).desc(), User.name, Bot.name)
+        ).all()
+    return [BotRow(owner, name, count, as_utc(latest)) for owner, name, count, latest in rows]
+
+
+def bot_view(store: Store, owner: str, name: str) -> BotView | None:
+    """The bot ``owner/name`` with every version and its ratings, or None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Bot, User.name)
+            .join(User, User.id == Bot.owner_id)
+            .where(User.name == owner, Bot.name == name)
+        ).first()
+        if row is None:
+            return None
+        bot, owner_name = row
+        versions = session.execute(
+            select(BotVersion.id, BotVersion.version, BotVersion.sha256, BotVersion.created,
+                   BotVersion.report)
+            .where(BotVersion.bot_id == bot.id)
+            .order_by(BotVersion.version.desc())
+        ).all()  # fmt: skip
+        ratings: dict[int, list[VersionRating]] = {}
+        for version_id, rules, rating, low, high, games, rank in session.execute(
+            select(
+                RatingRow.bot_version_id,
+                RuleSet.name,
+                RatingRow.rating,
+                RatingRow.low,
+                RatingRow.high,
+                RatingRow.games,
+                RatingRow.rank,
+            )
+            .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
+            .where(RatingRow.bot_version_id.in_([v.id for v in versions]))
+            .order_by(RuleSet.name)
+        ):
+            ratings.setdefault(version_id, []).append(
+                VersionRating(rules, rating, low, high, games, rank)
+            )
+        return BotView(
+            id=bot.id,
+            owner_id=bot.owner_id,
+            owner=owner_name,
+            name=bot.name,
+            source_public=bot.source_public,
+            created=as_utc(bot.created),
+            versions=[
+                VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []))
+                for vid, number, sha, created, report in versions
+            ],
+        )
+
+
+def bot_source(store: Store, owner: str, name: str, version: int) -> str | None:
+    """The source of ``owner/name`` version ``version``, or None (authorization is the
+    caller's: see :class:`BotView`'s owner and ``source_public``)."""
+    with store.read() as session:
+        return session.scalar(
+            select(BotVersion.source)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(User.name == owner, Bot.name == name, BotVersion.version == version)
+        )
+
+
+def set_source_public(store: Store, bot_id: int, public: bool) -> None:
+    """Make a bot's sources readable by everyone, or by its owner and the admins only."""
+    with store.write() as session:
+        bot = session.get(Bot, bot_id)
+        if bot is not None:
+            bot.source_public = public

@@ -215,3 +215,26 @@ class Worker(Base):
     status: Mapped[str] = mapped_column(String(20))
     started: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Upload(Base):
+    """A bot source sent over the web: ``pending`` until a worker has checked it in the
+    sandbox, then ``accepted`` (stored as ``bot_version_id``) or ``rejected`` (``message``
+    says why); ``already`` when the bot had that very source (``bot_version_id``)."""
+
+    __tablename__ = "uploads"
+    __table_args__ = (Index("ix_uploads_status", "status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    bot_name: Mapped[str] = mapped_column(String(100))
+    filename: Mapped[str] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    message: Mapped[str | None] = mapped_column(Text)
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
+    created: Mapped[datetime] = _created()
+    sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -74,9 +74,15 @@ def play(store: Store, name: str, cache: Path, pause: float = 0.0) -> None:
 
 
 @pytest.fixture
-def app(store: Store, url: str) -> Iterator[Flask]:
-    app = create_app(url)
-    app.config["TESTING"] = True
+def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """The app on the test's database, with cheap password hashes and a broker directory of
+    its own (no worker reads it: tests check uploads themselves, as a worker would)."""
+    from arena.service.accounts import password_hasher
+    from arena.service.broker import make_app
+
+    app = create_app(url, {"ARENA_PASSWORD_HASHER": password_hasher(cheap=True)})
+    broker = tmp_path_factory.mktemp("broker")
+    app.extensions["arena_celery"] = make_app(f"filesystem://{broker}", None, url)
     yield app
     app.extensions["arena_store"].close()
 

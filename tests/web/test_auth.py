@@ -13,7 +13,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from arena.service.accounts import Account, create_account, password_hasher
+from arena.service.uploads import create_upload
 from arena.store.db import Store
+from tests.paths import REFERENCE_BOTS
 from web import create_app
 from web.auth import LOGIN_LIMIT, PERMISSIONS, allowed
 
@@ -175,6 +177,10 @@ def accounts(store: Store) -> dict[str, Account]:
         )
         for role in ROLES[1:]
     }
+    # "owner" owns a bot with a private source, and an upload
+    source = (REFERENCE_BOTS / "greedy.py").read_text()
+    store.add_bot_version("owner", "mybot", source, {})
+    create_upload(store, made["owner"].id, "mybot", "mybot.py", source + "\n# v2\n")
     return made
 
 
@@ -190,6 +196,16 @@ ROUTES = [
     ("GET", "/signup", [200] * 5),
     ("GET", "/account/password", [302, 200, 200, 200, 200]),
     ("POST", "/logout", [302] * 5),
+    ("GET", "/upload", [302, 200, 200, 200, 200]),
+    ("GET", "/bots", [200] * 5),
+    ("GET", "/bots/owner/mybot", [200] * 5),
+    ("GET", "/bots/owner/nobot", [404] * 5),
+    ("GET", "/bots/owner/mybot/v1/source", [404, 404, 200, 404, 200]),
+    ("POST", "/bots/owner/mybot/visibility", [404, 404, 302, 404, 302]),
+    ("GET", "/uploads/1", [404, 404, 200, 404, 200]),
+    ("GET", "/uploads/1/live", [404, 404, 200, 404, 200]),
+    ("GET", "/uploads/99", [404] * 5),
+    ("GET", "/leaderboards/nosuchrules", [404] * 5),
 ]
 
 

@@ -12,7 +12,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from arena.service.results import refit_ratings
+from arena.service.uploads import check_upload
 from arena.store.db import Store
+from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import ENTRANTS, RULES, create, play, screenshot, store_bots
 
 # The browser runs on SQLite only: the pages' queries run on both databases in test_pages.
@@ -86,3 +88,35 @@ def test_the_leaderboard_in_a_browser(
     page.get_by_text("How to read this table").click()
     expect(page.locator("details.help")).to_contain_text("provisional")
     screenshot(page, "leaderboard-all-versions")
+
+
+def test_sign_up_upload_a_bot_and_watch_its_check(
+    store: Store, live_server: str, page: Page
+) -> None:
+    page.goto(f"{live_server}/")
+    page.get_by_role("link", name="Sign up").click()
+    page.locator("input[name=name]").fill("ada")
+    page.locator("input[name=password]").fill("correct horse")
+    page.locator("input[name=confirm]").fill("correct horse")
+    page.get_by_role("button", name="Create the account").click()
+    expect(page.locator("ul.flashes")).to_contain_text("Welcome, ada.")
+    page.get_by_role("link", name="Upload").click()
+    page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
+    page.get_by_label("Bot name").fill("mine")
+    page.get_by_role("button", name="Upload and check").click()
+    expect(page).to_have_url(f"{live_server}/uploads/1")
+    expect(page.locator("#upload-live .status")).to_have_text("pending")
+    screenshot(page, "upload-pending")
+    worker = threading.Thread(target=check_upload, args=(store, 1))  # as a worker does
+    worker.start()
+    try:
+        expect(page.locator("#upload-live .status")).to_have_text("accepted", timeout=60_000)
+    finally:
+        worker.join()
+    expect(page.locator("#upload-live")).to_contain_text("Stored as version 1.")
+    expect(page.locator("#upload-live")).to_contain_text("No fault.")
+    screenshot(page, "upload-accepted")
+    page.get_by_role("link", name="ada/mine").first.click()
+    expect(page.locator("h1")).to_have_text("ada/mine")
+    expect(page.get_by_role("link", name="source")).to_be_visible()
+    screenshot(page, "bot-page")

@@ -414,3 +414,49 @@ def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
     assert compared.returncode == UNAVAILABLE
     assert f"cannot reach the broker {closed}" in compared.stderr
     assert "Traceback" not in compared.stderr
+
+
+def _pending(store: Store, upload_id: int) -> bool:
+    from arena.service.uploads import upload_view
+
+    view = upload_view(store, upload_id)
+    return view is not None and view.pending
+
+
+def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Service) -> None:
+    """The web stores an upload and sends its check; a real worker checks it in the sandbox:
+    a good bot becomes a version, a faulting one is rejected with the reason and its stderr,
+    and an upload whose task never left (the broker was down) is sent again by the sweep."""
+    from arena.service.broker import make_app, send_uploads
+    from arena.service.uploads import create_upload, mark_sent, upload_view
+    from arena.store.models import User
+
+    store = service.store()
+    try:
+        store.add_user("ada")
+        with store.read() as session:
+            owner = session.query(User).filter_by(name="ada").one().id
+        good = create_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
+        bad = create_upload(store, owner, "bad", "bad.py", (ZOO / "raise_in_move.py").read_text())
+        lost = create_upload(store, owner, "late", "late.py", (BOTS / "random.py").read_text())
+        broker = service.broker  # a relative filesystem broker is the workers' directory's
+        if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
+            broker = f"filesystem://{service.directory / broker.removeprefix('filesystem://')}"
+        app = make_app(broker, None, service.database)
+        send_uploads(app, [good, bad])
+        mark_sent(store, [good, bad])  # "lost" is never sent: the sweep must find it
+        service.worker("--concurrency", "2")
+        deadline = time.monotonic() + 120
+        while any(_pending(store, i) for i in (good, bad, lost)):
+            assert time.monotonic() < deadline, service.logs()
+            time.sleep(0.5)
+        accepted, rejected, swept = (upload_view(store, i) for i in (good, bad, lost))
+        assert accepted is not None and accepted.status == "accepted", service.logs()
+        assert accepted.version == 1 and accepted.report and accepted.report["sandboxed"]
+        assert rejected is not None and rejected.status == "rejected"
+        assert rejected.message and "crash" in rejected.message
+        assert rejected.report and "Traceback" in rejected.report["faults"][0]["stderr"]
+        assert swept is not None and swept.status == "accepted"
+        assert [b.bot for b in store.list_bots() if b.owner == "ada"] == ["late", "mine"]
+    finally:
+        store.close()

@@ -1,0 +1,193 @@
+"""Bots over the web (web/bots.py): uploads screened in the web process and checked in the
+sandbox by the worker's code (called here as the worker calls it), bot pages, and who may
+read a source. Hostile and malformed files each get a clear message and store nothing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+
+from arena.service.accounts import create_account, password_hasher
+from arena.service.uploads import MAX_SOURCE_BYTES, check_upload
+from arena.store.db import Store
+from arena.store.models import Upload
+from tests.paths import REFERENCE_BOTS, ZOO
+from web import create_app
+
+HASHER = password_hasher(cheap=True)
+PASSWORD = "correct horse"
+GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
+
+
+@pytest.fixture
+def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    # The broker: a directory of this test's own (no worker reads it: the test checks).
+    broker = tmp_path_factory.mktemp("broker")
+    config = {"ARENA_PASSWORD_HASHER": HASHER}
+    app = create_app(url, config)
+    from arena.service.broker import make_app
+
+    app.extensions["arena_celery"] = make_app(f"filesystem://{broker}", None, url)
+    for name, role in (("ada", "user"), ("bob", "user"), ("root", "admin")):
+        create_account(store, name, PASSWORD, role=role, hasher=HASHER)
+    yield app
+    app.extensions["arena_store"].close()
+
+
+def _token(client: FlaskClient, path: str = "/login") -> str:
+    page = client.get(path).get_data(as_text=True)
+    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert found, path
+    return found.group(1)
+
+
+def _client(app: Flask, name: str | None) -> FlaskClient:
+    client = app.test_client()
+    if name is not None:
+        data = {"name": name, "password": PASSWORD, "csrf_token": _token(client)}
+        assert client.post("/login", data=data).status_code == 302
+    return client
+
+
+def _upload(client: FlaskClient, filename: str, data: bytes, name: str = "") -> tuple[int, str]:
+    import io
+
+    form = {
+        "csrf_token": _token(client, "/upload"),
+        "name": name,
+        "source": (io.BytesIO(data), filename),
+    }
+    reply = client.post("/upload", data=form, content_type="multipart/form-data")
+    return reply.status_code, reply.headers.get("Location", "") or reply.get_data(as_text=True)
+
+
+def _uploads(store: Store) -> int:
+    with store.read() as session:
+        return session.scalar(select(func.count()).select_from(Upload)) or 0
+
+
+def test_an_upload_is_checked_then_stored_and_shown(app: Flask, store: Store) -> None:
+    ada = _client(app, "ada")
+    status, location = _upload(ada, "greedy.py", GREEDY, name="mybot")
+    assert status == 302 and location == "/uploads/1"
+    page = ada.get(location).get_data(as_text=True)
+    assert "pending" in page and 'hx-get="/uploads/1/live"' in page
+    with store.read() as session:
+        upload = session.get(Upload, 1)
+        assert upload is not None and upload.sent is not None  # sent to the broker
+    assert check_upload(store, 1) == "accepted"  # as the worker does, in the sandbox
+    live = ada.get("/uploads/1/live").get_data(as_text=True)
+    assert "accepted" in live and "Stored as version 1." in live and "hx-get" not in live
+    assert "in the sandbox" in live
+    bot = ada.get("/bots/ada/mybot").get_data(as_text=True)
+    assert "Version 1" in bot and "Not rated yet" in bot
+    assert "/bots/ada/mybot/v1/source" in bot
+    assert "ada/mybot" in ada.get("/bots").get_data(as_text=True)
+    # the same source again: "already version 1" at once, no check needed
+    status, location = _upload(ada, "greedy.py", GREEDY, name="mybot")
+    again = ada.get(location).get_data(as_text=True)
+    assert "already version 1" in again and "pending" not in again
+    # another source under the same name: version 2
+    _upload(ada, "greedy.py", GREEDY + b"\n# v2\n", name="mybot")
+    assert check_upload(store, 3) == "accepted"
+    assert "Version 2" in ada.get("/bots/ada/mybot").get_data(as_text=True)
+
+
+def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, store: Store) -> None:
+    ada = _client(app, "ada")
+    status, location = _upload(ada, "crash.py", (ZOO / "raise_in_move.py").read_bytes())
+    assert status == 302
+    assert check_upload(store, 1) == "rejected"
+    page = ada.get(location).get_data(as_text=True)
+    assert "rejected" in page and "crash under" in page and "Nothing was stored." in page
+    assert "Traceback" in page  # the stderr tail, to its owner
+    assert ada.get("/bots/ada/crash").status_code == 404
+    # another user, or nobody, does not even learn the upload exists
+    assert _client(app, "bob").get(location).status_code == 404
+    assert _client(app, None).get(location).status_code == 404
+    assert _client(app, "root").get(location).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "message"),
+    [
+        ("bot.txt", GREEDY, "is not a .py file"),
+        ("bot.py", b"", "is empty"),
+        ("bot.py", b"\x89PNG\r\n\x1a\n\x00\x00", "is not UTF-8"),
+        ("bot.py", "def play(o):\n    return 'é'\n".encode("latin-1"), "is not UTF-8"),
+        ("bot.py", b"def play(o):\n    return o.legal_moves[0\n", "syntax error on line"),
+        ("bot.py", b"x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1), "a bot may have at most"),
+        ("bot.py", b"def play(o):\x00 pass\n", "NUL byte"),
+    ],
+    ids=["txt", "empty", "binary", "latin1", "syntax", "too-big", "nul"],
+)
+def test_malformed_uploads_are_refused_with_a_clear_message(
+    app: Flask, store: Store, filename: str, data: bytes, message: str
+) -> None:
+    status, page = _upload(_client(app, "ada"), filename, data)
+    assert status == 400
+    assert message in page, page[-2000:]
+    assert _uploads(store) == 0
+
+
+def test_a_ten_megabyte_upload_is_413_and_stores_nothing(app: Flask, store: Store) -> None:
+    ada = _client(app, "ada")
+    boundary = "b0undary"
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="source"; filename="big.py"'
+            "\r\n\r\n"
+        ).encode()
+        + b"#" * (10 * 1024 * 1024)
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    reply = ada.post("/upload", data=body, content_type=f"multipart/form-data; boundary={boundary}")
+    status, page = reply.status_code, reply.get_data(as_text=True)
+    assert status == 413 and "larger than 1024 KiB" in page
+    assert _uploads(store) == 0
+
+
+def test_bad_bot_names_and_file_names(app: Flask, store: Store) -> None:
+    ada = _client(app, "ada")
+    status, page = _upload(ada, "greedy.py", GREEDY, name="a/b")
+    assert status == 400 and "is not a valid name" in page
+    hostile = "<img src=x onerror=alert(1)>.py"
+    status, location = _upload(ada, hostile, GREEDY, name="safe")
+    assert status == 302
+    page = ada.get(location).get_data(as_text=True)
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;.py" in page
+
+
+def test_uploading_needs_an_account(app: Flask) -> None:
+    reply = _client(app, None).get("/upload")
+    assert reply.status_code == 302 and reply.headers["Location"].startswith("/login")
+
+
+def test_who_may_read_a_source(app: Flask, store: Store) -> None:
+    ada = _client(app, "ada")
+    _upload(ada, "greedy.py", GREEDY, name="mybot")
+    check_upload(store, 1)
+    source = "/bots/ada/mybot/v1/source"
+    assert ada.get(source).get_data() == GREEDY
+    for who in (None, "bob"):
+        other = _client(app, who)
+        assert other.get(source).status_code == 404  # private: not acknowledged
+        assert source not in other.get("/bots/ada/mybot").get_data(as_text=True)
+        assert (
+            other.post(
+                "/bots/ada/mybot/visibility", data={"public": "1", "csrf_token": _token(other)}
+            ).status_code
+            == 404
+        )
+    assert _client(app, "root").get(source).status_code == 200
+    made = ada.post(
+        "/bots/ada/mybot/visibility", data={"public": "1", "csrf_token": _token(ada, "/")}
+    )
+    assert made.status_code == 302
+    assert _client(app, None).get(source).get_data() == GREEDY
+    assert _client(app, None).get("/bots/ada/mybot/v9/source").status_code == 404
