@@ -194,9 +194,7 @@ def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
     """Check an uploaded bot in the sandbox and store it if it passes; return its status.
     Retried, after a pause, only when the sandbox or the database failed."""
     try:
-        status = check_upload(
-            _store(), upload_id, sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1"
-        )
+        status = check_upload(_store(), upload_id, sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1")
     except (InfrastructureError, SandboxUnavailable, OperationalError) as exc:
         delay = min(60, 2 ** min(self.request.retries, 6))
         logger.warning("upload %s: %s; retrying in %s s", upload_id, exc, delay)
