@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from celery import Celery
 from flask import Flask, Response, current_app, render_template
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -22,7 +23,16 @@ from werkzeug.exceptions import HTTPException
 
 from arena.store.db import Store, connect, resolve_url
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STORE_KEY", "create_app", "duration", "get_store", "when"]
+__all__ = [
+    "CELERY_KEY",
+    "CONTENT_SECURITY_POLICY",
+    "STORE_KEY",
+    "create_app",
+    "duration",
+    "get_celery",
+    "get_store",
+    "when",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +41,8 @@ MAX_REQUEST_BYTES = 1024 * 1024
 
 #: The key of the app's :class:`Store` in ``app.extensions``.
 STORE_KEY = "arena_store"
+#: The key of the app's Celery client in ``app.extensions`` (:func:`get_celery`).
+CELERY_KEY = "arena_celery"
 
 #: Scripts, styles and images from this server only: no inline script or style, no eval,
 #: no frames, forms posting back here only (docs/web.md).
@@ -55,6 +67,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     from web.auth import init_auth
     from web.bots import bots
     from web.pages import pages
+    from web.tournaments import tournaments
 
     app = Flask(__name__, instance_path=os.environ.get("ARENA_INSTANCE_PATH") or None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
@@ -66,6 +79,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     init_auth(app)
     app.register_blueprint(pages)
     app.register_blueprint(bots)
+    app.register_blueprint(tournaments)
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(SQLAlchemyError, _database_error)
@@ -95,6 +109,18 @@ def get_store() -> Store:
     """The current app's :class:`Store`."""
     store: Store = current_app.extensions[STORE_KEY]
     return store
+
+
+def get_celery() -> Celery:
+    """The current app's Celery client, to send tasks by name (the broker of
+    ``ARENA_BROKER_URL``, or the one beside the database): made on first use."""
+    app: Celery | None = current_app.extensions.get(CELERY_KEY)
+    if app is None:
+        from arena.service.broker import make_app
+
+        app = make_app(None, None, current_app.config["DATABASE_URL"])
+        current_app.extensions[CELERY_KEY] = app
+    return app
 
 
 def healthz() -> tuple[dict[str, str], int]:

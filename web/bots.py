@@ -7,12 +7,10 @@ import logging
 from pathlib import PurePath
 from typing import Any
 
-from celery import Celery
 from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
     flash,
     redirect,
     render_template,
@@ -31,7 +29,7 @@ from arena.service.uploads import (
     upload_view,
 )
 from arena.service.views import bot_list, bot_source, bot_view, set_source_public
-from web.app import get_store
+from web.app import get_celery, get_store
 from web.auth import allowed, current_account, login_required, require
 
 __all__ = ["UPLOAD_LIVE_SECONDS", "bots"]
@@ -44,24 +42,13 @@ bots = Blueprint("bots", __name__)
 UPLOAD_LIVE_SECONDS = 2
 
 
-def _celery() -> Celery:
-    """The app's Celery client (the broker of ``ARENA_BROKER_URL``, or the database's)."""
-    app: Celery | None = current_app.extensions.get("arena_celery")
-    if app is None:
-        from arena.service.broker import make_app
-
-        app = make_app(None, None, current_app.config["DATABASE_URL"])
-        current_app.extensions["arena_celery"] = app
-    return app
-
-
 def _send_check(upload_id: int) -> None:
     """Send the upload's check to the workers; if the broker is down, the sweep sends it
     later (the upload waits, pending)."""
     from arena.service.broker import send_uploads
 
     try:
-        send_uploads(_celery(), [upload_id])
+        send_uploads(get_celery(), [upload_id])
     except Exception as exc:  # the broker is unreachable: nothing is lost
         logger.warning(
             "upload %s: cannot reach the broker (%s); the sweep sends it", upload_id, exc

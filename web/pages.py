@@ -23,6 +23,7 @@ from arena.service.views import (
     tournament_view,
 )
 from web.app import get_store
+from web.auth import allowed, current_account
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
 __all__ = ["LIVE_SECONDS", "pages"]
@@ -134,7 +135,11 @@ def leaderboard_json(rules: str) -> dict[str, Any]:
 @pages.get("/tournaments")
 def tournaments() -> str:
     """Every tournament, newest first."""
-    return render_template("tournaments.html", tournaments=tournament_list(get_store()))
+    return render_template(
+        "tournaments.html",
+        tournaments=tournament_list(get_store()),
+        can_create=allowed(current_account(), "create-tournament"),
+    )
 
 
 def _tournament_context(name: str) -> dict[str, Any]:
@@ -152,6 +157,7 @@ def _tournament_context(name: str) -> dict[str, Any]:
     ]
     return {
         "t": view,
+        "can_cancel": allowed(current_account(), "cancel-tournament", owner=view.owner_id),
         "progress": progress_svg(view.progress),
         "axis": axis_svg(axis),
         "bars": bars,

@@ -235,6 +235,7 @@ def create_stored_tournament(
     seed: int,
     settings: MatchSettings | None = None,
     matches: Sequence[ScheduledMatch] | None = None,
+    owner_id: int | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
     """Schedule a tournament between stored bots and store it with its pending matches;
     return its id and its schedule. ``entrants`` and ``pool`` are specs as
@@ -276,6 +277,7 @@ def create_stored_tournament(
         entrants=labels,
         matches=matches,
         settings=asdict(settings or MatchSettings()),
+        owner_id=owner_id,
     )
     return tournament_id, list(matches)
 

@@ -57,6 +57,7 @@ __all__ = [
     "rule_set_names",
     "set_source_public",
     "tournament_list",
+    "tournament_owner",
     "tournament_view",
 ]
 
@@ -303,6 +304,8 @@ class TournamentView:
     crosstable: tuple[list[str], list[list[float | None]]] | None
     void: list[tuple[str, str]]
     workers_alive: int
+    owner_id: int | None = None
+    owner: str | None = None
 
     @property
     def done(self) -> bool:
@@ -327,6 +330,11 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         if tournament is None:
             raise LookupError(f"no tournament {name!r}")
         rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+        owner = (
+            None
+            if tournament.owner_id is None
+            else session.scalar(select(User.name).where(User.id == tournament.owner_id))
+        )
         games_total = session.scalar(
             select(func.coalesce(func.sum(Match.games), 0)).where(
                 Match.tournament_id == tournament.id
@@ -404,7 +412,18 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         crosstable=crosstable,
         void=[(key, reason) for key, reason in standings.void],
         workers_alive=alive,
+        owner_id=tournament.owner_id,
+        owner=owner,
     )
+
+
+def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:
+    """(id, owner's account id or None) of the tournament called ``name``, or None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Tournament.id, Tournament.owner_id).where(Tournament.name == name)
+        ).first()
+        return None if row is None else (row[0], row[1])
 
 
 # --- bots ------------------------------------------------------------------------------------

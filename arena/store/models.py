@@ -125,6 +125,8 @@ class Tournament(Base):
     created: Mapped[datetime] = _created()
     started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The organiser who created it from the web (None: from the command line).
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
 
 
 class TournamentEntrant(Base):

@@ -112,9 +112,10 @@ def create_tournament(
     entrants: Mapping[str, int],
     matches: Sequence[ScheduledMatch],
     settings: Mapping[str, Any] | None = None,
+    owner_id: int | None = None,
 ) -> int:
     """Store a tournament, its entrants and one pending match per scheduled match; return
-    the tournament's id.
+    the tournament's id (``owner_id``: the account that created it, if any).
 
     ``settings`` (JSON) says how its matches are played (see :mod:`arena.service.matches`).
     ``entrants`` maps each entrant's label to its bot version id. A scheduled match's seats
@@ -168,6 +169,7 @@ def create_tournament(
             seed=seed,
             status="pending",
             settings=None if settings is None else dict(settings),
+            owner_id=owner_id,
         )
         session.add(tournament)
         session.flush()
@@ -385,9 +387,44 @@ def _finish_tournament_if_done(session: Session, tournament_id: int, now: dateti
     if not left:
         session.execute(
             update(Tournament)
-            .where(Tournament.id == tournament_id, Tournament.status != "done")
+            .where(Tournament.id == tournament_id, Tournament.status.not_in(("done", "cancelled")))
             .values(status="done", finished=now)
         )
+        session.execute(  # a cancelled one is finished once its last running match is
+            update(Tournament)
+            .where(
+                Tournament.id == tournament_id,
+                Tournament.status == "cancelled",
+                Tournament.finished.is_(None),
+            )
+            .values(finished=now)
+        )
+
+
+def cancel_tournament(
+    store: Store, tournament_id: int, *, by: str, now: datetime | None = None
+) -> int:
+    """Cancel a tournament: its pending matches are void ("cancelled by BY"), running ones
+    finish and are stored as usual, finished results are kept; its status becomes
+    ``cancelled`` (a done one is left alone). Return how many matches were voided."""
+    now = _now(now)
+    with store.write() as session:
+        result = session.execute(
+            update(Match)
+            .where(Match.tournament_id == tournament_id, Match.status == "pending")
+            .values(
+                status="void",
+                result={"void": f"cancelled by {by}", "worker": None},
+                finished=now,
+            )
+        )
+        session.execute(
+            update(Tournament)
+            .where(Tournament.id == tournament_id, Tournament.status != "done")
+            .values(status="cancelled")
+        )
+        _finish_tournament_if_done(session, tournament_id, now)
+        return int(result.rowcount)  # type: ignore[attr-defined]
 
 
 def void_pending(

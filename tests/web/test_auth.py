@@ -206,6 +206,8 @@ ROUTES = [
     ("GET", "/uploads/1/live", [404, 404, 200, 404, 200]),
     ("GET", "/uploads/99", [404] * 5),
     ("GET", "/leaderboards/nosuchrules", [404] * 5),
+    ("GET", "/tournaments/new", [302, 403, 403, 200, 200]),
+    ("POST", "/tournaments/none/cancel", [404] * 5),
 ]
 
 

@@ -11,24 +11,40 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from arena.service.accounts import create_account, password_hasher
 from arena.service.results import refit_ratings
 from arena.service.uploads import check_upload
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import ENTRANTS, RULES, create, play, screenshot, store_bots
 
+HASHER = password_hasher(cheap=True)
+
 # The browser runs on SQLite only: the pages' queries run on both databases in test_pages.
 pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 
-def test_a_tournament_finishes_live_without_a_reload(
+def test_an_organiser_creates_a_tournament_and_watches_it_finish_live(
     store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
     store_bots(store)
-    create(store, "live", ENTRANTS, 2)
-    page.goto(f"{live_server}/tournaments/live")
+    create_account(store, "olga", "correct horse", role="organiser", hasher=HASHER)
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill("olga")
+    page.locator("input[name=password]").fill("correct horse")
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("link", name="Tournaments").click()
+    page.get_by_role("link", name="New tournament").click()
+    page.locator("input[name=name]").fill("live")
+    page.locator("select[name=rules]").select_option("block")
+    for bot in ("reference/random", "alice/greedy", "bob/counter"):
+        page.get_by_label(bot).check()
+    page.locator("input[name=games]").fill("4")
+    screenshot(page, "tournament-new")
+    page.get_by_role("button", name="Create and start").click()
+    expect(page).to_have_url(f"{live_server}/tournaments/live")
     expect(page.locator("#live .status")).to_have_text("pending")
-    expect(page.locator("#live")).to_contain_text("0 of 12 matches finished")
+    expect(page.locator("#live")).to_contain_text("0 of 6 matches finished")
     expect(page.locator("#live")).to_contain_text("No worker is alive")
     page.evaluate("window.arenaSamePage = true")  # gone if the page were reloaded
     screenshot(page, "tournament-pending")
@@ -41,11 +57,11 @@ def test_a_tournament_finishes_live_without_a_reload(
         expect(page.locator("#live .status")).to_have_text("done", timeout=60_000)
     finally:
         worker.join()
-    expect(page.locator("#live")).to_contain_text("12 of 12 matches finished")
+    expect(page.locator("#live")).to_contain_text("6 of 6 matches finished")
     assert page.evaluate("window.arenaSamePage") is True
     assert page.locator("#live").get_attribute("hx-get") is None  # polling has stopped
-    expect(page.locator("table.standings tbody tr")).to_have_count(4)
-    expect(page.locator("table.crosstable tbody tr")).to_have_count(4)
+    expect(page.locator("table.standings tbody tr")).to_have_count(3)
+    expect(page.locator("table.crosstable tbody tr")).to_have_count(3)
     done = page.locator("svg.progress rect.done")
     assert done.get_attribute("width") == "480.0"
     screenshot(page, "tournament-done")

@@ -1,0 +1,176 @@
+"""Tournaments from the web (web/tournaments.py): organisers create them (their matches go
+to the broker at once) and cancel them; bad forms say what is wrong and store nothing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+
+from arena.service.accounts import create_account, password_hasher
+from arena.store.db import Store
+from arena.store.models import Match, Tournament
+from arena.store.queue import tournament_progress
+from tests.paths import REFERENCE_BOTS
+from tests.web.conftest import play
+from web import create_app
+
+HASHER = password_hasher(cheap=True)
+PASSWORD = "correct horse"
+
+
+@pytest.fixture
+def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    from arena.service.broker import make_app
+
+    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER})
+    app.extensions["arena_celery"] = make_app(
+        f"filesystem://{tmp_path_factory.mktemp('broker')}", None, url
+    )
+    for name, role in (("ada", "user"), ("olga", "organiser"), ("otto", "organiser")):
+        create_account(store, name, PASSWORD, role=role, hasher=HASHER)
+    create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
+    for bot in ("random", "greedy", "counter"):
+        store.add_bot_version("ada", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
+    store.add_bot_version("olga", "greedy", (REFERENCE_BOTS / "fives.py").read_text(), {})
+    yield app
+    app.extensions["arena_store"].close()
+
+
+def _token(client: FlaskClient, path: str = "/login") -> str:
+    page = client.get(path).get_data(as_text=True)
+    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert found, path
+    return found.group(1)
+
+
+def _client(app: Flask, name: str | None) -> FlaskClient:
+    client = app.test_client()
+    if name is not None:
+        data = {"name": name, "password": PASSWORD, "csrf_token": _token(client)}
+        assert client.post("/login", data=data).status_code == 302
+    return client
+
+
+def _create(client: FlaskClient, **fields: object) -> tuple[int, str]:
+    form: dict[str, object] = {
+        "name": "spring",
+        "rules": "draw",
+        "format": "round-robin",
+        "bots": ["ada/random", "ada/greedy", "olga/greedy"],
+        "games": "2",
+        "players": "2",
+        "move_seconds": "500",
+        **fields,
+        "csrf_token": _token(client, "/tournaments/new"),
+    }
+    reply = client.post("/tournaments/new", data=form)
+    return reply.status_code, reply.headers.get("Location", "") or reply.get_data(as_text=True)
+
+
+def _tournaments(store: Store) -> int:
+    with store.read() as session:
+        return session.scalar(select(func.count()).select_from(Tournament)) or 0
+
+
+def test_an_organiser_creates_a_tournament_and_its_matches_are_sent(
+    app: Flask, store: Store
+) -> None:
+    olga = _client(app, "olga")
+    assert "New tournament" in olga.get("/tournaments").get_data(as_text=True)
+    page = olga.get("/tournaments/new").get_data(as_text=True)
+    assert 'value="ada/random"' in page and 'value="olga/greedy"' in page
+    status, location = _create(olga)
+    assert status == 302 and location == "/tournaments/spring"
+    with store.read() as session:
+        tournament = session.scalars(select(Tournament)).one()
+        assert tournament.settings == {"move_seconds": 0.5, "memory_mb": 512}
+        matches = list(session.scalars(select(Match)))
+    assert len(matches) == 6 and all(m.queued is not None for m in matches)  # sent
+    page = olga.get(location).get_data(as_text=True)
+    assert "created by olga" in page and "Cancel the tournament" in page
+    # two owners' bots called greedy: labelled apart
+    assert {label for m in matches for label in (m.labels or [])} == {
+        "random",
+        "ada.greedy",
+        "olga.greedy",
+    }
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"name": ""}, "A tournament needs a name."),
+        ({"name": "a/b"}, "is not a valid name"),
+        ({"rules": "chess"}, "Choose a rule set"),
+        ({"format": "gauntlet"}, "Choose a format"),
+        ({"bots": ["ada/random"]}, "Choose at least two bots"),
+        ({"bots": ["ada/random", "nobody/nothing"]}, "nothing"),
+        ({"games": "0"}, "Games must be 1 to 1000, not 0"),
+        ({"games": "lots"}, "Games must be a whole number"),
+        ({"players": "9"}, "Players must be 2 to 4, not 9"),
+        ({"move_seconds": "5"}, "Move seconds must be 10 to 10000"),
+    ],
+)
+def test_bad_tournament_forms_say_what_is_wrong(
+    app: Flask, store: Store, fields: dict[str, object], message: str
+) -> None:
+    status, page = _create(_client(app, "olga"), **fields)
+    assert status == 400
+    assert message in page, page[-3000:]
+    assert _tournaments(store) == 0
+
+
+def test_a_taken_name_is_refused(app: Flask, store: Store) -> None:
+    olga = _client(app, "olga")
+    assert _create(olga)[0] == 302
+    status, page = _create(olga)
+    assert status == 400 and "exists" in page
+    assert _tournaments(store) == 1
+
+
+def test_only_organisers_and_admins_create(app: Flask) -> None:
+    reply = _client(app, None).get("/tournaments/new")
+    assert reply.status_code == 302 and reply.headers["Location"].startswith("/login")
+    ada = _client(app, "ada")
+    assert ada.get("/tournaments/new").status_code == 403
+    assert "New tournament" not in ada.get("/tournaments").get_data(as_text=True)
+    assert _client(app, "root").get("/tournaments/new").status_code == 200
+
+
+def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
+    app: Flask, store: Store, tmp_path: object
+) -> None:
+    from pathlib import Path
+
+    olga = _client(app, "olga")
+    _create(olga, name="first")
+    _create(olga, name="second")
+    assert isinstance(tmp_path, Path)
+    play(store, "first", tmp_path / "cache")  # first is done: nothing to cancel
+    # another organiser may not cancel olga's tournament; an admin may
+    otto = _client(app, "otto")
+    token = _token(otto, "/")
+    assert otto.post("/tournaments/second/cancel", data={"csrf_token": token}).status_code == 403
+    reply = olga.post("/tournaments/second/cancel", data={"csrf_token": _token(olga, "/")})
+    assert reply.status_code == 302
+    page = olga.get("/tournaments/second").get_data(as_text=True)
+    assert "cancelled: 6 matches will not be played" in page
+    assert '<span class="status cancelled">cancelled</span>' in page
+    assert "Cancel the tournament" not in page and "hx-get" not in page
+    with store.read() as session:
+        second = session.scalars(select(Tournament).where(Tournament.name == "second")).one()
+        assert second.status == "cancelled" and second.finished is not None
+        first_id = session.scalar(select(Tournament.id).where(Tournament.name == "first"))
+    assert first_id is not None
+    assert tournament_progress(store, first_id)["done"] == 6
+    root = _client(app, "root")
+    reply = root.post("/tournaments/first/cancel", data={"csrf_token": _token(root, "/")})
+    assert reply.status_code == 302  # done: nothing voided, still done
+    with store.read() as session:
+        assert session.scalar(select(Tournament.status).where(Tournament.id == first_id)) == "done"
+    assert _client(app, None).post("/tournaments/nope/cancel").status_code == 400  # no token
