@@ -27,7 +27,6 @@ from arena.store.db import Store, as_utc
 from arena.store.models import (
     Bot,
     BotVersion,
-    GameRecord,
     Match,
     RuleSet,
     Tournament,
@@ -318,43 +317,21 @@ class TournamentView:
         return sum(self.progress.values())
 
 
-def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> TournamentView:
-    """The tournament called ``name`` for its page.
+#: Standings computed per (database, tournament), kept while no match of it finishes: a
+#: tournament of 200 bots and 140,000 games takes seconds to count, its page is asked for
+#: every few seconds.
+_standings_cache: dict[tuple[str, int], tuple[Any, Any]] = {}
+STANDINGS_CACHED = 64
+#: The crosstable is shown up to this many entrants (a bigger one is a wall of numbers).
+CROSSTABLE_LIMIT = 24
 
-    Raises:
-        LookupError: no tournament of that name.
-    """
-    now = now or datetime.now(UTC)
-    with store.read() as session:
-        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
-        if tournament is None:
-            raise LookupError(f"no tournament {name!r}")
-        rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
-        owner = (
-            None
-            if tournament.owner_id is None
-            else session.scalar(select(User.name).where(User.id == tournament.owner_id))
-        )
-        games_total = session.scalar(
-            select(func.coalesce(func.sum(Match.games), 0)).where(
-                Match.tournament_id == tournament.id
-            )
-        )
-        games_done = session.scalar(
-            select(func.count())
-            .select_from(GameRecord)
-            .join(Match, Match.id == GameRecord.match_id)
-            .where(Match.tournament_id == tournament.id)
-        )
-        labels = list(
-            session.scalars(
-                select(TournamentEntrant.label)
-                .where(TournamentEntrant.tournament_id == tournament.id)
-                .order_by(TournamentEntrant.label)
-            )
-        )
-        session.expunge(tournament)
-    progress = tournament_progress(store, tournament.id)
+_Standings = tuple[
+    list[StandingRow], tuple[list[str], list[list[float | None]]] | None, list[tuple[str, str]]
+]
+
+
+def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
+    """Standings rows, crosstable and void matches of a tournament from its results."""
     results = load_results(store, tournament.id)
     standings = Standings(label_entrant(label) for label in labels)
     for result in results:
@@ -378,13 +355,67 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
             )
         )
     crosstable = None
-    if tournament.players == 2 and not tournament.teams:
+    if tournament.players == 2 and not tournament.teams and len(rows) <= CROSSTABLE_LIMIT:
         order = [stats.entrant for stats in standings.ranking()]
         cells = [
             [standings.score(a, b) if a != b and standings.met[a].get(b) else None for b in order]
             for a in order
         ]
         crosstable = ([entrant_name(e) for e in order], cells)
+    return rows, crosstable, [(key, reason) for key, reason in standings.void]
+
+
+def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> TournamentView:
+    """The tournament called ``name`` for its page.
+
+    Raises:
+        LookupError: no tournament of that name.
+    """
+    now = now or datetime.now(UTC)
+    with store.read() as session:
+        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
+        if tournament is None:
+            raise LookupError(f"no tournament {name!r}")
+        rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+        owner = (
+            None
+            if tournament.owner_id is None
+            else session.scalar(select(User.name).where(User.id == tournament.owner_id))
+        )
+        games_total = session.scalar(
+            select(func.coalesce(func.sum(Match.games), 0)).where(
+                Match.tournament_id == tournament.id
+            )
+        )
+        games_done = session.scalar(  # a done match has stored all its games
+            select(func.coalesce(func.sum(Match.games), 0)).where(
+                Match.tournament_id == tournament.id, Match.status == "done"
+            )
+        )
+        finished = session.execute(
+            select(func.count(), func.max(Match.finished)).where(
+                Match.tournament_id == tournament.id, Match.status.in_(("done", "void"))
+            )
+        ).one()
+        labels = list(
+            session.scalars(
+                select(TournamentEntrant.label)
+                .where(TournamentEntrant.tournament_id == tournament.id)
+                .order_by(TournamentEntrant.label)
+            )
+        )
+        session.expunge(tournament)
+    progress = tournament_progress(store, tournament.id)
+    key = (str(store.engine.url), tournament.id)
+    version = (finished[0], finished[1])
+    cached = _standings_cache.get(key)
+    if cached is not None and cached[0] == version:
+        rows, crosstable, void = cached[1]
+    else:
+        rows, crosstable, void = _standings(store, tournament, labels)
+        _standings_cache[key] = (version, (rows, crosstable, void))
+        while len(_standings_cache) > STANDINGS_CACHED:
+            _standings_cache.pop(next(iter(_standings_cache)))
     started = None if tournament.started is None else as_utc(tournament.started)
     eta = None
     done = progress["pending"] + progress["running"] == 0
@@ -410,7 +441,7 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         eta_seconds=eta,
         standings=rows,
         crosstable=crosstable,
-        void=[(key, reason) for key, reason in standings.void],
+        void=void,
         workers_alive=alive,
         owner_id=tournament.owner_id,
         owner=owner,

@@ -142,6 +142,8 @@ class Match(Base):
     __table_args__ = (
         UniqueConstraint("tournament_id", "key"),
         Index("ix_matches_status_lease", "status", "lease_expires"),
+        # Covering a tournament page's counts (by status, games, last finished).
+        Index("ix_matches_tournament_status", "tournament_id", "status", "games", "finished"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
