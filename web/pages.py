@@ -96,6 +96,10 @@ EXPORT_FIELDS = (
     "games",
     "provisional",
     "reference",
+    "wins",
+    "draws",
+    "losses",
+    "last_game",
 )
 
 
@@ -106,6 +110,7 @@ def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
             "rating": round(row.rating, 1),
             "low": round(row.low, 1),
             "high": round(row.high, 1),
+            "last_game": None if row.last_game is None else row.last_game.isoformat(),
         }
         for row in board.rows
     ]

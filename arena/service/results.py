@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, insert, select, text
+from sqlalchemy import String, cast, delete, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from arena.compete.localrun import GameResult, MatchResult
@@ -267,6 +267,9 @@ class StoredRating:
         rank_best, rank_worst: the ranks consistent with the data (docs/ratings.md), when
             known: a fresh fit has them, the ``ratings`` table does not store them (None).
         computed: when the fit was made.
+        wins, draws, losses: its record in the counted games (a win: first alone, or its
+            side; a draw: first place shared with another side; else a loss).
+        last_game: when the last of those games' match finished (None: not known).
     """
 
     bot_version_id: int
@@ -279,6 +282,10 @@ class StoredRating:
     rank_best: int | None
     rank_worst: int | None
     computed: datetime
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_game: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +373,31 @@ class _Histogram:
             _log.warning("%d stored games have no usable places: not rated", skipped)
         return histogram
 
+    def records(self) -> dict[int, list[int]]:
+        """Each version's [wins, draws, losses]: by its best place in a game (a version
+        holding two seats counts once), its side's in team play; first alone is a win,
+        first with another side a draw."""
+        records: dict[int, list[int]] = {}
+        for key, rows in self.seats.items():
+            teams = key[1]
+            for seats, places, count in zip(rows, self.places[key], self.counts[key], strict=True):
+                side_of = [seat % 2 if teams else seat for seat in range(len(seats))]
+                first_sides = {side_of[s] for s, place in enumerate(places) if place == 0}
+                best: dict[int, tuple[int, int]] = {}
+                for seat, version in enumerate(seats):
+                    mine = (places[seat], side_of[seat])
+                    if version not in best or mine[0] < best[version][0]:
+                        best[version] = mine
+                for version, (place, side) in best.items():
+                    record = records.setdefault(version, [0, 0, 0])
+                    if place != 0:
+                        record[2] += count
+                    elif first_sides - {side}:
+                        record[1] += count
+                    else:
+                        record[0] += count
+        return records
+
     def versions(self) -> list[int]:
         """Every bot version that played, by id."""
         return sorted({v for rows in self.seats.values() for row in rows for v in row})
@@ -416,11 +448,13 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
         rows = session.execute(text(_HISTOGRAM[store.dialect]), {"rule_set": rule_set.id})
         histogram = _Histogram.from_rows(rows)
         names = _version_names(session, histogram.versions())
+        last_games = _last_games(session, rule_set.id)
     loaded = time.perf_counter()
     fitted: list[Rating] = []
     if len(names) >= 2:
         fitted = histogram.matrix().fit()
     fit_done = time.perf_counter()
+    records = histogram.records()
     ratings = [
         StoredRating(
             bot_version_id=int(r.bot),
@@ -433,6 +467,10 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
             rank_best=r.rank_best,
             rank_worst=r.rank_worst,
             computed=computed,
+            wins=records.get(int(r.bot), [0, 0, 0])[0],
+            draws=records.get(int(r.bot), [0, 0, 0])[1],
+            losses=records.get(int(r.bot), [0, 0, 0])[2],
+            last_game=last_games.get(int(r.bot)),
         )
         for r in fitted
     ]
@@ -446,6 +484,26 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
         write_seconds=time.perf_counter() - fit_done,
         computed=computed,
     )
+
+
+def _last_games(session: Session, rule_set_id: int) -> dict[int, datetime]:
+    """When each version's last done match under the rule set finished."""
+    last: dict[int, datetime] = {}
+    seats_text = cast(Match.seats, String)  # JSON has no equality on PostgreSQL: its text
+    rows = session.execute(
+        select(seats_text, func.max(Match.finished))
+        .join(Tournament, Tournament.id == Match.tournament_id)
+        .where(Tournament.rule_set_id == rule_set_id, Match.status == "done")
+        .group_by(seats_text)
+    )
+    for seats, finished in rows:
+        if finished is None:
+            continue
+        finished = as_utc(finished)
+        for version in json.loads(seats):
+            if version not in last or finished > last[version]:
+                last[version] = finished
+    return last
 
 
 def _write(store: Store, rule_set_id: int, ratings: list[StoredRating], now: datetime) -> None:
@@ -462,6 +520,15 @@ def _write(store: Store, rule_set_id: int, ratings: list[StoredRating], now: dat
         }
         for r in ratings
     ]
+    records = {
+        r.bot_version_id: {
+            "wins": r.wins,
+            "draws": r.draws,
+            "losses": r.losses,
+            "last_game": r.last_game,
+        }
+        for r in ratings
+    }
     with store.write() as session:
         if store.dialect == "postgresql":
             # Serialize re-fits of one rule set: two concurrent delete-then-insert
@@ -472,7 +539,13 @@ def _write(store: Store, rule_set_id: int, ratings: list[StoredRating], now: dat
             )
         session.execute(delete(RatingRow).where(RatingRow.rule_set_id == rule_set_id))
         if rows:
-            session.execute(insert(RatingRow), rows)
+            session.execute(
+                insert(RatingRow),
+                [
+                    {**row, **records[r.bot_version_id]}
+                    for row, r in zip(rows, ratings, strict=True)
+                ],
+            )
             session.execute(insert(RatingHistory), [{**row, "time": now} for row in rows])
 
 
@@ -504,6 +577,10 @@ def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:
             rank_best=None,
             rank_worst=None,
             computed=as_utc(row.computed),
+            wins=row.wins,
+            draws=row.draws,
+            losses=row.losses,
+            last_game=None if row.last_game is None else as_utc(row.last_game),
         )
         for row in stored
     ]

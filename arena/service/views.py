@@ -95,6 +95,8 @@ class LeaderboardRow:
         games: games it played under the rule set.
         provisional: its interval is wider than :data:`PROVISIONAL_WIDTH`.
         reference: one of the reference bots (owner :data:`REFERENCE_OWNER`).
+        wins, draws, losses: its record in the rated games.
+        last_game: when its last rated game's match finished (None: unknown).
     """
 
     rank_best: int
@@ -109,6 +111,10 @@ class LeaderboardRow:
     games: int
     provisional: bool
     reference: bool
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_game: datetime | None = None
 
     @property
     def rank(self) -> str:
@@ -193,6 +199,10 @@ def leaderboard(
             games=rating.games,
             provisional=rating.high - rating.low > PROVISIONAL_WIDTH,
             reference=owner == REFERENCE_OWNER,
+            wins=rating.wins,
+            draws=rating.draws,
+            losses=rating.losses,
+            last_game=rating.last_game,
         )
         for (rating, owner, bot, number, latest), (best, worst) in zip(shown, ranges, strict=True)
     ]

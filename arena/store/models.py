@@ -189,6 +189,12 @@ class Rating(Base):
     games: Mapped[int] = mapped_column(Integer)
     rank: Mapped[int] = mapped_column(Integer)
     computed: Mapped[datetime] = _created()
+    #: Its record in the counted games: won (alone, or its side), drawn (first place
+    #: shared with another side), lost; and when the last of them finished.
+    wins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    draws: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    losses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_game: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class RatingHistory(Base):

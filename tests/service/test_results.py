@@ -437,3 +437,26 @@ def test_refit_with_one_version_deletes_the_rows(store: Store) -> None:
     refit = refit_ratings(store, PRESETS["block"])
     assert (refit.games, refit.ratings) == (1, [])
     assert rating_table(store, PRESETS["block"]) == []
+
+
+def test_records_count_each_version_once_a_game_with_sides_and_shared_firsts() -> None:
+    """Wins, draws and losses from stored places: a version on two seats counts once (its
+    best place), partners share their side's result, first place shared between sides is a
+    draw."""
+    from arena.service.results import _Histogram
+
+    histogram = _Histogram.from_rows(
+        [
+            ("[1, 2]", "[0, 1]", False, 5),  # 1 beats 2, five times
+            ("[1, 2]", "[0, 0]", False, 2),  # drawn twice
+            ("[1, 2, 3]", "[2, 0, 1]", False, 1),  # 2 first: 1 and 3 lose
+            ("[1, 1, 3]", "[1, 0, 2]", False, 1),  # 1 on two seats: its best place, first
+            ("[1, 2, 3, 4]", "[0, 1, 0, 1]", True, 3),  # 1 and 3 partners: both win
+        ]
+    )
+    assert histogram.records() == {
+        1: [5 + 1 + 3, 2, 1],
+        2: [1, 2, 5 + 3],
+        3: [3, 0, 2],
+        4: [0, 0, 3],
+    }

@@ -68,11 +68,16 @@ def test_the_leaderboard_shows_latest_versions_with_intervals(client: FlaskClien
     page = _page(client, f"/leaderboards/{RULES.name}")
     rows = _rows(page)
     assert len(rows) == 3  # alice/greedy v1 is hidden behind v2
-    assert 'alice/greedy <span class="version">v2</span>' in page
-    assert 'alice/greedy <span class="version">v1</span>' not in page
+    assert 'alice/greedy</a> <span class="version">v2</span>' in page
+    assert 'alice/greedy</a> <span class="version">v1</span>' not in page
     for row in rows:
         assert row.count("<circle") == 1 and row.count('class="whisker"') == 1
         assert re.search(r"\d+ to \d+", row)
+        found = re.search(r'"num">(\d+)</td>\s*<td class="num">(\d+)-(\d+)-(\d+)<', row)
+        assert found, row
+        games, wins, draws, losses = map(int, found.groups())
+        assert wins + draws + losses == games == 6  # 2-player games: each is one of three
+        assert "UTC</td>" in row  # the last game's time
     assert '<svg class="axis"' in page
     assert "How to read this table" in page
     # few games: every interval is wide, every rating provisional
