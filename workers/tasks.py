@@ -41,13 +41,14 @@ from arena.service.matches import (
     Config,
     finished_rule_set,
     run_match,
+    send_pending,
     sweep,
     worker_heartbeat,
     worker_id,
     worker_stopped,
 )
 from arena.service.results import refit_ratings
-from arena.service.uploads import check_upload, mark_sent, unsent_uploads
+from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store, connect
 from workers.app import app
 
@@ -200,6 +201,11 @@ def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
         logger.warning("upload %s: %s; retrying in %s s", upload_id, exc, delay)
         raise self.retry(exc=exc, countdown=delay) from exc
     logger.info("upload %s: %s", upload_id, status)
+    if status == "accepted":
+        store = _store()
+        tournament_id = create_placement(store, upload_id)
+        if tournament_id is not None:  # the new version plays the field, to be rated
+            send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
     return status
 
 

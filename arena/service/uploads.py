@@ -5,13 +5,15 @@ all without running a line of it) and stores it as a pending :class:`Upload`
 (:func:`create_upload`); a worker then runs the same sandboxed check as ``arena bots add``
 (:func:`check_upload`) and stores the source as the bot's next version if it passes. An
 identical source is "already version N" at once. Uploaded code never runs in the web
-server's process.
+server's process. An accepted version then plays a placement tournament against the
+field (:func:`create_placement`), so that it is rated and appears on the leaderboard.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,23 +21,29 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
-from arena.compete.names import check_name
+from arena.compete.names import check_name, fit_name
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
 from arena.store.db import Store, as_utc
-from arena.store.models import Bot, BotVersion, Upload, User
+from arena.store.models import Bot, BotVersion, RuleSet, Tournament, Upload, User
+from arena.store.models import Rating as RatingRow
 
 __all__ = [
     "MAX_SOURCE_BYTES",
+    "PLACEMENT_GAMES",
+    "PLACEMENT_OPPONENTS",
+    "PLACEMENT_RULES_ENV",
     "UploadError",
     "UploadView",
     "check_report_json",
     "check_upload",
+    "create_placement",
     "create_upload",
     "mark_sent",
+    "placement_name",
     "screen_source",
     "unsent_uploads",
     "upload_view",
@@ -100,6 +108,8 @@ class UploadView:
     version: int | None
     created: datetime
     finished: datetime | None
+    #: The name of the accepted version's placement tournament, once it exists.
+    placement: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -260,6 +270,11 @@ def upload_view(store: Store, upload_id: int) -> UploadView | None:
         if row is None:
             return None
         upload, owner, version = row
+        placement = None
+        if upload.status == "accepted" and version is not None:
+            name = placement_name(owner, upload.bot_name, version)
+            if session.scalar(select(Tournament.id).where(Tournament.name == name)) is not None:
+                placement = name
         return UploadView(
             id=upload.id,
             owner_id=upload.owner_id,
@@ -273,4 +288,83 @@ def upload_view(store: Store, upload_id: int) -> UploadView | None:
             version=version,
             created=as_utc(upload.created),
             finished=None if upload.finished is None else as_utc(upload.finished),
+            placement=placement,
         )
+
+
+# --- placement: a new version plays the field, so that it is rated ---------------------------
+
+#: The rule set placement tournaments are played under (``ARENA_PLACEMENT_RULES``).
+PLACEMENT_RULES_ENV = "ARENA_PLACEMENT_RULES"
+#: Opponents of a new version's placement, and games it plays against each.
+PLACEMENT_OPPONENTS = 8
+PLACEMENT_GAMES = 20
+
+
+def placement_name(owner: str, bot: str, version: int) -> str:
+    """The name of a version's placement tournament."""
+    return fit_name(f"placement-{owner}-{bot}-v{version}")
+
+
+def create_placement(store: Store, upload_id: int) -> int | None:
+    """For an accepted upload: a gauntlet of the new version against up to
+    :data:`PLACEMENT_OPPONENTS` other bots (the best rated under the placement rule set
+    first, then the newest), :data:`PLACEMENT_GAMES` games each, so the version is rated when
+    it finishes; return the tournament's id (send its matches), or None (not accepted, no
+    opponent, or already created).
+    """
+    from arena.engine.rules import find_rules
+    from arena.service.matches import create_stored_tournament
+
+    rules = find_rules(os.environ.get(PLACEMENT_RULES_ENV, "draw"))
+    with store.read() as session:
+        row = session.execute(
+            select(User.name, Bot.name, Bot.id, BotVersion.version)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .join(Upload, Upload.bot_version_id == BotVersion.id)
+            .where(Upload.id == upload_id, Upload.status == "accepted")
+        ).first()
+        if row is None:
+            return None
+        owner, bot, bot_id, version = row
+        name = placement_name(owner, bot, version)
+        if session.scalar(select(Tournament.id).where(Tournament.name == name)) is not None:
+            return None
+        rated = {
+            version_id: rating
+            for version_id, rating in session.execute(
+                select(RatingRow.bot_version_id, RatingRow.rating)
+                .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
+                .where(RuleSet.version == rules.version)
+            )
+        }
+        latest = session.execute(
+            select(User.name, Bot.name, func.max(BotVersion.version), func.max(BotVersion.id))
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(Bot.id != bot_id)
+            .group_by(User.name, Bot.name)
+        ).all()
+    ranked = sorted(latest, key=lambda r: (r[3] not in rated, -rated.get(r[3], 0.0), -r[3]))[
+        :PLACEMENT_OPPONENTS
+    ]
+    if not ranked:
+        return None
+    candidate = f"{_label(owner, bot)}={owner}/{bot}@{version}"
+    pool = [f"{_label(o, b)}={o}/{b}@{v}" for o, b, v, _ in ranked]
+    tournament_id, _ = create_stored_tournament(
+        store,
+        name=name,
+        rules=rules,
+        format="gauntlet",
+        entrants=[candidate],
+        pool=pool,
+        games_per_match=PLACEMENT_GAMES,
+        seed=int.from_bytes(hashlib.sha256(name.encode()).digest()[:7], "big"),
+    )
+    return tournament_id
+
+
+def _label(owner: str, bot: str) -> str:
+    return fit_name(f"{owner}.{bot}")

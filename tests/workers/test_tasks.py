@@ -458,5 +458,18 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
         assert rejected.report and "Traceback" in rejected.report["faults"][0]["stderr"]
         assert swept is not None and swept.status == "accepted"
         assert [b.bot for b in store.list_bots() if b.owner == "ada"] == ["late", "mine"]
+        # each accepted version plays its placement against the field, and is then rated
+        from arena.engine.rules import PRESETS
+        from arena.service.results import rating_table
+
+        def rated() -> set[str]:
+            try:
+                return {r.bot for r in rating_table(store, PRESETS["draw"])}
+            except LookupError:
+                return set()
+
+        while not {"ada/mine@v1", "ada/late@v1"} <= rated():
+            assert time.monotonic() < deadline + 120, service.logs()
+            time.sleep(0.5)
     finally:
         store.close()

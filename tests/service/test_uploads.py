@@ -1,0 +1,104 @@
+"""Uploads (arena/service/uploads.py) on both databases: screening, the check (in the
+sandbox), and the placement tournament that gets an accepted version rated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from arena.engine.rules import PRESETS
+from arena.service.uploads import (
+    PLACEMENT_GAMES,
+    UploadError,
+    check_upload,
+    create_placement,
+    create_upload,
+    placement_name,
+    screen_source,
+    upload_view,
+)
+from arena.store.db import Store
+from arena.store.models import Match, Tournament, User
+from tests.paths import REFERENCE_BOTS
+
+
+def _owner(store: Store, name: str) -> int:
+    store.add_user(name)
+    with store.read() as session:
+        user = session.scalars(select(User).where(User.name == name)).one()
+        return user.id
+
+
+def test_screening_reads_without_running(tmp_path: Path) -> None:
+    mark = tmp_path / "ran"
+    text = screen_source("bot.py", f"open({str(mark)!r}, 'w').close()\n".encode())
+    assert "open(" in text  # compiled, never run
+    assert not mark.exists()
+    with pytest.raises(UploadError, match="syntax error on line 2"):
+        screen_source("bot.py", b"x = 1\ndef (:\n")
+
+
+def test_an_accepted_version_plays_a_placement_against_the_field(store: Store) -> None:
+    for name in ("random", "greedy", "counter"):
+        store.add_bot_version("reference", name, (REFERENCE_BOTS / f"{name}.py").read_text(), {})
+    ada = _owner(store, "ada")
+    source = (REFERENCE_BOTS / "fives.py").read_text()
+    upload = create_upload(store, ada, "mine", "mine.py", source)
+    assert create_placement(store, upload) is None  # not checked yet
+    assert check_upload(store, upload) == "accepted"
+    tournament_id = create_placement(store, upload)
+    assert tournament_id is not None
+    assert create_placement(store, upload) is None  # once only
+    view = upload_view(store, upload)
+    assert view is not None and view.placement == placement_name("ada", "mine", 1)
+    with store.read() as session:
+        tournament = session.get(Tournament, tournament_id)
+        assert tournament is not None and tournament.format == "gauntlet"
+        matches = list(session.scalars(select(Match).where(Match.tournament_id == tournament_id)))
+    opponents = {label for m in matches for label in (m.labels or [])} - {"ada.mine"}
+    assert opponents == {"reference.random", "reference.greedy", "reference.counter"}
+    assert sum(m.games for m in matches) == 3 * PLACEMENT_GAMES
+
+
+def test_placement_prefers_the_best_rated_opponents(store: Store) -> None:
+    ids = {}
+    for number in range(10):
+        version, _ = store.add_bot_version("field", f"bot{number}", f"# bot {number}\n", {})
+        ids[number] = version.id
+    # bot9 and bot8 are rated under draw (the placements' rule set); the rest are not
+    rule_set = store.ensure_rule_set(PRESETS["draw"])
+    from arena.store.models import Rating
+
+    with store.write() as session:
+        for number, rating in ((9, 1400.0), (8, 1600.0)):
+            session.add(
+                Rating(rule_set_id=rule_set.id, bot_version_id=ids[number], rating=rating,
+                       low=rating - 50, high=rating + 50, games=10, rank=1)
+            )  # fmt: skip
+    ada = _owner(store, "ada")
+    upload = create_upload(
+        store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text()
+    )
+    assert check_upload(store, upload) == "accepted"
+    tournament_id = create_placement(store, upload)
+    assert tournament_id is not None
+    with store.read() as session:
+        labels = {
+            label
+            for labels in session.scalars(
+                select(Match.labels).where(Match.tournament_id == tournament_id)
+            )
+            for label in labels or []
+        }
+    assert {"field.bot8", "field.bot9"} <= labels and len(labels) == 1 + 8
+
+
+def test_a_lone_bot_has_no_placement(store: Store) -> None:
+    ada = _owner(store, "ada")
+    upload = create_upload(
+        store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text()
+    )
+    assert check_upload(store, upload) == "accepted"
+    assert create_placement(store, upload) is None
