@@ -36,7 +36,11 @@ class Library:
     target: str  # under web/static/vendor/
 
 
-LIBRARIES = (Library("htmx.org", "2.0.11", "0BSD", "dist/htmx.min.js", "htmx.min.js"),)
+LIBRARIES = (
+    Library("htmx.org", "2.0.11", "0BSD", "dist/htmx.min.js", "htmx.min.js"),
+    Library("uplot", "1.6.32", "MIT", "dist/uPlot.iife.min.js", "uPlot.iife.min.js"),
+    Library("uplot", "1.6.32", "MIT", "dist/uPlot.min.css", "uPlot.min.css"),
+)
 
 
 def file_sha256(path: Path) -> str:

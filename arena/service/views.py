@@ -28,6 +28,7 @@ from arena.store.models import (
     Bot,
     BotVersion,
     Match,
+    RatingHistory,
     RuleSet,
     Tournament,
     TournamentEntrant,
@@ -43,6 +44,7 @@ __all__ = [
     "BotView",
     "Leaderboard",
     "LeaderboardRow",
+    "RatingChart",
     "StandingRow",
     "TournamentRow",
     "TournamentView",
@@ -494,6 +496,30 @@ class VersionView:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingChart:
+    """A bot's rating over time under one rule set, for its chart: one point per refit
+    (the newest version rated then), and when each later version arrived."""
+
+    rules: str
+    times: list[float]
+    ratings: list[float]
+    lows: list[float]
+    highs: list[float]
+    versions: list[tuple[float, int]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The chart's data as the page's script reads it (times in Unix seconds)."""
+        return {
+            "rules": self.rules,
+            "times": self.times,
+            "ratings": [round(r, 1) for r in self.ratings],
+            "lows": [round(r, 1) for r in self.lows],
+            "highs": [round(r, 1) for r in self.highs],
+            "versions": self.versions,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class BotView:
     """A bot for its page: owner, versions newest first, whether its source is public."""
 
@@ -504,6 +530,7 @@ class BotView:
     source_public: bool
     created: datetime
     versions: list[VersionView]
+    charts: list[RatingChart]
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,6 +591,7 @@ def bot_view(store: Store, owner: str, name: str) -> BotView | None:
             ratings.setdefault(version_id, []).append(
                 VersionRating(rules, rating, low, high, games, rank)
             )
+        charts = _rating_charts(session, {v.id: (v.version, v.created) for v in versions})
         return BotView(
             id=bot.id,
             owner_id=bot.owner_id,
@@ -575,7 +603,51 @@ def bot_view(store: Store, owner: str, name: str) -> BotView | None:
                 VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []))
                 for vid, number, sha, created, report in versions
             ],
+            charts=charts,
         )
+
+
+def _rating_charts(session: Any, versions: dict[int, tuple[int, datetime]]) -> list[RatingChart]:
+    """One chart per rule set the versions were rated under, from ``rating_history``."""
+    rows = session.execute(
+        select(
+            RuleSet.name,
+            RatingHistory.time,
+            RatingHistory.bot_version_id,
+            RatingHistory.rating,
+            RatingHistory.low,
+            RatingHistory.high,
+        )
+        .join(RuleSet, RuleSet.id == RatingHistory.rule_set_id)
+        .where(RatingHistory.bot_version_id.in_(list(versions)))
+        .order_by(RuleSet.name, RatingHistory.time)
+    ).all()
+    points: dict[str, dict[float, tuple[int, float, float, float]]] = {}
+    for rules, time, version_id, rating, low, high in rows:
+        moment = as_utc(time).timestamp()
+        number = versions[version_id][0]
+        chart = points.setdefault(rules, {})
+        if moment not in chart or chart[moment][0] < number:  # the newest version then
+            chart[moment] = (number, rating, low, high)
+    charts = []
+    for rules, chart in points.items():
+        moments = sorted(chart)
+        arrivals = [
+            (as_utc(created).timestamp(), number)
+            for number, created in versions.values()
+            if number > 1 and moments and as_utc(created).timestamp() <= moments[-1]
+        ]
+        charts.append(
+            RatingChart(
+                rules=rules,
+                times=moments,
+                ratings=[chart[m][1] for m in moments],
+                lows=[chart[m][2] for m in moments],
+                highs=[chart[m][3] for m in moments],
+                versions=sorted(arrivals),
+            )
+        )
+    return charts
 
 
 def bot_source(store: Store, owner: str, name: str, version: int) -> str | None:

@@ -136,3 +136,34 @@ def test_sign_up_upload_a_bot_and_watch_its_check(
     expect(page.locator("h1")).to_have_text("ada/mine")
     expect(page.get_by_role("link", name="source")).to_be_visible()
     screenshot(page, "bot-page")
+
+
+def test_a_bot_pages_rating_chart(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    store_bots(store)
+    for name, seed in (("spring", 3), ("summer", 4)):
+        create(store, name, ENTRANTS, 2, seed=seed)
+        play(store, name, tmp_path / "cache")
+        refit_ratings(store, RULES)  # one history point per refit
+    page.goto(f"{live_server}/bots/alice/greedy")
+    chart = page.locator(".rating-chart canvas").first
+    expect(chart).to_be_visible()
+    box = chart.bounding_box()
+    assert box is not None and box["width"] >= 300 and box["height"] >= 100
+    geometry = page.evaluate(
+        """() => {
+            const u = document.querySelector('.rating-chart').uplot;
+            const y = (value) => u.valToPos(value, 'y');
+            const ys = u.data[1].map((rating, i) => [y(u.data[2][i]), y(rating), y(u.data[3][i])]);
+            const xs = u.data[0].map((t) => u.valToPos(t, 'x'));
+            return {n: u.data[0].length, ys, xs, ymin: u.scales.y.min, ymax: u.scales.y.max,
+                    lows: u.data[2], highs: u.data[3], plot: u.bbox.width / devicePixelRatio};
+        }"""
+    )
+    assert geometry["n"] == 2
+    for low, rating, high in geometry["ys"]:
+        assert low > rating > high  # the dot inside its band (y grows downwards)
+    assert geometry["xs"][0] < geometry["xs"][1] <= geometry["plot"] + 1  # in time order
+    assert geometry["ymin"] <= min(geometry["lows"]) and geometry["ymax"] >= max(geometry["highs"])
+    screenshot(page, "bot-chart")

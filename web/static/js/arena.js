@@ -16,3 +16,56 @@ document.addEventListener("visibilitychange", () => {
     });
   }
 });
+
+// Rating history charts (uPlot): one per rule set on a bot page. The data come from the
+// element's data-chart attribute (JSON, written by the server): times (seconds), ratings,
+// interval bounds, and the times new versions arrived (drawn as dashed vertical lines).
+function drawRatingCharts() {
+  if (!window.uPlot) {
+    return;
+  }
+  document.querySelectorAll(".rating-chart[data-chart]").forEach((element) => {
+    if (element.uplot) {
+      return;
+    }
+    const chart = JSON.parse(element.getAttribute("data-chart"));
+    const versionTimes = chart.versions.map((v) => v[0]);
+    const options = {
+      width: Math.max(320, Math.min(760, element.clientWidth || 640)),
+      height: 220,
+      title: chart.rules,
+      scales: { x: { time: true } },
+      axes: [{}, { label: "Elo" }],
+      series: [
+        {},
+        { label: "rating", stroke: "#1f5fa8", width: 2, points: { show: true, size: 6 } },
+        { label: "95% low", stroke: "#9ab6d8", dash: [4, 3] },
+        { label: "95% high", stroke: "#9ab6d8", dash: [4, 3] },
+      ],
+      bands: [{ series: [3, 2], fill: "rgba(31, 95, 168, 0.12)" }],
+      hooks: {
+        draw: [
+          (u) => {
+            const context = u.ctx;
+            context.save();
+            context.strokeStyle = "#5b6470";
+            context.setLineDash([5, 4]);
+            context.lineWidth = 1;
+            versionTimes.forEach((time) => {
+              const x = Math.round(u.valToPos(time, "x", true));
+              context.beginPath();
+              context.moveTo(x, u.bbox.top);
+              context.lineTo(x, u.bbox.top + u.bbox.height);
+              context.stroke();
+            });
+            context.restore();
+          },
+        ],
+      },
+    };
+    const data = [chart.times, chart.ratings, chart.lows, chart.highs];
+    element.uplot = new window.uPlot(options, data, element);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", drawRatingCharts);
