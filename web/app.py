@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from celery import Celery
-from flask import Flask, Response, current_app, render_template
+from flask import Flask, Response, current_app, render_template, request
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import HTTPException
@@ -64,6 +64,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     """Return the web application on ``database_url`` (else ``$ARENA_DATABASE_URL``, else
     ``sqlite:///arena.db``), with ``config`` set first (tests: a cheap password hasher).
     Nothing connects until a request needs the database."""
+    from web.api import init_api
     from web.auth import init_auth
     from web.bots import bots
     from web.pages import pages
@@ -77,6 +78,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.extensions[STORE_KEY] = connect(url)
     app.add_url_rule("/healthz", "healthz", healthz)
     init_auth(app)
+    init_api(app)
     app.register_blueprint(pages)
     app.register_blueprint(bots)
     app.register_blueprint(tournaments)
@@ -150,6 +152,10 @@ def _security_headers(response: Response) -> Response:
 
 
 def _http_error(error: HTTPException) -> Any:
+    if request.path.startswith("/api/"):
+        from web.api import json_error
+
+        return json_error(error)
     code = error.code or 500
     if code == 413:
         error.description = (

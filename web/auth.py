@@ -94,6 +94,7 @@ def init_auth(app: Flask) -> None:
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid for the session's life
     app.config.setdefault("RATELIMIT_STORAGE_URI", os.environ.get("ARENA_LIMITER_URL", "memory://"))
     app.config.setdefault("ARENA_PASSWORD_HASHER", password_hasher())
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on every 429
     csrf.init_app(app)
     limiter.init_app(app)
     app.before_request(_load_account)
@@ -286,3 +287,41 @@ def password() -> BaseResponse | tuple[str, int] | str:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+@accounts.route("/account/tokens", methods=["GET", "POST"])
+@login_required
+def tokens() -> tuple[str, int] | str:
+    """Your API tokens: create one (shown once), see when each was last used, revoke."""
+    from arena.service.accounts import SCOPES, create_token, tokens_of
+
+    account = current_account()
+    assert account is not None
+    created = None
+    status = 200
+    if request.method == "POST":
+        try:
+            created = create_token(
+                _store(), account.id, request.form.get("name", ""), request.form.getlist("scopes")
+            )
+        except ArenaError as exc:
+            flash(_sentence(str(exc)))
+            status = 400
+    page = render_template(
+        "tokens.html", tokens=tokens_of(_store(), account.id), scopes=SCOPES, created=created
+    )
+    return (page, status) if status != 200 else page
+
+
+@accounts.post("/account/tokens/<int:token_id>/revoke")
+@login_required
+def revoke(token_id: int) -> BaseResponse:
+    """Revoke one of your tokens: it stops working at once."""
+    from arena.service.accounts import revoke_token
+
+    account = current_account()
+    assert account is not None
+    if not revoke_token(_store(), account.id, token_id):
+        abort(404)
+    flash("Token revoked.")
+    return redirect(url_for("accounts.tokens"))

@@ -42,7 +42,7 @@ bots = Blueprint("bots", __name__)
 UPLOAD_LIVE_SECONDS = 2
 
 
-def _send_check(upload_id: int) -> None:
+def send_check(upload_id: int) -> None:
     """Send the upload's check to the workers; if the broker is down, the sweep sends it
     later (the upload waits, pending)."""
     from arena.service.broker import send_uploads
@@ -86,7 +86,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         return render_template("upload.html", **context), 400
     view = upload_view(get_store(), upload_id)
     if view is not None and view.pending:
-        _send_check(upload_id)
+        send_check(upload_id)
     return redirect(url_for("bots.upload_page", upload_id=upload_id))
 
 

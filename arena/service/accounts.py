@@ -13,7 +13,10 @@ until ``arena users add NAME`` gives them one.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -22,20 +25,27 @@ from sqlalchemy import select, update
 
 from arena.compete.names import check_name
 from arena.errors import ArenaError
-from arena.store.db import Store
-from arena.store.models import User
+from arena.store.db import Store, as_utc
+from arena.store.models import ApiToken, User
 
 __all__ = [
     "MAX_PASSWORD",
     "MIN_PASSWORD",
     "ROLES",
+    "SCOPES",
+    "TOKEN_PREFIX",
     "Account",
     "AccountError",
+    "TokenView",
     "authenticate",
     "change_password",
     "create_account",
+    "create_token",
     "find_account",
     "password_hasher",
+    "revoke_token",
+    "token_account",
+    "tokens_of",
 ]
 
 #: The roles, weakest first.
@@ -176,3 +186,106 @@ def change_password(
         user.session_epoch += 1
         session.flush()
         return _account(user)
+
+
+# --- API tokens ------------------------------------------------------------------------------
+
+#: What a token may do: read (every GET), upload (bots), run (tournaments).
+SCOPES = ("read", "upload", "run")
+#: Every token starts so (easy to find in a leaked file).
+TOKEN_PREFIX = "da_"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenView:
+    """An API token as its owner's list shows it (never the token itself)."""
+
+    id: int
+    name: str
+    prefix: str
+    scopes: list[str]
+    created: datetime
+    last_used: datetime | None
+    revoked: datetime | None
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_token(store: Store, account_id: int, name: str, scopes: list[str]) -> str:
+    """A new API token for the account (return it: it is shown once, and only its SHA-256
+    is kept).
+
+    Raises:
+        AccountError: no name, or an unknown or no scope.
+    """
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise AccountError("a token needs a name of 1 to 100 characters")
+    if not scopes or any(scope not in SCOPES for scope in scopes):
+        raise AccountError(f"choose the token's scopes among {', '.join(SCOPES)}")
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    with store.write() as session:
+        session.add(
+            ApiToken(
+                user_id=account_id,
+                name=name,
+                prefix=token[:10],
+                sha256=_digest(token),
+                scopes=sorted(set(scopes), key=SCOPES.index),
+            )
+        )
+    return token
+
+
+def tokens_of(store: Store, account_id: int) -> list[TokenView]:
+    """The account's tokens, newest first."""
+    with store.read() as session:
+        rows = session.scalars(
+            select(ApiToken).where(ApiToken.user_id == account_id).order_by(ApiToken.id.desc())
+        )
+        return [
+            TokenView(
+                t.id,
+                t.name,
+                t.prefix,
+                list(t.scopes),
+                as_utc(t.created),
+                None if t.last_used is None else as_utc(t.last_used),
+                None if t.revoked is None else as_utc(t.revoked),
+            )
+            for t in rows
+        ]
+
+
+def revoke_token(store: Store, account_id: int, token_id: int) -> bool:
+    """Revoke one of the account's tokens; False if it has no such live token."""
+    with store.write() as session:
+        result = session.execute(
+            update(ApiToken)
+            .where(
+                ApiToken.id == token_id,
+                ApiToken.user_id == account_id,
+                ApiToken.revoked.is_(None),
+            )
+            .values(revoked=datetime.now(UTC))
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def token_account(store: Store, token: str) -> tuple[Account, list[str]] | None:
+    """The account and scopes of a live token (its last use recorded), or None."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+        return None
+    with store.write() as session:
+        row = session.execute(
+            select(ApiToken, User)
+            .join(User, User.id == ApiToken.user_id)
+            .where(ApiToken.sha256 == _digest(token), ApiToken.revoked.is_(None))
+        ).first()
+        if row is None:
+            return None
+        api_token, user = row
+        api_token.last_used = datetime.now(UTC)
+        return _account(user), list(api_token.scopes)

@@ -248,3 +248,21 @@ class Upload(Base):
     created: Mapped[datetime] = _created()
     sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ApiToken(Base):
+    """A bearer token of the JSON API: only its SHA-256 is kept (the token is shown once)."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    name: Mapped[str] = mapped_column(String(100))
+    #: The token's first characters, to recognise it in a list (``da_Xy12...``).
+    prefix: Mapped[str] = mapped_column(String(16))
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    #: Any of ``read``, ``upload``, ``run``.
+    scopes: Mapped[list[Any]] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+    last_used: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

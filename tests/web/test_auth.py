@@ -207,6 +207,11 @@ ROUTES = [
     ("GET", "/uploads/99", [404] * 5),
     ("GET", "/leaderboards/nosuchrules", [404] * 5),
     ("GET", "/tournaments/new", [302, 403, 403, 200, 200]),
+    ("GET", "/account/tokens", [302, 200, 200, 200, 200]),
+    ("POST", "/account/tokens/99/revoke", [302, 404, 404, 404, 404]),
+    ("GET", "/api/v1/bots", [401] * 5),  # the API takes tokens, never the session
+    ("GET", "/api/v1/openapi.json", [200] * 5),
+    ("GET", "/api/v1/docs", [200] * 5),
     ("POST", "/tournaments/none/cancel", [404] * 5),
 ]
 

@@ -1,0 +1,262 @@
+"""The JSON API (web/api.py): bearer tokens made on the account page, scopes, one error
+shape, the rate limit, an upload from a bot author's CI; and the whole API fuzzed from its
+own OpenAPI document by schemathesis: no 5xx, every status documented."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from flask import Flask
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from schemathesis.core.result import Ok
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+from sqlalchemy import select
+
+from arena.service.accounts import create_account, create_token, password_hasher
+from arena.service.uploads import check_upload
+from arena.store.db import Store
+from arena.store.models import ApiToken, User
+from tests.paths import REFERENCE_BOTS
+from tests.web.conftest import ENTRANTS, RULES, create, play, store_bots
+from web import create_app
+
+HASHER = password_hasher(cheap=True)
+PASSWORD = "correct horse"
+GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
+
+
+def _make_app(store: Store, url: str, broker: str, **config: object) -> Flask:
+    from arena.service.broker import make_app
+
+    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER, **config})
+    app.extensions["arena_celery"] = make_app(f"filesystem://{broker}", None, url)
+    return app
+
+
+@pytest.fixture
+def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    app = _make_app(store, url, str(tmp_path_factory.mktemp("broker")))
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    yield app
+    app.extensions["arena_store"].close()
+
+
+def _account_id(store: Store, name: str) -> int:
+    with store.read() as session:
+        return session.scalars(select(User.id).where(User.name == name)).one()
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _token_page(client: FlaskClient) -> str:
+    data = {"name": "ada", "password": PASSWORD}
+    page = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token
+    assert client.post("/login", data={**data, "csrf_token": token.group(1)}).status_code == 302
+    return client.get("/account/tokens").get_data(as_text=True)
+
+
+def test_a_token_is_made_on_the_account_page_shown_once_and_revocable(
+    app: Flask, store: Store
+) -> None:
+    client = app.test_client()
+    page = _token_page(client)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert csrf
+    made = client.post(
+        "/account/tokens",
+        data={"name": "ci", "scopes": ["read", "upload"], "csrf_token": csrf.group(1)},
+    ).get_data(as_text=True)
+    shown = re.search(r'<pre class="token">(da_[\w-]+)</pre>', made)
+    assert shown, made[-2000:]
+    token = shown.group(1)
+    with store.read() as session:
+        stored = session.scalars(select(ApiToken)).one()
+        assert token not in (stored.sha256, stored.prefix) and stored.prefix == token[:10]
+    assert token not in client.get("/account/tokens").get_data(as_text=True)  # once only
+    reply = app.test_client().get("/api/v1/bots", headers=_bearer(token))
+    assert reply.status_code == 200
+    assert "never" not in client.get("/account/tokens").get_data(as_text=True)  # last used
+    revoke = client.post(f"/account/tokens/{stored.id}/revoke", data={"csrf_token": csrf.group(1)})
+    assert revoke.status_code == 302
+    reply = app.test_client().get("/api/v1/bots", headers=_bearer(token))
+    assert reply.status_code == 401
+
+
+def test_without_a_token_or_with_a_session_only_it_is_401(app: Flask) -> None:
+    anonymous = app.test_client().get("/api/v1/rule-sets")
+    assert anonymous.status_code == 401
+    assert anonymous.get_json()["error"]["status"] == 401
+    assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
+    client = app.test_client()
+    _token_page(client)  # logged in: the cookie is not a token
+    assert client.get("/api/v1/rule-sets").status_code == 401
+    garbage = app.test_client().get("/api/v1/rule-sets", headers=_bearer("da_nonsense"))
+    assert garbage.status_code == 401
+
+
+def test_scopes_and_the_error_shape(app: Flask, store: Store) -> None:
+    reader = create_token(store, _account_id(store, "ada"), "r", ["read"])
+    client = app.test_client()
+    upload = client.post(
+        "/api/v1/bots",
+        data={"source": (io.BytesIO(GREEDY), "greedy.py")},
+        headers=_bearer(reader),
+        content_type="multipart/form-data",
+    )
+    assert upload.status_code == 403
+    assert upload.get_json() == {
+        "error": {"status": 403, "message": "this token lacks the 'upload' scope"}
+    }
+    missing = client.get("/api/v1/leaderboards/nosuch", headers=_bearer(reader))
+    assert missing.status_code == 404 and "nosuch" in missing.get_json()["error"]["message"]
+    bad = client.get("/api/v1/bots?limit=500", headers=_bearer(reader))
+    assert bad.status_code == 422
+    assert (
+        bad.get_json()["error"]["status"] == 422 and "limit" in bad.get_json()["error"]["message"]
+    )
+    nowhere = client.get("/api/v1/nowhere", headers=_bearer(reader))
+    assert nowhere.status_code == 404 and nowhere.get_json()["error"]["status"] == 404
+
+
+def test_a_bot_authors_ci_uploads_a_version_and_follows_its_check(app: Flask, store: Store) -> None:
+    token = create_token(store, _account_id(store, "ada"), "ci", ["read", "upload"])
+    client = app.test_client()
+    reply = client.post(
+        "/api/v1/bots",
+        data={"source": (io.BytesIO(GREEDY), "greedy.py"), "name": "mine"},
+        headers=_bearer(token),
+        content_type="multipart/form-data",
+    )
+    assert reply.status_code == 202, reply.get_json()
+    body = reply.get_json()
+    assert body["status"] == "pending" and body["bot"] == "mine"
+    assert check_upload(store, body["id"]) == "accepted"  # as the worker does
+    status = client.get(f"/api/v1/uploads/{body['id']}", headers=_bearer(token)).get_json()
+    assert status["status"] == "accepted" and status["version"] == 1
+    bot = client.get("/api/v1/bots/ada/mine", headers=_bearer(token)).get_json()
+    assert [v["version"] for v in bot["versions"]] == [1]
+    broken = client.post(
+        "/api/v1/bots",
+        data={"source": (io.BytesIO(b"def play(o:\n"), "broken.py")},
+        headers=_bearer(token),
+        content_type="multipart/form-data",
+    )
+    assert (
+        broken.status_code == 400
+        and "syntax error on line 1" in broken.get_json()["error"]["message"]
+    )
+    other = create_account(store, "bob", PASSWORD, hasher=HASHER)
+    bobs = create_token(store, other.id, "b", ["read"])
+    assert client.get(f"/api/v1/uploads/{body['id']}", headers=_bearer(bobs)).status_code == 404
+
+
+def test_leaderboards_and_tournaments_over_the_api(
+    app: Flask, store: Store, tmp_path: object
+) -> None:
+
+    from arena.service.results import refit_ratings
+
+    assert isinstance(tmp_path, Path)
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
+    refit_ratings(store, RULES)
+    token = create_token(store, _account_id(store, "ada"), "r", ["read"])
+    client = app.test_client()
+    names = client.get("/api/v1/rule-sets", headers=_bearer(token)).get_json()["rule_sets"]
+    assert names == [RULES.name]
+    board = client.get(
+        f"/api/v1/leaderboards/{RULES.name}?versions=all", headers=_bearer(token)
+    ).get_json()
+    assert len(board["rows"]) == 4
+    assert all(r["low"] <= r["rating"] <= r["high"] for r in board["rows"])
+    listed = client.get("/api/v1/tournaments?limit=1", headers=_bearer(token)).get_json()
+    assert listed["total"] == 1 and listed["tournaments"][0]["name"] == "spring"
+    page = client.get("/api/v1/bots?limit=2&offset=1", headers=_bearer(token)).get_json()
+    assert page["total"] == 3 and len(page["bots"]) == 2
+
+
+def test_the_rate_limit_answers_429_with_retry_after(
+    store: Store, url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    app = _make_app(
+        store, url, str(tmp_path_factory.mktemp("broker")), ARENA_API_LIMIT="3 per minute"
+    )
+    try:
+        create_account(store, "ada", PASSWORD, hasher=HASHER)
+        token = create_token(store, _account_id(store, "ada"), "r", ["read"])
+        client = app.test_client()
+        statuses = [
+            client.get("/api/v1/rule-sets", headers=_bearer(token)).status_code for _ in range(3)
+        ]
+        assert statuses == [200, 200, 200]
+        limited = client.get("/api/v1/rule-sets", headers=_bearer(token))
+        assert limited.status_code == 429
+        assert limited.get_json()["error"]["status"] == 429
+        assert int(limited.headers["Retry-After"]) > 0
+    finally:
+        app.extensions["arena_store"].close()
+
+
+def test_the_documents_are_served_without_a_cdn(app: Flask) -> None:
+    client = app.test_client()
+    document = client.get("/api/v1/openapi.json").get_json()
+    assert document["openapi"].startswith("3.1")
+    assert "/api/v1/bots" in document["paths"] and "/login" not in document["paths"]
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert "/api/v1/leaderboards/{rules}" in page
+    assert "cdn" not in page.lower() and '<script src="http' not in page
+
+
+# --- fuzzing ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["sqlite"], indirect=True)
+def test_the_api_fuzzed_from_its_own_document(
+    store: Store, url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every operation of the OpenAPI document, called with what schemathesis generates from
+    it: no request makes the API fail (no 5xx), and every answer is one the document lists,
+    in its documented shape and content type (all of schemathesis's checks but one: see
+    below)."""
+    app = _make_app(
+        store, url, str(tmp_path_factory.mktemp("broker")), ARENA_API_LIMIT="100000 per hour"
+    )
+    try:
+        store_bots(store)
+        owner = create_account(store, "ada", PASSWORD, hasher=HASHER)
+        token = create_token(store, owner.id, "fuzz", ["read", "upload"])
+        schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
+        operations = [r.ok() for r in schema.get_all_operations() if isinstance(r, Ok)]
+        assert len(operations) >= 6
+        for operation in operations:
+
+            @given(case=operation.as_strategy())
+            @settings(
+                max_examples=60,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
+            def check(case: schemathesis.Case[Any]) -> None:
+                # A bot's file is judged by its content (a .py name, UTF-8, Python): a
+                # schema-valid upload may rightly be refused (400, documented).
+                case.call_and_validate(
+                    headers=_bearer(token), excluded_checks=[positive_data_acceptance]
+                )
+
+            check()
+    finally:
+        app.extensions["arena_store"].close()
