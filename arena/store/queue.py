@@ -407,31 +407,20 @@ def cancel_tournament(
     """Cancel a tournament: its pending matches are void ("cancelled by BY"), running ones
     finish and are stored as usual, finished results are kept; its status becomes
     ``cancelled`` (a done one is left alone). Return how many matches were voided."""
-    now = _now(now)
-    with store.write() as session:
-        result = session.execute(
-            update(Match)
-            .where(Match.tournament_id == tournament_id, Match.status == "pending")
-            .values(
-                status="void",
-                result={"void": f"cancelled by {by}", "worker": None},
-                finished=now,
-            )
-        )
-        session.execute(
-            update(Tournament)
-            .where(Tournament.id == tournament_id, Tournament.status != "done")
-            .values(status="cancelled")
-        )
-        _finish_tournament_if_done(session, tournament_id, now)
-        return int(result.rowcount)  # type: ignore[attr-defined]
+    return void_pending(store, tournament_id, f"cancelled by {by}", now=now, cancel=True)
 
 
 def void_pending(
-    store: Store, tournament_id: int, reason: str, *, now: datetime | None = None
+    store: Store,
+    tournament_id: int,
+    reason: str,
+    *,
+    now: datetime | None = None,
+    cancel: bool = False,
 ) -> int:
     """Void every pending match of the tournament (``{"void": reason}``); return how many.
-    Running matches are left to finish (their completion is stored as usual)."""
+    Running matches are left to finish (their completion is stored as usual). ``cancel``:
+    the tournament's status becomes ``cancelled`` too (unless it is done)."""
     now = _now(now)
     with store.write() as session:
         result = session.execute(
@@ -443,6 +432,12 @@ def void_pending(
                 finished=now,
             )
         )
+        if cancel:
+            session.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.status != "done")
+                .values(status="cancelled")
+            )
         _finish_tournament_if_done(session, tournament_id, now)
         return int(result.rowcount)  # type: ignore[attr-defined]
 

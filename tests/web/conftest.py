@@ -5,6 +5,7 @@ any JavaScript error or Content-Security-Policy violation and saves screenshots.
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 from sqlalchemy import select
 from werkzeug.serving import make_server
 
 from arena.engine.rules import PRESETS
+from arena.service.accounts import password_hasher
 from arena.service.matches import Config, create_stored_tournament, run_match
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
@@ -23,9 +26,29 @@ from tests.paths import REFERENCE_BOTS
 from web import create_app
 
 RULES = PRESETS["block"].with_overrides(target=10)
+#: Accounts' passwords in the web tests, hashed with argon2's cheapest profile.
+PASSWORD = "correct horse"
+HASHER = password_hasher(cheap=True)
 ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
 #: Where the browser tests leave their screenshots (kept out of git: look at them).
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def csrf_token(client: FlaskClient, path: str = "/login") -> str:
+    """The CSRF token a page of ``path`` gives this client (it is the session's)."""
+    page = client.get(path).get_data(as_text=True)
+    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert found, f"no CSRF token on {path}"
+    return found.group(1)
+
+
+def logged_in(app: Flask, name: str | None) -> FlaskClient:
+    """A test client logged in as ``name`` (password :data:`PASSWORD`); None: anonymous."""
+    client = app.test_client()
+    if name is not None:
+        data = {"name": name, "password": PASSWORD, "csrf_token": csrf_token(client)}
+        assert client.post("/login", data=data).status_code == 302
+    return client
 
 
 def _source(name: str, comment: str = "") -> str:

@@ -12,15 +12,13 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena.service.accounts import Account, create_account, password_hasher
+from arena.service.accounts import Account, create_account
 from arena.service.uploads import create_upload
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+from tests.web.conftest import HASHER, PASSWORD, csrf_token
 from web import create_app
 from web.auth import LOGIN_LIMIT, PERMISSIONS, allowed
-
-HASHER = password_hasher(cheap=True)
-PASSWORD = "correct horse"
 
 
 @pytest.fixture
@@ -35,20 +33,13 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-def _token(client: FlaskClient, path: str = "/login") -> str:
-    page = client.get(path).get_data(as_text=True)
-    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
-    assert found, f"no CSRF token on {path}"
-    return found.group(1)
-
-
 def _login(client: FlaskClient, name: str, password: str = PASSWORD, **extra: str) -> int:
-    data = {"name": name, "password": password, "csrf_token": _token(client), **extra}
+    data = {"name": name, "password": password, "csrf_token": csrf_token(client), **extra}
     return client.post("/login", data=data).status_code
 
 
 def test_sign_up_logs_in_and_shows_the_name(client: FlaskClient) -> None:
-    token = _token(client, "/signup")
+    token = csrf_token(client, "/signup")
     reply = client.post(
         "/signup",
         data={"name": "ada", "password": PASSWORD, "confirm": PASSWORD, "csrf_token": token},
@@ -72,7 +63,7 @@ def test_sign_up_refusals_say_why(
     client: FlaskClient, store: Store, name: str, password: str, confirm: str, message: str
 ) -> None:
     create_account(store, "taken", PASSWORD, hasher=HASHER)
-    token = _token(client, "/signup")
+    token = csrf_token(client, "/signup")
     reply = client.post(
         "/signup",
         data={"name": name, "password": password, "confirm": confirm, "csrf_token": token},
@@ -89,12 +80,12 @@ def test_forms_without_the_csrf_token_are_refused(client: FlaskClient, store: St
     assert "Log out" in client.get("/").get_data(as_text=True)
     forged = client.post("/logout", data={"csrf_token": "forged"})
     assert forged.status_code == 400
-    token = _token(client, "/")
+    token = csrf_token(client, "/")
     assert client.post("/logout", data={"csrf_token": token}).status_code == 302
     assert "Log in" in client.get("/").get_data(as_text=True)
 
 
-def test_the_htmx_header_carries_the_token(client: FlaskClient) -> None:
+def test_the_htmx_header_carries_thecsrf_token(client: FlaskClient) -> None:
     page = client.get("/").get_data(as_text=True)
     assert re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"[^\"]+\"\}'>", page)
 
@@ -103,9 +94,9 @@ def test_a_wrong_password_is_401_and_says_so_without_naming_which(
     client: FlaskClient, store: Store
 ) -> None:
     create_account(store, "ada", PASSWORD, hasher=HASHER)
-    data = {"name": "ada", "password": "wrong one", "csrf_token": _token(client)}
+    data = {"name": "ada", "password": "wrong one", "csrf_token": csrf_token(client)}
     wrong = client.post("/login", data=data)
-    data = {"name": "nobody", "password": PASSWORD, "csrf_token": _token(client)}
+    data = {"name": "nobody", "password": PASSWORD, "csrf_token": csrf_token(client)}
     unknown = client.post("/login", data=data)
     for reply in (wrong, unknown):
         assert reply.status_code == 401
@@ -124,12 +115,12 @@ def test_logging_in_starts_a_new_session(client: FlaskClient, store: Store) -> N
 def test_the_next_page_stays_on_this_site(client: FlaskClient, store: Store) -> None:
     create_account(store, "ada", PASSWORD, hasher=HASHER)
     data = {"name": "ada", "password": PASSWORD, "next": "/tournaments"}
-    reply = client.post("/login", data={**data, "csrf_token": _token(client)})
+    reply = client.post("/login", data={**data, "csrf_token": csrf_token(client)})
     assert reply.headers["Location"] == "/tournaments"
     for target in ("https://evil.example/", "//evil.example/", "/\\evil.example"):
-        client.post("/logout", data={"csrf_token": _token(client, "/")})
+        client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
         data = {"name": "ada", "password": PASSWORD, "next": target}
-        reply = client.post("/login", data={**data, "csrf_token": _token(client)})
+        reply = client.post("/login", data={**data, "csrf_token": csrf_token(client)})
         assert reply.headers["Location"] == "/", target
 
 
@@ -138,7 +129,7 @@ def test_login_attempts_are_rate_limited(client: FlaskClient, store: Store) -> N
     allowed_attempts = int(LOGIN_LIMIT.split()[0])
     for _ in range(allowed_attempts):
         assert _login(client, "ada", "wrong one") == 401
-    data = {"name": "ada", "password": PASSWORD, "csrf_token": _token(client)}
+    data = {"name": "ada", "password": PASSWORD, "csrf_token": csrf_token(client)}
     blocked = client.post("/login", data=data)
     assert blocked.status_code == 429
     assert _login(client, "someone-else", "wrong one") == 401  # keyed per account name
@@ -149,13 +140,13 @@ def test_a_password_change_ends_the_other_sessions(app: Flask, store: Store) -> 
     laptop, phone = app.test_client(), app.test_client()
     assert _login(laptop, "ada") == 302 and _login(phone, "ada") == 302
     data = {"current": PASSWORD, "new": "a new password", "confirm": "a new password"}
-    reply = laptop.post("/account/password", data={**data, "csrf_token": _token(laptop, "/")})
+    reply = laptop.post("/account/password", data={**data, "csrf_token": csrf_token(laptop, "/")})
     assert reply.status_code == 302
     assert "Password changed" in laptop.get("/").get_data(as_text=True)
     assert "Log out" in laptop.get("/").get_data(as_text=True)  # this session goes on
     assert "Log in" in phone.get("/").get_data(as_text=True)  # the other one has ended
     data = {"current": "wrong", "new": "another one!", "confirm": "another one!"}
-    wrong = laptop.post("/account/password", data={**data, "csrf_token": _token(laptop, "/")})
+    wrong = laptop.post("/account/password", data={**data, "csrf_token": csrf_token(laptop, "/")})
     assert wrong.status_code == 400
     assert "The current password is not right." in wrong.get_data(as_text=True)
 
@@ -232,7 +223,7 @@ def test_the_authorization_matrix(
     if method == "GET":
         reply = client.get(path)
     else:
-        reply = client.post(path, data={"csrf_token": _token(client)})
+        reply = client.post(path, data={"csrf_token": csrf_token(client)})
     assert reply.status_code == expected[ROLES.index(role)], (role, method, path)
     if reply.status_code == 302 and path == "/account/password":
         assert reply.headers["Location"].startswith("/login?next=")

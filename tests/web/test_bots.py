@@ -4,7 +4,6 @@ read a source. Hostile and malformed files each get a clear message and store no
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,15 +11,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from arena.service.accounts import create_account, password_hasher
+from arena.service.accounts import create_account
 from arena.service.uploads import MAX_SOURCE_BYTES, check_upload
 from arena.store.db import Store
 from arena.store.models import Upload
 from tests.paths import REFERENCE_BOTS, ZOO
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 from web import create_app
 
-HASHER = password_hasher(cheap=True)
-PASSWORD = "correct horse"
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 
 
@@ -39,26 +37,11 @@ def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     app.extensions["arena_store"].close()
 
 
-def _token(client: FlaskClient, path: str = "/login") -> str:
-    page = client.get(path).get_data(as_text=True)
-    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
-    assert found, path
-    return found.group(1)
-
-
-def _client(app: Flask, name: str | None) -> FlaskClient:
-    client = app.test_client()
-    if name is not None:
-        data = {"name": name, "password": PASSWORD, "csrf_token": _token(client)}
-        assert client.post("/login", data=data).status_code == 302
-    return client
-
-
 def _upload(client: FlaskClient, filename: str, data: bytes, name: str = "") -> tuple[int, str]:
     import io
 
     form = {
-        "csrf_token": _token(client, "/upload"),
+        "csrf_token": csrf_token(client, "/upload"),
         "name": name,
         "source": (io.BytesIO(data), filename),
     }
@@ -72,7 +55,7 @@ def _uploads(store: Store) -> int:
 
 
 def test_an_upload_is_checked_then_stored_and_shown(app: Flask, store: Store) -> None:
-    ada = _client(app, "ada")
+    ada = logged_in(app, "ada")
     status, location = _upload(ada, "greedy.py", GREEDY, name="mybot")
     assert status == 302 and location == "/uploads/1"
     page = ada.get(location).get_data(as_text=True)
@@ -99,7 +82,7 @@ def test_an_upload_is_checked_then_stored_and_shown(app: Flask, store: Store) ->
 
 
 def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, store: Store) -> None:
-    ada = _client(app, "ada")
+    ada = logged_in(app, "ada")
     status, location = _upload(ada, "crash.py", (ZOO / "raise_in_move.py").read_bytes())
     assert status == 302
     assert check_upload(store, 1) == "rejected"
@@ -108,9 +91,9 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
     assert "Traceback" in page  # the stderr tail, to its owner
     assert ada.get("/bots/ada/crash").status_code == 404
     # another user, or nobody, does not even learn the upload exists
-    assert _client(app, "bob").get(location).status_code == 404
-    assert _client(app, None).get(location).status_code == 404
-    assert _client(app, "root").get(location).status_code == 200
+    assert logged_in(app, "bob").get(location).status_code == 404
+    assert logged_in(app, None).get(location).status_code == 404
+    assert logged_in(app, "root").get(location).status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -129,14 +112,14 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
 def test_malformed_uploads_are_refused_with_a_clear_message(
     app: Flask, store: Store, filename: str, data: bytes, message: str
 ) -> None:
-    status, page = _upload(_client(app, "ada"), filename, data)
+    status, page = _upload(logged_in(app, "ada"), filename, data)
     assert status == 400
     assert message in page, page[-2000:]
     assert _uploads(store) == 0
 
 
 def test_a_ten_megabyte_upload_is_413_and_stores_nothing(app: Flask, store: Store) -> None:
-    ada = _client(app, "ada")
+    ada = logged_in(app, "ada")
     boundary = "b0undary"
     body = (
         (
@@ -153,7 +136,7 @@ def test_a_ten_megabyte_upload_is_413_and_stores_nothing(app: Flask, store: Stor
 
 
 def test_bad_bot_names_and_file_names(app: Flask, store: Store) -> None:
-    ada = _client(app, "ada")
+    ada = logged_in(app, "ada")
     status, page = _upload(ada, "greedy.py", GREEDY, name="a/b")
     assert status == 400 and "is not a valid name" in page
     hostile = "<img src=x onerror=alert(1)>.py"
@@ -164,30 +147,30 @@ def test_bad_bot_names_and_file_names(app: Flask, store: Store) -> None:
 
 
 def test_uploading_needs_an_account(app: Flask) -> None:
-    reply = _client(app, None).get("/upload")
+    reply = logged_in(app, None).get("/upload")
     assert reply.status_code == 302 and reply.headers["Location"].startswith("/login")
 
 
 def test_who_may_read_a_source(app: Flask, store: Store) -> None:
-    ada = _client(app, "ada")
+    ada = logged_in(app, "ada")
     _upload(ada, "greedy.py", GREEDY, name="mybot")
     check_upload(store, 1)
     source = "/bots/ada/mybot/v1/source"
     assert ada.get(source).get_data() == GREEDY
     for who in (None, "bob"):
-        other = _client(app, who)
+        other = logged_in(app, who)
         assert other.get(source).status_code == 404  # private: not acknowledged
         assert source not in other.get("/bots/ada/mybot").get_data(as_text=True)
         assert (
             other.post(
-                "/bots/ada/mybot/visibility", data={"public": "1", "csrf_token": _token(other)}
+                "/bots/ada/mybot/visibility", data={"public": "1", "csrf_token": csrf_token(other)}
             ).status_code
             == 404
         )
-    assert _client(app, "root").get(source).status_code == 200
+    assert logged_in(app, "root").get(source).status_code == 200
     made = ada.post(
-        "/bots/ada/mybot/visibility", data={"public": "1", "csrf_token": _token(ada, "/")}
+        "/bots/ada/mybot/visibility", data={"public": "1", "csrf_token": csrf_token(ada, "/")}
     )
     assert made.status_code == 302
-    assert _client(app, None).get(source).get_data() == GREEDY
-    assert _client(app, None).get("/bots/ada/mybot/v9/source").status_code == 404
+    assert logged_in(app, None).get(source).get_data() == GREEDY
+    assert logged_in(app, None).get("/bots/ada/mybot/v9/source").status_code == 404

@@ -3,7 +3,6 @@ to the broker at once) and cancel them; bad forms say what is wrong and store no
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -11,16 +10,13 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from arena.service.accounts import create_account, password_hasher
+from arena.service.accounts import create_account
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import play
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, play
 from web import create_app
-
-HASHER = password_hasher(cheap=True)
-PASSWORD = "correct horse"
 
 
 @pytest.fixture
@@ -41,21 +37,6 @@ def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     app.extensions["arena_store"].close()
 
 
-def _token(client: FlaskClient, path: str = "/login") -> str:
-    page = client.get(path).get_data(as_text=True)
-    found = re.search(r'name="csrf_token" value="([^"]+)"', page)
-    assert found, path
-    return found.group(1)
-
-
-def _client(app: Flask, name: str | None) -> FlaskClient:
-    client = app.test_client()
-    if name is not None:
-        data = {"name": name, "password": PASSWORD, "csrf_token": _token(client)}
-        assert client.post("/login", data=data).status_code == 302
-    return client
-
-
 def _create(client: FlaskClient, **fields: object) -> tuple[int, str]:
     form: dict[str, object] = {
         "name": "spring",
@@ -66,7 +47,7 @@ def _create(client: FlaskClient, **fields: object) -> tuple[int, str]:
         "players": "2",
         "move_seconds": "500",
         **fields,
-        "csrf_token": _token(client, "/tournaments/new"),
+        "csrf_token": csrf_token(client, "/tournaments/new"),
     }
     reply = client.post("/tournaments/new", data=form)
     return reply.status_code, reply.headers.get("Location", "") or reply.get_data(as_text=True)
@@ -80,7 +61,7 @@ def _tournaments(store: Store) -> int:
 def test_an_organiser_creates_a_tournament_and_its_matches_are_sent(
     app: Flask, store: Store
 ) -> None:
-    olga = _client(app, "olga")
+    olga = logged_in(app, "olga")
     assert "New tournament" in olga.get("/tournaments").get_data(as_text=True)
     page = olga.get("/tournaments/new").get_data(as_text=True)
     assert 'value="ada/random"' in page and 'value="olga/greedy"' in page
@@ -119,14 +100,14 @@ def test_an_organiser_creates_a_tournament_and_its_matches_are_sent(
 def test_bad_tournament_forms_say_what_is_wrong(
     app: Flask, store: Store, fields: dict[str, object], message: str
 ) -> None:
-    status, page = _create(_client(app, "olga"), **fields)
+    status, page = _create(logged_in(app, "olga"), **fields)
     assert status == 400
     assert message in page, page[-3000:]
     assert _tournaments(store) == 0
 
 
 def test_a_taken_name_is_refused(app: Flask, store: Store) -> None:
-    olga = _client(app, "olga")
+    olga = logged_in(app, "olga")
     assert _create(olga)[0] == 302
     status, page = _create(olga)
     assert status == 400 and "exists" in page
@@ -134,12 +115,12 @@ def test_a_taken_name_is_refused(app: Flask, store: Store) -> None:
 
 
 def test_only_organisers_and_admins_create(app: Flask) -> None:
-    reply = _client(app, None).get("/tournaments/new")
+    reply = logged_in(app, None).get("/tournaments/new")
     assert reply.status_code == 302 and reply.headers["Location"].startswith("/login")
-    ada = _client(app, "ada")
+    ada = logged_in(app, "ada")
     assert ada.get("/tournaments/new").status_code == 403
     assert "New tournament" not in ada.get("/tournaments").get_data(as_text=True)
-    assert _client(app, "root").get("/tournaments/new").status_code == 200
+    assert logged_in(app, "root").get("/tournaments/new").status_code == 200
 
 
 def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
@@ -147,16 +128,16 @@ def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
 ) -> None:
     from pathlib import Path
 
-    olga = _client(app, "olga")
+    olga = logged_in(app, "olga")
     _create(olga, name="first")
     _create(olga, name="second")
     assert isinstance(tmp_path, Path)
     play(store, "first", tmp_path / "cache")  # first is done: nothing to cancel
     # another organiser may not cancel olga's tournament; an admin may
-    otto = _client(app, "otto")
-    token = _token(otto, "/")
+    otto = logged_in(app, "otto")
+    token = csrf_token(otto, "/")
     assert otto.post("/tournaments/second/cancel", data={"csrf_token": token}).status_code == 403
-    reply = olga.post("/tournaments/second/cancel", data={"csrf_token": _token(olga, "/")})
+    reply = olga.post("/tournaments/second/cancel", data={"csrf_token": csrf_token(olga, "/")})
     assert reply.status_code == 302
     page = olga.get("/tournaments/second").get_data(as_text=True)
     assert "cancelled: 6 matches will not be played" in page
@@ -168,9 +149,9 @@ def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
         first_id = session.scalar(select(Tournament.id).where(Tournament.name == "first"))
     assert first_id is not None
     assert tournament_progress(store, first_id)["done"] == 6
-    root = _client(app, "root")
-    reply = root.post("/tournaments/first/cancel", data={"csrf_token": _token(root, "/")})
+    root = logged_in(app, "root")
+    reply = root.post("/tournaments/first/cancel", data={"csrf_token": csrf_token(root, "/")})
     assert reply.status_code == 302  # done: nothing voided, still done
     with store.read() as session:
         assert session.scalar(select(Tournament.status).where(Tournament.id == first_id)) == "done"
-    assert _client(app, None).post("/tournaments/nope/cancel").status_code == 400  # no token
+    assert logged_in(app, None).post("/tournaments/nope/cancel").status_code == 400  # no token
