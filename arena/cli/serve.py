@@ -41,8 +41,8 @@ __all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "serve_command"]
 #: The reference bots (``bots/``) ``--demo`` stores, and its tournament.
 DEMO_BOTS = ("random", "greedy", "fives", "counter")
 DEMO_TOURNAMENT = "demo"
-#: Games each pair of reference bots plays in the demo: about a minute and a half of play
-#: on two cores (24,000 games at about 250 a second), long enough to watch it live.
+#: Games each pair of reference bots plays in the demo: about two minutes of play on two
+#: cores (24,000 games at about 200 a second), long enough to watch it live.
 DEMO_GAMES = 4000
 #: Seconds the web app has to answer its health check after it starts.
 START_SECONDS = 60.0
