@@ -25,9 +25,10 @@ from werkzeug.exceptions import HTTPException
 
 from arena.errors import ArenaError
 from arena.service.accounts import Account, token_account
-from arena.service.uploads import UploadError, create_upload, screen_source, upload_view
+from arena.service.uploads import UploadError, UploadView, upload_view
 from arena.service.views import bot_list, bot_view, leaderboard, rule_set_names, tournament_list
 from web.app import get_store
+from web.auth import allowed
 
 __all__ = ["API_LIMIT", "api", "init_api", "json_error", "spec"]
 
@@ -306,34 +307,21 @@ def api_bot(owner: str, name: str) -> BotModel:
 def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
     """Upload a bot (multipart: ``source``, a .py file; ``name``, default the file's stem):
     202 with the upload, checked on a worker; poll ``/uploads/{id}``."""
-    from web.bots import send_check
+    from web.bots import receive_upload
 
     account = _caller("upload")
     file = form.source if isinstance(form.source, FileStorage) else None
     if file is None or not file.filename:
         _fail(400, "send the bot as the multipart file field 'source'")
-    assert file is not None and file.filename is not None
-    filename = file.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    assert file is not None
     try:
-        data = file.stream.read()
-    finally:
-        file.close()
-    name = form.name.strip() or filename.removesuffix(".py")
-    try:
-        source = screen_source(filename, data)
-        upload_id = create_upload(get_store(), account.id, name, filename, source)
+        view = receive_upload(account.id, file, form.name)
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
-    view = upload_view(get_store(), upload_id)
-    assert view is not None
-    if view.pending:
-        send_check(upload_id)
-    return _upload_model(upload_id), 202
+    return _upload_model(view), 202
 
 
-def _upload_model(upload_id: int) -> UploadModel:
-    view = upload_view(get_store(), upload_id)
-    assert view is not None
+def _upload_model(view: UploadView) -> UploadModel:
     return UploadModel(
         id=view.id, owner=view.owner, bot=view.bot, status=view.status, message=view.message,
         version=view.version, placement=view.placement,
@@ -346,9 +334,11 @@ def api_upload_status(upload_id: int) -> UploadModel:
     """An upload's check: pending, accepted, already (stored before) or rejected."""
     account = _caller("read")
     view = upload_view(get_store(), upload_id)
-    if view is None or (view.owner_id != account.id and account.role != "admin"):
+    # its report is its owner's (and the admins'): the pages' rule, from web.auth's table
+    if view is None or not allowed(account, "read-faults", owner=view.owner_id):
         _fail(404, f"no upload {upload_id}")
-    return _upload_model(upload_id)
+    assert view is not None
+    return _upload_model(view)
 
 
 @api.get("/tournaments")

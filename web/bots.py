@@ -17,12 +17,14 @@ from flask import (
     request,
     url_for,
 )
+from werkzeug.datastructures import FileStorage
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
+    UploadView,
     create_upload,
     mark_sent,
     screen_source,
@@ -32,7 +34,7 @@ from arena.service.views import bot_list, bot_source, bot_view, set_source_publi
 from web.app import get_celery, get_store
 from web.auth import allowed, current_account, login_required, require
 
-__all__ = ["UPLOAD_LIVE_SECONDS", "bots"]
+__all__ = ["UPLOAD_LIVE_SECONDS", "bots", "receive_upload", "send_check"]
 
 logger = logging.getLogger(__name__)
 
@@ -70,24 +72,37 @@ def upload() -> BaseResponse | tuple[str, int] | str:
     if file is None or not file.filename:
         flash("Choose a .py file to upload.")
         return render_template("upload.html", **context), 400
-    filename = PurePath(file.filename.replace("\\", "/")).name
+    context["name"] = request.form.get("name", "").strip() or PurePath(file.filename).stem
     try:
-        data = file.stream.read(MAX_SOURCE_BYTES + 1)
-    finally:
-        file.close()
-    name = request.form.get("name", "").strip() or PurePath(filename).stem
-    context["name"] = name
-    try:
-        source = screen_source(filename, data)
-        upload_id = create_upload(get_store(), account.id, name, filename, source)
+        view = receive_upload(account.id, file, request.form.get("name", ""))
     except (UploadError, ArenaError) as exc:
         message = str(exc)
         flash(message[:1].upper() + message[1:])
         return render_template("upload.html", **context), 400
+    return redirect(url_for("bots.upload_page", upload_id=view.id))
+
+
+def receive_upload(owner_id: int, file: FileStorage, name: str) -> UploadView:
+    """Take an uploaded bot file, from the page or the API: read it (at most one byte past
+    the limit), screen it, store it as the owner's bot ``name`` (default: the file's stem)
+    and send its check to the workers if it needs one; return the upload.
+
+    Raises:
+        UploadError, ArenaError: the file or the name is refused (nothing is stored).
+    """
+    filename = PurePath((file.filename or "").replace("\\", "/")).name
+    try:
+        data = file.stream.read(MAX_SOURCE_BYTES + 1)
+    finally:
+        file.close()
+    source = screen_source(filename, data)
+    bot = name.strip() or PurePath(filename).stem
+    upload_id = create_upload(get_store(), owner_id, bot, filename, source)
     view = upload_view(get_store(), upload_id)
-    if view is not None and view.pending:
+    assert view is not None
+    if view.pending:
         send_check(upload_id)
-    return redirect(url_for("bots.upload_page", upload_id=upload_id))
+    return view
 
 
 def _upload_or_404(upload_id: int) -> Any:

@@ -48,6 +48,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import Rating as RatingRow
+from arena.store.queue import FINISHED
 
 __all__ = [
     "RatingPoint",
@@ -177,7 +178,7 @@ def load_results(store: Store, tournament_id: int, *, records: bool = False) -> 
             raise LookupError(f"no tournament with id {tournament_id} in the database")
         rows = session.execute(
             select(Match)
-            .where(Match.tournament_id == tournament_id, Match.status.in_(("done", "void")))
+            .where(Match.tournament_id == tournament_id, Match.status.in_(FINISHED))
             .order_by(Match.id)
         ).scalars()
         matches = list(rows)

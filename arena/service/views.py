@@ -35,7 +35,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import Rating as RatingRow
-from arena.store.queue import tournament_progress
+from arena.store.queue import FINISHED, tournament_progress
 
 __all__ = [
     "PROVISIONAL_WIDTH",
@@ -234,7 +234,7 @@ def tournament_list(store: Store) -> list[TournamentRow]:
     with store.read() as session:
         finished = (
             select(Match.tournament_id, func.count().label("finished"))
-            .where(Match.status.in_(("done", "void")))
+            .where(Match.status.in_(FINISHED))
             .group_by(Match.tournament_id)
             .subquery()
         )
@@ -406,7 +406,7 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         )
         finished = session.execute(
             select(func.count(), func.max(Match.finished)).where(
-                Match.tournament_id == tournament.id, Match.status.in_(("done", "void"))
+                Match.tournament_id == tournament.id, Match.status.in_(FINISHED)
             )
         ).one()
         labels = list(

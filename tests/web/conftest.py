@@ -100,14 +100,19 @@ def play(store: Store, name: str, cache: Path, pause: float = 0.0) -> None:
 def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     """The app on the test's database, with cheap password hashes and a broker directory of
     its own (no worker reads it: tests check uploads themselves, as a worker would)."""
-    from arena.service.accounts import password_hasher
-    from arena.service.broker import make_app
-
-    app = create_app(url, {"ARENA_PASSWORD_HASHER": password_hasher(cheap=True)})
-    broker = tmp_path_factory.mktemp("broker")
-    app.extensions["arena_celery"] = make_app(f"filesystem://{broker}", None, url)
+    app = make_app(url, tmp_path_factory.mktemp("broker"))
     yield app
     app.extensions["arena_store"].close()
+
+
+def make_app(url: str, broker: Path, **config: object) -> Flask:
+    """The app on ``url`` with cheap password hashes, ``config``, and the filesystem broker
+    in ``broker`` (close its store when done)."""
+    from arena.service.broker import make_app as make_celery
+
+    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER, "TESTING": True, **config})
+    app.extensions["arena_celery"] = make_celery(f"filesystem://{broker}", None, url)
+    return app
 
 
 @pytest.fixture

@@ -6,46 +6,42 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import schemathesis
 from flask import Flask
-from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from sqlalchemy import select
 
-from arena.service.accounts import create_account, create_token, password_hasher
+from arena.service.accounts import create_account, create_token
 from arena.service.uploads import check_upload
 from arena.store.db import Store
 from arena.store.models import ApiToken, User
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import ENTRANTS, RULES, create, play, store_bots
-from web import create_app
+from tests.web.conftest import (
+    ENTRANTS,
+    HASHER,
+    PASSWORD,
+    RULES,
+    create,
+    logged_in,
+    make_app,
+    play,
+    store_bots,
+)
 
-HASHER = password_hasher(cheap=True)
-PASSWORD = "correct horse"
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 
 
-def _make_app(store: Store, url: str, broker: str, **config: object) -> Flask:
-    from arena.service.broker import make_app
-
-    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER, **config})
-    app.extensions["arena_celery"] = make_app(f"filesystem://{broker}", None, url)
-    return app
-
-
 @pytest.fixture
-def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    app = _make_app(store, url, str(tmp_path_factory.mktemp("broker")))
+def app(app: Flask, store: Store) -> Flask:
+    """tests/web/conftest.py's app with the account ada."""
     create_account(store, "ada", PASSWORD, hasher=HASHER)
-    yield app
-    app.extensions["arena_store"].close()
+    return app
 
 
 def _account_id(store: Store, name: str) -> int:
@@ -57,20 +53,11 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def _token_page(client: FlaskClient) -> str:
-    data = {"name": "ada", "password": PASSWORD}
-    page = client.get("/login").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
-    assert token
-    assert client.post("/login", data={**data, "csrf_token": token.group(1)}).status_code == 302
-    return client.get("/account/tokens").get_data(as_text=True)
-
-
 def test_a_token_is_made_on_the_account_page_shown_once_and_revocable(
     app: Flask, store: Store
 ) -> None:
-    client = app.test_client()
-    page = _token_page(client)
+    client = logged_in(app, "ada")
+    page = client.get("/account/tokens").get_data(as_text=True)
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
     assert csrf
     made = client.post(
@@ -98,8 +85,7 @@ def test_without_a_token_or_with_a_session_only_it_is_401(app: Flask) -> None:
     assert anonymous.status_code == 401
     assert anonymous.get_json()["error"]["status"] == 401
     assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
-    client = app.test_client()
-    _token_page(client)  # logged in: the cookie is not a token
+    client = logged_in(app, "ada")  # the session's cookie is not a token
     assert client.get("/api/v1/rule-sets").status_code == 401
     garbage = app.test_client().get("/api/v1/rule-sets", headers=_bearer("da_nonsense"))
     assert garbage.status_code == 401
@@ -190,9 +176,7 @@ def test_leaderboards_and_tournaments_over_the_api(
 def test_the_rate_limit_answers_429_with_retry_after(
     store: Store, url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    app = _make_app(
-        store, url, str(tmp_path_factory.mktemp("broker")), ARENA_API_LIMIT="3 per minute"
-    )
+    app = make_app(url, tmp_path_factory.mktemp("broker"), ARENA_API_LIMIT="3 per minute")
     try:
         create_account(store, "ada", PASSWORD, hasher=HASHER)
         token = create_token(store, _account_id(store, "ada"), "r", ["read"])
@@ -231,9 +215,7 @@ def test_the_api_fuzzed_from_its_own_document(
     it: no request makes the API fail (no 5xx), and every answer is one the document lists,
     in its documented shape and content type (all of schemathesis's checks but one: see
     below)."""
-    app = _make_app(
-        store, url, str(tmp_path_factory.mktemp("broker")), ARENA_API_LIMIT="100000 per hour"
-    )
+    app = make_app(url, tmp_path_factory.mktemp("broker"), ARENA_API_LIMIT="100000 per hour")
     try:
         store_bots(store)
         owner = create_account(store, "ada", PASSWORD, hasher=HASHER)

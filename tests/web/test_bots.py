@@ -4,8 +4,6 @@ read a source. Hostile and malformed files each get a clear message and store no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -17,24 +15,17 @@ from arena.store.db import Store
 from arena.store.models import Upload
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
-from web import create_app
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 
 
 @pytest.fixture
-def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    # The broker: a directory of this test's own (no worker reads it: the test checks).
-    broker = tmp_path_factory.mktemp("broker")
-    config = {"ARENA_PASSWORD_HASHER": HASHER}
-    app = create_app(url, config)
-    from arena.service.broker import make_app
-
-    app.extensions["arena_celery"] = make_app(f"filesystem://{broker}", None, url)
+def app(app: Flask, store: Store) -> Flask:
+    """tests/web/conftest.py's app (no worker reads its broker: the tests check uploads
+    themselves), with the accounts ada, bob and root (an admin)."""
     for name, role in (("ada", "user"), ("bob", "user"), ("root", "admin")):
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
-    yield app
-    app.extensions["arena_store"].close()
+    return app
 
 
 def _upload(client: FlaskClient, filename: str, data: bytes, name: str = "") -> tuple[int, str]:

@@ -3,8 +3,6 @@ to the broker at once) and cancel them; bad forms say what is wrong and store no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -16,25 +14,18 @@ from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, play
-from web import create_app
 
 
 @pytest.fixture
-def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    from arena.service.broker import make_app
-
-    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER})
-    app.extensions["arena_celery"] = make_app(
-        f"filesystem://{tmp_path_factory.mktemp('broker')}", None, url
-    )
+def app(app: Flask, store: Store) -> Flask:
+    """tests/web/conftest.py's app with accounts (two organisers, an admin) and bots."""
     for name, role in (("ada", "user"), ("olga", "organiser"), ("otto", "organiser")):
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
     for bot in ("random", "greedy", "counter"):
         store.add_bot_version("ada", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
     store.add_bot_version("olga", "greedy", (REFERENCE_BOTS / "fives.py").read_text(), {})
-    yield app
-    app.extensions["arena_store"].close()
+    return app
 
 
 def _create(client: FlaskClient, **fields: object) -> tuple[int, str]:
