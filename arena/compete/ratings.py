@@ -403,13 +403,13 @@ def _maximise(score: FloatArray) -> FloatArray:
     ``lambda I`` to a positive semi-definite Hessian), so each Newton direction descends,
     a backtracking (Armijo) line search makes every step decrease it, and the iteration
     converges from any start -- there is no trust region whose arithmetic can fail. It
-    stops once the gradient vanishes to ``1e-9`` of the games, or when no step along the
+    stops once the gradient vanishes to ``1e-12`` of the games, or when no step along the
     Newton direction decreases the objective any more (the optimum to rounding).
     """
     total = score + score.T
     theta = np.zeros(score.shape[0])
     value, gradient = _objective(theta, score, total)
-    tolerance = 1e-9 * max(1.0, float(total.sum()))
+    tolerance = 1e-12 * max(1.0, float(total.sum()))
     for _ in range(_MAX_NEWTON_STEPS):
         if float(np.max(np.abs(gradient), initial=0.0)) <= tolerance:
             break
