@@ -21,6 +21,7 @@ from werkzeug.datastructures import FileStorage
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError
+from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
@@ -40,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 bots = Blueprint("bots", __name__)
 
+#: Games (and faults) a bot's page lists; the games page has the rest, with filters.
+RECENT_GAMES = 10
 #: How often a pending upload's page asks whether its check is done (seconds).
 UPLOAD_LIVE_SECONDS = 2
 
@@ -141,12 +144,19 @@ def bot_page(owner: str, name: str) -> str:
     if view is None:
         abort(404, f"No bot {owner}/{name}.")
     account = current_account()
+    can_read_faults = allowed(account, "read-faults", owner=view.owner_id)
+    store = get_store()
+    mine = GameFilter(bot=(owner, name))
+    faults = GameFilter(bot=(owner, name), fault="mine")
     return render_template(
         "bot.html",
         bot=view,
         can_read_source=view.source_public or allowed(account, "read-source", owner=view.owner_id),
-        can_read_faults=allowed(account, "read-faults", owner=view.owner_id),
+        can_read_faults=can_read_faults,
         can_publish=account is not None and allowed(account, "read-source", owner=view.owner_id),
+        recent=game_list(store, mine, limit=RECENT_GAMES).rows,
+        opponents=opponent_table(store, owner, name),
+        faults=game_list(store, faults, limit=RECENT_GAMES).rows if can_read_faults else [],
     )
 
 

@@ -17,6 +17,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.service.views import (
     PROVISIONAL_WIDTH,
     Leaderboard,
+    TournamentView,
     leaderboard,
     rule_set_names,
     tournament_list,
@@ -26,7 +27,7 @@ from web.app import get_store
 from web.auth import allowed, current_account
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
-__all__ = ["LIVE_SECONDS", "pages"]
+__all__ = ["LIVE_SECONDS", "pages", "stat_block"]
 
 pages = Blueprint("pages", __name__)
 
@@ -162,12 +163,45 @@ def _tournament_context(name: str) -> dict[str, Any]:
     ]
     return {
         "t": view,
+        "stat_block": stat_block(view),
         "can_cancel": allowed(current_account(), "cancel-tournament", owner=view.owner_id),
         "progress": progress_svg(view.progress),
         "axis": axis_svg(axis),
         "bars": bars,
         "live_seconds": LIVE_SECONDS,
     }
+
+
+def stat_block(view: TournamentView) -> str:
+    """The tournament as plain text: what it is, how far it got, its standings."""
+    teams = " in teams" if view.teams else ""
+    lines = [
+        f"{view.name}: {view.rules}, {view.format}, {view.players} players{teams}, "
+        f"{view.games_per_match} games a table, seed {view.seed}",
+        f"{view.status}: {view.progress['done'] + view.progress['void']} of {view.matches} "
+        f"matches finished ({view.progress['void']} void), "
+        f"{view.games_done} of {view.games_total} games",
+        "",
+    ]
+    width = max([len("Entrant"), *(len(row.entrant) for row in view.standings)])
+    lines.append(
+        f"{'#':>3}  {'Entrant':<{width}}  {'Games':>6}  {'Wins':>6}  {'Win%':>5}  "
+        f"{'Forfeits':>8}  {'Elo':>5}  95% interval"
+    )
+    for row in view.standings:
+        rated = (
+            ""
+            if row.rating is None or row.low is None or row.high is None
+            else f"{row.rating:5.0f}  {row.low:.0f} to {row.high:.0f}"
+        )
+        lines.append(
+            f"{row.rank:>3}  {row.entrant:<{width}}  {row.games:>6}  {row.wins:>6}  "
+            f"{100 * row.win_rate:5.1f}  {row.forfeits:>8}  {rated}".rstrip()
+        )
+    if view.faults:
+        faults = ", ".join(f"{e} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults)
+        lines += ["", f"Faults: {faults}"]
+    return "\n".join(lines)
 
 
 @pages.get("/tournaments/<name>")

@@ -12,8 +12,9 @@ web app stays thin (it renders these values and nothing else reads the tables fo
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -293,6 +294,8 @@ class TournamentView:
         crosstable: 2-player tournaments: (entrants in standings order, each row's score
             against each column: wins + half draws, None where they never met); else None.
         void: (match key, reason) of the matches void for a harness failure.
+        faults: (entrant, kind, games) of the games forfeited by a bot fault, by entrant
+            then kind.
         workers_alive: the workers whose heartbeat is within the lease now.
     """
 
@@ -317,6 +320,7 @@ class TournamentView:
     workers_alive: int
     owner_id: int | None = None
     owner: str | None = None
+    faults: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -338,16 +342,25 @@ STANDINGS_CACHED = 64
 CROSSTABLE_LIMIT = 24
 
 _Standings = tuple[
-    list[StandingRow], tuple[list[str], list[list[float | None]]] | None, list[tuple[str, str]]
+    list[StandingRow],
+    tuple[list[str], list[list[float | None]]] | None,
+    list[tuple[str, str]],
+    list[tuple[str, str, int]],
 ]
 
 
 def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
-    """Standings rows, crosstable and void matches of a tournament from its results."""
+    """Standings rows, crosstable, void matches and faults of a tournament from its
+    results."""
     results = load_results(store, tournament.id)
     standings = Standings(label_entrant(label) for label in labels)
+    faults: Counter[tuple[str, str]] = Counter()
     for result in results:
         standings.add(result)
+        for game in result.games:
+            seat = (game.verdict or {}).get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(result.match.seats):
+                faults[entrant_name(result.match.seats[seat]), game.termination] += 1
     ratings = tournament_ratings(results)
     rows = []
     for rank, stats in enumerate(standings.ranking(), start=1):
@@ -374,7 +387,8 @@ def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Stan
             for a in order
         ]
         crosstable = ([entrant_name(e) for e in order], cells)
-    return rows, crosstable, [(key, reason) for key, reason in standings.void]
+    void = [(key, reason) for key, reason in standings.void]
+    return rows, crosstable, void, [(e, kind, n) for (e, kind), n in sorted(faults.items())]
 
 
 def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> TournamentView:
@@ -422,10 +436,10 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
     version = (finished[0], finished[1])
     cached = _standings_cache.get(key)
     if cached is not None and cached[0] == version:
-        rows, crosstable, void = cached[1]
+        rows, crosstable, void, faults = cached[1]
     else:
-        rows, crosstable, void = _standings(store, tournament, labels)
-        _standings_cache[key] = (version, (rows, crosstable, void))
+        rows, crosstable, void, faults = _standings(store, tournament, labels)
+        _standings_cache[key] = (version, (rows, crosstable, void, faults))
         while len(_standings_cache) > STANDINGS_CACHED:
             _standings_cache.pop(next(iter(_standings_cache)))
     started = None if tournament.started is None else as_utc(tournament.started)
@@ -457,6 +471,7 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         workers_alive=alive,
         owner_id=tournament.owner_id,
         owner=owner,
+        faults=faults,
     )
 
 

@@ -5,6 +5,7 @@ Any JavaScript error, or anything the Content-Security-Policy blocks, fails the 
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from arena.service.accounts import create_account, password_hasher
 from arena.service.results import refit_ratings
 from arena.service.uploads import check_upload
 from arena.store.db import Store
-from tests.paths import REFERENCE_BOTS
+from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import ENTRANTS, RULES, create, play, screenshot, store_bots
 
 HASHER = password_hasher(cheap=True)
@@ -167,3 +168,44 @@ def test_a_bot_pages_rating_chart(
     assert geometry["xs"][0] < geometry["xs"][1] <= geometry["plot"] + 1  # in time order
     assert geometry["ymin"] <= min(geometry["lows"]) and geometry["ymax"] >= max(geometry["highs"])
     screenshot(page, "bot-chart")
+
+
+def test_from_a_crosstable_cell_to_a_game_and_its_fault(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    """A reader follows a crosstable score to that pairing's games, opens one, and copies
+    the tournament's plain-text summary; a bot's owner sees its fault's message."""
+    create_account(store, "mallory", "correct horse", hasher=HASHER)
+    store_bots(store)
+    store.add_bot_version("mallory", "raiser", (ZOO / "raise_in_move.py").read_text(), {})
+    create(store, "trouble", ["alice/greedy@1", "mallory/raiser", "bob/counter"], 4)
+    play(store, "trouble", tmp_path / "cache")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(f"{live_server}/tournaments/trouble")
+    expect(page.locator("table.faults")).to_contain_text("crash")
+    copy = page.locator("button[data-copy=stat-block]")
+    expect(copy).to_be_visible()
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    pasted = page.evaluate("navigator.clipboard.readText()")
+    assert pasted.startswith("trouble: block, round-robin, 2 players") and "Faults:" in pasted
+    screenshot(page, "tournament-faults")
+    page.locator("table.crosstable a").first.click()
+    expect(page).to_have_url(re.compile(r"/games\?tournament=trouble&a=\w+&b=\w+"))
+    expect(page.locator("table.games tbody tr")).to_have_count(4)
+    screenshot(page, "games-pairing")
+    page.goto(f"{live_server}/games?tournament=trouble&by=raiser&fault=crash")
+    page.locator("table.games a").first.click()
+    expect(page.locator("main")).to_contain_text("forfeited")
+    expect(page.locator("main")).to_contain_text("shown to its owner only")
+    game = page.url
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill("mallory")
+    page.locator("input[name=password]").fill("correct horse")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(game)
+    expect(page.locator("pre.stderr")).to_contain_text("bot gave up on purpose")
+    screenshot(page, "game-fault-owner")
+    page.goto(f"{live_server}/bots/mallory/raiser")
+    expect(page.locator("section", has_text="Its faults")).to_contain_text("crash")
+    screenshot(page, "bot-games")

@@ -69,3 +69,28 @@ function drawRatingCharts() {
 }
 
 document.addEventListener("DOMContentLoaded", drawRatingCharts);
+
+// "Copy" buttons (data-copy: the id of the element whose text they copy); hidden without
+// JavaScript or a clipboard, where the text can still be selected by hand.
+function enableCopyButtons() {
+  if (!navigator.clipboard) {
+    return;
+  }
+  document.querySelectorAll("button[data-copy]").forEach((button) => {
+    button.hidden = false;
+    if (button.dataset.ready) {
+      return;
+    }
+    button.dataset.ready = "1";
+    button.addEventListener("click", () => {
+      const source = document.getElementById(button.dataset.copy);
+      if (source) {
+        navigator.clipboard.writeText(source.textContent).then(() => {
+          button.textContent = "Copied";
+        });
+      }
+    });
+  });
+}
+document.addEventListener("DOMContentLoaded", enableCopyButtons);
+document.addEventListener("htmx:afterSwap", enableCopyButtons);

@@ -1,0 +1,434 @@
+"""Stored games for the dashboard and the API: lists with filters, one game's record, a
+bot's record against each opponent.
+
+A done match keeps its games' results in ``matches.result`` (see
+:mod:`arena.service.results`) and their records in ``game_records``. A list reads the
+matches newest first and stops as soon as it has its page, so "a bot's recent games" costs
+the matches it looks through, not the whole table. A game's record holds the forfeiting
+bot's message and stderr tail: who may see those is the caller's decision (each row says
+whose bot holds each seat), :func:`redact_record` removes them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from arena.store.db import Store, as_utc
+from arena.store.models import Bot, BotVersion, GameRecord, Match, RuleSet, Tournament, User
+
+__all__ = [
+    "GAME_RESULTS",
+    "GameFilter",
+    "GamePage",
+    "GameRow",
+    "OpponentRow",
+    "StoredGame",
+    "game_list",
+    "game_record",
+    "opponent_table",
+    "outcome",
+    "record_verdict",
+    "redact_record",
+]
+
+#: A game's result for the bot a list is filtered on.
+GAME_RESULTS = ("win", "draw", "loss")
+#: Matches read from the database at a time while looking for a page of games.
+_CHUNK = 200
+#: At most this many matches are looked through for one page (a filter that matches
+#: nothing in a big database says "none among the latest N matches", never scans forever).
+SCAN_LIMIT = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    """Which games a list holds; every field left None matches all.
+
+    Attributes:
+        tournament: the tournament's name.
+        bot: (owner, name): games with any version of that bot.
+        opponent: (owner, name): games where this bot is at another seat than ``bot``'s.
+        rules: the rule set's name.
+        result: ``win``, ``draw`` or ``loss`` for ``bot`` (needs ``bot``).
+        fault: ``any`` (a bot forfeited), ``none``, ``mine`` (``bot`` forfeited), or a
+            fault's kind (``timeout``, ``crash``, ``illegal_move``, ``protocol_error``).
+        labels: entrant labels that must all hold a seat (a crosstable cell's pairing).
+        faulted: the entrant label whose seat forfeited.
+    """
+
+    tournament: str | None = None
+    bot: tuple[str, str] | None = None
+    opponent: tuple[str, str] | None = None
+    rules: str | None = None
+    result: str | None = None
+    fault: str | None = None
+    labels: tuple[str, ...] = ()
+    faulted: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One stored game.
+
+    Attributes:
+        match_id, index: the game is ``index`` of match ``match_id`` (its record's key).
+        seats: ``owner/bot@vN`` at each seat.
+        owners: the account id owning each seat's bot.
+        labels: each seat's entrant label in its tournament.
+        places: each seat's place, 0 = first (partners share theirs).
+        termination: how the game ended (``target``, or a bot's fault).
+        fault_seat: the seat that forfeited, or None.
+        outcome: ``win``/``draw``/``loss`` for the bot the list is filtered on, else None.
+        fault_message: the forfeit's message (private to the bot's owner: the caller
+            decides whether to show it).
+    """
+
+    match_id: int
+    index: int
+    tournament: str
+    rules: str
+    teams: bool
+    seats: tuple[str, ...]
+    owners: tuple[int, ...]
+    labels: tuple[str, ...]
+    places: tuple[int, ...]
+    points: tuple[int, ...]
+    termination: str
+    fault_seat: int | None
+    finished: datetime | None
+    outcome: str | None = None
+    fault_message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    """A page of games, newest first; ``more``: there are older ones."""
+
+    rows: list[GameRow]
+    more: bool
+    scanned: int = 0
+    #: Whether the scan stopped at :data:`SCAN_LIMIT` matches before the page was full.
+    truncated: bool = False
+
+
+@dataclass(slots=True)
+class _Names:
+    """Bot version ids → (``owner/bot@vN``, owner id, bot id), loaded as needed."""
+
+    session: Session
+    known: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+
+    def load(self, ids: Sequence[int]) -> None:
+        missing = sorted(set(ids) - set(self.known))
+        if not missing:
+            return
+        rows = self.session.execute(
+            select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(BotVersion.id.in_(missing))
+        ).all()
+        for vid, owner, bot, number, owner_id, bot_id in rows:
+            self.known[vid] = (f"{owner}/{bot}@v{number}", owner_id, bot_id)
+
+    def __getitem__(self, version_id: int) -> tuple[str, int, int]:
+        return self.known.get(version_id, (f"version {version_id}", 0, 0))
+
+
+def _bot_id(session: Session, ref: tuple[str, str]) -> int:
+    owner, name = ref
+    found = session.scalar(
+        select(Bot.id)
+        .join(User, User.id == Bot.owner_id)
+        .where(User.name == owner, Bot.name == name)
+    )
+    if found is None:
+        raise LookupError(f"no bot {owner}/{name}")
+    return found
+
+
+def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
+    """``win``, ``draw`` or ``loss`` for the seats ``mine`` (a bot's best place; its side's
+    in team play): first alone is a win, first with another side a draw."""
+    side_of = [seat % 2 if teams else seat for seat in range(len(places))]
+    best = min(mine, key=lambda seat: places[seat])
+    if places[best] != 0:
+        return "loss"
+    others = {side_of[s] for s, place in enumerate(places) if place == 0} - {side_of[best]}
+    return "draw" if others else "win"
+
+
+def _matches(session: Session, wanted: GameFilter) -> Iterator[tuple[Match, str, str, bool]]:
+    query = (
+        select(Match, Tournament.name, RuleSet.name, Tournament.teams)
+        .join(Tournament, Tournament.id == Match.tournament_id)
+        .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+        .where(Match.status == "done")
+        .order_by(Match.finished.desc(), Match.id.desc())
+    )
+    if wanted.tournament is not None:
+        query = query.where(Tournament.name == wanted.tournament)
+    if wanted.rules is not None:
+        query = query.where(RuleSet.name == wanted.rules)
+    for offset in range(0, SCAN_LIMIT, _CHUNK):
+        rows = session.execute(query.limit(_CHUNK).offset(offset)).all()
+        yield from ((m, t, r, bool(teams)) for m, t, r, teams in rows)
+        if len(rows) < _CHUNK:
+            return
+
+
+def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int = 0) -> GamePage:
+    """A page of the games ``wanted`` picks, newest first (a match's games last to first).
+
+    Raises:
+        LookupError: ``bot`` or ``opponent`` names no stored bot.
+        ValueError: a ``result`` without a ``bot``, or an unknown ``result``.
+    """
+    if wanted.result is not None and (wanted.bot is None or wanted.result not in GAME_RESULTS):
+        raise ValueError(
+            "a result filter needs a bot" if wanted.bot is None
+            else f"result must be one of {', '.join(GAME_RESULTS)}"
+        )  # fmt: skip
+    rows: list[GameRow] = []
+    skipped = scanned = 0
+    with store.read() as session:
+        names = _Names(session)
+        bot = None if wanted.bot is None else _bot_id(session, wanted.bot)
+        opponent = None if wanted.opponent is None else _bot_id(session, wanted.opponent)
+        for match, tournament, rules, teams in _matches(session, wanted):
+            scanned += 1
+            seats = [int(v) for v in match.seats]
+            labels = tuple(str(label) for label in (match.labels or seats))
+            if wanted.labels and not set(wanted.labels) <= set(labels):
+                continue
+            names.load(seats)
+            bots = [names[v][2] for v in seats]
+            mine = [s for s, b in enumerate(bots) if b == bot]
+            if bot is not None and not mine:
+                continue
+            if opponent is not None and not any(
+                b == opponent and s not in mine for s, b in enumerate(bots)
+            ):
+                continue
+            games = (match.result or {}).get("games", [])
+            for game in reversed(games):
+                row = _row(match, game, tournament, rules, teams, labels, seats, names, mine)
+                if row is None or not _keep(row, wanted, mine):
+                    continue
+                if skipped < offset:
+                    skipped += 1
+                    continue
+                if len(rows) == limit:
+                    return GamePage(rows, more=True, scanned=scanned)
+                rows.append(row)
+    return GamePage(rows, more=False, scanned=scanned, truncated=scanned >= SCAN_LIMIT)
+
+
+def _row(
+    match: Match,
+    game: dict[str, Any],
+    tournament: str,
+    rules: str,
+    teams: bool,
+    labels: tuple[str, ...],
+    seats: list[int],
+    names: _Names,
+    mine: list[int],
+) -> GameRow | None:
+    places = game.get("places")
+    if not isinstance(places, list) or len(places) != len(seats):
+        return None
+    verdict = game.get("verdict") or {}
+    seat = verdict.get("seat")
+    return GameRow(
+        match_id=match.id,
+        index=int(game.get("index", 0)),
+        tournament=tournament,
+        rules=rules,
+        teams=teams,
+        seats=tuple(names[v][0] for v in seats),
+        owners=tuple(names[v][1] for v in seats),
+        labels=labels,
+        places=tuple(int(p) for p in places),
+        points=tuple(int(p) for p in game.get("points", [])),
+        termination=str(game.get("termination", "")),
+        fault_seat=seat if isinstance(seat, int) else None,
+        finished=None if match.finished is None else as_utc(match.finished),
+        outcome=outcome(places, mine, teams) if mine else None,
+        fault_message=verdict.get("message") if isinstance(verdict.get("message"), str) else None,
+    )
+
+
+def _keep(row: GameRow, wanted: GameFilter, mine: list[int]) -> bool:
+    if wanted.result is not None and row.outcome != wanted.result:
+        return False
+    if wanted.faulted is not None and (
+        row.fault_seat is None or row.labels[row.fault_seat] != wanted.faulted
+    ):
+        return False
+    fault = wanted.fault
+    if fault is None:
+        return True
+    if fault == "none":
+        return row.fault_seat is None
+    if fault == "any":
+        return row.fault_seat is not None
+    if fault == "mine":
+        return row.fault_seat is not None and row.fault_seat in mine
+    return row.termination == fault
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """One game's record and who played it (for the caller's authorization)."""
+
+    row: GameRow
+    record: dict[str, Any]
+
+
+def game_record(store: Store, match_id: int, index: int) -> StoredGame | None:
+    """Game ``index`` of done match ``match_id`` with its record, or None."""
+    with store.read() as session:
+        found = session.execute(
+            select(Match, Tournament.name, RuleSet.name, Tournament.teams, GameRecord.record)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+            .join(GameRecord, GameRecord.match_id == Match.id)
+            .where(Match.id == match_id, GameRecord.game_index == index, Match.status == "done")
+        ).first()
+        if found is None:
+            return None
+        match, tournament, rules, teams, record = found
+        seats = [int(v) for v in match.seats]
+        names = _Names(session)
+        names.load(seats)
+        labels = tuple(str(label) for label in (match.labels or seats))
+        games = [g for g in (match.result or {}).get("games", []) if g.get("index") == index]
+        if not games:
+            return None
+        row = _row(match, games[0], tournament, rules, bool(teams), labels, seats, names, [])
+    if row is None:
+        return None
+    return StoredGame(row, record)
+
+
+def redact_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without the forfeiting bot's message and stderr (``result.verdict``;
+    its seat and the kind of fault are kept), for readers who may not see that bot's
+    faults. The redacted record still verifies (``arena replay verify``)."""
+    result = record.get("result")
+    verdict = result.get("verdict") if isinstance(result, dict) else None
+    if not isinstance(result, dict) or not isinstance(verdict, dict):
+        return record
+    redacted = {**verdict, "message": None, "stderr": None}
+    return {**record, "result": {**result, "verdict": redacted}}
+
+
+def record_verdict(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The record's verdict (``result.verdict``), or None."""
+    result = record.get("result")
+    verdict = result.get("verdict") if isinstance(result, dict) else None
+    return verdict if isinstance(verdict, dict) else None
+
+
+@dataclass(frozen=True, slots=True)
+class OpponentRow:
+    """A bot's record against one opponent bot under one rule set (every version of both).
+
+    ``games`` counts the games both played; a multi-player game counts against every
+    opponent at the table, as won, drawn or lost by place (first alone beats everyone,
+    otherwise ahead of, level with or behind that opponent).
+    """
+
+    rules: str
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def score(self) -> float:
+        """Wins plus half the draws, as a share of the games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+# The games of a bot's versions by seat arrangement and places, counted by the database.
+_OPPONENT_HISTOGRAM = {
+    "sqlite": """
+        SELECT r.name, m.seats AS seats, json_extract(m.result, g.fullkey || '.places'),
+               t.teams, count(*)
+        FROM matches AS m
+        JOIN tournaments AS t ON t.id = m.tournament_id
+        JOIN rule_sets AS r ON r.id = t.rule_set_id, json_each(m.result, '$.games') AS g
+        WHERE m.status = 'done' AND EXISTS (
+            SELECT 1 FROM json_each(m.seats) AS s WHERE s.value IN ({ids}))
+        GROUP BY 1, 2, 3, 4
+    """,
+    "postgresql": """
+        SELECT r.name, m.seats::text, (g.value -> 'places')::text, t.teams, count(*)
+        FROM matches AS m
+        JOIN tournaments AS t ON t.id = m.tournament_id
+        JOIN rule_sets AS r ON r.id = t.rule_set_id
+        CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
+        WHERE m.status = 'done' AND EXISTS (
+            SELECT 1 FROM json_array_elements_text(m.seats) AS s(value)
+            WHERE s.value::int IN ({ids}))
+        GROUP BY 1, 2, 3, 4
+    """,
+}
+
+
+def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
+    """The bot's record against each other bot, per rule set, most games first.
+
+    Raises:
+        LookupError: no bot ``owner/name``.
+    """
+    with store.read() as session:
+        bot = _bot_id(session, (owner, name))
+        ids = list(session.scalars(select(BotVersion.id).where(BotVersion.bot_id == bot)))
+        if not ids:
+            return []
+        sql = _OPPONENT_HISTOGRAM[store.dialect].format(ids=",".join(str(int(i)) for i in ids))
+        rows = session.execute(text(sql)).all()
+        names = _Names(session)
+        names.load(sorted({int(v) for row in rows for v in json.loads(row[1])}))
+        bot_names = {bid: n.rsplit("@", 1)[0] for n, _, bid in names.known.values()}
+    tally: dict[tuple[str, int], list[int]] = {}
+    for rules, seats_text, places_text, teams, count in rows:
+        seats = [names[int(v)][2] for v in json.loads(seats_text)]
+        places = json.loads(places_text or "null")
+        if not isinstance(places, list) or len(places) != len(seats):
+            continue
+        mine = [s for s, b in enumerate(seats) if b == bot]
+        if not mine:
+            continue
+        side_of = [seat % 2 if teams else seat for seat in range(len(seats))]
+        best = min(mine, key=lambda seat: places[seat])
+        my_sides = {side_of[s] for s in mine}
+        for other in sorted(set(seats) - {bot}):
+            theirs = [s for s, b in enumerate(seats) if b == other and side_of[s] not in my_sides]
+            if not theirs:
+                continue  # only ever a partner: not an opponent in that game
+            their_best = min(places[s] for s in theirs)
+            record = tally.setdefault((rules, other), [0, 0, 0, 0])
+            record[0] += count
+            if places[best] < their_best:
+                record[1] += count
+            elif places[best] == their_best:
+                record[2] += count
+            else:
+                record[3] += count
+    table = [
+        OpponentRow(rules, bot_names.get(other, f"bot {other}"), *record)
+        for (rules, other), record in tally.items()
+    ]
+    return sorted(table, key=lambda row: (row.rules, -row.games, row.opponent))

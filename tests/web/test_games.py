@@ -1,0 +1,218 @@
+"""Stored games on the web (web/games.py, arena/service/games.py), on both databases: the
+games list and its filters, a crosstable cell's games, a tournament's faults, one game's page
+and record (a fault's message and stderr for its bot's owner only), and a bot's recent
+games, its record against each opponent and its faults."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from arena.engine.records import verify_record
+from arena.service.accounts import create_account
+from arena.service.games import GameFilter, game_list, opponent_table, outcome
+from arena.service.results import refit_ratings
+from arena.store.db import Store
+from tests.paths import ZOO
+from tests.web.conftest import (
+    ENTRANTS,
+    HASHER,
+    PASSWORD,
+    RULES,
+    create,
+    logged_in,
+    play,
+    store_bots,
+)
+
+
+@pytest.fixture
+def app(app: Flask, store: Store, tmp_path: Path) -> Flask:
+    """A finished round robin of the reference bots ("spring", 2 games a pair), and one of
+    greedy against mallory's bot that raises in its third move ("trouble", 4 games in 2
+    matches: the bot's process is kept for a match, so it crashes in 2 of them)."""
+    for name, role in (("alice", "user"), ("mallory", "user"), ("root", "admin")):
+        create_account(store, name, PASSWORD, role=role, hasher=HASHER)
+    store_bots(store)
+    store.add_bot_version("mallory", "raiser", (ZOO / "raise_in_move.py").read_text(), {})
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
+    create(store, "trouble", ["alice/greedy@1", "mallory/raiser"], 4)
+    play(store, "trouble", tmp_path / "cache")
+    refit_ratings(store, RULES)
+    return app
+
+
+def _get(client: FlaskClient, path: str, status: int = 200) -> str:
+    response = client.get(path)
+    assert response.status_code == status, (path, response.status_code)
+    return response.get_data(as_text=True)
+
+
+def _game_links(page: str) -> list[str]:
+    return re.findall(r'href="(/games/\d+/\d+)"', page)
+
+
+def test_crosstable_cells_link_to_that_pairings_games(app: Flask) -> None:
+    client = app.test_client()
+    page = _get(client, "/tournaments/spring")
+    crosstable = page.split("<h2>Crosstable</h2>", 1)[1].split("</table>", 1)[0]
+    links = re.findall(r'href="(/games\?[^"]+)"', crosstable)
+    assert len(links) == 12  # 4 entrants, every pair both ways
+    pairing = _get(client, links[0].replace("&amp;", "&"))
+    games = _game_links(pairing)
+    assert len(games) == 2  # 2 games a pair: one match each way
+    # the two bots of the cell, and no one else, sit in them
+    a, b = re.search(r"a=([^&]+)&amp;b=([^&\"]+)", links[0]).groups()  # type: ignore[union-attr]
+    assert f"The games of {a} against {b} in spring" in pairing
+    for link in games:
+        game = _get(client, link)
+        assert "spring" in game and "Ended by" in game
+
+
+def test_a_tournament_page_counts_faults_by_bot_and_kind(app: Flask) -> None:
+    client = app.test_client()
+    page = _get(client, "/tournaments/trouble")
+    faults = page.split("<h2>Faults</h2>", 1)[1].split("</table>", 1)[0]
+    assert re.search(r"<td>raiser</td><td>crash</td><td class=\"num\"><a [^>]+>2</a>", faults)
+    listed = _get(client, "/games?tournament=trouble&by=raiser&fault=crash")
+    assert len(_game_links(listed)) == 2
+    assert _get(client, "/games?tournament=trouble&by=greedy&fault=crash").count("/games/") == 0
+    # the plain-text summary: standings and the faults
+    block = page.split('<pre class="stat-block" id="stat-block">', 1)[1].split("</pre>", 1)[0]
+    assert block.startswith("trouble: block, round-robin, 2 players")
+    assert "Faults: raiser crash 2" in block
+    assert re.search(r"^\s+2  raiser\s+4\s+\d\s+[\d.]+\s+2\b", block, re.M), block
+
+
+def test_a_faults_message_and_stderr_are_its_owners(app: Flask) -> None:
+    anonymous = app.test_client()
+    listed = _get(anonymous, "/games?tournament=trouble&fault=crash")
+    link = _game_links(listed)[0]
+    public = _get(anonymous, link)
+    assert "crash" in public and "bot gave up on purpose" not in public
+    assert "shown to its owner only" in public
+    record = json.loads(_get(anonymous, link + ".json"))
+    assert record["result"]["verdict"]["termination"] == "crash"
+    assert record["result"]["verdict"]["message"] is None
+    assert record["result"]["verdict"]["stderr"] is None
+    verify_record(record)  # the redacted record still replays
+    for viewer in ("alice", "mallory", "root"):
+        client = logged_in(app, viewer)
+        page = _get(client, link)
+        full = json.loads(_get(client, link + ".json"))
+        shown = viewer != "alice"  # alice's greedy is the other seat: not her fault
+        assert ("bot gave up on purpose" in page) is shown, viewer
+        assert ("bot gave up on purpose" in (full["result"]["verdict"]["stderr"] or "")) is shown
+    _get(anonymous, "/games/999999/0", 404)
+    _get(anonymous, "/games/999999/0.json", 404)
+
+
+def test_the_games_list_filters_by_bot_opponent_result_and_fault(app: Flask) -> None:
+    client = app.test_client()
+    everything = _get(client, "/games")
+    assert len(_game_links(everything)) == 16  # 12 + 4 games, under one page of 50
+    mine = _get(client, "/games?bot=alice/greedy")
+    # v1 and v2: 6 games each in spring, 2 of them against each other; 4 in trouble
+    assert len(_game_links(mine)) == 14
+    wins = _get(client, "/games?bot=alice/greedy&result=win")
+    losses = _get(client, "/games?bot=alice/greedy&result=loss")
+    draws = _get(client, "/games?bot=alice/greedy&result=draw")
+    counted = [len(_game_links(p)) for p in (wins, draws, losses)]
+    assert sum(counted) == 14 and counted[0] >= 2  # at least the raiser's crashes
+    assert 'class="outcome loss"' not in wins
+    against = _get(client, "/games?bot=alice/greedy&opponent=mallory/raiser")
+    assert len(_game_links(against)) == 4
+    assert len(_game_links(_get(client, "/games?bot=mallory/raiser&fault=mine"))) == 2
+    assert len(_game_links(_get(client, "/games?bot=alice/greedy&fault=mine"))) == 0
+    assert len(_game_links(_get(client, "/games?fault=none"))) == 14
+    assert len(_game_links(_get(client, f"/games?rules={RULES.name}&tournament=spring"))) == 12
+
+
+BAD_FILTERS = [
+    ("result=win", "A result filter needs a bot"),
+    (
+        "bot=alice/greedy&result=maybe",
+        "Result must be one of win, draw, loss, not &#39;maybe&#39;.",
+    ),
+    ("fault=bogus", "Fault must be one of any, none, mine, timeout"),
+    ("fault=mine", "The fault filter &#39;mine&#39; needs a bot"),
+    ("bot=greedy", "Bot must be OWNER/NAME, not &#39;greedy&#39;."),
+    ("bot=nobody/nothing", "No bot nobody/nothing"),
+    ("a=greedy", "An entrant (a, b, by) needs a tournament"),
+]
+
+
+def test_bad_filters_are_one_clear_message(app: Flask) -> None:
+    client = app.test_client()
+    for query, message in BAD_FILTERS:
+        page = _get(client, f"/games?{query}", 400)
+        assert message in page, (query, page)
+    for offset in ("-1", "x", "99999999"):
+        assert "offset must be a whole number" in _get(client, f"/games?offset={offset}", 400)
+
+
+def test_a_long_list_pages(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    import web.games
+
+    monkeypatch.setattr(web.games, "PAGE_SIZE", 10)
+    client = app.test_client()
+    first = _get(client, "/games")
+    assert 'rel="next"' in first and 'rel="prev"' not in first
+    second = _get(client, "/games?offset=10")
+    assert len(_game_links(second)) == 6 and 'rel="next"' not in second
+    assert 'rel="prev"' in second
+    seen = [_game_links(_get(client, f"/games?offset={n}")) for n in (0, 10)]
+    flat = [link for links in seen for link in links]
+    assert len(flat) == len(set(flat)) == 16
+
+
+def test_a_bots_page_shows_recent_games_opponents_and_its_faults_to_its_owner(
+    app: Flask,
+) -> None:
+    anonymous = _get(app.test_client(), "/bots/mallory/raiser")
+    recent = anonymous.split("<h2>Recent games</h2>", 1)[1].split("</table>", 1)[0]
+    assert len(_game_links(recent)) == 4 and 'class="outcome loss"' in recent
+    assert "<h2>Against each opponent</h2>" in anonymous
+    assert re.search(r"alice/greedy</a></td><td class=\"num\">4</td>", anonymous)
+    assert "Its faults" not in anonymous and "bot gave up on purpose" not in anonymous
+    owner = _get(logged_in(app, "mallory"), "/bots/mallory/raiser")
+    faults = owner.split("<h2>Its faults</h2>", 1)[1]
+    assert faults.count("<td>crash</td>") == 2
+    assert "ValueError: bot gave up on purpose" in faults or "bot gave up" in faults
+    assert "Its faults" not in _get(logged_in(app, "alice"), "/bots/mallory/raiser")
+
+
+def test_the_opponent_table_agrees_with_the_games(app: Flask, store: Store) -> None:
+    table = opponent_table(store, "alice", "greedy")
+    assert {row.opponent for row in table} == {"reference/random", "bob/counter", "mallory/raiser"}
+    for row in table:
+        assert row.rules == RULES.name
+        assert row.games == row.wins + row.draws + row.losses
+        owner, name = row.opponent.split("/")
+        listed = game_list(store, GameFilter(bot=("alice", "greedy"), opponent=(owner, name)))
+        assert len(listed.rows) == row.games
+        wins = sum(1 for game in listed.rows if game.outcome == "win")
+        assert wins == row.wins, row
+    with pytest.raises(LookupError, match="no bot nobody/x"):
+        opponent_table(store, "nobody", "x")
+
+
+@pytest.mark.parametrize(
+    ("places", "mine", "teams", "expected"),
+    [
+        ([0, 1], [0], False, "win"),
+        ([1, 0], [0], False, "loss"),
+        ([0, 0], [1], False, "draw"),
+        ([0, 1, 0, 1], [0], True, "win"),  # partners share first place: a win
+        ([2, 0, 1], [0, 2], False, "loss"),
+        ([1, 0, 0], [1], False, "draw"),
+    ],
+)
+def test_outcome(places: list[int], mine: list[int], teams: bool, expected: str) -> None:
+    assert outcome(places, mine, teams) == expected

@@ -1,0 +1,164 @@
+"""Stored games on the web: a list with filters (a bot's recent games, a crosstable cell's
+pairing, a tournament's faults), one game's page and its record as JSON.
+
+Everyone may see which games were played and how they ended (including which seat
+forfeited, and why in one word); the forfeiting bot's message and stderr are its owner's
+and the admins' only (``read-faults`` in :mod:`web.auth`), so a record is redacted for
+everyone else. The replay viewer will take over the game's page (issue 11).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response, abort, render_template, request, url_for
+
+from arena.engine.events import Termination
+from arena.service.games import (
+    GAME_RESULTS,
+    GameFilter,
+    GameRow,
+    game_list,
+    game_record,
+    record_verdict,
+    redact_record,
+)
+from arena.service.views import rule_set_names
+from web.app import get_store
+from web.auth import allowed, current_account
+
+__all__ = ["FAULT_CHOICES", "PAGE_SIZE", "games", "parse_filter", "record_for_reader"]
+
+games = Blueprint("games", __name__)
+
+#: Games a page lists.
+PAGE_SIZE = 50
+#: The fault filter's choices: any fault, none, the bot's own, or one kind.
+FAULT_CHOICES = ("any", "none", "mine", *(t.value for t in Termination if t.is_fault))
+
+
+class FilterError(ValueError):
+    """A query parameter that does not make a filter."""
+
+
+def _bot_ref(field: str, value: str) -> tuple[str, str] | None:
+    value = value.strip()
+    if not value:
+        return None
+    owner, slash, name = value.partition("/")
+    if not slash or not owner or not name or "/" in name:
+        raise FilterError(f"{field} must be OWNER/NAME, not {value!r}")
+    return owner, name
+
+
+def parse_filter(args: Any) -> GameFilter:
+    """A :class:`GameFilter` from query parameters (``tournament``, ``bot``, ``opponent``,
+    ``rules``, ``result``, ``fault``, ``a``/``b``: entrant labels of a pairing, ``by``:
+    the entrant label that forfeited).
+
+    Raises:
+        FilterError: a parameter out of its choices, or a result without a bot.
+    """
+    bot = _bot_ref("bot", args.get("bot", ""))
+    result = args.get("result", "").strip() or None
+    if result is not None and result not in GAME_RESULTS:
+        raise FilterError(f"result must be one of {', '.join(GAME_RESULTS)}, not {result!r}")
+    if result is not None and bot is None:
+        raise FilterError("a result filter needs a bot (bot=OWNER/NAME)")
+    fault = args.get("fault", "").strip() or None
+    if fault is not None and fault not in FAULT_CHOICES:
+        raise FilterError(f"fault must be one of {', '.join(FAULT_CHOICES)}, not {fault!r}")
+    if fault == "mine" and bot is None:
+        raise FilterError("the fault filter 'mine' needs a bot (bot=OWNER/NAME)")
+    labels = tuple(label for label in (args.get("a", ""), args.get("b", "")) if label)
+    tournament = args.get("tournament", "").strip() or None
+    faulted = args.get("by", "").strip() or None
+    if (labels or faulted) and tournament is None:
+        raise FilterError("an entrant (a, b, by) needs a tournament")
+    return GameFilter(
+        tournament=tournament,
+        bot=bot,
+        opponent=_bot_ref("opponent", args.get("opponent", "")),
+        rules=args.get("rules", "").strip() or None,
+        result=result,
+        fault=fault,
+        labels=labels,
+        faulted=faulted,
+    )
+
+
+def _offset() -> int:
+    text = request.args.get("offset", "0")
+    if not text.isdigit() or int(text) > 1_000_000:
+        abort(400, f"offset must be a whole number from 0 to 1000000, not {text!r}.")
+    return int(text)
+
+
+@games.get("/games")
+def game_index() -> tuple[str, int] | str:
+    """Stored games, newest first, with filters; works without JavaScript."""
+    offset = _offset()
+    try:
+        wanted = parse_filter(request.args)
+        page = game_list(get_store(), wanted, limit=PAGE_SIZE, offset=offset)
+    except (FilterError, ValueError, LookupError) as exc:
+        message = str(exc.args[0] if exc.args else exc)
+        return render_template(
+            "games.html", error=message[:1].upper() + message[1:] + ".", **_context(None, 0)
+        ), 400  # fmt: skip
+    return render_template("games.html", error=None, **_context(page, offset))
+
+
+def _context(page: Any, offset: int) -> dict[str, Any]:
+    args = {k: v for k, v in request.args.items() if k != "offset" and v}
+
+    def at(new_offset: int) -> str:
+        return url_for("games.game_index") + "?" + urlencode({**args, "offset": new_offset})
+
+    return {
+        "page": page,
+        "args": args,
+        "rule_sets": rule_set_names(get_store()),
+        "results": GAME_RESULTS,
+        "faults": FAULT_CHOICES,
+        "newer": at(max(0, offset - PAGE_SIZE)) if offset else None,
+        "older": at(offset + PAGE_SIZE) if page is not None and page.more else None,
+        "offset": offset,
+    }
+
+
+def record_for_reader(row: GameRow, record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the current reader may see it: the forfeiting bot's message and
+    stderr only for its owner and the admins."""
+    if row.fault_seat is None:
+        return record
+    owner = row.owners[row.fault_seat] if row.fault_seat < len(row.owners) else None
+    if allowed(current_account(), "read-faults", owner=owner):
+        return record
+    return redact_record(record)
+
+
+def _stored(match_id: int, index: int) -> tuple[GameRow, dict[str, Any]]:
+    found = game_record(get_store(), match_id, index)
+    if found is None:
+        abort(404, f"No stored game {index} of match {match_id}.")
+    return found.row, record_for_reader(found.row, found.record)
+
+
+@games.get("/games/<int:match_id>/<int:index>")
+def game_page(match_id: int, index: int) -> str:
+    """One game: who played, how it ended, the fault (in full for its owner)."""
+    row, record = _stored(match_id, index)
+    return render_template("game.html", g=row, record=record, verdict=record_verdict(record))
+
+
+@games.get("/games/<int:match_id>/<int:index>.json")
+def game_json(match_id: int, index: int) -> Response:
+    """The game's record (the format ``arena replay verify`` checks)."""
+    _, record = _stored(match_id, index)
+    response = Response(json.dumps(record), mimetype="application/json")
+    name = f"game-{match_id}-{index}.json"
+    response.headers["Content-Disposition"] = f'inline; filename="{name}"'
+    return response
