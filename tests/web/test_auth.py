@@ -204,7 +204,32 @@ ROUTES = [
     ("GET", "/api/v1/openapi.json", [200] * 5),
     ("GET", "/api/v1/docs", [200] * 5),
     ("POST", "/tournaments/none/cancel", [404] * 5),
+    ("GET", "/tournaments/none/live", [404] * 5),
+    ("POST", "/tournaments/new", [302, 403, 403, 400, 400]),  # no valid form: 400
+    ("GET", "/leaderboards/nosuchrules/export.csv", [404] * 5),
+    ("GET", "/leaderboards/nosuchrules/export.json", [404] * 5),
+    ("GET", "/games", [200] * 5),
+    ("GET", "/games/1/0", [404] * 5),
+    ("GET", "/games/1/0.json", [404] * 5),
+    ("POST", "/login", [401] * 5),  # no name or password: not logged in
+    ("POST", "/signup", [400] * 5),
+    ("POST", "/upload", [302, 400, 400, 400, 400]),  # no file
+    ("POST", "/account/password", [302, 400, 400, 400, 400]),
+    ("POST", "/account/tokens", [302, 400, 400, 400, 400]),
 ]
+
+
+def test_the_matrix_covers_every_page(app: Flask) -> None:
+    """Every endpoint of the pages (the API's are token-only: tests/web/test_api.py) is in
+    :data:`ROUTES`, so a new page cannot skip the matrix."""
+    adapter = app.url_map.bind("localhost")
+    covered = {adapter.match(path, method)[0] for method, path, _ in ROUTES}
+    pages = {
+        rule.endpoint
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static" and not rule.endpoint.startswith(("api.", "openapi"))
+    }
+    assert pages - covered == set()
 
 
 @pytest.mark.parametrize("role", ROLES)
