@@ -78,6 +78,7 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     "upload": ("user", True),
     "create-tournament": ("organiser", False),
     "cancel-tournament": ("admin", True),
+    "start-compare": ("admin", True),  # of one's own bot (NEW) against any other
     "manage-users": ("admin", False),
 }
 _RANK = {"anonymous": 0, "user": 1, "organiser": 2, "admin": 3}

@@ -37,6 +37,7 @@ from arena.service.broker import (
     send_matches,
     send_uploads,
 )
+from arena.service.compares import stop_if_decided
 from arena.service.matches import (
     Config,
     finished_rule_set,
@@ -159,6 +160,9 @@ def play_match(self: Task[Any, Any], match_id: int) -> str:
         raise self.retry(exc=exc, countdown=delay) from exc
     logger.info("match %s: %s", match_id, outcome)
     if outcome in ("done", "void"):
+        decided = stop_if_decided(store, match_id)  # a compare whose test has decided
+        if decided is not None:
+            logger.info("match %s: its compare's test ended (%s)", match_id, decided)
         rule_set = finished_rule_set(store, match_id)
         if rule_set is not None:  # this match finished its tournament
             app.send_task(REFIT, args=(rule_set,), queue=QUEUE)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import click
 from sqlalchemy import select
@@ -30,17 +28,17 @@ from arena.cli.common import (
     url_option,
 )
 from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreachable, warn_once
-from arena.compete.localrun import GameResult, MatchResult, process_pool, run_local
-from arena.compete.names import fit_name
+from arena.compete.localrun import MatchResult, process_pool, run_local
 from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name, schedule
+from arena.compete.tournaments import schedule
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, release_kept_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
-from arena.service.matches import Config, MatchSettings, create_stored_tournament, send_and_mark
+from arena.service.compares import batch_seed, compare_state, create_compare, deal_groups
+from arena.service.matches import Config, MatchSettings, send_and_mark
 from arena.store.models import Match
 from arena.store.queue import void_pending
 
@@ -187,7 +185,7 @@ def compare_command(
             for result in results:
                 by_batch.setdefault(_batch_of(result.match), []).append(result)
                 while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
-                    for group in _deal_groups(by_batch.pop(batch_number)).values():
+                    for group in deal_groups(by_batch.pop(batch_number)).values():
                         samples.add(sum(group) / len(group))
                         played += len(group)
                     batch_number += 1
@@ -222,7 +220,7 @@ def _batches(
             rules=rules,
             players=players,
             games_per_match=min(batch, deals - number * batch),
-            seed=_batch_seed(seed, number),
+            seed=batch_seed(seed, number),
         )
         batches.append([dataclasses.replace(m, id=f"b{number}-{m.id}") for m in matches])
     return batches
@@ -230,32 +228,6 @@ def _batches(
 
 def _batch_of(match: ScheduledMatch) -> int:
     return int(match.id.partition("-")[0][1:])
-
-
-def _batch_seed(seed: int, batch: int) -> int:
-    digest = hashlib.sha256(f"arena:compare:{seed}:{batch}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def _deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[float]]:
-    """NEW's score in each game of each deal group (the same deal, seats rotated)."""
-    groups: dict[tuple[str, int], list[float]] = {}
-    for result in results:
-        if result.match.deal_group is None or result.void is not None:
-            continue
-        seat = [entrant_name(spec) for spec in result.match.seats].index("new")
-        for game in result.games:
-            key = (result.match.deal_group, game.index)
-            groups.setdefault(key, []).append(_new_score(seat, game))
-    return groups
-
-
-def _new_score(seat: int, game: GameResult) -> float:
-    """NEW's score in [0, 1] in one game: the share of its opponents it finished ahead of
-    (a tie counts half): 1 or 0 for a 2-player win or loss, 0.5 for a draw."""
-    mine = game.places[seat]
-    others = [place for other, place in enumerate(game.places) if other != seat]
-    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
 
 
 def _progress_line(played: int, samples: GroupScores, test: SPRT, *, final: bool) -> None:
@@ -300,45 +272,26 @@ def compare_remote(
     tournament (format ``compare``), played by the workers a few batches ahead of the test;
     once the test decides, the matches not yet started are void. Returns the exit status."""
     from arena.service.broker import make_app, send_matches
-    from arena.service.results import load_results
 
-    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
-    labels = [entrant.partition("=")[0] for entrant in entrants]
-    deals = max_games // players  # deal groups, each played once per seat rotation
-    batches = -(-deals // batch)
-    matches: list[ScheduledMatch] = []
-    for number in range(batches):
-        tag = f"b{number:05d}"
-        for match in schedule(
-            "duplicate",
-            labels,
-            rules=rules,
-            players=players,
-            games_per_match=min(batch, deals - number * batch),  # at most --max-games
-            seed=_batch_seed(seed, number),
-        ):
-            matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=f"{tag}"))
     config = Config.from_env()
     app = make_app(broker, config, url)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    name = fit_name(f"compare-{new}-v-{old}-{rules.name}-seed{seed}-{stamp}")
 
     def send(ids: Sequence[int]) -> None:
         send_matches(app, ids)
 
     with open_store(url) as store:
         try:
-            tournament_id, _ = create_stored_tournament(
+            tournament_id, name = create_compare(
                 store,
-                name=name,
+                new=new,
+                old=old,
                 rules=rules,
-                format="compare",
-                entrants=entrants,
                 players=players,
-                games_per_match=batch,
+                test=test,
+                max_games=max_games,
+                batch=batch,
                 seed=seed,
                 settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
-                matches=matches,
             )
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
@@ -359,16 +312,12 @@ def compare_remote(
         samples = GroupScores()
         last_sweep, warned = time.monotonic(), [False, False]
         while True:
-            groups = _deal_groups(load_results(store, tournament_id))
-            complete = [scores for scores in groups.values() if len(scores) == players]
-            finished_batches = len({key[0] for key, s in groups.items() if len(s) == players})
-            samples = GroupScores(sum(scores) / len(scores) for scores in complete)
-            played = sum(len(scores) for scores in complete)
-            if samples.n >= 2:
-                status = test.status(samples)
-                if played != shown:
-                    _progress_line(played, samples, test, final=False)
-                    shown = played
+            state = compare_state(store, tournament_id, test, players)
+            samples, played, status = state.samples, state.played, state.status
+            finished_batches = state.finished_batches
+            if samples.n >= 2 and played != shown:
+                _progress_line(played, samples, test, final=False)
+                shown = played
             if status != "continue" or played >= max_games or finished_batches == len(order):
                 break
             while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:

@@ -234,6 +234,7 @@ def create_stored_tournament(
     games_per_match: int = 10,
     seed: int,
     settings: MatchSettings | None = None,
+    extra_settings: Mapping[str, Any] | None = None,
     matches: Sequence[ScheduledMatch] | None = None,
     owner_id: int | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
@@ -241,6 +242,7 @@ def create_stored_tournament(
     return its id and its schedule. ``entrants`` and ``pool`` are specs as
     :func:`resolve_entrants` takes them; the rest is :func:`arena.compete.tournaments.schedule`'s,
     unless ``matches`` gives the schedule (its seats are the entrants' labels).
+    ``extra_settings`` are stored with ``settings`` (a compare's test, for one).
 
     Raises:
         LookupError: an entrant is not stored.
@@ -276,7 +278,7 @@ def create_stored_tournament(
         seed=seed,
         entrants=labels,
         matches=matches,
-        settings=asdict(settings or MatchSettings()),
+        settings={**asdict(settings or MatchSettings()), **(extra_settings or {})},
         owner_id=owner_id,
     )
     return tournament_id, list(matches)

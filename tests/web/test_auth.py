@@ -216,6 +216,10 @@ ROUTES = [
     ("POST", "/upload", [302, 400, 400, 400, 400]),  # no file
     ("POST", "/account/password", [302, 400, 400, 400, 400]),
     ("POST", "/account/tokens", [302, 400, 400, 400, 400]),
+    ("GET", "/compares/new", [302, 200, 200, 200, 200]),
+    ("POST", "/compares/new", [302, 400, 400, 400, 400]),  # no bots chosen
+    ("GET", "/compares/none", [404] * 5),
+    ("GET", "/compares/none/live", [404] * 5),
 ]
 
 

@@ -209,3 +209,53 @@ def test_from_a_crosstable_cell_to_a_game_and_its_fault(
     page.goto(f"{live_server}/bots/mallory/raiser")
     expect(page.locator("section", has_text="Its faults")).to_contain_text("crash")
     screenshot(page, "bot-games")
+
+
+def test_an_owner_starts_a_compare_and_watches_the_test_decide(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    from sqlalchemy import select
+
+    from arena.service.compares import stop_if_decided
+    from arena.service.matches import Config, run_match
+    from arena.store.models import Match
+
+    create_account(store, "alice", "correct horse", hasher=HASHER)
+    store.add_bot_version("alice", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
+    store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill("alice")
+    page.locator("input[name=password]").fill("correct horse")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server}/bots/alice/greedy")
+    page.get_by_role("link", name="Is it stronger? Start a compare").click()
+    page.locator("select[name=old]").select_option("bob/first")
+    page.locator("select[name=rules]").select_option("draw")
+    page.locator("input[name=elo1]").fill("25")
+    screenshot(page, "compare-new")
+    page.get_by_role("button", name="Start the test").click()
+    expect(page.locator("#live .verdict")).to_have_text("Running")
+
+    def work() -> None:
+        config = Config(bot_cache=tmp_path / "cache")
+        while True:
+            with store.read() as session:
+                pending = session.scalar(
+                    select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
+                )
+            if pending is None:
+                return
+            threading.Event().wait(0.2)
+            run_match(store, pending, config=config, sandboxed=False)
+            stop_if_decided(store, pending)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    try:
+        expect(page.locator("#live .verdict")).to_have_text(
+            "NEW passed: H1 accepted", timeout=90_000
+        )
+    finally:
+        worker.join()
+    expect(page.locator("svg.llr")).to_be_visible()
+    screenshot(page, "compare-passed")

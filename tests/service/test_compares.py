@@ -1,0 +1,132 @@
+"""Compares as stored tournaments (arena/service/compares.py), on both databases: the test
+stored with the tournament, the stop a worker applies after each match, and the view the
+page and the API show. Matches are played here by the worker's own code, unsandboxed (the
+bots are trusted: greedy, and the docs' first-legal-move bot), so every game follows from
+the seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from arena.compete.sprt import SPRT
+from arena.engine.rules import PRESETS
+from arena.service.compares import (
+    CompareTest,
+    compare_schedule,
+    compare_view,
+    create_compare,
+    stop_if_decided,
+    verdict_of,
+)
+from arena.service.matches import Config, run_match
+from arena.store.db import Store
+from arena.store.models import Match, Tournament
+from tests.paths import REFERENCE_BOTS, ZOO
+
+RULES = PRESETS["draw"]
+
+
+@pytest.fixture
+def bots(store: Store) -> Store:
+    store.add_bot_version("ada", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
+    store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
+    return store
+
+
+def _play_all(store: Store, tournament_id: int, cache: Path) -> list[str]:
+    """Play the compare's matches in order as workers would, each followed by the stop
+    check; return what each stop check said."""
+    said: list[str] = []
+    config = Config(bot_cache=cache)
+    while True:
+        with store.read() as session:
+            pending = session.scalar(
+                select(Match.id)
+                .where(Match.tournament_id == tournament_id, Match.status == "pending")
+                .order_by(Match.id)
+                .limit(1)
+            )
+        if pending is None:
+            return said
+        assert run_match(store, pending, config=config, sandboxed=False) == "done"
+        decided = stop_if_decided(store, pending)
+        if decided is not None:
+            said.append(decided)
+
+
+def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Path) -> None:
+    test = SPRT(0.0, 25.0)
+    tournament_id, name = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=test,
+        max_games=2000, batch=8, seed=1,
+    )  # fmt: skip
+    assert name.startswith("compare-ada-greedy-v-bob-first-draw-seed1-")
+    with bots.read() as session:
+        tournament = session.get(Tournament, tournament_id)
+        assert tournament is not None and tournament.format == "compare"
+        stored = CompareTest.from_settings(tournament.settings)
+    assert stored == CompareTest("ada/greedy", "bob/first", 0.0, 25.0, 0.05, 0.05, 2000, 8)
+    said = _play_all(bots, tournament_id, tmp_path / "cache")
+    assert said == ["H1 accepted"]  # one stop, after the match that decided
+    view = compare_view(bots, name)
+    assert view.verdict == "passed" and view.status == "done"
+    assert view.llr is not None and view.upper is not None and view.llr >= view.upper
+    assert view.elo is not None and view.low is not None and view.elo > view.low > 0
+    assert view.los is not None and view.los > 0.99
+    assert view.progress["void"] > 0 and view.progress["pending"] == 0
+    assert view.games == 16 * view.progress["done"] // 2  # whole deal groups: 8 deals x 2
+
+
+def test_an_undecided_compare_plays_to_its_limit(bots: Store, tmp_path: Path) -> None:
+    tournament_id, name = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=SPRT(0.0, 10.0), max_games=8, batch=2, seed=3,
+    )  # fmt: skip
+    said = _play_all(bots, tournament_id, tmp_path / "cache")
+    view = compare_view(bots, name)
+    assert view.games == 8 and view.progress["void"] == 0 and view.progress["done"] == 4
+    assert said[-1] == "continue" and view.verdict == "undecided"
+
+
+def test_compare_bad_requests(bots: Store) -> None:
+    with pytest.raises(ValueError, match="fewer than one deal group"):
+        create_compare(
+            bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+            test=SPRT(0.0, 10.0), max_games=1, batch=2, seed=3,
+        )  # fmt: skip
+    with pytest.raises(LookupError, match="no bot 'nobody'"):
+        create_compare(
+            bots, new="nobody", old="bob/first", rules=RULES, players=2,
+            test=SPRT(0.0, 10.0), max_games=10, batch=2, seed=3,
+        )  # fmt: skip
+    with pytest.raises(LookupError, match="no compare called 'x'"):
+        compare_view(bots, "x")
+    assert stop_if_decided(bots, 12345) is None
+
+
+def test_the_schedule_rotates_seats_over_the_same_deals() -> None:
+    matches = compare_schedule(RULES, 3, max_games=30, batch=4, seed=5)
+    # 10 deal groups: batches of 4, 4 and 2, each played in 3 seatings
+    assert [m.games for m in matches] == [4, 4, 4, 4, 4, 4, 2, 2, 2]
+    assert {m.deal_group for m in matches} == {"b00000", "b00001", "b00002"}
+    first = [m for m in matches if m.deal_group == "b00000"]
+    assert len({m.seed for m in first}) == 1  # the same deals in every seating
+    assert sorted(m.seats.index("new") for m in first) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [(None, None), ({}, None), ({"sprt": "x"}, None), ({"sprt": {"new": "a"}}, None)],
+)
+def test_a_stored_test_that_is_not_one(settings: dict[str, object] | None, expected: None) -> None:
+    assert CompareTest.from_settings(settings) is expected
+
+
+def test_verdicts() -> None:
+    assert verdict_of("H1 accepted", False) == "passed"
+    assert verdict_of("H0 accepted", True) == "failed"
+    assert verdict_of("continue", True) == "undecided"
+    assert verdict_of("continue", False) == "running"
