@@ -14,7 +14,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, g, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    g,
+    render_template,
+    request,
+    url_for,
+)
 from pydantic import BaseModel, Field
 from spectree import Response as Responses
 from spectree import SecurityScheme, SecuritySchemeData, SpecTree
@@ -25,8 +34,19 @@ from werkzeug.exceptions import HTTPException
 
 from arena.errors import ArenaError
 from arena.service.accounts import Account, token_account
+from arena.service.compares import compare_view
+from arena.service.games import game_list, game_record, match_list, redact_record
 from arena.service.uploads import UploadError, UploadView, upload_view
-from arena.service.views import bot_list, bot_view, leaderboard, rule_set_names, tournament_list
+from arena.service.views import (
+    bot_list,
+    bot_view,
+    leaderboard,
+    rule_set_names,
+    tournament_list,
+    tournament_owner,
+    tournament_view,
+)
+from arena.store.queue import cancel_tournament
 from web.app import get_store
 from web.auth import allowed
 
@@ -215,6 +235,170 @@ class UploadModel(BaseModel):
     placement: str | None
 
 
+class StandingModel(BaseModel):
+    rank: int
+    entrant: str
+    games: int
+    wins: int
+    win_rate: float
+    points: int
+    forfeits: int
+    rating: float | None
+    low: float | None
+    high: float | None
+
+
+class CrosstableModel(BaseModel):
+    """``scores[i][j]``: entrant i's wins plus half draws against entrant j (None: never
+    met)."""
+
+    entrants: list[str]
+    scores: list[list[float | None]]
+
+
+class FaultCount(BaseModel):
+    entrant: str
+    kind: str
+    games: int
+
+
+class VoidMatch(BaseModel):
+    match: str
+    reason: str
+
+
+class TournamentModel(BaseModel):
+    name: str
+    status: str
+    format: str
+    rules: str
+    players: int
+    teams: bool
+    games_per_match: int
+    seed: int
+    owner: str | None
+    created: str
+    started: str | None
+    finished: str | None
+    progress: dict[str, int] = Field(description="matches by status")
+    games_done: int
+    games_total: int
+    eta_seconds: float | None
+    workers_alive: int
+    standings: list[StandingModel]
+    crosstable: CrosstableModel | None = Field(description="2-player tournaments only")
+    faults: list[FaultCount]
+    void: list[VoidMatch]
+
+
+class TournamentCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    rules: str = Field(description="a preset rule set", examples=["block"])
+    format: str = Field("round-robin", examples=["round-robin", "duplicate"])
+    bots: list[str] = Field(min_length=2, description="OWNER/NAME of each entrant")
+    games: int = Field(20, description="games each pair (or table) plays")
+    players: int = 2
+    move_ms: int = Field(1000, description="time a move, in milliseconds")
+
+
+class CancelModel(BaseModel):
+    name: str
+    voided: int = Field(description="matches that will not be played")
+
+
+class MatchQuery(Page):
+    status: str | None = Field(None, pattern="^(pending|running|done|void)$")
+
+
+class MatchModel(BaseModel):
+    id: int
+    key: str
+    status: str
+    labels: list[str]
+    seats: list[str]
+    games: int
+    attempts: int
+    finished: str | None
+    void: str | None
+
+
+class MatchesModel(BaseModel):
+    total: int
+    matches: list[MatchModel]
+
+
+class GameQuery(Page):
+    tournament: str | None = None
+    bot: str | None = Field(None, description="OWNER/NAME")
+    opponent: str | None = Field(None, description="OWNER/NAME")
+    rules: str | None = None
+    result: str | None = Field(None, description="win, draw or loss (for bot)")
+    fault: str | None = Field(None, description="any, none, mine (bot's) or a fault's kind")
+    a: str | None = Field(None, description="an entrant label of the tournament")
+    b: str | None = Field(None, description="another entrant label (a pairing)")
+    by: str | None = Field(None, description="the entrant label that forfeited")
+
+
+class GameModel(BaseModel):
+    match: int
+    index: int
+    tournament: str
+    rules: str
+    seats: list[str]
+    labels: list[str]
+    places: list[int]
+    points: list[int]
+    termination: str
+    fault_seat: int | None
+    outcome: str | None = Field(description="win, draw or loss for the bot filtered on")
+    finished: str | None
+    record: str = Field(description="the game record's URL")
+
+
+class GamesModel(BaseModel):
+    games: list[GameModel]
+    more: bool = Field(description="older games follow: ask with offset + limit")
+
+
+class CompareCreate(BaseModel):
+    new: str = Field(description="your bot, OWNER/NAME[@VERSION]")
+    old: str = Field(description="OWNER/NAME[@VERSION]")
+    rules: str
+    players: int = 2
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 2000
+    batch: int = 8
+    move_ms: int = 1000
+
+
+class CompareModel(BaseModel):
+    name: str
+    new: str | None
+    old: str | None
+    rules: str
+    players: int
+    status: str
+    verdict: str = Field(description="running, passed (H1), failed (H0) or undecided")
+    elo0: float | None
+    elo1: float | None
+    alpha: float | None
+    beta: float | None
+    max_games: int | None
+    games: int
+    elo: float | None
+    low: float | None
+    high: float | None
+    los: float | None
+    llr: float | None
+    lower: float | None
+    upper: float | None
+    progress: dict[str, int]
+    url: str
+
+
 # --- endpoints -------------------------------------------------------------------------------
 
 
@@ -359,6 +543,213 @@ def api_tournaments(query: Page) -> TournamentsModel:
             for t in chosen
         ],
     )  # fmt: skip
+
+
+def _iso(moment: Any) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _num(value: float | None, digits: int = 1) -> float | None:
+    """A rounded number for JSON (None for none; infinities, which JSON lacks, as None)."""
+    if value is None or value != value or value in (float("inf"), float("-inf")):
+        return None
+    return round(value, digits)
+
+
+@api.get("/tournaments/<name>")
+@spec.validate(
+    resp=Responses(HTTP_200=TournamentModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
+)
+def api_tournament(name: str) -> TournamentModel:
+    """A tournament: progress, standings with intervals, crosstable, faults, void matches."""
+    _caller("read")
+    try:
+        t = tournament_view(get_store(), name)
+    except LookupError:
+        _fail(404, f"no tournament called {name!r}")
+    crosstable = None
+    if t.crosstable is not None:
+        crosstable = CrosstableModel(entrants=t.crosstable[0], scores=t.crosstable[1])
+    return TournamentModel(
+        name=t.name, status=t.status, format=t.format, rules=t.rules, players=t.players,
+        teams=t.teams, games_per_match=t.games_per_match, seed=t.seed, owner=t.owner,
+        created=t.created.isoformat(), started=_iso(t.started), finished=_iso(t.finished),
+        progress=t.progress, games_done=t.games_done, games_total=t.games_total,
+        eta_seconds=_num(t.eta_seconds), workers_alive=t.workers_alive,
+        standings=[
+            StandingModel(rank=r.rank, entrant=r.entrant, games=r.games, wins=r.wins,
+                          win_rate=round(r.win_rate, 4), points=r.points, forfeits=r.forfeits,
+                          rating=_num(r.rating), low=_num(r.low), high=_num(r.high))
+            for r in t.standings
+        ],
+        crosstable=crosstable,
+        faults=[FaultCount(entrant=e, kind=k, games=n) for e, k, n in t.faults],
+        void=[VoidMatch(match=key, reason=reason) for key, reason in t.void],
+    )  # fmt: skip
+
+
+@api.post("/tournaments")
+@spec.validate(
+    json=TournamentCreate,
+    resp=Responses(HTTP_201=TournamentModel, HTTP_400=ApiError, **ERRORS),
+    tags=["tournaments"],
+)
+def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]:
+    """Create a tournament between stored bots (organisers; a ``run`` token): its matches
+    go to the workers at once. 201 with the tournament."""
+    from web.tournaments import create_tournament_for
+
+    account = _caller("run")
+    if not allowed(account, "create-tournament"):
+        _fail(403, "only organisers and admins create tournaments")
+    try:
+        create_tournament_for(
+            account, name=json.name.strip(), rules_name=json.rules, format=json.format,
+            bots=json.bots, games=json.games, players=json.players, move_ms=json.move_ms,
+        )  # fmt: skip
+    except (ArenaError, ValueError, LookupError) as exc:
+        _fail(400, str(exc.args[0] if exc.args else exc))
+    return api_tournament(json.name.strip()), 201
+
+
+@api.post("/tournaments/<name>/cancel")
+@spec.validate(
+    resp=Responses(HTTP_200=CancelModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
+)
+def api_cancel_tournament(name: str) -> CancelModel:
+    """Cancel a tournament (its creator or an admin; a ``run`` token): matches not started
+    are void, running ones finish, finished results are kept."""
+    account = _caller("run")
+    found = tournament_owner(get_store(), name)
+    if found is None:
+        _fail(404, f"no tournament called {name!r}")
+    assert found is not None
+    tournament_id, owner_id = found
+    if not allowed(account, "cancel-tournament", owner=owner_id):
+        _fail(403, "only its creator or an admin may cancel this tournament")
+    voided = cancel_tournament(get_store(), tournament_id, by=account.name)
+    return CancelModel(name=name, voided=voided)
+
+
+@api.get("/tournaments/<name>/matches")
+@spec.validate(
+    query=MatchQuery,
+    resp=Responses(HTTP_200=MatchesModel, HTTP_404=ApiError, **ERRORS),
+    tags=["tournaments"],
+)
+def api_matches(name: str, query: MatchQuery) -> MatchesModel:
+    """A tournament's matches in schedule order (``status``: only those)."""
+    _caller("read")
+    try:
+        total, rows = match_list(
+            get_store(), name, status=query.status, limit=query.limit, offset=query.offset
+        )
+    except LookupError:
+        _fail(404, f"no tournament called {name!r}")
+    return MatchesModel(
+        total=total,
+        matches=[
+            MatchModel(id=m.id, key=m.key, status=m.status, labels=list(m.labels),
+                       seats=list(m.seats), games=m.games, attempts=m.attempts,
+                       finished=_iso(m.finished), void=m.void)
+            for m in rows
+        ],
+    )  # fmt: skip
+
+
+@api.get("/games")
+@spec.validate(
+    query=GameQuery, resp=Responses(HTTP_200=GamesModel, HTTP_400=ApiError, **ERRORS),
+    tags=["games"],
+)  # fmt: skip
+def api_games(query: GameQuery) -> GamesModel:
+    """Stored games, newest first, with the games page's filters."""
+    from web.games import FilterError, parse_filter
+
+    _caller("read")
+    args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}
+    try:
+        page = game_list(get_store(), parse_filter(args), limit=query.limit, offset=query.offset)
+    except (FilterError, ValueError, LookupError) as exc:
+        _fail(400, str(exc.args[0] if exc.args else exc))
+    return GamesModel(
+        games=[
+            GameModel(match=g.match_id, index=g.index, tournament=g.tournament, rules=g.rules,
+                      seats=list(g.seats), labels=list(g.labels), places=list(g.places),
+                      points=list(g.points), termination=g.termination,
+                      fault_seat=g.fault_seat, outcome=g.outcome, finished=_iso(g.finished),
+                      record=url_for("api.api_game", match_id=g.match_id, index=g.index))
+            for g in page.rows
+        ],
+        more=page.more,
+    )  # fmt: skip
+
+
+@api.get("/games/<int:match_id>/<int:index>")
+@spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["games"])
+def api_game(match_id: int, index: int) -> Response:
+    """A game's record (the format ``arena replay verify`` checks); a fault's message and
+    stderr only for the faulting bot's owner and the admins."""
+    account = _caller("read")
+    found = game_record(get_store(), match_id, index)
+    if found is None:
+        _fail(404, f"no stored game {index} of match {match_id}")
+    assert found is not None
+    record = found.record
+    seat = found.row.fault_seat
+    if seat is not None and not allowed(account, "read-faults", owner=found.row.owners[seat]):
+        record = redact_record(record)
+    return Response(json.dumps(record), mimetype="application/json")
+
+
+def _compare_model(name: str) -> CompareModel:
+    try:
+        c = compare_view(get_store(), name)
+    except LookupError:
+        _fail(404, f"no compare called {name!r}")
+    t = c.test
+    return CompareModel(
+        name=c.name, new=None if t is None else t.new, old=None if t is None else t.old,
+        rules=c.rules, players=c.players, status=c.status, verdict=c.verdict,
+        elo0=None if t is None else t.elo0, elo1=None if t is None else t.elo1,
+        alpha=None if t is None else t.alpha, beta=None if t is None else t.beta,
+        max_games=None if t is None else t.max_games, games=c.games,
+        elo=_num(c.elo), low=_num(c.low), high=_num(c.high), los=_num(c.los, 4),
+        llr=_num(c.llr, 3), lower=_num(c.lower, 3), upper=_num(c.upper, 3),
+        progress=c.progress, url=url_for("compares.compare_page", name=c.name),
+    )  # fmt: skip
+
+
+@api.post("/compares")
+@spec.validate(
+    json=CompareCreate,
+    resp=Responses(HTTP_202=CompareModel, HTTP_400=ApiError, **ERRORS),
+    tags=["compares"],
+)
+def api_start_compare(json: CompareCreate) -> tuple[CompareModel, int]:
+    """Start a regression test of your bot (NEW) against OLD (a ``run`` token): 202 with
+    the compare; poll ``/compares/{name}`` until its verdict is not ``running``."""
+    from web.compares import CompareRequest, start_compare
+
+    account = _caller("run")
+    try:
+        name = start_compare(account, CompareRequest(**json.model_dump()))
+    except PermissionError as exc:
+        _fail(403, str(exc))
+    except (ArenaError, ValueError, LookupError) as exc:
+        _fail(400, str(exc.args[0] if exc.args else exc))
+    return _compare_model(name), 202
+
+
+@api.get("/compares/<name>")
+@spec.validate(
+    resp=Responses(HTTP_200=CompareModel, HTTP_404=ApiError, **ERRORS), tags=["compares"]
+)
+def api_compare(name: str) -> CompareModel:
+    """A compare: its verdict, LLR and bounds, NEW's Elo advantage with its 95% interval,
+    LOS, games."""
+    _caller("read")
+    return _compare_model(name)
 
 
 @api.get("/openapi.json")

@@ -13,13 +13,14 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.compete.tournaments import FORMATS
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError
+from arena.service.accounts import Account
 from arena.service.matches import MatchSettings, create_stored_tournament, send_pending
 from arena.service.views import bot_list, tournament_owner
 from arena.store.queue import cancel_tournament
 from web.app import get_celery, get_store
 from web.auth import login_required, require
 
-__all__ = ["MAX_GAMES", "tournaments"]
+__all__ = ["MAX_GAMES", "create_tournament_for", "tournaments"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,19 +53,65 @@ def _entrant_specs(chosen: list[str]) -> list[str]:
     return specs
 
 
-def _number(field: str, low: int, high: int, default: int) -> int:
+def _number(field: str, default: int) -> int:
     text = request.form.get(field, "").strip()
     if not text:
         return default
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise ArenaError(
             f"{field.replace('_', ' ')} must be a whole number, not {text!r}"
         ) from None
-    if not low <= value <= high:
-        raise ArenaError(f"{field.replace('_', ' ')} must be {low} to {high}, not {value}")
-    return value
+
+
+def create_tournament_for(
+    account: Account,
+    *,
+    name: str,
+    rules_name: str,
+    format: str,
+    bots: list[str],
+    games: int,
+    players: int,
+    move_ms: int,
+) -> tuple[int, bool]:
+    """Create a tournament between stored bots (``owner/name`` each) for ``account`` and
+    send its matches to the workers; return its id and whether the broker took them (if
+    not, they wait, pending: ``arena tournament run NAME`` sends them). The page and the
+    API both create tournaments here.
+
+    Raises:
+        ArenaError, ValueError, LookupError: a bad parameter or an unknown bot (the message
+            says which); nothing is stored.
+    """
+    rules = PRESETS.get(rules_name)
+    if rules is None:
+        raise ArenaError(f"choose a rule set ({', '.join(PRESETS)})")
+    if format not in WEB_FORMATS:
+        raise ArenaError(f"choose a format ({', '.join(WEB_FORMATS)})")
+    if len(bots) < 2:
+        raise ArenaError("choose at least two bots")
+    for field, value, low, high in (
+        ("games", games, 1, MAX_GAMES),
+        ("players", players, 2, max(rules.players)),
+        ("move_seconds", move_ms, 10, 10_000),
+    ):
+        if not low <= value <= high:
+            raise ArenaError(f"{field.replace('_', ' ')} must be {low} to {high}, not {value}")
+    tournament_id, _ = create_stored_tournament(
+        get_store(),
+        name=name,
+        rules=rules,
+        format=format,
+        entrants=_entrant_specs(bots),
+        players=players,
+        games_per_match=games,
+        seed=random.SystemRandom().getrandbits(62),
+        settings=MatchSettings(move_seconds=move_ms / 1000),
+        owner_id=account.id,
+    )
+    return tournament_id, _send(tournament_id)
 
 
 @tournaments.route("/tournaments/new", methods=["GET", "POST"])
@@ -86,41 +133,33 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
         "move_seconds": request.form.get("move_seconds", ""),
     }
     try:
-        rules = PRESETS.get(str(values["rules"]))
-        if rules is None:
-            raise ArenaError(f"choose a rule set ({', '.join(PRESETS)})")
-        if values["format"] not in WEB_FORMATS:
-            raise ArenaError(f"choose a format ({', '.join(WEB_FORMATS)})")
-        if len(chosen) < 2:
-            raise ArenaError("choose at least two bots")
-        games = _number("games", 1, MAX_GAMES, 20)
-        players = _number("players", 2, max(rules.players), 2)
-        move_ms = _number("move_seconds", 10, 10_000, 1000)
-        tournament_id, _ = create_stored_tournament(
-            get_store(),
+        _, sent = create_tournament_for(
+            account,
             name=str(values["name"]),
-            rules=rules,
-            format=values["format"],
-            entrants=_entrant_specs(chosen),
-            players=players,
-            games_per_match=games,
-            seed=random.SystemRandom().getrandbits(62),
-            settings=MatchSettings(move_seconds=move_ms / 1000),
-            owner_id=account.id,
+            rules_name=str(values["rules"]),
+            format=str(values["format"]),
+            bots=chosen,
+            games=_number("games", 20),
+            players=_number("players", 2),
+            move_ms=_number("move_seconds", 1000),
         )
     except (ArenaError, ValueError, LookupError) as exc:
         message = str(exc).strip("'\"")
         flash(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
         return render_template("tournament_new.html", **_form_context(**values)), 400
-    _send(tournament_id)
+    if not sent:
+        flash(
+            "The task queue cannot be reached: the matches wait until it can "
+            "(`arena tournament run NAME` sends them)."
+        )
     flash(f"Tournament {values['name']} created: the workers start on it now.")
     return redirect(url_for("pages.tournament_page", name=values["name"]))
 
 
-def _send(tournament_id: int) -> None:
-    """Send the tournament's matches to the workers; with the broker down, the workers'
-    sweep cannot help (a created tournament is never swept): say so in the log, and the
-    page shows the matches pending; ``arena tournament run NAME`` sends them."""
+def _send(tournament_id: int) -> bool:
+    """Send the tournament's matches to the workers; return False if the broker is down
+    (the workers' sweep cannot help: a created tournament is never swept; the page shows
+    the matches pending, and ``arena tournament run NAME`` sends them)."""
     from arena.service.broker import send_matches
 
     try:
@@ -129,10 +168,8 @@ def _send(tournament_id: int) -> None:
         )
     except Exception as exc:
         logger.warning("tournament %s: cannot reach the broker (%s)", tournament_id, exc)
-        flash(
-            "The task queue cannot be reached: the matches wait until it can "
-            "(`arena tournament run NAME` sends them)."
-        )
+        return False
+    return True
 
 
 @tournaments.post("/tournaments/<name>/cancel")

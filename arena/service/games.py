@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc
@@ -28,10 +28,12 @@ __all__ = [
     "GameFilter",
     "GamePage",
     "GameRow",
+    "MatchRow",
     "OpponentRow",
     "StoredGame",
     "game_list",
     "game_record",
+    "match_list",
     "opponent_table",
     "outcome",
     "record_verdict",
@@ -432,3 +434,63 @@ def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
         for (rules, other), record in tally.items()
     ]
     return sorted(table, key=lambda row: (row.rules, -row.games, row.opponent))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """One match of a tournament, for the API's list.
+
+    Attributes:
+        key: its key in the schedule (``r1-t0``, ``b00003-...``).
+        status: ``pending``, ``running``, ``done`` or ``void``.
+        labels: each seat's entrant label; ``seats``: each seat's ``owner/bot@vN``.
+        games: games it has (done) or will have.
+        void: why it is void (a harness failure, a cancel, a decided compare), or None.
+    """
+
+    id: int
+    key: str
+    status: str
+    labels: tuple[str, ...]
+    seats: tuple[str, ...]
+    games: int
+    attempts: int
+    finished: datetime | None
+    void: str | None
+
+
+def match_list(
+    store: Store, tournament: str, *, status: str | None = None, limit: int = 50, offset: int = 0
+) -> tuple[int, list[MatchRow]]:
+    """The tournament's matches in schedule order (``status``: only those), a page of them
+    and how many there are.
+
+    Raises:
+        LookupError: no tournament of that name.
+    """
+    with store.read() as session:
+        tournament_id = session.scalar(select(Tournament.id).where(Tournament.name == tournament))
+        if tournament_id is None:
+            raise LookupError(f"no tournament called {tournament!r}")
+        query = select(Match).where(Match.tournament_id == tournament_id)
+        if status is not None:
+            query = query.where(Match.status == status)
+        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+        matches = list(session.scalars(query.order_by(Match.id).limit(limit).offset(offset)))
+        names = _Names(session)
+        names.load([int(v) for m in matches for v in m.seats])
+        rows = [
+            MatchRow(
+                id=m.id,
+                key=m.key,
+                status=m.status,
+                labels=tuple(str(label) for label in (m.labels or m.seats)),
+                seats=tuple(names[int(v)][0] for v in m.seats),
+                games=m.games,
+                attempts=m.attempts,
+                finished=None if m.finished is None else as_utc(m.finished),
+                void=(m.result or {}).get("void") if m.status == "void" else None,
+            )
+            for m in matches
+        ]
+    return total, rows

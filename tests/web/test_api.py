@@ -17,6 +17,7 @@ from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from sqlalchemy import select
 
+from arena.engine.records import verify_record
 from arena.service.accounts import create_account, create_token
 from arena.service.uploads import check_upload
 from arena.store.db import Store
@@ -219,10 +220,10 @@ def test_the_api_fuzzed_from_its_own_document(
     try:
         store_bots(store)
         owner = create_account(store, "ada", PASSWORD, hasher=HASHER)
-        token = create_token(store, owner.id, "fuzz", ["read", "upload"])
+        token = create_token(store, owner.id, "fuzz", ["read", "upload", "run"])
         schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
         operations = [r.ok() for r in schema.get_all_operations() if isinstance(r, Ok)]
-        assert len(operations) >= 6
+        assert len(operations) >= 15
         for operation in operations:
 
             @given(case=operation.as_strategy())
@@ -242,3 +243,97 @@ def test_the_api_fuzzed_from_its_own_document(
             check()
     finally:
         app.extensions["arena_store"].close()
+
+
+def test_tournaments_matches_and_games_over_the_api(
+    app: Flask, store: Store, tmp_path: Path
+) -> None:
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
+    olga = create_account(store, "olga", PASSWORD, role="organiser", hasher=HASHER)
+    runner = _bearer(create_token(store, olga.id, "ci", ["read", "run"]))
+    reader = _bearer(create_token(store, _account_id(store, "ada"), "r", ["read"]))
+    user_runner = _bearer(create_token(store, _account_id(store, "ada"), "x", ["run", "read"]))
+    client = app.test_client()
+    spring = client.get("/api/v1/tournaments/spring", headers=reader).get_json()
+    assert spring["status"] == "done" and spring["progress"]["done"] == 12
+    assert [row["rank"] for row in spring["standings"]] == [1, 2, 3, 4]
+    assert len(spring["crosstable"]["entrants"]) == 4 and spring["faults"] == []
+    matches = client.get("/api/v1/tournaments/spring/matches?limit=5", headers=reader).get_json()
+    assert matches["total"] == 12 and len(matches["matches"]) == 5
+    assert all(m["status"] == "done" and len(m["seats"]) == 2 for m in matches["matches"])
+    games = client.get(
+        "/api/v1/games?tournament=spring&bot=alice/greedy&limit=100", headers=reader
+    ).get_json()
+    assert len(games["games"]) == 10 and not games["more"]
+    assert {g["outcome"] for g in games["games"]} <= {"win", "draw", "loss"}
+    record = client.get(games["games"][0]["record"], headers=reader)
+    assert record.status_code == 200
+    verify_record(record.get_json())
+    bad = client.get("/api/v1/games?result=win", headers=reader)
+    assert bad.status_code == 400
+    assert bad.get_json()["error"]["message"] == "a result filter needs a bot (bot=OWNER/NAME)"
+    assert client.get("/api/v1/tournaments/nope", headers=reader).status_code == 404
+    # creating: organisers, with a run token
+    body = {"name": "api-made", "rules": "block", "bots": ["alice/greedy", "bob/counter"],
+            "games": 2}  # fmt: skip
+    assert client.post("/api/v1/tournaments", json=body, headers=reader).status_code == 403
+    refused = client.post("/api/v1/tournaments", json=body, headers=user_runner)
+    assert refused.status_code == 403
+    assert "only organisers" in refused.get_json()["error"]["message"]
+    one = client.post("/api/v1/tournaments", json={**body, "bots": ["alice/greedy", "x/y"]},
+                      headers=runner)  # fmt: skip
+    assert one.status_code == 400 and "no bot 'y' of 'x'" in one.get_json()["error"]["message"]
+    made = client.post("/api/v1/tournaments", json=body, headers=runner)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["progress"]["pending"] == 2 and made.get_json()["owner"] == "olga"
+    again = client.post("/api/v1/tournaments", json=body, headers=runner)
+    assert again.status_code == 400 and "exists" in again.get_json()["error"]["message"]
+    # cancelling: its creator (or an admin)
+    assert (
+        client.post("/api/v1/tournaments/api-made/cancel", headers=user_runner).status_code == 403
+    )
+    cancelled = client.post("/api/v1/tournaments/api-made/cancel", headers=runner)
+    assert cancelled.get_json() == {"name": "api-made", "voided": 2}
+    assert client.post("/api/v1/tournaments/nope/cancel", headers=runner).status_code == 404
+
+
+def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
+    app: Flask, store: Store, tmp_path: Path
+) -> None:
+    from arena.service.compares import stop_if_decided
+    from arena.service.matches import Config, run_match
+    from arena.store.models import Match
+    from tests.paths import ZOO
+
+    ada = _account_id(store, "ada")
+    store.add_bot_version("ada", "greedy", GREEDY.decode(), {})
+    store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
+    token = _bearer(create_token(store, ada, "ci", ["read", "run"]))
+    client = app.test_client()
+    body = {"new": "ada/greedy", "old": "bob/first", "rules": "draw", "elo1": 25}
+    started = client.post("/api/v1/compares", json=body, headers=token)
+    assert started.status_code == 202, started.get_json()
+    compare = started.get_json()
+    assert compare["verdict"] == "running" and compare["elo1"] == 25
+    assert compare["url"] == f"/compares/{compare['name']}"
+    theirs = client.post("/api/v1/compares", json={**body, "new": "bob/first"}, headers=token)
+    assert theirs.status_code == 403
+    wrong = client.post("/api/v1/compares", json={**body, "elo1": -5}, headers=token)
+    assert wrong.status_code == 400
+    assert "elo0 must be below elo1" in wrong.get_json()["error"]["message"]
+    config = Config(bot_cache=tmp_path / "cache")
+    while True:
+        with store.read() as session:
+            pending = session.scalar(
+                select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
+            )
+        if pending is None:
+            break
+        run_match(store, pending, config=config, sandboxed=False)
+        stop_if_decided(store, pending)
+    done = client.get(f"/api/v1/compares/{compare['name']}", headers=token).get_json()
+    assert done["verdict"] == "passed" and done["llr"] >= done["upper"]
+    assert done["elo"] > 0 and done["los"] > 0.99 and done["progress"]["void"] > 0
+    assert client.get("/api/v1/compares/nope", headers=token).status_code == 404
