@@ -117,6 +117,7 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "Ratings of the stored bot versions under a rule set.",
         ),
         "users": ("users:users_group", "Accounts: add, list."),
+        "remote": ("remote:remote_group", "Upload and test bots on an arena server."),
     },
     "tournament": {
         "run": (

@@ -1,0 +1,174 @@
+"""``arena remote``: talk to an arena server's JSON API (docs/api.md) from a bot author's
+machine or CI: upload a version, follow its check, and test it against another bot.
+
+The token comes from ``$ARENA_TOKEN`` (made on the account page, with the ``read`` and
+``upload`` scopes, and ``run`` to start a compare), never from an option, so it stays out of
+shell histories and CI logs. Exit statuses are ``arena compare``'s: 0 accepted (and passed),
+1 rejected (or failed), 2 undecided, 64 a mistake in the command or a request the server
+refused, 69 the server cannot be reached.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import httpx
+
+from arena.cli.common import FAILED, OK, UNDECIDED, UnavailableError, UsageError
+
+__all__ = ["remote_group"]
+
+#: Seconds between two looks at a pending check or a running compare.
+POLL_SECONDS = 2.0
+
+
+@click.group("remote", short_help="Upload and test bots on an arena server.")
+def remote_group() -> None:
+    """Talk to an arena server's API (docs/api.md); the token is $ARENA_TOKEN."""
+
+
+class _Server:
+    """The API of the server at ``base``, with the token from the environment."""
+
+    def __init__(self, base: str, timeout: float) -> None:
+        token = os.environ.get("ARENA_TOKEN", "").strip()
+        if not token:
+            raise UsageError(
+                "set ARENA_TOKEN to an API token: make one on the server's account page "
+                "(/account/tokens) with the read and upload scopes (and run, to compare)"
+            )
+        if not base.startswith(("http://", "https://")):
+            raise UsageError(f"--server must be an http:// or https:// URL, not {base!r}")
+        self.base = base.rstrip("/")
+        self.client = httpx.Client(
+            base_url=self.base + "/api/v1",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=timeout,
+        )
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """The JSON answer; a refused request is a :class:`UsageError` with the server's
+        message, an unreachable or failing server an :class:`UnavailableError`."""
+        try:
+            response = self.client.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise UnavailableError(f"cannot reach {self.base}: {exc}") from None
+        if response.status_code >= 500:
+            raise UnavailableError(f"{self.base} answered {response.status_code}")
+        try:
+            body = response.json()
+        except ValueError:
+            raise UnavailableError(
+                f"{self.base} answered {response.status_code} without JSON: is it an arena server?"
+            ) from None
+        if response.status_code >= 400:
+            message = body.get("error", {}).get("message") if isinstance(body, dict) else None
+            raise UsageError(f"the server refused: {message or response.status_code}")
+        return body
+
+
+def _wait(what: str, deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise UnavailableError(f"{what} has not finished within --timeout; it goes on")
+    time.sleep(POLL_SECONDS)
+
+
+@remote_group.command("push", short_help="Upload a bot version; optionally compare it.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--server",
+    envvar="ARENA_SERVER",
+    required=True,
+    help="The arena's URL (or $ARENA_SERVER), e.g. https://arena.example.org.",
+)
+@click.option("--name", default="", help="The bot's name (default: the file's stem).")
+@click.option(
+    "--compare",
+    "old",
+    metavar="OLD",
+    help="Then test the new version against OLD (OWNER/NAME[@VERSION]) under --rules.",
+)
+@click.option("--rules", help="The compare's rule set (a preset).")
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is this much.")
+@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much.")
+@click.option(
+    "--max-games",
+    type=click.IntRange(2, 20000),
+    default=2000,
+    show_default=True,
+    help="The compare plays at most this many games.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(1, 86400),
+    default=3600,
+    show_default=True,
+    help="Seconds to wait for the check and the compare.",
+)
+def remote_push_command(
+    file: Path,
+    server: str,
+    name: str,
+    old: str | None,
+    rules: str | None,
+    elo0: float,
+    elo1: float,
+    max_games: int,
+    timeout: float,
+) -> int:
+    """Upload FILE as a new version of your bot, wait for the server's sandboxed check, and
+    with --compare, test the new version against OLD until the sequential test decides.
+    Exit status: 0 accepted (or already stored) and, with --compare, passed; 1 rejected or
+    failed; 2 undecided."""
+    if old is not None and not rules:
+        raise UsageError("--compare needs --rules (the rule set to compare under)")
+    if old is None and rules:
+        raise UsageError("--rules is for --compare")
+    api = _Server(server, timeout=60.0)
+    deadline = time.monotonic() + timeout
+    with file.open("rb") as source:
+        upload = api.call(
+            "POST", "/bots", files={"source": (file.name, source)}, data={"name": name}
+        )
+    click.echo(f"uploaded {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})")
+    while upload["status"] == "pending":
+        _wait("the check", deadline)
+        upload = api.call("GET", f"/uploads/{upload['id']}")
+    bot = f"{upload['owner']}/{upload['bot']}"
+    if upload["status"] == "rejected":
+        click.echo(f"{bot}: rejected: {upload['message']}")
+        return FAILED
+    word = "accepted as" if upload["status"] == "accepted" else "already stored as"
+    click.echo(f"{bot}: {word} version {upload['version']}")
+    if old is None:
+        return OK
+    new = f"{bot}@{upload['version']}"
+    compare = api.call(
+        "POST",
+        "/compares",
+        json={
+            "new": new, "old": old, "rules": rules, "elo0": elo0, "elo1": elo1,
+            "max_games": max_games,
+        },
+    )  # fmt: skip
+    click.echo(f"compare {new} against {old} under {rules}: {api.base}{compare['url']}")
+    shown = -1
+    while compare["verdict"] == "running":
+        _wait("the compare", deadline)
+        compare = api.call("GET", f"/compares/{compare['name']}")
+        figures = ("elo", "low", "high", "los", "llr")
+        if compare["games"] != shown and all(compare[key] is not None for key in figures):
+            shown = compare["games"]
+            click.echo(
+                f"games {compare['games']:>6} | Elo {compare['elo']:+7.1f} "
+                f"({compare['low']:+.1f} to {compare['high']:+.1f}) | "
+                f"LOS {100 * compare['los']:5.1f}% | LLR {compare['llr']:+6.2f} "
+                f"[{compare['lower']:+.2f}, {compare['upper']:+.2f}]"
+            )
+    verdict = compare["verdict"]
+    click.echo(f"NEW {verdict} ({compare['games']} games)")
+    return {"passed": OK, "failed": FAILED}.get(verdict, UNDECIDED)
