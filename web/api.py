@@ -32,6 +32,7 @@ from spectree.models import SecureType
 from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import HTTPException
 
+from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError
 from arena.service.accounts import Account, token_account
 from arena.service.compares import compare_view
@@ -293,7 +294,10 @@ class TournamentModel(BaseModel):
 
 class TournamentCreate(BaseModel):
     name: str = Field(min_length=1, max_length=64)
-    rules: str = Field(description="a preset rule set", examples=["block"])
+    rules: str = Field("", description="a preset rule set (or send rule_set)", examples=["block"])
+    rule_set: dict[str, Any] | None = Field(
+        None, description="a custom rule set: a rule file's document (docs/rules.md)"
+    )
     format: str = Field("round-robin", examples=["round-robin", "duplicate"])
     bots: list[str] = Field(min_length=2, description="OWNER/NAME of each entrant")
     games: int = Field(20, description="games each pair (or table) plays")
@@ -603,8 +607,13 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]
     if not allowed(account, "create-tournament"):
         _fail(403, "only organisers and admins create tournaments")
     try:
+        rules = (
+            json.rules
+            if json.rule_set is None
+            else rules_from_document(json.rule_set, source="rule_set")
+        )
         create_tournament_for(
-            account, name=json.name.strip(), rules_name=json.rules, format=json.format,
+            account, name=json.name.strip(), rules=rules, format=json.format,
             bots=json.bots, games=json.games, players=json.players, move_ms=json.move_ms,
         )  # fmt: skip
     except (ArenaError, ValueError, LookupError) as exc:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import logging
 import random
+from pathlib import PurePath
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.compete.tournaments import FORMATS
-from arena.engine.rules import PRESETS
+from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError
 from arena.service.accounts import Account
 from arena.service.matches import MatchSettings, create_stored_tournament, send_pending
@@ -28,6 +29,8 @@ tournaments = Blueprint("tournaments", __name__)
 
 #: Games a pair plays, at most, in a tournament created from the web.
 MAX_GAMES = 1000
+#: A custom rule file's size, at most (the largest example in docs/rules.md is under 2 KiB).
+MAX_RULE_FILE_BYTES = 64 * 1024
 #: The formats offered (a gauntlet needs a pool: the command line's).
 WEB_FORMATS = tuple(f for f in FORMATS if f != "gauntlet")
 
@@ -69,25 +72,27 @@ def create_tournament_for(
     account: Account,
     *,
     name: str,
-    rules_name: str,
+    rules: Rules | str,
     format: str,
     bots: list[str],
     games: int,
     players: int,
     move_ms: int,
 ) -> tuple[int, bool]:
-    """Create a tournament between stored bots (``owner/name`` each) for ``account`` and
-    send its matches to the workers; return its id and whether the broker took them (if
-    not, they wait, pending: ``arena tournament run NAME`` sends them). The page and the
-    API both create tournaments here.
+    """Create a tournament between stored bots (``owner/name`` each) for ``account``, under
+    ``rules`` (a custom rule set, or a preset's name), and send its matches to the workers;
+    return its id and whether the broker took them (if not, they wait, pending: ``arena
+    tournament run NAME`` sends them). The page and the API both create tournaments here.
 
     Raises:
         ArenaError, ValueError, LookupError: a bad parameter or an unknown bot (the message
             says which); nothing is stored.
     """
-    rules = PRESETS.get(rules_name)
-    if rules is None:
-        raise ArenaError(f"choose a rule set ({', '.join(PRESETS)})")
+    if isinstance(rules, str):
+        preset = PRESETS.get(rules)
+        if preset is None:
+            raise ArenaError(f"choose a rule set ({', '.join(PRESETS)}) or send a rule file")
+        rules = preset
     if format not in WEB_FORMATS:
         raise ArenaError(f"choose a format ({', '.join(WEB_FORMATS)})")
     if len(bots) < 2:
@@ -136,7 +141,7 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
         _, sent = create_tournament_for(
             account,
             name=str(values["name"]),
-            rules_name=str(values["rules"]),
+            rules=_rule_file() or str(values["rules"]),
             format=str(values["format"]),
             bots=chosen,
             games=_number("games", 20),
@@ -154,6 +159,26 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
         )
     flash(f"Tournament {values['name']} created: the workers start on it now.")
     return redirect(url_for("pages.tournament_page", name=values["name"]))
+
+
+def _rule_file() -> Rules | None:
+    """The custom rule set uploaded with the form (``rules_file``, .toml or .json), or None.
+
+    Raises:
+        ArenaError: too big, not UTF-8, or not a valid rule set (the message says why).
+    """
+    file = request.files.get("rules_file")
+    if file is None or not file.filename:
+        return None
+    data = file.stream.read(MAX_RULE_FILE_BYTES + 1)
+    if len(data) > MAX_RULE_FILE_BYTES:
+        raise ArenaError(f"a rule file is at most {MAX_RULE_FILE_BYTES // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ArenaError(f"the rule file {file.filename!r} is not UTF-8 text") from None
+    name = PurePath(file.filename).name
+    return parse_rules(text, name)
 
 
 def _send(tournament_id: int) -> bool:

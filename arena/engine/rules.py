@@ -34,6 +34,7 @@ __all__ = [
     "Scoring",
     "find_rules",
     "load_rules",
+    "parse_rules",
 ]
 
 
@@ -572,8 +573,19 @@ def load_rules(path: str | Path) -> Rules:
         raise ParseError(f"cannot read rule set file {str(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise ParseError(f"rule set file {str(path)!r} is not UTF-8 text") from None
-    data = _parse_rules_text(text, path)
-    return rules_from_document(data, source=str(path))
+    return parse_rules(text, str(path))
+
+
+def parse_rules(text: str, filename: str) -> Rules:
+    """A custom rule set from a file's text (an upload, say): ``filename``'s suffix,
+    ``.toml`` or ``.json``, says how to parse it; the document is :func:`load_rules`'.
+
+    Raises:
+        ParseError: not TOML or JSON as the suffix says, or not an object.
+        RulesError: the rule set is invalid.
+    """
+    data = _parse_rules_text(text, Path(filename))
+    return rules_from_document(data, source=filename)
 
 
 def _parse_rules_text(text: str, path: Path) -> dict[str, Any]:
@@ -615,6 +627,8 @@ def _from_document(document: dict[str, Any]) -> Rules:
     name = document.pop("name", None)
     if name is None:
         raise RulesError("a rule set needs a name")
+    if not isinstance(name, str):
+        raise RulesError("name must be text")
     if name in PRESETS:
         raise RulesError(
             f"{name!r} is a preset's name; name your rule set otherwise "
@@ -626,7 +640,9 @@ def _from_document(document: dict[str, Any]) -> Rules:
     base = document.pop("base", None)
     if base is None:
         return _build(name, _with_end_defaults(document), description)
-    params = find_rules(str(base)).params()
+    if not isinstance(base, str):
+        raise RulesError(f"base must be a preset's name ({', '.join(PRESETS)})")
+    params = find_rules(base).params()
     if "players" in document and isinstance(document["players"], list):
         allowed = {str(n) for n in document["players"]}
         for table in ("hand_size", "reserve"):

@@ -389,6 +389,8 @@ def test_rule_set_file_errors(tmp_path: Path) -> None:
             r"huge.toml: hands need more tiles than the set has: 3 players x 10 tiles = 30",
         ),
         "desc.json": ('{"name": "x", "base": "draw", "description": 5}', RulesError, "text"),
+        "objname.json": ('{"name": {}, "base": "draw"}', RulesError, "name must be text"),
+        "numbase.json": ('{"name": "x", "base": 5}', RulesError, "base must be a preset's name"),
     }
     for filename, (text, error, message) in cases.items():
         path = tmp_path / filename

@@ -288,6 +288,20 @@ def test_tournaments_matches_and_games_over_the_api(
     made = client.post("/api/v1/tournaments", json=body, headers=runner)
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["progress"]["pending"] == 2 and made.get_json()["owner"] == "olga"
+    custom = {"name": "x", "base": "block", "target": 50}
+    ruled = client.post(
+        "/api/v1/tournaments", json={**body, "name": "custom", "rule_set": custom}, headers=runner
+    )
+    assert ruled.status_code == 201 and ruled.get_json()["rules"] == "x"
+    bad_rules = client.post(
+        "/api/v1/tournaments", json={**body, "name": "c2", "rule_set": {"name": "x", "base": 5}},
+        headers=runner,
+    )  # fmt: skip
+    assert bad_rules.status_code == 400
+    assert bad_rules.get_json()["error"]["message"] == (
+        "rule_set: base must be a preset's name (block, draw, muggins, giant, block-and-draw, "
+        "wooden, three-minute)"
+    )
     again = client.post("/api/v1/tournaments", json=body, headers=runner)
     assert again.status_code == 400 and "exists" in again.get_json()["error"]["message"]
     # cancelling: its creator (or an admin)

@@ -146,3 +146,27 @@ def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
     with store.read() as session:
         assert session.scalar(select(Tournament.status).where(Tournament.id == first_id)) == "done"
     assert logged_in(app, None).post("/tournaments/nope/cancel").status_code == 400  # no token
+
+
+def test_a_tournament_under_a_custom_rule_file(app: Flask, store: Store) -> None:
+    import io
+
+    from tests.paths import REPO
+
+    olga = logged_in(app, "olga")
+    example = (REPO / "docs" / "examples" / "block-to-200.json").read_bytes()
+    status, location = _create(olga, rules_file=(io.BytesIO(example), "block-to-200.json"))
+    assert status == 302, location
+    page = olga.get(location).get_data(as_text=True)
+    assert "block-to-200 · round-robin" in page
+    bad = [
+        (b"name = [", "rules.toml", "not valid TOML"),
+        (b"\xff\xfe", "rules.json", "is not UTF-8 text"),
+        (b'{"name": "x"}', "rules.json", "x"),  # no base: every parameter is required
+        (b"{}", "rules.txt", "must end in .toml or .json"),
+        (b" " * (64 * 1024 + 1), "big.toml", "A rule file is at most 64 KiB."),
+    ]
+    for data, filename, message in bad:
+        status, page = _create(olga, name="autumn", rules_file=(io.BytesIO(data), filename))
+        assert status == 400 and message in page, (filename, page[-3000:])
+    assert _tournaments(store) == 1
