@@ -65,7 +65,8 @@ def _docker_compose() -> str:
 
 def _compose_env() -> dict[str, str]:
     """The environment minus variables that would change how compose reads the file."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "DOCKER_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "DOCKER_"))}
+    return {**env, "ARENA_SECRET_KEY": "a key for the tests"}
 
 
 def _config(
@@ -204,6 +205,17 @@ def test_web_runs_unprivileged(config: dict[str, Any]) -> None:
     assert user.partition(":")[0] not in ("", "0", "root"), user
     assert not web.get("privileged")
     assert [(p["published"], p["target"]) for p in web["ports"]] == [(8000, 8000)]
+
+
+def test_web_needs_a_secret_key_and_shares_its_rate_limits(config: dict[str, Any]) -> None:
+    env = _services(config)["web"]["environment"]
+    assert env["ARENA_SECRET_KEY"] == "a key for the tests"  # from the environment
+    assert env["ARENA_LIMITER_URL"] == "redis://redis:6379/1"
+    assert env["ARENA_HTTPS"] == ""
+    without = {k: v for k, v in _compose_env().items() if k != "ARENA_SECRET_KEY"}
+    result = _config(COMPOSE_FILE, env=without)
+    assert result.returncode != 0
+    assert "set ARENA_SECRET_KEY to a long random string" in result.stderr
 
 
 def test_environment_points_at_the_services(config: dict[str, Any]) -> None:
