@@ -40,6 +40,7 @@ from arena.service.games import game_list, game_record, match_list, redact_recor
 from arena.service.uploads import UploadError, UploadView, upload_view
 from arena.service.views import (
     bot_list,
+    bot_source,
     bot_view,
     leaderboard,
     rule_set_names,
@@ -484,6 +485,23 @@ def api_bot(owner: str, name: str) -> BotModel:
             for v in view.versions
         ],
     )  # fmt: skip
+
+
+@api.get("/bots/<owner>/<name>/versions/<int:version>/source")
+@spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["bots"])
+def api_bot_source(owner: str, name: str, version: int) -> Response:
+    """A version's source as text: for everyone once its owner made it public, else for its
+    owner and the admins only (404 to anyone else: a private source is not acknowledged)."""
+    account = _caller("read")
+    view = bot_view(get_store(), owner, name)
+    source = None
+    if view is not None and (
+        view.source_public or allowed(account, "read-source", owner=view.owner_id)
+    ):
+        source = bot_source(get_store(), owner, name, version)
+    if source is None:
+        _fail(404, f"no source of {owner}/{name} version {version} for you")
+    return Response(source, mimetype="text/x-python")
 
 
 @api.post("/bots")

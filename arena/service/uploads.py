@@ -72,7 +72,8 @@ def screen_source(filename: str, data: bytes) -> str:
         raise UploadError(f"{filename} is empty.")
     if len(data) > MAX_SOURCE_BYTES:
         raise UploadError(
-            f"{filename} has {len(data):,} bytes; a bot may have at most {MAX_SOURCE_BYTES:,}."
+            f"{filename} is over {MAX_SOURCE_BYTES:,} bytes ({MAX_SOURCE_BYTES // 1024} KiB): "
+            "a bot may have at most that much."
         )
     try:
         text = data.decode("utf-8")

@@ -351,3 +351,25 @@ def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     assert done["verdict"] == "passed" and done["llr"] >= done["upper"]
     assert done["elo"] > 0 and done["los"] > 0.99 and done["progress"]["void"] > 0
     assert client.get("/api/v1/compares/nope", headers=token).status_code == 404
+
+
+def test_a_source_is_its_owners_until_made_public(app: Flask, store: Store) -> None:
+    store.add_bot_version("ada", "greedy", GREEDY.decode(), {})
+    bob = create_account(store, "bob", PASSWORD, hasher=HASHER)
+    ada_token = _bearer(create_token(store, _account_id(store, "ada"), "r", ["read"]))
+    bob_token = _bearer(create_token(store, bob.id, "r", ["read"]))
+    client = app.test_client()
+    path = "/api/v1/bots/ada/greedy/versions/1/source"
+    mine = client.get(path, headers=ada_token)
+    assert mine.status_code == 200 and mine.get_data() == GREEDY
+    assert mine.mimetype == "text/x-python"
+    hidden = client.get(path, headers=bob_token)
+    assert hidden.status_code == 404
+    assert hidden.get_json()["error"]["message"] == ("no source of ada/greedy version 1 for you")
+    assert client.get(path.replace("/1/", "/2/"), headers=ada_token).status_code == 404
+    from arena.service.views import bot_view, set_source_public
+
+    view = bot_view(store, "ada", "greedy")
+    assert view is not None
+    set_source_public(store, view.id, True)
+    assert client.get(path, headers=bob_token).get_data() == GREEDY

@@ -95,7 +95,11 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
         ("bot.py", b"\x89PNG\r\n\x1a\n\x00\x00", "is not UTF-8"),
         ("bot.py", "def play(o):\n    return 'é'\n".encode("latin-1"), "is not UTF-8"),
         ("bot.py", b"def play(o):\n    return o.legal_moves[0\n", "syntax error on line"),
-        ("bot.py", b"x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1), "a bot may have at most"),
+        (
+            "bot.py",
+            b"x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1),
+            "bot.py is over 262,144 bytes (256 KiB): a bot may have at most that much.",
+        ),
         ("bot.py", b"def play(o):\x00 pass\n", "NUL byte"),
     ],
     ids=["txt", "empty", "binary", "latin1", "syntax", "too-big", "nul"],

@@ -216,3 +216,28 @@ def test_the_opponent_table_agrees_with_the_games(app: Flask, store: Store) -> N
 )
 def test_outcome(places: list[int], mine: list[int], teams: bool, expected: str) -> None:
     assert outcome(places, mine, teams) == expected
+
+
+XSS_BOT = """import sys
+
+def play(observation):
+    print("<script>alert('stderr')</script>", file=sys.stderr, flush=True)
+    raise ValueError("<img src=x onerror=alert('message')>")
+"""
+
+
+def test_a_bots_hostile_stderr_and_message_are_shown_escaped(
+    app: Flask, store: Store, tmp_path: Path
+) -> None:
+    store.add_bot_version("mallory", "xss", XSS_BOT, {})
+    create(store, "hostile", ["alice/greedy@1", "mallory/xss"], 2)
+    play(store, "hostile", tmp_path / "cache")
+    owner = logged_in(app, "mallory")
+    listed = _get(owner, "/games?tournament=hostile&fault=crash")
+    links = _game_links(listed)
+    assert links
+    for page in (_get(owner, links[0]), _get(owner, "/bots/mallory/xss")):
+        assert "<script>alert" not in page and "<img src=x" not in page
+        assert "&lt;img src=x onerror=alert(&#39;message&#39;)&gt;" in page
+    game = _get(owner, links[0])
+    assert "&lt;script&gt;alert(&#39;stderr&#39;)&lt;/script&gt;" in game
