@@ -9,7 +9,8 @@ over one round robin per preset (7 rule sets), and refits each rule set's rating
 worker's code; timed). Game records (the replays) are not stored: no page here reads them.
 Then it serves the app as ``arena serve`` does (gunicorn, 2 processes of 4 threads) and asks,
 over one kept-alive HTTP connection, for ``--requests`` leaderboards (a random rule set), bot
-pages (a random bot) and tournament pages (a random rule set's round robin: 200 entrants and
+pages (a random bot: its versions, ratings, recent games and record against each opponent)
+and tournament pages (a random rule set's round robin: 200 entrants and
 about 143,000 games each at the defaults), printing the first (cold) time and the p50/p95 of
 each. The goal (issue 10) is a p95 under 100 ms on SQLite and PostgreSQL.
 """
@@ -38,6 +39,7 @@ from arena.engine.rules import PRESETS
 from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import Match, Tournament, TournamentEntrant
+from arena.store.queue import add_match_seats
 
 GAMES_PER_MATCH = 20
 OWNERS = 20
@@ -82,6 +84,8 @@ def fill(store: Store, games: int, bots: int, seed: int) -> list[tuple[str, str]
                 number += 1
             with store.write() as session:
                 session.execute(insert(Match), rows)
+        with store.write() as session:  # who holds each seat, as creating a tournament writes
+            add_match_seats(session, tournament_id)
     with store.engine.connect() as connection:  # statistics, as autovacuum would gather
         connection.execute(text("ANALYZE"))
         connection.commit()

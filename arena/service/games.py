@@ -21,7 +21,17 @@ from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc
-from arena.store.models import Bot, BotVersion, GameRecord, Match, RuleSet, Tournament, User
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    GameRecord,
+    Match,
+    MatchSeat,
+    RuleSet,
+    Tournament,
+    User,
+)
+from arena.store.models import TournamentEntrant as Entrant
 
 __all__ = [
     "GAME_RESULTS",
@@ -167,7 +177,24 @@ def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
     return "draw" if others else "win"
 
 
-def _matches(session: Session, wanted: GameFilter) -> Iterator[tuple[Match, str, str, bool]]:
+def _entrant_bots(session: Session, wanted: GameFilter) -> list[int]:
+    """The bots behind the filter's entrant labels (a pairing, a forfeiting entrant)."""
+    labels = [*wanted.labels, *([wanted.faulted] if wanted.faulted else [])]
+    if not labels or wanted.tournament is None:
+        return []
+    return list(
+        session.scalars(
+            select(BotVersion.bot_id)
+            .join(Entrant, Entrant.bot_version_id == BotVersion.id)
+            .join(Tournament, Tournament.id == Entrant.tournament_id)
+            .where(Tournament.name == wanted.tournament, Entrant.label.in_(labels))
+        )
+    )
+
+
+def _matches(
+    session: Session, wanted: GameFilter, held: Sequence[int]
+) -> Iterator[tuple[Match, str, str, bool]]:
     query = (
         select(Match, Tournament.name, RuleSet.name, Tournament.teams)
         .join(Tournament, Tournament.id == Match.tournament_id)
@@ -179,6 +206,8 @@ def _matches(session: Session, wanted: GameFilter) -> Iterator[tuple[Match, str,
         query = query.where(Tournament.name == wanted.tournament)
     if wanted.rules is not None:
         query = query.where(RuleSet.name == wanted.rules)
+    for bot in held:  # through match_seats' index by bot
+        query = query.where(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot)))
     for offset in range(0, SCAN_LIMIT, _CHUNK):
         rows = session.execute(query.limit(_CHUNK).offset(offset)).all()
         yield from ((m, t, r, bool(teams)) for m, t, r, teams in rows)
@@ -204,7 +233,8 @@ def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int 
         names = _Names(session)
         bot = None if wanted.bot is None else _bot_id(session, wanted.bot)
         opponent = None if wanted.opponent is None else _bot_id(session, wanted.opponent)
-        for match, tournament, rules, teams in _matches(session, wanted):
+        held = [b for b in (bot, opponent) if b is not None] + _entrant_bots(session, wanted)
+        for match, tournament, rules, teams in _matches(session, wanted, held):
             scanned += 1
             seats = [int(v) for v in match.seats]
             labels = tuple(str(label) for label in (match.labels or seats))
@@ -370,8 +400,8 @@ _OPPONENT_HISTOGRAM = {
         FROM matches AS m
         JOIN tournaments AS t ON t.id = m.tournament_id
         JOIN rule_sets AS r ON r.id = t.rule_set_id, json_each(m.result, '$.games') AS g
-        WHERE m.status = 'done' AND EXISTS (
-            SELECT 1 FROM json_each(m.seats) AS s WHERE s.value IN ({ids}))
+        WHERE m.status = 'done'
+          AND m.id IN (SELECT match_id FROM match_seats WHERE bot_id = :bot)
         GROUP BY 1, 2, 3, 4
     """,
     "postgresql": """
@@ -380,9 +410,8 @@ _OPPONENT_HISTOGRAM = {
         JOIN tournaments AS t ON t.id = m.tournament_id
         JOIN rule_sets AS r ON r.id = t.rule_set_id
         CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
-        WHERE m.status = 'done' AND EXISTS (
-            SELECT 1 FROM json_array_elements_text(m.seats) AS s(value)
-            WHERE s.value::int IN ({ids}))
+        WHERE m.status = 'done'
+          AND m.id IN (SELECT match_id FROM match_seats WHERE bot_id = :bot)
         GROUP BY 1, 2, 3, 4
     """,
 }
@@ -396,11 +425,7 @@ def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
     """
     with store.read() as session:
         bot = _bot_id(session, (owner, name))
-        ids = list(session.scalars(select(BotVersion.id).where(BotVersion.bot_id == bot)))
-        if not ids:
-            return []
-        sql = _OPPONENT_HISTOGRAM[store.dialect].format(ids=",".join(str(int(i)) for i in ids))
-        rows = session.execute(text(sql)).all()
+        rows = session.execute(text(_OPPONENT_HISTOGRAM[store.dialect]), {"bot": bot}).all()
         names = _Names(session)
         names.load(sorted({int(v) for row in rows for v in json.loads(row[1])}))
         bot_names = {bid: n.rsplit("@", 1)[0] for n, _, bid in names.known.values()}

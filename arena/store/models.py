@@ -168,6 +168,19 @@ class Match(Base):
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class MatchSeat(Base):
+    """Who holds each seat of a match, by bot and version: the index behind "a bot's
+    games" (``matches.seats`` is JSON, which no index reaches)."""
+
+    __tablename__ = "match_seats"
+    __table_args__ = (Index("ix_match_seats_bot", "bot_id", "match_id"),)
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+
+
 class GameRecord(Base):
     __tablename__ = "game_records"
     __table_args__ = (UniqueConstraint("match_id", "game_index"),)

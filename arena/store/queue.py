@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy import and_, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -34,7 +34,15 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
-from arena.store.models import MATCH_STATUSES, GameRecord, Match, RuleSet, Tournament
+from arena.store.models import (
+    MATCH_STATUSES,
+    BotVersion,
+    GameRecord,
+    Match,
+    MatchSeat,
+    RuleSet,
+    Tournament,
+)
 from arena.store.models import TournamentEntrant as Entrant
 
 #: Statuses after which a match never changes again.
@@ -193,7 +201,31 @@ def create_tournament(
             for match, seats, labels in zip(matches, seats_of, labels_of, strict=True)
         )
         session.flush()
+        add_match_seats(session, tournament.id)
         return tournament.id
+
+
+def add_match_seats(session: Session, tournament_id: int) -> None:
+    """Write ``match_seats`` for the tournament's matches (who holds each seat, by bot and
+    version), from their ``seats``."""
+    versions = dict(
+        session.execute(
+            select(BotVersion.id, BotVersion.bot_id).where(
+                BotVersion.id.in_(
+                    select(Entrant.bot_version_id).where(Entrant.tournament_id == tournament_id)
+                )
+            )
+        ).all()
+    )
+    rows = [
+        {"match_id": match_id, "seat": seat, "bot_id": versions[int(v)], "bot_version_id": int(v)}
+        for match_id, seats in session.execute(
+            select(Match.id, Match.seats).where(Match.tournament_id == tournament_id)
+        )
+        for seat, v in enumerate(seats)
+    ]
+    for start in range(0, len(rows), 5000):
+        session.execute(insert(MatchSeat), rows[start : start + 5000])
 
 
 def _claimable(now: datetime) -> Any:

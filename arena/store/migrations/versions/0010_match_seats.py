@@ -1,0 +1,81 @@
+"""Match seats: who holds each seat of a match, by bot and version, indexed by bot (a bot's
+games, its record against each opponent), filled from ``matches.seats`` for the matches
+stored before.
+
+Revision ID: 0010
+Revises: 0009
+Create Date: 2026-11-24 16:00:00
+"""
+
+from __future__ import annotations
+
+import json
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0010"
+down_revision: str | None = "0009"
+branch_labels: str | None = None
+depends_on: str | None = None
+
+#: Matches read, and seat rows written, at a time while filling the table.
+CHUNK = 5000
+
+
+def upgrade() -> None:
+    op.create_table(
+        "match_seats",
+        sa.Column("match_id", sa.Integer(), nullable=False),
+        sa.Column("seat", sa.Integer(), nullable=False),
+        sa.Column("bot_id", sa.Integer(), nullable=False),
+        sa.Column("bot_version_id", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["match_id"], ["matches.id"], name=op.f("fk_match_seats_match_id_matches")
+        ),
+        sa.ForeignKeyConstraint(["bot_id"], ["bots.id"], name=op.f("fk_match_seats_bot_id_bots")),
+        sa.ForeignKeyConstraint(
+            ["bot_version_id"],
+            ["bot_versions.id"],
+            name=op.f("fk_match_seats_bot_version_id_bot_versions"),
+        ),
+        sa.PrimaryKeyConstraint("match_id", "seat", name=op.f("pk_match_seats")),
+    )
+    op.create_index("ix_match_seats_bot", "match_seats", ["bot_id", "match_id"])
+    connection = op.get_bind()
+    bots: dict[int, int] = {
+        int(version): int(bot)
+        for version, bot in connection.execute(sa.text("SELECT id, bot_id FROM bot_versions"))
+    }
+    table = sa.table(
+        "match_seats",
+        sa.column("match_id", sa.Integer),
+        sa.column("seat", sa.Integer),
+        sa.column("bot_id", sa.Integer),
+        sa.column("bot_version_id", sa.Integer),
+    )
+    last = 0
+    while True:
+        rows = connection.execute(
+            sa.text("SELECT id, seats FROM matches WHERE id > :last ORDER BY id LIMIT :n"),
+            {"last": last, "n": CHUNK},
+        ).all()
+        if not rows:
+            return
+        seats = []
+        for match_id, stored in rows:
+            versions = json.loads(stored) if isinstance(stored, str) else stored
+            for seat, version in enumerate(versions or []):
+                if int(version) in bots:
+                    seats.append(
+                        {"match_id": match_id, "seat": seat, "bot_id": bots[int(version)],
+                         "bot_version_id": int(version)}
+                    )  # fmt: skip
+        if seats:
+            connection.execute(sa.insert(table), seats)
+        last = rows[-1][0]
+
+
+def downgrade() -> None:
+    op.drop_index("ix_match_seats_bot", table_name="match_seats")
+    op.drop_table("match_seats")
