@@ -208,11 +208,22 @@ def _matches(
         query = query.where(RuleSet.name == wanted.rules)
     for bot in held:  # through match_seats' index by bot
         query = query.where(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot)))
-    for offset in range(0, SCAN_LIMIT, _CHUNK):
-        rows = session.execute(query.limit(_CHUNK).offset(offset)).all()
+    if wanted.fault == "mine" and held:  # the bot's seats that forfeited a game
+        query = query.where(
+            Match.id.in_(
+                select(MatchSeat.match_id).where(MatchSeat.bot_id == held[0], MatchSeat.faults > 0)
+            )
+        )
+    elif wanted.fault is not None and wanted.fault != "none":
+        query = query.where(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.faults > 0)))
+    offset, size = 0, 16  # most pages need a match or two: start small, then read more
+    while offset < SCAN_LIMIT:
+        rows = session.execute(query.limit(size).offset(offset)).all()
         yield from ((m, t, r, bool(teams)) for m, t, r, teams in rows)
-        if len(rows) < _CHUNK:
+        if len(rows) < size:
             return
+        offset += size
+        size = min(_CHUNK, 2 * size)
 
 
 def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int = 0) -> GamePage:
@@ -251,15 +262,17 @@ def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int 
                 continue
             games = (match.result or {}).get("games", [])
             for game in reversed(games):
-                row = _row(match, game, tournament, rules, teams, labels, seats, names, mine)
-                if row is None or not _keep(row, wanted, mine):
+                # judged on the stored dict: a row is built only for what the page shows
+                if not _keep(game, wanted, mine, labels, teams):
                     continue
                 if skipped < offset:
                     skipped += 1
                     continue
                 if len(rows) == limit:
                     return GamePage(rows, more=True, scanned=scanned)
-                rows.append(row)
+                row = _row(match, game, tournament, rules, teams, labels, seats, names, mine)
+                if row is not None:
+                    rows.append(row)
     return GamePage(rows, more=False, scanned=scanned, truncated=scanned >= SCAN_LIMIT)
 
 
@@ -298,23 +311,36 @@ def _row(
     )
 
 
-def _keep(row: GameRow, wanted: GameFilter, mine: list[int]) -> bool:
-    if wanted.result is not None and row.outcome != wanted.result:
+def _keep(
+    game: dict[str, Any],
+    wanted: GameFilter,
+    mine: list[int],
+    labels: tuple[str, ...],
+    teams: bool,
+) -> bool:
+    """Whether a stored game (its ``result`` entry) passes the filter's result and fault
+    parts (the match's bots and labels were checked before)."""
+    places = game.get("places")
+    if not isinstance(places, list) or len(places) != len(labels):
+        return False
+    verdict = game.get("verdict") or {}
+    seat = verdict.get("seat") if isinstance(verdict.get("seat"), int) else None
+    if wanted.result is not None and (not mine or outcome(places, mine, teams) != wanted.result):
         return False
     if wanted.faulted is not None and (
-        row.fault_seat is None or row.labels[row.fault_seat] != wanted.faulted
+        seat is None or not 0 <= seat < len(labels) or labels[seat] != wanted.faulted
     ):
         return False
     fault = wanted.fault
     if fault is None:
         return True
     if fault == "none":
-        return row.fault_seat is None
+        return seat is None
     if fault == "any":
-        return row.fault_seat is not None
+        return seat is not None
     if fault == "mine":
-        return row.fault_seat is not None and row.fault_seat in mine
-    return row.termination == fault
+        return seat is not None and seat in mine
+    return game.get("termination") == fault
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,14 +443,30 @@ _OPPONENT_HISTOGRAM = {
 }
 
 
+#: Opponent tables per (database, bot), kept while none of the bot's matches finishes (a
+#: bot with 10,000 games takes some 80 ms to count; its page is asked for more often).
+_opponents_cache: dict[tuple[str, int], tuple[tuple[Any, ...], list[OpponentRow]]] = {}
+OPPONENTS_CACHED = 256
+
+
 def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
-    """The bot's record against each other bot, per rule set, most games first.
+    """The bot's record against each other bot, per rule set, most games first (the same
+    list until one of its matches finishes).
 
     Raises:
         LookupError: no bot ``owner/name``.
     """
     with store.read() as session:
         bot = _bot_id(session, (owner, name))
+        version = session.execute(
+            select(func.count(), func.max(Match.finished))
+            .join(MatchSeat, MatchSeat.match_id == Match.id)
+            .where(MatchSeat.bot_id == bot, Match.status == "done")
+        ).one()
+        key = (str(store.engine.url), bot)
+        cached = _opponents_cache.get(key)
+        if cached is not None and cached[0] == tuple(version):
+            return cached[1]
         rows = session.execute(text(_OPPONENT_HISTOGRAM[store.dialect]), {"bot": bot}).all()
         names = _Names(session)
         names.load(sorted({int(v) for row in rows for v in json.loads(row[1])}))
@@ -458,7 +500,11 @@ def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
         OpponentRow(rules, bot_names.get(other, f"bot {other}"), *record)
         for (rules, other), record in tally.items()
     ]
-    return sorted(table, key=lambda row: (row.rules, -row.games, row.opponent))
+    table.sort(key=lambda row: (row.rules, -row.games, row.opponent))
+    _opponents_cache[key] = (tuple(version), table)
+    while len(_opponents_cache) > OPPONENTS_CACHED:
+        _opponents_cache.pop(next(iter(_opponents_cache)))
+    return table
 
 
 @dataclass(frozen=True, slots=True)

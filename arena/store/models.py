@@ -169,8 +169,9 @@ class Match(Base):
 
 
 class MatchSeat(Base):
-    """Who holds each seat of a match, by bot and version: the index behind "a bot's
-    games" (``matches.seats`` is JSON, which no index reaches)."""
+    """Who holds each seat of a match, by bot and version, and how many of its games that
+    seat forfeited: the index behind "a bot's games" and "its faults" (``matches.seats`` and
+    ``matches.result`` are JSON, which no index reaches)."""
 
     __tablename__ = "match_seats"
     __table_args__ = (Index("ix_match_seats_bot", "bot_id", "match_id"),)
@@ -179,6 +180,8 @@ class MatchSeat(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    #: Games of the match this seat forfeited (a bot's faults without reading results).
+    faults: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class GameRecord(Base):

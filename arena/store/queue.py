@@ -207,7 +207,7 @@ def create_tournament(
 
 def add_match_seats(session: Session, tournament_id: int) -> None:
     """Write ``match_seats`` for the tournament's matches (who holds each seat, by bot and
-    version), from their ``seats``."""
+    version, and the games it forfeited), from their ``seats`` and ``result``."""
     versions = dict(
         session.execute(
             select(BotVersion.id, BotVersion.bot_id).where(
@@ -218,12 +218,13 @@ def add_match_seats(session: Session, tournament_id: int) -> None:
         ).all()
     )
     rows = [
-        {"match_id": match_id, "seat": seat, "bot_id": versions[int(v)], "bot_version_id": int(v)}
-        for match_id, seats in session.execute(
-            select(Match.id, Match.seats).where(Match.tournament_id == tournament_id)
+        {"match_id": match_id, "seat": seat, "bot_id": versions[int(v)], "bot_version_id": int(v),
+         "faults": seat_faults(result).get(seat, 0)}
+        for match_id, seats, result in session.execute(
+            select(Match.id, Match.seats, Match.result).where(Match.tournament_id == tournament_id)
         )
         for seat, v in enumerate(seats)
-    ]
+    ]  # fmt: skip
     for start in range(0, len(rows), 5000):
         session.execute(insert(MatchSeat), rows[start : start + 5000])
 
@@ -367,8 +368,25 @@ def complete_match(
                 finished=now,
             )
         )
+        for seat, count in seat_faults(result).items():
+            session.execute(
+                update(MatchSeat)
+                .where(MatchSeat.match_id == match_id, MatchSeat.seat == seat)
+                .values(faults=count)
+            )
         _finish_tournament_if_done(session, match.tournament_id, now)
         return True
+
+
+def seat_faults(result: Mapping[str, Any] | None) -> dict[int, int]:
+    """Games forfeited by each seat in a done match's ``result`` (seats with none left out)."""
+    faults: dict[int, int] = {}
+    for game in (result or {}).get("games", []):
+        verdict = game.get("verdict") if isinstance(game, Mapping) else None
+        seat = verdict.get("seat") if isinstance(verdict, Mapping) else None
+        if isinstance(seat, int):
+            faults[seat] = faults.get(seat, 0) + 1
+    return faults
 
 
 def void_match(

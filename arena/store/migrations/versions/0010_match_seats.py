@@ -1,6 +1,6 @@
-"""Match seats: who holds each seat of a match, by bot and version, indexed by bot (a bot's
-games, its record against each opponent), filled from ``matches.seats`` for the matches
-stored before.
+"""Match seats: who holds each seat of a match, by bot and version, and the games that seat
+forfeited, indexed by bot (a bot's games, its faults, its record against each opponent),
+filled from ``matches.seats`` and ``matches.result`` for the matches stored before.
 
 Revision ID: 0010
 Revises: 0009
@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("bot_id", sa.Integer(), nullable=False),
         sa.Column("bot_version_id", sa.Integer(), nullable=False),
+        sa.Column("faults", sa.Integer(), server_default="0", nullable=False),
         sa.ForeignKeyConstraint(
             ["match_id"], ["matches.id"], name=op.f("fk_match_seats_match_id_matches")
         ),
@@ -53,27 +54,41 @@ def upgrade() -> None:
         sa.column("seat", sa.Integer),
         sa.column("bot_id", sa.Integer),
         sa.column("bot_version_id", sa.Integer),
+        sa.column("faults", sa.Integer),
     )
     last = 0
     while True:
         rows = connection.execute(
-            sa.text("SELECT id, seats FROM matches WHERE id > :last ORDER BY id LIMIT :n"),
+            sa.text("SELECT id, seats, result FROM matches WHERE id > :last ORDER BY id LIMIT :n"),
             {"last": last, "n": CHUNK},
         ).all()
         if not rows:
             return
         seats = []
-        for match_id, stored in rows:
+        for match_id, stored, result in rows:
             versions = json.loads(stored) if isinstance(stored, str) else stored
+            faults = _faults(json.loads(result) if isinstance(result, str) else result)
             for seat, version in enumerate(versions or []):
                 if int(version) in bots:
                     seats.append(
                         {"match_id": match_id, "seat": seat, "bot_id": bots[int(version)],
-                         "bot_version_id": int(version)}
+                         "bot_version_id": int(version), "faults": faults.get(seat, 0)}
                     )  # fmt: skip
         if seats:
             connection.execute(sa.insert(table), seats)
         last = rows[-1][0]
+
+
+def _faults(result: object) -> dict[int, int]:
+    """Games forfeited by each seat, from a match's stored result (as of this revision)."""
+    faults: dict[int, int] = {}
+    games = result.get("games") if isinstance(result, dict) else None
+    for game in games if isinstance(games, list) else []:
+        verdict = game.get("verdict") if isinstance(game, dict) else None
+        seat = verdict.get("seat") if isinstance(verdict, dict) else None
+        if isinstance(seat, int):
+            faults[seat] = faults.get(seat, 0) + 1
+    return faults
 
 
 def downgrade() -> None:
