@@ -11,14 +11,13 @@ whose bot holds each seat), :func:`redact_record` removes them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, aliased
 
 from arena.store.db import Store, as_utc
 from arena.store.models import (
@@ -27,6 +26,7 @@ from arena.store.models import (
     GameRecord,
     Match,
     MatchSeat,
+    PairRecord,
     RuleSet,
     Tournament,
     User,
@@ -400,9 +400,9 @@ def record_verdict(record: dict[str, Any]) -> dict[str, Any] | None:
 class OpponentRow:
     """A bot's record against one opponent bot under one rule set (every version of both).
 
-    ``games`` counts the games both played; a multi-player game counts against every
-    opponent at the table, as won, drawn or lost by place (first alone beats everyone,
-    otherwise ahead of, level with or behind that opponent).
+    ``games`` counts the games both played (a game counts once for each pair of versions
+    in it); a multi-player game counts against every opponent at the table, as won, drawn
+    or lost by place: ahead of, level with or behind that opponent.
     """
 
     rules: str
@@ -418,93 +418,42 @@ class OpponentRow:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
 
-# The games of a bot's versions by seat arrangement and places, counted by the database.
-_OPPONENT_HISTOGRAM = {
-    "sqlite": """
-        SELECT r.name, m.seats AS seats, json_extract(m.result, g.fullkey || '.places'),
-               t.teams, count(*)
-        FROM matches AS m
-        JOIN tournaments AS t ON t.id = m.tournament_id
-        JOIN rule_sets AS r ON r.id = t.rule_set_id, json_each(m.result, '$.games') AS g
-        WHERE m.status = 'done'
-          AND m.id IN (SELECT match_id FROM match_seats WHERE bot_id = :bot)
-        GROUP BY 1, 2, 3, 4
-    """,
-    "postgresql": """
-        SELECT r.name, m.seats::text, (g.value -> 'places')::text, t.teams, count(*)
-        FROM matches AS m
-        JOIN tournaments AS t ON t.id = m.tournament_id
-        JOIN rule_sets AS r ON r.id = t.rule_set_id
-        CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
-        WHERE m.status = 'done'
-          AND m.id IN (SELECT match_id FROM match_seats WHERE bot_id = :bot)
-        GROUP BY 1, 2, 3, 4
-    """,
-}
-
-
-#: Opponent tables per (database, bot), kept while none of the bot's matches finishes (a
-#: bot with 10,000 games takes some 80 ms to count; its page is asked for more often).
-_opponents_cache: dict[tuple[str, int], tuple[tuple[Any, ...], list[OpponentRow]]] = {}
-OPPONENTS_CACHED = 256
-
-
 def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
-    """The bot's record against each other bot, per rule set, most games first (the same
-    list until one of its matches finishes).
+    """The bot's record against each other bot, per rule set, most games first: every
+    version of both, as the last refit of each rule set counted them (``pair_records``;
+    a rule set is refitted when one of its tournaments finishes).
 
     Raises:
         LookupError: no bot ``owner/name``.
     """
+    mine, theirs = aliased(BotVersion), aliased(BotVersion)
     with store.read() as session:
         bot = _bot_id(session, (owner, name))
-        version = session.execute(
-            select(func.count(), func.max(Match.finished))
-            .join(MatchSeat, MatchSeat.match_id == Match.id)
-            .where(MatchSeat.bot_id == bot, Match.status == "done")
-        ).one()
-        key = (str(store.engine.url), bot)
-        cached = _opponents_cache.get(key)
-        if cached is not None and cached[0] == tuple(version):
-            return cached[1]
-        rows = session.execute(text(_OPPONENT_HISTOGRAM[store.dialect]), {"bot": bot}).all()
-        names = _Names(session)
-        names.load(sorted({int(v) for row in rows for v in json.loads(row[1])}))
-        bot_names = {bid: n.rsplit("@", 1)[0] for n, _, bid in names.known.values()}
-    tally: dict[tuple[str, int], list[int]] = {}
-    for rules, seats_text, places_text, teams, count in rows:
-        seats = [names[int(v)][2] for v in json.loads(seats_text)]
-        places = json.loads(places_text or "null")
-        if not isinstance(places, list) or len(places) != len(seats):
-            continue
-        mine = [s for s, b in enumerate(seats) if b == bot]
-        if not mine:
-            continue
-        side_of = [seat % 2 if teams else seat for seat in range(len(seats))]
-        best = min(mine, key=lambda seat: places[seat])
-        my_sides = {side_of[s] for s in mine}
-        for other in sorted(set(seats) - {bot}):
-            theirs = [s for s, b in enumerate(seats) if b == other and side_of[s] not in my_sides]
-            if not theirs:
-                continue  # only ever a partner: not an opponent in that game
-            their_best = min(places[s] for s in theirs)
-            record = tally.setdefault((rules, other), [0, 0, 0, 0])
-            record[0] += count
-            if places[best] < their_best:
-                record[1] += count
-            elif places[best] == their_best:
-                record[2] += count
-            else:
-                record[3] += count
+        rows = session.execute(
+            select(
+                RuleSet.name,
+                User.name,
+                Bot.name,
+                func.sum(PairRecord.games),
+                func.sum(PairRecord.wins),
+                func.sum(PairRecord.draws),
+                func.sum(PairRecord.losses),
+            )
+            .select_from(PairRecord)
+            .join(mine, mine.id == PairRecord.bot_version_id)
+            .join(theirs, theirs.id == PairRecord.opponent_version_id)
+            .join(Bot, Bot.id == theirs.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .join(RuleSet, RuleSet.id == PairRecord.rule_set_id)
+            .where(mine.bot_id == bot, theirs.bot_id != bot)
+            .group_by(RuleSet.name, User.name, Bot.name)
+        ).all()
     table = [
-        OpponentRow(rules, bot_names.get(other, f"bot {other}"), *record)
-        for (rules, other), record in tally.items()
-    ]
-    table.sort(key=lambda row: (row.rules, -row.games, row.opponent))
-    _opponents_cache[key] = (tuple(version), table)
-    while len(_opponents_cache) > OPPONENTS_CACHED:
-        _opponents_cache.pop(next(iter(_opponents_cache)))
-    return table
+        OpponentRow(rules, f"{other_owner}/{other}", int(games), int(wins), int(draws),
+                    int(losses))
+        for rules, other_owner, other, games, wins, draws, losses in rows
+    ]  # fmt: skip
+    return sorted(table, key=lambda row: (row.rules, -row.games, row.opponent))
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ from arena.store.models import (
     BotVersion,
     GameRecord,
     Match,
+    PairRecord,
     RatingHistory,
     RuleSet,
     Tournament,
@@ -399,6 +400,33 @@ class _Histogram:
                         record[0] += count
         return records
 
+    def pairs(self) -> dict[tuple[int, int], list[int]]:
+        """Each ordered pair of versions' [games, wins, draws, losses]: the first's best
+        place against the second's best (its side's in team play), in every game where
+        both sat on different sides."""
+        pairs: dict[tuple[int, int], list[int]] = {}
+        for key, rows in self.seats.items():
+            teams = key[1]
+            for seats, places, count in zip(rows, self.places[key], self.counts[key], strict=True):
+                side_of = [seat % 2 if teams else seat for seat in range(len(seats))]
+                for a in set(seats):
+                    mine = [s for s, v in enumerate(seats) if v == a]
+                    my_sides = {side_of[s] for s in mine}
+                    best = min(places[s] for s in mine)
+                    for b in set(seats) - {a}:
+                        theirs = [
+                            places[s]
+                            for s, v in enumerate(seats)
+                            if v == b and side_of[s] not in my_sides
+                        ]
+                        if not theirs:
+                            continue  # only ever a partner
+                        record = pairs.setdefault((a, b), [0, 0, 0, 0])
+                        record[0] += count
+                        their_best = min(theirs)
+                        record[1 if best < their_best else 2 if best == their_best else 3] += count
+        return pairs
+
     def versions(self) -> list[int]:
         """Every bot version that played, by id."""
         return sorted({v for rows in self.seats.values() for row in rows for v in row})
@@ -475,7 +503,7 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
         )
         for r in fitted
     ]
-    _write(store, rule_set.id, ratings, computed)
+    _write(store, rule_set.id, ratings, computed, histogram.pairs())
     return Refit(
         rule_set_id=rule_set.id,
         ratings=ratings,
@@ -507,7 +535,13 @@ def _last_games(session: Session, rule_set_id: int) -> dict[int, datetime]:
     return last
 
 
-def _write(store: Store, rule_set_id: int, ratings: list[StoredRating], now: datetime) -> None:
+def _write(
+    store: Store,
+    rule_set_id: int,
+    ratings: list[StoredRating],
+    now: datetime,
+    pairs: Mapping[tuple[int, int], Sequence[int]],
+) -> None:
     rows = [
         {
             "rule_set_id": rule_set_id,
@@ -538,6 +572,14 @@ def _write(store: Store, rule_set_id: int, ratings: list[StoredRating], now: dat
                 text("SELECT pg_advisory_xact_lock(hashtext('arena.compete.ratings'), :id)"),
                 {"id": rule_set_id},
             )
+        session.execute(delete(PairRecord).where(PairRecord.rule_set_id == rule_set_id))
+        paired = [
+            {"rule_set_id": rule_set_id, "bot_version_id": a, "opponent_version_id": b,
+             "games": games, "wins": wins, "draws": draws, "losses": losses}
+            for (a, b), (games, wins, draws, losses) in pairs.items()
+        ]  # fmt: skip
+        for start in range(0, len(paired), 5000):
+            session.execute(insert(PairRecord), paired[start : start + 5000])
         session.execute(delete(RatingRow).where(RatingRow.rule_set_id == rule_set_id))
         if rows:
             session.execute(

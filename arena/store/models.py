@@ -213,6 +213,25 @@ class Rating(Base):
     last_game: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class PairRecord(Base):
+    """A bot version's record against another in one rule set's counted games, as the last
+    refit found it (each pair stored both ways): games both played, and won, drawn and lost
+    by place (best seat against best seat; partners never count)."""
+
+    __tablename__ = "pair_records"
+    __table_args__ = (Index("ix_pair_records_version", "bot_version_id"),)
+
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"), primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    opponent_version_id: Mapped[int] = mapped_column(
+        ForeignKey("bot_versions.id"), primary_key=True
+    )
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)
+
+
 class RatingHistory(Base):
     __tablename__ = "rating_history"
     __table_args__ = (Index("ix_rating_history_key", "rule_set_id", "bot_version_id", "time"),)

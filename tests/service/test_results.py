@@ -460,3 +460,50 @@ def test_records_count_each_version_once_a_game_with_sides_and_shared_firsts() -
         3: [3, 0, 2],
         4: [0, 0, 3],
     }
+
+
+def test_pair_records_compare_best_places_and_skip_partners() -> None:
+    """Each ordered pair of versions: games together on different sides, and the first's
+    best place against the second's (wins, draws, losses)."""
+    from arena.service.results import _Histogram
+
+    histogram = _Histogram.from_rows(
+        [
+            ("[1, 2]", "[0, 1]", False, 5),
+            ("[1, 2]", "[0, 0]", False, 2),
+            ("[1, 2, 3]", "[2, 0, 1]", False, 1),
+            ("[1, 1, 3]", "[1, 0, 2]", False, 1),  # 1 on two seats: its best, first
+            ("[1, 2, 3, 4]", "[0, 1, 0, 1]", True, 3),  # 1+3 v 2+4: partners never count
+        ]
+    )
+    pairs = histogram.pairs()
+    assert pairs[(1, 2)] == [5 + 2 + 1 + 3, 5 + 3, 2, 1]
+    assert pairs[(2, 1)] == [11, 1, 2, 8]
+    assert pairs[(1, 3)] == [1 + 1 + 0, 1, 0, 1]  # 3 ahead of 1 in the 3-player game
+    assert pairs[(3, 1)] == [2, 1, 0, 1]
+    assert (2, 4) not in pairs and (1, 3) in pairs  # 1+3 and 2+4 partners in the team game
+    assert pairs[(1, 4)] == [3, 3, 0, 0] and pairs[(2, 3)] == [1 + 3, 1, 0, 3]
+    for (a, b), (games, wins, draws, losses) in pairs.items():
+        assert games == wins + draws + losses
+        assert pairs[(b, a)] == [games, losses, draws, wins]  # each pair both ways
+
+
+def test_refit_stores_the_pair_records(store: Store) -> None:
+    from arena.store.models import PairRecord
+
+    versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
+    # a beats b 3 games of 4, with the seats swapped in the second match.
+    store_games(store, "t1", versions, [(("a", "b"), [(0, 1), (1, 0)]), (("b", "a"), [(1, 0)] * 2)])
+    refit_ratings(store, PRESETS["block"])
+    with store.read() as session:
+        rows = session.execute(
+            select(
+                PairRecord.bot_version_id, PairRecord.opponent_version_id, PairRecord.games,
+                PairRecord.wins, PairRecord.draws, PairRecord.losses,
+            )
+        ).all()  # fmt: skip
+    a, b = versions["a"], versions["b"]
+    assert sorted(tuple(row) for row in rows) == sorted([(a, b, 4, 3, 0, 1), (b, a, 4, 1, 0, 3)])
+    refit_ratings(store, PRESETS["block"])  # replaced, not added to
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(PairRecord)) == 2

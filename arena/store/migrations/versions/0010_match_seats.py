@@ -1,6 +1,8 @@
 """Match seats: who holds each seat of a match, by bot and version, and the games that seat
 forfeited, indexed by bot (a bot's games, its faults, its record against each opponent),
-filled from ``matches.seats`` and ``matches.result`` for the matches stored before.
+filled from ``matches.seats`` and ``matches.result`` for the matches stored before; and pair
+records: each bot version's record against each other in a rule set, written by the refit
+(empty until a rule set is next refitted).
 
 Revision ID: 0010
 Revises: 0009
@@ -43,6 +45,33 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("match_id", "seat", name=op.f("pk_match_seats")),
     )
     op.create_index("ix_match_seats_bot", "match_seats", ["bot_id", "match_id"])
+    op.create_table(
+        "pair_records",
+        sa.Column("rule_set_id", sa.Integer(), nullable=False),
+        sa.Column("bot_version_id", sa.Integer(), nullable=False),
+        sa.Column("opponent_version_id", sa.Integer(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.Column("wins", sa.Integer(), nullable=False),
+        sa.Column("draws", sa.Integer(), nullable=False),
+        sa.Column("losses", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["rule_set_id"], ["rule_sets.id"], name=op.f("fk_pair_records_rule_set_id_rule_sets")
+        ),
+        sa.ForeignKeyConstraint(
+            ["bot_version_id"],
+            ["bot_versions.id"],
+            name=op.f("fk_pair_records_bot_version_id_bot_versions"),
+        ),
+        sa.ForeignKeyConstraint(
+            ["opponent_version_id"],
+            ["bot_versions.id"],
+            name=op.f("fk_pair_records_opponent_version_id_bot_versions"),
+        ),
+        sa.PrimaryKeyConstraint(
+            "rule_set_id", "bot_version_id", "opponent_version_id", name=op.f("pk_pair_records")
+        ),
+    )
+    op.create_index("ix_pair_records_version", "pair_records", ["bot_version_id"])
     connection = op.get_bind()
     bots: dict[int, int] = {
         int(version): int(bot)
@@ -92,5 +121,7 @@ def _faults(result: object) -> dict[int, int]:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_pair_records_version", table_name="pair_records")
+    op.drop_table("pair_records")
     op.drop_index("ix_match_seats_bot", table_name="match_seats")
     op.drop_table("match_seats")
