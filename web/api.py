@@ -51,6 +51,7 @@ from arena.service.views import (
 from arena.store.queue import cancel_tournament
 from web.app import get_store
 from web.auth import allowed
+from web.compares import CompareRequest
 
 __all__ = ["API_LIMIT", "api", "init_api", "json_error", "spec"]
 
@@ -363,20 +364,6 @@ class GameModel(BaseModel):
 class GamesModel(BaseModel):
     games: list[GameModel]
     more: bool = Field(description="older games follow: ask with offset + limit")
-
-
-class CompareCreate(BaseModel):
-    new: str = Field(description="your bot, OWNER/NAME[@VERSION]")
-    old: str = Field(description="OWNER/NAME[@VERSION]")
-    rules: str
-    players: int = 2
-    elo0: float = 0.0
-    elo1: float = 10.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_games: int = 2000
-    batch: int = 8
-    move_ms: int = 1000
 
 
 class CompareModel(BaseModel):
@@ -749,18 +736,18 @@ def _compare_model(name: str) -> CompareModel:
 
 @api.post("/compares")
 @spec.validate(
-    json=CompareCreate,
+    json=CompareRequest,
     resp=Responses(HTTP_202=CompareModel, HTTP_400=ApiError, **ERRORS),
     tags=["compares"],
 )
-def api_start_compare(json: CompareCreate) -> tuple[CompareModel, int]:
+def api_start_compare(json: CompareRequest) -> tuple[CompareModel, int]:
     """Start a regression test of your bot (NEW) against OLD (a ``run`` token): 202 with
     the compare; poll ``/compares/{name}`` until its verdict is not ``running``."""
-    from web.compares import CompareRequest, start_compare
+    from web.compares import start_compare
 
     account = _caller("run")
     try:
-        name = start_compare(account, CompareRequest(**json.model_dump()))
+        name = start_compare(account, json)
     except PermissionError as exc:
         _fail(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:

@@ -11,10 +11,10 @@ and polls while it runs.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from pydantic import BaseModel, Field
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.compete.names import parse_reference
@@ -39,21 +39,21 @@ MAX_COMPARE_GAMES = 20_000
 LIVE_SECONDS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class CompareRequest:
-    """A compare as the form or the API asks for it."""
+class CompareRequest(BaseModel):
+    """A compare as the form or the API asks for it (the API's request body; the ranges
+    are checked by :func:`start_compare`, each with its own message)."""
 
-    new: str
-    old: str
-    rules: str
+    new: str = Field(description="your bot, OWNER/NAME[@VERSION]")
+    old: str = Field(description="OWNER/NAME[@VERSION]")
+    rules: str = Field(description="a preset rule set", examples=["draw"])
     players: int = 2
-    elo0: float = 0.0
-    elo1: float = 10.0
+    elo0: Annotated[float, Field(description="H0: NEW is at most this much stronger")] = 0.0
+    elo1: Annotated[float, Field(description="H1: NEW is at least this much stronger")] = 10.0
     alpha: float = 0.05
     beta: float = 0.05
-    max_games: int = 2000
-    batch: int = 8
-    move_ms: int = 1000
+    max_games: Annotated[int, Field(description=f"at most {MAX_COMPARE_GAMES:,}")] = 2000
+    batch: Annotated[int, Field(description="deal groups between two looks at the test")] = 8
+    move_ms: Annotated[int, Field(description="time a move, in milliseconds")] = 1000
 
 
 def start_compare(account: Account, wanted: CompareRequest) -> str:

@@ -31,13 +31,12 @@ from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreach
 from arena.compete.localrun import MatchResult, process_pool, run_local
 from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import schedule
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, release_kept_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
-from arena.service.compares import batch_seed, compare_state, create_compare, deal_groups
+from arena.service.compares import compare_schedule, compare_state, create_compare, deal_groups
 from arena.service.matches import Config, MatchSettings, send_and_mark
 from arena.store.models import Match
 from arena.store.queue import void_pending
@@ -168,7 +167,7 @@ def compare_command(
         # Every batch is scheduled up front and the pool plays them in order, a look at
         # the test behind: no worker waits for the slowest match of a batch, and the bots
         # keep running from match to match. Once the test decides, the rest is cancelled.
-        batches = _batches(entrants, rules, players, batch, max_games // players, seed)
+        batches = _batches(entrants, rules, players, batch, max_games, seed)
         by_batch: dict[int, list[MatchResult]] = {}
         results = run_local(
             [m for matches in batches for m in matches],
@@ -208,26 +207,23 @@ def _verdict(status: str, played: int) -> int:
 
 
 def _batches(
-    entrants: list[str], rules: Rules, players: int, batch: int, deals: int, seed: int
+    entrants: list[str], rules: Rules, players: int, batch: int, max_games: int, seed: int
 ) -> list[list[ScheduledMatch]]:
-    """The duplicate-deal matches of each look at the test: ``batch`` deal groups each (the
-    last has what is left of ``deals``), match ids prefixed by their batch (``b3-...``)."""
-    batches = []
-    for number in range(-(-deals // batch)):
-        matches = schedule(
-            "duplicate",
-            entrants,
-            rules=rules,
-            players=players,
-            games_per_match=min(batch, deals - number * batch),
-            seed=batch_seed(seed, number),
+    """The duplicate-deal matches of each look at the test: the schedule of a compare on
+    the workers (:func:`arena.service.compares.compare_schedule`: the same seed deals the
+    same games here and there), its seats given as the ``entrants`` here."""
+    spec_of = {entrant.partition("=")[0]: entrant for entrant in entrants}
+    batches: dict[str, list[ScheduledMatch]] = {}
+    for match in compare_schedule(rules, players, max_games=max_games, batch=batch, seed=seed):
+        seats = tuple(spec_of[label] for label in match.seats)
+        batches.setdefault(str(match.deal_group), []).append(
+            dataclasses.replace(match, seats=seats)
         )
-        batches.append([dataclasses.replace(m, id=f"b{number}-{m.id}") for m in matches])
-    return batches
+    return [batches[key] for key in sorted(batches)]
 
 
 def _batch_of(match: ScheduledMatch) -> int:
-    return int(match.id.partition("-")[0][1:])
+    return int(str(match.deal_group)[1:])
 
 
 def _progress_line(played: int, samples: GroupScores, test: SPRT, *, final: bool) -> None:

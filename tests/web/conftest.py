@@ -96,6 +96,26 @@ def play(store: Store, name: str, cache: Path, pause: float = 0.0) -> None:
         assert run_match(store, match_id, config=config, sandboxed=False) == "done"
 
 
+def play_pending(store: Store, cache: Path, pause: float = 0.0) -> None:
+    """Play the pending matches (of every tournament) in order as workers would, each
+    followed by the compare stop a worker applies, until none is left (``pause`` seconds
+    before each: a test can watch it go)."""
+    from arena.service.compares import stop_if_decided
+
+    config = Config(bot_cache=cache)
+    while True:
+        with store.read() as session:
+            pending = session.scalar(
+                select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
+            )
+        if pending is None:
+            return
+        if pause:
+            threading.Event().wait(pause)
+        run_match(store, pending, config=config, sandboxed=False)
+        stop_if_decided(store, pending)
+
+
 @pytest.fixture
 def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     """The app on the test's database, with cheap password hashes and a broker directory of

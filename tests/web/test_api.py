@@ -32,6 +32,7 @@ from tests.web.conftest import (
     logged_in,
     make_app,
     play,
+    play_pending,
     store_bots,
 )
 
@@ -316,9 +317,6 @@ def test_tournaments_matches_and_games_over_the_api(
 def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     app: Flask, store: Store, tmp_path: Path
 ) -> None:
-    from arena.service.compares import stop_if_decided
-    from arena.service.matches import Config, run_match
-    from arena.store.models import Match
     from tests.paths import ZOO
 
     ada = _account_id(store, "ada")
@@ -337,16 +335,7 @@ def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     wrong = client.post("/api/v1/compares", json={**body, "elo1": -5}, headers=token)
     assert wrong.status_code == 400
     assert "elo0 must be below elo1" in wrong.get_json()["error"]["message"]
-    config = Config(bot_cache=tmp_path / "cache")
-    while True:
-        with store.read() as session:
-            pending = session.scalar(
-                select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
-            )
-        if pending is None:
-            break
-        run_match(store, pending, config=config, sandboxed=False)
-        stop_if_decided(store, pending)
+    play_pending(store, tmp_path / "cache")
     done = client.get(f"/api/v1/compares/{compare['name']}", headers=token).get_json()
     assert done["verdict"] == "passed" and done["llr"] >= done["upper"]
     assert done["elo"] > 0 and done["los"] > 0.99 and done["progress"]["void"] > 0

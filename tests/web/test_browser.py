@@ -17,7 +17,15 @@ from arena.service.results import refit_ratings
 from arena.service.uploads import check_upload
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.web.conftest import ENTRANTS, RULES, create, play, screenshot, store_bots
+from tests.web.conftest import (
+    ENTRANTS,
+    RULES,
+    create,
+    play,
+    play_pending,
+    screenshot,
+    store_bots,
+)
 
 HASHER = password_hasher(cheap=True)
 
@@ -214,12 +222,6 @@ def test_from_a_crosstable_cell_to_a_game_and_its_fault(
 def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
-    from sqlalchemy import select
-
-    from arena.service.compares import stop_if_decided
-    from arena.service.matches import Config, run_match
-    from arena.store.models import Match
-
     create_account(store, "alice", "correct horse", hasher=HASHER)
     store.add_bot_version("alice", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
@@ -236,20 +238,9 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     page.get_by_role("button", name="Start the test").click()
     expect(page.locator("#live .verdict")).to_have_text("Running")
 
-    def work() -> None:
-        config = Config(bot_cache=tmp_path / "cache")
-        while True:
-            with store.read() as session:
-                pending = session.scalar(
-                    select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
-                )
-            if pending is None:
-                return
-            threading.Event().wait(0.2)
-            run_match(store, pending, config=config, sandboxed=False)
-            stop_if_decided(store, pending)
-
-    worker = threading.Thread(target=work)
+    worker = threading.Thread(
+        target=play_pending, args=(store, tmp_path / "cache"), kwargs={"pause": 0.2}
+    )
     worker.start()
     try:
         expect(page.locator("#live .verdict")).to_have_text(

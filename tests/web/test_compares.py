@@ -12,12 +12,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from arena.service.accounts import create_account
-from arena.service.compares import stop_if_decided
-from arena.service.matches import Config, run_match
 from arena.store.db import Store
-from arena.store.models import Match, Tournament
+from arena.store.models import Tournament
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, play_pending
 
 
 def _accounts(store: Store) -> None:
@@ -44,19 +42,6 @@ def _start(app: Flask | FlaskClient, who: str = "", **form: str) -> tuple[int, s
     return reply.status_code, reply.headers.get("Location", "") or reply.get_data(as_text=True)
 
 
-def _play(store: Store, cache: Path) -> None:
-    config = Config(bot_cache=cache)
-    while True:
-        with store.read() as session:
-            pending = session.scalar(
-                select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
-            )
-        if pending is None:
-            return
-        assert run_match(store, pending, config=config, sandboxed=False) == "done"
-        stop_if_decided(store, pending)
-
-
 def test_an_owner_starts_a_compare_and_reads_the_verdict(
     app: Flask, store: Store, tmp_path: Path
 ) -> None:
@@ -71,7 +56,7 @@ def test_an_owner_starts_a_compare_and_reads_the_verdict(
     assert "Is alice/greedy stronger than bob/first?" in running
     assert "Running" in running and "hx-get" in running
     assert "SPRT elo0 0, elo1 25, alpha 0.05, beta 0.05; at most 2000 games" in running
-    _play(store, tmp_path / "cache")
+    play_pending(store, tmp_path / "cache")
     done = anonymous.get(location).get_data(as_text=True)
     assert "NEW passed: H1 accepted" in done and "hx-get" not in done
     assert re.search(r"<dt>Elo difference</dt><dd>\+\d+\.\d \(95% interval \+", done)
