@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -159,7 +159,13 @@ def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
     return {"games": games, "seconds": result.seconds, "worker": worker}
 
 
-def load_results(store: Store, tournament_id: int, *, records: bool = False) -> list[MatchResult]:
+def load_results(
+    store: Store,
+    tournament_id: int,
+    *,
+    records: bool = False,
+    only: Collection[int] | None = None,
+) -> list[MatchResult]:
     """The tournament's done and void matches as :class:`MatchResult` values, by match id.
 
     Each match's seats are its entrants' labels (``matches.labels``, as
@@ -168,7 +174,8 @@ def load_results(store: Store, tournament_id: int, *, records: bool = False) -> 
     are the stored group numbers as text. ``seconds`` comes from the result; ``worker`` is 0
     (the stored worker is a ``host:pid`` string). A void match has no games and its reason.
     Each game's ``record`` is ``{}`` unless ``records`` (one more query, over
-    ``game_records``).
+    ``game_records``). ``only``: these match ids only (a page counting what finished since
+    it last looked).
 
     Raises:
         LookupError: no tournament has that id.
@@ -177,12 +184,20 @@ def load_results(store: Store, tournament_id: int, *, records: bool = False) -> 
         tournament = session.get(Tournament, tournament_id)
         if tournament is None:
             raise LookupError(f"no tournament with id {tournament_id} in the database")
-        rows = session.execute(
-            select(Match)
-            .where(Match.tournament_id == tournament_id, Match.status.in_(FINISHED))
-            .order_by(Match.id)
-        ).scalars()
-        matches = list(rows)
+        query = select(Match).where(
+            Match.tournament_id == tournament_id, Match.status.in_(FINISHED)
+        )
+        if only is None:
+            matches = list(session.scalars(query.order_by(Match.id)))
+        else:
+            wanted = sorted(only)
+            matches = [
+                match
+                for start in range(0, len(wanted), 1000)  # bound the query's parameters
+                for match in session.scalars(
+                    query.where(Match.id.in_(wanted[start : start + 1000])).order_by(Match.id)
+                )
+            ]
         stored: dict[tuple[int, int], dict[str, Any]] = {}
         if records:
             found = session.execute(

@@ -12,6 +12,7 @@ web app stays thin (it renders these values and nothing else reads the tables fo
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from arena.compete.localrun import Standings, tournament_ratings
+from arena.compete.localrun import MatchResult, Standings
+from arena.compete.ratings import GameResult as RatedGame
+from arena.compete.ratings import ResultMatrix
 from arena.compete.tournaments import entrant_name
 from arena.service.matches import Config, list_workers
 from arena.service.results import label_entrant, load_results, rating_table
@@ -333,13 +336,10 @@ class TournamentView:
         return sum(self.progress.values())
 
 
-#: Standings computed per (database, tournament), kept while no match of it finishes: a
-#: tournament of 200 bots and 140,000 games takes seconds to count, its page is asked for
-#: every few seconds.
-_standings_cache: dict[tuple[str, int], tuple[Any, Any]] = {}
-STANDINGS_CACHED = 64
 #: The crosstable is shown up to this many entrants (a bigger one is a wall of numbers).
 CROSSTABLE_LIMIT = 24
+#: Tournaments whose counts a process keeps (the least recently counted go first).
+STANDINGS_CACHED = 64
 
 _Standings = tuple[
     list[StandingRow],
@@ -349,46 +349,108 @@ _Standings = tuple[
 ]
 
 
+class _Counted:
+    """A tournament's figures so far, kept per (database, tournament) and brought up to
+    date with only the matches that finished since: a tournament of 200 bots and 140,000
+    games takes seconds to count from scratch, and its page is asked for every few seconds
+    while its matches finish."""
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        self.lock = threading.Lock()
+        self.ids: set[int] = set()
+        self.standings = Standings(label_entrant(label) for label in labels)
+        self.matrix = ResultMatrix()
+        self.faults: Counter[tuple[str, str]] = Counter()
+        self.shown: _Standings | None = None
+
+    def add(self, ids: set[int], results: Sequence[MatchResult]) -> None:
+        """Count ``results``, the matches ``ids`` (finished: done or void)."""
+        self.ids |= ids
+        for result in results:
+            self.standings.add(result)
+            seats = [entrant_name(seat) for seat in result.match.seats]
+            sides = tuple(seat % 2 for seat in range(4)) if result.match.teams else None
+            games = [RatedGame(tuple(seats), game.places, sides) for game in result.games]
+            if games:
+                self.matrix.extend(games)
+            for game in result.games:
+                seat = (game.verdict or {}).get("seat")
+                if isinstance(seat, int) and 0 <= seat < len(seats):
+                    self.faults[seats[seat], game.termination] += 1
+        self.shown = None
+
+    def figures(self, tournament: Tournament) -> _Standings:
+        """Standings rows, crosstable, void matches and faults, as counted so far."""
+        if self.shown is not None:
+            return self.shown
+        standings = self.standings
+        ratings = (
+            {rating.bot: rating for rating in self.matrix.fit()}
+            if len(self.matrix.bots) >= 2
+            else {}
+        )
+        rows = []
+        for rank, stats in enumerate(standings.ranking(), start=1):
+            rating = ratings.get(stats.name)
+            rows.append(
+                StandingRow(
+                    rank=rank,
+                    entrant=stats.name,
+                    games=stats.games,
+                    wins=stats.wins,
+                    win_rate=stats.win_rate,
+                    points=stats.points,
+                    forfeits=stats.forfeits,
+                    rating=None if rating is None else rating.rating,
+                    low=None if rating is None else rating.low,
+                    high=None if rating is None else rating.high,
+                )
+            )
+        crosstable = None
+        if tournament.players == 2 and not tournament.teams and len(rows) <= CROSSTABLE_LIMIT:
+            order = [stats.entrant for stats in standings.ranking()]
+            cells = [
+                [
+                    standings.score(a, b) if a != b and standings.met[a].get(b) else None
+                    for b in order
+                ]
+                for a in order
+            ]
+            crosstable = ([entrant_name(e) for e in order], cells)
+        void = sorted(standings.void)
+        faults = [(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
+        self.shown = (rows, crosstable, void, faults)
+        return self.shown
+
+
+_counted: dict[tuple[str, int], _Counted] = {}
+_counted_lock = threading.Lock()
+
+
 def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
-    """Standings rows, crosstable, void matches and faults of a tournament from its
-    results."""
-    results = load_results(store, tournament.id)
-    standings = Standings(label_entrant(label) for label in labels)
-    faults: Counter[tuple[str, str]] = Counter()
-    for result in results:
-        standings.add(result)
-        for game in result.games:
-            seat = (game.verdict or {}).get("seat")
-            if isinstance(seat, int) and 0 <= seat < len(result.match.seats):
-                faults[entrant_name(result.match.seats[seat]), game.termination] += 1
-    ratings = tournament_ratings(results)
-    rows = []
-    for rank, stats in enumerate(standings.ranking(), start=1):
-        rating = ratings.get(stats.name)
-        rows.append(
-            StandingRow(
-                rank=rank,
-                entrant=stats.name,
-                games=stats.games,
-                wins=stats.wins,
-                win_rate=stats.win_rate,
-                points=stats.points,
-                forfeits=stats.forfeits,
-                rating=None if rating is None else rating.rating,
-                low=None if rating is None else rating.low,
-                high=None if rating is None else rating.high,
+    """The tournament's standings, crosstable, void matches and faults: counted once per
+    process, then brought up to date with the matches finished since."""
+    with store.read() as session:
+        finished = set(
+            session.scalars(
+                select(Match.id).where(
+                    Match.tournament_id == tournament.id, Match.status.in_(FINISHED)
+                )
             )
         )
-    crosstable = None
-    if tournament.players == 2 and not tournament.teams and len(rows) <= CROSSTABLE_LIMIT:
-        order = [stats.entrant for stats in standings.ranking()]
-        cells = [
-            [standings.score(a, b) if a != b and standings.met[a].get(b) else None for b in order]
-            for a in order
-        ]
-        crosstable = ([entrant_name(e) for e in order], cells)
-    void = [(key, reason) for key, reason in standings.void]
-    return rows, crosstable, void, [(e, kind, n) for (e, kind), n in sorted(faults.items())]
+    key = (str(store.engine.url), tournament.id)
+    with _counted_lock:
+        counted = _counted.pop(key, None)
+        if counted is None or not counted.ids <= finished:
+            counted = _Counted(labels)
+        _counted[key] = counted  # the most recently counted last
+        while len(_counted) > STANDINGS_CACHED:
+            _counted.pop(next(iter(_counted)))
+    with counted.lock:  # one thread counts; the others wait for its figures
+        new = finished - counted.ids
+        if new:
+            counted.add(new, load_results(store, tournament.id, only=new))
+        return counted.figures(tournament)
 
 
 def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> TournamentView:
@@ -418,11 +480,6 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
                 Match.tournament_id == tournament.id, Match.status == "done"
             )
         )
-        finished = session.execute(
-            select(func.count(), func.max(Match.finished)).where(
-                Match.tournament_id == tournament.id, Match.status.in_(FINISHED)
-            )
-        ).one()
         labels = list(
             session.scalars(
                 select(TournamentEntrant.label)
@@ -432,16 +489,7 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         )
         session.expunge(tournament)
     progress = tournament_progress(store, tournament.id)
-    key = (str(store.engine.url), tournament.id)
-    version = (finished[0], finished[1])
-    cached = _standings_cache.get(key)
-    if cached is not None and cached[0] == version:
-        rows, crosstable, void, faults = cached[1]
-    else:
-        rows, crosstable, void, faults = _standings(store, tournament, labels)
-        _standings_cache[key] = (version, (rows, crosstable, void, faults))
-        while len(_standings_cache) > STANDINGS_CACHED:
-            _standings_cache.pop(next(iter(_standings_cache)))
+    rows, crosstable, void, faults = _standings(store, tournament, labels)
     started = None if tournament.started is None else as_utc(tournament.started)
     eta = None
     done = progress["pending"] + progress["running"] == 0

@@ -240,3 +240,43 @@ def test_progress_bar_widths_follow_the_counts() -> None:
 )
 def test_durations_read_well(seconds: float, text: str) -> None:
     assert duration(seconds) == text
+
+
+def test_standings_counted_as_matches_finish_equal_a_fresh_count(
+    store: Store, tmp_path: Path
+) -> None:
+    """A page counts a tournament once, then only the matches finished since (a void one
+    too); the figures equal a count from scratch."""
+    from sqlalchemy import select
+
+    from arena.service import views
+    from arena.service.matches import Config, run_match
+    from arena.store.models import Match
+    from arena.store.queue import void_match
+
+    store_bots(store)
+    create(store, "growing", ENTRANTS, 4)
+    with store.read() as session:
+        ids = list(session.scalars(select(Match.id).order_by(Match.id)))
+    config = Config(bot_cache=tmp_path / "cache")
+    seen = []
+    for number, match_id in enumerate(ids):
+        if number == 5:
+            assert void_match(store, match_id, "w", "a harness failure")
+        else:
+            assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+        if number % 4 == 0:
+            seen.append(views.tournament_view(store, "growing"))
+    live = views.tournament_view(store, "growing")
+    views._counted.clear()
+    fresh = views.tournament_view(store, "growing")
+    assert seen[0].standings != live.standings  # it did count as it went
+    assert live.crosstable == fresh.crosstable and live.void == fresh.void
+    assert live.faults == fresh.faults and len(live.void) == 1
+    for mine, theirs in zip(live.standings, fresh.standings, strict=True):
+        assert mine.entrant == theirs.entrant
+        assert (mine.games, mine.wins, mine.points, mine.forfeits) == (
+            theirs.games, theirs.wins, theirs.points, theirs.forfeits
+        )  # fmt: skip
+        assert mine.rating == pytest.approx(theirs.rating, abs=1e-6)
+        assert mine.low == pytest.approx(theirs.low, abs=1e-6)
