@@ -98,7 +98,7 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
         (
             "bot.py",
             b"x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1),
-            "bot.py is over 262,144 bytes (256 KiB): a bot may have at most that much.",
+            "is over 262,144 bytes (256 KiB): a bot may have at most that much.",
         ),
         ("bot.py", b"def play(o):\x00 pass\n", "NUL byte"),
     ],
