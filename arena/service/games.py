@@ -193,8 +193,10 @@ def _entrant_bots(session: Session, wanted: GameFilter) -> list[int]:
 
 
 def _matches(
-    session: Session, wanted: GameFilter, held: Sequence[int]
+    session: Session, wanted: GameFilter, held: Sequence[int], bot: int | None
 ) -> Iterator[tuple[Match, str, str, bool]]:
+    """The done matches ``wanted`` may pick from, newest first: of every bot in ``held``;
+    for the fault filters, with a seat that forfeited (``bot``'s own, for ``mine``)."""
     query = (
         select(Match, Tournament.name, RuleSet.name, Tournament.teams)
         .join(Tournament, Tournament.id == Match.tournament_id)
@@ -208,10 +210,10 @@ def _matches(
         query = query.where(RuleSet.name == wanted.rules)
     for bot in held:  # through match_seats' index by bot
         query = query.where(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot)))
-    if wanted.fault == "mine" and held:  # the bot's seats that forfeited a game
+    if wanted.fault == "mine" and bot is not None:  # the bot's seats that forfeited a game
         query = query.where(
             Match.id.in_(
-                select(MatchSeat.match_id).where(MatchSeat.bot_id == held[0], MatchSeat.faults > 0)
+                select(MatchSeat.match_id).where(MatchSeat.bot_id == bot, MatchSeat.faults > 0)
             )
         )
     elif wanted.fault is not None and wanted.fault != "none":
@@ -245,7 +247,7 @@ def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int 
         bot = None if wanted.bot is None else _bot_id(session, wanted.bot)
         opponent = None if wanted.opponent is None else _bot_id(session, wanted.opponent)
         held = [b for b in (bot, opponent) if b is not None] + _entrant_bots(session, wanted)
-        for match, tournament, rules, teams in _matches(session, wanted, held):
+        for match, tournament, rules, teams in _matches(session, wanted, held, bot):
             scanned += 1
             seats = [int(v) for v in match.seats]
             labels = tuple(str(label) for label in (match.labels or seats))
