@@ -2,7 +2,8 @@
 
 One place says how the app is configured, so a worker and ``arena tournament run`` cannot
 disagree: the broker URL (``ARENA_BROKER_URL``; Redis in deployments, kombu's filesystem
-transport by default, which needs no server), the queue, and the reliability settings
+transport by default, which needs no server), the queues (matches; uploads' checks, looked
+at first), and the reliability settings
 (docs/workers.md says why each):
 
 - ``task_acks_late`` with ``task_reject_on_worker_lost``: a task is acknowledged after it
@@ -29,6 +30,7 @@ from queue import Empty
 from typing import Any
 
 from celery import Celery
+from kombu import Queue
 from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
 from kombu.utils.json import dumps, loads
@@ -38,6 +40,7 @@ from arena.store.db import resolve_url, sqlite_path
 
 __all__ = [
     "BROKER_ENV",
+    "CHECK_QUEUE",
     "CHECK_UPLOAD",
     "DEFAULT_BROKER_URL",
     "PLAY_MATCH",
@@ -56,8 +59,12 @@ __all__ = [
 BROKER_ENV = "ARENA_BROKER_URL"
 #: The serverless default: the filesystem transport in :func:`default_broker_dir`.
 DEFAULT_BROKER_URL = "filesystem://"
-#: The one queue every task goes to.
+#: The queue of matches, refits and sweeps.
 QUEUE = "arena"
+#: Uploads' checks have a queue of their own, which the workers look at first (Redis) or in
+#: turn (the filesystem transport): a new user waits for one match at most, not for every
+#: match queued before the upload.
+CHECK_QUEUE = "arena-checks"
 #: Task names (``workers/tasks.py`` registers them).
 PLAY_MATCH = "arena.play_match"
 SWEEP = "arena.sweep"
@@ -187,7 +194,11 @@ def make_app(
         broker = "filesystem://localhost/"
         transport = f"{__name__}:FilesystemTransport"  # kombu takes no class in the URL
     elif url.startswith(("redis://", "rediss://")):
-        options = {"visibility_timeout": max(3600.0, 2 * config.match_time_limit)}
+        options = {
+            "visibility_timeout": max(3600.0, 2 * config.match_time_limit),
+            # the queues in the order task_queues lists them: checks first
+            "queue_order_strategy": "priority",
+        }
     app.conf.update(
         broker_url=broker,
         broker_transport=transport,
@@ -195,6 +206,7 @@ def make_app(
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # keep trying while the broker restarts
         task_default_queue=QUEUE,
+        task_queues=(Queue(CHECK_QUEUE), Queue(QUEUE)),  # a worker consumes both
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
@@ -227,16 +239,18 @@ def send_uploads(app: Celery, upload_ids: Sequence[int]) -> None:
         return
     with app.producer_or_acquire() as producer:
         for upload_id in upload_ids:
-            app.send_task(CHECK_UPLOAD, args=(upload_id,), queue=QUEUE, producer=producer)
+            app.send_task(CHECK_UPLOAD, args=(upload_id,), queue=CHECK_QUEUE, producer=producer)
 
 
 def queue_length(app: Celery) -> int:
-    """How many tasks wait in the queue (not counting those workers have taken).
+    """How many tasks wait in the queues (not counting those workers have taken).
 
     Raises:
         OSError or kombu's OperationalError: the broker cannot be reached.
     """
     with app.connection_for_write() as connection:
         channel: Any = connection.default_channel
-        declared = channel.queue_declare(QUEUE, passive=False, durable=True)
-        return int(declared.message_count)
+        return sum(
+            int(channel.queue_declare(name, passive=False, durable=True).message_count)
+            for name in (QUEUE, CHECK_QUEUE)
+        )

@@ -760,6 +760,9 @@ def test_make_app_reliability_settings_on_redis(no_broker_env: Path) -> None:
     assert conf.task_acks_late is True and conf.task_reject_on_worker_lost is True
     assert conf.worker_prefetch_multiplier == 1 and conf.task_ignore_result is True
     assert conf.task_default_queue == broker.QUEUE
+    # uploads' checks first: a worker takes a waiting check before the next match
+    assert [q.name for q in conf.task_queues] == [broker.CHECK_QUEUE, broker.QUEUE]
+    assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     assert conf.broker_transport_options["visibility_timeout"] >= 2 * config.match_time_limit
     assert (conf.task_time_limit, conf.task_soft_time_limit) == (5000, 4970)
     assert conf.beat_schedule == {"arena-sweep": {"task": broker.SWEEP, "schedule": 7}}
@@ -804,7 +807,10 @@ def test_send_matches_and_queue_length_on_the_filesystem_transport(no_broker_env
     broker.send_matches(app, [])
     broker.send_matches(app, [3, 1, 2])
     assert broker.queue_length(app) == 3
-    assert len(list((no_broker_env / "spool" / "queue").iterdir())) == 3
+    broker.send_uploads(app, [7])  # a queue of its own, counted too
+    assert broker.queue_length(app) == 4
+    names = sorted(p.name.split(".", 1)[1] for p in (no_broker_env / "spool" / "queue").iterdir())
+    assert names == ["arena-checks.msg", "arena.msg", "arena.msg", "arena.msg"]
 
 
 def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:

@@ -495,3 +495,44 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
             time.sleep(0.5)
     finally:
         store.close()
+
+
+def test_an_uploads_check_does_not_wait_behind_queued_matches(service: Service) -> None:
+    """Checks have a queue of their own that a worker looks at first (Redis) or in turn
+    (the filesystem transport): an upload sent after 12 matches is checked long before
+    they are all played."""
+    from arena.service.broker import make_app, send_matches, send_uploads
+    from arena.service.uploads import create_upload, mark_sent, upload_view
+    from arena.store.models import User
+
+    _create(service, "busy", "random,greedy,fives,counter", games=300)
+    store = service.store()
+    try:
+        broker = service.broker
+        if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
+            broker = f"filesystem://{service.directory / broker.removeprefix('filesystem://')}"
+        app = make_app(broker, None, service.database)
+        with store.read() as session:
+            matches = list(session.scalars(select(Match.id).order_by(Match.id)))
+        assert len(matches) == 12
+        send_matches(app, matches)
+        store.add_user("ada")
+        with store.read() as session:
+            owner = session.query(User).filter_by(name="ada").one().id
+        upload = create_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
+        send_uploads(app, [upload])
+        mark_sent(store, [upload])
+        service.worker("--concurrency", "1", steady=True)
+        deadline = time.monotonic() + 180
+        while _pending(store, upload):
+            assert time.monotonic() < deadline, service.logs()
+            time.sleep(0.2)
+        with store.read() as session:
+            done = session.scalar(
+                select(func.count()).select_from(Match).where(Match.status == "done")
+            )
+        view = upload_view(store, upload)
+        assert view is not None and view.status == "accepted", service.logs()
+        assert done is not None and done <= 3, f"{done} of 12 matches were played first"
+    finally:
+        store.close()
