@@ -149,6 +149,12 @@ def serve_command(
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        # A second Ctrl-C (or SIGTERM) must not cut the stop short: that would leave the
+        # worker and the web server running without anyone to stop them.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if programs:
+            click.echo(f"stopping the worker and the web server (at most {STOP_SECONDS:g} s)")
         _stop_all(programs)
     click.echo("stopped")
     return 0

@@ -136,6 +136,19 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
         assert again.stop() == 0
 
 
+def test_a_second_ctrl_c_still_stops_everything(database: Path) -> None:
+    """Ctrl-C pressed twice (or a SIGTERM on top): the stop is not cut short, and nothing
+    is left running (the ``database`` fixture checks)."""
+    served = Served(["--port", str(_free_port()), "--url", f"sqlite:///{database}"])
+    served.wait_for("serving at", 120)
+    served.proc.send_signal(signal.SIGINT)
+    served.wait_for("stopping the worker and the web server", 30)
+    served.proc.send_signal(signal.SIGINT)
+    served.proc.send_signal(signal.SIGTERM)
+    assert served.stop() == 0, served.lines  # a third SIGINT, ignored as well
+    assert served.lines[-1] == "stopped"
+
+
 def test_serve_on_a_port_in_use_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
