@@ -203,6 +203,15 @@ move_time_option = click.option(
 )
 
 
+#: The sequential test's hypotheses, the same in ``arena compare`` and ``arena remote push``.
+elo0_option = click.option(
+    "--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is this much."
+)
+elo1_option = click.option(
+    "--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much."
+)
+
+
 memory_option = click.option(
     "--memory",
     type=click.IntRange(64, 65536),

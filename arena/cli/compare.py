@@ -19,6 +19,8 @@ from arena.cli.common import (
     UnavailableError,
     UsageError,
     broker_option,
+    elo0_option,
+    elo1_option,
     memory_option,
     move_time_option,
     plural,
@@ -58,8 +60,8 @@ PASSED, FAILED, UNDECIDED = 0, 1, 2
     show_default=True,
     help="Seats: NEW against players - 1 copies of OLD.",
 )
-@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is this much.")
-@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much.")
+@elo0_option
+@elo1_option
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--beta", type=float, default=0.05, show_default=True)
 @click.option(

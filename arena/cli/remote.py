@@ -18,7 +18,15 @@ from typing import Any
 import click
 import httpx
 
-from arena.cli.common import FAILED, OK, UNDECIDED, UnavailableError, UsageError
+from arena.cli.common import (
+    FAILED,
+    OK,
+    UNDECIDED,
+    UnavailableError,
+    UsageError,
+    elo0_option,
+    elo1_option,
+)
 
 __all__ = ["remote_group"]
 
@@ -93,8 +101,8 @@ def _wait(what: str, deadline: float) -> None:
     help="Then test the new version against OLD (OWNER/NAME[@VERSION]) under --rules.",
 )
 @click.option("--rules", help="The compare's rule set (a preset).")
-@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is this much.")
-@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW is this much.")
+@elo0_option
+@elo1_option
 @click.option(
     "--max-games",
     type=click.IntRange(2, 20000),
