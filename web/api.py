@@ -36,7 +36,7 @@ from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError
 from arena.service.accounts import Account, token_account
 from arena.service.compares import compare_view
-from arena.service.games import game_list, game_record, match_list, redact_record
+from arena.service.games import game_list, game_record, match_list
 from arena.service.uploads import UploadError, UploadView, upload_view
 from arena.service.views import (
     bot_list,
@@ -52,6 +52,7 @@ from arena.store.queue import cancel_tournament
 from web.app import get_store
 from web.auth import allowed
 from web.compares import CompareRequest
+from web.games import FilterError, parse_filter, record_for_reader
 
 __all__ = ["API_LIMIT", "api", "init_api", "json_error", "spec"]
 
@@ -678,8 +679,6 @@ def api_matches(name: str, query: MatchQuery) -> MatchesModel:
 )  # fmt: skip
 def api_games(query: GameQuery) -> GamesModel:
     """Stored games, newest first, with the games page's filters."""
-    from web.games import FilterError, parse_filter
-
     _caller("read")
     args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}
     try:
@@ -709,10 +708,7 @@ def api_game(match_id: int, index: int) -> Response:
     if found is None:
         _fail(404, f"no stored game {index} of match {match_id}")
     assert found is not None
-    record = found.record
-    seat = found.row.fault_seat
-    if seat is not None and not allowed(account, "read-faults", owner=found.row.owners[seat]):
-        record = redact_record(record)
+    record = record_for_reader(account, found.row, found.record)
     return Response(json.dumps(record), mimetype="application/json")
 
 

@@ -28,6 +28,7 @@ from arena.service.views import bot_list, bot_view
 from web.app import get_celery, get_store
 from web.auth import allowed, current_account, login_required
 from web.render import llr_svg
+from web.tournaments import form_int
 
 __all__ = ["MAX_COMPARE_GAMES", "CompareRequest", "compares", "start_compare"]
 
@@ -128,16 +129,6 @@ def _float(field: str, default: float) -> float:
         raise ArenaError(f"{field} must be a number, not {text!r}") from None
 
 
-def _int(field: str, default: int) -> int:
-    text = request.form.get(field, "").strip()
-    try:
-        return int(text) if text else default
-    except ValueError:
-        raise ArenaError(
-            f"{field.replace('_', ' ')} must be a whole number, not {text!r}"
-        ) from None
-
-
 @compares.route("/compares/new", methods=["GET", "POST"])
 @login_required
 def new_compare() -> BaseResponse | tuple[str, int] | str:
@@ -153,11 +144,11 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
             new=request.form.get("new", "").strip(),
             old=request.form.get("old", "").strip(),
             rules=request.form.get("rules", ""),
-            players=_int("players", 2),
+            players=form_int("players", 2),
             elo0=_float("elo0", 0.0),
             elo1=_float("elo1", 10.0),
-            max_games=_int("max_games", 2000),
-            move_ms=_int("move_ms", 1000),
+            max_games=form_int("max_games", 2000),
+            move_ms=form_int("move_ms", 1000),
         )
         if not wanted.new or not wanted.old:
             raise ArenaError("choose NEW (your bot) and OLD")

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from arena.engine.events import Termination
+from arena.service.accounts import Account
 from arena.service.games import (
     GAME_RESULTS,
     GameFilter,
@@ -129,13 +130,15 @@ def _context(page: Any, offset: int) -> dict[str, Any]:
     }
 
 
-def record_for_reader(row: GameRow, record: dict[str, Any]) -> dict[str, Any]:
-    """The record as the current reader may see it: the forfeiting bot's message and
-    stderr only for its owner and the admins."""
+def record_for_reader(
+    account: Account | None, row: GameRow, record: dict[str, Any]
+) -> dict[str, Any]:
+    """The record as ``account`` may see it (the pages' reader, or the API's token): the
+    forfeiting bot's message and stderr only for its owner and the admins."""
     if row.fault_seat is None:
         return record
     owner = row.owners[row.fault_seat] if row.fault_seat < len(row.owners) else None
-    if allowed(current_account(), "read-faults", owner=owner):
+    if allowed(account, "read-faults", owner=owner):
         return record
     return redact_record(record)
 
@@ -144,7 +147,7 @@ def _stored(match_id: int, index: int) -> tuple[GameRow, dict[str, Any]]:
     found = game_record(get_store(), match_id, index)
     if found is None:
         abort(404, f"No stored game {index} of match {match_id}.")
-    return found.row, record_for_reader(found.row, found.record)
+    return found.row, record_for_reader(current_account(), found.row, found.record)
 
 
 @games.get("/games/<int:match_id>/<int:index>")

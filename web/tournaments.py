@@ -21,7 +21,7 @@ from arena.store.queue import cancel_tournament
 from web.app import get_celery, get_store
 from web.auth import login_required, require
 
-__all__ = ["MAX_GAMES", "create_tournament_for", "tournaments"]
+__all__ = ["MAX_GAMES", "create_tournament_for", "form_int", "tournaments"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,12 @@ def _entrant_specs(chosen: list[str]) -> list[str]:
     return specs
 
 
-def _number(field: str, default: int) -> int:
+def form_int(field: str, default: int) -> int:
+    """The form's whole number ``field`` (``default`` when left empty).
+
+    Raises:
+        ArenaError: not a whole number (the message names the field).
+    """
     text = request.form.get(field, "").strip()
     if not text:
         return default
@@ -144,9 +149,9 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
             rules=_rule_file() or str(values["rules"]),
             format=str(values["format"]),
             bots=chosen,
-            games=_number("games", 20),
-            players=_number("players", 2),
-            move_ms=_number("move_seconds", 1000),
+            games=form_int("games", 20),
+            players=form_int("players", 2),
+            move_ms=form_int("move_seconds", 1000),
         )
     except (ArenaError, ValueError, LookupError) as exc:
         message = str(exc).strip("'\"")

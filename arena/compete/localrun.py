@@ -49,6 +49,7 @@ __all__ = [
     "play_one",
     "play_with_retries",
     "process_pool",
+    "rated_games",
     "run_local",
     "tournament_ratings",
 ]
@@ -470,10 +471,10 @@ def by_deal(results: Iterable[MatchResult]) -> dict[tuple[str, int], dict[int, G
     return groups
 
 
-def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
-    """Each entrant's rating (by :func:`entrant_name`) over the games of ``results`` (void
-    matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
-    rated = [
+def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
+    """The games of ``results`` as the rating fit takes them: each seat's entrant (by
+    :func:`entrant_name`) and place; team play: seats 0+2 v 1+3. Void matches have none."""
+    return [
         RatedGame(
             bots=tuple(entrant_name(seat) for seat in result.match.seats),
             places=game.places,
@@ -482,6 +483,12 @@ def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
         for result in results
         for game in result.games
     ]
+
+
+def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
+    """Each entrant's rating (by :func:`entrant_name`) over the games of ``results`` (void
+    matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
+    rated = rated_games(results)
     if len({bot for game in rated for bot in game.bots}) < 2:
         return {}
     return {rating.bot: rating for rating in fit_ratings(rated)}

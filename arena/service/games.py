@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
+from arena.service.results import OUTCOMES, outcome
 from arena.store.db import Store, as_utc
 from arena.store.models import (
     Bot,
@@ -45,13 +46,12 @@ __all__ = [
     "game_record",
     "match_list",
     "opponent_table",
-    "outcome",
     "record_verdict",
     "redact_record",
 ]
 
 #: A game's result for the bot a list is filtered on.
-GAME_RESULTS = ("win", "draw", "loss")
+GAME_RESULTS = OUTCOMES
 #: Matches read from the database at a time while looking for a page of games.
 _CHUNK = 200
 #: At most this many matches are looked through for one page (a filter that matches
@@ -164,17 +164,6 @@ def _bot_id(session: Session, ref: tuple[str, str]) -> int:
     if found is None:
         raise LookupError(f"no bot {owner}/{name}")
     return found
-
-
-def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
-    """``win``, ``draw`` or ``loss`` for the seats ``mine`` (a bot's best place; its side's
-    in team play): first alone is a win, first with another side a draw."""
-    side_of = [seat % 2 if teams else seat for seat in range(len(places))]
-    best = min(mine, key=lambda seat: places[seat])
-    if places[best] != 0:
-        return "loss"
-    others = {side_of[s] for s, place in enumerate(places) if place == 0} - {side_of[best]}
-    return "draw" if others else "win"
 
 
 def _entrant_bots(session: Session, wanted: GameFilter) -> list[int]:

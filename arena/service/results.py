@@ -52,6 +52,7 @@ from arena.store.models import Rating as RatingRow
 from arena.store.queue import FINISHED
 
 __all__ = [
+    "OUTCOMES",
     "RatingPoint",
     "Refit",
     "StoredRating",
@@ -59,6 +60,7 @@ __all__ = [
     "find_tournament",
     "label_entrant",
     "load_results",
+    "outcome",
     "rating_history_of",
     "rating_table",
     "refit_ratings",
@@ -131,6 +133,22 @@ def _version_names(session: Session, version_ids: Iterable[int]) -> dict[int, st
         .where(BotVersion.id.in_(ids))
     ).all()
     return {version_id: f"{owner}/{bot}@v{number}" for version_id, owner, bot, number in rows}
+
+
+#: A game's result for one player, in the order records count them.
+OUTCOMES = ("win", "draw", "loss")
+
+
+def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
+    """``win``, ``draw`` or ``loss`` for the seats ``mine`` (one player's: its best place,
+    its side's in team play, seats 0+2 v 1+3): first alone is a win, first with another
+    side a draw."""
+    side_of = [seat % 2 if teams else seat for seat in range(len(places))]
+    best = min(mine, key=lambda seat: places[seat])
+    if places[best] != 0:
+        return "loss"
+    others = {side_of[s] for s, place in enumerate(places) if place == 0} - {side_of[best]}
+    return "draw" if others else "win"
 
 
 # --- a tournament's results -------------------------------------------------------------
@@ -392,27 +410,15 @@ class _Histogram:
 
     def records(self) -> dict[int, list[int]]:
         """Each version's [wins, draws, losses]: by its best place in a game (a version
-        holding two seats counts once), its side's in team play; first alone is a win,
-        first with another side a draw."""
+        holding two seats counts once), its side's in team play (:func:`outcome`)."""
         records: dict[int, list[int]] = {}
         for key, rows in self.seats.items():
             teams = key[1]
             for seats, places, count in zip(rows, self.places[key], self.counts[key], strict=True):
-                side_of = [seat % 2 if teams else seat for seat in range(len(seats))]
-                first_sides = {side_of[s] for s, place in enumerate(places) if place == 0}
-                best: dict[int, tuple[int, int]] = {}
-                for seat, version in enumerate(seats):
-                    mine = (places[seat], side_of[seat])
-                    if version not in best or mine[0] < best[version][0]:
-                        best[version] = mine
-                for version, (place, side) in best.items():
+                for version in set(seats):
+                    mine = [seat for seat, v in enumerate(seats) if v == version]
                     record = records.setdefault(version, [0, 0, 0])
-                    if place != 0:
-                        record[2] += count
-                    elif first_sides - {side}:
-                        record[1] += count
-                    else:
-                        record[0] += count
+                    record[OUTCOMES.index(outcome(places, mine, teams))] += count
         return records
 
     def pairs(self) -> dict[tuple[int, int], list[int]]:

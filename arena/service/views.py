@@ -21,8 +21,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from arena.compete.localrun import MatchResult, Standings
-from arena.compete.ratings import GameResult as RatedGame
+from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
 from arena.compete.tournaments import entrant_name
 from arena.service.matches import Config, list_workers
@@ -366,13 +365,12 @@ class _Counted:
     def add(self, ids: set[int], results: Sequence[MatchResult]) -> None:
         """Count ``results``, the matches ``ids`` (finished: done or void)."""
         self.ids |= ids
+        games = rated_games(results)
+        if games:
+            self.matrix.extend(games)
         for result in results:
             self.standings.add(result)
             seats = [entrant_name(seat) for seat in result.match.seats]
-            sides = tuple(seat % 2 for seat in range(4)) if result.match.teams else None
-            games = [RatedGame(tuple(seats), game.places, sides) for game in result.games]
-            if games:
-                self.matrix.extend(games)
             for game in result.games:
                 seat = (game.verdict or {}).get("seat")
                 if isinstance(seat, int) and 0 <= seat < len(seats):
@@ -389,8 +387,9 @@ class _Counted:
             if len(self.matrix.bots) >= 2
             else {}
         )
+        ranking = standings.ranking()
         rows = []
-        for rank, stats in enumerate(standings.ranking(), start=1):
+        for rank, stats in enumerate(ranking, start=1):
             rating = ratings.get(stats.name)
             rows.append(
                 StandingRow(
@@ -408,7 +407,7 @@ class _Counted:
             )
         crosstable = None
         if tournament.players == 2 and not tournament.teams and len(rows) <= CROSSTABLE_LIMIT:
-            order = [stats.entrant for stats in standings.ranking()]
+            order = [stats.entrant for stats in ranking]
             cells = [
                 [
                     standings.score(a, b) if a != b and standings.met[a].get(b) else None

@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 
 from arena.engine.records import verify_record
 from arena.service.accounts import create_account
-from arena.service.games import GameFilter, game_list, opponent_table, outcome
-from arena.service.results import refit_ratings
+from arena.service.games import GameFilter, game_list, opponent_table
+from arena.service.results import outcome, refit_ratings
 from arena.store.db import Store
 from tests.paths import ZOO
 from tests.web.conftest import (
