@@ -13,6 +13,11 @@ pages (a random bot: its versions, ratings, recent games and record against each
 and tournament pages (a random rule set's round robin: 200 entrants and
 about 143,000 games each at the defaults), printing the first (cold) time and the p50/p95 of
 each. The goal (issue 10) is a p95 under 100 ms on SQLite and PostgreSQL.
+
+The replay viewer (issue 11): the first bench match of ``block`` gets real game records of
+``--rounds`` rounds or more (random play, to 100 points); the game page at a random state
+and the state fragment the viewer's script fetches are timed the same way, and the game
+page's weight is printed. The goal is a game page under 100 ms server-side and 150 KB.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ import numpy as np
 from sqlalchemy import insert, text
 
 from arena.compete.ratings import ELO_PER_NAT
+from arena.engine.game import Game
+from arena.engine.records import game_record
 from arena.engine.rules import PRESETS
 from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
-from arena.store.models import Match, Tournament, TournamentEntrant
+from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import add_match_seats
 
 GAMES_PER_MATCH = 20
@@ -130,6 +137,34 @@ def _match(
     }
 
 
+def store_records(store: Store, rounds: int, seed: int) -> tuple[int, list[int]]:
+    """Real records of ``rounds`` rounds or more (random play under ``block``) for every game
+    of the first bench match of ``block``; its id and each game's number of states."""
+    rng = random.Random(seed)
+    records = []
+    game_seed = seed
+    while len(records) < GAMES_PER_MATCH:
+        game_seed += 1
+        game = Game(PRESETS["block"], 2, seed=game_seed)
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_moves()))
+        if len(game.rounds) >= rounds:
+            records.append(game_record(game, ["owner00/bot000@v1", "owner01/bot001@v1"]))
+    with store.write() as session:
+        match_id = session.execute(
+            text(
+                "SELECT m.id FROM matches m JOIN tournaments t ON t.id = m.tournament_id "
+                "WHERE t.name = 'bench-block' ORDER BY m.id LIMIT 1"
+            )
+        ).scalar_one()
+        session.execute(
+            insert(GameRecord),
+            [{"match_id": match_id, "game_index": i, "record": r} for i, r in enumerate(records)],
+        )
+    states = [sum(len(r["events"]) + 1 for r in record["rounds"]) for record in records]
+    return match_id, states
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -171,6 +206,18 @@ def timed(connection: http.client.HTTPConnection, path: str) -> float:
     return seconds
 
 
+def _state_path(rng: random.Random, match_id: int, states: list[int], suffix: str) -> str:
+    """A random state of a random stored game: its page (``suffix`` "") or fragment."""
+    index = rng.randrange(len(states))
+    return f"/games/{match_id}/{index}{suffix}?round={rng.randint(1, 20)}&step={rng.randint(0, 40)}"
+
+
+def _body(connection: http.client.HTTPConnection, path: str) -> bytes:
+    connection.request("GET", path)
+    reply = connection.getresponse()
+    return reply.read()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=1_000_000)
@@ -178,6 +225,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--url", help="Database URL (default: a new SQLite file).")
+    parser.add_argument("--rounds", type=int, default=20, help="Rounds of the replayed games.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         url = args.url or f"sqlite:///{Path(directory) / 'bench.db'}"
@@ -194,6 +242,11 @@ def main() -> None:
             for rules in PRESETS.values():
                 refit_ratings(store, rules)
             print(f"refitted {len(PRESETS)} rule sets in {time.perf_counter() - began:.1f} s")
+            match_id, states = store_records(store, args.rounds, args.seed)
+            print(
+                f"stored {len(states)} game records of {args.rounds}+ rounds "
+                f"({min(states)}-{max(states)} states each) in match {match_id}"
+            )
         finally:
             store.close()
         server = serve(url, port := _free_port())
@@ -204,7 +257,16 @@ def main() -> None:
                 "leaderboard": lambda: f"/leaderboards/{rng.choice(list(PRESETS))}",
                 "bot page": lambda: "/bots/{}/{}".format(*rng.choice(names)),
                 "tournament page": lambda: f"/tournaments/bench-{rng.choice(list(PRESETS))}",
+                "game page": lambda: _state_path(rng, match_id, states, ""),
+                "game state": lambda: _state_path(rng, match_id, states, "/state"),
             }
+            weights = [
+                len(_body(connection, _state_path(rng, match_id, states, ""))) for _ in range(20)
+            ]
+            print(
+                f"game page weight: median {statistics.median(weights) / 1024:.1f} KB, "
+                f"largest {max(weights) / 1024:.1f} KB (20 random states)"
+            )
             for page, path in pages.items():
                 cold = timed(connection, path())
                 times = sorted(timed(connection, path()) for _ in range(args.requests))

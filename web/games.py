@@ -16,11 +16,14 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from arena.engine.events import Termination
+from arena.engine.replay import Replay, replay_record
+from arena.errors import ArenaError
 from arena.service.accounts import Account
 from arena.service.games import (
     GAME_RESULTS,
     GameFilter,
     GameRow,
+    duplicate_games,
     game_list,
     game_record,
     record_verdict,
@@ -29,6 +32,19 @@ from arena.service.games import (
 from arena.service.views import rule_set_names
 from web.app import get_store
 from web.auth import allowed, current_account
+from web.viewer import (
+    Position,
+    PositionError,
+    describe,
+    divergence,
+    frames_per_round,
+    marks,
+    navigation,
+    parse_position,
+    score_svg,
+    table,
+    timeline_svg,
+)
 
 __all__ = ["FAULT_CHOICES", "PAGE_SIZE", "games", "parse_filter", "record_for_reader"]
 
@@ -150,11 +166,140 @@ def _stored(match_id: int, index: int) -> tuple[GameRow, dict[str, Any]]:
     return found.row, record_for_reader(current_account(), found.row, found.record)
 
 
+def _replay(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]:
+    row, record = _stored(match_id, index)
+    try:
+        replay = replay_record(record)
+    except ArenaError as exc:
+        abort(500, f"Game {index} of match {match_id} cannot be replayed: {exc}")
+    return row, record, replay
+
+
+def _position(frames: list[int], players: int, opening: tuple[int, int] | None = None) -> Position:
+    try:
+        return parse_position(request.args, frames, players, opening)
+    except PositionError as exc:
+        abort(400, str(exc)[:1].upper() + str(exc)[1:] + ".")
+
+
+def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -> dict[str, Any]:
+    """What the state's fragment shows: the board, each seat's hand, the event, the round's
+    events, the fault when this is the faulting turn."""
+    frames = [len(r.frames) for r in replay.rounds]
+    shown = table(replay, position)
+    frame = shown["frame"]
+
+    def href(round_number: int, step: int) -> str:
+        return "?" + urlencode(position.query(round=round_number, step=step))
+
+    return {
+        **shown,
+        **navigation(frames, position),
+        "position": position,
+        "href": href,
+        "caption": describe(frame.event, replay.seats),
+        "events": [
+            (f.step, describe(f.event, replay.seats), f.event) for f in shown["round"].frames[1:]
+        ],
+        "at_fault": replay.fault == (frame.round, frame.step),
+        "verdict": verdict,
+        "views": [None, *range(replay.players)],
+        "rounds": len(frames),
+    }
+
+
 @games.get("/games/<int:match_id>/<int:index>")
 def game_page(match_id: int, index: int) -> str:
-    """One game: who played, how it ended, the fault (in full for its owner)."""
-    row, record = _stored(match_id, index)
-    return render_template("game.html", g=row, record=record, verdict=record_verdict(record))
+    """One game in the replay viewer, at the state the query names (``round``, ``step``,
+    ``seat``): a forfeited game opens at the fault."""
+    row, record, replay = _replay(match_id, index)
+    frames = [len(r.frames) for r in replay.rounds]
+    position = _position(frames, replay.players, replay.fault)
+    return render_template(
+        "game.html",
+        g=row,
+        record=record,
+        frames=frames,
+        timeline=timeline_svg(frames, position, marks(replay)),
+        scores=score_svg(replay),
+        group=duplicate_games(get_store(), match_id, index),
+        **_state(replay, position, record_verdict(record)),
+    )
+
+
+@games.get("/games/<int:match_id>/<int:index>/state")
+def game_state(match_id: int, index: int) -> str:
+    """The viewer's state alone (the script swaps it in): same query as the page."""
+    _, record, replay = _replay(match_id, index)
+    frames = [len(r.frames) for r in replay.rounds]
+    position = _position(frames, replay.players, replay.fault)
+    return render_template("_game_state.html", **_state(replay, position, record_verdict(record)))
+
+
+def _group(match_id: int, index: int) -> tuple[list[tuple[GameRow, Replay]], list[int]]:
+    keys = duplicate_games(get_store(), match_id, index)
+    if not keys:
+        abort(404, f"Game {index} of match {match_id} is not part of a duplicate deal.")
+    games_ = []
+    for key in keys:
+        row, _, replay = _replay(*key)
+        games_.append((row, replay))
+    return games_, frames_per_round([replay for _, replay in games_])
+
+
+def _group_state(games_: list[tuple[GameRow, Replay]], frames: list[int]) -> dict[str, Any]:
+    replays = [replay for _, replay in games_]
+    diverge = divergence(replays)
+    position = _position(frames, replays[0].players, diverge)
+    columns = []
+    for number, (row, replay) in enumerate(games_):
+        shown = table(replay, position, f"c{number}")
+        frame = shown["frame"]
+        columns.append(
+            {
+                **shown,
+                "g": row,
+                "caption": describe(frame.event, replay.seats)
+                if (frame.round, frame.step) == (position.round, position.step)
+                else "This game's round is over.",
+            }
+        )
+    return {
+        **navigation(frames, position),
+        "position": position,
+        "columns": columns,
+        "diverge": diverge,
+        "at_divergence": diverge == (position.round, position.step),
+        "views": [None, *range(replays[0].players)],
+        "rounds": len(frames),
+        "round_frames": frames[position.round - 1],
+    }
+
+
+@games.get("/games/<int:match_id>/<int:index>/duplicate")
+def duplicate_page(match_id: int, index: int) -> str:
+    """The games that played this game's deals with the seats rotated, side by side and
+    stepping together; opens where they first differ."""
+    games_, frames = _group(match_id, index)
+    state = _group_state(games_, frames)
+    found: dict[str, list[tuple[int, int]]] = {"diverge": []}
+    if state["diverge"]:
+        found["diverge"].append(state["diverge"])
+    return render_template(
+        "duplicate.html",
+        first=games_[0][0],
+        frames=frames,
+        timeline=timeline_svg(frames, state["position"], found),
+        state_url=url_for("games.duplicate_state", match_id=match_id, index=index),
+        **state,
+    )
+
+
+@games.get("/games/<int:match_id>/<int:index>/duplicate/state")
+def duplicate_state(match_id: int, index: int) -> str:
+    """The duplicate view's state alone (the script swaps it in)."""
+    games_, frames = _group(match_id, index)
+    return render_template("_duplicate_state.html", **_group_state(games_, frames))
 
 
 @games.get("/games/<int:match_id>/<int:index>.json")

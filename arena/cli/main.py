@@ -5,6 +5,8 @@
     arena rules [NAME_OR_FILE]       the presets, or one rule set in full   (arena.cli.play)
     arena play --rules NAME_OR_FILE  games between bots and built-in strategies
     arena replay verify FILE         re-simulate a JSON-lines file of game records
+    arena replay show FILE           print a recorded game in the terminal
+    arena replay branch RECORD ...   play a recorded round on from a turn with other bots
     arena check BOT_FILE             validate a bot as an upload would be   (arena.cli.bots)
     arena new-bot NAME               write a starter bot file
     arena tournament run ...         a tournament here (--local) or a stored one

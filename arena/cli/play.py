@@ -1,11 +1,11 @@
-"""``arena rules``, ``arena play`` and ``arena replay verify``: rule sets, games between bots
-and built-in strategies, and game records."""
+"""``arena rules``, ``arena play``, ``arena replay verify`` and ``arena replay branch``: rule
+sets, games between bots and built-in strategies, game records and branches from them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from typing import IO
+from typing import IO, Any
 
 import click
 from rich.table import Table
@@ -24,6 +24,7 @@ from arena.cli.common import (
     resolve_rules,
     unsandboxed_option,
 )
+from arena.cli.show import show_command
 from arena.engine.game import Game, new_seed
 from arena.engine.records import game_record
 from arena.engine.rules import PRESETS, GameEnd, Rules
@@ -32,6 +33,7 @@ from arena.match.lineup import check_specs, is_bot_file, make_players, seat_name
 from arena.match.play import Summary, play_games
 from arena.match.referee import TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits
+from arena.match.verdicts import DecisionTime
 
 
 def _players_text(rules: Rules) -> str:
@@ -189,9 +191,15 @@ def _summary_table(summary: Summary) -> Table:
 
 
 def _write_record(
-    handle: IO[str], game: Game, names: Sequence[str], verdict: Verdict | None = None
+    handle: IO[str],
+    game: Game,
+    names: Sequence[str],
+    verdict: Verdict | None = None,
+    times: list[DecisionTime | None] | None = None,
 ) -> None:
-    record = game_record(game, names, verdict=None if verdict is None else verdict.to_dict())
+    record = game_record(
+        game, names, verdict=None if verdict is None else verdict.to_dict(), times=times
+    )
     handle.write(json.dumps(record, separators=(",", ":")) + "\n")
 
 
@@ -263,12 +271,12 @@ def play_command(
     names = [seat_name(name) for name in names]
     summary = Summary(names, teams=teams)
     with open_out(out) as handle, progress(games) as advance:
-        for game, verdict in played:
+        for game, verdict, times in played:
             summary.add(game)
             if verdict is not None:
                 faults.append(verdict)
             if handle is not None:
-                _write_record(handle, game, names, verdict)
+                _write_record(handle, game, names, verdict, times)
             advance()
     _print_summary(rules, summary, seed, seed_given, out)
     _print_faults(faults, names)
@@ -284,16 +292,17 @@ def _games(
     sandboxed: bool,
     clock: TimeControl,
     limits: Limits,
-) -> Iterator[tuple[Game, Verdict | None]]:
-    """The games of a run: in this process for built-in strategies alone, else through
-    the referee, with bot files in their own (sandboxed) processes. Checks the setup
-    (and the sandbox) at once, before any game."""
+) -> Iterator[tuple[Game, Verdict | None, list[DecisionTime | None] | None]]:
+    """The games of a run, with their verdicts and decision times: in this process for
+    built-in strategies alone (untimed), else through the referee, with bot files in
+    their own (sandboxed) processes. Checks the setup (and the sandbox) at once, before
+    any game."""
     if not any(is_bot_file(spec) for spec in specs):
         local = play_games(rules, specs, games=games, seed=seed, teams=teams)
-        return ((game, None) for game in local)
+        return ((game, None, None) for game in local)
     seats = make_players(specs, sandboxed=sandboxed, limits=limits)
     match = play_match(rules, seats, games=games, seed=seed, teams=teams, time_control=clock)
-    return ((outcome.game, outcome.verdict) for outcome in match)
+    return ((outcome.game, outcome.verdict, outcome.times) for outcome in match)
 
 
 def _print_faults(faults: Sequence[Verdict], names: Sequence[str]) -> None:
@@ -332,8 +341,11 @@ def _print_summary(
 @click.group("replay", invoke_without_command=True, short_help="Game records.")
 @click.pass_context
 def replay_group(ctx: click.Context) -> None:
-    """Game records: verify them."""
+    """Game records: verify them, show one in the terminal, or branch off one with other bots."""
     help_without_command(ctx)
+
+
+replay_group.add_command(show_command)
 
 
 @replay_group.command("verify", short_help="Re-simulate a file of game records.")
@@ -358,3 +370,197 @@ def verify_command(file: str) -> int:
         return 1
     click.echo(f"{report.games} games verified, no inconsistencies")
     return 0
+
+
+def _side_text(side: int | None, names: Sequence[str], teams: bool) -> str:
+    """A round winner for people: ``seat 1 (random)``, ``team 0 (greedy+greedy)``."""
+    if side is None:
+        return "nobody"
+    if teams:
+        return f"team {side} ({names[side]}+{names[side + 2]})"
+    return f"seat {side} ({names[side]})"
+
+
+def _round_text(result: Any, verdict: Any, names: Sequence[str], teams: bool) -> str:
+    """How a recorded round ended (its record's ``result``, or the game's ``verdict`` when
+    a forfeit cut it short), in a few words."""
+    if not isinstance(result, dict):
+        if isinstance(verdict, dict):
+            seat = verdict.get("seat")
+            name = names[seat] if isinstance(seat, int) and seat < len(names) else "?"
+            return f"seat {seat} ({name}) forfeited: {verdict.get('termination')}"
+        return "unfinished"
+    side = _side_text(result.get("winner"), names, teams)
+    termination = result.get("termination")
+    if termination == "blocked" and result.get("winner") is None:
+        return "blocked, drawn"
+    if termination == "blocked":
+        return f"blocked, {side} won"
+    if termination == "target":
+        return f"{side} reached the target"
+    return f"{side} won by domino"
+
+
+def _branch_outcomes_table(
+    rows: dict[str, list[list[int]]], times: int, names: Sequence[str], teams: bool
+) -> Table:
+    """Repetitions by how round R ended, with each side's mean points in them."""
+    table = Table()
+    table.add_column("round result")
+    table.add_column("times", justify="right")
+    table.add_column("%", justify="right")
+    sides = [f"team {t}" for t in range(2)] if teams else [f"seat {s}" for s in range(len(names))]
+    for side in sides:
+        table.add_column(f"avg points, {side}", justify="right")
+    for text, points in sorted(rows.items(), key=lambda item: -len(item[1])):
+        means = [sum(p[side] for p in points) / len(points) for side in range(len(sides))]
+        table.add_row(
+            text,
+            str(len(points)),
+            f"{100 * len(points) / times:.1f}",
+            *(f"{mean:.1f}" for mean in means),
+        )
+    return table
+
+
+@replay_group.command("branch", short_help="Play a recorded game on from a turn with other bots.")
+@click.argument("file", metavar="RECORD")
+@click.option(
+    "--game",
+    "game_number",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Which record of the file (1 = the first).",
+)
+@click.option("--round", "round_number", type=click.IntRange(1), required=True, help="Round.")
+@click.option(
+    "--turn",
+    type=click.IntRange(0),
+    required=True,
+    help="Plays of the round kept (0: from its lead).",
+)
+@click.option(
+    "--bots",
+    required=True,
+    metavar="A,B,...",
+    help="Who plays on: built-in strategies or bot files, one for all seats or one per seat.",
+)
+@click.option(
+    "--times",
+    type=click.IntRange(1, 10_000),
+    default=1,
+    show_default=True,
+    help="Repetitions (random bots play differently in each).",
+)
+@click.option("--seed", type=SEED, help="Seeds the bots of every repetition (default: fresh).")
+@click.option("--out", metavar="FILE", help="Write the branches' game records (JSON lines).")
+@unsandboxed_option
+@move_time_option
+@click.option(
+    "--time-bank", type=BANK_SECONDS, default=10.0, show_default=True, help="Seconds per game."
+)
+@memory_option
+def branch_command(
+    file: str,
+    game_number: int,
+    round_number: int,
+    turn: int,
+    bots: str,
+    times: int,
+    seed: int | None,
+    out: str | None,
+    unsandboxed: bool,
+    move_time: float,
+    time_bank: float,
+    memory: int,
+) -> None:
+    """Take game --game of RECORD (JSON lines, as `arena play --out` writes) up at round
+    --round after --turn of its plays, and let --bots play the rest of that round from
+    exactly there: the same deal, the same boneyard order. Prints how the round ended,
+    against the original (with --times N, a table of the outcomes), and writes each
+    branch as a game record that `arena replay verify` accepts."""
+    from arena.engine.branch import branch_game, round_plays
+    from arena.engine.records import read_records
+    from arena.match.branch import play_branches
+
+    record: dict[str, Any] | None = None
+    count = 0
+    for _, item in read_records(file):
+        count += 1
+        if count == game_number:
+            if isinstance(item, ParseError):
+                raise ParseError(f"{file}, game {game_number}: {item}")
+            record = item
+            break
+    if record is None:
+        raise click.BadParameter(
+            f"{file} holds {plural(count, 'game record')}, not {game_number}",
+            param_hint="'--game'",
+        )
+    start = branch_game(record, round_number, turn)  # the point is checked before any bot
+    names = _bot_names(bots, start.players, start.rules, start.teams)
+    seed_given = seed is not None
+    seed = new_seed() if seed is None else seed
+    seats = make_players(names, sandboxed=not unsandboxed, limits=Limits(memory_mb=memory))
+    names = [seat_name(name) for name in names]
+    source = f"{file} game {game_number}"
+    branches = play_branches(
+        record,
+        round_number,
+        turn,
+        seats,
+        times=times,
+        seed=seed,
+        names=names,
+        source=source,
+        time_control=TimeControl(move_seconds=move_time, bank_seconds=time_bank),
+    )
+    done = []
+    with open_out(out) as handle, progress(times) as advance:
+        for branch in branches:
+            done.append(branch)
+            advance()
+        done.sort(key=lambda branch: branch.index)  # in order, whichever ended first
+        if handle is not None:
+            for branch in done:
+                handle.write(json.dumps(branch.record, separators=(",", ":")) + "\n")
+    original = [str(name) for name in record.get("seats") or []]
+    teams = start.teams
+    plays = round_plays(record, round_number)
+    click.echo(
+        f"{source}: {start.rules.name}, round {round_number} after {turn} of its "
+        f"{plural(plays, 'play')}; {', '.join(original)} -> {', '.join(names)}; seed {seed}"
+        + ("" if seed_given else f" (repeat with --seed {seed})")
+    )
+    kept = record["rounds"][round_number - 1]
+    last = round_number == len(record["rounds"])
+    verdict = (record.get("result") or {}).get("verdict") if last else None
+    points = (kept.get("result") or {}).get("points")
+    click.echo(
+        f"original: {_round_text(kept.get('result'), verdict, original, teams)}"
+        + ("" if points is None else f", points {points}")
+    )
+    rows: dict[str, list[list[int]]] = {}
+    for branch in done:
+        data = branch.record["rounds"][round_number - 1]
+        result = data.get("result")
+        text = _round_text(result, (branch.record.get("result") or {}).get("verdict"), names, teams)
+        sides = 2 if teams else len(names)
+        rows.setdefault(text, []).append(list(result["points"]) if result else [0] * sides)
+    if times == 1:
+        branch = done[0]
+        result = branch.record["rounds"][round_number - 1].get("result")
+        line = f"branch: {next(iter(rows))}"
+        if result is not None:
+            line += f", points {result['points']}, scores {branch.record['rounds'][-1]['scores']}"
+        click.echo(line)
+        outcome = branch.game.outcome()
+        if outcome is not None and branch.verdict is None:
+            winners = " and ".join(f"seat {s} ({names[s]})" for s in outcome.winners)
+            click.echo(f"the round ended the game: {winners} won")
+    else:
+        console().print(_branch_outcomes_table(rows, times, names, teams))
+    _print_faults([b.verdict for b in done if b.verdict is not None], names)
+    if out is not None:
+        click.echo(f"{plural(times, 'branch record')} written to {out}")

@@ -38,6 +38,7 @@ from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, is_bot_file, make_players, release_kept_players
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
+from arena.match.verdicts import DecisionTime
 
 __all__ = [
     "EntrantStats",
@@ -176,14 +177,22 @@ def play_one(
             teams=match.teams,
             time_control=time_control,
         ):
-            games.append(_game_result(outcome.index, outcome.game, names, outcome.verdict))
+            games.append(
+                _game_result(outcome.index, outcome.game, names, outcome.verdict, outcome.times)
+            )
     except InfrastructureError as exc:
         return MatchResult(match, (), str(exc), time.monotonic() - started, os.getpid())
     games.sort(key=lambda g: g.index)
     return MatchResult(match, tuple(games), None, time.monotonic() - started, os.getpid())
 
 
-def _game_result(index: int, game: Game, names: list[str], verdict: Verdict | None) -> GameResult:
+def _game_result(
+    index: int,
+    game: Game,
+    names: list[str],
+    verdict: Verdict | None,
+    times: list[DecisionTime | None] | None = None,
+) -> GameResult:
     outcome = game.outcome()
     assert outcome is not None
     sides = game.sides
@@ -197,7 +206,7 @@ def _game_result(index: int, game: Game, names: list[str], verdict: Verdict | No
         winners=outcome.winners,
         termination=outcome.termination.value,
         verdict=as_dict,
-        record=game_record(game, names, verdict=as_dict),
+        record=game_record(game, names, verdict=as_dict, times=times),
     )
 
 

@@ -3,8 +3,9 @@
 A record holds everything needed to replay a game exactly: the rule set (name,
 parameters and version hash), the seed, each round's deal (every hand, the
 boneyard order, redeals, the lead draw), every event in order, each round's
-result and the final result. ``docs/records.md`` documents the format and
-``docs/record.schema.json`` is its JSON Schema.
+result and the final result; since version 2, when the referee played the game, the
+time each decision took (:func:`decision_times` reads them). ``docs/records.md``
+documents the format and ``docs/record.schema.json`` is its JSON Schema.
 
 :func:`verify_record` re-simulates a record with the engine, so a record that
 verifies is a game the rules allow, move for move.
@@ -13,6 +14,7 @@ verifies is a game the rules allow, move for move.
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine.deal import Deal, deal_round
-from arena.engine.events import Outcome, RoundResult, Termination
+from arena.engine.events import Outcome, Play, RoundResult, Termination
 from arena.engine.game import Game
 from arena.engine.observation import event_to_dict
 from arena.engine.round import Round
@@ -31,33 +33,58 @@ from arena.errors import ArenaError, ParseError
 __all__ = [
     "RECORD_FORMAT",
     "RECORD_VERSION",
+    "RECORD_VERSIONS",
+    "DecisionTime",
     "VerifyReport",
+    "decision_times",
     "game_record",
     "read_records",
+    "round_times",
+    "slowest_decisions",
     "verify_file",
     "verify_record",
+    "without_times",
 ]
 
 RECORD_FORMAT = "domino-arena/game"
-RECORD_VERSION = 1
+#: The version :func:`game_record` writes. Version 2 added each decision's time
+#: (``rounds[].times``, ``result.verdict.time``); both are optional.
+RECORD_VERSION = 2
+#: The versions readers and :func:`verify_record` accept (a version 1 record has no times).
+RECORD_VERSIONS = (1, 2)
+
+#: Decision times are written in milliseconds rounded to this many decimals (10 µs).
+TIME_DECIMALS = 2
 
 
 # --- writing ------------------------------------------------------------------------
 
 
 def game_record(
-    game: Game, names: Sequence[str], *, verdict: Mapping[str, Any] | None = None
+    game: Game,
+    names: Sequence[str],
+    *,
+    verdict: Mapping[str, Any] | None = None,
+    times: Sequence[tuple[float, float] | None] | None = None,
 ) -> dict[str, Any]:
     """Return the JSON-ready record of ``game``; ``names[seat]`` names each seat's strategy.
 
     ``verdict`` (``arena.match.referee.Verdict.to_dict()``) explains a forfeit: the
     offending seat, the fault, a message and the tail of the bot's stderr.
 
+    ``times`` (``arena.match.referee.GameOutcome.times``) are the decisions' times in
+    seconds, ``(cpu, wall)``, one per play of the game in order, or None for a decision
+    nobody timed (a built-in strategy's); with a ``verdict``, one more may follow: the
+    decision that forfeited. They are written in milliseconds (``rounds[].times``,
+    ``result.verdict.time``), and left out when none was timed.
+
     Raises:
-        ValueError: ``names`` does not give one name per seat.
+        ValueError: ``names`` does not give one name per seat, or ``times`` one time
+            per play (and the forfeit), or a time is negative or not finite.
     """
     if len(names) != game.players:
         raise ValueError(f"{len(names)} names for {game.players} seats")
+    per_round, fault_time = _split_times(game, times, verdict is not None)
     outcome = game.outcome()
     return {
         "format": RECORD_FORMAT,
@@ -71,14 +98,17 @@ def game_record(
         "teams": game.teams,
         "seats": list(names),
         "seed": game.seed,
-        "rounds": [_round_record(game, index) for index in range(len(game.rounds))],
-        "result": None if outcome is None else _outcome_record(outcome, verdict),
+        "rounds": [
+            _round_record(game, index, None if per_round is None else per_round[index])
+            for index in range(len(game.rounds))
+        ],
+        "result": None if outcome is None else _outcome_record(outcome, verdict, fault_time),
     }
 
 
-def _round_record(game: Game, index: int) -> dict[str, Any]:
+def _round_record(game: Game, index: int, times: list[Any] | None = None) -> dict[str, Any]:
     round_ = game.rounds[index]
-    return {
+    record = {
         "number": round_.number,
         "dealt": "explicit" if game.explicit[index] else "seed",
         "redeals": [deal_to_dict(deal) for deal in game.redeals[index]],
@@ -88,6 +118,42 @@ def _round_record(game: Game, index: int) -> dict[str, Any]:
         "result": None if round_.result is None else result_to_dict(round_.result),
         "scores": list(round_.scores),
     }
+    if times is not None:
+        record["times"] = times
+    return record
+
+
+def _split_times(
+    game: Game, times: Sequence[tuple[float, float] | None] | None, forfeited: bool
+) -> tuple[list[list[Any]] | None, list[float] | None]:
+    """``times`` as each round's ``times`` and the forfeiting decision's (None, None when
+    nothing was timed)."""
+    if times is None:
+        return None, None
+    plays = [sum(isinstance(event, Play) for event in r.events) for r in game.rounds]
+    total = sum(plays)
+    fault: tuple[float, float] | None = None
+    if len(times) == total + 1 and forfeited:
+        fault, times = times[-1], times[:-1]
+    elif len(times) != total:
+        extra = " (and the decision that forfeited)" if forfeited else ""
+        raise ValueError(f"{len(times)} decision times for {total} plays{extra}")
+    written = [None if t is None else _milliseconds(t) for t in times]
+    fault_ms = None if fault is None else _milliseconds(fault)
+    if fault_ms is None and all(t is None for t in written):
+        return None, None
+    per_round: list[list[Any]] = []
+    for count in plays:
+        per_round.append(written[:count])
+        written = written[count:]
+    return per_round, fault_ms
+
+
+def _milliseconds(time: tuple[float, float]) -> list[float]:
+    """``(cpu, wall)`` seconds as ``[cpu_ms, wall_ms]``."""
+    if len(time) != 2 or not all(math.isfinite(t) and t >= 0 for t in time):
+        raise ValueError(f"a decision time is (cpu, wall) seconds, not {time!r}")
+    return [round(t * 1000, TIME_DECIMALS) for t in time]
 
 
 def deal_to_dict(deal: Deal) -> dict[str, Any]:
@@ -110,7 +176,11 @@ def result_to_dict(result: RoundResult) -> dict[str, Any]:
     }
 
 
-def _outcome_record(outcome: Outcome, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _outcome_record(
+    outcome: Outcome,
+    verdict: Mapping[str, Any] | None = None,
+    time: list[float] | None = None,
+) -> dict[str, Any]:
     result: dict[str, Any] = {
         "termination": outcome.termination.value,
         "winners": list(outcome.winners),
@@ -118,6 +188,8 @@ def _outcome_record(outcome: Outcome, verdict: Mapping[str, Any] | None = None) 
     }
     if verdict is not None:
         result["verdict"] = dict(verdict)
+        if time is not None:
+            result["verdict"]["time"] = time
     return result
 
 
@@ -187,6 +259,115 @@ def _parse_line(line: str) -> dict[str, Any] | ParseError:
     return data
 
 
+# --- decision times (version 2) ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTime:
+    """One timed decision of a record, as the referee measured it.
+
+    Attributes:
+        seat: the seat that decided.
+        round: the round's number (from 1).
+        event: the index of its play in the round's ``events``; None for the decision
+            that forfeited the game (it never became an event).
+        cpu_ms: the CPU time charged for it, in milliseconds.
+        wall_ms: the wall-clock time it took, in milliseconds.
+    """
+
+    seat: int
+    round: int
+    event: int | None
+    cpu_ms: float
+    wall_ms: float
+
+
+def _is_time(value: Any) -> bool:
+    """Whether ``value`` is a recorded time, ``[cpu_ms, wall_ms]``."""
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(
+            isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t >= 0
+            for t in value
+        )
+    )
+
+
+def round_times(round_record: Mapping[str, Any]) -> list[tuple[float, float] | None]:
+    """The time of each of a round record's events, aligned with its ``events``:
+    ``(cpu_ms, wall_ms)`` for a timed play, None for a draw, a pass, a play nobody timed,
+    and every event of a round without ``times`` (version 1, or a game the referee did
+    not play) or with malformed ones (:func:`verify_record` reports those)."""
+    events = round_record.get("events")
+    events = events if isinstance(events, list) else []
+    times = round_record.get("times")
+    plays = [i for i, e in enumerate(events) if isinstance(e, Mapping) and e.get("type") == "play"]
+    aligned: list[tuple[float, float] | None] = [None] * len(events)
+    if not isinstance(times, list) or len(times) != len(plays):
+        return aligned
+    for index, time in zip(plays, times, strict=True):
+        if _is_time(time):
+            aligned[index] = (float(time[0]), float(time[1]))
+    return aligned
+
+
+def decision_times(record: Mapping[str, Any]) -> list[DecisionTime]:
+    """Every timed decision of a record in order, the one that forfeited (from
+    ``result.verdict.time``) last; [] for a record without times."""
+    rounds = record.get("rounds")
+    rounds = rounds if isinstance(rounds, list) else []
+    found: list[DecisionTime] = []
+    number = 0
+    for data in rounds:
+        if not isinstance(data, Mapping):
+            continue
+        given = data.get("number")
+        number = given if isinstance(given, int) else number + 1
+        events = data["events"] if isinstance(data.get("events"), list) else []
+        for index, time in enumerate(round_times(data)):
+            seat = events[index].get("seat")
+            if time is not None and isinstance(seat, int):
+                found.append(DecisionTime(seat, number, index, *time))
+    result = record.get("result")
+    verdict = result.get("verdict") if isinstance(result, Mapping) else None
+    if isinstance(verdict, Mapping) and _is_time(verdict.get("time")):
+        seat, time = verdict.get("seat"), verdict["time"]
+        if isinstance(seat, int):
+            found.append(DecisionTime(seat, number, None, float(time[0]), float(time[1])))
+    return found
+
+
+def slowest_decisions(record: Mapping[str, Any]) -> dict[int, DecisionTime]:
+    """Each timed seat's slowest decision: the most CPU time charged (then the most wall
+    time; the first of equals); seats never timed are left out."""
+    slowest: dict[int, DecisionTime] = {}
+    for decision in decision_times(record):
+        best = slowest.get(decision.seat)
+        if best is None or (decision.cpu_ms, decision.wall_ms) > (best.cpu_ms, best.wall_ms):
+            slowest[decision.seat] = decision
+    return slowest
+
+
+def without_times(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``record`` without its decision times (``rounds[].times``,
+    ``result.verdict.time``): what two plays of the same games have in common (the same
+    seeds and deterministic bots give the same records but for the times)."""
+    copied = dict(record)
+    rounds = record.get("rounds")
+    if isinstance(rounds, list):
+        copied["rounds"] = [
+            {k: v for k, v in r.items() if k != "times"} if isinstance(r, Mapping) else r
+            for r in rounds
+        ]
+    result = record.get("result")
+    verdict = result.get("verdict") if isinstance(result, Mapping) else None
+    if isinstance(result, Mapping) and isinstance(verdict, Mapping):
+        untimed = {k: v for k, v in verdict.items() if k != "time"}
+        copied["result"] = {**result, "verdict": untimed}
+    return copied
+
+
 # --- verification --------------------------------------------------------------------
 
 
@@ -228,8 +409,9 @@ def verify_record(record: Mapping[str, Any]) -> list[str]:
 
     Checks the rule set's hash, that seeded deals follow from the seed, that
     every play is legal, that draws, passes, round results and scores are
-    exactly what the rules produce, and the final result. Checking a game
-    stops at its first inconsistency.
+    exactly what the rules produce, and the final result; of decision times
+    (version 2), only their shape: one per play, ``[cpu_ms, wall_ms]`` or null.
+    Checking a game stops at its first inconsistency.
     """
     problems: list[str] = []
     try:
@@ -242,10 +424,16 @@ def verify_record(record: Mapping[str, Any]) -> list[str]:
 
 
 def _verify(record: Mapping[str, Any], problems: list[str]) -> None:
-    if record.get("format") != RECORD_FORMAT or record.get("version") != RECORD_VERSION:
+    version = record.get("version")
+    if (
+        record.get("format") != RECORD_FORMAT
+        or isinstance(version, bool)
+        or version not in RECORD_VERSIONS
+    ):
+        known = " or ".join(map(str, RECORD_VERSIONS))
         raise _MismatchError(
-            f"not a {RECORD_FORMAT} version {RECORD_VERSION} record "
-            f"(format {record.get('format')!r}, version {record.get('version')!r})"
+            f"not a {RECORD_FORMAT} record of version {known} "
+            f"(format {record.get('format')!r}, version {version!r})"
         )
     rules = _record_rules(record)
     players, teams, seed = record.get("players"), record.get("teams"), record.get("seed")
@@ -264,7 +452,8 @@ def _verify(record: Mapping[str, Any], problems: list[str]) -> None:
     game = Game(rules, players, teams=teams, seed=seed if isinstance(seed, int) else 0, deals=deals)
     for index, data in enumerate(rounds):
         _replay_round(game, index, data)
-    _check_result(game, record.get("result"))
+        _check_times(data, version, f"round {index + 1}")
+    _check_result(game, record.get("result"), version)
 
 
 def _mapping(value: Any, where: str) -> Mapping[str, Any]:
@@ -361,6 +550,26 @@ def _replay_play(game: Game, round_: Round, where: str, event: Mapping[str, Any]
         raise _MismatchError(f"{where}: {exc}") from None
 
 
+def _check_times(data: Mapping[str, Any], version: int, where: str) -> None:
+    """A round's ``times``, when present: version 2, one ``[cpu_ms, wall_ms]`` (two
+    non-negative numbers) or null per play of the round's events (already verified)."""
+    if "times" not in data:
+        return
+    if version < 2:
+        raise _MismatchError(f"{where}: times in a version {version} record (added in 2)")
+    times = data["times"]
+    plays = sum(isinstance(e, Mapping) and e.get("type") == "play" for e in data["events"])
+    if not isinstance(times, list) or len(times) != plays:
+        count = f"{len(times)} times" if isinstance(times, list) else f"times {times!r}"
+        raise _MismatchError(f"{where}: {count} for {plays} plays (one per play)")
+    for number, time in enumerate(times, start=1):
+        if time is not None and not _is_time(time):
+            raise _MismatchError(
+                f"{where}, play {number}: time {time!r} is neither [cpu_ms, wall_ms] "
+                "(two non-negative numbers) nor null"
+            )
+
+
 def _check_round_result(round_: Round, data: Mapping[str, Any], where: str) -> None:
     result = round_.result
     recorded = data.get("result")
@@ -377,7 +586,7 @@ def _check_round_result(round_: Round, data: Mapping[str, Any], where: str) -> N
         )
 
 
-def _check_result(game: Game, recorded: Any) -> None:
+def _check_result(game: Game, recorded: Any, version: int) -> None:
     outcome = game.outcome()
     if isinstance(recorded, Mapping) and "verdict" in recorded:
         verdict = recorded["verdict"]
@@ -386,6 +595,13 @@ def _check_result(game: Game, recorded: Any) -> None:
             "termination"
         ):
             raise _MismatchError(f"verdict {verdict} does not match the result {recorded}")
+        if "time" in verdict and version < 2:
+            raise _MismatchError(f"a verdict time in a version {version} record (added in 2)")
+        if "time" in verdict and not _is_time(verdict["time"]):
+            raise _MismatchError(
+                f"verdict time {verdict['time']!r} is not [cpu_ms, wall_ms] "
+                "(two non-negative numbers)"
+            )
         if recorded.get("termination") == Termination.TARGET.value:
             raise _MismatchError("a game played to its end has no verdict")
     if outcome is None and isinstance(recorded, Mapping):

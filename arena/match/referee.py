@@ -23,7 +23,7 @@ import collections
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from arena.engine.events import Termination
+from arena.engine.events import Play, Termination
 from arena.engine.game import Game
 from arena.engine.rules import Rules
 from arena.match.play import game_seeds
@@ -31,6 +31,7 @@ from arena.match.players import InProcessPlayer, Player, Request, StrategyPlayer
 from arena.match.process import Launcher, PlainLauncher, ProcessPlayer
 from arena.match.verdicts import (
     BotFaultError,
+    DecisionTime,
     GameOutcome,
     InfrastructureError,
     TimeControl,
@@ -68,6 +69,8 @@ class _Live:
     wall_banks: list[float]
     verdict: Verdict | None = None
     seats_started: set[int] = field(default_factory=set)
+    #: Each decision's (cpu, wall) seconds in order, None where untimed (GameOutcome.times).
+    times: list[DecisionTime | None] = field(default_factory=list)
 
 
 def play_match(
@@ -79,6 +82,8 @@ def play_match(
     teams: bool = False,
     concurrency: int = GAMES_IN_FLIGHT,
     time_control: TimeControl | None = None,
+    start: Sequence[Game] | None = None,
+    until_round: int | None = None,
 ) -> Iterator[GameOutcome]:
     """Play ``games`` games with ``players[seat]`` at each seat; yield each game as it ends.
 
@@ -87,11 +92,22 @@ def play_match(
     :func:`arena.match.play.game_seeds` from ``seed``. Players are opened first and
     closed at the end, whatever happens.
 
+    Branches (:mod:`arena.match.branch`): with ``start``, game ``i`` goes on from the
+    position ``start[i]`` (same rules, seats and teams) instead of a fresh deal, its bots
+    still seeded by game ``i``'s seed; with ``until_round``, a game stops (is yielded,
+    unfinished) once that round is over.
+
     Raises:
         InfrastructureError: the harness failed; the games not yet yielded are void.
         RulesError: the player count or teams are not allowed.
+        ValueError: ``start`` does not hold ``games`` games of these rules and seats.
     """
     rules.check_players(len(players), teams)
+    setup = (rules.version, len(players), teams)
+    if start is not None and (
+        len(start) != games or any((g.rules.version, g.players, g.teams) != setup for g in start)
+    ):
+        raise ValueError(f"start needs {games} games of {rules.name} with {len(players)} seats")
     clock = time_control or TimeControl()
     seeds = game_seeds(seed, games)
     for player in players:
@@ -99,7 +115,9 @@ def play_match(
             player.games = games
     try:
         broken = _open_all(players, clock)
-        yield from _play(rules, players, seeds, teams, concurrency, clock, broken)
+        yield from _play(
+            rules, players, seeds, teams, concurrency, clock, broken, start, until_round
+        )
     finally:
         for player in players:
             player.close()
@@ -123,18 +141,21 @@ def _play(
     concurrency: int,
     clock: TimeControl,
     broken: dict[int, BotFaultError],
+    start: Sequence[Game] | None = None,
+    until_round: int | None = None,
 ) -> Iterator[GameOutcome]:
     waiting = collections.deque(enumerate(seeds))
     live: list[_Live] = []
     while waiting or live:
         while waiting and len(live) < concurrency:
             index, game_seed = waiting.popleft()
-            live.append(_begin(rules, players, index, game_seed, teams, clock, broken))
-        _decide(live, players, clock, broken)
-        for entry in [e for e in live if e.game.is_terminal()]:
+            game = None if start is None else start[index]
+            live.append(_begin(rules, players, index, game_seed, teams, clock, broken, game))
+        _decide([e for e in live if not _stopped(e.game, until_round)], players, clock, broken)
+        for entry in [e for e in live if _stopped(e.game, until_round)]:
             live.remove(entry)
             _finish(entry, players)
-            yield GameOutcome(entry.index, entry.game, entry.verdict)
+            yield GameOutcome(entry.index, entry.game, entry.verdict, entry.times)
 
 
 def _begin(
@@ -145,12 +166,16 @@ def _begin(
     teams: bool,
     clock: TimeControl,
     broken: dict[int, BotFaultError],
+    game: Game | None = None,
 ) -> _Live:
-    game = Game(rules, len(players), teams=teams, seed=game_seed)
+    if game is None:
+        game = Game(rules, len(players), teams=teams, seed=game_seed)
     seats = len(players)
     entry = _Live(
         index, f"g{index}", game, [clock.bank_seconds] * seats, [clock.wall_bank_seconds] * seats
     )
+    # A game taken up (a branch) has plays the referee did not time.
+    entry.times = [None] * sum(isinstance(e, Play) for r in game.rounds for e in r.events)
     for seat, player in enumerate(players):
         if seat in broken:
             continue
@@ -160,6 +185,11 @@ def _begin(
         except BotFaultError as fault:
             broken[seat] = fault
     return entry
+
+
+def _stopped(game: Game, until_round: int | None) -> bool:
+    """Whether a game is over, or (a branch) past the round it stops after."""
+    return game.is_terminal() or (until_round is not None and len(game.rounds) > until_round)
 
 
 def _decide(
@@ -206,9 +236,13 @@ def _collect(
         for entry in entries:
             _forfeit(entry, seat, fault, player)
         return
+    # Built-in strategies are the arena's own code, not timed: 0 s charged means nothing.
+    timed = not isinstance(player, StrategyPlayer)
     for entry, answer, spent, waited in zip(
         entries, answers, player.charged(), player.waited(), strict=True
     ):
+        # Every decision asked for, the faulting one included (the last of its game).
+        entry.times.append((max(0.0, spent), max(0.0, waited)) if timed else None)
         entry.banks[seat] -= max(0.0, spent - clock.move_seconds)
         entry.wall_banks[seat] -= max(0.0, waited - clock.wall_seconds)
         if entry.banks[seat] < 0:
@@ -244,11 +278,10 @@ def _forfeit(entry: _Live, seat: int, fault: BotFaultError, player: Player) -> N
 
 def _finish(entry: _Live, players: Sequence[Player]) -> None:
     outcome = entry.game.outcome()
-    assert outcome is not None
-    result = {
-        "termination": outcome.termination.value,
-        "winners": list(outcome.winners),
-        "scores": list(outcome.scores),
+    result = {  # a branch stopped after its round: the game goes on, nobody has won
+        "termination": None if outcome is None else outcome.termination.value,
+        "winners": [] if outcome is None else list(outcome.winners),
+        "scores": list(entry.game.scores if outcome is None else outcome.scores),
     }
     for seat in entry.seats_started:
         players[seat].end(entry.id, result)

@@ -18,6 +18,7 @@ from arena.errors import ArenaError
 __all__ = [
     "Answer",
     "BotFaultError",
+    "DecisionTime",
     "GameOutcome",
     "InfrastructureError",
     "TimeControl",
@@ -94,13 +95,28 @@ class BotFaultError(Exception):
         self.message = message
 
 
+#: One decision's time in seconds: (CPU time charged, wall-clock time taken).
+DecisionTime = tuple[float, float]
+
+
 @dataclass
 class GameOutcome:
-    """One finished game of a match: the game, and the verdict if a bot forfeited."""
+    """One finished game of a match: the game, and the verdict if a bot forfeited.
+
+    ``times`` holds every decision the referee asked for in this game, in order: one per
+    play of the game, then, when the forfeit was a decision that was answered and timed
+    (a move over the clock, an illegal move, a crash the bot reported), that decision.
+    Each is ``(cpu, wall)`` seconds as the referee charged and measured them (a bot that
+    answers several games in one message is charged an even share of it), or None when
+    nobody timed it: a built-in strategy's decision, or a play made before the referee
+    took the game up. None (not a list) for a game the referee did not play. For
+    :func:`arena.engine.records.game_record`'s ``times``.
+    """
 
     index: int
     game: Game
     verdict: Verdict | None = None
+    times: list[DecisionTime | None] | None = None
 
 
 #: What a player answers for one decision: a move, or the fault that stands instead.

@@ -42,6 +42,7 @@ __all__ = [
     "MatchRow",
     "OpponentRow",
     "StoredGame",
+    "duplicate_games",
     "game_list",
     "game_record",
     "match_list",
@@ -366,6 +367,38 @@ def game_record(store: Store, match_id: int, index: int) -> StoredGame | None:
     if row is None:
         return None
     return StoredGame(row, record)
+
+
+def duplicate_games(store: Store, match_id: int, index: int) -> list[tuple[int, int]]:
+    """The games that played the same deals as game ``index`` of match ``match_id`` with
+    the seats rotated (its duplicate-deal group, this game included), as (match id, game
+    index) in rotation order; [] when the match is not part of a group or a rotation's
+    game is missing (void or not yet played)."""
+    with store.read() as session:
+        match = session.get(Match, match_id)
+        if match is None or match.deal_group is None or match.status != "done":
+            return []
+        rows = session.execute(
+            select(Match.id, Match.status, Match.rotation)
+            .where(
+                Match.tournament_id == match.tournament_id,
+                Match.deal_group == match.deal_group,
+            )
+            .order_by(Match.rotation, Match.id)
+        ).all()
+        done = [row.id for row in rows if row.status == "done"]
+        if len(done) != len(rows) or len(rows) < 2:
+            return []
+        found = set(
+            session.scalars(
+                select(GameRecord.match_id).where(
+                    GameRecord.match_id.in_(done), GameRecord.game_index == index
+                )
+            )
+        )
+    if found != set(done):
+        return []
+    return [(group_match, index) for group_match in done]
 
 
 def redact_record(record: dict[str, Any]) -> dict[str, Any]:
