@@ -141,7 +141,7 @@ def store_records(store: Store, rounds: int, seed: int) -> tuple[int, list[int]]
     """Real records of ``rounds`` rounds or more (random play under ``block``) for every game
     of the first bench match of ``block``; its id and each game's number of states."""
     rng = random.Random(seed)
-    records = []
+    records: list[dict[str, Any]] = []
     game_seed = seed
     while len(records) < GAMES_PER_MATCH:
         game_seed += 1

@@ -47,7 +47,10 @@ __all__ = [
     "line_viewbox",
     "pip_defs",
     "pip_positions",
+    "tile_defs",
+    "tile_frame",
     "tile_svg",
+    "tile_use",
 ]
 
 #: The side of a tile's half (a tile is HALF x 2 HALF), in SVG user units.
@@ -252,14 +255,81 @@ def tile_svg(
     )
 
 
-def _outline(x: float, y: float, w: float, h: float, colour: str, thick: float = 3) -> str:
+def _outline(
+    x: float, y: float, w: float, h: float, colour: str, thick: float = 3, css_class: str = "frame"
+) -> str:
     """A coloured frame around a tile's box (the placed tile, the lead, a legal tile)."""
     d = thick / 2
     return (
-        f'<rect class="frame" x="{_num(x - d)}" y="{_num(y - d)}" width="{_num(w + thick)}" '
+        f'<rect class="{css_class}" x="{_num(x - d)}" y="{_num(y - d)}" width="{_num(w + thick)}" '
         f'height="{_num(h + thick)}" rx="4" fill="none" stroke="{colour}" '
         f'stroke-width="{_num(thick)}"/>'
     )
+
+
+# -- tiles drawn once, placed many times ---------------------------------------------------
+
+
+def _face_id(ids: str, a: int, b: int, vertical: bool) -> str:
+    return f"{ids}{'u' if vertical else 'l'}{max(a, b)}-{min(a, b)}"
+
+
+def tile_defs(
+    upright: Iterable[tuple[int, int]],
+    lying: Iterable[tuple[int, int]] = (),
+    *,
+    ids: str = "t",
+    pips: str = "p",
+) -> str:
+    """A ``<defs>`` drawing each tile face once, for :func:`tile_use`: the tiles of
+    ``upright`` standing (``{ids}u{high}-{low}``, the high half on top) and those of
+    ``lying`` lying (``{ids}l{high}-{low}``, the high half on the left), either way round,
+    each with its top-left corner at (0, 0) as :func:`tile_svg` draws it; a tile's back
+    standing (``{ids}back``); and the pip patterns they use (``{pips}...``, as
+    :func:`pip_defs`)."""
+    faces = [
+        *((max(t), min(t), True) for t in {(max(t), min(t)) for t in upright}),
+        *((max(t), min(t), False) for t in {(max(t), min(t)) for t in lying}),
+    ]
+    faces.sort(key=lambda face: (not face[2], face[0], face[1]))
+    parts = [pip_defs((n for a, b, _ in faces for n in (a, b)), pips).removesuffix("</defs>")]
+    for a, b, vertical in faces:
+        face = tile_svg(a, b, 0, 0, vertical=vertical, pips=pips)
+        parts.append(f'<g id="{_face_id(ids, a, b, vertical)}">{face}</g>')
+    parts.append(f'<g id="{ids}back">{tile_svg(0, 0, 0, 0, vertical=True, face_up=False)}</g>')
+    parts.append("</defs>")
+    return "".join(parts)
+
+
+def tile_use(a: int, b: int, x: float, y: float, *, vertical: bool, ids: str = "t") -> str:
+    """A face of :func:`tile_defs` placed with its top-left corner at (x, y): ``a`` on the
+    top (upright) or left (lying) half, as :func:`tile_svg` draws it. A tile drawn low half
+    first is its face turned half a turn about its centre (every pip pattern is the same
+    turned half a turn)."""
+    href = _face_id(ids, a, b, vertical)
+    place = f'<use href="#{href}" x="{_num(x)}" y="{_num(y)}"'
+    if a >= b:
+        return place + "/>"
+    w, h = (HALF, 2 * HALF) if vertical else (2 * HALF, HALF)
+    return place + f' transform="rotate(180 {_num(x + w / 2)} {_num(y + h / 2)})"/>'
+
+
+#: The frames :func:`tile_frame` draws: colour and thickness.
+_FRAMES = {"placed": (_PLACED, 3.0), "lead": (_LEAD, 2.0), "legal": (_LEGAL, 3.0)}
+
+
+def tile_frame(x: float, y: float, w: float, h: float, kind: str) -> str:
+    """The frame :func:`line_svg` and :func:`hand_svg` draw around the box (x, y, w, h) of
+    a tile: ``kind`` is ``placed`` (this step's play), ``lead`` or ``legal``; the
+    ``<rect>`` has the classes ``frame`` and ``kind``.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    if kind not in _FRAMES:
+        raise ValueError(f"a frame is one of {', '.join(_FRAMES)}, not {kind!r}")
+    colour, thick = _FRAMES[kind]
+    return _outline(x, y, w, h, colour, thick, f"frame {kind}")
 
 
 # -- the line's layout ----------------------------------------------------------------------

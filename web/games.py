@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from arena.engine.events import Termination
+from arena.engine.records import round_times, slowest_decisions
 from arena.engine.replay import Replay, replay_record
 from arena.errors import ArenaError
 from arena.service.accounts import Account
@@ -192,14 +193,17 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
     def href(round_number: int, step: int) -> str:
         return "?" + urlencode(position.query(round=round_number, step=step))
 
+    times = round_times(replay.record["rounds"][frame.round - 1])
     return {
         **shown,
         **navigation(frames, position),
         "position": position,
         "href": href,
         "caption": describe(frame.event, replay.seats),
+        "thought": times[frame.step - 1] if frame.step else None,
         "events": [
-            (f.step, describe(f.event, replay.seats), f.event) for f in shown["round"].frames[1:]
+            (f.step, describe(f.event, replay.seats), f.event, times[f.step - 1])
+            for f in shown["round"].frames[1:]
         ],
         "at_fault": replay.fault == (frame.round, frame.step),
         "verdict": verdict,
@@ -223,6 +227,7 @@ def game_page(match_id: int, index: int) -> str:
         timeline=timeline_svg(frames, position, marks(replay)),
         scores=score_svg(replay),
         group=duplicate_games(get_store(), match_id, index),
+        slowest=sorted(slowest_decisions(record).values(), key=lambda d: d.seat),
         **_state(replay, position, record_verdict(record)),
     )
 

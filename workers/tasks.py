@@ -3,7 +3,8 @@
 ``arena.play_match(match_id)`` plays one stored match; ``arena.sweep()`` (sent by beat every
 ``ARENA_SWEEP_SECONDS``) re-sends the tasks of matches whose worker died or whose task was
 lost; ``arena.refit_ratings(rule_set_id)``, sent when a match finishes its tournament,
-re-fits the rule set's ratings over every stored game and appends to their history. All are
+re-fits the rule set's ratings over every stored game and appends to their history;
+``arena.run_branch(branch_id)`` plays a what-if branch asked from the web. All are
 idempotent: running one twice changes nothing more than running it once (a refit twice adds
 a second, equal history point).
 
@@ -27,13 +28,16 @@ from sqlalchemy.exc import OperationalError
 
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
+from arena.service.branches import mark_branches_sent, run_branch, unsent_branches
 from arena.service.broker import (
     CHECK_UPLOAD,
     PLAY_MATCH,
     QUEUE,
     REFIT,
+    RUN_BRANCH,
     SWEEP,
     queue_length,
+    send_branches,
     send_matches,
     send_uploads,
 )
@@ -213,6 +217,27 @@ def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
     return status
 
 
+@app.task(name=RUN_BRANCH, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5)
+def run_branch_task(self: Task[Any, Any], branch_id: int) -> str:
+    """Play a what-if branch (a stored game taken up by other bots) and store its records;
+    return its status. Retried, after a pause, only when the database failed; a harness
+    failure marks the branch failed, a bot's fault is part of its result."""
+    try:
+        status = run_branch(
+            _store(),
+            branch_id,
+            config=_state["config"],
+            first_slot=_first_slot(),
+            sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1",
+        )
+    except OperationalError as exc:
+        delay = min(60, 2 ** min(self.request.retries, 6))
+        logger.warning("branch %s: %s; retrying in %s s", branch_id, exc, delay)
+        raise self.retry(exc=exc, countdown=delay) from exc
+    logger.info("branch %s: %s", branch_id, status)
+    return status
+
+
 @app.task(name=SWEEP, acks_late=True, ignore_result=True)
 def sweep_task() -> dict[str, int]:
     """Re-send the tasks of matches whose lease ran out, and of pending matches when the
@@ -231,6 +256,16 @@ def sweep_task() -> dict[str, int]:
         mark_sent(store, uploads)
         if uploads:
             logger.warning("sweep: %d uploads' checks sent again", len(uploads))
+        config: Config = _state["config"]
+        branches = unsent_branches(
+            store,
+            older_than=UPLOAD_RESEND_SECONDS,
+            stale_seconds=config.match_time_limit + 60,
+        )
+        send_branches(app, branches)
+        mark_branches_sent(store, branches)
+        if branches:
+            logger.warning("sweep: %d branches sent again", len(branches))
     if report.expired or report.resent:
         logger.warning(
             "sweep: %d expired leases re-queued, %d lost tasks sent again",

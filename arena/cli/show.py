@@ -70,11 +70,9 @@ def _side(replay: Replay, side: int | None) -> str:
 def state_text(replay: Replay, frame: Frame, seat: int | None = None) -> list[Text]:
     """One state: the event, the line, each hand (only ``seat``'s face up when given, the
     seat to move's legal moves in green), the boneyard and scores."""
+    event = _event(dict(frame.event) if frame.event else None, replay.seats)
     lines = [
-        Text(
-            f"Round {frame.round}, step {frame.step}: {_event(dict(frame.event or {}) or None, replay.seats)}",
-            style="bold",
-        ),
+        Text(f"Round {frame.round}, step {frame.step}: {event}", style="bold"),
         Text("  line  ").append_text(_line(frame)),
     ]
     for s, tiles in enumerate(frame.hands):

@@ -46,11 +46,13 @@ __all__ = [
     "PLAY_MATCH",
     "QUEUE",
     "REFIT",
+    "RUN_BRANCH",
     "SWEEP",
     "default_broker_dir",
     "make_app",
     "queue_length",
     "resolve_broker_url",
+    "send_branches",
     "send_matches",
     "send_uploads",
 ]
@@ -59,7 +61,7 @@ __all__ = [
 BROKER_ENV = "ARENA_BROKER_URL"
 #: The serverless default: the filesystem transport in :func:`default_broker_dir`.
 DEFAULT_BROKER_URL = "filesystem://"
-#: The queue of matches, refits and sweeps.
+#: The queue of matches, refits, sweeps and branches.
 QUEUE = "arena"
 #: Uploads' checks have a queue of their own, which the workers look at first (Redis) or in
 #: turn (the filesystem transport): a new user waits for one match at most, not for every
@@ -70,6 +72,7 @@ PLAY_MATCH = "arena.play_match"
 SWEEP = "arena.sweep"
 REFIT = "arena.refit_ratings"
 CHECK_UPLOAD = "arena.check_upload"
+RUN_BRANCH = "arena.run_branch"
 
 #: How often a consumer of the filesystem transport looks for new messages (kombu's default
 #: is 1 s, which every task's latency would pay).
@@ -240,6 +243,15 @@ def send_uploads(app: Celery, upload_ids: Sequence[int]) -> None:
     with app.producer_or_acquire() as producer:
         for upload_id in upload_ids:
             app.send_task(CHECK_UPLOAD, args=(upload_id,), queue=CHECK_QUEUE, producer=producer)
+
+
+def send_branches(app: Celery, branch_ids: Sequence[int]) -> None:
+    """Send a ``run_branch`` task for each branch (the main queue), over one connection."""
+    if not branch_ids:
+        return
+    with app.producer_or_acquire() as producer:
+        for branch_id in branch_ids:
+            app.send_task(RUN_BRANCH, args=(branch_id,), queue=QUEUE, producer=producer)
 
 
 def queue_length(app: Celery) -> int:

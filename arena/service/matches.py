@@ -57,6 +57,7 @@ __all__ = [
     "MatchSettings",
     "SweepReport",
     "WorkerState",
+    "bot_files",
     "create_stored_tournament",
     "finished_rule_set",
     "list_workers",
@@ -287,8 +288,9 @@ def create_stored_tournament(
 # --- playing a match ---------------------------------------------------------------------
 
 
-def _bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
-    """Each bot version's source as a file named by its hash (written once, atomically).
+def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
+    """Each bot version's source as a file named by its hash (written once, atomically):
+    what a worker runs, for matches and branches alike.
 
     Raises:
         InfrastructureError: the files cannot be written, or a version is not stored.
@@ -419,7 +421,7 @@ def _play(
     bot_cache: Path,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Play the claimed match; return its ``result`` column and its game records."""
-    files = _bot_files(store, claimed.seats, bot_cache)
+    files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
         id=claimed.key,

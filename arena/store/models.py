@@ -32,6 +32,8 @@ TOURNAMENT_STATUSES = ("pending", "running", "done")
 WORKER_STATUSES = ("online", "stopped")
 #: A match's status; "void" means it will never be played (e.g. a withdrawn bot).
 MATCH_STATUSES = ("pending", "running", "done", "void")
+#: A branch's status (arena.service.branches).
+BRANCH_STATUSES = ("pending", "running", "done", "failed")
 
 
 def utcnow() -> datetime:
@@ -301,3 +303,37 @@ class ApiToken(Base):
     created: Mapped[datetime] = _created()
     last_used: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Branch(Base):
+    """A "what if" asked from the web: game ``game_index`` of match ``match_id`` taken up
+    at round ``round_number`` after ``turn`` of its plays by the bot versions ``seats`` (one
+    id per seat), ``times`` times, their bots seeded from ``seed``. ``pending`` until a
+    worker takes it, ``running``, then ``done`` (``records``: one branch record per
+    repetition, in order) or ``failed`` (``message`` says why)."""
+
+    __tablename__ = "branches"
+    __table_args__ = (
+        Index("ix_branches_status", "status"),
+        Index("ix_branches_requester", "requested_by", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
+    game_index: Mapped[int] = mapped_column(Integer)
+    round_number: Mapped[int] = mapped_column(Integer)
+    #: Plays of the round kept (arena.engine.branch).
+    turn: Mapped[int] = mapped_column(Integer)
+    #: Bot version ids, one per seat.
+    seats: Mapped[list[Any]] = mapped_column(JSON)
+    times: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    requested_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    message: Mapped[str | None] = mapped_column(Text)
+    records: Mapped[list[Any] | None] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+    #: When its task was last sent to the broker (the sweep sends a lost one again).
+    sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -72,7 +72,7 @@ def test_crosstable_cells_link_to_that_pairings_games(app: Flask) -> None:
     assert f"The games of {a} against {b} in spring" in pairing
     for link in games:
         game = _get(client, link)
-        assert "spring" in game and "Ended by" in game
+        assert "spring" in game and "ended by" in game
 
 
 def test_a_tournament_page_counts_faults_by_bot_and_kind(app: Flask) -> None:

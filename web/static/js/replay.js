@@ -195,8 +195,11 @@
     if (event.altKey || event.ctrlKey || event.metaKey) {
       return;
     }
-    if (target.closest && target.closest("input, select, textarea, [contenteditable]")) {
+    if (target.closest && target.closest("select, textarea, [contenteditable], input:not([type=range])")) {
       return;
+    }
+    if (target === slider && event.key !== " " && !/^[0-9]$/.test(event.key)) {
+      return; // the slider moves itself with the arrows, Home, End and the page keys
     }
     const players = state().querySelectorAll("nav.views a").length - 1;
     const key = event.key;

@@ -1,0 +1,659 @@
+"""What-if branches from the web, played on a worker: "from this turn of a stored game, let
+other bots play the rest of the round" (docs/web.md, "Branches"; docs/records.md,
+"Branches").
+
+The web process only checks and stores the request (:func:`create_branch`): the game, the
+point (round and turn, with :mod:`arena.engine.branch`, which verifies the record up to
+it), one bot version per seat that the account may choose (its own, the reference bots,
+bots whose source is public; admins any), the repetitions (1 to :data:`MAX_TIMES`) and a
+cap of :data:`MAX_WAITING` branches waiting per account. A worker then plays it
+(:func:`run_branch`): the stored record, unredacted, taken up by the bots' sources in the
+sandbox exactly as a match seats them (:func:`arena.service.matches.bot_files`, the
+tournament's time a move and memory), through :func:`arena.match.branch.play_branches`;
+the branch records are stored with it. A bot's fault is part of a repetition's result;
+only the harness failing fails the branch (with the reason). Nothing here imports Celery:
+the task in ``workers/tasks.py`` calls :func:`run_branch`, and the sweep sends again the
+tasks of branches whose task was lost (:func:`unsent_branches`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from arena.engine.branch import branch_game, round_plays
+from arena.engine.game import new_seed
+from arena.errors import ArenaError, ParseError, RulesError
+from arena.match.branch import play_branches
+from arena.match.lineup import make_players
+from arena.match.referee import TimeControl
+from arena.match.sandbox import Limits
+from arena.service.accounts import Account
+from arena.service.games import game_record
+from arena.service.matches import Config, MatchSettings, bot_files
+from arena.service.views import REFERENCE_OWNER
+from arena.store.db import Store, as_utc
+from arena.store.models import Bot, BotVersion, GameRecord, Match, Tournament, User
+from arena.store.models import Branch as BranchRow
+
+__all__ = [
+    "MAX_TIMES",
+    "MAX_WAITING",
+    "BotChoice",
+    "BranchError",
+    "BranchView",
+    "Repetition",
+    "SideSummary",
+    "bot_choices",
+    "branch_point",
+    "branch_view",
+    "create_branch",
+    "mark_branches_sent",
+    "run_branch",
+    "unsent_branches",
+]
+
+#: Repetitions of one branch asked from the web, at most.
+MAX_TIMES = 20
+#: Branches of one account waiting for the workers (pending or running), at most.
+MAX_WAITING = 3
+#: A running branch is taken up again by another worker this long after the task's time
+#: limit has passed (its worker died: the limit would have stopped it by then).
+STALE_MARGIN_SECONDS = 60.0
+
+
+class BranchError(ArenaError):
+    """A branch cannot be made as asked (the message says why, in a sentence)."""
+
+
+# --- the bots an account may seat ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BotChoice:
+    """A bot version an account may seat in a branch.
+
+    Attributes:
+        kind: ``yours``, ``reference``, ``public`` (its source is public), or ``other``
+            (any other bot: for admins only).
+    """
+
+    version_id: int
+    owner: str
+    name: str
+    version: int
+    kind: str
+
+    @property
+    def label(self) -> str:
+        """``owner/name@vN``."""
+        return f"{self.owner}/{self.name}@v{self.version}"
+
+
+_KINDS = ("yours", "reference", "public", "other")
+
+
+def _kind(account: Account, owner_id: int, owner: str, public: bool) -> str:
+    if owner_id == account.id:
+        return "yours"
+    if owner == REFERENCE_OWNER:
+        return "reference"
+    return "public" if public else "other"
+
+
+def _may_seat(account: Account, kind: str) -> bool:
+    return kind != "other" or account.has_role("admin")
+
+
+def bot_choices(store: Store, account: Account) -> list[BotChoice]:
+    """Every bot version ``account`` may seat in a branch: its own bots' versions, the
+    reference bots', those of bots whose source is public (every bot's, for an admin);
+    grouped by kind (yours, reference, public, other), then by owner and name, the newest
+    version first."""
+    query = (
+        select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.source_public)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .join(User, User.id == Bot.owner_id)
+    )
+    if not account.has_role("admin"):
+        query = query.where(
+            or_(
+                Bot.owner_id == account.id,
+                User.name == REFERENCE_OWNER,
+                Bot.source_public.is_(True),
+            )
+        )
+    with store.read() as session:
+        rows = session.execute(query).all()
+    choices = [
+        BotChoice(vid, owner, name, number, _kind(account, owner_id, owner, bool(public)))
+        for vid, owner, name, number, owner_id, public in rows
+    ]
+    return sorted(choices, key=lambda c: (_KINDS.index(c.kind), c.owner, c.name, -c.version))
+
+
+# --- where a branch starts ------------------------------------------------------------------
+
+
+def branch_point(record: Mapping[str, Any], round_number: int, step: int) -> tuple[int, int]:
+    """The branch point of the viewer's state ``step`` of round ``round_number``: the turn
+    (the round's plays made by then) and the step the branch takes up from (after the
+    ``turn``-th play and the draws and passes the rules made after it, which a branch
+    keeps).
+
+    Raises:
+        BranchError: no such round, or ``step`` out of its range.
+    """
+    rounds = record.get("rounds")
+    if not isinstance(rounds, list) or not 1 <= round_number <= len(rounds):
+        count = len(rounds) if isinstance(rounds, list) else 0
+        raise BranchError(f"round {round_number} is out of range: the game has rounds 1 to {count}")
+    events = rounds[round_number - 1].get("events") or []
+    if not 0 <= step <= len(events):
+        raise BranchError(
+            f"step {step} is out of range: round {round_number} has steps 0 to {len(events)}"
+        )
+    plays = [k for k, event in enumerate(events) if event.get("type") == "play"]
+    turn = sum(1 for k in plays if k < step)
+    return turn, plays[turn] if turn < len(plays) else len(events)
+
+
+# --- creating ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatBot:
+    label: str
+    kind: str
+
+
+def _seat_bots(session: Session, account: Account, ids: Sequence[int]) -> dict[int, _SeatBot]:
+    rows = session.execute(
+        select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.source_public)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .join(User, User.id == Bot.owner_id)
+        .where(BotVersion.id.in_(set(ids)))
+    ).all()
+    return {
+        vid: _SeatBot(f"{owner}/{name}@v{number}", _kind(account, owner_id, owner, bool(public)))
+        for vid, owner, name, number, owner_id, public in rows
+    }
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def create_branch(
+    store: Store,
+    account: Account,
+    match_id: int,
+    index: int,
+    round_number: int,
+    turn: int,
+    seats: Sequence[int],
+    times: int,
+    *,
+    seed: int | None = None,
+) -> int:
+    """Store a branch of game ``index`` of match ``match_id`` at round ``round_number``
+    after ``turn`` of its plays, with the bot version ``seats[seat]`` at each seat, played
+    ``times`` times (bots seeded from ``seed``, a fresh one by default); return its id. It
+    is ``pending``: send it to a worker.
+
+    Raises:
+        BranchError: one sentence on what is wrong: no such game; the point out of range,
+            the record not verifying up to it, the game or the round over there; not one bot
+            per seat; a bot the account may not choose (not its own, not a reference bot,
+            its source not public; admins may choose any) or not stored; ``times`` out of
+            1 to :data:`MAX_TIMES`; :data:`MAX_WAITING` branches of the account already
+            waiting.
+    """
+    if not _whole(times) or not 1 <= times <= MAX_TIMES:
+        raise BranchError(f"the repetitions must be 1 to {MAX_TIMES}, not {times!r}")
+    found = game_record(store, match_id, index)
+    if found is None:
+        raise BranchError(f"no stored game {index} of match {match_id}")
+    record = found.record
+    try:
+        plays = round_plays(record, round_number)
+        start = branch_game(record, round_number, turn)
+    except (RulesError, ParseError) as exc:
+        raise BranchError(str(exc)) from None
+    if turn == plays and record["rounds"][round_number - 1].get("result") is not None:
+        raise BranchError(
+            f"round {round_number} is over after its {plays} plays: "
+            f"choose a turn from 0 to {plays - 1}"
+        )
+    if len(seats) != start.players or not all(_whole(v) for v in seats):
+        raise BranchError(
+            f"choose one bot for each of the game's {start.players} seats, not {len(seats)}"
+        )
+    with store.write() as session:
+        bots = _seat_bots(session, account, seats)
+        for seat, version_id in enumerate(seats):
+            bot = bots.get(version_id)
+            if bot is None:
+                raise BranchError(f"seat {seat}: no bot version {version_id} is stored")
+            if not _may_seat(account, bot.kind):
+                raise BranchError(
+                    f"seat {seat}: you may not choose {bot.label}: choose one of your bots, "
+                    "a reference bot, or a bot whose source is public"
+                )
+        # Counted and added in one transaction, the account's row locked (PostgreSQL;
+        # SQLite's write transactions are serialised): two requests at once cannot both
+        # pass the cap.
+        session.get(User, account.id, with_for_update=store.dialect == "postgresql")
+        waiting = session.scalar(
+            select(func.count())
+            .select_from(BranchRow)
+            .where(
+                BranchRow.requested_by == account.id,
+                BranchRow.status.in_(("pending", "running")),
+            )
+        )
+        if (waiting or 0) >= MAX_WAITING:
+            raise BranchError(
+                f"you have {waiting} branches waiting for the workers (at most {MAX_WAITING}): "
+                "wait until one is done"
+            )
+        row = BranchRow(
+            match_id=match_id,
+            game_index=index,
+            round_number=round_number,
+            turn=turn,
+            seats=list(seats),
+            times=times,
+            seed=new_seed() if seed is None else seed,
+            requested_by=account.id,
+            status="pending",
+        )
+        session.add(row)
+        session.flush()
+        return row.id
+
+
+# --- playing (the worker) ------------------------------------------------------------------
+
+
+def _claim(store: Store, branch_id: int, stale_before: datetime, now: datetime) -> bool:
+    """Take the branch for this worker: pending, or running since before ``stale_before``
+    (its worker died)."""
+    with store.write() as session:
+        taken = session.execute(
+            update(BranchRow)
+            .where(
+                BranchRow.id == branch_id,
+                or_(
+                    BranchRow.status == "pending",
+                    and_(BranchRow.status == "running", BranchRow.started < stale_before),
+                ),
+            )
+            .values(status="running", started=now, message=None)
+        )
+        return bool(getattr(taken, "rowcount", 0))
+
+
+def _finish(
+    store: Store,
+    branch_id: int,
+    status: str,
+    *,
+    message: str | None = None,
+    records: list[dict[str, Any]] | None = None,
+) -> None:
+    with store.write() as session:
+        session.execute(
+            update(BranchRow)
+            .where(BranchRow.id == branch_id, BranchRow.status == "running")
+            .values(status=status, message=message, records=records, finished=datetime.now(UTC))
+        )
+
+
+def run_branch(
+    store: Store,
+    branch_id: int,
+    *,
+    config: Config | None = None,
+    first_slot: int | None = None,
+    sandboxed: bool = True,
+) -> str:
+    """Play branch ``branch_id`` and store its records; return its status afterwards:
+    ``done``, ``failed`` (the harness failed: the message says how), or, when there was
+    nothing to do, the status it had (``running``: another worker holds it; ``done``,
+    ``failed``) or ``missing``.
+
+    Bots run in the sandbox (``sandboxed``; slots ``first_slot + seat``, by default this
+    process's block), under the game's tournament's time a move and memory. A bot's fault
+    ends its repetition with a verdict, as in any game; it does not fail the branch.
+
+    Raises:
+        BaseException (a shutdown, an interrupt): the branch is put back to pending for
+            the sweep to send again, and the exception goes on.
+    """
+    config = config or Config()
+    now = datetime.now(UTC)
+    stale = now - timedelta(seconds=config.match_time_limit + STALE_MARGIN_SECONDS)
+    if not _claim(store, branch_id, stale, now):
+        with store.read() as session:
+            status = session.scalar(select(BranchRow.status).where(BranchRow.id == branch_id))
+        return status or "missing"
+    try:
+        records = _play(store, branch_id, config, first_slot, sandboxed)
+    except Exception as exc:
+        _finish(store, branch_id, "failed", message=f"The harness failed: {_reason(exc)}")
+        return "failed"
+    except BaseException:
+        with store.write() as session:
+            session.execute(
+                update(BranchRow)
+                .where(BranchRow.id == branch_id, BranchRow.status == "running")
+                .values(status="pending", started=None, sent=None)
+            )
+        raise
+    _finish(store, branch_id, "done", records=records)
+    return "done"
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {text}"
+
+
+def _play(
+    store: Store, branch_id: int, config: Config, first_slot: int | None, sandboxed: bool
+) -> list[dict[str, Any]]:
+    with store.read() as session:
+        row = session.get(BranchRow, branch_id)
+        assert row is not None
+        record = session.scalar(
+            select(GameRecord.record).where(
+                GameRecord.match_id == row.match_id, GameRecord.game_index == row.game_index
+            )
+        )
+        stored = session.scalar(
+            select(Tournament.settings)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Match.id == row.match_id)
+        )
+        seats = [int(v) for v in row.seats]
+        labels = {
+            vid: f"{owner}/{name}@v{number}"
+            for vid, owner, name, number in session.execute(
+                select(BotVersion.id, User.name, Bot.name, BotVersion.version)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .join(User, User.id == Bot.owner_id)
+                .where(BotVersion.id.in_(set(seats)))
+            )
+        }
+    if record is None:
+        raise BranchError(f"game {row.game_index} of match {row.match_id} has no stored record")
+    files = bot_files(store, seats, config.bot_cache)
+    settings = MatchSettings.from_json(stored)
+    players = make_players(
+        [str(files[v]) for v in seats],
+        sandboxed=sandboxed,
+        limits=Limits(memory_mb=settings.memory_mb),
+        first_slot=first_slot,
+    )
+    played = play_branches(
+        record,
+        row.round_number,
+        row.turn,
+        players,
+        times=row.times,
+        seed=row.seed,
+        names=[labels.get(v, f"version {v}") for v in seats],
+        source=f"match {row.match_id} game {row.game_index}",
+        time_control=TimeControl(move_seconds=settings.move_seconds),
+    )
+    return [branch.record for branch in sorted(played, key=lambda branch: branch.index)]
+
+
+# --- lost tasks -----------------------------------------------------------------------------
+
+
+def unsent_branches(
+    store: Store, *, older_than: float, stale_seconds: float, now: datetime | None = None
+) -> list[int]:
+    """Branches whose task is due again: pending and never sent, or sent more than
+    ``older_than`` seconds ago (the task was lost); running for longer than
+    ``stale_seconds`` (its worker died)."""
+    now = datetime.now(UTC) if now is None else now
+    sent_before = now - timedelta(seconds=older_than)
+    started_before = now - timedelta(seconds=stale_seconds)
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(BranchRow.id)
+                .where(
+                    or_(
+                        and_(
+                            BranchRow.status == "pending",
+                            or_(BranchRow.sent.is_(None), BranchRow.sent < sent_before),
+                        ),
+                        and_(BranchRow.status == "running", BranchRow.started < started_before),
+                    )
+                )
+                .order_by(BranchRow.id)
+            )
+        )
+
+
+def mark_branches_sent(store: Store, branch_ids: Sequence[int]) -> None:
+    """Record that these branches' tasks were sent now."""
+    if branch_ids:
+        with store.write() as session:
+            session.execute(
+                update(BranchRow).where(BranchRow.id.in_(branch_ids)).values(sent=datetime.now(UTC))
+            )
+
+
+# --- the page -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Repetition:
+    """How round R ended in one repetition (or in the original game).
+
+    Attributes:
+        text: in a few words (``seat 1 (alice/greedy@v1) won by domino``).
+        winner: the side (seat, or team) that won the round; None: drawn, or cut short.
+        points: each side's points in the round; None when a forfeit cut it short.
+        forfeit: the seat that forfeited, or None.
+        ended_game: the game's winners when the round ended the game, else None.
+    """
+
+    index: int
+    seed: int | None
+    text: str
+    winner: int | None
+    points: tuple[int, ...] | None
+    forfeit: int | None
+    ended_game: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class SideSummary:
+    """A side over a branch's repetitions: rounds won, mean points, forfeits."""
+
+    label: str
+    wins: int
+    share: float
+    mean_points: float
+    forfeits: int
+
+
+@dataclass(frozen=True, slots=True)
+class BranchView:
+    """A branch as its page shows it.
+
+    Attributes:
+        seats: the bots that played on (``owner/name@vN``), one per seat.
+        original_seats: the game's own (``owner/name@vN``).
+        start_step: the step of round ``round`` the branch takes up from.
+        original: how the original game's round ended.
+        repetitions, summary, records: once done (else empty).
+    """
+
+    id: int
+    match_id: int
+    index: int
+    round: int
+    turn: int
+    start_step: int
+    seats: tuple[str, ...]
+    versions: tuple[int, ...]
+    original_seats: tuple[str, ...]
+    tournament: str
+    rules: str
+    teams: bool
+    times: int
+    seed: int
+    requested_by: int
+    requester: str
+    status: str
+    message: str | None
+    created: datetime
+    started: datetime | None
+    finished: datetime | None
+    original: Repetition
+    repetitions: tuple[Repetition, ...]
+    summary: tuple[SideSummary, ...]
+    records: tuple[dict[str, Any], ...]
+
+    @property
+    def waiting(self) -> bool:
+        """Whether it still waits for a worker (pending or running)."""
+        return self.status in ("pending", "running")
+
+
+def _side(side: int | None, names: Sequence[str], teams: bool) -> str:
+    if side is None:
+        return "nobody"
+    if teams:
+        return f"team {'AB'[side]} ({names[side]} + {names[side + 2]})"
+    return f"seat {side} ({names[side]})"
+
+
+def _outcome(
+    record: Mapping[str, Any], round_number: int, names: Sequence[str], teams: bool, index: int
+) -> Repetition:
+    rounds = record.get("rounds") or []
+    data = rounds[round_number - 1] if len(rounds) >= round_number else {}
+    result = data.get("result")
+    game = record.get("result") if isinstance(record.get("result"), dict) else None
+    verdict = game.get("verdict") if game is not None else None
+    last = len(rounds) == round_number
+    branch = record.get("branch") if isinstance(record.get("branch"), dict) else None
+    seed = branch.get("seed") if branch is not None else None
+    if not isinstance(result, dict):
+        if last and isinstance(verdict, dict):
+            seat = verdict.get("seat")
+            name = names[seat] if isinstance(seat, int) and seat < len(names) else "?"
+            kind = str(verdict.get("termination")).replace("_", " ")
+            text = f"seat {seat} ({name}) forfeited: {kind}"
+            return Repetition(index, seed, text, None, None, seat, None)
+        return Repetition(index, seed, "unfinished", None, None, None, None)
+    winner = result.get("winner")
+    side = _side(winner, names, teams)
+    termination = result.get("termination")
+    if termination == "blocked":
+        text = "blocked, drawn" if winner is None else f"blocked, {side} won"
+    elif termination == "target":
+        text = f"{side} reached the target"
+    else:
+        text = f"{side} won by domino"
+    ended = None
+    if last and game is not None and verdict is None:
+        ended = tuple(int(s) for s in game.get("winners") or [])
+    points = tuple(int(p) for p in result.get("points") or [])
+    return Repetition(index, seed, text, winner, points, None, ended)
+
+
+def _summary(
+    repetitions: Sequence[Repetition], names: Sequence[str], teams: bool
+) -> tuple[SideSummary, ...]:
+    sides = 2 if teams else len(names)
+    count = len(repetitions) or 1
+    rows = []
+    for side in range(sides):
+        seats = [side, side + 2] if teams else [side]
+        label = (
+            f"team {'AB'[side]} (seats {side}+{side + 2})"
+            if teams
+            else f"seat {side} ({names[side]})"
+        )
+        wins = sum(1 for r in repetitions if r.winner == side)
+        points = sum(r.points[side] for r in repetitions if r.points and side < len(r.points))
+        forfeits = sum(1 for r in repetitions if r.forfeit in seats)
+        rows.append(SideSummary(label, wins, wins / count, points / count, forfeits))
+    return tuple(rows)
+
+
+def branch_view(store: Store, branch_id: int) -> BranchView | None:
+    """The branch for its page, or None (no such branch, or its game is gone)."""
+    with store.read() as session:
+        found = session.execute(
+            select(BranchRow, User.name)
+            .join(User, User.id == BranchRow.requested_by)
+            .where(BranchRow.id == branch_id)
+        ).first()
+        if found is None:
+            return None
+        row, requester = found
+        versions = tuple(int(v) for v in row.seats)
+        labels = {
+            vid: f"{owner}/{name}@v{number}"
+            for vid, owner, name, number in session.execute(
+                select(BotVersion.id, User.name, Bot.name, BotVersion.version)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .join(User, User.id == Bot.owner_id)
+                .where(BotVersion.id.in_(set(versions)))
+            )
+        }
+    game = game_record(store, row.match_id, row.game_index)
+    if game is None:
+        return None
+    seats = tuple(labels.get(v, f"version {v}") for v in versions)
+    teams = game.row.teams
+    events = game.record["rounds"][row.round_number - 1].get("events") or []
+    plays = [k for k, event in enumerate(events) if event.get("type") == "play"]
+    start_step = plays[row.turn] if row.turn < len(plays) else len(events)
+    original = _outcome(game.record, row.round_number, game.row.seats, teams, -1)
+    records = tuple(row.records or []) if row.status == "done" else ()
+    repetitions = tuple(
+        _outcome(record, row.round_number, seats, teams, k) for k, record in enumerate(records)
+    )
+    return BranchView(
+        id=row.id,
+        match_id=row.match_id,
+        index=row.game_index,
+        round=row.round_number,
+        turn=row.turn,
+        start_step=start_step,
+        seats=seats,
+        versions=versions,
+        original_seats=game.row.seats,
+        tournament=game.row.tournament,
+        rules=game.row.rules,
+        teams=teams,
+        times=row.times,
+        seed=int(row.seed),
+        requested_by=row.requested_by,
+        requester=requester,
+        status=row.status,
+        message=row.message,
+        created=as_utc(row.created),
+        started=None if row.started is None else as_utc(row.started),
+        finished=None if row.finished is None else as_utc(row.finished),
+        original=original,
+        repetitions=repetitions,
+        summary=_summary(repetitions, seats, teams) if repetitions else (),
+        records=records,
+    )
