@@ -67,6 +67,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     from web.api import init_api
     from web.auth import init_auth
     from web.bots import bots
+    from web.branches import branches
     from web.compares import compares
     from web.games import games
     from web.pages import pages
@@ -86,6 +87,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(tournaments)
     app.register_blueprint(games)
     app.register_blueprint(compares)
+    app.register_blueprint(branches)
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(SQLAlchemyError, _database_error)

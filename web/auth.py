@@ -79,6 +79,8 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     "create-tournament": ("organiser", False),
     "cancel-tournament": ("admin", True),
     "start-compare": ("admin", True),  # of one's own bot (NEW) against any other
+    "start-branch": ("user", True),  # which bots it seats: arena.service.branches
+    "read-branch": ("admin", True),
     "manage-users": ("admin", False),
 }
 _RANK = {"anonymous": 0, "user": 1, "organiser": 2, "admin": 3}

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
-from arena.engine.events import Termination
+from arena.engine.events import Play, Termination
 from arena.engine.records import round_times, slowest_decisions
 from arena.engine.replay import Replay, replay_record
 from arena.errors import ArenaError
@@ -206,6 +206,7 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
             for f in shown["round"].frames[1:]
         ],
         "at_fault": replay.fault == (frame.round, frame.step),
+        "turn": sum(1 for event in frame.history if type(event) is Play),
         "verdict": verdict,
         "views": [None, *range(replay.players)],
         "rounds": len(frames),

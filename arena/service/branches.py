@@ -52,9 +52,11 @@ __all__ = [
     "bot_choices",
     "branch_point",
     "branch_view",
+    "check_point",
     "create_branch",
     "mark_branches_sent",
     "run_branch",
+    "start_step",
     "unsent_branches",
 ]
 
@@ -163,6 +165,48 @@ def branch_point(record: Mapping[str, Any], round_number: int, step: int) -> tup
     return turn, plays[turn] if turn < len(plays) else len(events)
 
 
+def start_step(record: Mapping[str, Any], round_number: int, turn: int) -> int:
+    """The step of round ``round_number`` a branch after ``turn`` plays takes up from: its
+    ``turn``-th play and the draws and passes after it are kept (the round's last step when
+    ``turn`` is all of its plays).
+
+    Raises:
+        BranchError: no such round, or ``turn`` out of its range.
+    """
+    rounds = record.get("rounds")
+    if not isinstance(rounds, list) or not 1 <= round_number <= len(rounds):
+        count = len(rounds) if isinstance(rounds, list) else 0
+        raise BranchError(f"round {round_number} is out of range: the game has rounds 1 to {count}")
+    events = rounds[round_number - 1].get("events") or []
+    plays = [k for k, event in enumerate(events) if event.get("type") == "play"]
+    if not 0 <= turn <= len(plays):
+        raise BranchError(
+            f"turn {turn} is out of range: round {round_number} has turns 0 to {len(plays)}"
+        )
+    return plays[turn] if turn < len(plays) else len(events)
+
+
+def check_point(record: Mapping[str, Any], round_number: int, turn: int) -> int:
+    """Check that the record can branch at round ``round_number`` after ``turn`` plays;
+    return its number of seats.
+
+    Raises:
+        BranchError: no such round or turn, the record does not verify up to there, the
+            game is over there, or the round is (a branch plays on in its round only).
+    """
+    try:
+        plays = round_plays(record, round_number)
+        start = branch_game(record, round_number, turn)
+    except (RulesError, ParseError) as exc:
+        raise BranchError(str(exc)) from None
+    if turn == plays and record["rounds"][round_number - 1].get("result") is not None:
+        raise BranchError(
+            f"round {round_number} is over after its {plays} plays: "
+            f"choose a turn from 0 to {plays - 1}"
+        )
+    return start.players
+
+
 # --- creating ---------------------------------------------------------------------------------
 
 
@@ -219,21 +263,9 @@ def create_branch(
     found = game_record(store, match_id, index)
     if found is None:
         raise BranchError(f"no stored game {index} of match {match_id}")
-    record = found.record
-    try:
-        plays = round_plays(record, round_number)
-        start = branch_game(record, round_number, turn)
-    except (RulesError, ParseError) as exc:
-        raise BranchError(str(exc)) from None
-    if turn == plays and record["rounds"][round_number - 1].get("result") is not None:
-        raise BranchError(
-            f"round {round_number} is over after its {plays} plays: "
-            f"choose a turn from 0 to {plays - 1}"
-        )
-    if len(seats) != start.players or not all(_whole(v) for v in seats):
-        raise BranchError(
-            f"choose one bot for each of the game's {start.players} seats, not {len(seats)}"
-        )
+    players = check_point(found.record, round_number, turn)
+    if len(seats) != players or not all(_whole(v) for v in seats):
+        raise BranchError(f"choose one bot for each of the game's {players} seats, not {len(seats)}")
     with store.write() as session:
         bots = _seat_bots(session, account, seats)
         for seat, version_id in enumerate(seats):
@@ -622,9 +654,10 @@ def branch_view(store: Store, branch_id: int) -> BranchView | None:
         return None
     seats = tuple(labels.get(v, f"version {v}") for v in versions)
     teams = game.row.teams
-    events = game.record["rounds"][row.round_number - 1].get("events") or []
-    plays = [k for k, event in enumerate(events) if event.get("type") == "play"]
-    start_step = plays[row.turn] if row.turn < len(plays) else len(events)
+    try:
+        start = start_step(game.record, row.round_number, row.turn)
+    except BranchError:  # checked when it was made: the record cannot have changed
+        start = 0
     original = _outcome(game.record, row.round_number, game.row.seats, teams, -1)
     records = tuple(row.records or []) if row.status == "done" else ()
     repetitions = tuple(
@@ -636,7 +669,7 @@ def branch_view(store: Store, branch_id: int) -> BranchView | None:
         index=row.game_index,
         round=row.round_number,
         turn=row.turn,
-        start_step=start_step,
+        start_step=start,
         seats=seats,
         versions=versions,
         original_seats=game.row.seats,
