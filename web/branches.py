@@ -146,7 +146,7 @@ def _whole(field: str, default: int | None = None) -> int:
 @branches.route("/games/<int:match_id>/<int:index>/branch", methods=["GET", "POST"])
 @login_required
 def new_branch(match_id: int, index: int) -> BaseResponse | tuple[str, int] | str:
-    """"What if…": choose a bot for each seat and the repetitions, from the state the query
+    """ "What if…": choose a bot for each seat and the repetitions, from the state the query
     names (``round``, ``step``: the viewer's), or, posted, from ``round`` after ``turn``
     plays."""
     account = require("start-branch")

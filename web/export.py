@@ -215,9 +215,7 @@ def _state(
             raise AssertionError(f"round {frame.round}, step {frame.step}: not a run of its line")
         own = layout_line(line, frame.lead)
         top = places[lo].y - own[0].y
-        if any(
-            (places[lo + i].x, places[lo + i].y - top) != (p.x, p.y) for i, p in enumerate(own)
-        ):
+        if any((places[lo + i].x, places[lo + i].y - top) != (p.x, p.y) for i, p in enumerate(own)):
             raise AssertionError(f"round {frame.round}, step {frame.step}: the line moved")
         _, height = line_viewbox(own)
     else:
@@ -287,7 +285,9 @@ def _fault(replay: Replay, verdict: Mapping[str, Any] | None) -> Markup | None:
         parts.append(Markup("<p>Its legal moves here: {}.</p>").format(moves or "none"))
     stderr = verdict.get("stderr")
     if stderr:
-        parts.append(Markup('<h3>stderr (its tail)</h3><pre class="stderr">{}</pre>').format(stderr))
+        parts.append(
+            Markup('<h3>stderr (its tail)</h3><pre class="stderr">{}</pre>').format(stderr)
+        )
     return Markup("").join(parts)
 
 

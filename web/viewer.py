@@ -173,17 +173,26 @@ class SeatView:
 
 
 def seat_views(replay: Replay, frame: Frame, view: int | None, prefix: str = "") -> list[SeatView]:
-    """Each seat's row: its hand face up if the view shows it (every hand, or the view's
-    own seat), else as backs; the legal moves at its turn where its hand is shown."""
+    """Each seat's row. With every hand shown (``view`` None), the state's hands and the
+    seat to move's legal moves. In a seat's view, exactly what that seat's bot was given:
+    the rows come from its :class:`~arena.engine.observation.Observation` (its own hand and
+    legal moves, the others' hand sizes only)."""
+    seen = None if view is None else frame.observation(view)
     rows = []
-    for seat, tiles in enumerate(frame.hands):
-        shown = view is None or view == seat
+    for seat in range(len(frame.hands)):
         to_move = frame.to_move == seat
-        legal = frame.legal_moves if to_move and shown else ()
-        highlight = {_tile(move.tile) for move in legal}
+        hidden = seen is not None and seat != view
+        if seen is None:
+            tiles: tuple[Tile, ...] | None = frame.hands[seat]
+            legal = frame.legal_moves if to_move else ()
+            count = len(frame.hands[seat])
+        else:
+            tiles = None if hidden else seen.hand
+            legal = () if hidden else seen.legal_moves
+            count = seen.hand_sizes[seat]
         hand = hand_svg(
-            [_tile(t) for t in tiles] if shown else len(tiles),
-            highlight=highlight,
+            count if tiles is None else [_tile(t) for t in tiles],
+            highlight={_tile(move.tile) for move in legal},
             label=f"Seat {seat}'s hand",
             ids=f"{prefix}h{seat}",
         )
@@ -192,7 +201,7 @@ def seat_views(replay: Replay, frame: Frame, view: int | None, prefix: str = "")
                 seat=seat,
                 name=replay.seats[seat],
                 team=seat % 2 if replay.teams else None,
-                count=len(tiles),
+                count=count,
                 score=frame.scores[seat % 2 if replay.teams else seat],
                 to_move=to_move,
                 hand=Markup(hand),

@@ -265,7 +265,9 @@ def create_branch(
         raise BranchError(f"no stored game {index} of match {match_id}")
     players = check_point(found.record, round_number, turn)
     if len(seats) != players or not all(_whole(v) for v in seats):
-        raise BranchError(f"choose one bot for each of the game's {players} seats, not {len(seats)}")
+        raise BranchError(
+            f"choose one bot for each of the game's {players} seats, not {len(seats)}"
+        )
     with store.write() as session:
         bots = _seat_bots(session, account, seats)
         for seat, version_id in enumerate(seats):

@@ -211,6 +211,9 @@ ROUTES = [
     ("GET", "/games", [200] * 5),
     ("GET", "/games/1/0", [404] * 5),
     ("GET", "/games/1/0.json", [404] * 5),
+    ("GET", "/games/1/0/state", [404] * 5),
+    ("GET", "/games/1/0/duplicate", [404] * 5),
+    ("GET", "/games/1/0/duplicate/state", [404] * 5),
     ("POST", "/login", [401] * 5),  # no name or password: not logged in
     ("POST", "/signup", [400] * 5),
     ("POST", "/upload", [302, 400, 400, 400, 400]),  # no file
