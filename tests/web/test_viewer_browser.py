@@ -59,6 +59,7 @@ def test_stepping_with_keys_deep_links_and_seat_views(
     expect(page.locator("#state")).to_have_attribute("data-step", "1")
     expect(page).to_have_url(re.compile(r"round=1&step=1$"))
     expect(page.locator("svg.board-line g.tile")).to_have_count(1)
+    expect(page.locator("#announce")).to_contain_text("Round 1 of")  # for screen readers
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     expect(page.locator("#state")).to_have_attribute("data-step", "3")

@@ -81,6 +81,11 @@
     }
     const focused = document.activeElement && document.activeElement.dataset.view;
     state().outerHTML = html;
+    const caption = state().querySelector(".caption");
+    const announce = document.getElementById("announce");
+    if (caption && announce) {
+      announce.textContent = caption.textContent.replace(/\s+/g, " ").trim();
+    }
     slider.value = index;
     if (marker) {
       const x = (index * 1000) / Math.max(total - 1, 1);
