@@ -3,8 +3,8 @@ replay viewer, with no server and no network.
 
 Everything is drawn here, in Python, by :mod:`web.board`; the file's script only shows and
 hides the pieces and swaps pre-rendered text, as :mod:`web.viewer`'s script swaps states
-the server renders. To stay small (a game of 20 rounds has about 1,000 states), nothing is
-drawn twice:
+the server renders. To stay small (a game of 20 rounds has hundreds of states, up to a
+thousand), nothing is drawn twice:
 
 - each tile face (standing and lying, as the game uses them) and a tile's back are drawn
   once in a ``<defs>`` (:func:`web.board.tile_defs`) and placed with ``<use>``;
@@ -23,8 +23,9 @@ of the line it shows, the ``viewBox``, the tile just played, the seat to move, e
 seat's score, the boneyard's line, which tiles each hand holds, the legal tiles and moves.
 
 Every text from the record (bot names, the verdict's message and stderr) is escaped: the
-markup by Jinja's autoescape and :func:`markupsafe.escape`, the JSON by ``tojson`` (which
-escapes ``<``, ``>``, ``&`` and ``'``), and the script sets only ``textContent``.
+markup by Jinja's autoescape (``templates/export.html``) and :meth:`markupsafe.Markup.format`,
+the JSON by ``tojson`` (which escapes ``<``, ``>``, ``&`` and ``'``); the script sets only
+``textContent``. The source address is a link only if it is http or https.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from arena.engine.replay import Frame, Replay, RoundReplay
 from arena.engine.tiles import Tile
@@ -65,6 +66,19 @@ _ENV.policies["json.dumps_kwargs"] = {"separators": (",", ":"), "ensure_ascii": 
 #: A hand tile's picture: the tile with room around it for the legal frame.
 _PAD = 2.5
 _HAND_BOX = f'viewBox="-{_PAD} -{_PAD} {HALF + 2 * _PAD:g} {2 * HALF + 2 * _PAD:g}"'
+#: Between scores, as the viewer writes them (an en dash).
+_DASH = " \u2013 "
+#: The frames drawn once and placed on many tiles: (kind, upright) -> id.
+_FRAME_IDS = {("placed", True): "fpu", ("placed", False): "fpl", ("legal", True): "flu"}
+
+
+def _frame_defs() -> str:
+    """The frames of :data:`_FRAME_IDS`, at (0, 0), for ``<use>``."""
+    return "".join(
+        f'<g id="{ident}">{tile_frame(0, 0, *((HALF, 2 * HALF) if up else (2 * HALF, HALF)), kind)}'
+        "</g>"
+        for (kind, up), ident in _FRAME_IDS.items()
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +112,11 @@ def _line_svg(number: int, line: Sequence[tuple[int, int]], lead: int) -> Markup
     for p in placements:
         name = _name(line[p.index])
         lead_frame = tile_frame(p.x, p.y, p.w, p.h, "lead") if p.index == lead else ""
+        frame = f"#{_FRAME_IDS[('placed', p.vertical)]}"
         parts.append(
             f'<g class="lt" data-tile="{name}"><title>{name}'
             f"{', the lead' if p.index == lead else ''}</title>{lead_frame}"
-            f"{tile_frame(p.x, p.y, p.w, p.h, 'placed')}"
+            f'<use class="frame placed" href="{frame}" x="{_num(p.x)}" y="{_num(p.y)}"/>'
             f"{tile_use(p.first, p.second, p.x, p.y, vertical=p.vertical)}</g>"
         )
     parts.append("</svg>")
@@ -113,7 +128,7 @@ def _hand_tile(tile: tuple[int, int] | None) -> str:
     if tile is None:
         return f'<svg class="ht back" {_HAND_BOX} aria-hidden="true"><use href="#tback"/></svg>'
     a, b = tile
-    frame = tile_frame(0, 0, HALF, 2 * HALF, "legal")
+    frame = f'<use class="frame legal" href="#{_FRAME_IDS[("legal", True)]}"/>'
     return (
         f'<svg class="ht" {_HAND_BOX} data-tile="{a}-{b}"><title>{a}-{b}</title>{frame}'
         f"{tile_use(a, b, 0, 0, vertical=True)}</svg>"
@@ -131,8 +146,8 @@ def _round_result(replay: Replay, round_: RoundReplay) -> str | None:
         won = f"won by team {'AB'[winner]}"
     else:
         won = f"won by seat {winner}"
-    points = " – ".join(str(p) for p in result.get("points", ()))
-    scores = " – ".join(str(s) for s in round_.scores)
+    points = _DASH.join(str(p) for p in result.get("points", ()))
+    scores = _DASH.join(str(s) for s in round_.scores)
     return (
         f"Round {round_.number} ended: {result.get('termination')}, {won} · points {points} · "
         f"scores {scores}."
@@ -215,7 +230,10 @@ def _state(
             raise AssertionError(f"round {frame.round}, step {frame.step}: not a run of its line")
         own = layout_line(line, frame.lead)
         top = places[lo].y - own[0].y
-        if any((places[lo + i].x, places[lo + i].y - top) != (p.x, p.y) for i, p in enumerate(own)):
+        if any(
+            abs(places[lo + i].x - p.x) + abs(places[lo + i].y - top - p.y) > 1e-6
+            for i, p in enumerate(own)
+        ):
             raise AssertionError(f"round {frame.round}, step {frame.step}: the line moved")
         _, height = line_viewbox(own)
     else:
@@ -295,9 +313,12 @@ def _result(replay: Replay) -> str:
     """The game's end in a line: how it ended, who won, the final scores."""
     result = replay.result or {}
     termination = str(result.get("termination", "unfinished")).replace("_", " ")
-    winners = result.get("winners") or []
-    who = ", ".join(f"seat {w} ({replay.seats[w]})" for w in winners if 0 <= w < replay.players)
-    scores = " – ".join(str(s) for s in result.get("scores", replay.rounds[-1].scores))
+    winners = [w for w in result.get("winners") or [] if 0 <= w < replay.players]
+    who = ", ".join(f"seat {w} ({replay.seats[w]})" for w in winners)
+    if replay.teams and winners:
+        names = ", ".join(replay.seats[w] for w in winners)
+        who = f"team {'AB'[winners[0] % 2]} ({names})"
+    scores = _DASH.join(str(s) for s in result.get("scores", replay.rounds[-1].scores))
     return f"Ended by {termination}" + (f", won by {who}" if who else "") + f"; scores {scores}."
 
 
@@ -313,8 +334,9 @@ def game_html(
 
     ``title`` heads the page; ``verdict`` is the forfeit's verdict as the reader may see it
     (its message and stderr None when redacted), shown at the faulting state; ``source_url``
-    (the game's page) is linked as where the file came from. The file opens at the fault
-    of a forfeited game, else at the deal; ``#round=R&step=S&seat=N`` opens another state.
+    (the game's page) is named as where the file came from (a link if it is http or https).
+    The file opens at the fault of a forfeited game, else at the deal;
+    ``#round=R&step=S&seat=N`` opens another state.
     """
     states: list[dict[str, Any]] = []
     rounds: list[_RoundView] = []
@@ -354,9 +376,10 @@ def game_html(
         title=title,
         replay=replay,
         source_url=source_url,
+        source_link=bool(source_url and source_url.startswith(("https://", "http://"))),
         seed=replay.record.get("seed"),
         result=_result(replay),
-        defs=Markup(defs),
+        defs=Markup(defs.removesuffix("</defs>") + _frame_defs() + "</defs>"),
         rounds=rounds,
         seats=seats,
         backs=[Markup(_hand_tile(None) * count) for count in most],

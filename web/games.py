@@ -33,6 +33,7 @@ from arena.service.games import (
 from arena.service.views import rule_set_names
 from web.app import get_store
 from web.auth import allowed, current_account
+from web.export import game_html
 from web.viewer import (
     Position,
     PositionError,
@@ -306,6 +307,23 @@ def duplicate_state(match_id: int, index: int) -> str:
     """The duplicate view's state alone (the script swaps it in)."""
     games_, frames = _group(match_id, index)
     return render_template("_duplicate_state.html", **_group_state(games_, frames))
+
+
+@games.get("/games/<int:match_id>/<int:index>.html")
+def game_html_file(match_id: int, index: int) -> Response:
+    """The game as one self-contained HTML file that steps through it offline (a download:
+    its script is inline, for a file opened from disk)."""
+    _, record, replay = _replay(match_id, index)
+    html = game_html(
+        replay,
+        title=f"Game {index} of match {match_id}",
+        verdict=record_verdict(record),
+        source_url=url_for("games.game_page", match_id=match_id, index=index, _external=True),
+    )
+    response = Response(html, mimetype="text/html")
+    name = f"game-{match_id}-{index}.html"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 @games.get("/games/<int:match_id>/<int:index>.json")

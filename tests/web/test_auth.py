@@ -212,6 +212,7 @@ ROUTES = [
     ("GET", "/games/1/0", [404] * 5),
     ("GET", "/games/1/0.json", [404] * 5),
     ("GET", "/games/1/0/state", [404] * 5),
+    ("GET", "/games/1/0.html", [404] * 5),
     ("GET", "/games/1/0/duplicate", [404] * 5),
     ("GET", "/games/1/0/duplicate/state", [404] * 5),
     ("POST", "/login", [401] * 5),  # no name or password: not logged in
@@ -223,6 +224,14 @@ ROUTES = [
     ("POST", "/compares/new", [302, 400, 400, 400, 400]),  # no bots chosen
     ("GET", "/compares/none", [404] * 5),
     ("GET", "/compares/none/live", [404] * 5),
+    ("GET", "/games/1/0/branch", [302, 404, 404, 404, 404]),  # no such game
+    ("POST", "/games/1/0/branch", [302, 404, 404, 404, 404]),
+    ("GET", "/branches/99", [404] * 5),  # tests/web/test_branches.py: whose branch
+    ("GET", "/branches/99/live", [404] * 5),
+    ("GET", "/branches/99.jsonl", [404] * 5),
+    ("GET", "/branches/99/1", [404] * 5),
+    ("GET", "/branches/99/1/state", [404] * 5),
+    ("GET", "/branches/99/1.json", [404] * 5),
 ]
 
 

@@ -172,3 +172,15 @@ def test_a_bad_position_is_one_clear_400(app: Flask, query: str, message: str) -
         page = _get(client, f"{path}?{query}", 400)
         found = re.search(r'<p class="message">(.*?)</p>', page, re.S)
         assert found is not None and message in found.group(1).lower(), page[-600:]
+
+
+def test_the_game_as_one_html_file(app: Flask) -> None:
+    """A download with no outside reference: it steps offline (tests/web/test_export.py)."""
+    client = app.test_client()
+    link = _games(client, "tournament=trouble&fault=crash")[0]
+    response = client.get(link + ".html")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"].startswith("attachment;")
+    html = response.get_data(as_text=True)
+    assert "<script" in html and 'src="http' not in html and "forfeited" in html
+    assert "bot gave up on purpose" not in html  # redacted for the anonymous reader
