@@ -44,7 +44,14 @@ def test_cited_paths_exist(page: Path) -> None:
 #: A dotted name of the library in backticks: ``arena.compete.localrun.play_one``.
 DOTTED = re.compile(r"`(arena(?:\.\w+)+)")
 #: Dotted names that are not Python: the Celery tasks' names and the SQLite file.
-NOT_PYTHON = {"arena.play_match", "arena.sweep", "arena.refit_ratings", "arena.db"}
+NOT_PYTHON = {
+    "arena.play_match",
+    "arena.sweep",
+    "arena.refit_ratings",
+    "arena.check_upload",
+    "arena.run_branch",
+    "arena.db",
+}
 
 
 def resolves(dotted: str) -> bool:

@@ -108,6 +108,7 @@ def _form_context(
     turn: int,
     chosen: list[int] | None = None,
     times: int = 1,
+    asked: int | None = None,
 ) -> dict[str, Any]:
     record = replay.record
     start = start_step(record, round_number, turn)
@@ -122,6 +123,7 @@ def _form_context(
         "round_number": round_number,
         "turn": turn,
         "start": start,
+        "moved": asked is not None and asked != start,
         "caption": describe(shown["frame"].event, replay.seats),
         "groups": groups,
         "chosen": chosen or _defaults(row, choices),
@@ -159,7 +161,7 @@ def new_branch(match_id: int, index: int) -> BaseResponse | tuple[str, int] | st
             turn, _ = branch_point(record, position.round, position.step)
         except (PositionError, BranchError) as exc:
             abort(400, _sentence(exc))
-        context = _form_context(account, row, replay, position.round, turn)
+        context = _form_context(account, row, replay, position.round, turn, asked=position.step)
         try:
             check_point(record, position.round, turn)
         except BranchError as exc:  # the page says why, and offers no form
@@ -270,12 +272,15 @@ def _pair_state(
         shown = table(replay, position, key)
         frame = shown["frame"]
         here = (frame.round, frame.step) == (position.round, position.step)
+        # up to the point, the branch's moves are the original's, made by the original bots
+        kept = (frame.round, frame.step) <= (view.round, view.start_step)
+        names = original.seats if kept else replay.seats
         columns.append(
             {
                 **shown,
                 "title": title,
                 "href": href,
-                "caption": describe(frame.event, replay.seats) if here else "Its round is over.",
+                "caption": describe(frame.event, names) if here else "Its round is over.",
             }
         )
     return {

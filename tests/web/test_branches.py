@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,26 @@ def _text(client: FlaskClient, path: str, status: int = 200) -> str:
     reply = client.get(path)
     assert reply.status_code == status, (path, reply.status_code)
     return reply.get_data(as_text=True)
+
+
+class _Inline(HTMLParser):
+    """What the Content-Security-Policy would block: inline scripts and styles, handlers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = {name for name, _ in attrs}
+        if (tag == "script" and "src" not in names) or tag == "style" or "style" in names:
+            self.found.append(tag)
+        self.found += [name for name in names if name.startswith("on")]
+
+
+def _clean(page: str) -> bool:
+    audit = _Inline()
+    audit.feed(page)
+    return audit.found == []
 
 
 def _options(page: str, seat: int) -> dict[str, str]:
@@ -139,6 +160,8 @@ def test_what_if_from_the_form_to_the_results_beside_the_original(
     _text(alice, "/branches/1/4", 404)
     record = json.loads(_text(alice, "/branches/1/2.json"))
     assert verify_record(record) == [] and record["branch"]["round"] == 1
+    for path in ("/games/1/0/branch?round=1&step=3", "/branches/1", "/branches/1/1"):
+        assert _clean(_text(alice, path)), path
     lines = _text(alice, "/branches/1.jsonl").splitlines()
     assert len(lines) == 3 and all(verify_record(json.loads(line)) == [] for line in lines)
 

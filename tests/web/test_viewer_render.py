@@ -48,7 +48,7 @@ def test_every_state_draws_the_line_and_hides_the_other_hands(
     record = json.loads(json.dumps(game_record(game, [f"bot{s}" for s in range(players)])))
     replay = replay_record(record)
     frames = frames_of(replay)
-    for frame in frames[:: max(1, len(frames) // 40)] + [frames[-1]]:
+    for frame in [*frames[:: max(1, len(frames) // 40)], frames[-1]]:
         for view in (None, *range(players)):
             shown = table(replay, Position(frame.round, frame.step, view))
             line = _tiles(str(shown["board"]))
