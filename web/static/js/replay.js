@@ -27,7 +27,12 @@
   }
 
   const state = () => viewer.querySelector("#state");
+  // The state last asked for: keys pressed faster than states arrive add up from it.
+  let wanted = null;
   const current = () => {
+    if (wanted !== null) {
+      return wanted;
+    }
     const s = state().dataset;
     return { round: Number(s.round), step: Number(s.step), seat: s.seat === "" ? null : Number(s.seat) };
   };
@@ -69,16 +74,21 @@
     const index = indexOf(round, step);
     const key = query(round, step, seat);
     loading = key;
+    wanted = { round, step, seat };
     let html;
     try {
       html = await fetchState(round, step, seat);
     } catch (error) {
+      if (loading === key) {
+        wanted = null;
+      }
       stop();
       return; // the link still works: the server answers it as a page
     }
     if (loading !== key) {
       return; // a later request won
     }
+    wanted = null;
     const focused = document.activeElement && document.activeElement.dataset.view;
     state().outerHTML = html;
     const caption = state().querySelector(".caption");
