@@ -221,6 +221,17 @@ memory_option = click.option(
 )
 
 
+#: ``--game N`` of the replay commands: which record of a JSON-lines file (from 1).
+game_option = click.option(
+    "--game",
+    "game_number",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Which record of the file (1 = the first).",
+)
+
+
 def schedule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options that shape a tournament's schedule (``tournament run --local`` and
     ``tournament create``): format, pool, players, teams, games, seed."""

@@ -15,6 +15,7 @@ from arena.cli.common import (
     GAMES,
     SEED,
     console,
+    game_option,
     help_without_command,
     memory_option,
     move_time_option,
@@ -425,14 +426,7 @@ def _branch_outcomes_table(
 
 @replay_group.command("branch", short_help="Play a recorded game on from a turn with other bots.")
 @click.argument("file", metavar="RECORD")
-@click.option(
-    "--game",
-    "game_number",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Which record of the file (1 = the first).",
-)
+@game_option
 @click.option("--round", "round_number", type=click.IntRange(1), required=True, help="Round.")
 @click.option(
     "--turn",

@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from arena.cli.common import USAGE_ERROR, console, error
+from arena.cli.common import USAGE_ERROR, console, error, game_option
 from arena.engine.records import read_records
 from arena.engine.replay import Frame, Replay, replay_record
 from arena.engine.tiles import Move, Tile
@@ -161,14 +161,7 @@ def load_replay(path: str, game: int) -> Replay:
 
 @click.command("show", short_help="Print a recorded game in the terminal.")
 @click.argument("file", metavar="FILE")
-@click.option(
-    "--game",
-    "game",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Which record of FILE (from 1).",
-)
+@game_option
 @click.option(
     "--round", "round_number", type=click.IntRange(1), default=None, help="Only this round."
 )
@@ -185,7 +178,7 @@ def load_replay(path: str, game: int) -> Replay:
     help="With --step: the game as this seat saw it (its hand only).",
 )
 def show_command(
-    file: str, game: int, round_number: int | None, step: int | None, seat: int | None
+    file: str, game_number: int, round_number: int | None, step: int | None, seat: int | None
 ) -> int:
     """Print game N of FILE (JSON lines, as `arena play --out` writes): every round's deal,
     its events with the line after each play, and its result. With --round and --step, one
@@ -197,12 +190,12 @@ def show_command(
         error("--seat needs --round and --step")
         return USAGE_ERROR
     try:
-        replay = load_replay(file, game)
+        replay = load_replay(file, game_number)
     except OSError as exc:
         error(f"cannot read {file}: {exc.strerror or exc}")
         return USAGE_ERROR
     except ArenaError as exc:
-        error(f"{file}, game {game}: {exc}")
+        error(f"{file}, game {game_number}: {exc}")
         return USAGE_ERROR
     if round_number is not None and round_number > len(replay.rounds):
         error(f"the game has {len(replay.rounds)} rounds, not {round_number}")

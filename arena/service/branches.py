@@ -142,6 +142,20 @@ def bot_choices(store: Store, account: Account) -> list[BotChoice]:
 # --- where a branch starts ------------------------------------------------------------------
 
 
+def _round_events(record: Mapping[str, Any], round_number: int) -> list[Any]:
+    """The events of round ``round_number`` of ``record``.
+
+    Raises:
+        BranchError: the record has no such round.
+    """
+    rounds = record.get("rounds")
+    if not isinstance(rounds, list) or not 1 <= round_number <= len(rounds):
+        count = len(rounds) if isinstance(rounds, list) else 0
+        raise BranchError(f"round {round_number} is out of range: the game has rounds 1 to {count}")
+    events = rounds[round_number - 1].get("events")
+    return events if isinstance(events, list) else []
+
+
 def branch_point(record: Mapping[str, Any], round_number: int, step: int) -> tuple[int, int]:
     """The branch point of the viewer's state ``step`` of round ``round_number``: the turn
     (the round's plays made by then) and the step the branch takes up from (after the
@@ -151,11 +165,7 @@ def branch_point(record: Mapping[str, Any], round_number: int, step: int) -> tup
     Raises:
         BranchError: no such round, or ``step`` out of its range.
     """
-    rounds = record.get("rounds")
-    if not isinstance(rounds, list) or not 1 <= round_number <= len(rounds):
-        count = len(rounds) if isinstance(rounds, list) else 0
-        raise BranchError(f"round {round_number} is out of range: the game has rounds 1 to {count}")
-    events = rounds[round_number - 1].get("events") or []
+    events = _round_events(record, round_number)
     if not 0 <= step <= len(events):
         raise BranchError(
             f"step {step} is out of range: round {round_number} has steps 0 to {len(events)}"
@@ -173,11 +183,7 @@ def start_step(record: Mapping[str, Any], round_number: int, turn: int) -> int:
     Raises:
         BranchError: no such round, or ``turn`` out of its range.
     """
-    rounds = record.get("rounds")
-    if not isinstance(rounds, list) or not 1 <= round_number <= len(rounds):
-        count = len(rounds) if isinstance(rounds, list) else 0
-        raise BranchError(f"round {round_number} is out of range: the game has rounds 1 to {count}")
-    events = rounds[round_number - 1].get("events") or []
+    events = _round_events(record, round_number)
     plays = [k for k, event in enumerate(events) if event.get("type") == "play"]
     if not 0 <= turn <= len(plays):
         raise BranchError(
