@@ -16,6 +16,12 @@ the ratio of the two likelihoods. Elo here is logistic Elo,
 
     >>> SPRT(0, 5).status(GroupScores.from_pentanomial((0, 30, 120, 90, 60)))
     'H1 accepted'
+
+:class:`MarginSPRT` is the finer test on the same deal groups: each group's whole point
+margin (:mod:`arena.compete.margins`), less a multiple of its luck of the draw, put on
+the game-score scale by the exchange rate the data show between margins and game scores,
+under a sequential test for a continuous mean with unknown variance. Its hypotheses are
+in the same logistic Elo; docs/ratings.md has the argument and its measured error rates.
 """
 
 from __future__ import annotations
@@ -30,10 +36,32 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize
 
-__all__ = ["PENTANOMIAL", "SPRT", "GroupScores", "Status", "elo_estimate", "elo_to_score", "los"]
+from arena.compete.margins import LUCK_TERMS, GroupMargin
+
+__all__ = [
+    "PENTANOMIAL",
+    "SPRT",
+    "STATISTICS",
+    "GroupScores",
+    "MarginMoments",
+    "MarginSPRT",
+    "MarginScores",
+    "Statistic",
+    "Status",
+    "elo_estimate",
+    "elo_to_score",
+    "los",
+    "margin_elo_estimate",
+    "margin_llr",
+    "margin_los",
+]
 
 FloatArray = npt.NDArray[np.float64]
 Status = Literal["H0 accepted", "H1 accepted", "continue"]
+#: What a regression test counts per deal group: ``margin`` (:class:`MarginSPRT`, the
+#: default) or ``game``, the pentanomial game results of :class:`SPRT`.
+Statistic = Literal["margin", "game"]
+STATISTICS: tuple[Statistic, ...] = ("margin", "game")
 
 #: The group scores of the pentanomial outcomes LL, LD, DD/WL, WD, WW.
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -251,6 +279,326 @@ def los(samples: GroupScores) -> float:
         ValueError: no groups.
     """
     mean, error = samples.mean, _standard_error(samples)
+    if error == 0.0:
+        return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    return _NORMAL.cdf((mean - 0.5) / error)
+
+
+# --- the margin test -------------------------------------------------------------------
+
+#: Below this many deal groups (not forfeited) the margin test does not estimate its
+#: exchange rate or luck coefficients: each group counts by its game score, as in
+#: :class:`SPRT`.
+MIN_MARGIN_GROUPS = 8
+#: The margin test's regularisation: a pseudo-count of this weight at each pentanomial
+#: score, so that the variance is never 0 (as :data:`PSEUDO_COUNT` for :class:`SPRT`).
+MARGIN_PSEUDO_COUNT = 1e-3
+_PENTA = np.array(PENTANOMIAL)
+_TERMS = len(LUCK_TERMS)
+
+
+@dataclass(frozen=True, slots=True)
+class MarginMoments:
+    """The margin test's sufficient statistics: sums over the deal groups not forfeited
+    (``n`` of them) of their game score g, margin m and luck l (a vector of
+    :data:`~arena.compete.margins.LUCK_TERMS`), and over the ``forfeits`` forfeited groups
+    of their game score (``f``, ``ff``). ``gm`` is the sum of g * m, ``ll`` of the outer
+    products l l^T, ``lm`` of l * m, and so on.
+
+    Every field is an array with the same leading shape: ``()`` for one test, or a batch
+    of tests at once (the benchmark simulates thousands); ``l`` and ``lm`` add one axis of
+    length 2, ``ll`` two.
+    """
+
+    n: FloatArray
+    g: FloatArray
+    gg: FloatArray
+    m: FloatArray
+    mm: FloatArray
+    gm: FloatArray
+    l: FloatArray  # noqa: E741 (the luck vector's sum)
+    ll: FloatArray
+    lm: FloatArray
+    forfeits: FloatArray
+    f: FloatArray
+    ff: FloatArray
+
+    @classmethod
+    def of(cls, groups: Sequence[GroupMargin]) -> MarginMoments:
+        """The moments of ``groups``."""
+        kept = [group for group in groups if not group.forfeit]
+        g = np.array([group.score for group in kept], dtype=np.float64)
+        m = np.array([group.margin for group in kept], dtype=np.float64)
+        luck = np.array([group.luck for group in kept], dtype=np.float64).reshape(-1, _TERMS)
+        f = np.array([group.score for group in groups if group.forfeit], dtype=np.float64)
+        return cls(
+            n=np.array(len(kept), dtype=np.float64), g=g.sum(), gg=g @ g,
+            m=m.sum(), mm=m @ m, gm=g @ m, l=luck.sum(axis=0), ll=luck.T @ luck, lm=luck.T @ m,
+            forfeits=np.array(len(f), dtype=np.float64), f=f.sum(), ff=f @ f,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Calibration:
+    """The fitted nuisance parameters of the margin test (arrays over the batch)."""
+
+    rate: FloatArray  # b: game score per point of margin (0 where not calibrated)
+    luck: FloatArray  # beta: points of margin per unit of each luck term
+    calibrated: npt.NDArray[np.bool_]
+    sums: tuple[FloatArray, FloatArray, FloatArray]  # N, sum of y, sum of y^2 (kappa-adjusted)
+
+
+def _calibrate(mo: MarginMoments) -> _Calibration:
+    """The exchange rate, the luck coefficients and the sums of each group's value
+    ``y = 1/2 + b (m - beta . l)`` (or its game score, where not calibrated or forfeited)."""
+    n = np.asarray(mo.n, dtype=np.float64)
+    safe = np.maximum(n, 1.0)
+    mean_m, mean_g = mo.m / safe, mo.g / safe
+    var_m = mo.mm / safe - mean_m**2
+    cov_gm = mo.gm / safe - mean_g * mean_m
+    enough = n >= MIN_MARGIN_GROUPS
+    calibrated = enough & (var_m > 1e-12 * (mo.mm / safe + 1.0)) & (cov_gm > 0)
+    rate = np.where(calibrated, cov_gm / np.where(calibrated, var_m, 1.0), 0.0)
+    # The luck coefficients: least squares of the margin on the luck, with an intercept.
+    mean_l = mo.l / safe[..., None]
+    cov_ll = mo.ll / safe[..., None, None] - mean_l[..., :, None] * mean_l[..., None, :]
+    cov_lm = mo.lm / safe[..., None] - mean_l * mean_m[..., None]
+    scale = np.maximum(np.abs(cov_ll).max(axis=(-2, -1)), 1e-300)[..., None, None]
+    normed = cov_ll / scale
+    terms = np.linalg.matrix_rank(normed, tol=1e-9).astype(np.float64)
+    fitted = enough & (terms > 0) & (n > terms + 2)
+    beta = np.einsum("...ij,...j->...i", np.linalg.pinv(normed, rcond=1e-9), cov_lm) / scale[..., 0]
+    beta = np.where(fitted[..., None], beta, 0.0)
+    terms = np.where(fitted, terms, 0.0)
+    sum_x = mo.m - np.einsum("...i,...i->...", beta, mo.l)
+    sum_xx = (
+        mo.mm
+        - 2 * np.einsum("...i,...i->...", beta, mo.lm)
+        + np.einsum("...i,...ij,...j->...", beta, mo.ll, beta)
+    )
+    # Lavenberg and Welch's small-sample factor for a control variate with fitted
+    # coefficients: the spread of the adjusted margins is inflated by
+    # (n - 1)/(n - p - 1) * (n - 2)/(n - p - 2) for p fitted terms (1 for none).
+    spread = np.maximum(sum_xx - sum_x**2 / safe, 0.0)
+    kappa = np.where(
+        terms > 0,
+        (n - 1) / np.maximum(n - terms - 1, 1.0) * (n - 2) / np.maximum(n - terms - 2, 1.0),
+        1.0,
+    )
+    sum_xx = sum_x**2 / safe + kappa * spread
+    sum_y = np.where(calibrated, 0.5 * n + rate * sum_x, mo.g)
+    sum_yy = np.where(calibrated, 0.25 * n + rate * sum_x + rate**2 * sum_xx, mo.gg)
+    total = n + mo.forfeits
+    return _Calibration(rate, beta, calibrated, (total, sum_y + mo.f, sum_yy + mo.ff))
+
+
+def margin_llr(moments: MarginMoments, s0: float, s1: float) -> FloatArray:
+    """The margin test's log-likelihood ratio of H1: E[y] = ``s1`` against H0: E[y] = ``s0``
+    (scores; 0 where there is no group), over the batch of ``moments``.
+
+    Each group's value y is on the game-score scale (:class:`MarginScores`). The LLR is the
+    normal model's with the variance unknown, maximised under each hypothesis (fishtest's
+    ``LLR_alt``; the profile likelihood): ``N/2 log(r0 / r1)``, where ``r_k`` is the mean of
+    ``(y - s_k)^2`` over the N groups, with a pseudo-count of
+    :data:`MARGIN_PSEUDO_COUNT` at each pentanomial score."""
+    total, sum_y, sum_yy = _calibrate(moments).sums
+    weight = total + MARGIN_PSEUDO_COUNT * len(_PENTA)
+    sum_y = sum_y + MARGIN_PSEUDO_COUNT * _PENTA.sum()
+    sum_yy = sum_yy + MARGIN_PSEUDO_COUNT * (_PENTA**2).sum()
+    r0 = (sum_yy - 2 * s0 * sum_y) / weight + s0 * s0
+    r1 = (sum_yy - 2 * s1 * sum_y) / weight + s1 * s1
+    llr: FloatArray = np.where(total > 0, weight / 2 * np.log(r0 / r1), 0.0)
+    return llr
+
+
+class MarginScores:
+    """The margin test's deal groups: one :class:`~arena.compete.margins.GroupMargin` each.
+
+    Each group counts by its value on the game-score scale,
+    ``y = 1/2 + b (margin - beta . luck)``:
+
+    - ``beta``: the luck coefficients, the least-squares slopes of the margin on the luck
+      over the groups so far. The luck's expectation is 0 whatever the bots, so the
+      adjusted margin has the margin's mean and a smaller variance (a control variate);
+    - ``b``: the exchange rate, game score per point of margin: the least-squares slope of
+      the groups' game scores on their margins, ``cov(score, margin) / var(margin)``.
+
+    A forfeited group counts by its game score (its margin stops at the fault). With fewer
+    than :data:`MIN_MARGIN_GROUPS` groups, or no positive slope yet, every group counts
+    by its game score.
+    """
+
+    __slots__ = ("_groups",)
+
+    def __init__(self, groups: Iterable[GroupMargin] = ()) -> None:
+        self._groups: list[GroupMargin] = []
+        for group in groups:
+            self.add(group)
+
+    def add(self, group: GroupMargin) -> None:
+        """Record one deal group.
+
+        Raises:
+            ValueError: a score outside [0, 1], or a margin or luck that is not finite.
+        """
+        if not 0.0 <= group.score <= 1.0:
+            raise ValueError(f"a group score is in [0, 1], got {group.score!r}")
+        if not all(math.isfinite(v) for v in (group.margin, *group.luck)):
+            raise ValueError(f"margin and luck must be finite numbers, got {group!r}")
+        if len(group.luck) != _TERMS:
+            raise ValueError(f"luck has {_TERMS} terms ({', '.join(LUCK_TERMS)}), got {group!r}")
+        self._groups.append(group)
+
+    @property
+    def groups(self) -> tuple[GroupMargin, ...]:
+        """The groups, in the order added."""
+        return tuple(self._groups)
+
+    @property
+    def n(self) -> int:
+        """Number of groups."""
+        return len(self._groups)
+
+    def moments(self) -> MarginMoments:
+        """The sufficient statistics of the groups."""
+        return MarginMoments.of(self._groups)
+
+    def game_scores(self) -> GroupScores:
+        """The same groups' game scores, for :class:`SPRT` (the game-level test)."""
+        return GroupScores(group.score for group in self._groups)
+
+    def _calibration(self) -> _Calibration:
+        if not self._groups:
+            raise ValueError("no deal-groups recorded yet")
+        return _calibrate(self.moments())
+
+    @property
+    def exchange_rate(self) -> float | None:
+        """``b``, game score per point of margin; None while groups count by game score.
+
+        Raises:
+            ValueError: no groups.
+        """
+        calibration = self._calibration()
+        return float(calibration.rate) if bool(calibration.calibrated) else None
+
+    @property
+    def luck_coefficients(self) -> tuple[float, ...]:
+        """``beta``, points of margin per unit of each luck term (0 where not fitted).
+
+        Raises:
+            ValueError: no groups.
+        """
+        return tuple(float(v) for v in self._calibration().luck)
+
+    def values(self) -> FloatArray:
+        """Each group's value y on the game-score scale, in the order added.
+
+        Raises:
+            ValueError: no groups.
+        """
+        calibration = self._calibration()
+        rate, beta = float(calibration.rate), calibration.luck
+        if not bool(calibration.calibrated):
+            return np.array([group.score for group in self._groups])
+        return np.array(
+            [
+                group.score
+                if group.forfeit
+                else 0.5 + rate * (group.margin - float(np.dot(beta, group.luck)))
+                for group in self._groups
+            ]
+        )
+
+    @property
+    def mean(self) -> float:
+        """The mean value, NEW's estimated expected game score.
+
+        Raises:
+            ValueError: no groups.
+        """
+        total, sum_y, _ = self._calibration().sums
+        return float(sum_y / total)
+
+    @property
+    def variance(self) -> float:
+        """The variance of the values (divided by n; the luck adjustment's small-sample
+        factor included).
+
+        Raises:
+            ValueError: no groups.
+        """
+        total, sum_y, sum_yy = self._calibration().sums
+        return max(float(sum_yy / total - (sum_y / total) ** 2), 0.0)
+
+
+def _check_test(elo0: float, elo1: float, alpha: float, beta: float) -> None:
+    if not elo0 < elo1:
+        raise ValueError(f"elo0 must be below elo1, got {elo0} and {elo1}")
+    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+        raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got {alpha}, {beta}")
+
+
+@dataclass(frozen=True, slots=True)
+class MarginSPRT:
+    """The margin test of H0: NEW - OLD = ``elo0`` against H1: NEW - OLD = ``elo1``
+    (logistic Elo), on :class:`MarginScores`: H_k says the groups' mean value on the
+    game-score scale is ``elo_to_score(elo_k)``. Bounds, ``alpha`` and ``beta`` as
+    :class:`SPRT`.
+
+    Raises:
+        ValueError: ``elo0 >= elo1``, or alpha, beta not in (0, 1) with alpha + beta < 1.
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        _check_test(self.elo0, self.elo1, self.alpha, self.beta)
+
+    def bounds(self) -> tuple[float, float]:
+        """The LLR bounds: H0 is accepted at or below the first, H1 at or above the second."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, samples: MarginScores) -> float:
+        """The log-likelihood ratio of H1 against H0 (0 with no samples)."""
+        if samples.n == 0:
+            return 0.0
+        s0, s1 = elo_to_score(self.elo0), elo_to_score(self.elo1)
+        return float(margin_llr(samples.moments(), s0, s1))
+
+    def status(self, samples: MarginScores) -> Status:
+        """Whether the test has accepted H0 or H1, or must go on."""
+        lower, upper = self.bounds()
+        llr = self.llr(samples)
+        if llr <= lower:
+            return "H0 accepted"
+        if llr >= upper:
+            return "H1 accepted"
+        return "continue"
+
+
+def margin_elo_estimate(samples: MarginScores) -> tuple[float, float, float]:
+    """NEW's logistic Elo advantage and its 95% interval ``(elo, low, high)`` from the mean
+    value of the groups and its standard error, as :func:`elo_estimate` does for game scores.
+
+    Raises:
+        ValueError: no groups.
+    """
+    mean = samples.mean
+    margin = _NORMAL.inv_cdf(0.975) * math.sqrt(samples.variance / samples.n)
+    return _score_to_elo(mean), _score_to_elo(mean - margin), _score_to_elo(mean + margin)
+
+
+def margin_los(samples: MarginScores) -> float:
+    """Likelihood of superiority from the groups' values: Phi((mean - 1/2) / se).
+
+    Raises:
+        ValueError: no groups.
+    """
+    mean, error = samples.mean, math.sqrt(samples.variance / samples.n)
     if error == 0.0:
         return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
     return _NORMAL.cdf((mean - 0.5) / error)

@@ -1,0 +1,205 @@
+"""Deal groups read from their game records: NEW's game score, point margin and luck of the draw.
+
+A deal group is one seed played once per seat rotation (2 players: two games, seats
+swapped). :func:`group_margin` reads its games' records and gives what the margin test
+of :mod:`arena.compete.sprt` (:class:`~arena.compete.sprt.MarginSPRT`) needs, NEW's
+mean over the group's games of:
+
+- ``score``: its normalised game score, the share of the other sides it finished ahead
+  of (ties half): 1, 1/2 or 0 with two sides, as the game-level test counts it;
+- ``margin``: its final score minus the mean final score of the other sides (points;
+  rounds won in ``wooden``), the game's whole point margin rather than its sign;
+- ``luck``: the luck of the draw, two numbers whose expectation is exactly 0 whatever
+  the bots do: for every tile drawn from the boneyard, its pips minus the mean pips of
+  the tiles that could have been drawn, and whether it fits an open end minus the share
+  of those that do; NEW's side's sum minus the mean of the other sides'.
+
+Why the luck averages to 0: the boneyard's order is a uniform shuffle and no bot sees
+it, so at every draw, given everything that happened before, the tile drawn is uniform
+over the tiles left in the boneyard. Each term is then a difference with mean 0 given
+the past, and so is any sum of them, however the bots play and however long the game
+lasts. The test subtracts a multiple of the luck from the margin (a control variate):
+the mean margin is unchanged and its variance falls. docs/ratings.md has the argument
+and the figures.
+
+Only rounds dealt from the seed count (``"dealt": "seed"``); a round dealt explicitly,
+or whose draws do not match its boneyard, adds no luck. Everything here reads plain
+record dictionaries (docs/records.md) and imports only the engine's tile notation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine.tiles import Move, Tile
+
+__all__ = [
+    "LUCK_TERMS",
+    "GroupMargin",
+    "draw_luck",
+    "game_margin",
+    "game_score",
+    "group_margin",
+    "sides_of",
+]
+
+#: The luck terms, in the order of :attr:`GroupMargin.luck`.
+LUCK_TERMS = ("pips", "fits")
+
+Record = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMargin:
+    """What one deal group tells the margin test, from NEW's side (means over its games).
+
+    Attributes:
+        score: NEW's normalised game score in [0, 1] (the game-level test's value).
+        margin: NEW's final score minus the other sides' mean final score.
+        luck: NEW's luck of the draw, one value per :data:`LUCK_TERMS` (mean 0 exactly).
+        forfeit: a game of the group was forfeited for a bot fault: the test then counts
+            the group by its game score alone (see :class:`arena.compete.sprt.MarginScores`).
+    """
+
+    score: float
+    margin: float
+    luck: tuple[float, float] = (0.0, 0.0)
+    forfeit: bool = False
+
+
+def sides_of(record: Record) -> tuple[int, ...]:
+    """Each seat's side: the seat itself, or ``seat % 2`` in team play (seats 0+2 v 1+3)."""
+    players = int(record["players"])
+    return tuple(seat % 2 if record.get("teams") else seat for seat in range(players))
+
+
+def _result(record: Record) -> Mapping[str, Any]:
+    result = record.get("result")
+    if not isinstance(result, Mapping):
+        raise ValueError("an unfinished game (its record has no result) has no score")
+    return result
+
+
+def _forfeiter(record: Record) -> int | None:
+    """The side that forfeited the game, or None."""
+    result = _result(record)
+    verdict = result.get("verdict")
+    sides = sides_of(record)
+    if isinstance(verdict, Mapping) and verdict.get("seat") is not None:
+        return sides[int(verdict["seat"])]
+    if result.get("termination", "target") == "target":
+        return None
+    winners = set(result.get("winners") or ())
+    losers = {sides[seat] for seat in range(len(sides)) if seat not in winners}
+    return losers.pop() if len(losers) == 1 else None
+
+
+def game_score(record: Record, seat: int) -> float:
+    """The normalised score of the bot at ``seat``: the share of the other sides it finished
+    ahead of, a tie counting half (as :func:`arena.compete.localrun.finishing_places` ranks
+    a game: winners first, then by final score; a forfeiting side last).
+
+    Raises:
+        ValueError: the game is unfinished.
+    """
+    result = _result(record)
+    scores = [float(s) for s in result["scores"]]
+    sides = sides_of(record)
+    loser = _forfeiter(record)
+    winners = set() if loser is not None else {sides[s] for s in result.get("winners") or ()}
+    count = len(scores)
+
+    def place(side: int) -> int:
+        if side == loser:
+            return count - 1
+        if side in winners:
+            return 0
+        ahead = [o for o in range(count) if o not in winners and o != loser]
+        return len(winners) + sum(scores[o] > scores[side] for o in ahead)
+
+    mine = place(sides[seat])
+    others = [place(side) for side in range(count) if side != sides[seat]]
+    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+
+
+def game_margin(record: Record, seat: int) -> float:
+    """The final score of ``seat``'s side minus the mean final score of the other sides.
+
+    Raises:
+        ValueError: the game is unfinished.
+    """
+    scores = [float(s) for s in _result(record)["scores"]]
+    mine = scores[sides_of(record)[seat]]
+    return mine - (sum(scores) - mine) / (len(scores) - 1)
+
+
+def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> list[list[float]]:
+    """Each side's luck of the draw in one round: ``[pips, fits]`` per side."""
+    luck = [[0.0, 0.0] for _ in range(count)]
+    if round_.get("dealt", "seed") != "seed":
+        return luck
+    boneyard = [Tile.parse(text) for text in round_["deal"]["boneyard"]]
+    left = right = -1
+    for event in round_["events"]:
+        kind = event["type"]
+        if kind == "play":
+            move = Move.parse(event["move"])
+            tile = move.tile
+            if move.end is None:
+                left, right = tile.high, tile.low
+            elif move.end == "L":
+                left = tile.other(left)
+            else:
+                right = tile.other(right)
+        elif kind == "draw":
+            drawn = Tile.parse(event["tile"])
+            if not boneyard or boneyard[0] != drawn:  # not the seed's boneyard: no luck
+                return [[0.0, 0.0] for _ in range(count)]
+            size = len(boneyard)
+            mean_pips = sum(t.pips for t in boneyard) / size
+            fitting = sum(1 for t in boneyard if t.matches(left) or t.matches(right)) / size
+            fits = 1.0 if drawn.matches(left) or drawn.matches(right) else 0.0
+            side = luck[sides[int(event["seat"])]]
+            side[0] += drawn.pips - mean_pips
+            side[1] += fits - fitting
+            del boneyard[0]
+    return luck
+
+
+def draw_luck(record: Record, seat: int) -> tuple[float, float]:
+    """The luck of the draw of ``seat``'s side over the whole game, minus the mean of the
+    other sides': ``(pips, fits)`` (see the module's docstring). Its expectation is 0."""
+    sides = sides_of(record)
+    count = max(sides) + 1
+    totals = [[0.0, 0.0] for _ in range(count)]
+    for round_ in record.get("rounds") or ():
+        for side, (pips, fits) in enumerate(_round_luck(round_, sides, count)):
+            totals[side][0] += pips
+            totals[side][1] += fits
+    mine = sides[seat]
+    others = [totals[side] for side in range(count) if side != mine]
+    return (
+        totals[mine][0] - sum(o[0] for o in others) / len(others),
+        totals[mine][1] - sum(o[1] for o in others) / len(others),
+    )
+
+
+def group_margin(records: Sequence[Record], seats: Sequence[int]) -> GroupMargin:
+    """A deal group's values for NEW: ``records[i]`` is a game of the group and ``seats[i]``
+    NEW's seat in it (any one of its team's seats in team play).
+
+    Raises:
+        ValueError: no games, lengths that differ, or an unfinished game.
+    """
+    if not records or len(records) != len(seats):
+        raise ValueError(f"need one seat per game, got {len(records)} games, {len(seats)} seats")
+    count = len(records)
+    lucks = [draw_luck(record, seat) for record, seat in zip(records, seats, strict=True)]
+    return GroupMargin(
+        score=sum(game_score(r, s) for r, s in zip(records, seats, strict=True)) / count,
+        margin=sum(game_margin(r, s) for r, s in zip(records, seats, strict=True)) / count,
+        luck=(sum(luck[0] for luck in lucks) / count, sum(luck[1] for luck in lucks) / count),
+        forfeit=any(_forfeiter(record) is not None for record in records),
+    )
