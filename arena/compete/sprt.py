@@ -54,6 +54,7 @@ __all__ = [
     "margin_elo_estimate",
     "margin_llr",
     "margin_los",
+    "normal_llr",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -286,10 +287,10 @@ def los(samples: GroupScores) -> float:
 
 # --- the margin test -------------------------------------------------------------------
 
-#: Below this many deal groups (not forfeited) the margin test does not estimate its
-#: exchange rate or luck coefficients: each group counts by its game score, as in
-#: :class:`SPRT`.
-MIN_MARGIN_GROUPS = 8
+#: Below this many deal groups the margin test neither decides nor estimates its exchange
+#: rate and luck coefficients (each group then counts by its game score): its normal
+#: approximation needs a few groups, and its variance must not come from two or three.
+MIN_MARGIN_GROUPS = 16
 #: The margin test's regularisation: a pseudo-count of this weight at each pentanomial
 #: score, so that the variance is never 0 (as :data:`PSEUDO_COUNT` for :class:`SPRT`).
 MARGIN_PSEUDO_COUNT = 1e-3
@@ -392,23 +393,39 @@ def _calibrate(mo: MarginMoments) -> _Calibration:
     return _Calibration(rate, beta, calibrated, (total, sum_y + mo.f, sum_yy + mo.ff))
 
 
+def normal_llr(
+    count: FloatArray, total: FloatArray, squares: FloatArray, s0: float, s1: float
+) -> FloatArray:
+    """The SPRT's log-likelihood ratio of H1: mean ``s1`` against H0: mean ``s0`` for a sample
+    of ``count`` values with sum ``total`` and sum of squares ``squares``, taken as normal with
+    the sample's variance (fishtest's ``LLR_alt2``, the drift over the variance of the LLR's
+    Brownian approximation)::
+
+        LLR = count (s1 - s0) (2 mean - s0 - s1) / (2 var)
+
+    Arrays of any (common) shape; 0 where ``count`` is 0; the variance is floored at a tiny
+    positive value."""
+    safe = np.maximum(count, 1e-300)
+    mean = total / safe
+    var = np.maximum(squares / safe - mean**2, 1e-12)
+    llr: FloatArray = np.where(count > 0, count * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), 0.0)
+    return llr
+
+
 def margin_llr(moments: MarginMoments, s0: float, s1: float) -> FloatArray:
     """The margin test's log-likelihood ratio of H1: E[y] = ``s1`` against H0: E[y] = ``s0``
-    (scores; 0 where there is no group), over the batch of ``moments``.
-
-    Each group's value y is on the game-score scale (:class:`MarginScores`). The LLR is the
-    normal model's with the variance unknown, maximised under each hypothesis (fishtest's
-    ``LLR_alt``; the profile likelihood): ``N/2 log(r0 / r1)``, where ``r_k`` is the mean of
-    ``(y - s_k)^2`` over the N groups, with a pseudo-count of
+    (scores), over the batch of ``moments``: :func:`normal_llr` of the groups' values on the
+    game-score scale (:class:`MarginScores`), with a pseudo-count of
     :data:`MARGIN_PSEUDO_COUNT` at each pentanomial score."""
-    total, sum_y, sum_yy = _calibrate(moments).sums
-    weight = total + MARGIN_PSEUDO_COUNT * len(_PENTA)
-    sum_y = sum_y + MARGIN_PSEUDO_COUNT * _PENTA.sum()
-    sum_yy = sum_yy + MARGIN_PSEUDO_COUNT * (_PENTA**2).sum()
-    r0 = (sum_yy - 2 * s0 * sum_y) / weight + s0 * s0
-    r1 = (sum_yy - 2 * s1 * sum_y) / weight + s1 * s1
-    llr: FloatArray = np.where(total > 0, weight / 2 * np.log(r0 / r1), 0.0)
-    return llr
+    count, total, squares = _calibrate(moments).sums
+    weight = MARGIN_PSEUDO_COUNT * len(_PENTA)
+    return normal_llr(
+        count + weight,
+        total + MARGIN_PSEUDO_COUNT * _PENTA.sum(),
+        squares + MARGIN_PSEUDO_COUNT * (_PENTA**2).sum(),
+        s0,
+        s1,
+    )
 
 
 class MarginScores:
@@ -570,7 +587,10 @@ class MarginSPRT:
         return float(margin_llr(samples.moments(), s0, s1))
 
     def status(self, samples: MarginScores) -> Status:
-        """Whether the test has accepted H0 or H1, or must go on."""
+        """Whether the test has accepted H0 or H1, or must go on (always before
+        :data:`MIN_MARGIN_GROUPS` groups)."""
+        if samples.n < MIN_MARGIN_GROUPS:
+            return "continue"
         lower, upper = self.bounds()
         llr = self.llr(samples)
         if llr <= lower:

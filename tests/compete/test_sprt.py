@@ -10,7 +10,26 @@ import numpy.typing as npt
 import pytest
 from scipy import optimize
 
-from arena.compete.sprt import SPRT, GroupScores, elo_estimate, elo_to_score, los
+from arena.compete.margins import GroupMargin, group_margin
+from arena.compete.sprt import (
+    MARGIN_PSEUDO_COUNT,
+    MIN_MARGIN_GROUPS,
+    PENTANOMIAL,
+    SPRT,
+    GroupScores,
+    MarginMoments,
+    MarginScores,
+    MarginSPRT,
+    elo_estimate,
+    elo_to_score,
+    los,
+    margin_elo_estimate,
+    margin_llr,
+    margin_los,
+    normal_llr,
+)
+from arena.match.play import game_seeds
+from tests.compete.test_margins import duplicate_group
 
 # LLR_logistic(elo0, elo1, pentanomial) as computed by fishtest's
 # server/fishtest/stats/LLRcalc.py (run separately; the numbers are copied here).
@@ -186,3 +205,163 @@ def test_invalid_input() -> None:
         GroupScores.from_pentanomial((1, 2, 3))
     with pytest.raises(ValueError, match="negative"):
         GroupScores.from_pentanomial((1, 2, -3, 0, 0))
+
+
+# --- the margin test ---------------------------------------------------------------------
+
+
+def test_normal_llr_by_hand() -> None:
+    # 100 values, mean 0.55, variance 0.04: LLR = n (s1 - s0) (2 mean - s0 - s1) / (2 var).
+    s0, s1 = elo_to_score(0), elo_to_score(10)
+    count, mean, var = 100.0, 0.55, 0.04
+    total, squares = count * mean, count * (var + mean * mean)
+    expected = count * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    got = normal_llr(np.array(count), np.array(total), np.array(squares), s0, s1)
+    assert float(got) == pytest.approx(expected, rel=1e-12)
+    assert float(normal_llr(np.array(0.0), np.array(0.0), np.array(0.0), s0, s1)) == 0.0
+
+
+def synthetic_groups(
+    n: int, seed: int, shift: float = 0.0, spread: float = 20.0
+) -> list[GroupMargin]:
+    """Groups whose margin is 3 * pips - 20 * fits luck plus an independent part (mean
+    ``shift``, standard deviation ``spread``), and whose game score is 1/2 + 0.004 * margin."""
+    draw = np.random.default_rng(seed)
+    pips, fits = draw.normal(0, 4, n), draw.normal(0, 0.6, n)
+    own = draw.normal(shift, spread, n)
+    margin = 3 * pips - 20 * fits + own
+    return [
+        GroupMargin(0.5 + 0.004 * m, m, (p, f)) for m, p, f in zip(margin, pips, fits, strict=True)
+    ]
+
+
+def test_exchange_rate_and_luck_coefficients() -> None:
+    # Standard errors of the slopes: 5 / (4 sqrt(4000)) = 0.02 and 5 / (0.6 sqrt(4000)) = 0.13.
+    scores = MarginScores(synthetic_groups(4000, 1, spread=5.0))
+    assert scores.exchange_rate == pytest.approx(0.004, rel=1e-9)
+    pips, fits = scores.luck_coefficients
+    assert pips == pytest.approx(3, abs=0.1) and fits == pytest.approx(-20, abs=0.6)
+    # Each value is 1/2 + b (margin - beta . luck): close to 1/2 + 0.004 * the own part.
+    values = scores.values()
+    assert values.shape == (4000,)
+    assert np.std(values) == pytest.approx(0.004 * 5, rel=0.05)
+    assert scores.mean == pytest.approx(float(np.mean(values)), abs=1e-12)
+
+
+def test_margin_llr_without_luck_is_the_normal_llr_of_the_values() -> None:
+    draw = np.random.default_rng(2)
+    margins = draw.normal(3, 30, 200)
+    groups = [GroupMargin(float(np.clip(0.5 + 0.005 * m + draw.normal(0, 0.1), 0, 1)), m)
+              for m in margins]  # fmt: skip
+    scores = MarginScores(groups)
+    assert scores.luck_coefficients == (0.0, 0.0)
+    values = scores.values()
+    weights = MARGIN_PSEUDO_COUNT * len(PENTANOMIAL)
+    s0, s1 = elo_to_score(-5), elo_to_score(15)
+    expected = normal_llr(
+        np.array(values.size + weights),
+        np.array(values.sum() + MARGIN_PSEUDO_COUNT * sum(PENTANOMIAL)),
+        np.array(values @ values + MARGIN_PSEUDO_COUNT * sum(a * a for a in PENTANOMIAL)),
+        s0,
+        s1,
+    )
+    assert MarginSPRT(-5, 15).llr(scores) == pytest.approx(float(expected), rel=1e-10)
+    assert float(margin_llr(scores.moments(), s0, s1)) == MarginSPRT(-5, 15).llr(scores)
+
+
+def test_moments_in_a_batch_give_each_tests_llr() -> None:
+    samples = [MarginScores(synthetic_groups(60 + 20 * k, k, shift=k)) for k in range(3)]
+    single = [MarginSPRT(0, 10).llr(s) for s in samples]
+    moments = [s.moments() for s in samples]
+    batch = MarginMoments(
+        *(np.stack([getattr(m, f) for m in moments]) for f in MarginMoments.__dataclass_fields__)
+    )
+    got = margin_llr(batch, elo_to_score(0), elo_to_score(10))
+    assert got == pytest.approx(single, rel=1e-10)
+
+
+def test_few_groups_count_by_their_game_scores_and_never_decide() -> None:
+    # Below MIN_MARGIN_GROUPS every group counts by its game score, and the test goes on
+    # however one-sided the groups are.
+    groups = [GroupMargin(1.0, 40.0 + k, (0.5, 0.1 * k)) for k in range(MIN_MARGIN_GROUPS)]
+    few = MarginScores(groups[:-1])
+    assert few.exchange_rate is None
+    assert np.all(few.values() == 1.0)
+    assert MarginSPRT(0, 10).llr(few) > 0
+    assert MarginSPRT(0, 10).status(few) == "continue"
+    assert MarginSPRT(0, 10).status(MarginScores(groups)) == "H1 accepted"
+
+
+def test_identical_deterministic_bots_fail_at_the_first_look() -> None:
+    # greedy against greedy: every pair of games splits, every margin is 0.
+    groups = [
+        group_margin(records, [seats.index("new") for seats in seatings])
+        for records, seatings in (
+            duplicate_group("draw", {"new": "greedy", "old1": "greedy"}, seed)
+            for seed in game_seeds(8, MIN_MARGIN_GROUPS)
+        )
+    ]
+    assert {(g.score, g.margin) for g in groups} == {(0.5, 0.0)}
+    scores = MarginScores(groups)
+    assert scores.exchange_rate is None
+    assert MarginSPRT(0, 10).status(scores) == "H0 accepted"
+    assert margin_elo_estimate(scores)[0] == pytest.approx(0, abs=1e-9)
+
+
+def test_a_bot_against_itself_is_centred() -> None:
+    # random against random: NEW's values are centred on 1/2 (the test of symmetry in
+    # test_margins.py is exact; this is the sampled consequence).
+    groups = [
+        group_margin(records, [seats.index("new") for seats in seatings])
+        for records, seatings in (
+            duplicate_group("draw", {"new": "random", "old1": "random"}, seed)
+            for seed in game_seeds(9, 200)
+        )
+    ]
+    scores = MarginScores(groups)
+    _, low, high = margin_elo_estimate(scores)
+    assert low < 0 < high and high - low < 70
+    assert 0.05 < margin_los(scores) < 0.95
+    assert scores.exchange_rate is not None and scores.exchange_rate > 0
+    # The margin test's values vary less than the game scores (the duplicate groups of
+    # 'draw' between identical bots: about 0.6 of the variance).
+    assert scores.variance < 0.8 * scores.game_scores().variance
+
+
+def test_a_forfeited_group_counts_by_its_game_score() -> None:
+    groups = synthetic_groups(100, 3)
+    plain = MarginScores(groups)
+    with_forfeit = MarginScores([*groups, GroupMargin(0.0, 90.0, (0.0, 0.0), forfeit=True)])
+    assert with_forfeit.exchange_rate == plain.exchange_rate
+    assert with_forfeit.values()[-1] == 0.0
+    assert with_forfeit.n == 101
+    assert with_forfeit.mean == pytest.approx((plain.mean * 100 + 0.0) / 101)
+    assert MarginSPRT(0, 10).llr(with_forfeit) < MarginSPRT(0, 10).llr(plain)
+
+
+def test_margin_sprt_decides_on_synthetic_truths() -> None:
+    # A clearly stronger NEW passes, a clearly weaker one fails, the bounds are SPRT's.
+    test = MarginSPRT(0, 10)
+    assert test.bounds() == SPRT(0, 10).bounds()
+    stronger = MarginScores(synthetic_groups(400, 4, shift=8.0))  # about +22 Elo
+    weaker = MarginScores(synthetic_groups(400, 5, shift=-8.0))
+    assert test.status(stronger) == "H1 accepted"
+    assert test.status(weaker) == "H0 accepted"
+    assert margin_elo_estimate(stronger)[0] == pytest.approx(400 * math.log10(0.532 / 0.468), abs=8)
+    assert margin_los(stronger) > 0.99 and margin_los(weaker) < 0.01
+    assert stronger.game_scores().n == 400
+
+
+def test_margin_test_input() -> None:
+    with pytest.raises(ValueError, match="elo0 must be below elo1"):
+        MarginSPRT(10, 0)
+    with pytest.raises(ValueError, match="alpha"):
+        MarginSPRT(0, 5, alpha=0.5, beta=0.5)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        MarginScores([GroupMargin(1.5, 0.0)])
+    with pytest.raises(ValueError, match="finite"):
+        MarginScores([GroupMargin(0.5, math.nan)])
+    assert MarginSPRT(0, 5).llr(MarginScores()) == 0.0
+    assert MarginSPRT(0, 5).status(MarginScores()) == "continue"
+    with pytest.raises(ValueError, match="no deal-groups"):
+        margin_elo_estimate(MarginScores())

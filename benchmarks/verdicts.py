@@ -1,0 +1,730 @@
+"""Faster verdicts: the margin test (``MarginSPRT``) against the game-level test (``SPRT``).
+
+Usage::
+
+    ./run python benchmarks/verdicts.py [--part all|pools|sim|real] [--runs 2000]
+        [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
+        [--batch 16] [--montecarlo] [--unsandboxed] [--only TEXT] [--seed 1]
+
+Three parts, each printing a table (docs/ratings.md keeps the last figures):
+
+**Pools** (``--part pools``). For a few bot pairs under several rule sets, ``--pool``
+duplicate deal groups are played in this process (built-in strategies, the engine's own
+game loop; fast) and read from their game records by
+:func:`arena.compete.margins.group_margin`. For each pool the table gives the Elo of NEW
+from its game scores and from the margin test's values (the margin test's calibration:
+both estimate the same game-level Elo), the exchange rate, the duplicate correlation of a
+round's point margin (round ``r`` of the two games of a pair is the same deal, seats
+swapped), and three candidate statistics, each put on the game-score scale by its
+regression on the game scores:
+
+- ``paired``: the point margin of the rounds both games reached (round-level duplicates);
+- ``margin``: the whole game's point margin (all rounds);
+- ``luck``: the margin less its fitted luck of the draw (the statistic of ``MarginSPRT``,
+  put on the scale by the margin's regression).
+
+For each: its variance over the game scores', and its calibration ``c``, its mean shift
+over the game scores' (1 when its mapping to Elo is right; below 1 it understates NEW).
+Near the hypotheses a test on it needs ``ratio / c^2`` of the game-level test's games for
+the same true Elo. ``c`` is left out where NEW's game Elo is not clearly away from 0 (a
+ratio of two means near 0 means nothing).
+
+**Simulation** (``--part sim``, item 2a). Each test run many times (``--runs`` per point)
+at elo0, between, at elo1 and beyond, with looks every ``--batch`` deal groups as ``arena
+compare`` makes them, up to 20,000 games. The game-level test draws each group's game
+score from the pool's distribution of game scores tilted to the true mean (the maximum
+likelihood distribution with that mean, as fishtest's simulations do); so does
+``normal``, the margin test's LLR and rules on the game scores alone (to tell the gain of
+the statistic from that of the LLR's form). The margin test resamples whole groups of the
+pool (a bootstrap: score, margin and luck together, so the exchange rate, the luck's
+correlation with the margin and the margins' skew are the real ones), with the luck
+centred (its mean is 0 in truth) and the margin shifted by the constant that sets the
+true mean value to the score of the true Elo, on the pool's own exchange rate. This tests
+the sequential test (its bounds, the variance and nuisance estimates, early looks) at
+known truths; whether the exchange rate maps margins to the game's Elo is what the
+pools' calibration column measures. Printed per point: the share of runs that passed
+(accepted H1), the mean games to a decision, the share undecided at 20,000 games.
+
+**Real bots** (``--part real``, item 2b). Pairs of reference bots play duplicate deal
+groups the way ``arena compare`` plays them (``compare_schedule``'s matches through
+``run_local`` in this process; bot files in the sandbox when bubblewrap works here,
+``--unsandboxed`` otherwise; team play through the same duplicate schedule with
+``teams``), ``--repeats`` times each with different seeds, until every test has decided.
+The tests read the same groups; each is looked at after every group (the tests' own
+sample sizes) and after every ``--batch`` groups (what ``arena compare`` plays), and the
+table gives the mean games to a decision, the verdicts, and how often the margin test
+agreed with the game-level test. ``--only TEXT`` keeps the pairs whose label has it;
+``--montecarlo`` adds ``montecarlo`` (a copy of the bot file with a 5 ms budget a move)
+against ``counter``: slow, minutes a sequence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import hashlib
+import math
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import optimize
+
+from arena.compete.localrun import MatchResult, run_local
+from arena.compete.margins import GroupMargin, game_score, group_margin, sides_of
+from arena.compete.sprt import (
+    MIN_MARGIN_GROUPS,
+    PENTANOMIAL,
+    PSEUDO_COUNT,
+    SPRT,
+    GroupScores,
+    MarginMoments,
+    MarginScores,
+    MarginSPRT,
+    elo_estimate,
+    elo_to_score,
+    margin_elo_estimate,
+    margin_llr,
+)
+from arena.compete.tournaments import Match, entrant_name, schedule
+from arena.engine.game import Game
+from arena.engine.observation import Observation
+from arena.engine.records import game_record
+from arena.engine.rules import PRESETS, Rules
+from arena.engine.tiles import Move
+from arena.match.botkit import BotRunner, GameInfo, load_bot
+from arena.match.botkit import Observation as BotObservation
+from arena.match.lineup import release_kept_players
+from arena.match.play import entrant_rng, game_seeds, play_game
+from arena.match.sandbox import check_sandbox
+from arena.match.strategies import STRATEGIES, Strategy, make_strategy
+from arena.service.compares import compare_schedule, new_score
+
+FloatArray = npt.NDArray[np.float64]
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+MAX_GAMES = 20000  # arena compare's default --max-games
+
+
+@dataclass(frozen=True)
+class Pair:
+    """NEW against OLD (built-in strategy names, or names of files in bots/)."""
+
+    rules: str
+    players: int
+    new: str
+    old: str
+    teams: bool = False
+
+    @property
+    def label(self) -> str:
+        seats = "2v2" if self.teams else f"{self.players}p"
+        return f"{self.rules} {seats} {self.new} v {self.old}"
+
+    @property
+    def group_games(self) -> int:
+        """Games in a deal group (one per seat rotation)."""
+        return 2 if self.teams else self.players
+
+    @property
+    def labels(self) -> list[str]:
+        return ["new", *(f"old{i}" for i in range(1, self.group_games))]
+
+
+POOLS = [
+    Pair("draw", 2, "greedy", "random"),
+    Pair("draw", 2, "random", "random"),
+    Pair("three-minute", 2, "greedy", "random"),
+    Pair("muggins", 2, "greedy", "random"),
+    Pair("block", 2, "greedy", "random"),
+    Pair("wooden", 2, "greedy", "random"),
+    Pair("draw", 3, "greedy", "random"),
+    Pair("draw", 4, "greedy", "random"),
+    Pair("muggins", 4, "greedy", "random", teams=True),
+]
+SIMULATED = [0, 1, 2, 3, 6, 7, 8]  # indices into POOLS
+REAL = [
+    Pair("draw", 2, "greedy", "random"),
+    Pair("draw", 2, "counter", "greedy"),
+    Pair("muggins", 2, "fives", "greedy"),
+    Pair("three-minute", 2, "greedy", "random"),
+    Pair("block", 2, "counter", "greedy"),
+    Pair("draw", 3, "greedy", "random"),
+    Pair("muggins", 4, "fives", "greedy", teams=True),
+    Pair("draw", 2, "random", "random"),
+]
+MONTECARLO = Pair("draw", 2, "montecarlo", "counter")
+
+
+def _derive(*parts: object) -> int:
+    text = ":".join(["arena", "verdicts", *map(str, parts)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+# --- pools: duplicate groups played in this process -----------------------------------
+
+
+class _BotStrategy:
+    """A bot file loaded in this process, as a strategy for one game."""
+
+    def __init__(self, runner: BotRunner, game: str) -> None:
+        self.runner, self.game = runner, game
+
+    def __call__(self, observation: Observation, /) -> Move:
+        view = BotObservation.from_dict(observation.to_dict())
+        return Move.parse(self.runner.choose(self.game, view))
+
+
+def _play_group(
+    pair: Pair, rules: Rules, seed: int, runners: dict[str, BotRunner]
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """Every rotation of one deal: the records and NEW's seat in each."""
+    labels = pair.labels
+    spec = {label: pair.new if label == "new" else pair.old for label in labels}
+    records, seats = [], []
+    for rotation in range(len(labels)):
+        order = labels[rotation:] + labels[:rotation]
+        seated = order + order if pair.teams else order
+        strategies: list[Strategy] = []
+        started: list[tuple[BotRunner, str]] = []
+        for seat, label in enumerate(seated):
+            if spec[label] in STRATEGIES:
+                strategies.append(make_strategy(spec[label], entrant_rng(seed, label)))
+                continue
+            runner, game_id = runners[label], f"{seed}-{rotation}-{seat}"
+            runner.start(
+                GameInfo(game_id, seat, len(seated), pair.teams, rules.name, rules.params())
+            )
+            started.append((runner, game_id))
+            strategies.append(_BotStrategy(runner, game_id))
+        game: Game = play_game(rules, strategies, teams=pair.teams, seed=seed)
+        outcome = game.outcome()
+        assert outcome is not None
+        for runner, game_id in started:
+            runner.end(game_id, {"winners": list(outcome.winners), "scores": list(outcome.scores)})
+        records.append(game_record(game, seated))
+        seats.append(seated.index("new"))
+    return records, seats
+
+
+@dataclass
+class Pool:
+    """A pool's deal groups and, per group, the round-level candidates' values."""
+
+    pair: Pair
+    groups: list[GroupMargin]
+    paired: FloatArray  # NEW's margin over the rounds every game of the group reached
+    round_pairs: FloatArray  # (seat 0's margin in game A, in game B) per paired round
+    seconds: float
+
+
+def _paired_rounds(
+    records: Sequence[dict[str, Any]], seats: Sequence[int]
+) -> tuple[float, list[tuple[float, float]]]:
+    """NEW's point margin over the rounds all games reached, and (2 sides) each paired
+    round's margin of side 0 in the first two games."""
+    reached = min(len(record["rounds"]) for record in records)
+    total = 0.0
+    for record, seat in zip(records, seats, strict=True):
+        sides = sides_of(record)
+        mine = sides[seat]
+        for round_ in record["rounds"][:reached]:
+            points = round_["result"]["points"]
+            total += points[mine] - (sum(points) - points[mine]) / (len(points) - 1)
+    pairs: list[tuple[float, float]] = []
+    if len(records[0]["result"]["scores"]) == 2:
+        for a, b in zip(records[0]["rounds"], records[1]["rounds"], strict=False):
+            pa, pb = a["result"]["points"], b["result"]["points"]
+            pairs.append((pa[0] - pa[1], pb[0] - pb[1]))
+    return total / len(records), pairs
+
+
+def play_pool(pair: Pair, groups: int, seed: int) -> Pool:
+    """Play ``groups`` duplicate deal groups of ``pair`` in this process."""
+    rules = PRESETS[pair.rules]
+    runners = {
+        label: load_bot(BOTS / f"{pair.new if label == 'new' else pair.old}.py")
+        for label in pair.labels
+        if (pair.new if label == "new" else pair.old) not in STRATEGIES
+    }
+    started = time.perf_counter()
+    values, paired, round_pairs = [], [], []
+    for game_seed in game_seeds(_derive("pool", seed, pair.label), groups):
+        records, seats = _play_group(pair, rules, game_seed, runners)
+        values.append(group_margin(records, seats))
+        margin, pairs = _paired_rounds(records, seats)
+        paired.append(margin)
+        round_pairs.extend(pairs)
+    return Pool(
+        pair,
+        values,
+        np.array(paired),
+        np.array(round_pairs).reshape(-1, 2),
+        time.perf_counter() - started,
+    )
+
+
+def _calibrated(
+    g: FloatArray, x: FloatArray, rate_of: FloatArray | None = None
+) -> tuple[float, float]:
+    """Put ``x`` on the game-score scale by the regression of g on ``rate_of`` (default x):
+    return (c, games ratio): the mean shift over g's, and var(y) / var(g)."""
+    base = x if rate_of is None else rate_of
+    rate = np.cov(g, base)[0, 1] / base.var(ddof=1)
+    y = 0.5 + rate * x
+    return float((y.mean() - 0.5) / (g.mean() - 0.5)), float(y.var() / g.var())
+
+
+def report_pools(pools: Sequence[Pool]) -> None:
+    """The calibration and candidates table."""
+    print("\nPools: NEW's Elo from game scores and from the margin test; for each candidate,")
+    print("its variance on the score scale over the game scores' and its calibration c (the")
+    print("games it needs near the hypotheses, over the game-level test's: ratio / c^2)")
+    head = (
+        f"{'pair':34} {'groups':>6} {'Elo games':>17} {'Elo margin':>17} {'rate':>8} "
+        f"{'rho_r':>6} {'paired':>11} {'margin':>11} {'luck':>11}"
+    )
+    print(head)
+    for pool in pools:
+        scores = MarginScores(pool.groups)
+        g = np.array([group.score for group in pool.groups])
+        m = np.array([group.margin for group in pool.groups])
+        luck = np.array([group.luck for group in pool.groups])
+        luck = luck - luck.mean(axis=0)
+        design = np.column_stack([np.ones(len(m)), luck])
+        beta = np.linalg.lstsq(design, m, rcond=None)[0][1:]
+        adjusted = m - luck @ beta
+        game_elo = elo_estimate(scores.game_scores())
+        margin_elo = margin_elo_estimate(scores)
+        rho = (
+            float(np.corrcoef(pool.round_pairs[:, 0], pool.round_pairs[:, 1])[0, 1])
+            if len(pool.round_pairs) > 2
+            else math.nan
+        )
+        cells = []
+        for x, rate_of in ((pool.paired, None), (m, None), (adjusted, m)):
+            c, ratio = _calibrated(g, x, rate_of)
+            known = not game_elo[1] < 0 < game_elo[2]  # c means nothing when Elo may be 0
+            cells.append(f"{ratio:4.2f} c{c:4.2f}" if known else f"{ratio:4.2f} c  - ")
+        rate = scores.exchange_rate
+        print(
+            f"{pool.pair.label:34} {len(pool.groups):6d} "
+            f"{game_elo[0]:+6.1f} [{game_elo[1]:+.0f},{game_elo[2]:+.0f}] "
+            f"{margin_elo[0]:+6.1f} [{margin_elo[1]:+.0f},{margin_elo[2]:+.0f}] "
+            f"{(rate or math.nan):8.5f} {rho:6.3f} " + " ".join(f"{c:>11}" for c in cells)
+        )
+
+
+# --- simulation -----------------------------------------------------------------------
+
+
+def _secular_root(p: FloatArray, d: FloatArray) -> FloatArray:
+    """Per row of ``p`` (runs x support), the root x of sum p d / (1 + x d) = 0 (bisection;
+    the left side falls from +inf to -inf on (-1/max d, -1/min d))."""
+    low = np.full(p.shape[0], -1.0 / d.max())
+    high = np.full(p.shape[0], -1.0 / d.min())
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        value = (p * d / (1.0 + middle[:, None] * d)).sum(axis=1)
+        positive = value > 0
+        low = np.where(positive, middle, low)
+        high = np.where(positive, high, middle)
+        if np.all(high - low <= 1e-15 * np.maximum(np.abs(low), 1.0)):
+            break
+    root: FloatArray = 0.5 * (low + high)
+    return root
+
+
+def game_llr_batch(support: FloatArray, counts: FloatArray, s0: float, s1: float) -> FloatArray:
+    """:meth:`SPRT.llr` for many count vectors at once (rows of ``counts`` over ``support``,
+    which holds every pentanomial score)."""
+    unseen = (counts == 0) & np.isin(support, PENTANOMIAL)[None, :]
+    weights = np.where(unseen, PSEUDO_COUNT, counts)
+    p = weights / weights.sum(axis=1, keepdims=True)
+    jumps = np.zeros_like(p)
+    for sign, s in ((1.0, s0), (-1.0, s1)):
+        d = support - s
+        x = _secular_root(p, d)
+        jumps += sign * np.log1p(x[:, None] * d[None, :])
+    llr: FloatArray = (weights * jumps).sum(axis=1)
+    return llr
+
+
+def _tilt(support: FloatArray, p: FloatArray, mean: float) -> FloatArray:
+    """The maximum-likelihood distribution on ``support`` near ``p`` with the given mean."""
+    d = support - mean
+    keep = p > 0
+
+    def secular(x: float) -> float:
+        return float(np.sum(p[keep] * d[keep] / (1.0 + x * d[keep])))
+
+    low, high = -1.0 / d[keep].max(), -1.0 / d[keep].min()
+    width = high - low
+    root = optimize.brentq(secular, low + width * 1e-12, high - width * 1e-12, xtol=1e-15)
+    q: FloatArray = p / (1.0 + root * d)
+    tilted: FloatArray = q / q.sum()
+    return tilted
+
+
+@dataclass(frozen=True)
+class SimResult:
+    passed: float
+    games: float
+    undecided: float
+
+
+def _run_looks(
+    llr_at: Callable[[int, npt.NDArray[np.intp]], FloatArray],
+    bounds: tuple[float, float],
+    runs: int,
+    looks: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Look ``looks`` times (``llr_at(look, runs still going)`` gives their LLRs); return
+    each run's decision look (``looks`` if none) and verdict (1 passed, 0 failed, nan
+    undecided)."""
+    decided_at = np.full(runs, looks, dtype=np.float64)
+    verdict = np.full(runs, np.nan)
+    for look in range(looks):
+        active = np.flatnonzero(np.isnan(verdict))
+        if not active.size:
+            break
+        llr = llr_at(look, active)
+        up, down = active[llr >= bounds[1]], active[llr <= bounds[0]]
+        verdict[up], verdict[down] = 1.0, 0.0
+        decided_at[up], decided_at[down] = look + 1, look + 1
+    return decided_at, verdict
+
+
+def _summary(decided_at: FloatArray, verdict: FloatArray, batch: int, games: int) -> SimResult:
+    return SimResult(
+        passed=float(np.nanmean(np.where(np.isnan(verdict), 0.0, verdict))),
+        games=float(decided_at.mean() * batch * games),
+        undecided=float(np.isnan(verdict).mean()),
+    )
+
+
+def _moments(count: float, sums: FloatArray) -> MarginMoments:
+    """Moments of a batch of runs from their summed rows (see :func:`_rows`)."""
+    runs = sums.shape[0]
+    zero = np.zeros(runs)
+    return MarginMoments(
+        n=np.full(runs, count, dtype=np.float64),
+        g=sums[:, 0], gg=sums[:, 1], m=sums[:, 2], mm=sums[:, 3], gm=sums[:, 4],
+        l=sums[:, 5:7], ll=sums[:, 7:11].reshape(-1, 2, 2), lm=sums[:, 11:13],
+        forfeits=zero, f=zero, ff=zero,
+    )  # fmt: skip
+
+
+def _rows(g: FloatArray, m: FloatArray, luck: FloatArray) -> FloatArray:
+    """Each group's terms of the moments, one row per group."""
+    products = (luck[:, :, None] * luck[:, None, :]).reshape(-1, 4)
+    return np.column_stack([g, g * g, m, m * m, g * m, luck, products, luck * m[:, None]])
+
+
+def simulate_game_test(
+    pool: Pool, elo: float, test: SPRT, runs: int, batch: int, rng: np.random.Generator,
+    normal: bool = False,
+) -> SimResult:  # fmt: skip
+    """The game-level test, group scores drawn from the pool's tilted to ``elo``; with
+    ``normal``, the margin test's LLR on the game scores alone (margins all 0)."""
+    scores = np.round([group.score for group in pool.groups], 12)
+    support = np.union1d(np.unique(scores), PENTANOMIAL)
+    p = np.array([(scores == a).sum() for a in support], dtype=np.float64)
+    q = _tilt(support, p / p.sum(), elo_to_score(elo))
+    counts = np.zeros((runs, len(support)))
+    s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
+    looks = -(-(MAX_GAMES // pool.pair.group_games) // batch)
+    zeros = np.zeros(len(support))
+    rows = _rows(support, zeros, np.zeros((len(support), 2)))
+
+    def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
+        counts[active] += rng.multinomial(batch, q, size=active.size)
+        if not normal:
+            return game_llr_batch(support, counts[active], s0, s1)
+        if (look + 1) * batch < MIN_MARGIN_GROUPS:
+            return np.zeros(active.size)
+        return margin_llr(_moments((look + 1) * batch, counts[active] @ rows), s0, s1)
+
+    decided_at, verdict = _run_looks(llr_at, test.bounds(), runs, looks)
+    return _summary(decided_at, verdict, batch, pool.pair.group_games)
+
+
+def simulate_margin_test(
+    pool: Pool, elo: float, test: MarginSPRT, runs: int, batch: int, rng: np.random.Generator
+) -> SimResult:
+    """The margin test on groups resampled from the pool, the truth set to ``elo``."""
+    g = np.array([group.score for group in pool.groups])
+    m = np.array([group.margin for group in pool.groups])
+    luck = np.array([group.luck for group in pool.groups])
+    luck = luck - luck.mean(axis=0)
+    rate = np.cov(g, m, bias=True)[0, 1] / m.var()
+    m = m + (elo_to_score(elo) - 0.5) / rate - m.mean()
+    rows = _rows(g, m, luck)
+    sums = np.zeros((runs, rows.shape[1]))
+    s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
+    looks = -(-(MAX_GAMES // pool.pair.group_games) // batch)
+
+    def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
+        picked = rng.integers(0, len(g), size=(active.size, batch))
+        sums[active] += rows[picked].sum(axis=1)
+        if (look + 1) * batch < MIN_MARGIN_GROUPS:
+            return np.zeros(active.size)
+        return margin_llr(_moments((look + 1) * batch, sums[active]), s0, s1)
+
+    decided_at, verdict = _run_looks(llr_at, test.bounds(), runs, looks)
+    return _summary(decided_at, verdict, batch, pool.pair.group_games)
+
+
+def check_batch_llr(rng: np.random.Generator) -> float:
+    """The largest difference between :func:`game_llr_batch` and :meth:`SPRT.llr`."""
+    support = np.array([0.0, 0.25, 1 / 3, 0.5, 2 / 3, 0.75, 1.0])
+    counts = rng.integers(0, 30, size=(50, len(support))).astype(np.float64)
+    counts[rng.random(counts.shape) < 0.3] = 0
+    counts[:, 3] += 1
+    test = SPRT(-5, 15)
+    batch = game_llr_batch(support, counts, elo_to_score(-5), elo_to_score(15))
+    one = [
+        test.llr(GroupScores(a for a, c in zip(support, row, strict=True) for _ in range(int(c))))
+        for row in counts
+    ]
+    return float(np.max(np.abs(batch - np.array(one))))
+
+
+def report_simulation(
+    pools: Sequence[Pool], elo0: float, elo1: float, alpha: float, beta: float, runs: int,
+    batch: int, seed: int,
+) -> None:  # fmt: skip
+    """Item 2a: error rates and mean games of both tests at several true Elo differences."""
+    rng = np.random.default_rng(seed)
+    check = check_batch_llr(rng)
+    error = 100 * math.sqrt(alpha * (1 - alpha) / runs)
+    print(f"\nSimulation: {runs} runs a point (a rate near alpha has a standard error of "
+          f"{error:.2f}%), [{elo0:g}, {elo1:g}], alpha {alpha:g}, beta {beta:g}, looks every "
+          f"{batch} groups; batch LLR check {check:.1e}")  # fmt: skip
+    game_test, margin_test = SPRT(elo0, elo1, alpha, beta), MarginSPRT(elo0, elo1, alpha, beta)
+    span = elo1 - elo0
+    points = [elo0 - span / 2, elo0, elo0 + span / 4, elo0 + span / 2, elo0 + 3 * span / 4,
+              elo1, elo1 + span, elo1 + 3 * span]  # fmt: skip
+    print(f"{'pool':34} {'Elo':>6} | {'game: pass':>10} {'games':>6} {'und':>4} | "
+          f"{'normal: pass':>12} {'games':>6} {'und':>4} | {'margin: pass':>12} {'games':>6} "
+          f"{'und':>4} | {'ratio':>5} {'sec':>4}")  # fmt: skip
+    for pool in pools:
+        for elo in points:
+            started = time.perf_counter()
+            results = [
+                simulate_game_test(pool, elo, game_test, runs, batch, rng),
+                simulate_game_test(pool, elo, game_test, runs, batch, rng, normal=True),
+                simulate_margin_test(pool, elo, margin_test, runs, batch, rng),
+            ]
+            # Within 1.96 Monte Carlo standard errors of the bound counts as meeting it.
+            flag, margin = "", 1.96 * math.sqrt(alpha * (1 - alpha) / runs)
+            if elo == elo0:
+                flag = "  <= alpha" if results[2].passed <= alpha + margin else "  ABOVE ALPHA"
+            elif elo == elo1:
+                margin = 1.96 * math.sqrt(beta * (1 - beta) / runs)
+                flag = "  >= 1-beta" if results[2].passed >= 1 - beta - margin else "  BELOW 1-BETA"
+            cells = " | ".join(
+                f"{100 * r.passed:11.1f}% {r.games:6.0f} {100 * r.undecided:3.0f}%" for r in results
+            )
+            print(
+                f"{pool.pair.label:34} {elo:+6.1f} | {cells} | "
+                f"{results[2].games / results[0].games:5.2f} "
+                f"{time.perf_counter() - started:4.0f}{flag}"
+            )
+
+
+# --- real bots ------------------------------------------------------------------------
+
+
+def _spec(name: str, directory: Path) -> str:
+    return name if name in STRATEGIES else str(directory / f"{name}.py")
+
+
+def _schedule(pair: Pair, specs: dict[str, str], batch: int, seed: int) -> list[Match]:
+    """``arena compare``'s matches (``compare_schedule``; team play: the same per-batch
+    duplicate schedule with ``teams``), seats given as entrants."""
+    rules = PRESETS[pair.rules]
+    if pair.teams:
+        matches: list[Match] = []
+        for number in range(-(-(MAX_GAMES // 2) // batch)):
+            tag = f"b{number:05d}"
+            for match in schedule(
+                "duplicate", pair.labels, rules=rules, players=pair.players, teams=True,
+                games_per_match=batch, seed=_derive("batch", seed, number),
+            ):  # fmt: skip
+                matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=tag))
+    else:
+        matches = compare_schedule(rules, pair.players, max_games=MAX_GAMES, batch=batch, seed=seed)
+    return [
+        dataclasses.replace(m, seats=tuple(f"{s}={specs[s]}" for s in m.seats)) for m in matches
+    ]
+
+
+def real_groups(
+    pair: Pair, seed: int, batch: int, sandboxed: bool, directory: Path
+) -> Iterator[GroupMargin]:
+    """The deal groups of ``pair`` as ``arena compare`` plays them, in order."""
+    specs = {label: _spec(pair.new if label == "new" else pair.old, directory) for label in
+             pair.labels}  # fmt: skip
+    matches = _schedule(pair, specs, batch, seed)
+    rules = PRESETS[pair.rules]
+    pending: dict[str, list[MatchResult]] = {}
+    rotations = pair.group_games
+    results = run_local(
+        matches, rules, workers=1, sandboxed=sandboxed, keep_going=True, keep_games=MAX_GAMES
+    )
+    try:
+        with contextlib.closing(results):
+            for result in results:
+                tag = str(result.match.deal_group)
+                pending.setdefault(tag, []).append(result)
+                if len(pending[tag]) < rotations:
+                    continue
+                done = pending.pop(tag)
+                if any(r.void is not None for r in done):
+                    continue
+                for index in range(min(len(r.games) for r in done)):
+                    records = [r.games[index].record for r in done]
+                    seats = [[entrant_name(s) for s in r.match.seats].index("new") for r in done]
+                    for r, seat in zip(done, seats, strict=True):  # as arena compare counts
+                        game = r.games[index]  # (team play: new_score counts the partner)
+                        assert pair.teams or game_score(game.record, seat) == new_score(seat, game)
+                    yield group_margin(records, seats)
+    finally:
+        release_kept_players()
+
+
+@dataclass
+class Decision:
+    games: int = 0
+    verdict: str = "undecided"
+
+
+def run_real(
+    pair: Pair, seed: int, batch: int, sandboxed: bool, directory: Path,
+    elo0: float, elo1: float, alpha: float, beta: float,
+) -> dict[tuple[str, int], Decision]:  # fmt: skip
+    """Play until both tests decided at both look schedules; their decisions."""
+    margin_test = MarginSPRT(elo0, elo1, alpha, beta)
+    tests: dict[str, Callable[[MarginScores], str]] = {
+        "game": lambda s: SPRT(elo0, elo1, alpha, beta).status(s.game_scores()),
+        "normal": lambda s: margin_test.status(plain),  # the game scores alone
+        "margin": margin_test.status,
+    }
+    decisions = {(name, every): Decision() for name in tests for every in (1, batch)}
+    scores, plain = MarginScores(), MarginScores()
+    for group in real_groups(pair, seed, batch, sandboxed, directory):
+        scores.add(group)
+        plain.add(GroupMargin(group.score, 0.0))
+        for (name, every), decision in decisions.items():
+            if decision.verdict != "undecided" or scores.n % every or scores.n < 2:
+                continue
+            status = tests[name](scores)
+            if status != "continue":
+                decision.verdict = "pass" if status == "H1 accepted" else "fail"
+                decision.games = scores.n * pair.group_games
+        if all(d.verdict != "undecided" for d in decisions.values()):
+            break
+    for decision in decisions.values():
+        if decision.verdict == "undecided":
+            decision.games = scores.n * pair.group_games
+    return decisions
+
+
+def report_real(
+    pairs: Sequence[Pair], repeats: int, batch: int, sandboxed: bool, seed: int,
+    elo0: float, elo1: float, alpha: float, beta: float,
+) -> None:  # fmt: skip
+    """Item 2b: games to a decision of both tests on real bots, and their agreement."""
+    print(f"\nReal bots: [{elo0:g}, {elo1:g}], alpha {alpha:g}, beta {beta:g}, {repeats} "
+          f"sequences a pair, bot files {'sandboxed' if sandboxed else 'unsandboxed'}")  # fmt: skip
+    print(f"{'pair':34} {'look':>4} | {'game: games':>11} {'verdicts':>8} | "
+          f"{'normal: games':>13} {'verdicts':>8} | {'margin: games':>13} {'verdicts':>8} | "
+          f"{'ratio':>5} {'agree':>5} {'sec':>5}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as temp:
+        directory = Path(temp)
+        for path in BOTS.glob("*.py"):
+            shutil.copy(path, directory / path.name)
+        source = (BOTS / "montecarlo.py").read_text()
+        (directory / "montecarlo.py").write_text(
+            source.replace("TIME_BUDGET = 0.05", "TIME_BUDGET = 0.005")
+        )
+        for pair in pairs:
+            started = time.perf_counter()
+            runs = [
+                run_real(pair, _derive("real", seed, pair.label, r), batch, sandboxed, directory,
+                         elo0, elo1, alpha, beta)
+                for r in range(repeats)
+            ]  # fmt: skip
+            for every in (1, batch):
+                cells = []
+                for name in ("game", "normal", "margin"):
+                    games = [run[(name, every)].games for run in runs]
+                    verdicts = [run[(name, every)].verdict for run in runs]
+                    tally = "/".join(
+                        f"{verdicts.count(v)}{v[0]}" for v in ("pass", "fail", "undecided")
+                        if verdicts.count(v)
+                    )  # fmt: skip
+                    cells.append((float(np.mean(games)), tally))
+                agree = sum(
+                    run[("game", every)].verdict == run[("margin", every)].verdict for run in runs
+                )
+                print(
+                    f"{pair.label:34} {every:4d} | {cells[0][0]:11.0f} {cells[0][1]:>8} | "
+                    f"{cells[1][0]:13.0f} {cells[1][1]:>8} | {cells[2][0]:13.0f} "
+                    f"{cells[2][1]:>8} | {cells[2][0] / cells[0][0]:5.2f} {agree:3d}/{repeats} "
+                    f"{time.perf_counter() - started:5.0f}"
+                )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the parts asked for."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--part", choices=("all", "pools", "sim", "real"), default="all")
+    parser.add_argument("--runs", type=int, default=2000, help="simulated tests a point")
+    parser.add_argument("--pool", type=int, default=2000, help="deal groups a pool")
+    parser.add_argument("--repeats", type=int, default=5, help="real sequences a pair")
+    parser.add_argument("--elo0", type=float, default=0.0)
+    parser.add_argument("--elo1", type=float, default=10.0)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--batch", type=int, default=16, help="deal groups between looks")
+    parser.add_argument("--montecarlo", action="store_true", help="add montecarlo v counter")
+    parser.add_argument("--unsandboxed", action="store_true", help="bot files unsandboxed")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="", help="real pairs whose label contains this")
+    args = parser.parse_args(argv)
+    if args.part in ("all", "pools", "sim"):
+        pools = []
+        for pair in POOLS:
+            pool = play_pool(pair, args.pool, args.seed)
+            print(f"pool {pair.label}: {len(pool.groups)} groups in {pool.seconds:.0f} s")
+            pools.append(pool)
+        report_pools(pools)
+        if args.part != "pools":
+            report_simulation(
+                [pools[i] for i in SIMULATED], args.elo0, args.elo1, args.alpha, args.beta,
+                args.runs, args.batch, args.seed,
+            )  # fmt: skip
+    if args.part in ("all", "real"):
+        sandboxed = not args.unsandboxed
+        if sandboxed and (missing := check_sandbox()):
+            print(f"no sandbox here ({'; '.join(missing)}): bot files run unsandboxed")
+            sandboxed = False
+        pairs = [*REAL, MONTECARLO] if args.montecarlo else REAL
+        pairs = [pair for pair in pairs if args.only in pair.label]
+        report_real(
+            pairs, args.repeats, args.batch, sandboxed, args.seed,
+            args.elo0, args.elo1, args.alpha, args.beta,
+        )  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

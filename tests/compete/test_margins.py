@@ -1,0 +1,224 @@
+"""Deal groups read from game records (arena.compete.margins): scores, margins, luck."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any
+
+import pytest
+
+from arena.compete.localrun import finishing_places
+from arena.compete.margins import (
+    GroupMargin,
+    draw_luck,
+    game_margin,
+    game_score,
+    group_margin,
+)
+from arena.engine.events import Outcome, Termination
+from arena.engine.records import game_record
+from arena.engine.rules import find_rules
+from arena.match.play import entrant_rng, game_seeds, play_game
+from arena.match.strategies import make_strategy
+
+T, F = Termination.TARGET, Termination.CRASH
+
+
+def duplicate_group(
+    rules_name: str, names: dict[str, str], seed: int, teams: bool = False
+) -> tuple[list[dict[str, Any]], list[list[str]]]:
+    """One deal played in every seat rotation by built-in strategies, as ``arena compare``
+    seats them: the records and each record's seat labels."""
+    rules = find_rules(rules_name)
+    labels = list(names)
+    records, seatings = [], []
+    for rotation in range(len(labels)):
+        order = labels[rotation:] + labels[:rotation]
+        seats = order + order if teams else order
+        strategies = [make_strategy(names[label], entrant_rng(seed, label)) for label in seats]
+        game = play_game(rules, strategies, teams=teams, seed=seed)
+        records.append(game_record(game, seats))
+        seatings.append(seats)
+    return records, seatings
+
+
+def test_the_games_of_a_duplicate_group_deal_the_same_rounds() -> None:
+    # The game's seed deals every round in order, whatever was played before: round r of
+    # every rotation is the same deal (seats rotated), as long as both games reached it.
+    for rules_name, names in [
+        ("draw", {"new": "greedy", "old1": "random"}),
+        ("muggins", {"new": "greedy", "old1": "random", "old2": "random"}),
+        ("wooden", {"new": "random", "old1": "greedy"}),
+    ]:
+        for seed in game_seeds(11, 5):
+            records, _ = duplicate_group(rules_name, names, seed)
+            reached = min(len(record["rounds"]) for record in records)
+            assert reached >= 1
+            for number in range(reached):
+                deals = [record["rounds"][number]["deal"] for record in records]
+                assert all(deal == deals[0] for deal in deals)
+
+
+def record_of(
+    outcome: Outcome, sides: tuple[int, ...], forfeit: int | None = None
+) -> dict[str, Any]:
+    players = len(sides)
+    result: dict[str, Any] = {
+        "termination": outcome.termination.value,
+        "winners": list(outcome.winners),
+        "scores": list(outcome.scores),
+    }
+    if forfeit is not None:
+        result["verdict"] = {"seat": forfeit, "termination": "crash", "message": "", "stderr": ""}
+    return {"players": players, "teams": sides != tuple(range(players)), "result": result}
+
+
+@pytest.mark.parametrize(
+    ("outcome", "sides", "forfeit"),
+    [
+        (Outcome(T, (1,), (40, 100)), (0, 1), None),
+        (Outcome(F, (1,), (80, 20)), (0, 1), 0),
+        (Outcome(T, (2,), (10, 30, 100, 30)), (0, 1, 2, 3), None),
+        (Outcome(F, (0, 2, 3), (50, 0, 20, 60)), (0, 1, 2, 3), 1),
+        (Outcome(T, (1, 3), (70, 150)), (0, 1, 0, 1), None),
+        (Outcome(F, (0, 2), (10, 90)), (0, 1, 0, 1), 3),
+        (Outcome(T, (0,), (61, 5, 5, 5, 9)), (0, 1, 2, 3, 4), None),
+    ],
+)
+def test_game_score_ranks_as_the_tournament_does(
+    outcome: Outcome, sides: tuple[int, ...], forfeit: int | None
+) -> None:
+    places = finishing_places(outcome, sides, forfeit)
+    record = record_of(outcome, sides, forfeit)
+    for seat, side in enumerate(sides):
+        others = [places[s] for s in range(len(sides)) if sides[s] != side]
+        share = sum(1 if places[seat] < p else 0.5 if places[seat] == p else 0 for p in others)
+        assert game_score(record, seat) == pytest.approx(share / len(others))
+
+
+def test_game_margin() -> None:
+    assert game_margin(record_of(Outcome(T, (1,), (40, 100)), (0, 1)), 0) == -60
+    three = record_of(Outcome(T, (2,), (10, 30, 100)), (0, 1, 2))
+    assert game_margin(three, 2) == 100 - 20
+    assert game_margin(three, 0) == 10 - 65
+    teams = record_of(Outcome(T, (1, 3), (70, 150)), (0, 1, 0, 1))
+    assert game_margin(teams, 2) == -80 and game_margin(teams, 3) == 80
+
+
+def test_an_unfinished_game_has_no_score() -> None:
+    with pytest.raises(ValueError, match="unfinished"):
+        game_score({"players": 2, "teams": False, "result": None}, 0)
+
+
+def round_with_draws() -> dict[str, Any]:
+    """Seat 0 leads 5-3 (ends 5 and 3); seat 1 draws 6-6, 1-0 and 5-2 (which fits)."""
+    return {
+        "number": 1,
+        "dealt": "seed",
+        "deal": {"hands": [["5-3"], ["4-4"]], "boneyard": ["6-6", "1-0", "5-2"]},
+        "events": [
+            {"type": "play", "seat": 0, "move": "5-3"},
+            {"type": "draw", "seat": 1, "tile": "6-6"},
+            {"type": "draw", "seat": 1, "tile": "1-0"},
+            {"type": "draw", "seat": 1, "tile": "5-2"},
+            {"type": "play", "seat": 1, "move": "5-2L"},
+        ],
+    }
+
+
+def test_luck_of_the_draw_by_hand() -> None:
+    # 6-6 drawn from {6-6, 1-0, 5-2}: pips 12 - 20/3, fits 0 - 1/3; then 1-0 from
+    # {1-0, 5-2}: pips 1 - 4, fits 0 - 1/2; then 5-2 alone: 0 and 0.
+    record = {"players": 2, "teams": False, "rounds": [round_with_draws()]}
+    pips, fits = draw_luck(record, 1)
+    assert pips == pytest.approx(12 - 20 / 3 + 1 - 4)
+    assert fits == pytest.approx(-1 / 3 - 1 / 2)
+    assert draw_luck(record, 0) == pytest.approx((-pips, -fits))
+    # Three players: seat 0's luck is its own (none) minus the mean of the others'.
+    three = {"players": 3, "teams": False, "rounds": [round_with_draws()]}
+    assert draw_luck(three, 0) == pytest.approx((-pips / 2, -fits / 2))
+    assert draw_luck(three, 1) == pytest.approx((pips, fits))
+
+
+def test_explicit_deals_and_foreign_boneyards_carry_no_luck() -> None:
+    explicit = round_with_draws() | {"dealt": "explicit"}
+    assert draw_luck({"players": 2, "teams": False, "rounds": [explicit]}, 1) == (0.0, 0.0)
+    foreign = round_with_draws()
+    foreign["deal"] = {"hands": [[], []], "boneyard": ["1-0", "6-6", "5-2"]}
+    assert draw_luck({"players": 2, "teams": False, "rounds": [foreign]}, 1) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "players", "teams"),
+    [("draw", 2, False), ("muggins", 3, False), ("block-and-draw", 4, False), ("muggins", 4, True)],
+)
+def test_a_group_is_antisymmetric_between_its_bots(
+    rules_name: str, players: int, teams: bool
+) -> None:
+    # What makes the margin test's statistic centred for identical bots: every label's
+    # values, computed alike, add up to the same totals whatever was played, so when the
+    # bots are exchangeable each label's expectation is the same: score 1/2, margin 0.
+    labels = ["new", *(f"old{i}" for i in range(1, 2 if teams else players))]
+    names = dict(zip(labels, ["greedy", *["random"] * (len(labels) - 1)], strict=True))
+    for seed in game_seeds(5, 4):
+        records, seatings = duplicate_group(rules_name, names, seed, teams)
+        values = [group_margin(records, [s.index(label) for s in seatings]) for label in labels]
+        assert sum(v.score for v in values) == pytest.approx(len(labels) / 2)
+        assert sum(v.margin for v in values) == pytest.approx(0, abs=1e-9)
+        for term in range(2):
+            assert sum(v.luck[term] for v in values) == pytest.approx(0, abs=1e-9)
+        assert not any(v.forfeit for v in values)
+
+
+def test_the_luck_has_mean_zero() -> None:
+    # Identical bots, many groups: NEW's luck averages 0 (each term within 4 standard errors),
+    # and so does every draw's luck from either seat over many games.
+    names = {"new": "random", "old1": "random"}
+    groups = [group_margin(*seated(names, seed)) for seed in game_seeds(3, 150)]
+    for term in range(2):
+        values = [group.luck[term] for group in groups]
+        assert abs(statistics.fmean(values)) < 4 * statistics.stdev(values) / math.sqrt(150)
+    seat_luck = [
+        draw_luck(record, 0)[0]
+        for seed in game_seeds(4, 150)
+        for record in duplicate_group("draw", {"a": "greedy", "b": "random"}, seed)[0]
+    ]
+    spread = statistics.stdev(seat_luck) / math.sqrt(len(seat_luck))
+    assert abs(statistics.fmean(seat_luck)) < 4 * spread
+
+
+def seated(names: dict[str, str], seed: int) -> tuple[list[dict[str, Any]], list[int]]:
+    records, seatings = duplicate_group("draw", names, seed)
+    return records, [seats.index("new") for seats in seatings]
+
+
+def test_group_margin_means_over_the_games() -> None:
+    records, seats = seated({"new": "greedy", "old1": "random"}, 17)
+    group = group_margin(records, seats)
+    assert group.score == pytest.approx(
+        (game_score(records[0], seats[0]) + game_score(records[1], seats[1])) / 2
+    )
+    assert group.margin == pytest.approx(
+        (game_margin(records[0], seats[0]) + game_margin(records[1], seats[1])) / 2
+    )
+    lucks = [draw_luck(r, s) for r, s in zip(records, seats, strict=True)]
+    assert group.luck == pytest.approx(tuple((a + b) / 2 for a, b in zip(*lucks, strict=True)))
+    with pytest.raises(ValueError, match="one seat per game"):
+        group_margin(records, seats[:1])
+
+
+def test_a_forfeit_marks_the_group() -> None:
+    records, seats = seated({"new": "greedy", "old1": "random"}, 23)
+    forfeited = dict(records[1])
+    forfeited["result"] = {
+        "termination": "timeout",
+        "winners": [1 - seats[1]],
+        "scores": records[1]["result"]["scores"],
+        "verdict": {"seat": seats[1], "termination": "timeout", "message": "", "stderr": ""},
+    }
+    group = group_margin([records[0], forfeited], seats)
+    assert group.forfeit
+    assert group == GroupMargin(
+        (game_score(records[0], seats[0]) + 0.0) / 2, group.margin, group.luck, True
+    )
