@@ -20,8 +20,8 @@ the ratio of the two likelihoods. Elo here is logistic Elo,
 :class:`MarginSPRT` is the finer test on the same deal groups: each group's whole point
 margin (:mod:`arena.compete.margins`), less a multiple of its luck of the draw, put on
 the game-score scale by the exchange rate the data show between margins and game scores,
-under a sequential test for a continuous mean with unknown variance. Its hypotheses are
-in the same logistic Elo; docs/ratings.md has the argument and its measured error rates.
+under an SPRT for a normal mean with the sample's variance. Its hypotheses are in the
+same logistic Elo; docs/ratings.md has the argument and its measured error rates.
 """
 
 from __future__ import annotations
@@ -560,8 +560,9 @@ def _check_test(elo0: float, elo1: float, alpha: float, beta: float) -> None:
 class MarginSPRT:
     """The margin test of H0: NEW - OLD = ``elo0`` against H1: NEW - OLD = ``elo1``
     (logistic Elo), on :class:`MarginScores`: H_k says the groups' mean value on the
-    game-score scale is ``elo_to_score(elo_k)``. Bounds, ``alpha`` and ``beta`` as
-    :class:`SPRT`.
+    game-score scale is ``elo_to_score(elo_k)``. The LLR is :func:`margin_llr` (a normal
+    sample with the sample's variance); bounds, ``alpha`` and ``beta`` as :class:`SPRT`;
+    no decision before :data:`MIN_MARGIN_GROUPS` groups.
 
     Raises:
         ValueError: ``elo0 >= elo1``, or alpha, beta not in (0, 1) with alpha + beta < 1.
