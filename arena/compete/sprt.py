@@ -204,6 +204,27 @@ def _log_mle_ratio(support: FloatArray, p: FloatArray, mean: float) -> FloatArra
     return ratio
 
 
+def _check_test(elo0: float, elo1: float, alpha: float, beta: float) -> None:
+    if not elo0 < elo1:
+        raise ValueError(f"elo0 must be below elo1, got {elo0} and {elo1}")
+    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+        raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got {alpha}, {beta}")
+
+
+def _bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """Wald's LLR bounds for error rates ``alpha`` and ``beta``."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def _decide(llr: float, bounds: tuple[float, float]) -> Status:
+    """The verdict of an LLR between ``bounds`` (lower, upper)."""
+    if llr <= bounds[0]:
+        return "H0 accepted"
+    if llr >= bounds[1]:
+        return "H1 accepted"
+    return "continue"
+
+
 @dataclass(frozen=True, slots=True)
 class SPRT:
     """The test of H0: NEW - OLD = ``elo0`` against H1: NEW - OLD = ``elo1`` (logistic Elo).
@@ -221,16 +242,11 @@ class SPRT:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if not self.elo0 < self.elo1:
-            raise ValueError(f"elo0 must be below elo1, got {self.elo0} and {self.elo1}")
-        if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
-            raise ValueError(
-                f"need 0 < alpha, beta and alpha + beta < 1, got {self.alpha}, {self.beta}"
-            )
+        _check_test(self.elo0, self.elo1, self.alpha, self.beta)
 
     def bounds(self) -> tuple[float, float]:
         """The LLR bounds: H0 is accepted at or below the first, H1 at or above the second."""
-        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+        return _bounds(self.alpha, self.beta)
 
     def llr(self, samples: GroupScores) -> float:
         """The generalised log-likelihood ratio of H1 against H0 (0 with no samples)."""
@@ -245,13 +261,7 @@ class SPRT:
 
     def status(self, samples: GroupScores) -> Status:
         """Whether the test has accepted H0 or H1, or must go on."""
-        lower, upper = self.bounds()
-        llr = self.llr(samples)
-        if llr <= lower:
-            return "H0 accepted"
-        if llr >= upper:
-            return "H1 accepted"
-        return "continue"
+        return _decide(self.llr(samples), self.bounds())
 
 
 def _standard_error(samples: GroupScores) -> float:
@@ -549,13 +559,6 @@ class MarginScores:
         return max(float(sum_yy / total - (sum_y / total) ** 2), 0.0)
 
 
-def _check_test(elo0: float, elo1: float, alpha: float, beta: float) -> None:
-    if not elo0 < elo1:
-        raise ValueError(f"elo0 must be below elo1, got {elo0} and {elo1}")
-    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
-        raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got {alpha}, {beta}")
-
-
 @dataclass(frozen=True, slots=True)
 class MarginSPRT:
     """The margin test of H0: NEW - OLD = ``elo0`` against H1: NEW - OLD = ``elo1``
@@ -578,7 +581,7 @@ class MarginSPRT:
 
     def bounds(self) -> tuple[float, float]:
         """The LLR bounds: H0 is accepted at or below the first, H1 at or above the second."""
-        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+        return _bounds(self.alpha, self.beta)
 
     def llr(self, samples: MarginScores) -> float:
         """The log-likelihood ratio of H1 against H0 (0 with no samples)."""
@@ -592,13 +595,7 @@ class MarginSPRT:
         :data:`MIN_MARGIN_GROUPS` groups)."""
         if samples.n < MIN_MARGIN_GROUPS:
             return "continue"
-        lower, upper = self.bounds()
-        llr = self.llr(samples)
-        if llr <= lower:
-            return "H0 accepted"
-        if llr >= upper:
-            return "H1 accepted"
-        return "continue"
+        return _decide(self.llr(samples), self.bounds())
 
 
 def margin_elo_estimate(samples: MarginScores) -> tuple[float, float, float]:
