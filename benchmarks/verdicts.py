@@ -78,7 +78,7 @@ import numpy.typing as npt
 from scipy import optimize
 
 from arena.compete.localrun import MatchResult, run_local
-from arena.compete.margins import GroupMargin, game_score, group_margin, sides_of
+from arena.compete.margins import GroupMargin, group_margin, sides_of
 from arena.compete.sprt import (
     MIN_MARGIN_GROUPS,
     PENTANOMIAL,
@@ -93,7 +93,7 @@ from arena.compete.sprt import (
     margin_elo_estimate,
     margin_llr,
 )
-from arena.compete.tournaments import Match, entrant_name, schedule
+from arena.compete.tournaments import Match, entrant_name
 from arena.engine.game import Game
 from arena.engine.observation import Observation
 from arena.engine.records import game_record
@@ -105,7 +105,7 @@ from arena.match.lineup import release_kept_players
 from arena.match.play import entrant_rng, game_seeds, play_game
 from arena.match.sandbox import check_sandbox
 from arena.match.strategies import STRATEGIES, Strategy, make_strategy
-from arena.service.compares import compare_schedule, new_score
+from arena.service.compares import compare_schedule, deal_groups, group_of
 
 FloatArray = npt.NDArray[np.float64]
 BOTS = Path(__file__).resolve().parent.parent / "bots"
@@ -470,12 +470,20 @@ def simulate_margin_test(
     s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
     looks = -(-(MAX_GAMES // pool.pair.group_games) // batch)
 
+    fast_bound = test.fast_bound()
+    s_fast = elo_to_score(test.fast_elo)
+
     def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
         picked = rng.integers(0, len(g), size=(active.size, batch))
         sums[active] += rows[picked].sum(axis=1)
         if (look + 1) * batch < MIN_MARGIN_GROUPS:
             return np.zeros(active.size)
-        return margin_llr(_moments((look + 1) * batch, sums[active]), s0, s1)
+        moments = _moments((look + 1) * batch, sums[active])
+        llr = margin_llr(moments, s0, s1)
+        if fast_bound is None:
+            return llr
+        # The fast pass's acceptance of H1 passes NEW: an LLR at the upper bound then.
+        return np.where(margin_llr(moments, s0, s_fast) >= fast_bound, np.inf, llr)
 
     decided_at, verdict = _run_looks(llr_at, test.bounds(), runs, looks)
     return _summary(decided_at, verdict, batch, pool.pair.group_games)
@@ -507,13 +515,16 @@ def report_simulation(
     print(f"\nSimulation: {runs} runs a point (a rate near alpha has a standard error of "
           f"{error:.2f}%), [{elo0:g}, {elo1:g}], alpha {alpha:g}, beta {beta:g}, looks every "
           f"{batch} groups; batch LLR check {check:.1e}")  # fmt: skip
-    game_test, margin_test = SPRT(elo0, elo1, alpha, beta), MarginSPRT(elo0, elo1, alpha, beta)
+    game_test = SPRT(elo0, elo1, alpha, beta)
+    margin_test = MarginSPRT(elo0, elo1, alpha, beta, fast_pass=False)
+    fast_test = MarginSPRT(elo0, elo1, alpha, beta)
     span = elo1 - elo0
     points = [elo0 - span / 2, elo0, elo0 + span / 4, elo0 + span / 2, elo0 + 3 * span / 4,
               elo1, elo1 + span, elo1 + 3 * span]  # fmt: skip
     print(f"{'pool':34} {'Elo':>6} | {'game: pass':>10} {'games':>6} {'und':>4} | "
           f"{'normal: pass':>12} {'games':>6} {'und':>4} | {'margin: pass':>12} {'games':>6} "
-          f"{'und':>4} | {'ratio':>5} {'sec':>4}")  # fmt: skip
+          f"{'und':>4} | {'+fast: pass':>12} {'games':>6} {'und':>4} | {'ratio':>5} "
+          f"{'+fast':>5} {'sec':>4}")  # fmt: skip
     for pool in pools:
         for elo in points:
             started = time.perf_counter()
@@ -521,20 +532,24 @@ def report_simulation(
                 simulate_game_test(pool, elo, game_test, runs, batch, rng),
                 simulate_game_test(pool, elo, game_test, runs, batch, rng, normal=True),
                 simulate_margin_test(pool, elo, margin_test, runs, batch, rng),
+                simulate_margin_test(pool, elo, fast_test, runs, batch, rng),
             ]
             # Within 1.96 Monte Carlo standard errors of the bound counts as meeting it.
             flag, margin = "", 1.96 * math.sqrt(alpha * (1 - alpha) / runs)
+            worst = min(results[2].passed, results[3].passed)
             if elo == elo0:
-                flag = "  <= alpha" if results[2].passed <= alpha + margin else "  ABOVE ALPHA"
+                worst = max(results[2].passed, results[3].passed)
+                flag = "  <= alpha" if worst <= alpha + margin else "  ABOVE ALPHA"
             elif elo == elo1:
                 margin = 1.96 * math.sqrt(beta * (1 - beta) / runs)
-                flag = "  >= 1-beta" if results[2].passed >= 1 - beta - margin else "  BELOW 1-BETA"
+                flag = "  >= 1-beta" if worst >= 1 - beta - margin else "  BELOW 1-BETA"
             cells = " | ".join(
                 f"{100 * r.passed:11.1f}% {r.games:6.0f} {100 * r.undecided:3.0f}%" for r in results
             )
             print(
                 f"{pool.pair.label:34} {elo:+6.1f} | {cells} | "
                 f"{results[2].games / results[0].games:5.2f} "
+                f"{results[3].games / results[0].games:5.2f} "
                 f"{time.perf_counter() - started:4.0f}{flag}"
             )
 
@@ -547,20 +562,11 @@ def _spec(name: str, directory: Path) -> str:
 
 
 def _schedule(pair: Pair, specs: dict[str, str], batch: int, seed: int) -> list[Match]:
-    """``arena compare``'s matches (``compare_schedule``; team play: the same per-batch
-    duplicate schedule with ``teams``), seats given as entrants."""
-    rules = PRESETS[pair.rules]
-    if pair.teams:
-        matches: list[Match] = []
-        for number in range(-(-(MAX_GAMES // 2) // batch)):
-            tag = f"b{number:05d}"
-            for match in schedule(
-                "duplicate", pair.labels, rules=rules, players=pair.players, teams=True,
-                games_per_match=batch, seed=_derive("batch", seed, number),
-            ):  # fmt: skip
-                matches.append(dataclasses.replace(match, id=f"{tag}-{match.id}", deal_group=tag))
-    else:
-        matches = compare_schedule(rules, pair.players, max_games=MAX_GAMES, batch=batch, seed=seed)
+    """``arena compare``'s matches (``compare_schedule``), seats given as entrants."""
+    matches = compare_schedule(
+        PRESETS[pair.rules], pair.players, max_games=MAX_GAMES, batch=batch, seed=seed,
+        teams=pair.teams,
+    )  # fmt: skip
     return [
         dataclasses.replace(m, seats=tuple(f"{s}={specs[s]}" for s in m.seats)) for m in matches
     ]
@@ -569,7 +575,8 @@ def _schedule(pair: Pair, specs: dict[str, str], batch: int, seed: int) -> list[
 def real_groups(
     pair: Pair, seed: int, batch: int, sandboxed: bool, directory: Path
 ) -> Iterator[GroupMargin]:
-    """The deal groups of ``pair`` as ``arena compare`` plays them, in order."""
+    """The deal groups of ``pair`` as ``arena compare`` plays and counts them, in order
+    (checked against :func:`arena.compete.margins.group_margin` of their records)."""
     specs = {label: _spec(pair.new if label == "new" else pair.old, directory) for label in
              pair.labels}  # fmt: skip
     matches = _schedule(pair, specs, batch, seed)
@@ -587,15 +594,15 @@ def real_groups(
                 if len(pending[tag]) < rotations:
                     continue
                 done = pending.pop(tag)
-                if any(r.void is not None for r in done):
-                    continue
-                for index in range(min(len(r.games) for r in done)):
-                    records = [r.games[index].record for r in done]
+                groups = deal_groups(done)
+                for key in sorted(groups):
+                    if len(groups[key]) < rotations:
+                        continue
+                    group = group_of(groups[key])
+                    records = [r.games[key[1]].record for r in done]
                     seats = [[entrant_name(s) for s in r.match.seats].index("new") for r in done]
-                    for r, seat in zip(done, seats, strict=True):  # as arena compare counts
-                        game = r.games[index]  # (team play: new_score counts the partner)
-                        assert pair.teams or game_score(game.record, seat) == new_score(seat, game)
-                    yield group_margin(records, seats)
+                    assert group == group_margin(records, seats)
+                    yield group
     finally:
         release_kept_players()
 
@@ -611,11 +618,12 @@ def run_real(
     elo0: float, elo1: float, alpha: float, beta: float,
 ) -> dict[tuple[str, int], Decision]:  # fmt: skip
     """Play until both tests decided at both look schedules; their decisions."""
-    margin_test = MarginSPRT(elo0, elo1, alpha, beta)
+    margin_test = MarginSPRT(elo0, elo1, alpha, beta, fast_pass=False)
     tests: dict[str, Callable[[MarginScores], str]] = {
         "game": lambda s: SPRT(elo0, elo1, alpha, beta).status(s.game_scores()),
         "normal": lambda s: margin_test.status(plain),  # the game scores alone
         "margin": margin_test.status,
+        "fast": MarginSPRT(elo0, elo1, alpha, beta).status,  # arena compare's default
     }
     decisions = {(name, every): Decision() for name in tests for every in (1, batch)}
     scores, plain = MarginScores(), MarginScores()
@@ -646,7 +654,8 @@ def report_real(
           f"sequences a pair, bot files {'sandboxed' if sandboxed else 'unsandboxed'}")  # fmt: skip
     print(f"{'pair':34} {'look':>4} | {'game: games':>11} {'verdicts':>8} | "
           f"{'normal: games':>13} {'verdicts':>8} | {'margin: games':>13} {'verdicts':>8} | "
-          f"{'ratio':>5} {'agree':>5} {'sec':>5}")  # fmt: skip
+          f"{'+fast: games':>12} {'verdicts':>8} | {'ratio':>5} {'+fast':>5} {'agree':>5} "
+          f"{'sec':>5}")  # fmt: skip
     with tempfile.TemporaryDirectory() as temp:
         directory = Path(temp)
         for path in BOTS.glob("*.py"):
@@ -664,7 +673,7 @@ def report_real(
             ]  # fmt: skip
             for every in (1, batch):
                 cells = []
-                for name in ("game", "normal", "margin"):
+                for name in ("game", "normal", "margin", "fast"):
                     games = [run[(name, every)].games for run in runs]
                     verdicts = [run[(name, every)].verdict for run in runs]
                     tally = "/".join(
@@ -673,13 +682,17 @@ def report_real(
                     )  # fmt: skip
                     cells.append((float(np.mean(games)), tally))
                 agree = sum(
-                    run[("game", every)].verdict == run[("margin", every)].verdict for run in runs
+                    run[("game", every)].verdict
+                    == run[("margin", every)].verdict
+                    == run[("fast", every)].verdict
+                    for run in runs
                 )
                 print(
                     f"{pair.label:34} {every:4d} | {cells[0][0]:11.0f} {cells[0][1]:>8} | "
                     f"{cells[1][0]:13.0f} {cells[1][1]:>8} | {cells[2][0]:13.0f} "
-                    f"{cells[2][1]:>8} | {cells[2][0] / cells[0][0]:5.2f} {agree:3d}/{repeats} "
-                    f"{time.perf_counter() - started:5.0f}"
+                    f"{cells[2][1]:>8} | {cells[3][0]:12.0f} {cells[3][1]:>8} | "
+                    f"{cells[2][0] / cells[0][0]:5.2f} {cells[3][0] / cells[0][0]:5.2f} "
+                    f"{agree:3d}/{repeats} {time.perf_counter() - started:5.0f}"
                 )
 
 

@@ -373,8 +373,10 @@ class CompareModel(BaseModel):
     old: str | None
     rules: str
     players: int
+    teams: bool
     status: str
     verdict: str = Field(description="running, passed (H1), failed (H0) or undecided")
+    statistic: str | None = Field(description="margin or game: what the test counts")
     elo0: float | None
     elo1: float | None
     alpha: float | None
@@ -388,6 +390,8 @@ class CompareModel(BaseModel):
     llr: float | None
     lower: float | None
     upper: float | None
+    fast_llr: float | None = Field(description="the margin test's fast pass (else null)")
+    fast_upper: float | None = Field(description="where the fast pass passes NEW")
     progress: dict[str, int]
     url: str
 
@@ -720,13 +724,15 @@ def _compare_model(name: str) -> CompareModel:
     t = c.test
     return CompareModel(
         name=c.name, new=None if t is None else t.new, old=None if t is None else t.old,
-        rules=c.rules, players=c.players, status=c.status, verdict=c.verdict,
-        elo0=None if t is None else t.elo0, elo1=None if t is None else t.elo1,
+        rules=c.rules, players=c.players, teams=c.teams, status=c.status, verdict=c.verdict,
+        statistic=None if t is None else t.statistic, elo0=None if t is None else t.elo0,
+        elo1=None if t is None else t.elo1,
         alpha=None if t is None else t.alpha, beta=None if t is None else t.beta,
         max_games=None if t is None else t.max_games, games=c.games,
         elo=_num(c.elo), low=_num(c.low), high=_num(c.high), los=_num(c.los, 4),
         llr=_num(c.llr, 3), lower=_num(c.lower, 3), upper=_num(c.upper, 3),
-        progress=c.progress, url=url_for("compares.compare_page", name=c.name),
+        fast_llr=_num(c.fast_llr, 3), fast_upper=_num(c.fast_upper, 3), progress=c.progress,
+        url=url_for("compares.compare_page", name=c.name),
     )  # fmt: skip
 
 

@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.compete.names import parse_reference
-from arena.compete.sprt import SPRT
+from arena.compete.sprt import STATISTICS, Statistic, make_test
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError
 from arena.service.accounts import Account
-from arena.service.compares import CompareView, compare_view, create_compare
+from arena.service.compares import CompareView, compare_view, create_compare, group_size
 from arena.service.matches import MatchSettings, send_pending
 from arena.service.views import bot_list, bot_view
 from web.app import get_celery, get_store
@@ -47,7 +47,18 @@ class CompareRequest(BaseModel):
     new: str = Field(description="your bot, OWNER/NAME[@VERSION]")
     old: str = Field(description="OWNER/NAME[@VERSION]")
     rules: str = Field(description="a preset rule set", examples=["draw"])
-    players: int = 2
+    players: Annotated[int, Field(description="seats; 4 with teams")] = 2
+    teams: Annotated[
+        bool, Field(description="2v2 (muggins, 4 players): NEW and OLD each partner a copy")
+    ] = False
+    statistic: Annotated[
+        Statistic,
+        Field(
+            description="what the test counts per deal group: margin (point margins less "
+            "the luck of the draw, with a fast pass) or game (game results, fishtest's "
+            "pentanomial SPRT)"
+        ),
+    ] = "margin"
     elo0: Annotated[float, Field(description="H0: NEW is at most this much stronger")] = 0.0
     elo1: Annotated[float, Field(description="H1: NEW is at least this much stronger")] = 10.0
     alpha: float = 0.05
@@ -71,8 +82,10 @@ def start_compare(account: Account, wanted: CompareRequest) -> str:
         raise ArenaError(f"choose a rule set ({', '.join(PRESETS)})")
     if not 2 <= wanted.players <= max(rules.players):
         raise ArenaError(f"players must be 2 to {max(rules.players)} under {rules.name}")
-    if not wanted.players <= wanted.max_games <= MAX_COMPARE_GAMES:
-        raise ArenaError(f"games must be {wanted.players} to {MAX_COMPARE_GAMES}")
+    rules.check_players(wanted.players, wanted.teams)
+    size = group_size(wanted.players, wanted.teams)
+    if not size <= wanted.max_games <= MAX_COMPARE_GAMES:
+        raise ArenaError(f"games must be {size} to {MAX_COMPARE_GAMES}")
     if not 10 <= wanted.move_ms <= 10_000:
         raise ArenaError("the time a move must be 10 to 10000 ms")
     if not 1 <= wanted.batch <= 1000:
@@ -87,7 +100,7 @@ def start_compare(account: Account, wanted: CompareRequest) -> str:
         if which == "NEW" and not allowed(account, "start-compare", owner=view.owner_id):
             raise PermissionError(f"only the owner of {spec} may test it against others")
     try:
-        test = SPRT(wanted.elo0, wanted.elo1, wanted.alpha, wanted.beta)
+        test = make_test(wanted.statistic, wanted.elo0, wanted.elo1, wanted.alpha, wanted.beta)
     except ValueError as exc:
         raise ArenaError(f"the test's parameters: {exc}") from None
     store = get_store()
@@ -97,6 +110,7 @@ def start_compare(account: Account, wanted: CompareRequest) -> str:
         old=wanted.old,
         rules=rules,
         players=wanted.players,
+        teams=wanted.teams,
         test=test,
         max_games=wanted.max_games,
         batch=wanted.batch,
@@ -118,7 +132,13 @@ def start_compare(account: Account, wanted: CompareRequest) -> str:
 def _choices(account: Account) -> dict[str, Any]:
     bots = bot_list(get_store())
     own = [b for b in bots if b.owner == account.name or account.role == "admin"]
-    return {"own": own, "bots": bots, "presets": list(PRESETS), "max_games": MAX_COMPARE_GAMES}
+    return {
+        "own": own,
+        "bots": bots,
+        "presets": list(PRESETS),
+        "max_games": MAX_COMPARE_GAMES,
+        "statistics": STATISTICS,
+    }
 
 
 def _float(field: str, default: float) -> float:
@@ -140,11 +160,17 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
         return render_template("compare_new.html", values=values, **_choices(account))
     values = {key: request.form.get(key, "") for key in request.form}
     try:
+        statistic = request.form.get("statistic", "margin")
+        if statistic not in STATISTICS:
+            raise ArenaError(f"the statistic is one of {', '.join(STATISTICS)}, not {statistic!r}")
+        teams = request.form.get("teams") == "on"
         wanted = CompareRequest(
             new=request.form.get("new", "").strip(),
             old=request.form.get("old", "").strip(),
             rules=request.form.get("rules", ""),
-            players=form_int("players", 2),
+            players=4 if teams else form_int("players", 2),
+            teams=teams,
+            statistic=statistic,
             elo0=_float("elo0", 0.0),
             elo1=_float("elo1", 10.0),
             max_games=form_int("max_games", 2000),

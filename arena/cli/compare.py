@@ -31,14 +31,30 @@ from arena.cli.common import (
 )
 from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreachable, warn_once
 from arena.compete.localrun import MatchResult, process_pool, run_local
-from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
+from arena.compete.sprt import (
+    STATISTICS,
+    MarginScores,
+    Reading,
+    RegressionTest,
+    Statistic,
+    make_test,
+    read_test,
+    statistic_of,
+)
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, release_kept_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
-from arena.service.compares import compare_schedule, compare_state, create_compare, deal_groups
+from arena.service.compares import (
+    compare_schedule,
+    compare_state,
+    create_compare,
+    deal_groups,
+    group_of,
+    group_size,
+)
 from arena.service.matches import Config, MatchSettings, send_and_mark
 from arena.store.models import Match
 from arena.store.queue import void_pending
@@ -56,9 +72,16 @@ PASSED, FAILED, UNDECIDED = 0, 1, 2
 @click.option(
     "--players",
     type=int,
-    default=2,
+    help="Seats: NEW against players - 1 copies of OLD (default: 2; 4 with --teams).",
+)
+@click.option("--teams", is_flag=True, help="2v2: NEW and OLD each partner a copy of themselves.")
+@click.option(
+    "--statistic",
+    type=click.Choice(STATISTICS),
+    default="margin",
     show_default=True,
-    help="Seats: NEW against players - 1 copies of OLD.",
+    help="What the test counts per deal group: point margins less the luck of the draw "
+    "(margin), or game results (game, fishtest's pentanomial SPRT). docs/ratings.md.",
 )
 @elo0_option
 @elo1_option
@@ -94,7 +117,9 @@ def compare_command(
     new: str,
     old: str,
     rules_name: str,
-    players: int,
+    players: int | None,
+    teams: bool,
+    statistic: Statistic,
     elo0: float,
     elo1: float,
     alpha: float,
@@ -111,7 +136,10 @@ def compare_command(
     memory: int,
 ) -> int:
     """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
-    sequential probability ratio test, and stop as soon as it decides. Exit status: 0 NEW
+    sequential probability ratio test, and stop as soon as it decides. By default the test
+    counts each deal group's point margin less its luck of the draw, on the Elo scale, and
+    a clearly stronger NEW passes early (a fast pass); --statistic game counts game
+    results instead (fishtest's pentanomial SPRT). Exit status: 0 NEW
     passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games;
     64 for a mistake in the command, 69 when the database or broker cannot be used, 70
     when the harness failed (README "Exit statuses").
@@ -124,14 +152,16 @@ def compare_command(
     else:
         refuse(ctx, ("url", "broker"), "they name the service of --remote")
     rules = resolve_rules(rules_name)
-    rules.check_players(players)
-    if max_games < players:
+    players = players if players is not None else 4 if teams else 2
+    rules.check_players(players, teams)
+    size = group_size(players, teams)
+    if max_games < size:
         raise click.BadParameter(
-            f"{max_games} is fewer than one deal group ({players} games: one per seat)",
+            f"{max_games} is fewer than one deal group ({size} games: one per seat rotation)",
             param_hint="'--max-games'",
         )
     try:
-        test = SPRT(elo0, elo1, alpha, beta)
+        test = make_test(statistic, elo0, elo1, alpha, beta)
     except ValueError as exc:
         raise UsageError(f"the test's parameters: {exc}") from None
     seed = new_seed() if seed is None else seed
@@ -141,6 +171,7 @@ def compare_command(
             old,
             rules=rules,
             players=players,
+            teams=teams,
             test=test,
             max_games=max_games,
             batch=batch,
@@ -151,13 +182,14 @@ def compare_command(
             memory=memory,
         )
     check_specs([new, old])  # a missing bot file is refused before anything is printed
-    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, players))]
-    samples = GroupScores()
-    played, batch_number, status = 0, 0, "continue"
+    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, size))]
+    samples = MarginScores()
+    reading = read_test(test, samples)
+    played, batch_number = 0, 0
     clock = TimeControl(move_seconds=move_time)
     click.echo(
-        f"{rules.name}, {players} players: NEW {new} against OLD {old}, seed {seed}, "
-        f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}"
+        f"{_table(rules, players, teams)}: NEW {new} against OLD {old}, seed {seed}, "
+        f"{_describe(test)}"
     )
     with contextlib.ExitStack() as stack:
         pool = None
@@ -169,7 +201,7 @@ def compare_command(
         # Every batch is scheduled up front and the pool plays them in order, a look at
         # the test behind: no worker waits for the slowest match of a batch, and the bots
         # keep running from match to match. Once the test decides, the rest is cancelled.
-        batches = _batches(entrants, rules, players, batch, max_games, seed)
+        batches = _batches(entrants, rules, players, teams, batch, max_games, seed)
         by_batch: dict[int, list[MatchResult]] = {}
         results = run_local(
             [m for matches in batches for m in matches],
@@ -186,18 +218,32 @@ def compare_command(
             for result in results:
                 by_batch.setdefault(_batch_of(result.match), []).append(result)
                 while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
-                    for group in deal_groups(by_batch.pop(batch_number)).values():
-                        samples.add(sum(group) / len(group))
-                        played += len(group)
+                    groups = deal_groups(by_batch.pop(batch_number))
+                    for key in sorted(groups):
+                        if len(groups[key]) == size:  # (a void match leaves groups short)
+                            samples.add(group_of(groups[key]))
+                            played += size
                     batch_number += 1
-                    status = test.status(samples) if samples.n >= 2 else "continue"
-                    _progress_line(played, samples, test, final=False)
-                    if status != "continue" or batch_number == len(batches):
+                    reading = read_test(test, samples)
+                    _progress_line(played, reading, final=False)
+                    if reading.status != "continue" or batch_number == len(batches):
                         break
-                if status != "continue" or batch_number == len(batches):
+                if reading.status != "continue" or batch_number == len(batches):
                     break
-    _progress_line(played, samples, test, final=True)
-    return _verdict(status, played)
+    _progress_line(played, reading, final=True)
+    return _verdict(reading.status, played)
+
+
+def _table(rules: Rules, players: int, teams: bool) -> str:
+    return f"{rules.name}, {'2v2' if teams else f'{players} players'}"
+
+
+def _describe(test: RegressionTest) -> str:
+    """The test, as the first line shows it."""
+    parameters = f"elo0={test.elo0:g} elo1={test.elo1:g} alpha={test.alpha:g} beta={test.beta:g}"
+    if statistic_of(test) == "game":
+        return f"game-level SPRT {parameters}"
+    return f"margin SPRT {parameters} (point margins less the luck of the draw)"
 
 
 def _verdict(status: str, played: int) -> int:
@@ -209,14 +255,22 @@ def _verdict(status: str, played: int) -> int:
 
 
 def _batches(
-    entrants: list[str], rules: Rules, players: int, batch: int, max_games: int, seed: int
+    entrants: list[str],
+    rules: Rules,
+    players: int,
+    teams: bool,
+    batch: int,
+    max_games: int,
+    seed: int,
 ) -> list[list[ScheduledMatch]]:
     """The duplicate-deal matches of each look at the test: the schedule of a compare on
     the workers (:func:`arena.service.compares.compare_schedule`: the same seed deals the
     same games here and there), its seats given as the ``entrants`` here."""
     spec_of = {entrant.partition("=")[0]: entrant for entrant in entrants}
     batches: dict[str, list[ScheduledMatch]] = {}
-    for match in compare_schedule(rules, players, max_games=max_games, batch=batch, seed=seed):
+    for match in compare_schedule(
+        rules, players, max_games=max_games, batch=batch, seed=seed, teams=teams
+    ):
         seats = tuple(spec_of[label] for label in match.seats)
         batches.setdefault(str(match.deal_group), []).append(
             dataclasses.replace(match, seats=seats)
@@ -228,16 +282,18 @@ def _batch_of(match: ScheduledMatch) -> int:
     return int(str(match.deal_group)[1:])
 
 
-def _progress_line(played: int, samples: GroupScores, test: SPRT, *, final: bool) -> None:
-    if samples.n < 2:
+def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
+    """The live line: NEW's Elo as the test's statistic estimates it, with its 95%
+    interval, LOS, the LLR against its bounds (and the fast pass's LLR against its bound)."""
+    if reading.elo is None or reading.low is None or reading.high is None or reading.los is None:
         return
-    elo, low, high = elo_estimate(samples)
-    lower, upper = test.bounds()
     line = (
-        f"games {played:>6} | Elo {elo:+7.1f} ({low:+.1f} to {high:+.1f}) | "
-        f"LOS {100 * los(samples):5.1f}% | LLR {test.llr(samples):+6.2f} "
-        f"[{lower:+.2f}, {upper:+.2f}]"
+        f"games {played:>6} | Elo {reading.elo:+7.1f} ({reading.low:+.1f} to "
+        f"{reading.high:+.1f}) | LOS {100 * reading.los:5.1f}% | LLR {reading.llr:+6.2f} "
+        f"[{reading.lower:+.2f}, {reading.upper:+.2f}]"
     )
+    if reading.fast_llr is not None and reading.fast_upper is not None:
+        line += f" | fast pass {reading.fast_llr:+6.2f} [{reading.fast_upper:+.2f}]"
     if sys.stdout.isatty():  # one live line, rewritten after each batch
         click.echo("\r" + line, nl=final)
     elif not final:  # a log: one line per batch
@@ -256,7 +312,8 @@ def compare_remote(
     *,
     rules: Rules,
     players: int,
-    test: SPRT,
+    teams: bool,
+    test: RegressionTest,
     max_games: int,
     batch: int,
     seed: int,
@@ -289,6 +346,7 @@ def compare_remote(
                 max_games=max_games,
                 batch=batch,
                 seed=seed,
+                teams=teams,
                 settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
             )
         except (LookupError, ValueError) as exc:
@@ -302,20 +360,20 @@ def compare_remote(
             by_batch.setdefault(key.partition("-")[0], []).append(match_id)
         order = sorted(by_batch)
         click.echo(
-            f"{rules.name}, {players} players: NEW {new} against OLD {old} on the workers, "
-            f"seed {seed}, SPRT elo0={test.elo0:g} elo1={test.elo1:g} "
-            f"alpha={test.alpha:g} beta={test.beta:g} (tournament {name!r})"
+            f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
+            f"seed {seed}, {_describe(test)} (tournament {name!r})"
         )
-        sent, played, status, shown = 0, 0, "continue", -1
-        samples = GroupScores()
+        sent, played, shown = 0, 0, -1
+        reading = read_test(test, MarginScores())
         last_sweep, warned = time.monotonic(), [False, False]
         while True:
-            state = compare_state(store, tournament_id, test, players)
-            samples, played, status = state.samples, state.played, state.status
+            state = compare_state(store, tournament_id, test, players, teams)
+            reading, played = state.reading, state.played
             finished_batches = state.finished_batches
-            if samples.n >= 2 and played != shown:
-                _progress_line(played, samples, test, final=False)
+            if played != shown:
+                _progress_line(played, reading, final=False)
                 shown = played
+            status = reading.status
             if status != "continue" or played >= max_games or finished_batches == len(order):
                 break
             while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
@@ -333,5 +391,5 @@ def compare_remote(
                 sweep_and_check(store, app, send, config, warned)
             time.sleep(poll_seconds)
         void_pending(store, tournament_id, f"the test ended: {status}")
-    _progress_line(played, samples, test, final=True)
+    _progress_line(played, reading, final=True)
     return _verdict(status, played)

@@ -27,6 +27,7 @@ from arena.cli.common import (
     elo0_option,
     elo1_option,
 )
+from arena.compete.sprt import STATISTICS
 
 __all__ = ["remote_group"]
 
@@ -101,6 +102,13 @@ def _wait(what: str, deadline: float) -> None:
     help="Then test the new version against OLD (OWNER/NAME[@VERSION]) under --rules.",
 )
 @click.option("--rules", help="The compare's rule set (a preset).")
+@click.option(
+    "--statistic",
+    type=click.Choice(STATISTICS),
+    default="margin",
+    show_default=True,
+    help="What the compare's test counts (as arena compare --statistic).",
+)
 @elo0_option
 @elo1_option
 @click.option(
@@ -123,6 +131,7 @@ def remote_push_command(
     name: str,
     old: str | None,
     rules: str | None,
+    statistic: str,
     elo0: float,
     elo1: float,
     max_games: int,
@@ -159,8 +168,8 @@ def remote_push_command(
         "POST",
         "/compares",
         json={
-            "new": new, "old": old, "rules": rules, "elo0": elo0, "elo1": elo1,
-            "max_games": max_games,
+            "new": new, "old": old, "rules": rules, "statistic": statistic, "elo0": elo0,
+            "elo1": elo1, "max_games": max_games,
         },
     )  # fmt: skip
     click.echo(f"compare {new} against {old} under {rules}: {api.base}{compare['url']}")
@@ -171,12 +180,15 @@ def remote_push_command(
         figures = ("elo", "low", "high", "los", "llr")
         if compare["games"] != shown and all(compare[key] is not None for key in figures):
             shown = compare["games"]
-            click.echo(
+            line = (
                 f"games {compare['games']:>6} | Elo {compare['elo']:+7.1f} "
                 f"({compare['low']:+.1f} to {compare['high']:+.1f}) | "
                 f"LOS {100 * compare['los']:5.1f}% | LLR {compare['llr']:+6.2f} "
                 f"[{compare['lower']:+.2f}, {compare['upper']:+.2f}]"
             )
+            if compare.get("fast_llr") is not None and compare.get("fast_upper") is not None:
+                line += f" | fast pass {compare['fast_llr']:+6.2f} [{compare['fast_upper']:+.2f}]"
+            click.echo(line)
     verdict = compare["verdict"]
     click.echo(f"NEW {verdict} ({compare['games']} games)")
     return {"passed": OK, "failed": FAILED}.get(verdict, UNDECIDED)

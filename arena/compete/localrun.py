@@ -69,6 +69,8 @@ class GameResult:
         termination: how the game ended (``target``, or a bot fault).
         verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
         record: the game record (``arena.engine.records.game_record``).
+        luck: each seat's luck of the draw as stored with the result (empty unless read
+            back from a stored duplicate match: see ``arena.service.results.seat_luck``).
     """
 
     index: int
@@ -79,6 +81,7 @@ class GameResult:
     termination: str
     verdict: dict[str, Any] | None
     record: dict[str, Any]
+    luck: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

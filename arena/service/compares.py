@@ -2,12 +2,18 @@
 
 A compare is a tournament of format ``compare``: NEW against ``players - 1`` copies of OLD
 on duplicate deals (each deal played once per seat rotation), scheduled in batches of deal
-groups, under a sequential probability ratio test (:class:`arena.compete.sprt.SPRT`) whose
-parameters are stored with it (``settings["sprt"]``). Whoever starts it (``arena compare
---remote``, the web page, the API) sends its matches to the workers; after each match a
-worker calls :func:`stop_if_decided`, which voids the matches not yet started once the
-test has decided or the game limit is reached. :func:`compare_view` reads where a compare
-stands: LLR against its bounds, NEW's Elo advantage with its interval, LOS, the verdict.
+groups, under a sequential test whose parameters are stored with it (``settings["sprt"]``):
+the margin test (:class:`arena.compete.sprt.MarginSPRT`, each deal group's point margin
+less its luck of the draw, the default) or the game-level test
+(:class:`arena.compete.sprt.SPRT`, its game results), as ``statistic`` says. Whoever
+starts it (``arena compare --remote``, the web page, the API) sends its matches to the
+workers; after each match a worker calls :func:`stop_if_decided`, which voids the matches
+not yet started once the test has decided or the game limit is reached.
+:func:`compare_view` reads where a compare stands: LLR against its bounds, NEW's Elo
+advantage with its interval, LOS, the verdict.
+
+In team play (``teams``) NEW and OLD each partner a copy of themselves (seats 0+2 v 1+3),
+and a deal group is two games, the teams' seats swapped.
 """
 
 from __future__ import annotations
@@ -22,8 +28,18 @@ from typing import Any
 from sqlalchemy import select
 
 from arena.compete.localrun import GameResult, MatchResult
+from arena.compete.margins import LUCK_TERMS, GroupMargin, draw_luck, game_margin, game_score
 from arena.compete.names import fit_name
-from arena.compete.sprt import SPRT, GroupScores, elo_estimate, los
+from arena.compete.sprt import (
+    STATISTICS,
+    MarginScores,
+    Reading,
+    RegressionTest,
+    Statistic,
+    make_test,
+    read_test,
+    statistic_of,
+)
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name, schedule
 from arena.engine.rules import Rules
@@ -44,8 +60,11 @@ __all__ = [
     "compare_view",
     "create_compare",
     "deal_groups",
-    "new_score",
+    "group_of",
+    "group_size",
+    "new_game",
     "stop_if_decided",
+    "tally",
     "verdict_of",
 ]
 
@@ -65,25 +84,30 @@ class CompareTest:
     beta: float
     max_games: int
     batch: int
+    statistic: Statistic = "margin"
 
     @property
-    def sprt(self) -> SPRT:
+    def sprt(self) -> RegressionTest:
         """The sequential test."""
-        return SPRT(self.elo0, self.elo1, self.alpha, self.beta)
+        return make_test(self.statistic, self.elo0, self.elo1, self.alpha, self.beta)
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | None) -> CompareTest | None:
         """The test stored in a tournament's settings, or None (not a compare, or one
-        stored before the test was kept with it)."""
+        stored before the test was kept with it). One stored before the statistic was kept
+        with it ran the game-level test."""
         data = (settings or {}).get("sprt")
         if not isinstance(data, dict):
+            return None
+        statistic = data.get("statistic", "game")
+        if statistic not in STATISTICS:
             return None
         try:
             return cls(
                 new=str(data["new"]), old=str(data["old"]), elo0=float(data["elo0"]),
                 elo1=float(data["elo1"]), alpha=float(data["alpha"]),
                 beta=float(data["beta"]), max_games=int(data["max_games"]),
-                batch=int(data["batch"]),
+                batch=int(data["batch"]), statistic=statistic,
             )  # fmt: skip
         except (KeyError, TypeError, ValueError):
             return None
@@ -95,14 +119,25 @@ def batch_seed(seed: int, batch: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+def group_size(players: int, teams: bool = False) -> int:
+    """The games of a deal group: one per seat rotation (two in team play)."""
+    return 2 if teams else players
+
+
 def compare_schedule(
-    rules: Rules, players: int, *, max_games: int, batch: int, seed: int
+    rules: Rules, players: int, *, max_games: int, batch: int, seed: int, teams: bool = False
 ) -> list[ScheduledMatch]:
     """Every match of a compare: ``batch`` deal groups a batch (the last has what is left of
-    ``max_games // players`` groups), keyed ``bNNNNN-...`` by batch, each batch its own
-    deal group; NEW is the label ``new``, OLD's copies ``old1``, ``old2``..."""
-    labels = ["new", *(f"old{i}" for i in range(1, players))]
-    deals = max_games // players
+    ``max_games // group_size`` groups), keyed ``bNNNNN-...`` by batch, each batch its own
+    deal group; NEW is the label ``new``, OLD's copies ``old1``, ``old2``... (in team play
+    the entrants are ``new`` and ``old1``, each partnering a copy of itself).
+
+    Raises:
+        RulesError: ``players`` or ``teams`` not allowed by ``rules``.
+    """
+    size = group_size(players, teams)
+    labels = ["new", *(f"old{i}" for i in range(1, size))]
+    deals = max_games // size
     matches: list[ScheduledMatch] = []
     for number in range(-(-deals // batch)):
         tag = f"b{number:05d}"
@@ -111,6 +146,7 @@ def compare_schedule(
             labels,
             rules=rules,
             players=players,
+            teams=teams,
             games_per_match=min(batch, deals - number * batch),
             seed=batch_seed(seed, number),
         ):
@@ -125,10 +161,11 @@ def create_compare(
     old: str,
     rules: Rules,
     players: int,
-    test: SPRT,
+    test: RegressionTest,
     max_games: int,
     batch: int,
     seed: int,
+    teams: bool = False,
     settings: MatchSettings | None = None,
     owner_id: int | None = None,
     now: datetime | None = None,
@@ -140,49 +177,106 @@ def create_compare(
     Raises:
         LookupError: a bot is not stored.
         ValueError: fewer games than one deal group, or as ``create_stored_tournament``.
-        RulesError: ``players`` not allowed by ``rules``.
+        RulesError: ``players`` or ``teams`` not allowed by ``rules``.
     """
-    rules.check_players(players)
-    if max_games < players:
-        raise ValueError(f"{max_games} games is fewer than one deal group ({players} games)")
+    rules.check_players(players, teams)
+    size = group_size(players, teams)
+    if max_games < size:
+        raise ValueError(f"{max_games} games is fewer than one deal group ({size} games)")
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S")
     name = fit_name(f"compare-{new}-v-{old}-{rules.name}-seed{seed}-{stamp}")
-    stored = CompareTest(new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch)
+    stored = CompareTest(
+        new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch, statistic_of(test)
+    )
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,
         rules=rules,
         format=COMPARE_FORMAT,
-        entrants=[f"new={new}", *(f"old{i}={old}" for i in range(1, players))],
+        entrants=[f"new={new}", *(f"old{i}={old}" for i in range(1, size))],
         players=players,
+        teams=teams,
         games_per_match=batch,
         seed=seed,
         settings=settings,
         extra_settings={"sprt": dataclasses.asdict(stored)},
-        matches=compare_schedule(rules, players, max_games=max_games, batch=batch, seed=seed),
+        matches=compare_schedule(
+            rules, players, max_games=max_games, batch=batch, seed=seed, teams=teams
+        ),
         owner_id=owner_id,
     )
     return tournament_id, name
 
 
-def new_score(seat: int, game: GameResult) -> float:
-    """NEW's score in [0, 1] in one game: the share of its opponents it finished ahead of
-    (a tie counts half): 1 or 0 for a 2-player win or loss, 0.5 for a draw."""
-    mine = game.places[seat]
-    others = [place for other, place in enumerate(game.places) if other != seat]
-    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+def _result_record(game: GameResult, teams: bool) -> dict[str, Any]:
+    """The game's record, or the part of one that its stored result holds (who won, the
+    final scores, the verdict): enough for :func:`arena.compete.margins.game_score` and
+    :func:`~arena.compete.margins.game_margin`."""
+    if game.record:
+        return game.record
+    players = len(game.points)
+    sides = [seat % 2 if teams else seat for seat in range(players)]
+    return {
+        "players": players,
+        "teams": teams,
+        "result": {
+            "termination": game.termination,
+            "winners": list(game.winners),
+            "scores": [game.points[sides.index(side)] for side in range(max(sides) + 1)],
+            "verdict": game.verdict,
+        },
+    }
 
 
-def deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[float]]:
-    """NEW's score in each game of each deal group (the same deal, seats rotated)."""
-    groups: dict[tuple[str, int], list[float]] = {}
+def new_game(game: GameResult, seat: int, teams: bool = False) -> GroupMargin:
+    """NEW's game score, point margin and luck of the draw in one game, NEW at ``seat``
+    (:mod:`arena.compete.margins`). The luck is the stored result's (``GameResult.luck``),
+    else read from the record, else 0 (a game stored before its luck was kept)."""
+    record = _result_record(game, teams)
+    luck: tuple[float, ...]
+    if game.luck:
+        luck = tuple(game.luck[seat])
+    elif record.get("rounds") is not None:
+        luck = draw_luck(record, seat)
+    else:
+        luck = (0.0,) * len(LUCK_TERMS)
+    return GroupMargin(
+        score=game_score(record, seat),
+        margin=game_margin(record, seat),
+        luck=luck,  # type: ignore[arg-type]
+        forfeit=game.termination != "target",
+    )
+
+
+def group_of(games: Sequence[GroupMargin]) -> GroupMargin:
+    """A deal group's values for the test: the means of its games'.
+
+    Raises:
+        ValueError: no games.
+    """
+    if not games:
+        raise ValueError("a deal group has at least one game")
+    count = len(games)
+    terms = len(games[0].luck)
+    return GroupMargin(
+        score=sum(game.score for game in games) / count,
+        margin=sum(game.margin for game in games) / count,
+        luck=tuple(sum(game.luck[k] for game in games) / count for k in range(terms)),  # type: ignore[arg-type]
+        forfeit=any(game.forfeit for game in games),
+    )
+
+
+def deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[GroupMargin]]:
+    """NEW's values in each game of each deal group (the same deal, seats rotated), by
+    (deal group, game index)."""
+    groups: dict[tuple[str, int], list[GroupMargin]] = {}
     for result in results:
         if result.match.deal_group is None or result.void is not None:
             continue
         seat = [entrant_name(spec) for spec in result.match.seats].index("new")
         for game in result.games:
             key = (result.match.deal_group, game.index)
-            groups.setdefault(key, []).append(new_score(seat, game))
+            groups.setdefault(key, []).append(new_game(game, seat, result.match.teams))
     return groups
 
 
@@ -191,27 +285,42 @@ class CompareState:
     """Where a compare's test stands over its complete deal groups.
 
     Attributes:
-        samples: NEW's mean score in each complete deal group.
+        samples: each complete deal group's values (the game-level test reads their game
+            scores).
         played: the games of those groups.
-        status: the test's (``continue``, ``H0 accepted``, ``H1 accepted``).
+        reading: the test over them (its ``status``: ``continue``, ``H0 accepted`` or
+            ``H1 accepted``).
         finished_batches: batches with every deal group complete.
     """
 
-    samples: GroupScores
+    samples: MarginScores
     played: int
-    status: str
+    reading: Reading
     finished_batches: int
 
+    @property
+    def status(self) -> str:
+        """The test's status."""
+        return self.reading.status
 
-def compare_state(store: Store, tournament_id: int, test: SPRT, players: int) -> CompareState:
-    """The test over the compare's stored results."""
+
+def compare_state(
+    store: Store, tournament_id: int, test: RegressionTest, players: int, teams: bool = False
+) -> CompareState:
+    """The test over the compare's stored results, their complete deal groups in the order
+    they were scheduled."""
     groups = deal_groups(load_results(store, tournament_id))
-    complete = [scores for scores in groups.values() if len(scores) == players]
-    finished = len({key[0] for key, scores in groups.items() if len(scores) == players})
-    samples = GroupScores(sum(scores) / len(scores) for scores in complete)
-    played = sum(len(scores) for scores in complete)
-    status = test.status(samples) if samples.n >= 2 else "continue"
-    return CompareState(samples, played, status, finished)
+    return tally(groups, test, group_size(players, teams))
+
+
+def tally(
+    groups: Mapping[tuple[str, int], Sequence[GroupMargin]], test: RegressionTest, size: int
+) -> CompareState:
+    """The test over the complete deal groups (``size`` games) of ``groups``, in key order."""
+    complete = sorted(key for key, games in groups.items() if len(games) == size)
+    samples = MarginScores(group_of(groups[key]) for key in complete)
+    finished = len({key[0] for key in complete})
+    return CompareState(samples, size * len(complete), read_test(test, samples), finished)
 
 
 def verdict_of(status: str, done: bool) -> str:
@@ -231,17 +340,23 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
     of times, from any worker."""
     with store.read() as session:
         row = session.execute(
-            select(Tournament.id, Tournament.format, Tournament.settings, Tournament.players)
+            select(
+                Tournament.id,
+                Tournament.format,
+                Tournament.settings,
+                Tournament.players,
+                Tournament.teams,
+            )
             .join(Match, Match.tournament_id == Tournament.id)
             .where(Match.id == match_id)
         ).first()
     if row is None or row[1] != COMPARE_FORMAT:
         return None
-    tournament_id, _, settings, players = row
+    tournament_id, _, settings, players, teams = row
     stored = CompareTest.from_settings(settings)
     if stored is None:
         return None
-    state = compare_state(store, tournament_id, stored.sprt, players)
+    state = compare_state(store, tournament_id, stored.sprt, players, teams)
     if state.status == "continue" and state.played < stored.max_games:
         return None
     void_pending(store, tournament_id, f"the test ended: {state.status}")
@@ -254,9 +369,12 @@ class CompareView:
 
     Attributes:
         test: what it tests (None: stored before tests were kept; then only the games).
-        elo, low, high: NEW's Elo advantage and its 95% interval (None before two deal
-            groups are complete; infinite when NEW won or lost every game).
+        elo, low, high: NEW's Elo advantage and its 95% interval, as the test's statistic
+            estimates it (None before two deal groups are complete; infinite when NEW won
+            or lost every game of the game-level test).
         llr, lower, upper: the log-likelihood ratio and the bounds that decide.
+        fast_llr, fast_upper: the margin test's fast pass, its LLR and the bound at which
+            it passes NEW (None for the game-level test).
         verdict: ``running``, ``passed``, ``failed`` or ``undecided``.
     """
 
@@ -279,6 +397,9 @@ class CompareView:
     lower: float | None
     upper: float | None
     verdict: str
+    teams: bool = False
+    fast_llr: float | None = None
+    fast_upper: float | None = None
 
 
 def compare_view(store: Store, name: str) -> CompareView:
@@ -301,15 +422,9 @@ def compare_view(store: Store, name: str) -> CompareView:
     test = CompareTest.from_settings(tournament.settings)
     progress = tournament_progress(store, tournament.id)
     done = progress["pending"] + progress["running"] == 0
-    sprt = test.sprt if test is not None else SPRT(0.0, 10.0)
-    state = compare_state(store, tournament.id, sprt, tournament.players)
-    elo = low = high = chance = llr = lower = upper = None
-    if state.samples.n >= 2:
-        elo, low, high = elo_estimate(state.samples)
-        chance = los(state.samples)
-    if test is not None:
-        llr = sprt.llr(state.samples)
-        lower, upper = sprt.bounds()
+    sprt = test.sprt if test is not None else make_test("game", 0.0, 10.0)
+    state = compare_state(store, tournament.id, sprt, tournament.players, tournament.teams)
+    reading = state.reading
     return CompareView(
         name=tournament.name,
         rules=rules,
@@ -322,12 +437,15 @@ def compare_view(store: Store, name: str) -> CompareView:
         test=test,
         progress=progress,
         games=state.played,
-        elo=elo,
-        low=low,
-        high=high,
-        los=chance,
-        llr=llr,
-        lower=lower,
-        upper=upper,
+        elo=reading.elo,
+        low=reading.low,
+        high=reading.high,
+        los=reading.los,
+        llr=reading.llr if test is not None else None,
+        lower=reading.lower if test is not None else None,
+        upper=reading.upper if test is not None else None,
         verdict=verdict_of(state.status if test is not None else "continue", done),
+        teams=tournament.teams,
+        fast_llr=reading.fast_llr,
+        fast_upper=reading.fast_upper,
     )

@@ -431,6 +431,7 @@ def _play(
         ),
         games=claimed.games,
         seed=claimed.seed,
+        deal_group=None if claimed.deal_group is None else str(claimed.deal_group),
         rotation=claimed.rotation,
         teams=claimed.teams,
     )

@@ -13,8 +13,9 @@
 - :func:`rating_table` and :func:`rating_history_of` read what the last re-fit stored.
 
 A done match's ``result`` is the JSON :func:`result_json` writes:
-``{"games": [{"index", "seed", "places", "points", "winners", "termination", "verdict"}, ...],
-"seconds", "worker"}``; a void match's is ``{"void": reason, "worker", "attempts"}``.
+``{"games": [{"index", "seed", "places", "points", "winners", "termination", "verdict"[,
+"luck"]}, ...], "seconds", "worker"}``; a void match's is ``{"void": reason, "worker",
+"attempts"}``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sqlalchemy import String, cast, delete, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from arena.compete.localrun import GameResult, MatchResult
+from arena.compete.margins import draw_luck
 from arena.compete.ratings import Rating, ResultMatrix
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
@@ -154,16 +156,29 @@ def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
 # --- a tournament's results -------------------------------------------------------------
 
 
+def seat_luck(record: Mapping[str, Any]) -> list[list[float]]:
+    """Each seat's luck of the draw in a game (:func:`arena.compete.margins.draw_luck`,
+    its side's against the others'), rounded to 6 decimals: what a compare's margin test
+    subtracts from the margins, kept with a duplicate match's result so that the test
+    need not read the records."""
+    return [
+        [round(value, 6) for value in draw_luck(record, seat)]
+        for seat in range(int(record["players"]))
+    ]
+
+
 def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
-    """A played match's ``result`` column (the game records go to ``game_records``).
+    """A played match's ``result`` column (the game records go to ``game_records``). A
+    match of duplicate deals keeps each game's :func:`seat_luck` as ``luck``.
 
     Raises:
         ValueError: the match is void (store ``{"void": ...}`` with ``void_match``).
     """
     if result.void is not None:
         raise ValueError(f"match {result.id} is void ({result.void}): it has no games to store")
-    games = [
-        {
+    games: list[dict[str, Any]] = []
+    for game in result.games:
+        stored: dict[str, Any] = {
             "index": game.index,
             "seed": game.seed,
             "places": list(game.places),
@@ -172,8 +187,9 @@ def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
             "termination": game.termination,
             "verdict": game.verdict,
         }
-        for game in result.games
-    ]
+        if result.match.deal_group is not None and game.record.get("rounds") is not None:
+            stored["luck"] = seat_luck(game.record)
+        games.append(stored)
     return {"games": games, "seconds": result.seconds, "worker": worker}
 
 
@@ -280,6 +296,7 @@ def _match_result(
             termination=game["termination"],
             verdict=game.get("verdict"),
             record=records.get((row.id, game["index"]), {}),
+            luck=tuple(tuple(float(v) for v in seat) for seat in game.get("luck") or ()),
         )
         for game in result.get("games", ())
     )

@@ -11,17 +11,22 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.compete.sprt import SPRT
+from arena.compete.margins import group_margin
+from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
 from arena.service.compares import (
     CompareTest,
     compare_schedule,
+    compare_state,
     compare_view,
     create_compare,
+    deal_groups,
+    group_of,
     stop_if_decided,
     verdict_of,
 )
 from arena.service.matches import Config, run_match
+from arena.service.results import load_results
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from tests.paths import REFERENCE_BOTS, ZOO
@@ -68,7 +73,9 @@ def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Pat
         tournament = session.get(Tournament, tournament_id)
         assert tournament is not None and tournament.format == "compare"
         stored = CompareTest.from_settings(tournament.settings)
-    assert stored == CompareTest("ada/greedy", "bob/first", 0.0, 25.0, 0.05, 0.05, 2000, 8)
+    assert stored == CompareTest(
+        "ada/greedy", "bob/first", 0.0, 25.0, 0.05, 0.05, 2000, 8, statistic="game"
+    )
     said = _play_all(bots, tournament_id, tmp_path / "cache")
     assert said == ["H1 accepted"]  # one stop, after the match that decided
     view = compare_view(bots, name)
@@ -115,6 +122,84 @@ def test_the_schedule_rotates_seats_over_the_same_deals() -> None:
     first = [m for m in matches if m.deal_group == "b00000"]
     assert len({m.seed for m in first}) == 1  # the same deals in every seating
     assert sorted(m.seats.index("new") for m in first) == [0, 1, 2]
+
+
+def test_the_margin_test_decides_from_the_stored_results(bots: Store, tmp_path: Path) -> None:
+    # The default statistic: the same compare as above decides, and the groups the stored
+    # results give (scores, margins, the luck kept with each game) are those of the records.
+    tournament_id, name = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=MarginSPRT(0.0, 25.0), max_games=2000, batch=8, seed=1,
+    )  # fmt: skip
+    said = _play_all(bots, tournament_id, tmp_path / "cache")
+    assert said == ["H1 accepted"]
+    view = compare_view(bots, name)
+    assert view.test is not None and view.test.statistic == "margin"
+    assert view.verdict == "passed" and view.llr is not None and view.fast_llr is not None
+    assert view.fast_upper is not None and view.upper is not None
+    assert view.llr >= view.upper or view.fast_llr >= view.fast_upper
+    assert view.elo is not None and view.low is not None and view.elo > view.low > 0
+    stored = deal_groups(load_results(bots, tournament_id))
+    recorded = load_results(bots, tournament_id, records=True)
+    seats: dict[tuple[str, int], list[int]] = {}
+    records: dict[tuple[str, int], list[dict[str, object]]] = {}
+    for result in recorded:
+        if result.void is None:
+            seat = [label.partition("=")[0] for label in result.match.seats].index("new")
+            for game in result.games:
+                key = (str(result.match.deal_group), game.index)
+                records.setdefault(key, []).append(game.record)
+                seats.setdefault(key, []).append(seat)
+    assert stored.keys() == records.keys() and len(stored) >= 16
+    for key, games in stored.items():
+        expected = group_margin(records[key], seats[key])
+        got = group_of(games)
+        assert (got.score, got.margin, got.forfeit) == (
+            expected.score, expected.margin, expected.forfeit
+        )  # fmt: skip
+        assert got.luck == pytest.approx(expected.luck, abs=1e-5)
+    # The game-level test over the same stored groups, as the old statistic reads them.
+    state = compare_state(bots, tournament_id, make_test("game", 0.0, 25.0), 2)
+    assert state.reading.statistic == "game" and state.played == view.games
+
+
+def test_a_team_compare(bots: Store, tmp_path: Path) -> None:
+    # 2v2 muggins: NEW and OLD each partner a copy; a deal group is two games.
+    matches = compare_schedule(PRESETS["muggins"], 4, max_games=8, batch=2, seed=5, teams=True)
+    assert all(m.teams and len(m.seats) == 4 for m in matches)
+    assert {m.seats for m in matches} == {
+        ("new", "old1", "new", "old1"), ("old1", "new", "old1", "new")
+    }  # fmt: skip
+    tournament_id, name = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=PRESETS["muggins"], players=4,
+        teams=True, test=MarginSPRT(0.0, 10.0), max_games=8, batch=2, seed=5,
+    )  # fmt: skip
+    _play_all(bots, tournament_id, tmp_path / "cache")
+    view = compare_view(bots, name)
+    assert view.teams and view.games == 8 and view.progress["done"] == 4
+    groups = [group_of(g) for g in deal_groups(load_results(bots, tournament_id)).values()]
+    assert len(groups) == 4 and all(len(g.luck) == 2 for g in groups)
+    # A team's game score is 1, 1/2 or 0: the partner is not an opponent.
+    assert {2 * g.score for g in groups} <= {0.0, 1.0, 2.0}
+    with pytest.raises(ValueError, match="no team play with 2 players"):
+        create_compare(
+            bots, new="ada/greedy", old="bob/first", rules=PRESETS["muggins"], players=2,
+            teams=True, test=MarginSPRT(0.0, 10.0), max_games=8, batch=2, seed=5,
+        )  # fmt: skip
+
+
+def test_a_compare_stored_before_statistics_ran_the_game_test() -> None:
+    settings = {
+        "sprt": {"new": "a", "old": "b", "elo0": 0, "elo1": 5, "alpha": 0.05, "beta": 0.05,
+                 "max_games": 100, "batch": 4}
+    }  # fmt: skip
+    stored = CompareTest.from_settings(settings)
+    assert stored is not None and stored.statistic == "game" and isinstance(stored.sprt, SPRT)
+    settings["sprt"]["statistic"] = "margin"
+    stored = CompareTest.from_settings(settings)
+    assert stored is not None and isinstance(stored.sprt, MarginSPRT)
+    settings["sprt"]["statistic"] = "wins"
+    assert CompareTest.from_settings(settings) is None
 
 
 @pytest.mark.parametrize(

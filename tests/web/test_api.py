@@ -337,8 +337,15 @@ def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     assert "elo0 must be below elo1" in wrong.get_json()["error"]["message"]
     play_pending(store, tmp_path / "cache")
     done = client.get(f"/api/v1/compares/{compare['name']}", headers=token).get_json()
-    assert done["verdict"] == "passed" and done["llr"] >= done["upper"]
+    assert done["verdict"] == "passed" and done["statistic"] == "margin"
+    assert done["llr"] >= done["upper"] or done["fast_llr"] >= done["fast_upper"]
     assert done["elo"] > 0 and done["los"] > 0.99 and done["progress"]["void"] > 0
+    assert done["teams"] is False
+    game = client.post("/api/v1/compares", json={**body, "statistic": "game"}, headers=token)
+    assert game.status_code == 202 and game.get_json()["statistic"] == "game"
+    assert game.get_json()["fast_llr"] is None
+    bad = client.post("/api/v1/compares", json={**body, "statistic": "wins"}, headers=token)
+    assert bad.status_code == 422 and "statistic" in bad.get_data(as_text=True)
     assert client.get("/api/v1/compares/nope", headers=token).status_code == 404
 
 

@@ -55,16 +55,33 @@ def test_an_owner_starts_a_compare_and_reads_the_verdict(
     running = anonymous.get(location).get_data(as_text=True)
     assert "Is alice/greedy stronger than bob/first?" in running
     assert "Running" in running and "hx-get" in running
-    assert "SPRT elo0 0, elo1 25, alpha 0.05, beta 0.05; at most 2000 games" in running
+    assert (
+        "margin SPRT (point margins less the luck of the draw): elo0 0, elo1 25, alpha 0.05, "
+        "beta 0.05; at most 2000 games"
+    ) in running
     play_pending(store, tmp_path / "cache")
     done = anonymous.get(location).get_data(as_text=True)
     assert "NEW passed: H1 accepted" in done and "hx-get" not in done
     assert re.search(r"<dt>Elo difference</dt><dd>\+\d+\.\d \(95% interval \+", done)
     assert re.search(r"<dt>LOS</dt><dd>\d+\.\d%</dd>", done)
+    assert re.search(
+        r"<dt>Fast pass</dt><dd>[+-]\d+\.\d\d \(NEW passes at \+4\.61: H1 elo 125\)", done
+    )
     assert '<svg class="llr"' in done
     with store.read() as session:
         tournament = session.scalar(select(Tournament))
         assert tournament is not None and tournament.owner_id is not None
+    # The game-level test, and 2v2, from the form.
+    status, location = _start(app, "alice", statistic="game", rules="muggins", teams="on")
+    assert status == 302, location
+    page = anonymous.get(location).get_data(as_text=True)
+    assert "game-level SPRT (game results): elo0 0, elo1 25" in page and "2v2" in page
+    assert "Fast pass" not in page
+    status, page = _start(app, "alice", statistic="wins")
+    assert status == 400 and "The statistic is one of margin, game, not &#39;wins&#39;." in page
+    status, page = _start(app, "alice", teams="on")
+    assert status == 400, page
+    assert "Draw has no team play with 4 players" in page
     # the tournament page of the same games links back to the verdict
     page = anonymous.get(f"/tournaments/{location.rsplit('/', 1)[1]}").get_data(as_text=True)
     assert "the test&#39;s verdict" in page or "the test's verdict" in page
