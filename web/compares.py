@@ -199,10 +199,20 @@ def _view(name: str) -> CompareView:
 def _context(name: str) -> dict[str, Any]:
     view = _view(name)
     done = view.progress["pending"] + view.progress["running"] == 0
-    picture = None
+    picture = fast_picture = None
     if view.llr is not None and view.lower is not None and view.upper is not None:
         picture = llr_svg(view.llr, view.lower, view.upper)
-    return {"c": view, "done": done, "llr_picture": picture, "live_seconds": LIVE_SECONDS}
+    if view.fast_llr is not None and view.fast_upper is not None:
+        fast_picture = llr_svg(
+            view.fast_llr, -view.fast_upper, view.fast_upper, below="", above="pass"
+        )
+    return {
+        "c": view,
+        "done": done,
+        "llr_picture": picture,
+        "fast_picture": fast_picture,
+        "live_seconds": LIVE_SECONDS,
+    }
 
 
 @compares.get("/compares/<name>")

@@ -127,11 +127,19 @@ def _progress_label(progress: Mapping[str, int]) -> str:
 
 
 def llr_svg(
-    llr: float, lower: float, upper: float, *, width: int = 480, height: int = 36
+    llr: float,
+    lower: float,
+    upper: float,
+    *,
+    width: int = 480,
+    height: int = 36,
+    below: str = "H0",
+    above: str = "H1",
 ) -> Markup:
     """A sequential test's log-likelihood ratio between its bounds: the bar runs from the
     lower bound (H0 accepted) to the upper (H1 accepted), 0 marked, the LLR a dot (at an
-    end once it is past it), the bounds labelled underneath."""
+    end once it is past it), the bounds labelled underneath (``below``, ``above``: what
+    each end means; the fast pass has no lower end, only a mirror of its upper)."""
     pad = 8
     span = max(upper - lower, 1e-9)
 
@@ -140,14 +148,17 @@ def llr_svg(
         return round(pad + (width - 2 * pad) * (clamped - lower) / span, 1)
 
     mid = 11
-    title = f"LLR {llr:+.2f} between {lower:+.2f} (H0) and {upper:+.2f} (H1)"
+    title = (
+        f"LLR {llr:+.2f} between {lower:+.2f} ({below or 'no bound'}) and {upper:+.2f} ({above})"
+    )
     return Markup(
         f'<svg class="llr" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>'
         f'<rect class="track" x="{pad}" y="{mid - 3}" width="{width - 2 * pad}" height="6"/>'
         f'<line class="zero" x1="{x(0.0)}" y1="2" x2="{x(0.0)}" y2="{2 * mid - 2}"/>'
         f'<circle class="point" cx="{x(llr)}" cy="{mid}" r="6"/>'
-        f'<text x="{pad}" y="{height - 2}">H0 {lower:+.2f}</text>'
-        f'<text x="{x(0.0)}" y="{height - 2}" text-anchor="middle">0</text>'
-        f'<text x="{width - pad}" y="{height - 2}" text-anchor="end">H1 {upper:+.2f}</text></svg>'
+        + (f'<text x="{pad}" y="{height - 2}">{below} {lower:+.2f}</text>' if below else "")
+        + f'<text x="{x(0.0)}" y="{height - 2}" text-anchor="middle">0</text>'
+        f'<text x="{width - pad}" y="{height - 2}" text-anchor="end">{above} {upper:+.2f}</text>'
+        "</svg>"
     )

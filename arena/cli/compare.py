@@ -231,7 +231,7 @@ def compare_command(
                 if reading.status != "continue" or batch_number == len(batches):
                     break
     _progress_line(played, reading, final=True)
-    return _verdict(reading.status, played)
+    return _verdict(reading, played)
 
 
 def _table(rules: Rules, players: int, teams: bool) -> str:
@@ -246,10 +246,14 @@ def _describe(test: RegressionTest) -> str:
     return f"margin SPRT {parameters} (point margins less the luck of the draw)"
 
 
-def _verdict(status: str, played: int) -> int:
+def _verdict(reading: Reading, played: int) -> int:
     """Print the test's verdict; return the exit status."""
+    status: str = reading.status
     verdict = {"H1 accepted": ("passed", PASSED), "H0 accepted": ("failed", FAILED)}
     word, code = verdict.get(status, ("undecided: game limit reached", UNDECIDED))
+    fast = reading.fast_llr is not None and reading.fast_upper is not None
+    if status == "H1 accepted" and fast and reading.llr < reading.upper:
+        status += " by the fast pass"
     click.echo(f"NEW {word} ({status}, {plural(played, 'game')})")
     return code
 
@@ -392,4 +396,4 @@ def compare_remote(
             time.sleep(poll_seconds)
         void_pending(store, tournament_id, f"the test ended: {status}")
     _progress_line(played, reading, final=True)
-    return _verdict(status, played)
+    return _verdict(reading, played)
