@@ -92,7 +92,7 @@ PASSED, FAILED, UNDECIDED = 0, 1, 2
     type=GAMES,
     default=20000,
     show_default=True,
-    help="Play at most this many games (whole deal groups: a multiple of --players).",
+    help="Play at most this many games (whole deal groups: one game per seat rotation).",
 )
 @click.option(
     "--batch",

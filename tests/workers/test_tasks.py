@@ -359,6 +359,7 @@ def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
     assert ran.returncode == 0, ran.stdout + ran.stderr + _endings(service) + service.logs()
     assert "NEW passed (H1 accepted" in ran.stdout
     assert "LLR" in ran.stdout and "LOS" in ran.stdout
+    assert "margin SPRT elo0=0 elo1=25" in ran.stdout and "| fast pass " in ran.stdout
     store = service.store()
 
     def finished() -> bool:  # the matches running when the test decided finish on their own
@@ -373,8 +374,12 @@ def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
             statuses = list(
                 session.scalars(select(Match.status).where(Match.tournament_id == tournament.id))
             )
+            stored = session.scalars(
+                select(Match.result).where(Match.status == "done")
+            ).all()  # each game keeps its seats' luck of the draw for the margin test
     finally:
         store.close()
+    assert all(len(game["luck"]) == 2 for result in stored for game in result["games"])
     assert statuses.count("done") >= 4 and statuses.count("void") > 0
     assert set(statuses) == {"done", "void"}
 
