@@ -243,7 +243,8 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     )
     worker.start()
     try:
-        expect(page.locator("#live .verdict")).to_have_text(
+        # (either test may pass it: "NEW passed: H1 accepted by the fast pass" too)
+        expect(page.locator("#live .verdict")).to_contain_text(
             "NEW passed: H1 accepted", timeout=90_000
         )
     finally:
