@@ -21,7 +21,8 @@ regression on the game scores:
 - ``paired``: the point margin of the rounds both games reached (round-level duplicates);
 - ``margin``: the whole game's point margin (all rounds);
 - ``luck``: the margin less its fitted luck of the draw (the statistic of ``MarginSPRT``,
-  put on the scale by the margin's regression).
+  put on the scale by the margin's regression), all of ``LUCK_TERMS``;
+- ``pips+fits``: the same with the first two terms only (the luck before ``value``).
 
 For each: its variance over the game scores', and its calibration ``c``, its mean shift
 over the game scores' (1 when its mapping to Elo is right; below 1 it understates NEW).
@@ -78,7 +79,7 @@ import numpy.typing as npt
 from scipy import optimize
 
 from arena.compete.localrun import MatchResult, run_local
-from arena.compete.margins import GroupMargin, group_margin, sides_of
+from arena.compete.margins import LUCK_TERMS, GroupMargin, group_margin, sides_of
 from arena.compete.sprt import (
     MIN_MARGIN_GROUPS,
     PENTANOMIAL,
@@ -288,7 +289,7 @@ def report_pools(pools: Sequence[Pool]) -> None:
     print("games it needs near the hypotheses, over the game-level test's: ratio / c^2)")
     head = (
         f"{'pair':34} {'groups':>6} {'Elo games':>17} {'Elo margin':>17} {'rate':>8} "
-        f"{'rho_r':>6} {'paired':>11} {'margin':>11} {'luck':>11}"
+        f"{'rho_r':>6} {'paired':>11} {'margin':>11} {'pips+fits':>11} {'luck':>11}"
     )
     print(head)
     for pool in pools:
@@ -300,6 +301,9 @@ def report_pools(pools: Sequence[Pool]) -> None:
         design = np.column_stack([np.ones(len(m)), luck])
         beta = np.linalg.lstsq(design, m, rcond=None)[0][1:]
         adjusted = m - luck @ beta
+        two = luck[:, :2]  # pips and fits: the luck before the rollout value
+        beta_two = np.linalg.lstsq(np.column_stack([np.ones(len(m)), two]), m, rcond=None)[0][1:]
+        pips_fits = m - two @ beta_two
         game_elo = elo_estimate(scores.game_scores())
         margin_elo = margin_elo_estimate(scores)
         rho = (
@@ -308,7 +312,7 @@ def report_pools(pools: Sequence[Pool]) -> None:
             else math.nan
         )
         cells = []
-        for x, rate_of in ((pool.paired, None), (m, None), (adjusted, m)):
+        for x, rate_of in ((pool.paired, None), (m, None), (pips_fits, m), (adjusted, m)):
             c, ratio = _calibrated(g, x, rate_of)
             known = not game_elo[1] < 0 < game_elo[2]  # c means nothing when Elo may be 0
             cells.append(f"{ratio:4.2f} c{c:4.2f}" if known else f"{ratio:4.2f} c  - ")
@@ -413,17 +417,19 @@ def _moments(count: float, sums: FloatArray) -> MarginMoments:
     """Moments of a batch of runs from their summed rows (see :func:`_rows`)."""
     runs = sums.shape[0]
     zero = np.zeros(runs)
+    k = math.isqrt(sums.shape[1] - 4) - 1  # the luck terms: 5 + k + k^2 + k columns
     return MarginMoments(
         n=np.full(runs, count, dtype=np.float64),
         g=sums[:, 0], gg=sums[:, 1], m=sums[:, 2], mm=sums[:, 3], gm=sums[:, 4],
-        l=sums[:, 5:7], ll=sums[:, 7:11].reshape(-1, 2, 2), lm=sums[:, 11:13],
-        forfeits=zero, f=zero, ff=zero,
+        l=sums[:, 5 : 5 + k], ll=sums[:, 5 + k : 5 + k + k * k].reshape(-1, k, k),
+        lm=sums[:, 5 + k + k * k :], forfeits=zero, f=zero, ff=zero,
     )  # fmt: skip
 
 
 def _rows(g: FloatArray, m: FloatArray, luck: FloatArray) -> FloatArray:
     """Each group's terms of the moments, one row per group."""
-    products = (luck[:, :, None] * luck[:, None, :]).reshape(-1, 4)
+    k = luck.shape[1]
+    products = (luck[:, :, None] * luck[:, None, :]).reshape(-1, k * k)
     return np.column_stack([g, g * g, m, m * m, g * m, luck, products, luck * m[:, None]])
 
 
@@ -441,7 +447,7 @@ def simulate_game_test(
     s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
     looks = -(-(MAX_GAMES // pool.pair.group_games) // batch)
     zeros = np.zeros(len(support))
-    rows = _rows(support, zeros, np.zeros((len(support), 2)))
+    rows = _rows(support, zeros, np.zeros((len(support), len(LUCK_TERMS))))
 
     def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
         counts[active] += rng.multinomial(batch, q, size=active.size)

@@ -9,22 +9,35 @@ mean over the group's games of:
   of (ties half): 1, 1/2 or 0 with two sides, as the game-level test counts it;
 - ``margin``: its final score minus the mean final score of the other sides (points;
   rounds won in ``wooden``), the game's whole point margin rather than its sign;
-- ``luck``: the luck of the draw, two numbers whose expectation is exactly 0 whatever
-  the bots do: for every tile drawn from the boneyard, its pips minus the mean pips of
-  the tiles that could have been drawn, and whether it fits an open end minus the share
-  of those that do; NEW's side's sum minus the mean of the other sides'.
+- ``luck``: the luck of the draw, three numbers (:data:`LUCK_TERMS`) whose expectation
+  is exactly 0 whatever the bots do: for every tile drawn from the boneyard,
+
+  - ``pips``: its pips minus the mean pips of the tiles that could have been drawn;
+  - ``fits``: whether it fits an open end minus the share of those that do;
+  - ``value``: what it is worth to each side, by a reference rollout: every side's points
+    in the round when every seat plays on from the draw with the built-in ``greedy``
+    strategy (the engine's own round, the rest of the boneyard in its order), minus the
+    mean of the same over the tiles that could have been drawn (the tile drawn swapped
+    in the boneyard with each of them in turn, the rest of its order kept);
+
+  NEW's side's sum minus the mean of the other sides'. (``pips`` and ``fits`` count for
+  the side that drew; ``value`` counts for every side, the draw changes every side's
+  round.)
 
 Why the luck averages to 0: the boneyard's order is a uniform shuffle and no bot sees
 it, so at every draw, given everything that happened before, the tile drawn is uniform
-over the tiles left in the boneyard. Each term is then a difference with mean 0 given
-the past, and so is any sum of them, however the bots play and however long the game
-lasts. The test subtracts a multiple of the luck from the margin (a control variate):
-the mean margin is unchanged and its variance falls. docs/ratings.md has the argument
-and the figures.
+over the tiles left in the boneyard, and every order of the boneyard left is as likely
+as any other. Swapping the next tile with the one at a given place is a one-to-one map of
+those orders, so a fixed function of the order (the rollout) has the same mean before
+and after the swap. Each term is then a difference with mean 0 given the past, and so
+is any sum of them, however the bots play and however long the game lasts. The test
+subtracts a multiple of the luck from the margin (a control variate): the mean margin is
+unchanged and its variance falls. docs/ratings.md has the argument and the figures.
 
 Only rounds dealt from the seed count (``"dealt": "seed"``); a round dealt explicitly,
-or whose draws do not match its boneyard, adds no luck. Everything here reads plain
-record dictionaries (docs/records.md) and imports only the engine's tile notation.
+or whose draws do not match its boneyard, adds no luck, and a record without its rule
+set (``rules``) no ``value``. Everything here reads plain record dictionaries
+(docs/records.md); ``value`` replays rounds with the engine.
 """
 
 from __future__ import annotations
@@ -33,7 +46,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.engine.deal import Deal
+from arena.engine.records import deal_from_dict
+from arena.engine.round import Round
+from arena.engine.rules import Rules, rules_from_record
 from arena.engine.tiles import Move, Tile
+from arena.errors import ArenaError
 
 __all__ = [
     "LUCK_TERMS",
@@ -42,13 +60,16 @@ __all__ = [
     "game_margin",
     "game_score",
     "group_margin",
+    "seat_lucks",
     "sides_of",
 ]
 
 #: The luck terms, in the order of :attr:`GroupMargin.luck`.
-LUCK_TERMS = ("pips", "fits")
+LUCK_TERMS = ("pips", "fits", "value")
 
 Record = Mapping[str, Any]
+#: A side's luck of the draw, one value per :data:`LUCK_TERMS`.
+Luck = tuple[float, float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +80,21 @@ class GroupMargin:
         score: NEW's normalised game score in [0, 1] (the game-level test's value).
         margin: NEW's final score minus the other sides' mean final score.
         luck: NEW's luck of the draw, one value per :data:`LUCK_TERMS` (mean 0 exactly).
+            Fewer values (a luck kept before ``value`` was, ``(pips, fits)``) are padded
+            with zeros: 0 is a term with mean 0 too, it only explains nothing.
         forfeit: a game of the group was forfeited for a bot fault: the test then counts
             the group by its game score alone (see :class:`arena.compete.sprt.MarginScores`).
     """
 
     score: float
     margin: float
-    luck: tuple[float, float] = (0.0, 0.0)
+    luck: Luck = (0.0, 0.0, 0.0)
     forfeit: bool = False
+
+    def __post_init__(self) -> None:
+        missing = len(LUCK_TERMS) - len(self.luck)
+        if missing > 0:
+            object.__setattr__(self, "luck", (*self.luck, *(0.0,) * missing))
 
 
 def sides_of(record: Record) -> tuple[int, ...]:
@@ -168,22 +196,124 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
     return luck
 
 
-def draw_luck(record: Record, seat: int) -> tuple[float, float]:
-    """The luck of the draw of ``seat``'s side over the whole game, minus the mean of the
-    other sides': ``(pips, fits)`` (see the module's docstring). Its expectation is 0."""
+def _greedy(moves: tuple[Move, ...]) -> Move:
+    """The built-in ``greedy`` strategy's choice: the heaviest tile, the first of equals."""
+    best = moves[0]
+    for move in moves:
+        if move.tile.pips > best.tile.pips:
+            best = move
+    return best
+
+
+def _rollout(round_: Round) -> tuple[int, ...]:
+    """Play ``round_`` to its end with ``greedy`` at every seat: each side's points."""
+    while (result := round_.result) is None:
+        round_.apply(_greedy(round_.legal_moves()))
+    return result.points
+
+
+def _rules_of(record: Record) -> Rules | None:
+    data = record.get("rules")
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return rules_from_record(str(data["name"]), data["params"])
+    except (ArenaError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _round_values(
+    rules: Rules, teams: bool, round_: Mapping[str, Any], scores: Sequence[int], count: int
+) -> list[float]:
+    """Each side's ``value`` luck in one round (see the module's docstring)."""
+    values = [0.0] * count
+    if round_.get("dealt", "seed") != "seed" or not rules.draws:
+        return values
+    deal = deal_from_dict(round_["deal"])
+    boneyard = list(deal.boneyard)
+    plays: list[Move] = []
+    draws: list[int] = []  # per play: the draws the engine made after it
+    drawn = 0
+    for event in round_["events"]:
+        kind = event["type"]
+        if kind == "play":
+            plays.append(Move.parse(event["move"]))
+            draws.append(0)
+        elif kind == "draw":
+            if not plays or drawn >= len(boneyard) or boneyard[drawn] != Tile.parse(event["tile"]):
+                return [0.0] * count  # not the seed's boneyard: no luck
+            draws[-1] += 1
+            drawn += 1
+    number = int(round_.get("number", 1))
+    place = 0  # the boneyard's place of the draw
+    for played, made in enumerate(draws):
+        for _ in range(made):
+            outcomes = []
+            for other in range(place, len(boneyard)):
+                order = boneyard[:]
+                order[place], order[other] = order[other], order[place]
+                trial = Round(
+                    rules,
+                    Deal(deal.hands, tuple(order), deal.lead_draw),
+                    teams=teams,
+                    scores=scores,
+                    number=number,
+                    check=False,
+                )
+                for move in plays[: played + 1]:
+                    trial.apply(move)
+                outcomes.append(_rollout(trial))
+            for side in range(count):
+                values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(outcomes)
+            place += 1
+    return values
+
+
+def _side_values(record: Record, sides: Sequence[int], count: int) -> list[float]:
+    """Each side's ``value`` luck over the game (0 without the record's rule set, or where
+    the engine cannot replay a round)."""
+    totals = [0.0] * count
+    rules = _rules_of(record)
+    if rules is None:
+        return totals
+    teams = bool(record.get("teams"))
+    scores = [0] * count
+    for round_ in record.get("rounds") or ():
+        try:
+            values = _round_values(rules, teams, round_, scores, count)
+        except (ArenaError, KeyError, TypeError, ValueError):
+            values = [0.0] * count
+        for side, value in enumerate(values):
+            totals[side] += value
+        scores = [int(score) for score in round_.get("scores") or scores]
+    return totals
+
+
+def seat_lucks(record: Record) -> list[Luck]:
+    """Every seat's :func:`draw_luck` in one pass (the ``value`` rollouts are the costly
+    part, and they serve every seat at once)."""
     sides = sides_of(record)
     count = max(sides) + 1
-    totals = [[0.0, 0.0] for _ in range(count)]
+    totals = [[0.0, 0.0, value] for value in _side_values(record, sides, count)]
     for round_ in record.get("rounds") or ():
         for side, (pips, fits) in enumerate(_round_luck(round_, sides, count)):
             totals[side][0] += pips
             totals[side][1] += fits
-    mine = sides[seat]
-    others = [totals[side] for side in range(count) if side != mine]
-    return (
-        totals[mine][0] - sum(o[0] for o in others) / len(others),
-        totals[mine][1] - sum(o[1] for o in others) / len(others),
-    )
+    lucks: list[Luck] = []
+    for mine in sides:
+        others = [totals[side] for side in range(count) if side != mine]
+        pips, fits, value = (
+            totals[mine][term] - sum(o[term] for o in others) / len(others) for term in range(3)
+        )
+        lucks.append((pips, fits, value))
+    return lucks
+
+
+def draw_luck(record: Record, seat: int) -> Luck:
+    """The luck of the draw of ``seat``'s side over the whole game, minus the mean of the
+    other sides': ``(pips, fits, value)`` (see the module's docstring). Its expectation
+    is 0."""
+    return seat_lucks(record)[seat]
 
 
 def group_margin(records: Sequence[Record], seats: Sequence[int]) -> GroupMargin:
@@ -197,9 +327,10 @@ def group_margin(records: Sequence[Record], seats: Sequence[int]) -> GroupMargin
         raise ValueError(f"need one seat per game, got {len(records)} games, {len(seats)} seats")
     count = len(records)
     lucks = [draw_luck(record, seat) for record, seat in zip(records, seats, strict=True)]
+    pips, fits, value = (sum(luck[term] for luck in lucks) / count for term in range(3))
     return GroupMargin(
         score=sum(game_score(r, s) for r, s in zip(records, seats, strict=True)) / count,
         margin=sum(game_margin(r, s) for r, s in zip(records, seats, strict=True)) / count,
-        luck=(sum(luck[0] for luck in lucks) / count, sum(luck[1] for luck in lucks) / count),
+        luck=(pips, fits, value),
         forfeit=any(_forfeiter(record) is not None for record in records),
     )

@@ -33,7 +33,7 @@ from sqlalchemy import String, cast, delete, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from arena.compete.localrun import GameResult, MatchResult
-from arena.compete.margins import draw_luck
+from arena.compete.margins import seat_lucks
 from arena.compete.ratings import Rating, ResultMatrix
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
@@ -157,14 +157,11 @@ def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
 
 
 def seat_luck(record: Mapping[str, Any]) -> list[list[float]]:
-    """Each seat's luck of the draw in a game (:func:`arena.compete.margins.draw_luck`,
+    """Each seat's luck of the draw in a game (:func:`arena.compete.margins.seat_lucks`,
     its side's against the others'), rounded to 6 decimals: what a compare's margin test
     subtracts from the margins, kept with a duplicate match's result so that the test
     need not read the records."""
-    return [
-        [round(value, 6) for value in draw_luck(record, seat)]
-        for seat in range(int(record["players"]))
-    ]
+    return [[round(value, 6) for value in luck] for luck in seat_lucks(record)]
 
 
 def result_json(result: MatchResult, worker: str) -> dict[str, Any]:

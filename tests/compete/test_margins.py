@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import random
 import statistics
 from typing import Any
 
@@ -10,15 +12,20 @@ import pytest
 
 from arena.compete.localrun import finishing_places
 from arena.compete.margins import (
+    LUCK_TERMS,
     GroupMargin,
     draw_luck,
     game_margin,
     game_score,
     group_margin,
+    seat_lucks,
 )
+from arena.engine.deal import Deal
 from arena.engine.events import Outcome, Termination
+from arena.engine.observation import event_to_dict
 from arena.engine.records import game_record
-from arena.engine.rules import find_rules
+from arena.engine.round import Round
+from arena.engine.rules import PRESETS, find_rules
 from arena.match.play import entrant_rng, game_seeds, play_game
 from arena.match.strategies import make_strategy
 
@@ -130,23 +137,118 @@ def round_with_draws() -> dict[str, Any]:
 def test_luck_of_the_draw_by_hand() -> None:
     # 6-6 drawn from {6-6, 1-0, 5-2}: pips 12 - 20/3, fits 0 - 1/3; then 1-0 from
     # {1-0, 5-2}: pips 1 - 4, fits 0 - 1/2; then 5-2 alone: 0 and 0.
+    # (The record names no rule set, so no rollout values it: ``value`` is 0.)
     record = {"players": 2, "teams": False, "rounds": [round_with_draws()]}
-    pips, fits = draw_luck(record, 1)
+    pips, fits, value = draw_luck(record, 1)
     assert pips == pytest.approx(12 - 20 / 3 + 1 - 4)
     assert fits == pytest.approx(-1 / 3 - 1 / 2)
-    assert draw_luck(record, 0) == pytest.approx((-pips, -fits))
+    assert value == 0
+    assert draw_luck(record, 0) == pytest.approx((-pips, -fits, 0))
     # Three players: seat 0's luck is its own (none) minus the mean of the others'.
     three = {"players": 3, "teams": False, "rounds": [round_with_draws()]}
-    assert draw_luck(three, 0) == pytest.approx((-pips / 2, -fits / 2))
-    assert draw_luck(three, 1) == pytest.approx((pips, fits))
+    assert draw_luck(three, 0) == pytest.approx((-pips / 2, -fits / 2, 0))
+    assert draw_luck(three, 1) == pytest.approx((pips, fits, 0))
+
+
+def rules_data(name: str) -> dict[str, Any]:
+    rules = PRESETS[name]
+    return {"name": rules.name, "params": rules.params()}
+
+
+def round_with_values() -> dict[str, Any]:
+    """``three-minute`` (draw until playable, no reserve), both seats greedy: seat 0 leads
+    6-6; seat 1 draws 6-1 and plays it; seat 0 draws 3-0, the last tile, and passes;
+    seat 1 plays 1-1 and the round is blocked, 8 pips against 2: seat 1 scores 6."""
+    return {
+        "number": 1,
+        "dealt": "seed",
+        "deal": {"hands": [["6-6", "5-0"], ["1-1", "2-0"]], "boneyard": ["6-1", "3-0"]},
+        "events": [
+            {"type": "play", "seat": 0, "move": "6-6"},
+            {"type": "draw", "seat": 1, "tile": "6-1"},
+            {"type": "play", "seat": 1, "move": "6-1L"},
+            {"type": "draw", "seat": 0, "tile": "3-0"},
+            {"type": "pass", "seat": 0},
+            {"type": "play", "seat": 1, "move": "1-1L"},
+        ],
+        "scores": [0, 6],
+    }
+
+
+def test_the_value_of_a_draw_by_hand() -> None:
+    # Seat 1's draw of 6-1 from {6-1, 3-0}: played on by greedy, the round scores (0, 6).
+    # Had it drawn 3-0 (the boneyard 3-0, 6-1), it would have drawn 6-1 next, played it
+    # and 1-1, and the round would have blocked at 5 pips each, seat 1 winning on its
+    # lowest tile (2-0 against 5-0) and scoring 5 - 5 = 0: (0, 0). So the value is
+    # (0, 6) - the mean of (0, 6) and (0, 0) = (0, 3). Seat 0's draw of 3-0 was the last
+    # tile: nothing else could have been drawn, value 0.
+    record = {
+        "players": 2,
+        "teams": False,
+        "rules": rules_data("three-minute"),
+        "rounds": [round_with_values()],
+    }
+    assert draw_luck(record, 1)[2] == pytest.approx(3)
+    assert draw_luck(record, 0)[2] == pytest.approx(-3)
+
+
+@pytest.mark.parametrize("bots", [("greedy", "random"), ("random", "random")])
+def test_the_value_sums_to_zero_over_every_boneyard_order(bots: tuple[str, str]) -> None:
+    # Exactly what makes its mean 0: the boneyard's orders are equally likely, and over
+    # all of them (whatever the bots play, here deterministic given what they saw) every
+    # draw's value adds up to 0, and so does the round's.
+    rules = PRESETS["three-minute"]
+    hands = [["6-6", "5-0", "4-1"], ["1-1", "2-0", "5-5"]]
+    total = [0.0, 0.0, 0.0]
+    for order in itertools.permutations(["6-1", "3-0", "4-2", "2-1"]):
+        strategies = [make_strategy(name, random.Random(5)) for name in bots]
+        round_ = Round(rules, Deal.of(hands, order), check=False)
+        while (seat := round_.seat) is not None:
+            round_.apply(strategies[seat](round_.observation(seat)))
+        assert round_.result is not None
+        data = {
+            "number": 1,
+            "dealt": "seed",
+            "deal": {"hands": hands, "boneyard": list(order)},
+            "events": [event_to_dict(event) for event in round_.events],
+            "scores": list(round_.scores),
+        }
+        record = {"players": 2, "teams": False, "rules": rules_data(rules.name), "rounds": [data]}
+        luck = draw_luck(record, 0)
+        assert luck == pytest.approx(tuple(-v for v in draw_luck(record, 1)))
+        total = [t + v for t, v in zip(total, luck, strict=True)]
+    assert total == pytest.approx([0, 0, 0], abs=1e-9)
+
+
+def test_a_luck_of_two_terms_is_padded() -> None:
+    assert GroupMargin(0.5, 3.0, (1.0, 2.0)).luck == (1.0, 2.0, 0.0)  # type: ignore[arg-type]
+    assert GroupMargin(0.5, 3.0).luck == (0.0,) * len(LUCK_TERMS)
+
+
+def test_rounds_without_draws_or_seed_carry_no_value() -> None:
+    explicit = {
+        "players": 2,
+        "teams": False,
+        "rules": rules_data("three-minute"),
+        "rounds": [round_with_values() | {"dealt": "explicit"}],
+    }
+    assert draw_luck(explicit, 1) == (0.0, 0.0, 0.0)
+    unknown = explicit | {"rules": {"name": "no-such-rules", "params": {}}}
+    unknown["rounds"] = [round_with_values()]
+    assert draw_luck(unknown, 1)[2] == 0
+    # block draws nothing: no luck at all, whatever is played.
+    records, _ = duplicate_group("block", {"new": "greedy", "old1": "random"}, 7)
+    assert all(draw_luck(record, seat) == (0.0, 0.0, 0.0) for record in records for seat in (0, 1))
 
 
 def test_explicit_deals_and_foreign_boneyards_carry_no_luck() -> None:
     explicit = round_with_draws() | {"dealt": "explicit"}
-    assert draw_luck({"players": 2, "teams": False, "rounds": [explicit]}, 1) == (0.0, 0.0)
+    rules = rules_data("draw")
+    assert draw_luck({"players": 2, "teams": False, "rounds": [explicit]}, 1) == (0.0, 0.0, 0.0)
     foreign = round_with_draws()
     foreign["deal"] = {"hands": [[], []], "boneyard": ["1-0", "6-6", "5-2"]}
-    assert draw_luck({"players": 2, "teams": False, "rounds": [foreign]}, 1) == (0.0, 0.0)
+    record = {"players": 2, "teams": False, "rules": rules, "rounds": [foreign]}
+    assert draw_luck(record, 1) == (0.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize(
@@ -166,21 +268,27 @@ def test_a_group_is_antisymmetric_between_its_bots(
         values = [group_margin(records, [s.index(label) for s in seatings]) for label in labels]
         assert sum(v.score for v in values) == pytest.approx(len(labels) / 2)
         assert sum(v.margin for v in values) == pytest.approx(0, abs=1e-9)
-        for term in range(2):
+        for term in range(len(LUCK_TERMS)):
             assert sum(v.luck[term] for v in values) == pytest.approx(0, abs=1e-9)
         assert not any(v.forfeit for v in values)
+        for record in records:  # one pass for every seat gives each seat's draw_luck
+            lucks = seat_lucks(record)
+            assert lucks == [draw_luck(record, seat) for seat in range(len(lucks))]
 
 
 def test_the_luck_has_mean_zero() -> None:
     # Identical bots, many groups: NEW's luck averages 0 (each term within 4 standard errors),
-    # and so does every draw's luck from either seat over many games.
+    # and so does every draw's luck from either seat over many games. (``pips`` and ``fits``
+    # on records without their rule set, which skips the rollouts of ``value``: faster.)
     names = {"new": "random", "old1": "random"}
-    groups = [group_margin(*seated(names, seed)) for seed in game_seeds(3, 150)]
+    groups = [group_margin(*seated(names, seed, rollouts=False)) for seed in game_seeds(3, 150)]
     for term in range(2):
         values = [group.luck[term] for group in groups]
         assert abs(statistics.fmean(values)) < 4 * statistics.stdev(values) / math.sqrt(150)
+    values = [group_margin(*seated(names, seed)).luck[2] for seed in game_seeds(6, 40)]
+    assert abs(statistics.fmean(values)) < 4 * statistics.stdev(values) / math.sqrt(40)
     seat_luck = [
-        draw_luck(record, 0)[0]
+        draw_luck(without_rules(record), 0)[0]
         for seed in game_seeds(4, 150)
         for record in duplicate_group("draw", {"a": "greedy", "b": "random"}, seed)[0]
     ]
@@ -188,8 +296,16 @@ def test_the_luck_has_mean_zero() -> None:
     assert abs(statistics.fmean(seat_luck)) < 4 * spread
 
 
-def seated(names: dict[str, str], seed: int) -> tuple[list[dict[str, Any]], list[int]]:
+def without_rules(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key != "rules"}
+
+
+def seated(
+    names: dict[str, str], seed: int, rollouts: bool = True
+) -> tuple[list[dict[str, Any]], list[int]]:
     records, seatings = duplicate_group("draw", names, seed)
+    if not rollouts:
+        records = [without_rules(record) for record in records]
     return records, [seats.index("new") for seats in seatings]
 
 

@@ -236,7 +236,8 @@ def synthetic_groups(
     own = draw.normal(shift, spread, n)
     margin = 3 * pips - 20 * fits + own
     return [
-        GroupMargin(0.5 + 0.004 * m, m, (p, f)) for m, p, f in zip(margin, pips, fits, strict=True)
+        GroupMargin(0.5 + 0.004 * m, m, (p, f, 0.0))
+        for m, p, f in zip(margin, pips, fits, strict=True)
     ]
 
 
@@ -244,8 +245,9 @@ def test_exchange_rate_and_luck_coefficients() -> None:
     # Standard errors of the slopes: 5 / (4 sqrt(4000)) = 0.02 and 5 / (0.6 sqrt(4000)) = 0.13.
     scores = MarginScores(synthetic_groups(4000, 1, spread=5.0))
     assert scores.exchange_rate == pytest.approx(0.004, rel=1e-9)
-    pips, fits = scores.luck_coefficients
+    pips, fits, value = scores.luck_coefficients
     assert pips == pytest.approx(3, abs=0.1) and fits == pytest.approx(-20, abs=0.6)
+    assert value == 0  # a term that is always 0 explains nothing
     # Each value is 1/2 + b (margin - beta . luck): close to 1/2 + 0.004 * the own part.
     values = scores.values()
     assert values.shape == (4000,)
@@ -259,7 +261,7 @@ def test_margin_llr_without_luck_is_the_normal_llr_of_the_values() -> None:
     groups = [GroupMargin(float(np.clip(0.5 + 0.005 * m + draw.normal(0, 0.1), 0, 1)), m)
               for m in margins]  # fmt: skip
     scores = MarginScores(groups)
-    assert scores.luck_coefficients == (0.0, 0.0)
+    assert scores.luck_coefficients == (0.0, 0.0, 0.0)
     values = scores.values()
     weights = MARGIN_PSEUDO_COUNT * len(PENTANOMIAL)
     s0, s1 = elo_to_score(-5), elo_to_score(15)
@@ -288,7 +290,7 @@ def test_moments_in_a_batch_give_each_tests_llr() -> None:
 def test_few_groups_count_by_their_game_scores_and_never_decide() -> None:
     # Below MIN_MARGIN_GROUPS every group counts by its game score, and the test goes on
     # however one-sided the groups are.
-    groups = [GroupMargin(1.0, 40.0 + k, (0.5, 0.1 * k)) for k in range(MIN_MARGIN_GROUPS)]
+    groups = [GroupMargin(1.0, 40.0 + k, (0.5, 0.1 * k, 0.0)) for k in range(MIN_MARGIN_GROUPS)]
     few = MarginScores(groups[:-1])
     assert few.exchange_rate is None
     assert np.all(few.values() == 1.0)
@@ -336,7 +338,7 @@ def test_a_bot_against_itself_is_centred() -> None:
 def test_a_forfeited_group_counts_by_its_game_score() -> None:
     groups = synthetic_groups(100, 3)
     plain = MarginScores(groups)
-    with_forfeit = MarginScores([*groups, GroupMargin(0.0, 90.0, (0.0, 0.0), forfeit=True)])
+    with_forfeit = MarginScores([*groups, GroupMargin(0.0, 90.0, (0.0, 0.0, 0.0), forfeit=True)])
     assert with_forfeit.exchange_rate == plain.exchange_rate
     assert with_forfeit.values()[-1] == 0.0
     assert with_forfeit.n == 101

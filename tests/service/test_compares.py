@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.compete.margins import group_margin
+from arena.compete.margins import LUCK_TERMS, group_margin
 from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
 from arena.service.compares import (
@@ -178,7 +178,7 @@ def test_a_team_compare(bots: Store, tmp_path: Path) -> None:
     view = compare_view(bots, name)
     assert view.teams and view.games == 8 and view.progress["done"] == 4
     groups = [group_of(g) for g in deal_groups(load_results(bots, tournament_id)).values()]
-    assert len(groups) == 4 and all(len(g.luck) == 2 for g in groups)
+    assert len(groups) == 4 and all(len(g.luck) == len(LUCK_TERMS) for g in groups)
     # A team's game score is 1, 1/2 or 0: the partner is not an opponent.
     assert {2 * g.score for g in groups} <= {0.0, 1.0, 2.0}
     with pytest.raises(ValueError, match="no team play with 2 players"):

@@ -379,7 +379,7 @@ def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
             ).all()  # each game keeps its seats' luck of the draw for the margin test
     finally:
         store.close()
-    assert all(len(game["luck"]) == 2 for result in stored for game in result["games"])
+    assert all(len(game["luck"]) == 3 for result in stored for game in result["games"])
     assert statuses.count("done") >= 4 and statuses.count("void") > 0
     assert set(statuses) == {"done", "void"}
 
