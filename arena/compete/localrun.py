@@ -28,6 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.compete.margins import seat_lucks
 from arena.compete.ratings import GameResult as RatedGame
 from arena.compete.ratings import Rating, fit_ratings
 from arena.compete.tournaments import Match, entrant_name, entrant_spec
@@ -69,8 +70,9 @@ class GameResult:
         termination: how the game ended (``target``, or a bot fault).
         verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
         record: the game record (``arena.engine.records.game_record``).
-        luck: each seat's luck of the draw as stored with the result (empty unless read
-            back from a stored duplicate match: see ``arena.service.results.seat_luck``).
+        luck: each seat's luck of the draw (:func:`arena.compete.margins.seat_lucks`,
+            rounded to 6 decimals), for a match of duplicate deals (``deal_group``); it is
+            stored with the match's result. Empty otherwise.
     """
 
     index: int
@@ -180,13 +182,20 @@ def play_one(
             teams=match.teams,
             time_control=time_control,
         ):
-            games.append(
-                _game_result(outcome.index, outcome.game, names, outcome.verdict, outcome.times)
-            )
+            game = _game_result(outcome.index, outcome.game, names, outcome.verdict, outcome.times)
+            if match.deal_group is not None:  # a regression test reads the luck of the draw
+                game = dataclasses.replace(game, luck=_rounded_lucks(game.record))
+            games.append(game)
     except InfrastructureError as exc:
         return MatchResult(match, (), str(exc), time.monotonic() - started, os.getpid())
     games.sort(key=lambda g: g.index)
     return MatchResult(match, tuple(games), None, time.monotonic() - started, os.getpid())
+
+
+def _rounded_lucks(record: dict[str, Any]) -> tuple[tuple[float, ...], ...]:
+    """Each seat's luck of the draw (:func:`arena.compete.margins.seat_lucks`), rounded to
+    6 decimals as it is stored; computed where the game was played, in parallel."""
+    return tuple(tuple(round(value, 6) for value in luck) for luck in seat_lucks(record))
 
 
 def _game_result(

@@ -185,7 +185,7 @@ def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
             "verdict": game.verdict,
         }
         if result.match.deal_group is not None and game.record.get("rounds") is not None:
-            stored["luck"] = seat_luck(game.record)
+            stored["luck"] = [list(luck) for luck in game.luck] or seat_luck(game.record)
         games.append(stored)
     return {"games": games, "seconds": result.seconds, "worker": worker}
 

@@ -18,6 +18,7 @@ from arena.compete.localrun import (
     play_one,
     run_local,
 )
+from arena.compete.margins import LUCK_TERMS, seat_lucks
 from arena.compete.tournaments import entrant_name, schedule
 from arena.engine.events import Outcome, Termination
 from arena.engine.records import verify_record, without_times
@@ -118,6 +119,14 @@ def test_duplicate_multiplayer_groups_share_their_deals() -> None:
         standings.add(result)
     _check_consistent(results, standings)
     assert sum(s.places for s in standings.stats.values()) >= standings.games  # 0 + 1 + 2 or ties
+    # Duplicate games carry every seat's luck of the draw, computed where they were played.
+    for game in (game for result in results for game in result.games):
+        lucks = seat_lucks(game.record)
+        assert len(game.luck) == 3 and all(len(luck) == len(LUCK_TERMS) for luck in game.luck)
+        for kept, exact in zip(game.luck, lucks, strict=True):
+            assert kept == pytest.approx(exact, abs=1e-6)
+    plain = schedule("round-robin", entrants[:2], rules=DRAW, players=2, games_per_match=2, seed=3)
+    assert all(not g.luck for r in run_local(plain, DRAW, workers=1) for g in r.games)
 
 
 def test_team_games_count_each_entrant_once() -> None:
