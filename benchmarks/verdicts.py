@@ -54,7 +54,8 @@ groups the way ``arena compare`` plays them (``compare_schedule``'s matches thro
 The tests read the same groups; each is looked at after every group (the tests' own
 sample sizes) and after every ``--batch`` groups (what ``arena compare`` plays), and the
 table gives the mean games to a decision, the verdicts, and how often the margin test
-agreed with the game-level test. ``--only TEXT`` keeps the pairs whose label has it;
+agreed with the game-level test. ``--only TEXT[,TEXT...]`` keeps the pairs whose label
+has one of them;
 ``--montecarlo`` adds ``montecarlo`` (a copy of the bot file with a 5 ms budget a move)
 against ``counter``: slow, minutes a sequence.
 """
@@ -724,7 +725,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--montecarlo", action="store_true", help="add montecarlo v counter")
     parser.add_argument("--unsandboxed", action="store_true", help="bot files unsandboxed")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", default="", help="real pairs whose label contains this")
+    parser.add_argument(
+        "--only", default="", help="real pairs whose label contains one of these (comma-separated)"
+    )
     args = parser.parse_args(argv)
     if args.part in ("all", "pools", "sim"):
         pools = []
@@ -744,7 +747,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"no sandbox here ({'; '.join(missing)}): bot files run unsandboxed")
             sandboxed = False
         pairs = [*REAL, MONTECARLO] if args.montecarlo else REAL
-        pairs = [pair for pair in pairs if args.only in pair.label]
+        pairs = [pair for pair in pairs if any(t in pair.label for t in args.only.split(","))]
         report_real(
             pairs, args.repeats, args.batch, sandboxed, args.seed,
             args.elo0, args.elo1, args.alpha, args.beta,
