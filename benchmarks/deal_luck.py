@@ -74,6 +74,7 @@ from arena.match.botkit import load_bot
 from arena.match.play import game_seeds
 from arena.match.strategies import STRATEGIES
 from benchmarks.verdicts import BOTS, Pair, _calibrated, _derive, _play_group
+from benchmarks.verdicts import POOLS as VERDICT_POOLS
 
 FloatArray = npt.NDArray[np.float64]
 Policy = Callable[[tuple[Move, ...]], Move]
@@ -327,14 +328,11 @@ def report(pools: Sequence[PoolData], terms: Sequence[str]) -> None:
         )
 
 
+#: verdicts.py's pools but random v random, wooden and 4-player draw, and counter v greedy.
 POOLS = [
-    Pair("draw", 2, "greedy", "random"),
+    *VERDICT_POOLS[:1],
     Pair("draw", 2, "counter", "greedy"),
-    Pair("three-minute", 2, "greedy", "random"),
-    Pair("muggins", 2, "greedy", "random"),
-    Pair("block", 2, "greedy", "random"),
-    Pair("draw", 3, "greedy", "random"),
-    Pair("muggins", 4, "greedy", "random", teams=True),
+    *(p for p in VERDICT_POOLS[2:] if (p.rules != "wooden" and p.players != 4) or p.teams),
 ]
 
 
