@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.cli.common import UNAVAILABLE, USAGE_ERROR
+from arena.compete.margins import LUCK_TERMS
 from arena.engine.records import verify_record
 from arena.service.results import load_results
 from arena.store.db import Store, connect, upgrade
@@ -379,7 +380,9 @@ def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
             ).all()  # each game keeps its seats' luck of the draw for the margin test
     finally:
         store.close()
-    assert all(len(game["luck"]) == 3 for result in stored for game in result["games"])
+    lucks = [game["luck"] for result in stored for game in result["games"]]
+    assert all(len(luck) == 2 for luck in lucks)  # a seat's
+    assert all(len(seat) == len(LUCK_TERMS) for luck in lucks for seat in luck)
     assert statuses.count("done") >= 4 and statuses.count("void") > 0
     assert set(statuses) == {"done", "void"}
 
