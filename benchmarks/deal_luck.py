@@ -72,7 +72,7 @@ from arena.engine.rules import PRESETS, Rules, rules_from_record
 from arena.engine.tiles import Move
 from arena.match.botkit import load_bot
 from arena.match.play import game_seeds
-from arena.match.strategies import STRATEGIES
+from arena.match.strategies import STRATEGIES, heaviest
 from benchmarks.verdicts import BOTS, Pair, _calibrated, _derive, _play_group
 from benchmarks.verdicts import POOLS as VERDICT_POOLS
 
@@ -82,11 +82,6 @@ Policy = Callable[[tuple[Move, ...]], Move]
 
 def _pips(move: Move) -> int:
     return move.tile.pips
-
-
-def greedy(moves: tuple[Move, ...]) -> Move:
-    """The built-in greedy strategy's choice (heaviest tile, first of equals)."""
-    return max(moves, key=_pips)
 
 
 def lightest(moves: tuple[Move, ...]) -> Move:
@@ -99,6 +94,7 @@ def first(moves: tuple[Move, ...]) -> Move:
     return moves[0]
 
 
+greedy: Policy = heaviest  # the built-in greedy strategy's choice
 POLICIES: dict[str, Policy] = {"greedy": greedy, "lightest": lightest, "first": first}
 
 

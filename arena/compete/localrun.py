@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.compete.margins import seat_lucks
+from arena.compete.margins import kept_lucks
 from arena.compete.ratings import GameResult as RatedGame
 from arena.compete.ratings import Rating, fit_ratings
 from arena.compete.tournaments import Match, entrant_name, entrant_spec
@@ -70,9 +70,9 @@ class GameResult:
         termination: how the game ended (``target``, or a bot fault).
         verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
         record: the game record (``arena.engine.records.game_record``).
-        luck: each seat's luck of the draw (:func:`arena.compete.margins.seat_lucks`,
-            rounded to 6 decimals), for a match of duplicate deals (``deal_group``); it is
-            stored with the match's result. Empty otherwise.
+        luck: each seat's luck of the draw (:func:`arena.compete.margins.kept_lucks`),
+            for a match of duplicate deals (``deal_group``), computed where the game was
+            played; it is stored with the match's result. Empty otherwise.
     """
 
     index: int
@@ -184,18 +184,12 @@ def play_one(
         ):
             game = _game_result(outcome.index, outcome.game, names, outcome.verdict, outcome.times)
             if match.deal_group is not None:  # a regression test reads the luck of the draw
-                game = dataclasses.replace(game, luck=_rounded_lucks(game.record))
+                game = dataclasses.replace(game, luck=kept_lucks(game.record))
             games.append(game)
     except InfrastructureError as exc:
         return MatchResult(match, (), str(exc), time.monotonic() - started, os.getpid())
     games.sort(key=lambda g: g.index)
     return MatchResult(match, tuple(games), None, time.monotonic() - started, os.getpid())
-
-
-def _rounded_lucks(record: dict[str, Any]) -> tuple[tuple[float, ...], ...]:
-    """Each seat's luck of the draw (:func:`arena.compete.margins.seat_lucks`), rounded to
-    6 decimals as it is stored; computed where the game was played, in parallel."""
-    return tuple(tuple(round(value, 6) for value in luck) for luck in seat_lucks(record))
 
 
 def _game_result(

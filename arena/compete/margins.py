@@ -54,6 +54,7 @@ from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
 from arena.engine.tiles import Move, Tile
 from arena.errors import ArenaError
+from arena.match.strategies import heaviest
 
 __all__ = [
     "LUCK_TERMS",
@@ -62,6 +63,7 @@ __all__ = [
     "game_margin",
     "game_score",
     "group_margin",
+    "kept_lucks",
     "seat_lucks",
     "sides_of",
 ]
@@ -205,19 +207,10 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
     return luck
 
 
-def _greedy(moves: tuple[Move, ...]) -> Move:
-    """The built-in ``greedy`` strategy's choice: the heaviest tile, the first of equals."""
-    best = moves[0]
-    for move in moves:
-        if move.tile.pips > best.tile.pips:
-            best = move
-    return best
-
-
 def _rollout(round_: Round) -> tuple[int, ...]:
     """Play ``round_`` to its end with ``greedy`` at every seat: each side's points."""
     while (result := round_.result) is None:
-        round_.apply(_greedy(round_.legal_moves()))
+        round_.apply(heaviest(round_.legal_moves()))
     return result.points
 
 
@@ -322,6 +315,12 @@ def seat_lucks(record: Record) -> list[Luck]:
         )
         lucks.append((pips, fits, value))
     return lucks
+
+
+def kept_lucks(record: Record) -> tuple[tuple[float, ...], ...]:
+    """:func:`seat_lucks` rounded to 6 decimals, as a duplicate match's result keeps it
+    (``GameResult.luck``, the stored result's ``luck``)."""
+    return tuple(tuple(round(value, 6) for value in luck) for luck in seat_lucks(record))
 
 
 def draw_luck(record: Record, seat: int) -> Luck:

@@ -13,7 +13,7 @@ each with its own seeded ``random.Random`` so that a run is reproducible.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from arena.engine.observation import Observation
@@ -25,6 +25,7 @@ __all__ = [
     "GreedyStrategy",
     "RandomStrategy",
     "Strategy",
+    "heaviest",
     "make_strategy",
 ]
 
@@ -67,11 +68,15 @@ class GreedyStrategy:
         del rng
 
     def __call__(self, observation: Observation, /) -> Move:
-        # max() keeps the first of equal keys: the first heaviest in legal order.
-        return max(observation.legal_moves, key=_pips)
+        return heaviest(observation.legal_moves)
 
     def __repr__(self) -> str:
         return "GreedyStrategy()"
+
+
+def heaviest(moves: Sequence[Move]) -> Move:
+    """Greedy's choice among ``moves``: the heaviest tile, the first of equals."""
+    return max(moves, key=_pips)  # max() keeps the first of equal keys
 
 
 def _pips(move: Move) -> int:

@@ -33,7 +33,7 @@ from sqlalchemy import String, cast, delete, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from arena.compete.localrun import GameResult, MatchResult
-from arena.compete.margins import seat_lucks
+from arena.compete.margins import kept_lucks
 from arena.compete.ratings import Rating, ResultMatrix
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
@@ -156,17 +156,10 @@ def outcome(places: Sequence[int], mine: Sequence[int], teams: bool) -> str:
 # --- a tournament's results -------------------------------------------------------------
 
 
-def seat_luck(record: Mapping[str, Any]) -> list[list[float]]:
-    """Each seat's luck of the draw in a game (:func:`arena.compete.margins.seat_lucks`,
-    its side's against the others'), rounded to 6 decimals: what a compare's margin test
-    subtracts from the margins, kept with a duplicate match's result so that the test
-    need not read the records."""
-    return [[round(value, 6) for value in luck] for luck in seat_lucks(record)]
-
-
 def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
     """A played match's ``result`` column (the game records go to ``game_records``). A
-    match of duplicate deals keeps each game's :func:`seat_luck` as ``luck``.
+    match of duplicate deals keeps each game's luck of the draw as ``luck``
+    (:func:`arena.compete.margins.kept_lucks`).
 
     Raises:
         ValueError: the match is void (store ``{"void": ...}`` with ``void_match``).
@@ -185,7 +178,7 @@ def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
             "verdict": game.verdict,
         }
         if result.match.deal_group is not None and game.record.get("rounds") is not None:
-            stored["luck"] = [list(luck) for luck in game.luck] or seat_luck(game.record)
+            stored["luck"] = [list(luck) for luck in game.luck or kept_lucks(game.record)]
         games.append(stored)
     return {"games": games, "seconds": result.seconds, "worker": worker}
 
