@@ -34,9 +34,9 @@ from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
 from arena.service.uploads import check_report_json
 from arena.service.views import REFERENCE_OWNER
-from arena.store.db import Store, resolve_url, upgrade
+from arena.store.db import Store, resolve_url, sqlite_path, upgrade
 
-__all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "serve_command"]
+__all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "instance_folder", "serve_command"]
 
 #: The reference bots (``bots/``) ``--demo`` stores, and its tournament.
 DEMO_BOTS = ("random", "greedy", "fives", "counter")
@@ -120,6 +120,7 @@ def serve_command(
             "ARENA_WORKER_UNSANDBOXED": "1" if unsandboxed else "0",
         }
     )
+    env.setdefault("ARENA_INSTANCE_PATH", str(instance_folder(url)))
     programs: list[subprocess.Popen[bytes]] = []
     stopping: list[int] = []
 
@@ -158,6 +159,18 @@ def serve_command(
         _stop_all(programs)
     click.echo("stopped")
     return 0
+
+
+def instance_folder(url: str) -> Path:
+    """Where the web app keeps what it generates (its session key, when
+    ``ARENA_SECRET_KEY`` is not set): ``arena-instance/`` beside an SQLite database, else
+    ``$XDG_DATA_HOME/domino-arena`` (``~/.local/share/domino-arena``), never the folder the
+    code was installed from."""
+    database = sqlite_path(url)
+    if database is not None:
+        return database.resolve().parent / "arena-instance"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "domino-arena"
 
 
 def _check_port(host: str, port: int) -> int:

@@ -164,3 +164,18 @@ def test_serve_on_a_port_in_use_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == UNAVAILABLE, done
     assert done.stderr.strip().count("\n") == 0
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+
+
+def test_the_instance_folder_is_beside_the_database_never_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``arena serve`` keeps the web app's generated key beside an SQLite database (wherever
+    it was started from), else in the user's data directory."""
+    from arena.cli.serve import instance_folder
+
+    monkeypatch.chdir(tmp_path)
+    assert instance_folder("sqlite:///data/arena.db") == tmp_path / "data" / "arena-instance"
+    assert instance_folder(f"sqlite:///{tmp_path}/x.db") == tmp_path / "arena-instance"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    postgres = instance_folder("postgresql+psycopg://u@localhost/arena")
+    assert postgres == tmp_path / "share" / "domino-arena"
