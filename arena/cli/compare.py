@@ -10,7 +10,6 @@ import time
 from collections.abc import Sequence
 
 import click
-from sqlalchemy import select
 
 from arena.cli.common import (
     GAMES,
@@ -29,7 +28,7 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
-from arena.cli.stored import BROKER_ERRORS, open_store, sweep_and_check, unreachable, warn_once
+from arena.cli.stored import open_store, sweep_and_check, unreachable, warn_once
 from arena.compete.localrun import MatchResult, process_pool, run_local
 from arena.compete.sprt import (
     STATISTICS,
@@ -56,8 +55,8 @@ from arena.service.compares import (
     group_size,
 )
 from arena.service.matches import Config, MatchSettings, send_and_mark
-from arena.store.models import Match
 from arena.store.queue import void_pending
+from arena.store.tournaments import match_keys
 
 #: Exit statuses of ``arena compare`` (for a bot author's CI).
 PASSED, FAILED, UNDECIDED = 0, 1, 2
@@ -330,7 +329,7 @@ def compare_remote(
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test;
     once the test decides, the matches not yet started are void. Returns the exit status."""
-    from arena.service.broker import make_app, send_matches
+    from arena.service.broker import BROKER_ERRORS, make_app, send_matches
 
     config = Config.from_env()
     app = make_app(broker, config, url)
@@ -355,10 +354,7 @@ def compare_remote(
             )
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        with store.read() as session:
-            keyed = session.execute(
-                select(Match.id, Match.key).where(Match.tournament_id == tournament_id)
-            ).all()
+        keyed = match_keys(store, tournament_id)
         by_batch: dict[str, list[int]] = {}
         for match_id, key in keyed:
             by_batch.setdefault(key.partition("-")[0], []).append(match_id)

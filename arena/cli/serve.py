@@ -34,7 +34,7 @@ from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
 from arena.service.uploads import check_report_json
 from arena.service.views import REFERENCE_OWNER
-from arena.store.db import Store, resolve_url, sqlite_path, upgrade
+from arena.store.db import resolve_url, sqlite_path, upgrade
 
 __all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "instance_folder", "serve_command"]
 
@@ -272,10 +272,11 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> int | None:
     from arena.match.referee import TimeControl
     from arena.service.matches import create_stored_tournament
     from arena.store.db import connect
+    from arena.store.tournaments import count_tournaments
 
     store = connect(url)
     try:
-        if _has_tournaments(store):
+        if count_tournaments(store):
             click.echo("--demo: the database already holds tournaments; nothing seeded")
             return None
         directory = _reference_bots()
@@ -308,15 +309,6 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> int | None:
         return tournament_id
     finally:
         store.close()
-
-
-def _has_tournaments(store: Store) -> bool:
-    from sqlalchemy import func, select
-
-    from arena.store.models import Tournament
-
-    with store.read() as session:
-        return bool(session.scalar(select(func.count()).select_from(Tournament)))
 
 
 def _send_demo(url: str, broker_url: str, tournament_id: int) -> None:

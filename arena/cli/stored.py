@@ -18,10 +18,8 @@ from datetime import datetime
 from typing import Any
 
 import click
-from kombu.exceptions import OperationalError as KombuOperationalError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import func, select
 
 from arena.cli.common import (
     FAILED,
@@ -42,6 +40,7 @@ from arena.cli.common import (
 from arena.cli.tables import crosstable, standings_table
 from arena.compete.localrun import Standings, tournament_ratings
 from arena.engine.game import new_seed
+from arena.service.broker import BROKER_ERRORS
 from arena.service.matches import (
     Config,
     MatchSettings,
@@ -52,8 +51,14 @@ from arena.service.matches import (
 )
 from arena.store import db
 from arena.store.db import Store, as_utc
-from arena.store.models import GameRecord, Match, RuleSet, Tournament, TournamentEntrant
+from arena.store.models import Tournament
 from arena.store.queue import tournament_progress
+from arena.store.tournaments import (
+    entrant_labels,
+    get_tournament,
+    tournament_counts,
+    tournament_rows,
+)
 
 
 @contextmanager
@@ -71,10 +76,6 @@ def find_tournament(store: Store, name: str) -> Tournament:
         return tournament_by_name(store, name)
     except LookupError as exc:
         raise UsageError(str(exc)) from None
-
-
-#: What talking to an unreachable broker raises (kombu wraps the socket's errors).
-BROKER_ERRORS = (OSError, KombuOperationalError)
 
 
 def when(value: datetime) -> str:
@@ -290,43 +291,21 @@ def tournament_status(name: str, url: str | None) -> None:
     with open_store(url) as store:
         tournament = find_tournament(store, name)
         counts = tournament_progress(store, tournament.id)
-        with store.read() as session:
-            rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
-            entrants = session.scalar(
-                select(func.count())
-                .select_from(TournamentEntrant)
-                .where(TournamentEntrant.tournament_id == tournament.id)
-            )
-            records = session.scalar(
-                select(func.count())
-                .select_from(GameRecord)
-                .join(Match, Match.id == GameRecord.match_id)
-                .where(Match.tournament_id == tournament.id)
-            )
-            retried = session.scalar(
-                select(func.count())
-                .select_from(Match)
-                .where(Match.tournament_id == tournament.id, Match.attempts > 1)
-            )
-            leases = session.execute(
-                select(Match.lease_owner, func.count())
-                .where(Match.tournament_id == tournament.id, Match.status == "running")
-                .group_by(Match.lease_owner)
-            ).all()
+        summary = tournament_counts(store, tournament)
     total = sum(counts.values())
     click.echo(
-        f"{tournament.name} (id {tournament.id}): {tournament.status}; {rules}, "
+        f"{tournament.name} (id {tournament.id}): {tournament.status}; {summary.rules}, "
         f"{tournament.format}, {tournament.players} players"
         + (", teams" if tournament.teams else "")
-        + f", {plural(entrants or 0, 'entrant')}, seed {tournament.seed}"
+        + f", {plural(summary.entrants, 'entrant')}, seed {tournament.seed}"
     )
     click.echo(
         f"matches: {total} = {counts['done']} done + {counts['void']} void + "
         f"{counts['running']} running + {counts['pending']} pending; "
-        f"{plural(records or 0, 'game record')}; "
-        f"{retried or 0} played more than once"
+        f"{plural(summary.records, 'game record')}; "
+        f"{summary.retried} played more than once"
     )
-    for owner, count in leases:
+    for owner, count in summary.leases:
         click.echo(f"  {owner}: {plural(count, 'match')} running")
     times = [
         ("created", tournament.created),
@@ -350,16 +329,9 @@ def tournament_standings(name: str, url: str | None) -> None:
 def print_standings(store: Store, tournament_id: int) -> None:
     from arena.service.results import label_entrant, load_results
 
-    with store.read() as session:
-        tournament = session.get(Tournament, tournament_id)
-        assert tournament is not None
-        labels = list(
-            session.scalars(
-                select(TournamentEntrant.label)
-                .where(TournamentEntrant.tournament_id == tournament_id)
-                .order_by(TournamentEntrant.label)
-            )
-        )
+    tournament = get_tournament(store, tournament_id)
+    assert tournament is not None
+    labels = entrant_labels(store, tournament_id)
     results = load_results(store, tournament_id)
     standings = Standings(label_entrant(label) for label in labels)
     for result in results:
@@ -379,12 +351,8 @@ def print_standings(store: Store, tournament_id: int) -> None:
 @url_option
 def tournament_list(url: str | None) -> None:
     """Every stored tournament, newest first: name, status, matches finished."""
-    with open_store(url) as store, store.read() as session:
-        rows = session.execute(
-            select(Tournament.name, Tournament.status, Tournament.format, RuleSet.name)
-            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .order_by(Tournament.id.desc())
-        ).all()
+    with open_store(url) as store:
+        rows = tournament_rows(store)
     if not rows:
         click.echo("no tournaments stored")
         return
@@ -392,7 +360,7 @@ def tournament_list(url: str | None) -> None:
     for column in ("tournament", "status", "format", "rule set"):
         table.add_column(column)
     for row in rows:
-        table.add_row(*map(str, row))
+        table.add_row(row.name, row.status, row.format, row.rules)
     console().print(table)
 
 

@@ -47,14 +47,10 @@ def users_add_command(name: str, role: str, password: str, url: str | None) -> N
 @url_option
 def users_list_command(url: str | None) -> None:
     """Every user: name, role, and whether it can log in (has a password)."""
-    from sqlalchemy import select
+    from arena.store.accounts import user_rows
 
-    from arena.store.models import User
-
-    with open_store(url) as store, store.read() as session:
-        rows = session.execute(
-            select(User.name, User.role, User.password_hash.is_not(None)).order_by(User.name)
-        ).all()
+    with open_store(url) as store:
+        rows = user_rows(store)
     if not rows:
         click.echo("no users")
     for name, role, can_log_in in rows:

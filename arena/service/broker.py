@@ -31,7 +31,7 @@ from typing import Any
 
 from celery import Celery
 from kombu import Queue
-from kombu.exceptions import ChannelError
+from kombu.exceptions import ChannelError, OperationalError
 from kombu.transport import filesystem
 from kombu.utils.json import dumps, loads
 
@@ -40,6 +40,7 @@ from arena.store.db import resolve_url, sqlite_path
 
 __all__ = [
     "BROKER_ENV",
+    "BROKER_ERRORS",
     "CHECK_QUEUE",
     "CHECK_UPLOAD",
     "DEFAULT_BROKER_URL",
@@ -59,6 +60,9 @@ __all__ = [
 
 #: The environment variable naming the broker.
 BROKER_ENV = "ARENA_BROKER_URL"
+#: What talking to an unreachable broker raises (kombu wraps the socket's errors): callers
+#: catch these without importing kombu.
+BROKER_ERRORS: tuple[type[Exception], ...] = (OSError, OperationalError)
 #: The serverless default: the filesystem transport in :func:`default_broker_dir`.
 DEFAULT_BROKER_URL = "filesystem://"
 #: The queue of matches, refits, sweeps and branches.

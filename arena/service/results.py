@@ -29,34 +29,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import String, cast, delete, func, insert, select, text
-from sqlalchemy.orm import Session
 
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import kept_lucks
 from arena.compete.ratings import Rating, ResultMatrix
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
-from arena.engine.rules import Rules
+from arena.store import ratings as stored
 from arena.store.db import Store, as_utc
-from arena.store.models import (
-    Bot,
-    BotVersion,
-    GameRecord,
-    Match,
-    PairRecord,
-    RatingHistory,
-    RuleSet,
-    Tournament,
-    User,
-)
-from arena.store.models import Rating as RatingRow
-from arena.store.queue import FINISHED
+from arena.store.models import Match, RuleSet, Tournament
+from arena.store.ratings import RuleSetRef
 
 __all__ = [
     "OUTCOMES",
     "RatingPoint",
     "Refit",
+    "RuleSetRef",
     "StoredRating",
     "find_rule_set",
     "find_tournament",
@@ -73,10 +61,6 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-#: How a rule set is named to the functions here: the rules themselves, their version hash
-#: (``Rules.version``, the ``rule_sets.version`` column) or the ``rule_sets`` row id.
-RuleSetRef = Rules | str | int
-
 
 # --- looking things up --------------------------------------------------------------------
 
@@ -87,11 +71,7 @@ def find_tournament(store: Store, name: str) -> Tournament:
     Raises:
         LookupError: no tournament has that name.
     """
-    with store.read() as session:
-        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
-    if tournament is None:
-        raise LookupError(f"no tournament called {name!r} in the database")
-    return tournament
+    return stored.find_tournament(store, name)
 
 
 def find_rule_set(store: Store, rules: RuleSetRef) -> RuleSet:
@@ -100,41 +80,12 @@ def find_rule_set(store: Store, rules: RuleSetRef) -> RuleSet:
     Raises:
         LookupError: no such rule set is stored (no tournament was ever created under it).
     """
-    with store.read() as session:
-        return _rule_set(session, rules)
-
-
-def _rule_set(session: Session, rules: RuleSetRef) -> RuleSet:
-    if isinstance(rules, int):
-        query = select(RuleSet).where(RuleSet.id == rules)
-        shown = f"rule set id {rules}"
-    else:
-        version = rules.version if isinstance(rules, Rules) else rules
-        query = select(RuleSet).where(RuleSet.version == version)
-        shown = f"{rules.name} ({version})" if isinstance(rules, Rules) else f"version {version}"
-    found = session.scalar(query)
-    if found is None:
-        raise LookupError(f"no rule set {shown} in the database: no tournament used it yet")
-    return found
+    return stored.find_rule_set(store, rules)
 
 
 def version_names(store: Store, version_ids: Iterable[int]) -> dict[int, str]:
     """``owner/bot@vN`` for each bot version id (ids not stored are left out)."""
-    with store.read() as session:
-        return _version_names(session, version_ids)
-
-
-def _version_names(session: Session, version_ids: Iterable[int]) -> dict[int, str]:
-    ids = sorted(set(version_ids))
-    if not ids:
-        return {}
-    rows = session.execute(
-        select(BotVersion.id, User.name, Bot.name, BotVersion.version)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .join(User, User.id == Bot.owner_id)
-        .where(BotVersion.id.in_(ids))
-    ).all()
-    return {version_id: f"{owner}/{bot}@v{number}" for version_id, owner, bot, number in rows}
+    return stored.version_names(store, version_ids)
 
 
 #: A game's result for one player, in the order records count them.
@@ -204,33 +155,8 @@ def load_results(
     Raises:
         LookupError: no tournament has that id.
     """
-    with store.read() as session:
-        tournament = session.get(Tournament, tournament_id)
-        if tournament is None:
-            raise LookupError(f"no tournament with id {tournament_id} in the database")
-        query = select(Match).where(
-            Match.tournament_id == tournament_id, Match.status.in_(FINISHED)
-        )
-        if only is None:
-            matches = list(session.scalars(query.order_by(Match.id)))
-        else:
-            wanted = sorted(only)
-            matches = [
-                match
-                for start in range(0, len(wanted), 1000)  # bound the query's parameters
-                for match in session.scalars(
-                    query.where(Match.id.in_(wanted[start : start + 1000])).order_by(Match.id)
-                )
-            ]
-        stored: dict[tuple[int, int], dict[str, Any]] = {}
-        if records:
-            found = session.execute(
-                select(GameRecord.match_id, GameRecord.game_index, GameRecord.record)
-                .join(Match, Match.id == GameRecord.match_id)
-                .where(Match.tournament_id == tournament_id)
-            ).all()
-            stored = {(match_id, index): record for match_id, index, record in found}
-    return [_match_result(match, tournament.teams, stored) for match in matches]
+    found = stored.finished_matches(store, tournament_id, records=records, only=only)
+    return [_match_result(match, found.teams, found.records) for match in found.matches]
 
 
 def tournament_records(store: Store, tournament_id: int) -> Iterator[dict[str, Any]]:
@@ -240,17 +166,7 @@ def tournament_records(store: Store, tournament_id: int) -> Iterator[dict[str, A
     Raises:
         LookupError: no tournament has that id.
     """
-    with store.read() as session:
-        if session.get(Tournament, tournament_id) is None:
-            raise LookupError(f"no tournament with id {tournament_id} in the database")
-        rows = session.execute(
-            select(GameRecord.record)
-            .join(Match, Match.id == GameRecord.match_id)
-            .where(Match.tournament_id == tournament_id)
-            .order_by(Match.id, GameRecord.game_index)
-            .execution_options(yield_per=500)
-        ).scalars()
-        yield from rows
+    return stored.tournament_records(store, tournament_id)
 
 
 def label_entrant(label: str) -> str:
@@ -356,35 +272,6 @@ class Refit:
     def seconds(self) -> float:
         """The whole re-fit."""
         return self.load_seconds + self.fit_seconds + self.write_seconds
-
-
-# One row per (seat arrangement, finishing order, team play) of the done games of the rule
-# set's tournaments, with its number of games: a histogram the database builds without
-# sending every game's JSON to Python. Seats and places stay JSON text (grouped as text).
-# SQLite: taking the places out of the match's result by the game's path, in a materialized
-# CTE, measured 1.4 s for 1,000,000 games against 2.0 s for json_extract(g.value, ...) in
-# the grouping query itself (benchmarks/stored_ratings.py).
-_HISTOGRAM = {
-    "sqlite": """
-        WITH played AS MATERIALIZED (
-            SELECT m.seats AS seats, json_extract(m.result, g.fullkey || '.places') AS places,
-                   t.teams AS teams
-            FROM matches AS m
-            JOIN tournaments AS t ON t.id = m.tournament_id, json_each(m.result, '$.games') AS g
-            WHERE t.rule_set_id = :rule_set AND m.status = 'done'
-        )
-        SELECT seats, places, teams, count(*) AS n FROM played GROUP BY seats, places, teams
-    """,
-    "postgresql": """
-        SELECT m.seats::text AS seats, (g.value -> 'places')::text AS places, t.teams AS teams,
-               count(*) AS n
-        FROM matches AS m
-        JOIN tournaments AS t ON t.id = m.tournament_id
-        CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
-        WHERE t.rule_set_id = :rule_set AND m.status = 'done'
-        GROUP BY 1, 2, 3
-    """,
-}
 
 
 @dataclass
@@ -500,12 +387,9 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
     """
     computed = datetime.now(UTC) if now is None else as_utc(now)
     started = time.perf_counter()
-    with store.read() as session:
-        rule_set = _rule_set(session, rules)
-        rows = session.execute(text(_HISTOGRAM[store.dialect]), {"rule_set": rule_set.id})
-        histogram = _Histogram.from_rows(rows)
-        names = _version_names(session, histogram.versions())
-        last_games = _last_games(session, rule_set.id)
+    inputs = stored.rating_inputs(store, rules)
+    histogram = _Histogram.from_rows(inputs.histogram)
+    names, last_games = inputs.names, inputs.last_games
     loaded = time.perf_counter()
     fitted: list[Rating] = []
     if len(names) >= 2:
@@ -531,9 +415,9 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
         )
         for r in fitted
     ]
-    _write(store, rule_set.id, ratings, computed, histogram.pairs())
+    _write(store, inputs.rule_set_id, ratings, computed, histogram.pairs())
     return Refit(
-        rule_set_id=rule_set.id,
+        rule_set_id=inputs.rule_set_id,
         ratings=ratings,
         games=histogram.games,
         load_seconds=loaded - started,
@@ -541,26 +425,6 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
         write_seconds=time.perf_counter() - fit_done,
         computed=computed,
     )
-
-
-def _last_games(session: Session, rule_set_id: int) -> dict[int, datetime]:
-    """When each version's last done match under the rule set finished."""
-    last: dict[int, datetime] = {}
-    seats_text = cast(Match.seats, String)  # JSON has no equality on PostgreSQL: its text
-    rows = session.execute(
-        select(seats_text, func.max(Match.finished))
-        .join(Tournament, Tournament.id == Match.tournament_id)
-        .where(Tournament.rule_set_id == rule_set_id, Match.status == "done")
-        .group_by(seats_text)
-    )
-    for seats, finished in rows:
-        if finished is None:
-            continue
-        finished = as_utc(finished)
-        for version in json.loads(seats):
-            if version not in last or finished > last[version]:
-                last[version] = finished
-    return last
 
 
 def _write(
@@ -572,52 +436,20 @@ def _write(
 ) -> None:
     rows = [
         {
-            "rule_set_id": rule_set_id,
             "bot_version_id": r.bot_version_id,
             "rating": r.rating,
             "low": r.low,
             "high": r.high,
             "games": r.games,
             "rank": r.rank,
-            "computed": now,
-        }
-        for r in ratings
-    ]
-    records = {
-        r.bot_version_id: {
             "wins": r.wins,
             "draws": r.draws,
             "losses": r.losses,
             "last_game": r.last_game,
         }
         for r in ratings
-    }
-    with store.write() as session:
-        if store.dialect == "postgresql":
-            # Serialize re-fits of one rule set: two concurrent delete-then-insert
-            # transactions would otherwise collide on the ratings' primary key.
-            session.execute(
-                text("SELECT pg_advisory_xact_lock(hashtext('arena.compete.ratings'), :id)"),
-                {"id": rule_set_id},
-            )
-        session.execute(delete(PairRecord).where(PairRecord.rule_set_id == rule_set_id))
-        paired = [
-            {"rule_set_id": rule_set_id, "bot_version_id": a, "opponent_version_id": b,
-             "games": games, "wins": wins, "draws": draws, "losses": losses}
-            for (a, b), (games, wins, draws, losses) in pairs.items()
-        ]  # fmt: skip
-        for start in range(0, len(paired), 5000):
-            session.execute(insert(PairRecord), paired[start : start + 5000])
-        session.execute(delete(RatingRow).where(RatingRow.rule_set_id == rule_set_id))
-        if rows:
-            session.execute(
-                insert(RatingRow),
-                [
-                    {**row, **records[r.bot_version_id]}
-                    for row, r in zip(rows, ratings, strict=True)
-                ],
-            )
-            session.execute(insert(RatingHistory), [{**row, "time": now} for row in rows])
+    ]
+    stored.write_ratings(store, rule_set_id, rows, now, pairs)
 
 
 def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:
@@ -627,15 +459,7 @@ def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:
     Raises:
         LookupError: the rule set is not stored.
     """
-    with store.read() as session:
-        rule_set = _rule_set(session, rules)
-        rows = session.execute(
-            select(RatingRow)
-            .where(RatingRow.rule_set_id == rule_set.id)
-            .order_by(RatingRow.rank, RatingRow.bot_version_id)
-        ).scalars()
-        stored = list(rows)
-        names = _version_names(session, (row.bot_version_id for row in stored))
+    rows, names = stored.rating_rows(store, rules)
     return [
         StoredRating(
             bot_version_id=row.bot_version_id,
@@ -653,7 +477,7 @@ def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:
             losses=row.losses,
             last_game=None if row.last_game is None else as_utc(row.last_game),
         )
-        for row in stored
+        for row in rows
     ]
 
 
@@ -676,24 +500,8 @@ def rating_history_of(store: Store, rules: RuleSetRef, version_id: int) -> list[
     Raises:
         LookupError: the rule set is not stored.
     """
-    with store.read() as session:
-        rule_set = _rule_set(session, rules)
-        rows = session.execute(
-            select(
-                RatingHistory.time,
-                RatingHistory.rating,
-                RatingHistory.low,
-                RatingHistory.high,
-                RatingHistory.games,
-                RatingHistory.rank,
-            )
-            .where(
-                RatingHistory.rule_set_id == rule_set.id,
-                RatingHistory.bot_version_id == version_id,
-            )
-            .order_by(RatingHistory.time, RatingHistory.id)
-        ).all()
+    rows = stored.rating_history_rows(store, rules, version_id)
     return [
-        RatingPoint(as_utc(when), rating, low, high, games, rank)
+        RatingPoint(when, rating, low, high, games, rank)
         for when, rating, low, high, games, rank in rows
     ]
