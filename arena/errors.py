@@ -22,9 +22,9 @@
                               hidden from this actor (also a LookupError): 404
 
 "Cannot parse" (``ParseError``) is kept apart from "not allowed here" (the
-others), and "not allowed here" from "not allowed to you" (``PermissionDenied``). Every message names the offending input. Faults of bots (timeouts,
-crashes, illegal replies) are not exceptions: they become verdicts in the
-game record.
+others), and "not allowed here" from "not allowed to you" (``PermissionDenied``).
+Every message names the offending input. Faults of bots (timeouts, crashes,
+illegal replies) are not exceptions: they become verdicts in the game record.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class DatabaseError(ArenaError):
     schema); the message names it and the fix."""
 
 
-class PermissionDenied(ArenaError, PermissionError):
+class PermissionDenied(ArenaError, PermissionError):  # noqa: N818 (the HTTP name)
     """An actor may not do an action (to an object): the message says what is refused.
 
     Attributes:
@@ -74,6 +74,6 @@ class PermissionDenied(ArenaError, PermissionError):
         self.stated = stated
 
 
-class NotFound(ArenaError, LookupError):
+class NotFound(ArenaError, LookupError):  # noqa: N818 (the HTTP name)
     """The object an action names does not exist, or is not acknowledged to this actor (a
     private upload, branch or source): the message names it."""

@@ -67,7 +67,9 @@ def dispatch_upload(store: Store, celery: Celery, upload_id: int) -> bool:
     try:
         send_uploads(celery, [upload_id])
     except BROKER_ERRORS as exc:
-        logger.warning("upload %s: cannot reach the broker (%s); the sweep sends it", upload_id, exc)
+        logger.warning(
+            "upload %s: cannot reach the broker (%s); the sweep sends it", upload_id, exc
+        )
         return False
     mark_sent(store, [upload_id])
     return True
@@ -79,7 +81,9 @@ def dispatch_branch(store: Store, celery: Celery, branch_id: int) -> bool:
     try:
         send_branches(celery, [branch_id])
     except BROKER_ERRORS as exc:
-        logger.warning("branch %s: cannot reach the broker (%s); the sweep sends it", branch_id, exc)
+        logger.warning(
+            "branch %s: cannot reach the broker (%s); the sweep sends it", branch_id, exc
+        )
         return False
     mark_branches_sent(store, [branch_id])
     return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.compete.tournaments import FORMATS
@@ -66,7 +66,7 @@ class NewTournament:
     players: int = 2
     teams: bool = False
     games_per_match: int = 20
-    settings: MatchSettings = MatchSettings()
+    settings: MatchSettings = field(default_factory=MatchSettings)
     pool: tuple[str, ...] = ()
 
 
@@ -105,13 +105,13 @@ def _check_bounds(new: NewTournament) -> None:
     if len(new.entrants) < 2:
         raise ArenaError("choose at least two bots")
     move_ms = round(new.settings.move_seconds * 1000)
-    for field, value, low, high in (
+    for what, value, low, high in (
         ("games", new.games_per_match, 1, MAX_GAMES),
         ("players", new.players, 2, max(new.rules.players)),
         ("move_seconds", move_ms, 10, 10_000),
     ):
         if not low <= value <= high:
-            raise ArenaError(f"{field.replace('_', ' ')} must be {low} to {high}, not {value}")
+            raise ArenaError(f"{what.replace('_', ' ')} must be {low} to {high}, not {value}")
 
 
 def create_tournament(store: Store, actor: Actor, new: NewTournament) -> int:
@@ -124,9 +124,7 @@ def create_tournament(store: Store, actor: Actor, new: NewTournament) -> int:
         ArenaError, ValueError: a bad parameter (the message says which); nothing stored.
         LookupError: an entrant is not stored.
     """
-    require(
-        actor, "create-tournament", message="only organisers and admins create tournaments"
-    )
+    require(actor, "create-tournament", message="only organisers and admins create tournaments")
     if not isinstance(actor, Operator):
         _check_bounds(new)
     tournament_id, _ = create_stored_tournament(
