@@ -167,7 +167,8 @@ def _refused(error: PermissionDenied | NotFound) -> Any:
     """An action refused by the service: 403 (or the login page), 404; JSON under /api/."""
     if request.path.startswith("/api/"):
         return json_response(403 if isinstance(error, PermissionDenied) else 404, str(error))
-    return refusal(error)
+    answer = refusal(error)
+    return _http_error(answer) if isinstance(answer, HTTPException) else answer
 
 
 def _database_error(error: SQLAlchemyError) -> Any:

@@ -37,6 +37,8 @@ from flask import (
     url_for,
 )
 from flask_limiter.util import get_remote_address
+from werkzeug import exceptions as http_exceptions
+from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
@@ -188,15 +190,16 @@ def guarded(action: str, *, early: bool = True) -> Callable[[F], F]:
     return declare
 
 
-def refusal(error: PermissionDenied | NotFound) -> BaseResponse:
+def refusal(error: PermissionDenied | NotFound) -> BaseResponse | HTTPException:
     """A page's answer to a refused action: the login page for anonymous visitors, else
-    403 (the refusal's own message where it has one); 404 for what is not found."""
+    403 (the refusal's own message where it has one); 404 for what is not found (the app
+    renders the HTTP errors)."""
     if isinstance(error, NotFound):
         message = str(error)
-        abort(404, sentence(message) if message else None)
+        return http_exceptions.NotFound(sentence(message) if message else None)
     if error.anonymous:
         return to_login()
-    abort(403, sentence(str(error)) if error.stated else None)
+    return http_exceptions.Forbidden(sentence(str(error)) if error.stated else None)
 
 
 def to_login() -> BaseResponse:
