@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.compete.tournaments import FORMATS
+from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound
 from arena.service.dispatch import dispatch_matches
@@ -114,10 +115,13 @@ def _check_bounds(new: NewTournament) -> None:
             raise ArenaError(f"{what.replace('_', ' ')} must be {low} to {high}, not {value}")
 
 
-def create_tournament(store: Store, actor: Actor, new: NewTournament) -> int:
+def create_tournament(
+    store: Store, actor: Actor, new: NewTournament
+) -> tuple[int, list[ScheduledMatch]]:
     """Store the tournament with its pending matches for ``actor`` (its owner; the
-    operator's have none); return its id. Nothing is sent to the workers. An account's
-    tournament keeps within what the web offers; the operator's is not bounded.
+    operator's have none); return its id and its schedule. Nothing is sent to the workers.
+    An account's tournament keeps within what the web offers; the operator's is not
+    bounded.
 
     Raises:
         PermissionDenied: ``actor`` is not an organiser (nor an admin).
@@ -127,7 +131,7 @@ def create_tournament(store: Store, actor: Actor, new: NewTournament) -> int:
     require(actor, "create-tournament", message="only organisers and admins create tournaments")
     if not isinstance(actor, Operator):
         _check_bounds(new)
-    tournament_id, _ = create_stored_tournament(
+    tournament_id, matches = create_stored_tournament(
         store,
         name=new.name,
         rules=new.rules,
@@ -142,7 +146,7 @@ def create_tournament(store: Store, actor: Actor, new: NewTournament) -> int:
         owner_id=actor_id(actor),
     )
     logger.info("tournament %s (id %s) created by %s", new.name, tournament_id, _who(actor))
-    return tournament_id
+    return tournament_id, matches
 
 
 def start_tournament(
@@ -155,7 +159,7 @@ def start_tournament(
     Raises:
         As :func:`create_tournament`.
     """
-    tournament_id = create_tournament(store, actor, new)
+    tournament_id, _ = create_tournament(store, actor, new)
     return tournament_id, dispatch_matches(store, celery, tournament_id)
 
 
