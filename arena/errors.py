@@ -11,14 +11,20 @@
     ├── DealError             an explicit deal that does not fit the rule set
     │                         (also a ValueError)
     ├── IllegalMoveError      a move that is not legal in the current position
-    └── DatabaseError         a database that cannot be used as asked: missing,
-                              unreachable, not a database, another schema; the
-                              message says the fix
+    ├── DatabaseError         a database that cannot be used as asked: missing,
+    │                         unreachable, not a database, another schema; the
+    │                         message says the fix
+    ├── PermissionDenied      an actor may not do this action to this object
+    │                         (arena.service.permissions; also a PermissionError):
+    │                         the web answers 403 (anonymous: the login page), the
+    │                         API 403 in its JSON error shape
+    └── NotFound              the object an action names does not exist, or is
+                              hidden from this actor (also a LookupError): 404
 
 "Cannot parse" (``ParseError``) is kept apart from "not allowed here" (the
-others). Every message names the offending input. Faults of bots (timeouts,
-crashes, illegal replies) are not exceptions: they become verdicts in the
-game record.
+others), and "not allowed here" from "not allowed to you" (``PermissionDenied``).
+Every message names the offending input. Faults of bots (timeouts, crashes,
+illegal replies) are not exceptions: they become verdicts in the game record.
 """
 
 from __future__ import annotations
@@ -47,3 +53,27 @@ class IllegalMoveError(ArenaError):
 class DatabaseError(ArenaError):
     """A database that cannot be used as asked (missing, unreachable, foreign, another
     schema); the message names it and the fix."""
+
+
+class PermissionDenied(ArenaError, PermissionError):  # noqa: N818 (the HTTP name)
+    """An actor may not do an action (to an object): the message says what is refused.
+
+    Attributes:
+        action: the permission module's action that was refused.
+        anonymous: nobody was logged in (the web sends such a visitor to log in).
+        stated: the message was written for this refusal (the web shows it; else it shows
+            its generic 403 text).
+    """
+
+    def __init__(
+        self, message: str, *, action: str, anonymous: bool = False, stated: bool = True
+    ) -> None:
+        super().__init__(message)
+        self.action = action
+        self.anonymous = anonymous
+        self.stated = stated
+
+
+class NotFound(ArenaError, LookupError):  # noqa: N818 (the HTTP name)
+    """The object an action names does not exist, or is not acknowledged to this actor (a
+    private upload, branch or source): the message names it."""

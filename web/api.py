@@ -12,7 +12,8 @@ are pydantic models, validated; the OpenAPI 3.1 document is ``/api/v1/openapi.js
 from __future__ import annotations
 
 import json
-from typing import Any
+import random
+from typing import Annotated, Any
 
 from flask import (
     Blueprint,
@@ -32,12 +33,23 @@ from spectree.models import SecureType
 from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import HTTPException
 
+from arena.compete.sprt import Statistic
 from arena.engine.rules import rules_from_document
-from arena.errors import ArenaError
+from arena.errors import ArenaError, PermissionDenied
+from arena.service import compares as compare_service
 from arena.service.accounts import Account, token_account
-from arena.service.compares import compare_view
+from arena.service.compares import MAX_COMPARE_GAMES, compare_view
 from arena.service.games import game_list, game_record, match_list
-from arena.service.uploads import UploadError, UploadView, upload_view
+from arena.service.matches import MatchSettings
+from arena.service.permissions import Target, allowed, require
+from arena.service.tournaments import (
+    NewTournament,
+    cancel_tournament,
+    entrant_specs,
+    preset,
+    start_tournament,
+)
+from arena.service.uploads import UploadError, UploadView, receive_upload, upload_view
 from arena.service.views import (
     bot_list,
     bot_source,
@@ -45,16 +57,14 @@ from arena.service.views import (
     leaderboard,
     rule_set_names,
     tournament_list,
-    tournament_owner,
     tournament_view,
 )
-from arena.store.queue import cancel_tournament
-from web.app import get_store
-from web.auth import allowed
-from web.compares import CompareRequest
+from web.auth import guarded, public
+from web.extensions import csrf, get_celery, get_store, limiter
+from web.forms import read_file
 from web.games import FilterError, parse_filter, record_for_reader
 
-__all__ = ["API_LIMIT", "api", "init_api", "json_error", "spec"]
+__all__ = ["API_LIMIT", "CompareRequest", "api", "init_api", "json_error", "json_response", "spec"]
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -102,7 +112,8 @@ spec = SpecTree(
 ERRORS = {"HTTP_401": ApiError, "HTTP_403": ApiError, "HTTP_429": ApiError}
 
 
-def _fail(status: int, message: str) -> Any:
+def json_response(status: int, message: str) -> Response:
+    """An error in the API's shape: ``{"error": {"status": N, "message": "..."}}``."""
     response = Response(
         json.dumps({"error": {"status": status, "message": message}}),
         status=status,
@@ -110,7 +121,11 @@ def _fail(status: int, message: str) -> Any:
     )
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="arena"'
-    raise _Abort(response)
+    return response
+
+
+def _fail(status: int, message: str) -> Any:
+    raise _Abort(json_response(status, message))
 
 
 class _Abort(HTTPException):
@@ -367,6 +382,34 @@ class GamesModel(BaseModel):
     more: bool = Field(description="older games follow: ask with offset + limit")
 
 
+class CompareRequest(BaseModel):
+    """A compare as the API asks for it (the request body; the ranges are checked by
+    :func:`arena.service.compares.start_compare`, each with its own message)."""
+
+    new: str = Field(description="your bot, OWNER/NAME[@VERSION]")
+    old: str = Field(description="OWNER/NAME[@VERSION]")
+    rules: str = Field(description="a preset rule set", examples=["draw"])
+    players: Annotated[int, Field(description="seats; 4 with teams")] = 2
+    teams: Annotated[
+        bool, Field(description="2v2 (muggins, 4 players): NEW and OLD each partner a copy")
+    ] = False
+    statistic: Annotated[
+        Statistic,
+        Field(
+            description="what the test counts per deal group: margin (point margins less "
+            "the luck of the draw, with a fast pass) or game (game results, fishtest's "
+            "pentanomial SPRT)"
+        ),
+    ] = "margin"
+    elo0: Annotated[float, Field(description="H0: NEW is at most this much stronger")] = 0.0
+    elo1: Annotated[float, Field(description="H1: NEW is at least this much stronger")] = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: Annotated[int, Field(description=f"at most {MAX_COMPARE_GAMES:,}")] = 2000
+    batch: Annotated[int, Field(description="deal groups between two looks at the test")] = 8
+    move_ms: Annotated[int, Field(description="time a move, in milliseconds")] = 1000
+
+
 class CompareModel(BaseModel):
     name: str
     new: str | None
@@ -400,6 +443,7 @@ class CompareModel(BaseModel):
 
 
 @api.get("/rule-sets")
+@public
 @spec.validate(resp=Responses(HTTP_200=RuleSets, **ERRORS), tags=["leaderboards"])
 def api_rule_sets() -> RuleSets:
     """The rule sets with ratings or tournaments."""
@@ -408,6 +452,7 @@ def api_rule_sets() -> RuleSets:
 
 
 @api.get("/leaderboards/<rules>")
+@public
 @spec.validate(
     query=LeaderboardQuery,
     resp=Responses(HTTP_200=LeaderboardModel, HTTP_404=ApiError, **ERRORS),
@@ -441,6 +486,7 @@ def api_leaderboard(rules: str, query: LeaderboardQuery) -> LeaderboardModel:
 
 
 @api.get("/bots")
+@public
 @spec.validate(query=Page, resp=Responses(HTTP_200=BotsModel, **ERRORS), tags=["bots"])
 def api_bots(query: Page) -> BotsModel:
     """Every bot, the most recently updated first."""
@@ -455,6 +501,7 @@ def api_bots(query: Page) -> BotsModel:
 
 
 @api.get("/bots/<owner>/<name>")
+@public
 @spec.validate(resp=Responses(HTTP_200=BotModel, HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_bot(owner: str, name: str) -> BotModel:
     """A bot: its versions and their ratings in every rule set."""
@@ -480,6 +527,7 @@ def api_bot(owner: str, name: str) -> BotModel:
 
 
 @api.get("/bots/<owner>/<name>/versions/<int:version>/source")
+@guarded("read-source", early=False)
 @spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_bot_source(owner: str, name: str, version: int) -> Response:
     """A version's source as text: for everyone once its owner made it public, else for its
@@ -488,7 +536,7 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     view = bot_view(get_store(), owner, name)
     source = None
     if view is not None and (
-        view.source_public or allowed(account, "read-source", owner=view.owner_id)
+        view.source_public or allowed(account, "read-source", Target(view.owner_id))
     ):
         source = bot_source(get_store(), owner, name, version)
     if source is None:
@@ -497,6 +545,7 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
 
 
 @api.post("/bots")
+@guarded("upload", early=False)
 @spec.validate(
     form=UploadForm,
     resp=Responses(HTTP_202=UploadModel, HTTP_400=ApiError, HTTP_413=ApiError, **ERRORS),
@@ -505,15 +554,16 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
 def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
     """Upload a bot (multipart: ``source``, a .py file; ``name``, default the file's stem):
     202 with the upload, checked on a worker; poll ``/uploads/{id}``."""
-    from web.bots import receive_upload
-
     account = _caller("upload")
     file = form.source if isinstance(form.source, FileStorage) else None
     if file is None or not file.filename:
         _fail(400, "send the bot as the multipart file field 'source'")
     assert file is not None
+    filename, data = read_file(file)
     try:
-        view = receive_upload(account.id, file, form.name)
+        view = receive_upload(get_store(), get_celery(), account, filename, data, form.name)
+    except PermissionDenied:
+        raise
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
     return _upload_model(view), 202
@@ -527,19 +577,21 @@ def _upload_model(view: UploadView) -> UploadModel:
 
 
 @api.get("/uploads/<int:upload_id>")
+@guarded("read-faults", early=False)
 @spec.validate(resp=Responses(HTTP_200=UploadModel, HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_upload_status(upload_id: int) -> UploadModel:
     """An upload's check: pending, accepted, already (stored before) or rejected."""
     account = _caller("read")
     view = upload_view(get_store(), upload_id)
-    # its report is its owner's (and the admins'): the pages' rule, from web.auth's table
-    if view is None or not allowed(account, "read-faults", owner=view.owner_id):
+    # its report is its owner's (and the admins'): the pages' rule, the permission table's
+    if view is None or not allowed(account, "read-faults", Target(view.owner_id)):
         _fail(404, f"no upload {upload_id}")
     assert view is not None
     return _upload_model(view)
 
 
 @api.get("/tournaments")
+@public
 @spec.validate(
     query=Page, resp=Responses(HTTP_200=TournamentsModel, **ERRORS), tags=["tournaments"]
 )
@@ -571,6 +623,7 @@ def _num(value: float | None, digits: int = 1) -> float | None:
 
 
 @api.get("/tournaments/<name>")
+@public
 @spec.validate(
     resp=Responses(HTTP_200=TournamentModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
@@ -603,6 +656,7 @@ def api_tournament(name: str) -> TournamentModel:
 
 
 @api.post("/tournaments")
+@guarded("create-tournament", early=False)
 @spec.validate(
     json=TournamentCreate,
     resp=Responses(HTTP_201=TournamentModel, HTTP_400=ApiError, **ERRORS),
@@ -611,27 +665,31 @@ def api_tournament(name: str) -> TournamentModel:
 def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]:
     """Create a tournament between stored bots (organisers; a ``run`` token): its matches
     go to the workers at once. 201 with the tournament."""
-    from web.tournaments import create_tournament_for
-
     account = _caller("run")
-    if not allowed(account, "create-tournament"):
-        _fail(403, "only organisers and admins create tournaments")
+    # asked first, so that a refused caller learns nothing of its body's faults
+    require(account, "create-tournament", message="only organisers and admins create tournaments")
     try:
         rules = (
-            json.rules
+            preset(json.rules)
             if json.rule_set is None
             else rules_from_document(json.rule_set, source="rule_set")
         )
-        create_tournament_for(
-            account, name=json.name.strip(), rules=rules, format=json.format,
-            bots=json.bots, games=json.games, players=json.players, move_ms=json.move_ms,
+        new = NewTournament(
+            name=json.name.strip(), rules=rules, format=json.format,
+            entrants=entrant_specs(json.bots), players=json.players,
+            games_per_match=json.games, seed=random.SystemRandom().getrandbits(62),
+            settings=MatchSettings(move_seconds=json.move_ms / 1000),
         )  # fmt: skip
+        start_tournament(get_store(), get_celery(), account, new)
+    except PermissionDenied:
+        raise
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
     return api_tournament(json.name.strip()), 201
 
 
 @api.post("/tournaments/<name>/cancel")
+@guarded("cancel-tournament", early=False)
 @spec.validate(
     resp=Responses(HTTP_200=CancelModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
@@ -639,18 +697,12 @@ def api_cancel_tournament(name: str) -> CancelModel:
     """Cancel a tournament (its creator or an admin; a ``run`` token): matches not started
     are void, running ones finish, finished results are kept."""
     account = _caller("run")
-    found = tournament_owner(get_store(), name)
-    if found is None:
-        _fail(404, f"no tournament called {name!r}")
-    assert found is not None
-    tournament_id, owner_id = found
-    if not allowed(account, "cancel-tournament", owner=owner_id):
-        _fail(403, "only its creator or an admin may cancel this tournament")
-    voided = cancel_tournament(get_store(), tournament_id, by=account.name)
+    voided = cancel_tournament(get_store(), account, name)  # 404, 403: the app's handler
     return CancelModel(name=name, voided=voided)
 
 
 @api.get("/tournaments/<name>/matches")
+@public
 @spec.validate(
     query=MatchQuery,
     resp=Responses(HTTP_200=MatchesModel, HTTP_404=ApiError, **ERRORS),
@@ -677,6 +729,7 @@ def api_matches(name: str, query: MatchQuery) -> MatchesModel:
 
 
 @api.get("/games")
+@public
 @spec.validate(
     query=GameQuery, resp=Responses(HTTP_200=GamesModel, HTTP_400=ApiError, **ERRORS),
     tags=["games"],
@@ -703,6 +756,7 @@ def api_games(query: GameQuery) -> GamesModel:
 
 
 @api.get("/games/<int:match_id>/<int:index>")
+@public
 @spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["games"])
 def api_game(match_id: int, index: int) -> Response:
     """A game's record (the format ``arena replay verify`` checks); a fault's message and
@@ -737,6 +791,7 @@ def _compare_model(name: str) -> CompareModel:
 
 
 @api.post("/compares")
+@guarded("start-compare", early=False)
 @spec.validate(
     json=CompareRequest,
     resp=Responses(HTTP_202=CompareModel, HTTP_400=ApiError, **ERRORS),
@@ -745,19 +800,19 @@ def _compare_model(name: str) -> CompareModel:
 def api_start_compare(json: CompareRequest) -> tuple[CompareModel, int]:
     """Start a regression test of your bot (NEW) against OLD (a ``run`` token): 202 with
     the compare; poll ``/compares/{name}`` until its verdict is not ``running``."""
-    from web.compares import start_compare
-
     account = _caller("run")
+    wanted = compare_service.CompareRequest(**json.model_dump())
     try:
-        name = start_compare(account, json)
-    except PermissionError as exc:
+        started = compare_service.start_compare(get_store(), get_celery(), account, wanted)
+    except PermissionDenied as exc:
         _fail(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return _compare_model(name), 202
+    return _compare_model(started.name), 202
 
 
 @api.get("/compares/<name>")
+@public
 @spec.validate(
     resp=Responses(HTTP_200=CompareModel, HTTP_404=ApiError, **ERRORS), tags=["compares"]
 )
@@ -769,12 +824,14 @@ def api_compare(name: str) -> CompareModel:
 
 
 @api.get("/openapi.json")
+@public
 def api_openapi() -> Response:
     """The OpenAPI 3.1 document of this API."""
     return Response(json.dumps(spec.spec), mimetype="application/json")
 
 
 @api.get("/docs")
+@public
 def api_docs() -> str:
     """The endpoints, from the OpenAPI document, as a page (no script, no CDN)."""
     document = spec.spec
@@ -798,8 +855,6 @@ def json_error(error: HTTPException) -> Any:
 def init_api(app: Flask) -> None:
     """Add the API to ``app``: its blueprint (no CSRF: tokens only), its OpenAPI document,
     its rate limit, JSON errors under /api/."""
-    from web.auth import csrf, limiter
-
     csrf.exempt(api)
     limiter.limit(_api_limit, key_func=_rate_key)(api)
     app.register_blueprint(api)

@@ -1,10 +1,13 @@
 """The Flask application factory.
 
 ``create_app`` builds the app on a database (``$ARENA_DATABASE_URL`` by default): the pages
-(:mod:`web.pages`), ``/healthz`` (the deployment's health check: the database answers
-``SELECT 1``), the security headers every response carries, and HTML error pages. The
-:class:`~arena.store.db.Store` is created once per app and kept in
-``app.extensions["arena_store"]``; pages read it through :mod:`arena.service.views`.
+(:mod:`web.pages` and the other blueprints), the API (:mod:`web.api`), ``/healthz`` (the
+deployment's health check: the database answers ``SELECT 1``), the security headers every
+response carries, and error pages (JSON under ``/api/``): a refused action
+(:class:`~arena.errors.PermissionDenied`) is 403, or the login page for anonymous visitors,
+and :class:`~arena.errors.NotFound` is 404. The :class:`~arena.store.db.Store` is created
+once per app and kept in ``app.extensions["arena_store"]`` (:mod:`web.extensions`: the
+blueprints import it from there, never from here).
 """
 
 from __future__ import annotations
@@ -15,13 +18,22 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from celery import Celery
-from flask import Flask, Response, current_app, render_template, request
+from flask import Flask, Response, render_template, request
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import HTTPException
 
-from arena.store.db import Store, connect, resolve_url
+from arena.errors import NotFound, PermissionDenied
+from arena.store.db import connect, resolve_url
+from web.api import init_api, json_error, json_response
+from web.auth import init_auth, public, refusal
+from web.bots import bots
+from web.branches import branches
+from web.compares import compares
+from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
+from web.games import games
+from web.pages import pages
+from web.tournaments import tournaments
 
 __all__ = [
     "CELERY_KEY",
@@ -38,11 +50,6 @@ logger = logging.getLogger(__name__)
 
 #: The largest request accepted (a bot upload with its form): larger ones get 413.
 MAX_REQUEST_BYTES = 1024 * 1024
-
-#: The key of the app's :class:`Store` in ``app.extensions``.
-STORE_KEY = "arena_store"
-#: The key of the app's Celery client in ``app.extensions`` (:func:`get_celery`).
-CELERY_KEY = "arena_celery"
 
 #: Scripts, styles and images from this server only: no inline script or style, no eval,
 #: no frames, forms posting back here only (docs/web.md).
@@ -64,15 +71,6 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     """Return the web application on ``database_url`` (else ``$ARENA_DATABASE_URL``, else
     ``sqlite:///arena.db``), with ``config`` set first (tests: a cheap password hasher).
     Nothing connects until a request needs the database."""
-    from web.api import init_api
-    from web.auth import init_auth
-    from web.bots import bots
-    from web.branches import branches
-    from web.compares import compares
-    from web.games import games
-    from web.pages import pages
-    from web.tournaments import tournaments
-
     app = Flask(__name__, instance_path=os.environ.get("ARENA_INSTANCE_PATH") or None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     app.config.update(config or {})
@@ -91,6 +89,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(SQLAlchemyError, _database_error)
+    app.register_error_handler(PermissionDenied, _refused)
+    app.register_error_handler(NotFound, _refused)
     app.add_template_filter(when)
     app.add_template_filter(duration)
     app.add_template_filter(ms)
@@ -123,24 +123,7 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
-def get_store() -> Store:
-    """The current app's :class:`Store`."""
-    store: Store = current_app.extensions[STORE_KEY]
-    return store
-
-
-def get_celery() -> Celery:
-    """The current app's Celery client, to send tasks by name (the broker of
-    ``ARENA_BROKER_URL``, or the one beside the database): made on first use."""
-    app: Celery | None = current_app.extensions.get(CELERY_KEY)
-    if app is None:
-        from arena.service.broker import make_app
-
-        app = make_app(None, None, current_app.config["DATABASE_URL"])
-        current_app.extensions[CELERY_KEY] = app
-    return app
-
-
+@public
 def healthz() -> tuple[dict[str, str], int]:
     """``{"status": "ok", "database": "ok"}`` (200) when the database answers ``SELECT 1``,
     else ``{"status": "error", "database": <the error>}`` (503)."""
@@ -169,8 +152,6 @@ def _security_headers(response: Response) -> Response:
 
 def _http_error(error: HTTPException) -> Any:
     if request.path.startswith("/api/"):
-        from web.api import json_error
-
         return json_error(error)
     code = error.code or 500
     if code == 413:
@@ -180,6 +161,14 @@ def _http_error(error: HTTPException) -> Any:
         )
     page = render_template("error.html", code=code, title=error.name, message=error.description)
     return page, code
+
+
+def _refused(error: PermissionDenied | NotFound) -> Any:
+    """An action refused by the service: 403 (or the login page), 404; JSON under /api/."""
+    if request.path.startswith("/api/"):
+        return json_response(403 if isinstance(error, PermissionDenied) else 404, str(error))
+    answer = refusal(error)
+    return _http_error(answer) if isinstance(answer, HTTPException) else answer
 
 
 def _database_error(error: SQLAlchemyError) -> Any:

@@ -1,4 +1,5 @@
-"""Accounts on the web: sign up, log in, log out, change password; who may do what.
+"""Accounts on the web: sign up, log in, log out, change password, API tokens; and how a
+route declares what it does.
 
 Sessions are Flask's signed cookie (HttpOnly, SameSite=Lax, Secure when ``ARENA_HTTPS`` is
 set): it holds the account id and the account's ``session_epoch`` when it logged in, so a
@@ -6,10 +7,11 @@ password change ends every other session. Logging in clears whatever the session
 before. Every form (and every htmx request, through ``hx-headers``) carries a CSRF token
 (Flask-WTF). Login attempts are rate-limited per account and address (Flask-Limiter).
 
-**Authorization lives here alone**: :data:`PERMISSIONS` says which role each action needs,
-and :func:`allowed` answers for an account and, where it matters, the resource's owner;
-views call :func:`require`. A classroom membership with a role of its own comes in as one
-more rule of :func:`allowed`, not as a change to every view.
+**Authorization is not decided here**: :mod:`arena.service.permissions` is the one table,
+and the service function behind every write checks its action itself. Each route declares
+its action: :func:`public` (``read-public``) or :func:`guarded` (a named action, checked
+before the view where no object is needed: anonymous visitors go to the login page, others
+get 403). A test lists the routes and checks every one is declared, every write guarded.
 """
 
 from __future__ import annotations
@@ -34,56 +36,48 @@ from flask import (
     session,
     url_for,
 )
-from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
-from flask_wtf.csrf import CSRFProtect
+from werkzeug import exceptions as http_exceptions
+from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.accounts import (
     MAX_PASSWORD,
     MIN_PASSWORD,
+    SCOPES,
     Account,
     authenticate,
-    change_password,
-    create_account,
+    change_own_password,
     find_account,
+    new_token,
     password_hasher,
+    revoke_own_token,
+    sign_up,
+    tokens_of,
 )
+from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
+from web.extensions import csrf, get_store, limiter
+from web.forms import sentence
 
 __all__ = [
+    "ACTION_ATTRIBUTE",
     "LOGIN_LIMIT",
-    "PERMISSIONS",
     "accounts",
-    "allowed",
     "current_account",
+    "guarded",
     "init_auth",
-    "login_required",
-    "require",
+    "public",
+    "refusal",
+    "to_login",
 ]
 
 accounts = Blueprint("accounts", __name__)
-csrf = CSRFProtect()
-limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
 #: Login attempts allowed per account name and address.
 LOGIN_LIMIT = "10 per minute"
-
-#: action -> the weakest role that may do it to anyone's resource; an owner may always act
-#: on its own resource where ``"owner"`` is listed.
-PERMISSIONS: dict[str, tuple[str, bool]] = {
-    "read-public": ("anonymous", False),
-    "read-source": ("admin", True),  # public sources: see allowed()
-    "read-faults": ("admin", True),
-    "upload": ("user", True),
-    "create-tournament": ("organiser", False),
-    "cancel-tournament": ("admin", True),
-    "start-compare": ("admin", True),  # of one's own bot (NEW) against any other
-    "start-branch": ("user", True),  # which bots it seats: arena.service.branches
-    "read-branch": ("admin", True),
-    "manage-users": ("admin", False),
-}
-_RANK = {"anonymous": 0, "user": 1, "organiser": 2, "admin": 3}
+#: The attribute where :func:`public` and :func:`guarded` record a view's action.
+ACTION_ATTRIBUTE = "arena_action"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -137,17 +131,11 @@ def _hasher() -> PasswordHasher:
     return hasher
 
 
-def _store() -> Any:
-    from web.app import get_store
-
-    return get_store()
-
-
 def _load_account() -> None:
     account = None
     user_id = session.get("uid")
     if isinstance(user_id, int):
-        account = find_account(_store(), user_id)
+        account = find_account(get_store(), user_id)
         if account is None or account.session_epoch != session.get("epoch"):
             session.clear()  # deleted, or its password changed since: log out
             account = None
@@ -160,43 +148,63 @@ def current_account() -> Account | None:
     return account
 
 
-def allowed(account: Account | None, action: str, *, owner: int | None = None) -> bool:
-    """Whether ``account`` (None: anonymous) may do ``action`` to a resource owned by the
-    account id ``owner`` (None: no owner)."""
-    role, owners_may = PERMISSIONS[action]
-    rank = 0 if account is None else _RANK[account.role]
-    if rank >= _RANK[role]:
-        return True
-    return owners_may and account is not None and owner is not None and account.id == owner
+def public(view: F) -> F:
+    """Declare a route a public read (``read-public``): anyone may, nothing is written."""
+    setattr(view, ACTION_ATTRIBUTE, "read-public")
+    return view
 
 
-def require(action: str, *, owner: int | None = None, hide: bool = False) -> Account | None:
-    """Stop the request unless :func:`allowed`: anonymous users go to the login page,
-    others get 403 (404 with ``hide``: a private resource is not acknowledged)."""
-    account = current_account()
-    if allowed(account, action, owner=owner):
-        return account
-    if hide:
-        abort(404)
-    if account is None:
-        abort(_to_login())
-    abort(403)
+def guarded(action: str, *, early: bool = True) -> Callable[[F], F]:
+    """Declare that a route does ``action`` (a name of the permission table).
+
+    With ``early``, the route is refused before the view runs to whoever may not do the
+    action to anything: an anonymous visitor goes to the login page, others get 403 (where
+    the action depends on the object, an owner's, only anonymous visitors are stopped
+    here). Without it, the view or the service behind it checks, with the object (the
+    API's routes: their actor is a token's, not the session's).
+
+    Raises:
+        KeyError: ``action`` is not in the permission table (at import time).
+    """
+    if action not in ACTIONS:
+        raise KeyError(f"no action {action!r} in arena.service.permissions")
+
+    def declare(view: F) -> F:
+        if not early:
+            setattr(view, ACTION_ATTRIBUTE, action)
+            return view
+
+        @functools.wraps(view)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            account = current_account()
+            if not allowed(account, action):
+                if account is None:
+                    return to_login()
+                if not PERMISSIONS[action][1]:  # no object could make it allowed
+                    abort(403)
+            return view(*args, **kwargs)
+
+        setattr(wrapped, ACTION_ATTRIBUTE, action)
+        return wrapped  # type: ignore[return-value]
+
+    return declare
 
 
-def _to_login() -> BaseResponse:
+def refusal(error: PermissionDenied | NotFound) -> BaseResponse | HTTPException:
+    """A page's answer to a refused action: the login page for anonymous visitors, else
+    403 (the refusal's own message where it has one); 404 for what is not found (the app
+    renders the HTTP errors)."""
+    if isinstance(error, NotFound):
+        message = str(error)
+        return http_exceptions.NotFound(sentence(message) if message else None)
+    if error.anonymous:
+        return to_login()
+    return http_exceptions.Forbidden(sentence(str(error)) if error.stated else None)
+
+
+def to_login() -> BaseResponse:
+    """Off to the login page, and back here after."""
     return redirect(url_for("accounts.login", next=request.full_path.rstrip("?")))
-
-
-def login_required(view: F) -> F:
-    """A view for logged-in accounts only (others go to the login page)."""
-
-    @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if current_account() is None:
-            return _to_login()
-        return view(*args, **kwargs)
-
-    return wrapped  # type: ignore[return-value]
 
 
 def _safe_next(target: str | None) -> str:
@@ -220,13 +228,14 @@ def _login_key() -> str:
 
 
 @accounts.route("/login", methods=["GET", "POST"])
+@guarded("log-in")
 @limiter.limit(LOGIN_LIMIT, key_func=_login_key, methods=["POST"])
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
     if request.method == "POST":
         name = request.form.get("name", "").strip()
         password = request.form.get("password", "")
-        account = authenticate(_store(), name, password, hasher=_hasher())
+        account = authenticate(get_store(), name, password, hasher=_hasher())
         if account is not None:
             _log_in(account)
             return redirect(_safe_next(request.form.get("next")))
@@ -236,6 +245,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
 
 
 @accounts.route("/signup", methods=["GET", "POST"])
+@guarded("sign-up")
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
@@ -246,9 +256,11 @@ def signup() -> BaseResponse | tuple[str, int] | str:
             flash("The two passwords differ.")
             return render_template("signup.html", name=name, **limits), 400
         try:
-            account = create_account(_store(), name, password, hasher=_hasher())
+            account = sign_up(get_store(), current_account(), name, password, hasher=_hasher())
+        except (PermissionDenied, NotFound):
+            raise
         except ArenaError as exc:
-            flash(_sentence(str(exc)))
+            flash(sentence(str(exc)))
             return render_template("signup.html", name=name, **limits), 400
         _log_in(account)
         flash(f"Welcome, {account.name}.")
@@ -257,6 +269,7 @@ def signup() -> BaseResponse | tuple[str, int] | str:
 
 
 @accounts.post("/logout")
+@guarded("log-out")
 def logout() -> BaseResponse:
     """Log out (a POST with the CSRF token: no one can log you out with a link)."""
     session.clear()
@@ -264,11 +277,9 @@ def logout() -> BaseResponse:
 
 
 @accounts.route("/account/password", methods=["GET", "POST"])
-@login_required
+@guarded("change-password")
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends."""
-    account = current_account()
-    assert account is not None
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
     if request.method == "POST":
         new = request.form.get("new", "")
@@ -276,11 +287,17 @@ def password() -> BaseResponse | tuple[str, int] | str:
             flash("The two new passwords differ.")
             return render_template("password.html", **limits), 400
         try:
-            changed = change_password(
-                _store(), account.id, request.form.get("current", ""), new, hasher=_hasher()
+            changed = change_own_password(
+                get_store(),
+                current_account(),
+                request.form.get("current", ""),
+                new,
+                hasher=_hasher(),
             )
+        except (PermissionDenied, NotFound):
+            raise
         except ArenaError as exc:
-            flash(_sentence(str(exc)))
+            flash(sentence(str(exc)))
             return render_template("password.html", **limits), 400
         _log_in(changed)  # this session goes on; the others end
         flash("Password changed. Every other session has ended.")
@@ -288,43 +305,37 @@ def password() -> BaseResponse | tuple[str, int] | str:
     return render_template("password.html", **limits)
 
 
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
 @accounts.route("/account/tokens", methods=["GET", "POST"])
-@login_required
+@guarded("manage-tokens")
 def tokens() -> tuple[str, int] | str:
     """Your API tokens: create one (shown once), see when each was last used, revoke."""
-    from arena.service.accounts import SCOPES, create_token, tokens_of
-
     account = current_account()
     assert account is not None
     created = None
     status = 200
     if request.method == "POST":
         try:
-            created = create_token(
-                _store(), account.id, request.form.get("name", ""), request.form.getlist("scopes")
+            created = new_token(
+                get_store(), account, request.form.get("name", ""), request.form.getlist("scopes")
             )
+        except (PermissionDenied, NotFound):
+            raise
         except ArenaError as exc:
-            flash(_sentence(str(exc)))
+            flash(sentence(str(exc)))
             status = 400
     page = render_template(
-        "tokens.html", tokens=tokens_of(_store(), account.id), scopes=SCOPES, created=created
+        "tokens.html", tokens=tokens_of(get_store(), account.id), scopes=SCOPES, created=created
     )
     return (page, status) if status != 200 else page
 
 
 @accounts.post("/account/tokens/<int:token_id>/revoke")
-@login_required
+@guarded("manage-tokens")
 def revoke(token_id: int) -> BaseResponse:
     """Revoke one of your tokens: it stops working at once."""
-    from arena.service.accounts import revoke_token
-
-    account = current_account()
-    assert account is not None
-    if not revoke_token(_store(), account.id, token_id):
+    try:
+        revoke_own_token(get_store(), current_account(), token_id)
+    except NotFound:
         abort(404)
     flash("Token revoked.")
     return redirect(url_for("accounts.tokens"))

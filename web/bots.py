@@ -17,25 +17,25 @@ from flask import (
     request,
     url_for,
 )
-from werkzeug.datastructures import FileStorage
 from werkzeug.wrappers import Response as BaseResponse
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service.bots import set_visibility
 from arena.service.games import GameFilter, game_list, opponent_table
+from arena.service.permissions import Target, allowed, require
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
     UploadView,
-    create_upload,
-    mark_sent,
-    screen_source,
+    receive_upload,
     upload_view,
 )
-from arena.service.views import bot_list, bot_source, bot_view, set_source_public
-from web.app import get_celery, get_store
-from web.auth import allowed, current_account, login_required, require
+from arena.service.views import bot_list, bot_source, bot_view
+from web.auth import current_account, guarded, public
+from web.extensions import get_celery, get_store
+from web.forms import read_file
 
-__all__ = ["UPLOAD_LIVE_SECONDS", "bots", "receive_upload", "send_check"]
+__all__ = ["UPLOAD_LIVE_SECONDS", "bots"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,27 +47,10 @@ RECENT_GAMES = 10
 UPLOAD_LIVE_SECONDS = 2
 
 
-def send_check(upload_id: int) -> None:
-    """Send the upload's check to the workers; if the broker is down, the sweep sends it
-    later (the upload waits, pending)."""
-    from arena.service.broker import send_uploads
-
-    try:
-        send_uploads(get_celery(), [upload_id])
-    except Exception as exc:  # the broker is unreachable: nothing is lost
-        logger.warning(
-            "upload %s: cannot reach the broker (%s); the sweep sends it", upload_id, exc
-        )
-        return
-    mark_sent(get_store(), [upload_id])
-
-
 @bots.route("/upload", methods=["GET", "POST"])
-@login_required
+@guarded("upload")
 def upload() -> BaseResponse | tuple[str, int] | str:
     """Upload a ``.py`` file as a new bot, or as the next version of one of yours."""
-    account = require("upload")
-    assert account is not None
     context: dict[str, Any] = {"max_bytes": MAX_SOURCE_BYTES, "name": request.form.get("name", "")}
     if request.method == "GET":
         return render_template("upload.html", **context)
@@ -76,8 +59,18 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         flash("Choose a .py file to upload.")
         return render_template("upload.html", **context), 400
     context["name"] = request.form.get("name", "").strip() or PurePath(file.filename).stem
+    filename, data = read_file(file)
     try:
-        view = receive_upload(account.id, file, request.form.get("name", ""))
+        view = receive_upload(
+            get_store(),
+            get_celery(),
+            current_account(),
+            filename,
+            data,
+            request.form.get("name", ""),
+        )
+    except (PermissionDenied, NotFound):
+        raise
     except (UploadError, ArenaError) as exc:
         message = str(exc)
         flash(message[:1].upper() + message[1:])
@@ -85,38 +78,17 @@ def upload() -> BaseResponse | tuple[str, int] | str:
     return redirect(url_for("bots.upload_page", upload_id=view.id))
 
 
-def receive_upload(owner_id: int, file: FileStorage, name: str) -> UploadView:
-    """Take an uploaded bot file, from the page or the API: read it (at most one byte past
-    the limit), screen it, store it as the owner's bot ``name`` (default: the file's stem)
-    and send its check to the workers if it needs one; return the upload.
-
-    Raises:
-        UploadError, ArenaError: the file or the name is refused (nothing is stored).
-    """
-    filename = PurePath((file.filename or "").replace("\\", "/")).name
-    try:
-        data = file.stream.read(MAX_SOURCE_BYTES + 1)
-    finally:
-        file.close()
-    source = screen_source(filename, data)
-    bot = name.strip() or PurePath(filename).stem
-    upload_id = create_upload(get_store(), owner_id, bot, filename, source)
-    view = upload_view(get_store(), upload_id)
-    assert view is not None
-    if view.pending:
-        send_check(upload_id)
-    return view
-
-
-def _upload_or_404(upload_id: int) -> Any:
+def _upload_or_404(upload_id: int) -> UploadView:
     view = upload_view(get_store(), upload_id)
     if view is None:
         abort(404)
-    require("read-faults", owner=view.owner_id, hide=True)  # its report is the owner's
+    # its report is the owner's
+    require(current_account(), "read-faults", Target(view.owner_id), hide="")
     return view
 
 
 @bots.get("/uploads/<int:upload_id>")
+@guarded("read-faults", early=False)
 def upload_page(upload_id: int) -> str:
     """An upload's check: pending (refreshing), then accepted or rejected with the reason."""
     view = _upload_or_404(upload_id)
@@ -124,6 +96,7 @@ def upload_page(upload_id: int) -> str:
 
 
 @bots.get("/uploads/<int:upload_id>/live")
+@guarded("read-faults", early=False)
 def upload_live(upload_id: int) -> str:
     """The upload page's live part (polled while the check runs)."""
     view = _upload_or_404(upload_id)
@@ -131,12 +104,14 @@ def upload_live(upload_id: int) -> str:
 
 
 @bots.get("/bots")
+@public
 def bot_index() -> str:
     """Every bot, the most recently updated first."""
     return render_template("bots.html", bots=bot_list(get_store()))
 
 
 @bots.get("/bots/<owner>/<name>")
+@public
 def bot_page(owner: str, name: str) -> str:
     """A bot: its versions with their check reports and ratings; faults and the source
     for those allowed to see them."""
@@ -144,16 +119,17 @@ def bot_page(owner: str, name: str) -> str:
     if view is None:
         abort(404, f"No bot {owner}/{name}.")
     account = current_account()
-    can_read_faults = allowed(account, "read-faults", owner=view.owner_id)
+    target = Target(view.owner_id)
+    can_read_faults = allowed(account, "read-faults", target)
     store = get_store()
     mine = GameFilter(bot=(owner, name))
     faults = GameFilter(bot=(owner, name), fault="mine")
     return render_template(
         "bot.html",
         bot=view,
-        can_read_source=view.source_public or allowed(account, "read-source", owner=view.owner_id),
+        can_read_source=view.source_public or allowed(account, "read-source", target),
         can_read_faults=can_read_faults,
-        can_publish=account is not None and allowed(account, "read-source", owner=view.owner_id),
+        can_publish=account is not None and allowed(account, "change-visibility", target),
         recent=game_list(store, mine, limit=RECENT_GAMES).rows,
         opponents=opponent_table(store, owner, name),
         faults=game_list(store, faults, limit=RECENT_GAMES).rows if can_read_faults else [],
@@ -161,6 +137,7 @@ def bot_page(owner: str, name: str) -> str:
 
 
 @bots.get("/bots/<owner>/<name>/v<int:version>/source")
+@guarded("read-source", early=False)
 def bot_source_page(owner: str, name: str, version: int) -> Response:
     """A version's source as text: for everyone if its owner made it public, else for the
     owner and the admins only (404 to anyone else: a private source is not acknowledged)."""
@@ -168,7 +145,7 @@ def bot_source_page(owner: str, name: str, version: int) -> Response:
     if view is None:
         abort(404)
     if not view.source_public:
-        require("read-source", owner=view.owner_id, hide=True)
+        require(current_account(), "read-source", Target(view.owner_id), hide="")
     source = bot_source(get_store(), owner, name, version)
     if source is None:
         abort(404)
@@ -178,13 +155,14 @@ def bot_source_page(owner: str, name: str, version: int) -> Response:
 
 
 @bots.post("/bots/<owner>/<name>/visibility")
+@guarded("change-visibility", early=False)
 def bot_visibility(owner: str, name: str) -> BaseResponse:
-    """Make the bot's source public or private again (its owner or an admin)."""
-    view = bot_view(get_store(), owner, name)
-    if view is None:
+    """Make the bot's source public or private again (its owner or an admin; 404 to anyone
+    else)."""
+    make_public = request.form.get("public") == "1"
+    try:
+        set_visibility(get_store(), current_account(), owner, name, make_public)
+    except NotFound:
         abort(404)
-    require("read-source", owner=view.owner_id, hide=True)
-    public = request.form.get("public") == "1"
-    set_source_public(get_store(), view.id, public)
-    flash("The source is now public." if public else "The source is now private.")
+    flash("The source is now public." if make_public else "The source is now private.")
     return redirect(url_for("bots.bot_page", owner=owner, name=name))

@@ -31,13 +31,13 @@ from arena.service.branches import (
     branch_point,
     branch_view,
     check_point,
-    create_branch,
-    mark_branches_sent,
+    start_branch,
     start_step,
 )
 from arena.service.games import GameRow, game_record
-from web.app import get_celery, get_store
-from web.auth import current_account, login_required, require
+from arena.service.permissions import Target, require
+from web.auth import current_account, guarded
+from web.extensions import get_celery, get_store
 from web.games import record_for_reader
 from web.viewer import (
     Position,
@@ -50,7 +50,7 @@ from web.viewer import (
     timeline_svg,
 )
 
-__all__ = ["LIVE_SECONDS", "branches", "send_branch"]
+__all__ = ["LIVE_SECONDS", "branches"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,21 +58,6 @@ branches = Blueprint("branches", __name__)
 
 #: How often a waiting branch's page asks whether it is done (seconds).
 LIVE_SECONDS = 2
-
-
-def send_branch(branch_id: int) -> None:
-    """Send the branch to the workers; if the broker is down, the sweep sends it later
-    (the branch waits, pending)."""
-    from arena.service.broker import send_branches
-
-    try:
-        send_branches(get_celery(), [branch_id])
-    except Exception as exc:  # the broker is unreachable: nothing is lost
-        logger.warning(
-            "branch %s: cannot reach the broker (%s); the sweep sends it", branch_id, exc
-        )
-        return
-    mark_branches_sent(get_store(), [branch_id])
 
 
 def _sentence(exc: BaseException) -> str:
@@ -146,12 +131,12 @@ def _whole(field: str, default: int | None = None) -> int:
 
 
 @branches.route("/games/<int:match_id>/<int:index>/branch", methods=["GET", "POST"])
-@login_required
+@guarded("start-branch")
 def new_branch(match_id: int, index: int) -> BaseResponse | tuple[str, int] | str:
     """ "What if…": choose a bot for each seat and the repetitions, from the state the query
     names (``round``, ``step``: the viewer's), or, posted, from ``round`` after ``turn``
     plays."""
-    account = require("start-branch")
+    account = current_account()
     assert account is not None
     row, record, replay = _game(match_id, index)
     if request.method == "GET":
@@ -181,14 +166,13 @@ def new_branch(match_id: int, index: int) -> BaseResponse | tuple[str, int] | st
                 raise BranchError(f"seat {seat}: choose a bot")
             chosen.append(int(text))
         times = _whole("times", 1)
-        branch_id = create_branch(
-            get_store(), account, match_id, index, round_number, turn, chosen, times
+        branch_id = start_branch(
+            get_store(), get_celery(), account, match_id, index, round_number, turn, chosen, times
         )
     except BranchError as exc:
         flash(_sentence(exc))
         context = _form_context(account, row, replay, round_number, turn, chosen, times)
         return render_template("branch_new.html", problem=None, **context), 400
-    send_branch(branch_id)
     return redirect(url_for("branches.branch_page", branch_id=branch_id))
 
 
@@ -196,7 +180,7 @@ def _view(branch_id: int) -> BranchView:
     view = branch_view(get_store(), branch_id)
     if view is None:
         abort(404)
-    require("read-branch", owner=view.requested_by, hide=True)
+    require(current_account(), "read-branch", Target(view.requested_by), hide="")
     return view
 
 
@@ -211,6 +195,7 @@ def _page_context(view: BranchView) -> dict[str, Any]:
 
 
 @branches.get("/branches/<int:branch_id>")
+@guarded("read-branch", early=False)
 def branch_page(branch_id: int) -> str:
     """A branch: waiting (refreshing), then each repetition's outcome beside the
     original's, a summary over the repetitions, links to each one in the viewer."""
@@ -218,12 +203,14 @@ def branch_page(branch_id: int) -> str:
 
 
 @branches.get("/branches/<int:branch_id>/live")
+@guarded("read-branch", early=False)
 def branch_live(branch_id: int) -> str:
     """The branch page's live part (polled while it waits for a worker)."""
     return render_template("_branch_live.html", **_page_context(_view(branch_id)))
 
 
 @branches.get("/branches/<int:branch_id>.jsonl")
+@guarded("read-branch", early=False)
 def branch_records(branch_id: int) -> Response:
     """Every repetition's record, one a line (``arena replay verify`` reads the file)."""
     view = _view(branch_id)
@@ -297,6 +284,7 @@ def _pair_state(
 
 
 @branches.get("/branches/<int:branch_id>/<int:number>")
+@guarded("read-branch", early=False)
 def repetition_page(branch_id: int, number: int) -> str:
     """Repetition ``number`` beside the original game, stepping together; opens where the
     branch takes up."""
@@ -315,6 +303,7 @@ def repetition_page(branch_id: int, number: int) -> str:
 
 
 @branches.get("/branches/<int:branch_id>/<int:number>/state")
+@guarded("read-branch", early=False)
 def repetition_state(branch_id: int, number: int) -> str:
     """The side-by-side view's state alone (the viewer's script swaps it in)."""
     view, record = _repetition(branch_id, number)
@@ -325,6 +314,7 @@ def repetition_state(branch_id: int, number: int) -> str:
 
 
 @branches.get("/branches/<int:branch_id>/<int:number>.json")
+@guarded("read-branch", early=False)
 def repetition_json(branch_id: int, number: int) -> Response:
     """Repetition ``number``'s record (``arena replay verify`` checks it)."""
     _, record = _repetition(branch_id, number)

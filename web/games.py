@@ -3,8 +3,8 @@ pairing, a tournament's faults), one game's page and its record as JSON.
 
 Everyone may see which games were played and how they ended (including which seat
 forfeited, and why in one word); the forfeiting bot's message and stderr are its owner's
-and the admins' only (``read-faults`` in :mod:`web.auth`), so a record is redacted for
-everyone else. The replay viewer will take over the game's page (issue 11).
+and the admins' only (``read-faults`` in :mod:`arena.service.permissions`), so a record
+is redacted for everyone else. The replay viewer will take over the game's page (issue 11).
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from arena.service.games import (
     record_verdict,
     redact_record,
 )
+from arena.service.permissions import Target, allowed
 from arena.service.views import rule_set_names
-from web.app import get_store
-from web.auth import allowed, current_account
+from web.auth import current_account, public
 from web.export import game_html
+from web.extensions import get_store
 from web.viewer import (
     Position,
     PositionError,
@@ -116,6 +117,7 @@ def _offset() -> int:
 
 
 @games.get("/games")
+@public
 def game_index() -> tuple[str, int] | str:
     """Stored games, newest first, with filters; works without JavaScript."""
     offset = _offset()
@@ -156,7 +158,7 @@ def record_for_reader(
     if row.fault_seat is None:
         return record
     owner = row.owners[row.fault_seat] if row.fault_seat < len(row.owners) else None
-    if allowed(account, "read-faults", owner=owner):
+    if allowed(account, "read-faults", Target(owner)):
         return record
     return redact_record(record)
 
@@ -215,6 +217,7 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
 
 
 @games.get("/games/<int:match_id>/<int:index>")
+@public
 def game_page(match_id: int, index: int) -> str:
     """One game in the replay viewer, at the state the query names (``round``, ``step``,
     ``seat``): a forfeited game opens at the fault."""
@@ -235,6 +238,7 @@ def game_page(match_id: int, index: int) -> str:
 
 
 @games.get("/games/<int:match_id>/<int:index>/state")
+@public
 def game_state(match_id: int, index: int) -> str:
     """The viewer's state alone (the script swaps it in): same query as the page."""
     _, record, replay = _replay(match_id, index)
@@ -284,6 +288,7 @@ def _group_state(games_: list[tuple[GameRow, Replay]], frames: list[int]) -> dic
 
 
 @games.get("/games/<int:match_id>/<int:index>/duplicate")
+@public
 def duplicate_page(match_id: int, index: int) -> str:
     """The games that played this game's deals with the seats rotated, side by side and
     stepping together; opens where they first differ."""
@@ -303,6 +308,7 @@ def duplicate_page(match_id: int, index: int) -> str:
 
 
 @games.get("/games/<int:match_id>/<int:index>/duplicate/state")
+@public
 def duplicate_state(match_id: int, index: int) -> str:
     """The duplicate view's state alone (the script swaps it in)."""
     games_, frames = _group(match_id, index)
@@ -310,6 +316,7 @@ def duplicate_state(match_id: int, index: int) -> str:
 
 
 @games.get("/games/<int:match_id>/<int:index>.html")
+@public
 def game_html_file(match_id: int, index: int) -> Response:
     """The game as one self-contained HTML file that steps through it offline (a download:
     its script is inline, for a file opened from disk)."""
@@ -327,6 +334,7 @@ def game_html_file(match_id: int, index: int) -> Response:
 
 
 @games.get("/games/<int:match_id>/<int:index>.json")
+@public
 def game_json(match_id: int, index: int) -> Response:
     """The game's record (the format ``arena replay verify`` checks)."""
     _, record = _stored(match_id, index)

@@ -14,6 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from arena.service.permissions import Target, allowed
 from arena.service.views import (
     PROVISIONAL_WIDTH,
     Leaderboard,
@@ -23,8 +24,8 @@ from arena.service.views import (
     tournament_list,
     tournament_view,
 )
-from web.app import get_store
-from web.auth import allowed, current_account
+from web.auth import current_account, public
+from web.extensions import get_store
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
 __all__ = ["LIVE_SECONDS", "pages", "stat_block"]
@@ -36,6 +37,7 @@ LIVE_SECONDS = 3
 
 
 @pages.get("/")
+@public
 def home() -> str:
     """Rule sets with their leaderboards, and the tournaments, newest first."""
     store = get_store()
@@ -45,6 +47,7 @@ def home() -> str:
 
 
 @pages.get("/leaderboards")
+@public
 def leaderboards() -> BaseResponse | str:
     """The first rule set's leaderboard, or a page saying there is none yet."""
     names = rule_set_names(get_store())
@@ -65,6 +68,7 @@ def _board(rules: str) -> Leaderboard:
 
 
 @pages.get("/leaderboards/<rules>")
+@public
 def leaderboard_page(rules: str) -> str:
     """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis."""
     board = _board(rules)
@@ -118,6 +122,7 @@ def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
 
 
 @pages.get("/leaderboards/<rules>/export.csv")
+@public
 def leaderboard_csv(rules: str) -> Response:
     """The leaderboard as CSV (the same toggles as the page)."""
     board = _board(rules)
@@ -131,6 +136,7 @@ def leaderboard_csv(rules: str) -> Response:
 
 
 @pages.get("/leaderboards/<rules>/export.json")
+@public
 def leaderboard_json(rules: str) -> dict[str, Any]:
     """The leaderboard as JSON (the same toggles as the page)."""
     board = _board(rules)
@@ -139,6 +145,7 @@ def leaderboard_json(rules: str) -> dict[str, Any]:
 
 
 @pages.get("/tournaments")
+@public
 def tournaments() -> str:
     """Every tournament, newest first."""
     return render_template(
@@ -164,7 +171,7 @@ def _tournament_context(name: str) -> dict[str, Any]:
     return {
         "t": view,
         "stat_block": stat_block(view),
-        "can_cancel": allowed(current_account(), "cancel-tournament", owner=view.owner_id),
+        "can_cancel": allowed(current_account(), "cancel-tournament", Target(view.owner_id)),
         "progress": progress_svg(view.progress),
         "axis": axis_svg(axis),
         "bars": bars,
@@ -205,12 +212,14 @@ def stat_block(view: TournamentView) -> str:
 
 
 @pages.get("/tournaments/<name>")
+@public
 def tournament_page(name: str) -> str:
     """A tournament: progress, standings with intervals, crosstable; live while it runs."""
     return render_template("tournament.html", **_tournament_context(name))
 
 
 @pages.get("/tournaments/<name>/live")
+@public
 def tournament_live(name: str) -> str:
     """The live part of a tournament's page (polled by htmx while it runs)."""
     return render_template("_tournament_live.html", **_tournament_context(name))

@@ -1,6 +1,11 @@
 """Stored tournaments from the command line: ``arena tournament create|run NAME|status|
 standings|list|export`` (docs/workers.md).
 
+The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`, an
+admin owning nothing): ``arena tournament create`` stores through the same service action
+as the web's form and the API (:func:`arena.service.tournaments.create_tournament`),
+without the bounds the web sets for accounts.
+
 A stored tournament is played by Celery workers (``arena worker``, on this machine or many);
 ``arena tournament run NAME`` sends its matches to them and follows its progress in the
 database, sweeping up after dead workers and lost tasks meanwhile, so a tournament
@@ -44,11 +49,12 @@ from arena.service.broker import BROKER_ERRORS
 from arena.service.matches import (
     Config,
     MatchSettings,
-    create_stored_tournament,
     send_pending,
     sweep,
     tournament_by_name,
 )
+from arena.service.permissions import OPERATOR
+from arena.service.tournaments import NewTournament, create_tournament
 from arena.store import db
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament
@@ -118,21 +124,21 @@ def tournament_create(
 
     rules = resolve_rules(rules_name)
     seed = new_seed() if seed is None else seed
+    new = NewTournament(
+        name=name,
+        rules=rules,
+        format=fmt,
+        entrants=tuple(split(bots)),
+        pool=tuple(split(pool)),
+        players=players,
+        teams=teams,
+        games_per_match=games,
+        seed=seed,
+        settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+    )
     with open_store(url) as store:
         try:
-            tournament_id, matches = create_stored_tournament(
-                store,
-                name=name,
-                rules=rules,
-                format=fmt,
-                entrants=split(bots),
-                pool=split(pool),
-                players=players,
-                teams=teams,
-                games_per_match=games,
-                seed=seed,
-                settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
-            )
+            tournament_id, matches = create_tournament(store, OPERATOR, new)
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
     click.echo(

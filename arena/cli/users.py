@@ -1,4 +1,7 @@
-"""``arena users``: the dashboard's accounts from the command line (the first admin)."""
+"""``arena users``: the dashboard's accounts from the command line (the first admin).
+
+The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`, an
+admin): it adds accounts through the same service action as any admin would."""
 
 from __future__ import annotations
 
@@ -36,10 +39,11 @@ def users_group(ctx: click.Context) -> None:
 def users_add_command(name: str, role: str, password: str, url: str | None) -> None:
     """Create the account NAME with ROLE (a bot owner stored by `arena bots add` without a
     password gets this one). The first admin is made this way."""
-    from arena.service.accounts import create_account, password_hasher
+    from arena.service.accounts import add_account, password_hasher
+    from arena.service.permissions import OPERATOR
 
     with open_store(url) as store:
-        account = create_account(store, name, password, role=role, hasher=password_hasher())
+        account = add_account(store, OPERATOR, name, password, role=role, hasher=password_hasher())
     click.echo(f"{account.name}: account created ({account.role})")
 
 

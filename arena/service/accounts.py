@@ -3,7 +3,11 @@
 A password is stored as its argon2id hash (argon2-cffi's defaults; tests use its cheapest
 profile). Roles are ``user`` (the default: uploads bots), ``organiser`` (also runs
 tournaments) and ``admin`` (everything; ``arena users add NAME --role admin`` makes the
-first). A user's ``session_epoch`` is raised when its password changes, which ends every
+first). The actions an actor asks for check their permission themselves
+(:mod:`arena.service.permissions`): :func:`sign_up`, :func:`add_account` (the operator, at
+the command line), :func:`change_own_password`, :func:`new_token`, :func:`revoke_own_token`;
+the functions they call (:func:`create_account`, ...) take ids and check nothing. A user's
+``session_epoch`` is raised when its password changes, which ends every
 session opened before.
 
 Users created by ``arena bots add --owner NAME`` have no password: they cannot log in
@@ -24,7 +28,8 @@ from argon2.profiles import CHEAPEST
 from sqlalchemy import select, update
 
 from arena.compete.names import check_name
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service.permissions import ROLES, Actor, Operator, require
 from arena.store.db import Store, as_utc
 from arena.store.models import ApiToken, User
 
@@ -37,19 +42,22 @@ __all__ = [
     "Account",
     "AccountError",
     "TokenView",
+    "add_account",
     "authenticate",
+    "change_own_password",
     "change_password",
     "create_account",
     "create_token",
     "find_account",
+    "new_token",
     "password_hasher",
+    "revoke_own_token",
     "revoke_token",
+    "sign_up",
     "token_account",
     "tokens_of",
 ]
 
-#: The roles, weakest first.
-ROLES = ("user", "organiser", "admin")
 #: Password length bounds (characters): long enough to matter, short enough to hash fast.
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 
@@ -289,3 +297,80 @@ def token_account(store: Store, token: str) -> tuple[Account, list[str]] | None:
         api_token, user = row
         api_token.last_used = datetime.now(UTC)
         return _account(user), list(api_token.scopes)
+
+
+# --- the actions, each checking its permission ------------------------------------------------
+
+
+def _own(actor: Actor, action: str) -> Account:
+    """``actor``'s account, if it may do ``action`` to its own account.
+
+    Raises:
+        PermissionDenied: anonymous, or the operator (who has no account).
+    """
+    require(actor, action, message="log in first")
+    if actor is None or isinstance(actor, Operator):
+        raise PermissionDenied("the operator has no account of its own", action=action)
+    return actor
+
+
+def sign_up(
+    store: Store, actor: Actor, name: str, password: str, *, hasher: PasswordHasher
+) -> Account:
+    """Create the account ``name`` with the role ``user`` (anyone may).
+
+    Raises:
+        As :func:`create_account`.
+    """
+    require(actor, "sign-up")
+    return create_account(store, name, password, hasher=hasher)
+
+
+def add_account(
+    store: Store, actor: Actor, name: str, password: str, *, role: str, hasher: PasswordHasher
+) -> Account:
+    """Create the account ``name`` with ``role`` (an admin: ``arena users add`` is the
+    operator).
+
+    Raises:
+        PermissionDenied: ``actor`` is not an admin.
+        As :func:`create_account`.
+    """
+    require(actor, "manage-users", message="only admins add accounts with a role")
+    return create_account(store, name, password, role=role, hasher=hasher)
+
+
+def change_own_password(
+    store: Store, actor: Actor, current: str, new: str, *, hasher: PasswordHasher
+) -> Account:
+    """Change ``actor``'s own password (as :func:`change_password`).
+
+    Raises:
+        PermissionDenied: no account is logged in.
+        AccountError: as :func:`change_password`.
+    """
+    account = _own(actor, "change-password")
+    return change_password(store, account.id, current, new, hasher=hasher)
+
+
+def new_token(store: Store, actor: Actor, name: str, scopes: list[str]) -> str:
+    """A new API token of ``actor``'s own (as :func:`create_token`).
+
+    Raises:
+        PermissionDenied: no account is logged in.
+        AccountError: as :func:`create_token`.
+    """
+    account = _own(actor, "manage-tokens")
+    return create_token(store, account.id, name, scopes)
+
+
+def revoke_own_token(store: Store, actor: Actor, token_id: int) -> None:
+    """Revoke one of ``actor``'s own live tokens.
+
+    Raises:
+        PermissionDenied: no account is logged in.
+        NotFound: ``actor`` has no live token ``token_id``.
+    """
+    account = _own(actor, "manage-tokens")
+    if not revoke_token(store, account.id, token_id):
+        raise NotFound(f"no live token {token_id} of yours")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
@@ -36,10 +36,14 @@ from arena.match.sandbox import Limits
 from arena.service.accounts import Account
 from arena.service.games import game_record
 from arena.service.matches import Config, MatchSettings, bot_files
+from arena.service.permissions import Actor, allowed, require
 from arena.service.views import REFERENCE_OWNER
 from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, GameRecord, Match, Tournament, User
 from arena.store.models import Branch as BranchRow
+
+if TYPE_CHECKING:
+    from celery import Celery
 
 __all__ = [
     "MAX_TIMES",
@@ -56,6 +60,7 @@ __all__ = [
     "create_branch",
     "mark_branches_sent",
     "run_branch",
+    "start_branch",
     "start_step",
     "unsent_branches",
 ]
@@ -109,7 +114,7 @@ def _kind(account: Account, owner_id: int, owner: str, public: bool) -> str:
 
 
 def _may_seat(account: Account, kind: str) -> bool:
-    return kind != "other" or account.has_role("admin")
+    return kind != "other" or allowed(account, "seat-any-bot")
 
 
 def bot_choices(store: Store, account: Account) -> list[BotChoice]:
@@ -316,6 +321,34 @@ def create_branch(
         session.add(row)
         session.flush()
         return row.id
+
+
+def start_branch(
+    store: Store,
+    celery: Celery,
+    actor: Actor,
+    match_id: int,
+    index: int,
+    round_number: int,
+    turn: int,
+    seats: Sequence[int],
+    times: int,
+) -> int:
+    """Store the branch ``actor`` asks for (as :func:`create_branch`) and send it to the
+    workers (if the broker is down, the sweep sends it); return its id.
+
+    Raises:
+        PermissionDenied: ``actor`` may not start branches (anonymous).
+        BranchError: as :func:`create_branch`.
+    """
+    from arena.service.dispatch import dispatch_branch
+
+    require(actor, "start-branch", message="log in to start a branch")
+    if not isinstance(actor, Account):
+        raise BranchError("a branch is an account's: the operator has none")
+    branch_id = create_branch(store, actor, match_id, index, round_number, turn, seats, times)
+    dispatch_branch(store, celery, branch_id)
+    return branch_id
 
 
 # --- playing (the worker) ------------------------------------------------------------------

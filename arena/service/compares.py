@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import LUCK_TERMS, GroupMargin, draw_luck, game_margin, game_score
-from arena.compete.names import fit_name
+from arena.compete.names import fit_name, parse_reference
 from arena.compete.sprt import (
     STATISTICS,
     MarginScores,
@@ -42,15 +43,24 @@ from arena.compete.sprt import (
 )
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name, schedule
-from arena.engine.rules import Rules
+from arena.engine.rules import PRESETS, Rules
+from arena.errors import ArenaError, NotFound
+from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament
+from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
+from arena.service.views import bot_view
 from arena.store.db import Store, as_utc
 from arena.store.models import Match, RuleSet, Tournament, User
 from arena.store.queue import tournament_progress, void_pending
 
+if TYPE_CHECKING:
+    from celery import Celery
+
 __all__ = [
     "COMPARE_FORMAT",
+    "MAX_COMPARE_GAMES",
+    "CompareRequest",
     "CompareState",
     "CompareTest",
     "CompareView",
@@ -63,6 +73,7 @@ __all__ = [
     "group_of",
     "group_size",
     "new_game",
+    "start_compare",
     "stop_if_decided",
     "tally",
     "verdict_of",
@@ -70,6 +81,8 @@ __all__ = [
 
 #: The stored tournaments' format.
 COMPARE_FORMAT = "compare"
+#: Games a compare started by an account (the web, the API) may play, at most.
+MAX_COMPARE_GAMES = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,3 +462,113 @@ def compare_view(store: Store, name: str) -> CompareView:
         fast_llr=reading.fast_llr,
         fast_upper=reading.fast_upper,
     )
+
+
+# --- starting one for an account -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRequest:
+    """A compare as an account asks for it (the page's form, the API's body); the ranges
+    are checked by :func:`start_compare`, each with its own message."""
+
+    new: str
+    old: str
+    rules: str
+    players: int = 2
+    teams: bool = False
+    statistic: Statistic = "margin"
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 2000
+    batch: int = 8
+    move_ms: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class StartedCompare:
+    """A compare stored for an account: its tournament, its name, whether the broker took
+    its matches (if not they wait, pending, for the sweep)."""
+
+    tournament_id: int
+    name: str
+    sent: bool
+
+
+def _checked_rules(wanted: CompareRequest) -> Rules:
+    """The request's rule set, its players, games, time and batch checked.
+
+    Raises:
+        ArenaError: a parameter out of its range (the message says which).
+        RulesError: players or teams the rule set does not allow.
+    """
+    rules = PRESETS.get(wanted.rules)
+    if rules is None:
+        raise ArenaError(f"choose a rule set ({', '.join(PRESETS)})")
+    if not 2 <= wanted.players <= max(rules.players):
+        raise ArenaError(f"players must be 2 to {max(rules.players)} under {rules.name}")
+    rules.check_players(wanted.players, wanted.teams)
+    size = group_size(wanted.players, wanted.teams)
+    if not size <= wanted.max_games <= MAX_COMPARE_GAMES:
+        raise ArenaError(f"games must be {size} to {MAX_COMPARE_GAMES}")
+    if not 10 <= wanted.move_ms <= 10_000:
+        raise ArenaError("the time a move must be 10 to 10000 ms")
+    if not 1 <= wanted.batch <= 1000:
+        raise ArenaError("the batch must be 1 to 1000 deal groups")
+    return rules
+
+
+def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
+    """Both bots are stored as ``OWNER/NAME[@VERSION]``, and NEW is one ``actor`` may test.
+
+    Raises:
+        ArenaError: a reference without its owner.
+        NotFound: a bot is not stored.
+        PermissionDenied: NEW is not ``actor``'s bot (nor ``actor`` an admin).
+    """
+    for which, spec in (("NEW", wanted.new), ("OLD", wanted.old)):
+        reference = parse_reference(spec)
+        if reference.owner is None:
+            raise ArenaError(f"{which} must be OWNER/NAME[@VERSION], not {spec!r}")
+        view = bot_view(store, reference.owner, reference.name)
+        if view is None:
+            raise NotFound(f"no bot {reference.owner}/{reference.name}")
+        if which == "NEW":
+            message = f"only the owner of {spec} may test it against others"
+            require(actor, "start-compare", Target(view.owner_id), message=message)
+
+
+def start_compare(
+    store: Store, celery: Celery, actor: Actor, wanted: CompareRequest
+) -> StartedCompare:
+    """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
+    the actor's own bot (any bot, for an admin).
+
+    Raises:
+        PermissionDenied: NEW is someone else's bot (or no one is logged in).
+        NotFound: a bot is not stored.
+        ArenaError, ValueError: a bad parameter (the message says which).
+    """
+    rules = _checked_rules(wanted)
+    _check_bots(store, actor, wanted)
+    try:
+        test = make_test(wanted.statistic, wanted.elo0, wanted.elo1, wanted.alpha, wanted.beta)
+    except ValueError as exc:
+        raise ArenaError(f"the test's parameters: {exc}") from None
+    tournament_id, name = create_compare(
+        store,
+        new=wanted.new,
+        old=wanted.old,
+        rules=rules,
+        players=wanted.players,
+        teams=wanted.teams,
+        test=test,
+        max_games=wanted.max_games,
+        batch=wanted.batch,
+        seed=random.SystemRandom().getrandbits(62),
+        settings=MatchSettings(move_seconds=wanted.move_ms / 1000),
+        owner_id=actor_id(actor),
+    )
+    return StartedCompare(tournament_id, name, dispatch_matches(store, celery, tournament_id))

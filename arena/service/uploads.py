@@ -18,8 +18,8 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select, update
 
@@ -27,9 +27,14 @@ from arena.compete.names import check_name, fit_name
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
+from arena.service.accounts import Account
+from arena.service.permissions import Actor, require
 from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, RuleSet, Tournament, Upload, User
 from arena.store.models import Rating as RatingRow
+
+if TYPE_CHECKING:
+    from celery import Celery
 
 __all__ = [
     "MAX_SOURCE_BYTES",
@@ -44,6 +49,7 @@ __all__ = [
     "create_upload",
     "mark_sent",
     "placement_name",
+    "receive_upload",
     "screen_source",
     "unsent_uploads",
     "upload_view",
@@ -147,6 +153,36 @@ def create_upload(store: Store, owner_id: int, bot_name: str, filename: str, sou
         session.add(upload)
         session.flush()
         return upload.id
+
+
+def receive_upload(
+    store: Store, celery: Celery, actor: Actor, filename: str, data: bytes, name: str = ""
+) -> UploadView:
+    """Take a bot file ``actor`` uploads (the page, the API): screen ``data`` (read up to
+    one byte past :data:`MAX_SOURCE_BYTES`), store it as the actor's bot ``name`` (default:
+    the file's stem) and send its check to the workers if it needs one (if the broker is
+    down, the sweep sends it); return the upload.
+
+    Raises:
+        PermissionDenied: ``actor`` may not upload (anonymous).
+        UploadError, ArenaError: the file or the name is refused (nothing is stored).
+    """
+    from arena.service.dispatch import dispatch_upload
+
+    require(actor, "upload", message="log in to upload a bot")
+    if not isinstance(actor, Account):
+        raise UploadError(
+            "An upload needs an account: the operator stores bots with `arena bots add`."
+        )
+    filename = PurePath(filename.replace("\\", "/")).name
+    source = screen_source(filename, data)
+    bot = name.strip() or PurePath(filename).stem
+    upload_id = create_upload(store, actor.id, bot, filename, source)
+    view = upload_view(store, upload_id)
+    assert view is not None
+    if view.pending:
+        dispatch_upload(store, celery, upload_id)
+    return view
 
 
 def unsent_uploads(store: Store, *, older_than: float = 0.0) -> list[int]:

@@ -369,3 +369,33 @@ def test_a_source_is_its_owners_until_made_public(app: Flask, store: Store) -> N
     assert view is not None
     set_source_public(store, view.id, True)
     assert client.get(path, headers=bob_token).get_data() == GREEDY
+
+
+def test_with_the_broker_down_the_api_starts_work_and_writes_no_session(
+    app: Flask, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The work is stored (the sweep sends it later) and the answer is the usual one; no
+    flash message lands in a session nobody reads (issue 19)."""
+    from arena.service import dispatch
+
+    def down(*_: object) -> None:
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(dispatch, "send_matches", down)
+    monkeypatch.setattr(dispatch, "send_uploads", down)
+    ada = _account_id(store, "ada")
+    store.add_bot_version("ada", "greedy", GREEDY.decode(), {})
+    store_bots(store)
+    token = _bearer(create_token(store, ada, "ci", ["read", "run", "upload"]))
+    client = app.test_client()
+    body = {"new": "ada/greedy", "old": "bob/counter", "rules": "draw"}
+    started = client.post("/api/v1/compares", json=body, headers=token)
+    assert started.status_code == 202, started.get_json()
+    assert started.get_json()["progress"]["pending"] > 0
+    source = {"source": (io.BytesIO(GREEDY + b"\n# v9\n"), "greedy.py")}
+    uploaded = client.post("/api/v1/bots", data=source, headers=token)
+    assert uploaded.status_code == 202 and uploaded.get_json()["status"] == "pending"
+    for answer in (started, uploaded):
+        assert "Set-Cookie" not in answer.headers
+    with client.session_transaction() as session:
+        assert "_flashes" not in session

@@ -13,12 +13,13 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from arena.service.accounts import Account, create_account
+from arena.service.permissions import PERMISSIONS, Target, allowed
 from arena.service.uploads import create_upload
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD, csrf_token
 from web import create_app
-from web.auth import LOGIN_LIMIT, PERMISSIONS, allowed
+from web.auth import LOGIN_LIMIT
 
 
 @pytest.fixture
@@ -277,12 +278,13 @@ def test_permissions_by_role_and_ownership(action: str) -> None:
     user = Account(1, "u", "user", 0)
     organiser = Account(2, "o", "organiser", 0)
     admin = Account(3, "a", "admin", 0)
-    assert allowed(admin, action, owner=99)
-    assert allowed(None, action) == (action == "read-public")
     role, owners_may = PERMISSIONS[action]
-    assert allowed(user, action, owner=1) == (owners_may or role in ("anonymous", "user"))
-    assert allowed(user, action, owner=99) == (role in ("anonymous", "user"))
-    assert allowed(organiser, action, owner=99) == (role in ("anonymous", "user", "organiser"))
+    assert allowed(admin, action, Target(99))
+    # the actions anyone may do: reading public pages, and signing up, in and out
+    assert allowed(None, action) == (role == "anonymous")
+    assert allowed(user, action, Target(1)) == (owners_may or role in ("anonymous", "user"))
+    assert allowed(user, action, Target(99)) == (role in ("anonymous", "user"))
+    assert allowed(organiser, action, Target(99)) == (role in ("anonymous", "user", "organiser"))
 
 
 def test_without_a_configured_key_one_is_generated_and_kept(

@@ -1,0 +1,169 @@
+"""Who may do what to which object: the one permission table the web pages, the API and
+the command line ask.
+
+An **actor** is an :class:`~arena.service.accounts.Account` (logged in on the web, or the
+owner of an API token), ``None`` (anonymous), or :data:`OPERATOR`: whoever runs the
+``arena`` command on the deployment's machine. The operator holds the database already, so
+it is an admin by definition, and it owns nothing (what it creates has no owner account).
+
+An **action** is a name in :data:`PERMISSIONS`: the weakest role that may do it to anyone's
+object, and whether an object's owner may always do it to its own. A **target** is the
+object acted on, as far as permissions care (:class:`Target`: today its owner). The roles
+rank ``anonymous < user < organiser < admin`` (:data:`ROLE_RANKS`).
+
+Rules beyond roles and ownership (a teacher over the bots of the pupils of a class, a
+competition's organiser over its entrants) are added as :data:`EXTRA_RULES`: functions of
+the actor and the target, each granting an action where it holds. Views never change for a
+new rule: every service function checks its action itself with :func:`require`, and views
+ask :func:`allowed` only to decide what a page shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
+
+from arena.errors import NotFound, PermissionDenied
+
+if TYPE_CHECKING:
+    from arena.service.accounts import Account
+
+__all__ = [
+    "ACTIONS",
+    "EXTRA_RULES",
+    "OPERATOR",
+    "PERMISSIONS",
+    "ROLES",
+    "ROLE_RANKS",
+    "Actor",
+    "Operator",
+    "Rule",
+    "Target",
+    "actor_id",
+    "allowed",
+    "require",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """Whoever runs the ``arena`` command on the deployment's machine: an admin with no
+    account (what it creates has no owner)."""
+
+    name: str = "operator"
+    role: str = "admin"
+
+
+#: The command line's actor.
+OPERATOR = Operator()
+
+#: Who acts: an account, the operator, or None (anonymous).
+Actor: TypeAlias = "Account | Operator | None"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The object an action is done to, as permissions see it.
+
+    Attributes:
+        owner_id: the account that owns it (None: nobody, or the operator).
+    """
+
+    owner_id: int | None = None
+
+
+#: The accounts' roles, weakest first.
+ROLES = ("user", "organiser", "admin")
+#: The roles' ranks: an actor may do what its role's rank or any lower rank may do.
+ROLE_RANKS: dict[str, int] = {"anonymous": 0, **{role: i + 1 for i, role in enumerate(ROLES)}}
+
+#: action -> (the weakest role that may do it to anyone's object, whether an object's
+#: owner may always do it to its own).
+PERMISSIONS: dict[str, tuple[str, bool]] = {
+    # reading
+    "read-public": ("anonymous", False),  # every page and API read that shows no secret
+    "read-source": ("admin", True),  # a private source (public ones are read-public)
+    "read-faults": ("admin", True),  # a fault's message and stderr, an upload's report
+    "read-branch": ("admin", True),
+    # accounts: one's own (the service acts on the actor's account only)
+    "sign-up": ("anonymous", False),
+    "log-in": ("anonymous", False),
+    "log-out": ("anonymous", False),
+    "change-password": ("user", False),
+    "manage-tokens": ("user", False),
+    "manage-users": ("admin", False),  # accounts with a role, from the command line
+    # bots
+    "upload": ("user", True),
+    "change-visibility": ("admin", True),  # make a bot's source public or private
+    # work for the workers
+    "create-tournament": ("organiser", False),
+    "cancel-tournament": ("admin", True),
+    "start-compare": ("admin", True),  # of one's own bot (NEW) against any other
+    "start-branch": ("user", True),
+    # a branch seats one's own bots, reference bots and public ones; these roles any bot
+    "seat-any-bot": ("admin", False),
+}
+
+#: Every action.
+ACTIONS = frozenset(PERMISSIONS)
+
+#: A rule beyond roles and ownership: whether it lets the actor do the action to the target.
+Rule: TypeAlias = "Callable[[Account, Target | None], bool]"
+
+#: action -> more rules, any of which grants it (the next roles add theirs here).
+EXTRA_RULES: dict[str, list[Rule]] = {}
+
+
+def actor_id(actor: Actor) -> int | None:
+    """The account id of ``actor`` (None: anonymous, or the operator)."""
+    return None if actor is None or isinstance(actor, Operator) else actor.id
+
+
+def allowed(actor: Actor, action: str, target: Target | None = None) -> bool:
+    """Whether ``actor`` may do ``action`` to ``target`` (None: to no object in
+    particular).
+
+    Raises:
+        KeyError: ``action`` is not in :data:`PERMISSIONS`.
+    """
+    role, owners_may = PERMISSIONS[action]
+    rank = 0 if actor is None else ROLE_RANKS[actor.role]
+    if rank >= ROLE_RANKS[role]:
+        return True
+    if actor is None or isinstance(actor, Operator):
+        return False
+    if owners_may and target is not None and target.owner_id == actor.id:
+        return True
+    return any(rule(actor, target) for rule in EXTRA_RULES.get(action, ()))
+
+
+def require(
+    actor: Actor,
+    action: str,
+    target: Target | None = None,
+    *,
+    message: str | None = None,
+    hide: str | None = None,
+) -> None:
+    """Return if :func:`allowed`, else raise.
+
+    Args:
+        message: what the refusal says (else a generic sentence naming the action).
+        hide: raise :class:`NotFound` with this message instead: a private object is not
+            acknowledged to those who may not see it.
+
+    Raises:
+        PermissionDenied: refused (``anonymous`` set for a visitor not logged in).
+        NotFound: refused, with ``hide``.
+    """
+    if allowed(actor, action, target):
+        return
+    if hide is not None:
+        raise NotFound(hide)
+    raise PermissionDenied(
+        message or f"you may not {action.replace('-', ' ')}",
+        action=action,
+        anonymous=actor is None,
+        stated=message is not None,
+    )

@@ -1,0 +1,141 @@
+"""Every route goes through the permission module, and web/ has no import circle.
+
+Each route declares its action (``web.auth.public`` or ``web.auth.guarded``): the test lists
+the app's URL map and checks every endpoint is declared with an action of
+:mod:`arena.service.permissions`, and every write (POST, PUT, PATCH, DELETE) with one that
+is not a public read. The import graph of web/'s modules, read from their source (imports
+inside functions too), must have no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+
+from arena.service.permissions import ACTIONS
+from tests.paths import REPO
+from web import create_app
+from web.auth import ACTION_ATTRIBUTE
+
+WEB = REPO / "web"
+#: Endpoints that are not ours: Flask's static files, spectree's OpenAPI document.
+FOREIGN = {"static", "openapi_api/spec"}
+WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[Flask]:
+    app = create_app("sqlite:///:memory:")
+    yield app
+    app.extensions["arena_store"].close()
+
+
+def test_every_route_declares_an_action_of_the_permission_module(app: Flask) -> None:
+    undeclared, unknown, unguarded = [], [], []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint in FOREIGN:
+            continue
+        action = getattr(app.view_functions[rule.endpoint], ACTION_ATTRIBUTE, None)
+        if action is None:
+            undeclared.append(rule.rule)
+        elif action not in ACTIONS:
+            unknown.append(f"{rule.rule}: {action}")
+        elif (rule.methods or set()) & WRITES and action == "read-public":
+            unguarded.append(rule.rule)
+    assert not undeclared, f"routes declaring no action: {undeclared}"
+    assert not unknown, f"actions not in arena.service.permissions: {unknown}"
+    assert not unguarded, f"writes declared as public reads: {unguarded}"
+
+
+def test_the_writes_are_the_expected_actions(app: Flask) -> None:
+    """A route's action names what it does (so a new write is a deliberate entry)."""
+    writes = {
+        rule.rule: getattr(app.view_functions[rule.endpoint], ACTION_ATTRIBUTE)
+        for rule in app.url_map.iter_rules()
+        if (rule.methods or set()) & WRITES
+    }
+    assert writes == {
+        "/login": "log-in",
+        "/signup": "sign-up",
+        "/logout": "log-out",
+        "/account/password": "change-password",
+        "/account/tokens": "manage-tokens",
+        "/account/tokens/<int:token_id>/revoke": "manage-tokens",
+        "/api/v1/bots": "upload",
+        "/api/v1/tournaments": "create-tournament",
+        "/api/v1/tournaments/<name>/cancel": "cancel-tournament",
+        "/api/v1/compares": "start-compare",
+        "/upload": "upload",
+        "/bots/<owner>/<name>/visibility": "change-visibility",
+        "/tournaments/new": "create-tournament",
+        "/tournaments/<name>/cancel": "cancel-tournament",
+        "/compares/new": "start-compare",
+        "/games/<int:match_id>/<int:index>/branch": "start-branch",
+    }
+
+
+def _imports(path: Path) -> set[str]:
+    """The web modules ``path`` imports, anywhere in it (``web.x`` names)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        found |= {name for name in names if (WEB / f"{name[4:]}.py").is_file()}
+    return {name for name in found if name.startswith("web.")}
+
+
+def _graph() -> dict[str, set[str]]:
+    return {
+        f"web.{path.stem}": _imports(path) - {f"web.{path.stem}"}
+        for path in sorted(WEB.glob("*.py"))
+        if path.stem != "__init__"  # the package imports web.app: that is no cycle
+    }
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` (its modules in order), or None."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_the_web_modules_import_each_other_without_a_cycle() -> None:
+    graph = _graph()
+    assert "web.app" in graph and graph["web.app"] >= {"web.api", "web.pages", "web.extensions"}
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+    importers = sorted(name for name, imported in graph.items() if "web.app" in imported)
+    assert importers == [], f"web.app is imported by {importers}: import web.extensions"
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("module", sorted(_graph()))
+def test_each_web_module_imports_on_its_own(module: str) -> None:
+    assert importlib.import_module(module).__name__ == module

@@ -1,0 +1,58 @@
+"""What the pages' forms share: reading numbers from a form, and an error as a sentence."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from flask import request
+from werkzeug.datastructures import FileStorage
+
+from arena.errors import ArenaError
+from arena.service.uploads import MAX_SOURCE_BYTES
+
+__all__ = ["form_float", "form_int", "read_file", "sentence"]
+
+
+def read_file(file: FileStorage, limit: int = MAX_SOURCE_BYTES) -> tuple[str, bytes]:
+    """An uploaded file's name (its last part) and at most ``limit`` + 1 bytes of it (one
+    past the limit: enough to tell it is too big); the file is closed."""
+    filename = PurePath((file.filename or "").replace("\\", "/")).name
+    try:
+        return filename, file.stream.read(limit + 1)
+    finally:
+        file.close()
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence: a capital first, a full stop last."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def form_int(field: str, default: int) -> int:
+    """The form's whole number ``field`` (``default`` when left empty).
+
+    Raises:
+        ArenaError: not a whole number (the message names the field).
+    """
+    text = request.form.get(field, "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise ArenaError(
+            f"{field.replace('_', ' ')} must be a whole number, not {text!r}"
+        ) from None
+
+
+def form_float(field: str, default: float) -> float:
+    """The form's number ``field`` (``default`` when left empty).
+
+    Raises:
+        ArenaError: not a number (the message names the field).
+    """
+    text = request.form.get(field, "").strip()
+    try:
+        return float(text) if text else default
+    except ValueError:
+        raise ArenaError(f"{field} must be a number, not {text!r}") from None
