@@ -765,12 +765,17 @@ def test_make_app_reliability_settings_on_redis(no_broker_env: Path) -> None:
     assert conf.task_acks_late is True and conf.task_reject_on_worker_lost is True
     assert conf.worker_prefetch_multiplier == 1 and conf.task_ignore_result is True
     assert conf.task_default_queue == broker.QUEUE
-    # uploads' checks first: a worker takes a waiting check before the next match
-    assert [q.name for q in conf.task_queues] == [broker.CHECK_QUEUE, broker.QUEUE]
+    # uploads' checks first, then interactive work: a worker takes them before a match
+    assert [q.name for q in conf.task_queues] == [
+        broker.CHECK_QUEUE,
+        broker.INTERACTIVE_QUEUE,
+        broker.QUEUE,
+    ]
     assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     assert conf.broker_transport_options["visibility_timeout"] >= 2 * config.match_time_limit
     assert (conf.task_time_limit, conf.task_soft_time_limit) == (5000, 4970)
-    assert conf.beat_schedule == {"arena-sweep": {"task": broker.SWEEP, "schedule": 7}}
+    # no sweep task in a work queue: each worker's main process sweeps from a thread
+    assert not conf.beat_schedule
     default = broker.make_app("redis://127.0.0.1:1/0", Config()).conf
     assert default.broker_transport_options["visibility_timeout"] >= 2 * 1800
     short = broker.make_app("redis://127.0.0.1:1/0", Config(match_time_limit=10)).conf
@@ -799,7 +804,7 @@ def test_make_app_filesystem_transport(
     }
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1 and conf.task_time_limit == 100
-    assert conf.beat_schedule["arena-sweep"] == {"task": "arena.sweep", "schedule": 3.0}
+    assert not conf.beat_schedule  # the workers sweep from a thread (workers/tasks.py)
     assert broker.make_app().conf.broker_transport_options["data_folder_in"] == str(
         broker.default_broker_dir() / "queue"
     )
