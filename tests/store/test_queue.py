@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
@@ -273,9 +273,7 @@ def test_a_compare_is_in_the_interactive_lane(store: Store) -> None:
 
     played, compare = _tournament(store, 2, name="cup"), _tournament(store, 2, name="cmp")
     with store.write() as session:
-        session.execute(
-            Tournament.__table__.update().where(Tournament.id == compare).values(format="compare")
-        )
+        session.execute(update(Tournament).where(Tournament.id == compare).values(format="compare"))
     mark_queued(store, _ids(store, played) + _ids(store, compare), T0)
     assert match_lanes(store, _ids(store, compare) + _ids(store, played)) == {
         "interactive": _ids(store, compare),
@@ -346,10 +344,30 @@ def test_an_expired_lease_of_a_cancelled_tournament_left_running_is_voided_by_th
     assert stale is not None
     with store.write() as session:
         session.execute(
-            Tournament.__table__.update()
-            .where(Tournament.id == tournament)
-            .values(status="cancelled")
+            update(Tournament).where(Tournament.id == tournament).values(status="cancelled")
         )
     assert requeue_expired(store, now=T0 + timedelta(seconds=5)) == []
     progress = tournament_progress(store, tournament)
     assert progress["void"] == 1 and progress["running"] == 0
+
+
+def test_the_tournament_page_says_its_place_in_the_queue(store: Store) -> None:
+    from arena.service.views import queue_position
+    from arena.store.queue import cancel_tournament, mark_queued
+
+    ids = [_tournament(store, 2, name=f"t{i}") for i in range(4)]
+    for i, tournament in enumerate(ids[:3]):
+        mark_queued(store, _ids(store, tournament), T0 + timedelta(seconds=i))
+    assert queue_position(store, ids[2]) == "waiting: 2 tournaments ahead"
+    assert queue_position(store, ids[1]) == "waiting: 1 tournament ahead"
+    assert queue_position(store, ids[0]) == "next: waiting for a free worker"
+    assert queue_position(store, ids[3]) is not None
+    assert "not sent" in (queue_position(store, ids[3]) or "")
+    claim_match(store, "w", lease_seconds=LEASE, now=T0)
+    assert queue_position(store, ids[0]) == "playing"
+    claim_match(store, "w", lease_seconds=LEASE, now=T0)
+    assert queue_position(store, ids[0]) == "playing its last matches"
+    assert queue_position(store, ids[2]) == "waiting: 1 tournament ahead"
+    cancel_tournament(store, ids[1], by="olga", now=T0)
+    assert queue_position(store, ids[1]) is None
+    assert queue_position(store, ids[2]) == "next: waiting for a free worker"
