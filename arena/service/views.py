@@ -58,11 +58,11 @@ __all__ = [
     "bot_source",
     "bot_view",
     "leaderboard",
+    "queue_position",
     "rank_ranges",
     "rule_set_names",
     "set_source_public",
     "tournament_list",
-    "queue_position",
     "tournament_owner",
     "tournament_view",
 ]

@@ -906,8 +906,8 @@ def test_play_next_plays_the_oldest_sent_tournament_first(store: Store, tmp_path
     from arena.store.queue import mark_queued
 
     _add_reference_bots(store)
-    late, late_ids = _create(store, name="late", games=2)
-    early, early_ids = _create(store, name="early", games=2)
+    _, late_ids = _create(store, name="late", games=2)
+    _, early_ids = _create(store, name="early", games=2)
     mark_queued(store, early_ids, datetime(2026, 1, 1, tzinfo=UTC))
     mark_queued(store, late_ids, datetime(2026, 1, 2, tzinfo=UTC))
     config = _config(tmp_path)
