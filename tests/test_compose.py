@@ -45,10 +45,11 @@ DOCKERIGNORE = ROOT / ".dockerignore"
 # The project's console scripts (arena, celery, gunicorn) sit beside this interpreter.
 BIN = Path(sys.executable).parent
 
-ARENA_SERVICES = ("migrate", "worker", "beat", "web")
+ARENA_SERVICES = ("migrate", "worker", "fast-worker", "web")
 ALL_SERVICES = {"postgres", "redis", *ARENA_SERVICES}
-# One-shot or sender-only services: nothing for a health check to watch.
-WITHOUT_HEALTHCHECK = {"migrate", "beat"}
+# One-shot services: nothing for a health check to watch.
+WITHOUT_HEALTHCHECK = {"migrate"}
+WORKERS = ("worker", "fast-worker")
 
 YAML_TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"
 
@@ -189,12 +190,26 @@ def test_worker_is_scalable(config: dict[str, Any]) -> None:
     assert worker.get("privileged") is True, "the sandbox needs it (docs/deployment.md)"
 
 
+def test_a_fast_worker_takes_checks_and_interactive_work_and_nobody_beats(
+    config: dict[str, Any],
+) -> None:
+    """Upload checks and interactive work have a worker that long matches cannot take; the
+    sweep runs in every worker's thread, so there is no beat service (its sweep task waited
+    behind long matches)."""
+    services = _services(config)
+    assert "beat" not in services
+    assert _command(services["fast-worker"])[:4] == ["arena", "worker", "--lanes", "fast"]
+    assert "--no-sweep" not in _command(services["worker"])
+    assert services["fast-worker"].get("privileged") is True
+
+
 def test_workers_share_the_slot_locks(config: dict[str, Any]) -> None:
     """Scaled workers claim sandbox slot blocks from one lock directory (a shared volume at
     the path the image's ``arena.match.sandbox.SLOT_LOCK_DIR`` resolves to: no TMPDIR there), so
     two containers never seat bots under the same uid and cgroup."""
-    mounts = _services(config)["worker"]["volumes"]
-    assert f"arena-slots:/tmp/{SLOT_LOCK_DIR.name}:rw" in mounts
+    for name in WORKERS:
+        mounts = _services(config)[name]["volumes"]
+        assert f"arena-slots:/tmp/{SLOT_LOCK_DIR.name}:rw" in mounts, name
     assert "arena-slots" in config["volumes"]
     assert "TMPDIR" not in DOCKERFILE.read_text()
 
@@ -240,8 +255,8 @@ def test_start_order(config: dict[str, Any]) -> None:
 
     healthy, done = "service_healthy", "service_completed_successfully"
     assert conditions("migrate") == {"postgres": healthy}
-    assert conditions("worker") == {"postgres": healthy, "redis": healthy, "migrate": done}
-    assert conditions("beat")["redis"] == healthy
+    for worker in WORKERS:
+        assert conditions(worker) == {"postgres": healthy, "redis": healthy, "migrate": done}
     assert conditions("web")["migrate"] == done
 
 
@@ -293,7 +308,7 @@ def _long_options(argv: list[str]) -> list[str]:
 def test_arena_commands_exist(config: dict[str, Any]) -> None:
     """``arena <subcommand> --help`` exits 0 and lists every option the file passes."""
     arena = [(where, argv) for where, argv in _commands(config) if argv[0] == "arena"]
-    assert {where for where, _ in arena} == {"migrate", "worker"}
+    assert {where for where, _ in arena} == {"migrate", "worker", "fast-worker"}
     for where, argv in arena:
         subcommand = list(itertools.takewhile(lambda word: not word.startswith("-"), argv[1:]))
         usage = _run_help([str(BIN / "arena"), *subcommand, "--help"])
@@ -304,7 +319,7 @@ def test_arena_commands_exist(config: dict[str, Any]) -> None:
 def test_celery_commands_exist(config: dict[str, Any]) -> None:
     """``celery -A workers.app <subcommand> --help`` loads the app and exits 0."""
     celery = [(where, argv) for where, argv in _commands(config) if argv[0] == "celery"]
-    assert {where for where, _ in celery} == {"beat", "worker healthcheck"}
+    assert {where for where, _ in celery} == {"worker healthcheck", "fast-worker healthcheck"}
     for where, argv in celery:
         assert argv[1:3] == ["-A", "workers.app"], where
         usage = _run_help([str(BIN / "celery"), *argv[1:4], "--help"])
@@ -312,8 +327,9 @@ def test_celery_commands_exist(config: dict[str, Any]) -> None:
             assert option in usage, f"{where}: {shlex.join(argv)}: no {option} in its --help"
 
 
+@pytest.mark.parametrize("name", WORKERS)
 def test_worker_healthcheck_pings_the_worker_node(
-    config: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    config: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """The health check's ``-d`` names the node ``arena worker`` starts in the container:
     ``arena worker`` execs celery with ``--hostname arena-<pid>@<host>``, and it runs as
@@ -321,7 +337,7 @@ def test_worker_healthcheck_pings_the_worker_node(
 
     from arena.cli.main import cli
 
-    worker = _services(config)["worker"]
+    worker = _services(config)[name]
     assert "init" not in worker, "an init process would make the worker's PID other than 1"
     # `config` prints values re-escaped: $$ is the $ the container's shell sees.
     check = shlex.split(worker["healthcheck"]["test"][1].replace("$$", "$"))
@@ -340,7 +356,7 @@ def test_worker_healthcheck_pings_the_worker_node(
     result = CliRunner().invoke(cli, [*argv, "--unsandboxed"])
     assert result.exit_code == 0 and execs, result.output
     node = execs[0][execs[0].index("--hostname") + 1]
-    in_container = node.replace(f"arena-{os.getpid()}@", "arena-1@", 1)
+    in_container = re.sub(rf"-{os.getpid()}@", "-1@", node, count=1)
     assert destination.replace("$HOSTNAME", socket.gethostname()) == in_container
 
 

@@ -1,12 +1,18 @@
-"""The tasks: thin wrappers around :mod:`arena.service.matches`, which owns the logic.
+"""The tasks: thin wrappers, one service function each (:mod:`arena.service.dispatch`,
+:mod:`arena.service.branches`, :mod:`arena.service.results`), which own the logic.
 
-``arena.play_match(match_id)`` plays one stored match; ``arena.sweep()`` (sent by beat every
-``ARENA_SWEEP_SECONDS``) re-sends the tasks of matches whose worker died or whose task was
-lost; ``arena.refit_ratings(rule_set_id)``, sent when a match finishes its tournament,
-re-fits the rule set's ratings over every stored game and appends to their history;
-``arena.run_branch(branch_id)`` plays a what-if branch asked from the web. All are
-idempotent: running one twice changes nothing more than running it once (a refit twice adds
-a second, equal history point).
+``arena.play_match(match_id)`` is a token of its match's lane: the worker plays that lane's
+next match, the oldest-sent tournament's first (:func:`arena.service.dispatch.play_token`);
+``arena.check_upload(upload_id)`` checks an upload and, once it is accepted, sends its
+placement; ``arena.run_branch(branch_id)`` plays a what-if branch asked from the web;
+``arena.refit_ratings(rule_set_id)``, sent when a match finishes its tournament, re-fits the
+rule set's ratings over every stored game and appends to their history. All are idempotent:
+running one twice changes nothing more than running it once (a refit twice adds a second,
+equal history point).
+
+The sweep is no task in a work queue (a task would wait behind long matches): each worker's
+main process runs it from a thread every ``ARENA_SWEEP_SECONDS``, beside the thread that
+records the worker's heartbeat (``arena.sweep`` stays a task, for a sweep asked by hand).
 
 Each pool process opens its own database engine and claims its own block of sandbox slots
 (:func:`arena.match.sandbox.process_slots`) after the fork, so processes of every worker on the
@@ -15,6 +21,7 @@ machine seat their bots in different slots.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import signal
@@ -28,36 +35,18 @@ from sqlalchemy.exc import OperationalError
 
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
-from arena.service.branches import mark_branches_sent, run_branch, unsent_branches
-from arena.service.broker import (
-    CHECK_UPLOAD,
-    PLAY_MATCH,
-    QUEUE,
-    REFIT,
-    RUN_BRANCH,
-    SWEEP,
-    queue_length,
-    send_branches,
-    send_matches,
-    send_uploads,
-)
-from arena.service.compares import stop_if_decided
-from arena.service.matches import (
-    Config,
-    finished_rule_set,
-    run_match,
-    send_pending,
-    sweep,
-    worker_heartbeat,
-    worker_id,
-    worker_stopped,
-)
+from arena.service.branches import run_branch
+from arena.service.broker import CHECK_UPLOAD, PLAY_MATCH, REFIT, RUN_BRANCH, SWEEP, make_app
+from arena.service.dispatch import accept_upload, play_token, sweep_all
+from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
 from arena.service.results import refit_ratings
-from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store, connect
 from workers.app import app
 
 logger = logging.getLogger(__name__)
+
+#: Linux's prctl option that sends a signal to a process when its parent dies.
+PR_SET_PDEATHSIG = 1
 
 #: Set by ``arena worker --unsandboxed`` (a developer's own machine only).
 UNSANDBOXED_ENV = "ARENA_WORKER_UNSANDBOXED"
@@ -75,8 +64,11 @@ def _reset_after_fork(**_: Any) -> None:
     leaves SIGTERM to the main process: systemd, docker and ``kill -TERM -PGID`` signal the
     whole process group, and a pool process that dies of it mid-teardown could hang the
     main process's shutdown in billiard; the main process's warm shutdown stops the pool
-    (after the match in hand) by itself."""
+    (after the match in hand) by itself. And it dies with the main process, however that
+    dies (a parent-death signal: ``kill -9`` of the main process leaves no pool behind, and
+    the bots' sandbox dies with the pool process)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     _state.clear()
     main_store = _main.get("store")
     if main_store is not None:  # forked after the heartbeat began: leave its sockets alone
@@ -84,11 +76,18 @@ def _reset_after_fork(**_: Any) -> None:
     _main.clear()
 
 
+#: Set to 0 by ``arena worker --no-sweep`` (the worker then leaves sweeping to others).
+SWEEP_ENV = "ARENA_WORKER_SWEEP"
+
+
 @worker_ready.connect
 def _start_heartbeat(sender: Any = None, **_: Any) -> None:
-    """Record this worker in the database every heartbeat interval, from a thread of the
-    main process, until it shuts down (``arena tournament status`` and the dashboard show
-    it; a worker that stops beating is dead, and its matches' leases run out)."""
+    """Record this worker in the database every heartbeat interval, and sweep every sweep
+    interval, from two threads of the main process, until it shuts down (``arena
+    workers`` and the dashboard show the heartbeat; a worker that stops beating is dead,
+    and its matches' leases run out). The sweep runs here, not as a task in a work queue,
+    so no match, however long, delays it: a lost lease is re-queued within the lease plus
+    one sweep interval of the worker's death (docs/workers.md)."""
     config = Config.from_env()
     store = connect()
     stop = threading.Event()
@@ -111,7 +110,17 @@ def _start_heartbeat(sender: Any = None, **_: Any) -> None:
             if stop.wait(config.heartbeat_seconds):
                 return
 
+    def sweeper() -> None:
+        celery = make_app(config=config)  # a client of its own: the consumer's is not shared
+        while not stop.wait(config.sweep_seconds):
+            try:
+                sweep_all(store, celery, config)
+            except Exception as exc:  # the broker or the database is away: next time
+                logger.warning("sweep failed: %s", exc)
+
     threading.Thread(target=beat, name="arena-worker-heartbeat", daemon=True).start()
+    if os.environ.get(SWEEP_ENV, "1") != "0":
+        threading.Thread(target=sweeper, name="arena-worker-sweep", daemon=True).start()
 
 
 @worker_shutdown.connect
@@ -137,6 +146,16 @@ def _first_slot() -> int:
     return process_slots()
 
 
+def _sandboxed() -> bool:
+    return os.environ.get(UNSANDBOXED_ENV) != "1"
+
+
+def _retry(task: Task[Any, Any], what: str, exc: Exception) -> BaseException:
+    delay = min(60, 2 ** min(task.request.retries, 6))
+    logger.warning("%s: %s; retrying in %s s", what, exc, delay)
+    return task.retry(exc=exc, countdown=delay)
+
+
 @app.task(
     name=PLAY_MATCH,
     bind=True,
@@ -145,31 +164,22 @@ def _first_slot() -> int:
     max_retries=None,  # the database's attempts counter decides (Config.max_attempts)
 )
 def play_match(self: Task[Any, Any], match_id: int) -> str:
-    """Play match ``match_id`` if it is still to be played; return what happened (see
-    :func:`arena.service.matches.run_match`). Retried, after a pause, only when the harness
-    failed (sandbox, database); a bot's fault is a verdict, never a retry."""
+    """Play the next match of match ``match_id``'s lane (:func:`play_token`); return what
+    happened. Retried, after a pause, only when the harness failed (sandbox, database); a
+    bot's fault is a verdict, never a retry."""
     store = _store()
     try:
-        outcome = run_match(
+        outcome = play_token(
             store,
+            app,
             match_id,
-            worker=worker_id(),
             config=_state["config"],
             first_slot=_first_slot(),
-            sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1",
+            sandboxed=_sandboxed(),
         )
     except (InfrastructureError, OperationalError) as exc:
-        delay = min(60, 2 ** min(self.request.retries, 6))
-        logger.warning("match %s: %s; retrying in %s s", match_id, exc, delay)
-        raise self.retry(exc=exc, countdown=delay) from exc
-    logger.info("match %s: %s", match_id, outcome)
-    if outcome in ("done", "void"):
-        decided = stop_if_decided(store, match_id)  # a compare whose test has decided
-        if decided is not None:
-            logger.info("match %s: its compare's test ended (%s)", match_id, decided)
-        rule_set = finished_rule_set(store, match_id)
-        if rule_set is not None:  # this match finished its tournament
-            app.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+        raise _retry(self, f"token of match {match_id}", exc) from exc
+    logger.info("token of match %s: %s", match_id, outcome)
     return outcome
 
 
@@ -187,11 +197,6 @@ def refit_task(rule_set_id: int) -> int:
     return len(refit.ratings)
 
 
-#: Seconds after which a pending upload's check is sent again by the sweep (when the
-#: queue is empty: its task was lost).
-UPLOAD_RESEND_SECONDS = 120.0
-
-
 @app.task(
     name=CHECK_UPLOAD,
     bind=True,
@@ -200,20 +205,16 @@ UPLOAD_RESEND_SECONDS = 120.0
     max_retries=5,
 )
 def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
-    """Check an uploaded bot in the sandbox and store it if it passes; return its status.
-    Retried, after a pause, only when the sandbox or the database failed."""
+    """Check an uploaded bot in the sandbox, store it if it passes and send its placement
+    (:func:`accept_upload`); return its status. Retried, after a pause, only when the
+    sandbox or the database failed."""
     try:
-        status = check_upload(_store(), upload_id, sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1")
+        status = accept_upload(
+            _store(), app, upload_id, config=_state["config"], sandboxed=_sandboxed()
+        )
     except (InfrastructureError, SandboxUnavailable, OperationalError) as exc:
-        delay = min(60, 2 ** min(self.request.retries, 6))
-        logger.warning("upload %s: %s; retrying in %s s", upload_id, exc, delay)
-        raise self.retry(exc=exc, countdown=delay) from exc
+        raise _retry(self, f"upload {upload_id}", exc) from exc
     logger.info("upload %s: %s", upload_id, status)
-    if status == "accepted":
-        store = _store()
-        tournament_id = create_placement(store, upload_id)
-        if tournament_id is not None:  # the new version plays the field, to be rated
-            send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
     return status
 
 
@@ -228,48 +229,16 @@ def run_branch_task(self: Task[Any, Any], branch_id: int) -> str:
             branch_id,
             config=_state["config"],
             first_slot=_first_slot(),
-            sandboxed=os.environ.get(UNSANDBOXED_ENV) != "1",
+            sandboxed=_sandboxed(),
         )
     except OperationalError as exc:
-        delay = min(60, 2 ** min(self.request.retries, 6))
-        logger.warning("branch %s: %s; retrying in %s s", branch_id, exc, delay)
-        raise self.retry(exc=exc, countdown=delay) from exc
+        raise _retry(self, f"branch {branch_id}", exc) from exc
     logger.info("branch %s: %s", branch_id, status)
     return status
 
 
 @app.task(name=SWEEP, acks_late=True, ignore_result=True)
 def sweep_task() -> dict[str, int]:
-    """Re-send the tasks of matches whose lease ran out, and of pending matches when the
-    queue is empty; the same for uploads waiting for their check; return how many."""
-    store = _store()
-    queue_empty = queue_length(app) == 0
-    report = sweep(
-        store,
-        lambda ids: send_matches(app, ids),
-        queue_empty=queue_empty,
-        config=_state["config"],
-    )
-    if queue_empty:
-        uploads = unsent_uploads(store, older_than=UPLOAD_RESEND_SECONDS)
-        send_uploads(app, uploads)
-        mark_sent(store, uploads)
-        if uploads:
-            logger.warning("sweep: %d uploads' checks sent again", len(uploads))
-        config: Config = _state["config"]
-        branches = unsent_branches(
-            store,
-            older_than=UPLOAD_RESEND_SECONDS,
-            stale_seconds=config.match_time_limit + 60,
-        )
-        send_branches(app, branches)
-        mark_branches_sent(store, branches)
-        if branches:
-            logger.warning("sweep: %d branches sent again", len(branches))
-    if report.expired or report.resent:
-        logger.warning(
-            "sweep: %d expired leases re-queued, %d lost tasks sent again",
-            len(report.expired),
-            len(report.resent),
-        )
-    return {"expired": len(report.expired), "resent": len(report.resent)}
+    """Sweep now (:func:`sweep_all`; the workers' main processes sweep by themselves)."""
+    totals = sweep_all(_store(), app, _state["config"])
+    return {"expired": totals.expired, "resent": totals.resent}

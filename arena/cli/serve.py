@@ -1,9 +1,15 @@
 """``arena serve``: the whole service on one machine, in one command (docs/web.md).
 
-It migrates the database, starts a Celery worker (sandboxed, one process per core, with the
-beat that sweeps lost matches) and the web app under gunicorn, each in a session of its
-own, prints the URL, and on Ctrl-C (or SIGTERM) stops both, and everything they started,
-before it returns. ``--demo`` first seeds an empty database with the reference bots, each
+It migrates the database, starts two Celery workers -- one that plays everything (sandboxed,
+one process per core) and a fast one of a single process that takes only upload checks and
+interactive work (compares, branches), so long matches never hold those up -- and the web
+app under gunicorn, each in a session of its own, and prints the URL. It supervises them: a
+program that dies is started again (a line names it and its exit status), and the site
+stays up. Only Ctrl-C (or SIGTERM) stops everything they started before it returns; and
+however ``arena serve`` itself dies (SIGKILL, an OOM kill), its programs die with it (a
+parent-death signal, set in each child before it runs the program; the worker's pool
+processes set their own, the bots' sandbox dies with them, gunicorn's workers leave when
+their arbiter does). ``--demo`` first seeds an empty database with the reference bots, each
 checked as an upload is, and a round robin between them that the worker starts at once.
 
 The web app and the worker are separate programs (``web:create_app()`` and
@@ -13,6 +19,7 @@ The web app and the worker are separate programs (``web:create_app()`` and
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.util
 import os
 import signal
@@ -48,6 +55,11 @@ DEMO_GAMES = 4000
 START_SECONDS = 60.0
 #: Seconds each program has to stop after SIGTERM before it is killed.
 STOP_SECONDS = 10.0
+#: A program that died sooner than this after it started waits this long before it is
+#: started again (a program that cannot start must not spin).
+RESTART_PAUSE_SECONDS = 5.0
+#: Linux's prctl option that sends a signal to a process when its parent dies.
+PR_SET_PDEATHSIG = 1
 
 
 @click.command("serve", short_help="Serve the dashboard, with a worker, on this machine.")
@@ -121,7 +133,7 @@ def serve_command(
         }
     )
     env.setdefault("ARENA_INSTANCE_PATH", str(instance_folder(url)))
-    programs: list[subprocess.Popen[bytes]] = []
+    programs: dict[str, Program] = {}
     stopping: list[int] = []
 
     def stop_on(signum: int, frame: FrameType | None) -> None:
@@ -129,22 +141,21 @@ def serve_command(
 
     previous = signal.signal(signal.SIGTERM, stop_on)
     try:
-        programs.append(
-            _start(celery_worker_argv(concurrency, "WARNING", beat=True, quiet=True), env)
-        )
-        programs.append(_start(_web_argv(host, port), env))
+        wanted = {
+            "the worker": celery_worker_argv(concurrency, "WARNING", quiet=True),
+            "the fast worker": celery_worker_argv(1, "WARNING", lanes="fast", quiet=True),
+            "the web server": _web_argv(host, port),
+        }
+        for name, argv in wanted.items():
+            programs[name] = Program(name, argv, env)
         address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
-        _wait_until_healthy(address, programs)
+        _wait_until_healthy(address, [p.process for p in programs.values()])
         if seeded is not None:
             _send_demo(url, broker_url, seeded)
         click.echo(f"Domino Arena is serving at {address} (Ctrl-C stops it)")
         while not stopping:
-            for program in programs:
-                if program.poll() is not None:
-                    raise UnavailableError(
-                        f"{_name(program)} stopped (exit status {program.returncode}); "
-                        "stopping the rest"
-                    )
+            for program in programs.values():
+                program.restart_if_dead()
             time.sleep(0.3)
     except KeyboardInterrupt:
         pass
@@ -156,7 +167,7 @@ def serve_command(
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if programs:
             click.echo(f"stopping the worker and the web server (at most {STOP_SECONDS:g} s)")
-        _stop_all(programs)
+        _stop_all([p.process for p in programs.values()])
     click.echo("stopped")
     return 0
 
@@ -171,6 +182,39 @@ def instance_folder(url: str) -> Path:
         return database.resolve().parent / "arena-instance"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "domino-arena"
+
+
+class Program:
+    """A program ``arena serve`` runs and keeps running: started again when it dies."""
+
+    def __init__(self, name: str, argv: Sequence[str], env: dict[str, str]) -> None:
+        self.name, self.argv, self.env = name, list(argv), env
+        self.process = _start(self.argv, env)
+        self.started = time.monotonic()
+        self.died: float | None = None
+
+    def restart_if_dead(self) -> None:
+        """If the program has exited, kill what it left in its session (pool processes,
+        bots) and start it again, saying so on stderr; one that died soon after it started
+        waits :data:`RESTART_PAUSE_SECONDS` first."""
+        if self.process.poll() is None:
+            return
+        now = time.monotonic()
+        if self.died is None:
+            self.died = now
+            _signal_group(self.process, signal.SIGKILL)  # whatever it left behind
+            click.echo(
+                f"arena serve: {self.name} exited (exit status {self.process.returncode}); "
+                "starting it again",
+                err=True,
+            )
+        if self.died - self.started < RESTART_PAUSE_SECONDS and (
+            now - self.died < RESTART_PAUSE_SECONDS
+        ):
+            return
+        self.process = _start(self.argv, self.env)
+        self.started, self.died = time.monotonic(), None
+        click.echo(f"arena serve: {self.name} started again (pid {self.process.pid})", err=True)
 
 
 def _check_port(host: str, port: int) -> int:
@@ -208,14 +252,25 @@ def _web_argv(host: str, port: int) -> list[str]:
 
 
 def _start(argv: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    # A session of its own: Ctrl-C reaches serve only, which stops each program in turn.
-    return subprocess.Popen(list(argv), env=env, start_new_session=True)
+    # A session of its own: Ctrl-C reaches serve only, which stops each program in turn;
+    # and a parent-death signal: if serve dies without stopping it, it dies too.
+    return subprocess.Popen(
+        list(argv), env=env, start_new_session=True, preexec_fn=_die_with_parent
+    )
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the parent (``arena serve``) dies."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _name(program: subprocess.Popen[bytes]) -> str:
     args = program.args
     text = " ".join(map(str, args)) if isinstance(args, list) else str(args)
-    return "the web server" if "gunicorn" in text else "the worker"
+    if "gunicorn" in text:
+        return "the web server"
+    return "the fast worker" if "arena-fast-" in text else "the worker"
 
 
 def _wait_until_healthy(address: str, programs: Sequence[subprocess.Popen[bytes]]) -> None:
@@ -312,13 +367,14 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> int | None:
 
 
 def _send_demo(url: str, broker_url: str, tournament_id: int) -> None:
-    from arena.service.broker import make_app, send_matches
-    from arena.service.matches import Config, send_pending
+    from arena.service.broker import make_app
+    from arena.service.dispatch import dispatch_matches
+    from arena.service.matches import Config
     from arena.store.db import connect
 
     app = make_app(broker_url, Config.from_env(), url)
     store = connect(url)
     try:
-        send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
+        dispatch_matches(store, app, tournament_id)
     finally:
         store.close()

@@ -26,11 +26,21 @@ from arena.store.db import resolve_url
     help="Matches played at once (pool processes).",
 )
 @click.option(
+    "--lanes",
+    type=click.Choice(["all", "fast"]),
+    default="all",
+    show_default=True,
+    help="The work this worker takes: all (upload checks first, then interactive work, "
+    "then tournaments' matches), or fast (upload checks, compares and branches only: "
+    "capacity that long matches cannot take).",
+)
+@click.option(
+    "--sweep/--no-sweep",
     "--beat/--no-beat",
     default=True,
     show_default=True,
-    help="Also send the periodic sweep that re-sends dead workers' matches (one beat per "
-    "deployment is enough; more do no harm).",
+    help="Also sweep, from a thread, every ARENA_SWEEP_SECONDS: re-queue dead workers' "
+    "matches and send lost tasks again (every worker may; one is enough).",
 )
 @click.option("--loglevel", default="INFO", show_default=True, help="Celery's log level.")
 @url_option
@@ -38,7 +48,8 @@ from arena.store.db import resolve_url
 @unsandboxed_option
 def worker_command(
     concurrency: int,
-    beat: bool,
+    lanes: str,
+    sweep: bool,
     loglevel: str,
     url: str | None,
     broker: str | None,
@@ -66,17 +77,24 @@ def worker_command(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
     env["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
-    argv = celery_worker_argv(concurrency, loglevel, beat=beat)
+    env["ARENA_WORKER_SWEEP"] = "1" if sweep else "0"
+    argv = celery_worker_argv(concurrency, loglevel, lanes=lanes)
     sys.stdout.flush()
     os.execve(sys.executable, argv, env)
 
 
 def celery_worker_argv(
-    concurrency: int, loglevel: str, *, beat: bool, quiet: bool = False
+    concurrency: int, loglevel: str, *, lanes: str = "all", quiet: bool = False
 ) -> list[str]:
-    """The command line of a Celery worker of ``workers.app`` (with the beat that sweeps,
-    its schedule in memory; ``quiet``: without Celery's start-up banner)."""
-    argv = [
+    """The command line of a Celery worker of ``workers.app`` consuming ``lanes``' queues
+    (``all``, or ``fast``: upload checks and interactive work only; ``quiet``: without
+    Celery's start-up banner). Its node name is ``arena-PID@HOST`` (``arena-fast-PID@HOST``
+    for a fast one), PID this process's."""
+    from arena.service.broker import ALL_QUEUES, FAST_QUEUES
+
+    queues = FAST_QUEUES if lanes == "fast" else ALL_QUEUES
+    prefix = "arena-fast" if lanes == "fast" else "arena"
+    return [
         sys.executable,
         "-m",
         "celery",
@@ -88,18 +106,15 @@ def celery_worker_argv(
         "prefork",
         "--concurrency",
         str(concurrency),
+        "--queues",
+        ",".join(queues),
         "--loglevel",
         loglevel,
         "--hostname",
-        f"arena-{os.getpid()}@{socket.gethostname()}",
+        f"{prefix}-{os.getpid()}@{socket.gethostname()}",
         "--without-gossip",
         "--without-mingle",
     ]
-    if beat:
-        # The sweep's schedule is kept in memory (celery's base Scheduler): nothing to
-        # persist between runs, and no schedule file is left behind.
-        argv += ["--beat", "--scheduler", "celery.beat:Scheduler"]
-    return argv
 
 
 @click.command("workers", short_help="The workers and their heartbeats.")

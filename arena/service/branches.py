@@ -35,7 +35,7 @@ from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.accounts import Account
 from arena.service.games import game_record
-from arena.service.matches import Config, MatchSettings, bot_files
+from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
 from arena.service.views import REFERENCE_OWNER
 from arena.store.db import Store, as_utc
@@ -59,6 +59,7 @@ __all__ = [
     "check_point",
     "create_branch",
     "mark_branches_sent",
+    "renew_branch",
     "run_branch",
     "start_branch",
     "start_step",
@@ -354,22 +355,49 @@ def start_branch(
 # --- playing (the worker) ------------------------------------------------------------------
 
 
-def _claim(store: Store, branch_id: int, stale_before: datetime, now: datetime) -> bool:
-    """Take the branch for this worker: pending, or running since before ``stale_before``
-    (its worker died)."""
+def _stale(stale_before: datetime, now: datetime) -> Any:
+    """Running, but its worker is gone: its lease ran out (or, a branch from before leases,
+    it started before ``stale_before``)."""
+    return and_(
+        BranchRow.status == "running",
+        or_(
+            BranchRow.lease_expires < now,
+            and_(BranchRow.lease_expires.is_(None), BranchRow.started < stale_before),
+        ),
+    )
+
+
+def _claim(
+    store: Store, branch_id: int, stale_before: datetime, now: datetime, lease_seconds: float
+) -> bool:
+    """Take the branch for this worker, with a lease: pending, or running with its worker
+    gone (:func:`_stale`)."""
     with store.write() as session:
         taken = session.execute(
             update(BranchRow)
             .where(
                 BranchRow.id == branch_id,
-                or_(
-                    BranchRow.status == "pending",
-                    and_(BranchRow.status == "running", BranchRow.started < stale_before),
-                ),
+                or_(BranchRow.status == "pending", _stale(stale_before, now)),
             )
-            .values(status="running", started=now, message=None)
+            .values(
+                status="running",
+                started=now,
+                message=None,
+                lease_expires=now + timedelta(seconds=lease_seconds),
+            )
         )
         return bool(getattr(taken, "rowcount", 0))
+
+
+def renew_branch(store: Store, branch_id: int, *, lease_seconds: float) -> bool:
+    """Extend a running branch's lease; return False once it is no longer running."""
+    with store.write() as session:
+        renewed = session.execute(
+            update(BranchRow)
+            .where(BranchRow.id == branch_id, BranchRow.status == "running")
+            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
+        )
+        return bool(getattr(renewed, "rowcount", 0))
 
 
 def _finish(
@@ -412,12 +440,17 @@ def run_branch(
     config = config or Config()
     now = datetime.now(UTC)
     stale = now - timedelta(seconds=config.match_time_limit + STALE_MARGIN_SECONDS)
-    if not _claim(store, branch_id, stale, now):
+    if not _claim(store, branch_id, stale, now, config.lease_seconds):
         with store.read() as session:
             status = session.scalar(select(BranchRow.status).where(BranchRow.id == branch_id))
         return status or "missing"
+
+    def renew() -> bool:
+        return renew_branch(store, branch_id, lease_seconds=config.lease_seconds)
+
     try:
-        records = _play(store, branch_id, config, first_slot, sandboxed)
+        with keep_alive(renew, config.heartbeat_seconds, f"branch-{branch_id}"):
+            records = _play(store, branch_id, config, first_slot, sandboxed)
     except Exception as exc:
         _finish(store, branch_id, "failed", message=f"The harness failed: {_reason(exc)}")
         return "failed"
@@ -426,7 +459,7 @@ def run_branch(
             session.execute(
                 update(BranchRow)
                 .where(BranchRow.id == branch_id, BranchRow.status == "running")
-                .values(status="pending", started=None, sent=None)
+                .values(status="pending", started=None, sent=None, lease_expires=None)
             )
         raise
     _finish(store, branch_id, "done", records=records)
@@ -495,8 +528,10 @@ def unsent_branches(
     store: Store, *, older_than: float, stale_seconds: float, now: datetime | None = None
 ) -> list[int]:
     """Branches whose task is due again: pending and never sent, or sent more than
-    ``older_than`` seconds ago (the task was lost); running for longer than
-    ``stale_seconds`` (its worker died)."""
+    ``older_than`` seconds ago (the task was lost); running with their worker gone (the
+    lease ran out; for a branch from before leases, running for longer than
+    ``stale_seconds``). A branch whose lease holds is never listed: one still running is
+    never sent a second time."""
     now = datetime.now(UTC) if now is None else now
     sent_before = now - timedelta(seconds=older_than)
     started_before = now - timedelta(seconds=stale_seconds)
@@ -510,7 +545,7 @@ def unsent_branches(
                             BranchRow.status == "pending",
                             or_(BranchRow.sent.is_(None), BranchRow.sent < sent_before),
                         ),
-                        and_(BranchRow.status == "running", BranchRow.started < started_before),
+                        _stale(started_before, now),
                     )
                 )
                 .order_by(BranchRow.id)

@@ -2,8 +2,8 @@
 
 One place says how the app is configured, so a worker and ``arena tournament run`` cannot
 disagree: the broker URL (``ARENA_BROKER_URL``; Redis in deployments, kombu's filesystem
-transport by default, which needs no server), the queues (matches; uploads' checks, looked
-at first), and the reliability settings
+transport by default, which needs no server), the queues (one per lane: uploads' checks,
+interactive work, tournaments' matches; :data:`LANE_QUEUES`), and the reliability settings
 (docs/workers.md says why each):
 
 - ``task_acks_late`` with ``task_reject_on_worker_lost``: a task is acknowledged after it
@@ -39,11 +39,15 @@ from arena.service.matches import Config
 from arena.store.db import resolve_url, sqlite_path
 
 __all__ = [
+    "ALL_QUEUES",
     "BROKER_ENV",
     "BROKER_ERRORS",
     "CHECK_QUEUE",
     "CHECK_UPLOAD",
     "DEFAULT_BROKER_URL",
+    "FAST_QUEUES",
+    "INTERACTIVE_QUEUE",
+    "LANE_QUEUES",
     "PLAY_MATCH",
     "QUEUE",
     "REFIT",
@@ -52,6 +56,7 @@ __all__ = [
     "default_broker_dir",
     "make_app",
     "queue_length",
+    "queue_lengths",
     "resolve_broker_url",
     "send_branches",
     "send_matches",
@@ -65,12 +70,21 @@ BROKER_ENV = "ARENA_BROKER_URL"
 BROKER_ERRORS: tuple[type[Exception], ...] = (OSError, OperationalError)
 #: The serverless default: the filesystem transport in :func:`default_broker_dir`.
 DEFAULT_BROKER_URL = "filesystem://"
-#: The queue of matches, refits, sweeps and branches.
+#: The queue of tournaments' matches (the ``matches`` lane) and refits.
 QUEUE = "arena"
 #: Uploads' checks have a queue of their own, which the workers look at first (Redis) or in
-#: turn (the filesystem transport): a new user waits for one match at most, not for every
-#: match queued before the upload.
+#: turn (the filesystem transport), and which the fast worker consumes (``arena worker
+#: --lanes fast``): a new user never waits for a tournament's match.
 CHECK_QUEUE = "arena-checks"
+#: Interactive work: branches, and compares' matches (the ``interactive`` lane); the fast
+#: worker consumes it too.
+INTERACTIVE_QUEUE = "arena-interactive"
+#: The queues in the order a worker looks at them.
+ALL_QUEUES = (CHECK_QUEUE, INTERACTIVE_QUEUE, QUEUE)
+#: What the fast worker consumes: long matches can never take its processes.
+FAST_QUEUES = (CHECK_QUEUE, INTERACTIVE_QUEUE)
+#: The queue of each lane of matches (arena.store.lanes.LANES).
+LANE_QUEUES = {"matches": QUEUE, "interactive": INTERACTIVE_QUEUE}
 #: Task names (``workers/tasks.py`` registers them).
 PLAY_MATCH = "arena.play_match"
 SWEEP = "arena.sweep"
@@ -213,7 +227,7 @@ def make_app(
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # keep trying while the broker restarts
         task_default_queue=QUEUE,
-        task_queues=(Queue(CHECK_QUEUE), Queue(QUEUE)),  # a worker consumes both
+        task_queues=tuple(Queue(name) for name in ALL_QUEUES),  # -Q picks some
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
@@ -224,20 +238,19 @@ def make_app(
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         worker_cancel_long_running_tasks_on_connection_loss=False,
-        beat_schedule={
-            "arena-sweep": {"task": SWEEP, "schedule": config.sweep_seconds},
-        },
     )
     return app
 
 
-def send_matches(app: Celery, match_ids: Sequence[int]) -> None:
-    """Send a ``play_match`` task for each match, over one connection."""
+def send_matches(app: Celery, match_ids: Sequence[int], queue: str = QUEUE) -> None:
+    """Send a ``play_match`` task for each match to ``queue`` (its lane's: see
+    :data:`LANE_QUEUES`), over one connection. A task is a token of its match's lane: the
+    worker plays that lane's next match (:func:`arena.service.matches.play_next`)."""
     if not match_ids:
         return
     with app.producer_or_acquire() as producer:
         for match_id in match_ids:
-            app.send_task(PLAY_MATCH, args=(match_id,), queue=QUEUE, producer=producer)
+            app.send_task(PLAY_MATCH, args=(match_id,), queue=queue, producer=producer)
 
 
 def send_uploads(app: Celery, upload_ids: Sequence[int]) -> None:
@@ -250,12 +263,13 @@ def send_uploads(app: Celery, upload_ids: Sequence[int]) -> None:
 
 
 def send_branches(app: Celery, branch_ids: Sequence[int]) -> None:
-    """Send a ``run_branch`` task for each branch (the main queue), over one connection."""
+    """Send a ``run_branch`` task for each branch (the interactive queue), over one
+    connection."""
     if not branch_ids:
         return
     with app.producer_or_acquire() as producer:
         for branch_id in branch_ids:
-            app.send_task(RUN_BRANCH, args=(branch_id,), queue=QUEUE, producer=producer)
+            app.send_task(RUN_BRANCH, args=(branch_id,), queue=INTERACTIVE_QUEUE, producer=producer)
 
 
 def queue_length(app: Celery) -> int:
@@ -264,9 +278,18 @@ def queue_length(app: Celery) -> int:
     Raises:
         OSError or kombu's OperationalError: the broker cannot be reached.
     """
+    return sum(queue_lengths(app).values())
+
+
+def queue_lengths(app: Celery) -> dict[str, int]:
+    """How many tasks wait in each queue (not counting those workers have taken).
+
+    Raises:
+        OSError or kombu's OperationalError: the broker cannot be reached.
+    """
     with app.connection_for_write() as connection:
         channel: Any = connection.default_channel
-        return sum(
-            int(channel.queue_declare(name, passive=False, durable=True).message_count)
-            for name in (QUEUE, CHECK_QUEUE)
-        )
+        return {
+            name: int(channel.queue_declare(name, passive=False, durable=True).message_count)
+            for name in ALL_QUEUES
+        }

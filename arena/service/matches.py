@@ -15,6 +15,7 @@ Nothing here imports Celery: sending tasks is a callable the caller passes in.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import os
 import socket
@@ -55,12 +56,16 @@ from arena.store.queue import (
 __all__ = [
     "Config",
     "MatchSettings",
+    "MatchStopped",
     "SweepReport",
     "WorkerState",
     "bot_files",
     "create_stored_tournament",
     "finished_rule_set",
+    "keep_alive",
     "list_workers",
+    "match_status",
+    "play_next",
     "resolve_entrants",
     "run_match",
     "send_and_mark",
@@ -324,30 +329,74 @@ def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) 
     return paths
 
 
+class MatchStopped(BaseException):
+    """Raised in the thread playing a match that was voided meanwhile (its tournament was
+    cancelled): the bots are stopped by the referee's cleanup and nothing is stored. A
+    BaseException, so that no handler of bot faults takes it for one."""
+
+
+def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Raise ``exc`` in thread ``thread_id`` at its next bytecode (None: forget one that
+    was not raised yet)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None
+    )
+
+
 @contextlib.contextmanager
-def _heartbeating(
-    store: Store, claimed: ClaimedMatch, worker: str, config: Config
-) -> Iterator[None]:
-    """Renew the lease every ``config.heartbeat_seconds`` in a thread while the block runs;
-    the thread stops once the lease is lost (another worker may be playing the match: the
-    first result stored wins)."""
+def keep_alive(renew: Callable[[], bool | None], seconds: float, name: str) -> Iterator[None]:
+    """Call ``renew()`` every ``seconds`` in a thread while the block runs, until it returns
+    False (a lease lost) or the block ends; a database hiccup (an exception) is tried again
+    at the next beat. What renews a match's, a check's or a branch's lease."""
     stop = threading.Event()
 
     def beat() -> None:
-        while not stop.wait(config.heartbeat_seconds):
-            with contextlib.suppress(Exception):  # a database hiccup: try again next beat
-                if not heartbeat(
-                    store, claimed.match_id, worker, lease_seconds=config.lease_seconds
-                ):
+        while not stop.wait(seconds):
+            try:
+                if renew() is False:
                     return
+            except Exception:  # the database is away: try again next beat
+                continue
 
-    thread = threading.Thread(target=beat, name=f"heartbeat-{claimed.match_id}", daemon=True)
+    thread = threading.Thread(target=beat, name=name, daemon=True)
     thread.start()
     try:
         yield
     finally:
         stop.set()
         thread.join()
+
+
+@contextlib.contextmanager
+def _heartbeating(
+    store: Store, claimed: ClaimedMatch, worker: str, config: Config
+) -> Iterator[None]:
+    """Renew the lease every ``config.heartbeat_seconds`` while the block runs; once the
+    lease is lost, stop renewing (another worker may be playing the match: the first result
+    stored wins), and if the match was voided (its tournament cancelled) raise
+    :class:`MatchStopped` in the block's thread, so the bots stop now."""
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state = {"playing": True, "stopped": False}
+
+    def renew() -> bool:
+        if heartbeat(store, claimed.match_id, worker, lease_seconds=config.lease_seconds):
+            return True
+        if match_status(store, claimed.match_id) == "void":
+            with lock:
+                if state["playing"]:
+                    state["stopped"] = True
+                    _raise_in(target, MatchStopped)
+        return False
+
+    with keep_alive(renew, config.heartbeat_seconds, f"heartbeat-{claimed.match_id}"):
+        try:
+            yield
+        finally:
+            with lock:
+                state["playing"] = False
+                if state["stopped"]:  # not raised yet: the block ended first
+                    _raise_in(target, None)
 
 
 def run_match(
@@ -369,6 +418,7 @@ def run_match(
     - ``"void"``: the harness failed on the last allowed attempt: the match is void (or
       ``"stale"`` if this worker had lost its lease meanwhile: the match is left to the
       worker that holds it);
+    - ``"stopped"``: its tournament was cancelled while it played: stopped, nothing stored;
     - ``"missing"``: no such match.
 
     Bots run in the sandbox, in slots ``first_slot + seat`` (by default this process's
@@ -383,12 +433,58 @@ def run_match(
     worker = worker or worker_id()
     claimed = claim_match(store, worker, lease_seconds=config.lease_seconds, match_id=match_id)
     if claimed is None:
-        with store.read() as session:
-            status = session.scalar(select(Match.status).where(Match.id == match_id))
+        status = match_status(store, match_id)
         return {None: "missing", "running": "held", "pending": "held"}.get(status, "finished")
+    return _run_claimed(store, claimed, worker, config, first_slot, sandboxed)
+
+
+def play_next(
+    store: Store,
+    lane: str,
+    *,
+    worker: str | None = None,
+    config: Config | None = None,
+    first_slot: int | None = None,
+    sandboxed: bool = True,
+) -> tuple[int | None, str]:
+    """Claim the next match of ``lane`` (the oldest-sent tournament's first:
+    :func:`arena.store.queue.claim_match`), play it and store it; return its id and what
+    happened (as :func:`run_match`), or ``(None, "idle")`` when nothing in the lane is
+    claimable. What a worker does with a task: the task is a token, the database decides
+    which match it plays.
+
+    Raises:
+        InfrastructureError, ValueError (no such lane): as :func:`run_match`.
+    """
+    config = config or Config()
+    worker = worker or worker_id()
+    claimed = claim_match(store, worker, lease_seconds=config.lease_seconds, lane=lane)
+    if claimed is None:
+        return None, "idle"
+    return claimed.match_id, _run_claimed(store, claimed, worker, config, first_slot, sandboxed)
+
+
+def match_status(store: Store, match_id: int) -> str | None:
+    """The match's status (None: no such match)."""
+    with store.read() as session:
+        status: str | None = session.scalar(select(Match.status).where(Match.id == match_id))
+        return status
+
+
+def _run_claimed(
+    store: Store,
+    claimed: ClaimedMatch,
+    worker: str,
+    config: Config,
+    first_slot: int | None,
+    sandboxed: bool,
+) -> str:
+    match_id = claimed.match_id
     try:
         with _heartbeating(store, claimed, worker, config):
             result, records = _play(store, claimed, worker, first_slot, sandboxed, config.bot_cache)
+    except MatchStopped:
+        return "stopped"
     except Exception as exc:
         # The harness failed (bot faults are verdicts, never exceptions): another attempt
         # may succeed, up to max_attempts; then the match is void, so a bug cannot make a
@@ -467,10 +563,12 @@ def send_pending(
     tournament_id: int | None = None,
     sent_before: datetime | None = None,
     now: datetime | None = None,
+    lanes: Sequence[str] | None = None,
 ) -> list[int]:
-    """Send a task for every pending match (of one tournament, or all) never sent, or, given
-    ``sent_before``, last sent before then; record when; return their ids."""
-    ids = unqueued_matches(store, tournament_id=tournament_id, sent_before=sent_before)
+    """Send a task for every pending match (of one tournament, or all; of ``lanes``, or
+    all) never sent, or, given ``sent_before``, last sent before then; record when; return
+    their ids."""
+    ids = unqueued_matches(store, tournament_id=tournament_id, sent_before=sent_before, lanes=lanes)
     send_and_mark(store, send, ids, now)
     return ids
 
@@ -495,21 +593,24 @@ def sweep(
     queue_empty: bool,
     config: Config | None = None,
     now: datetime | None = None,
+    empty_lanes: Sequence[str] | None = None,
 ) -> SweepReport:
     """Put matches with expired leases back to pending and send their tasks again; and, when
-    the broker's queue is empty (``queue_empty``) yet matches sent to it are pending, send
-    those again too (their tasks were lost: a restarted broker, a worker killed holding
-    prefetched tasks). Matches never sent (a tournament created, not run) are left alone.
-    Safe to run anywhere, any number of times at once: a match is claimed once, a
-    duplicate task finds nothing to do."""
+    the broker's queue is empty (``queue_empty``; or, given ``empty_lanes``, only those
+    lanes' queues are) yet matches sent to it are pending, send those again too (their
+    tasks were lost: a restarted broker, a worker killed holding prefetched tasks).
+    Matches never sent (a tournament created, not run) are left alone, and a cancelled
+    tournament's are never sent (they are void). Safe to run anywhere, any number of times
+    at once: a match is claimed once, a duplicate task finds nothing to do."""
     config = config or Config()
     now = datetime.now(UTC) if now is None else now
     expired = requeue_expired(store, now=now)
     send_and_mark(store, send, expired, now)
     resent: list[int] = []
-    if queue_empty:
+    if queue_empty or empty_lanes:
         grace = now - timedelta(seconds=config.resend_grace_seconds)
-        resent = send_pending(store, send, sent_before=grace, now=now)
+        lanes = None if queue_empty else empty_lanes
+        resent = send_pending(store, send, sent_before=grace, now=now, lanes=lanes)
     return SweepReport(tuple(expired), tuple(resent))
 
 

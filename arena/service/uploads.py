@@ -21,13 +21,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, or_, select, update
 
 from arena.compete.names import check_name, fit_name
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
 from arena.service.accounts import Account
+from arena.service.matches import Config, keep_alive
 from arena.service.permissions import Actor, require
 from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, RuleSet, Tournament, Upload, User
@@ -45,11 +46,14 @@ __all__ = [
     "UploadView",
     "check_report_json",
     "check_upload",
+    "claim_upload",
     "create_placement",
     "create_upload",
     "mark_sent",
     "placement_name",
     "receive_upload",
+    "release_upload",
+    "renew_upload",
     "screen_source",
     "unsent_uploads",
     "upload_view",
@@ -185,28 +189,84 @@ def receive_upload(
     return view
 
 
-def unsent_uploads(store: Store, *, older_than: float = 0.0) -> list[int]:
-    """Pending uploads never sent to a worker, or last sent more than ``older_than``
-    seconds ago (a lost task: the sweep sends them again)."""
-    cutoff = datetime.now(UTC) - timedelta(seconds=older_than)
+def unsent_uploads(
+    store: Store, *, older_than: float = 0.0, now: datetime | None = None
+) -> list[int]:
+    """Pending uploads whose check is due again: never sent to a worker, or last sent more
+    than ``older_than`` seconds ago and not being checked (a lost task), or whose check's
+    lease ran out (its worker died). One whose check holds a live lease is never listed:
+    a check still running is never sent a second time."""
+    now = datetime.now(UTC) if now is None else now
+    cutoff = now - timedelta(seconds=older_than)
     with store.read() as session:
         return list(
             session.scalars(
                 select(Upload.id)
                 .where(Upload.status == "pending")
-                .where((Upload.sent.is_(None)) | (Upload.sent < cutoff))
+                .where(
+                    or_(
+                        and_(
+                            Upload.lease_expires.is_(None),
+                            or_(Upload.sent.is_(None), Upload.sent < cutoff),
+                        ),
+                        Upload.lease_expires < now,
+                    )
+                )
                 .order_by(Upload.id)
             )
         )
 
 
 def mark_sent(store: Store, upload_ids: Sequence[int]) -> None:
-    """Record that these uploads' checks were sent now."""
+    """Record that these uploads' checks were sent now (a lease that ran out is dropped:
+    the check starts afresh)."""
     if upload_ids:
+        now = datetime.now(UTC)
         with store.write() as session:
+            session.execute(update(Upload).where(Upload.id.in_(upload_ids)).values(sent=now))
             session.execute(
-                update(Upload).where(Upload.id.in_(upload_ids)).values(sent=datetime.now(UTC))
+                update(Upload)
+                .where(Upload.id.in_(upload_ids), Upload.lease_expires < now)
+                .values(lease_expires=None)
             )
+
+
+def claim_upload(store: Store, upload_id: int, *, lease_seconds: float) -> bool:
+    """Lease a pending upload's check to the caller for ``lease_seconds``; return False if
+    it is not pending or another worker's lease on it holds."""
+    now = datetime.now(UTC)
+    with store.write() as session:
+        taken = session.execute(
+            update(Upload)
+            .where(
+                Upload.id == upload_id,
+                Upload.status == "pending",
+                or_(Upload.lease_expires.is_(None), Upload.lease_expires < now),
+            )
+            .values(lease_expires=now + timedelta(seconds=lease_seconds))
+        )
+        return bool(getattr(taken, "rowcount", 0))
+
+
+def renew_upload(store: Store, upload_id: int, *, lease_seconds: float) -> bool:
+    """Extend the check's lease; return False once the upload is no longer pending."""
+    with store.write() as session:
+        renewed = session.execute(
+            update(Upload)
+            .where(Upload.id == upload_id, Upload.status == "pending")
+            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
+        )
+        return bool(getattr(renewed, "rowcount", 0))
+
+
+def release_upload(store: Store, upload_id: int) -> None:
+    """Drop the check's lease (it failed to run: the retry, or the sweep, takes it)."""
+    with store.write() as session:
+        session.execute(
+            update(Upload)
+            .where(Upload.id == upload_id, Upload.status == "pending")
+            .values(lease_expires=None)
+        )
 
 
 def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
@@ -227,15 +287,20 @@ def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
     return fields
 
 
-def check_upload(store: Store, upload_id: int, *, sandboxed: bool = True) -> str:
+def check_upload(
+    store: Store, upload_id: int, *, sandboxed: bool = True, config: Config | None = None
+) -> str:
     """Check a pending upload in the sandbox (as ``arena bots add``) and store it as the
     bot's next version if it passes; return its status afterwards (``accepted``,
-    ``rejected``, ``already``; a finished or unknown upload is left as it is).
+    ``rejected``, ``already``; a finished or unknown upload is left as it is; ``checking``
+    when another worker's check of it holds its lease). The check holds a lease, renewed
+    every ``config.heartbeat_seconds`` while it runs.
 
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run; the upload stays
             pending (the task is retried).
     """
+    config = config or Config()
     with store.read() as session:
         row = session.execute(
             select(Upload, User.name)
@@ -248,12 +313,26 @@ def check_upload(store: Store, upload_id: int, *, sandboxed: bool = True) -> str
         if upload.status != "pending":
             return upload.status
         source, bot_name, filename = upload.source, upload.bot_name, upload.filename
-    with tempfile.TemporaryDirectory(prefix="arena-upload-") as directory:
-        path = Path(directory) / (Path(filename).name if filename.endswith(".py") else "bot.py")
-        path.write_text(source, encoding="utf-8")
-        path.chmod(0o644)
-        Path(directory).chmod(0o755)  # the sandbox's unprivileged uid reads it
-        reports = list(check_bot(str(path), sandboxed=sandboxed, time_control=TimeControl()))
+    if not claim_upload(store, upload_id, lease_seconds=config.lease_seconds):
+        return "checking"
+
+    def renew() -> bool:
+        return renew_upload(store, upload_id, lease_seconds=config.lease_seconds)
+
+    try:
+        with (
+            keep_alive(renew, config.heartbeat_seconds, f"check-{upload_id}"),
+            tempfile.TemporaryDirectory(prefix="arena-upload-") as directory,
+        ):
+            name = Path(filename).name if filename.endswith(".py") else "bot.py"
+            path = Path(directory) / name
+            path.write_text(source, encoding="utf-8")
+            path.chmod(0o644)
+            Path(directory).chmod(0o755)  # the sandbox's unprivileged uid reads it
+            reports = list(check_bot(str(path), sandboxed=sandboxed, time_control=TimeControl()))
+    except BaseException:
+        release_upload(store, upload_id)
+        raise
     report = reports[-1][1]
     report_json = check_report_json(report, sandboxed)
     report_json["bot"] = filename
@@ -291,6 +370,7 @@ def _finish(
                 message=message,
                 bot_version_id=version_id,
                 finished=datetime.now(UTC),
+                lease_expires=None,
             )
         )
 

@@ -27,6 +27,7 @@ from arena.compete.tournaments import entrant_name
 from arena.service.matches import Config, list_workers
 from arena.service.results import label_entrant, load_results, rating_table
 from arena.store.db import Store, as_utc
+from arena.store.lanes import queue_place
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -57,6 +58,7 @@ __all__ = [
     "bot_source",
     "bot_view",
     "leaderboard",
+    "queue_position",
     "rank_ranges",
     "rule_set_names",
     "set_source_public",
@@ -299,6 +301,8 @@ class TournamentView:
         faults: (entrant, kind, games) of the games forfeited by a bot fault, by entrant
             then kind.
         workers_alive: the workers whose heartbeat is within the lease now.
+        queue: its place in the workers' queue, with the reason it waits (see
+            :func:`queue_position`); None when finished.
     """
 
     name: str
@@ -323,6 +327,7 @@ class TournamentView:
     owner_id: int | None = None
     owner: str | None = None
     faults: list[tuple[str, str, int]] = field(default_factory=list)
+    queue: str | None = None
 
     @property
     def done(self) -> bool:
@@ -519,7 +524,28 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         owner_id=tournament.owner_id,
         owner=owner,
         faults=faults,
+        queue=queue_position(store, tournament.id),
     )
+
+
+def queue_position(store: Store, tournament_id: int) -> str | None:
+    """Where the tournament stands in the workers' queue, and why it waits, in a phrase:
+    "waiting: 2 tournaments ahead", "next: waiting for a free worker", "playing", "not
+    sent to the workers yet"; None when it is finished or cancelled. Tournaments are played
+    in the order they were first sent (docs/workers.md, "Lanes")."""
+    place = queue_place(store, tournament_id)
+    if place is None or (place.waiting == 0 and place.running == 0):
+        return None
+    if not place.sent:
+        return "not sent to the workers yet (arena tournament run NAME sends it)"
+    if place.waiting == 0:
+        return "playing its last matches"
+    if place.ahead:
+        ahead = "1 tournament" if place.ahead == 1 else f"{place.ahead} tournaments"
+        return f"waiting: {ahead} ahead"
+    if place.running:
+        return "playing"
+    return "next: waiting for a free worker"
 
 
 def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:

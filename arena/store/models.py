@@ -111,7 +111,10 @@ class RuleSet(Base):
 
 class Tournament(Base):
     __tablename__ = "tournaments"
-    __table_args__ = (Index("ix_tournaments_status", "status"),)
+    __table_args__ = (
+        Index("ix_tournaments_status", "status"),
+        Index("ix_tournaments_queued", "queued"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
@@ -129,6 +132,9 @@ class Tournament(Base):
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: The organiser who created it from the web (None: from the command line).
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    #: When its matches were first sent to the workers: its place in the queue (the
+    #: workers claim the oldest-sent tournament's matches first; None: never sent).
+    queued: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class TournamentEntrant(Base):
@@ -285,6 +291,9 @@ class Upload(Base):
     created: Mapped[datetime] = _created()
     sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: While a worker checks it: renewed by the worker's heartbeat; a check whose lease ran
+    #: out (its worker died) is sent again, one whose lease holds never is.
+    lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class ApiToken(Base):
@@ -337,3 +346,5 @@ class Branch(Base):
     sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: While running: renewed by the worker's heartbeat (see ``Upload.lease_expires``).
+    lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select, text, update
+from sqlalchemy import and_, false, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -34,6 +34,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import entrant_name
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
+from arena.store.lanes import in_lane
 from arena.store.models import (
     MATCH_STATUSES,
     BotVersion,
@@ -242,22 +243,37 @@ def claim_match(
     *,
     lease_seconds: float,
     match_id: int | None = None,
+    lane: str | None = None,
     now: datetime | None = None,
 ) -> ClaimedMatch | None:
-    """Lease the oldest claimable match (pending, or running with an expired lease), or the
-    match ``match_id`` if it is claimable, to ``worker`` for ``lease_seconds``: status
-    running, ``attempts`` + 1; its tournament becomes running if it was pending. Return None
-    when no match (or not that one) is claimable. A match is never leased to two workers at
-    once."""
+    """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
+    ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
+    ``lane`` (or in any lane): the oldest-sent tournament's first (``tournaments.queued``,
+    then the tournament's id), its matches in order. The match becomes running,
+    ``attempts`` + 1; its tournament running if it was pending. A cancelled tournament's
+    matches are never claimed. Return None when no match (or not that one) is claimable. A
+    match is never leased to two workers at once.
+
+    Raises:
+        ValueError: ``lane`` is not one of :data:`arena.store.lanes.LANES`.
+    """
     now = _now(now)
     expires = now + timedelta(seconds=lease_seconds)
     with store.write() as session:
-        query = select(Match.id).where(_claimable(now))
+        query = (
+            select(Match.id)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .where(_claimable(now), Tournament.status != "cancelled")
+        )
         if match_id is not None:
             query = query.where(Match.id == match_id)
-        query = query.order_by(Match.id).limit(1)
-        if store.dialect == "postgresql":
-            query = query.with_for_update(skip_locked=True)
+        if lane is not None:
+            query = query.where(in_lane(lane))
+        query = query.order_by(
+            Tournament.queued.is_(None), Tournament.queued, Tournament.id, Match.id
+        ).limit(1)
+        if store.dialect == "postgresql":  # lock the match row only, not its tournament's
+            query = query.with_for_update(skip_locked=True, of=Match)
         match_id = session.scalar(query)
         if match_id is None:
             return None
@@ -454,10 +470,14 @@ def _finish_tournament_if_done(session: Session, tournament_id: int, now: dateti
 def cancel_tournament(
     store: Store, tournament_id: int, *, by: str, now: datetime | None = None
 ) -> int:
-    """Cancel a tournament: its pending matches are void ("cancelled by BY"), running ones
-    finish and are stored as usual, finished results are kept; its status becomes
-    ``cancelled`` (a done one is left alone). Return how many matches were voided."""
-    return void_pending(store, tournament_id, f"cancelled by {by}", now=now, cancel=True)
+    """Cancel a tournament: every match not finished is void ("cancelled by BY"), whatever
+    its state -- pending, sent, or running (its worker loses the lease at its next
+    heartbeat, stops, and stores nothing) -- and finished results are kept; its status
+    becomes ``cancelled`` (a done one is left alone), and no worker ever claims its matches
+    again. Return how many matches were voided."""
+    return void_pending(
+        store, tournament_id, f"cancelled by {by}", now=now, cancel=True, running=True
+    )
 
 
 def void_pending(
@@ -467,27 +487,31 @@ def void_pending(
     *,
     now: datetime | None = None,
     cancel: bool = False,
+    running: bool = False,
 ) -> int:
-    """Void every pending match of the tournament (``{"void": reason}``); return how many.
-    Running matches are left to finish (their completion is stored as usual). ``cancel``:
-    the tournament's status becomes ``cancelled`` too (unless it is done)."""
+    """Void every pending match of the tournament (``{"void": reason}``), and with
+    ``running`` the running ones too; return how many. Running matches otherwise are left
+    to finish (their completion is stored as usual). ``cancel``: the tournament's status
+    becomes ``cancelled`` too (unless it is done)."""
     now = _now(now)
+    statuses = ("pending", "running") if running else ("pending",)
     with store.write() as session:
-        result = session.execute(
-            update(Match)
-            .where(Match.tournament_id == tournament_id, Match.status == "pending")
-            .values(
-                status="void",
-                result={"void": reason, "worker": None},
-                finished=now,
-            )
-        )
         if cancel:
             session.execute(
                 update(Tournament)
                 .where(Tournament.id == tournament_id, Tournament.status != "done")
                 .values(status="cancelled")
             )
+        result = session.execute(
+            update(Match)
+            .where(Match.tournament_id == tournament_id, Match.status.in_(statuses))
+            .values(
+                status="void",
+                result={"void": reason, "worker": None},
+                lease_expires=None,
+                finished=now,
+            )
+        )
         _finish_tournament_if_done(session, tournament_id, now)
         return int(result.rowcount)  # type: ignore[attr-defined]
 
@@ -506,12 +530,23 @@ def release_match(store: Store, match_id: int, worker: str) -> bool:
 
 
 def mark_queued(store: Store, match_ids: Sequence[int], now: datetime | None = None) -> None:
-    """Record that tasks for these matches were sent to the broker at ``now``."""
+    """Record that tasks for these matches were sent to the broker at ``now``; a tournament
+    sent for the first time takes its place in the queue (``tournaments.queued``)."""
     if not match_ids:
         return
     now = _now(now)
     with store.write() as session:
         session.execute(update(Match).where(Match.id.in_(match_ids)).values(queued=now))
+        session.execute(
+            update(Tournament)
+            .where(
+                Tournament.queued.is_(None),
+                Tournament.id.in_(
+                    select(Match.tournament_id).where(Match.id.in_(match_ids)).distinct()
+                ),
+            )
+            .values(queued=now)
+        )
 
 
 def unqueued_matches(
@@ -519,12 +554,18 @@ def unqueued_matches(
     *,
     tournament_id: int | None = None,
     sent_before: datetime | None = None,
+    lanes: Sequence[str] | None = None,
 ) -> list[int]:
     """Pending matches (of one tournament, or all) whose task was never sent; or, given
     ``sent_before``, whose task was sent, last before then: what a sweep sends again when
     the broker's queue is empty (a task lost with a broker or a killed worker). A match
-    never sent is left to ``arena tournament run``: creating a tournament starts nothing."""
+    never sent is left to ``arena tournament run``: creating a tournament starts nothing.
+    ``lanes``: only the matches of these lanes (:mod:`arena.store.lanes`)."""
     query = select(Match.id).where(Match.status == "pending")
+    if lanes is not None:
+        query = query.join(Tournament, Tournament.id == Match.tournament_id).where(
+            or_(false(), *(in_lane(lane) for lane in lanes))
+        )
     if tournament_id is not None:
         query = query.where(Match.tournament_id == tournament_id)
     if sent_before is None:
@@ -539,20 +580,36 @@ def requeue_expired(store: Store, now: datetime | None = None) -> list[int]:
     """Put every running match whose lease expired back to pending (clearing the lease);
     return their ids. :func:`claim_match` takes expired matches anyway: this is for sweeps
     (which send their tasks again) and for progress reports that should not count dead
-    workers' matches as running."""
+    workers' matches as running. A cancelled tournament's are voided instead (none should
+    be left running: :func:`cancel_tournament` voids them)."""
     now = _now(now)
     with store.write() as session:
-        expired = [
-            *session.scalars(
-                select(Match.id).where(Match.status == "running", Match.lease_expires < now)
-            )
-        ]
+        rows = session.execute(
+            select(Match.id, Match.tournament_id, Tournament.status)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .where(Match.status == "running", Match.lease_expires < now)
+        ).all()
+        expired = [int(i) for i, _, status in rows if status != "cancelled"]
+        cancelled = [int(i) for i, _, status in rows if status == "cancelled"]
         if expired:
             session.execute(
                 update(Match)
                 .where(Match.id.in_(expired))
                 .values(status="pending", lease_owner=None, lease_expires=None)
             )
+        if cancelled:
+            session.execute(
+                update(Match)
+                .where(Match.id.in_(cancelled))
+                .values(
+                    status="void",
+                    result={"void": "cancelled", "worker": None},
+                    lease_expires=None,
+                    finished=now,
+                )
+            )
+            for tournament_id in {t for _, t, status in rows if status == "cancelled"}:
+                _finish_tournament_if_done(session, tournament_id, now)
         return expired
 
 

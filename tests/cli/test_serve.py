@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli.common import UNAVAILABLE
+from arena.store.db import Store
+from arena.store.models import Match
 from tests.servers import ARENA
 
 pytestmark = pytest.mark.slow
@@ -179,3 +181,201 @@ def test_the_instance_folder_is_beside_the_database_never_the_checkout(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
     postgres = instance_folder("postgresql+psycopg://u@localhost/arena")
     assert postgres == tmp_path / "share" / "domino-arena"
+
+
+# --- supervision and the fault drill (issue 19) --------------------------------------------
+
+
+class Session(Served):
+    """``arena serve`` in a session of its own (``setsid``: FACTS.md, a script's ``&``
+    ignores SIGINT), with the tests' fast timings; stopped with SIGTERM."""
+
+    def __init__(self, args: list[str]) -> None:
+        from tests.servers import FAST
+
+        self.proc = subprocess.Popen(
+            [str(ARENA), "serve", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, **FAST},
+            start_new_session=True,
+        )
+        self.lines = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        status = self.proc.wait(timeout=60)
+        self._reader.join(timeout=5)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        return status
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def _tree(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        here = todo.pop()
+        found.add(here)
+        todo.extend(_children(here))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _match_worker(serve_pid: int) -> int | None:
+    """The pid of the match worker's main process (not the fast worker's)."""
+    for child in _children(serve_pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"celery" in b" ".join(cmdline) and not any(
+            w.startswith(b"arena-fast-") for w in cmdline
+        ):
+            return child
+    return None
+
+
+def test_sigkill_of_serve_takes_every_process_it_started_with_it(database: Path) -> None:
+    """However serve dies (here SIGKILL, as an OOM kill would), its workers, their pools,
+    and the web server with its workers die too, and the port is free again."""
+    port = _free_port()
+    served = Session(["--port", str(port), "--url", f"sqlite:///{database}"])
+    served.wait_for("serving at", 120)
+    tree = _tree(served.proc.pid) - {served.proc.pid}
+    assert len(tree) >= 6, tree  # 2 workers with their pools, gunicorn with its 2 workers
+    served.proc.kill()
+    served.proc.wait(timeout=10)
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in tree):
+        assert time.monotonic() < deadline, [p for p in tree if _alive(p)]
+        time.sleep(0.2)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))  # nobody holds the port
+    served._reader.join(timeout=5)
+    assert served.proc.stdout is not None
+    served.proc.stdout.close()
+
+
+@pytest.mark.slow
+def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
+    """Under ``arena serve --demo``, ``kill -9`` of the match worker mid-tournament: serve
+    logs it and starts a new worker within 30 s, the site answers throughout, every match
+    is stored once, and a tournament cancelled meanwhile has nothing played."""
+    from sqlalchemy import func, select
+
+    from arena.store.db import connect
+    from arena.store.models import GameRecord, Tournament
+    from arena.store.queue import cancel_tournament
+
+    port = _free_port()
+    url = f"sqlite:///{database}"
+    served = Session(["--demo", "--demo-games", "300", "--port", str(port), "--url", url])
+    address = f"http://127.0.0.1:{port}/"
+    failures: list[str] = []
+    polls = [0]
+    stop_polling = threading.Event()
+
+    def poll() -> None:
+        while not stop_polling.wait(0.25):
+            try:
+                _get(address + "healthz")
+                polls[0] += 1
+            except OSError as exc:
+                failures.append(str(exc))
+
+    poller = threading.Thread(target=poll, daemon=True)
+    store = connect(url)
+    try:
+        served.wait_for("serving at", 240)
+        poller.start()
+        created = subprocess.run(
+            [str(ARENA), "tournament", "create", "doomed", "--rules", "draw", "--bots",
+             "reference/random,reference/greedy", "--games", "50", "--url", url],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        with store.read() as session:
+            doomed = session.scalar(select(Tournament.id).where(Tournament.name == "doomed"))
+        assert doomed is not None
+        from arena.service.broker import make_app
+        from arena.service.dispatch import dispatch_matches
+
+        assert dispatch_matches(store, make_app(None, None, url), doomed)
+        deadline = time.monotonic() + 120
+        while not any(
+            m.status == "running" for m in _tournament_matches(store, "demo")
+        ):  # the worker plays
+            assert time.monotonic() < deadline, served.lines
+            time.sleep(0.2)
+        victim = _match_worker(served.proc.pid)
+        assert victim is not None
+        os.kill(victim, signal.SIGKILL)
+        killed = time.monotonic()
+        cancel_tournament(store, doomed, by="the drill")
+        served.wait_for("the worker exited (exit status -9)", 30)
+        line = served.wait_for("the worker started again", 30)
+        assert time.monotonic() - killed < 30, line
+        while (
+            _get(address + "tournaments/demo").count('<span class="status done">done</span>') == 0
+        ):
+            assert time.monotonic() < deadline + 300, served.lines[-20:]
+            time.sleep(1)
+        matches = _tournament_matches(store, "demo")
+        with store.read() as session:
+            for match in matches:
+                assert match.status == "done", (match.id, match.result)
+                indexes = list(
+                    session.scalars(
+                        select(GameRecord.game_index).where(GameRecord.match_id == match.id)
+                    )
+                )
+                assert sorted(indexes) == list(range(match.games)), match.id
+            doomed_records = session.scalar(
+                select(func.count())
+                .select_from(GameRecord)
+                .join(Match, Match.id == GameRecord.match_id)
+                .where(Match.tournament_id == doomed)
+            )
+        assert doomed_records == 0
+        assert {m.status for m in _tournament_matches(store, "doomed")} == {"void"}
+        assert any(m.attempts > 1 for m in matches), "the killed worker's match was not replayed"
+    finally:
+        stop_polling.set()
+        store.close()
+        status = served.stop()
+    assert status == 0, served.lines
+    assert failures == [] and polls[0] > 20, (failures, polls)
+
+
+def _tournament_matches(store: Store, name: str) -> list[Match]:
+    from sqlalchemy import select
+
+    from arena.store.models import Tournament
+
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(Match)
+                .join(Tournament, Tournament.id == Match.tournament_id)
+                .where(Tournament.name == name)
+                .order_by(Match.id)
+            )
+        )

@@ -765,12 +765,17 @@ def test_make_app_reliability_settings_on_redis(no_broker_env: Path) -> None:
     assert conf.task_acks_late is True and conf.task_reject_on_worker_lost is True
     assert conf.worker_prefetch_multiplier == 1 and conf.task_ignore_result is True
     assert conf.task_default_queue == broker.QUEUE
-    # uploads' checks first: a worker takes a waiting check before the next match
-    assert [q.name for q in conf.task_queues] == [broker.CHECK_QUEUE, broker.QUEUE]
+    # uploads' checks first, then interactive work: a worker takes them before a match
+    assert [q.name for q in conf.task_queues] == [
+        broker.CHECK_QUEUE,
+        broker.INTERACTIVE_QUEUE,
+        broker.QUEUE,
+    ]
     assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     assert conf.broker_transport_options["visibility_timeout"] >= 2 * config.match_time_limit
     assert (conf.task_time_limit, conf.task_soft_time_limit) == (5000, 4970)
-    assert conf.beat_schedule == {"arena-sweep": {"task": broker.SWEEP, "schedule": 7}}
+    # no sweep task in a work queue: each worker's main process sweeps from a thread
+    assert not conf.beat_schedule
     default = broker.make_app("redis://127.0.0.1:1/0", Config()).conf
     assert default.broker_transport_options["visibility_timeout"] >= 2 * 1800
     short = broker.make_app("redis://127.0.0.1:1/0", Config(match_time_limit=10)).conf
@@ -799,7 +804,7 @@ def test_make_app_filesystem_transport(
     }
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1 and conf.task_time_limit == 100
-    assert conf.beat_schedule["arena-sweep"] == {"task": "arena.sweep", "schedule": 3.0}
+    assert not conf.beat_schedule  # the workers sweep from a thread (workers/tasks.py)
     assert broker.make_app().conf.broker_transport_options["data_folder_in"] == str(
         broker.default_broker_dir() / "queue"
     )
@@ -859,3 +864,94 @@ def test_the_default_broker_is_the_databases_wherever_it_starts(
     )
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
     assert broker.default_broker_dir() == here
+
+
+# --- the scheduler ------------------------------------------------------------------------
+
+
+def test_a_cancelled_match_stops_at_its_next_heartbeat_and_stores_nothing(
+    store: Store, tmp_path: Path
+) -> None:
+    """A match of 2,000 games (about 10 s unsandboxed) is cancelled a moment after it
+    starts: its heartbeat finds it void and stops the play, the bots' processes end, and
+    nothing is stored."""
+    import threading
+    import time
+
+    from arena.store.queue import cancel_tournament
+
+    _add_reference_bots(store)
+    tid, (first, _) = _create(store, games=4000)
+    config = _config(tmp_path, lease_seconds=3.0, heartbeat_seconds=0.2)
+    outcome: list[str] = []
+    began = time.monotonic()
+    player = threading.Thread(
+        target=lambda: outcome.append(
+            run_match(store, first, worker="w1", config=config, sandboxed=False)
+        )
+    )
+    player.start()
+    while _match(store, first).status != "running":
+        time.sleep(0.05)
+    time.sleep(0.5)
+    cancel_tournament(store, tid, by="olga")
+    player.join(timeout=60)
+    assert outcome == ["stopped"]
+    assert time.monotonic() - began < 8, "the match was played on after its cancel"
+    assert _match(store, first).status == "void" and _records(store, first) == []
+
+
+def test_play_next_plays_the_oldest_sent_tournament_first(store: Store, tmp_path: Path) -> None:
+    from arena.service.matches import play_next
+    from arena.store.queue import mark_queued
+
+    _add_reference_bots(store)
+    _, late_ids = _create(store, name="late", games=2)
+    _, early_ids = _create(store, name="early", games=2)
+    mark_queued(store, early_ids, datetime(2026, 1, 1, tzinfo=UTC))
+    mark_queued(store, late_ids, datetime(2026, 1, 2, tzinfo=UTC))
+    config = _config(tmp_path)
+    played = [play_next(store, "matches", config=config, sandboxed=False) for _ in range(5)]
+    assert played == [
+        *((match_id, "done") for match_id in early_ids),
+        *((match_id, "done") for match_id in late_ids),
+        (None, "idle"),
+    ]
+    assert play_next(store, "interactive", config=config, sandboxed=False) == (None, "idle")
+
+
+def test_an_upload_being_checked_is_never_sent_again_until_its_lease_runs_out(
+    store: Store,
+) -> None:
+    """The sweep lists a pending upload sent long ago (its task was lost), but not one whose
+    check holds a live lease, however long ago it was sent; once the lease runs out (the
+    worker died) it is listed, and sending it again drops the dead lease."""
+    from arena.service.uploads import (
+        claim_upload,
+        create_upload,
+        mark_sent,
+        renew_upload,
+        unsent_uploads,
+    )
+    from arena.store.models import Upload
+
+    owner = store.add_user("ada").id
+    upload = create_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
+    mark_sent(store, [upload])
+    later = datetime.now(UTC) + timedelta(seconds=600)
+    assert unsent_uploads(store, older_than=120, now=later) == [upload]
+    assert claim_upload(store, upload, lease_seconds=60)
+    assert not claim_upload(store, upload, lease_seconds=60)  # a second copy of the task
+    assert renew_upload(store, upload, lease_seconds=60)
+    soon = datetime.now(UTC) + timedelta(seconds=30)
+    assert unsent_uploads(store, older_than=0, now=soon) == []
+    assert unsent_uploads(store, older_than=120, now=later) == [upload]  # lease ran out
+    with store.write() as session:  # as if the lease had run out now
+        row = session.get(Upload, upload)
+        assert row is not None
+        row.lease_expires = datetime.now(UTC) - timedelta(seconds=1)
+    mark_sent(store, [upload])
+    with store.read() as session:
+        row = session.get(Upload, upload)
+        assert row is not None and row.lease_expires is None
+    assert claim_upload(store, upload, lease_seconds=60)

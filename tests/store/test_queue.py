@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
@@ -230,3 +230,144 @@ def test_two_processes_claim_and_complete_every_match_once(
         attempts = session.scalars(select(Match.attempts)).all()
     assert set(attempts) == {1}
     assert len(_records(store)) == len(set(_records(store))) == 80
+
+
+# --- the scheduler: order, lanes, cancelled tournaments (docs/workers.md, "Lanes") ---------
+
+
+def _ids(store: Store, tournament_id: int) -> list[int]:
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(Match.id).where(Match.tournament_id == tournament_id).order_by(Match.id)
+            )
+        )
+
+
+def test_claims_take_the_oldest_sent_tournament_first_whatever_the_tokens_order(
+    store: Store,
+) -> None:
+    """Three tournaments sent in the order second, first, third: every claim takes the
+    earliest-sent one's matches until none is left, then the next: no tournament waits
+    while one sent after it plays (the broker's order and re-sent tasks do not matter)."""
+    from arena.store.queue import mark_queued
+
+    first, second, third = (_tournament(store, 3, name=n) for n in ("first", "second", "third"))
+    mark_queued(store, _ids(store, second), T0)
+    mark_queued(store, _ids(store, first), T0 + timedelta(seconds=1))
+    mark_queued(store, _ids(store, third), T0 + timedelta(seconds=2))
+    mark_queued(store, _ids(store, second), T0 + timedelta(seconds=5))  # re-sent: keeps its place
+    order = []
+    for _ in range(9):
+        claimed = claim_match(store, "w", lease_seconds=LEASE, lane="matches", now=T0)
+        assert claimed is not None
+        order.append(claimed.tournament_id)
+    assert order == [second] * 3 + [first] * 3 + [third] * 3
+    assert claim_match(store, "w", lease_seconds=LEASE, lane="matches", now=T0) is None
+
+
+def test_a_compare_is_in_the_interactive_lane(store: Store) -> None:
+    from arena.store.lanes import match_lanes, queue_place
+    from arena.store.models import Tournament
+    from arena.store.queue import mark_queued
+
+    played, compare = _tournament(store, 2, name="cup"), _tournament(store, 2, name="cmp")
+    with store.write() as session:
+        session.execute(update(Tournament).where(Tournament.id == compare).values(format="compare"))
+    mark_queued(store, _ids(store, played) + _ids(store, compare), T0)
+    assert match_lanes(store, _ids(store, compare) + _ids(store, played)) == {
+        "interactive": _ids(store, compare),
+        "matches": _ids(store, played),
+    }
+    claimed = claim_match(store, "w", lease_seconds=LEASE, lane="interactive", now=T0)
+    assert claimed is not None and claimed.tournament_id == compare
+    place = queue_place(store, compare)
+    assert place is not None and place.lane == "interactive" and place.ahead == 0
+    with pytest.raises(ValueError, match="no lane"):
+        claim_match(store, "w", lease_seconds=LEASE, lane="slow")
+
+
+def test_queue_place_counts_the_tournaments_ahead(store: Store) -> None:
+    from arena.store.lanes import queue_place
+    from arena.store.queue import mark_queued
+
+    ids = [_tournament(store, 2, name=f"t{i}") for i in range(4)]
+    for i, tournament in enumerate(ids[:3]):
+        mark_queued(store, _ids(store, tournament), T0 + timedelta(seconds=i))
+    places = [queue_place(store, t) for t in ids]
+    assert [p.ahead for p in places if p] == [0, 1, 2, 0]
+    assert [p.sent for p in places if p] == [True, True, True, False]
+    for _ in range(2):  # the first one's matches are all taken: it is no longer ahead
+        claim_match(store, "w", lease_seconds=LEASE, now=T0)
+    second = queue_place(store, ids[1])
+    assert second is not None and second.ahead == 0 and second.waiting == 2
+    first = queue_place(store, ids[0])
+    assert first is not None and first.running == 2 and first.waiting == 0
+
+
+def test_a_cancelled_tournaments_matches_are_never_played_again_whatever_their_state(
+    store: Store,
+) -> None:
+    """Pending, sent, running with a live lease, running with an expired one: cancel voids
+    them all; no claim takes one (by id or by lane), no sweep re-queues one, the running
+    one's heartbeat fails (its worker stops) and its late result is not stored."""
+    from arena.store.queue import cancel_tournament, mark_queued, unqueued_matches
+
+    tournament = _tournament(store, 4)
+    ids = _ids(store, tournament)
+    mark_queued(store, ids[:3], T0)
+    live = claim_match(store, "live", lease_seconds=LEASE, match_id=ids[0], now=T0)
+    stale = claim_match(store, "dead", lease_seconds=1, match_id=ids[1], now=T0)
+    assert live is not None and stale is not None
+    assert cancel_tournament(store, tournament, by="olga", now=T0) == 4
+    later = T0 + timedelta(seconds=30)
+    assert requeue_expired(store, now=later) == []
+    for match_id in ids:
+        assert claim_match(store, "w", lease_seconds=LEASE, match_id=match_id, now=later) is None
+    assert claim_match(store, "w", lease_seconds=LEASE, now=later) is None
+    assert unqueued_matches(store, sent_before=later) == []
+    assert not heartbeat(store, ids[0], "live", lease_seconds=LEASE, now=later)
+    assert not complete_match(store, ids[0], "live", records=[{"g": 0}], result={"games": []})
+    assert tournament_progress(store, tournament)["void"] == 4
+    assert _records(store) == []
+
+
+def test_an_expired_lease_of_a_cancelled_tournament_left_running_is_voided_by_the_sweep(
+    store: Store,
+) -> None:
+    """A match left running by a cancel from before this rule (or any race) is voided by
+    requeue_expired, never put back to pending."""
+    from arena.store.models import Tournament
+
+    tournament = _tournament(store, 2)
+    stale = claim_match(store, "dead", lease_seconds=1, now=T0)
+    assert stale is not None
+    with store.write() as session:
+        session.execute(
+            update(Tournament).where(Tournament.id == tournament).values(status="cancelled")
+        )
+    assert requeue_expired(store, now=T0 + timedelta(seconds=5)) == []
+    progress = tournament_progress(store, tournament)
+    assert progress["void"] == 1 and progress["running"] == 0
+
+
+def test_the_tournament_page_says_its_place_in_the_queue(store: Store) -> None:
+    from arena.service.views import queue_position
+    from arena.store.queue import cancel_tournament, mark_queued
+
+    ids = [_tournament(store, 2, name=f"t{i}") for i in range(4)]
+    for i, tournament in enumerate(ids[:3]):
+        mark_queued(store, _ids(store, tournament), T0 + timedelta(seconds=i))
+    assert queue_position(store, ids[2]) == "waiting: 2 tournaments ahead"
+    assert queue_position(store, ids[1]) == "waiting: 1 tournament ahead"
+    assert queue_position(store, ids[0]) == "next: waiting for a free worker"
+    assert queue_position(store, ids[3]) is not None
+    assert "not sent" in (queue_position(store, ids[3]) or "")
+    claim_match(store, "w", lease_seconds=LEASE, now=T0)
+    assert queue_position(store, ids[0]) == "playing"
+    claim_match(store, "w", lease_seconds=LEASE, now=T0)
+    assert queue_position(store, ids[0]) == "playing its last matches"
+    assert queue_position(store, ids[2]) == "waiting: 1 tournament ahead"
+    cancel_tournament(store, ids[1], by="olga", now=T0)
+    assert queue_position(store, ids[1]) is None
+    assert queue_position(store, ids[2]) == "next: waiting for a free worker"

@@ -1,0 +1,155 @@
+"""The scheduler with real Celery workers (``arena worker`` processes, bots in the sandbox):
+tournaments are played in the order they were sent whatever the broker's order, upload
+checks have capacity long matches cannot take, and a dead worker's lease is re-queued by
+the sweep thread of a worker whose every process plays a long match (docs/workers.md)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import select
+
+from arena.store.models import Match, User
+from tests.paths import REFERENCE_BOTS
+from tests.servers import FAST, wait_for
+from tests.workers.test_tasks import Service, _create, _matches, service  # noqa: F401
+
+LEASE = float(FAST["ARENA_LEASE_SECONDS"])
+SWEEP = float(FAST["ARENA_SWEEP_SECONDS"])
+
+
+def _app(running: Service) -> object:
+    from arena.service.broker import make_app
+
+    broker = running.broker  # a relative filesystem broker is the workers' directory's
+    if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
+        broker = f"filesystem://{running.directory / broker.removeprefix('filesystem://')}"
+    return make_app(broker, None, running.database)
+
+
+def _send(running: Service, name: str) -> None:
+    from arena.service.dispatch import dispatch_matches
+    from arena.store.models import Tournament
+
+    store = running.store()
+    try:
+        with store.read() as session:
+            tid = session.scalar(select(Tournament.id).where(Tournament.name == name))
+        assert tid is not None
+        assert dispatch_matches(store, _app(running), tid)  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
+def _playing(running: Service, name: str) -> list[Match]:
+    return [m for m in _matches(running, name) if m.status == "running"]
+
+
+def test_tournaments_are_played_in_the_order_they_were_sent_not_the_brokers(
+    service: Service,  # noqa: F811
+) -> None:
+    """ "first" is sent but its tasks are lost; "second" is sent after it, with its tasks:
+    the worker takes those tasks as tokens and plays all of "first" before any of
+    "second" (then the sweep finds "second" pending and an empty queue, and sends it)."""
+    from arena.store.queue import mark_queued
+
+    _create(service, "first", "random,greedy,fives", games=2)
+    _create(service, "second", "random,greedy,fives", games=2)
+    store = service.store()
+    try:
+        mark_queued(store, [m.id for m in _matches(service, "first")])  # sent, tasks lost
+    finally:
+        store.close()
+    time.sleep(0.05)
+    _send(service, "second")
+    service.worker("--concurrency", "1", steady=True)
+    wait_for(
+        lambda: all(m.status == "done" for n in ("first", "second") for m in _matches(service, n)),
+        180,
+        "both tournaments to finish",
+    )
+    first = max(m.finished for m in _matches(service, "first") if m.finished)
+    second = min(m.finished for m in _matches(service, "second") if m.finished)
+    assert first < second, service.logs()
+
+
+@pytest.mark.slow
+def test_a_dead_workers_lease_is_requeued_within_the_bound_while_the_rest_play_long_matches(
+    service: Service,  # noqa: F811
+) -> None:
+    """The sweep runs in a thread of each worker's main process: with the only live worker
+    busy with a long match, a killed worker's match is back to pending within the lease
+    plus one sweep interval (a sweep sent as a task would wait behind the long match)."""
+    _create(service, "long", "random,greedy,fives,counter", games=2000)
+    victim = service.worker("--concurrency", "1", "--no-sweep")
+    _send(service, "long")
+
+    def victims_match() -> Match | None:
+        pools = {str(pid) for pid in victim.pool_pids()}
+        for match in _playing(service, "long"):
+            if (match.lease_owner or ":").split(":")[1] in pools:
+                return match
+        return None
+
+    wait_for(lambda: victims_match() is not None, 60, "the victim to start a match")
+    lost = victims_match()
+    assert lost is not None
+    busy = service.worker("--concurrency", "1")
+    wait_for(lambda: len(_playing(service, "long")) == 2, 60, "the second worker to play")
+    victim.kill()
+    killed = time.monotonic()
+
+    def requeued() -> bool:
+        match = next(m for m in _matches(service, "long") if m.id == lost.id)
+        return match.lease_owner != lost.lease_owner
+
+    wait_for(requeued, 60, "the dead worker's match to be re-queued")
+    took = time.monotonic() - killed
+    assert took < 2 * LEASE + SWEEP + 4, f"re-queued {took:.1f} s after the kill"
+    wait_for(lambda: "sweep: 1 expired leases re-queued" in busy.output(), 10, "the sweep's log")
+
+
+@pytest.mark.slow
+def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
+    service: Service,  # noqa: F811
+) -> None:
+    """A match worker of one process busy with a 2,000-game match, and the fast worker: an
+    upload is checked (and accepted) while that match still plays. A tournament sent after
+    the long one waits behind it, and its page says so."""
+    from arena.service.dispatch import dispatch_upload
+    from arena.service.uploads import create_upload, upload_view
+    from arena.service.views import queue_position
+    from arena.store.models import Tournament
+
+    _create(service, "long", "random,greedy", games=2000)
+    _create(service, "later", "random,greedy", games=2)
+    service.worker("--concurrency", "1", steady=True)
+    service.worker("--lanes", "fast", "--concurrency", "1", steady=True)
+    _send(service, "long")
+    wait_for(lambda: bool(_playing(service, "long")), 60, "the long match to start")
+    store = service.store()
+    try:
+        store.add_user("ada")
+        with store.read() as session:
+            owner = session.scalar(select(User.id).where(User.name == "ada"))
+        assert owner is not None
+        source = (REFERENCE_BOTS / "greedy.py").read_text()
+        upload = create_upload(store, owner, "mine", "mine.py", source)
+        assert dispatch_upload(store, _app(service), upload)  # type: ignore[arg-type]
+
+        def checked() -> bool:
+            view = upload_view(store, upload)
+            return view is not None and not view.pending
+
+        wait_for(checked, 120, "the upload's check")
+        view = upload_view(store, upload)
+        assert view is not None and view.status == "accepted", service.logs()
+        assert _playing(service, "long"), "the long match ended before the check: no proof"
+        _send(service, "later")
+        with store.read() as session:
+            later = session.scalar(select(Tournament.id).where(Tournament.name == "later"))
+        assert later is not None
+        assert queue_position(store, later) == "waiting: 1 tournament ahead"
+    finally:
+        store.close()
