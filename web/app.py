@@ -19,12 +19,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import Flask, Response, render_template, request
-from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import HTTPException
 
 from arena.errors import NotFound, PermissionDenied
-from arena.store.db import connect, resolve_url
+from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import init_api, json_error, json_response
 from web.auth import init_auth, public, refusal
 from web.bots import bots
@@ -88,7 +86,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(branches)
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
-    app.register_error_handler(SQLAlchemyError, _database_error)
+    for error in DATABASE_ERRORS:
+        app.register_error_handler(error, _database_error)
     app.register_error_handler(PermissionDenied, _refused)
     app.register_error_handler(NotFound, _refused)
     app.add_template_filter(when)
@@ -128,16 +127,15 @@ def healthz() -> tuple[dict[str, str], int]:
     """``{"status": "ok", "database": "ok"}`` (200) when the database answers ``SELECT 1``,
     else ``{"status": "error", "database": <the error>}`` (503)."""
     try:
-        with get_store().read() as session:
-            session.execute(text("SELECT 1"))
-    except SQLAlchemyError as error:
+        ping(get_store())
+    except DATABASE_ERRORS as error:
         message = _database_message(error)
         logger.warning("health check: database unreachable: %s", message)
         return {"status": "error", "database": message}, 503
     return {"status": "ok", "database": "ok"}, 200
 
 
-def _database_message(error: SQLAlchemyError) -> str:
+def _database_message(error: Exception) -> str:
     cause = getattr(error, "orig", None) or error
     return " ".join(str(cause).split())
 
@@ -171,7 +169,7 @@ def _refused(error: PermissionDenied | NotFound) -> Any:
     return _http_error(answer) if isinstance(answer, HTTPException) else answer
 
 
-def _database_error(error: SQLAlchemyError) -> Any:
+def _database_error(error: Exception) -> Any:
     logger.error("database error: %s", _database_message(error))
     message = "The database did not answer. Try again in a moment."
     page = render_template("error.html", code=503, title="Service unavailable", message=message)

@@ -4,12 +4,12 @@ imports every blueprint): so no module of ``web/`` imports another in a circle."
 
 from __future__ import annotations
 
-from celery import Celery
 from flask import current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
 
+from arena.service.broker import Broker, make_app
 from arena.store.db import Store
 
 __all__ = ["CELERY_KEY", "STORE_KEY", "csrf", "get_celery", "get_store", "limiter"]
@@ -31,13 +31,11 @@ def get_store() -> Store:
     return store
 
 
-def get_celery() -> Celery:
+def get_celery() -> Broker:
     """The current app's Celery client, to send tasks by name (the broker of
     ``ARENA_BROKER_URL``, or the one beside the database): made on first use."""
-    app: Celery | None = current_app.extensions.get(CELERY_KEY)
+    app: Broker | None = current_app.extensions.get(CELERY_KEY)
     if app is None:
-        from arena.service.broker import make_app
-
         app = make_app(None, None, current_app.config["DATABASE_URL"])
         current_app.extensions[CELERY_KEY] = app
     return app

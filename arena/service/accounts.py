@@ -20,18 +20,17 @@ import contextlib
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from argon2.profiles import CHEAPEST
-from sqlalchemy import select, update
 
 from arena.compete.names import check_name
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.permissions import ROLES, Actor, Operator, require
-from arena.store.db import Store, as_utc
-from arena.store.models import ApiToken, User
+from arena.store import accounts as stored
+from arena.store.accounts import AccountRow, TokenView
+from arena.store.db import Store
 
 __all__ = [
     "MAX_PASSWORD",
@@ -99,8 +98,8 @@ def _check_role(role: str) -> None:
         raise AccountError(f"unknown role {role!r} (roles: {', '.join(ROLES)})")
 
 
-def _account(user: User) -> Account:
-    return Account(user.id, user.name, user.role, user.session_epoch)
+def _account(row: AccountRow) -> Account:
+    return Account(row.id, row.name, row.role, row.session_epoch)
 
 
 def create_account(
@@ -116,27 +115,16 @@ def create_account(
     name = check_name(name, "user name")
     _check_password(password)
     _check_role(role)
-    digest = hasher.hash(password)
-    with store.write() as session:
-        user = session.scalar(select(User).where(User.name == name).with_for_update())
-        if user is not None and user.password_hash is not None:
-            raise AccountError(f"the name {name!r} is taken")
-        if user is None:
-            user = User(name=name)
-            session.add(user)
-        user.password_hash = digest
-        user.role = role
-        session.flush()
-        return _account(user)
+    row = stored.claim_account(store, name, hasher.hash(password), role)
+    if row is None:
+        raise AccountError(f"the name {name!r} is taken")
+    return _account(row)
 
 
 def find_account(store: Store, user_id: int) -> Account | None:
     """The account with this id, if it may log in."""
-    with store.read() as session:
-        user = session.get(User, user_id)
-        if user is None or user.password_hash is None:
-            return None
-        return _account(user)
+    row = stored.account_row(store, user_id)
+    return None if row is None else _account(row)
 
 
 #: Verified against when the name is unknown, so that an unknown name takes as long as a
@@ -148,29 +136,22 @@ def authenticate(
     store: Store, name: str, password: str, *, hasher: PasswordHasher
 ) -> Account | None:
     """The account if ``password`` is its password, else None (unknown names too)."""
-    with store.read() as session:
-        user = session.scalar(select(User).where(User.name == name))
-        digest = None if user is None else user.password_hash
-        account = None if user is None else _account(user)
-    if digest is None or account is None:
+    found = stored.login_row(store, name)
+    if found is None:
         key = id(hasher)
         if key not in _UNKNOWN:
             _UNKNOWN[key] = hasher.hash("not a password of anyone's")
         with contextlib.suppress(VerificationError, InvalidHashError):
             hasher.verify(_UNKNOWN[key], password)
         return None
+    row, digest = found
     try:
         hasher.verify(digest, password)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return None
     if hasher.check_needs_rehash(digest):
-        with store.write() as session:
-            session.execute(
-                update(User)
-                .where(User.id == account.id)
-                .values(password_hash=hasher.hash(password))
-            )
-    return account
+        stored.set_password_hash(store, row.id, hasher.hash(password))
+    return _account(row)
 
 
 def change_password(
@@ -182,18 +163,18 @@ def change_password(
         AccountError: ``current`` is wrong, or ``new`` is unacceptable.
     """
     _check_password(new)
-    with store.write() as session:
-        user = session.get(User, account_id, with_for_update=True)
-        if user is None or user.password_hash is None:
-            raise AccountError("no such account")
+
+    def replace(digest: str) -> str:
         try:
-            hasher.verify(user.password_hash, current)
+            hasher.verify(digest, current)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             raise AccountError("the current password is not right") from None
-        user.password_hash = hasher.hash(new)
-        user.session_epoch += 1
-        session.flush()
-        return _account(user)
+        return hasher.hash(new)
+
+    row = stored.replace_password(store, account_id, replace)
+    if row is None:
+        raise AccountError("no such account")
+    return _account(row)
 
 
 # --- API tokens ------------------------------------------------------------------------------
@@ -202,19 +183,6 @@ def change_password(
 SCOPES = ("read", "upload", "run")
 #: Every token starts so (easy to find in a leaked file).
 TOKEN_PREFIX = "da_"
-
-
-@dataclass(frozen=True, slots=True)
-class TokenView:
-    """An API token as its owner's list shows it (never the token itself)."""
-
-    id: int
-    name: str
-    prefix: str
-    scopes: list[str]
-    created: datetime
-    last_used: datetime | None
-    revoked: datetime | None
 
 
 def _digest(token: str) -> str:
@@ -234,69 +202,30 @@ def create_token(store: Store, account_id: int, name: str, scopes: list[str]) ->
     if not scopes or any(scope not in SCOPES for scope in scopes):
         raise AccountError(f"choose the token's scopes among {', '.join(SCOPES)}")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    with store.write() as session:
-        session.add(
-            ApiToken(
-                user_id=account_id,
-                name=name,
-                prefix=token[:10],
-                sha256=_digest(token),
-                scopes=sorted(set(scopes), key=SCOPES.index),
-            )
-        )
+    ordered = sorted(set(scopes), key=SCOPES.index)
+    stored.add_token(store, account_id, name, token[:10], _digest(token), ordered)
     return token
 
 
 def tokens_of(store: Store, account_id: int) -> list[TokenView]:
     """The account's tokens, newest first."""
-    with store.read() as session:
-        rows = session.scalars(
-            select(ApiToken).where(ApiToken.user_id == account_id).order_by(ApiToken.id.desc())
-        )
-        return [
-            TokenView(
-                t.id,
-                t.name,
-                t.prefix,
-                list(t.scopes),
-                as_utc(t.created),
-                None if t.last_used is None else as_utc(t.last_used),
-                None if t.revoked is None else as_utc(t.revoked),
-            )
-            for t in rows
-        ]
+    return stored.token_views(store, account_id)
 
 
 def revoke_token(store: Store, account_id: int, token_id: int) -> bool:
     """Revoke one of the account's tokens; False if it has no such live token."""
-    with store.write() as session:
-        result = session.execute(
-            update(ApiToken)
-            .where(
-                ApiToken.id == token_id,
-                ApiToken.user_id == account_id,
-                ApiToken.revoked.is_(None),
-            )
-            .values(revoked=datetime.now(UTC))
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+    return stored.revoke_token(store, account_id, token_id)
 
 
 def token_account(store: Store, token: str) -> tuple[Account, list[str]] | None:
     """The account and scopes of a live token (its last use recorded), or None."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
-    with store.write() as session:
-        row = session.execute(
-            select(ApiToken, User)
-            .join(User, User.id == ApiToken.user_id)
-            .where(ApiToken.sha256 == _digest(token), ApiToken.revoked.is_(None))
-        ).first()
-        if row is None:
-            return None
-        api_token, user = row
-        api_token.last_used = datetime.now(UTC)
-        return _account(user), list(api_token.scopes)
+    found = stored.use_token(store, _digest(token))
+    if found is None:
+        return None
+    row, scopes = found
+    return _account(row), scopes
 
 
 # --- the actions, each checking its permission ------------------------------------------------

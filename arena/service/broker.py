@@ -53,6 +53,7 @@ __all__ = [
     "REFIT",
     "RUN_BRANCH",
     "SWEEP",
+    "Broker",
     "default_broker_dir",
     "make_app",
     "queue_length",
@@ -62,6 +63,10 @@ __all__ = [
     "send_matches",
     "send_uploads",
 ]
+
+#: The client that sends the workers their tasks (:func:`make_app`), by a name the web and
+#: the CLI can use without importing Celery (docs/architecture.md).
+Broker = Celery
 
 #: The environment variable naming the broker.
 BROKER_ENV = "ARENA_BROKER_URL"

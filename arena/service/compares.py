@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import LUCK_TERMS, GroupMargin, draw_luck, game_margin, game_score
 from arena.compete.names import fit_name, parse_reference
@@ -50,8 +48,8 @@ from arena.service.matches import MatchSettings, create_stored_tournament
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
 from arena.service.views import bot_view
+from arena.store.compares import named_tournament, tournament_of_match
 from arena.store.db import Store, as_utc
-from arena.store.models import Match, RuleSet, Tournament, User
 from arena.store.queue import tournament_progress, void_pending
 
 if TYPE_CHECKING:
@@ -351,28 +349,16 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
     reached, void the matches not started (running ones finish and are stored); return
     the test's status then, or None (not a compare, or it goes on). Safe to call any number
     of times, from any worker."""
-    with store.read() as session:
-        row = session.execute(
-            select(
-                Tournament.id,
-                Tournament.format,
-                Tournament.settings,
-                Tournament.players,
-                Tournament.teams,
-            )
-            .join(Match, Match.tournament_id == Tournament.id)
-            .where(Match.id == match_id)
-        ).first()
-    if row is None or row[1] != COMPARE_FORMAT:
+    tournament = tournament_of_match(store, match_id)
+    if tournament is None or tournament.format != COMPARE_FORMAT:
         return None
-    tournament_id, _, settings, players, teams = row
-    stored = CompareTest.from_settings(settings)
+    stored = CompareTest.from_settings(tournament.settings)
     if stored is None:
         return None
-    state = compare_state(store, tournament_id, stored.sprt, players, teams)
+    state = compare_state(store, tournament.id, stored.sprt, tournament.players, tournament.teams)
     if state.status == "continue" and state.played < stored.max_games:
         return None
-    void_pending(store, tournament_id, f"the test ended: {state.status}")
+    void_pending(store, tournament.id, f"the test ended: {state.status}")
     return state.status
 
 
@@ -421,17 +407,10 @@ def compare_view(store: Store, name: str) -> CompareView:
     Raises:
         LookupError: no tournament of that name, or it is not a compare.
     """
-    with store.read() as session:
-        found = session.execute(
-            select(Tournament, RuleSet.name, User.name)
-            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .outerjoin(User, User.id == Tournament.owner_id)
-            .where(Tournament.name == name)
-        ).first()
-        if found is None or found[0].format != COMPARE_FORMAT:
-            raise LookupError(f"no compare called {name!r}")
-        tournament, rules, owner = found
-        session.expunge(tournament)
+    found = named_tournament(store, name)
+    if found is None or found.tournament.format != COMPARE_FORMAT:
+        raise LookupError(f"no compare called {name!r}")
+    tournament, rules, owner = found.tournament, found.rules, found.owner
     test = CompareTest.from_settings(tournament.settings)
     progress = tournament_progress(store, tournament.id)
     done = progress["pending"] + progress["running"] == 0

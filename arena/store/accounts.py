@@ -1,17 +1,63 @@
-"""Reads of the accounts table that the command line shows.
+"""Reads and writes of the accounts and API tokens tables, for the command line and
+:mod:`arena.service.accounts`.
 
-Queries live in the store (docs/architecture.md): callers get plain values, never a
-session.
+Queries live in the store (docs/architecture.md): callers get plain values or frozen
+dataclasses, never a session. Hashing and checking passwords is the service's: here a
+password is only its stored hash, a token only its SHA-256.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
-from arena.store.db import Store
-from arena.store.models import User
+from sqlalchemy import select, update
 
-__all__ = ["user_rows"]
+from arena.store.db import Store, as_utc
+from arena.store.models import ApiToken, User
+
+__all__ = [
+    "AccountRow",
+    "TokenView",
+    "account_row",
+    "add_token",
+    "claim_account",
+    "login_row",
+    "replace_password",
+    "revoke_token",
+    "set_password_hash",
+    "token_views",
+    "use_token",
+    "user_rows",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRow:
+    """A stored user's identity, role and session epoch."""
+
+    id: int
+    name: str
+    role: str
+    session_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenView:
+    """An API token as its owner's list shows it (never the token itself)."""
+
+    id: int
+    name: str
+    prefix: str
+    scopes: list[str]
+    created: datetime
+    last_used: datetime | None
+    revoked: datetime | None
+
+
+def _row(user: User) -> AccountRow:
+    return AccountRow(user.id, user.name, user.role, user.session_epoch)
 
 
 def user_rows(store: Store) -> list[tuple[str, str, bool]]:
@@ -21,3 +67,124 @@ def user_rows(store: Store) -> list[tuple[str, str, bool]]:
             select(User.name, User.role, User.password_hash.is_not(None)).order_by(User.name)
         ).all()
     return [(str(name), str(role), bool(can_log_in)) for name, role, can_log_in in rows]
+
+
+def claim_account(store: Store, name: str, digest: str, role: str) -> AccountRow | None:
+    """Give the user ``name`` the password hash ``digest`` and ``role``, creating it if
+    needed, in one transaction; None (and nothing written) if it has a password already."""
+    with store.write() as session:
+        user = session.scalar(select(User).where(User.name == name).with_for_update())
+        if user is not None and user.password_hash is not None:
+            return None
+        if user is None:
+            user = User(name=name)
+            session.add(user)
+        user.password_hash = digest
+        user.role = role
+        session.flush()
+        return _row(user)
+
+
+def account_row(store: Store, user_id: int) -> AccountRow | None:
+    """The user with this id, if it has a password (may log in)."""
+    with store.read() as session:
+        user = session.get(User, user_id)
+        if user is None or user.password_hash is None:
+            return None
+        return _row(user)
+
+
+def login_row(store: Store, name: str) -> tuple[AccountRow, str] | None:
+    """The user called ``name`` and its password hash, or None (unknown, or no password)."""
+    with store.read() as session:
+        user = session.scalar(select(User).where(User.name == name))
+        if user is None or user.password_hash is None:
+            return None
+        return _row(user), user.password_hash
+
+
+def set_password_hash(store: Store, user_id: int, digest: str) -> None:
+    """Store ``digest`` as the user's password hash (a rehash: its sessions stay open)."""
+    with store.write() as session:
+        session.execute(update(User).where(User.id == user_id).values(password_hash=digest))
+
+
+def replace_password(
+    store: Store, user_id: int, replace: Callable[[str], str]
+) -> AccountRow | None:
+    """In one transaction, the user's row locked: store ``replace(current hash)`` as its
+    password hash and raise its session epoch (ending every session opened before). None
+    if it has no password (or no such user).
+
+    Raises:
+        Whatever ``replace`` raises (nothing is written then).
+    """
+    with store.write() as session:
+        user = session.get(User, user_id, with_for_update=True)
+        if user is None or user.password_hash is None:
+            return None
+        user.password_hash = replace(user.password_hash)
+        user.session_epoch += 1
+        session.flush()
+        return _row(user)
+
+
+def add_token(
+    store: Store, user_id: int, name: str, prefix: str, sha256: str, scopes: list[str]
+) -> None:
+    """Store an API token of the user: its name, first characters, SHA-256 and scopes."""
+    with store.write() as session:
+        session.add(
+            ApiToken(user_id=user_id, name=name, prefix=prefix, sha256=sha256, scopes=scopes)
+        )
+
+
+def token_views(store: Store, user_id: int) -> list[TokenView]:
+    """The user's tokens, newest first."""
+    with store.read() as session:
+        rows = session.scalars(
+            select(ApiToken).where(ApiToken.user_id == user_id).order_by(ApiToken.id.desc())
+        )
+        return [
+            TokenView(
+                t.id,
+                t.name,
+                t.prefix,
+                list(t.scopes),
+                as_utc(t.created),
+                None if t.last_used is None else as_utc(t.last_used),
+                None if t.revoked is None else as_utc(t.revoked),
+            )
+            for t in rows
+        ]
+
+
+def revoke_token(store: Store, user_id: int, token_id: int) -> bool:
+    """Revoke one of the user's tokens; False if it has no such live token."""
+    with store.write() as session:
+        result = session.execute(
+            update(ApiToken)
+            .where(
+                ApiToken.id == token_id,
+                ApiToken.user_id == user_id,
+                ApiToken.revoked.is_(None),
+            )
+            .values(revoked=datetime.now(UTC))
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def use_token(store: Store, sha256: str) -> tuple[AccountRow, list[str]] | None:
+    """The user and scopes of the live token with this SHA-256, its last use recorded in
+    the same transaction; None if there is no such live token."""
+    with store.write() as session:
+        row = session.execute(
+            select(ApiToken, User)
+            .join(User, User.id == ApiToken.user_id)
+            .where(ApiToken.sha256 == sha256, ApiToken.revoked.is_(None))
+        ).first()
+        if row is None:
+            return None
+        api_token, user = row
+        api_token.last_used = datetime.now(UTC)
+        return _row(user), list(api_token.scopes)

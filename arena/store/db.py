@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, inspect, select
+from sqlalchemy import Engine, create_engine, event, func, inspect, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -38,6 +38,10 @@ URL_ENV = "ARENA_DATABASE_URL"
 BUSY_TIMEOUT = 5.0
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+#: What a store operation raises when the database fails (unreachable, locked too long,
+#: a broken connection): applications catch these without importing SQLAlchemy.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError,)
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -426,6 +430,16 @@ class Store:
                 .order_by(User.name, Bot.name, BotVersion.version)
             ).all()
         return [BotListing(*row) for row in rows]
+
+
+def ping(store: Store) -> None:
+    """Return when the database answers ``SELECT 1``.
+
+    Raises:
+        One of :data:`DATABASE_ERRORS`: it does not answer.
+    """
+    with store.read() as session:
+        session.execute(text("SELECT 1"))
 
 
 def connect(url: str | None = None) -> Store:
