@@ -2,7 +2,7 @@
 :mod:`arena.service.branches`, :mod:`arena.service.results`), which own the logic.
 
 ``arena.play_match(match_id)`` is a token of its match's lane: the worker plays that lane's
-next match, the oldest-sent tournament's first (:func:`arena.service.dispatch.play_token`);
+next match, the oldest-sent tournament's first (:func:`arena.service.work.play_token`);
 ``arena.check_upload(upload_id)`` checks an upload and, once it is accepted, sends its
 placement; ``arena.run_branch(branch_id)`` plays a what-if branch asked from the web;
 ``arena.refit_ratings(rule_set_id)``, sent when a match finishes its tournament, re-fits the
@@ -37,9 +37,9 @@ from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
 from arena.service.branches import run_branch
 from arena.service.broker import CHECK_UPLOAD, PLAY_MATCH, REFIT, RUN_BRANCH, SWEEP, make_app
-from arena.service.dispatch import accept_upload, play_token, sweep_all
 from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
 from arena.service.results import refit_ratings
+from arena.service.work import accept_upload, play_token, sweep_all
 from arena.store.db import Store, connect
 from workers.app import app
 
