@@ -11,14 +11,17 @@ whose bot holds each seat), :func:`redact_record` removes them.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session, aliased, defer
 
+from arena.engine.replay import Replay, replay_record
 from arena.service.results import OUTCOMES, outcome
 from arena.store.db import Store, as_utc
 from arena.store.models import (
@@ -41,6 +44,8 @@ __all__ = [
     "GameRow",
     "MatchRow",
     "OpponentRow",
+    "ReplayCache",
+    "ReplayedGame",
     "StoredGame",
     "duplicate_games",
     "game_list",
@@ -49,6 +54,7 @@ __all__ = [
     "opponent_table",
     "record_verdict",
     "redact_record",
+    "replayed_game",
 ]
 
 #: A game's result for the bot a list is filtered on.
@@ -58,6 +64,8 @@ _CHUNK = 200
 #: At most this many matches are looked through for one page (a filter that matches
 #: nothing in a big database says "none among the latest N matches", never scans forever).
 SCAN_LIMIT = 20_000
+#: Replayed games a :class:`ReplayCache` keeps by default (a long game's frames take a few MB).
+REPLAYS_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +201,9 @@ def _matches(
         .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
         .where(Match.status == "done")
         .order_by(Match.finished.desc(), Match.id.desc())
+        # a match's result holds every game's summary (2,000 games: ~0.5 MB of JSON): read
+        # only for the matches the page reaches, once their seats passed the filter
+        .options(defer(Match.result))
     )
     if wanted.tournament is not None:
         query = query.where(Tournament.name == wanted.tournament)
@@ -367,6 +378,69 @@ def game_record(store: Store, match_id: int, index: int) -> StoredGame | None:
     if row is None:
         return None
     return StoredGame(row, record)
+
+
+class ReplayCache:
+    """The latest replayed games of one process, at most ``size`` (least recently used
+    out first), by (match id, game index): a stored game never changes, so an entry never
+    goes stale. Safe to share between threads."""
+
+    def __init__(self, size: int = REPLAYS_KEPT) -> None:
+        self.size = size
+        self._games: OrderedDict[tuple[int, int], ReplayedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, int]) -> ReplayedGame | None:
+        """The game kept under ``key``, or None."""
+        with self._lock:
+            found = self._games.get(key)
+            if found is not None:
+                self._games.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[int, int], game: ReplayedGame) -> None:
+        """Keep ``game`` under ``key``, dropping the least recently used beyond the size."""
+        with self._lock:
+            self._games[key] = game
+            self._games.move_to_end(key)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedGame:
+    """A stored game stepped through: who played it, its (whole, unredacted) record and
+    its replay."""
+
+    row: GameRow
+    record: dict[str, Any]
+    replay: Replay
+
+
+def replayed_game(
+    store: Store, match_id: int, index: int, cache: ReplayCache | None = None
+) -> ReplayedGame | None:
+    """Game ``index`` of done match ``match_id`` verified and stepped through, or None;
+    from ``cache`` when it holds the game (then without a query), else read, replayed once
+    (verifying and stepping are one simulation) and kept there.
+
+    Raises:
+        ParseError: the stored record does not verify.
+    """
+    key = (match_id, index)
+    found = None if cache is None else cache.get(key)
+    if found is not None:
+        return found
+    stored = game_record(store, match_id, index)
+    if stored is None:
+        return None
+    found = ReplayedGame(stored.row, stored.record, replay_record(stored.record))
+    if cache is not None:
+        cache.put(key, found)
+    return found
 
 
 def duplicate_games(store: Store, match_id: int, index: int) -> list[tuple[int, int]]:
