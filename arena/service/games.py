@@ -358,23 +358,35 @@ def game_record(store: Store, match_id: int, index: int) -> StoredGame | None:
     """Game ``index`` of done match ``match_id`` with its record, or None."""
     with store.read() as session:
         found = session.execute(
-            select(Match, Tournament.name, RuleSet.name, Tournament.teams, GameRecord.record)
+            select(
+                Match,
+                Tournament.name,
+                RuleSet.name,
+                Tournament.teams,
+                GameRecord.record,
+                # the game's summary where the worker puts it (games in index order): the
+                # database reads it out of the result, Python never decodes the whole result
+                Match.result[("games", index)],
+            )
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
             .join(GameRecord, GameRecord.match_id == Match.id)
             .where(Match.id == match_id, GameRecord.game_index == index, Match.status == "done")
+            .options(defer(Match.result))
         ).first()
         if found is None:
             return None
-        match, tournament, rules, teams, record = found
+        match, tournament, rules, teams, record, game = found
+        if not isinstance(game, dict) or game.get("index") != index:  # elsewhere: look for it
+            games = (match.result or {}).get("games", [])
+            game = next((g for g in games if g.get("index") == index), None)
+            if game is None:
+                return None
         seats = [int(v) for v in match.seats]
         names = _Names(session)
         names.load(seats)
         labels = tuple(str(label) for label in (match.labels or seats))
-        games = [g for g in (match.result or {}).get("games", []) if g.get("index") == index]
-        if not games:
-            return None
-        row = _row(match, games[0], tournament, rules, bool(teams), labels, seats, names, [])
+        row = _row(match, game, tournament, rules, bool(teams), labels, seats, names, [])
     if row is None:
         return None
     return StoredGame(row, record)
