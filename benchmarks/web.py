@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import insert, select, text
+from sqlalchemy.exc import OperationalError
 
 from arena.compete.ratings import ELO_PER_NAT
 from arena.engine.game import Game
@@ -64,7 +65,7 @@ from arena.service.matches import Config, create_stored_tournament, run_match, s
 from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
-from arena.store.queue import add_match_seats
+from arena.store.queue import add_match_seats, cancel_tournament
 
 GAMES_PER_MATCH = 20
 OWNERS = 20
@@ -271,6 +272,12 @@ def main() -> None:
     parser.add_argument(
         "--unsandboxed", action="store_true", help="users: the busy worker runs bots unsandboxed."
     )
+    parser.add_argument(
+        "--database",
+        type=Path,
+        help="users: a SQLite file to keep; one that holds the history already is reused "
+        "(its last busy tournament was cancelled).",
+    )
     args = parser.parse_args()
     if args.mode == "users":
         users_mode(args)
@@ -340,9 +347,18 @@ GAME_POOL = 300
 
 
 def _play_stored(url: str, match_id: int) -> str:
+    """Play a stored match in-process until it is stored (a claim that meets a write lock,
+    or a lease left by an earlier run, waits and tries again)."""
     store = connect(url)
     try:
-        return run_match(store, match_id, sandboxed=False)
+        while True:
+            try:
+                outcome = run_match(store, match_id, sandboxed=False)
+            except OperationalError:  # SQLite: another process stores its 1,000 records
+                outcome = "locked"
+            if outcome in ("done", "finished"):
+                return outcome
+            time.sleep(5)
     finally:
         store.close()
 
@@ -358,26 +374,32 @@ def store_reference(store: Store) -> list[str]:
 
 def play_history(url: str, games: int, seed: int) -> int:
     """Play and store a round robin of the reference bots under ``draw`` (``games`` a pair),
-    in-process on every core, and refit the ratings; return its number of games."""
+    in-process on every core, and refit the ratings; return its number of games. A database
+    that holds it already: its matches not yet played are played."""
     store = connect(url)
     try:
-        _, matches = create_stored_tournament(
-            store, name="history", rules=PRESETS["draw"], format="round-robin",
-            entrants=store_reference(store), games_per_match=games, seed=seed,
-        )  # fmt: skip
         with store.read() as session:
-            ids = list(session.scalars(select(Match.id).order_by(Match.id)))
+            held = session.scalar(select(Tournament.id).where(Tournament.name == "history"))
+        if held is None:
+            held, _ = create_stored_tournament(
+                store, name="history", rules=PRESETS["draw"], format="round-robin",
+                entrants=store_reference(store), games_per_match=games, seed=seed,
+            )  # fmt: skip
+        with store.read() as session:
+            matches = session.execute(
+                select(Match.id, Match.status, Match.games).where(Match.tournament_id == held)
+            ).all()
     finally:
         store.close()
-    with concurrent.futures.ProcessPoolExecutor(os.cpu_count() or 1) as pool:
-        outcomes = list(pool.map(_play_stored, [url] * len(ids), ids))
-    if set(outcomes) != {"done"}:
-        raise SystemExit(f"the history's matches: {outcomes}")
-    store = connect(url)
-    try:
-        refit_ratings(store, PRESETS["draw"])
-    finally:
-        store.close()
+    ids = [m.id for m in matches if m.status != "done"]
+    if ids:
+        with concurrent.futures.ProcessPoolExecutor(os.cpu_count() or 1) as pool:
+            list(pool.map(_play_stored, [url] * len(ids), ids))
+        store = connect(url)
+        try:
+            refit_ratings(store, PRESETS["draw"])
+        finally:
+            store.close()
     return sum(m.games for m in matches)
 
 
@@ -496,13 +518,14 @@ def start_worker(url: str, unsandboxed: bool) -> subprocess.Popen[bytes]:
     return subprocess.Popen(argv, env=env, start_new_session=True)
 
 
-def start_busy_tournament(url: str, seed: int) -> None:
+def start_busy_tournament(url: str, seed: int) -> tuple[int, str]:
     """A round robin of the reference bots long enough to outlast the phase, sent to the
-    worker."""
+    worker; its id and name."""
+    name = f"busy-{time.time():.0f}"
     store = connect(url)
     try:
         tournament_id, _ = create_stored_tournament(
-            store, name="busy", rules=PRESETS["draw"], format="round-robin",
+            store, name=name, rules=PRESETS["draw"], format="round-robin",
             entrants=[f"reference/{name}" for name in REFERENCE], games_per_match=10_000,
             seed=seed,
         )  # fmt: skip
@@ -510,10 +533,13 @@ def start_busy_tournament(url: str, seed: int) -> None:
         send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
     finally:
         store.close()
+    return tournament_id, name
 
 
-def wait_until_playing(url: str, worker: subprocess.Popen[bytes], seconds: float = 120) -> None:
-    """Return once the worker holds a match of the busy tournament."""
+def wait_until_playing(
+    url: str, worker: subprocess.Popen[bytes], tournament: str, seconds: float = 120
+) -> None:
+    """Return once the worker holds a match of ``tournament``."""
     store = connect(url)
     try:
         deadline = time.monotonic() + seconds
@@ -524,7 +550,7 @@ def wait_until_playing(url: str, worker: subprocess.Popen[bytes], seconds: float
                 running = session.scalar(
                     select(Match.id)
                     .join(Tournament, Tournament.id == Match.tournament_id)
-                    .where(Tournament.name == "busy", Match.status == "running")
+                    .where(Tournament.name == tournament, Match.status == "running")
                     .limit(1)
                 )
             if running is not None:
@@ -547,6 +573,14 @@ def stop(program: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def _cancel(url: str, tournament_id: int) -> None:
+    store = connect(url)
+    try:
+        cancel_tournament(store, tournament_id, by="the benchmark")
+    finally:
+        store.close()
 
 
 def _percentile(times: list[float], share: float) -> float:
@@ -584,7 +618,8 @@ def report(phases: dict[str, Timings]) -> None:
 def users_mode(args: argparse.Namespace) -> None:
     """The users mode: history, then the users with the worker idle, then busy."""
     with tempfile.TemporaryDirectory() as directory:
-        url = args.url or f"sqlite:///{Path(directory) / 'users.db'}"
+        path = args.database or Path(directory) / "users.db"
+        url = args.url or f"sqlite:///{path.resolve()}"
         upgrade(url)
         began = time.perf_counter()
         games = play_history(url, args.history_games, args.seed)
@@ -602,13 +637,16 @@ def users_mode(args: argparse.Namespace) -> None:
                   "a phase: the worker idle ...")  # fmt: skip
             phases["worker idle"] = run_users(port, pool, args, args.seed)
             worker = start_worker(url, args.unsandboxed)
+            busy = None
             try:
-                start_busy_tournament(url, args.seed)
-                wait_until_playing(url, worker)
+                busy, name = start_busy_tournament(url, args.seed)
+                wait_until_playing(url, worker, name)
                 print("... the worker busy (a round robin of the reference bots) ...")
                 phases["worker busy"] = run_users(port, pool, args, args.seed + 1000)
             finally:
                 stop(worker)
+                if busy is not None:
+                    _cancel(url, busy)
         finally:
             server.terminate()
             server.wait(timeout=30)
