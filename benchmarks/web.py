@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select, text
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import OperationalError
 
 from arena.compete.ratings import ELO_PER_NAT
@@ -579,6 +579,12 @@ def _cancel(url: str, tournament_id: int) -> None:
     store = connect(url)
     try:
         cancel_tournament(store, tournament_id, by="the benchmark")
+        with store.write() as session:  # its running matches too: the next run plays its own
+            session.execute(
+                update(Match)
+                .where(Match.tournament_id == tournament_id, Match.status == "running")
+                .values(status="void", lease_owner=None, lease_expires=None)
+            )
     finally:
         store.close()
 

@@ -4,9 +4,13 @@ bot's record against each opponent.
 A done match keeps its games' results in ``matches.result`` (see
 :mod:`arena.service.results`) and their records in ``game_records``. A list reads the
 matches newest first and stops as soon as it has its page, so "a bot's recent games" costs
-the matches it looks through, not the whole table. A game's record holds the forfeiting
-bot's message and stderr tail: who may see those is the caller's decision (each row says
-whose bot holds each seat), :func:`redact_record` removes them.
+the matches it looks through, not the whole table; of each, it reads only the game summaries
+it goes through (the database takes them out of the result's JSON). A game's replay is kept
+per process (:class:`ReplayCache`): the viewer's steps replay nothing.
+
+A game's record holds the forfeiting bot's message and stderr tail: who may see those is the
+caller's decision (each row says whose bot holds each seat), :func:`redact_record` removes
+them.
 """
 
 from __future__ import annotations
