@@ -18,35 +18,54 @@ The replay viewer (issue 11): the first bench match of ``block`` gets real game 
 ``--rounds`` rounds or more (random play, to 100 points); the game page at a random state
 and the state fragment the viewer's script fetches are timed the same way, and the game
 page's weight is printed. The goal is a game page under 100 ms server-side and 150 KB.
+
+``--mode users`` (issue 19): many users while the worker plays. It stores the reference
+bots and plays a round robin between them under ``draw`` (``--history-games`` a pair:
+12,000 games at the default, real records, matches of 1,000 games; in-process, no sandbox)
+and refits the ratings, serves the app as above, and lets ``--users`` simulated users each
+open a page every ``--every`` seconds for ``--seconds``: the leaderboard, the tournament,
+a bot, a game or the game list (one in five each). A user on a game opens a random game at
+a random state (``game page``) or, two times in three, steps its last game to a random
+state (``viewer step``: the fragment the viewer's script fetches). That runs twice: with
+the worker idle (none running), then busy: a Celery worker (one process per core, bots
+sandboxed) playing a round robin of the reference bots. It prints p50/p95 per page for
+both. Goal: a p95 under 150 ms busy, on 2 cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import http.client
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, text
+from sqlalchemy import insert, select, text, update
+from sqlalchemy.exc import OperationalError
 
 from arena.compete.ratings import ELO_PER_NAT
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import PRESETS
+from arena.service.broker import BROKER_ENV, make_app, resolve_broker_url, send_matches
+from arena.service.matches import Config, create_stored_tournament, run_match, send_pending
 from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
-from arena.store.queue import add_match_seats
+from arena.store.queue import add_match_seats, cancel_tournament
 
 GAMES_PER_MATCH = 20
 OWNERS = 20
@@ -219,14 +238,50 @@ def _body(connection: http.client.HTTPConnection, path: str) -> bytes:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--games", type=int, default=1_000_000)
-    parser.add_argument("--bots", type=int, default=200)
-    parser.add_argument("--requests", type=int, default=200)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("pages", "users"),
+        default="pages",
+        help="pages: one client over a big synthetic database (issue 10, 11); users: many "
+        "users with the worker idle, then busy (issue 19). Default: %(default)s.",
+    )
+    parser.add_argument("--games", type=int, default=1_000_000, help="pages: stored games.")
+    parser.add_argument("--bots", type=int, default=200, help="pages: bot versions.")
+    parser.add_argument("--requests", type=int, default=200, help="pages: requests a page.")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--url", help="Database URL (default: a new SQLite file).")
-    parser.add_argument("--rounds", type=int, default=20, help="Rounds of the replayed games.")
+    parser.add_argument(
+        "--rounds", type=int, default=20, help="pages: rounds of the replayed games."
+    )
+    parser.add_argument("--users", type=int, default=30, help="users: simulated users.")
+    parser.add_argument(
+        "--every", type=float, default=2.0, help="users: seconds between a user's pages."
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=90.0, help="users: seconds each phase lasts."
+    )
+    parser.add_argument(
+        "--history-games",
+        type=int,
+        default=2000,
+        help="users: games a pair of reference bots played before (12 matches of half).",
+    )
+    parser.add_argument(
+        "--unsandboxed", action="store_true", help="users: the busy worker runs bots unsandboxed."
+    )
+    parser.add_argument(
+        "--database",
+        type=Path,
+        help="users: a SQLite file to keep; one that holds the history already is reused "
+        "(its last busy tournament was cancelled).",
+    )
     args = parser.parse_args()
+    if args.mode == "users":
+        users_mode(args)
+        return
     with tempfile.TemporaryDirectory() as directory:
         url = args.url or f"sqlite:///{Path(directory) / 'bench.db'}"
         upgrade(url)
@@ -279,6 +334,331 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+
+# --- users: pages while the worker plays ---------------------------------------------------
+
+#: The reference bots the users mode stores and plays (as ``arena serve --demo``).
+REFERENCE = ("random", "greedy", "fives", "counter")
+#: The pages a user opens, one in five each ("game": a game page or a viewer step).
+USER_PAGES = ("leaderboard", "tournament", "bot page", "game", "game list")
+#: Games a pool of users picks from (their records are read to know their rounds).
+GAME_POOL = 300
+
+
+def _play_stored(url: str, match_id: int) -> str:
+    """Play a stored match in-process until it is stored (a claim that meets a write lock,
+    or a lease left by an earlier run, waits and tries again)."""
+    store = connect(url)
+    try:
+        while True:
+            try:
+                outcome = run_match(store, match_id, sandboxed=False)
+            except OperationalError:  # SQLite: another process stores its 1,000 records
+                outcome = "locked"
+            if outcome in ("done", "finished"):
+                return outcome
+            time.sleep(5)
+    finally:
+        store.close()
+
+
+def store_reference(store: Store) -> list[str]:
+    """Store the reference bots (``bots/``); return their specs (``reference/NAME``)."""
+    directory = Path(__file__).resolve().parent.parent / "bots"  # benchmarks/bots.py shadows it
+    for name in REFERENCE:
+        source = (directory / f"{name}.py").read_text(encoding="utf-8")
+        store.add_bot_version("reference", name, source, {})
+    return [f"reference/{name}" for name in REFERENCE]
+
+
+def play_history(url: str, games: int, seed: int) -> int:
+    """Play and store a round robin of the reference bots under ``draw`` (``games`` a pair),
+    in-process on every core, and refit the ratings; return its number of games. A database
+    that holds it already: its matches not yet played are played."""
+    store = connect(url)
+    try:
+        with store.read() as session:
+            held = session.scalar(select(Tournament.id).where(Tournament.name == "history"))
+        if held is None:
+            held, _ = create_stored_tournament(
+                store, name="history", rules=PRESETS["draw"], format="round-robin",
+                entrants=store_reference(store), games_per_match=games, seed=seed,
+            )  # fmt: skip
+        with store.read() as session:
+            matches = session.execute(
+                select(Match.id, Match.status, Match.games).where(Match.tournament_id == held)
+            ).all()
+    finally:
+        store.close()
+    ids = [m.id for m in matches if m.status != "done"]
+    if ids:
+        with concurrent.futures.ProcessPoolExecutor(os.cpu_count() or 1) as pool:
+            list(pool.map(_play_stored, [url] * len(ids), ids))
+        store = connect(url)
+        try:
+            refit_ratings(store, PRESETS["draw"])
+        finally:
+            store.close()
+    return sum(m.games for m in matches)
+
+
+def game_pool(store: Store, size: int, rng: random.Random) -> list[tuple[int, int, list[int]]]:
+    """``size`` random stored games: (match id, index, each round's number of states)."""
+    with store.read() as session:
+        keys = session.execute(select(GameRecord.match_id, GameRecord.game_index)).all()
+        pool = []
+        for match_id, index in rng.sample(keys, min(size, len(keys))):
+            record = session.scalar(
+                select(GameRecord.record).where(
+                    GameRecord.match_id == match_id, GameRecord.game_index == index
+                )
+            )
+            assert record is not None
+            pool.append((match_id, index, [len(r["events"]) + 1 for r in record["rounds"]]))
+    return pool
+
+
+@dataclass
+class Timings:
+    """Seconds each page took, shared by the users' threads."""
+
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, page: str, seconds: float) -> None:
+        with self.lock:
+            self.seconds.setdefault(page, []).append(seconds)
+
+
+def _get(port: int, path: str) -> tuple[int, float]:
+    """One GET on a new connection (as a browser after its keep-alive ran out)."""
+    began = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        reply.read()
+    finally:
+        connection.close()
+    return reply.status, time.perf_counter() - began
+
+
+def _user(
+    port: int, pool: list[tuple[int, int, list[int]]], seed: int, until: float, every: float,
+    timings: Timings,
+) -> None:  # fmt: skip
+    rng = random.Random(seed)
+    game: tuple[int, int, list[int]] | None = None
+    moment = time.monotonic() + rng.uniform(0, every)  # users do not start in step
+    while moment < until:
+        time.sleep(max(0.0, moment - time.monotonic()))
+        moment += every
+        page = rng.choice(USER_PAGES)
+        if page == "leaderboard":
+            path = "/leaderboards/draw"
+        elif page == "tournament":
+            path = "/tournaments/history"
+        elif page == "bot page":
+            path = f"/bots/reference/{rng.choice(REFERENCE)}"
+        elif page == "game list":
+            path = "/games"
+        else:
+            suffix = "/state"
+            if game is None or rng.random() < 1 / 3:
+                game, suffix, page = rng.choice(pool), "", "game page"
+            else:
+                page = "viewer step"
+            match_id, index, frames = game
+            number = rng.randint(1, len(frames))
+            step = rng.randrange(frames[number - 1])
+            path = f"/games/{match_id}/{index}{suffix}?round={number}&step={step}"
+        try:
+            status, seconds = _get(port, path)
+        except OSError as exc:
+            timings.errors.append(f"GET {path}: {exc}")
+            continue
+        if status != 200:
+            timings.errors.append(f"GET {path}: {status}")
+        timings.add(page, seconds)
+
+
+def run_users(
+    port: int, pool: list[tuple[int, int, list[int]]], args: argparse.Namespace, seed: int
+) -> Timings:
+    """``args.users`` users for ``args.seconds``; their pages' times."""
+    timings = Timings()
+    until = time.monotonic() + args.seconds
+    threads = [
+        threading.Thread(
+            target=_user, args=(port, pool, seed + n, until, args.every, timings), daemon=True
+        )
+        for n in range(args.users)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return timings
+
+
+def start_worker(url: str, unsandboxed: bool) -> subprocess.Popen[bytes]:
+    """A Celery worker as ``arena serve`` starts it (one process per core), in a session of
+    its own."""
+    from arena.cli.worker import celery_worker_argv
+
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": url,
+        BROKER_ENV: resolve_broker_url(None, url),
+        "ARENA_WORKER_UNSANDBOXED": "1" if unsandboxed else "0",
+    }
+    argv = celery_worker_argv(os.cpu_count() or 1, "WARNING", beat=True, quiet=True)
+    return subprocess.Popen(argv, env=env, start_new_session=True)
+
+
+def start_busy_tournament(url: str, seed: int) -> tuple[int, str]:
+    """A round robin of the reference bots long enough to outlast the phase, sent to the
+    worker; its id and name."""
+    name = f"busy-{time.time():.0f}"
+    store = connect(url)
+    try:
+        tournament_id, _ = create_stored_tournament(
+            store, name=name, rules=PRESETS["draw"], format="round-robin",
+            entrants=[f"reference/{name}" for name in REFERENCE], games_per_match=10_000,
+            seed=seed,
+        )  # fmt: skip
+        app = make_app(resolve_broker_url(None, url), Config.from_env(), url)
+        send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
+    finally:
+        store.close()
+    return tournament_id, name
+
+
+def wait_until_playing(
+    url: str, worker: subprocess.Popen[bytes], tournament: str, seconds: float = 120
+) -> None:
+    """Return once the worker holds a match of ``tournament``."""
+    store = connect(url)
+    try:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if worker.poll() is not None:
+                raise SystemExit("the worker stopped")
+            with store.read() as session:
+                running = session.scalar(
+                    select(Match.id)
+                    .join(Tournament, Tournament.id == Match.tournament_id)
+                    .where(Tournament.name == tournament, Match.status == "running")
+                    .limit(1)
+                )
+            if running is not None:
+                return
+            time.sleep(0.5)
+    finally:
+        store.close()
+    raise SystemExit("the worker did not start playing")
+
+
+def stop(program: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the program's session, SIGKILL after 20 s."""
+    for signum, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(program.pid, signum)
+        except ProcessLookupError:
+            return
+        try:
+            program.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _cancel(url: str, tournament_id: int) -> None:
+    store = connect(url)
+    try:
+        cancel_tournament(store, tournament_id, by="the benchmark")
+        with store.write() as session:  # its running matches too: the next run plays its own
+            session.execute(
+                update(Match)
+                .where(Match.tournament_id == tournament_id, Match.status == "running")
+                .values(status="void", lease_owner=None, lease_expires=None)
+            )
+    finally:
+        store.close()
+
+
+def _percentile(times: list[float], share: float) -> float:
+    ordered = sorted(times)
+    return ordered[int(share * (len(ordered) - 1))]
+
+
+def report(phases: dict[str, Timings]) -> None:
+    """p50 and p95 of each page in each phase, side by side."""
+    names = list(phases)
+    print(f"{'page':12}" + "".join(f" | {name:>31}" for name in names))
+    print(f"{'':12}" + " | {:>9} {:>9} {:>11}".format("p50 ms", "p95 ms", "requests") * len(names))
+    pages = ["leaderboard", "tournament", "bot page", "game page", "viewer step", "game list"]
+    for page in [*pages, "all"]:
+        cells = []
+        for timings in phases.values():
+            times = (
+                [t for ts in timings.seconds.values() for t in ts]
+                if page == "all"
+                else timings.seconds.get(page, [])
+            )
+            if not times:
+                cells.append(f" | {'-':>9} {'-':>9} {0:>11}")
+                continue
+            cells.append(
+                f" | {statistics.median(times) * 1000:9.1f} "
+                f"{_percentile(times, 0.95) * 1000:9.1f} {len(times):>11}"
+            )
+        print(f"{page:12}" + "".join(cells))
+    for name, timings in phases.items():
+        if timings.errors:
+            print(f"{name}: {len(timings.errors)} errors, e.g. {timings.errors[0]}")
+
+
+def users_mode(args: argparse.Namespace) -> None:
+    """The users mode: history, then the users with the worker idle, then busy."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = args.database or Path(directory) / "users.db"
+        url = args.url or f"sqlite:///{path.resolve()}"
+        upgrade(url)
+        began = time.perf_counter()
+        games = play_history(url, args.history_games, args.seed)
+        print(f"played and stored {games:,} games of the reference bots in "
+              f"{time.perf_counter() - began:.0f} s")  # fmt: skip
+        store = connect(url)
+        try:
+            pool = game_pool(store, GAME_POOL, random.Random(args.seed))
+        finally:
+            store.close()
+        server = serve(url, port := _free_port())
+        phases: dict[str, Timings] = {}
+        try:
+            print(f"{args.users} users, a page every {args.every} s each, {args.seconds} s "
+                  "a phase: the worker idle ...")  # fmt: skip
+            phases["worker idle"] = run_users(port, pool, args, args.seed)
+            worker = start_worker(url, args.unsandboxed)
+            busy = None
+            try:
+                busy, name = start_busy_tournament(url, args.seed)
+                wait_until_playing(url, worker, name)
+                print("... the worker busy (a round robin of the reference bots) ...")
+                phases["worker busy"] = run_users(port, pool, args, args.seed + 1000)
+            finally:
+                stop(worker)
+                if busy is not None:
+                    _cancel(url, busy)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        load = os.getloadavg()
+        print(f"load average at the end: {load[0]:.1f} (1 min), {os.cpu_count()} cores")
+        report(phases)
 
 
 if __name__ == "__main__":

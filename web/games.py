@@ -10,25 +10,28 @@ is redacted for everyone else. The replay viewer will take over the game's page 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from arena.engine.events import Play, Termination
 from arena.engine.records import round_times, slowest_decisions
-from arena.engine.replay import Replay, replay_record
+from arena.engine.replay import Replay
 from arena.errors import ArenaError
 from arena.service.accounts import Account
 from arena.service.games import (
     GAME_RESULTS,
     GameFilter,
     GameRow,
+    ReplayCache,
     duplicate_games,
     game_list,
     game_record,
     record_verdict,
     redact_record,
+    replayed_game,
 )
 from arena.service.permissions import Target, allowed
 from arena.service.views import rule_set_names
@@ -55,6 +58,9 @@ games = Blueprint("games", __name__)
 
 #: Games a page lists.
 PAGE_SIZE = 50
+#: The key of the app's :class:`ReplayCache` in ``app.extensions`` (a viewer's every step
+#: reads the game it replayed once).
+REPLAYS_KEY = "arena_replays"
 #: The fault filter's choices: any fault, none, the bot's own, or one kind.
 FAULT_CHOICES = ("any", "none", "mine", *(t.value for t in Termination if t.is_fault))
 
@@ -170,13 +176,27 @@ def _stored(match_id: int, index: int) -> tuple[GameRow, dict[str, Any]]:
     return found.row, record_for_reader(current_account(), found.row, found.record)
 
 
+def _replays() -> ReplayCache:
+    cache: ReplayCache | None = current_app.extensions.get(REPLAYS_KEY)
+    if cache is None:  # one per app; a race only builds a second empty one
+        cache = current_app.extensions.setdefault(REPLAYS_KEY, ReplayCache())
+    return cache
+
+
 def _replay(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]:
-    row, record = _stored(match_id, index)
+    """The game's row, its record as the reader may see it, and its replay (of that
+    record): from the app's cache after the first request for the game."""
     try:
-        replay = replay_record(record)
+        found = replayed_game(get_store(), match_id, index, _replays())
     except ArenaError as exc:
         abort(500, f"Game {index} of match {match_id} cannot be replayed: {exc}")
-    return row, record, replay
+    if found is None:
+        abort(404, f"No stored game {index} of match {match_id}.")
+    record = record_for_reader(current_account(), found.row, found.record)
+    replay = found.replay
+    if record is not found.record:  # redacted: the replay shows the reader's record only
+        replay = replace(replay, record=record, result=record.get("result"))
+    return found.row, record, replay
 
 
 def _position(frames: list[int], players: int, opening: tuple[int, int] | None = None) -> Position:

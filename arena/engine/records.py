@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena.engine.deal import Deal, deal_round
 from arena.engine.events import Outcome, Play, RoundResult, Termination
@@ -35,12 +35,14 @@ __all__ = [
     "RECORD_VERSION",
     "RECORD_VERSIONS",
     "DecisionTime",
+    "PlayWatcher",
     "VerifyReport",
     "decision_times",
     "game_record",
     "read_records",
     "round_times",
     "slowest_decisions",
+    "verified_game",
     "verify_file",
     "verify_record",
     "without_times",
@@ -404,26 +406,62 @@ class _MismatchError(Exception):
     """A record that contradicts the engine; stops checking the rest of its game."""
 
 
-def verify_record(record: Mapping[str, Any]) -> list[str]:
+class PlayWatcher(Protocol):
+    """What a caller sees of the engine while a record is verified (the replay builds its
+    frames from it, so verifying and stepping through a game is one simulation)."""
+
+    def round_started(self, round_: Round) -> None:
+        """``round_`` was dealt and is about to be checked (no play of it applied yet)."""
+
+    def played(self, round_: Round, position: int, legal: tuple[Move, ...]) -> None:
+        """The record's event ``position`` of ``round_``, a play, was applied; ``legal``
+        are the moves the engine offered before it."""
+
+
+def verify_record(record: Mapping[str, Any], watcher: PlayWatcher | None = None) -> list[str]:
     """Re-simulate one record with the engine; return its inconsistencies ([] if none).
 
     Checks the rule set's hash, that seeded deals follow from the seed, that
     every play is legal, that draws, passes, round results and scores are
     exactly what the rules produce, and the final result; of decision times
     (version 2), only their shape: one per play, ``[cpu_ms, wall_ms]`` or null.
-    Checking a game stops at its first inconsistency.
+    Checking a game stops at its first inconsistency. ``watcher`` sees each round
+    and play as it is checked.
     """
     problems: list[str] = []
+    _checked_game(record, problems, watcher)
+    return problems
+
+
+def verified_game(record: Mapping[str, Any], watcher: PlayWatcher | None = None) -> Game:
+    """The engine's game after re-simulating ``record`` as :func:`verify_record` does
+    (``watcher`` sees each round and play); one simulation in all.
+
+    Raises:
+        ParseError: the record does not verify (the message is its first problem).
+    """
+    problems: list[str] = []
+    game = _checked_game(record, problems, watcher)
+    if problems or game is None:
+        raise ParseError(f"the record does not verify: {problems[0]}")
+    return game
+
+
+def _checked_game(
+    record: Mapping[str, Any], problems: list[str], watcher: PlayWatcher | None
+) -> Game | None:
     try:
-        _verify(record, problems)
+        return _verify(record, problems, watcher)
     except _MismatchError as exc:
         problems.append(str(exc))
     except ArenaError as exc:
         problems.append(f"invalid record: {exc}")
-    return problems
+    return None
 
 
-def _verify(record: Mapping[str, Any], problems: list[str]) -> None:
+def _verify(
+    record: Mapping[str, Any], problems: list[str], watcher: PlayWatcher | None = None
+) -> Game:
     version = record.get("version")
     if (
         record.get("format") != RECORD_FORMAT
@@ -451,9 +489,10 @@ def _verify(record: Mapping[str, Any], problems: list[str]) -> None:
     _check_seeded_deals(rules, players, seed, rounds, deals)
     game = Game(rules, players, teams=teams, seed=seed if isinstance(seed, int) else 0, deals=deals)
     for index, data in enumerate(rounds):
-        _replay_round(game, index, data)
+        _replay_round(game, index, data, watcher)
         _check_times(data, version, f"round {index + 1}")
     _check_result(game, record.get("result"), version)
+    return game
 
 
 def _mapping(value: Any, where: str) -> Mapping[str, Any]:
@@ -493,7 +532,9 @@ def _check_seeded_deals(
             raise _MismatchError(f"round {index + 1}: the deal does not follow from seed {seed}")
 
 
-def _replay_round(game: Game, index: int, data: Mapping[str, Any]) -> None:
+def _replay_round(
+    game: Game, index: int, data: Mapping[str, Any], watcher: PlayWatcher | None = None
+) -> None:
     where = f"round {index + 1}"
     if game.is_terminal() or len(game.rounds) != index + 1:
         raise _MismatchError(f"{where}: recorded after the game ended")
@@ -503,11 +544,16 @@ def _replay_round(game: Game, index: int, data: Mapping[str, Any]) -> None:
             f"{where}: leader {data.get('leader')!r}, but seat {round_.leader} leads"
         )
     events = _list(data.get("events"), f"{where} events")
+    if watcher is not None:
+        watcher.round_started(round_)
     checked = 0
     for index, event in enumerate(events):
         if isinstance(event, Mapping) and event.get("type") == "play":
             _compare_events(round_, events, checked, index, where)
+            legal = round_.legal_moves() if watcher is not None else ()
             _replay_play(game, round_, f"{where}, event {index + 1}", event)
+            if watcher is not None:
+                watcher.played(round_, index, legal)
             checked = index
     _compare_events(round_, events, checked, len(events), where)
     _check_round_result(round_, data, where)

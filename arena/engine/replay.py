@@ -1,7 +1,8 @@
 """A game record stepped through: every state of every round, as the engine had it.
 
-:func:`replay_record` verifies a record, re-plays it with the engine and returns
-a :class:`Replay`: for each round, one :class:`Frame` per step (step 0 is the deal,
+:func:`replay_record` verifies a record and steps through it in one simulation by the
+engine (the verification's, watched: :class:`~arena.engine.records.PlayWatcher`), and
+returns a :class:`Replay`: for each round, one :class:`Frame` per step (step 0 is the deal,
 step ``k`` the state after the round's ``k``-th event). A frame holds the line, every
 hand, the boneyard count, the scores, the seat to move and, where a play is due,
 the legal moves the engine offered. :meth:`Frame.observation` is a seat's view of
@@ -13,16 +14,15 @@ show`` (CLI) draw frames; nothing here draws.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.engine.events import Draw, Event, Pass, Play, Termination
-from arena.engine.game import Game
 from arena.engine.observation import Observation
-from arena.engine.records import deal_from_dict, verify_record
+from arena.engine.records import verified_game
+from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
 from arena.engine.tiles import End, Move, Tile
-from arena.errors import ParseError
 
 __all__ = ["Frame", "Replay", "RoundReplay", "frames_of", "replay_record"]
 
@@ -159,50 +159,74 @@ class Replay:
         return [start, *(r.scores for r in self.rounds)]
 
 
+@dataclass(slots=True)
+class _RoundStart:
+    """What the verification saw of one round: its state when dealt, and at each play the
+    moves offered before it and the line after it."""
+
+    scores: tuple[int, ...]
+    drawable: int
+    legal: dict[int, tuple[Move, ...]] = field(default_factory=dict)
+    lines: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Watcher:
+    """A :class:`~arena.engine.records.PlayWatcher` keeping each round's :class:`_RoundStart`."""
+
+    rounds: list[_RoundStart] = field(default_factory=list)
+
+    def round_started(self, round_: Round) -> None:
+        self.rounds.append(_RoundStart(round_.scores, round_.drawable))
+
+    def played(self, round_: Round, position: int, legal: tuple[Move, ...]) -> None:
+        current = self.rounds[-1]
+        current.legal[position] = legal
+        current.lines[position] = round_.line
+
+
 def replay_record(record: Mapping[str, Any]) -> Replay:
-    """Verify ``record`` and step through it.
+    """Verify ``record`` and step through it (one simulation of the game).
 
     Raises:
         ParseError: the record does not verify (the message says where).
     """
-    problems = verify_record(record)
-    if problems:
-        raise ParseError(f"the record does not verify: {problems[0]}")
+    watcher = _Watcher()
+    game = verified_game(record, watcher)
     rules_data = record["rules"]
     rules = rules_from_record(rules_data["name"], rules_data["params"])
-    players, teams, seed = record["players"], record["teams"], record.get("seed")
     rounds_data: list[Mapping[str, Any]] = record["rounds"]
-    deals = [deal_from_dict(r["deal"]) for r in rounds_data]
-    game = Game(rules, players, teams=teams, seed=seed if isinstance(seed, int) else 0, deals=deals)
-    rounds = tuple(_replay_round(game, index, data) for index, data in enumerate(rounds_data))
+    rounds = tuple(
+        _replay_round(game.rounds[index], rules, game.teams, game.sides, data, start)
+        for index, (data, start) in enumerate(zip(rounds_data, watcher.rounds, strict=True))
+    )
     return Replay(
         record=record,
         rules=rules,
-        players=players,
-        teams=teams,
+        players=record["players"],
+        teams=record["teams"],
         seats=tuple(record["seats"]),
         rounds=rounds,
         result=record.get("result"),
     )
 
 
-def _replay_round(game: Game, index: int, data: Mapping[str, Any]) -> RoundReplay:
-    round_ = game.rounds[index]
-    number, rules, teams, sides = round_.number, game.rules, game.teams, game.sides
+def _replay_round(
+    round_: Round,
+    rules: Rules,
+    teams: bool,
+    sides: Sequence[int],
+    data: Mapping[str, Any],
+    start: _RoundStart,
+) -> RoundReplay:
+    number = round_.number
     hands = [set(hand) for hand in round_.deal.hands]
-    boneyard, drawable = len(round_.deal.boneyard), round_.drawable
-    scores = list(round_.scores)
+    boneyard, drawable = len(round_.deal.boneyard), start.drawable
+    scores = list(start.scores)
     line: tuple[tuple[int, int], ...] = ()
     lead = -1
     recorded: list[Mapping[str, Any]] = data["events"]
-    # The engine's events and legal moves, captured before each play it waits for.
-    legal: dict[int, tuple[Move, ...]] = {}
-    lines: dict[int, tuple[tuple[int, int], ...]] = {}
-    for position, entry in enumerate(recorded):
-        if entry["type"] == "play":
-            legal[position] = round_.legal_moves()
-            game.apply(Move.parse(entry["move"]))
-            lines[position] = round_.line
+    legal, lines = start.legal, start.lines
     events = round_.events
     final_moves = () if round_.is_terminal() else round_.legal_moves()
 

@@ -4,21 +4,29 @@ bot's record against each opponent.
 A done match keeps its games' results in ``matches.result`` (see
 :mod:`arena.service.results`) and their records in ``game_records``. A list reads the
 matches newest first and stops as soon as it has its page, so "a bot's recent games" costs
-the matches it looks through, not the whole table. A game's record holds the forfeiting
-bot's message and stderr tail: who may see those is the caller's decision (each row says
-whose bot holds each seat), :func:`redact_record` removes them.
+the matches it looks through, not the whole table; of each, it reads only the game summaries
+it goes through (the database takes them out of the result's JSON). A game's replay is kept
+per process (:class:`ReplayCache`): the viewer's steps replay nothing.
+
+A game's record holds the forfeiting bot's message and stderr tail: who may see those is the
+caller's decision (each row says whose bot holds each seat), :func:`redact_record` removes
+them.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session, aliased, defer
 
+from arena.engine.replay import Replay, replay_record
 from arena.service.results import OUTCOMES, outcome
 from arena.store.db import Store, as_utc
 from arena.store.models import (
@@ -41,6 +49,8 @@ __all__ = [
     "GameRow",
     "MatchRow",
     "OpponentRow",
+    "ReplayCache",
+    "ReplayedGame",
     "StoredGame",
     "duplicate_games",
     "game_list",
@@ -49,6 +59,7 @@ __all__ = [
     "opponent_table",
     "record_verdict",
     "redact_record",
+    "replayed_game",
 ]
 
 #: A game's result for the bot a list is filtered on.
@@ -58,6 +69,8 @@ _CHUNK = 200
 #: At most this many matches are looked through for one page (a filter that matches
 #: nothing in a big database says "none among the latest N matches", never scans forever).
 SCAN_LIMIT = 20_000
+#: Replayed games a :class:`ReplayCache` keeps by default (a long game's frames take a few MB).
+REPLAYS_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +206,9 @@ def _matches(
         .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
         .where(Match.status == "done")
         .order_by(Match.finished.desc(), Match.id.desc())
+        # a match's result holds every game's summary (2,000 games: ~0.5 MB of JSON): read
+        # only for the matches the page reaches, once their seats passed the filter
+        .options(defer(Match.result))
     )
     if wanted.tournament is not None:
         query = query.where(Tournament.name == wanted.tournament)
@@ -216,6 +232,41 @@ def _matches(
             return
         offset += size
         size = min(_CHUNK, 2 * size)
+
+
+# A match's game summaries by position in ``result.games``, read by the database out of the
+# result's JSON (a 2,000-game match holds ~0.3 MB of it: decoding it whole in Python took most
+# of a game list): its length, and the summaries from :low to :high, the last first.
+_GAMES_SQL = {
+    "sqlite": (
+        "SELECT json_array_length(result, '$.games') FROM matches WHERE id = :match",
+        "SELECT g.value FROM matches, json_each(matches.result, '$.games') AS g "
+        "WHERE matches.id = :match AND g.key >= :low AND g.key < :high ORDER BY g.key DESC",
+    ),
+    "postgresql": (
+        "SELECT json_array_length(result -> 'games') FROM matches WHERE id = :match",
+        "SELECT g.value FROM matches, json_array_elements(matches.result -> 'games') "
+        "WITH ORDINALITY AS g(value, n) "
+        "WHERE matches.id = :match AND g.n > :low AND g.n <= :high ORDER BY g.n DESC",
+    ),
+}
+
+
+def _newest_games(session: Session, match_id: int) -> Iterator[dict[str, Any]]:
+    """A done match's game summaries (``result.games``), the last first, read a few at a
+    time as the caller goes on (most pages need the last few dozen)."""
+    count_sql, games_sql = _GAMES_SQL[session.get_bind().dialect.name]
+    high = session.scalar(text(count_sql), {"match": match_id}) or 0
+    size = 64
+    while high > 0:
+        low = max(0, high - size)
+        for value in session.scalars(
+            text(games_sql), {"match": match_id, "low": low, "high": high}
+        ):
+            game = json.loads(value) if isinstance(value, str) else value
+            if isinstance(game, dict):
+                yield game
+        high, size = low, 2 * size
 
 
 def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int = 0) -> GamePage:
@@ -252,8 +303,7 @@ def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int 
                 b == opponent and s not in mine for s, b in enumerate(bots)
             ):
                 continue
-            games = (match.result or {}).get("games", [])
-            for game in reversed(games):
+            for game in _newest_games(session, match.id):
                 # judged on the stored dict: a row is built only for what the page shows
                 if not _keep(game, wanted, mine, labels, teams):
                     continue
@@ -347,26 +397,101 @@ def game_record(store: Store, match_id: int, index: int) -> StoredGame | None:
     """Game ``index`` of done match ``match_id`` with its record, or None."""
     with store.read() as session:
         found = session.execute(
-            select(Match, Tournament.name, RuleSet.name, Tournament.teams, GameRecord.record)
+            select(
+                Match,
+                Tournament.name,
+                RuleSet.name,
+                Tournament.teams,
+                GameRecord.record,
+                # the game's summary where the worker puts it (games in index order): the
+                # database reads it out of the result, Python never decodes the whole result
+                Match.result[("games", index)],
+            )
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
             .join(GameRecord, GameRecord.match_id == Match.id)
             .where(Match.id == match_id, GameRecord.game_index == index, Match.status == "done")
+            .options(defer(Match.result))
         ).first()
         if found is None:
             return None
-        match, tournament, rules, teams, record = found
+        match, tournament, rules, teams, record, game = found
+        if not isinstance(game, dict) or game.get("index") != index:  # elsewhere: look for it
+            games = (match.result or {}).get("games", [])
+            game = next((g for g in games if g.get("index") == index), None)
+            if game is None:
+                return None
         seats = [int(v) for v in match.seats]
         names = _Names(session)
         names.load(seats)
         labels = tuple(str(label) for label in (match.labels or seats))
-        games = [g for g in (match.result or {}).get("games", []) if g.get("index") == index]
-        if not games:
-            return None
-        row = _row(match, games[0], tournament, rules, bool(teams), labels, seats, names, [])
+        row = _row(match, game, tournament, rules, bool(teams), labels, seats, names, [])
     if row is None:
         return None
     return StoredGame(row, record)
+
+
+class ReplayCache:
+    """The latest replayed games of one process, at most ``size`` (least recently used
+    out first), by (match id, game index): a stored game never changes, so an entry never
+    goes stale. Safe to share between threads."""
+
+    def __init__(self, size: int = REPLAYS_KEPT) -> None:
+        self.size = size
+        self._games: OrderedDict[tuple[int, int], ReplayedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, int]) -> ReplayedGame | None:
+        """The game kept under ``key``, or None."""
+        with self._lock:
+            found = self._games.get(key)
+            if found is not None:
+                self._games.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[int, int], game: ReplayedGame) -> None:
+        """Keep ``game`` under ``key``, dropping the least recently used beyond the size."""
+        with self._lock:
+            self._games[key] = game
+            self._games.move_to_end(key)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedGame:
+    """A stored game stepped through: who played it, its (whole, unredacted) record and
+    its replay."""
+
+    row: GameRow
+    record: dict[str, Any]
+    replay: Replay
+
+
+def replayed_game(
+    store: Store, match_id: int, index: int, cache: ReplayCache | None = None
+) -> ReplayedGame | None:
+    """Game ``index`` of done match ``match_id`` verified and stepped through, or None;
+    from ``cache`` when it holds the game (then without a query), else read, replayed once
+    (verifying and stepping are one simulation) and kept there.
+
+    Raises:
+        ParseError: the stored record does not verify.
+    """
+    key = (match_id, index)
+    found = None if cache is None else cache.get(key)
+    if found is not None:
+        return found
+    stored = game_record(store, match_id, index)
+    if stored is None:
+        return None
+    found = ReplayedGame(stored.row, stored.record, replay_record(stored.record))
+    if cache is not None:
+        cache.put(key, found)
+    return found
 
 
 def duplicate_games(store: Store, match_id: int, index: int) -> list[tuple[int, int]]:

@@ -152,6 +152,10 @@ class Match(Base):
         Index("ix_matches_status_lease", "status", "lease_expires"),
         # Covering a tournament page's counts (by status, games, last finished).
         Index("ix_matches_tournament_status", "tournament_id", "status", "games", "finished"),
+        # The game lists' order (done matches, the latest finished first), in all and by
+        # tournament: without them a list sorts every done match (reading past each result).
+        Index("ix_matches_status_finished", "status", "finished", "id"),
+        Index("ix_matches_tournament_finished", "tournament_id", "status", "finished", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

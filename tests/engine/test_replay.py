@@ -12,8 +12,9 @@ import pytest
 
 from arena import Game, find_rules
 from arena.engine.events import Termination
-from arena.engine.records import game_record
+from arena.engine.records import game_record, verify_record
 from arena.engine.replay import frames_of, replay_record
+from arena.engine.round import Round
 from arena.engine.rules import PRESETS, Rules
 from arena.engine.tiles import Move, set_size
 from arena.errors import ParseError
@@ -124,3 +125,59 @@ def test_frame_clamps_out_of_range_steps() -> None:
     replay = replay_record(record_of(game))
     assert replay.frame(0, -5) == replay.rounds[0].frames[0]
     assert replay.frame(999, 999) == replay.rounds[-1].frames[-1]
+
+
+def test_verifying_and_stepping_are_one_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``replay_record`` applies each recorded play to the engine once: the frames come
+    from the verification's own simulation, not a second one."""
+    game = Game(find_rules("draw"), 3, seed=5)
+    rng = random.Random(5)
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_moves()))
+    record = record_of(game)
+    plays = sum(e["type"] == "play" for r in record["rounds"] for e in r["events"])
+    applied: list[Move] = []
+    apply = Game.apply
+
+    def counted(self: Game, move: Move) -> None:
+        applied.append(move)
+        apply(self, move)
+
+    monkeypatch.setattr(Game, "apply", counted)
+    replay = replay_record(record)
+    assert len(applied) == plays
+    assert sum(len(r.frames) for r in replay.rounds) == plays + sum(
+        len(r["events"]) - sum(e["type"] == "play" for e in r["events"]) + 1
+        for r in record["rounds"]
+    )
+
+
+def test_a_watcher_sees_every_round_and_play() -> None:
+    """``verify_record``'s watcher sees each round as dealt and each play with the moves
+    the engine offered before it (the played one among them)."""
+    game = Game(find_rules("block"), 2, seed=6)
+    rng = random.Random(6)
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_moves()))
+    record = record_of(game)
+    seen: list[tuple[int, int, tuple[Move, ...]]] = []
+    started: list[int] = []
+
+    class Watcher:
+        def round_started(self, round_: Round) -> None:
+            started.append(round_.number)
+
+        def played(self, round_: Round, position: int, legal: tuple[Move, ...]) -> None:
+            assert round_.line  # the play is applied
+            seen.append((round_.number, position, legal))
+
+    assert verify_record(record, Watcher()) == []
+    assert started == [r["number"] for r in record["rounds"]]
+    plays = {
+        (r["number"], position): Move.parse(event["move"])
+        for r in record["rounds"]
+        for position, event in enumerate(r["events"])
+        if event["type"] == "play"
+    }
+    assert [(number, position) for number, position, _ in seen] == list(plays)
+    assert all(plays[(number, position)] in legal for number, position, legal in seen)

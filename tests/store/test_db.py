@@ -33,8 +33,9 @@ def test_upgrade_creates_every_table_and_is_idempotent(url: str) -> None:
         assert set(inspector.get_table_names()) == set(Base.metadata.tables) | {"alembic_version"}
         indexes = {ix["name"] for ix in inspector.get_indexes("matches")}
         assert "ix_matches_status_lease" in indexes
+        assert {"ix_matches_status_finished", "ix_matches_tournament_finished"} <= indexes
         with store.read() as session:
-            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0012"
+            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0013"
     finally:
         store.close()
 

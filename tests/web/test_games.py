@@ -8,16 +8,20 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from arena.engine.records import verify_record
+from arena.engine.replay import Replay, replay_record
+from arena.service import games as games_service
 from arena.service.accounts import create_account
-from arena.service.games import GameFilter, game_list, opponent_table
+from arena.service.games import GameFilter, ReplayCache, ReplayedGame, game_list, opponent_table
 from arena.service.results import outcome, refit_ratings
 from arena.store.db import Store
+from arena.store.models import Match
 from tests.paths import ZOO
 from tests.web.conftest import (
     ENTRANTS,
@@ -29,6 +33,7 @@ from tests.web.conftest import (
     play,
     store_bots,
 )
+from web.games import REPLAYS_KEY
 
 
 @pytest.fixture
@@ -241,3 +246,56 @@ def test_a_bots_hostile_stderr_and_message_are_shown_escaped(
         assert "&lt;img src=x onerror=alert(&#39;message&#39;)&gt;" in page
     game = _get(owner, links[0])
     assert "&lt;script&gt;alert(&#39;stderr&#39;)&lt;/script&gt;" in game
+
+
+def test_a_viewer_step_replays_nothing(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first request for a game replays it once (verifying and stepping in one
+    simulation); the viewer's steps, the page and the download read that replay, kept per
+    app; a reader who may not see the fault still gets it redacted from the kept game."""
+    replayed: list[object] = []
+
+    def counted(record: Any) -> Replay:
+        replayed.append(record)
+        return replay_record(record)
+
+    monkeypatch.setattr("arena.service.games.replay_record", counted)
+    owner = logged_in(app, "mallory")
+    link = _game_links(_get(owner, "/games?tournament=trouble&fault=crash"))[0]
+    assert "bot gave up on purpose" in _get(owner, link)
+    for step in range(4):
+        assert 'class="state"' in _get(owner, f"{link}/state?round=1&step={step}")
+    assert "bot gave up on purpose" in _get(owner, f"{link}.html")
+    anonymous = app.test_client()
+    for path in (link, f"{link}/state?round=1&step=2", f"{link}.html"):
+        assert "bot gave up on purpose" not in _get(anonymous, path), path
+    assert len(replayed) == 1
+    assert len(app.extensions[REPLAYS_KEY]) == 1
+
+
+def test_a_games_summary_out_of_its_place_is_still_found(app: Flask, store: Store) -> None:
+    """A game's summary is read where the worker puts it (``result.games[index]``); a
+    result in another order is looked through."""
+    match_id, index = (
+        int(n)
+        for n in _game_links(_get(app.test_client(), "/games?tournament=trouble"))[0].split("/")[2:]
+    )
+    before = games_service.game_record(store, match_id, index)
+    with store.write() as session:
+        match = session.get(Match, match_id)
+        assert match is not None and match.result is not None
+        match.result = {**match.result, "games": list(reversed(match.result["games"]))}
+    after = games_service.game_record(store, match_id, index)
+    assert before is not None and after == before
+    assert games_service.game_record(store, match_id, 99) is None
+
+
+def test_the_replay_cache_keeps_the_latest_games() -> None:
+    cache = ReplayCache(size=2)
+    games = [cast(ReplayedGame, object()) for _ in range(3)]
+    cache.put((1, 0), games[0])
+    cache.put((1, 1), games[1])
+    assert cache.get((1, 0)) is games[0]  # now the latest used
+    cache.put((2, 0), games[2])
+    assert cache.get((1, 1)) is None
+    assert cache.get((1, 0)) is games[0] and cache.get((2, 0)) is games[2]
+    assert len(cache) == 2
