@@ -60,8 +60,9 @@ from arena.compete.ratings import ELO_PER_NAT
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import PRESETS
-from arena.service.broker import BROKER_ENV, make_app, resolve_broker_url, send_matches
-from arena.service.matches import Config, create_stored_tournament, run_match, send_pending
+from arena.service.broker import BROKER_ENV, make_app, resolve_broker_url
+from arena.service.dispatch import dispatch_matches
+from arena.service.matches import Config, create_stored_tournament, run_match
 from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
@@ -514,7 +515,7 @@ def start_worker(url: str, unsandboxed: bool) -> subprocess.Popen[bytes]:
         BROKER_ENV: resolve_broker_url(None, url),
         "ARENA_WORKER_UNSANDBOXED": "1" if unsandboxed else "0",
     }
-    argv = celery_worker_argv(os.cpu_count() or 1, "WARNING", beat=True, quiet=True)
+    argv = celery_worker_argv(os.cpu_count() or 1, "WARNING", quiet=True)
     return subprocess.Popen(argv, env=env, start_new_session=True)
 
 
@@ -530,7 +531,7 @@ def start_busy_tournament(url: str, seed: int) -> tuple[int, str]:
             seed=seed,
         )  # fmt: skip
         app = make_app(resolve_broker_url(None, url), Config.from_env(), url)
-        send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
+        dispatch_matches(store, app, tournament_id)
     finally:
         store.close()
     return tournament_id, name
