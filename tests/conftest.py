@@ -1,10 +1,29 @@
 """Fixtures every test folder shares: databases on both backends (SQLite in a temporary
-file, PostgreSQL on a throwaway server started once per test process)."""
+file, PostgreSQL on a throwaway server started once per test process).
+
+Setup is paid once per test process, not once per test. Each test still gets a database of
+its own, to write as it likes, but as a copy of a template:
+
+- the schema is migrated once per backend into a template (a SQLite file; a PostgreSQL
+  database), and every ``url`` is a copy of it (a file copy; ``CREATE DATABASE ... TEMPLATE``);
+- a test (or a module, with ``pytestmark``) marked ``@pytest.mark.seed(build=build)`` starts
+  from a template that ``build(store, directory)`` filled once, on top of the migrated one
+  (stored bots, a played round robin); the ``seeded`` fixture is what ``build`` returned.
+  ``build`` must be a module-level function (it keys the template); ids and contents are
+  the same in every copy, timestamps are those of the build;
+- a test marked ``@pytest.mark.empty_database`` gets an empty, unmigrated database instead
+  (the migration tests).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import itertools
 import os
-from collections.abc import Iterator
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +39,97 @@ os.environ.setdefault("ARENA_SECRET_KEY", "a key for the tests only")
 #: The database backends every storage test runs on (the ``url`` fixture's parameters).
 BACKENDS = ["sqlite", "postgresql"]
 
+#: What ``@pytest.mark.seed(build=build)`` runs once on a migrated template database: it stores
+#: what the tests start from and returns a value for the ``seeded`` fixture.
+Seed = Callable[[Store, Path], object]
+
+_SEEDED = pytest.StashKey[object]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "seed(build=f): the test's database is a copy of a migrated one that f(store, "
+        "directory) filled once per test process (tests/conftest.py)",
+    )
+    config.addinivalue_line(
+        "markers", "empty_database: the url fixture gives an empty, unmigrated database"
+    )
+
+
+class Databases:
+    """Template databases built once per test process, and the copies tests get of them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._names = itertools.count(1)
+        #: (backend, server, seed) -> (the template's URL, what its seed returned)
+        self._templates: dict[tuple[str, str | None, Seed | None], tuple[str, object]] = {}
+
+    def empty(self, server: str | None, directory: Path) -> str:
+        """A new empty database: on ``server`` (PostgreSQL), else a file in ``directory``."""
+        if server is None:
+            return f"sqlite:///{directory / 'arena.db'}"
+        return self._create(server, self._name())
+
+    def copy(self, server: str | None, directory: Path, seed: Seed | None) -> tuple[str, object]:
+        """A new copy of the template for ``seed`` (built first if need be): its URL and
+        what the seed returned."""
+        template, value = self._template(server, seed)
+        if server is None:
+            path = directory / "arena.db"
+            shutil.copyfile(template.removeprefix("sqlite:///"), path)
+            return f"sqlite:///{path}", value
+        return self._create(server, self._name(), template=template.rsplit("/", 1)[1]), value
+
+    def _template(self, server: str | None, seed: Seed | None) -> tuple[str, object]:
+        key = ("sqlite" if server is None else "postgresql", server, seed)
+        if key in self._templates:
+            return self._templates[key]
+        directory = self.root / f"template-{next(self._names)}"
+        directory.mkdir()
+        value: object = None
+        if seed is None:
+            url = self.empty(server, directory)
+            upgrade(url)
+        else:
+            url, _ = self.copy(server, directory, None)
+            store = connect(url)
+            try:
+                value = seed(store, directory)
+            finally:
+                store.close()
+        if server is None:  # one self-contained file: the WAL checkpointed into it
+            path = url.removeprefix("sqlite:///")
+            with contextlib.closing(sqlite3.connect(path)) as connection:
+                connection.execute("PRAGMA journal_mode=DELETE")
+        self._templates[key] = (url, value)
+        return url, value
+
+    def _name(self) -> str:
+        return f"arena_test_{os.getpid()}_{next(self._names)}"
+
+    def drop(self, server: str, name: str) -> None:
+        """Drop the database ``name``, closing the connections a test may have left open."""
+        self._admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def _create(self, server: str, name: str, template: str | None = None) -> str:
+        """``CREATE DATABASE name [TEMPLATE template]`` (the template must have no open
+        connection); its URL."""
+        self._admin(
+            server, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")
+        )
+        return f"{server}/{name}"
+
+    @staticmethod
+    def _admin(server: str, statement: str) -> None:
+        admin = connect(server + "/postgres")
+        try:
+            with admin.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.execute(text(statement))
+        finally:
+            admin.close()
+
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
@@ -28,28 +138,44 @@ def postgres_server() -> Iterator[str]:
         yield server
 
 
-_databases = iter(range(1, 1_000_000))
+@pytest.fixture(scope="session")
+def databases(tmp_path_factory: pytest.TempPathFactory) -> Databases:
+    """This test process's template databases."""
+    return Databases(tmp_path_factory.mktemp("templates"))
 
 
 @pytest.fixture(params=BACKENDS)
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh, empty database on each backend."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'arena.db'}"
-    server: str = request.getfixturevalue("postgres_server")
-    name = f"arena_test_{os.getpid()}_{next(_databases)}"
-    admin = connect(server + "/postgres")
-    try:
-        with admin.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    finally:
-        admin.close()
-    return f"{server}/{name}"
+def url(request: pytest.FixtureRequest, tmp_path: Path, databases: Databases) -> Iterator[str]:
+    """A database of the test's own on each backend: migrated, and holding what the test's
+    ``seed`` marker's build stored; empty if the test is marked ``empty_database``. A
+    PostgreSQL one is dropped after the test (else the server's gigabytes of copies make
+    the whole run slow to write and to stop)."""
+    server: str | None = None
+    if request.param != "sqlite":
+        server = request.getfixturevalue("postgres_server")
+    if request.node.get_closest_marker("empty_database"):
+        url = databases.empty(server, tmp_path)
+    else:
+        marker = request.node.get_closest_marker("seed")
+        build = marker.kwargs["build"] if marker else None
+        url, request.node.stash[_SEEDED] = databases.copy(server, tmp_path, build)
+    yield url
+    if server is not None:
+        databases.drop(server, url.rsplit("/", 1)[1])
+
+
+@pytest.fixture
+def seeded(url: str, request: pytest.FixtureRequest) -> object:
+    """A copy of what the test's ``seed`` marker's build returned (a fixture that relies on
+    a seed asks for this one: it fails a test without the marker)."""
+    if request.node.get_closest_marker("seed") is None:
+        pytest.fail(f"{request.node.name} needs a seed marker: @pytest.mark.seed(build=...)")
+    return copy.deepcopy(request.node.stash[_SEEDED])
 
 
 @pytest.fixture
 def store(url: str) -> Iterator[Store]:
-    upgrade(url)
+    """The test's database (``url``), opened."""
     store = connect(url)
     yield store
     store.close()

@@ -61,11 +61,11 @@ def _version(store: Store, label: str) -> int:
     return found
 
 
-@pytest.fixture
-def world(store: Store, tmp_path: Path) -> dict[str, Any]:
+def _world(store: Store, tmp_path: Path) -> dict[str, Any]:
     """alice (greedy v1, v2), bob (counter, private), carol (fives, public), mallory
     (raiser, public: it crashes at its third move), the reference random; a played game of
-    random against greedy v1 (match 1, game 0)."""
+    random against greedy v1 (match 1, game 0). Built once per test process
+    (tests/conftest.py's seed marker)."""
     accounts = {
         name: _account(store, name, "admin" if name == "root" else "user")
         for name in ("alice", "bob", "carol", "mallory", "root")
@@ -96,10 +96,20 @@ def world(store: Store, tmp_path: Path) -> dict[str, Any]:
     assert found is not None
     record = found.record
     assert len(record["rounds"]) >= 2, "the test wants a game of several rounds"
+    return {"accounts": accounts, "record": record}
+
+
+pytestmark = pytest.mark.seed(build=_world)
+
+
+@pytest.fixture
+def world(store: Store, tmp_path: Path, seeded: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_world`'s accounts and game record (copies the test may change), a bot cache,
+    and bot versions' ids by label."""
     return {
-        "accounts": accounts,
-        "config": config,
-        "record": record,
+        "accounts": seeded["accounts"],
+        "config": Config(bot_cache=tmp_path / "cache"),
+        "record": seeded["record"],
         "v": lambda label: _version(store, label),
     }
 

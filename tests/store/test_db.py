@@ -24,6 +24,7 @@ BOTS = ZOO
 # --- schema and migrations ----------------------------------------------------------------
 
 
+@pytest.mark.empty_database
 def test_upgrade_creates_every_table_and_is_idempotent(url: str) -> None:
     upgrade(url)
     upgrade(url)

@@ -3,6 +3,7 @@ it, written when a tournament is created, and its forfeit counts kept when a mat
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select, text
 
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -69,6 +70,7 @@ def test_seat_faults() -> None:
     assert seat_faults(None) == {} and seat_faults({"void": "x"}) == {}
 
 
+@pytest.mark.empty_database
 def test_the_migration_fills_the_matches_stored_before(url: str) -> None:
     upgrade(url, "0009")
     store = connect(url)

@@ -15,8 +15,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from arena.engine.rules import PRESETS
-from arena.store.db import URL_ENV, Store, upgrade
+from arena.store.db import URL_ENV, Store
 from arena.store.models import Tournament
+from tests.conftest import Databases
 from web import create_app
 from web.app import STORE_KEY
 
@@ -26,9 +27,9 @@ UNREACHABLE_URL = "postgresql+psycopg://x@127.0.0.1:1/x?connect_timeout=1"
 
 
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
-    upgrade(url)
+def database_url(tmp_path: Path, databases: Databases) -> str:
+    """A migrated SQLite database of the test's own (tests/conftest.py)."""
+    url, _ = databases.copy(None, tmp_path, None)
     return url
 
 

@@ -157,8 +157,9 @@ def test_a_password_change_ends_the_other_sessions(app: Flask, store: Store) -> 
 ROLES = ["anonymous", "user", "owner", "organiser", "admin"]
 
 
-@pytest.fixture
-def accounts(store: Store) -> dict[str, Account]:
+def _accounts(store: Store, directory: Path) -> dict[str, Account]:
+    """An account for each role but anonymous; "owner" owns a private bot and an upload
+    (built once per test process: tests/conftest.py's seed marker)."""
     made = {
         role: create_account(
             store,
@@ -174,6 +175,11 @@ def accounts(store: Store) -> dict[str, Account]:
     store.add_bot_version("owner", "mybot", source, {})
     create_upload(store, made["owner"].id, "mybot", "mybot.py", source + "\n# v2\n")
     return made
+
+
+@pytest.fixture
+def accounts(seeded: dict[str, Account]) -> dict[str, Account]:
+    return seeded
 
 
 #: (method, path, expected status per role: anonymous, user, owner, organiser, admin).
@@ -249,6 +255,7 @@ def test_the_matrix_covers_every_page(app: Flask) -> None:
     assert pages - covered == set()
 
 
+@pytest.mark.seed(build=_accounts)
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize(("method", "path", "expected"), ROUTES, ids=lambda v: str(v))
 def test_the_authorization_matrix(

@@ -36,17 +36,19 @@ from tests.web.conftest import (
 )
 
 
-@pytest.fixture
-def app(app: Flask, store: Store, tmp_path: Path) -> Flask:
+def _played(store: Store, tmp_path: Path) -> None:
     """A finished round robin of the web tests' bots ("spring", 2 games a pair): match 1's
     game 0 is reference/random against alice/greedy@v1; the accounts alice, bob (whose
-    counter is private) and root (an admin)."""
+    counter is private) and root (an admin).
+    Built once per test process (tests/conftest.py's seed marker)."""
     for name, role in (("alice", "user"), ("bob", "user"), ("root", "admin")):
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     store_bots(store)
     create(store, "spring", ENTRANTS, 2)
     play(store, "spring", tmp_path / "cache")
-    return app
+
+
+pytestmark = pytest.mark.seed(build=_played)
 
 
 def _text(client: FlaskClient, path: str, status: int = 200) -> str:

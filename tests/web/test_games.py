@@ -36,11 +36,11 @@ from tests.web.conftest import (
 from web.games import REPLAYS_KEY
 
 
-@pytest.fixture
-def app(app: Flask, store: Store, tmp_path: Path) -> Flask:
+def _played(store: Store, tmp_path: Path) -> None:
     """A finished round robin of the reference bots ("spring", 2 games a pair), and one of
     greedy against mallory's bot that raises in its third move ("trouble", 4 games in 2
-    matches: the bot's process is kept for a match, so it crashes in 2 of them)."""
+    matches: the bot's process is kept for a match, so it crashes in 2 of them).
+    Built once per test process (tests/conftest.py's seed marker)."""
     for name, role in (("alice", "user"), ("mallory", "user"), ("root", "admin")):
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     store_bots(store)
@@ -50,7 +50,9 @@ def app(app: Flask, store: Store, tmp_path: Path) -> Flask:
     create(store, "trouble", ["alice/greedy@1", "mallory/raiser"], 4)
     play(store, "trouble", tmp_path / "cache")
     refit_ratings(store, RULES)
-    return app
+
+
+pytestmark = pytest.mark.seed(build=_played)
 
 
 def _get(client: FlaskClient, path: str, status: int = 200) -> str:

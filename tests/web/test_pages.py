@@ -24,15 +24,19 @@ from web.app import CONTENT_SECURITY_POLICY, duration
 from web.render import Axis, interval_svg, progress_svg
 
 
-@pytest.fixture
-def played(store: Store, tmp_path: Path) -> Store:
+def _played(store: Store, tmp_path: Path) -> None:
     """A finished round robin of four bot versions ("spring", 2 games a pair, rated), and
-    one created but not started ("autumn")."""
+    one created but not started ("autumn"): the database of the tests marked with it, built
+    once per test process (tests/conftest.py's seed marker)."""
     store_bots(store)
     create(store, "spring", ENTRANTS, 2)
     play(store, "spring", tmp_path / "cache")
     refit_ratings(store, RULES)
     create(store, "autumn", ENTRANTS[:2], 2, seed=4)
+
+
+@pytest.fixture
+def played(store: Store, seeded: None) -> Store:
     return store
 
 
@@ -50,6 +54,7 @@ def _page(client: FlaskClient, path: str, status: int = 200) -> str:
     return response.get_data(as_text=True)
 
 
+@pytest.mark.seed(build=_played)
 def test_home_links_the_rule_set_and_the_tournaments(client: FlaskClient) -> None:
     page = _page(client, "/")
     assert f'href="/leaderboards/{RULES.name}"' in page
@@ -64,6 +69,7 @@ def _rows(page: str) -> list[str]:
     return [row for row in body.split("<tr")[1:]]
 
 
+@pytest.mark.seed(build=_played)
 def test_the_leaderboard_shows_latest_versions_with_intervals(client: FlaskClient) -> None:
     page = _page(client, f"/leaderboards/{RULES.name}")
     rows = _rows(page)
@@ -84,6 +90,7 @@ def test_the_leaderboard_shows_latest_versions_with_intervals(client: FlaskClien
     assert page.count('<abbr class="provisional"') == 3
 
 
+@pytest.mark.seed(build=_played)
 def test_the_leaderboard_toggles(client: FlaskClient) -> None:
     every = _page(client, f"/leaderboards/{RULES.name}?versions=all")
     assert len(_rows(every)) == 4 and '<span class="version">v1</span>' in every
@@ -93,6 +100,7 @@ def test_the_leaderboard_toggles(client: FlaskClient) -> None:
     assert "reference/random" in _page(client, f"/leaderboards/{RULES.name}")
 
 
+@pytest.mark.seed(build=_played)
 def test_the_leaderboard_exports_csv_and_json(client: FlaskClient) -> None:
     response = client.get(f"/leaderboards/{RULES.name}/export.csv?versions=all")
     assert response.status_code == 200 and response.mimetype == "text/csv"
@@ -109,6 +117,7 @@ def test_the_leaderboard_exports_csv_and_json(client: FlaskClient) -> None:
     assert data["computed"] is not None
 
 
+@pytest.mark.seed(build=_played)
 def test_the_leaderboard_redirects_and_404s(client: FlaskClient) -> None:
     response = client.get("/leaderboards")
     assert response.status_code == 302
@@ -117,6 +126,7 @@ def test_the_leaderboard_redirects_and_404s(client: FlaskClient) -> None:
     assert "No rule set called" in page and "nosuchrules" in page
 
 
+@pytest.mark.seed(build=_played)
 def test_a_finished_tournament_page(client: FlaskClient) -> None:
     page = _page(client, "/tournaments/spring")
     assert "12 of 12 matches finished" in page and "12 of 12 games" in page
@@ -142,6 +152,7 @@ def test_a_finished_tournament_page(client: FlaskClient) -> None:
     assert '<svg class="progress"' in page and 'class="done"' in page
 
 
+@pytest.mark.seed(build=_played)
 def test_a_pending_tournament_polls_while_it_runs(client: FlaskClient) -> None:
     page = _page(client, "/tournaments/autumn")
     assert "0 of 2 matches finished" in page
@@ -152,6 +163,7 @@ def test_a_pending_tournament_polls_while_it_runs(client: FlaskClient) -> None:
     assert 'hx-trigger="every 3s, refresh"' in fragment
 
 
+@pytest.mark.seed(build=_played)
 def test_unknown_tournament_is_a_404_page_with_the_name_escaped(client: FlaskClient) -> None:
     page = _page(client, "/tournaments/<img src=x onerror=alert(1)>", 404)
     assert "No tournament called" in page
@@ -186,6 +198,7 @@ PAGES = [
 ]
 
 
+@pytest.mark.seed(build=_played)
 def test_pages_carry_the_security_headers_and_nothing_the_policy_forbids(
     client: FlaskClient,
 ) -> None:
@@ -200,6 +213,7 @@ def test_pages_carry_the_security_headers_and_nothing_the_policy_forbids(
         assert audit.problems == [], path
 
 
+@pytest.mark.seed(build=_played)
 def test_static_files_are_served(client: FlaskClient) -> None:
     for path in ("/static/vendor/htmx.min.js", "/static/js/arena.js", "/static/css/arena.css"):
         response = client.get(path)

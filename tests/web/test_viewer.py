@@ -26,11 +26,11 @@ from tests.web.conftest import HASHER, PASSWORD, RULES, create, logged_in, play,
 BIG = PRESETS["block-and-draw"].with_overrides(max_pip=12, target=40)
 
 
-@pytest.fixture
-def app(app: Flask, store: Store, tmp_path: Path) -> Flask:
+def _played(store: Store, tmp_path: Path) -> None:
     """ "spring": a duplicate round robin of greedy and random (2 games a table); "trouble":
     greedy against a bot that crashes in its third move; "big": five bots at one
-    double-twelve table."""
+    double-twelve table.
+    Built once per test process (tests/conftest.py's seed marker)."""
     for name, role in (("alice", "user"), ("mallory", "user")):
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     store_bots(store)
@@ -64,7 +64,9 @@ def app(app: Flask, store: Store, tmp_path: Path) -> Flask:
         seed=2,
     )
     play(store, "big", tmp_path / "cache")
-    return app
+
+
+pytestmark = pytest.mark.seed(build=_played)
 
 
 def _get(client: FlaskClient, path: str, status: int = 200) -> str:

@@ -21,8 +21,9 @@ from arena.cli.common import UNAVAILABLE, USAGE_ERROR
 from arena.compete.margins import LUCK_TERMS
 from arena.engine.records import verify_record
 from arena.service.results import load_results
-from arena.store.db import Store, connect, upgrade
+from arena.store.db import Store, connect
 from arena.store.models import GameRecord, Match, RatingHistory, Tournament
+from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import ARENA, FAST, Redis, Worker, running_redis, start_worker, wait_for
 
@@ -87,40 +88,31 @@ class Service:
         return "\n".join(f"--- {w.log.name}\n{w.output()[-3000:]}" for w in self.workers)
 
 
-def _postgres_database(server: str) -> str:
-    name = f"arena_workers_{os.getpid()}_{time.monotonic_ns()}"
-    admin = connect(server + "/postgres")
-    try:
-        with admin.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    finally:
-        admin.close()
-    return f"{server}/{name}"
-
-
 @pytest.fixture(params=["sqlite+filesystem", "postgresql+redis"])
-def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
-    """The embedded default, or a deployment's parts (a throwaway PostgreSQL and Redis)."""
+def service(
+    request: pytest.FixtureRequest, tmp_path: Path, databases: Databases
+) -> Iterator[Service]:
+    """The embedded default, or a deployment's parts (a throwaway PostgreSQL and Redis),
+    on a migrated database of the test's own (tests/conftest.py)."""
     if request.param == "sqlite+filesystem":
-        service = Service(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", "filesystem://broker")
-        yield from _running(service)
+        database, _ = databases.copy(None, tmp_path, None)
+        yield from _running(Service(tmp_path, database, "filesystem://broker"))
         return
     server: str = request.getfixturevalue("postgres_server")
     with running_redis() as redis:
-        service = Service(tmp_path, _postgres_database(server), redis.url, redis)
-        yield from _running(service)
+        database, _ = databases.copy(server, tmp_path, None)
+        yield from _running(Service(tmp_path, database, redis.url, redis))
 
 
 @pytest.fixture
-def deployment(postgres_server: str, tmp_path: Path) -> Iterator[Service]:
+def deployment(postgres_server: str, tmp_path: Path, databases: Databases) -> Iterator[Service]:
     """PostgreSQL and a restartable Redis: for the broker fault tests."""
     with running_redis() as redis:
-        database = _postgres_database(postgres_server)
+        database, _ = databases.copy(postgres_server, tmp_path, None)
         yield from _running(Service(tmp_path, database, redis.url, redis))
 
 
 def _running(service: Service) -> Iterator[Service]:
-    upgrade(service.database)
     store = service.store()
     try:
         for bot in ("random", "greedy", "fives", "counter"):
