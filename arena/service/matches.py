@@ -27,8 +27,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from arena.compete.localrun import play_one
 from arena.compete.names import parse_reference
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -39,7 +37,18 @@ from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.sandbox import Limits, SandboxUnavailable
 from arena.service.results import result_json
 from arena.store.db import Store, as_utc
-from arena.store.models import Bot, BotVersion, Match, Tournament, User, Worker
+from arena.store.matches import (
+    bot_sources,
+    finished_rule_set,
+    latest_tournament_names,
+    match_status,
+    record_worker_alive,
+    record_worker_stopped,
+    tournament_named,
+    version_candidates,
+    worker_rows,
+)
+from arena.store.models import Tournament
 from arena.store.queue import (
     ClaimedMatch,
     claim_match,
@@ -191,39 +200,30 @@ def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
         ValueError: a malformed spec, or two entrants with the same label.
     """
     entrants: dict[str, int] = {}
-    with store.read() as session:
-        for spec in specs:
-            try:
-                ref = parse_reference(spec)
-            except ParseError as exc:
-                raise ValueError(str(exc)) from None
-            owner, name, version = ref.owner, ref.name, ref.version
-            query = select(User.name, BotVersion.id, BotVersion.version).join(
-                Bot, Bot.owner_id == User.id
+    for spec in specs:
+        try:
+            ref = parse_reference(spec)
+        except ParseError as exc:
+            raise ValueError(str(exc)) from None
+        owner, name, version = ref.owner, ref.name, ref.version
+        rows = version_candidates(store, name, owner=owner, version=version)
+        owners = sorted({row[0] for row in rows})
+        if not rows:
+            what = f"version {version} of " if version is not None else ""
+            raise LookupError(
+                f"{spec!r}: no {what}bot {name!r}"
+                + (f" of {owner!r}" if owner is not None else "")
+                + " is stored (add it with: arena bots add FILE --name NAME --owner OWNER)"
             )
-            query = query.join(BotVersion, BotVersion.bot_id == Bot.id).where(Bot.name == name)
-            if owner is not None:
-                query = query.where(User.name == owner)
-            if version is not None:
-                query = query.where(BotVersion.version == version)
-            rows = session.execute(query.order_by(BotVersion.version.desc())).all()
-            owners = sorted({row[0] for row in rows})
-            if not rows:
-                what = f"version {version} of " if version is not None else ""
-                raise LookupError(
-                    f"{spec!r}: no {what}bot {name!r}"
-                    + (f" of {owner!r}" if owner is not None else "")
-                    + " is stored (add it with: arena bots add FILE --name NAME --owner OWNER)"
-                )
-            if len(owners) > 1:
-                raise LookupError(
-                    f"{spec!r}: several owners have a bot called {name!r} "
-                    f"({', '.join(owners)}): write OWNER/{name}"
-                )
-            label = ref.label
-            if label in entrants:
-                raise ValueError(f"two entrants are labelled {label!r}: give one LABEL=...")
-            entrants[label] = int(rows[0][1])
+        if len(owners) > 1:
+            raise LookupError(
+                f"{spec!r}: several owners have a bot called {name!r} "
+                f"({', '.join(owners)}): write OWNER/{name}"
+            )
+        label = ref.label
+        if label in entrants:
+            raise ValueError(f"two entrants are labelled {label!r}: give one LABEL=...")
+        entrants[label] = rows[0][1]
     return entrants
 
 
@@ -308,14 +308,8 @@ def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict
 
 def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
     directory.mkdir(parents=True, exist_ok=True)
-    with store.read() as session:
-        rows = session.execute(
-            select(BotVersion.id, BotVersion.sha256, BotVersion.source).where(
-                BotVersion.id.in_(set(version_ids))
-            )
-        ).all()
     paths: dict[int, Path] = {}
-    for version_id, digest, source in rows:
+    for version_id, digest, source in bot_sources(store, version_ids):
         path = directory / f"{digest}.py"
         if not path.exists():
             fd, partial = tempfile.mkstemp(dir=directory, suffix=".part")
@@ -464,13 +458,6 @@ def play_next(
     return claimed.match_id, _run_claimed(store, claimed, worker, config, first_slot, sandboxed)
 
 
-def match_status(store: Store, match_id: int) -> str | None:
-    """The match's status (None: no such match)."""
-    with store.read() as session:
-        status: str | None = session.scalar(select(Match.status).where(Match.id == match_id))
-        return status
-
-
 def _run_claimed(
     store: Store,
     claimed: ClaimedMatch,
@@ -614,18 +601,6 @@ def sweep(
     return SweepReport(tuple(expired), tuple(resent))
 
 
-def finished_rule_set(store: Store, match_id: int) -> int | None:
-    """The rule set's id if the match's tournament is done (its ratings are due for a
-    refit), else None."""
-    with store.read() as session:
-        row = session.execute(
-            select(Tournament.status, Tournament.rule_set_id)
-            .join(Match, Match.tournament_id == Tournament.id)
-            .where(Match.id == match_id)
-        ).first()
-    return row[1] if row is not None and row[0] == "done" else None
-
-
 # --- workers' heartbeats ---------------------------------------------------------------
 
 
@@ -641,31 +616,13 @@ def worker_heartbeat(
     """Record that worker ``name`` is alive (``online``, ``last_seen`` now), registering it
     (``started`` now) if it is new or was stopped."""
     now = datetime.now(UTC) if now is None else now
-    with store.write() as session:
-        worker = session.get(Worker, name, with_for_update=store.dialect == "postgresql")
-        if worker is None or worker.status != "online":
-            session.merge(
-                Worker(
-                    name=name,
-                    host=host,
-                    pid=pid,
-                    concurrency=concurrency,
-                    status="online",
-                    started=now,
-                    last_seen=now,
-                )
-            )
-        else:
-            worker.last_seen = now
+    record_worker_alive(store, name, host=host, pid=pid, concurrency=concurrency, now=now)
 
 
 def worker_stopped(store: Store, name: str, now: datetime | None = None) -> None:
     """Record a clean shutdown of worker ``name``."""
     now = datetime.now(UTC) if now is None else now
-    with store.write() as session:
-        worker = session.get(Worker, name)
-        if worker is not None:
-            worker.status, worker.last_seen = "stopped", now
+    record_worker_stopped(store, name, now)
 
 
 @dataclass(frozen=True)
@@ -689,10 +646,8 @@ def list_workers(
     is online and was seen within the lease (a worker gone longer has its matches taken)."""
     config = config or Config()
     now = datetime.now(UTC) if now is None else now
-    with store.read() as session:
-        rows = list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
     states = []
-    for row in rows:
+    for row in worker_rows(store):
         seen, started = as_utc(row.last_seen), as_utc(row.started)
         alive = row.status == "online" and (now - seen).total_seconds() < config.lease_seconds
         states.append(
@@ -709,12 +664,9 @@ def tournament_by_name(store: Store, name: str) -> Tournament:
     Raises:
         LookupError: none is (the message lists a few that are).
     """
-    with store.read() as session:
-        found = session.scalar(select(Tournament).where(Tournament.name == name))
-        if found is not None:
-            return found
-        names = list(
-            session.scalars(select(Tournament.name).order_by(Tournament.id.desc()).limit(5))
-        )
+    found = tournament_named(store, name)
+    if found is not None:
+        return found
+    names = latest_tournament_names(store, 5)
     known = f" (latest: {', '.join(names)})" if names else " (none is stored)"
     raise LookupError(f"no tournament called {name!r}{known}")

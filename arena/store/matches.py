@@ -1,0 +1,130 @@
+"""Reads and writes that :mod:`arena.service.matches` needs beside the match queue: stored
+bot versions by reference, their sources, a match's status, a tournament by name, and the
+workers' heartbeat rows.
+
+Queries live in the store (docs/architecture.md): callers get plain values and detached
+rows, never a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime
+
+from sqlalchemy import select
+
+from arena.store.db import Store
+from arena.store.models import Bot, BotVersion, Match, Tournament, User, Worker
+
+__all__ = [
+    "bot_sources",
+    "finished_rule_set",
+    "latest_tournament_names",
+    "match_status",
+    "record_worker_alive",
+    "record_worker_stopped",
+    "tournament_named",
+    "version_candidates",
+    "worker_rows",
+]
+
+
+def version_candidates(
+    store: Store, name: str, *, owner: str | None = None, version: int | None = None
+) -> list[tuple[str, int]]:
+    """The stored versions of bots called ``name`` (of ``owner``; only ``version``, if
+    given) as (owner's name, bot version id), the highest version first."""
+    query = (
+        select(User.name, BotVersion.id)
+        .join(Bot, Bot.owner_id == User.id)
+        .join(BotVersion, BotVersion.bot_id == Bot.id)
+        .where(Bot.name == name)
+    )
+    if owner is not None:
+        query = query.where(User.name == owner)
+    if version is not None:
+        query = query.where(BotVersion.version == version)
+    with store.read() as session:
+        rows = session.execute(query.order_by(BotVersion.version.desc())).all()
+    return [(str(who), int(version_id)) for who, version_id in rows]
+
+
+def bot_sources(store: Store, version_ids: Collection[int]) -> list[tuple[int, str, str]]:
+    """The stored ones of these bot versions as (id, source's sha256, source)."""
+    with store.read() as session:
+        rows = session.execute(
+            select(BotVersion.id, BotVersion.sha256, BotVersion.source).where(
+                BotVersion.id.in_(set(version_ids))
+            )
+        ).all()
+    return [(int(version_id), str(digest), str(source)) for version_id, digest, source in rows]
+
+
+def match_status(store: Store, match_id: int) -> str | None:
+    """The match's status (None: no such match)."""
+    with store.read() as session:
+        status: str | None = session.scalar(select(Match.status).where(Match.id == match_id))
+        return status
+
+
+def finished_rule_set(store: Store, match_id: int) -> int | None:
+    """The rule set's id if the match's tournament is done (its ratings are due for a
+    refit), else None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Tournament.status, Tournament.rule_set_id)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Match.id == match_id)
+        ).first()
+    return int(row[1]) if row is not None and row[0] == "done" else None
+
+
+def tournament_named(store: Store, name: str) -> Tournament | None:
+    """The tournament called ``name`` (detached: read its columns only), or None."""
+    with store.read() as session:
+        return session.scalar(select(Tournament).where(Tournament.name == name))
+
+
+def latest_tournament_names(store: Store, limit: int = 5) -> list[str]:
+    """The names of the ``limit`` newest tournaments, newest first."""
+    with store.read() as session:
+        return list(
+            session.scalars(select(Tournament.name).order_by(Tournament.id.desc()).limit(limit))
+        )
+
+
+def record_worker_alive(
+    store: Store, name: str, *, host: str, pid: int, concurrency: int, now: datetime
+) -> None:
+    """Worker ``name`` is alive (``online``, ``last_seen`` now), registered (``started``
+    now) if it is new or was stopped; one transaction, the row locked on PostgreSQL."""
+    with store.write() as session:
+        worker = session.get(Worker, name, with_for_update=store.dialect == "postgresql")
+        if worker is None or worker.status != "online":
+            session.merge(
+                Worker(
+                    name=name,
+                    host=host,
+                    pid=pid,
+                    concurrency=concurrency,
+                    status="online",
+                    started=now,
+                    last_seen=now,
+                )
+            )
+        else:
+            worker.last_seen = now
+
+
+def record_worker_stopped(store: Store, name: str, now: datetime) -> None:
+    """Worker ``name`` stopped cleanly at ``now`` (nothing if it was never recorded)."""
+    with store.write() as session:
+        worker = session.get(Worker, name)
+        if worker is not None:
+            worker.status, worker.last_seen = "stopped", now
+
+
+def worker_rows(store: Store) -> list[Worker]:
+    """Every worker ever recorded (detached rows), the most recently seen first."""
+    with store.read() as session:
+        return list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
