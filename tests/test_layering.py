@@ -244,6 +244,7 @@ SOURCE_CHECKED = (
     "arena/service/compares.py",
     "arena/service/matches.py",
     "arena/service/tournaments.py",
+    "arena/service/uploads.py",
     "web",
 )
 

@@ -15,13 +15,10 @@ import dataclasses
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import and_, func, or_, select, update
 
 from arena.compete.names import check_name, fit_name
 from arena.errors import ArenaError
@@ -31,8 +28,21 @@ from arena.service.accounts import Account
 from arena.service.matches import Config, keep_alive
 from arena.service.permissions import Actor, require
 from arena.store.db import Store, as_utc
-from arena.store.models import Bot, BotVersion, RuleSet, Tournament, Upload, User
-from arena.store.models import Rating as RatingRow
+from arena.store.matches import tournament_id_named
+from arena.store.uploads import (
+    accepted_version,
+    claim_upload,
+    due_uploads,
+    finish_upload,
+    insert_upload,
+    latest_versions,
+    mark_sent,
+    ratings_under,
+    release_upload,
+    renew_upload,
+    upload_with_owner,
+    upload_with_version,
+)
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -138,25 +148,7 @@ def create_upload(store: Store, owner_id: int, bot_name: str, filename: str, sou
     """
     bot_name = check_name(bot_name, "bot name")
     digest = hashlib.sha256(source.encode()).hexdigest()
-    with store.write() as session:
-        existing = session.scalar(
-            select(BotVersion.id)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .where(Bot.owner_id == owner_id, Bot.name == bot_name, BotVersion.sha256 == digest)
-        )
-        upload = Upload(
-            owner_id=owner_id,
-            bot_name=bot_name,
-            filename=filename[:200],
-            source=source,
-            sha256=digest,
-            status="pending" if existing is None else "already",
-            bot_version_id=existing,
-            finished=None if existing is None else datetime.now(UTC),
-        )
-        session.add(upload)
-        session.flush()
-        return upload.id
+    return insert_upload(store, owner_id, bot_name, filename, source, digest)
 
 
 def receive_upload(
@@ -198,75 +190,7 @@ def unsent_uploads(
     a check still running is never sent a second time."""
     now = datetime.now(UTC) if now is None else now
     cutoff = now - timedelta(seconds=older_than)
-    with store.read() as session:
-        return list(
-            session.scalars(
-                select(Upload.id)
-                .where(Upload.status == "pending")
-                .where(
-                    or_(
-                        and_(
-                            Upload.lease_expires.is_(None),
-                            or_(Upload.sent.is_(None), Upload.sent < cutoff),
-                        ),
-                        Upload.lease_expires < now,
-                    )
-                )
-                .order_by(Upload.id)
-            )
-        )
-
-
-def mark_sent(store: Store, upload_ids: Sequence[int]) -> None:
-    """Record that these uploads' checks were sent now (a lease that ran out is dropped:
-    the check starts afresh)."""
-    if upload_ids:
-        now = datetime.now(UTC)
-        with store.write() as session:
-            session.execute(update(Upload).where(Upload.id.in_(upload_ids)).values(sent=now))
-            session.execute(
-                update(Upload)
-                .where(Upload.id.in_(upload_ids), Upload.lease_expires < now)
-                .values(lease_expires=None)
-            )
-
-
-def claim_upload(store: Store, upload_id: int, *, lease_seconds: float) -> bool:
-    """Lease a pending upload's check to the caller for ``lease_seconds``; return False if
-    it is not pending or another worker's lease on it holds."""
-    now = datetime.now(UTC)
-    with store.write() as session:
-        taken = session.execute(
-            update(Upload)
-            .where(
-                Upload.id == upload_id,
-                Upload.status == "pending",
-                or_(Upload.lease_expires.is_(None), Upload.lease_expires < now),
-            )
-            .values(lease_expires=now + timedelta(seconds=lease_seconds))
-        )
-        return bool(getattr(taken, "rowcount", 0))
-
-
-def renew_upload(store: Store, upload_id: int, *, lease_seconds: float) -> bool:
-    """Extend the check's lease; return False once the upload is no longer pending."""
-    with store.write() as session:
-        renewed = session.execute(
-            update(Upload)
-            .where(Upload.id == upload_id, Upload.status == "pending")
-            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
-        )
-        return bool(getattr(renewed, "rowcount", 0))
-
-
-def release_upload(store: Store, upload_id: int) -> None:
-    """Drop the check's lease (it failed to run: the retry, or the sweep, takes it)."""
-    with store.write() as session:
-        session.execute(
-            update(Upload)
-            .where(Upload.id == upload_id, Upload.status == "pending")
-            .values(lease_expires=None)
-        )
+    return due_uploads(store, cutoff=cutoff, now=now)
 
 
 def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
@@ -301,18 +225,13 @@ def check_upload(
             pending (the task is retried).
     """
     config = config or Config()
-    with store.read() as session:
-        row = session.execute(
-            select(Upload, User.name)
-            .join(User, User.id == Upload.owner_id)
-            .where(Upload.id == upload_id)
-        ).first()
-        if row is None:
-            return "missing"
-        upload, owner = row
-        if upload.status != "pending":
-            return upload.status
-        source, bot_name, filename = upload.source, upload.bot_name, upload.filename
+    row = upload_with_owner(store, upload_id)
+    if row is None:
+        return "missing"
+    upload, owner = row
+    if upload.status != "pending":
+        return upload.status
+    source, bot_name, filename = upload.source, upload.bot_name, upload.filename
     if not claim_upload(store, upload_id, lease_seconds=config.lease_seconds):
         return "checking"
 
@@ -343,70 +262,41 @@ def check_upload(
             if first is None
             else f"{first.termination.value} under {report.faults[0][0]}: {first.message}"
         )
-        _finish(store, upload_id, "rejected", report_json, f"Rejected: {reason}", None)
+        finish_upload(store, upload_id, "rejected", report_json, f"Rejected: {reason}", None)
         return "rejected"
     version, created = store.add_bot_version(owner, bot_name, source, report_json)
     status = "accepted" if created else "already"
     note = f"Stored as version {version.version}." if created else None
-    _finish(store, upload_id, status, report_json, note, version.id)
+    finish_upload(store, upload_id, status, report_json, note, version.id)
     return status
-
-
-def _finish(
-    store: Store,
-    upload_id: int,
-    status: str,
-    report: dict[str, Any],
-    message: str | None,
-    version_id: int | None,
-) -> None:
-    with store.write() as session:
-        session.execute(
-            update(Upload)
-            .where(Upload.id == upload_id, Upload.status == "pending")
-            .values(
-                status=status,
-                report=report,
-                message=message,
-                bot_version_id=version_id,
-                finished=datetime.now(UTC),
-                lease_expires=None,
-            )
-        )
 
 
 def upload_view(store: Store, upload_id: int) -> UploadView | None:
     """The upload for its page, or None."""
-    with store.read() as session:
-        row = session.execute(
-            select(Upload, User.name, BotVersion.version)
-            .join(User, User.id == Upload.owner_id)
-            .outerjoin(BotVersion, BotVersion.id == Upload.bot_version_id)
-            .where(Upload.id == upload_id)
-        ).first()
-        if row is None:
-            return None
-        upload, owner, version = row
-        placement = None
-        if upload.status == "accepted" and version is not None:
-            name = placement_name(owner, upload.bot_name, version)
-            if session.scalar(select(Tournament.id).where(Tournament.name == name)) is not None:
-                placement = name
-        return UploadView(
-            id=upload.id,
-            owner_id=upload.owner_id,
-            owner=owner,
-            bot=upload.bot_name,
-            filename=upload.filename,
-            sha256=upload.sha256,
-            status=upload.status,
-            message=upload.message,
-            report=upload.report,
-            version=version,
-            created=as_utc(upload.created),
-            finished=None if upload.finished is None else as_utc(upload.finished),
-            placement=placement,
-        )
+    row = upload_with_version(store, upload_id)
+    if row is None:
+        return None
+    upload, owner, version = row
+    placement = None
+    if upload.status == "accepted" and version is not None:
+        name = placement_name(owner, upload.bot_name, version)
+        if tournament_id_named(store, name) is not None:
+            placement = name
+    return UploadView(
+        id=upload.id,
+        owner_id=upload.owner_id,
+        owner=owner,
+        bot=upload.bot_name,
+        filename=upload.filename,
+        sha256=upload.sha256,
+        status=upload.status,
+        message=upload.message,
+        report=upload.report,
+        version=version,
+        created=as_utc(upload.created),
+        finished=None if upload.finished is None else as_utc(upload.finished),
+        placement=placement,
+    )
 
 
 # --- placement: a new version plays the field, so that it is rated ---------------------------
@@ -434,35 +324,15 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     from arena.service.matches import create_stored_tournament
 
     rules = find_rules(os.environ.get(PLACEMENT_RULES_ENV, "draw"))
-    with store.read() as session:
-        row = session.execute(
-            select(User.name, Bot.name, Bot.id, BotVersion.version)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .join(Upload, Upload.bot_version_id == BotVersion.id)
-            .where(Upload.id == upload_id, Upload.status == "accepted")
-        ).first()
-        if row is None:
-            return None
-        owner, bot, bot_id, version = row
-        name = placement_name(owner, bot, version)
-        if session.scalar(select(Tournament.id).where(Tournament.name == name)) is not None:
-            return None
-        rated = {
-            version_id: rating
-            for version_id, rating in session.execute(
-                select(RatingRow.bot_version_id, RatingRow.rating)
-                .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
-                .where(RuleSet.version == rules.version)
-            )
-        }
-        latest = session.execute(
-            select(User.name, Bot.name, func.max(BotVersion.version), func.max(BotVersion.id))
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .where(Bot.id != bot_id)
-            .group_by(User.name, Bot.name)
-        ).all()
+    accepted = accepted_version(store, upload_id)
+    if accepted is None:
+        return None
+    owner, bot, version = accepted.owner, accepted.bot, accepted.version
+    name = placement_name(owner, bot, version)
+    if tournament_id_named(store, name) is not None:
+        return None
+    rated = ratings_under(store, rules.version)
+    latest = latest_versions(store, except_bot=accepted.bot_id)
     ranked = sorted(latest, key=lambda r: (r[3] not in rated, -rated.get(r[3], 0.0), -r[3]))[
         :PLACEMENT_OPPONENTS
     ]

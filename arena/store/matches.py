@@ -23,6 +23,7 @@ __all__ = [
     "match_status",
     "record_worker_alive",
     "record_worker_stopped",
+    "tournament_id_named",
     "tournament_named",
     "version_candidates",
     "worker_rows",
@@ -128,3 +129,10 @@ def worker_rows(store: Store) -> list[Worker]:
     """Every worker ever recorded (detached rows), the most recently seen first."""
     with store.read() as session:
         return list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
+
+
+def tournament_id_named(store: Store, name: str) -> int | None:
+    """The id of the tournament called ``name``, or None."""
+    with store.read() as session:
+        found = session.scalar(select(Tournament.id).where(Tournament.name == name))
+    return None if found is None else int(found)
