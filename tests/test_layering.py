@@ -241,6 +241,7 @@ SOURCE_IMPORTS: dict[str, tuple[str, ...]] = {
 SOURCE_CHECKED = (
     "arena/cli",
     "arena/service/accounts.py",
+    "arena/service/branches.py",
     "arena/service/compares.py",
     "arena/service/matches.py",
     "arena/service/tournaments.py",

@@ -23,9 +23,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, func, or_, select, update
-from sqlalchemy.orm import Session
-
 from arena.engine.branch import branch_game, round_plays
 from arena.engine.game import new_seed
 from arena.errors import ArenaError, ParseError, RulesError
@@ -38,9 +35,21 @@ from arena.service.games import game_record
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
 from arena.service.views import REFERENCE_OWNER
+from arena.store.branches import (
+    add_branch,
+    branch_inputs,
+    branch_status,
+    branch_with_requester,
+    claim_branch,
+    due_branches,
+    finish_branch,
+    mark_branches_sent,
+    put_branch_back,
+    renew_branch,
+    seatable_versions,
+    versions_by_id,
+)
 from arena.store.db import Store, as_utc
-from arena.store.models import Bot, BotVersion, GameRecord, Match, Tournament, User
-from arena.store.models import Branch as BranchRow
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -123,24 +132,16 @@ def bot_choices(store: Store, account: Account) -> list[BotChoice]:
     reference bots', those of bots whose source is public (every bot's, for an admin);
     grouped by kind (yours, reference, public, other), then by owner and name, the newest
     version first."""
-    query = (
-        select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.source_public)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .join(User, User.id == Bot.owner_id)
+    rows = seatable_versions(
+        store,
+        account_id=None if account.has_role("admin") else account.id,
+        reference_owner=REFERENCE_OWNER,
     )
-    if not account.has_role("admin"):
-        query = query.where(
-            or_(
-                Bot.owner_id == account.id,
-                User.name == REFERENCE_OWNER,
-                Bot.source_public.is_(True),
-            )
-        )
-    with store.read() as session:
-        rows = session.execute(query).all()
     choices = [
-        BotChoice(vid, owner, name, number, _kind(account, owner_id, owner, bool(public)))
-        for vid, owner, name, number, owner_id, public in rows
+        BotChoice(
+            v.version_id, v.owner, v.name, v.version, _kind(account, v.owner_id, v.owner, v.public)
+        )
+        for v in rows
     ]
     return sorted(choices, key=lambda c: (_KINDS.index(c.kind), c.owner, c.name, -c.version))
 
@@ -222,25 +223,6 @@ def check_point(record: Mapping[str, Any], round_number: int, turn: int) -> int:
 # --- creating ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _SeatBot:
-    label: str
-    kind: str
-
-
-def _seat_bots(session: Session, account: Account, ids: Sequence[int]) -> dict[int, _SeatBot]:
-    rows = session.execute(
-        select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.source_public)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .join(User, User.id == Bot.owner_id)
-        .where(BotVersion.id.in_(set(ids)))
-    ).all()
-    return {
-        vid: _SeatBot(f"{owner}/{name}@v{number}", _kind(account, owner_id, owner, bool(public)))
-        for vid, owner, name, number, owner_id, public in rows
-    }
-
-
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -280,48 +262,34 @@ def create_branch(
         raise BranchError(
             f"choose one bot for each of the game's {players} seats, not {len(seats)}"
         )
-    with store.write() as session:
-        bots = _seat_bots(session, account, seats)
-        for seat, version_id in enumerate(seats):
-            bot = bots.get(version_id)
-            if bot is None:
-                raise BranchError(f"seat {seat}: no bot version {version_id} is stored")
-            if not _may_seat(account, bot.kind):
-                raise BranchError(
-                    f"seat {seat}: you may not choose {bot.label}: choose one of your bots, "
-                    "a reference bot, or a bot whose source is public"
-                )
-        # Counted and added in one transaction, the account's row locked (PostgreSQL;
-        # SQLite's write transactions are serialised): two requests at once cannot both
-        # pass the cap.
-        session.get(User, account.id, with_for_update=store.dialect == "postgresql")
-        waiting = session.scalar(
-            select(func.count())
-            .select_from(BranchRow)
-            .where(
-                BranchRow.requested_by == account.id,
-                BranchRow.status.in_(("pending", "running")),
-            )
-        )
-        if (waiting or 0) >= MAX_WAITING:
+    bots = versions_by_id(store, seats)
+    for seat, version_id in enumerate(seats):
+        bot = bots.get(version_id)
+        if bot is None:
+            raise BranchError(f"seat {seat}: no bot version {version_id} is stored")
+        if not _may_seat(account, _kind(account, bot.owner_id, bot.owner, bot.public)):
             raise BranchError(
-                f"you have {waiting} branches waiting for the workers (at most {MAX_WAITING}): "
-                "wait until one is done"
+                f"seat {seat}: you may not choose {bot.label}: choose one of your bots, "
+                "a reference bot, or a bot whose source is public"
             )
-        row = BranchRow(
-            match_id=match_id,
-            game_index=index,
-            round_number=round_number,
-            turn=turn,
-            seats=list(seats),
-            times=times,
-            seed=new_seed() if seed is None else seed,
-            requested_by=account.id,
-            status="pending",
+    added = add_branch(
+        store,
+        account_id=account.id,
+        max_waiting=MAX_WAITING,
+        match_id=match_id,
+        game_index=index,
+        round_number=round_number,
+        turn=turn,
+        seats=seats,
+        times=times,
+        seed=new_seed() if seed is None else seed,
+    )
+    if added.branch_id is None:
+        raise BranchError(
+            f"you have {added.waiting} branches waiting for the workers (at most {MAX_WAITING}): "
+            "wait until one is done"
         )
-        session.add(row)
-        session.flush()
-        return row.id
+    return added.branch_id
 
 
 def start_branch(
@@ -355,67 +323,6 @@ def start_branch(
 # --- playing (the worker) ------------------------------------------------------------------
 
 
-def _stale(stale_before: datetime, now: datetime) -> Any:
-    """Running, but its worker is gone: its lease ran out (or, a branch from before leases,
-    it started before ``stale_before``)."""
-    return and_(
-        BranchRow.status == "running",
-        or_(
-            BranchRow.lease_expires < now,
-            and_(BranchRow.lease_expires.is_(None), BranchRow.started < stale_before),
-        ),
-    )
-
-
-def _claim(
-    store: Store, branch_id: int, stale_before: datetime, now: datetime, lease_seconds: float
-) -> bool:
-    """Take the branch for this worker, with a lease: pending, or running with its worker
-    gone (:func:`_stale`)."""
-    with store.write() as session:
-        taken = session.execute(
-            update(BranchRow)
-            .where(
-                BranchRow.id == branch_id,
-                or_(BranchRow.status == "pending", _stale(stale_before, now)),
-            )
-            .values(
-                status="running",
-                started=now,
-                message=None,
-                lease_expires=now + timedelta(seconds=lease_seconds),
-            )
-        )
-        return bool(getattr(taken, "rowcount", 0))
-
-
-def renew_branch(store: Store, branch_id: int, *, lease_seconds: float) -> bool:
-    """Extend a running branch's lease; return False once it is no longer running."""
-    with store.write() as session:
-        renewed = session.execute(
-            update(BranchRow)
-            .where(BranchRow.id == branch_id, BranchRow.status == "running")
-            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
-        )
-        return bool(getattr(renewed, "rowcount", 0))
-
-
-def _finish(
-    store: Store,
-    branch_id: int,
-    status: str,
-    *,
-    message: str | None = None,
-    records: list[dict[str, Any]] | None = None,
-) -> None:
-    with store.write() as session:
-        session.execute(
-            update(BranchRow)
-            .where(BranchRow.id == branch_id, BranchRow.status == "running")
-            .values(status=status, message=message, records=records, finished=datetime.now(UTC))
-        )
-
-
 def run_branch(
     store: Store,
     branch_id: int,
@@ -440,10 +347,8 @@ def run_branch(
     config = config or Config()
     now = datetime.now(UTC)
     stale = now - timedelta(seconds=config.match_time_limit + STALE_MARGIN_SECONDS)
-    if not _claim(store, branch_id, stale, now, config.lease_seconds):
-        with store.read() as session:
-            status = session.scalar(select(BranchRow.status).where(BranchRow.id == branch_id))
-        return status or "missing"
+    if not claim_branch(store, branch_id, stale, now, config.lease_seconds):
+        return branch_status(store, branch_id) or "missing"
 
     def renew() -> bool:
         return renew_branch(store, branch_id, lease_seconds=config.lease_seconds)
@@ -452,17 +357,12 @@ def run_branch(
         with keep_alive(renew, config.heartbeat_seconds, f"branch-{branch_id}"):
             records = _play(store, branch_id, config, first_slot, sandboxed)
     except Exception as exc:
-        _finish(store, branch_id, "failed", message=f"The harness failed: {_reason(exc)}")
+        finish_branch(store, branch_id, "failed", message=f"The harness failed: {_reason(exc)}")
         return "failed"
     except BaseException:
-        with store.write() as session:
-            session.execute(
-                update(BranchRow)
-                .where(BranchRow.id == branch_id, BranchRow.status == "running")
-                .values(status="pending", started=None, sent=None, lease_expires=None)
-            )
+        put_branch_back(store, branch_id)
         raise
-    _finish(store, branch_id, "done", records=records)
+    finish_branch(store, branch_id, "done", records=records)
     return "done"
 
 
@@ -474,29 +374,11 @@ def _reason(exc: BaseException) -> str:
 def _play(
     store: Store, branch_id: int, config: Config, first_slot: int | None, sandboxed: bool
 ) -> list[dict[str, Any]]:
-    with store.read() as session:
-        row = session.get(BranchRow, branch_id)
-        assert row is not None
-        record = session.scalar(
-            select(GameRecord.record).where(
-                GameRecord.match_id == row.match_id, GameRecord.game_index == row.game_index
-            )
-        )
-        stored = session.scalar(
-            select(Tournament.settings)
-            .join(Match, Match.tournament_id == Tournament.id)
-            .where(Match.id == row.match_id)
-        )
-        seats = [int(v) for v in row.seats]
-        labels = {
-            vid: f"{owner}/{name}@v{number}"
-            for vid, owner, name, number in session.execute(
-                select(BotVersion.id, User.name, Bot.name, BotVersion.version)
-                .join(Bot, Bot.id == BotVersion.bot_id)
-                .join(User, User.id == Bot.owner_id)
-                .where(BotVersion.id.in_(set(seats)))
-            )
-        }
+    inputs = branch_inputs(store, branch_id)
+    assert inputs is not None
+    row, record, stored = inputs.branch, inputs.record, inputs.settings
+    seats = [int(v) for v in row.seats]
+    labels = {vid: v.label for vid, v in versions_by_id(store, seats).items()}
     if record is None:
         raise BranchError(f"game {row.game_index} of match {row.match_id} has no stored record")
     files = bot_files(store, seats, config.bot_cache)
@@ -535,31 +417,7 @@ def unsent_branches(
     now = datetime.now(UTC) if now is None else now
     sent_before = now - timedelta(seconds=older_than)
     started_before = now - timedelta(seconds=stale_seconds)
-    with store.read() as session:
-        return list(
-            session.scalars(
-                select(BranchRow.id)
-                .where(
-                    or_(
-                        and_(
-                            BranchRow.status == "pending",
-                            or_(BranchRow.sent.is_(None), BranchRow.sent < sent_before),
-                        ),
-                        _stale(started_before, now),
-                    )
-                )
-                .order_by(BranchRow.id)
-            )
-        )
-
-
-def mark_branches_sent(store: Store, branch_ids: Sequence[int]) -> None:
-    """Record that these branches' tasks were sent now."""
-    if branch_ids:
-        with store.write() as session:
-            session.execute(
-                update(BranchRow).where(BranchRow.id.in_(branch_ids)).values(sent=datetime.now(UTC))
-            )
+    return due_branches(store, sent_before=sent_before, started_before=started_before, now=now)
 
 
 # --- the page -------------------------------------------------------------------------------
@@ -706,25 +564,12 @@ def _summary(
 
 def branch_view(store: Store, branch_id: int) -> BranchView | None:
     """The branch for its page, or None (no such branch, or its game is gone)."""
-    with store.read() as session:
-        found = session.execute(
-            select(BranchRow, User.name)
-            .join(User, User.id == BranchRow.requested_by)
-            .where(BranchRow.id == branch_id)
-        ).first()
-        if found is None:
-            return None
-        row, requester = found
-        versions = tuple(int(v) for v in row.seats)
-        labels = {
-            vid: f"{owner}/{name}@v{number}"
-            for vid, owner, name, number in session.execute(
-                select(BotVersion.id, User.name, Bot.name, BotVersion.version)
-                .join(Bot, Bot.id == BotVersion.bot_id)
-                .join(User, User.id == Bot.owner_id)
-                .where(BotVersion.id.in_(set(versions)))
-            )
-        }
+    found = branch_with_requester(store, branch_id)
+    if found is None:
+        return None
+    row, requester = found
+    versions = tuple(int(v) for v in row.seats)
+    labels = {vid: v.label for vid, v in versions_by_id(store, versions).items()}
     game = game_record(store, row.match_id, row.game_index)
     if game is None:
         return None
