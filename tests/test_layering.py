@@ -243,10 +243,13 @@ SOURCE_CHECKED = (
     "arena/service/accounts.py",
     "arena/service/branches.py",
     "arena/service/compares.py",
+    "arena/service/dispatch.py",
     "arena/service/matches.py",
     "arena/service/tournaments.py",
     "arena/service/uploads.py",
+    "arena/service/work.py",
     "web",
+    "workers",
 )
 
 

@@ -31,7 +31,6 @@ from typing import Any
 
 from celery import Task
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
-from sqlalchemy.exc import OperationalError
 
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
@@ -40,10 +39,15 @@ from arena.service.broker import CHECK_UPLOAD, PLAY_MATCH, REFIT, RUN_BRANCH, SW
 from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
 from arena.service.results import refit_ratings
 from arena.service.work import accept_upload, play_token, sweep_all
-from arena.store.db import Store, connect
+from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, connect
 from workers.app import app
 
 logger = logging.getLogger(__name__)
+
+#: What a match's token is retried on (after a pause): the harness or the database failed.
+MATCH_RETRIED: tuple[type[Exception], ...] = (InfrastructureError, *TRANSIENT_DATABASE_ERRORS)
+#: What an upload's check is retried on: the sandbox, the harness or the database failed.
+CHECK_RETRIED: tuple[type[Exception], ...] = (SandboxUnavailable, *MATCH_RETRIED)
 
 #: Linux's prctl option that sends a signal to a process when its parent dies.
 PR_SET_PDEATHSIG = 1
@@ -177,7 +181,7 @@ def play_match(self: Task[Any, Any], match_id: int) -> str:
             first_slot=_first_slot(),
             sandboxed=_sandboxed(),
         )
-    except (InfrastructureError, OperationalError) as exc:
+    except MATCH_RETRIED as exc:
         raise _retry(self, f"token of match {match_id}", exc) from exc
     logger.info("token of match %s: %s", match_id, outcome)
     return outcome
@@ -212,7 +216,7 @@ def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
         status = accept_upload(
             _store(), app, upload_id, config=_state["config"], sandboxed=_sandboxed()
         )
-    except (InfrastructureError, SandboxUnavailable, OperationalError) as exc:
+    except CHECK_RETRIED as exc:
         raise _retry(self, f"upload {upload_id}", exc) from exc
     logger.info("upload %s: %s", upload_id, status)
     return status
@@ -231,7 +235,7 @@ def run_branch_task(self: Task[Any, Any], branch_id: int) -> str:
             first_slot=_first_slot(),
             sandboxed=_sandboxed(),
         )
-    except OperationalError as exc:
+    except TRANSIENT_DATABASE_ERRORS as exc:
         raise _retry(self, f"branch {branch_id}", exc) from exc
     logger.info("branch %s: %s", branch_id, status)
     return status

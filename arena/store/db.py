@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, func, inspect, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -42,6 +42,9 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 #: What a store operation raises when the database fails (unreachable, locked too long,
 #: a broken connection): applications catch these without importing SQLAlchemy.
 DATABASE_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError,)
+#: The narrower part of :data:`DATABASE_ERRORS` worth trying again later (the database
+#: unreachable, locked too long, the connection broken): what a worker's task retries on.
+TRANSIENT_DATABASE_ERRORS: tuple[type[Exception], ...] = (OperationalError,)
 
 
 def resolve_url(url: str | None = None) -> str:
