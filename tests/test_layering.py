@@ -242,6 +242,7 @@ SOURCE_CHECKED = (
     "arena/cli",
     "arena/service/accounts.py",
     "arena/service/compares.py",
+    "arena/service/games.py",
     "arena/service/tournaments.py",
     "web",
 )
