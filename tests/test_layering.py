@@ -244,6 +244,7 @@ SOURCE_CHECKED = (
     "arena/service/compares.py",
     "arena/service/games.py",
     "arena/service/tournaments.py",
+    "arena/service/views.py",
     "web",
 )
 
