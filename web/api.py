@@ -694,8 +694,9 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]
     resp=Responses(HTTP_200=CancelModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
 def api_cancel_tournament(name: str) -> CancelModel:
-    """Cancel a tournament (its creator or an admin; a ``run`` token): matches not started
-    are void, running ones finish, finished results are kept."""
+    """Cancel a tournament (its creator or an admin; a ``run`` token): every match not
+    finished is void (a running one stops at its worker's next heartbeat and stores
+    nothing), finished results are kept."""
     account = _caller("run")
     voided = cancel_tournament(get_store(), account, name)  # 404, 403: the app's handler
     return CancelModel(name=name, voided=voided)

@@ -1,5 +1,6 @@
 """Tournaments from the web: organisers create them (played by the workers at once) and
-cancel them (the matches not started are void; finished results are kept)."""
+cancel them (every match not finished is void, a running one stopped at its next
+heartbeat; finished results are kept)."""
 
 from __future__ import annotations
 
@@ -118,9 +119,9 @@ def _rule_file() -> Rules | None:
 @tournaments.post("/tournaments/<name>/cancel")
 @guarded("cancel-tournament", early=False)
 def cancel(name: str) -> BaseResponse:
-    """Cancel a tournament: its pending matches are void, running ones finish, finished
-    results are kept. Its creator, or an admin (the service checks: 404, then the login
-    page or 403)."""
+    """Cancel a tournament: every match not finished is void (a running one stops at its
+    next heartbeat), finished results are kept. Its creator, or an admin (the service
+    checks: 404, then the login page or 403)."""
     voided = cancel_tournament(get_store(), current_account(), name)
     matches = "1 match" if voided == 1 else f"{voided} matches"
     flash(f"Tournament {name} cancelled: {matches} will not be played.")

@@ -130,6 +130,7 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         "status": ("stored:tournament_status", "A stored tournament's progress."),
         "standings": ("stored:tournament_standings", "A stored tournament's standings."),
         "list": ("stored:tournament_list", "List stored tournaments."),
+        "cancel": ("stored:tournament_cancel", "Cancel a stored tournament."),
         "export": (
             "stored:tournament_export",
             "Write a stored tournament's game records as JSON lines.",

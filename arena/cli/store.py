@@ -97,19 +97,20 @@ def bots_add_command(
     if not report.ok:
         click.echo(f"{bot} failed `arena check`: nothing stored")
         return 1
+    from arena.service.bots import add_checked_bot
+    from arena.service.permissions import OPERATOR
+
     store = open_store(url)
     try:
-        version, created = store.add_bot_version(
-            owner, name, source, check_report_json(report, not unsandboxed)
+        number, sha256, created = add_checked_bot(
+            store, OPERATOR, owner, name, source, check_report_json(report, not unsandboxed)
         )
     finally:
         store.close()
     if created:
-        click.echo(f"{owner}/{name}: stored as version {version.version} ({version.sha256})")
+        click.echo(f"{owner}/{name}: stored as version {number} ({sha256})")
     else:
-        click.echo(
-            f"{owner}/{name}: already stored as version {version.version} ({version.sha256})"
-        )
+        click.echo(f"{owner}/{name}: already stored as version {number} ({sha256})")
     return 0
 
 

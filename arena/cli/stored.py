@@ -353,6 +353,23 @@ def print_standings(store: Store, tournament_id: int) -> None:
         click.echo(f"void (a harness failure, not counted): match {match_id}: {reason}")
 
 
+@click.command("cancel", short_help="Cancel a stored tournament.")
+@click.argument("name")
+@url_option
+def tournament_cancel(name: str, url: str | None) -> None:
+    """Cancel the stored tournament NAME, as the web's cancel button does: every match not
+    finished is void (a running one stops at its worker's next heartbeat and stores
+    nothing), finished results are kept, and no worker plays it again."""
+    from arena.service.tournaments import cancel_tournament
+
+    with open_store(url) as store:
+        try:
+            voided = cancel_tournament(store, OPERATOR, name)
+        except LookupError as exc:
+            raise UsageError(str(exc)) from None
+    click.echo(f"{name}: cancelled; {plural(voided, 'match')} will not be played")
+
+
 @click.command("list", short_help="List stored tournaments.")
 @url_option
 def tournament_list(url: str | None) -> None:

@@ -1,16 +1,18 @@
 """What an actor does to a stored bot besides uploading it (:mod:`arena.service.uploads`):
-make its source public or private again."""
+store a checked bot file under any owner (the operator's ``arena bots add``), make its source
+public or private again."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from arena.errors import NotFound
 from arena.service.permissions import Actor, Target, require
 from arena.service.views import bot_view, set_source_public
 from arena.store.db import Store
 
-__all__ = ["set_visibility"]
+__all__ = ["add_checked_bot", "set_visibility"]
 
 logger = logging.getLogger(__name__)
 
@@ -30,3 +32,26 @@ def set_visibility(store: Store, actor: Actor, owner: str, name: str, public: bo
     require(actor, "change-visibility", Target(view.owner_id), hide=hidden)
     set_source_public(store, view.id, public)
     logger.info("bot %s/%s: source made %s", owner, name, "public" if public else "private")
+
+
+def add_checked_bot(
+    store: Store, actor: Actor, owner: str, name: str, source: str, report: dict[str, Any]
+) -> tuple[int, str, bool]:
+    """Store ``source``, which passed its check (``report``), as the next version of
+    ``owner``'s bot ``name`` (the owner is created if new); return (version number, sha256,
+    whether it was new: the same source again stores nothing). An admin or the operator.
+
+    Raises:
+        PermissionDenied: ``actor`` is not an admin.
+        ParseError: ``owner`` or ``name`` is not a valid name.
+    """
+    require(actor, "add-bot", message="only an admin stores bots under any owner")
+    version, created = store.add_bot_version(owner, name, source, report)
+    logger.info(
+        "bot %s/%s: version %d stored (%s)",
+        owner,
+        name,
+        version.version,
+        "new" if created else "again",
+    )
+    return version.version, version.sha256, created

@@ -95,6 +95,7 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     "manage-users": ("admin", False),  # accounts with a role, from the command line
     # bots
     "upload": ("user", True),
+    "add-bot": ("admin", False),  # a checked bot file stored under any owner (arena bots add)
     "change-visibility": ("admin", True),  # make a bot's source public or private
     # work for the workers
     "create-tournament": ("organiser", False),

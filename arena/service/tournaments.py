@@ -164,9 +164,9 @@ def start_tournament(
 
 
 def cancel_tournament(store: Store, actor: Actor, name: str) -> int:
-    """Cancel the tournament called ``name``: its pending matches are void, running ones
-    finish, finished results are kept; return how many matches will not be played. Its
-    creator, or an admin.
+    """Cancel the tournament called ``name``: every match not finished is void (a running
+    one stops at its worker's next heartbeat and stores nothing), finished results are
+    kept; return how many matches will not be played. Its creator, or an admin.
 
     Raises:
         NotFound: no tournament is called ``name``.

@@ -1,5 +1,5 @@
-"""What the web pages show, read from the database: the page queries live here so that the
-web app stays thin (it renders these values and nothing else reads the tables for it).
+"""What the web pages show: the values the web app renders, built here from the store's
+reads (:mod:`arena.store.boards`, :mod:`arena.store.bots`) so that the web app stays thin.
 
 - :func:`rule_set_names` and :func:`leaderboard`: the rated rule sets, and one's
   leaderboard (latest version of each bot by default) with ranks as ranges where the 95%
@@ -19,27 +19,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select
-
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
 from arena.compete.tournaments import entrant_name
 from arena.service.matches import Config, list_workers
 from arena.service.results import label_entrant, load_results, rating_table
+from arena.store import boards
+from arena.store import bots as stored_bots
+from arena.store.bots import BotRow
 from arena.store.db import Store, as_utc
 from arena.store.lanes import queue_place
-from arena.store.models import (
-    Bot,
-    BotVersion,
-    Match,
-    RatingHistory,
-    RuleSet,
-    Tournament,
-    TournamentEntrant,
-    User,
-)
-from arena.store.models import Rating as RatingRow
-from arena.store.queue import FINISHED, tournament_progress
+from arena.store.models import Tournament
+from arena.store.queue import tournament_progress
 
 __all__ = [
     "PROVISIONAL_WIDTH",
@@ -142,16 +133,7 @@ class Leaderboard:
 
 def rule_set_names(store: Store) -> list[str]:
     """The names of the rule sets with stored ratings or tournaments, alphabetically."""
-    with store.read() as session:
-        rated = select(RatingRow.rule_set_id)
-        played = select(Tournament.rule_set_id)
-        names = session.scalars(
-            select(RuleSet.name)
-            .where(RuleSet.id.in_(rated.union(played).scalar_subquery()))
-            .distinct()
-            .order_by(RuleSet.name)
-        )
-        return list(names)
+    return boards.rule_set_names(store)
 
 
 def leaderboard(
@@ -164,23 +146,11 @@ def leaderboard(
     Raises:
         LookupError: no rule set of that name is stored.
     """
-    with store.read() as session:
-        rule_set_id = session.scalar(
-            select(RuleSet.id).where(RuleSet.name == rules).order_by(RuleSet.id.desc()).limit(1)
-        )
+    rule_set_id = boards.newest_rule_set_id(store, rules)
     if rule_set_id is None:
         raise LookupError(f"no rule set {rules!r} is stored")
     ratings = rating_table(store, rule_set_id)
-    with store.read() as session:
-        versions = {
-            version_id: (owner, bot_id, bot, number)
-            for version_id, owner, bot_id, bot, number in session.execute(
-                select(BotVersion.id, User.name, Bot.id, Bot.name, BotVersion.version)
-                .join(Bot, Bot.id == BotVersion.bot_id)
-                .join(User, User.id == Bot.owner_id)
-                .where(BotVersion.id.in_([r.bot_version_id for r in ratings]))
-            )
-        }
+    versions = stored_bots.version_owners(store, [r.bot_version_id for r in ratings])
     newest: dict[int, int] = {}
     for rating in ratings:
         _, bot_id, _, number = versions[rating.bot_version_id]
@@ -236,34 +206,7 @@ class TournamentRow:
 
 def tournament_list(store: Store) -> list[TournamentRow]:
     """Every stored tournament, newest first, with its matches finished (done or void)."""
-    with store.read() as session:
-        finished = (
-            select(Match.tournament_id, func.count().label("finished"))
-            .where(Match.status.in_(FINISHED))
-            .group_by(Match.tournament_id)
-            .subquery()
-        )
-        total = (
-            select(Match.tournament_id, func.count().label("matches"))
-            .group_by(Match.tournament_id)
-            .subquery()
-        )
-        rows = session.execute(
-            select(
-                Tournament.name,
-                Tournament.status,
-                Tournament.format,
-                RuleSet.name,
-                Tournament.players,
-                func.coalesce(total.c.matches, 0),
-                func.coalesce(finished.c.finished, 0),
-                Tournament.created,
-            )
-            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .outerjoin(total, total.c.tournament_id == Tournament.id)
-            .outerjoin(finished, finished.c.tournament_id == Tournament.id)
-            .order_by(Tournament.id.desc())
-        ).all()
+    rows = boards.tournament_totals(store)
     return [
         TournamentRow(name, status, fmt, rules, players, matches, done, as_utc(created))
         for name, status, fmt, rules, players, matches, done, created in rows
@@ -434,14 +377,7 @@ _counted_lock = threading.Lock()
 def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
     """The tournament's standings, crosstable, void matches and faults: counted once per
     process, then brought up to date with the matches finished since."""
-    with store.read() as session:
-        finished = set(
-            session.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == tournament.id, Match.status.in_(FINISHED)
-                )
-            )
-        )
+    finished = boards.finished_match_ids(store, tournament.id)
     key = (str(store.engine.url), tournament.id)
     with _counted_lock:
         counted = _counted.pop(key, None)
@@ -464,34 +400,11 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         LookupError: no tournament of that name.
     """
     now = now or datetime.now(UTC)
-    with store.read() as session:
-        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
-        if tournament is None:
-            raise LookupError(f"no tournament {name!r}")
-        rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
-        owner = (
-            None
-            if tournament.owner_id is None
-            else session.scalar(select(User.name).where(User.id == tournament.owner_id))
-        )
-        games_total = session.scalar(
-            select(func.coalesce(func.sum(Match.games), 0)).where(
-                Match.tournament_id == tournament.id
-            )
-        )
-        games_done = session.scalar(  # a done match has stored all its games
-            select(func.coalesce(func.sum(Match.games), 0)).where(
-                Match.tournament_id == tournament.id, Match.status == "done"
-            )
-        )
-        labels = list(
-            session.scalars(
-                select(TournamentEntrant.label)
-                .where(TournamentEntrant.tournament_id == tournament.id)
-                .order_by(TournamentEntrant.label)
-            )
-        )
-        session.expunge(tournament)
+    page = boards.tournament_page(store, name)
+    if page is None:
+        raise LookupError(f"no tournament {name!r}")
+    tournament, rules, owner = page.tournament, page.rules, page.owner
+    games_total, games_done, labels = page.games_total, page.games_done, page.labels
     progress = tournament_progress(store, tournament.id)
     rows, crosstable, void, faults = _standings(store, tournament, labels)
     started = None if tournament.started is None else as_utc(tournament.started)
@@ -550,11 +463,7 @@ def queue_position(store: Store, tournament_id: int) -> str | None:
 
 def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:
     """(id, owner's account id or None) of the tournament called ``name``, or None."""
-    with store.read() as session:
-        row = session.execute(
-            select(Tournament.id, Tournament.owner_id).where(Tournament.name == name)
-        ).first()
-        return None if row is None else (row[0], row[1])
+    return boards.tournament_owner(store, name)
 
 
 # --- bots ------------------------------------------------------------------------------------
@@ -621,95 +530,44 @@ class BotView:
     charts: list[RatingChart]
 
 
-@dataclass(frozen=True, slots=True)
-class BotRow:
-    """A bot in the list."""
-
-    owner: str
-    name: str
-    versions: int
-    latest: datetime
-
-
 def bot_list(store: Store) -> list[BotRow]:
     """Every stored bot, the most recently updated first."""
-    with store.read() as session:
-        rows = session.execute(
-            select(User.name, Bot.name, func.count(BotVersion.id), func.max(BotVersion.created))
-            .join(Bot, Bot.owner_id == User.id)
-            .join(BotVersion, BotVersion.bot_id == Bot.id)
-            .group_by(User.name, Bot.name)
-            .order_by(func.max(BotVersion.created).desc(), User.name, Bot.name)
-        ).all()
-    return [BotRow(owner, name, count, as_utc(latest)) for owner, name, count, latest in rows]
+    return stored_bots.bot_rows(store)
 
 
 def bot_view(store: Store, owner: str, name: str) -> BotView | None:
     """The bot ``owner/name`` with every version and its ratings, or None."""
-    with store.read() as session:
-        row = session.execute(
-            select(Bot, User.name)
-            .join(User, User.id == Bot.owner_id)
-            .where(User.name == owner, Bot.name == name)
-        ).first()
-        if row is None:
-            return None
-        bot, owner_name = row
-        versions = session.execute(
-            select(BotVersion.id, BotVersion.version, BotVersion.sha256, BotVersion.created,
-                   BotVersion.report)
-            .where(BotVersion.bot_id == bot.id)
-            .order_by(BotVersion.version.desc())
-        ).all()  # fmt: skip
-        ratings: dict[int, list[VersionRating]] = {}
-        for version_id, rules, rating, low, high, games, rank in session.execute(
-            select(
-                RatingRow.bot_version_id,
-                RuleSet.name,
-                RatingRow.rating,
-                RatingRow.low,
-                RatingRow.high,
-                RatingRow.games,
-                RatingRow.rank,
-            )
-            .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
-            .where(RatingRow.bot_version_id.in_([v.id for v in versions]))
-            .order_by(RuleSet.name)
-        ):
-            ratings.setdefault(version_id, []).append(
-                VersionRating(rules, rating, low, high, games, rank)
-            )
-        charts = _rating_charts(session, {v.id: (v.version, v.created) for v in versions})
-        return BotView(
-            id=bot.id,
-            owner_id=bot.owner_id,
-            owner=owner_name,
-            name=bot.name,
-            source_public=bot.source_public,
-            created=as_utc(bot.created),
-            versions=[
-                VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []))
-                for vid, number, sha, created, report in versions
-            ],
-            charts=charts,
+    found = stored_bots.bot_record(store, owner, name)
+    if found is None:
+        return None
+    bot, versions = found.bot, found.versions
+    ratings: dict[int, list[VersionRating]] = {}
+    for version_id, rules, rating, low, high, games, rank in found.ratings:
+        ratings.setdefault(version_id, []).append(
+            VersionRating(rules, rating, low, high, games, rank)
         )
+    numbers = {vid: (number, created) for vid, number, _, created, _ in versions}
+    return BotView(
+        id=bot.id,
+        owner_id=bot.owner_id,
+        owner=found.owner,
+        name=bot.name,
+        source_public=bot.source_public,
+        created=as_utc(bot.created),
+        versions=[
+            VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []))
+            for vid, number, sha, created, report in versions
+        ],
+        charts=_rating_charts(found.history, numbers),
+    )
 
 
-def _rating_charts(session: Any, versions: dict[int, tuple[int, datetime]]) -> list[RatingChart]:
-    """One chart per rule set the versions were rated under, from ``rating_history``."""
-    rows = session.execute(
-        select(
-            RuleSet.name,
-            RatingHistory.time,
-            RatingHistory.bot_version_id,
-            RatingHistory.rating,
-            RatingHistory.low,
-            RatingHistory.high,
-        )
-        .join(RuleSet, RuleSet.id == RatingHistory.rule_set_id)
-        .where(RatingHistory.bot_version_id.in_(list(versions)))
-        .order_by(RuleSet.name, RatingHistory.time)
-    ).all()
+def _rating_charts(
+    rows: Sequence[tuple[str, datetime, int, float, float, float]],
+    versions: dict[int, tuple[int, datetime]],
+) -> list[RatingChart]:
+    """One chart per rule set the versions were rated under, from their rating history
+    (by rule set's name, then time)."""
     points: dict[str, dict[float, tuple[int, float, float, float]]] = {}
     for rules, time, version_id, rating, low, high in rows:
         moment = as_utc(time).timestamp()
@@ -741,18 +599,9 @@ def _rating_charts(session: Any, versions: dict[int, tuple[int, datetime]]) -> l
 def bot_source(store: Store, owner: str, name: str, version: int) -> str | None:
     """The source of ``owner/name`` version ``version``, or None (authorization is the
     caller's: see :class:`BotView`'s owner and ``source_public``)."""
-    with store.read() as session:
-        return session.scalar(
-            select(BotVersion.source)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .where(User.name == owner, Bot.name == name, BotVersion.version == version)
-        )
+    return stored_bots.version_source(store, owner, name, version)
 
 
 def set_source_public(store: Store, bot_id: int, public: bool) -> None:
     """Make a bot's sources readable by everyone, or by its owner and the admins only."""
-    with store.write() as session:
-        bot = session.get(Bot, bot_id)
-        if bot is not None:
-            bot.source_public = public
+    stored_bots.set_source_public(store, bot_id, public)

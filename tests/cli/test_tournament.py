@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
 from arena.engine.records import verify_file
+from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS, ZOO
 
 BOTS = ZOO
@@ -135,3 +136,24 @@ def test_compare_in_team_play() -> None:
     refused = invoke("compare", "greedy", "random", "--rules", "draw", "--teams")
     assert refused.exit_code == 64
     assert "draw has no team play with 4 players" in refused.output
+
+
+def test_a_stored_tournament_cancelled_from_the_command_line(store: Store, url: str) -> None:
+    """``arena tournament cancel NAME`` voids every match not finished (as the web's button,
+    through the same service action, as the operator); a name not stored is one line."""
+    for name in ("random", "greedy"):
+        store.add_bot_version("me", name, (REFERENCE_BOTS / f"{name}.py").read_text(), {})
+    created = invoke(
+        "tournament", "create", "spring", "--rules", "draw", "--bots", "random,greedy",
+        "--games", "2", "--url", url,
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    cancelled = invoke("tournament", "cancel", "spring", "--url", url)
+    assert cancelled.exit_code == 0, cancelled.output
+    assert "spring: cancelled; 2 matches will not be played" in cancelled.output
+    status = invoke("tournament", "status", "spring", "--url", url)
+    assert "spring (id" in status.output and "cancelled" in status.output
+    assert "0 done + 2 void" in status.output
+    missing = invoke("tournament", "cancel", "autumn", "--url", url)
+    assert missing.exit_code == USAGE_ERROR
+    assert "no tournament called 'autumn'" in missing.output

@@ -253,6 +253,22 @@ def test_only_the_owner_and_admins_change_a_bots_visibility(store: Store, actors
     assert view is not None and view.source_public
 
 
+def test_only_admins_and_the_operator_store_bots_under_any_owner(
+    store: Store, actors: Actors
+) -> None:
+    from arena.service.bots import add_checked_bot
+
+    source = "def play(observation):\n    return observation.legal_moves[0]\n"
+    said = _outcomes(
+        actors, lambda actor: add_checked_bot(store, actor, "someone", "added", source, {})
+    )
+    assert said == {
+        "anonymous": "denied", "other": "denied", "owner": "denied",
+        "organiser": "denied", "admin": "ok", "operator": "ok",
+    }  # fmt: skip
+    assert bot_view(store, "someone", "added") is not None
+
+
 def test_branches_are_for_accounts(store: Store, actors: Actors, celery: Celery) -> None:
     """Refused before the game is looked up: anonymous, and the operator (no account)."""
     said = _outcomes(

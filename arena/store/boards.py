@@ -1,0 +1,164 @@
+"""Reads behind the leaderboards' and the tournaments' pages: the rated rule sets, a rule
+set by name, the tournaments with their matches counted, one tournament's facts for its
+page, its finished matches, its owner.
+
+Queries live in the store (docs/architecture.md): callers get plain values, frozen
+dataclasses and detached rows, never a session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+
+from arena.store.db import Store
+from arena.store.models import Match, RuleSet, Tournament, TournamentEntrant, User
+from arena.store.models import Rating as RatingRow
+from arena.store.queue import FINISHED
+
+__all__ = [
+    "TournamentPage",
+    "finished_match_ids",
+    "newest_rule_set_id",
+    "rule_set_names",
+    "tournament_owner",
+    "tournament_page",
+    "tournament_totals",
+]
+
+
+def rule_set_names(store: Store) -> list[str]:
+    """The names of the rule sets with stored ratings or tournaments, alphabetically."""
+    with store.read() as session:
+        rated = select(RatingRow.rule_set_id)
+        played = select(Tournament.rule_set_id)
+        names = session.scalars(
+            select(RuleSet.name)
+            .where(RuleSet.id.in_(rated.union(played).scalar_subquery()))
+            .distinct()
+            .order_by(RuleSet.name)
+        )
+        return list(names)
+
+
+def newest_rule_set_id(store: Store, rules: str) -> int | None:
+    """The id of the newest stored rule set called ``rules``, or None."""
+    with store.read() as session:
+        return session.scalar(
+            select(RuleSet.id).where(RuleSet.name == rules).order_by(RuleSet.id.desc()).limit(1)
+        )
+
+
+def tournament_totals(
+    store: Store,
+) -> list[tuple[str, str, str, str, int, int, int, datetime]]:
+    """Every stored tournament, newest first, as (name, status, format, rules, players,
+    matches, matches finished (done or void), created)."""
+    with store.read() as session:
+        finished = (
+            select(Match.tournament_id, func.count().label("finished"))
+            .where(Match.status.in_(FINISHED))
+            .group_by(Match.tournament_id)
+            .subquery()
+        )
+        total = (
+            select(Match.tournament_id, func.count().label("matches"))
+            .group_by(Match.tournament_id)
+            .subquery()
+        )
+        rows = session.execute(
+            select(
+                Tournament.name,
+                Tournament.status,
+                Tournament.format,
+                RuleSet.name,
+                Tournament.players,
+                func.coalesce(total.c.matches, 0),
+                func.coalesce(finished.c.finished, 0),
+                Tournament.created,
+            )
+            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+            .outerjoin(total, total.c.tournament_id == Tournament.id)
+            .outerjoin(finished, finished.c.tournament_id == Tournament.id)
+            .order_by(Tournament.id.desc())
+        ).all()
+    return [
+        (name, status, fmt, rules, players, matches, done, created)
+        for name, status, fmt, rules, players, matches, done, created in rows
+    ]
+
+
+def finished_match_ids(store: Store, tournament_id: int) -> set[int]:
+    """The ids of the tournament's finished (done or void) matches."""
+    with store.read() as session:
+        return set(
+            session.scalars(
+                select(Match.id).where(
+                    Match.tournament_id == tournament_id, Match.status.in_(FINISHED)
+                )
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPage:
+    """A tournament with what its page counts beside its matches.
+
+    Attributes:
+        tournament: the tournament (detached: read its columns only).
+        rules: its rule set's name (None: missing).
+        owner: its owner's name (None: the operator's).
+        games_total: games of all its matches; ``games_done``: of its done matches.
+        labels: its entrants' labels, sorted.
+    """
+
+    tournament: Tournament
+    rules: str | None
+    owner: str | None
+    games_total: int
+    games_done: int
+    labels: list[str]
+
+
+def tournament_page(store: Store, name: str) -> TournamentPage | None:
+    """The tournament called ``name`` with its page's counts, or None."""
+    with store.read() as session:
+        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
+        if tournament is None:
+            return None
+        rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+        owner = (
+            None
+            if tournament.owner_id is None
+            else session.scalar(select(User.name).where(User.id == tournament.owner_id))
+        )
+        games_total = session.scalar(
+            select(func.coalesce(func.sum(Match.games), 0)).where(
+                Match.tournament_id == tournament.id
+            )
+        )
+        games_done = session.scalar(  # a done match has stored all its games
+            select(func.coalesce(func.sum(Match.games), 0)).where(
+                Match.tournament_id == tournament.id, Match.status == "done"
+            )
+        )
+        labels = list(
+            session.scalars(
+                select(TournamentEntrant.label)
+                .where(TournamentEntrant.tournament_id == tournament.id)
+                .order_by(TournamentEntrant.label)
+            )
+        )
+        session.expunge(tournament)
+    return TournamentPage(tournament, rules, owner, games_total or 0, games_done or 0, labels)
+
+
+def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:
+    """(id, owner's account id or None) of the tournament called ``name``, or None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Tournament.id, Tournament.owner_id).where(Tournament.name == name)
+        ).first()
+        return None if row is None else (row[0], row[1])

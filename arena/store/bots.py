@@ -1,0 +1,168 @@
+"""Reads of stored bots that the web pages show: the list of bots, one bot with its
+versions, ratings and rating history, a version's source, the names behind a leaderboard;
+and the one write its page makes (its source public or private).
+
+Queries live in the store (docs/architecture.md): callers get plain values, frozen
+dataclasses and detached rows, never a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from arena.store.db import Store, as_utc
+from arena.store.models import Bot, BotVersion, RatingHistory, RuleSet, User
+from arena.store.models import Rating as RatingRow
+
+__all__ = [
+    "BotRecord",
+    "BotRow",
+    "bot_record",
+    "bot_rows",
+    "set_source_public",
+    "version_owners",
+    "version_source",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BotRow:
+    """A bot in the list."""
+
+    owner: str
+    name: str
+    versions: int
+    latest: datetime
+
+
+def bot_rows(store: Store) -> list[BotRow]:
+    """Every stored bot, the most recently updated first."""
+    with store.read() as session:
+        rows = session.execute(
+            select(User.name, Bot.name, func.count(BotVersion.id), func.max(BotVersion.created))
+            .join(Bot, Bot.owner_id == User.id)
+            .join(BotVersion, BotVersion.bot_id == Bot.id)
+            .group_by(User.name, Bot.name)
+            .order_by(func.max(BotVersion.created).desc(), User.name, Bot.name)
+        ).all()
+    return [BotRow(owner, name, count, as_utc(latest)) for owner, name, count, latest in rows]
+
+
+def version_owners(
+    store: Store, version_ids: Sequence[int]
+) -> dict[int, tuple[str, int, str, int]]:
+    """Each bot version id → (owner's name, bot id, bot's name, version number)."""
+    with store.read() as session:
+        return {
+            version_id: (owner, bot_id, bot, number)
+            for version_id, owner, bot_id, bot, number in session.execute(
+                select(BotVersion.id, User.name, Bot.id, Bot.name, BotVersion.version)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .join(User, User.id == Bot.owner_id)
+                .where(BotVersion.id.in_(list(version_ids)))
+            )
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BotRecord:
+    """A bot as stored, for its page.
+
+    Attributes:
+        bot: the bot (detached: read its columns only).
+        versions: (id, number, sha256, created, report) of each version, newest first.
+        ratings: (version id, rules, rating, low, high, games, rank), by rule set's name.
+        history: (rules, time, version id, rating, low, high) of the versions' rating
+            history, by rule set's name then time.
+    """
+
+    bot: Bot
+    owner: str
+    versions: list[tuple[int, int, str, datetime, dict[str, Any] | None]]
+    ratings: list[tuple[int, str, float, float, float, int, int]]
+    history: list[tuple[str, datetime, int, float, float, float]]
+
+
+def bot_record(store: Store, owner: str, name: str) -> BotRecord | None:
+    """The bot ``owner/name`` with its versions, ratings and rating history, or None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Bot, User.name)
+            .join(User, User.id == Bot.owner_id)
+            .where(User.name == owner, Bot.name == name)
+        ).first()
+        if row is None:
+            return None
+        bot, owner_name = row
+        versions = session.execute(
+            select(BotVersion.id, BotVersion.version, BotVersion.sha256, BotVersion.created,
+                   BotVersion.report)
+            .where(BotVersion.bot_id == bot.id)
+            .order_by(BotVersion.version.desc())
+        ).all()  # fmt: skip
+        ratings = session.execute(
+            select(
+                RatingRow.bot_version_id,
+                RuleSet.name,
+                RatingRow.rating,
+                RatingRow.low,
+                RatingRow.high,
+                RatingRow.games,
+                RatingRow.rank,
+            )
+            .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
+            .where(RatingRow.bot_version_id.in_([v.id for v in versions]))
+            .order_by(RuleSet.name)
+        ).all()
+        history = session.execute(
+            select(
+                RuleSet.name,
+                RatingHistory.time,
+                RatingHistory.bot_version_id,
+                RatingHistory.rating,
+                RatingHistory.low,
+                RatingHistory.high,
+            )
+            .join(RuleSet, RuleSet.id == RatingHistory.rule_set_id)
+            .where(RatingHistory.bot_version_id.in_([v.id for v in versions]))
+            .order_by(RuleSet.name, RatingHistory.time)
+        ).all()
+    return BotRecord(
+        bot=bot,
+        owner=owner_name,
+        versions=[
+            (vid, number, sha, created, report) for vid, number, sha, created, report in versions
+        ],
+        ratings=[
+            (vid, rules, rating, low, high, games, rank)
+            for vid, rules, rating, low, high, games, rank in ratings
+        ],
+        history=[
+            (rules, time, vid, rating, low, high) for rules, time, vid, rating, low, high in history
+        ],
+    )
+
+
+def version_source(store: Store, owner: str, name: str, version: int) -> str | None:
+    """The source of ``owner/name`` version ``version``, or None."""
+    with store.read() as session:
+        return session.scalar(
+            select(BotVersion.source)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(User.name == owner, Bot.name == name, BotVersion.version == version)
+        )
+
+
+def set_source_public(store: Store, bot_id: int, public: bool) -> None:
+    """Make a bot's sources readable by everyone, or by its owner and the admins only (no
+    such bot: nothing changes)."""
+    with store.write() as session:
+        bot = session.get(Bot, bot_id)
+        if bot is not None:
+            bot.source_public = public
