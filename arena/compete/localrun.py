@@ -18,10 +18,12 @@ are never counted.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import multiprocessing
 import multiprocessing.util
 import os
+import threading
 import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -45,6 +47,7 @@ __all__ = [
     "EntrantStats",
     "GameResult",
     "MatchResult",
+    "MatchStopped",
     "Standings",
     "by_deal",
     "finishing_places",
@@ -138,6 +141,12 @@ def finishing_places(
 # --- playing ---------------------------------------------------------------------------
 
 
+class MatchStopped(BaseException):
+    """Raised by :func:`play_one` when its ``stop`` event is set (the match was voided
+    meanwhile: its tournament was cancelled): the bots are closed and nothing is returned.
+    A BaseException, so that no handler of bot or harness faults takes it for one."""
+
+
 def play_one(
     match: Match,
     rules: Rules,
@@ -147,6 +156,7 @@ def play_one(
     limits: Limits | None = None,
     first_slot: int | None = None,
     keep_games: int = 0,
+    stop: threading.Event | None = None,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
@@ -154,9 +164,12 @@ def play_one(
     :func:`arena.match.lineup.make_players`).
 
     An :class:`InfrastructureError` makes the result void (with the reason),
-    whichever games had finished.
+    whichever games had finished. ``stop``: checked as each game ends; once set, the bots
+    are closed and :class:`MatchStopped` raised (a cooperative stop: the referee is never
+    interrupted between two of its own steps).
 
     Raises:
+        MatchStopped: ``stop`` was set.
         ParseError: a seat is neither a strategy nor a bot file.
         SandboxUnavailable: bot files, ``sandboxed``, and no sandbox here.
         RulesError: the player count or teams are not allowed.
@@ -174,18 +187,25 @@ def play_one(
     )
     games: list[GameResult] = []
     try:
-        for outcome in play_match(
+        outcomes = play_match(
             rules,
             players,
             games=match.games,
             seed=match.seed,
             teams=match.teams,
             time_control=time_control,
-        ):
-            game = _game_result(outcome.index, outcome.game, names, outcome.verdict, outcome.times)
-            if match.deal_group is not None:  # a regression test reads the luck of the draw
-                game = dataclasses.replace(game, luck=kept_lucks(game.record))
-            games.append(game)
+        )
+        # closing(): a stop closes the referee's generator at once, which closes the bots
+        with contextlib.closing(outcomes):
+            for outcome in outcomes:
+                if stop is not None and stop.is_set():
+                    raise MatchStopped(f"match {match.id} stopped")
+                game = _game_result(
+                    outcome.index, outcome.game, names, outcome.verdict, outcome.times
+                )
+                if match.deal_group is not None:  # a regression test reads the luck of the draw
+                    game = dataclasses.replace(game, luck=kept_lucks(game.record))
+                games.append(game)
     except InfrastructureError as exc:
         return MatchResult(match, (), str(exc), time.monotonic() - started, os.getpid())
     games.sort(key=lambda g: g.index)

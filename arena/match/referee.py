@@ -20,7 +20,7 @@ The names of the modules it is built from are re-exported here: the referee's vo
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.events import Play, Termination
@@ -84,7 +84,7 @@ def play_match(
     time_control: TimeControl | None = None,
     start: Sequence[Game] | None = None,
     until_round: int | None = None,
-) -> Iterator[GameOutcome]:
+) -> Generator[GameOutcome, None, None]:
     """Play ``games`` games with ``players[seat]`` at each seat; yield each game as it ends.
 
     Up to ``concurrency`` games are played at once, and each bot gets all its

@@ -15,7 +15,6 @@ Nothing here imports Celery: sending tasks is a callable the caller passes in.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import math
 import os
 import socket
@@ -27,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from arena.compete.localrun import play_one
+from arena.compete.localrun import MatchStopped, play_one
 from arena.compete.names import parse_reference
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
@@ -323,20 +322,6 @@ def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) 
     return paths
 
 
-class MatchStopped(BaseException):
-    """Raised in the thread playing a match that was voided meanwhile (its tournament was
-    cancelled): the bots are stopped by the referee's cleanup and nothing is stored. A
-    BaseException, so that no handler of bot faults takes it for one."""
-
-
-def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
-    """Raise ``exc`` in thread ``thread_id`` at its next bytecode (None: forget one that
-    was not raised yet)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None
-    )
-
-
 @contextlib.contextmanager
 def keep_alive(renew: Callable[[], bool | None], seconds: float, name: str) -> Iterator[None]:
     """Call ``renew()`` every ``seconds`` in a thread while the block runs, until it returns
@@ -364,33 +349,22 @@ def keep_alive(renew: Callable[[], bool | None], seconds: float, name: str) -> I
 @contextlib.contextmanager
 def _heartbeating(
     store: Store, claimed: ClaimedMatch, worker: str, config: Config
-) -> Iterator[None]:
+) -> Iterator[threading.Event]:
     """Renew the lease every ``config.heartbeat_seconds`` while the block runs; once the
     lease is lost, stop renewing (another worker may be playing the match: the first result
-    stored wins), and if the match was voided (its tournament cancelled) raise
-    :class:`MatchStopped` in the block's thread, so the bots stop now."""
-    target = threading.get_ident()
-    lock = threading.Lock()
-    state = {"playing": True, "stopped": False}
+    stored wins), and if the match was voided (its tournament cancelled) set the event the
+    block gets, which the match checks as each game ends (:func:`play_one`'s ``stop``)."""
+    stop = threading.Event()
 
     def renew() -> bool:
         if heartbeat(store, claimed.match_id, worker, lease_seconds=config.lease_seconds):
             return True
         if match_status(store, claimed.match_id) == "void":
-            with lock:
-                if state["playing"]:
-                    state["stopped"] = True
-                    _raise_in(target, MatchStopped)
+            stop.set()
         return False
 
     with keep_alive(renew, config.heartbeat_seconds, f"heartbeat-{claimed.match_id}"):
-        try:
-            yield
-        finally:
-            with lock:
-                state["playing"] = False
-                if state["stopped"]:  # not raised yet: the block ended first
-                    _raise_in(target, None)
+        yield stop
 
 
 def run_match(
@@ -468,8 +442,10 @@ def _run_claimed(
 ) -> str:
     match_id = claimed.match_id
     try:
-        with _heartbeating(store, claimed, worker, config):
-            result, records = _play(store, claimed, worker, first_slot, sandboxed, config.bot_cache)
+        with _heartbeating(store, claimed, worker, config) as stop:
+            result, records = _play(
+                store, claimed, worker, first_slot, sandboxed, config.bot_cache, stop
+            )
     except MatchStopped:
         return "stopped"
     except Exception as exc:
@@ -502,8 +478,10 @@ def _play(
     first_slot: int | None,
     sandboxed: bool,
     bot_cache: Path,
+    stop: threading.Event | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Play the claimed match; return its ``result`` column and its game records."""
+    """Play the claimed match (until ``stop`` is set: :class:`MatchStopped`); return its
+    ``result`` column and its game records."""
     files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
@@ -525,6 +503,7 @@ def _play(
         time_control=TimeControl(move_seconds=settings.move_seconds),
         limits=Limits(memory_mb=settings.memory_mb),
         first_slot=first_slot,
+        stop=stop,
     )
     if played.void is not None:
         raise InfrastructureError(played.void)
