@@ -25,7 +25,16 @@ from arena.store.db import Store, connect
 from arena.store.models import GameRecord, Match, RatingHistory, Tournament
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.servers import ARENA, FAST, Redis, Worker, running_redis, start_worker, wait_for
+from tests.servers import (
+    ARENA,
+    FAST,
+    Redis,
+    Worker,
+    running_redis,
+    start_worker,
+    stop_workers,
+    wait_for,
+)
 
 BOTS = REFERENCE_BOTS
 
@@ -123,8 +132,7 @@ def _running(service: Service) -> Iterator[Service]:
     try:
         yield service
     finally:
-        for worker in service.workers:
-            worker.stop()
+        stop_workers(service.workers)
 
 
 def _matches(service: Service, name: str) -> list[Match]:
