@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 
-from arena.store.db import Store
+from arena.store.db import Store, renew_lease
 from arena.store.models import Bot, BotVersion, GameRecord, Match, Tournament, User
 from arena.store.models import Branch as BranchRow
 
@@ -189,13 +189,7 @@ def claim_branch(
 
 def renew_branch(store: Store, branch_id: int, *, lease_seconds: float) -> bool:
     """Extend a running branch's lease; return False once it is no longer running."""
-    with store.write() as session:
-        renewed = session.execute(
-            update(BranchRow)
-            .where(BranchRow.id == branch_id, BranchRow.status == "running")
-            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
-        )
-        return bool(getattr(renewed, "rowcount", 0))
+    return renew_lease(store, BranchRow, branch_id, "running", lease_seconds=lease_seconds)
 
 
 def finish_branch(

@@ -14,11 +14,11 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, inspect, select, text
+from sqlalchemy import Engine, create_engine, event, func, inspect, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
@@ -28,7 +28,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from arena.compete.names import check_name
 from arena.engine.rules import Rules
 from arena.errors import DatabaseError
-from arena.store.models import Bot, BotVersion, GameRecord, RuleSet, User, utcnow
+from arena.store.models import Bot, BotVersion, Branch, GameRecord, RuleSet, Upload, User, utcnow
 
 #: The database used when neither a URL nor ``ARENA_DATABASE_URL`` is given.
 DEFAULT_URL = "sqlite:///arena.db"
@@ -433,6 +433,26 @@ class Store:
                 .order_by(User.name, Bot.name, BotVersion.version)
             ).all()
         return [BotListing(*row) for row in rows]
+
+
+def renew_lease(
+    store: Store,
+    table: type[Upload] | type[Branch],
+    row_id: int,
+    status: str,
+    *,
+    lease_seconds: float,
+) -> bool:
+    """Extend the lease of the row ``row_id`` of ``table`` (an upload's check, a branch) to
+    ``lease_seconds`` from now while its status is ``status``; return False once it is no
+    longer (the work ended, or was taken back)."""
+    with store.write() as session:
+        renewed = session.execute(
+            update(table)
+            .where(table.id == row_id, table.status == status)
+            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
+        )
+        return bool(getattr(renewed, "rowcount", 0))
 
 
 def ping(store: Store) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 
-from arena.store.db import Store
+from arena.store.db import Store, renew_lease
 from arena.store.models import Bot, BotVersion, RuleSet, Upload, User
 from arena.store.models import Rating as RatingRow
 
@@ -117,13 +117,7 @@ def claim_upload(store: Store, upload_id: int, *, lease_seconds: float) -> bool:
 
 def renew_upload(store: Store, upload_id: int, *, lease_seconds: float) -> bool:
     """Extend the check's lease; return False once the upload is no longer pending."""
-    with store.write() as session:
-        renewed = session.execute(
-            update(Upload)
-            .where(Upload.id == upload_id, Upload.status == "pending")
-            .values(lease_expires=datetime.now(UTC) + timedelta(seconds=lease_seconds))
-        )
-        return bool(getattr(renewed, "rowcount", 0))
+    return renew_lease(store, Upload, upload_id, "pending", lease_seconds=lease_seconds)
 
 
 def release_upload(store: Store, upload_id: int) -> None:
