@@ -444,7 +444,17 @@ def void_match(
 
 def _finish_tournament_if_done(session: Session, tournament_id: int, now: datetime) -> None:
     """Mark the tournament done once none of its matches is left to play (in the caller's
-    transaction, which holds the write lock)."""
+    transaction, which holds the write lock on SQLite).
+
+    On PostgreSQL the tournament's row is locked first, so that two matches finishing at
+    once cannot each count the other as unfinished and both leave the tournament running
+    (the count, a new statement under READ COMMITTED, sees whichever committed first). Every
+    transaction that locks a tournament row here locks its match rows before it, never
+    after, so the two locks cannot deadlock."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(
+            select(Tournament.id).where(Tournament.id == tournament_id).with_for_update()
+        )
     left = session.scalar(
         select(func.count())
         .select_from(Match)
@@ -496,13 +506,7 @@ def void_pending(
     now = _now(now)
     statuses = ("pending", "running") if running else ("pending",)
     with store.write() as session:
-        if cancel:
-            session.execute(
-                update(Tournament)
-                .where(Tournament.id == tournament_id, Tournament.status != "done")
-                .values(status="cancelled")
-            )
-        result = session.execute(
+        result = session.execute(  # the matches' rows before the tournament's (see below)
             update(Match)
             .where(Match.tournament_id == tournament_id, Match.status.in_(statuses))
             .values(
@@ -512,6 +516,12 @@ def void_pending(
                 finished=now,
             )
         )
+        if cancel:
+            session.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.status != "done")
+                .values(status="cancelled")
+            )
         _finish_tournament_if_done(session, tournament_id, now)
         return int(result.rowcount)  # type: ignore[attr-defined]
 

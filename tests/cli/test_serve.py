@@ -48,6 +48,9 @@ def _processes_mentioning(marker: str) -> list[str]:
     return found
 
 
+_STARTED: list[Served] = []
+
+
 class Served:
     """An ``arena serve`` process, its output collected as it comes."""
 
@@ -58,9 +61,22 @@ class Served:
             stderr=subprocess.STDOUT,
             text=True,
         )
+        self._follow()
+
+    def _follow(self) -> None:
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        _STARTED.append(self)
+
+    def close(self) -> None:
+        """Kill the process if it still runs (a failed test's) and close its pipe."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        self._reader.join(timeout=5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -97,7 +113,11 @@ def _free_port() -> int:
 @pytest.fixture
 def database(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "served.db"
-    yield path
+    try:
+        yield path
+    finally:  # a failed test's server is killed, its pipe closed, before the next test
+        while _STARTED:
+            _STARTED.pop().close()
     assert _processes_mentioning(str(path)) == [], "arena serve left processes running"
 
 
@@ -201,9 +221,7 @@ class Session(Served):
             env={**os.environ, **FAST},
             start_new_session=True,
         )
-        self.lines = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self._follow()
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
@@ -267,11 +285,10 @@ def test_sigkill_of_serve_takes_every_process_it_started_with_it(database: Path)
     while any(_alive(pid) for pid in tree):
         assert time.monotonic() < deadline, [p for p in tree if _alive(p)]
         time.sleep(0.2)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", port))  # nobody holds the port
-    served._reader.join(timeout=5)
-    assert served.proc.stdout is not None
-    served.proc.stdout.close()
+    with socket.socket() as probe:  # nobody listens on the port (closed connections'
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT aside)
+        probe.bind(("127.0.0.1", port))
+        probe.listen()
 
 
 @pytest.mark.slow

@@ -371,3 +371,52 @@ def test_the_tournament_page_says_its_place_in_the_queue(store: Store) -> None:
     cancel_tournament(store, ids[1], by="olga", now=T0)
     assert queue_position(store, ids[1]) is None
     assert queue_position(store, ids[2]) == "next: waiting for a free worker"
+
+
+def test_two_last_matches_finishing_at_once_finish_their_tournament(store: Store) -> None:
+    """The two last matches complete in two transactions at once: the first one's commit
+    is held until the second has counted the tournament's unfinished matches (or 1 s, if
+    the second waits on a lock, as it should). Each must not count the other as unfinished
+    and both leave the tournament running, which a run of the worker tests once found on
+    PostgreSQL."""
+    import threading
+
+    from sqlalchemy import event
+
+    from arena.store.models import Tournament
+
+    tournament = _tournament(store, 2)
+    first = claim_match(store, "w1", lease_seconds=LEASE, now=T0)
+    second = claim_match(store, "w2", lease_seconds=LEASE, now=T0)
+    assert first is not None and second is not None
+    counted = threading.Event()
+    holder: list[int] = []
+
+    def after_execute(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if threading.get_ident() not in holder and "count(" in statement.lower():
+            counted.set()
+
+    def before_commit(conn: object) -> None:
+        if threading.get_ident() in holder:
+            counted.wait(timeout=1.0)
+
+    event.listen(store.engine, "after_cursor_execute", after_execute)
+    event.listen(store.engine, "commit", before_commit)
+    try:
+
+        def complete_first() -> None:
+            holder.append(threading.get_ident())
+            complete_match(store, first.match_id, "w1", records=[], result={"games": []})
+
+        thread = threading.Thread(target=complete_first)
+        thread.start()
+        time.sleep(0.2)  # the first transaction has counted and waits to commit
+        assert complete_match(store, second.match_id, "w2", records=[], result={"games": []})
+        thread.join(timeout=10)
+    finally:
+        event.remove(store.engine, "after_cursor_execute", after_execute)
+        event.remove(store.engine, "commit", before_commit)
+    assert tournament_progress(store, tournament)["done"] == 2
+    with store.read() as session:
+        stored = session.get(Tournament, tournament)
+        assert stored is not None and stored.status == "done" and stored.finished is not None
