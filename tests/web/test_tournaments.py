@@ -85,7 +85,7 @@ def test_an_organiser_creates_a_tournament_and_its_matches_are_sent(
         ({"games": "0"}, "Games must be 1 to 1000, not 0"),
         ({"games": "lots"}, "Games must be a whole number"),
         ({"players": "9"}, "Players must be 2 to 4, not 9"),
-        ({"move_seconds": "5"}, "Move seconds must be 10 to 10000"),
+        ({"move_seconds": "5"}, "The time a move must be 10 to 10000 ms, not 5 ms."),
     ],
 )
 def test_bad_tournament_forms_say_what_is_wrong(
@@ -125,6 +125,8 @@ def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
     assert isinstance(tmp_path, Path)
     play(store, "first", tmp_path / "cache")  # first is done: nothing to cancel
     # another organiser may not cancel olga's tournament; an admin may
+    before = olga.get("/tournaments/second").get_data(as_text=True)
+    assert 'data-confirm="Cancel second? Matches not finished will never be played."' in before
     otto = logged_in(app, "otto")
     token = csrf_token(otto, "/")
     assert otto.post("/tournaments/second/cancel", data={"csrf_token": token}).status_code == 403
