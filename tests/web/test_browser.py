@@ -175,7 +175,36 @@ def test_a_bot_pages_rating_chart(
         assert low > rating > high  # the dot inside its band (y grows downwards)
     assert geometry["xs"][0] < geometry["xs"][1] <= geometry["plot"] + 1  # in time order
     assert geometry["ymin"] <= min(geometry["lows"]) and geometry["ymax"] >= max(geometry["highs"])
+    # two refits seconds apart: the time axis is labelled with dates and hours, never ":53.800"
+    labels = page.evaluate(
+        """() => {
+            const u = document.querySelector('.rating-chart').uplot;
+            const x = u.axes[0];
+            return x._values || [];
+        }"""
+    )
+    assert labels and all(re.search(r"\d{1,2}:\d{2}", str(v)) for v in labels), labels
+    assert not any(re.match(r"^:\d", str(v)) for v in labels), labels
+    legend = page.locator(".rating-chart .u-legend").inner_text()
+    assert "rating" in legend and "--" not in legend, legend
     screenshot(page, "bot-chart")
+
+
+def test_the_pages_fit_a_phone_screen(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    """At 390 px wide, no page scrolls sideways: wide tables scroll inside themselves."""
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
+    refit_ratings(store, RULES)
+    page.set_viewport_size({"width": 390, "height": 800})
+    for path in ("/", f"/leaderboards/{RULES.name}", "/tournaments/spring", "/bots/alice/greedy",
+                 "/games/1/0", "/bots", "/tournaments"):  # fmt: skip
+        page.goto(f"{live_server}{path}")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, (path, width)
+    screenshot(page, "phone-bot")
 
 
 def test_from_a_crosstable_cell_to_a_game_and_its_fault(
