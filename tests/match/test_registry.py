@@ -117,12 +117,14 @@ def test_an_ordinary_user_plays_sandboxed_beside_roots_runs(readable: Path) -> N
     own sandboxes have run in this process), a sandboxed match plays out: the registry is
     shared (sticky, world-writable), and root's cgroups are not taken for writable. The code
     it runs is copied where `nobody` can read it (a checkout may sit in a 0700 directory)."""
-    import pyseccomp
+    from importlib.util import find_spec
 
+    seccomp = find_spec("pyseccomp")
+    assert seccomp is not None and seccomp.origin, "the sandbox needs pyseccomp"
     assert not check_sandbox()  # root's (or this user's) sandbox has run here
     shutil.copytree(REPO / "arena", readable / "code" / "arena",
                     ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    shutil.copy(pyseccomp.__file__, readable / "code")
+    shutil.copy(seccomp.origin, readable / "code")
     (readable / "bots").mkdir()
     bot = Path(shutil.copy(REFERENCE_BOTS / "random.py", readable / "bots"))
     for path in readable.rglob("*"):
