@@ -372,7 +372,6 @@ def _free_port() -> int:
         return port
 
 
-@contextmanager
 def _answers(port: int) -> bool:
     """Whether an HTTP request to the port gets an answer (any status) within 10 s."""
     try:
@@ -384,6 +383,7 @@ def _answers(port: int) -> bool:
         return False
 
 
+@contextmanager
 def _gunicorn(argv: list[str], database_url: str, log: Path) -> Iterator[int]:
     """Run the web service's command on a free loopback port; yield the port."""
     port = _free_port()
