@@ -90,7 +90,7 @@ RETRY_SECONDS = 5
 DESCRIPTION = (
     'Every error is `{"error": {"status": N, "message": "..."}}`. A method a path '
     "does not list answers 405 with an `Allow` header (TRACE too); a database that does not "
-    "answer, 503 with `Retry-After`; an id in a path past 2^63 - 1, 404. docs/api.md."
+    "answer, 503 with `Retry-After`; an id in a path past 2^31 - 1, 404. docs/api.md."
 )
 
 

@@ -1,10 +1,11 @@
 """The app's URL converters: ``<int:...>`` is a database id, 0 to :data:`MAX_ID`.
 
-Flask's own ``int`` converter takes any number of digits, and an id past what the
-databases store (SQLite's INTEGER, PostgreSQL's BIGINT: at most 2^63 - 1) then reached the
-query and failed there (SQLite's driver raises ``OverflowError``: a 500). Registered once
-for the whole app (:func:`init_routing`, before any blueprint), :class:`IdConverter` makes
-such a number match no route: a 404 like any other unknown page.
+Flask's own ``int`` converter takes any number of digits, and an id past what the id
+columns hold then reached the query and failed there: SQLite's driver raises
+``OverflowError`` past 2^63 - 1 (a 500), PostgreSQL answers "integer out of range" past
+2^31 - 1 (its ``INTEGER`` is 32-bit: a 503 as if the database were down). Registered once
+for the whole app (:func:`init_routing`, before any route), :class:`IdConverter` makes such
+a number match no route: a 404 like any other unknown page.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from werkzeug.routing import IntegerConverter, Map
 
 __all__ = ["MAX_ID", "IdConverter", "init_routing"]
 
-#: The largest whole number both databases store (a signed 64-bit integer).
-MAX_ID = 2**63 - 1
+#: The largest id (or version, or game index) both databases hold: the id columns are
+#: ``INTEGER``, 32-bit on PostgreSQL (64-bit on SQLite). Raise it with the columns.
+MAX_ID = 2**31 - 1
 
 
 class IdConverter(IntegerConverter):

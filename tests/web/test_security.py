@@ -19,9 +19,10 @@ from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, store_bo
 
 # --- findings 6, 8: server errors on bad input; the regression test's own edges ---------------
 
-#: What the int converters' routes are asked with: the largest id both databases store
-#: (2^63 - 1), and numbers past it (the last longer than Python's int() reads from text).
-IDS = [str(2**63 - 1), str(2**63), str(2**64 + 5), str(10**40), "9" * 5000]
+#: What the int converters' routes are asked with: the largest id both databases hold
+#: (PostgreSQL's INTEGER: 2^31 - 1), past it (PostgreSQL: "integer out of range"), past
+#: SQLite's 2^63 - 1 (OverflowError), and longer than Python's int() reads from text.
+IDS = [str(2**31 - 1), str(2**31), str(2**63 - 1), str(2**63), str(10**40), "9" * 5000]
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -44,9 +45,10 @@ def _int_routes(app: Flask) -> list[tuple[str, str]]:
     return found
 
 
-def test_ids_past_64_bits_are_404_on_every_route(app: Flask, store: Store) -> None:
+def test_ids_past_the_databases_integers_are_404_on_every_route(app: Flask, store: Store) -> None:
     """Each route with a number in its path (games, branches, uploads, versions, tokens, the
-    API's), asked for ids past 2^63 - 1, answers 404 (JSON under /api/), never 500."""
+    API's), asked for ids past what the databases hold, answers 404 (JSON under /api/),
+    never 500 (SQLite) or 503 (PostgreSQL)."""
     store_bots(store)
     headers = _organiser(store)
     create_account(store, "ada", PASSWORD, hasher=HASHER)
@@ -102,6 +104,15 @@ def _file(text: str) -> Any:
     import io
 
     return io.BytesIO(text.encode())
+
+
+def test_an_api_upload_without_a_body_is_a_400(app: Flask, store: Store) -> None:
+    """POST /api/v1/bots with no form at all (schemathesis's first find) is 400, not 500."""
+    reply = app.test_client().post("/api/v1/bots", headers=_organiser(store))
+    assert reply.status_code == 400, reply.status_code
+    assert reply.get_json()["error"]["message"] == (
+        "send the bot as the multipart file field 'source'"
+    )
 
 
 def test_the_api_answers_a_busy_database_in_json(
