@@ -134,6 +134,15 @@ def test_the_api_answers_a_busy_database_in_json(
     assert int(reply.headers["Retry-After"]) > 0
     page = app.test_client().get("/bots")
     assert page.status_code == 503 and page.mimetype == "text/html"
+    # any other error (a bug) too, as a deployment answers it (not propagated as in tests)
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+
+    def bug(*_: object, **__: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("web.api.bot_list", bug)
+    crashed = app.test_client().get("/api/v1/bots", headers=headers)
+    assert crashed.status_code == 500 and crashed.get_json()["error"]["status"] == 500
 
 
 def test_unsupported_methods_answer_as_the_openapi_document_says(app: Flask, store: Store) -> None:
