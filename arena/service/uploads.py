@@ -110,6 +110,14 @@ def screen_source(filename: str, data: bytes) -> str:
         raise UploadError(f"{filename} has a syntax error{where}: {exc.msg}.") from None
     except ValueError as exc:
         raise UploadError(f"{filename} cannot be compiled: {exc}.") from None
+    except (RecursionError, MemoryError):
+        # CPython's compiler gives up on deep nesting (60,000 terms of one sum: a
+        # RecursionError; 200,000 unary minus signs: a MemoryError from the parser's stack),
+        # well within the size limit: the source is refused, the server is fine.
+        raise UploadError(
+            f"{filename} is too deeply nested or too long an expression to compile: "
+            "split it into smaller statements."
+        ) from None
     return text
 
 

@@ -260,7 +260,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     page.get_by_role("button", name="Log in").click()
     page.goto(f"{live_server}/bots/alice/greedy")
     page.get_by_role("link", name="Is it stronger? Start a compare").click()
-    page.locator("select[name=old]").select_option("bob/first")
+    page.locator("select[name=old]").select_option("bob/first@1")
     page.locator("select[name=rules]").select_option("draw")
     page.locator("input[name=elo1]").fill("25")
     screenshot(page, "compare-new")
