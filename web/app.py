@@ -36,7 +36,7 @@ from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
 from web.games import games
 from web.pages import pages
 from web.routing import init_routing
-from web.tournaments import tournaments
+from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 
 __all__ = [
     "CELERY_KEY",
@@ -183,9 +183,14 @@ def _page(error: HTTPException) -> tuple[str, int, list[tuple[str, str]]]:
     """The error page of ``error``, with its headers (a 405's ``Allow``)."""
     code = error.code or 500
     if code == 413:
+        what = (
+            f"a rule file is at most {MAX_RULE_FILE_BYTES // 1024} KiB"
+            if request.path.startswith("/tournaments")
+            else "a bot is one Python file of at most 256 KiB"
+        )
         error.description = (
-            f"The upload is larger than {MAX_REQUEST_BYTES // 1024} KiB: a bot is one "
-            "Python file of at most 256 KiB."
+            f"The form is larger than {MAX_REQUEST_BYTES // 1024} KiB: {what}. Go back to "
+            "the form (your browser keeps what you entered) and choose a smaller file."
         )
     page = render_template("error.html", code=code, title=error.name, message=error.description)
     headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]

@@ -150,7 +150,9 @@ def _wait(what: str, deadline: float) -> None:
     required=True,
     help="The arena's URL (or $ARENA_SERVER), e.g. https://arena.example.org.",
 )
-@click.option("--name", default="", help="The bot's name (default: the file's stem).")
+@click.option(
+    "--name", default="", help="The bot's name (default: the NAME the file sets, else its stem)."
+)
 @click.option(
     "--compare",
     "old",

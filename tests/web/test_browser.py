@@ -284,3 +284,29 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     expect(live).to_contain_text("margin SPRT (point margins less the luck of the draw)")
     expect(live).to_contain_text("Fast pass")
     screenshot(page, "compare-passed")
+
+
+def test_a_file_too_large_is_refused_in_the_page_and_the_form_is_kept(
+    store: Store, live_server: str, page: Page
+) -> None:
+    store_bots(store)
+    create_account(store, "olga", "correct horse", role="organiser", hasher=HASHER)
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill("olga")
+    page.locator("input[name=password]").fill("correct horse")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server}/tournaments/new")
+    page.locator("input[name=name]").fill("kept")
+    rules_file = page.locator("input[name=rules_file]")
+    rules_file.set_input_files(
+        {"name": "big.toml", "mimeType": "text/plain", "buffer": b"#" * 100_000}
+    )
+    message = rules_file.evaluate("(input) => input.validationMessage")
+    assert message == "big.toml is 98 KiB: at most 64 KiB.", message
+    page.get_by_role("button", name="Create and start").click()
+    expect(page).to_have_url(f"{live_server}/tournaments/new")  # not sent
+    expect(page.locator("input[name=name]")).to_have_value("kept")
+    rules_file.set_input_files(
+        {"name": "small.toml", "mimeType": "text/plain", "buffer": b"# fine\n"}
+    )
+    assert rules_file.evaluate("(input) => input.validationMessage") == ""

@@ -122,3 +122,22 @@ document.addEventListener("submit", (event) => {
     event.preventDefault();
   }
 });
+
+// A file input with data-max-bytes refuses a larger file at once, in the browser: the
+// form is kept (the server would answer 413 and the form would be lost).
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.dataset.maxBytes || !input.files) {
+    return;
+  }
+  const limit = Number(input.dataset.maxBytes);
+  const file = input.files[0];
+  if (file && file.size > limit) {
+    input.setCustomValidity(
+      `${file.name} is ${Math.ceil(file.size / 1024)} KiB: at most ${Math.floor(limit / 1024)} KiB.`
+    );
+    input.reportValidity();
+  } else {
+    input.setCustomValidity("");
+  }
+});
