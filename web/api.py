@@ -100,6 +100,17 @@ class ApiError(BaseModel):
     error: dict[str, Any] = Field(examples=[{"status": 404, "message": "No bot ada/x."}])
 
 
+def _malformed_json(req: Any) -> str | None:
+    """What is wrong with a JSON request's body that does not parse, or None."""
+    if not req.is_json or not req.get_data(cache=True):
+        return None
+    try:
+        json.loads(req.get_data(cache=True))
+    except ValueError as exc:
+        return f"the body is not valid JSON: {exc}"
+    return None
+
+
 def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -> None:
     """Bad parameters: the same error shape as every other error."""
     if req_validation_error is not None:
@@ -107,6 +118,9 @@ def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -
         message = "; ".join(
             f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg', '')}" for d in details
         )
+        body = _malformed_json(req)
+        if body is not None:  # not "name: Field required" for a body that is not JSON
+            message = body
         resp.set_data(json.dumps({"error": {"status": 422, "message": message}}))
         resp.mimetype = "application/json"
 

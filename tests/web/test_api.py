@@ -347,6 +347,13 @@ def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     assert game.get_json()["fast_llr"] is None
     bad = client.post("/api/v1/compares", json={**body, "statistic": "wins"}, headers=token)
     assert bad.status_code == 422 and "statistic" in bad.get_data(as_text=True)
+    broken = client.post(
+        "/api/v1/compares", data='{"new": "ada/x",', content_type="application/json",
+        headers=token,
+    )  # fmt: skip
+    message = broken.get_json()["error"]["message"]
+    assert broken.status_code == 422 and message.startswith("the body is not valid JSON: ")
+    assert "Field required" not in message
     assert client.get("/api/v1/compares/nope", headers=token).status_code == 404
 
 
