@@ -134,8 +134,8 @@ def test_duplicate_multiplayer_groups_share_their_deals() -> None:
 def test_team_games_count_each_entrant_once() -> None:
     muggins = find_rules("muggins")
     matches = schedule(
-        "duplicate", [Entrant.builtin("random"), Entrant.builtin("greedy")], rules=muggins, players=4, teams=True,
-        games_per_match=2, seed=1,
+        "duplicate", [Entrant.builtin("random"), Entrant.builtin("greedy")], rules=muggins,
+        players=4, teams=True, games_per_match=2, seed=1,
     )  # fmt: skip
     results = list(run_local(matches, muggins, workers=1))
     standings = Standings()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.compete.names import MAX_NAME, Reference, check_name, fit_name, parse_reference
 from arena.compete.entrants import Entrant
+from arena.compete.names import MAX_NAME, Reference, check_name, fit_name, parse_reference
 from arena.errors import ParseError
 
 

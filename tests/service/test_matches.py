@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult
 from arena.compete.localrun import play_one as real_play_one
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import PRESETS
 from arena.match import sandbox
@@ -225,9 +225,12 @@ def test_resolve_entrants_by_name_version_owner_and_label(store: Store) -> None:
     resolved = resolve_entrants(
         store, ["greedy", "greedy@1", "bob/random", "old=alice/greedy@1", "new=greedy"]
     )
-    assert resolved == {"greedy": v2, "greedy-v1": v1, "random": rand, "old": v1, "new": v2}
-    assert list(resolved) == ["greedy", "greedy-v1", "random", "old", "new"]  # in spec order
-    assert resolve_entrants(store, []) == {}
+    by_label = {entrant.label: entrant.version for entrant in resolved}
+    assert by_label == {"greedy": v2, "greedy-v1": v1, "random": rand, "old": v1, "new": v2}
+    labels = [entrant.label for entrant in resolved]
+    assert labels == ["greedy", "greedy-v1", "random", "old", "new"]  # in spec order
+    assert resolved[0] == Entrant.stored("greedy", v2)
+    assert resolve_entrants(store, []) == []
 
 
 def test_resolve_entrants_errors(store: Store) -> None:
@@ -244,7 +247,8 @@ def test_resolve_entrants_errors(store: Store) -> None:
     with pytest.raises(LookupError, match=r"several owners .*'greedy' \(alice, bob\)"):
         resolve_entrants(store, ["random", "greedy"])
     # A version only one owner has, or an owner, settles it.
-    assert list(resolve_entrants(store, ["greedy@2", "b=bob/greedy"])) == ["greedy-v2", "b"]
+    settled = resolve_entrants(store, ["greedy@2", "b=bob/greedy"])
+    assert [entrant.label for entrant in settled] == ["greedy-v2", "b"]
     with pytest.raises(ValueError, match="two entrants are labelled 'greedy'"):
         resolve_entrants(store, ["alice/greedy", "bob/greedy"])
     with pytest.raises(ValueError, match="two entrants are labelled 'x'"):
@@ -289,7 +293,7 @@ def test_create_stored_tournament_stores_matches_labels_and_settings(store: Stor
     assert [tuple(e) for e in entrants] == [("g1", greedy_v1), ("random", random_id)]
     ids = {"random": random_id, "g1": greedy_v1}
     for row, planned in zip(rows, scheduled, strict=True):
-        labels = [entrant_name(seat) for seat in planned.seats]
+        labels = [seat.label for seat in planned.seats]
         assert row.key == planned.id and row.labels == labels
         assert row.seats == [ids[label] for label in labels]
         assert (row.games, row.seed, row.status, row.attempts) == (
@@ -423,11 +427,11 @@ def test_unqueued_matches_and_mark_queued(store: Store) -> None:
 
 
 def test_send_pending_sends_in_chunks_and_marks_them_sent(store: Store) -> None:
-    version = _add(store, "arena", "x")
-    scheduled = [ScheduledMatch(f"m{i:04d}", ("x", "x"), 1, i) for i in range(501)]
+    x = Entrant.stored("x", _add(store, "arena", "x"))
+    scheduled = [ScheduledMatch(f"m{i:04d}", (x, x), 1, i) for i in range(501)]
     tid = create_tournament(
         store, name="big", rules=PRESETS["block"], format="round-robin", players=2,
-        teams=False, games_per_match=1, seed=1, entrants={"x": version}, matches=scheduled,
+        teams=False, games_per_match=1, seed=1, entrants=[x], matches=scheduled,
     )  # fmt: skip
     sent: list[list[int]] = []
     before = datetime.now(UTC)
