@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, null, select, update
 
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult
@@ -47,6 +47,7 @@ from arena.service.matches import (
     worker_heartbeat,
     worker_stopped,
 )
+from arena.service.results import load_results
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import (
@@ -661,6 +662,89 @@ def test_a_lease_lost_mid_play_the_first_completion_wins(
     match = _match(store, match_id)
     assert (match.status, match.attempts, match.result) == ("done", 2, {"worker": "w2"})
     assert len(_records(store, match_id)) == match.games  # stored once, by w2
+
+
+# --- entrants, from the store to the referee ---------------------------------------------
+
+
+def test_stored_entrants_reach_play_one_as_scheduled(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The schedule seats stored entrants (a label and a bot version id); the worker claims
+    each match and gives play_one those very values, with each version's file; the results
+    load back with the same seats."""
+    _add_reference_bots(store)
+    tid, scheduled = create_stored_tournament(
+        store, name="t", rules=RULES, format="round-robin", entrants=["r=random", "greedy"],
+        games_per_match=3, seed=3,
+    )  # fmt: skip
+    labels = {seat.label: seat.version for match in scheduled for seat in match.seats}
+    assert set(labels) == {"r", "greedy"} and None not in labels.values()
+    seen: list[tuple[ScheduledMatch, dict[int, Path]]] = []
+
+    def spy(match: ScheduledMatch, *args: Any, **kwargs: Any) -> MatchResult:
+        seen.append((match, dict(kwargs["files"])))
+        return real_play_one(match, *args, **kwargs)
+
+    monkeypatch.setattr(service, "play_one", spy)
+    config = _config(tmp_path)
+    for match_id in _match_ids(store, tid):  # in schedule order
+        assert run_match(store, match_id, worker="w1", config=config, sandboxed=False) == "done"
+    assert [match.seats for match, _ in seen] == [match.seats for match in scheduled]
+    sources = {name: (BOTS / f"{name}.py").read_text() for name in ("random", "greedy")}
+    for match, files in seen:
+        assert set(files) == {seat.version for seat in match.seats}
+        for seat in match.seats:
+            assert seat.version is not None
+            bot = "random" if seat.label == "r" else "greedy"
+            assert files[seat.version].read_text() == sources[bot]
+    loaded = load_results(store, tid, records=True)
+    assert [result.match.seats for result in loaded] == [match.seats for match in scheduled]
+    for result in loaded:
+        for game in result.games:
+            assert game.record["seats"] == [seat.label for seat in result.match.seats]
+
+
+def test_resolve_entrants_looks_every_version_up_in_one_query(store: Store) -> None:
+    for number in range(6):
+        _add(store, "alice", f"bot{number}")
+        _add(store, "alice", f"bot{number}")
+    asked: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "bot_versions" in statement:
+            asked.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        resolved = resolve_entrants(
+            store, [*(f"bot{number}" for number in range(6)), "old=alice/bot0@1", "bot1@v1"]
+        )
+    finally:
+        event.remove(store.engine, "before_cursor_execute", count)
+    assert [entrant.label for entrant in resolved] == [
+        "bot0", "bot1", "bot2", "bot3", "bot4", "bot5", "old", "bot1-v1"
+    ]  # fmt: skip
+    assert resolved[0].version != resolved[6].version  # the latest, and version 1
+    assert len(asked) == 1
+
+
+def test_a_match_stored_without_labels_still_loads_and_plays(store: Store, tmp_path: Path) -> None:
+    """Matches stored before ``matches.labels`` existed (migration 0002) have none: a worker
+    plays them and their results load, each seat labelled by its bot version id, as before."""
+    _add_reference_bots(store)
+    tid, (first, second) = _create(store)
+    with store.write() as session:
+        session.execute(update(Match).where(Match.tournament_id == tid).values(labels=null()))
+    assert _match(store, first).labels is None
+    config = _config(tmp_path)
+    assert run_match(store, first, worker="w1", config=config, sandboxed=False) == "done"
+    versions = [int(version) for version in _match(store, first).seats]
+    (loaded,) = load_results(store, tid, records=True)
+    assert loaded.match.seats == tuple(Entrant.stored(str(v), v) for v in versions)
+    assert loaded.games[0].record["seats"] == [str(v) for v in versions]
+    assert len(loaded.games) == _match(store, first).games
+    assert _match(store, second).status == "pending"
 
 
 # --- the sandbox's slot blocks ------------------------------------------------------------
