@@ -325,7 +325,7 @@ def _stored(given: Sequence[Entrant | Reference | str], store: Store) -> list[En
             version, or two share a label.
     """
     references = [item for item in given if not isinstance(item, Entrant)]
-    resolved = iter(resolve_entrants(store, references))
+    resolved = iter(resolve_entrants(store, references) if references else ())
     entrants = [item if isinstance(item, Entrant) else next(resolved) for item in given]
     for entrant in entrants:
         if entrant.version is None:

@@ -25,6 +25,7 @@ from sqlalchemy import event, null, select, update
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult
 from arena.compete.localrun import play_one as real_play_one
+from arena.compete.names import Reference
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import PRESETS
@@ -48,6 +49,7 @@ from arena.service.matches import (
     worker_stopped,
 )
 from arena.service.results import load_results
+from arena.service.tournaments import entrant_specs
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import (
@@ -703,6 +705,32 @@ def test_stored_entrants_reach_play_one_as_scheduled(
     for result in loaded:
         for game in result.games:
             assert game.record["seats"] == [seat.label for seat in result.match.seats]
+
+
+def test_chosen_bots_become_references_labelled_apart(store: Store) -> None:
+    """The web's ``owner/name`` choices are parsed once into references (two owners' bots of
+    one name labelled ``owner.name``), resolved together; a choice that does not parse is
+    left for the tournament's creation to refuse."""
+    ada, bob, rand = (
+        _add(store, "ada", "greedy"),
+        _add(store, "bob", "greedy"),
+        _add(store, "bob", "random"),
+    )
+    chosen = entrant_specs(["ada/greedy", "bob/greedy", "bob/random"])
+    assert chosen == (
+        Reference("ada.greedy", "ada", "greedy", None),
+        Reference("bob.greedy", "bob", "greedy", None),
+        Reference("random", "bob", "random", None),
+    )
+    assert resolve_entrants(store, chosen) == [
+        Entrant.stored("ada.greedy", ada), Entrant.stored("bob.greedy", bob),
+        Entrant.stored("random", rand),
+    ]  # fmt: skip
+    assert entrant_specs(["ada/greedy", "a/b/c"]) == (
+        Reference("greedy", "ada", "greedy", None), "a/b/c"
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"'a/b/c' is not \[LABEL=\]"):
+        resolve_entrants(store, entrant_specs(["a/b/c"]))
 
 
 def test_resolve_entrants_looks_every_version_up_in_one_query(store: Store) -> None:
