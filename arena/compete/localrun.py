@@ -40,7 +40,7 @@ from arena.engine.events import Outcome
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import Rules
-from arena.match.lineup import is_bot_file, make_players, release_kept_players
+from arena.match.lineup import make_players, release_kept_players
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 from arena.match.verdicts import DecisionTime
@@ -304,7 +304,7 @@ def _check(matches: Sequence[Match], rules: Rules, sandboxed: bool) -> None:
     check_entrants(entrants)
     for players, teams in {(len(m.seats), m.teams) for m in matches}:
         rules.check_players(players, teams)
-    if sandboxed and any(is_bot_file(entrant.seat()) for entrant in entrants):
+    if sandboxed and any(entrant.file is not None for entrant in entrants):
         missing = check_sandbox()
         if missing:
             raise SandboxUnavailable(

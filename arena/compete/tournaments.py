@@ -273,9 +273,10 @@ def _check_names(entrants: Sequence[Entrant]) -> None:
     for entrant in entrants:
         name = entrant.label
         if name in seen:
+            like = "LABEL=..." if entrant.version is not None else f"{name}2={entrant.seat()}"
             raise ValueError(
                 f"duplicate entrant name {name!r} ({seen[name]} and {entrant}); "
-                f"give copies labels of their own (on the command line: {name}2=SPEC)"
+                f"give copies names of their own, like {like}"
             )
         seen[name] = entrant
 

@@ -212,10 +212,11 @@ def resolve_entrants(store: Store, specs: Sequence[str | Reference]) -> list[Ent
     entrants: list[Entrant] = []
     labels: set[str] = set()
     for text, ref in references:
+        version_id = _version_of(text, ref, rows)
         if ref.label in labels:
             raise ValueError(f"two entrants are labelled {ref.label!r}: give one LABEL=...")
         labels.add(ref.label)
-        entrants.append(Entrant.stored(ref.label, _version_of(text, ref, rows)))
+        entrants.append(Entrant.stored(ref.label, version_id))
     return entrants
 
 
