@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import LUCK_TERMS, GroupMargin, draw_luck, game_margin, game_score
 from arena.compete.names import fit_name, parse_reference
@@ -40,11 +41,11 @@ from arena.compete.sprt import (
     statistic_of,
 )
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name, schedule
+from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
-from arena.errors import ArenaError, NotFound
+from arena.errors import ArenaError, NotFound, ParseError
 from arena.service.dispatch import dispatch_matches
-from arena.service.matches import MatchSettings, create_stored_tournament
+from arena.service.matches import MatchSettings, create_stored_tournament, resolve_entrants
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
 from arena.service.views import bot_view
@@ -63,6 +64,7 @@ __all__ = [
     "CompareTest",
     "CompareView",
     "batch_seed",
+    "compare_entrants",
     "compare_schedule",
     "compare_state",
     "compare_view",
@@ -135,26 +137,43 @@ def group_size(players: int, teams: bool = False) -> int:
     return 2 if teams else players
 
 
+def compare_entrants(new: Entrant, old: Entrant, size: int) -> list[Entrant]:
+    """A compare's entrants for deal groups of ``size`` games: NEW labelled ``new``, and
+    ``size - 1`` copies of OLD labelled ``old1``, ``old2``..."""
+    return [
+        dataclasses.replace(new, label="new"),
+        *(dataclasses.replace(old, label=f"old{i}") for i in range(1, size)),
+    ]
+
+
 def compare_schedule(
-    rules: Rules, players: int, *, max_games: int, batch: int, seed: int, teams: bool = False
+    rules: Rules,
+    players: int,
+    *,
+    new: Entrant,
+    old: Entrant,
+    max_games: int,
+    batch: int,
+    seed: int,
+    teams: bool = False,
 ) -> list[ScheduledMatch]:
-    """Every match of a compare: ``batch`` deal groups a batch (the last has what is left of
-    ``max_games // group_size`` groups), keyed ``bNNNNN-...`` by batch, each batch its own
-    deal group; NEW is the label ``new``, OLD's copies ``old1``, ``old2``... (in team play
-    the entrants are ``new`` and ``old1``, each partnering a copy of itself).
+    """Every match of a compare of ``new`` against ``old``: ``batch`` deal groups a batch
+    (the last has what is left of ``max_games // group_size`` groups), keyed ``bNNNNN-...``
+    by batch, each batch its own deal group; the entrants are :func:`compare_entrants`'s
+    (in team play ``new`` and ``old1``, each partnering a copy of itself).
 
     Raises:
         RulesError: ``players`` or ``teams`` not allowed by ``rules``.
     """
     size = group_size(players, teams)
-    labels = ["new", *(f"old{i}" for i in range(1, size))]
+    entrants = compare_entrants(new, old, size)
     deals = max_games // size
     matches: list[ScheduledMatch] = []
     for number in range(-(-deals // batch)):
         tag = f"b{number:05d}"
         for match in schedule(
             "duplicate",
-            labels,
+            entrants,
             rules=rules,
             players=players,
             teams=teams,
@@ -199,12 +218,20 @@ def create_compare(
     stored = CompareTest(
         new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch, statistic_of(test)
     )
+    try:
+        wanted = [
+            dataclasses.replace(parse_reference(spec), label=label)
+            for label, spec in (("new", new), ("old", old))
+        ]
+    except ParseError as exc:
+        raise ValueError(str(exc)) from None
+    new_entrant, old_entrant = resolve_entrants(store, wanted)
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,
         rules=rules,
         format=COMPARE_FORMAT,
-        entrants=[f"new={new}", *(f"old{i}={old}" for i in range(1, size))],
+        entrants=compare_entrants(new_entrant, old_entrant, size),
         players=players,
         teams=teams,
         games_per_match=batch,
@@ -212,7 +239,14 @@ def create_compare(
         settings=settings,
         extra_settings={"sprt": dataclasses.asdict(stored)},
         matches=compare_schedule(
-            rules, players, max_games=max_games, batch=batch, seed=seed, teams=teams
+            rules,
+            players,
+            new=new_entrant,
+            old=old_entrant,
+            max_games=max_games,
+            batch=batch,
+            seed=seed,
+            teams=teams,
         ),
         owner_id=owner_id,
     )
@@ -284,7 +318,7 @@ def deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[Gr
     for result in results:
         if result.match.deal_group is None or result.void is not None:
             continue
-        seat = [entrant_name(spec) for spec in result.match.seats].index("new")
+        seat = [entrant.label for entrant in result.match.seats].index("new")
         for game in result.games:
             key = (result.match.deal_group, game.index)
             groups.setdefault(key, []).append(new_game(game, seat, result.match.teams))

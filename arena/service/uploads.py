@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
+from arena.compete.entrants import Entrant
 from arena.compete.names import check_name, fit_name
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
@@ -347,8 +348,8 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     ]
     if not ranked:
         return None
-    candidate = f"{_label(owner, bot)}={owner}/{bot}@{version}"
-    pool = [f"{_label(o, b)}={o}/{b}@{v}" for o, b, v, _ in ranked]
+    candidate = Entrant.stored(_label(owner, bot), accepted.version_id)
+    pool = [Entrant.stored(_label(o, b), version_id) for o, b, _, version_id in ranked]
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,

@@ -21,9 +21,8 @@ from typing import Any
 
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
-from arena.compete.tournaments import entrant_name
 from arena.service.matches import Config, list_workers
-from arena.service.results import label_entrant, load_results, rating_table
+from arena.service.results import load_results, rating_table
 from arena.store import boards
 from arena.store import bots as stored_bots
 from arena.store.bots import BotRow
@@ -311,7 +310,7 @@ class _Counted:
     def __init__(self, labels: Sequence[str]) -> None:
         self.lock = threading.Lock()
         self.ids: set[int] = set()
-        self.standings = Standings(label_entrant(label) for label in labels)
+        self.standings = Standings(labels)
         self.matrix = ResultMatrix()
         self.faults: Counter[tuple[str, str]] = Counter()
         self.shown: _Standings | None = None
@@ -324,7 +323,7 @@ class _Counted:
             self.matrix.extend(games)
         for result in results:
             self.standings.add(result)
-            seats = [entrant_name(seat) for seat in result.match.seats]
+            seats = [seat.label for seat in result.match.seats]
             for game in result.games:
                 seat = (game.verdict or {}).get("seat")
                 if isinstance(seat, int) and 0 <= seat < len(seats):
@@ -369,7 +368,7 @@ class _Counted:
                 ]
                 for a in order
             ]
-            crosstable = ([entrant_name(e) for e in order], cells)
+            crosstable = (order, cells)
         void = sorted(standings.void)
         faults = [(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
         self.shown = (rows, crosstable, void, faults)

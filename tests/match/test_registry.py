@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import LOCAL_ATTEMPTS, MatchResult, run_local
 from arena.compete.tournaments import schedule
 from arena.engine.rules import find_rules
@@ -75,7 +76,7 @@ def test_a_slots_cgroup_goes_with_its_bot() -> None:
     rules = find_rules("draw")
     matches = schedule(
         "round-robin",
-        [str(REFERENCE_BOTS / "random.py"), "greedy"],
+        [Entrant.bot_file(REFERENCE_BOTS / "random.py"), Entrant.builtin("greedy")],
         rules=rules,
         players=2,
         games_per_match=2,
@@ -167,7 +168,7 @@ def test_a_sandbox_that_fails_to_start_costs_one_match(
     rules = find_rules("draw")
     matches = schedule(
         "round-robin",
-        ["random", "greedy", "g2=greedy"],
+        [Entrant.parse(text) for text in ("random", "greedy", "g2=greedy")],
         rules=rules,
         players=2,
         games_per_match=2,

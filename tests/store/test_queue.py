@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
+from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
@@ -38,9 +39,9 @@ def _versions(store: Store, count: int) -> list[int]:
 
 
 def _tournament(store: Store, matches: int = 4, name: str = "t1", games: int = 2) -> int:
-    a, b = _versions(store, 2)
+    a, b = (Entrant.stored(label, v) for label, v in zip("ab", _versions(store, 2), strict=True))
     scheduled = [
-        ScheduledMatch(f"m{i:03d}", ("a", "b") if i % 2 == 0 else ("b", "a"), games, 100 + i)
+        ScheduledMatch(f"m{i:03d}", (a, b) if i % 2 == 0 else (b, a), games, 100 + i)
         for i in range(matches)
     ]
     return create_tournament(
@@ -52,7 +53,7 @@ def _tournament(store: Store, matches: int = 4, name: str = "t1", games: int = 2
         teams=False,
         games_per_match=games,
         seed=7,
-        entrants={"a": a, "b": b},
+        entrants=[a, b],
         matches=scheduled,
     )
 
@@ -69,10 +70,10 @@ def _records(store: Store) -> list[tuple[int, int]]:
 
 def test_create_tournament_stores_rows_and_rejects_a_second_one(store: Store) -> None:
     versions = _versions(store, 3)
-    entrants = {"x": versions[0], "y": versions[1], "z": versions[2]}
+    entrants = [Entrant.stored(label, v) for label, v in zip("xyz", versions, strict=True)]
     scheduled = schedule(
         "duplicate",
-        ["x=greedy", "y=random", "z=first"],
+        entrants,
         rules=PRESETS["block"],
         players=2,
         games_per_match=2,
@@ -91,13 +92,13 @@ def test_create_tournament_stores_rows_and_rejects_a_second_one(store: Store) ->
     assert list(labels) == ["x", "y", "z"]
     assert [r.key for r in rows] == [m.id for m in scheduled]
     first = scheduled[0]
-    assert rows[0].seats == [entrants[s.partition("=")[0]] for s in first.seats]
+    assert rows[0].seats == [versions["xyz".index(s.label)] for s in first.seats]
     assert (rows[0].games, rows[0].seed, rows[0].rotation) == (2, first.seed, 0)
     assert [r.deal_group for r in rows] == [0, 0, 1, 1, 2, 2]
     assert {r.status for r in rows} == {"pending"} and {r.attempts for r in rows} == {0}
     assert tournament_progress(store, tid) == {"pending": 6, "running": 0, "done": 0, "void": 0}
     with pytest.raises(ValueError, match="not one of the entrants"):
-        create_tournament(store, **{**kwargs, "name": "other", "entrants": {"x": 1}})  # type: ignore[arg-type]
+        create_tournament(store, **{**kwargs, "name": "other", "entrants": entrants[:1]})  # type: ignore[arg-type]
 
 
 def test_claims_take_the_oldest_and_never_the_same(store: Store) -> None:
