@@ -91,6 +91,8 @@ PASSWORD_REFUSAL = "Too many password changes: try again in a minute."
 
 #: Where :func:`bearer` keeps what it found, in the request's environ.
 _BEARER = "arena.bearer"
+#: Where :func:`_busy` leaves the seconds its Retry-After says.
+_RETRY_AFTER = "arena.retry_after"
 
 
 def setting(name: str, default: str) -> Callable[[], str]:
@@ -165,6 +167,9 @@ def init_limits(app: Flask) -> None:
     every 429) and bound its password hashing (503 with Retry-After beyond it)."""
     app.config.setdefault("RATELIMIT_STORAGE_URI", storage_uri())
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on every 429
+    # Before the limiter's: after-request functions run last registered first, and the
+    # limiter's would round a Retry-After it finds down to the second (1 -> 0).
+    app.after_request(_busy_retry_after)
     limiter.init_app(app)
     hasher: PasswordHasher = app.config["ARENA_PASSWORD_HASHER"]
     if not isinstance(hasher, GuardedHasher):
@@ -217,8 +222,14 @@ def _busy(error: ServerBusy) -> Response:
     """503 with Retry-After and the sentence (the app's error page; JSON under /api/)."""
     logger.info("refused %s %s: %s", request.method, request.path, error)
     answer = current_app.handle_http_exception(ServiceUnavailable(str(error)))
-    response = current_app.make_response(answer)
-    response.headers["Retry-After"] = str(error.retry_after)
+    request.environ[_RETRY_AFTER] = error.retry_after
+    return current_app.make_response(answer)
+
+
+def _busy_retry_after(response: Response) -> Response:
+    retry = request.environ.get(_RETRY_AFTER)
+    if retry is not None:
+        response.headers["Retry-After"] = str(retry)
     return response
 
 
