@@ -72,6 +72,7 @@ from web.limits import (
     counted,
     init_limits,
     login_name_key,
+    password_forms,
     setting,
 )
 
@@ -236,6 +237,7 @@ def _log_in(account: Account) -> None:
 
 @accounts.route("/login", methods=["GET", "POST"])
 @guarded("log-in")
+@password_forms
 @limiter.limit(
     setting("ARENA_LOGIN_LIMIT", LOGIN_LIMIT),
     key_func=login_name_key,
@@ -266,6 +268,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
 
 @accounts.route("/signup", methods=["GET", "POST"])
 @guarded("sign-up")
+@password_forms
 @limiter.limit(
     setting("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT),
     key_func=address_key,
@@ -305,6 +308,7 @@ def logout() -> BaseResponse:
 
 @accounts.route("/account/password", methods=["GET", "POST"])
 @guarded("change-password")
+@password_forms
 @limiter.limit(
     PASSWORD_CHANGE_LIMIT,
     key_func=account_key,

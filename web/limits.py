@@ -8,12 +8,15 @@ gunicorn process shares:
   names are not fresh buckets);
 - **sign-ups**: :data:`SIGNUP_LIMIT` per address;
 - **password changes**: :data:`PASSWORD_CHANGE_LIMIT` per account;
+- **all three forms' posts**: :data:`PASSWORD_FORM_LIMIT` per address, counted whatever
+  the answer (see below);
 - **the API**: ``ARENA_API_LIMIT`` per token's account once the token is verified, per
   address before (made-up tokens share their address's bucket).
 
 The address limits let a class of 30 behind one address sign up and log in within a minute.
 Past a limit: 429 with ``Retry-After`` and a sentence (JSON under ``/api/``). A request the
-hashing bound refused (503, :mod:`arena.service.passwords`) is not counted: it cost nothing.
+hashing bound refused (503, :mod:`arena.service.passwords`) is not counted, so a class that
+presses again is not locked out; only :data:`PASSWORD_FORM_LIMIT` counts it.
 
 The storage is ``ARENA_LIMITER_URL`` (``redis://...`` in a deployment); else the broker's
 Redis when ``ARENA_BROKER_URL`` is one; else an SQLite file in ``ARENA_INSTANCE_PATH``
@@ -23,7 +26,8 @@ share without a server); else ``memory://`` (tests).
 
 Each limit is a setting (app config, else the environment, else the default here):
 ``ARENA_LOGIN_LIMIT``, ``ARENA_LOGIN_ADDRESS_LIMIT``, ``ARENA_SIGNUP_LIMIT``,
-``ARENA_API_LIMIT``; the hashing bound is ``ARENA_HASH_SLOTS`` (hashes at once).
+``ARENA_PASSWORD_FORM_LIMIT``, ``ARENA_API_LIMIT``; the hashing bound is ``ARENA_HASH_SLOTS``
+(hashes at once).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ __all__ = [
     "LOGIN_ADDRESS_LIMIT",
     "LOGIN_LIMIT",
     "PASSWORD_CHANGE_LIMIT",
+    "PASSWORD_FORM_LIMIT",
     "SIGNUP_LIMIT",
     "SQLiteStorage",
     "account_key",
@@ -65,6 +70,7 @@ __all__ = [
     "counted",
     "init_limits",
     "login_name_key",
+    "password_forms",
     "setting",
     "storage_uri",
 ]
@@ -80,6 +86,10 @@ LOGIN_ADDRESS_LIMIT = "60 per minute;600 per hour"
 SIGNUP_LIMIT = "40 per minute;200 per hour"
 #: Password changes per account (each verifies, then hashes).
 PASSWORD_CHANGE_LIMIT = "10 per minute"
+#: Posts of the password forms (log in, sign up, change password) per address, whatever
+#: their answer: the limits above do not count what the hashing bound refused (it cost
+#: nothing), so this one ends a flood that would keep the bound busy for everyone else.
+PASSWORD_FORM_LIMIT = "600 per minute"
 #: API requests per token's account (or, without a live token, per address).
 API_LIMIT = "600 per minute"
 
@@ -87,6 +97,7 @@ API_LIMIT = "600 per minute"
 LOGIN_REFUSAL = "Too many login attempts: try again in a minute."
 SIGNUP_REFUSAL = "Too many sign-ups from your address: try again later."
 PASSWORD_REFUSAL = "Too many password changes: try again in a minute."
+FORM_REFUSAL = "Too many requests from your address: try again in a minute."
 
 
 #: Where :func:`bearer` keeps what it found, in the request's environ.
@@ -157,6 +168,16 @@ def api_key() -> str:
     """A verified token's account; else (no token, or a made-up one) the address."""
     found = bearer()
     return f"account:{found[0].id}" if found is not None else address_key()
+
+
+#: The limit every password form shares per address (a decorator).
+password_forms = limiter.shared_limit(
+    setting("ARENA_PASSWORD_FORM_LIMIT", PASSWORD_FORM_LIMIT),
+    scope="password-forms",
+    key_func=address_key,
+    methods=["POST"],
+    error_message=FORM_REFUSAL,
+)
 
 
 # --- the app ---------------------------------------------------------------------------------

@@ -175,6 +175,24 @@ def test_an_unknown_name_costs_one_verify_within_the_same_bound(
     assert _log_in(client, "ada", PASSWORD, token) == 302
 
 
+def test_a_flood_refused_as_busy_still_ends_in_429(store: Store, url: str, tmp_path: Path) -> None:
+    # Refusals for busy do not count against the login limits (a class presses again), but
+    # they count against the address's posts of password forms: a flood that would keep
+    # the bound busy for everyone is cut off.
+    app = make_app(
+        url, tmp_path / "broker", ARENA_HASH_SLOTS=1, ARENA_PASSWORD_FORM_LIMIT="20 per minute"
+    )
+    try:
+        client = app.test_client()
+        token = csrf_token(client)
+        with app.config["ARENA_PASSWORD_HASHER"].guard.slot():  # another request is hashing
+            statuses = [_log_in(client, f"made-up{i}", "guess", token) for i in range(21)]
+        assert statuses == [503] * 20 + [429]
+        assert _sign_up(app, "newcomer") == 429  # one budget for the password forms
+    finally:
+        app.extensions["arena_store"].close()
+
+
 def test_made_up_tokens_from_one_address_exhaust_one_bucket(
     store: Store, url: str, tmp_path: Path
 ) -> None:
