@@ -70,6 +70,7 @@ from web.limits import (
     account_key,
     address_key,
     counted,
+    hashing,
     init_limits,
     login_name_key,
     password_forms,
@@ -252,6 +253,7 @@ def _log_in(account: Account) -> None:
     deduct_when=counted,
     error_message=LOGIN_REFUSAL,
 )
+@hashing
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
     if request.method == "POST":
@@ -276,6 +278,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
     deduct_when=counted,
     error_message=SIGNUP_REFUSAL,
 )
+@hashing
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
@@ -316,6 +319,7 @@ def logout() -> BaseResponse:
     deduct_when=counted,
     error_message=PASSWORD_REFUSAL,
 )
+@hashing
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}

@@ -83,6 +83,16 @@ class HashGuard:
         finally:
             self._local.release()
 
+    def check(self) -> None:
+        """Refuse now if no slot is free (one is taken and given back at once): a request
+        that would be refused at its hash is refused before its other work.
+
+        Raises:
+            ServerBusy: no slot is free.
+        """
+        with self.slot():
+            pass
+
     @contextlib.contextmanager
     def _machine_slot(self) -> Iterator[None]:
         if self.folder is None:
