@@ -20,7 +20,8 @@ during each burst:
    ``ARENA_PASSWORD_FORM_LIMIT``), as if each request came from another address: only the
    bound on concurrent hashes stands (503).
 4. **without the bound**, for comparison: the burst on a third server whose bound is
-   lifted too (``ARENA_HASH_SLOTS=1000``): every login hashes, as before issue 20.
+   lifted too (``ARENA_HASH_SLOTS=1000``): every login hashes, as before issue 20; and a
+   flood of as many clients asking for the login page (no hash): what any flood costs.
 
 Goal: ``/healthz`` p95 under 200 ms during the bursts, on 2 cores; the classroom within a
 minute. Before the bound, 48 concurrent logins took ``/healthz`` from ~50 ms to 49 s.
@@ -249,10 +250,12 @@ def classroom(port: int, students: int) -> str:
     )
 
 
-def attack(port: int, attackers: int, seconds: float | None, bursts: int = 1) -> str:
+def attack(
+    port: int, attackers: int, seconds: float | None, bursts: int = 1, *, pages: bool = False
+) -> str:
     """``attackers`` clients posting logins with random names, all at once: for
     ``seconds``, each as soon as the last was answered; or (None) ``bursts`` times one each,
-    a second apart."""
+    a second apart. With ``pages``, they ask for the login page instead (no hash at all)."""
     statuses: collections.Counter[int] = collections.Counter()
     answers: list[float] = []
     deadline = time.monotonic() + (seconds or 0.0)
@@ -268,7 +271,10 @@ def attack(port: int, attackers: int, seconds: float | None, bursts: int = 1) ->
             while True:
                 form = {"name": secrets.token_hex(6), "password": "guess", "csrf_token": token}
                 began = time.perf_counter()
-                status, _, _ = browser.request("POST", "/login", form)
+                if pages:
+                    status, _, _ = browser.request("GET", "/login")
+                else:
+                    status, _, _ = browser.request("POST", "/login", form)
                 answers.append(time.perf_counter() - began)
                 statuses[status] += 1
                 if seconds is None or time.monotonic() >= deadline:
@@ -334,6 +340,8 @@ def main() -> None:
             print(f"idle:                      /healthz {idle(port)}")
             result = attack(port, options.attackers, None, options.bursts)
             print(f"bursts, no hashing bound:  {result}")
+            result = attack(port, options.attackers, options.seconds, pages=True)
+            print(f"flood of page views:       {result}")
         finally:
             stop(server)
 
