@@ -500,13 +500,16 @@ def _checked_rules(wanted: CompareRequest) -> Rules:
 
 
 def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
-    """Both bots are stored as ``OWNER/NAME[@VERSION]``, and NEW is one ``actor`` may test.
+    """Both bots are stored as ``OWNER/NAME[@VERSION]``, NEW is one ``actor`` may test, and
+    NEW and OLD are two versions (a version against itself tests nothing: its games cost
+    the workers and its verdict is noise).
 
     Raises:
-        ArenaError: a reference without its owner.
-        NotFound: a bot is not stored.
+        ArenaError: a reference without its owner; NEW and OLD the same version.
+        NotFound: a bot, or the version asked for, is not stored.
         PermissionDenied: NEW is not ``actor``'s bot (nor ``actor`` an admin).
     """
+    chosen: list[tuple[str, str, int]] = []
     for which, spec in (("NEW", wanted.new), ("OLD", wanted.old)):
         reference = parse_reference(spec)
         if reference.owner is None:
@@ -517,18 +520,29 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
         if which == "NEW":
             message = f"only the owner of {spec} may test it against others"
             require(actor, "start-compare", Target(view.owner_id), message=message)
+        numbers = {v.version for v in view.versions}
+        version = max(numbers) if reference.version is None else reference.version
+        if version not in numbers:
+            raise NotFound(f"no version {version} of {view.owner}/{view.name}")
+        chosen.append((view.owner, view.name, version))
+    if chosen[0] == chosen[1]:
+        owner, name, version = chosen[0]
+        raise ArenaError(
+            f"NEW and OLD are the same version ({owner}/{name}@{version}): "
+            "compare it with another version or another bot"
+        )
 
 
 def start_compare(
     store: Store, celery: Celery, actor: Actor, wanted: CompareRequest
 ) -> StartedCompare:
     """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
-    the actor's own bot (any bot, for an admin).
+    the actor's own bot (any bot, for an admin), and OLD another version than NEW's.
 
     Raises:
         PermissionDenied: NEW is someone else's bot (or no one is logged in).
-        NotFound: a bot is not stored.
-        ArenaError, ValueError: a bad parameter (the message says which).
+        NotFound: a bot or a version is not stored.
+        ArenaError, ValueError: a bad parameter, or NEW = OLD (the message says which).
     """
     rules = _checked_rules(wanted)
     _check_bots(store, actor, wanted)

@@ -106,13 +106,13 @@ def _check_bounds(new: NewTournament) -> None:
     if len(new.entrants) < 2:
         raise ArenaError("choose at least two bots")
     move_ms = round(new.settings.move_seconds * 1000)
-    for what, value, low, high in (
-        ("games", new.games_per_match, 1, MAX_GAMES),
-        ("players", new.players, 2, max(new.rules.players)),
-        ("move_seconds", move_ms, 10, 10_000),
+    for what, value, low, high, unit in (
+        ("games", new.games_per_match, 1, MAX_GAMES, ""),
+        ("players", new.players, 2, max(new.rules.players), ""),
+        ("the time a move", move_ms, 10, 10_000, " ms"),
     ):
         if not low <= value <= high:
-            raise ArenaError(f"{what.replace('_', ' ')} must be {low} to {high}, not {value}")
+            raise ArenaError(f"{what} must be {low} to {high}{unit}, not {value}{unit}")
 
 
 def create_tournament(

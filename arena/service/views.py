@@ -132,7 +132,7 @@ class Leaderboard:
 
 
 def rule_set_names(store: Store) -> list[str]:
-    """The names of the rule sets with stored ratings or tournaments, alphabetically."""
+    """The names of the rule sets with stored ratings or a played match, alphabetically."""
     return boards.rule_set_names(store)
 
 
@@ -200,16 +200,22 @@ class TournamentRow:
     rules: str
     players: int
     matches: int
-    finished: int
+    played: int
+    void: int
     created: datetime
+
+    @property
+    def finished(self) -> int:
+        """Matches finished: played, or void (never to be played)."""
+        return self.played + self.void
 
 
 def tournament_list(store: Store) -> list[TournamentRow]:
-    """Every stored tournament, newest first, with its matches finished (done or void)."""
+    """Every stored tournament, newest first, with its matches played and void."""
     rows = boards.tournament_totals(store)
     return [
-        TournamentRow(name, status, fmt, rules, players, matches, done, as_utc(created))
-        for name, status, fmt, rules, players, matches, done, created in rows
+        TournamentRow(name, status, fmt, rules, players, matches, done, void, as_utc(created))
+        for name, status, fmt, rules, players, matches, done, void, created in rows
     ]
 
 

@@ -623,6 +623,30 @@ def requeue_expired(store: Store, now: datetime | None = None) -> list[int]:
         return expired
 
 
+def finish_stalled_tournaments(store: Store, now: datetime | None = None) -> list[int]:
+    """Mark done every pending or running tournament none of whose matches is left to play
+    (what the last match's completion does; a tournament can be left so by a database
+    written before that was race-free); return their rule sets' ids (to refit)."""
+    now = _now(now)
+    unfinished = select(Match.id).where(
+        Match.tournament_id == Tournament.id, Match.status.not_in(FINISHED)
+    )
+    any_match = select(Match.id).where(Match.tournament_id == Tournament.id)
+    with store.write() as session:
+        stalled = list(
+            session.execute(
+                select(Tournament.id, Tournament.rule_set_id).where(
+                    Tournament.status.in_(("pending", "running")),
+                    any_match.exists(),
+                    ~unfinished.exists(),
+                )
+            )
+        )
+        for tournament_id, _ in stalled:
+            _finish_tournament_if_done(session, tournament_id, now)
+        return sorted({int(rule_set) for _, rule_set in stalled})
+
+
 def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:
     """The number of the tournament's matches in each status (every status, zeros too)."""
     with store.read() as session:

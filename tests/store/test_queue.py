@@ -420,3 +420,32 @@ def test_two_last_matches_finishing_at_once_finish_their_tournament(store: Store
     with store.read() as session:
         stored = session.get(Tournament, tournament)
         assert stored is not None and stored.status == "done" and stored.finished is not None
+
+
+def test_the_sweep_finishes_a_tournament_left_running_with_every_match_finished(
+    store: Store,
+) -> None:
+    """A database written while two last completions could race holds tournaments left
+    running with nothing to play: finish_stalled_tournaments marks them done (once) and
+    names their rule sets to refit; a tournament with matches to play is left alone."""
+    from arena.store.models import Tournament
+    from arena.store.queue import finish_stalled_tournaments
+
+    stalled = _tournament(store, 2)
+    waiting = _tournament(store, 2, name="t2")
+    for _ in range(2):
+        claimed = claim_match(store, "w", lease_seconds=LEASE, now=T0)
+        assert claimed is not None and claimed.tournament_id == stalled
+        assert complete_match(store, claimed.match_id, "w", records=[], result={"games": []})
+    with store.write() as session:
+        session.execute(
+            update(Tournament)
+            .where(Tournament.id == stalled)
+            .values(status="running", finished=None)
+        )
+    assert finish_stalled_tournaments(store) != []
+    assert finish_stalled_tournaments(store) == []
+    with store.read() as session:
+        done, left = session.get(Tournament, stalled), session.get(Tournament, waiting)
+        assert done is not None and done.status == "done" and done.finished is not None
+        assert left is not None and left.status == "pending"
