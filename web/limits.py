@@ -1,4 +1,5 @@
-"""Rate limits and the bound on password hashing (docs/web.md "Rate limits").
+"""Rate limits and the bound on password hashing (docs/web.md "Rate limits and the hashing
+bound").
 
 What an address, an account or a token may make the server do, counted in a storage every
 gunicorn process shares:
@@ -57,11 +58,15 @@ from web.extensions import get_store, limiter
 
 __all__ = [
     "API_LIMIT",
+    "FORM_REFUSAL",
     "LOGIN_ADDRESS_LIMIT",
     "LOGIN_LIMIT",
+    "LOGIN_REFUSAL",
     "PASSWORD_CHANGE_LIMIT",
     "PASSWORD_FORM_LIMIT",
+    "PASSWORD_REFUSAL",
     "SIGNUP_LIMIT",
+    "SIGNUP_REFUSAL",
     "SQLiteStorage",
     "account_key",
     "address_key",
