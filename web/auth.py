@@ -5,7 +5,8 @@ Sessions are Flask's signed cookie (HttpOnly, SameSite=Lax, Secure when ``ARENA_
 set): it holds the account id and the account's ``session_epoch`` when it logged in, so a
 password change ends every other session. Logging in clears whatever the session held
 before. Every form (and every htmx request, through ``hx-headers``) carries a CSRF token
-(Flask-WTF). Login attempts are rate-limited per account and address (Flask-Limiter).
+(Flask-WTF). Logins, sign-ups and password changes are rate-limited, and password hashing
+is bounded (:mod:`web.limits`).
 
 **Authorization is not decided here**: :mod:`arena.service.permissions` is the one table,
 and the service function behind every write checks its action itself. Each route declares
@@ -36,7 +37,6 @@ from flask import (
     session,
     url_for,
 )
-from flask_limiter.util import get_remote_address
 from werkzeug import exceptions as http_exceptions
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
@@ -59,6 +59,23 @@ from arena.service.accounts import (
 from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
 from web.extensions import csrf, get_store, limiter
 from web.forms import sentence
+from web.limits import (
+    LOGIN_ADDRESS_LIMIT,
+    LOGIN_LIMIT,
+    LOGIN_REFUSAL,
+    PASSWORD_CHANGE_LIMIT,
+    PASSWORD_REFUSAL,
+    SIGNUP_LIMIT,
+    SIGNUP_REFUSAL,
+    account_key,
+    address_key,
+    counted,
+    hashing,
+    init_limits,
+    login_name_key,
+    password_forms,
+    setting,
+)
 
 __all__ = [
     "ACTION_ATTRIBUTE",
@@ -74,8 +91,6 @@ __all__ = [
 
 accounts = Blueprint("accounts", __name__)
 
-#: Login attempts allowed per account name and address.
-LOGIN_LIMIT = "10 per minute"
 #: The attribute where :func:`public` and :func:`guarded` record a view's action.
 ACTION_ATTRIBUTE = "arena_action"
 
@@ -89,11 +104,9 @@ def init_auth(app: Flask) -> None:
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_SECURE"] = bool(os.environ.get("ARENA_HTTPS"))
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid for the session's life
-    app.config.setdefault("RATELIMIT_STORAGE_URI", os.environ.get("ARENA_LIMITER_URL", "memory://"))
     app.config.setdefault("ARENA_PASSWORD_HASHER", password_hasher())
-    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on every 429
     csrf.init_app(app)
-    limiter.init_app(app)
+    init_limits(app)  # rate limits, and the bound on concurrent password hashes
     app.before_request(_load_account)
     app.context_processor(lambda: {"account": current_account()})
     app.register_blueprint(accounts)
@@ -223,13 +236,24 @@ def _log_in(account: Account) -> None:
     session.permanent = True
 
 
-def _login_key() -> str:
-    return f"{get_remote_address()}|{request.form.get('name', '')[:100]}"
-
-
 @accounts.route("/login", methods=["GET", "POST"])
 @guarded("log-in")
-@limiter.limit(LOGIN_LIMIT, key_func=_login_key, methods=["POST"])
+@password_forms
+@limiter.limit(
+    setting("ARENA_LOGIN_LIMIT", LOGIN_LIMIT),
+    key_func=login_name_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=LOGIN_REFUSAL,
+)
+@limiter.limit(
+    setting("ARENA_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT),
+    key_func=address_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=LOGIN_REFUSAL,
+)
+@hashing
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
     if request.method == "POST":
@@ -246,6 +270,15 @@ def login() -> BaseResponse | tuple[str, int] | str:
 
 @accounts.route("/signup", methods=["GET", "POST"])
 @guarded("sign-up")
+@password_forms
+@limiter.limit(
+    setting("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT),
+    key_func=address_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=SIGNUP_REFUSAL,
+)
+@hashing
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
@@ -278,6 +311,15 @@ def logout() -> BaseResponse:
 
 @accounts.route("/account/password", methods=["GET", "POST"])
 @guarded("change-password")
+@password_forms
+@limiter.limit(
+    PASSWORD_CHANGE_LIMIT,
+    key_func=account_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=PASSWORD_REFUSAL,
+)
+@hashing
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
