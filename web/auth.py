@@ -100,6 +100,8 @@ def init_auth(app: Flask) -> None:
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_SECURE"] = bool(os.environ.get("ARENA_HTTPS"))
+    if app.config["SESSION_COOKIE_SECURE"]:  # the prefix needs Secure (OWASP ASVS 3.4.4)
+        app.config["SESSION_COOKIE_NAME"] = "__Host-session"
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid for the session's life
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(days=SESSION_DAYS)
     app.config.setdefault("RATELIMIT_STORAGE_URI", os.environ.get("ARENA_LIMITER_URL", "memory://"))

@@ -72,7 +72,9 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(100), unique=True)
     #: What two user names are compared by (arena.compete.names.name_key: stripped, NFKC,
     #: case-folded): one user per key. Filled from ``name`` when not given.
-    name_key: Mapped[str] = mapped_column(String(200), unique=True, default=_name_key)
+    name_key: Mapped[str] = mapped_column(
+        String(200), index=True, unique=True, default=_name_key, server_default=""
+    )
     created: Mapped[datetime] = _created()
     #: The argon2id hash of the password; None: the user cannot log in (made by the CLI).
     password_hash: Mapped[str | None] = mapped_column(String(200))

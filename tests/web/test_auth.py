@@ -54,7 +54,7 @@ def test_sign_up_logs_in_and_shows_the_name(client: FlaskClient) -> None:
     ("name", "password", "confirm", "message"),
     [
         ("ada", PASSWORD, "other horse", "The two passwords differ."),
-        ("ada", "short", "short", "A password has 8 to 256 characters"),
+        ("ada", "short", "short", "A password has 12 to 256 characters"),
         ("a/b", PASSWORD, PASSWORD, "is not a valid name"),
         ("", PASSWORD, PASSWORD, "is not a valid name"),
         ("taken", PASSWORD, PASSWORD, "The name &#39;taken&#39; is taken."),
@@ -316,3 +316,24 @@ def test_without_a_configured_key_one_is_generated_and_kept(
         assert third.config["SECRET_KEY"] == "from the environment"
     finally:
         third.extensions["arena_store"].close()
+
+
+def test_admins_list_the_accounts_and_give_roles(app: Flask, store: Store) -> None:
+    """/admin/users (issue 20, finding 9): every user with its role; the form changes it."""
+    create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
+    create_account(store, "ada", PASSWORD, hasher=HASHER)
+    store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
+    client = app.test_client()
+    assert _login(client, "root") == 302
+    page = client.get("/admin/users").get_data(as_text=True)
+    assert "<td>ada</td><td>yes</td>" in page and "<td>reference</td><td>no password</td>" in page
+    token = csrf_token(client, "/admin/users")
+    reply = client.post("/admin/users/ada/role", data={"role": "organiser", "csrf_token": token})
+    assert reply.status_code == 302
+    assert "ada is now organiser." in client.get("/admin/users").get_data(as_text=True)
+    ada = app.test_client()
+    assert _login(ada, "ada") == 302
+    assert ada.get("/tournaments/new").status_code == 200  # an organiser's page now
+    assert ada.get("/admin/users").status_code == 403
+    refused = client.post("/admin/users/ada/role", data={"role": "king", "csrf_token": token})
+    assert refused.status_code == 400

@@ -113,8 +113,8 @@ def test_a_name_with_spaces_or_capitals_is_the_same_account(app: Flask, store: S
     for typed in ("bob   ", " BOB"):
         client = app.test_client()
         assert _log_in(client, typed) == 302
-        page = client.get("/account/tokens")
-        assert page.status_code == 200 and ">bob</a>" in page.get_data(as_text=True)
+        tokens = client.get("/account/tokens")
+        assert tokens.status_code == 200 and ">bob</a>" in tokens.get_data(as_text=True)
     assert _sign_up(app.test_client(), "student01")[0] == 302
     for taken in ("STUDENT01", "Student01 ", "Bob"):
         status, page = _sign_up(app.test_client(), taken)
@@ -187,17 +187,40 @@ def test_a_password_change_ends_other_sessions_and_offers_to_revoke_tokens(
     )
 
 
-#: Passwords NIST SP 800-63B's blocklist refuses: common ones, repetitions, runs.
-WEAK = ["aaaaaaaa", "12345678", "password", "Password1", "qwertyuiop", "abcabcabc", "87654321"]
+#: Weak passwords and the reason each is refused for: the issue's own (too short, now that
+#: at least 12 characters are asked), common ones (the list), repetitions and runs.
+WEAK = {
+    "aaaaaaaa": "12 to 256 characters",
+    "12345678": "12 to 256 characters",
+    "password": "12 to 256 characters",
+    "password1234": "most common",
+    "Password1234": "most common",
+    "1qaz2wsx3edc": "most common",
+    "qwerty123456": "most common",
+    "aaaaaaaaaaaa": "repetition or a sequence",
+    "passwordpassword": "repetition or a sequence",
+    "abcdefghijkl": "repetition or a sequence",
+    "zyxwvutsrqpo": "repetition or a sequence",
+}
 
 
-@pytest.mark.parametrize("password", [*WEAK, "carolina", "Carolina2026"])
-def test_weak_passwords_are_refused_at_sign_up(app: Flask, store: Store, password: str) -> None:
-    """Finding 5: sign-up refuses common passwords, repetitions, runs, and the name (or a
-    password that contains it), saying why; nothing is stored."""
+@pytest.mark.parametrize(
+    ("password", "reason"),
+    [
+        *WEAK.items(),
+        ("carolina", "12 to 256 characters"),
+        ("carolinacarolina", "repetition or a sequence"),
+        ("Carolina 2026!", "may not contain the name"),
+        ("my name is CAROLINA", "may not contain the name"),
+    ],
+)
+def test_weak_passwords_are_refused_at_sign_up(
+    app: Flask, store: Store, password: str, reason: str
+) -> None:
+    """Finding 5: sign-up refuses short and common passwords, repetitions, runs, and the
+    name (or a password that contains it), saying why; nothing is stored."""
     status, page = _sign_up(app.test_client(), "carolina", password)
-    assert status == 400
-    assert "choose another" in page or "may not contain the name" in page
+    assert status == 400 and reason in page
     with store.read() as session:
         assert session.scalar(select(User).where(User.name == "carolina")) is None
 
@@ -208,7 +231,7 @@ def test_weak_passwords_are_refused_on_change_and_at_the_command_line(
     """Finding 5: the password change and ``arena users add`` apply the same policy."""
     create_account(store, "ada", PASSWORD, hasher=HASHER)
     client = logged_in(app, "ada")
-    for weak in [*WEAK, "ada-is-me"]:
+    for weak in [*WEAK, "ada is my name"]:
         data = {"current": PASSWORD, "new": weak, "confirm": weak}
         data["csrf_token"] = csrf_token(client, "/account/password")
         assert client.post("/account/password", data=data).status_code == 400, weak
@@ -217,6 +240,6 @@ def test_weak_passwords_are_refused_on_change_and_at_the_command_line(
         done = CliRunner().invoke(
             cli, ["users", "add", "root", "--url", url], input=f"{weak}\n{weak}\n"
         )
-        assert done.exit_code != 0 and "choose another" in done.output, weak
+        assert done.exit_code != 0 and WEAK[weak].lower() in done.output.lower(), weak
     with store.read() as session:
         assert session.scalar(select(User).where(User.name == "root")) is None

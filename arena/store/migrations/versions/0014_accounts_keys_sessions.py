@@ -52,12 +52,14 @@ def _fill_keys() -> None:
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(sa.Column("name_key", sa.String(length=200), nullable=True))
+    # Added NOT NULL with a default and made unique by an index: no copy of the users table
+    # (SQLite's batch mode would drop the table the foreign keys of bots, uploads... name).
+    op.add_column(
+        "users",
+        sa.Column("name_key", sa.String(length=200), nullable=False, server_default=""),
+    )
     _fill_keys()
-    with op.batch_alter_table("users") as batch:
-        batch.alter_column("name_key", existing_type=sa.String(length=200), nullable=False)
-        batch.create_unique_constraint(op.f("uq_users_name_key"), ["name_key"])
+    op.create_index(op.f("ix_users_name_key"), "users", ["name_key"], unique=True)
     op.create_table(
         "user_sessions",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -76,6 +78,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index(op.f("ix_user_sessions_user_id"), table_name="user_sessions")
     op.drop_table("user_sessions")
+    op.drop_index(op.f("ix_users_name_key"), table_name="users")
     with op.batch_alter_table("users") as batch:
-        batch.drop_constraint(op.f("uq_users_name_key"), type_="unique")
         batch.drop_column("name_key")
