@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import run_local
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
@@ -102,7 +103,7 @@ def _entrants() -> list[str]:
 def play_local(games: int, seed: int, workers: int) -> tuple[int, float]:
     rules = PRESETS["draw"]
     entrants = [
-        f"{label}={ROOT / 'bots' / (kind + '.py')}"
+        Entrant.bot_file(ROOT / "bots" / f"{kind}.py", label)
         for label, kind in (e.split("=") for e in _entrants())
     ]
     matches = schedule(

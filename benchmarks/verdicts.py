@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import hashlib
 import math
 import shutil
@@ -79,6 +78,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult, run_local
 from arena.compete.margins import LUCK_TERMS, GroupMargin, group_margin, sides_of
 from arena.compete.sprt import (
@@ -95,7 +95,7 @@ from arena.compete.sprt import (
     margin_elo_estimate,
     margin_llr,
 )
-from arena.compete.tournaments import Match, entrant_name
+from arena.compete.tournaments import Match
 from arena.engine.game import Game
 from arena.engine.observation import Observation
 from arena.engine.records import game_record
@@ -569,14 +569,12 @@ def _spec(name: str, directory: Path) -> str:
 
 
 def _schedule(pair: Pair, specs: dict[str, str], batch: int, seed: int) -> list[Match]:
-    """``arena compare``'s matches (``compare_schedule``), seats given as entrants."""
-    matches = compare_schedule(
-        PRESETS[pair.rules], pair.players, max_games=MAX_GAMES, batch=batch, seed=seed,
+    """``arena compare``'s matches (``compare_schedule``) of NEW and OLD as entrants."""
+    return compare_schedule(
+        PRESETS[pair.rules], pair.players, new=Entrant.from_spec(specs["new"]),
+        old=Entrant.from_spec(specs["old1"]), max_games=MAX_GAMES, batch=batch, seed=seed,
         teams=pair.teams,
     )  # fmt: skip
-    return [
-        dataclasses.replace(m, seats=tuple(f"{s}={specs[s]}" for s in m.seats)) for m in matches
-    ]
 
 
 def real_groups(
@@ -607,7 +605,7 @@ def real_groups(
                         continue
                     group = group_of(groups[key])
                     records = [r.games[key[1]].record for r in done]
-                    seats = [[entrant_name(s) for s in r.match.seats].index("new") for r in done]
+                    seats = [[s.label for s in r.match.seats].index("new") for r in done]
                     exact = group_margin(records, seats)  # the luck is kept to 6 decimals
                     assert (group.score, group.margin, group.forfeit) == (
                         exact.score, exact.margin, exact.forfeit

@@ -24,6 +24,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -370,6 +372,17 @@ def _free_port() -> int:
         return port
 
 
+def _answers(port: int) -> bool:
+    """Whether an HTTP request to the port gets an answer (any status) within 10 s."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10):
+            return True
+    except urllib.error.HTTPError:
+        return True  # e.g. 503 from an unreachable database: the app answered
+    except OSError:
+        return False
+
+
 @contextmanager
 def _gunicorn(argv: list[str], database_url: str, log: Path) -> Iterator[int]:
     """Run the web service's command on a free loopback port; yield the port."""
@@ -385,14 +398,11 @@ def _gunicorn(argv: list[str], database_url: str, log: Path) -> Iterator[int]:
             argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=log.parent
         )
     try:
-        deadline = time.monotonic() + 30
-        while True:
+        deadline = time.monotonic() + 90
+        while not _answers(port):  # a worker has loaded the app (a busy machine: seconds)
             assert process.poll() is None, f"gunicorn exited:\n{log.read_text()}"
-            assert time.monotonic() < deadline, f"gunicorn did not listen:\n{log.read_text()}"
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+            assert time.monotonic() < deadline, f"gunicorn did not answer:\n{log.read_text()}"
+            time.sleep(0.2)
         yield port
     finally:
         process.send_signal(signal.SIGTERM)

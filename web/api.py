@@ -5,8 +5,10 @@ page; never a session cookie, so no CSRF token is needed or accepted). Every req
 a token with the ``read`` scope; uploading a bot needs ``upload``. Requests and responses
 are pydantic models, validated; the OpenAPI 3.1 document is ``/api/v1/openapi.json``
 (spectree), and ``/api/v1/docs`` lists the endpoints without any script. Every error is
-``{"error": {"status": N, "message": "..."}}``; lists take ``limit`` (1-100) and
-``offset``; a client over its rate limit gets 429 with ``Retry-After``.
+``{"error": {"status": N, "message": "..."}}`` (:func:`api_error`, the app's one handler
+under /api/: refusals, unknown paths, a method a path does not list (405 with ``Allow``),
+a database that does not answer (503 with ``Retry-After``)); lists take ``limit`` (1-100)
+and ``offset``; a client over its rate limit gets 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ from spectree.model_adapter.pydantic_adapter import BaseFile
 from spectree.models import SecureType
 from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response as BaseResponse
 
 from arena.compete.sprt import Statistic
 from arena.engine.rules import rules_from_document
-from arena.errors import ArenaError, PermissionDenied
+from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
 from arena.service.accounts import Account, token_account
 from arena.service.compares import MAX_COMPARE_GAMES, compare_view
@@ -59,23 +62,53 @@ from arena.service.views import (
     tournament_list,
     tournament_view,
 )
+from arena.store.db import DATABASE_ERRORS
 from web.auth import guarded, public
 from web.extensions import csrf, get_celery, get_store, limiter
 from web.forms import read_file
 from web.games import FilterError, parse_filter, record_for_reader
+from web.routing import MAX_ID
 
-__all__ = ["API_LIMIT", "CompareRequest", "api", "init_api", "json_error", "json_response", "spec"]
+__all__ = [
+    "API_LIMIT",
+    "CompareRequest",
+    "api",
+    "api_error",
+    "init_api",
+    "json_error",
+    "json_response",
+    "spec",
+]
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
 #: Requests a token (or, without one, an address) may make.
 API_LIMIT = "600 per minute"
+#: Seconds a client is asked to wait when the database did not answer (503).
+RETRY_SECONDS = 5
+#: What the document says of every operation beyond its own answers.
+DESCRIPTION = (
+    'Every error is `{"error": {"status": N, "message": "..."}}`. A method a path '
+    "does not list answers 405 with an `Allow` header (TRACE too); a database that does not "
+    "answer, 503 with `Retry-After`; an id in a path past 2^31 - 1, 404. docs/api.md."
+)
 
 
 class ApiError(BaseModel):
     """Every error's body: ``{"error": {"status": 404, "message": "..."}}``."""
 
     error: dict[str, Any] = Field(examples=[{"status": 404, "message": "No bot ada/x."}])
+
+
+def _malformed_json(req: Any) -> str | None:
+    """What is wrong with a JSON request's body that does not parse, or None."""
+    if not req.is_json or not req.get_data(cache=True):
+        return None
+    try:
+        json.loads(req.get_data(cache=True))
+    except ValueError as exc:
+        return f"the body is not valid JSON: {exc}"
+    return None
 
 
 def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -> None:
@@ -85,6 +118,9 @@ def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -
         message = "; ".join(
             f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg', '')}" for d in details
         )
+        body = _malformed_json(req)
+        if body is not None:  # not "name: Field required" for a body that is not JSON
+            message = body
         resp.set_data(json.dumps({"error": {"status": 422, "message": message}}))
         resp.mimetype = "application/json"
 
@@ -92,6 +128,7 @@ def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -
 spec = SpecTree(
     "flask",
     title="Domino Arena API",
+    description=DESCRIPTION,
     version="1",
     # spectree leaves out of the document every route under its own path: not /api/v1
     path="api/spec",
@@ -109,7 +146,7 @@ spec = SpecTree(
     security={"bearer": []},
 )
 
-ERRORS = {"HTTP_401": ApiError, "HTTP_403": ApiError, "HTTP_429": ApiError}
+ERRORS = {"HTTP_401": ApiError, "HTTP_403": ApiError, "HTTP_429": ApiError, "HTTP_503": ApiError}
 
 
 def json_response(status: int, message: str) -> Response:
@@ -153,7 +190,7 @@ def _caller(scope: str) -> Account:
 
 class Page(BaseModel):
     limit: int = Field(50, ge=1, le=100)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_ID)
 
 
 class RuleSets(BaseModel):
@@ -555,7 +592,8 @@ def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
     """Upload a bot (multipart: ``source``, a .py file; ``name``, default the file's stem):
     202 with the upload, checked on a worker; poll ``/uploads/{id}``."""
     account = _caller("upload")
-    file = form.source if isinstance(form.source, FileStorage) else None
+    # no body at all: spectree validates nothing and passes None
+    file = form.source if form is not None and isinstance(form.source, FileStorage) else None
     if file is None or not file.filename:
         _fail(400, "send the bot as the multipart file field 'source'")
     assert file is not None
@@ -828,24 +866,55 @@ def api_compare(name: str) -> CompareModel:
 @public
 def api_openapi() -> Response:
     """The OpenAPI 3.1 document of this API."""
-    return Response(json.dumps(spec.spec), mimetype="application/json")
+    return Response(json.dumps(document()), mimetype="application/json")
 
 
 @api.get("/docs")
 @public
 def api_docs() -> str:
     """The endpoints, from the OpenAPI document, as a page (no script, no CDN)."""
-    document = spec.spec
-    return render_template("api_docs.html", document=document)
+    return render_template("api_docs.html", document=document())
 
 
-def json_error(error: HTTPException) -> Any:
-    """Errors under /api/ in the API's shape (HTML error pages elsewhere)."""
+def document() -> dict[str, Any]:
+    """The OpenAPI document: spectree's, with each id in a path the whole number the app's
+    ``int`` converter takes (0 to :data:`~web.routing.MAX_ID`; spectree says int32)."""
+    found: dict[str, Any] = json.loads(json.dumps(spec.spec))
+    for operations in found.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema") or {}
+                if parameter.get("in") == "path" and schema.get("type") == "integer":
+                    parameter["schema"] = {
+                        "type": "integer", "format": "int64", "minimum": 0, "maximum": MAX_ID
+                    }  # fmt: skip
+    return found
+
+
+def api_error(error: Exception) -> BaseResponse:
+    """Any error under /api/ in the API's shape: an HTTP error (:func:`json_error`), a
+    refused action (403, 404), a database that does not answer (503, ``Retry-After``)."""
+    if isinstance(error, HTTPException):
+        return json_error(error)
+    if isinstance(error, PermissionDenied | NotFound):
+        return json_response(403 if isinstance(error, PermissionDenied) else 404, str(error))
+    if isinstance(error, DATABASE_ERRORS):
+        response = json_response(503, "the database did not answer: try again in a moment")
+        response.headers["Retry-After"] = str(RETRY_SECONDS)
+        return response
+    raise error
+
+
+def json_error(error: HTTPException) -> BaseResponse:
+    """An HTTP error in the API's shape, with its headers (a 405's ``Allow``)."""
     if isinstance(error, _Abort):
         return error.get_response()
     status = error.code or 500
     body = {"error": {"status": status, "message": error.description or error.name}}
     response = Response(json.dumps(body), status=status, mimetype="application/json")
+    for key, value in error.get_headers():
+        if key.lower() != "content-type":
+            response.headers[key] = value
     if status == 429:
         retry = getattr(error, "retry_after", None)
         if retry is not None:

@@ -3,11 +3,14 @@
 ``create_app`` builds the app on a database (``$ARENA_DATABASE_URL`` by default): the pages
 (:mod:`web.pages` and the other blueprints), the API (:mod:`web.api`), ``/healthz`` (the
 deployment's health check: the database answers ``SELECT 1``), the security headers every
-response carries, and error pages (JSON under ``/api/``): a refused action
+response carries, and one error handler (:func:`_error`): under ``/api/`` every error is
+the API's JSON (:func:`web.api.api_error`), elsewhere an error page: a refused action
 (:class:`~arena.errors.PermissionDenied`) is 403, or the login page for anonymous visitors,
-and :class:`~arena.errors.NotFound` is 404. The :class:`~arena.store.db.Store` is created
-once per app and kept in ``app.extensions["arena_store"]`` (:mod:`web.extensions`: the
-blueprints import it from there, never from here).
+:class:`~arena.errors.NotFound` is 404, a database that does not answer 503. ``<int:...>``
+in every route is a database id (:mod:`web.routing`: a larger number is no route, 404).
+The :class:`~arena.store.db.Store` is created once per app and kept in
+``app.extensions["arena_store"]`` (:mod:`web.extensions`: the blueprints import it from
+there, never from here).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from werkzeug.exceptions import HTTPException
 
 from arena.errors import NotFound, PermissionDenied
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
-from web.api import init_api, json_error, json_response
+from web.api import api_error, init_api
 from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
@@ -32,7 +35,8 @@ from web.compares import compares
 from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
 from web.games import games
 from web.pages import pages
-from web.tournaments import tournaments
+from web.routing import init_routing
+from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 
 __all__ = [
     "CELERY_KEY",
@@ -79,6 +83,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     url = resolve_url(database_url)
     app.config["DATABASE_URL"] = url
     app.extensions[STORE_KEY] = connect(url)
+    init_routing(app)  # before any route: every <int:...> is a database id
     app.add_url_rule("/healthz", "healthz", healthz)
     init_auth(app)
     init_api(app)
@@ -89,11 +94,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(compares)
     app.register_blueprint(branches)
     app.after_request(_security_headers)
-    app.register_error_handler(HTTPException, _http_error)
-    for error in DATABASE_ERRORS:
-        app.register_error_handler(error, _database_error)
-    app.register_error_handler(PermissionDenied, _refused)
-    app.register_error_handler(NotFound, _refused)
+    for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
+        app.register_error_handler(handled, _error)
     app.add_template_filter(when)
     app.add_template_filter(duration)
     app.add_template_filter(ms)
@@ -160,29 +162,36 @@ def _security_headers(response: Response) -> Response:
     return response
 
 
-def _http_error(error: HTTPException) -> Any:
+def _error(error: Exception) -> Any:
+    """Every error the app answers (an HTTP error, a refused action, a database that does
+    not answer): in the API's JSON under /api/, else an error page (or the login page)."""
+    if isinstance(error, DATABASE_ERRORS):
+        logger.error("database error: %s", _database_message(error))
     if request.path.startswith("/api/"):
-        return json_error(error)
-    code = error.code or 500
-    if code == 413:
-        error.description = (
-            f"The upload is larger than {MAX_REQUEST_BYTES // 1024} KiB: a bot is one "
-            "Python file of at most 256 KiB."
-        )
-    page = render_template("error.html", code=code, title=error.name, message=error.description)
-    return page, code
-
-
-def _refused(error: PermissionDenied | NotFound) -> Any:
-    """An action refused by the service: 403 (or the login page), 404; JSON under /api/."""
-    if request.path.startswith("/api/"):
-        return json_response(403 if isinstance(error, PermissionDenied) else 404, str(error))
-    answer = refusal(error)
-    return _http_error(answer) if isinstance(answer, HTTPException) else answer
-
-
-def _database_error(error: Exception) -> Any:
-    logger.error("database error: %s", _database_message(error))
+        return api_error(error)
+    if isinstance(error, PermissionDenied | NotFound):
+        answer = refusal(error)
+        return _page(answer) if isinstance(answer, HTTPException) else answer
+    if isinstance(error, HTTPException):
+        return _page(error)
     message = "The database did not answer. Try again in a moment."
     page = render_template("error.html", code=503, title="Service unavailable", message=message)
     return page, 503
+
+
+def _page(error: HTTPException) -> tuple[str, int, list[tuple[str, str]]]:
+    """The error page of ``error``, with its headers (a 405's ``Allow``)."""
+    code = error.code or 500
+    if code == 413:
+        what = (
+            f"a rule file is at most {MAX_RULE_FILE_BYTES // 1024} KiB"
+            if request.path.startswith("/tournaments")
+            else "a bot is one Python file of at most 256 KiB"
+        )
+        error.description = (
+            f"The form is larger than {MAX_REQUEST_BYTES // 1024} KiB: {what}. Go back to "
+            "the form (your browser keeps what you entered) and choose a smaller file."
+        )
+    page = render_template("error.html", code=code, title=error.name, message=error.description)
+    headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
+    return page, code, headers

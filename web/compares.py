@@ -41,13 +41,24 @@ compares = Blueprint("compares", __name__)
 LIVE_SECONDS = 3
 
 
-def _choices(account: Account) -> dict[str, Any]:
+def _choices(account: Account, values: dict[str, str]) -> dict[str, Any]:
+    """The form's choices: NEW among the account's bots (any, for an admin), OLD among every
+    bot's versions, by default the version before NEW's latest (none if NEW has one)."""
     bots = bot_list(get_store())
     anyone = allowed(account, "start-compare")  # an admin tests any bot
     own = [b for b in bots if b.owner == account.name or anyone]
+    new = values.get("new") or (f"{own[0].owner}/{own[0].name}" if own else "")
+    latest = {f"{b.owner}/{b.name}": b.versions for b in bots}
+    old = values.get("old", "")
+    if not old and latest.get(new, 0) > 1:
+        old = f"{new}@{latest[new] - 1}"
+    elif old in latest:  # OWNER/NAME: its latest version
+        old = f"{old}@{latest[old]}"
     return {
         "own": own,
         "bots": bots,
+        "new": new,
+        "old": old,
         "presets": list(PRESETS),
         "max_games": MAX_COMPARE_GAMES,
         "statistics": STATISTICS,
@@ -61,8 +72,8 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
     account = current_account()
     assert account is not None
     if request.method == "GET":
-        values = {"new": request.args.get("new", ""), "rules": request.args.get("rules", "")}
-        return render_template("compare_new.html", values=values, **_choices(account))
+        values = {key: request.args.get(key, "") for key in ("new", "old", "rules")}
+        return render_template("compare_new.html", values=values, **_choices(account, values))
     values = {key: request.form.get(key, "") for key in request.form}
     try:
         statistic = request.form.get("statistic", "margin")
@@ -88,7 +99,8 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
         abort(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:
         flash(sentence(str(exc.args[0] if exc.args else exc)))
-        return render_template("compare_new.html", values=values, **_choices(account)), 400
+        page = render_template("compare_new.html", values=values, **_choices(account, values))
+        return page, 400
     if not started.sent:  # the broker is down: the matches wait, pending (shown on the page)
         flash("The task queue cannot be reached: the games start when it can.")
     flash("The compare has started: the workers play its games now.")

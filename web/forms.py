@@ -24,8 +24,12 @@ def read_file(file: FileStorage, limit: int = MAX_SOURCE_BYTES) -> tuple[str, by
 
 
 def sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first, a full stop last."""
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+    """``text`` as a sentence: a capital first, a full stop last. A first word that is a
+    name rather than a word (``broken.py``, ``alice/greedy``, ``move_ms``) keeps its case."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    if first.rstrip(":,;").isalpha():
+        text = text[:1].upper() + text[1:]
+    return text + ("" if text.endswith(".") else ".")
 
 
 def form_int(field: str, default: int) -> int:

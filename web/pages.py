@@ -185,9 +185,9 @@ def stat_block(view: TournamentView) -> str:
     lines = [
         f"{view.name}: {view.rules}, {view.format}, {view.players} players{teams}, "
         f"{view.games_per_match} games a table, seed {view.seed}",
-        f"{view.status}: {view.progress['done'] + view.progress['void']} of {view.matches} "
-        f"matches finished ({view.progress['void']} void), "
-        f"{view.games_done} of {view.games_total} games",
+        f"{view.status}: {view.progress['done']} of {view.matches} matches played"
+        + (f", {view.progress['void']} void" if view.progress["void"] else "")
+        + f", {view.games_done} of {view.games_total} games",
         "",
     ]
     width = max([len("Entrant"), *(len(row.entrant) for row in view.standings)])

@@ -47,6 +47,7 @@ def _form_context(**values: Any) -> dict[str, Any]:
         "formats": WEB_FORMATS,
         "bots": bot_list(get_store()),
         "max_games": MAX_GAMES,
+        "max_rule_bytes": MAX_RULE_FILE_BYTES,
         "values": values,
     }
 

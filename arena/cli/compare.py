@@ -4,7 +4,6 @@ played here in a process pool, or with ``--remote`` as a stored tournament on th
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sys
 import time
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from arena.cli.common import (
     url_option,
 )
 from arena.cli.stored import open_store, sweep_and_check, unreachable, warn_once
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult, process_pool, run_local
 from arena.compete.sprt import (
     STATISTICS,
@@ -181,7 +181,7 @@ def compare_command(
             memory=memory,
         )
     check_specs([new, old])  # a missing bot file is refused before anything is printed
-    entrants = [f"new={new}", *(f"old{i}={old}" for i in range(1, size))]
+    entrants = (Entrant.from_spec(new), Entrant.from_spec(old))  # parsed here, once
     samples = MarginScores()
     reading = read_test(test, samples)
     played, batch_number = 0, 0
@@ -258,7 +258,7 @@ def _verdict(reading: Reading, played: int) -> int:
 
 
 def _batches(
-    entrants: list[str],
+    entrants: tuple[Entrant, Entrant],
     rules: Rules,
     players: int,
     teams: bool,
@@ -268,16 +268,13 @@ def _batches(
 ) -> list[list[ScheduledMatch]]:
     """The duplicate-deal matches of each look at the test: the schedule of a compare on
     the workers (:func:`arena.service.compares.compare_schedule`: the same seed deals the
-    same games here and there), its seats given as the ``entrants`` here."""
-    spec_of = {entrant.partition("=")[0]: entrant for entrant in entrants}
+    same games here and there) of the ``entrants`` NEW and OLD here."""
+    new, old = entrants
     batches: dict[str, list[ScheduledMatch]] = {}
     for match in compare_schedule(
-        rules, players, max_games=max_games, batch=batch, seed=seed, teams=teams
+        rules, players, new=new, old=old, max_games=max_games, batch=batch, seed=seed, teams=teams
     ):
-        seats = tuple(spec_of[label] for label in match.seats)
-        batches.setdefault(str(match.deal_group), []).append(
-            dataclasses.replace(match, seats=seats)
-        )
+        batches.setdefault(str(match.deal_group), []).append(match)
     return [batches[key] for key in sorted(batches)]
 
 

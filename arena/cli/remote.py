@@ -6,12 +6,22 @@ The token comes from ``$ARENA_TOKEN`` (made on the account page, with the ``read
 shell histories and CI logs. Exit statuses are ``arena compare``'s: 0 accepted (and passed),
 1 rejected (or failed), 2 undecided, 64 a mistake in the command or a request the server
 refused, 69 the server cannot be reached.
+
+Polling outlives a dropped connection: a server closes a kept-alive connection when it has
+been idle for its keep-alive time (gunicorn: 2 s, our poll's interval), and a request sent
+on it just then gets no answer ("Server disconnected without sending a response") or a
+reset. So idle connections are not kept past :data:`KEEPALIVE_SECONDS`, and a GET (safe to
+repeat) whose connection fails, or that a proxy answers 502-504, is sent again after
+:data:`RETRY_DELAYS`; a POST only when it never left (the connection could not be made).
+``ARENA_DEBUG=1`` prints each retry's cause, and the traceback of the last failure.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +43,19 @@ __all__ = ["remote_group"]
 
 #: Seconds between two looks at a pending check or a running compare.
 POLL_SECONDS = 2.0
+#: Seconds an idle connection is kept for the next request: below the servers' keep-alive
+#: time (gunicorn's default 2 s), so a poll opens a new connection rather than racing the
+#: server's close of an old one.
+KEEPALIVE_SECONDS = 1.0
+#: Seconds before each new try of a request that may be sent again (see the module's doc).
+RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0)
+#: Failures after which nothing reached the server: any request may be sent again.
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+#: Failures of a sent request that a GET survives by being sent again: the connection
+#: dropped or reset, no answer.
+DROPPED = (*NOT_SENT, httpx.NetworkError, httpx.RemoteProtocolError)
+#: Answers of a proxy in front of a server restarting: a GET tries again.
+GATEWAY_STATUSES = frozenset({502, 503, 504})
 
 
 @click.group("remote", short_help="Upload and test bots on an arena server.")
@@ -57,15 +80,14 @@ class _Server:
             base_url=self.base + "/api/v1",
             headers={"Authorization": f"Bearer {token}"},
             timeout=timeout,
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS),
         )
 
     def call(self, method: str, path: str, **kwargs: Any) -> Any:
         """The JSON answer; a refused request is a :class:`UsageError` with the server's
-        message, an unreachable or failing server an :class:`UnavailableError`."""
-        try:
-            response = self.client.request(method, path, **kwargs)
-        except httpx.HTTPError as exc:
-            raise UnavailableError(f"cannot reach {self.base}: {exc}") from None
+        message, an unreachable or failing server an :class:`UnavailableError` (after the
+        retries the module's docstring describes)."""
+        response = self._send(method, path, **kwargs)
         if response.status_code >= 500:
             raise UnavailableError(f"{self.base} answered {response.status_code}")
         try:
@@ -78,6 +100,40 @@ class _Server:
             message = body.get("error", {}).get("message") if isinstance(body, dict) else None
             raise UsageError(f"the server refused: {message or response.status_code}")
         return body
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """The server's answer to the request, tried again after each of
+        :data:`RETRY_DELAYS` while it fails in a way that repeating it is safe for."""
+        again = DROPPED if method in ("GET", "HEAD") else NOT_SENT
+        for delay in (*RETRY_DELAYS, None):
+            try:
+                response = self.client.request(method, path, **kwargs)
+            except httpx.HTTPError as exc:
+                if delay is None or not isinstance(exc, again):
+                    _debug_traceback()
+                    cause = f"{type(exc).__name__}: {exc}"
+                    raise UnavailableError(
+                        f"cannot reach {self.base} ({method} {path}): {cause}"
+                    ) from None
+                _debug(f"{method} {path} failed ({type(exc).__name__}: {exc}); again in {delay} s")
+            else:
+                if delay is None or method != "GET" or response.status_code not in GATEWAY_STATUSES:
+                    return response
+                _debug(f"{method} {path} answered {response.status_code}; again in {delay} s")
+            time.sleep(delay)
+        raise AssertionError("unreachable")  # the last try returns or raises
+
+
+def _debug(message: str) -> None:
+    """With ``ARENA_DEBUG`` set, ``message`` on stderr."""
+    if os.environ.get("ARENA_DEBUG"):
+        click.echo(f"arena remote: {message}", err=True)
+
+
+def _debug_traceback() -> None:
+    """With ``ARENA_DEBUG`` set, the exception being handled's traceback on stderr."""
+    if os.environ.get("ARENA_DEBUG"):
+        traceback.print_exc(file=sys.stderr)
 
 
 def _wait(what: str, deadline: float) -> None:
@@ -94,7 +150,9 @@ def _wait(what: str, deadline: float) -> None:
     required=True,
     help="The arena's URL (or $ARENA_SERVER), e.g. https://arena.example.org.",
 )
-@click.option("--name", default="", help="The bot's name (default: the file's stem).")
+@click.option(
+    "--name", default="", help="The bot's name (default: the NAME the file sets, else its stem)."
+)
 @click.option(
     "--compare",
     "old",
@@ -147,10 +205,8 @@ def remote_push_command(
         raise UsageError("--rules is for --compare")
     api = _Server(server, timeout=60.0)
     deadline = time.monotonic() + timeout
-    with file.open("rb") as source:
-        upload = api.call(
-            "POST", "/bots", files={"source": (file.name, source)}, data={"name": name}
-        )
+    source = file.read_bytes()  # bytes, not the open file: a retried POST sends it all again
+    upload = api.call("POST", "/bots", files={"source": (file.name, source)}, data={"name": name})
     click.echo(f"uploaded {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})")
     while upload["status"] == "pending":
         _wait("the check", deadline)

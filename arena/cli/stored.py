@@ -333,13 +333,13 @@ def tournament_standings(name: str, url: str | None) -> None:
 
 
 def print_standings(store: Store, tournament_id: int) -> None:
-    from arena.service.results import label_entrant, load_results
+    from arena.service.results import load_results
 
     tournament = get_tournament(store, tournament_id)
     assert tournament is not None
     labels = entrant_labels(store, tournament_id)
     results = load_results(store, tournament_id)
-    standings = Standings(label_entrant(label) for label in labels)
+    standings = Standings(labels)
     for result in results:
         standings.add(result)
     click.echo(

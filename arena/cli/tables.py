@@ -6,7 +6,6 @@ from rich.table import Table
 
 from arena.compete.localrun import Standings
 from arena.compete.ratings import Rating
-from arena.compete.tournaments import entrant_name
 
 
 def standings_table(standings: Standings, ratings: dict[str, Rating]) -> Table:
@@ -36,11 +35,11 @@ def crosstable(standings: Standings) -> Table:
     table = Table(title="Crosstable: row's score against column (wins + half draws)")
     table.add_column("")
     for entrant in entrants:
-        table.add_column(entrant_name(entrant), justify="right")
+        table.add_column(entrant, justify="right")
     for a in entrants:
         cells = [
             f"{standings.score(a, b):g}" if a != b and standings.met[a].get(b) else ""
             for b in entrants
         ]
-        table.add_row(entrant_name(a), *cells)
+        table.add_row(a, *cells)
     return table

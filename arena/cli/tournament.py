@@ -26,6 +26,7 @@ from arena.cli.common import (
     url_option,
 )
 from arena.cli.tables import crosstable, standings_table
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult, Standings, run_local, tournament_ratings
 from arena.compete.tournaments import schedule
 from arena.engine.game import new_seed
@@ -118,7 +119,8 @@ def tournament_run(
     refuse(ctx, ("url", "broker", "timeout"), "--local plays here, with no database or broker")
     rules = resolve_rules(rules_name)
     seed = new_seed() if seed is None else seed
-    entrants = split(bots)
+    entrants = [Entrant.parse(text) for text in split(bots)]  # parsed here, once
+    others = [Entrant.parse(text) for text in split(pool)]
     matches = schedule(
         fmt,
         entrants,
@@ -127,9 +129,9 @@ def tournament_run(
         teams=teams,
         games_per_match=games,
         seed=seed,
-        pool=split(pool),
+        pool=others,
     )
-    standings = Standings([*entrants, *split(pool)])
+    standings = Standings(entrant.label for entrant in [*entrants, *others])
     results: list[MatchResult] = []
     clock = TimeControl(move_seconds=move_time)
     played = run_local(

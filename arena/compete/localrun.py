@@ -25,20 +25,22 @@ import multiprocessing.util
 import os
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from arena.compete.entrants import Entrant, check_entrants
 from arena.compete.margins import kept_lucks
 from arena.compete.ratings import GameResult as RatedGame
 from arena.compete.ratings import Rating, fit_ratings
-from arena.compete.tournaments import Match, entrant_name, entrant_spec
+from arena.compete.tournaments import Match
 from arena.engine.events import Outcome
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import Rules
-from arena.match.lineup import check_specs, is_bot_file, make_players, release_kept_players
+from arena.match.lineup import make_players, release_kept_players
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 from arena.match.verdicts import DecisionTime
@@ -157,11 +159,14 @@ def play_one(
     first_slot: int | None = None,
     keep_games: int = 0,
     stop: threading.Event | None = None,
+    files: Mapping[int, Path] | None = None,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
     running for this process's next match between them (see
-    :func:`arena.match.lineup.make_players`).
+    :func:`arena.match.lineup.make_players`). Each seat's entrant plays under its label;
+    a stored version's entrant runs its file in ``files`` (by version id: what a worker
+    wrote, :func:`arena.service.matches.bot_files`).
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked as each game ends; once set, the bots
@@ -170,13 +175,14 @@ def play_one(
 
     Raises:
         MatchStopped: ``stop`` was set.
-        ParseError: a seat is neither a strategy nor a bot file.
+        ParseError: a seat's bot file is not there.
+        LookupError: a seat's stored version has no file in ``files``.
         SandboxUnavailable: bot files, ``sandboxed``, and no sandbox here.
         RulesError: the player count or teams are not allowed.
     """
     started = time.monotonic()
-    specs = [entrant_spec(e) for e in match.seats]
-    names = [entrant_name(e) for e in match.seats]
+    specs = [entrant.seat(files) for entrant in match.seats]
+    names = [entrant.label for entrant in match.seats]
     players = make_players(
         specs,
         sandboxed=sandboxed,
@@ -264,7 +270,8 @@ def run_local(
 
     Raises:
         ValueError: ``workers`` below 1.
-        ParseError: a seat is neither a strategy nor a bot file.
+        ParseError: a seat's bot file is not there.
+        LookupError: a seat is a stored version (the local runner has no stored bots).
         SandboxUnavailable: bot files, ``sandboxed``, and no sandbox here.
         RulesError: a match's player count or teams are not allowed.
         InfrastructureError: a match failed for the harness (the message names
@@ -293,11 +300,11 @@ def run_local(
 
 
 def _check(matches: Sequence[Match], rules: Rules, sandboxed: bool) -> None:
-    specs = sorted({entrant_spec(e) for m in matches for e in m.seats})
-    check_specs(specs)
+    entrants = list({e: None for m in matches for e in m.seats})
+    check_entrants(entrants)
     for players, teams in {(len(m.seats), m.teams) for m in matches}:
         rules.check_players(players, teams)
-    if sandboxed and any(is_bot_file(spec) for spec in specs):
+    if sandboxed and any(entrant.file is not None for entrant in entrants):
         missing = check_sandbox()
         if missing:
             raise SandboxUnavailable(
@@ -386,7 +393,7 @@ class EntrantStats:
     """One entrant's figures over the counted games.
 
     Attributes:
-        entrant: the entrant (``SPEC`` or ``LABEL=SPEC``).
+        entrant: the entrant's label.
         games: games played.
         wins: games won (place 0; its team's win in team play).
         points: final scores added up (its team's in team play).
@@ -403,8 +410,8 @@ class EntrantStats:
 
     @property
     def name(self) -> str:
-        """The entrant's name."""
-        return entrant_name(self.entrant)
+        """The entrant's name: its label."""
+        return self.entrant
 
     @property
     def win_rate(self) -> float:
@@ -420,24 +427,24 @@ class EntrantStats:
 class Standings:
     """Tournament figures, updated from each :class:`MatchResult` with :meth:`add`.
 
-    Per entrant an :class:`EntrantStats`; and a crosstable: ``ahead[a][b]``, the
-    games ``a`` finished ahead of ``b`` (in 2-player games: won against ``b``), and
+    Per entrant (by label) an :class:`EntrantStats`; and a crosstable: ``ahead[a][b]``,
+    the games ``a`` finished ahead of ``b`` (in 2-player games: won against ``b``), and
     ``met[a][b]``, the games both played. Void matches go to ``void``, never
     into the figures.
 
     Args:
-        entrants: every entrant of the tournament (more are added as they appear).
+        labels: every entrant's label (more are added as they appear).
     """
 
-    def __init__(self, entrants: Iterable[str] = ()) -> None:
+    def __init__(self, labels: Iterable[str] = ()) -> None:
         self.stats: dict[str, EntrantStats] = {}
         self.ahead: dict[str, dict[str, int]] = {}
         self.met: dict[str, dict[str, int]] = {}
         self.void: list[tuple[str, str]] = []
         self.matches = 0
         self.games = 0
-        for entrant in entrants:
-            self._entrant(entrant)
+        for label in labels:
+            self._entrant(label)
 
     def _entrant(self, entrant: str) -> EntrantStats:
         if entrant not in self.stats:
@@ -455,21 +462,21 @@ class Standings:
         for game in result.games:
             self._add_game(result.match.seats, game)
 
-    def _add_game(self, seats: Sequence[str], game: GameResult) -> None:
+    def _add_game(self, seats: Sequence[Entrant], game: GameResult) -> None:
         self.games += 1
         place: dict[str, int] = {}
         points: dict[str, int] = {}
         for seat, entrant in enumerate(seats):  # a self-partnered entrant counts once
-            place[entrant] = min(place.get(entrant, len(seats)), game.places[seat])
-            points[entrant] = game.points[seat]
-        offender = None if game.verdict is None else seats[game.verdict["seat"]]
-        for entrant in place:
-            stats = self._entrant(entrant)
+            place[entrant.label] = min(place.get(entrant.label, len(seats)), game.places[seat])
+            points[entrant.label] = game.points[seat]
+        offender = None if game.verdict is None else seats[game.verdict["seat"]].label
+        for label in place:
+            stats = self._entrant(label)
             stats.games += 1
-            stats.wins += place[entrant] == 0
-            stats.points += points[entrant]
-            stats.places += place[entrant]
-            stats.forfeits += entrant == offender
+            stats.wins += place[label] == 0
+            stats.points += points[label]
+            stats.places += place[label]
+            stats.forfeits += label == offender
         for a in place:
             for b in place:
                 if a != b:
@@ -508,10 +515,10 @@ def by_deal(results: Iterable[MatchResult]) -> dict[tuple[str, int], dict[int, G
 
 def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
     """The games of ``results`` as the rating fit takes them: each seat's entrant (by
-    :func:`entrant_name`) and place; team play: seats 0+2 v 1+3. Void matches have none."""
+    label) and place; team play: seats 0+2 v 1+3. Void matches have none."""
     return [
         RatedGame(
-            bots=tuple(entrant_name(seat) for seat in result.match.seats),
+            bots=tuple(seat.label for seat in result.match.seats),
             places=game.places,
             sides=tuple(seat % 2 for seat in range(4)) if result.match.teams else None,
         )
@@ -521,7 +528,7 @@ def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
 
 
 def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
-    """Each entrant's rating (by :func:`entrant_name`) over the games of ``results`` (void
+    """Each entrant's rating (by label) over the games of ``results`` (void
     matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
     rated = rated_games(results)
     if len({bot for game in rated for bot in game.bots}) < 2:

@@ -5,9 +5,9 @@ seat, its number of games and its own seed. The same arguments always give the
 same schedule, so the local runner (:mod:`arena.compete.localrun`) and the workers play
 exactly the same matches. ``docs/tournaments.md`` describes the formats.
 
-An entrant is a seat spec (a built-in strategy or a bot file), optionally with a
-label: ``LABEL=SPEC`` (``r1=random``), so that copies of one spec can enter
-under names of their own. Entrant names must be distinct.
+An entrant is an :class:`arena.compete.entrants.Entrant`: a label and a stored bot version,
+a bot file or a built-in strategy; copies of one bot enter under labels of their own.
+Entrants' labels must be distinct.
 
 Formats:
 
@@ -25,13 +25,11 @@ import hashlib
 import itertools
 import math
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from arena.compete.entrants import Entrant
 from arena.engine.rules import Rules
-from arena.match.strategies import STRATEGIES
 
 __all__ = [
     "DEFAULT_MAX_MATCHES",
@@ -39,8 +37,6 @@ __all__ = [
     "Match",
     "arrange_seats",
     "balanced_tables",
-    "entrant_name",
-    "entrant_spec",
     "schedule",
 ]
 
@@ -52,9 +48,6 @@ DEFAULT_MAX_MATCHES = 2000
 BALANCE_ATTEMPTS = 16
 #: At most this many improving sweeps of :func:`arrange_seats`.
 ARRANGE_SWEEPS = 8
-
-#: ``LABEL=SPEC``: a label is a name (arena.compete.names; any script).
-_LABEL = re.compile(r"([^\W_][\w.+-]*)=(.+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,26 +68,12 @@ class Match:
     """
 
     id: str
-    seats: tuple[str, ...]
+    seats: tuple[Entrant, ...]
     games: int
     seed: int
     deal_group: str | None = None
     rotation: int = 0
     teams: bool = False
-
-
-def entrant_spec(entrant: str) -> str:
-    """The seat spec of an entrant: ``SPEC``, or the part after ``LABEL=``."""
-    found = _LABEL.fullmatch(entrant)
-    return found.group(2) if found else entrant
-
-
-def entrant_name(entrant: str) -> str:
-    """The name an entrant shows: its label, else the strategy, else the file's stem."""
-    found = _LABEL.fullmatch(entrant)
-    if found:
-        return found.group(1)
-    return entrant if entrant in STRATEGIES else Path(entrant).stem
 
 
 def _derive(tag: str, seed: int, identity: str) -> int:
@@ -234,14 +213,14 @@ class _SeatCounts:
 
 def schedule(
     format: str,
-    entrants: Sequence[str],
+    entrants: Sequence[Entrant],
     *,
     rules: Rules,
     players: int,
     teams: bool = False,
     games_per_match: int,
     seed: int,
-    pool: Sequence[str] = (),
+    pool: Sequence[Entrant] = (),
     duplicate: bool = False,
     max_matches: int = DEFAULT_MAX_MATCHES,
 ) -> list[Match]:
@@ -249,7 +228,7 @@ def schedule(
 
     Args:
         format: ``round-robin``, ``gauntlet`` or ``duplicate`` (a duplicate round robin).
-        entrants: the entrants (``SPEC`` or ``LABEL=SPEC``); a gauntlet's candidates.
+        entrants: the entrants; a gauntlet's candidates.
         rules: the rule set, for the player count and team play.
         players: seats per game (``teams``: 4, as two self-partnered teams).
         teams: team play: each table is two entrants, each partnering a copy of
@@ -263,7 +242,7 @@ def schedule(
 
     Raises:
         RulesError: ``players`` or ``teams`` not allowed by ``rules``.
-        ValueError: unknown format, too few or duplicate entrants, a pool given
+        ValueError: unknown format, too few entrants or two with one label, a pool given
             to a round robin (or none to a gauntlet), or counts below 1.
     """
     rules.check_players(players, teams)
@@ -289,22 +268,21 @@ def schedule(
     )
 
 
-def _check_names(entrants: Sequence[str]) -> None:
-    seen: dict[str, str] = {}
+def _check_names(entrants: Sequence[Entrant]) -> None:
+    seen: dict[str, Entrant] = {}
     for entrant in entrants:
-        if not entrant or not entrant_spec(entrant):
-            raise ValueError("an entrant cannot be empty")
-        name = entrant_name(entrant)
+        name = entrant.label
         if name in seen:
+            like = "LABEL=..." if entrant.version is not None else f"{name}2={entrant.seat()}"
             raise ValueError(
-                f"duplicate entrant name {name!r} ({seen[name]!r} and {entrant!r}); "
-                f"give copies names of their own, like {name}2={entrant_spec(entrant)}"
+                f"duplicate entrant name {name!r} ({seen[name]} and {entrant}); "
+                f"give copies names of their own, like {like}"
             )
         seen[name] = entrant
 
 
 def _round_robin_tables(
-    entrants: Sequence[str], size: int, max_matches: int, seed: int
+    entrants: Sequence[Entrant], size: int, max_matches: int, seed: int
 ) -> list[tuple[int, ...]]:
     if len(entrants) < size:
         raise ValueError(
@@ -317,7 +295,7 @@ def _round_robin_tables(
 
 
 def _gauntlet_tables(
-    candidates: Sequence[str], pool: Sequence[str], size: int, max_matches: int, seed: int
+    candidates: Sequence[Entrant], pool: Sequence[Entrant], size: int, max_matches: int, seed: int
 ) -> list[tuple[int, ...]]:
     """Tables of one candidate and ``size - 1`` pool members (indices: candidates, then pool)."""
     if not candidates:
@@ -343,7 +321,7 @@ def _gauntlet_tables(
 
 def _matches(
     format: str,
-    entrants: Sequence[str],
+    entrants: Sequence[Entrant],
     tables: Sequence[tuple[int, ...]],
     teams: bool,
     games: int,
@@ -390,6 +368,6 @@ def _rotations(order: tuple[int, ...]) -> list[tuple[int, ...]]:
     return [order[r:] + order[:r] for r in range(len(order))]
 
 
-def _seats(entrants: Sequence[str], order: tuple[int, ...], teams: bool) -> tuple[str, ...]:
+def _seats(entrants: Sequence[Entrant], order: tuple[int, ...], teams: bool) -> tuple[Entrant, ...]:
     seats = tuple(entrants[i] for i in order)
     return seats + seats if teams else seats

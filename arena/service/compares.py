@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import LUCK_TERMS, GroupMargin, draw_luck, game_margin, game_score
 from arena.compete.names import fit_name, parse_reference
@@ -40,11 +41,11 @@ from arena.compete.sprt import (
     statistic_of,
 )
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name, schedule
+from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
-from arena.errors import ArenaError, NotFound
+from arena.errors import ArenaError, NotFound, ParseError
 from arena.service.dispatch import dispatch_matches
-from arena.service.matches import MatchSettings, create_stored_tournament
+from arena.service.matches import MatchSettings, create_stored_tournament, resolve_entrants
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
 from arena.service.views import bot_view
@@ -63,6 +64,7 @@ __all__ = [
     "CompareTest",
     "CompareView",
     "batch_seed",
+    "compare_entrants",
     "compare_schedule",
     "compare_state",
     "compare_view",
@@ -135,26 +137,43 @@ def group_size(players: int, teams: bool = False) -> int:
     return 2 if teams else players
 
 
+def compare_entrants(new: Entrant, old: Entrant, size: int) -> list[Entrant]:
+    """A compare's entrants for deal groups of ``size`` games: NEW labelled ``new``, and
+    ``size - 1`` copies of OLD labelled ``old1``, ``old2``..."""
+    return [
+        dataclasses.replace(new, label="new"),
+        *(dataclasses.replace(old, label=f"old{i}") for i in range(1, size)),
+    ]
+
+
 def compare_schedule(
-    rules: Rules, players: int, *, max_games: int, batch: int, seed: int, teams: bool = False
+    rules: Rules,
+    players: int,
+    *,
+    new: Entrant,
+    old: Entrant,
+    max_games: int,
+    batch: int,
+    seed: int,
+    teams: bool = False,
 ) -> list[ScheduledMatch]:
-    """Every match of a compare: ``batch`` deal groups a batch (the last has what is left of
-    ``max_games // group_size`` groups), keyed ``bNNNNN-...`` by batch, each batch its own
-    deal group; NEW is the label ``new``, OLD's copies ``old1``, ``old2``... (in team play
-    the entrants are ``new`` and ``old1``, each partnering a copy of itself).
+    """Every match of a compare of ``new`` against ``old``: ``batch`` deal groups a batch
+    (the last has what is left of ``max_games // group_size`` groups), keyed ``bNNNNN-...``
+    by batch, each batch its own deal group; the entrants are :func:`compare_entrants`'s
+    (in team play ``new`` and ``old1``, each partnering a copy of itself).
 
     Raises:
         RulesError: ``players`` or ``teams`` not allowed by ``rules``.
     """
     size = group_size(players, teams)
-    labels = ["new", *(f"old{i}" for i in range(1, size))]
+    entrants = compare_entrants(new, old, size)
     deals = max_games // size
     matches: list[ScheduledMatch] = []
     for number in range(-(-deals // batch)):
         tag = f"b{number:05d}"
         for match in schedule(
             "duplicate",
-            labels,
+            entrants,
             rules=rules,
             players=players,
             teams=teams,
@@ -199,12 +218,25 @@ def create_compare(
     stored = CompareTest(
         new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch, statistic_of(test)
     )
+    try:
+        wanted = [
+            dataclasses.replace(parse_reference(spec), label=label)
+            for label, spec in (("new", new), ("old", old))
+        ]
+    except ParseError as exc:
+        raise ValueError(str(exc)) from None
+    new_entrant, old_entrant = resolve_entrants(store, wanted)
+    if new_entrant.version == old_entrant.version:  # its games would cost and test nothing
+        raise ValueError(
+            f"NEW {new} and OLD {old} are the same version: compare it with another version "
+            "or another bot"
+        )
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,
         rules=rules,
         format=COMPARE_FORMAT,
-        entrants=[f"new={new}", *(f"old{i}={old}" for i in range(1, size))],
+        entrants=compare_entrants(new_entrant, old_entrant, size),
         players=players,
         teams=teams,
         games_per_match=batch,
@@ -212,7 +244,14 @@ def create_compare(
         settings=settings,
         extra_settings={"sprt": dataclasses.asdict(stored)},
         matches=compare_schedule(
-            rules, players, max_games=max_games, batch=batch, seed=seed, teams=teams
+            rules,
+            players,
+            new=new_entrant,
+            old=old_entrant,
+            max_games=max_games,
+            batch=batch,
+            seed=seed,
+            teams=teams,
         ),
         owner_id=owner_id,
     )
@@ -284,7 +323,7 @@ def deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[Gr
     for result in results:
         if result.match.deal_group is None or result.void is not None:
             continue
-        seat = [entrant_name(spec) for spec in result.match.seats].index("new")
+        seat = [entrant.label for entrant in result.match.seats].index("new")
         for game in result.games:
             key = (result.match.deal_group, game.index)
             groups.setdefault(key, []).append(new_game(game, seat, result.match.teams))
@@ -500,13 +539,16 @@ def _checked_rules(wanted: CompareRequest) -> Rules:
 
 
 def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
-    """Both bots are stored as ``OWNER/NAME[@VERSION]``, and NEW is one ``actor`` may test.
+    """Both bots are stored as ``OWNER/NAME[@VERSION]``, NEW is one ``actor`` may test, and
+    NEW and OLD are two versions (a version against itself tests nothing: its games cost
+    the workers and its verdict is noise).
 
     Raises:
-        ArenaError: a reference without its owner.
-        NotFound: a bot is not stored.
+        ArenaError: a reference without its owner; NEW and OLD the same version.
+        NotFound: a bot, or the version asked for, is not stored.
         PermissionDenied: NEW is not ``actor``'s bot (nor ``actor`` an admin).
     """
+    chosen: list[tuple[str, str, int]] = []
     for which, spec in (("NEW", wanted.new), ("OLD", wanted.old)):
         reference = parse_reference(spec)
         if reference.owner is None:
@@ -517,18 +559,29 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
         if which == "NEW":
             message = f"only the owner of {spec} may test it against others"
             require(actor, "start-compare", Target(view.owner_id), message=message)
+        numbers = {v.version for v in view.versions}
+        version = max(numbers) if reference.version is None else reference.version
+        if version not in numbers:
+            raise NotFound(f"no version {version} of {view.owner}/{view.name}")
+        chosen.append((view.owner, view.name, version))
+    if chosen[0] == chosen[1]:
+        owner, name, version = chosen[0]
+        raise ArenaError(
+            f"NEW and OLD are the same version ({owner}/{name}@{version}): "
+            "compare it with another version or another bot"
+        )
 
 
 def start_compare(
     store: Store, celery: Celery, actor: Actor, wanted: CompareRequest
 ) -> StartedCompare:
     """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
-    the actor's own bot (any bot, for an admin).
+    the actor's own bot (any bot, for an admin), and OLD another version than NEW's.
 
     Raises:
         PermissionDenied: NEW is someone else's bot (or no one is logged in).
-        NotFound: a bot is not stored.
-        ArenaError, ValueError: a bad parameter (the message says which).
+        NotFound: a bot or a version is not stored.
+        ArenaError, ValueError: a bad parameter, or NEW = OLD (the message says which).
     """
     rules = _checked_rules(wanted)
     _check_bots(store, actor, wanted)

@@ -26,15 +26,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchStopped, play_one
-from arena.compete.names import parse_reference
+from arena.compete.names import Reference, parse_reference
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.sandbox import Limits, SandboxUnavailable
-from arena.service.results import result_json
+from arena.service.results import result_json, stored_entrants
 from arena.store.db import Store, as_utc
 from arena.store.matches import (
     bot_sources,
@@ -44,7 +45,7 @@ from arena.store.matches import (
     record_worker_alive,
     record_worker_stopped,
     tournament_named,
-    version_candidates,
+    versions_named,
     worker_rows,
 )
 from arena.store.models import Tournament
@@ -186,44 +187,73 @@ def worker_id() -> str:
 # --- creating tournaments -----------------------------------------------------------------
 
 
-def resolve_entrants(store: Store, specs: Sequence[str]) -> dict[str, int]:
-    """Map each entrant spec to (its label, a stored bot version id); return label -> id.
+def resolve_entrants(store: Store, specs: Sequence[str | Reference]) -> list[Entrant]:
+    """The stored entrants that references name, in their order, each under its label; the
+    bot versions of all of them are looked up in one query.
 
-    A spec is ``[LABEL=][OWNER/]NAME[@VERSION]``: the bot called NAME (of OWNER, needed
-    only when several owners have a bot of that name), its VERSION or else its latest one.
-    The label defaults to NAME, or ``NAME-vN`` when a version is given.
+    A reference is ``[LABEL=][OWNER/]NAME[@VERSION]`` (as a person types it, or already
+    parsed: :func:`arena.compete.names.parse_reference`): the bot called NAME (of OWNER,
+    needed only when several owners have a bot of that name), its VERSION or else its
+    latest one. The label defaults to NAME, or ``NAME-vN`` when a version is given.
 
     Raises:
         LookupError: a bot or version is not stored, or NAME is ambiguous (the message
             says which owners have it).
         ValueError: a malformed spec, or two entrants with the same label.
     """
-    entrants: dict[str, int] = {}
+    references: list[tuple[str, Reference]] = []
     for spec in specs:
         try:
-            ref = parse_reference(spec)
+            ref = spec if isinstance(spec, Reference) else parse_reference(spec)
         except ParseError as exc:
             raise ValueError(str(exc)) from None
-        owner, name, version = ref.owner, ref.name, ref.version
-        rows = version_candidates(store, name, owner=owner, version=version)
-        owners = sorted({row[0] for row in rows})
-        if not rows:
-            what = f"version {version} of " if version is not None else ""
-            raise LookupError(
-                f"{spec!r}: no {what}bot {name!r}"
-                + (f" of {owner!r}" if owner is not None else "")
-                + " is stored (add it with: arena bots add FILE --name NAME --owner OWNER)"
-            )
-        if len(owners) > 1:
-            raise LookupError(
-                f"{spec!r}: several owners have a bot called {name!r} "
-                f"({', '.join(owners)}): write OWNER/{name}"
-            )
-        label = ref.label
-        if label in entrants:
-            raise ValueError(f"two entrants are labelled {label!r}: give one LABEL=...")
-        entrants[label] = rows[0][1]
+        references.append((spec if isinstance(spec, str) else _reference_text(ref), ref))
+    rows = versions_named(store, {ref.name for _, ref in references})
+    entrants: list[Entrant] = []
+    labels: set[str] = set()
+    for text, ref in references:
+        version_id = _version_of(text, ref, rows)
+        if ref.label in labels:
+            raise ValueError(f"two entrants are labelled {ref.label!r}: give one LABEL=...")
+        labels.add(ref.label)
+        entrants.append(Entrant.stored(ref.label, version_id))
     return entrants
+
+
+def _reference_text(ref: Reference) -> str:
+    """A parsed reference as a person would write it, for messages."""
+    owner = "" if ref.owner is None else f"{ref.owner}/"
+    version = "" if ref.version is None else f"@{ref.version}"
+    return f"{ref.label}={owner}{ref.name}{version}"
+
+
+def _version_of(text: str, ref: Reference, rows: Sequence[tuple[str, str, int, int]]) -> int:
+    """The id of the stored version ``ref`` names, among ``rows`` (``versions_named``'s,
+    the highest version first).
+
+    Raises:
+        LookupError: none, or several owners' bots (the message says which).
+    """
+    owner, name, version = ref.owner, ref.name, ref.version
+    found = [
+        (who, version_id)
+        for who, bot, number, version_id in rows
+        if bot == name and owner in (None, who) and version in (None, number)
+    ]
+    if not found:
+        what = f"version {version} of " if version is not None else ""
+        raise LookupError(
+            f"{text!r}: no {what}bot {name!r}"
+            + (f" of {owner!r}" if owner is not None else "")
+            + " is stored (add it with: arena bots add FILE --name NAME --owner OWNER)"
+        )
+    owners = sorted({who for who, _ in found})
+    if len(owners) > 1:
+        raise LookupError(
+            f"{text!r}: several owners have a bot called {name!r} "
+            f"({', '.join(owners)}): write OWNER/{name}"
+        )
+    return found[0][1]
 
 
 def create_stored_tournament(
@@ -232,8 +262,8 @@ def create_stored_tournament(
     name: str,
     rules: Rules,
     format: str,
-    entrants: Sequence[str],
-    pool: Sequence[str] = (),
+    entrants: Sequence[Entrant | Reference | str],
+    pool: Sequence[Entrant | Reference | str] = (),
     players: int = 2,
     teams: bool = False,
     games_per_match: int = 10,
@@ -244,33 +274,32 @@ def create_stored_tournament(
     owner_id: int | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
     """Schedule a tournament between stored bots and store it with its pending matches;
-    return its id and its schedule. ``entrants`` and ``pool`` are specs as
-    :func:`resolve_entrants` takes them; the rest is :func:`arena.compete.tournaments.schedule`'s,
-    unless ``matches`` gives the schedule (its seats are the entrants' labels).
-    ``extra_settings`` are stored with ``settings`` (a compare's test, for one).
+    return its id and its schedule. ``entrants`` and ``pool`` are stored entrants
+    (:meth:`Entrant.stored`), or references (as a person typed them, or parsed), which are
+    resolved here (:func:`resolve_entrants`: in one query for all of them); the rest is
+    :func:`arena.compete.tournaments.schedule`'s, unless ``matches`` gives the schedule
+    (its seats are among the entrants). ``extra_settings`` are stored with ``settings``
+    (a compare's test, for one).
 
     Raises:
         LookupError: an entrant is not stored.
-        ValueError: as :func:`resolve_entrants` and ``schedule``; a tournament called
-            ``name`` exists already.
+        ValueError: as :func:`resolve_entrants` and ``schedule``; an entrant is not a
+            stored version; a tournament called ``name`` exists already.
         RulesError: ``players`` or ``teams`` not allowed by ``rules``.
     """
     if not name.strip():
         raise ValueError("a tournament needs a name")
-    labels = resolve_entrants(store, [*entrants, *pool])
-    names = list(labels)
+    everyone = _stored([*entrants, *pool], store)
     if matches is None:
-        # LABEL=LABEL: a bare entrant would be taken for a file and named by its stem.
-        seats = [f"{label}={label}" for label in names]
         matches = schedule(
             format,
-            seats[: len(entrants)],
+            everyone[: len(entrants)],
             rules=rules,
             players=4 if teams else players,
             teams=teams,
             games_per_match=games_per_match,
             seed=seed,
-            pool=seats[len(entrants) :],
+            pool=everyone[len(entrants) :],
         )
     tournament_id = create_tournament(
         store,
@@ -281,12 +310,32 @@ def create_stored_tournament(
         teams=teams,
         games_per_match=games_per_match,
         seed=seed,
-        entrants=labels,
+        entrants=everyone,
         matches=matches,
         settings={**asdict(settings or MatchSettings()), **(extra_settings or {})},
         owner_id=owner_id,
     )
     return tournament_id, list(matches)
+
+
+def _stored(given: Sequence[Entrant | Reference | str], store: Store) -> list[Entrant]:
+    """``given`` as stored entrants, references resolved in one query (in order).
+
+    Raises:
+        LookupError, ValueError: as :func:`resolve_entrants`; an entrant is no stored
+            version, or two share a label.
+    """
+    references = [item for item in given if not isinstance(item, Entrant)]
+    resolved = iter(resolve_entrants(store, references) if references else ())
+    entrants = [item if isinstance(item, Entrant) else next(resolved) for item in given]
+    for entrant in entrants:
+        if entrant.version is None:
+            raise ValueError(f"a stored tournament's entrants are stored bots, not {entrant}")
+    labels = [entrant.label for entrant in entrants]
+    if len(set(labels)) != len(labels):
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        raise ValueError(f"two entrants are labelled {twice[0]!r}: give one LABEL=...")
+    return entrants
 
 
 # --- playing a match ---------------------------------------------------------------------
@@ -486,10 +535,7 @@ def _play(
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
         id=claimed.key,
-        seats=tuple(
-            f"{label}={files[version]}"
-            for label, version in zip(claimed.labels, claimed.seats, strict=True)
-        ),
+        seats=stored_entrants(claimed.labels, claimed.seats),
         games=claimed.games,
         seed=claimed.seed,
         deal_group=None if claimed.deal_group is None else str(claimed.deal_group),
@@ -504,6 +550,7 @@ def _play(
         limits=Limits(memory_mb=settings.memory_mb),
         first_slot=first_slot,
         stop=stop,
+        files=files,
     )
     if played.void is not None:
         raise InfrastructureError(played.void)

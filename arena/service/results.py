@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import kept_lucks
 from arena.compete.ratings import Rating, ResultMatrix
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name
 from arena.store import ratings as stored
 from arena.store.db import Store, as_utc
 from arena.store.models import Match, RuleSet, Tournament
@@ -48,13 +48,13 @@ __all__ = [
     "StoredRating",
     "find_rule_set",
     "find_tournament",
-    "label_entrant",
     "load_results",
     "outcome",
     "rating_history_of",
     "rating_table",
     "refit_ratings",
     "result_json",
+    "stored_entrants",
     "tournament_records",
     "version_names",
 ]
@@ -143,9 +143,8 @@ def load_results(
 ) -> list[MatchResult]:
     """The tournament's done and void matches as :class:`MatchResult` values, by match id.
 
-    Each match's seats are its entrants' labels (``matches.labels``, as
-    :func:`label_entrant` writes them), so :class:`arena.compete.localrun.Standings` counts per
-    entrant. Deal groups
+    Each match's seats are its stored entrants (:func:`stored_entrants`), so
+    :class:`arena.compete.localrun.Standings` counts per entrant label. Deal groups
     are the stored group numbers as text. ``seconds`` comes from the result; ``worker`` is 0
     (the stored worker is a ``host:pid`` string). A void match has no games and its reason.
     Each game's ``record`` is ``{}`` unless ``records`` (one more query, over
@@ -169,20 +168,27 @@ def tournament_records(store: Store, tournament_id: int) -> Iterator[dict[str, A
     return stored.tournament_records(store, tournament_id)
 
 
-def label_entrant(label: str) -> str:
-    """The entrant string for a stored label: one whose :func:`entrant_name` is the label
-    (``LABEL=LABEL`` when the bare label would not do, e.g. ``my.bot``, whose name would be
-    its "stem" ``my``). :func:`load_results` seats these; give them to ``Standings`` too."""
-    return label if entrant_name(label) == label else f"{label}={label}"
+def stored_entrants(labels: Sequence[str] | None, versions: Sequence[int]) -> tuple[Entrant, ...]:
+    """A stored match's seats as entrants (:meth:`Entrant.stored`): each seat's label and bot
+    version id (a match row's ``labels`` and ``seats``). A match stored before matches had
+    labels (``labels`` NULL) seats its version ids as labels, as the pages show it.
+
+    Raises:
+        ValueError: as many labels as seats are not given.
+    """
+    names = [str(version) for version in versions] if labels is None else labels
+    return tuple(
+        Entrant.stored(str(label), int(version))
+        for label, version in zip(names, versions, strict=True)
+    )
 
 
 def _match_result(
     row: Match, teams: bool, records: Mapping[tuple[int, int], dict[str, Any]]
 ) -> MatchResult:
-    labels = row.labels if row.labels is not None else [str(seat) for seat in row.seats]
     scheduled = ScheduledMatch(
         id=row.key,
-        seats=tuple(label_entrant(str(label)) for label in labels),
+        seats=stored_entrants(row.labels, row.seats),
         games=row.games,
         seed=row.seed,
         deal_group=None if row.deal_group is None else str(row.deal_group),

@@ -10,15 +10,17 @@ started (its creator, or an admin).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from arena.compete.names import Reference, parse_reference
 from arena.compete.tournaments import FORMATS
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS, Rules
-from arena.errors import ArenaError, NotFound
+from arena.errors import ArenaError, NotFound, ParseError
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
@@ -53,22 +55,22 @@ class NewTournament:
     """A tournament between stored bots, as asked for.
 
     Attributes:
-        entrants: specs as :func:`arena.service.matches.resolve_entrants` takes them
-            (``[LABEL=][OWNER/]NAME[@VERSION]``; :func:`entrant_specs` makes them from
-            ``owner/name`` choices).
+        entrants: references as :func:`arena.service.matches.resolve_entrants` takes them
+            (``[LABEL=][OWNER/]NAME[@VERSION]`` as typed, or parsed; :func:`entrant_specs`
+            makes them from ``owner/name`` choices).
         pool: a gauntlet's opponents (the command line's).
     """
 
     name: str
     rules: Rules
     format: str
-    entrants: tuple[str, ...]
+    entrants: tuple[str | Reference, ...]
     seed: int
     players: int = 2
     teams: bool = False
     games_per_match: int = 20
     settings: MatchSettings = field(default_factory=MatchSettings)
-    pool: tuple[str, ...] = ()
+    pool: tuple[str | Reference, ...] = ()
 
 
 def preset(name: str) -> Rules:
@@ -83,15 +85,24 @@ def preset(name: str) -> Rules:
     return rules
 
 
-def entrant_specs(chosen: Sequence[str]) -> tuple[str, ...]:
-    """``owner/name`` choices as entrant specs: labelled by the bot's name, or by
-    ``owner.name`` where two owners' bots share a name."""
-    names = [choice.partition("/")[2] for choice in chosen]
-    specs = []
-    for choice, name in zip(chosen, names, strict=True):
-        owner = choice.partition("/")[0]
-        specs.append(choice if names.count(name) == 1 else f"{owner}.{name}={choice}")
-    return tuple(specs)
+def entrant_specs(chosen: Sequence[str]) -> tuple[str | Reference, ...]:
+    """``owner/name`` choices as references to their bots' latest versions: labelled by the
+    bot's name, or by ``owner.name`` where two owners' bots share a name. A choice that
+    does not parse is kept as it is: :func:`create_tournament` refuses it (after checking
+    the actor's permission)."""
+    parsed: list[str | Reference] = []
+    for choice in chosen:
+        try:
+            parsed.append(parse_reference(choice))
+        except ParseError:
+            parsed.append(choice)
+    names = [ref.name for ref in parsed if isinstance(ref, Reference)]
+    return tuple(
+        dataclasses.replace(ref, label=f"{ref.owner}.{ref.name}")
+        if isinstance(ref, Reference) and ref.owner is not None and names.count(ref.name) > 1
+        else ref
+        for ref in parsed
+    )
 
 
 def _check_bounds(new: NewTournament) -> None:
@@ -106,13 +117,13 @@ def _check_bounds(new: NewTournament) -> None:
     if len(new.entrants) < 2:
         raise ArenaError("choose at least two bots")
     move_ms = round(new.settings.move_seconds * 1000)
-    for what, value, low, high in (
-        ("games", new.games_per_match, 1, MAX_GAMES),
-        ("players", new.players, 2, max(new.rules.players)),
-        ("move_seconds", move_ms, 10, 10_000),
+    for what, value, low, high, unit in (
+        ("games", new.games_per_match, 1, MAX_GAMES, ""),
+        ("players", new.players, 2, max(new.rules.players), ""),
+        ("the time a move", move_ms, 10, 10_000, " ms"),
     ):
         if not low <= value <= high:
-            raise ArenaError(f"{what.replace('_', ' ')} must be {low} to {high}, not {value}")
+            raise ArenaError(f"{what} must be {low} to {high}{unit}, not {value}{unit}")
 
 
 def create_tournament(

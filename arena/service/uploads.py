@@ -20,9 +20,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
+from arena.compete.entrants import Entrant
 from arena.compete.names import check_name, fit_name
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
+from arena.match.newbot import declared_name
 from arena.match.referee import TimeControl
 from arena.service.accounts import Account
 from arena.service.matches import Config, keep_alive
@@ -110,6 +112,14 @@ def screen_source(filename: str, data: bytes) -> str:
         raise UploadError(f"{filename} has a syntax error{where}: {exc.msg}.") from None
     except ValueError as exc:
         raise UploadError(f"{filename} cannot be compiled: {exc}.") from None
+    except (RecursionError, MemoryError):
+        # CPython's compiler gives up on deep nesting (60,000 terms of one sum: a
+        # RecursionError; 200,000 unary minus signs: a MemoryError from the parser's stack),
+        # well within the size limit: the source is refused, the server is fine.
+        raise UploadError(
+            f"{filename} is too deeply nested or too long an expression to compile: "
+            "split it into smaller statements."
+        ) from None
     return text
 
 
@@ -156,8 +166,8 @@ def receive_upload(
 ) -> UploadView:
     """Take a bot file ``actor`` uploads (the page, the API): screen ``data`` (read up to
     one byte past :data:`MAX_SOURCE_BYTES`), store it as the actor's bot ``name`` (default:
-    the file's stem) and send its check to the workers if it needs one (if the broker is
-    down, the sweep sends it); return the upload.
+    the ``NAME`` the file declares, else the file's stem) and send its check to the workers
+    if it needs one (if the broker is down, the sweep sends it); return the upload.
 
     Raises:
         PermissionDenied: ``actor`` may not upload (anonymous).
@@ -172,7 +182,7 @@ def receive_upload(
         )
     filename = PurePath(filename.replace("\\", "/")).name
     source = screen_source(filename, data)
-    bot = name.strip() or PurePath(filename).stem
+    bot = name.strip() or declared_name(source) or PurePath(filename).stem
     upload_id = create_upload(store, actor.id, bot, filename, source)
     view = upload_view(store, upload_id)
     assert view is not None
@@ -338,8 +348,8 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     ]
     if not ranked:
         return None
-    candidate = f"{_label(owner, bot)}={owner}/{bot}@{version}"
-    pool = [f"{_label(o, b)}={o}/{b}@{v}" for o, b, v, _ in ranked]
+    candidate = Entrant.stored(_label(owner, bot), accepted.version_id)
+    pool = [Entrant.stored(_label(o, b), version_id) for o, b, _, version_id in ranked]
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,

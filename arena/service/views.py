@@ -21,9 +21,8 @@ from typing import Any
 
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
-from arena.compete.tournaments import entrant_name
 from arena.service.matches import Config, list_workers
-from arena.service.results import label_entrant, load_results, rating_table
+from arena.service.results import load_results, rating_table
 from arena.store import boards
 from arena.store import bots as stored_bots
 from arena.store.bots import BotRow
@@ -132,7 +131,7 @@ class Leaderboard:
 
 
 def rule_set_names(store: Store) -> list[str]:
-    """The names of the rule sets with stored ratings or tournaments, alphabetically."""
+    """The names of the rule sets with stored ratings or a played match, alphabetically."""
     return boards.rule_set_names(store)
 
 
@@ -200,16 +199,22 @@ class TournamentRow:
     rules: str
     players: int
     matches: int
-    finished: int
+    played: int
+    void: int
     created: datetime
+
+    @property
+    def finished(self) -> int:
+        """Matches finished: played, or void (never to be played)."""
+        return self.played + self.void
 
 
 def tournament_list(store: Store) -> list[TournamentRow]:
-    """Every stored tournament, newest first, with its matches finished (done or void)."""
+    """Every stored tournament, newest first, with its matches played and void."""
     rows = boards.tournament_totals(store)
     return [
-        TournamentRow(name, status, fmt, rules, players, matches, done, as_utc(created))
-        for name, status, fmt, rules, players, matches, done, created in rows
+        TournamentRow(name, status, fmt, rules, players, matches, done, void, as_utc(created))
+        for name, status, fmt, rules, players, matches, done, void, created in rows
     ]
 
 
@@ -305,7 +310,7 @@ class _Counted:
     def __init__(self, labels: Sequence[str]) -> None:
         self.lock = threading.Lock()
         self.ids: set[int] = set()
-        self.standings = Standings(label_entrant(label) for label in labels)
+        self.standings = Standings(labels)
         self.matrix = ResultMatrix()
         self.faults: Counter[tuple[str, str]] = Counter()
         self.shown: _Standings | None = None
@@ -318,7 +323,7 @@ class _Counted:
             self.matrix.extend(games)
         for result in results:
             self.standings.add(result)
-            seats = [entrant_name(seat) for seat in result.match.seats]
+            seats = [seat.label for seat in result.match.seats]
             for game in result.games:
                 seat = (game.verdict or {}).get("seat")
                 if isinstance(seat, int) and 0 <= seat < len(seats):
@@ -363,7 +368,7 @@ class _Counted:
                 ]
                 for a in order
             ]
-            crosstable = ([entrant_name(e) for e in order], cells)
+            crosstable = (order, cells)
         void = sorted(standings.void)
         faults = [(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
         self.shown = (rows, crosstable, void, faults)

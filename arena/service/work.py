@@ -28,6 +28,7 @@ from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store
 from arena.store.lanes import match_lanes
+from arena.store.queue import finish_stalled_tournaments
 
 __all__ = [
     "UPLOAD_RESEND_SECONDS",
@@ -134,6 +135,9 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
         )
         send_branches(celery, branches)
         mark_branches_sent(store, branches)
+    for rule_set in finish_stalled_tournaments(store):  # none left to play: done
+        logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
+        celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
     totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))
     if any(dataclasses.astuple(totals)):
         logger.warning(

@@ -30,10 +30,15 @@ __all__ = [
 
 
 def rule_set_names(store: Store) -> list[str]:
-    """The names of the rule sets with stored ratings or tournaments, alphabetically."""
+    """The names of the rule sets with stored ratings or a played match, alphabetically (a
+    tournament cancelled before any game, or not yet begun, makes no leaderboard tab)."""
     with store.read() as session:
         rated = select(RatingRow.rule_set_id)
-        played = select(Tournament.rule_set_id)
+        played = (
+            select(Tournament.rule_set_id)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Match.status == "done")
+        )
         names = session.scalars(
             select(RuleSet.name)
             .where(RuleSet.id.in_(rated.union(played).scalar_subquery()))
@@ -53,18 +58,17 @@ def newest_rule_set_id(store: Store, rules: str) -> int | None:
 
 def tournament_totals(
     store: Store,
-) -> list[tuple[str, str, str, str, int, int, int, datetime]]:
+) -> list[tuple[str, str, str, str, int, int, int, int, datetime]]:
     """Every stored tournament, newest first, as (name, status, format, rules, players,
-    matches, matches finished (done or void), created)."""
+    matches, matches played (done), matches void, created)."""
     with store.read() as session:
-        finished = (
-            select(Match.tournament_id, func.count().label("finished"))
-            .where(Match.status.in_(FINISHED))
-            .group_by(Match.tournament_id)
-            .subquery()
-        )
-        total = (
-            select(Match.tournament_id, func.count().label("matches"))
+        counts = (
+            select(
+                Match.tournament_id,
+                func.count().label("matches"),
+                func.count().filter(Match.status == "done").label("done"),
+                func.count().filter(Match.status == "void").label("void"),
+            )
             .group_by(Match.tournament_id)
             .subquery()
         )
@@ -75,18 +79,18 @@ def tournament_totals(
                 Tournament.format,
                 RuleSet.name,
                 Tournament.players,
-                func.coalesce(total.c.matches, 0),
-                func.coalesce(finished.c.finished, 0),
+                func.coalesce(counts.c.matches, 0),
+                func.coalesce(counts.c.done, 0),
+                func.coalesce(counts.c.void, 0),
                 Tournament.created,
             )
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .outerjoin(total, total.c.tournament_id == Tournament.id)
-            .outerjoin(finished, finished.c.tournament_id == Tournament.id)
+            .outerjoin(counts, counts.c.tournament_id == Tournament.id)
             .order_by(Tournament.id.desc())
         ).all()
     return [
-        (name, status, fmt, rules, players, matches, done, created)
-        for name, status, fmt, rules, players, matches, done, created in rows
+        (name, status, fmt, rules, players, matches, done, void, created)
+        for name, status, fmt, rules, players, matches, done, void, created in rows
     ]
 
 

@@ -25,29 +25,26 @@ __all__ = [
     "record_worker_stopped",
     "tournament_id_named",
     "tournament_named",
-    "version_candidates",
+    "versions_named",
     "worker_rows",
 ]
 
 
-def version_candidates(
-    store: Store, name: str, *, owner: str | None = None, version: int | None = None
-) -> list[tuple[str, int]]:
-    """The stored versions of bots called ``name`` (of ``owner``; only ``version``, if
-    given) as (owner's name, bot version id), the highest version first."""
+def versions_named(store: Store, names: Collection[str]) -> list[tuple[str, str, int, int]]:
+    """Every stored version of the bots called one of ``names``, in one query, as (owner's
+    name, bot name, version number, bot version id), the highest version first."""
+    if not names:
+        return []
     query = (
-        select(User.name, BotVersion.id)
+        select(User.name, Bot.name, BotVersion.version, BotVersion.id)
         .join(Bot, Bot.owner_id == User.id)
         .join(BotVersion, BotVersion.bot_id == Bot.id)
-        .where(Bot.name == name)
+        .where(Bot.name.in_(set(names)))
+        .order_by(BotVersion.version.desc(), BotVersion.id.desc())
     )
-    if owner is not None:
-        query = query.where(User.name == owner)
-    if version is not None:
-        query = query.where(BotVersion.version == version)
     with store.read() as session:
-        rows = session.execute(query.order_by(BotVersion.version.desc())).all()
-    return [(str(who), int(version_id)) for who, version_id in rows]
+        rows = session.execute(query).all()
+    return [(str(o), str(b), int(v), int(i)) for o, b, v, i in rows]
 
 
 def bot_sources(store: Store, version_ids: Collection[int]) -> list[tuple[int, str, str]]:

@@ -29,9 +29,9 @@ from sqlalchemy import and_, false, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from arena.compete.entrants import Entrant as Entry  # (Entrant here is the model)
 from arena.compete.names import check_name
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
 from arena.store.lanes import in_lane
@@ -118,7 +118,7 @@ def create_tournament(
     teams: bool,
     games_per_match: int,
     seed: int,
-    entrants: Mapping[str, int],
+    entrants: Sequence[Entry],
     matches: Sequence[ScheduledMatch],
     settings: Mapping[str, Any] | None = None,
     owner_id: int | None = None,
@@ -127,32 +127,32 @@ def create_tournament(
     the tournament's id (``owner_id``: the account that created it, if any).
 
     ``settings`` (JSON) says how its matches are played (see :mod:`arena.service.matches`).
-    ``entrants`` maps each entrant's label to its bot version id. A scheduled match's seats
-    (entrant strings, ``SPEC`` or ``LABEL=SPEC``) are looked up as given, else by
-    :func:`arena.compete.tournaments.entrant_name`; the match row stores the bot version ids and
-    the entrants' labels. Deal
+    ``entrants`` are stored bot versions (:meth:`arena.compete.entrants.Entrant.stored`),
+    each under its own label; a scheduled match's seats are among them, and the match row
+    stores each seat's bot version id and label. Deal
     groups (table ids such as ``d0003``) are stored as numbers 0, 1, ... in order of first
     appearance (the column is an integer).
 
     Raises:
         ParseError: ``name`` is not a valid name (arena.compete.names).
-        ValueError: a tournament called ``name`` exists already, a seat names no entrant,
-            or two scheduled matches share an id.
+        ValueError: a tournament called ``name`` exists already, an entrant is not a stored
+            version, two share a label, a seat is not one of the entrants, or two scheduled
+            matches share an id.
     """
     name = check_name(name, "tournament name")
+    versions: dict[str, int] = {}
+    for entrant in entrants:
+        if entrant.version is None or entrant.label in versions:
+            raise ValueError(f"entrant {entrant}: not a stored version, or its label is taken")
+        versions[entrant.label] = entrant.version
     seats_of: list[list[int]] = []
     labels_of: list[list[str]] = []
     for match in matches:
-        row: list[int] = []
-        labels: list[str] = []
         for seat in match.seats:
-            label = seat if seat in entrants else entrant_name(seat)
-            if label not in entrants:
-                raise ValueError(f"match {match.id}: seat {seat!r} is not one of the entrants")
-            row.append(entrants[label])
-            labels.append(label)
-        seats_of.append(row)
-        labels_of.append(labels)
+            if versions.get(seat.label, -1) != seat.version:
+                raise ValueError(f"match {match.id}: seat {seat} is not one of the entrants")
+        seats_of.append([versions[seat.label] for seat in match.seats])
+        labels_of.append([seat.label for seat in match.seats])
     keys = [match.id for match in matches]
     if len(set(keys)) != len(keys):
         raise ValueError("two scheduled matches share an id")
@@ -184,7 +184,7 @@ def create_tournament(
         session.flush()
         session.add_all(
             Entrant(tournament_id=tournament.id, label=label, bot_version_id=version)
-            for label, version in entrants.items()
+            for label, version in versions.items()
         )
         session.add_all(
             Match(
@@ -621,6 +621,30 @@ def requeue_expired(store: Store, now: datetime | None = None) -> list[int]:
             for tournament_id in {t for _, t, status in rows if status == "cancelled"}:
                 _finish_tournament_if_done(session, tournament_id, now)
         return expired
+
+
+def finish_stalled_tournaments(store: Store, now: datetime | None = None) -> list[int]:
+    """Mark done every pending or running tournament none of whose matches is left to play
+    (what the last match's completion does; a tournament can be left so by a database
+    written before that was race-free); return their rule sets' ids (to refit)."""
+    now = _now(now)
+    unfinished = select(Match.id).where(
+        Match.tournament_id == Tournament.id, Match.status.not_in(FINISHED)
+    )
+    any_match = select(Match.id).where(Match.tournament_id == Tournament.id)
+    with store.write() as session:
+        stalled = list(
+            session.execute(
+                select(Tournament.id, Tournament.rule_set_id).where(
+                    Tournament.status.in_(("pending", "running")),
+                    any_match.exists(),
+                    ~unfinished.exists(),
+                )
+            )
+        )
+        for tournament_id, _ in stalled:
+            _finish_tournament_if_done(session, tournament_id, now)
+        return sorted({int(rule_set) for _, rule_set in stalled})
 
 
 def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:

@@ -189,13 +189,15 @@ class AcceptedVersion:
     bot: str
     bot_id: int
     version: int
+    #: The version's id (``bot_versions.id``).
+    version_id: int
 
 
 def accepted_version(store: Store, upload_id: int) -> AcceptedVersion | None:
     """The version the upload was stored as, or None (no such upload, or not accepted)."""
     with store.read() as session:
         row = session.execute(
-            select(User.name, Bot.name, Bot.id, BotVersion.version)
+            select(User.name, Bot.name, Bot.id, BotVersion.version, BotVersion.id)
             .join(Bot, Bot.id == BotVersion.bot_id)
             .join(User, User.id == Bot.owner_id)
             .join(Upload, Upload.bot_version_id == BotVersion.id)
@@ -203,8 +205,8 @@ def accepted_version(store: Store, upload_id: int) -> AcceptedVersion | None:
         ).first()
     if row is None:
         return None
-    owner, bot, bot_id, version = row
-    return AcceptedVersion(str(owner), str(bot), int(bot_id), int(version))
+    owner, bot, bot_id, version, version_id = row
+    return AcceptedVersion(str(owner), str(bot), int(bot_id), int(version), int(version_id))
 
 
 def ratings_under(store: Store, rules_version: str) -> dict[int, float]:

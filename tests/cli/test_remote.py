@@ -5,9 +5,14 @@ command run as a bot author's CI runs it, as a program with the token in its env
 
 from __future__ import annotations
 
+import http.client
+import http.server
 import os
+import socket
+import struct
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -118,3 +123,107 @@ def test_remote_push_mistakes_are_one_line(store: Store, server: str, tmp_path: 
         assert ran.returncode == status, (args, ran.returncode, ran.stderr)
         assert message in ran.stderr, (args, ran.stderr)
         assert "Traceback" not in ran.stderr
+
+
+# --- a server that drops connections ---------------------------------------------------------
+
+#: A connection idle this long when its next request comes is closed instead of answered.
+IDLE_SECONDS = 0.5
+
+
+class _Dropping(http.server.BaseHTTPRequestHandler):
+    """A proxy to the app that drops requests as a real server does when its keep-alive
+    time runs out just as a request arrives: it closes the connection without an answer
+    (every other time with a reset, RST) when a GET comes on a connection idle more than
+    :data:`IDLE_SECONDS`, and when a GET is the first request of every other new
+    connection. Everything else it forwards, kept alive. (GETs only: a POST is sent once,
+    by design, and a slow machine must not make the test drop one.)"""
+
+    protocol_version = "HTTP/1.1"
+    upstream: tuple[str, int]
+    connections: list[int]
+    drops: list[str]
+
+    def setup(self) -> None:
+        super().setup()
+        self.answered: float | None = None
+        self.number = len(self.connections)
+        self.connections.append(self.number)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+    def _forward(self) -> None:
+        idle = self.answered is not None and time.monotonic() - self.answered > IDLE_SECONDS
+        first = self.answered is None and self.number % 2 == 1
+        if self.command == "GET" and (idle or first):
+            self._drop()
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        skipped = {"connection", "keep-alive", "host", "transfer-encoding", "content-length"}
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in skipped}
+        upstream = http.client.HTTPConnection(*self.upstream, timeout=30)
+        upstream.request(self.command, self.path, body=body, headers=headers)
+        reply = upstream.getresponse()
+        data = reply.read()
+        upstream.close()
+        self.send_response(reply.status, reply.reason)
+        for key, value in reply.getheaders():
+            if key.lower() not in {*skipped, "date", "server"}:
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.answered = time.monotonic()
+
+    do_GET = do_POST = _forward  # noqa: N815 (http.server's names)
+
+    def _drop(self) -> None:
+        self.drops.append(f"{self.command} {self.path}")
+        if len(self.drops) % 2 == 0:  # a reset rather than a close
+            linger = struct.pack("ii", 1, 0)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.connection.close()
+        self.close_connection = True
+
+
+@pytest.fixture
+def dropping(server: str) -> Iterator[tuple[str, list[str]]]:
+    """The app behind :class:`_Dropping`: its URL, and the requests it dropped."""
+    host, port = server.removeprefix("http://").split(":")
+    drops: list[str] = []
+    handler = type(
+        "Handler", (_Dropping,), {"upstream": (host, int(port)), "drops": drops, "connections": []}
+    )
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{proxy.server_port}", drops
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+
+
+def test_polling_survives_dropped_connections(
+    store: Store, dropping: tuple[str, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The push and its compare go through a server that drops kept-alive and new
+    connections: each dropped GET is sent again, the command ends as it would without the
+    drops, and ARENA_DEBUG=1 shows each drop's cause."""
+    proxy, drops = dropping
+    ada = create_account(store, "ada", PASSWORD, hasher=HASHER)
+    token = create_token(store, ada.id, "ci", ["read", "upload", "run"])
+    store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
+    mybot = tmp_path / "mybot.py"
+    mybot.write_text((REFERENCE_BOTS / "greedy.py").read_text())
+    args = (str(mybot), "--server", proxy, "--compare", "bob/first", "--rules", "draw")
+    monkeypatch.setenv("ARENA_DEBUG", "1")
+    pushed = _push(tmp_path, *args, "--elo1", "25", token=token)
+    assert pushed.returncode == OK, pushed.stdout + pushed.stderr
+    assert pushed.stdout.splitlines()[-1].startswith("NEW passed (")
+    assert len(drops) >= 2 and all(drop.startswith("GET /api/v1/") for drop in drops), drops
+    retries = [line for line in pushed.stderr.splitlines() if "; again in " in line]
+    assert len(retries) == len(drops), pushed.stderr
+    assert "RemoteProtocolError: Server disconnected without sending a response" in pushed.stderr
+    assert "Connection reset by peer" in pushed.stderr, pushed.stderr

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from arena.compete import localrun
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import (
     MatchResult,
     Standings,
@@ -19,7 +20,7 @@ from arena.compete.localrun import (
     run_local,
 )
 from arena.compete.margins import LUCK_TERMS, seat_lucks
-from arena.compete.tournaments import entrant_name, schedule
+from arena.compete.tournaments import schedule
 from arena.engine.events import Outcome, Termination
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import find_rules
@@ -28,6 +29,7 @@ from arena.match.sandbox import check_sandbox
 from tests.paths import DOCS, ZOO, own_slot
 
 BOT = str(ZOO / "first.py")
+FIRST = Entrant.bot_file(BOT)  # labelled "first"
 SLOT = own_slot(200)  # first sandbox slot of these tests
 DRAW = find_rules("draw")
 T, F = Termination.TARGET, Termination.CRASH
@@ -58,18 +60,18 @@ def _check_consistent(results: list[MatchResult], standings: Standings) -> None:
     for result in results:
         for game in result.games:
             assert verify_record(game.record) == []
-            assert game.record["seats"] == [entrant_name(e) for e in result.match.seats]
+            assert game.record["seats"] == [e.label for e in result.match.seats]
             assert game.record["seed"] == game.seed
             for seat, entrant in enumerate(result.match.seats):
-                games[entrant] += 1
-                wins[entrant] += game.places[seat] == 0
+                games[entrant.label] += 1
+                wins[entrant.label] += game.places[seat] == 0
     assert standings.games == sum(len(r.games) for r in results)
-    for entrant, stats in standings.stats.items():
-        assert (stats.games, stats.wins) == (games[entrant], wins[entrant])
+    for label, stats in standings.stats.items():
+        assert (stats.games, stats.wins) == (games[label], wins[label])
         for other in standings.stats:
-            if other != entrant:
-                met = standings.met[entrant].get(other, 0)
-                assert standings.score(entrant, other) + standings.score(other, entrant) == met
+            if other != label:
+                met = standings.met[label].get(other, 0)
+                assert standings.score(label, other) + standings.score(other, label) == met
 
 
 def untimed(result: MatchResult) -> MatchResult:
@@ -80,7 +82,7 @@ def untimed(result: MatchResult) -> MatchResult:
 
 @pytest.mark.skipif(bool(check_sandbox()), reason="no sandbox here")
 def test_sandboxed_round_robin_in_two_processes_matches_one_process() -> None:
-    entrants = ["random", "greedy", BOT]
+    entrants = [Entrant.parse("random"), Entrant.parse("greedy"), Entrant.parse(BOT)]
     matches = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=4, seed=9)
     assert len(matches) == 6
     pooled = list(run_local(matches, DRAW, workers=2, sandboxed=True, first_slot=SLOT))
@@ -90,7 +92,7 @@ def test_sandboxed_round_robin_in_two_processes_matches_one_process() -> None:
     assert [r.id for r in single] == [m.id for m in matches]
     # The same games either way; only the decisions' times (in the records) differ.
     assert [untimed(r) for r in sorted(pooled, key=lambda r: r.id)] == [untimed(r) for r in single]
-    standings = Standings(entrants)
+    standings = Standings(e.label for e in entrants)
     for result in pooled:
         standings.add(result)
     assert standings.matches == 6 and standings.games == 12 and not standings.void
@@ -99,13 +101,13 @@ def test_sandboxed_round_robin_in_two_processes_matches_one_process() -> None:
     assert standings.met["random"]["greedy"] == 4  # games per pairing
     assert (
         standings.ahead["random"]["greedy"]
-        == standings.stats["random"].wins - (standings.ahead["random"][BOT])
+        == standings.stats["random"].wins - (standings.ahead["random"][FIRST.label])
     )
     assert [s.games for s in standings.ranking()] == [8, 8, 8]
 
 
 def test_duplicate_multiplayer_groups_share_their_deals() -> None:
-    entrants = ["a=random", "b=greedy", "c=random", "d=greedy"]
+    entrants = [Entrant.parse(e) for e in ("a=random", "b=greedy", "c=random", "d=greedy")]
     matches = schedule("duplicate", entrants, rules=DRAW, players=3, games_per_match=2, seed=3)
     results = list(run_local(matches, DRAW, workers=1))
     groups = by_deal(results)
@@ -114,7 +116,7 @@ def test_duplicate_multiplayer_groups_share_their_deals() -> None:
         assert sorted(rotations) == [0, 1, 2]
         first_deals = {str(g.record["rounds"][0]["deal"]) for g in rotations.values()}
         assert len(first_deals) == 1
-    standings = Standings(entrants)
+    standings = Standings(e.label for e in entrants)
     for result in results:
         standings.add(result)
     _check_consistent(results, standings)
@@ -132,8 +134,8 @@ def test_duplicate_multiplayer_groups_share_their_deals() -> None:
 def test_team_games_count_each_entrant_once() -> None:
     muggins = find_rules("muggins")
     matches = schedule(
-        "duplicate", ["random", "greedy"], rules=muggins, players=4, teams=True,
-        games_per_match=2, seed=1,
+        "duplicate", [Entrant.builtin("random"), Entrant.builtin("greedy")], rules=muggins,
+        players=4, teams=True, games_per_match=2, seed=1,
     )  # fmt: skip
     results = list(run_local(matches, muggins, workers=1))
     standings = Standings()
@@ -153,8 +155,8 @@ def test_infrastructure_error_names_the_match_and_void_is_not_counted(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise InfrastructureError("the sandbox would not start")
 
-    matches = schedule("round-robin", ["random", "greedy"], rules=DRAW, players=2,
-                       games_per_match=2, seed=1)  # fmt: skip
+    matches = schedule("round-robin", [Entrant.builtin("random"), Entrant.builtin("greedy")],
+                       rules=DRAW, players=2, games_per_match=2, seed=1)  # fmt: skip
     monkeypatch.setattr(localrun, "play_match", broken)
     monkeypatch.setattr(localrun, "RETRY_SECONDS", 0.0)
     with pytest.raises(InfrastructureError, match=r"match r0000-0: the sandbox would not start"):
@@ -176,12 +178,13 @@ def test_the_docs_example_runs() -> None:
 
 
 def test_play_one_and_bad_arguments() -> None:
-    match = schedule("round-robin", ["random", "greedy"], rules=DRAW, players=2,
-                     games_per_match=3, seed=2)[0]  # fmt: skip
+    match = schedule("round-robin", [Entrant.builtin("random"), Entrant.builtin("greedy")],
+                     rules=DRAW, players=2, games_per_match=3, seed=2)[0]  # fmt: skip
     result = play_one(match, DRAW)
     assert [g.index for g in result.games] == list(range(match.games))
     assert result.void is None
     with pytest.raises(ValueError, match="workers"):
         list(run_local([match], DRAW, workers=0))
     with pytest.raises(ValueError, match="neither a built-in strategy"):
-        list(run_local([match.__class__("x", ("random", "nope.py"), 1, 1)], DRAW))
+        seats = (Entrant.builtin("random"), Entrant.bot_file("nope.py"))
+        list(run_local([match.__class__("x", seats, 1, 1)], DRAW))

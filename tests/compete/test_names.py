@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.compete.entrants import Entrant
 from arena.compete.names import MAX_NAME, Reference, check_name, fit_name, parse_reference
-from arena.compete.tournaments import entrant_name, entrant_spec
 from arena.errors import ParseError
 
 
@@ -51,6 +51,6 @@ def test_fit_name_always_gives_a_valid_name() -> None:
 
 def test_local_labels_are_names_in_any_script() -> None:
     """``LABEL=SPEC`` for local tournaments: a Unicode label needs no ASCII."""
-    assert entrant_name("héllo=bots/greedy.py") == "héllo"
-    assert entrant_spec("héllo=bots/greedy.py") == "bots/greedy.py"
-    assert entrant_name("bots/héllo.py") == "héllo"
+    assert Entrant.parse("héllo=bots/greedy.py").label == "héllo"
+    assert Entrant.parse("héllo=bots/greedy.py").seat() == "bots/greedy.py"
+    assert Entrant.parse("bots/héllo.py").label == "héllo"

@@ -7,12 +7,11 @@ from collections import Counter
 
 import pytest
 
+from arena.compete.entrants import Entrant
 from arena.compete.tournaments import (
     Match,
     arrange_seats,
     balanced_tables,
-    entrant_name,
-    entrant_spec,
     schedule,
 )
 from arena.engine.rules import Rules, find_rules
@@ -24,28 +23,33 @@ MUGGINS = find_rules("muggins")
 FIVE = find_rules("block-and-draw")
 
 
-def bots(count: int) -> list[str]:
-    return [f"b{i}={'random' if i % 2 else 'greedy'}" for i in range(count)]
+def parsed(*texts: str) -> list[Entrant]:
+    return [Entrant.parse(text) for text in texts]
 
 
-def tables(matches: list[Match]) -> Counter[frozenset[str]]:
+def bots(count: int) -> list[Entrant]:
+    return parsed(*(f"b{i}={'random' if i % 2 else 'greedy'}" for i in range(count)))
+
+
+def tables(matches: list[Match]) -> Counter[frozenset[Entrant]]:
     return Counter(frozenset(m.seats) for m in matches)
 
 
 def test_entrant_names_and_specs() -> None:
-    assert entrant_spec("r1=random") == "random"
-    assert entrant_name("r1=random") == "r1"
-    assert entrant_spec("tests/bots/first.py") == "tests/bots/first.py"
-    assert entrant_name("tests/bots/first.py") == "first"
-    assert entrant_name("greedy") == "greedy"
-    assert entrant_spec("./odd=name.py") == "./odd=name.py"  # a path is never a label
+    assert Entrant.parse("r1=random").seat() == "random"
+    assert Entrant.parse("r1=random").label == "r1"
+    assert Entrant.parse("tests/bots/first.py").seat() == "tests/bots/first.py"
+    assert Entrant.parse("tests/bots/first.py").label == "first"
+    assert Entrant.parse("greedy").label == "greedy"
+    assert Entrant.parse("./odd=name.py").seat() == "odd=name.py"  # a path is never a label
+    assert Entrant.parse("./odd=name.py").file is not None
 
 
 def test_two_player_round_robin_plays_every_pair_in_both_seat_orders() -> None:
     matches = schedule("round-robin", bots(6), rules=BLOCK, players=2, games_per_match=10, seed=1)
     assert len(tables(matches)) == 15
     assert all(count == 2 for count in tables(matches).values())
-    per_pair: Counter[frozenset[str]] = Counter()
+    per_pair: Counter[frozenset[Entrant]] = Counter()
     for match in matches:
         per_pair[frozenset(match.seats)] += match.games
     assert set(per_pair.values()) == {10}
@@ -148,7 +152,7 @@ def test_duplicate_groups_rotate_every_seat_through_every_position(
 
 
 def test_team_duplicate_swaps_the_partnerships() -> None:
-    entrants = ["a=random", "b=greedy", "c=random"]
+    entrants = parsed("a=random", "b=greedy", "c=random")
     matches = schedule(
         "duplicate", entrants, rules=MUGGINS, players=4, teams=True, games_per_match=2, seed=4
     )
@@ -162,8 +166,8 @@ def test_team_duplicate_swaps_the_partnerships() -> None:
 
 
 def test_gauntlet_seats_one_candidate_with_pool_members() -> None:
-    pool = [f"p{i}=greedy" for i in range(5)]
-    candidates = ["new=random", "newer=random"]
+    pool = parsed(*(f"p{i}=greedy" for i in range(5)))
+    candidates = parsed("new=random", "newer=random")
     two = schedule(
         "gauntlet", candidates, pool=pool, rules=BLOCK, players=2, games_per_match=2, seed=1
     )
@@ -174,7 +178,8 @@ def test_gauntlet_seats_one_candidate_with_pool_members() -> None:
     assert len(four) == 2 * 10  # C(5, 3) pool trios per candidate
     for match in four:
         assert len(set(match.seats) & set(candidates)) == 1
-    positions = Counter(m.seats.index("new=random") for m in four if "new=random" in m.seats)
+    new = Entrant.builtin("random", "new")
+    positions = Counter(m.seats.index(new) for m in four if new in m.seats)
     assert set(positions) == {0, 1, 2, 3}
     sampled = schedule(
         "gauntlet", candidates, pool=pool, rules=BLOCK, players=4, games_per_match=1, seed=1,
@@ -238,4 +243,8 @@ def test_invalid_setups_are_refused(
     }
     args.update(kwargs)
     with pytest.raises(error, match=message):
+        for key in ("entrants", "pool"):  # the command line's notation, parsed as it would be
+            given = args.get(key, [])
+            assert isinstance(given, list)
+            args[key] = [Entrant.parse(e) if isinstance(e, str) else e for e in given]
         schedule(**args)  # type: ignore[arg-type]

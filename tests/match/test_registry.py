@@ -9,10 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import LOCAL_ATTEMPTS, MatchResult, run_local
 from arena.compete.tournaments import schedule
 from arena.engine.rules import find_rules
@@ -73,7 +76,7 @@ def test_a_slots_cgroup_goes_with_its_bot() -> None:
     rules = find_rules("draw")
     matches = schedule(
         "round-robin",
-        [str(REFERENCE_BOTS / "random.py"), "greedy"],
+        [Entrant.bot_file(REFERENCE_BOTS / "random.py"), Entrant.builtin("greedy")],
         rules=rules,
         players=2,
         games_per_match=2,
@@ -101,13 +104,33 @@ print(json.dumps([None if g.verdict is None else g.verdict.message for g in game
 """
 
 
-def test_an_ordinary_user_plays_sandboxed_beside_roots_runs() -> None:
+@pytest.fixture
+def readable() -> Iterator[Path]:
+    """A folder in /tmp that every user can read (pytest's own are 0700), removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-readable-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_ordinary_user_plays_sandboxed_beside_roots_runs(readable: Path) -> None:
     """Most bot authors are not root. As `nobody` (when the tests run as root, after root's
     own sandboxes have run in this process), a sandboxed match plays out: the registry is
-    shared (sticky, world-writable), and root's cgroups are not taken for writable."""
+    shared (sticky, world-writable), and root's cgroups are not taken for writable. The code
+    it runs is copied where `nobody` can read it (a checkout may sit in a 0700 directory)."""
+    from importlib.util import find_spec
+
+    seccomp = find_spec("pyseccomp")
+    assert seccomp is not None and seccomp.origin, "the sandbox needs pyseccomp"
     assert not check_sandbox()  # root's (or this user's) sandbox has run here
-    site = next(Path(p) for p in sys.path if p.endswith("site-packages"))
-    command = ["/usr/bin/python3", "-s", "-c", UNPRIVILEGED, str(REFERENCE_BOTS / "random.py")]
+    shutil.copytree(REPO / "arena", readable / "code" / "arena",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copy(seccomp.origin, readable / "code")
+    (readable / "bots").mkdir()
+    bot = Path(shutil.copy(REFERENCE_BOTS / "random.py", readable / "bots"))
+    for path in readable.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    command = ["/usr/bin/python3", "-s", "-c", UNPRIVILEGED, str(bot)]
     if os.geteuid() == 0:
         runuser = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin")
         assert runuser, "the test needs runuser (util-linux) to play as an ordinary user"
@@ -118,7 +141,7 @@ def test_an_ordinary_user_plays_sandboxed_beside_roots_runs() -> None:
         text=True,
         timeout=120,
         cwd="/tmp",
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{REPO}:{site}"},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(readable / "code")},
         check=False,
     )
     assert result.returncode == 0, result.stderr[-2000:]
@@ -145,7 +168,7 @@ def test_a_sandbox_that_fails_to_start_costs_one_match(
     rules = find_rules("draw")
     matches = schedule(
         "round-robin",
-        ["random", "greedy", "g2=greedy"],
+        [Entrant.parse(text) for text in ("random", "greedy", "g2=greedy")],
         rules=rules,
         players=2,
         games_per_match=2,

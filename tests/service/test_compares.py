@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.compete.entrants import Entrant
 from arena.compete.margins import LUCK_TERMS, group_margin
 from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
@@ -32,6 +33,7 @@ from arena.store.models import Match, Tournament
 from tests.paths import REFERENCE_BOTS, ZOO
 
 RULES = PRESETS["draw"]
+NEW, OLD = Entrant.builtin("greedy"), Entrant.builtin("random")
 
 
 @pytest.fixture
@@ -109,19 +111,27 @@ def test_compare_bad_requests(bots: Store) -> None:
             bots, new="nobody", old="bob/first", rules=RULES, players=2,
             test=SPRT(0.0, 10.0), max_games=10, batch=2, seed=3,
         )  # fmt: skip
+    with pytest.raises(ValueError, match="are the same version"):  # arena compare --remote
+        create_compare(
+            bots, new="ada/greedy", old="ada/greedy", rules=RULES, players=2,
+            test=SPRT(0.0, 10.0), max_games=10, batch=2, seed=3,
+        )  # fmt: skip
     with pytest.raises(LookupError, match="no compare called 'x'"):
         compare_view(bots, "x")
     assert stop_if_decided(bots, 12345) is None
 
 
 def test_the_schedule_rotates_seats_over_the_same_deals() -> None:
-    matches = compare_schedule(RULES, 3, max_games=30, batch=4, seed=5)
+    matches = compare_schedule(RULES, 3, new=NEW, old=OLD, max_games=30, batch=4, seed=5)
     # 10 deal groups: batches of 4, 4 and 2, each played in 3 seatings
     assert [m.games for m in matches] == [4, 4, 4, 4, 4, 4, 2, 2, 2]
     assert {m.deal_group for m in matches} == {"b00000", "b00001", "b00002"}
     first = [m for m in matches if m.deal_group == "b00000"]
     assert len({m.seed for m in first}) == 1  # the same deals in every seating
-    assert sorted(m.seats.index("new") for m in first) == [0, 1, 2]
+    assert sorted([e.label for e in m.seats].index("new") for m in first) == [0, 1, 2]
+    assert {e.label: e.strategy for m in first for e in m.seats} == {
+        "new": "greedy", "old1": "random", "old2": "random"
+    }  # fmt: skip
 
 
 def test_the_margin_test_decides_from_the_stored_results(bots: Store, tmp_path: Path) -> None:
@@ -145,7 +155,7 @@ def test_the_margin_test_decides_from_the_stored_results(bots: Store, tmp_path: 
     records: dict[tuple[str, int], list[dict[str, object]]] = {}
     for result in recorded:
         if result.void is None:
-            seat = [label.partition("=")[0] for label in result.match.seats].index("new")
+            seat = [entrant.label for entrant in result.match.seats].index("new")
             for game in result.games:
                 key = (str(result.match.deal_group), game.index)
                 records.setdefault(key, []).append(game.record)
@@ -165,9 +175,11 @@ def test_the_margin_test_decides_from_the_stored_results(bots: Store, tmp_path: 
 
 def test_a_team_compare(bots: Store, tmp_path: Path) -> None:
     # 2v2 muggins: NEW and OLD each partner a copy; a deal group is two games.
-    matches = compare_schedule(PRESETS["muggins"], 4, max_games=8, batch=2, seed=5, teams=True)
+    matches = compare_schedule(
+        PRESETS["muggins"], 4, new=NEW, old=OLD, max_games=8, batch=2, seed=5, teams=True
+    )
     assert all(m.teams and len(m.seats) == 4 for m in matches)
-    assert {m.seats for m in matches} == {
+    assert {tuple(e.label for e in m.seats) for m in matches} == {
         ("new", "old1", "new", "old1"), ("old1", "new", "old1", "new")
     }  # fmt: skip
     tournament_id, name = create_compare(

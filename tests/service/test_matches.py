@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, null, select, update
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult
 from arena.compete.localrun import play_one as real_play_one
+from arena.compete.names import Reference
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import PRESETS
 from arena.match import sandbox
@@ -47,6 +48,8 @@ from arena.service.matches import (
     worker_heartbeat,
     worker_stopped,
 )
+from arena.service.results import load_results
+from arena.service.tournaments import entrant_specs
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import (
@@ -225,9 +228,12 @@ def test_resolve_entrants_by_name_version_owner_and_label(store: Store) -> None:
     resolved = resolve_entrants(
         store, ["greedy", "greedy@1", "bob/random", "old=alice/greedy@1", "new=greedy"]
     )
-    assert resolved == {"greedy": v2, "greedy-v1": v1, "random": rand, "old": v1, "new": v2}
-    assert list(resolved) == ["greedy", "greedy-v1", "random", "old", "new"]  # in spec order
-    assert resolve_entrants(store, []) == {}
+    by_label = {entrant.label: entrant.version for entrant in resolved}
+    assert by_label == {"greedy": v2, "greedy-v1": v1, "random": rand, "old": v1, "new": v2}
+    labels = [entrant.label for entrant in resolved]
+    assert labels == ["greedy", "greedy-v1", "random", "old", "new"]  # in spec order
+    assert resolved[0] == Entrant.stored("greedy", v2)
+    assert resolve_entrants(store, []) == []
 
 
 def test_resolve_entrants_errors(store: Store) -> None:
@@ -244,7 +250,8 @@ def test_resolve_entrants_errors(store: Store) -> None:
     with pytest.raises(LookupError, match=r"several owners .*'greedy' \(alice, bob\)"):
         resolve_entrants(store, ["random", "greedy"])
     # A version only one owner has, or an owner, settles it.
-    assert list(resolve_entrants(store, ["greedy@2", "b=bob/greedy"])) == ["greedy-v2", "b"]
+    settled = resolve_entrants(store, ["greedy@2", "b=bob/greedy"])
+    assert [entrant.label for entrant in settled] == ["greedy-v2", "b"]
     with pytest.raises(ValueError, match="two entrants are labelled 'greedy'"):
         resolve_entrants(store, ["alice/greedy", "bob/greedy"])
     with pytest.raises(ValueError, match="two entrants are labelled 'x'"):
@@ -289,7 +296,7 @@ def test_create_stored_tournament_stores_matches_labels_and_settings(store: Stor
     assert [tuple(e) for e in entrants] == [("g1", greedy_v1), ("random", random_id)]
     ids = {"random": random_id, "g1": greedy_v1}
     for row, planned in zip(rows, scheduled, strict=True):
-        labels = [entrant_name(seat) for seat in planned.seats]
+        labels = [seat.label for seat in planned.seats]
         assert row.key == planned.id and row.labels == labels
         assert row.seats == [ids[label] for label in labels]
         assert (row.games, row.seed, row.status, row.attempts) == (
@@ -423,11 +430,11 @@ def test_unqueued_matches_and_mark_queued(store: Store) -> None:
 
 
 def test_send_pending_sends_in_chunks_and_marks_them_sent(store: Store) -> None:
-    version = _add(store, "arena", "x")
-    scheduled = [ScheduledMatch(f"m{i:04d}", ("x", "x"), 1, i) for i in range(501)]
+    x = Entrant.stored("x", _add(store, "arena", "x"))
+    scheduled = [ScheduledMatch(f"m{i:04d}", (x, x), 1, i) for i in range(501)]
     tid = create_tournament(
         store, name="big", rules=PRESETS["block"], format="round-robin", players=2,
-        teams=False, games_per_match=1, seed=1, entrants={"x": version}, matches=scheduled,
+        teams=False, games_per_match=1, seed=1, entrants=[x], matches=scheduled,
     )  # fmt: skip
     sent: list[list[int]] = []
     before = datetime.now(UTC)
@@ -657,6 +664,115 @@ def test_a_lease_lost_mid_play_the_first_completion_wins(
     match = _match(store, match_id)
     assert (match.status, match.attempts, match.result) == ("done", 2, {"worker": "w2"})
     assert len(_records(store, match_id)) == match.games  # stored once, by w2
+
+
+# --- entrants, from the store to the referee ---------------------------------------------
+
+
+def test_stored_entrants_reach_play_one_as_scheduled(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The schedule seats stored entrants (a label and a bot version id); the worker claims
+    each match and gives play_one those very values, with each version's file; the results
+    load back with the same seats."""
+    _add_reference_bots(store)
+    tid, scheduled = create_stored_tournament(
+        store, name="t", rules=RULES, format="round-robin", entrants=["r=random", "greedy"],
+        games_per_match=3, seed=3,
+    )  # fmt: skip
+    labels = {seat.label: seat.version for match in scheduled for seat in match.seats}
+    assert set(labels) == {"r", "greedy"} and None not in labels.values()
+    seen: list[tuple[ScheduledMatch, dict[int, Path]]] = []
+
+    def spy(match: ScheduledMatch, *args: Any, **kwargs: Any) -> MatchResult:
+        seen.append((match, dict(kwargs["files"])))
+        return real_play_one(match, *args, **kwargs)
+
+    monkeypatch.setattr(service, "play_one", spy)
+    config = _config(tmp_path)
+    for match_id in _match_ids(store, tid):  # in schedule order
+        assert run_match(store, match_id, worker="w1", config=config, sandboxed=False) == "done"
+    assert [match.seats for match, _ in seen] == [match.seats for match in scheduled]
+    sources = {name: (BOTS / f"{name}.py").read_text() for name in ("random", "greedy")}
+    for match, files in seen:
+        assert set(files) == {seat.version for seat in match.seats}
+        for seat in match.seats:
+            assert seat.version is not None
+            bot = "random" if seat.label == "r" else "greedy"
+            assert files[seat.version].read_text() == sources[bot]
+    loaded = load_results(store, tid, records=True)
+    assert [result.match.seats for result in loaded] == [match.seats for match in scheduled]
+    for result in loaded:
+        for game in result.games:
+            assert game.record["seats"] == [seat.label for seat in result.match.seats]
+
+
+def test_chosen_bots_become_references_labelled_apart(store: Store) -> None:
+    """The web's ``owner/name`` choices are parsed once into references (two owners' bots of
+    one name labelled ``owner.name``), resolved together; a choice that does not parse is
+    left for the tournament's creation to refuse."""
+    ada, bob, rand = (
+        _add(store, "ada", "greedy"),
+        _add(store, "bob", "greedy"),
+        _add(store, "bob", "random"),
+    )
+    chosen = entrant_specs(["ada/greedy", "bob/greedy", "bob/random"])
+    assert chosen == (
+        Reference("ada.greedy", "ada", "greedy", None),
+        Reference("bob.greedy", "bob", "greedy", None),
+        Reference("random", "bob", "random", None),
+    )
+    assert resolve_entrants(store, chosen) == [
+        Entrant.stored("ada.greedy", ada), Entrant.stored("bob.greedy", bob),
+        Entrant.stored("random", rand),
+    ]  # fmt: skip
+    assert entrant_specs(["ada/greedy", "a/b/c"]) == (
+        Reference("greedy", "ada", "greedy", None), "a/b/c"
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"'a/b/c' is not \[LABEL=\]"):
+        resolve_entrants(store, entrant_specs(["a/b/c"]))
+
+
+def test_resolve_entrants_looks_every_version_up_in_one_query(store: Store) -> None:
+    for number in range(6):
+        _add(store, "alice", f"bot{number}")
+        _add(store, "alice", f"bot{number}")
+    asked: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "bot_versions" in statement:
+            asked.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        resolved = resolve_entrants(
+            store, [*(f"bot{number}" for number in range(6)), "old=alice/bot0@1", "bot1@v1"]
+        )
+    finally:
+        event.remove(store.engine, "before_cursor_execute", count)
+    assert [entrant.label for entrant in resolved] == [
+        "bot0", "bot1", "bot2", "bot3", "bot4", "bot5", "old", "bot1-v1"
+    ]  # fmt: skip
+    assert resolved[0].version != resolved[6].version  # the latest, and version 1
+    assert len(asked) == 1
+
+
+def test_a_match_stored_without_labels_still_loads_and_plays(store: Store, tmp_path: Path) -> None:
+    """Matches stored before ``matches.labels`` existed (migration 0002) have none: a worker
+    plays them and their results load, each seat labelled by its bot version id, as before."""
+    _add_reference_bots(store)
+    tid, (first, second) = _create(store)
+    with store.write() as session:
+        session.execute(update(Match).where(Match.tournament_id == tid).values(labels=null()))
+    assert _match(store, first).labels is None
+    config = _config(tmp_path)
+    assert run_match(store, first, worker="w1", config=config, sandboxed=False) == "done"
+    versions = [int(version) for version in _match(store, first).seats]
+    (loaded,) = load_results(store, tid, records=True)
+    assert loaded.match.seats == tuple(Entrant.stored(str(v), v) for v in versions)
+    assert loaded.games[0].record["seats"] == [str(v) for v in versions]
+    assert len(loaded.games) == _match(store, first).games
+    assert _match(store, second).status == "pending"
 
 
 # --- the sandbox's slot blocks ------------------------------------------------------------

@@ -11,16 +11,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select, update
 
+from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult, Standings, play_one, tournament_ratings
 from arena.compete.ratings import ELO_PER_NAT, PRIOR_SD, Rating, fit_ratings
 from arena.compete.ratings import GameResult as RatedGame
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import entrant_name, schedule
+from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
 from arena.service.results import (
     find_rule_set,
     find_tournament,
-    label_entrant,
     load_results,
     rating_history_of,
     rating_table,
@@ -79,9 +79,10 @@ def stored_tournament(
     ``void`` are voided instead, those in ``unplayed`` stay pending. Return the tournament id
     and the local results (void ones as the local runner reports them; unplayed left out)."""
     versions = add_versions(store, entrants)
+    stored = {label: Entrant.stored(label, versions[label]) for label in entrants}
     scheduled = schedule(
         "round-robin",
-        [f"{label}={strategy}" for label, (_owner, strategy) in entrants.items()],
+        [Entrant.builtin(strategy, label) for label, (_owner, strategy) in entrants.items()],
         rules=rules,
         players=4 if teams else 2,
         teams=teams,
@@ -97,8 +98,12 @@ def stored_tournament(
         teams=teams,
         games_per_match=games,
         seed=seed,
-        entrants=versions,
-        matches=scheduled,
+        entrants=list(stored.values()),
+        # the same matches, each seat the stored version of the strategy played here
+        matches=[
+            dataclasses.replace(m, seats=tuple(stored[seat.label] for seat in m.seats))
+            for m in scheduled
+        ],
     )
     ids = match_ids(store, tournament_id)
     results: list[MatchResult] = []
@@ -128,8 +133,11 @@ def store_games(
     teams: bool = False,
 ) -> int:
     """Store a tournament of hand-made done matches: (seat labels, each game's places)."""
+    entrants = {label: Entrant.stored(label, version) for label, version in versions.items()}
     scheduled = [
-        ScheduledMatch(f"m{n}", seats, len(places), 100 + n, teams=teams)
+        ScheduledMatch(
+            f"m{n}", tuple(entrants[label] for label in seats), len(places), 100 + n, teams=teams
+        )
         for n, (seats, places) in enumerate(matches)
     ]
     tournament_id = create_tournament(
@@ -141,7 +149,7 @@ def store_games(
         teams=teams,
         games_per_match=1,
         seed=1,
-        entrants=versions,
+        entrants=list(entrants.values()),
         matches=scheduled,
     )
     ids = match_ids(store, tournament_id)
@@ -166,7 +174,7 @@ def store_games(
 def local_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
     """What `arena tournament run --local` rates: every entrant by name, over every game."""
     rated = [
-        RatedGame(tuple(entrant_name(seat) for seat in result.match.seats), game.places)
+        RatedGame(tuple(seat.label for seat in result.match.seats), game.places)
         for result in results
         for game in result.games
     ]
@@ -177,7 +185,7 @@ def figures(standings: Standings) -> tuple[object, ...]:
     """Everything Standings computed, keyed by entrant name."""
     rows = [(s.name, s.games, s.wins, s.points, s.forfeits, s.places) for s in standings.ranking()]
     cross = {
-        (entrant_name(a), entrant_name(b)): (standings.met[a].get(b), standings.ahead[a].get(b))
+        (a, b): (standings.met[a].get(b), standings.ahead[a].get(b))
         for a in standings.stats
         for b in standings.stats
     }
@@ -198,12 +206,16 @@ def test_stored_standings_and_ratings_equal_the_local_ones(store: Store) -> None
     assert [r.games for r in loaded] == [
         tuple(dataclasses.replace(game, record={}) for game in r.games) for r in local
     ]
-    assert [entrant_name(seat) for seat in loaded[0].match.seats] == [
-        entrant_name(seat) for seat in local[0].match.seats
+    assert [seat.label for seat in loaded[0].match.seats] == [
+        seat.label for seat in local[0].match.seats
     ]
+    versions = add_versions(store, THREE)  # (stored already: the same ids)
+    assert loaded[0].match.seats == tuple(
+        Entrant.stored(seat.label, versions[seat.label]) for seat in local[0].match.seats
+    )
 
-    mine = Standings(label_entrant(label) for label in THREE)
-    theirs = Standings(f"{label}={strategy}" for label, (_owner, strategy) in THREE.items())
+    mine = Standings(THREE)
+    theirs = Standings(THREE)
     for result in loaded:
         mine.add(result)
     for result in local:
@@ -225,18 +237,15 @@ def test_records_are_loaded_on_request(store: Store) -> None:
     assert [[g.record for g in r.games] for r in loaded] == [
         [g.record for g in r.games] for r in local
     ]
-    assert loaded[0].games[0].record["seats"] == [
-        entrant_name(seat) for seat in local[0].match.seats
-    ]
+    assert loaded[0].games[0].record["seats"] == [seat.label for seat in local[0].match.seats]
 
 
 def test_a_label_with_a_dot_keeps_its_name(store: Store) -> None:
-    assert label_entrant("r") == "r" and label_entrant("random") == "random"
-    assert label_entrant("my.bot") == "my.bot=my.bot"
+    assert Entrant.stored("my.bot", 1).label == "my.bot"  # a label is never a file's "stem"
     entrants = {"my.bot": ("alice", "random"), "my.other": ("alice", "greedy")}
     tournament_id, _local = stored_tournament(store, "t1", entrants, games=2)
     loaded = load_results(store, tournament_id)
-    standings = Standings(label_entrant(label) for label in entrants)
+    standings = Standings(entrants)
     for result in loaded:
         standings.add(result)
     assert sorted(s.name for s in standings.ranking()) == ["my.bot", "my.other"]
@@ -261,7 +270,8 @@ def test_lookups_raise_lookup_error(store: Store) -> None:
 
 def test_a_forfeit_round_trips(store: Store) -> None:
     versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
-    match = ScheduledMatch("m0", ("a", "b"), 2, 5)
+    a, b = Entrant.stored("a", versions["a"]), Entrant.stored("b", versions["b"])
+    match = ScheduledMatch("m0", (a, b), 2, 5)
     verdict = {"seat": 1, "termination": "crash", "message": "boom", "stderr": ""}
     games = (
         GameResult(0, 11, (0, 1), (100, 30), (0,), "target", None, {}),
@@ -277,7 +287,7 @@ def test_a_forfeit_round_trips(store: Store) -> None:
         teams=False,
         games_per_match=2,
         seed=1,
-        entrants=versions,
+        entrants=[a, b],
         matches=[match],
     )
     match_id = match_ids(store, tournament_id)["m0"]
@@ -293,7 +303,7 @@ def test_a_forfeit_round_trips(store: Store) -> None:
 
 
 def test_result_json_refuses_a_void_match() -> None:
-    match = ScheduledMatch("m0", ("random", "greedy"), 1, 1)
+    match = ScheduledMatch("m0", (Entrant.builtin("random"), Entrant.builtin("greedy")), 1, 1)
     with pytest.raises(ValueError, match="void"):
         result_json(MatchResult(match, (), VOID), WORKER)
 
@@ -382,7 +392,7 @@ def test_one_version_on_two_seats_and_team_play(store: Store) -> None:
         RatedGame(("alice/greedy@v1", "alice/random@v1"), (1, 0)),
     ] + [
         RatedGame(
-            tuple(name[entrant_name(seat)] for seat in result.match.seats),
+            tuple(name[seat.label] for seat in result.match.seats),
             game.places,
             (0, 1, 0, 1),
         )

@@ -20,7 +20,7 @@ from arena.service.uploads import (
     upload_view,
 )
 from arena.store.db import Store
-from arena.store.models import Match, Tournament, User
+from arena.store.models import Match, Tournament, Upload, User
 from tests.paths import REFERENCE_BOTS
 
 
@@ -102,3 +102,34 @@ def test_a_lone_bot_has_no_placement(store: Store) -> None:
     )
     assert check_upload(store, upload) == "accepted"
     assert create_placement(store, upload) is None
+
+
+def test_a_placement_seats_the_version_ids_it_has(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The accepted version and its opponents enter as stored entrants by version id: no
+    reference is written out and looked up again by name."""
+    opponents = {
+        store.add_bot_version("reference", name, (REFERENCE_BOTS / f"{name}.py").read_text(), {})[
+            0
+        ].id: f"reference.{name}"
+        for name in ("random", "greedy")
+    }
+    ada = _owner(store, "ada")
+    upload = create_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "fives.py").read_text())
+    assert check_upload(store, upload) == "accepted"
+
+    def by_name(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a placement looks no bot up by name")
+
+    monkeypatch.setattr("arena.service.matches.versions_named", by_name)
+    tournament_id = create_placement(store, upload)
+    assert tournament_id is not None
+    with store.read() as session:
+        mine = session.scalars(select(Upload.bot_version_id).where(Upload.id == upload)).one()
+        seated = {
+            (int(version), str(label))
+            for match in session.scalars(select(Match).where(Match.tournament_id == tournament_id))
+            for version, label in zip(match.seats, match.labels or [], strict=True)
+        }
+    assert seated == {(mine, "ada.mine"), *opponents.items()}

@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS
 from arena.store.db import Store, connect, upgrade
@@ -19,13 +20,13 @@ RULES = PRESETS["draw"]
 def _tournament(store: Store, name: str) -> tuple[int, list[int]]:
     first = store.add_bot_version("ada", "one", "# one\n", {})[0].id
     second = store.add_bot_version("bob", "two", "# two\n", {})[0].id
+    one, two = Entrant.stored("one", first), Entrant.stored("two", second)
     matches = [
-        ScheduledMatch(f"m{i}", ("one", "two") if i % 2 else ("two", "one"), 2, seed=i)
-        for i in range(3)
+        ScheduledMatch(f"m{i}", (one, two) if i % 2 else (two, one), 2, seed=i) for i in range(3)
     ]
     tournament_id = create_tournament(
         store, name=name, rules=RULES, format="round-robin", players=2, teams=False,
-        games_per_match=2, seed=1, entrants={"one": first, "two": second}, matches=matches,
+        games_per_match=2, seed=1, entrants=[one, two], matches=matches,
     )  # fmt: skip
     return tournament_id, [first, second]
 

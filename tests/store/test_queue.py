@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
+from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
@@ -38,9 +39,9 @@ def _versions(store: Store, count: int) -> list[int]:
 
 
 def _tournament(store: Store, matches: int = 4, name: str = "t1", games: int = 2) -> int:
-    a, b = _versions(store, 2)
+    a, b = (Entrant.stored(label, v) for label, v in zip("ab", _versions(store, 2), strict=True))
     scheduled = [
-        ScheduledMatch(f"m{i:03d}", ("a", "b") if i % 2 == 0 else ("b", "a"), games, 100 + i)
+        ScheduledMatch(f"m{i:03d}", (a, b) if i % 2 == 0 else (b, a), games, 100 + i)
         for i in range(matches)
     ]
     return create_tournament(
@@ -52,7 +53,7 @@ def _tournament(store: Store, matches: int = 4, name: str = "t1", games: int = 2
         teams=False,
         games_per_match=games,
         seed=7,
-        entrants={"a": a, "b": b},
+        entrants=[a, b],
         matches=scheduled,
     )
 
@@ -69,10 +70,10 @@ def _records(store: Store) -> list[tuple[int, int]]:
 
 def test_create_tournament_stores_rows_and_rejects_a_second_one(store: Store) -> None:
     versions = _versions(store, 3)
-    entrants = {"x": versions[0], "y": versions[1], "z": versions[2]}
+    entrants = [Entrant.stored(label, v) for label, v in zip("xyz", versions, strict=True)]
     scheduled = schedule(
         "duplicate",
-        ["x=greedy", "y=random", "z=first"],
+        entrants,
         rules=PRESETS["block"],
         players=2,
         games_per_match=2,
@@ -91,13 +92,13 @@ def test_create_tournament_stores_rows_and_rejects_a_second_one(store: Store) ->
     assert list(labels) == ["x", "y", "z"]
     assert [r.key for r in rows] == [m.id for m in scheduled]
     first = scheduled[0]
-    assert rows[0].seats == [entrants[s.partition("=")[0]] for s in first.seats]
+    assert rows[0].seats == [versions["xyz".index(s.label)] for s in first.seats]
     assert (rows[0].games, rows[0].seed, rows[0].rotation) == (2, first.seed, 0)
     assert [r.deal_group for r in rows] == [0, 0, 1, 1, 2, 2]
     assert {r.status for r in rows} == {"pending"} and {r.attempts for r in rows} == {0}
     assert tournament_progress(store, tid) == {"pending": 6, "running": 0, "done": 0, "void": 0}
     with pytest.raises(ValueError, match="not one of the entrants"):
-        create_tournament(store, **{**kwargs, "name": "other", "entrants": {"x": 1}})  # type: ignore[arg-type]
+        create_tournament(store, **{**kwargs, "name": "other", "entrants": entrants[:1]})  # type: ignore[arg-type]
 
 
 def test_claims_take_the_oldest_and_never_the_same(store: Store) -> None:
@@ -420,3 +421,32 @@ def test_two_last_matches_finishing_at_once_finish_their_tournament(store: Store
     with store.read() as session:
         stored = session.get(Tournament, tournament)
         assert stored is not None and stored.status == "done" and stored.finished is not None
+
+
+def test_the_sweep_finishes_a_tournament_left_running_with_every_match_finished(
+    store: Store,
+) -> None:
+    """A database written while two last completions could race holds tournaments left
+    running with nothing to play: finish_stalled_tournaments marks them done (once) and
+    names their rule sets to refit; a tournament with matches to play is left alone."""
+    from arena.store.models import Tournament
+    from arena.store.queue import finish_stalled_tournaments
+
+    stalled = _tournament(store, 2)
+    waiting = _tournament(store, 2, name="t2")
+    for _ in range(2):
+        claimed = claim_match(store, "w", lease_seconds=LEASE, now=T0)
+        assert claimed is not None and claimed.tournament_id == stalled
+        assert complete_match(store, claimed.match_id, "w", records=[], result={"games": []})
+    with store.write() as session:
+        session.execute(
+            update(Tournament)
+            .where(Tournament.id == stalled)
+            .values(status="running", finished=None)
+        )
+    assert finish_stalled_tournaments(store) != []
+    assert finish_stalled_tournaments(store) == []
+    with store.read() as session:
+        done, left = session.get(Tournament, stalled), session.get(Tournament, waiting)
+        assert done is not None and done.status == "done" and done.finished is not None
+        assert left is not None and left.status == "pending"

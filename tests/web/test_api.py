@@ -220,7 +220,8 @@ def test_the_api_fuzzed_from_its_own_document(
     app = make_app(url, tmp_path_factory.mktemp("broker"), ARENA_API_LIMIT="100000 per hour")
     try:
         store_bots(store)
-        owner = create_account(store, "ada", PASSWORD, hasher=HASHER)
+        # an organiser: creating and cancelling tournaments are fuzzed too, not only refused
+        owner = create_account(store, "olga", PASSWORD, role="organiser", hasher=HASHER)
         token = create_token(store, owner.id, "fuzz", ["read", "upload", "run"])
         schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
         operations = [r.ok() for r in schema.get_all_operations() if isinstance(r, Ok)]
@@ -346,6 +347,13 @@ def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     assert game.get_json()["fast_llr"] is None
     bad = client.post("/api/v1/compares", json={**body, "statistic": "wins"}, headers=token)
     assert bad.status_code == 422 and "statistic" in bad.get_data(as_text=True)
+    broken = client.post(
+        "/api/v1/compares", data='{"new": "ada/x",', content_type="application/json",
+        headers=token,
+    )  # fmt: skip
+    message = broken.get_json()["error"]["message"]
+    assert broken.status_code == 422 and message.startswith("the body is not valid JSON: ")
+    assert "Field required" not in message
     assert client.get("/api/v1/compares/nope", headers=token).status_code == 404
 
 

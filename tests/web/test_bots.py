@@ -170,3 +170,22 @@ def test_who_may_read_a_source(app: Flask, store: Store) -> None:
     assert made.status_code == 302
     assert logged_in(app, None).get(source).get_data() == GREEDY
     assert logged_in(app, None).get("/bots/ada/mybot/v9/source").status_code == 404
+
+
+def test_an_upload_without_a_name_takes_the_name_the_file_sets(app: Flask, store: Store) -> None:
+    """The tutorial says: ``NAME = "mybot"`` names the bot, else the file's name does. The
+    form's name, when given, wins over both."""
+    from arena.match.newbot import declared_name
+
+    ada = logged_in(app, "ada")
+    source = GREEDY.replace(b'NAME = "greedy"', b'NAME = "fancy"  # my name')
+    assert b'NAME = "fancy"' in source
+    assert _upload(ada, "copy_of_greedy.py", source)[0] == 302
+    assert _upload(ada, "other.py", source, name="chosen")[0] == 302
+    assert _upload(ada, "nameless.py", b"def play(observation):\n    return 0\n")[0] == 302
+    with store.read() as session:
+        bots = sorted(session.scalars(select(Upload.bot_name)))
+    assert bots == ["chosen", "fancy", "nameless"]
+    assert declared_name("x = 1\n    NAME = 'inner'\n") is None  # not at the top level
+    assert declared_name("NAME = 'a' + 'b'\n") is None  # a literal only
+    assert declared_name("NAME = 'first'\nNAME = 'last'\n") == "last"  # as Python

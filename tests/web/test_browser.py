@@ -175,7 +175,36 @@ def test_a_bot_pages_rating_chart(
         assert low > rating > high  # the dot inside its band (y grows downwards)
     assert geometry["xs"][0] < geometry["xs"][1] <= geometry["plot"] + 1  # in time order
     assert geometry["ymin"] <= min(geometry["lows"]) and geometry["ymax"] >= max(geometry["highs"])
+    # two refits seconds apart: the time axis is labelled with dates and hours, never ":53.800"
+    labels = page.evaluate(
+        """() => {
+            const u = document.querySelector('.rating-chart').uplot;
+            const x = u.axes[0];
+            return x._values || [];
+        }"""
+    )
+    assert labels and all(re.search(r"\d{1,2}:\d{2}", str(v)) for v in labels), labels
+    assert not any(re.match(r"^:\d", str(v)) for v in labels), labels
+    legend = page.locator(".rating-chart .u-legend").inner_text()
+    assert "rating" in legend and "--" not in legend, legend
     screenshot(page, "bot-chart")
+
+
+def test_the_pages_fit_a_phone_screen(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    """At 390 px wide, no page scrolls sideways: wide tables scroll inside themselves."""
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
+    refit_ratings(store, RULES)
+    page.set_viewport_size({"width": 390, "height": 800})
+    for path in ("/", f"/leaderboards/{RULES.name}", "/tournaments/spring", "/bots/alice/greedy",
+                 "/games/1/0", "/bots", "/tournaments"):  # fmt: skip
+        page.goto(f"{live_server}{path}")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, (path, width)
+    screenshot(page, "phone-bot")
 
 
 def test_from_a_crosstable_cell_to_a_game_and_its_fault(
@@ -231,7 +260,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     page.get_by_role("button", name="Log in").click()
     page.goto(f"{live_server}/bots/alice/greedy")
     page.get_by_role("link", name="Is it stronger? Start a compare").click()
-    page.locator("select[name=old]").select_option("bob/first")
+    page.locator("select[name=old]").select_option("bob/first@1")
     page.locator("select[name=rules]").select_option("draw")
     page.locator("input[name=elo1]").fill("25")
     screenshot(page, "compare-new")
@@ -255,3 +284,29 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     expect(live).to_contain_text("margin SPRT (point margins less the luck of the draw)")
     expect(live).to_contain_text("Fast pass")
     screenshot(page, "compare-passed")
+
+
+def test_a_file_too_large_is_refused_in_the_page_and_the_form_is_kept(
+    store: Store, live_server: str, page: Page
+) -> None:
+    store_bots(store)
+    create_account(store, "olga", "correct horse", role="organiser", hasher=HASHER)
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill("olga")
+    page.locator("input[name=password]").fill("correct horse")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server}/tournaments/new")
+    page.locator("input[name=name]").fill("kept")
+    rules_file = page.locator("input[name=rules_file]")
+    rules_file.set_input_files(
+        {"name": "big.toml", "mimeType": "text/plain", "buffer": b"#" * 100_000}
+    )
+    message = rules_file.evaluate("(input) => input.validationMessage")
+    assert message == "big.toml is 98 KiB: at most 64 KiB.", message
+    page.get_by_role("button", name="Create and start").click()
+    expect(page).to_have_url(f"{live_server}/tournaments/new")  # not sent
+    expect(page.locator("input[name=name]")).to_have_value("kept")
+    rules_file.set_input_files(
+        {"name": "small.toml", "mimeType": "text/plain", "buffer": b"# fine\n"}
+    )
+    assert rules_file.evaluate("(input) => input.validationMessage") == ""

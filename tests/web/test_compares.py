@@ -48,7 +48,8 @@ def test_an_owner_starts_a_compare_and_reads_the_verdict(
     _accounts(store)
     form = logged_in(app, "alice").get("/compares/new?new=alice/greedy").get_data(as_text=True)
     assert '<option value="alice/greedy" selected>' in form
-    assert 'name="new"' in form and "bob/first</option>" in form.split('name="old"')[1]
+    old = form.split('name="old"')[1]
+    assert 'name="new"' in form and '<option value="bob/first@1">bob/first v1 (latest)' in old
     status, location = _start(app, "alice")
     assert status == 302 and location.startswith("/compares/compare-alice-greedy-v-bob-first")
     anonymous = app.test_client()

@@ -294,3 +294,39 @@ def test_standings_counted_as_matches_finish_equal_a_fresh_count(
         )  # fmt: skip
         assert mine.rating == pytest.approx(theirs.rating, abs=1e-6)
         assert mine.low == pytest.approx(theirs.low, abs=1e-6)
+
+
+def _cancelled(store: Store, tmp_path: Path) -> None:
+    """A played round robin, and under another rule set a tournament cancelled before any
+    of its games ("winter")."""
+    from arena.engine.rules import PRESETS
+    from arena.service.matches import create_stored_tournament
+    from arena.store.queue import cancel_tournament
+
+    _played(store, tmp_path)
+    winter, _ = create_stored_tournament(
+        store,
+        name="winter",
+        rules=PRESETS["draw"],
+        format="round-robin",
+        entrants=list(ENTRANTS[:2]),
+        games_per_match=2,
+        seed=5,
+    )
+    cancel_tournament(store, winter, by="olga")
+
+
+@pytest.mark.seed(build=_cancelled)
+def test_a_cancelled_tournament_says_its_void_matches_and_makes_no_leaderboard_tab(
+    client: FlaskClient,
+) -> None:
+    """Void matches are not "finished" ones (a cancelled compare once read "250 / 250
+    matches finished"), and a rule set with no game played has no leaderboard tab."""
+    listing = _page(client, "/tournaments")
+    winter = next(row for row in _rows(listing) if "/tournaments/winter" in row)
+    assert "0 / 2" in winter and "(2 void)" in winter
+    page = _page(client, "/tournaments/winter")
+    assert "0 of 2 matches played, 2 void" in page and "matches finished" not in page
+    board = _page(client, f"/leaderboards/{RULES.name}")
+    assert f'href="/leaderboards/{RULES.name}"' in board
+    assert 'href="/leaderboards/draw"' not in board

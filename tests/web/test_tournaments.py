@@ -85,7 +85,7 @@ def test_an_organiser_creates_a_tournament_and_its_matches_are_sent(
         ({"games": "0"}, "Games must be 1 to 1000, not 0"),
         ({"games": "lots"}, "Games must be a whole number"),
         ({"players": "9"}, "Players must be 2 to 4, not 9"),
-        ({"move_seconds": "5"}, "Move seconds must be 10 to 10000"),
+        ({"move_seconds": "5"}, "The time a move must be 10 to 10000 ms, not 5 ms."),
     ],
 )
 def test_bad_tournament_forms_say_what_is_wrong(
@@ -125,6 +125,8 @@ def test_cancelling_voids_what_is_left_and_keeps_what_was_played(
     assert isinstance(tmp_path, Path)
     play(store, "first", tmp_path / "cache")  # first is done: nothing to cancel
     # another organiser may not cancel olga's tournament; an admin may
+    before = olga.get("/tournaments/second").get_data(as_text=True)
+    assert 'data-confirm="Cancel second? Matches not finished will never be played."' in before
     otto = logged_in(app, "otto")
     token = csrf_token(otto, "/")
     assert otto.post("/tournaments/second/cancel", data={"csrf_token": token}).status_code == 403
@@ -170,3 +172,33 @@ def test_a_tournament_under_a_custom_rule_file(app: Flask, store: Store) -> None
         status, page = _create(olga, name="autumn", rules_file=(io.BytesIO(data), filename))
         assert status == 400 and message in page, (filename, page[-3000:])
     assert _tournaments(store) == 1
+
+
+def test_a_rule_file_too_large_for_the_form_says_so_and_the_browser_refuses_it_first(
+    app: Flask, store: Store
+) -> None:
+    """A 2 MB rule file: the page checks its size before sending (data-max-bytes, so the
+    form is kept); sent anyway, the 413 page speaks of rule files, not of bot files."""
+    import io
+
+    olga = logged_in(app, "olga")
+    form_page = olga.get("/tournaments/new").get_data(as_text=True)
+    assert 'name="rules_file" accept=".toml,.json" data-max-bytes="65536"' in form_page
+    from werkzeug.datastructures import FileStorage, MultiDict
+    from werkzeug.test import encode_multipart
+
+    form = MultiDict(
+        {
+            "name": "spring",
+            "rules_file": FileStorage(io.BytesIO(b"#" * 2_000_000), "big.toml"),
+            "csrf_token": csrf_token(olga, "/tournaments/new"),
+        }
+    )
+    boundary, body = encode_multipart(form)  # in memory: the refused request reads none
+    reply = olga.post(
+        "/tournaments/new", data=body, content_type=f"multipart/form-data; boundary={boundary}"
+    )
+    status, page = reply.status_code, reply.get_data(as_text=True)
+    assert status == 413
+    assert "a rule file is at most 64 KiB" in page and "Python file" not in page
+    assert _tournaments(store) == 0

@@ -17,6 +17,23 @@ document.addEventListener("visibilitychange", () => {
   }
 });
 
+const dateFormat = new Intl.DateTimeFormat(undefined, {
+  month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+});
+
+function dateLabels(u, splits) {
+  return splits.map((seconds) => dateFormat.format(new Date(seconds * 1000)));
+}
+
+function widenToAnHour(u, low, high) {
+  const hour = 3600;
+  if (high - low >= hour) {
+    return [low, high];
+  }
+  const middle = (low + high) / 2;
+  return [middle - hour / 2, middle + hour / 2];
+}
+
 // Rating history charts (uPlot): one per rule set on a bot page. The data come from the
 // element's data-chart attribute (JSON, written by the server): times (seconds), ratings,
 // interval bounds, and the times new versions arrived (drawn as dashed vertical lines).
@@ -31,13 +48,16 @@ function drawRatingCharts() {
     const chart = JSON.parse(element.getAttribute("data-chart"));
     const versionTimes = chart.versions.map((v) => v[0]);
     const options = {
-      width: Math.max(320, Math.min(760, element.clientWidth || 640)),
+      width: Math.max(280, Math.min(760, element.clientWidth || 640)),
       height: 220,
       title: chart.rules,
-      scales: { x: { time: true } },
-      axes: [{}, { label: "Elo" }],
+      // at least an hour wide, so that ratings seconds apart get dates, not ":53.800"
+      scales: { x: { time: true, range: widenToAnHour } },
+      axes: [{ values: dateLabels, space: 70 }, { label: "Elo" }],
+      // the legend names the lines (values under the cursor read "--" off the points)
+      legend: { live: false },
       series: [
-        {},
+        { label: "date" },
         { label: "rating", stroke: "#1f5fa8", width: 2, points: { show: true, size: 6 } },
         { label: "95% low", stroke: "#9ab6d8", dash: [4, 3] },
         { label: "95% high", stroke: "#9ab6d8", dash: [4, 3] },
@@ -94,3 +114,30 @@ function enableCopyButtons() {
 }
 document.addEventListener("DOMContentLoaded", enableCopyButtons);
 document.addEventListener("htmx:afterSwap", enableCopyButtons);
+
+// Forms that undo something (cancel a tournament) ask first: data-confirm holds the question.
+document.addEventListener("submit", (event) => {
+  const question = event.target.getAttribute && event.target.getAttribute("data-confirm");
+  if (question && !window.confirm(question)) {
+    event.preventDefault();
+  }
+});
+
+// A file input with data-max-bytes refuses a larger file at once, in the browser: the
+// form is kept (the server would answer 413 and the form would be lost).
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.dataset.maxBytes || !input.files) {
+    return;
+  }
+  const limit = Number(input.dataset.maxBytes);
+  const file = input.files[0];
+  if (file && file.size > limit) {
+    input.setCustomValidity(
+      `${file.name} is ${Math.ceil(file.size / 1024)} KiB: at most ${Math.floor(limit / 1024)} KiB.`
+    );
+    input.reportValidity();
+  } else {
+    input.setCustomValidity("");
+  }
+});
