@@ -43,11 +43,16 @@ def users_add_command(name: str, role: str, password: str, url: str | None) -> N
     """Create the account NAME with ROLE; or, if NAME is a bot owner stored without a
     password (by `arena bots add --owner NAME`, or `reference` on a demo), give it this
     password and ROLE: it can log in from then on. The first admin is made this way."""
-    from arena.service.accounts import add_account, password_hasher
+    from arena.service.accounts import NameTakenError, add_account, password_hasher
     from arena.service.permissions import OPERATOR
 
     with open_store(url) as store:
-        added = add_account(store, OPERATOR, name, password, role=role, hasher=password_hasher())
+        try:
+            added = add_account(
+                store, OPERATOR, name, password, role=role, hasher=password_hasher()
+            )
+        except NameTakenError as exc:
+            raise NameTakenError(f"{exc}: `arena users role NAME ROLE` changes a role") from None
     account = added.account
     if added.claimed:
         click.echo(

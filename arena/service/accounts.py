@@ -64,6 +64,7 @@ __all__ = [
     "AccountError",
     "AccountListing",
     "Added",
+    "NameTakenError",
     "TokenView",
     "add_account",
     "authenticate",
@@ -95,6 +96,10 @@ MIN_PASSWORD, MAX_PASSWORD = 12, 256
 
 class AccountError(ArenaError):
     """An account cannot be created or changed as asked (the message says why)."""
+
+
+class NameTakenError(AccountError):
+    """The name asked for an account is taken (by a user of that name or key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +220,7 @@ def _create(
     _check_role(role)
     found = stored.claim_account(store, name, hasher.hash(password), role, claim=claim)
     if found is None:
-        raise AccountError(f"the name {name!r} is taken")
+        raise NameTakenError(f"the name {name!r} is taken")
     row, existed = found
     return Added(_account(row), existed)
 

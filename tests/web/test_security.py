@@ -291,6 +291,7 @@ def test_claiming_an_owner_is_the_admins_users_add(store: Store, url: str) -> No
     assert _user(store, "reference")[0] is not None
     again = runner.invoke(cli, args, input=f"{STRONG}\n{STRONG}\n")
     assert again.exit_code != 0 and "is taken" in again.output
+    assert "`arena users role NAME ROLE` changes a role" in again.output  # finding 9
 
 
 def test_login_limit_counts_the_name_as_its_key(app: Flask, store: Store) -> None:
