@@ -1,12 +1,16 @@
 """Accounts on the web: sign up, log in, log out, change password, API tokens; and how a
 route declares what it does.
 
-Sessions are Flask's signed cookie (HttpOnly, SameSite=Lax, Secure when ``ARENA_HTTPS`` is
-set): it holds the account id and the account's ``session_epoch`` when it logged in, so a
-password change ends every other session. Logging in clears whatever the session held
-before. Every form (and every htmx request, through ``hx-headers``) carries a CSRF token
-(Flask-WTF). Logins, sign-ups and password changes are rate-limited, and password hashing
-is bounded (:mod:`web.limits`).
+Sessions are server-side (arena.service.accounts): Flask's signed cookie (HttpOnly,
+SameSite=Lax, Secure when ``ARENA_HTTPS`` is set) holds a random session token, the database
+its SHA-256; every request looks it up, so logging out (which deletes it) ends the session
+everywhere the cookie was copied, and a password change ends every other session. Logging
+in clears whatever the cookie held before and issues a new token. Every form (and every
+htmx request, through ``hx-headers``) carries a CSRF token (Flask-WTF). Logins, sign-ups
+and password changes are rate-limited, login attempts per address and per name (its key,
+arena.compete.names.name_key: ``" bob"`` and ``"BOB"`` count as ``bob``), and password
+hashing is bounded (:mod:`web.limits`). Admins list the accounts and give roles at
+``/admin/users``.
 
 **Authorization is not decided here**: :mod:`arena.service.permissions` is the one table,
 and the service function behind every write checks its action itself. Each route declares
@@ -20,6 +24,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -45,14 +50,20 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.accounts import (
     MAX_PASSWORD,
     MIN_PASSWORD,
+    ROLES,
     SCOPES,
+    SESSION_DAYS,
     Account,
     authenticate,
     change_own_password,
-    find_account,
+    close_session,
+    give_role,
+    list_accounts,
     new_token,
+    open_session,
     password_hasher,
     revoke_own_token,
+    session_account,
     sign_up,
     tokens_of,
 )
@@ -103,7 +114,10 @@ def init_auth(app: Flask) -> None:
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_SECURE"] = bool(os.environ.get("ARENA_HTTPS"))
+    if app.config["SESSION_COOKIE_SECURE"]:  # the prefix needs Secure (OWASP ASVS 3.4.4)
+        app.config["SESSION_COOKIE_NAME"] = "__Host-session"
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid for the session's life
+    app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(days=SESSION_DAYS)
     app.config.setdefault("ARENA_PASSWORD_HASHER", password_hasher())
     csrf.init_app(app)
     init_limits(app)  # rate limits, and the bound on concurrent password hashes
@@ -146,12 +160,11 @@ def _hasher() -> PasswordHasher:
 
 def _load_account() -> None:
     account = None
-    user_id = session.get("uid")
-    if isinstance(user_id, int):
-        account = find_account(get_store(), user_id)
-        if account is None or account.session_epoch != session.get("epoch"):
-            session.clear()  # deleted, or its password changed since: log out
-            account = None
+    token = session.get("sid")
+    if isinstance(token, str):
+        account = session_account(get_store(), token)
+    if account is None and session.get("sid", session.get("uid")) is not None:
+        session.clear()  # logged out, ended by a password change, expired: anonymous now
     g.account = account
 
 
@@ -231,8 +244,7 @@ def _safe_next(target: str | None) -> str:
 
 def _log_in(account: Account) -> None:
     session.clear()  # nothing from before the login survives it
-    session["uid"] = account.id
-    session["epoch"] = account.session_epoch
+    session["sid"] = open_session(get_store(), account)
     session.permanent = True
 
 
@@ -304,7 +316,11 @@ def signup() -> BaseResponse | tuple[str, int] | str:
 @accounts.post("/logout")
 @guarded("log-out")
 def logout() -> BaseResponse:
-    """Log out (a POST with the CSRF token: no one can log you out with a link)."""
+    """Log out (a POST with the CSRF token: no one can log you out with a link): the
+    session ends on the server, so a copy of its cookie opens nothing any more."""
+    token = session.get("sid")
+    if isinstance(token, str):
+        close_session(get_store(), token)
     session.clear()
     return redirect(url_for("pages.home"))
 
@@ -313,7 +329,7 @@ def logout() -> BaseResponse:
 @guarded("change-password")
 @password_forms
 @limiter.limit(
-    PASSWORD_CHANGE_LIMIT,
+    setting("ARENA_PASSWORD_CHANGE_LIMIT", PASSWORD_CHANGE_LIMIT),
     key_func=account_key,
     methods=["POST"],
     deduct_when=counted,
@@ -321,28 +337,32 @@ def logout() -> BaseResponse:
 )
 @hashing
 def password() -> BaseResponse | tuple[str, int] | str:
-    """Change the password; every other session of the account ends."""
+    """Change the password; every other session of the account ends, and its API tokens
+    are revoked unless the box is unticked."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
     if request.method == "POST":
         new = request.form.get("new", "")
         if new != request.form.get("confirm", ""):
             flash("The two new passwords differ.")
             return render_template("password.html", **limits), 400
+        revoke_tokens = request.form.get("revoke_tokens") == "on"
         try:
-            changed = change_own_password(
+            change_own_password(
                 get_store(),
                 current_account(),
                 request.form.get("current", ""),
                 new,
                 hasher=_hasher(),
+                keep_session=session.get("sid"),
+                revoke_tokens=revoke_tokens,
             )
         except (PermissionDenied, NotFound):
             raise
         except ArenaError as exc:
             flash(sentence(str(exc)))
             return render_template("password.html", **limits), 400
-        _log_in(changed)  # this session goes on; the others end
-        flash("Password changed. Every other session has ended.")
+        revoked = " Your API tokens are revoked." if revoke_tokens else ""
+        flash(f"Password changed. Every other session has ended.{revoked}")
         return redirect(url_for("pages.home"))
     return render_template("password.html", **limits)
 
@@ -381,3 +401,25 @@ def revoke(token_id: int) -> BaseResponse:
         abort(404)
     flash("Token revoked.")
     return redirect(url_for("accounts.tokens"))
+
+
+@accounts.get("/admin/users")
+@guarded("manage-users")
+def admin_users() -> str:
+    """Every account with its role, and a form to change it (admins)."""
+    listing = list_accounts(get_store(), current_account())
+    return render_template("admin_users.html", users=listing, roles=ROLES)
+
+
+@accounts.post("/admin/users/<name>/role")
+@guarded("manage-users")
+def admin_role(name: str) -> BaseResponse | HTTPException:
+    """Give the user ``name`` the role chosen in the form (admins)."""
+    try:
+        changed = give_role(get_store(), current_account(), name, request.form.get("role", ""))
+    except (PermissionDenied, NotFound) as exc:
+        return refusal(exc)
+    except ArenaError as exc:
+        return http_exceptions.BadRequest(sentence(str(exc)))
+    flash(f"{changed.name} is now {changed.role}.")
+    return redirect(url_for("accounts.admin_users"))

@@ -27,7 +27,8 @@ share without a server); else ``memory://`` (tests).
 
 Each limit is a setting (app config, else the environment, else the default here):
 ``ARENA_LOGIN_LIMIT``, ``ARENA_LOGIN_ADDRESS_LIMIT``, ``ARENA_SIGNUP_LIMIT``,
-``ARENA_PASSWORD_FORM_LIMIT``, ``ARENA_API_LIMIT``; the hashing bound is ``ARENA_HASH_SLOTS``
+``ARENA_PASSWORD_CHANGE_LIMIT``, ``ARENA_PASSWORD_FORM_LIMIT``, ``ARENA_API_LIMIT``; the hashing
+bound is ``ARENA_HASH_SLOTS``
 (hashes at once).
 """
 
@@ -39,7 +40,6 @@ import os
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,6 +51,7 @@ from limits.errors import ConfigurationError
 from limits.storage import Storage
 from werkzeug.exceptions import ServiceUnavailable
 
+from arena.compete.names import name_key
 from arena.service.accounts import Account, token_account
 from arena.service.broker import BROKER_ENV
 from arena.service.passwords import GuardedHasher, HashGuard, ServerBusy, default_slots
@@ -148,8 +149,7 @@ def address_key() -> str:
 def login_name_key() -> str:
     """The address and the name typed, less what authentication ignores (surrounding
     spaces, Unicode compatibility forms, case): ``" bob"`` and ``"BOB"`` count as ``bob``."""
-    typed = request.form.get("name", "")[:200]
-    name = unicodedata.normalize("NFKC", typed).strip().casefold()[:100]
+    name = name_key(request.form.get("name", "")[:200])[:100]  # as authentication compares
     return f"address:{get_remote_address()}|name:{name}"
 
 
