@@ -28,8 +28,7 @@ share without a server); else ``memory://`` (tests).
 Each limit is a setting (app config, else the environment, else the default here):
 ``ARENA_LOGIN_LIMIT``, ``ARENA_LOGIN_ADDRESS_LIMIT``, ``ARENA_SIGNUP_LIMIT``,
 ``ARENA_PASSWORD_CHANGE_LIMIT``, ``ARENA_PASSWORD_FORM_LIMIT``, ``ARENA_API_LIMIT``; the hashing
-bound is ``ARENA_HASH_SLOTS``
-(hashes at once).
+bound is ``ARENA_HASH_SLOTS`` (hashes at once).
 """
 
 from __future__ import annotations
