@@ -25,9 +25,10 @@ def read_file(file: FileStorage, limit: int = MAX_SOURCE_BYTES) -> tuple[str, by
 
 def sentence(text: str) -> str:
     """``text`` as a sentence: a capital first, a full stop last. A first word that is a
-    name rather than a word (``broken.py``, ``alice/greedy``, ``move_ms``) keeps its case."""
+    file or bot name or an identifier (``broken.py``, ``alice/greedy``, ``move_ms``) keeps
+    its case."""
     first = text.split(maxsplit=1)[0] if text.strip() else ""
-    if first.rstrip(":,;").isalpha():
+    if first[:1].isalpha() and not any(c in first for c in "./\\_@'\""):
         text = text[:1].upper() + text[1:]
     return text + ("" if text.endswith(".") else ".")
 

@@ -80,7 +80,8 @@ def test_a_ci_pushes_a_version_and_compares_it(store: Store, server: str, tmp_pa
     token = create_token(store, ada.id, "ci", ["read", "upload", "run"])
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
     mybot = tmp_path / "mybot.py"
-    mybot.write_text((REFERENCE_BOTS / "greedy.py").read_text())
+    source = (REFERENCE_BOTS / "greedy.py").read_text()
+    mybot.write_text(source.replace('NAME = "greedy"', 'NAME = "mybot"'))  # the file's name
     pushed = _push(
         tmp_path, str(mybot), "--server", server, "--compare", "bob/first", "--rules", "draw",
         "--elo1", "25", token=token,

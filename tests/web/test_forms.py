@@ -15,6 +15,8 @@ from web.forms import sentence
         ("broken.py: line 3: invalid syntax", "broken.py: line 3: invalid syntax."),
         ("alice/greedy has no version 9", "alice/greedy has no version 9."),
         ("move_ms must be a whole number", "move_ms must be a whole number."),
+        ("elo1 must be a number, not 'lots'", "Elo1 must be a number, not 'lots'."),
+        ("'x.py' is not UTF-8 text", "'x.py' is not UTF-8 text."),
     ],
 )
 def test_a_message_becomes_a_sentence_and_names_keep_their_case(message: str, shown: str) -> None:
