@@ -190,7 +190,8 @@ def stat_block(view: TournamentView) -> str:
         + f", {view.games_done} of {view.games_total} games",
         "",
     ]
-    width = max([len("Entrant"), *(len(row.entrant) for row in view.standings)])
+    shown = {row.entrant: view.shown(row.entrant) for row in view.standings}
+    width = max([len("Entrant"), *(len(name) for name in shown.values())])
     lines.append(
         f"{'#':>3}  {'Entrant':<{width}}  {'Games':>6}  {'Wins':>6}  {'Win%':>5}  "
         f"{'Forfeits':>8}  {'Elo':>5}  95% interval"
@@ -202,11 +203,13 @@ def stat_block(view: TournamentView) -> str:
             else f"{row.rating:5.0f}  {row.low:.0f} to {row.high:.0f}"
         )
         lines.append(
-            f"{row.rank:>3}  {row.entrant:<{width}}  {row.games:>6}  {row.wins:>6}  "
+            f"{row.rank:>3}  {shown[row.entrant]:<{width}}  {row.games:>6}  {row.wins:>6}  "
             f"{100 * row.win_rate:5.1f}  {row.forfeits:>8}  {rated}".rstrip()
         )
     if view.faults:
-        faults = ", ".join(f"{e} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults)
+        faults = ", ".join(
+            f"{view.shown(e)} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults
+        )
         lines += ["", f"Faults: {faults}"]
     return "\n".join(lines)
 
