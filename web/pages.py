@@ -138,10 +138,15 @@ def leaderboard_csv(rules: str) -> Response:
 @pages.get("/leaderboards/<rules>/export.json")
 @public
 def leaderboard_json(rules: str) -> dict[str, Any]:
-    """The leaderboard as JSON (the same toggles as the page)."""
+    """The leaderboard as JSON (the same toggles as the page), each row with its version's
+    display name (``display``)."""
     board = _board(rules)
     computed = None if board.computed is None else board.computed.isoformat()
-    return {"rules": board.rules, "computed": computed, "rows": _export_rows(board)}
+    rows = [  # each version's display name too, as the pages show it
+        {**fields, "display": row.name.display}
+        for fields, row in zip(_export_rows(board), board.rows, strict=True)
+    ]
+    return {"rules": board.rules, "computed": computed, "rows": rows}
 
 
 @pages.get("/tournaments")
