@@ -21,10 +21,8 @@ from flask import (
     Blueprint,
     Flask,
     Response,
-    current_app,
     g,
     render_template,
-    request,
     url_for,
 )
 from pydantic import BaseModel, Field
@@ -40,7 +38,7 @@ from arena.compete.sprt import Statistic
 from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
-from arena.service.accounts import Account, token_account
+from arena.service.accounts import Account
 from arena.service.compares import MAX_COMPARE_GAMES, compare_view
 from arena.service.games import game_list, game_record, match_list
 from arena.service.matches import MatchSettings
@@ -67,6 +65,7 @@ from web.auth import guarded, public
 from web.extensions import csrf, get_celery, get_store, limiter
 from web.forms import read_file
 from web.games import FilterError, parse_filter, record_for_reader
+from web.limits import API_LIMIT, api_key, api_limit, bearer
 from web.routing import MAX_ID
 
 __all__ = [
@@ -82,8 +81,6 @@ __all__ = [
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
-#: Requests a token (or, without one, an address) may make.
-API_LIMIT = "600 per minute"
 #: Seconds a client is asked to wait when the database did not answer (503).
 RETRY_SECONDS = 5
 #: What the document says of every operation beyond its own answers.
@@ -172,9 +169,7 @@ class _Abort(HTTPException):
 
 def _caller(scope: str) -> Account:
     """The token's account, if the token has ``scope``; else 401 (no or bad token) or 403."""
-    header = request.headers.get("Authorization", "")
-    kind, _, token = header.partition(" ")
-    found = token_account(get_store(), token.strip()) if kind.lower() == "bearer" else None
+    found = bearer()  # looked up once a request: the rate limit's key looked first
     if found is None:
         _fail(401, "a bearer token is needed: create one on your account page (/account/tokens)")
     assert found is not None
@@ -926,16 +921,6 @@ def init_api(app: Flask) -> None:
     """Add the API to ``app``: its blueprint (no CSRF: tokens only), its OpenAPI document,
     its rate limit, JSON errors under /api/."""
     csrf.exempt(api)
-    limiter.limit(_api_limit, key_func=_rate_key)(api)
+    limiter.shared_limit(api_limit, scope="api", key_func=api_key)(api)
     app.register_blueprint(api)
     spec.register(app)
-
-
-def _api_limit() -> str:
-    limit: str = current_app.config.get("ARENA_API_LIMIT", API_LIMIT)
-    return limit
-
-
-def _rate_key() -> str:
-    header = request.headers.get("Authorization", "")
-    return header[-16:] if header else (request.remote_addr or "?")

@@ -1,11 +1,16 @@
 """Accounts on the web: sign up, log in, log out, change password, API tokens; and how a
 route declares what it does.
 
-Sessions are Flask's signed cookie (HttpOnly, SameSite=Lax, Secure when ``ARENA_HTTPS`` is
-set): it holds the account id and the account's ``session_epoch`` when it logged in, so a
-password change ends every other session. Logging in clears whatever the session held
-before. Every form (and every htmx request, through ``hx-headers``) carries a CSRF token
-(Flask-WTF). Login attempts are rate-limited per account and address (Flask-Limiter).
+Sessions are server-side (arena.service.accounts): Flask's signed cookie (HttpOnly,
+SameSite=Lax, Secure when ``ARENA_HTTPS`` is set) holds a random session token, the database
+its SHA-256; every request looks it up, so logging out (which deletes it) ends the session
+everywhere the cookie was copied, and a password change ends every other session. Logging
+in clears whatever the cookie held before and issues a new token. Every form (and every
+htmx request, through ``hx-headers``) carries a CSRF token (Flask-WTF). Logins, sign-ups
+and password changes are rate-limited, login attempts per address and per name (its key,
+arena.compete.names.name_key: ``" bob"`` and ``"BOB"`` count as ``bob``), and password
+hashing is bounded (:mod:`web.limits`). Admins list the accounts and give roles at
+``/admin/users``.
 
 **Authorization is not decided here**: :mod:`arena.service.permissions` is the one table,
 and the service function behind every write checks its action itself. Each route declares
@@ -19,6 +24,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -36,7 +42,6 @@ from flask import (
     session,
     url_for,
 )
-from flask_limiter.util import get_remote_address
 from werkzeug import exceptions as http_exceptions
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
@@ -45,20 +50,43 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.accounts import (
     MAX_PASSWORD,
     MIN_PASSWORD,
+    ROLES,
     SCOPES,
+    SESSION_DAYS,
     Account,
     authenticate,
     change_own_password,
-    find_account,
+    close_session,
+    give_role,
+    list_accounts,
     new_token,
+    open_session,
     password_hasher,
     revoke_own_token,
+    session_account,
     sign_up,
     tokens_of,
 )
 from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
 from web.extensions import csrf, get_store, limiter
 from web.forms import sentence
+from web.limits import (
+    LOGIN_ADDRESS_LIMIT,
+    LOGIN_LIMIT,
+    LOGIN_REFUSAL,
+    PASSWORD_CHANGE_LIMIT,
+    PASSWORD_REFUSAL,
+    SIGNUP_LIMIT,
+    SIGNUP_REFUSAL,
+    account_key,
+    address_key,
+    counted,
+    hashing,
+    init_limits,
+    login_name_key,
+    password_forms,
+    setting,
+)
 
 __all__ = [
     "ACTION_ATTRIBUTE",
@@ -74,8 +102,6 @@ __all__ = [
 
 accounts = Blueprint("accounts", __name__)
 
-#: Login attempts allowed per account name and address.
-LOGIN_LIMIT = "10 per minute"
 #: The attribute where :func:`public` and :func:`guarded` record a view's action.
 ACTION_ATTRIBUTE = "arena_action"
 
@@ -88,12 +114,13 @@ def init_auth(app: Flask) -> None:
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_SECURE"] = bool(os.environ.get("ARENA_HTTPS"))
+    if app.config["SESSION_COOKIE_SECURE"]:  # the prefix needs Secure (OWASP ASVS 3.4.4)
+        app.config["SESSION_COOKIE_NAME"] = "__Host-session"
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid for the session's life
-    app.config.setdefault("RATELIMIT_STORAGE_URI", os.environ.get("ARENA_LIMITER_URL", "memory://"))
+    app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(days=SESSION_DAYS)
     app.config.setdefault("ARENA_PASSWORD_HASHER", password_hasher())
-    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on every 429
     csrf.init_app(app)
-    limiter.init_app(app)
+    init_limits(app)  # rate limits, and the bound on concurrent password hashes
     app.before_request(_load_account)
     app.context_processor(lambda: {"account": current_account()})
     app.register_blueprint(accounts)
@@ -133,12 +160,11 @@ def _hasher() -> PasswordHasher:
 
 def _load_account() -> None:
     account = None
-    user_id = session.get("uid")
-    if isinstance(user_id, int):
-        account = find_account(get_store(), user_id)
-        if account is None or account.session_epoch != session.get("epoch"):
-            session.clear()  # deleted, or its password changed since: log out
-            account = None
+    token = session.get("sid")
+    if isinstance(token, str):
+        account = session_account(get_store(), token)
+    if account is None and session.get("sid", session.get("uid")) is not None:
+        session.clear()  # logged out, ended by a password change, expired: anonymous now
     g.account = account
 
 
@@ -218,18 +244,28 @@ def _safe_next(target: str | None) -> str:
 
 def _log_in(account: Account) -> None:
     session.clear()  # nothing from before the login survives it
-    session["uid"] = account.id
-    session["epoch"] = account.session_epoch
+    session["sid"] = open_session(get_store(), account)
     session.permanent = True
-
-
-def _login_key() -> str:
-    return f"{get_remote_address()}|{request.form.get('name', '')[:100]}"
 
 
 @accounts.route("/login", methods=["GET", "POST"])
 @guarded("log-in")
-@limiter.limit(LOGIN_LIMIT, key_func=_login_key, methods=["POST"])
+@password_forms
+@limiter.limit(
+    setting("ARENA_LOGIN_LIMIT", LOGIN_LIMIT),
+    key_func=login_name_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=LOGIN_REFUSAL,
+)
+@limiter.limit(
+    setting("ARENA_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT),
+    key_func=address_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=LOGIN_REFUSAL,
+)
+@hashing
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
     if request.method == "POST":
@@ -246,6 +282,15 @@ def login() -> BaseResponse | tuple[str, int] | str:
 
 @accounts.route("/signup", methods=["GET", "POST"])
 @guarded("sign-up")
+@password_forms
+@limiter.limit(
+    setting("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT),
+    key_func=address_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=SIGNUP_REFUSAL,
+)
+@hashing
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
@@ -271,36 +316,53 @@ def signup() -> BaseResponse | tuple[str, int] | str:
 @accounts.post("/logout")
 @guarded("log-out")
 def logout() -> BaseResponse:
-    """Log out (a POST with the CSRF token: no one can log you out with a link)."""
+    """Log out (a POST with the CSRF token: no one can log you out with a link): the
+    session ends on the server, so a copy of its cookie opens nothing any more."""
+    token = session.get("sid")
+    if isinstance(token, str):
+        close_session(get_store(), token)
     session.clear()
     return redirect(url_for("pages.home"))
 
 
 @accounts.route("/account/password", methods=["GET", "POST"])
 @guarded("change-password")
+@password_forms
+@limiter.limit(
+    setting("ARENA_PASSWORD_CHANGE_LIMIT", PASSWORD_CHANGE_LIMIT),
+    key_func=account_key,
+    methods=["POST"],
+    deduct_when=counted,
+    error_message=PASSWORD_REFUSAL,
+)
+@hashing
 def password() -> BaseResponse | tuple[str, int] | str:
-    """Change the password; every other session of the account ends."""
+    """Change the password; every other session of the account ends, and its API tokens
+    are revoked unless the box is unticked."""
     limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
     if request.method == "POST":
         new = request.form.get("new", "")
         if new != request.form.get("confirm", ""):
             flash("The two new passwords differ.")
             return render_template("password.html", **limits), 400
+        revoke_tokens = request.form.get("revoke_tokens") == "on"
         try:
-            changed = change_own_password(
+            change_own_password(
                 get_store(),
                 current_account(),
                 request.form.get("current", ""),
                 new,
                 hasher=_hasher(),
+                keep_session=session.get("sid"),
+                revoke_tokens=revoke_tokens,
             )
         except (PermissionDenied, NotFound):
             raise
         except ArenaError as exc:
             flash(sentence(str(exc)))
             return render_template("password.html", **limits), 400
-        _log_in(changed)  # this session goes on; the others end
-        flash("Password changed. Every other session has ended.")
+        revoked = " Your API tokens are revoked." if revoke_tokens else ""
+        flash(f"Password changed. Every other session has ended.{revoked}")
         return redirect(url_for("pages.home"))
     return render_template("password.html", **limits)
 
@@ -339,3 +401,25 @@ def revoke(token_id: int) -> BaseResponse:
         abort(404)
     flash("Token revoked.")
     return redirect(url_for("accounts.tokens"))
+
+
+@accounts.get("/admin/users")
+@guarded("manage-users")
+def admin_users() -> str:
+    """Every account with its role, and a form to change it (admins)."""
+    listing = list_accounts(get_store(), current_account())
+    return render_template("admin_users.html", users=listing, roles=ROLES)
+
+
+@accounts.post("/admin/users/<name>/role")
+@guarded("manage-users")
+def admin_role(name: str) -> BaseResponse | HTTPException:
+    """Give the user ``name`` the role chosen in the form (admins)."""
+    try:
+        changed = give_role(get_store(), current_account(), name, request.form.get("role", ""))
+    except (PermissionDenied, NotFound) as exc:
+        return refusal(exc)
+    except ArenaError as exc:
+        return http_exceptions.BadRequest(sentence(str(exc)))
+    flash(f"{changed.name} is now {changed.role}.")
+    return redirect(url_for("accounts.admin_users"))

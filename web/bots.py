@@ -31,7 +31,7 @@ from arena.service.uploads import (
     upload_view,
 )
 from arena.service.views import bot_list, bot_source, bot_view
-from web.auth import current_account, guarded, public
+from web.auth import current_account, guarded, public, to_login
 from web.extensions import get_celery, get_store
 from web.forms import read_file
 
@@ -79,6 +79,8 @@ def upload() -> BaseResponse | tuple[str, int] | str:
 
 
 def _upload_or_404(upload_id: int) -> UploadView:
+    if current_account() is None:  # a saved link, after logging out: log in, then back
+        abort(to_login())
     view = upload_view(get_store(), upload_id)
     if view is None:
         abort(404)

@@ -21,7 +21,8 @@ CELERY_KEY = "arena_celery"
 
 #: Every form (and htmx request) carries the session's CSRF token; the API is exempt.
 csrf = CSRFProtect()
-#: Rate limits: logins per account and address, API requests per token.
+#: Rate limits: their values, keys and storage are in :mod:`web.limits` (which calls
+#: ``init_app``); none by default.
 limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Sequence
 
 import click
 
@@ -326,15 +325,14 @@ def compare_remote(
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test;
     once the test decides, the matches not yet started are void. Returns the exit status."""
-    from arena.service.broker import BROKER_ERRORS, make_app, send_matches
+    from arena.service.broker import BROKER_ERRORS, make_app
+    from arena.service.dispatch import send_by_lane
 
     config = Config.from_env()
     app = make_app(broker, config, url)
 
-    def send(ids: Sequence[int]) -> None:
-        send_matches(app, ids)
-
     with open_store(url) as store:
+        send = send_by_lane(store, app)  # a compare's matches: the interactive queue
         try:
             tournament_id, name = create_compare(
                 store,

@@ -118,7 +118,7 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "ratings:ratings_command",
             "Ratings of the stored bot versions under a rule set.",
         ),
-        "users": ("users:users_group", "Accounts: add, list."),
+        "users": ("users:users_group", "Accounts: add, give a role, list."),
         "remote": ("remote:remote_group", "Upload and test bots on an arena server."),
     },
     "tournament": {

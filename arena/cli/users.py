@@ -1,7 +1,10 @@
 """``arena users``: the dashboard's accounts from the command line (the first admin).
 
 The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`, an
-admin): it adds accounts through the same service action as any admin would."""
+admin): it adds accounts and gives roles through the same service actions as any admin
+would. ``arena users add`` is also how a bot owner stored without a password (``arena bots
+add --owner NAME``, ``reference`` on ``arena serve --demo``) is claimed: sign-up never
+takes an existing name."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from arena.cli.common import help_without_command, url_option
 from arena.cli.stored import open_store
 
 
-@click.group("users", invoke_without_command=True, short_help="Accounts: add, list.")
+@click.group("users", invoke_without_command=True, short_help="Accounts: add, give a role, list.")
 @click.pass_context
 def users_group(ctx: click.Context) -> None:
     """The accounts that log in to the dashboard (docs/web.md)."""
@@ -37,14 +40,42 @@ def users_group(ctx: click.Context) -> None:
 )
 @url_option
 def users_add_command(name: str, role: str, password: str, url: str | None) -> None:
-    """Create the account NAME with ROLE (a bot owner stored by `arena bots add` without a
-    password gets this one). The first admin is made this way."""
-    from arena.service.accounts import add_account, password_hasher
+    """Create the account NAME with ROLE; or, if NAME is a bot owner stored without a
+    password (by `arena bots add --owner NAME`, or `reference` on a demo), give it this
+    password and ROLE: it can log in from then on. The first admin is made this way."""
+    from arena.service.accounts import NameTakenError, add_account, password_hasher
     from arena.service.permissions import OPERATOR
 
     with open_store(url) as store:
-        account = add_account(store, OPERATOR, name, password, role=role, hasher=password_hasher())
-    click.echo(f"{account.name}: account created ({account.role})")
+        try:
+            added = add_account(
+                store, OPERATOR, name, password, role=role, hasher=password_hasher()
+            )
+        except NameTakenError as exc:
+            raise NameTakenError(f"{exc}: `arena users role NAME ROLE` changes a role") from None
+    account = added.account
+    if added.claimed:
+        click.echo(
+            f"{account.name}: password set on the existing user (it had none: a bot "
+            f"owner); it can log in now ({account.role})"
+        )
+    else:
+        click.echo(f"{account.name}: account created ({account.role})")
+
+
+@users_group.command("role", short_help="Give an account a role.")
+@click.argument("name")
+@click.argument("role", type=click.Choice(["user", "organiser", "admin"]))
+@url_option
+def users_role_command(name: str, role: str, url: str | None) -> None:
+    """Give the user NAME the ROLE (user, organiser or admin); its open sessions have the
+    new role from their next request."""
+    from arena.service.accounts import give_role
+    from arena.service.permissions import OPERATOR
+
+    with open_store(url) as store:
+        account = give_role(store, OPERATOR, name, role)
+    click.echo(f"{account.name}: role {account.role}")
 
 
 @users_group.command("list", short_help="List the accounts.")

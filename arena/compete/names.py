@@ -8,6 +8,13 @@ a letter or a digit. Names are case-sensitive. What a name may not hold is what 
 reference syntax uses (``/ @ , =``), whitespace and control characters, so every stored
 name can be referred to.
 
+A **user name** is a name too, but two user names are one if their :func:`name_key` is:
+surrounding whitespace stripped, NFKC, case-folded (``STUDENT01``, ``student01`` and
+``Student01`` are one user; ``Straße`` is ``STRASSE``). The key is what the login limit
+counts, what logging in looks up and what sign-up keeps unique; a user keeps the spelling
+it signed up with for display. Look-alikes across scripts (a Cyrillic ``\u0430`` for a Latin
+``a``) stay different names.
+
 A **reference** to a stored bot is ``[LABEL=][OWNER/]NAME[@VERSION]``: the bot called NAME
 (of OWNER, needed only when several owners have a bot of that name), its VERSION (``2`` or
 ``v2``) or else its latest one, seated under LABEL (default NAME, or ``NAME-vN``).
@@ -25,7 +32,15 @@ from dataclasses import dataclass
 
 from arena.errors import ParseError
 
-__all__ = ["MAX_NAME", "NAME", "Reference", "check_name", "fit_name", "parse_reference"]
+__all__ = [
+    "MAX_NAME",
+    "NAME",
+    "Reference",
+    "check_name",
+    "fit_name",
+    "name_key",
+    "parse_reference",
+]
 
 #: The longest name, in characters (after normalisation), on every database.
 MAX_NAME = 64
@@ -49,6 +64,15 @@ def check_name(text: str, what: str = "name") -> str:
         shown = text if len(text) <= 80 else text[:77] + "..."
         raise ParseError(f"{what} {shown!r} is not a valid name: use {_RULE}")
     return name
+
+
+def name_key(text: str) -> str:
+    """The form two user names are compared in: ``text`` stripped of surrounding
+    whitespace, NFKC-normalised and case-folded (then NFKC again, as Unicode's
+    NFKC_Casefold). Any text has a key, valid name or not (the login limit keys on what
+    was typed)."""
+    folded = unicodedata.normalize("NFKC", text.strip()).casefold()
+    return unicodedata.normalize("NFKC", folded)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,35 +1,56 @@
-"""Accounts: users who log in to the dashboard, their passwords and roles.
+"""Accounts: users who log in to the dashboard, their passwords, sessions and roles.
 
 A password is stored as its argon2id hash (argon2-cffi's defaults; tests use its cheapest
 profile). Roles are ``user`` (the default: uploads bots), ``organiser`` (also runs
 tournaments) and ``admin`` (everything; ``arena users add NAME --role admin`` makes the
 first). The actions an actor asks for check their permission themselves
 (:mod:`arena.service.permissions`): :func:`sign_up`, :func:`add_account` (the operator, at
-the command line), :func:`change_own_password`, :func:`new_token`, :func:`revoke_own_token`;
-the functions they call (:func:`create_account`, ...) take ids and check nothing. A user's
-``session_epoch`` is raised when its password changes, which ends every
-session opened before.
+the command line), :func:`change_own_password`, :func:`new_token`, :func:`revoke_own_token`,
+:func:`list_accounts`, :func:`give_role`; the functions they call (:func:`create_account`,
+...) take ids and check nothing.
 
-Users created by ``arena bots add --owner NAME`` have no password: they cannot log in
-until ``arena users add NAME`` gives them one.
+**Names.** A user name is normalised once, as it comes in (:func:`user_name`: stripped,
+NFKC), and compared by its key (arena.compete.names.name_key: case-folded): ``Bob `` logs
+in as ``bob``, and ``BOB`` cannot sign up next to ``bob``.
+
+**Passwords** follow NIST SP 800-63B (:func:`check_password`): 12 to 256 characters, not
+one of the 30,000 most common passwords (the list the ``zxcvbn`` package ships), not a
+character or pattern repeated (``passwordpassword``) or a run like ``abcdefghijkl``, and not
+the user's name nor containing it. No composition rules.
+
+**Sessions** are server-side: logging in stores a session (:func:`open_session`: a random
+token for the browser's cookie, its SHA-256 in the database), each request looks it up
+(:func:`session_account`), logging out deletes it (:func:`close_session`), a password
+change deletes the user's others (and, if asked, revokes its API tokens). A session lasts
+:data:`SESSION_DAYS` days at most, then its user logs in again.
+
+**Taking a name.** Sign-up creates a new user only: a name that exists (or whose key
+does) is taken, whoever holds it. Users created by ``arena bots add --owner NAME`` (and
+``reference`` on ``arena serve --demo``) have no password: they cannot log in until an
+admin gives them one with ``arena users add NAME`` (:func:`add_account` claims them).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import itertools
+import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from argon2.profiles import CHEAPEST
 
-from arena.compete.names import check_name
+from arena.compete.names import check_name, name_key
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.permissions import ROLES, Actor, Operator, require
 from arena.store import accounts as stored
-from arena.store.accounts import AccountRow, TokenView
+from arena.store.accounts import AccountRow, TokenView, user_rows
 from arena.store.db import Store
 
 __all__ = [
@@ -37,32 +58,48 @@ __all__ = [
     "MIN_PASSWORD",
     "ROLES",
     "SCOPES",
+    "SESSION_DAYS",
     "TOKEN_PREFIX",
     "Account",
     "AccountError",
+    "AccountListing",
+    "Added",
+    "NameTakenError",
     "TokenView",
     "add_account",
     "authenticate",
     "change_own_password",
     "change_password",
+    "check_password",
+    "close_session",
     "create_account",
     "create_token",
     "find_account",
+    "give_role",
+    "list_accounts",
     "new_token",
+    "open_session",
     "password_hasher",
     "revoke_own_token",
     "revoke_token",
+    "session_account",
     "sign_up",
     "token_account",
     "tokens_of",
+    "user_name",
 ]
 
-#: Password length bounds (characters): long enough to matter, short enough to hash fast.
-MIN_PASSWORD, MAX_PASSWORD = 8, 256
+#: Password length bounds (characters): at least OWASP ASVS 2.1.1's 12 (NIST SP 800-63B's
+#: floor is 8), at most what hashes fast.
+MIN_PASSWORD, MAX_PASSWORD = 12, 256
 
 
 class AccountError(ArenaError):
     """An account cannot be created or changed as asked (the message says why)."""
+
+
+class NameTakenError(AccountError):
+    """The name asked for an account is taken (by a user of that name or key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +122,56 @@ def password_hasher(*, cheap: bool = False) -> PasswordHasher:
     return PasswordHasher.from_parameters(CHEAPEST) if cheap else PasswordHasher()
 
 
-def _check_password(password: str) -> None:
+def user_name(text: str) -> str:
+    """``text`` as a user name: stripped of surrounding whitespace, NFKC (the grammar of
+    arena.compete.names).
+
+    Raises:
+        ParseError: it is not a valid name.
+    """
+    return check_name(text.strip(), "user name")
+
+
+@functools.cache
+def _common_passwords() -> frozenset[str]:
+    """The 30,000 most common passwords (zxcvbn's list, from leaked password sets;
+    MIT-licensed), lower case; loaded once, on first use (about 0.15 s)."""
+    from zxcvbn.frequency_lists import FREQUENCY_LISTS
+
+    return frozenset(FREQUENCY_LISTS["passwords"])
+
+
+#: A character or a pattern repeated: "aaaaaaaaaaaa", "abcabcabcabc", "passwordpassword".
+_REPEATED = re.compile(r"(.+?)\1+", re.DOTALL)
+
+
+def _is_run(text: str) -> bool:
+    """Whether ``text`` steps by one code point each time, up or down ("12345678",
+    "hgfedcba")."""
+    steps = {ord(b) - ord(a) for a, b in itertools.pairwise(text)}
+    return steps in ({1}, {-1})
+
+
+def check_password(password: str, name: str = "") -> None:
+    """Accept ``password`` (for the user ``name``) or say why not, after NIST SP 800-63B:
+    its length, a list of common passwords, repetitions and runs, and the user's name.
+
+    Raises:
+        AccountError: the password is refused (the message says why).
+    """
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError(
             f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters (this one has "
             f"{len(password)})"
         )
+    folded = password.casefold()
+    if folded in _common_passwords():
+        raise AccountError("this password is one of the most common ones: choose another")
+    if _REPEATED.fullmatch(folded) or _is_run(folded):
+        raise AccountError("this password is a repetition or a sequence: choose another")
+    key = name_key(name)
+    if key and (folded == key or (len(key) >= 3 and key in folded)):
+        raise AccountError("a password may not contain the name")
 
 
 def _check_role(role: str) -> None:
@@ -103,22 +184,45 @@ def _account(row: AccountRow) -> Account:
 
 
 def create_account(
-    store: Store, name: str, password: str, *, role: str = "user", hasher: PasswordHasher
+    store: Store,
+    name: str,
+    password: str,
+    *,
+    role: str = "user",
+    hasher: PasswordHasher,
+    claim: bool = True,
 ) -> Account:
-    """Create the account ``name`` (or give a password to a user that has none yet, such as
-    a bot owner named by ``arena bots add``).
+    """Create the account ``name``; with ``claim``, a user of that name without a password
+    (a bot owner named by ``arena bots add``) gets this password and role instead. (Sign-up
+    does not claim: :func:`sign_up`.)
 
     Raises:
         ParseError: ``name`` is not a valid name (arena.compete.names).
         AccountError: the name is taken, or the password or role is unacceptable.
     """
-    name = check_name(name, "user name")
-    _check_password(password)
+    return _create(store, name, password, role=role, hasher=hasher, claim=claim).account
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """An account :func:`add_account` made: ``claimed`` if its user existed (a bot owner
+    without a password), else it is new."""
+
+    account: Account
+    claimed: bool
+
+
+def _create(
+    store: Store, name: str, password: str, *, role: str, hasher: PasswordHasher, claim: bool
+) -> Added:
+    name = user_name(name)
+    check_password(password, name)
     _check_role(role)
-    row = stored.claim_account(store, name, hasher.hash(password), role)
-    if row is None:
-        raise AccountError(f"the name {name!r} is taken")
-    return _account(row)
+    found = stored.claim_account(store, name, hasher.hash(password), role, claim=claim)
+    if found is None:
+        raise NameTakenError(f"the name {name!r} is taken")
+    row, existed = found
+    return Added(_account(row), existed)
 
 
 def find_account(store: Store, user_id: int) -> Account | None:
@@ -135,8 +239,9 @@ _UNKNOWN: dict[int, str] = {}
 def authenticate(
     store: Store, name: str, password: str, *, hasher: PasswordHasher
 ) -> Account | None:
-    """The account if ``password`` is its password, else None (unknown names too)."""
-    found = stored.login_row(store, name)
+    """The account if ``password`` is its password, else None (unknown names too). The
+    name is stripped and compared by its key (``Bob `` is ``bob``)."""
+    found = stored.login_row(store, unicodedata.normalize("NFKC", name.strip()))
     if found is None:
         key = id(hasher)
         if key not in _UNKNOWN:
@@ -155,26 +260,74 @@ def authenticate(
 
 
 def change_password(
-    store: Store, account_id: int, current: str, new: str, *, hasher: PasswordHasher
+    store: Store,
+    account_id: int,
+    current: str,
+    new: str,
+    *,
+    hasher: PasswordHasher,
+    keep_session: str | None = None,
+    revoke_tokens: bool = False,
 ) -> Account:
-    """Replace the password (``current`` must be right) and end every other session.
+    """Replace the password (``current`` must be right) and end every session of the
+    account but ``keep_session`` (a session token); with ``revoke_tokens``, revoke its API
+    tokens too.
 
     Raises:
         AccountError: ``current`` is wrong, or ``new`` is unacceptable.
     """
-    _check_password(new)
+    account = find_account(store, account_id)
 
     def replace(digest: str) -> str:
         try:
             hasher.verify(digest, current)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             raise AccountError("the current password is not right") from None
+        check_password(new, "" if account is None else account.name)
         return hasher.hash(new)
 
-    row = stored.replace_password(store, account_id, replace)
+    row = stored.replace_password(
+        store,
+        account_id,
+        replace,
+        keep_session=None if keep_session is None else _digest(keep_session),
+        revoke_tokens=revoke_tokens,
+    )
     if row is None:
         raise AccountError("no such account")
     return _account(row)
+
+
+# --- web sessions ------------------------------------------------------------------------------
+
+#: The longest a web session lasts (then its user logs in again): OWASP ASVS 3.3.2 (level 1).
+SESSION_DAYS = 30
+
+
+def _oldest() -> datetime:
+    return datetime.now(UTC) - timedelta(days=SESSION_DAYS)
+
+
+def open_session(store: Store, account: Account) -> str:
+    """A new session of ``account``: the token for the browser's cookie (only its SHA-256
+    is stored)."""
+    token = secrets.token_urlsafe(32)
+    stored.add_session(store, account.id, _digest(token), _oldest())
+    return token
+
+
+def session_account(store: Store, token: str) -> Account | None:
+    """The account of a live session token, or None (logged out, ended by a password
+    change, older than :data:`SESSION_DAYS`, or never issued)."""
+    if len(token) > 100:
+        return None
+    row = stored.session_row(store, _digest(token), _oldest())
+    return None if row is None else _account(row)
+
+
+def close_session(store: Store, token: str) -> None:
+    """End a session (logging out): its token opens nothing any more."""
+    stored.delete_session(store, _digest(token))
 
 
 # --- API tokens ------------------------------------------------------------------------------
@@ -246,31 +399,75 @@ def _own(actor: Actor, action: str) -> Account:
 def sign_up(
     store: Store, actor: Actor, name: str, password: str, *, hasher: PasswordHasher
 ) -> Account:
-    """Create the account ``name`` with the role ``user`` (anyone may).
+    """Create the new account ``name`` with the role ``user`` (anyone may). A name that
+    exists is taken, whoever holds it, with or without a password.
 
     Raises:
         As :func:`create_account`.
     """
     require(actor, "sign-up")
-    return create_account(store, name, password, hasher=hasher)
+    return create_account(store, name, password, hasher=hasher, claim=False)
 
 
 def add_account(
     store: Store, actor: Actor, name: str, password: str, *, role: str, hasher: PasswordHasher
-) -> Account:
-    """Create the account ``name`` with ``role`` (an admin: ``arena users add`` is the
-    operator).
+) -> Added:
+    """Create the account ``name`` with ``role``, or give that password and role to the
+    existing user ``name`` that has no password (claim a bot owner: an admin's act).
 
     Raises:
         PermissionDenied: ``actor`` is not an admin.
         As :func:`create_account`.
     """
     require(actor, "manage-users", message="only admins add accounts with a role")
-    return create_account(store, name, password, role=role, hasher=hasher)
+    return _create(store, name, password, role=role, hasher=hasher, claim=True)
+
+
+@dataclass(frozen=True, slots=True)
+class AccountListing:
+    """A user as the admins' list shows it."""
+
+    name: str
+    role: str
+    can_log_in: bool
+
+
+def list_accounts(store: Store, actor: Actor) -> list[AccountListing]:
+    """Every user with its role and whether it can log in, by name (admins only).
+
+    Raises:
+        PermissionDenied: ``actor`` is not an admin.
+    """
+    require(actor, "manage-users", message="only admins see the accounts")
+    return [AccountListing(*row) for row in user_rows(store)]
+
+
+def give_role(store: Store, actor: Actor, name: str, role: str) -> Account:
+    """Give the user ``name`` (or the one whose name has its key) ``role`` (admins only).
+    Its sessions go on with the new role from their next request.
+
+    Raises:
+        PermissionDenied: ``actor`` is not an admin.
+        AccountError: unknown role.
+        NotFound: no such user.
+    """
+    require(actor, "manage-users", message="only admins change roles")
+    _check_role(role)
+    row = stored.set_role(store, user_name(name), role)
+    if row is None:
+        raise NotFound(f"no user {name.strip()!r}")
+    return _account(row)
 
 
 def change_own_password(
-    store: Store, actor: Actor, current: str, new: str, *, hasher: PasswordHasher
+    store: Store,
+    actor: Actor,
+    current: str,
+    new: str,
+    *,
+    hasher: PasswordHasher,
+    keep_session: str | None = None,
+    revoke_tokens: bool = False,
 ) -> Account:
     """Change ``actor``'s own password (as :func:`change_password`).
 
@@ -279,7 +476,15 @@ def change_own_password(
         AccountError: as :func:`change_password`.
     """
     account = _own(actor, "change-password")
-    return change_password(store, account.id, current, new, hasher=hasher)
+    return change_password(
+        store,
+        account.id,
+        current,
+        new,
+        hasher=hasher,
+        keep_session=keep_session,
+        revoke_tokens=revoke_tokens,
+    )
 
 
 def new_token(store: Store, actor: Actor, name: str, scopes: list[str]) -> str:

@@ -226,6 +226,11 @@ def create_compare(
     except ParseError as exc:
         raise ValueError(str(exc)) from None
     new_entrant, old_entrant = resolve_entrants(store, wanted)
+    if new_entrant.version == old_entrant.version:  # its games would cost and test nothing
+        raise ValueError(
+            f"NEW {new} and OLD {old} are the same version: compare it with another version "
+            "or another bot"
+        )
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,

@@ -3,7 +3,8 @@
 
 Queries live in the store (docs/architecture.md): callers get plain values or frozen
 dataclasses, never a session. Hashing and checking passwords is the service's: here a
-password is only its stored hash, a token only its SHA-256.
+password is only its stored hash, a token (API or web session) only its SHA-256. A user is
+found by its exact name, else by its name's key (arena.compete.names.name_key).
 """
 
 from __future__ import annotations
@@ -12,21 +13,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
+from arena.compete.names import name_key
 from arena.store.db import Store, as_utc
-from arena.store.models import ApiToken, User
+from arena.store.models import ApiToken, User, UserSession
 
 __all__ = [
     "AccountRow",
     "TokenView",
     "account_row",
+    "add_session",
     "add_token",
     "claim_account",
+    "delete_session",
     "login_row",
     "replace_password",
     "revoke_token",
+    "session_row",
     "set_password_hash",
+    "set_role",
     "token_views",
     "use_token",
     "user_rows",
@@ -69,20 +77,38 @@ def user_rows(store: Store) -> list[tuple[str, str, bool]]:
     return [(str(name), str(role), bool(can_log_in)) for name, role, can_log_in in rows]
 
 
-def claim_account(store: Store, name: str, digest: str, role: str) -> AccountRow | None:
-    """Give the user ``name`` the password hash ``digest`` and ``role``, creating it if
-    needed, in one transaction; None (and nothing written) if it has a password already."""
-    with store.write() as session:
-        user = session.scalar(select(User).where(User.name == name).with_for_update())
-        if user is not None and user.password_hash is not None:
-            return None
-        if user is None:
-            user = User(name=name)
-            session.add(user)
-        user.password_hash = digest
-        user.role = role
-        session.flush()
-        return _row(user)
+def _find(session: Session, name: str, *, lock: bool = False) -> User | None:
+    """The user spelt exactly ``name``, else the one whose name has its key (users whose
+    names shared a key before migration 0014 have keys of their own: arena/store/
+    migrations/versions/0014_accounts_keys_sessions.py)."""
+    query = select(User).where(or_(User.name == name, User.name_key == name_key(name)))
+    users = session.scalars(query.with_for_update() if lock else query).all()
+    exact = [user for user in users if user.name == name]
+    return exact[0] if exact else next(iter(users), None)
+
+
+def claim_account(
+    store: Store, name: str, digest: str, role: str, *, claim: bool
+) -> tuple[AccountRow, bool] | None:
+    """Create the user ``name`` with the password hash ``digest`` and ``role``, in one
+    transaction; with ``claim``, a user of that name (or key) without a password gets them
+    instead. Return it and whether it existed before; None (nothing written) if the name or
+    its key is taken (with ``claim``: by a user with a password)."""
+    try:
+        with store.write() as session:
+            user = _find(session, name, lock=True)
+            if user is not None and (not claim or user.password_hash is not None):
+                return None
+            existed = user is not None
+            if user is None:
+                user = User(name=name, name_key=name_key(name))
+                session.add(user)
+            user.password_hash = digest
+            user.role = role
+            session.flush()
+            return _row(user), existed
+    except IntegrityError:  # the same key, inserted at the same time
+        return None
 
 
 def account_row(store: Store, user_id: int) -> AccountRow | None:
@@ -95,12 +121,25 @@ def account_row(store: Store, user_id: int) -> AccountRow | None:
 
 
 def login_row(store: Store, name: str) -> tuple[AccountRow, str] | None:
-    """The user called ``name`` and its password hash, or None (unknown, or no password)."""
+    """The user called ``name`` (else the one whose name has its key) and its password
+    hash, or None (unknown, or no password)."""
     with store.read() as session:
-        user = session.scalar(select(User).where(User.name == name))
+        user = _find(session, name)
         if user is None or user.password_hash is None:
             return None
         return _row(user), user.password_hash
+
+
+def set_role(store: Store, name: str, role: str) -> AccountRow | None:
+    """Give the user called ``name`` (else the one whose name has its key) ``role``; None
+    if there is no such user."""
+    with store.write() as session:
+        user = _find(session, name, lock=True)
+        if user is None:
+            return None
+        user.role = role
+        session.flush()
+        return _row(user)
 
 
 def set_password_hash(store: Store, user_id: int, digest: str) -> None:
@@ -110,10 +149,16 @@ def set_password_hash(store: Store, user_id: int, digest: str) -> None:
 
 
 def replace_password(
-    store: Store, user_id: int, replace: Callable[[str], str]
+    store: Store,
+    user_id: int,
+    replace: Callable[[str], str],
+    *,
+    keep_session: str | None = None,
+    revoke_tokens: bool = False,
 ) -> AccountRow | None:
     """In one transaction, the user's row locked: store ``replace(current hash)`` as its
-    password hash and raise its session epoch (ending every session opened before). None
+    password hash, raise its session epoch and end every session of it but the one whose
+    SHA-256 is ``keep_session``; with ``revoke_tokens``, revoke its live API tokens too. None
     if it has no password (or no such user).
 
     Raises:
@@ -125,8 +170,54 @@ def replace_password(
             return None
         user.password_hash = replace(user.password_hash)
         user.session_epoch += 1
+        session.execute(
+            delete(UserSession).where(
+                UserSession.user_id == user_id, UserSession.sha256 != (keep_session or "")
+            )
+        )
+        if revoke_tokens:
+            session.execute(
+                update(ApiToken)
+                .where(ApiToken.user_id == user_id, ApiToken.revoked.is_(None))
+                .values(revoked=datetime.now(UTC))
+            )
         session.flush()
         return _row(user)
+
+
+# --- web sessions ----------------------------------------------------------------------------
+
+
+def add_session(store: Store, user_id: int, sha256: str, oldest: datetime) -> None:
+    """Store a new session of the user (its token's SHA-256), and forget its sessions
+    opened before ``oldest`` (expired)."""
+    with store.write() as session:
+        session.execute(
+            delete(UserSession).where(UserSession.user_id == user_id, UserSession.created < oldest)
+        )
+        session.add(UserSession(user_id=user_id, sha256=sha256, created=datetime.now(UTC)))
+
+
+def session_row(store: Store, sha256: str, oldest: datetime) -> AccountRow | None:
+    """The user of the session with this SHA-256, if it was opened at ``oldest`` or after
+    and the user may log in; else None."""
+    with store.read() as session:
+        user = session.scalar(
+            select(User)
+            .join(UserSession, UserSession.user_id == User.id)
+            .where(
+                UserSession.sha256 == sha256,
+                UserSession.created >= oldest,
+                User.password_hash.is_not(None),
+            )
+        )
+        return None if user is None else _row(user)
+
+
+def delete_session(store: Store, sha256: str) -> None:
+    """End the session with this SHA-256 (nothing if there is none)."""
+    with store.write() as session:
+        session.execute(delete(UserSession).where(UserSession.sha256 == sha256))
 
 
 def add_token(

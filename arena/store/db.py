@@ -25,7 +25,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlche
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from arena.compete.names import check_name
+from arena.compete.names import check_name, name_key
 from arena.engine.rules import Rules
 from arena.errors import DatabaseError
 from arena.store.models import Bot, BotVersion, Branch, GameRecord, RuleSet, Upload, User, utcnow
@@ -381,13 +381,19 @@ class Store:
             return version, True
 
     def _user(self, session: Session, name: str) -> User:
-        """The user called ``name``, created if needed (safe against a concurrent insert)."""
+        """The user called ``name``, else the one whose name has its key (``Alice`` is
+        ``alice``: arena.compete.names.name_key), created if needed (safe against a
+        concurrent insert)."""
+        user = session.scalar(select(User).where(User.name == name))
+        if user is not None:
+            return user
+        key = name_key(name)
         session.execute(
             self._insert(User)
-            .values(name=name, created=utcnow())
-            .on_conflict_do_nothing(index_elements=["name"])
+            .values(name=name, name_key=key, created=utcnow())
+            .on_conflict_do_nothing(index_elements=["name_key"])
         )
-        user = session.scalar(select(User).where(User.name == name))
+        user = session.scalar(select(User).where(User.name_key == key))
         assert user is not None
         return user
 

@@ -25,6 +25,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from arena.compete.names import name_key
+
 #: A tournament's status.
 TOURNAMENT_STATUSES = ("pending", "running", "done")
 #: A worker's status: "online" while it sends heartbeats, "stopped" after a clean shutdown
@@ -55,6 +57,10 @@ class Base(DeclarativeBase):
     )
 
 
+def _name_key(context: Any) -> str:
+    return name_key(str(context.get_current_parameters()["name"]))
+
+
 def _created() -> Mapped[datetime]:
     return mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -64,14 +70,31 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
+    #: What two user names are compared by (arena.compete.names.name_key: stripped, NFKC,
+    #: case-folded): one user per key. Filled from ``name`` when not given.
+    name_key: Mapped[str] = mapped_column(
+        String(200), index=True, unique=True, default=_name_key, server_default=""
+    )
     created: Mapped[datetime] = _created()
     #: The argon2id hash of the password; None: the user cannot log in (made by the CLI).
     password_hash: Mapped[str | None] = mapped_column(String(200))
     #: ``user``, ``organiser`` or ``admin`` (arena.service.accounts.ROLES).
     role: Mapped[str] = mapped_column(String(20), default="user", server_default="user")
-    #: Raised to end every session of the user at once (a password change, "log out
-    #: everywhere"): a session remembers the epoch it was opened in.
+    #: Raised when the password changes (its sessions end then: :class:`UserSession`).
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class UserSession(Base):
+    """A logged-in web session: the browser's cookie holds a random token, this row its
+    SHA-256. Logging out deletes the row; a password change deletes the user's others;
+    sessions older than their lifetime are refused (arena.service.accounts)."""
+
+    __tablename__ = "user_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    created: Mapped[datetime] = _created()
 
 
 class Bot(Base):

@@ -1,23 +1,27 @@
 """Accounts (arena/service/accounts.py) on both databases: argon2 hashes, roles, session
-epochs; and ``arena users add``."""
+epochs, name keys, the password policy, migration 0014; and ``arena users add|role``."""
 
 from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import select, text
 
 from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
+from arena.compete.names import name_key
 from arena.errors import ParseError
 from arena.service.accounts import (
     AccountError,
     authenticate,
     change_password,
+    check_password,
     create_account,
     find_account,
     password_hasher,
 )
-from arena.store.db import Store
+from arena.store.accounts import user_rows
+from arena.store.db import Store, connect, upgrade
 from arena.store.models import User
 
 HASHER = password_hasher(cheap=True)
@@ -41,12 +45,12 @@ def test_names_passwords_and_roles_are_checked(store: Store) -> None:
     create_account(store, "ada", "correct horse", hasher=HASHER)
     with pytest.raises(AccountError, match="taken"):
         create_account(store, "ada", "another one!", hasher=HASHER)
-    with pytest.raises(AccountError, match="8 to 256 characters"):
+    with pytest.raises(AccountError, match="12 to 256 characters"):
         create_account(store, "bob", "short", hasher=HASHER)
     with pytest.raises(AccountError, match="unknown role"):
-        create_account(store, "bob", "long enough", role="king", hasher=HASHER)
+        create_account(store, "bob", "long enough!", role="king", hasher=HASHER)
     with pytest.raises(ParseError):
-        create_account(store, "a/b", "long enough", hasher=HASHER)
+        create_account(store, "a/b", "long enough!", hasher=HASHER)
 
 
 def test_a_bot_owner_without_a_password_can_be_given_one(store: Store) -> None:
@@ -66,7 +70,7 @@ def test_a_password_change_raises_the_session_epoch(store: Store) -> None:
     account = create_account(store, "ada", "correct horse", hasher=HASHER)
     with pytest.raises(AccountError, match="current password"):
         change_password(store, account.id, "wrong", "new password", hasher=HASHER)
-    with pytest.raises(AccountError, match="8 to 256"):
+    with pytest.raises(AccountError, match="12 to 256"):
         change_password(store, account.id, "correct horse", "tiny", hasher=HASHER)
     changed = change_password(store, account.id, "correct horse", "new password", hasher=HASHER)
     assert changed.session_epoch == account.session_epoch + 1
@@ -77,15 +81,88 @@ def test_a_password_change_raises_the_session_epoch(store: Store) -> None:
 def test_users_add_makes_the_first_admin(store: Store, url: str) -> None:
     runner = CliRunner()
     done = runner.invoke(
-        cli, ["users", "add", "root", "--role", "admin", "--url", url], input="sesame123\n" * 2
+        cli, ["users", "add", "root", "--role", "admin", "--url", url], input="open sesame!\n" * 2
     )
     assert done.exit_code == 0, done.output
     assert "root: account created (admin)" in done.output
-    account = authenticate(store, "root", "sesame123", hasher=HASHER)
+    account = authenticate(store, "root", "open sesame!", hasher=HASHER)
     assert account is not None and account.role == "admin"
     again = runner.invoke(
-        cli, ["users", "add", "root", "--url", url], env={"ARENA_PASSWORD": "sesame123"}
+        cli, ["users", "add", "root", "--url", url], env={"ARENA_PASSWORD": "open sesame!"}
     )
     assert again.exit_code == USAGE_ERROR and "taken" in again.output
     listed = runner.invoke(cli, ["users", "list", "--url", url])
     assert "root  admin  can log in" in listed.output
+
+
+def test_user_names_are_compared_by_their_key() -> None:
+    assert name_key("  STUDENT01 ") == name_key("student01") == "student01"
+    assert name_key("Straße") == name_key("STRASSE")
+    assert name_key("\uff42\uff4f\uff42") == "bob"  # full-width letters: NFKC
+    assert name_key("b\u0430b") != name_key("bab")  # a Cyrillic look-alike stays apart
+
+
+@pytest.mark.parametrize(
+    ("password", "name", "refused"),
+    [
+        ("correct horse", "ada", None),
+        ("violet tram 42", "ada", None),
+        ("PASSWORD1234", "ada", "most common"),
+        ("zzzzzzzzzzzz", "ada", "repetition or a sequence"),
+        ("xyzxyzxyzxyz", "ada", "repetition or a sequence"),
+        ("abcdefghijkl", "ada", "repetition or a sequence"),
+        ("carolina1234", "Carolina", "may not contain the name"),
+        ("a" * 257, "ada", "12 to 256"),
+        ("ρωμαϊκή σαλάτα", "ada", None),  # any script
+    ],
+)
+def test_the_password_policy(password: str, name: str, refused: str | None) -> None:
+    if refused is None:
+        check_password(password, name)
+    else:
+        with pytest.raises(AccountError, match=refused):
+            check_password(password, name)
+
+
+@pytest.mark.empty_database
+def test_migration_0014_keeps_users_whose_names_collide_apart(url: str) -> None:
+    """Users stored before 0014 as ``Bob`` (no password) and ``bob`` (a password): the one
+    that can log in gets the key, the other ``bob#ID``; each logs in by its exact name."""
+    upgrade(url, "0013")
+    store = connect(url)
+    digest = HASHER.hash("correct horse")
+    try:
+        with store.write() as session:
+            for name, password in (("Bob", None), ("bob", digest)):
+                session.execute(
+                    text(
+                        "INSERT INTO users (name, created, password_hash) "
+                        "VALUES (:n, CURRENT_TIMESTAMP, :p)"
+                    ),
+                    {"n": name, "p": password},
+                )
+    finally:
+        store.close()
+    upgrade(url)
+    store = connect(url)
+    try:
+        with store.read() as session:
+            keys = {name: key for name, key in session.execute(select(User.name, User.name_key))}
+        assert keys == {"bob": "bob", "Bob": "bob#1"}
+        bob = authenticate(store, "BOB ", "correct horse", hasher=HASHER)
+        assert bob is not None and bob.name == "bob"
+        with pytest.raises(AccountError, match="taken"):
+            create_account(store, "BOB", "violet tram 42", hasher=HASHER, claim=False)
+        claimed = create_account(store, "Bob", "violet tram 42", hasher=HASHER)
+        assert claimed.name == "Bob"
+    finally:
+        store.close()
+
+
+def test_users_role_gives_a_role(store: Store, url: str) -> None:
+    create_account(store, "ada", "correct horse", hasher=HASHER)
+    done = CliRunner().invoke(cli, ["users", "role", " ADA", "organiser", "--url", url])
+    assert done.exit_code == 0 and "ada: role organiser" in done.output
+    assert [row for row in user_rows(store)] == [("ada", "organiser", True)]
+    missing = CliRunner().invoke(cli, ["users", "role", "nobody", "admin", "--url", url])
+    assert missing.exit_code != 0 and "no user 'nobody'" in missing.output

@@ -111,6 +111,11 @@ def test_compare_bad_requests(bots: Store) -> None:
             bots, new="nobody", old="bob/first", rules=RULES, players=2,
             test=SPRT(0.0, 10.0), max_games=10, batch=2, seed=3,
         )  # fmt: skip
+    with pytest.raises(ValueError, match="are the same version"):  # arena compare --remote
+        create_compare(
+            bots, new="ada/greedy", old="ada/greedy", rules=RULES, players=2,
+            test=SPRT(0.0, 10.0), max_games=10, batch=2, seed=3,
+        )  # fmt: skip
     with pytest.raises(LookupError, match="no compare called 'x'"):
         compare_view(bots, "x")
     assert stop_if_decided(bots, 12345) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import select, text
+from sqlalchemy.orm import Session
 
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -71,14 +72,38 @@ def test_seat_faults() -> None:
     assert seat_faults(None) == {} and seat_faults({"void": "x"}) == {}
 
 
+def _old_bot_version(session: Session, owner: str) -> int:
+    """A user ``owner``, its bot and a version of it, stored in SQL; the version's id."""
+    user = session.execute(
+        text("INSERT INTO users (name, created) VALUES (:n, CURRENT_TIMESTAMP) RETURNING id"),
+        {"n": owner},
+    ).scalar_one()
+    bot = session.execute(
+        text(
+            "INSERT INTO bots (name, owner_id, created) VALUES ('b', :u, CURRENT_TIMESTAMP) "
+            "RETURNING id"
+        ),
+        {"u": user},
+    ).scalar_one()
+    return int(
+        session.execute(
+            text(
+                "INSERT INTO bot_versions (bot_id, version, source, sha256, report, created) "
+                "VALUES (:b, 1, '# bot', :h, '{}', CURRENT_TIMESTAMP) RETURNING id"
+            ),
+            {"b": bot, "h": owner * 8},
+        ).scalar_one()
+    )
+
+
 @pytest.mark.empty_database
 def test_the_migration_fills_the_matches_stored_before(url: str) -> None:
     upgrade(url, "0009")
     store = connect(url)
     try:
-        first = store.add_bot_version("ada", "one", "# one\n", {})[0].id
-        second = store.add_bot_version("bob", "two", "# two\n", {})[0].id
         with store.write() as session:
+            # in SQL: today's models have columns the schema of 0009 has not (users.name_key)
+            first, second = (_old_bot_version(session, owner) for owner in ("ada", "bob"))
             rule_set = session.execute(
                 text(
                     "INSERT INTO rule_sets (name, version, params, is_preset) "

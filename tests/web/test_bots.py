@@ -83,7 +83,8 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
     assert ada.get("/bots/ada/crash").status_code == 404
     # another user, or nobody, does not even learn the upload exists
     assert logged_in(app, "bob").get(location).status_code == 404
-    assert logged_in(app, None).get(location).status_code == 404
+    # nobody is asked to log in, as for any upload's number (issue 20, finding 4)
+    assert logged_in(app, None).get(location).headers["Location"].startswith("/login?next=")
     assert logged_in(app, "root").get(location).status_code == 200
 
 

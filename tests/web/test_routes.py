@@ -76,6 +76,7 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/tournaments/<name>/cancel": "cancel-tournament",
         "/compares/new": "start-compare",
         "/games/<int:match_id>/<int:index>/branch": "start-branch",
+        "/admin/users/<name>/role": "manage-users",
     }
 
 
