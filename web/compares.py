@@ -26,6 +26,7 @@ from arena.service.compares import (
     compare_view,
     start_compare,
 )
+from arena.service.display import entrant_names
 from arena.service.permissions import allowed
 from arena.service.views import bot_list
 from web.auth import current_account, guarded, public
@@ -137,7 +138,8 @@ def _context(name: str) -> dict[str, Any]:
 @public
 def compare_page(name: str) -> str:
     """A compare: its test's verdict, LLR, Elo difference, LOS and games; live while it runs."""
-    return render_template("compare.html", **_context(name))
+    context = _context(name)  # NEW and OLD by their versions' display names
+    return render_template("compare.html", entrants=entrant_names(get_store(), name), **context)
 
 
 @compares.get("/compares/<name>/live")

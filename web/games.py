@@ -21,6 +21,7 @@ from arena.engine.records import round_times, slowest_decisions
 from arena.engine.replay import Replay
 from arena.errors import ArenaError
 from arena.service.accounts import Account
+from arena.service.display import entrant_names, seat_name, seat_names
 from arena.service.games import (
     GAME_RESULTS,
     GameFilter,
@@ -55,6 +56,9 @@ from web.viewer import (
 __all__ = ["FAULT_CHOICES", "PAGE_SIZE", "games", "parse_filter", "record_for_reader"]
 
 games = Blueprint("games", __name__)
+# Every page naming a game's seats shows them by display name (templates/_names.html).
+games.add_app_template_global(seat_name, "seat_name")
+games.add_app_template_global(seat_names, "seat_names")
 
 #: Games a page lists.
 PAGE_SIZE = 50
@@ -144,9 +148,13 @@ def _context(page: Any, offset: int) -> dict[str, Any]:
     def at(new_offset: int) -> str:
         return url_for("games.game_index") + "?" + urlencode({**args, "offset": new_offset})
 
+    tournament = args.get("tournament")
+    named = tournament is not None and any(k in args for k in ("a", "b", "by"))
     return {
         "page": page,
         "args": args,
+        # the entrants a pairing or a fault filter names, shown by display name
+        "entrants": entrant_names(get_store(), tournament) if named and tournament else {},
         "rule_sets": rule_set_names(get_store()),
         "results": GAME_RESULTS,
         "faults": FAULT_CHOICES,
@@ -193,7 +201,8 @@ def _replay(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]
     if found is None:
         abort(404, f"No stored game {index} of match {match_id}.")
     record = record_for_reader(current_account(), found.row, found.record)
-    replay = found.replay
+    # the seats by display name (the record's labels stay in the record)
+    replay = replace(found.replay, seats=seat_names(found.row.seats, found.row.labels))
     if record is not found.record:  # redacted: the replay shows the reader's record only
         replay = replace(replay, record=record, result=record.get("result"))
     return found.row, record, replay

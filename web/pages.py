@@ -138,10 +138,15 @@ def leaderboard_csv(rules: str) -> Response:
 @pages.get("/leaderboards/<rules>/export.json")
 @public
 def leaderboard_json(rules: str) -> dict[str, Any]:
-    """The leaderboard as JSON (the same toggles as the page)."""
+    """The leaderboard as JSON (the same toggles as the page), each row with its version's
+    display name (``display``)."""
     board = _board(rules)
     computed = None if board.computed is None else board.computed.isoformat()
-    return {"rules": board.rules, "computed": computed, "rows": _export_rows(board)}
+    rows = [  # each version's display name too, as the pages show it
+        {**fields, "display": row.name.display}
+        for fields, row in zip(_export_rows(board), board.rows, strict=True)
+    ]
+    return {"rules": board.rules, "computed": computed, "rows": rows}
 
 
 @pages.get("/tournaments")
@@ -190,7 +195,8 @@ def stat_block(view: TournamentView) -> str:
         + f", {view.games_done} of {view.games_total} games",
         "",
     ]
-    width = max([len("Entrant"), *(len(row.entrant) for row in view.standings)])
+    shown = {row.entrant: view.shown(row.entrant) for row in view.standings}
+    width = max([len("Entrant"), *(len(name) for name in shown.values())])
     lines.append(
         f"{'#':>3}  {'Entrant':<{width}}  {'Games':>6}  {'Wins':>6}  {'Win%':>5}  "
         f"{'Forfeits':>8}  {'Elo':>5}  95% interval"
@@ -202,11 +208,13 @@ def stat_block(view: TournamentView) -> str:
             else f"{row.rating:5.0f}  {row.low:.0f} to {row.high:.0f}"
         )
         lines.append(
-            f"{row.rank:>3}  {row.entrant:<{width}}  {row.games:>6}  {row.wins:>6}  "
+            f"{row.rank:>3}  {shown[row.entrant]:<{width}}  {row.games:>6}  {row.wins:>6}  "
             f"{100 * row.win_rate:5.1f}  {row.forfeits:>8}  {rated}".rstrip()
         )
     if view.faults:
-        faults = ", ".join(f"{e} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults)
+        faults = ", ".join(
+            f"{view.shown(e)} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults
+        )
         lines += ["", f"Faults: {faults}"]
     return "\n".join(lines)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
+from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
 from arena.service.results import load_results, rating_table
 from arena.store import boards
@@ -112,6 +113,11 @@ class LeaderboardRow:
     draws: int = 0
     losses: int = 0
     last_game: datetime | None = None
+
+    @property
+    def name(self) -> BotName:
+        """The version's display name (``owner/bot vN``, :mod:`arena.service.display`)."""
+        return BotName(self.owner, self.bot, self.version)
 
     @property
     def rank(self) -> str:
@@ -251,6 +257,8 @@ class TournamentView:
         workers_alive: the workers whose heartbeat is within the lease now.
         queue: its place in the workers' queue, with the reason it waits (see
             :func:`queue_position`); None when finished.
+        names: each entrant's label → the stored version it stands for (pages show
+            :meth:`shown`; links and filters keep the label).
     """
 
     name: str
@@ -276,6 +284,16 @@ class TournamentView:
     owner: str | None = None
     faults: list[tuple[str, str, int]] = field(default_factory=list)
     queue: str | None = None
+    names: dict[str, BotName] = field(default_factory=dict)
+
+    def name_of(self, label: str) -> BotName | None:
+        """The stored version the entrant ``label`` stands for, or None (no stored one)."""
+        return self.names.get(label)
+
+    def shown(self, label: str) -> str:
+        """The entrant as pages show it: its version's display name, else its label."""
+        name = self.names.get(label)
+        return label if name is None else name.display
 
     @property
     def done(self) -> bool:
@@ -443,6 +461,7 @@ def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> 
         owner=owner,
         faults=faults,
         queue=queue_position(store, tournament.id),
+        names=names_of(page.names),
     )
 
 

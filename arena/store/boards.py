@@ -8,18 +8,28 @@ dataclasses and detached rows, never a session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from arena.store.db import Store
-from arena.store.models import Match, RuleSet, Tournament, TournamentEntrant, User
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Match,
+    RuleSet,
+    Tournament,
+    TournamentEntrant,
+    User,
+)
 from arena.store.models import Rating as RatingRow
 from arena.store.queue import FINISHED
 
 __all__ = [
     "TournamentPage",
+    "entrant_names",
     "finished_match_ids",
     "newest_rule_set_id",
     "rule_set_names",
@@ -116,6 +126,8 @@ class TournamentPage:
         owner: its owner's name (None: the operator's).
         games_total: games of all its matches; ``games_done``: of its done matches.
         labels: its entrants' labels, sorted.
+        names: each entrant's label → its stored version (owner's name, bot's name,
+            version number).
     """
 
     tournament: Tournament
@@ -124,6 +136,7 @@ class TournamentPage:
     games_total: int
     games_done: int
     labels: list[str]
+    names: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
 
 def tournament_page(store: Store, name: str) -> TournamentPage | None:
@@ -148,15 +161,42 @@ def tournament_page(store: Store, name: str) -> TournamentPage | None:
                 Match.tournament_id == tournament.id, Match.status == "done"
             )
         )
-        labels = list(
-            session.scalars(
-                select(TournamentEntrant.label)
-                .where(TournamentEntrant.tournament_id == tournament.id)
-                .order_by(TournamentEntrant.label)
-            )
-        )
+        labels, names = _entrants(session, tournament.id)
         session.expunge(tournament)
-    return TournamentPage(tournament, rules, owner, games_total or 0, games_done or 0, labels)
+    return TournamentPage(
+        tournament, rules, owner, games_total or 0, games_done or 0, labels, names
+    )
+
+
+def _entrants(
+    session: Session, tournament_id: int
+) -> tuple[list[str], dict[str, tuple[str, str, int]]]:
+    """The tournament's entrant labels, sorted, and the stored version of each (owner's
+    name, bot's name, version number), in one query."""
+    rows = session.execute(
+        select(TournamentEntrant.label, User.name, Bot.name, BotVersion.version)
+        .outerjoin(BotVersion, BotVersion.id == TournamentEntrant.bot_version_id)
+        .outerjoin(Bot, Bot.id == BotVersion.bot_id)
+        .outerjoin(User, User.id == Bot.owner_id)
+        .where(TournamentEntrant.tournament_id == tournament_id)
+        .order_by(TournamentEntrant.label)
+    ).all()
+    names = {
+        label: (owner, bot, number)
+        for label, owner, bot, number in rows
+        if owner is not None and bot is not None and number is not None
+    }
+    return [label for label, *_ in rows], names
+
+
+def entrant_names(store: Store, name: str) -> dict[str, tuple[str, str, int]]:
+    """The entrants of the tournament called ``name``: label → its stored version (owner's
+    name, bot's name, version number); {} when there is no such tournament."""
+    with store.read() as session:
+        tournament_id = session.scalar(select(Tournament.id).where(Tournament.name == name))
+        if tournament_id is None:
+            return {}
+        return _entrants(session, tournament_id)[1]
 
 
 def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:

@@ -54,7 +54,11 @@ def test_an_owner_starts_a_compare_and_reads_the_verdict(
     assert status == 302 and location.startswith("/compares/compare-alice-greedy-v-bob-first")
     anonymous = app.test_client()
     running = anonymous.get(location).get_data(as_text=True)
-    assert "Is alice/greedy stronger than bob/first?" in running
+    assert re.search(
+        r'Is <a class="bot-name" href="/bots/alice/greedy">alice/greedy v\d+</a> stronger than '
+        r'<a class="bot-name" href="/bots/bob/first">bob/first v1</a>\?',
+        running,
+    ), running
     assert "Running" in running and "hx-get" in running
     assert (
         "margin SPRT (point margins less the luck of the draw): elo0 0, elo1 25, alpha 0.05, "

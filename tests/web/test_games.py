@@ -76,7 +76,14 @@ def test_crosstable_cells_link_to_that_pairings_games(app: Flask) -> None:
     assert len(games) == 2  # 2 games a pair: one match each way
     # the two bots of the cell, and no one else, sit in them
     a, b = re.search(r"a=([^&]+)&amp;b=([^&\"]+)", links[0]).groups()  # type: ignore[union-attr]
-    assert f"The games of {a} against {b} in spring" in pairing
+    names = {  # the labels stay in the links; the page shows the versions' display names
+        "random": "reference/random v1",
+        "greedy-v1": "alice/greedy v1",
+        "greedy-v2": "alice/greedy v2",
+        "counter": "bob/counter v1",
+    }
+    shown = rf"The games of <a [^>]+>{names[a]}</a> against <a [^>]+>{names[b]}</a> in spring"
+    assert re.search(shown, pairing), pairing
     for link in games:
         game = _get(client, link)
         assert "spring" in game and "ended by" in game
@@ -86,15 +93,19 @@ def test_a_tournament_page_counts_faults_by_bot_and_kind(app: Flask) -> None:
     client = app.test_client()
     page = _get(client, "/tournaments/trouble")
     faults = page.split("<h2>Faults</h2>", 1)[1].split("</table>", 1)[0]
-    assert re.search(r"<td>raiser</td><td>crash</td><td class=\"num\"><a [^>]+>2</a>", faults)
+    assert re.search(
+        r'<td><a class="bot-name" href="/bots/mallory/raiser">mallory/raiser v1</a></td>'
+        r"<td>crash</td><td class=\"num\"><a [^>]+>2</a>",
+        faults,
+    )
     listed = _get(client, "/games?tournament=trouble&by=raiser&fault=crash")
     assert len(_game_links(listed)) == 2
     assert _get(client, "/games?tournament=trouble&by=greedy&fault=crash").count("/games/") == 0
     # the plain-text summary: standings and the faults
     block = page.split('<pre class="stat-block" id="stat-block">', 1)[1].split("</pre>", 1)[0]
     assert block.startswith("trouble: block, round-robin, 2 players")
-    assert "Faults: raiser crash 2" in block
-    assert re.search(r"^\s+2  raiser\s+4\s+\d\s+[\d.]+\s+2\b", block, re.M), block
+    assert "Faults: mallory/raiser v1 crash 2" in block
+    assert re.search(r"^\s+2  mallory/raiser v1\s+4\s+\d\s+[\d.]+\s+2\b", block, re.M), block
 
 
 def test_a_faults_message_and_stderr_are_its_owners(app: Flask) -> None:
@@ -186,7 +197,7 @@ def test_a_bots_page_shows_recent_games_opponents_and_its_faults_to_its_owner(
     recent = anonymous.split("<h2>Recent games</h2>", 1)[1].split("</table>", 1)[0]
     assert len(_game_links(recent)) == 4 and 'class="outcome loss"' in recent
     assert "<h2>Against each opponent</h2>" in anonymous
-    assert re.search(r"alice/greedy</a></td><td class=\"num\">4</td>", anonymous)
+    assert re.search(r"alice/greedy</a></td><td class=\"num\"><a [^>]+>4</a></td>", anonymous)
     assert "Its faults" not in anonymous and "bot gave up on purpose" not in anonymous
     owner = _get(logged_in(app, "mallory"), "/bots/mallory/raiser")
     faults = owner.split("<h2>Its faults</h2>", 1)[1]

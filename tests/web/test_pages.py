@@ -330,3 +330,71 @@ def test_a_cancelled_tournament_says_its_void_matches_and_makes_no_leaderboard_t
     board = _page(client, f"/leaderboards/{RULES.name}")
     assert f'href="/leaderboards/{RULES.name}"' in board
     assert 'href="/leaderboards/draw"' not in board
+
+
+# --- one display name for a stored bot version on every page (issue 20, finding 9) ----------
+
+
+def _placed(store: Store, tmp_path: Path) -> None:
+    """Two stored versions entered under placement-style labels (``owner.bot``), played and
+    rated."""
+    store_bots(store)
+    create(store, "placing", ["alice.greedy=alice/greedy@2", "bob.counter=bob/counter"], 2)
+    play(store, "placing", tmp_path / "cache")
+    refit_ratings(store, RULES)
+
+
+class _Text(HTMLParser):
+    """A page's text as a reader sees it: text outside scripts and styles, and the
+    ``title`` attributes a pointer shows; whitespace collapsed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.hidden += tag in ("script", "style")
+        self.parts += [value for name, value in attrs if name == "title" and value]
+
+    def handle_endtag(self, tag: str) -> None:
+        self.hidden -= tag in ("script", "style")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def _text(page: str) -> str:
+    reader = _Text()
+    reader.feed(page)
+    return " ".join(" ".join(reader.parts).split())
+
+
+@pytest.mark.seed(build=_placed)
+def test_a_stored_version_has_one_display_name_on_every_page(client: FlaskClient) -> None:
+    tournament = _page(client, "/tournaments/placing")
+    listed = _page(client, "/games?tournament=placing")
+    game = re.findall(r'href="(/games/\d+/\d+)"', listed)[0]
+    pairing = re.findall(r'href="(/games\?tournament=placing&amp;a=[^"]+)"', tournament)[0]
+    pages = {
+        "leaderboard": _page(client, f"/leaderboards/{RULES.name}"),
+        "tournament": tournament,
+        "game": _page(client, game),
+        "bot": _page(client, "/bots/alice/greedy"),
+        "game list": listed,
+        "pairing": _page(client, pairing.replace("&amp;", "&")),
+    }
+    for where, page in pages.items():
+        text = _text(page)
+        assert "alice/greedy v2" in text, where
+        assert "alice.greedy" not in text and "alice/greedy@" not in text, (where, text)
+        assert "bob.counter" not in text, where
+    # linked to the bot's page wherever a page names it
+    for where in ("tournament", "game", "game list", "pairing"):
+        link = '<a class="bot-name" href="/bots/alice/greedy">alice/greedy v2</a>'
+        assert link in pages[where], where
+    # the labels stay the keys the links and filters use
+    assert "a=alice.greedy" in tournament or "b=alice.greedy" in tournament
+    block = tournament.split('id="stat-block">', 1)[1].split("</pre>", 1)[0]
+    assert "alice/greedy v2" in block and "bob/counter v1" in block
