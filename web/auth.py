@@ -68,7 +68,7 @@ from arena.service.accounts import (
     tokens_of,
 )
 from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
-from web.extensions import csrf, get_store, limiter
+from web.extensions import csrf, get_store
 from web.forms import sentence
 from web.limits import (
     LOGIN_ADDRESS_LIMIT,
@@ -80,12 +80,11 @@ from web.limits import (
     SIGNUP_REFUSAL,
     account_key,
     address_key,
-    counted,
+    form_limit,
     hashing,
     init_limits,
     login_name_key,
     password_forms,
-    setting,
 )
 
 __all__ = [
@@ -251,20 +250,8 @@ def _log_in(account: Account) -> None:
 @accounts.route("/login", methods=["GET", "POST"])
 @guarded("log-in")
 @password_forms
-@limiter.limit(
-    setting("ARENA_LOGIN_LIMIT", LOGIN_LIMIT),
-    key_func=login_name_key,
-    methods=["POST"],
-    deduct_when=counted,
-    error_message=LOGIN_REFUSAL,
-)
-@limiter.limit(
-    setting("ARENA_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT),
-    key_func=address_key,
-    methods=["POST"],
-    deduct_when=counted,
-    error_message=LOGIN_REFUSAL,
-)
+@form_limit("ARENA_LOGIN_LIMIT", LOGIN_LIMIT, login_name_key, LOGIN_REFUSAL)
+@form_limit("ARENA_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT, address_key, LOGIN_REFUSAL)
 @hashing
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
@@ -283,13 +270,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
 @accounts.route("/signup", methods=["GET", "POST"])
 @guarded("sign-up")
 @password_forms
-@limiter.limit(
-    setting("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT),
-    key_func=address_key,
-    methods=["POST"],
-    deduct_when=counted,
-    error_message=SIGNUP_REFUSAL,
-)
+@form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
 @hashing
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
@@ -328,13 +309,7 @@ def logout() -> BaseResponse:
 @accounts.route("/account/password", methods=["GET", "POST"])
 @guarded("change-password")
 @password_forms
-@limiter.limit(
-    setting("ARENA_PASSWORD_CHANGE_LIMIT", PASSWORD_CHANGE_LIMIT),
-    key_func=account_key,
-    methods=["POST"],
-    deduct_when=counted,
-    error_message=PASSWORD_REFUSAL,
-)
+@form_limit("ARENA_PASSWORD_CHANGE_LIMIT", PASSWORD_CHANGE_LIMIT, account_key, PASSWORD_REFUSAL)
 @hashing
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends, and its API tokens

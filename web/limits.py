@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from flask import Flask, Response, current_app, g, request
+from flask_limiter import RouteLimit
 from flask_limiter.util import get_remote_address
 from limits.errors import ConfigurationError
 from limits.storage import Storage
@@ -74,6 +75,7 @@ __all__ = [
     "api_limit",
     "bearer",
     "counted",
+    "form_limit",
     "hashing",
     "init_limits",
     "login_name_key",
@@ -135,6 +137,19 @@ def counted(response: Response) -> bool:
     """Whether a request counts against its limits: all but those the hashing bound
     refused (503), which cost the server nothing."""
     return response.status_code != 503
+
+
+def form_limit(name: str, default: str, key: Callable[[], str], refusal: str) -> RouteLimit:
+    """A password form's limit on its posts, as a route decorator: the setting ``name``
+    (else ``default``) per ``key``, counted unless the hashing bound refused the post,
+    refused with ``refusal``."""
+    return limiter.limit(
+        setting(name, default),
+        key_func=key,
+        methods=["POST"],
+        deduct_when=counted,
+        error_message=refusal,
+    )
 
 
 # --- keys ------------------------------------------------------------------------------------

@@ -33,15 +33,20 @@ HASHER = password_hasher(cheap=True)
 pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 
-def test_an_organiser_creates_a_tournament_and_watches_it_finish_live(
-    store: Store, live_server: str, page: Page, tmp_path: Path
-) -> None:
+def _organiser_logged_in(store: Store, live_server: str, page: Page) -> None:
+    """The reference bots stored, and the page logged in as olga, an organiser."""
     store_bots(store)
     create_account(store, "olga", "correct horse", role="organiser", hasher=HASHER)
     page.goto(f"{live_server}/login")
     page.locator("input[name=name]").fill("olga")
     page.locator("input[name=password]").fill("correct horse")
     page.get_by_role("button", name="Log in").click()
+
+
+def test_an_organiser_creates_a_tournament_and_watches_it_finish_live(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    _organiser_logged_in(store, live_server, page)
     page.get_by_role("link", name="Tournaments").click()
     page.get_by_role("link", name="New tournament").click()
     page.locator("input[name=name]").fill("live")
@@ -289,12 +294,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
 def test_a_file_too_large_is_refused_in_the_page_and_the_form_is_kept(
     store: Store, live_server: str, page: Page
 ) -> None:
-    store_bots(store)
-    create_account(store, "olga", "correct horse", role="organiser", hasher=HASHER)
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("olga")
-    page.locator("input[name=password]").fill("correct horse")
-    page.get_by_role("button", name="Log in").click()
+    _organiser_logged_in(store, live_server, page)
     page.goto(f"{live_server}/tournaments/new")
     page.locator("input[name=name]").fill("kept")
     rules_file = page.locator("input[name=rules_file]")
