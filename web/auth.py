@@ -36,6 +36,7 @@ from flask import (
     current_app,
     flash,
     g,
+    make_response,
     redirect,
     render_template,
     request,
@@ -228,7 +229,15 @@ def refusal(error: PermissionDenied | NotFound) -> BaseResponse | HTTPException:
 
 
 def to_login() -> BaseResponse:
-    """Off to the login page, and back here after."""
+    """Off to the login page, and back here after. A page's live part (an htmx poll, e.g.
+    after logging out in another tab) sends the whole page there, back to that page after,
+    rather than pasting the login form into the page."""
+    if request.headers.get("HX-Request") == "true":
+        current = urlsplit(request.headers.get("HX-Current-URL", ""))
+        page = current.path + (f"?{current.query}" if current.query else "")
+        answer = make_response("", 200)
+        answer.headers["HX-Redirect"] = url_for("accounts.login", next=_safe_next(page))
+        return answer
     return redirect(url_for("accounts.login", next=request.full_path.rstrip("?")))
 
 

@@ -601,6 +601,13 @@ def test_an_upload_link_after_logout_goes_to_the_login_page(app: Flask, store: S
     reply = client.get(f"/uploads/{upload_id}")
     assert reply.status_code == 302
     assert reply.headers["Location"] == f"/login?next=/uploads/{upload_id}"
+    # the page left open polls its live part: the whole page goes to the login page
+    poll = client.get(
+        f"/uploads/{upload_id}/live",
+        headers={"HX-Request": "true", "HX-Current-URL": f"http://localhost/uploads/{upload_id}"},
+    )
+    assert poll.status_code == 200 and poll.get_data(as_text=True) == ""
+    assert poll.headers["HX-Redirect"] == f"/login?next=/uploads/{upload_id}"
 
 
 @pytest.mark.parametrize("revoke", [True, False])
