@@ -72,6 +72,7 @@ from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
 from web.extensions import csrf, get_store
 from web.forms import sentence
 from web.limits import (
+    BUSY_FORMS,
     LOGIN_ADDRESS_LIMIT,
     LOGIN_LIMIT,
     LOGIN_REFUSAL,
@@ -121,9 +122,23 @@ def init_auth(app: Flask) -> None:
     app.config.setdefault("ARENA_PASSWORD_HASHER", password_hasher())
     csrf.init_app(app)
     init_limits(app)  # rate limits, and the bound on concurrent password hashes
+    app.extensions[BUSY_FORMS] = {  # refused for busy: the form again, as it was typed
+        "accounts.login": lambda: render_template(
+            "login.html", name=request.form.get("name", ""), next=request.form.get("next")
+        ),
+        "accounts.signup": lambda: render_template(
+            "signup.html", name=request.form.get("name", "").strip(), **_password_limits()
+        ),
+        "accounts.password": lambda: render_template("password.html", **_password_limits()),
+    }
     app.before_request(_load_account)
     app.context_processor(lambda: {"account": current_account()})
     app.register_blueprint(accounts)
+
+
+def _password_limits() -> dict[str, int]:
+    """What the password forms say of a password's length."""
+    return {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
 
 
 def _secret_key(app: Flask) -> str:
@@ -283,7 +298,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
 @hashing
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
-    limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
+    limits = _password_limits()
     if request.method == "POST":
         name = request.form.get("name", "").strip()
         password = request.form.get("password", "")
@@ -323,7 +338,7 @@ def logout() -> BaseResponse:
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends, and its API tokens
     are revoked unless the box is unticked."""
-    limits = {"min_password": MIN_PASSWORD, "max_password": MAX_PASSWORD}
+    limits = _password_limits()
     if request.method == "POST":
         new = request.form.get("new", "")
         if new != request.form.get("confirm", ""):

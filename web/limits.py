@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, flash, g, request
 from flask_limiter import RouteLimit
 from flask_limiter.util import get_remote_address
 from limits.errors import ConfigurationError
@@ -59,6 +59,7 @@ from web.extensions import get_store, limiter
 
 __all__ = [
     "API_LIMIT",
+    "BUSY_FORMS",
     "FORM_REFUSAL",
     "LOGIN_ADDRESS_LIMIT",
     "LOGIN_LIMIT",
@@ -278,12 +279,26 @@ def _instance_folder() -> Path | None:
     return folder if os.access(folder, os.W_OK) else None
 
 
+#: ``app.extensions`` key: the forms a busy refusal shows again (endpoint -> a function
+#: rendering the form as posted), so that what was typed is not lost.
+BUSY_FORMS = "arena_busy_forms"
+
+
 def _busy(error: ServerBusy) -> Response:
-    """503 with Retry-After and the sentence (the app's error page; JSON under /api/)."""
+    """503 with Retry-After and the sentence: the form posted, shown again with what was
+    typed (the forms in ``app.extensions[BUSY_FORMS]``), else the app's error page; JSON
+    under /api/."""
     logger.info("refused %s %s: %s", request.method, request.path, error)
-    answer = current_app.handle_http_exception(ServiceUnavailable(str(error)))
     request.environ[_RETRY_AFTER] = error.retry_after
-    return current_app.make_response(answer)
+    form = current_app.extensions.get(BUSY_FORMS, {}).get(request.endpoint)
+    if form is not None and not request.path.startswith("/api/"):
+        flash(str(error))
+        answer = current_app.make_response(form())
+        answer.status_code = 503
+        return answer
+    return current_app.make_response(
+        current_app.handle_http_exception(ServiceUnavailable(str(error)))
+    )
 
 
 def _busy_retry_after(response: Response) -> Response:

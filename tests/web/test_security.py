@@ -362,6 +362,33 @@ def test_concurrent_logins_beyond_the_hashing_bound_are_refused_at_once(
     assert hasher.calls.count("verify") == len(results) - len(busy)
 
 
+def test_a_busy_refusal_shows_the_form_again_with_what_was_typed(
+    slow_app: tuple[Flask, SlowHasher],
+) -> None:
+    """Refused for busy (no hashing slot free), the login and sign-up forms come back with
+    the sentence and the name typed (503, Retry-After), not an error page that loses them."""
+    app, _ = slow_app
+    guard = app.config["ARENA_PASSWORD_HASHER"].guard
+    client = app.test_client()
+    token = csrf_token(client)
+    signup_token = csrf_token(client, "/signup")
+    with guard.slot():  # another request is hashing
+        login = client.post(
+            "/login", data={"name": "Ada Lovelace", "password": "x", "csrf_token": token}
+        )
+        signup = client.post(
+            "/signup",
+            data={"name": "grace", "password": STRONG, "confirm": STRONG,
+                  "csrf_token": signup_token},
+        )  # fmt: skip
+    for reply, name in ((login, "Ada Lovelace"), (signup, "grace")):
+        page = reply.get_data(as_text=True)
+        assert reply.status_code == 503 and reply.headers["Retry-After"] == "1"
+        assert "busy checking other passwords" in page
+        assert f'name="name" value="{name}"' in page, page[-2000:]
+        assert 'name="password"' in page
+
+
 def test_an_unknown_name_costs_one_verify_within_the_same_bound(
     slow_app: tuple[Flask, SlowHasher], store: Store
 ) -> None:
