@@ -13,34 +13,39 @@ in order:
    quantile of that sequence), so a handful of games brackets its strength
    wherever it lies. With no established field yet, the new entrants meet each
    other at random (a seeded order breaks the equal ratings).
-2. **The floor.** An active entrant whose *load* falls below ``floor`` times the
-   mean load of the active entrants is *due*: it is paired next (fewest games first,
-   then longest idle), with its most informative opponent. No entrant starves.
-3. **Information.** The remaining matches go to the pairs that tell the most
-   about the ranking. A pair's score is
-
-       P(their order is wrong) x (expected reduction of var(r_i - r_j) by one game)
-       = Phi(-|r_i - r_j| / s) x (s^2 - 1 / (1/s^2 + I)),  s^2 = se_i^2 + se_j^2,
-
-   with ``I = p (1 - p)``, the Fisher information of one game on the difference
-   (in nats; ``p`` the predicted score). The first factor is the chance that a
-   further game can still change the ranking between them (close ratings); the
-   second is what one game would teach about their difference (wide
-   intervals, opponents of similar strength, whose games are least predictable).
-   It is a one-step, pairwise proxy for the expected reduction of rank
-   uncertainty: cheap (numpy over each entrant's nearest ``window`` rivals by
-   rating; pairs further apart have a negligible first factor), and it needs
-   no covariance, which a service may not have stored. Pairs are taken
+2. **The floor.** An active entrant whose *load* (rule 4) falls below ``floor``
+   times the mean load of the active entrants is *due*: it is paired next
+   (least load first, then longest idle), with its most informative free
+   opponent, whatever that opponent's load. No entrant starves.
+3. **Information.** The remaining matches go to the pairs whose game is
+   expected to reduce the field's rank uncertainty most. The rank uncertainty
+   is ``U = sum over pairs of Phi(-g_ik / s_ik)``, the chance that a pair's
+   fitted order is wrong (``g`` their rating gap, ``s^2 = v_i + v_k`` the sum of
+   their variances). One game between i and j with predicted score ``p`` carries
+   Fisher information ``I = p (1 - p)`` on their difference; its Kalman update
+   lowers ``v_i`` by ``v_i^2 I / (1 + (v_i + v_j) I)`` (and ``v_j`` likewise). A
+   pair's score is the first-order fall of ``U``: each side's fall in variance
+   times ``dU/dv_i`` (:func:`rank_sensitivity`). So games go to entrants with
+   wide intervals among close rivals (a large ``dU/dv_i``), against opponents
+   of similar strength (a large ``I``) whose own rating is well known (a small
+   ``v_j``: an uncertain entrant learns most against an anchor). It is a
+   one-step, diagonal approximation of the expected reduction of rank
+   uncertainty: cheap (numpy, over each entrant's nearest ``window`` rivals by
+   rating, where ``I`` is not negligible), and it needs only the intervals the
+   leaderboard already shows, not the fit's covariance. Pairs are taken
    greedily, best score first.
 4. **Fairness.** An entrant's *load* is its games per unit of time since it
    joined, scaled to the oldest active entrant's time on the ladder (without
-   ``now``: its games). An entrant whose load reaches ``factor`` times
-   ``max(least load among the active entrants past placement, placement_games)``
-   is capped: it is not picked for information pairs until the others catch up,
-   so the active entrants' games per hour stay within ``factor`` of each other
-   (plus the games of one call) once placement is over, and a late entrant is
-   neither starved nor allowed to starve the others. Within one call an entrant
-   plays at most ``ceil(2K / active)`` matches (its placement games excepted).
+   ``now``: its games). An entrant whose load reaches ``ceiling`` times the
+   mean load (or ``placement_games``, whichever is more) is capped: it is not
+   picked for information pairs until the others catch up. With the floor,
+   every active entrant's load stays between ``floor`` and ``ceiling`` times
+   the mean, so within ``factor = ceiling / floor`` of any other's (plus the
+   games of one call), once its placement is over; a late entrant is neither
+   starved nor allowed to starve the others, and at most ``1 / ceiling`` of the
+   field can be capped at once, so the ladder never stalls. Within one call an
+   entrant plays at most ``ceil(2K / active)`` matches (its placement games
+   excepted).
 
 Inactive entrants (withdrawn, disqualified, superseded by a newer version)
 count for nothing and are never paired. Ties in every ordering are broken by a
@@ -69,6 +74,7 @@ __all__ = [
     "LadderEntrant",
     "LadderPolicy",
     "Pairing",
+    "Scorer",
     "field_from_ratings",
     "next_pairings",
     "pair_scores",
@@ -122,20 +128,19 @@ class LadderPolicy:
 
     Attributes:
         placement_games: games a new entrant gets against a spread of the field.
-        factor: the most games an active entrant plays per game of the one with fewest
-            (after placement).
-        floor: an entrant below this fraction of the mean games is paired first.
+        floor: an entrant below this fraction of the mean load is paired first.
+        ceiling: an entrant at this multiple of the mean load is capped.
         window: information pairs are looked for among each entrant's nearest
             ``window`` rivals by rating.
 
     Raises:
-        ValueError: ``placement_games`` < 1, ``factor`` <= 1, ``floor`` not in
-            (0, 1], or ``window`` < 1.
+        ValueError: ``placement_games`` < 1, ``floor`` not in (0, 1],
+            ``ceiling`` not above 1, or ``window`` < 1.
     """
 
     placement_games: int = 5
-    factor: float = 2.0
-    floor: float = 0.5
+    floor: float = 0.6
+    ceiling: float = 1.5
     window: int = 16
 
     def __post_init__(self) -> None:
@@ -144,10 +149,15 @@ class LadderPolicy:
                 f"placement_games and window must be >= 1, "
                 f"got {self.placement_games} and {self.window}"
             )
-        if not self.factor > 1.0:
-            raise ValueError(f"factor must be above 1, got {self.factor}")
+        if not self.ceiling > 1.0:
+            raise ValueError(f"ceiling must be above 1, got {self.ceiling}")
         if not 0.0 < self.floor <= 1.0:
             raise ValueError(f"floor must be in (0, 1], got {self.floor}")
+
+    @property
+    def factor(self) -> float:
+        """The stated fairness factor: no active entrant's load exceeds this times another's."""
+        return self.ceiling / self.floor
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,20 +218,66 @@ def placement_quantiles(count: int) -> list[float]:
     return quantiles[:count]
 
 
+class Scorer:
+    """The information score of candidate pairs (rule 3) for one field's ratings.
+
+    Args:
+        rating: the ratings in Elo.
+        stderr: their standard errors in Elo (used when ``covariance`` is None).
+        covariance: the ratings' covariance in Elo^2 (None: independent ratings).
+    """
+
+    #: Candidate pairs scored at once (bounds the memory of a large field).
+    CHUNK = 1024
+
+    def __init__(
+        self, rating: FloatArray, stderr: FloatArray, covariance: FloatArray | None = None
+    ) -> None:
+        self.theta = rating / ELO_PER_NAT
+        elo2 = np.diag(stderr**2) if covariance is None else covariance
+        self.cov = np.asarray(elo2, dtype=np.float64) / ELO_PER_NAT**2
+        variance = np.diag(self.cov)
+        pair_variance = variance[:, None] + variance[None, :] - 2.0 * self.cov
+        spread = np.sqrt(np.maximum(pair_variance, 1e-12))
+        gap = np.abs(self.theta[:, None] - self.theta[None, :])
+        z = gap / spread
+        # d Phi(-g/s) / d(s^2): how fast a pair's chance of a wrong order falls with its variance.
+        self.weight = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) * gap / (2.0 * spread**3)
+        self.pair_variance = pair_variance
+
+    def scores(self, first: npt.ArrayLike, second: npt.ArrayLike) -> FloatArray:
+        """Each pair's expected first-order fall of the rank uncertainty from one game."""
+        a, b = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
+        out = np.empty(a.size)
+        for start in range(0, a.size, self.CHUNK):
+            part = slice(start, start + self.CHUNK)
+            out[part] = self._chunk(a[part], b[part])
+        return out
+
+    def _chunk(self, a: IntArray, b: IntArray) -> FloatArray:
+        cov = self.cov
+        p = special.expit(self.theta[a] - self.theta[b])
+        information = p * (1.0 - p)
+        across = cov[a, b]
+        rows = cov[a] - cov[b]
+        # Cov(r_i - r_k, r_i - r_j) and Cov(r_j - r_k, r_j - r_i) for every k.
+        own = (cov[a, a] - across)[:, None] - rows
+        other = (cov[b, b] - across)[:, None] + rows
+        fall = np.sum(self.weight[a] * own**2, axis=1) + np.sum(self.weight[b] * other**2, axis=1)
+        # One game's Kalman update divides by 1 + var(r_i - r_j) I.
+        scores: FloatArray = fall * information / (1.0 + self.pair_variance[a, b] * information)
+        return scores
+
+
 def pair_scores(
-    rating: FloatArray, stderr: FloatArray, first: npt.ArrayLike, second: npt.ArrayLike
+    rating: FloatArray,
+    stderr: FloatArray,
+    first: npt.ArrayLike,
+    second: npt.ArrayLike,
+    covariance: FloatArray | None = None,
 ) -> FloatArray:
-    """Each pair's information score (module docstring, rule 3), from Elo ratings and errors."""
-    a, b = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
-    gap = np.abs(rating[a] - rating[b]) / ELO_PER_NAT
-    variance = (stderr[a] ** 2 + stderr[b] ** 2) / ELO_PER_NAT**2
-    variance = np.maximum(variance, 1e-12)
-    wrong = special.ndtr(-gap / np.sqrt(variance))
-    p = special.expit(gap)
-    information = p * (1.0 - p)
-    reduction = variance - 1.0 / (1.0 / variance + information)
-    scores: FloatArray = wrong * reduction
-    return scores
+    """Each pair's expected fall of the rank uncertainty from one game (rule 3; :class:`Scorer`)."""
+    return Scorer(rating, stderr, covariance).scores(first, second)
 
 
 class _Batch:
@@ -236,8 +292,8 @@ class _Batch:
         self.scale = _load_scales(field, now)
         self.played = [0] * len(field)
         self.capacity = max(1, math.ceil(2 * count / len(field)))
-        placed = [self.load(i) for i, e in enumerate(field) if e.games >= policy.placement_games]
-        self.cap = policy.factor * max(min(placed, default=0.0), policy.placement_games)
+        self.mean = sum(self.load(i) for i in range(len(field))) / len(field)
+        self.cap = policy.ceiling * max(self.mean, policy.placement_games)
         self.pairings: list[Pairing] = []
         self.met: set[tuple[int, int]] = set()
 
@@ -277,16 +333,22 @@ def next_pairings(
     seed: int,
     policy: LadderPolicy | None = None,
     now: float | None = None,
+    covariance: npt.ArrayLike | None = None,
 ) -> list[Pairing]:
     """Pick up to ``count`` pairings among the active entrants of ``field`` (module docstring).
 
     ``now`` (same scale as ``joined``) makes fairness count games per unit of time
     since each entrant joined; without it, games. Fewer come back only when fewer
     than two entrants are active or every candidate is out of capacity.
+    ``covariance`` (Elo^2, rows and columns in ``field``'s order, e.g. from
+    :meth:`arena.compete.ratings.ResultMatrix.fit_with_covariance`) lets the
+    scores see that neighbours' ratings move together; without it the ratings
+    count as independent, with variances ``stderr^2``.
     Deterministic in its arguments.
 
     Raises:
-        ValueError: ``count`` < 0 or two entrants share an id.
+        ValueError: ``count`` < 0, two entrants share an id, or ``covariance``
+            is not square with a row per entrant.
     """
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
@@ -295,14 +357,18 @@ def next_pairings(
         raise ValueError("entrant ids must be distinct")
     policy = policy or LadderPolicy()
     rng = random.Random(seed)
-    active = [e for e in field if e.active]
-    rng.shuffle(active)  # the seeded tie-break of every ordering below
-    if len(active) < 2 or count == 0:
+    chosen = [k for k, e in enumerate(field) if e.active]
+    rng.shuffle(chosen)  # the seeded tie-break of every ordering below
+    if len(chosen) < 2 or count == 0:
         return []
+    active = [field[k] for k in chosen]
+    rating, stderr = _arrays(active)
+    sub = None if covariance is None else _select(covariance, len(field), chosen)
     batch = _Batch(active, count, policy, now)
+    scorer = Scorer(rating, stderr, sub)
     _place(batch, policy)
-    _floor(batch, policy)
-    _inform(batch, policy)
+    _floor(batch, policy, scorer)
+    _inform(batch, policy, scorer, rng)
     _log.debug("ladder: %d pairings for %d active entrants", len(batch.pairings), len(active))
     return batch.pairings
 
@@ -337,15 +403,22 @@ def _nearest_free(batch: _Batch, ladder: list[int], quantile: float, i: int) -> 
     return None
 
 
-def _floor(batch: _Batch, policy: LadderPolicy) -> None:
+def _select(covariance: npt.ArrayLike, size: int, chosen: list[int]) -> FloatArray:
+    """The rows and columns ``chosen`` of a ``size`` x ``size`` covariance matrix."""
+    matrix = np.asarray(covariance, dtype=np.float64)
+    if matrix.shape != (size, size):
+        raise ValueError(f"covariance must be {size} x {size}, got shape {matrix.shape}")
+    picked: FloatArray = matrix[np.ix_(chosen, chosen)]
+    return picked
+
+
+def _floor(batch: _Batch, policy: LadderPolicy, scorer: Scorer) -> None:
     """Rule 2: entrants below the floor play first, each against its best free rival."""
     field = batch.field
-    mean = sum(batch.load(i) for i in range(len(field))) / len(field)
     due = sorted(
-        (i for i in range(len(field)) if batch.load(i) < policy.floor * mean),
+        (i for i in range(len(field)) if batch.load(i) < policy.floor * batch.mean),
         key=lambda i: (batch.load(i), field[i].last_played),
     )
-    rating, stderr = _arrays(field)
     for i in due:
         if batch.full():
             return
@@ -356,7 +429,7 @@ def _floor(batch: _Batch, policy: LadderPolicy) -> None:
         )
         if others.size == 0:
             continue
-        scores = pair_scores(rating, stderr, np.full(others.size, i), others)
+        scores = scorer.scores(np.full(others.size, i), others)
         batch.add(i, int(others[int(np.argmax(scores))]), "floor")
 
 
@@ -366,21 +439,27 @@ def _arrays(field: Sequence[LadderEntrant]) -> tuple[FloatArray, FloatArray]:
     return rating, stderr
 
 
-def _candidates(rating: FloatArray, window: int) -> tuple[IntArray, IntArray]:
-    """Each entrant paired with its next ``window`` entrants up the rating order (a stable sort)."""
+def _candidates(rating: FloatArray, window: int, rng: random.Random) -> tuple[IntArray, IntArray]:
+    """Each entrant with its next ``window`` entrants up the rating order, and ``window`` more
+    drawn at random (seeded) from the whole field: far rivals can tie a drifting block down."""
+    size = rating.size
     order = np.argsort(rating, kind="stable")
     first, second = [], []
-    for offset in range(1, min(window, order.size - 1) + 1):
+    for offset in range(1, min(window, size - 1) + 1):
         first.append(order[:-offset])
         second.append(order[offset:])
+    rolls = np.random.default_rng(rng.getrandbits(64))
+    for _ in range(window if size - 1 > window else 0):
+        shift = rolls.integers(1, size, size)
+        first.append(np.arange(size))
+        second.append((np.arange(size) + shift) % size)
     return np.concatenate(first), np.concatenate(second)
 
 
-def _inform(batch: _Batch, policy: LadderPolicy) -> None:
+def _inform(batch: _Batch, policy: LadderPolicy, scorer: Scorer, rng: random.Random) -> None:
     """Rules 3 and 4: the best-scoring pairs of uncapped entrants with capacity left."""
-    rating, stderr = _arrays(batch.field)
-    first, second = _candidates(rating, policy.window)
-    best = np.argsort(-pair_scores(rating, stderr, first, second), kind="stable")
+    first, second = _candidates(scorer.theta, policy.window, rng)
+    best = np.argsort(-scorer.scores(first, second), kind="stable")
     while not batch.full():
         before = len(batch.pairings)
         for k in best:

@@ -306,6 +306,14 @@ class ResultMatrix:
         Raises:
             ValueError: fewer than two bots, or ``anchor`` is not a rated bot.
         """
+        return self.fit_with_covariance(anchor=anchor)[0]
+
+    def fit_with_covariance(self, *, anchor: str | None = None) -> tuple[list[Rating], FloatArray]:
+        """Fit the ratings, best first, and their covariance about the mean in Elo^2, by code.
+
+        Raises:
+            ValueError: fewer than two bots, or ``anchor`` is not a rated bot.
+        """
         names = self.bots
         if len(names) < 2:
             raise ValueError(f"ratings need at least two bots, got {list(names)!r}")
@@ -315,7 +323,8 @@ class ResultMatrix:
         score = self._wins + 0.5 * self._draws
         theta = _maximise(score)
         covariance = _contrast_covariance(_hessian(theta, score + score.T))
-        return _ratings(names, self._games, theta, covariance, anchor)
+        elo2: FloatArray = ELO_PER_NAT**2 * covariance
+        return _ratings(names, self._games, theta, covariance, anchor), elo2
 
 
 class _Seats:
