@@ -16,7 +16,7 @@ in order:
 2. **The floor.** An active entrant whose *load* (rule 4) falls below ``floor``
    times the mean load of the active entrants is *due*: it is paired next
    (least load first, then longest idle), with its most informative free
-   opponent, whatever that opponent's load. No entrant starves.
+   opponent (an uncapped one if there is any). No entrant starves.
 3. **Information.** The remaining matches go to the pairs whose game is
    expected to reduce the field's rank uncertainty most. The rank uncertainty
    is ``U = sum over pairs of Phi(-g_ik / s_ik)``, the chance that a pair's
@@ -396,11 +396,11 @@ def _place(batch: _Batch, policy: LadderPolicy) -> None:
 def _nearest_free(batch: _Batch, ladder: list[int], quantile: float, i: int) -> int | None:
     """The entrant of ``ladder`` nearest the quantile that can still meet ``i`` in this batch."""
     centre = quantile * (len(ladder) - 1)
-    for k in sorted(range(len(ladder)), key=lambda k: abs(k - centre)):
-        j = ladder[k]
-        if j != i and (min(i, j), max(i, j)) not in batch.met and batch.free(j):
-            return j
-    return None
+    nearest = [ladder[k] for k in sorted(range(len(ladder)), key=lambda k: abs(k - centre))]
+    fit = [
+        j for j in nearest if j != i and (min(i, j), max(i, j)) not in batch.met and batch.free(j)
+    ]
+    return next((j for j in fit if not batch.capped(j)), fit[0] if fit else None)
 
 
 def _select(covariance: npt.ArrayLike, size: int, chosen: list[int]) -> FloatArray:
@@ -424,9 +424,9 @@ def _floor(batch: _Batch, policy: LadderPolicy, scorer: Scorer) -> None:
             return
         if not batch.free(i) or batch.played[i] > 0:
             continue
-        others = np.array(
-            [j for j in range(len(field)) if j != i and batch.free(j)], dtype=np.int64
-        )
+        free = [j for j in range(len(field)) if j != i and batch.free(j)]
+        uncapped = [j for j in free if not batch.capped(j)]
+        others = np.array(uncapped or free, dtype=np.int64)
         if others.size == 0:
             continue
         scores = scorer.scores(np.full(others.size, i), others)
