@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,9 +41,16 @@ from scipy import stats
 
 from arena.compete.ladder import field_from_ratings, next_pairings
 from arena.compete.ratings import ELO_PER_NAT, Rating, ResultMatrix
+from arena.engine.observation import Observation
+from arena.engine.rules import find_rules
+from arena.engine.tiles import Move
+from arena.match.play import play_game
+from arena.match.strategies import heaviest
 
 FloatArray = npt.NDArray[np.float64]
 Pairs = list[tuple[int, int]]
+#: Plays a batch: the pairs, then winners, losers and draws (entrant indices).
+Player = Callable[[Pairs], tuple[list[int], list[int], list[bool]]]
 #: The current fit: ratings and their covariance (Elo^2, by entrant index), None before any game.
 Fit = tuple[list[Rating], FloatArray] | None
 #: A schedule: (batch number, entrant names, current fit) -> the batch's pairs.
@@ -128,12 +136,46 @@ def ladder(entrants: int, seed: int, *, covariance: bool = True) -> Scheduler:
     return schedule
 
 
-def simulate(
-    scheduler: Scheduler, truth: FloatArray, max_games: int, seed: int, draw_rate: float
-) -> Curve:
+class Noisy:
+    """The built-in greedy strategy with a strength knob: a random legal move with chance ``p``."""
+
+    def __init__(self, p: float, rng: random.Random) -> None:
+        self.p, self.rng = p, rng
+
+    def __call__(self, observation: Observation, /) -> Move:
+        moves = observation.legal_moves
+        return self.rng.choice(moves) if self.rng.random() < self.p else heaviest(moves)
+
+
+def real_player(knobs: list[float], rules_name: str, seed: int) -> Player:
+    """Real games of ``rules_name`` between noisy-greedy entrants, seats drawn at random."""
+    rules = find_rules(rules_name)
+    rng = random.Random(seed)
+
+    def play_pairs(pairs: Pairs) -> tuple[list[int], list[int], list[bool]]:
+        winners, losers = [], []
+        for a, b in pairs:
+            seats = [a, b] if rng.random() < 0.5 else [b, a]
+            strategies = [Noisy(knobs[k], random.Random(rng.getrandbits(64))) for k in seats]
+            game = play_game(rules, strategies, seed=rng.getrandbits(63))
+            outcome = game.outcome()
+            won = outcome.winners[0] if outcome is not None and outcome.winners else 0
+            winners.append(seats[won])
+            losers.append(seats[1 - won])
+        return winners, losers, [False] * len(pairs)
+
+    return play_pairs
+
+
+def model_player(truth: FloatArray, seed: int, draw_rate: float) -> Player:
+    """Outcomes drawn from the Bradley-Terry model of the true ratings."""
+    rng = np.random.default_rng(seed)
+    return lambda pairs: play(rng, truth, pairs, draw_rate)
+
+
+def simulate(scheduler: Scheduler, truth: FloatArray, max_games: int, player: Player) -> Curve:
     """Play batches until ``max_games`` games, refitting after each; the accuracy curve."""
     names = [f"e{i}" for i in range(truth.size)]
-    rng = np.random.default_rng(seed)
     matrix = ResultMatrix()
     codes = matrix.codes(names)
     fit: Fit = None
@@ -141,7 +183,7 @@ def simulate(
     played, batch = 0, 0
     while played < max_games:
         pairs = scheduler(batch, names, fit)[: max_games - played]
-        winners, losers, draws = play(rng, truth, pairs, draw_rate)
+        winners, losers, draws = player(pairs)
         matrix.add_pairs(codes[winners], codes[losers], draws)
         played, batch = played + len(pairs), batch + 1
         fit = matrix.fit_with_covariance()
@@ -166,16 +208,29 @@ SCHEDULES: dict[str, Callable[[int, int], Scheduler]] = {
 }
 
 
-def report(entrants: int, spread: float, runs: int, budgets: list[int], draw_rate: float) -> None:
-    """Simulate every schedule ``runs`` times and print the tables for one field size."""
-    truth = np.linspace(0.0, spread, entrants)
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """One table's field: its true strengths, how games are played, which schedules run."""
+
+    truth: FloatArray
+    runs: int
+    budgets: list[int]
+    schedules: list[str]
+    player: Callable[[int], Player]
+    title: str
+
+
+def report(setup: Setup) -> None:
+    """Simulate every schedule ``runs`` times and print the tables for one field."""
+    entrants, budgets = setup.truth.size, setup.budgets
     max_games = max(budgets) * entrants // 2
-    results: dict[str, list[Curve]] = {name: [] for name in SCHEDULES}
-    for seed in range(runs):
-        for name, make in SCHEDULES.items():
-            scheduler = make(entrants, seed)
-            results[name].append(simulate(scheduler, truth, max_games, seed, draw_rate))
-    print(f"\n{entrants} entrants over {spread:.0f} Elo, {runs} run(s), draw rate {draw_rate}")
+    results: dict[str, list[Curve]] = {name: [] for name in setup.schedules}
+    for seed in range(setup.runs):
+        for name in setup.schedules:
+            scheduler = SCHEDULES[name](entrants, seed)
+            curve = simulate(scheduler, setup.truth, max_games, setup.player(seed))
+            results[name].append(curve)
+    print(f"\n{setup.title}, {setup.runs} run(s)")
     print(f"{'games/entrant':>13} {'games':>7}  " + "  ".join(f"{n:>19}" for n in results))
     print(f"{'':>13} {'':>7}  " + "  ".join(f"{'spearman adjacent':>19}" for _ in results))
     for budget in budgets:
@@ -194,13 +249,20 @@ def mean_games_to(curves: list[Curve], target: float) -> float:
     return math.inf if None in reached else float(np.mean([g for g in reached if g is not None]))
 
 
+def ratio(games: float, baseline: float) -> str:
+    """``games / baseline`` to two places, or why there is none (a schedule never got there)."""
+    if math.isinf(baseline):
+        return "n/a: the round robin never reached it"
+    return "inf: never reached" if math.isinf(games) else f"{games / baseline:.2f}"
+
+
 def print_targets(results: dict[str, list[Curve]], budgets: list[int], entrants: int) -> None:
     """Games to 0.95 Spearman per schedule; the ladder's games to match the round robin."""
     to_target = {name: mean_games_to(curves, TARGET) for name, curves in results.items()}
     print(
         f"games to {TARGET} Spearman: "
         + ", ".join(f"{name} {value:.0f}" for name, value in to_target.items())
-        + f"; ladder / round robin {to_target['ladder'] / to_target['round robin']:.2f}"
+        + f"; ladder / round robin {ratio(to_target['ladder'], to_target['round robin'])}"
     )
     for budget in budgets:
         games = budget * entrants // 2
@@ -208,7 +270,7 @@ def print_targets(results: dict[str, list[Curve]], budgets: list[int], entrants:
         needed = mean_games_to(results["ladder"], level)
         print(
             f"  round robin at {games} games: Spearman {level:.4f}; "
-            f"the ladder reaches it in {needed:.0f} games (ratio {needed / games:.2f})"
+            f"the ladder reaches it in {needed:.0f} games (ratio {ratio(needed, games)})"
         )
 
 
@@ -219,9 +281,35 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--budgets", type=int, nargs="+", default=[5, 10, 20, 40, 80, 120])
     parser.add_argument("--draw-rate", type=float, default=0.0)
+    parser.add_argument("--schedules", nargs="+", choices=list(SCHEDULES), default=list(SCHEDULES))
+    parser.add_argument(
+        "--real",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N noisy-greedy entrants (p = 0..1) playing real games",
+    )
+    parser.add_argument("--rules", default="block", help="the rule set of --real games")
     args = parser.parse_args()
+    budgets, schedules = sorted(args.budgets), args.schedules
+    if args.real:
+        knobs = np.linspace(0.0, 1.0, args.real)
+        title = f"{args.real} greedy entrants, random move with p = 0..1, real {args.rules} games"
+        setup = Setup(
+            -knobs,
+            args.runs,
+            budgets,
+            schedules,
+            lambda seed: real_player(knobs.tolist(), args.rules, seed),
+            title,
+        )
+        report(setup)
+        return
     for entrants in args.entrants:
-        report(entrants, args.spread, args.runs, sorted(args.budgets), args.draw_rate)
+        truth = np.linspace(0.0, args.spread, entrants)
+        title = f"{entrants} entrants over {args.spread:.0f} Elo, draw rate {args.draw_rate}"
+        player = lambda seed, truth=truth: model_player(truth, seed, args.draw_rate)  # noqa: E731
+        report(Setup(truth, args.runs, budgets, schedules, player, title))
 
 
 if __name__ == "__main__":
