@@ -123,14 +123,19 @@ def random_pairs(entrants: int, seed: int) -> Scheduler:
     return schedule
 
 
+#: The ladder's matches per batch, as a share of ``entrants // 2`` (--batch).
+BATCH = [1.0]
+
+
 def ladder(entrants: int, seed: int, *, covariance: bool = True) -> Scheduler:
-    """The ladder's pairing rule on the current fit, ``entrants // 2`` matches a batch."""
+    """The ladder's pairing rule on the current fit, ``BATCH`` x ``entrants // 2`` a batch."""
+    size = max(1, round(BATCH[0] * (entrants // 2)))
 
     def schedule(batch: int, names: list[str], fit: Fit) -> Pairs:
         field = field_from_ratings(fit[0] if fit else [], names)
         index = {name: i for i, name in enumerate(names)}
         cov = fit[1] if fit and covariance else None
-        pairings = next_pairings(field, entrants // 2, seed=seed * 100_003 + batch, covariance=cov)
+        pairings = next_pairings(field, size, seed=seed * 100_003 + batch, covariance=cov)
         return [(index[p.first], index[p.second]) for p in pairings]
 
     return schedule
@@ -290,7 +295,14 @@ def main() -> None:
         help="instead: N noisy-greedy entrants (p = 0..1) playing real games",
     )
     parser.add_argument("--rules", default="block", help="the rule set of --real games")
+    parser.add_argument(
+        "--batch",
+        type=float,
+        default=1.0,
+        help="the ladder's matches between refits, as a share of entrants // 2",
+    )
     args = parser.parse_args()
+    BATCH[0] = args.batch
     budgets, schedules = sorted(args.budgets), args.schedules
     if args.real:
         knobs = np.linspace(0.0, 1.0, args.real)

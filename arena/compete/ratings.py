@@ -413,7 +413,10 @@ def _maximise(score: FloatArray) -> FloatArray:
     a backtracking (Armijo) line search makes every step decrease it, and the iteration
     converges from any start -- there is no trust region whose arithmetic can fail. It
     stops once the gradient vanishes to ``1e-12`` of the games, or when no step along the
-    Newton direction decreases the objective any more (the optimum to rounding).
+    Newton direction decreases the objective any more, or a damped step leaves it
+    unchanged (the optimum to rounding: the gradient's own rounding can exceed the
+    tolerance, and the line search then accepts shorter and shorter steps that change
+    nothing, for all the Newton steps allowed).
     """
     total = score + score.T
     theta = np.zeros(score.shape[0])
@@ -434,6 +437,8 @@ def _maximise(score: FloatArray) -> FloatArray:
                 break
             step *= 0.5
         else:  # no step decreases the objective: converged to rounding
+            break
+        if step < 1.0 and new_value >= value:  # a damped step that changed nothing: rounding
             break
         theta, value, gradient = candidate, new_value, new_gradient
     else:

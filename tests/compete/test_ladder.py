@@ -197,3 +197,24 @@ def test_the_ladder_ranks_better_than_random_pairing_at_equal_games() -> None:
     ladder = [simulate(truth, 12, seed, ladder=True) for seed in (1, 2)]
     random = [simulate(truth, 12, seed, ladder=False) for seed in (1, 2)]
     assert sum(ladder) > sum(random)
+
+
+def test_a_refit_stops_at_rounding_instead_of_running_out_of_newton_steps(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # 1,525 random games among 50 entrants: the gradient's rounding (~6e-8) lies above the
+    # fit's tolerance, and the line search kept taking steps that changed nothing.
+    truth = np.linspace(0.0, 400.0, 50)
+    pairs, outcomes = np.random.default_rng(0), np.random.default_rng(0)
+    matrix = ResultMatrix()
+    codes = matrix.codes([f"e{i}" for i in range(50)])
+    for _ in range(61):
+        a = pairs.integers(0, 50, 25)
+        b = (a + pairs.integers(1, 50, 25)) % 50
+        p_a = 1.0 / (1.0 + np.exp(-(truth[a] - truth[b]) / ELO_PER_NAT))
+        wins = outcomes.random(a.size) < p_a
+        outcomes.random(a.size)  # the benchmark's draws (none at draw rate 0)
+        matrix.add_pairs(codes[np.where(wins, a, b)], codes[np.where(wins, b, a)])
+    with caplog.at_level("WARNING", logger="arena.compete.ratings"):
+        matrix.fit()
+    assert not caplog.records
