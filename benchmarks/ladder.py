@@ -1,25 +1,31 @@
 """The ladder's pairing rule against a plain round robin, at equal game counts.
 
     ./run python benchmarks/ladder.py [--entrants 50 500] [--spread 400] [--runs 2]
+    ./run python benchmarks/ladder.py --real 10 --runs 4 --budgets 10 20 40 80
 
 Entrants of known strength: true ratings evenly spaced over ``--spread`` Elo (the
 built-in ``greedy`` beats ``random`` in 84.5% of 2-player ``block`` games, about
-290 Elo: 400 Elo is a field from random play to a little better than greedy).
-Outcomes come from the Bradley-Terry model the ratings fit assumes, with
-``--draw-rate`` draws (default 0: 2,400 games of ``block`` and ``draw`` between
-greedy and random, measured while writing this, had no drawn game -- a game
-goes on to its target until one side wins).
+290 Elo: 400 Elo is a field from random play to a little better than greedy;
+1200 Elo a field from broken bots to strong ones). Outcomes come from the
+Bradley-Terry model the ratings fit assumes, with ``--draw-rate`` draws
+(default 0: 2,400 games of ``block`` and ``draw`` between greedy and random,
+measured while writing this, had no drawn game -- a game goes on to its target
+until one side wins). ``--real N`` checks the model: N entrants playing real
+``--rules`` games in this process, greedy with a random legal move with
+probability p = 0, 1/(N-1), ..., 1 (the strength knob; the true order is by p).
 
-Three schedules play the same number of games, each refitting the ratings
-(:func:`arena.compete.ratings.ResultMatrix.fit`, as the leaderboard does) after
-every batch of ``entrants / 2`` games:
+The schedules play the same number of games, each refitting the ratings
+(:meth:`arena.compete.ratings.ResultMatrix.fit_with_covariance`, the
+leaderboard's fit) after every batch of ``entrants / 2`` games (the ladder's
+batch can be made smaller with ``--batch``):
 
 - ``ladder``: :func:`arena.compete.ladder.next_pairings` on the current fit;
+- ``ladder (no cov)``: the same without the fit's covariance (independent ratings);
 - ``round robin``: the circle method's rounds (every entrant plays once a round,
   all pairs once in ``entrants - 1`` rounds), entrants in a seeded random order;
 - ``random``: uniformly random pairs.
 
-Prints, per field size, the Spearman correlation of the fitted ratings with the
+Prints, per field, the Spearman correlation of the fitted ratings with the
 true order and the fraction of adjacent pairs (by true strength) in the right
 order at several budgets (games per entrant), averaged over ``--runs`` seeds;
 the games each schedule needs to reach 0.95 Spearman; and the ladder's games to

@@ -34,10 +34,11 @@ in order:
    rating, where ``I`` is not negligible), and it needs only the intervals the
    leaderboard already shows, not the fit's covariance. Pairs are taken
    greedily, best score first.
-4. **Fairness.** An entrant's *load* is its games per unit of time since it
-   joined, scaled to the oldest active entrant's time on the ladder (without
-   ``now``: its games). An entrant whose load reaches ``ceiling`` times the
-   mean load (or ``placement_games``, whichever is more) is capped: it is not
+4. **Fairness.** An entrant's *load* is its games past placement per unit of
+   time since it joined (at least ``MIN_AGE_SHARE`` of the oldest entrant's time),
+   scaled to the oldest active entrant's time on the ladder (without ``now``:
+   its games past placement). An entrant whose load reaches ``ceiling`` times
+   the mean load (or ``placement_games``, whichever is more) is capped: it is not
    picked for information pairs until the others catch up. With the floor,
    every active entrant's load stays between ``floor`` and ``ceiling`` times
    the mean, so within ``factor = ceiling / floor`` of any other's (plus the
@@ -82,6 +83,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+#: The shortest time on the ladder a load is measured over, as a share of the oldest entrant's.
+MIN_AGE_SHARE = 0.1
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -290,6 +294,7 @@ class _Batch:
         self.count = count
         self.games = [e.games for e in field]
         self.scale = _load_scales(field, now)
+        self.placement = policy.placement_games
         self.played = [0] * len(field)
         self.capacity = max(1, math.ceil(2 * count / len(field)))
         self.mean = sum(self.load(i) for i in range(len(field))) / len(field)
@@ -304,8 +309,8 @@ class _Batch:
         return self.played[i] < self.capacity + extra
 
     def load(self, i: int) -> float:
-        """Entrant ``i``'s games (this batch's included) per unit of time, as games."""
-        return (self.games[i] + self.played[i]) * self.scale[i]
+        """Entrant ``i``'s games past placement (this batch's included) per unit of time."""
+        return max(self.games[i] + self.played[i] - self.placement, 0) * self.scale[i]
 
     def capped(self, i: int) -> bool:
         return self.load(i) >= self.cap
@@ -318,12 +323,16 @@ class _Batch:
 
 
 def _load_scales(field: Sequence[LadderEntrant], now: float | None) -> list[float]:
-    """Per entrant: the oldest entrant's time on the ladder over its own (1 without ``now``)."""
+    """Per entrant: the oldest entrant's time on the ladder over its own (1 without ``now``).
+
+    An age counts as at least ``MIN_AGE_SHARE`` of the oldest, so a rate measured
+    over a few minutes does not cap a late entrant after its first game.
+    """
     if now is None:
         return [1.0] * len(field)
-    ages = [max(now - e.joined, 1e-9) for e in field]
-    oldest = max(ages)
-    return [oldest / age for age in ages]
+    ages = [now - e.joined for e in field]
+    oldest = max(max(ages), 1e-9)
+    return [oldest / max(age, MIN_AGE_SHARE * oldest) for age in ages]
 
 
 def next_pairings(

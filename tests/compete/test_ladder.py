@@ -122,11 +122,13 @@ def test_a_late_entrant_is_not_capped_by_its_short_time_on_the_ladder() -> None:
     veterans = [
         LadderEntrant(f"v{i}", 1400.0 + 20 * i, 50.0, 100, 90.0, joined=0.0) for i in range(10)
     ]
-    late = LadderEntrant("late", 1500.0, 120.0, 10, 99.0, joined=90.0)
-    # 10 games in 10 time units is a heavy load against 100 in 100: it is not due.
+    late = LadderEntrant("late", 1500.0, 120.0, 15, 99.0, joined=90.0)
+    # 10 games past placement in 10 time units is the veterans' 95 in 100: neither due nor capped.
     pairings = next_pairings([*veterans, late], 5, seed=2, now=100.0)
     assert len(pairings) == 5
     assert all(p.reason == "information" for p in pairings)
+    # The widest interval in the middle of the field: it plays.
+    assert any("late" in (p.first, p.second) for p in pairings)
 
 
 def test_invalid_arguments_raise() -> None:
