@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from arena.compete.ladder import field_from_ratings, next_pairings
+from arena.compete.ladder import LadderPolicy, field_from_ratings, next_pairings
 from arena.compete.ratings import ELO_PER_NAT, Rating, ResultMatrix
 from arena.engine.observation import Observation
 from arena.engine.rules import find_rules
@@ -131,6 +131,8 @@ def random_pairs(entrants: int, seed: int) -> Scheduler:
 
 #: The ladder's matches per batch, as a share of ``entrants // 2`` (--batch).
 BATCH = [1.0]
+#: The ladder's policy (--window).
+POLICY = [LadderPolicy()]
 
 
 def ladder(entrants: int, seed: int, *, covariance: bool = True) -> Scheduler:
@@ -141,7 +143,9 @@ def ladder(entrants: int, seed: int, *, covariance: bool = True) -> Scheduler:
         field = field_from_ratings(fit[0] if fit else [], names)
         index = {name: i for i, name in enumerate(names)}
         cov = fit[1] if fit and covariance else None
-        pairings = next_pairings(field, size, seed=seed * 100_003 + batch, covariance=cov)
+        pairings = next_pairings(
+            field, size, policy=POLICY[0], seed=seed * 100_003 + batch, covariance=cov
+        )
         return [(index[p.first], index[p.second]) for p in pairings]
 
     return schedule
@@ -307,8 +311,15 @@ def main() -> None:
         default=1.0,
         help="the ladder's matches between refits, as a share of entrants // 2",
     )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=LadderPolicy().window,
+        help="the ladder's candidate rivals per entrant: this many nearest, this many at random",
+    )
     args = parser.parse_args()
     BATCH[0] = args.batch
+    POLICY[0] = LadderPolicy(window=args.window)
     budgets, schedules = sorted(args.budgets), args.schedules
     if args.real:
         knobs = np.linspace(0.0, 1.0, args.real)

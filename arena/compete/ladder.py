@@ -145,7 +145,7 @@ class LadderPolicy:
     placement_games: int = 5
     floor: float = 0.6
     ceiling: float = 1.5
-    window: int = 16
+    window: int = 48
 
     def __post_init__(self) -> None:
         if self.placement_games < 1 or self.window < 1:
