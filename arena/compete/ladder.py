@@ -28,12 +28,16 @@ in order:
    times ``dU/dv_i`` (:func:`rank_sensitivity`). So games go to entrants with
    wide intervals among close rivals (a large ``dU/dv_i``), against opponents
    of similar strength (a large ``I``) whose own rating is well known (a small
-   ``v_j``: an uncertain entrant learns most against an anchor). It is a
-   one-step, diagonal approximation of the expected reduction of rank
-   uncertainty: cheap (numpy, over each entrant's nearest ``window`` rivals by
-   rating, where ``I`` is not negligible), and it needs only the intervals the
-   leaderboard already shows, not the fit's covariance. Pairs are taken
-   greedily, best score first.
+   ``v_j``: an uncertain entrant learns most against an anchor). Given the
+   fit's covariance, variances and updates are those of the differences
+   (``Cov(r_i - r_k, r_i - r_j)``), so a game between entrants whose ratings
+   move together (neighbours tied mostly to each other) counts for little;
+   without it the ratings count as independent, and in the benchmark that
+   rule paired neighbours in chains and ranked worse than random pairing
+   (``ladder (no cov)`` in ``benchmarks/ladder.py``). It is a one-step
+   approximation (of ``U``, only the pairs that involve i or j), over each
+   entrant's nearest ``window`` rivals by rating and ``window`` more drawn at
+   random (seeded). Pairs are taken greedily, best score first.
 4. **Fairness.** An entrant's *load* is its games past placement per unit of
    time since it joined (at least ``MIN_AGE_SHARE`` of the oldest entrant's time),
    scaled to the oldest active entrant's time on the ladder (without ``now``:
