@@ -306,6 +306,14 @@ class ResultMatrix:
         Raises:
             ValueError: fewer than two bots, or ``anchor`` is not a rated bot.
         """
+        return self.fit_with_covariance(anchor=anchor)[0]
+
+    def fit_with_covariance(self, *, anchor: str | None = None) -> tuple[list[Rating], FloatArray]:
+        """Fit the ratings, best first, and their covariance about the mean in Elo^2, by code.
+
+        Raises:
+            ValueError: fewer than two bots, or ``anchor`` is not a rated bot.
+        """
         names = self.bots
         if len(names) < 2:
             raise ValueError(f"ratings need at least two bots, got {list(names)!r}")
@@ -315,7 +323,8 @@ class ResultMatrix:
         score = self._wins + 0.5 * self._draws
         theta = _maximise(score)
         covariance = _contrast_covariance(_hessian(theta, score + score.T))
-        return _ratings(names, self._games, theta, covariance, anchor)
+        elo2: FloatArray = ELO_PER_NAT**2 * covariance
+        return _ratings(names, self._games, theta, covariance, anchor), elo2
 
 
 class _Seats:
@@ -404,7 +413,10 @@ def _maximise(score: FloatArray) -> FloatArray:
     a backtracking (Armijo) line search makes every step decrease it, and the iteration
     converges from any start -- there is no trust region whose arithmetic can fail. It
     stops once the gradient vanishes to ``1e-12`` of the games, or when no step along the
-    Newton direction decreases the objective any more (the optimum to rounding).
+    Newton direction decreases the objective any more, or a damped step leaves it
+    unchanged (the optimum to rounding: the gradient's own rounding can exceed the
+    tolerance, and the line search then accepts shorter and shorter steps that change
+    nothing, for all the Newton steps allowed).
     """
     total = score + score.T
     theta = np.zeros(score.shape[0])
@@ -425,6 +437,8 @@ def _maximise(score: FloatArray) -> FloatArray:
                 break
             step *= 0.5
         else:  # no step decreases the objective: converged to rounding
+            break
+        if step < 1.0 and new_value >= value:  # a damped step that changed nothing: rounding
             break
         theta, value, gradient = candidate, new_value, new_gradient
     else:
