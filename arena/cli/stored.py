@@ -55,6 +55,7 @@ from arena.service.matches import (
 )
 from arena.service.permissions import OPERATOR
 from arena.service.tournaments import NewTournament, create_tournament
+from arena.service.views import tournament_list as listed_tournaments
 from arena.store import db
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament
@@ -63,7 +64,6 @@ from arena.store.tournaments import (
     entrant_labels,
     get_tournament,
     tournament_counts,
-    tournament_rows,
 )
 
 
@@ -375,7 +375,7 @@ def tournament_cancel(name: str, url: str | None) -> None:
 def tournament_list(url: str | None) -> None:
     """Every stored tournament, newest first: name, status, matches finished."""
     with open_store(url) as store:
-        rows = tournament_rows(store)
+        rows = listed_tournaments(store)
     if not rows:
         click.echo("no tournaments stored")
         return

@@ -42,7 +42,6 @@ from arena.store.uploads import (
     ratings_under,
     release_upload,
     renew_upload,
-    upload_with_owner,
     upload_with_version,
 )
 
@@ -235,10 +234,10 @@ def check_upload(
             pending (the task is retried).
     """
     config = config or Config()
-    row = upload_with_owner(store, upload_id)
+    row = upload_with_version(store, upload_id)
     if row is None:
         return "missing"
-    upload, owner = row
+    upload, owner, _ = row
     if upload.status != "pending":
         return upload.status
     source, bot_name, filename = upload.source, upload.bot_name, upload.filename

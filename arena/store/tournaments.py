@@ -16,13 +16,11 @@ from arena.store.models import GameRecord, Match, RuleSet, Tournament, Tournamen
 
 __all__ = [
     "TournamentCounts",
-    "TournamentRow",
     "count_tournaments",
     "entrant_labels",
     "get_tournament",
     "match_keys",
     "tournament_counts",
-    "tournament_rows",
 ]
 
 
@@ -39,16 +37,6 @@ class TournamentCounts:
     retried: int
     #: Running matches per lease owner (a worker's name), by owner.
     leases: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentRow:
-    """One line of the list of tournaments."""
-
-    name: str
-    status: str
-    format: str
-    rules: str
 
 
 def get_tournament(store: Store, tournament_id: int) -> Tournament | None:
@@ -90,17 +78,6 @@ def tournament_counts(store: Store, tournament: Tournament) -> TournamentCounts:
         retried=retried or 0,
         leases=tuple((str(owner), int(count)) for owner, count in leases),
     )
-
-
-def tournament_rows(store: Store) -> list[TournamentRow]:
-    """Every stored tournament, newest first."""
-    with store.read() as session:
-        rows = session.execute(
-            select(Tournament.name, Tournament.status, Tournament.format, RuleSet.name)
-            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .order_by(Tournament.id.desc())
-        ).all()
-    return [TournamentRow(*row) for row in rows]
 
 
 def count_tournaments(store: Store) -> int:

@@ -30,7 +30,6 @@ __all__ = [
     "ratings_under",
     "release_upload",
     "renew_upload",
-    "upload_with_owner",
     "upload_with_version",
 ]
 
@@ -152,17 +151,6 @@ def finish_upload(
                 lease_expires=None,
             )
         )
-
-
-def upload_with_owner(store: Store, upload_id: int) -> tuple[Upload, str] | None:
-    """The upload (detached) and its owner's name, or None."""
-    with store.read() as session:
-        row = session.execute(
-            select(Upload, User.name)
-            .join(User, User.id == Upload.owner_id)
-            .where(Upload.id == upload_id)
-        ).first()
-    return None if row is None else (row[0], str(row[1]))
 
 
 def upload_with_version(store: Store, upload_id: int) -> tuple[Upload, str, int | None] | None:
