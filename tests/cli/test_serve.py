@@ -52,18 +52,22 @@ _STARTED: list[Served] = []
 
 
 class Served:
-    """An ``arena serve`` process, its output collected as it comes."""
+    """An ``arena serve`` process, its output collected as it comes; stopped by Ctrl-C."""
 
-    def __init__(self, args: list[str]) -> None:
+    #: What :meth:`stop` sends.
+    STOP_SIGNAL = signal.SIGINT
+
+    def __init__(
+        self, args: list[str], env: dict[str, str] | None = None, new_session: bool = False
+    ) -> None:
         self.proc = subprocess.Popen(
             [str(ARENA), "serve", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            env=env,
+            start_new_session=new_session,
         )
-        self._follow()
-
-    def _follow(self) -> None:
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -95,7 +99,7 @@ class Served:
         raise AssertionError(f"no {text!r} from arena serve: {self.lines}")
 
     def stop(self) -> int:
-        self.proc.send_signal(signal.SIGINT)
+        self.proc.send_signal(self.STOP_SIGNAL)
         status = self.proc.wait(timeout=60)
         self._reader.join(timeout=5)
         assert self.proc.stdout is not None
@@ -210,26 +214,12 @@ class Session(Served):
     """``arena serve`` in a session of its own (``setsid``: FACTS.md, a script's ``&``
     ignores SIGINT), with the tests' fast timings; stopped with SIGTERM."""
 
+    STOP_SIGNAL = signal.SIGTERM
+
     def __init__(self, args: list[str]) -> None:
         from tests.servers import FAST
 
-        self.proc = subprocess.Popen(
-            [str(ARENA), "serve", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, **FAST},
-            start_new_session=True,
-        )
-        self._follow()
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
-        status = self.proc.wait(timeout=60)
-        self._reader.join(timeout=5)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
-        return status
+        super().__init__(args, env={**os.environ, **FAST}, new_session=True)
 
 
 def _children(pid: int) -> list[int]:
