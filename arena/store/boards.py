@@ -44,10 +44,10 @@ def rule_set_names(store: Store) -> list[str]:
     tournament cancelled before any game, or not yet begun, makes no leaderboard tab)."""
     with store.read() as session:
         rated = select(RatingRow.rule_set_id)
-        played = (
-            select(Tournament.rule_set_id)
-            .join(Match, Match.tournament_id == Tournament.id)
-            .where(Match.status == "done")
+        played = select(Tournament.rule_set_id).where(  # one index probe a tournament
+            select(Match.id)
+            .where(Match.tournament_id == Tournament.id, Match.status == "done")
+            .exists()
         )
         names = session.scalars(
             select(RuleSet.name)

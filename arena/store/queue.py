@@ -632,19 +632,17 @@ def finish_stalled_tournaments(store: Store, now: datetime | None = None) -> lis
         Match.tournament_id == Tournament.id, Match.status.not_in(FINISHED)
     )
     any_match = select(Match.id).where(Match.tournament_id == Tournament.id)
+    query = select(Tournament.id, Tournament.rule_set_id).where(
+        Tournament.status.in_(("pending", "running")), any_match.exists(), ~unfinished.exists()
+    )
+    with store.read() as session:  # every sweep asks; the write lock only when one is found
+        stalled = list(session.execute(query))
+    if not stalled:
+        return []
     with store.write() as session:
-        stalled = list(
-            session.execute(
-                select(Tournament.id, Tournament.rule_set_id).where(
-                    Tournament.status.in_(("pending", "running")),
-                    any_match.exists(),
-                    ~unfinished.exists(),
-                )
-            )
-        )
-        for tournament_id, _ in stalled:
+        for tournament_id, _ in stalled:  # finishes it only if still nothing is left to play
             _finish_tournament_if_done(session, tournament_id, now)
-        return sorted({int(rule_set) for _, rule_set in stalled})
+    return sorted({int(rule_set) for _, rule_set in stalled})
 
 
 def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:
