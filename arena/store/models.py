@@ -375,3 +375,107 @@ class Branch(Base):
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: While running: renewed by the worker's heartbeat (see ``Upload.lease_expires``).
     lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+#: A competition's status: ``open`` until its deadline (entries are taken from ``opens``
+#: on, and its ladder plays), ``final`` while its final plays, ``done`` once the final
+#: table is published.
+COMPETITION_STATUSES = ("open", "final", "done")
+#: A competition entry's status: ``pending`` while its upload is checked, ``active`` (the
+#: user's latest accepted version: it plays), ``superseded`` (a later one of the user's
+#: is active), ``disqualified`` (by the organiser; ``reason`` says why), ``rejected`` (its
+#: upload failed the check; ``reason``), ``late`` (accepted after the deadline: never plays).
+ENTRY_STATUSES = ("pending", "active", "superseded", "disqualified", "rejected", "late")
+
+
+class Competition(Base):
+    """A bot-writing competition (arena.service.competitions): entries between ``opens``
+    and ``deadline`` (UTC; shown in the organiser's ``time_zone``), a continuous ladder
+    (tournament ``ladder_id``, matches added as it goes) and, after the deadline, a final
+    among the ladder's top ``final_top`` (tournament ``final_id``)."""
+
+    __tablename__ = "competitions"
+    __table_args__ = (Index("ix_competitions_status", "status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    description: Mapped[str | None] = mapped_column(Text)
+    #: The organiser who created it (None: from the command line).
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
+    players: Mapped[int] = mapped_column(Integer)
+    teams: Mapped[bool] = mapped_column(default=False)
+    #: How its matches are played (``move_seconds``, ``memory_mb``, ``runtime`` ...) and
+    #: its ladder's and final's parameters (arena.service.competitions).
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    opens: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    deadline: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: The organiser's IANA time zone name, e.g. ``Europe/Paris``: how dates are shown.
+    time_zone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: Entries a user may submit in any 24 hours.
+    daily_submissions: Mapped[int] = mapped_column(Integer, default=5)
+    #: Whether the entries' sources become readable by everyone after the deadline.
+    sources_public: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: The final: the ladder's top ``final_top``, adjacent ranks separated at
+    #: ``final_confidence``, at most ``final_max_games`` games (then ties are declared).
+    final_top: Mapped[int] = mapped_column(Integer, default=8)
+    final_confidence: Mapped[float] = mapped_column(Float, default=0.95)
+    final_max_games: Mapped[int] = mapped_column(Integer, default=2000)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(20), default="open")
+    ladder_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    final_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"))
+    #: The ladder's latest fit (arena.service.competitions): one object an entrant.
+    standings: Mapped[list[Any] | None] = mapped_column(JSON)
+    standings_computed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The published final table (frozen): one object a finalist, best first.
+    final_table: Mapped[list[Any] | None] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+    closed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class CompetitionEntry(Base):
+    """A user's entry in a competition: one bot version (or the upload being checked to
+    become one). Only each user's latest accepted entry is ``active``; earlier ones keep
+    their games and history (:data:`ENTRY_STATUSES`)."""
+
+    __tablename__ = "competition_entries"
+    __table_args__ = (
+        Index("ix_competition_entries_status", "competition_id", "status"),
+        Index("ix_competition_entries_user", "competition_id", "user_id", "created"),
+        Index("ix_competition_entries_upload", "upload_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id"))
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    #: Why it was disqualified or rejected (shown on its row).
+    reason: Mapped[str | None] = mapped_column(Text)
+    created: Mapped[datetime] = _created()
+    #: When its upload was accepted, and when the ladder first rated it (its notices).
+    accepted: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    first_rated: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class CompetitionRating(Base):
+    """A point of an entrant's rating history on a competition's ladder (written by a
+    ladder refit when the entrant's game count changed since its last point)."""
+
+    __tablename__ = "competition_ratings"
+    __table_args__ = (
+        Index("ix_competition_ratings_key", "competition_id", "bot_version_id", "time"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    rating: Mapped[float] = mapped_column(Float)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    time: Mapped[datetime] = _created()
