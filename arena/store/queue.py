@@ -20,7 +20,7 @@ Times are timezone-aware UTC; ``now`` parameters exist for tests and default to 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -206,9 +206,12 @@ def create_tournament(
         return tournament.id
 
 
-def add_match_seats(session: Session, tournament_id: int) -> None:
-    """Write ``match_seats`` for the tournament's matches (who holds each seat, by bot and
-    version, and the games it forfeited), from their ``seats`` and ``result``."""
+def add_match_seats(
+    session: Session, tournament_id: int, match_ids: Collection[int] | None = None
+) -> None:
+    """Write ``match_seats`` for the tournament's matches (``match_ids``: these only, e.g.
+    matches added to a running ladder): who holds each seat, by bot and version, and the
+    games it forfeited, from their ``seats`` and ``result``."""
     versions = dict(
         session.execute(
             select(BotVersion.id, BotVersion.bot_id).where(
@@ -218,12 +221,13 @@ def add_match_seats(session: Session, tournament_id: int) -> None:
             )
         ).all()
     )
+    query = select(Match.id, Match.seats, Match.result).where(Match.tournament_id == tournament_id)
+    if match_ids is not None:
+        query = query.where(Match.id.in_(list(match_ids)))
     rows = [
         {"match_id": match_id, "seat": seat, "bot_id": versions[int(v)], "bot_version_id": int(v),
          "faults": seat_faults(result).get(seat, 0)}
-        for match_id, seats, result in session.execute(
-            select(Match.id, Match.seats, Match.result).where(Match.tournament_id == tournament_id)
-        )
+        for match_id, seats, result in session.execute(query)
         for seat, v in enumerate(seats)
     ]  # fmt: skip
     for start in range(0, len(rows), 5000):
