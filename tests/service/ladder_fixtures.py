@@ -29,9 +29,10 @@ from arena.store.queue import complete_match, create_tournament
 SOURCE = "def play(observation):\n    return observation['legal'][0]  # {}\n"
 
 
-def add_version(store: Store, owner: str, bot: str = "bot") -> int:
-    """A stored bot version of ``owner``'s (a source of its own)."""
-    version, _ = store.add_bot_version(owner, bot, SOURCE.format(owner), {"checked": "test"})
+def add_version(store: Store, owner: str, bot: str = "bot", source: str | None = None) -> int:
+    """A stored bot version of ``owner``'s (``source``, or a source of its own)."""
+    text = SOURCE.format(owner) if source is None else source
+    version, _ = store.add_bot_version(owner, bot, text, {"checked": "test"})
     return version.id
 
 
@@ -49,10 +50,13 @@ def make_competition(
     final_confidence: float = 0.95,
     final_max_games: int = 2000,
     rules: str = "draw",
+    sources: Mapping[str, str] | None = None,
 ) -> tuple[int, dict[str, int]]:
     """A competition open from ``opens`` to ``deadline`` whose ``entrants`` (owner names)
-    each have an active entry accepted at ``opens``; return its id and their version ids."""
-    versions = {owner: add_version(store, owner) for owner in entrants}
+    each have an active entry accepted at ``opens`` (``sources``: each one's bot, by owner);
+    return its id and their version ids."""
+    sources = sources or {}
+    versions = {owner: add_version(store, owner, source=sources.get(owner)) for owner in entrants}
     settings = {"move_seconds": 1.0, "memory_mb": 256, "games_per_deal": 2,
                 "placement_games": 8, **(settings or {})}  # fmt: skip
     ladder = create_tournament(
