@@ -34,7 +34,7 @@ from arena.compete.names import check_name
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
-from arena.store.lanes import in_lane
+from arena.store.lanes import claim_order, in_lane
 from arena.store.models import (
     MATCH_STATUSES,
     BotVersion,
@@ -252,8 +252,9 @@ def claim_match(
 ) -> ClaimedMatch | None:
     """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
     ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
-    ``lane`` (or in any lane): the oldest-sent tournament's first (``tournaments.queued``,
-    then the tournament's id), its matches in order. The match becomes running,
+    ``lane`` (or in any lane): a competition's ladder's first, then the oldest-sent
+    tournament's (``tournaments.queued``, then the tournament's id), its matches in order
+    (:func:`arena.store.lanes.claim_order`). The match becomes running,
     ``attempts`` + 1; its tournament running if it was pending. A cancelled tournament's
     matches are never claimed. Return None when no match (or not that one) is claimable. A
     match is never leased to two workers at once.
@@ -273,9 +274,7 @@ def claim_match(
             query = query.where(Match.id == match_id)
         if lane is not None:
             query = query.where(in_lane(lane))
-        query = query.order_by(
-            Tournament.queued.is_(None), Tournament.queued, Tournament.id, Match.id
-        ).limit(1)
+        query = query.order_by(*claim_order()).limit(1)
         if store.dialect == "postgresql":  # lock the match row only, not its tournament's
             query = query.with_for_update(skip_locked=True, of=Match)
         match_id = session.scalar(query)

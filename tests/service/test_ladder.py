@@ -348,3 +348,39 @@ def test_two_ticks_at_once_add_the_matches_once(
         assert len(matches_of(check, ladder, "pending")) == 4
     finally:
         check.close()
+
+
+def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
+    store: Store, celery: Celery
+) -> None:
+    """A tournament sent before the competition opened cannot starve its ladder (the
+    ladder's matches are claimed first), and the ladder, bounded to half the workers while
+    the tournament waits, leaves it the other half."""
+    from arena.store.lanes import queue_place
+    from arena.store.queue import mark_queued
+
+    cid, versions = _competition(store, celery)
+    entrants = [Entrant.stored(n, add_version(store, n)) for n in ("xa", "xb", "xc")]
+    early = create_tournament(
+        store, name="early", rules=find_rules("draw"), format="round-robin", players=2,
+        teams=False, games_per_match=2, seed=1, entrants=entrants,
+        matches=schedule("round-robin", entrants, rules=find_rules("draw"), players=2,
+                         games_per_match=2, seed=1),
+    )  # fmt: skip
+    mark_queued(store, [m.id for m in matches_of(store, early)], now=OPENS)
+    now = OPENS + timedelta(minutes=1)
+    _workers(store, now, arena_1=4)
+    tick_competition(store, celery, cid, now=now)
+    ladder = _row(store, cid).ladder_id
+    assert len(matches_of(store, ladder, "pending")) == 2  # half of 4: the tournament waits
+    claimed = [claim_match(store, f"w{k}", lease_seconds=60, lane="matches") for k in range(4)]
+    owners = [c.tournament_id for c in claimed if c is not None]
+    assert owners == [ladder, ladder, early, early]
+    place = queue_place(store, early)
+    assert place is not None and place.ahead == 0  # the ladder has nothing waiting
+    play(store, [c.match_id for c in claimed[:2] if c], dict.fromkeys(versions.values(), 1500.0),
+         random.Random(6))  # fmt: skip
+    tick_competition(store, celery, cid, now=now)
+    assert len(matches_of(store, ladder, "pending", "running")) == 2
+    place = queue_place(store, early)
+    assert place is not None and place.ahead == 1  # the ladder's next deal goes first
