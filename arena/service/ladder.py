@@ -195,20 +195,30 @@ def ladder_in_flight_bound(
     clock = stored.clock_of(store, competition_id)
     if clock is None:
         raise LookupError(f"no competition with id {competition_id}")
-    return _bound(store, clock, config, _now(now))
+    return _bound(store, clock, config, _now(now)).limit
 
 
-def _bound(store: Store, clock: Clock, config: Config | None, now: datetime) -> int:
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """The ladder's bound, and whether it may be rounded up to whole deal groups (nothing
+    else waits in the matches lane and no ``in_flight`` setting overrides it)."""
+
+    limit: int
+    round_up: bool
+
+
+def _bound(store: Store, clock: Clock, config: Config | None, now: datetime) -> _Bound:
     override = clock.settings.get("in_flight")
     if override:
-        return max(1, int(override))
+        return _Bound(max(1, int(override)), False)
     capacity = sum(
         worker.concurrency
         for worker in list_workers(store, config=config, now=now)
         if worker.alive and not worker.name.startswith(FAST_WORKER_PREFIX)
     )
-    share = OTHER_WORK_SHARE if stored.other_work_waiting(store, clock.ladder_id) else 1.0
-    return max(1, math.floor(capacity * share))
+    waiting = stored.other_work_waiting(store, clock.ladder_id)
+    share = OTHER_WORK_SHARE if waiting else 1.0
+    return _Bound(max(1, math.floor(capacity * share)), not waiting)
 
 
 def _table_size(clock: Clock) -> int:
@@ -224,11 +234,16 @@ def _placement_games(clock: Clock) -> int:
     return max(1, int(clock.settings.get("placement_games") or DEFAULT_PLACEMENT_GAMES))
 
 
-def _wanted(bound: int, flight: int, group: int) -> int:
-    """Deal groups to add: as many as fit under the bound; one when none is in flight."""
-    room = bound - flight
+def _wanted(bound: _Bound, flight: int, group: int) -> int:
+    """Deal groups to add while fewer than the bound's matches are in flight: as many as
+    fit under it, at least one when none is in flight; rounded up to whole groups when
+    nothing else waits (no worker idles while a deal's last rotation is played: the
+    ladder then has at most ``group - 1`` matches more than the bound in flight)."""
+    room = bound.limit - flight
     if room <= 0:
         return 0
+    if bound.round_up:
+        return -(-room // group)
     return max(room // group, 1 if flight == 0 else 0)
 
 
@@ -322,7 +337,7 @@ def _ladder(
     with store.read() as session:
         flight = stored.in_flight(session, clock.ladder_id)
     playable = len(active) >= group
-    bound = _bound(store, clock, config, now) if playable else 0
+    bound = _bound(store, clock, config, now) if playable else _Bound(0, False)
     stale = _stale(clock, entries)
     if not stale and _wanted(bound, flight, group) == 0:
         return CompetitionTick(clock.id)  # the cheap path: nothing written

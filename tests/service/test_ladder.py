@@ -115,6 +115,24 @@ def test_top_up_fills_the_bound_and_no_more(store: Store, celery: Celery) -> Non
     assert len(matches_of(store, ladder, "pending", "running")) == 6
 
 
+def test_with_nothing_else_waiting_the_room_is_rounded_up_to_whole_deals(
+    store: Store, celery: Celery
+) -> None:
+    """3 processes and deals of 2 matches: 2 deals (4 matches, the bound + 1), so no process
+    idles while a deal's other rotation plays; none more until fewer than 3 are in flight."""
+    cid, versions = _competition(store, celery)
+    now = OPENS + timedelta(minutes=1)
+    _workers(store, now, arena_1=3)
+    tick_competition(store, celery, cid, now=now)
+    ladder = _row(store, cid).ladder_id
+    flight = matches_of(store, ladder, "pending")
+    assert len(flight) == 4
+    play(store, [flight[0].id], dict.fromkeys(versions.values(), 1500.0), random.Random(7))
+    assert tick_competition(store, celery, cid, now=now).added == ()
+    play(store, [flight[1].id], dict.fromkeys(versions.values(), 1500.0), random.Random(7))
+    assert len(tick_competition(store, celery, cid, now=now).added) == 2
+
+
 def test_no_worker_still_keeps_one_match_in_flight(store: Store, celery: Celery) -> None:
     cid, _ = _competition(store, celery)
     now = OPENS + timedelta(minutes=1)
