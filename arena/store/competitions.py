@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.compete.names import fit_name
+from arena.compete.names import fit_name, name_key
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
 from arena.store.models import (
@@ -64,7 +64,10 @@ __all__ = [
     "recent_matches",
     "reset_final",
     "set_deadline",
+    "source_opened",
+    "user_id_named",
     "version_entry",
+    "version_names",
 ]
 
 #: Entry statuses that hold a version which played (or plays) on the ladder.
@@ -684,3 +687,46 @@ def recent_matches(
         )
         for m, name in found
     ]
+
+
+def version_names(store: Store, version_ids: Sequence[int]) -> dict[int, tuple[int, str, str, int]]:
+    """Version id -> (its owner's user id, owner's name, bot's name, version number), for
+    the stored ones among ``version_ids``."""
+    with store.read() as session:
+        found = session.execute(
+            select(BotVersion.id, User.id, User.name, Bot.name, BotVersion.version)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(BotVersion.id.in_(list(version_ids)))
+        ).all()
+    return {int(v): (int(u), str(owner), str(bot), int(n)) for v, u, owner, bot, n in found}
+
+
+def user_id_named(store: Store, name: str) -> int | None:
+    """The id of the user called ``name`` (compared by name key), or None."""
+    with store.read() as session:
+        return session.scalar(select(User.id).where(User.name_key == name_key(name)))
+
+
+def source_opened(store: Store, owner: str, bot: str, version: int, now: datetime) -> bool:
+    """Whether the version is an entry (one that played: active, superseded, disqualified;
+    or late) of a competition whose sources became public: ``sources_public`` and its
+    deadline passed before ``now``."""
+    with store.read() as session:
+        found = session.scalar(
+            select(CompetitionEntry.id)
+            .join(Competition, Competition.id == CompetitionEntry.competition_id)
+            .join(BotVersion, BotVersion.id == CompetitionEntry.bot_version_id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(
+                User.name == owner,
+                Bot.name == bot,
+                BotVersion.version == version,
+                CompetitionEntry.status.in_((*PLAYED, "late")),
+                Competition.sources_public.is_(True),
+                Competition.deadline <= now,
+            )
+            .limit(1)
+        )
+    return found is not None
