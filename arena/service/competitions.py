@@ -204,10 +204,10 @@ def _rules(new: NewCompetition) -> Rules:
 
 
 def _check_dates(new: NewCompetition, now: datetime) -> tuple[datetime, datetime]:
+    _check_zone(new.time_zone)
     for moment in (new.opens, new.deadline):
         if moment is not None and moment.tzinfo is None:
             raise CompetitionError("give the opening and the deadline with their time zone.")
-    _check_zone(new.time_zone)
     try:
         opens = _now(new.opens) if new.opens is not None else now
         deadline = new.deadline.astimezone(UTC)
