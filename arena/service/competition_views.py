@@ -120,9 +120,11 @@ class LadderRow:
 
 @dataclass(frozen=True, slots=True)
 class FinalRow:
-    """A finalist's row: its place (tied finalists share it) and its final rating."""
+    """A finalist's row: its place (tied finalists share it: ``tie``) and its final
+    rating."""
 
     place: int | None
+    tie: bool
     name: str
     version_id: int
     label: str | None
@@ -345,7 +347,8 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         _, owner, bot, number = names[version_id]
         separated = fit.get("separated_from_next")
         rows.append(FinalRow(
-            place=_int(fit.get("place")), name=display_name(owner, bot, number),
+            place=_int(fit.get("place")), tie=bool(fit.get("tie")),
+            name=display_name(owner, bot, number),
             version_id=version_id, label=fit.get("label"), owner=owner,
             rating=_float(fit.get("rating")), low=_float(fit.get("low")),
             high=_float(fit.get("high")), games=_int(fit.get("games")) or 0,
