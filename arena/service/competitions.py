@@ -375,6 +375,9 @@ def enter_with_upload(
     _check_daily(store, row, account.id, now)
     source = screen_source(filename, data)
     bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
+    # The entry is stored at once after the upload, before this sends its check; a sweep
+    # sending it in between still finds the entry when the check (a sandboxed run of a
+    # second or more) ends and settles it.
     upload_id = create_upload(store, account.id, bot, filename, source)
     entry_id = stored.add_entry(store, row.id, account.id, upload_id=upload_id, now=now)
     view = upload_view(store, upload_id)
