@@ -62,7 +62,7 @@ from arena.store import competition_reads as reads
 from arena.store import competitions as stored
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
-from arena.store.uploads import upload_with_version
+from arena.store.uploads import finish_upload, upload_with_version
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -321,12 +321,22 @@ def _check_open(row: CompetitionRow, now: datetime) -> None:
 
 
 def _check_daily(store: Store, row: CompetitionRow, user_id: int, now: datetime) -> None:
-    at = next_entry_at(store, row, user_id, now)
-    if at is not None:
-        raise CompetitionError(
-            f"{row.name} takes {row.daily_submissions} entries a user in any 24 hours: your "
-            f"next is allowed at {local_time(at, row.time_zone)}."
-        )
+    if next_entry_at(store, row, user_id, now) is not None:
+        raise CompetitionError(_over(row, store, user_id, now))
+
+
+def _over(
+    row: CompetitionRow,
+    store: Store | None = None,
+    user_id: int | None = None,
+    now: datetime | None = None,
+) -> str:
+    """The daily limit's refusal, saying when the user's next entry is allowed."""
+    said = f"{row.name} takes {row.daily_submissions} entries a user in any 24 hours"
+    if store is None or user_id is None or now is None:
+        return f"{said}."
+    at = next_entry_at(store, row, user_id, now) or now
+    return f"{said}: your next is allowed at {local_time(at, row.time_zone)}."
 
 
 def _entrant(actor: Actor, action_message: str) -> Account:
@@ -375,8 +385,17 @@ def enter_with_upload(
     _check_daily(store, row, account.id, now)
     source = screen_source(filename, data)
     bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
+    # The entry is stored at once after the upload, before this sends its check; a sweep
+    # sending it in between still finds the entry when the check (a sandboxed run of a
+    # second or more) ends and settles it.
     upload_id = create_upload(store, account.id, bot, filename, source)
-    entry_id = stored.add_entry(store, row.id, account.id, upload_id=upload_id, now=now)
+    entry_id = stored.add_entry(
+        store, row.id, account.id, upload_id=upload_id, daily_limit=row.daily_submissions,
+        now=now,
+    )  # fmt: skip
+    if entry_id is None:  # another entry of the user's came in meanwhile, up to the limit
+        finish_upload(store, upload_id, "rejected", {}, f"Refused: {_over(row)}", None)
+        raise CompetitionError(_over(row, store, account.id, now))
     view = upload_view(store, upload_id)
     assert view is not None
     if view.pending:  # checked on a worker, which settles the entry (entry_accepted)
@@ -429,9 +448,13 @@ def enter_with_version(
     names = reads.version_names(store, [version_id]).get(version_id)
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
-    if not isinstance(actor, Operator):
+    limit = None if isinstance(actor, Operator) else row.daily_submissions
+    if limit is not None:
         _check_daily(store, row, user_id, now)
-    entry_id, status = stored.add_active_entry(store, row.id, user_id, version_id, now)
+    added = stored.add_active_entry(store, row.id, user_id, version_id, now, daily_limit=limit)
+    if added is None:  # another entry of the user's came in meanwhile, up to the limit
+        raise CompetitionError(_over(row, store, user_id, now))
+    entry_id, status = added
     logger.info("competition %s: entry %d of version %d: %s", name, entry_id, version_id, status)
     return _entry_view(store, row, user_id, entry_id)
 

@@ -15,7 +15,7 @@ version's display name made a name (``alice-greedy-v3``), unique in the tourname
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, text, update
@@ -254,7 +254,7 @@ def competition_rows(store: Store) -> list[CompetitionRow]:
 
 
 def entry_times(store: Store, competition_id: int, user_id: int, since: datetime) -> list[datetime]:
-    """When the user's entries in the competition made since ``since`` were made, oldest
+    """When the user's entries in the competition made after ``since`` were made, oldest
     first (rejected ones count: a submission is a submission)."""
     with store.read() as session:
         found = session.scalars(
@@ -262,11 +262,37 @@ def entry_times(store: Store, competition_id: int, user_id: int, since: datetime
             .where(
                 CompetitionEntry.competition_id == competition_id,
                 CompetitionEntry.user_id == user_id,
-                CompetitionEntry.created >= since,
+                CompetitionEntry.created > since,
             )
             .order_by(CompetitionEntry.created)
         ).all()
     return [as_utc(moment) for moment in found]
+
+
+def _within_limit(
+    store: Store,
+    session: Session,
+    competition_id: int,
+    user_id: int,
+    limit: int | None,
+    now: datetime,
+) -> bool:
+    """Whether the user made fewer than ``limit`` entries in the 24 hours before ``now``
+    (None: no limit), the competition's row locked first: concurrent entries of one
+    competition count one after another (SQLite: BEGIN IMMEDIATE does it already)."""
+    if limit is None:
+        return True
+    _lock_competition(store, session, competition_id)
+    made = session.scalar(
+        select(func.count())
+        .select_from(CompetitionEntry)
+        .where(
+            CompetitionEntry.competition_id == competition_id,
+            CompetitionEntry.user_id == user_id,
+            CompetitionEntry.created > now - timedelta(days=1),
+        )
+    )
+    return int(made or 0) < limit
 
 
 def add_entry(
@@ -275,19 +301,21 @@ def add_entry(
     user_id: int,
     *,
     upload_id: int | None = None,
-    version_id: int | None = None,
+    daily_limit: int | None = None,
     now: datetime | None = None,
-) -> int:
-    """Store a pending entry (of an upload being checked, or of a stored version about to
-    be accepted); return its id."""
+) -> int | None:
+    """Store a pending entry of an upload being checked; return its id, or None (nothing
+    stored) when the user made ``daily_limit`` entries in the last 24 hours already."""
+    now = _now(now)
     with store.write() as session:
+        if not _within_limit(store, session, competition_id, user_id, daily_limit, now):
+            return None
         entry = CompetitionEntry(
             competition_id=competition_id,
             user_id=user_id,
             upload_id=upload_id,
-            bot_version_id=version_id,
             status="pending",
-            created=_now(now),
+            created=now,
         )
         session.add(entry)
         session.flush()
@@ -418,12 +446,21 @@ def accept_entry(
 
 
 def add_active_entry(
-    store: Store, competition_id: int, user_id: int, version_id: int, now: datetime | None = None
-) -> tuple[int, str]:
+    store: Store,
+    competition_id: int,
+    user_id: int,
+    version_id: int,
+    now: datetime | None = None,
+    *,
+    daily_limit: int | None = None,
+) -> tuple[int, str] | None:
     """Enter a stored, accepted version at once: one transaction storing the entry and
-    settling it (see :func:`_activate`); return (its id, its status)."""
+    settling it (see :func:`_activate`); return (its id, its status), or None (nothing
+    stored) when the user made ``daily_limit`` entries in the last 24 hours already."""
     now = _now(now)
     with store.write() as session:
+        if not _within_limit(store, session, competition_id, user_id, daily_limit, now):
+            return None
         entry = CompetitionEntry(
             competition_id=competition_id,
             user_id=user_id,

@@ -446,3 +446,21 @@ def test_the_ladder_and_the_final_read_the_schedulers_tables(store: Store, actor
     rerun = comp.competition_view(store, None, "cup")
     assert rerun.summary.status == "final" and rerun.final is None
     assert comp.final_rows(store, None, "cup") == []
+
+
+def test_an_upload_past_the_limit_met_meanwhile_is_refused_and_never_checked(
+    store: Store, actors: Actors, celery: Celery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two entries racing past the first look: the second's upload is finished as refused
+    (no check, no placement) and the entrant told when the next is allowed."""
+    from arena.service.uploads import upload_view
+
+    comp.create_competition(store, OPERATOR, _new(daily_submissions=1))
+    comp.enter_with_upload(store, celery, actors["alice"], "cup", "greedy.py", GREEDY)
+    monkeypatch.setattr(comp, "_check_daily", lambda *args: None)  # the race: both passed it
+    with pytest.raises(CompetitionError, match="your next is allowed at"):
+        comp.enter_with_upload(store, celery, actors["alice"], "cup", "random.py", RANDOM)
+    refused = upload_view(store, 2)
+    assert refused is not None and refused.status == "rejected"
+    assert (refused.message or "").startswith("Refused: cup takes 1 entries")
+    assert len(comp.competition_view(store, actors["alice"], "cup").entries) == 1

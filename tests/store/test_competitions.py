@@ -45,6 +45,12 @@ def _version(store: Store, owner: str, bot: str, n: int = 0) -> tuple[int, int]:
     return version.id, owner_id
 
 
+def _status(store: Store, competition_id: int, user: int, version: int, now: datetime) -> str:
+    added = c.add_active_entry(store, competition_id, user, version, now)
+    assert added is not None
+    return added[1]
+
+
 def test_a_competition_is_stored_with_its_running_ladder(store: Store) -> None:
     competition_id = _competition(store)
     row = c.competition_row(store, "cup")
@@ -77,12 +83,11 @@ def test_entries_become_active_supersede_and_join_the_ladder(store: Store) -> No
     v2, _ = _version(store, "alice", "greedy", 2)
     vb, bob = _version(store, "bob", "greedy", 3)
     now = T0 + timedelta(hours=1)
-    first = c.add_active_entry(store, competition_id, alice, v1, now)
-    assert first[1] == "active"
-    assert c.add_active_entry(store, competition_id, bob, vb, now)[1] == "active"
+    assert _status(store, competition_id, alice, v1, now) == "active"
+    assert _status(store, competition_id, bob, vb, now) == "active"
     # the same version again: kept, the new entry superseded at once
-    assert c.add_active_entry(store, competition_id, alice, v1, now)[1] == "superseded"
-    assert c.add_active_entry(store, competition_id, alice, v2, now)[1] == "active"
+    assert _status(store, competition_id, alice, v1, now) == "superseded"
+    assert _status(store, competition_id, alice, v2, now) == "active"
     entrants = c.active_entrants(store, competition_id)
     assert [(e.version_id, e.label, e.user_id) for e in entrants] == [
         (vb, "bob-greedy-v1", bob), (v2, "alice-greedy-v2", alice)
@@ -146,8 +151,7 @@ def test_disqualify_voids_the_versions_pending_ladder_matches(store: Store) -> N
     entry = c.entries_of(store, competition_id, alice)[0]
     assert (entry.status, entry.reason) == ("disqualified", "copied code")
     # entering it again is refused
-    again = c.add_active_entry(store, competition_id, alice, va, now)
-    assert again[1] == "rejected"
+    assert _status(store, competition_id, alice, va, now) == "rejected"
 
 
 def test_reset_final_voids_it_and_goes_back_to_final(store: Store) -> None:
@@ -179,3 +183,19 @@ def test_reset_final_voids_it_and_goes_back_to_final(store: Store) -> None:
 def test_ladder_labels_are_names_and_unique() -> None:
     assert c.ladder_label("alice", "greedy", 3, set()) == "alice-greedy-v3"
     assert c.ladder_label("alice", "greedy", 3, {"alice-greedy-v3"}) == "alice-greedy-v3-2"
+
+
+def test_the_daily_limit_is_counted_in_the_entrys_own_transaction(store: Store) -> None:
+    """Entries that passed the service's first look together still stop at the limit:
+    the count and the insert are one transaction (the competition's row locked)."""
+    competition_id = _competition(store)
+    v1, alice = _version(store, "alice", "a", 1)
+    now = T0 + timedelta(hours=1)
+    made = [c.add_entry(store, competition_id, alice, daily_limit=2, now=now) for _ in range(3)]
+    assert made[0] is not None and made[1] is not None and made[2] is None
+    refused = c.add_active_entry(store, competition_id, alice, v1, now, daily_limit=2)
+    assert refused is None
+    assert c.add_active_entry(store, competition_id, alice, v1, now + timedelta(days=1),
+                              daily_limit=2) is not None  # fmt: skip
+    times = c.entry_times(store, competition_id, alice, now - timedelta(days=1))
+    assert len(times) == 3
