@@ -23,6 +23,7 @@ from arena.service.broker import (
     send_uploads,
 )
 from arena.service.compares import stop_if_decided
+from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
@@ -78,13 +79,16 @@ def accept_upload(
     store: Store, celery: Celery, upload_id: int, *, config: Config, sandboxed: bool = True
 ) -> str:
     """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
-    so it is never checked twice at once); once accepted, create its placement tournament
-    and send its matches. Return the upload's status.
+    so it is never checked twice at once); then settle its competition entry if it is one
+    (the competition's ladder places it: no placement), else, once accepted, create its
+    placement tournament and send its matches. Return the upload's status.
 
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run (retry later).
     """
     status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
+    if entry_accepted(store, upload_id) is not None:
+        return status
     if status == "accepted":
         tournament_id = create_placement(store, upload_id)
         if tournament_id is not None:  # the new version plays the field, to be rated
