@@ -23,8 +23,9 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as service
+from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, NewCompetition
-from arena.service.games import GameFilter, game_list
+from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.permissions import allowed
 from arena.service.views import RatingChart
 from web.auth import current_account, guarded, public
@@ -118,7 +119,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
     return {
         "presets": list(PRESETS),
         "player_choices": PLAYER_CHOICES,
-        "runtimes": service.RUNTIMES,
+        "runtimes": list(service.RUNTIMES),
         "zones": ZONES,
         "max_rule_bytes": MAX_RULE_FILE_BYTES,
         "values": values,
@@ -163,7 +164,7 @@ def new_competition() -> BaseResponse | tuple[str, int] | str:
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError, LookupError) as exc:
-        flash(sentence(str(exc).strip("'\"")))
+        flash(_sentence(exc))
         return render_template("competition_new.html", **_form_context(values)), 400
     flash(f"Competition {new.name} created.")
     return redirect(url_for("competitions.competition_page", name=new.name))
@@ -207,29 +208,42 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
 
 
 def _page_context(name: str) -> dict[str, Any]:
-    account = current_account()
-    view = service.competition_view(get_store(), account, name)
-    ladder = list(view.standings)
-    axis = Axis.spanning((row.low, row.high) for row in ladder if row.rating is not None)
-    final = view.final
-    final_rows = list(final.standings) if final is not None else []
-    final_axis = Axis.spanning((row.low, row.high) for row in final_rows)
+    store, account = get_store(), current_account()
+    view = service.competition_view(store, account, name)
+    ladder = [_rated(r.rating, r.low, r.high) for r in view.standings]
+    axis = Axis.spanning((low, high) for _, low, high in filter(None, ladder))
+    final_rows = list(view.final.rows) if view.final is not None else []
+    rated = [_rated(r.rating, r.low, r.high) for r in final_rows]
+    final_axis = Axis.spanning((low, high) for _, low, high in filter(None, rated))
+    places = [r.place for r in final_rows if r.place is not None]
+    own = [] if account is None or not view.can_enter else bot_choices(store, account)
     return {
         "c": view,
+        "s": view.summary,
         "now": datetime.now(UTC),
-        "live": view.status in LIVE_STATUSES,
+        "live": view.summary.status in LIVE_STATUSES,
         "live_seconds": LIVE_SECONDS,
         "axis": axis_svg(axis),
         "bars": [
-            None
-            if row.rating is None
-            else interval_svg(axis, row.rating, row.low, row.high, provisional=row.provisional)
-            for row in ladder
+            None if r is None else interval_svg(axis, *r, provisional=row.provisional)
+            for r, row in zip(ladder, view.standings, strict=True)
         ],
         "final_axis": axis_svg(final_axis),
-        "final_bars": [interval_svg(final_axis, r.rating, r.low, r.high) for r in final_rows],
-        "own_versions": service.own_versions(get_store(), account) if view.can_enter else [],
+        "final_bars": [None if r is None else interval_svg(final_axis, *r) for r in rated],
+        # a place two finalists share: a tie (their ratings were not separated)
+        "tied": {place for place in places if places.count(place) > 1},
+        "own_versions": [choice for choice in own if choice.kind == "yours"],
+        "manage_choices": [r for r in view.standings if r.status == "active"],
     }
+
+
+def _rated(
+    rating: float | None, low: float | None, high: float | None
+) -> tuple[float, float, float] | None:
+    """(rating, low, high) when all three are known, else None (not rated yet)."""
+    if rating is None or low is None or high is None:
+        return None
+    return rating, low, high
 
 
 @competitions.get("/competitions/<name>")
@@ -249,8 +263,15 @@ def competition_live(name: str) -> str:
 
 def _again(name: str, exc: Exception) -> tuple[str, int]:
     """The competition's page again with the service's sentence (a refused form)."""
-    flash(sentence(str(exc).strip("'\"")))
+    flash(_sentence(exc))
     return render_template("competition.html", **_page_context(name)), 400
+
+
+def _sentence(exc: Exception) -> str:
+    """A refusal as one sentence (a KeyError's message without the quotes its str adds)."""
+    if isinstance(exc, KeyError) and exc.args:
+        return sentence(str(exc.args[0]))
+    return sentence(str(exc))
 
 
 @competitions.post("/competitions/<name>/enter")
@@ -296,14 +317,14 @@ def extend(name: str) -> BaseResponse | tuple[str, int]:
     """Move the deadline later (the organiser, or an admin): read in the competition's
     time zone."""
     try:
-        view = service.competition_view(get_store(), current_account(), name)
-        deadline = parse_local(request.form.get("deadline", ""), view.time_zone, "deadline")
+        zone = service.competition_view(get_store(), current_account(), name).summary.time_zone
+        deadline = parse_local(request.form.get("deadline", ""), zone, "deadline")
         service.extend_deadline(get_store(), current_account(), name, deadline)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
         return _again(name, exc)
-    flash(f"The deadline is now {zoned(deadline, view.time_zone)}.")
+    flash(f"The deadline is now {zoned(deadline, zone)}.")
     return redirect(url_for("competitions.competition_page", name=name))
 
 
@@ -370,22 +391,23 @@ def entrant_page(name: str, entrant: str) -> str:
         abort(404, f"No entrant {entrant!r} in the competition {name}.")
     points = service.rating_history(store, account, name, row.version_id)
     chart = RatingChart(
-        rules=view.rules,
+        rules=view.summary.rules,
         times=[p.time.timestamp() for p in points],
         ratings=[p.rating for p in points],
         lows=[p.low for p in points],
         highs=[p.high for p in points],
         versions=[],
     )
-    games = []
-    for tournament in (view.ladder, view.final_name):
-        if tournament:
+    games: list[GameRow] = []
+    for tournament in (view.ladder, view.final_tournament):
+        if tournament and row.label:
             wanted = GameFilter(tournament=tournament, labels=(row.label,))
             games += game_list(store, wanted, limit=ENTRANT_GAMES).rows
     games.sort(key=lambda g: g.finished or datetime.min.replace(tzinfo=UTC), reverse=True)
     return render_template(
         "competition_entrant.html",
         c=view,
+        s=view.summary,
         row=row,
         points=points,
         chart=chart if points else None,
