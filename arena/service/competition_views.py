@@ -198,7 +198,7 @@ def find_competition(store: Store, name: str) -> CompetitionRow:
     Raises:
         NotFound: there is none.
     """
-    row = stored.competition_row(store, name)
+    row = None if "\x00" in name else stored.competition_row(store, name)
     if row is None:
         raise NotFound(f"no competition called {name!r}")
     return row

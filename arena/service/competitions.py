@@ -21,10 +21,11 @@ Times are aware UTC datetimes; the competition's ``time_zone`` is how they are s
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -120,6 +121,8 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
 MAX_DESCRIPTION = 5000
 #: The longest reason for a disqualification, in characters.
 MAX_REASON = 500
+#: How far ahead a deadline may be.
+MAX_AHEAD = timedelta(days=3660)
 
 
 class CompetitionError(ArenaError):
@@ -201,28 +204,39 @@ def _rules(new: NewCompetition) -> Rules:
 
 
 def _check_dates(new: NewCompetition, now: datetime) -> tuple[datetime, datetime]:
+    _check_zone(new.time_zone)
     for moment in (new.opens, new.deadline):
         if moment is not None and moment.tzinfo is None:
             raise CompetitionError("give the opening and the deadline with their time zone.")
     try:
-        ZoneInfo(new.time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise CompetitionError(
-            f"{new.time_zone!r} is not a known time zone: use an IANA name such as "
-            "Europe/Paris or UTC."
-        ) from None
-    opens = _now(new.opens) if new.opens is not None else now
-    deadline = new.deadline.astimezone(UTC)
+        opens = _now(new.opens) if new.opens is not None else now
+        deadline = new.deadline.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise CompetitionError("give dates between the years 1 and 9999.") from None
+    shown = functools.partial(local_time, time_zone=new.time_zone)
     if deadline <= opens:
         raise CompetitionError(
-            f"the deadline ({local_time(deadline, new.time_zone)}) must come after the "
-            f"opening ({local_time(opens, new.time_zone)})."
+            f"the deadline ({shown(deadline)}) must come after the opening ({shown(opens)})."
         )
     if deadline <= now:
+        raise CompetitionError(f"the deadline ({shown(deadline)}) has passed already.")
+    if deadline > now + MAX_AHEAD:
         raise CompetitionError(
-            f"the deadline ({local_time(deadline, new.time_zone)}) has passed already."
+            f"the deadline ({shown(deadline)}) must be within {MAX_AHEAD.days} days from now."
         )
     return opens, deadline
+
+
+def _check_zone(time_zone: str) -> None:
+    try:
+        if len(time_zone) > 64:
+            raise ValueError(time_zone)
+        ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise CompetitionError(
+            f"{time_zone[:80]!r} is not a known time zone: use an IANA name such as "
+            "Europe/Paris or UTC."
+        ) from None
 
 
 def _check_settings(new: NewCompetition) -> None:
@@ -237,6 +251,8 @@ def _check_settings(new: NewCompetition) -> None:
         )
     if len(new.description) > MAX_DESCRIPTION:
         raise CompetitionError(f"the description may have at most {MAX_DESCRIPTION} characters.")
+    if "\x00" in new.description:
+        raise CompetitionError("the description holds a NUL character: send plain text.")
 
 
 def create_competition(
@@ -470,7 +486,10 @@ def extend_deadline(
     now = _now(now)
     if deadline.tzinfo is None:
         raise CompetitionError("give the new deadline with its time zone.")
-    deadline = deadline.astimezone(UTC)
+    try:
+        deadline = deadline.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise CompetitionError("give a date between the years 1 and 9999.") from None
     if row.status != "open" or now >= row.deadline:
         raise CompetitionError(
             f"{name} closed at {local_time(row.deadline, row.time_zone)}: its deadline "
@@ -481,6 +500,8 @@ def extend_deadline(
             f"the new deadline ({local_time(deadline, row.time_zone)}) must come after the "
             f"current one ({local_time(row.deadline, row.time_zone)})."
         )
+    if deadline > now + MAX_AHEAD:
+        raise CompetitionError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
     stored.set_deadline(store, row.id, deadline)
     logger.info("competition %s: deadline moved to %s by %s", name, deadline, _who(actor))
 
@@ -494,7 +515,7 @@ def disqualify(store: Store, actor: Actor, name: str, version_id: int, reason: s
         CompetitionError: no reason given, or the version is not entered.
     """
     row = _manage(store, actor, name)
-    reason = " ".join(reason.split())
+    reason = " ".join(reason.replace("\x00", " ").split())
     if not reason:
         raise CompetitionError("give the reason for the disqualification: it is shown on its row.")
     if len(reason) > MAX_REASON:
