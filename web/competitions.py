@@ -391,7 +391,7 @@ def entrant_page(name: str, entrant: str) -> str:
         abort(404, f"No entrant {entrant!r} in the competition {name}.")
     points = service.rating_history(store, account, name, row.version_id)
     chart = RatingChart(
-        rules=view.summary.rules,
+        rules=f"{view.summary.name} ladder ({view.summary.rules})",
         times=[p.time.timestamp() for p in points],
         ratings=[p.rating for p in points],
         lows=[p.low for p in points],

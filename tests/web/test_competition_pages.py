@@ -78,14 +78,18 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 
 @pytest.fixture
 def app(app: Flask, store: Store) -> Flask:
-    """tests/web/conftest.py's app with accounts: users ada and bob, organisers olga and
-    otto, admin root; ada and bob each have a stored bot."""
+    """tests/web/conftest.py's app with :func:`accounts_and_bots`."""
+    accounts_and_bots(store)
+    return app
+
+
+def accounts_and_bots(store: Store) -> None:
+    """Users ada and bob, organisers olga and otto, admin root; ada/greedy and bob/rando."""
     for name, role in (("ada", "user"), ("bob", "user"), ("olga", "organiser"),
                        ("otto", "organiser"), ("root", "admin")):  # fmt: skip
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     store.add_bot_version("ada", "greedy", GREEDY, {})
     store.add_bot_version("bob", "rando", RANDOM, {})
-    return app
 
 
 @pytest.fixture
