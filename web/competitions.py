@@ -12,19 +12,22 @@ form reads its ``datetime-local`` fields in the zone chosen beside them.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
 import logging
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as service
 from arena.service.branches import bot_choices
-from arena.service.competitions import CompetitionError, NewCompetition
+from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
 from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.permissions import allowed
 from arena.service.views import RatingChart
@@ -372,6 +375,43 @@ def rerun(name: str) -> BaseResponse | tuple[str, int]:
         return _again(name, exc)
     flash("The final will be played again.")
     return redirect(url_for("competitions.competition_page", name=name))
+
+
+# --- exports (the API's, without a token: the page's links work in a browser) -------------
+
+#: The exports' columns: the rows' fields, as the API's exports have them.
+EXPORT_COLUMNS = {
+    "ladder": [field.name for field in dataclasses.fields(LadderRow)],
+    "final": [field.name for field in dataclasses.fields(FinalRow)],
+}
+
+
+def _export_rows(name: str, table: str) -> list[dict[str, Any]]:
+    store, account = get_store(), current_account()
+    if table == "ladder":
+        return service.ladder_rows(store, account, name)
+    return service.final_rows(store, account, name)
+
+
+@competitions.get("/competitions/<name>/<any(ladder, final):table>.csv")
+@public
+def export_csv(name: str, table: str) -> Response:
+    """The ladder (best first) or the published final table (first place first; only the
+    header before) as CSV."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=EXPORT_COLUMNS[table], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(_export_rows(name, table))
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}-{table}.csv"'
+    return response
+
+
+@competitions.get("/competitions/<name>/<any(ladder, final):table>.json")
+@public
+def export_json(name: str, table: str) -> dict[str, Any]:
+    """The ladder or the published final table as JSON, ``{"rows": [...]}``."""
+    return {"competition": name, "table": table, "rows": _export_rows(name, table)}
 
 
 # --- an entrant's page ----------------------------------------------------------------------

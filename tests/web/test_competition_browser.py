@@ -7,17 +7,15 @@ Content-Security-Policy blocks, fails the test; screenshots go to tests/web/scre
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from celery import Celery
 from flask import Flask
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from sqlalchemy import select
 
 from arena.service.competitions import competition_view, enter_with_version
@@ -40,7 +38,7 @@ from tests.web.test_competition_pages import (
 # test_competition_pages.
 pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture
@@ -101,7 +99,8 @@ def test_an_organiser_creates_a_competition_and_a_user_enters_it(
     with store.read() as session:
         stored = session.scalars(select(Competition)).one()
     assert stored.time_zone == "Europe/Paris"
-    assert abs(stored.deadline.timestamp() - deadline.replace(second=0, microsecond=0).timestamp()) < 1
+    wanted = deadline.replace(second=0, microsecond=0).timestamp()
+    assert abs(stored.deadline.timestamp() - wanted) < 1
     # the countdown ticks
     countdown = page.locator("section.dates time.countdown")
     first = countdown.inner_text()
@@ -205,7 +204,7 @@ def test_the_organiser_disqualifies_and_the_final_announces_the_winners(
 
 
 def test_an_entrants_rating_chart_and_the_list_on_a_phone(
-    store: Store, live_server: str, page: Page, tmp_path: Path
+    store: Store, live_server: str, page: Page
 ) -> None:
     accounts_and_bots(store)
     entered_and_rated(store)

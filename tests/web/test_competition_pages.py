@@ -10,6 +10,7 @@ import io
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -28,10 +29,19 @@ from arena.service.competitions import (
     create_competition,
     enter_with_version,
 )
-from arena.service.matches import Config
+from arena.service.matches import Config, run_match
 from arena.service.work import accept_upload
 from arena.store.db import Store
-from arena.store.models import Bot, BotVersion, Competition, CompetitionRating, User
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Competition,
+    CompetitionRating,
+    Match,
+    Tournament,
+    User,
+)
+from arena.store.queue import add_match_seats
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 from web.competitions import countdown, parse_local, zoned
@@ -172,6 +182,26 @@ def entered_and_rated(store: Store) -> tuple[int, int]:
     return ada, bob
 
 
+def play_ladder_match(store: Store, name: str, versions: list[int], cache: Path) -> int:
+    """One ladder match between ``versions`` (2 games, seats as given), added and played
+    as the scheduler and a worker would; its id (one a tournament: its seat index is
+    written for the whole tournament)."""
+    view = competition_view(store, None, name)
+    labels = {row.version_id: row.label for row in view.standings}
+    with store.write() as session:
+        ladder = session.scalars(select(Tournament).where(Tournament.name == view.ladder)).one()
+        match = Match(
+            tournament_id=ladder.id, key=f"test-{len(versions)}-{versions[0]}", seats=versions,
+            labels=[labels[v] for v in versions], games=2, seed=7,
+        )  # fmt: skip
+        session.add(match)
+        session.flush()
+        match_id = match.id
+        add_match_seats(session, ladder.id)  # as the store adds any match (its seat index)
+    assert run_match(store, match_id, config=Config(bot_cache=cache), sandboxed=False) == "done"
+    return match_id
+
+
 def _post(client: FlaskClient, path: str, page: str, **fields: Any) -> TestResponse:
     return client.post(path, data={**fields, "csrf_token": csrf_token(client, page)})
 
@@ -190,36 +220,52 @@ def test_the_list_and_the_page_render_with_the_ladder(app: Flask, store: Store) 
     page = reply.get_data(as_text=True)
     assert "Beat greedy." in page and "organised by olga" in page
     assert deadline.strftime("%Y-%m-%d %H:%M %Z") in page and "Europe/Paris" in page
-    ladder = page[page.index('<table class="list ladder'):]
+    ladder = page[page.index('<table class="list ladder') :]
     ladder = ladder[: ladder.index("</table>")]
     assert ladder.index("ada/greedy v1") < ladder.index("bob/rando v1")
-    assert ladder.count("1–2") == 2  # the rank ranges
+    assert ladder.count("1\u20132") == 2  # the rank ranges (an en dash)
     assert 'href="/bots/ada/greedy"' in ladder and "1580" in ladder and "1500 to 1660" in ladder
     assert ladder.count('class="interval') == 2 and "interval provisional" in ladder
     assert ladder.count("provisional</span>") == 1  # bob's row only
-    assert f'href="/competitions/cup/entrants/ada-greedy-v1"' in ladder
+    assert 'href="/competitions/cup/entrants/ada-greedy-v1"' in ladder
     assert "data-live" in page  # open: it polls
-    assert "/api/v1/competitions/cup/ladder.csv" in page
-    assert "/api/v1/competitions/cup/ladder.json" in page
+    exports = re.findall(r'href="(/competitions/cup/[a-z]+\.(?:csv|json))"', page)
+    assert exports == ["/competitions/cup/ladder.csv", "/competitions/cup/ladder.json"]
+    csv_rows = anonymous.get(exports[0]).get_data(as_text=True).splitlines()
+    assert csv_rows[0].startswith("rank,rank_best,rank_worst,name,version_id,label")
+    assert csv_rows[1].startswith("1,1,2,ada/greedy v1,") and len(csv_rows) == 3
+    rows = anonymous.get(exports[1]).get_json()["rows"]
+    assert [r["name"] for r in rows] == ["ada/greedy v1", "bob/rando v1"]
+    assert rows[0]["last_game"] == NOW.isoformat()
     for forbidden in ("Log out", "Enter the competition", "Organiser", "Disqualify"):
         assert forbidden not in page
     live = anonymous.get("/competitions/cup/live").get_data(as_text=True)
-    assert live.startswith("<div id=\"live\"") or live.lstrip().startswith('<div id="live"')
+    assert live.startswith('<div id="live"') or live.lstrip().startswith('<div id="live"')
     assert "ada/greedy v1" in live and "<html" not in live
     assert anonymous.get("/competitions/nope").status_code == 404
     del ada, bob
 
 
-def test_an_entrants_page_has_its_rating_history_and_games(app: Flask, store: Store) -> None:
-    ada, _ = entered_and_rated(store)
+def test_an_entrants_page_has_its_rating_history_and_games(
+    app: Flask, store: Store, tmp_path: Path
+) -> None:
+    ada, bob = entered_and_rated(store)
     client = app.test_client()
+    assert "No games yet." in client.get("/competitions/cup/entrants/ada-greedy-v1").get_data(
+        as_text=True
+    )
+    match_id = play_ladder_match(store, "cup", [ada, bob], tmp_path / "cache")
+    page = client.get("/competitions/cup").get_data(as_text=True)
+    recent = page[page.index('<table class="list games recent">') :]
+    assert f'href="/games/{match_id}/0"' in recent and "ladder" in recent
+    assert "ada/greedy v1 · bob/rando v1" in recent
     for key in ("ada-greedy-v1", str(ada)):
         reply = client.get(f"/competitions/cup/entrants/{key}")
         assert reply.status_code == 200
         page = reply.get_data(as_text=True)
         assert "ada/greedy v1" in page and 'class="rating-chart"' in page
         assert "uPlot.iife.min.js" in page and "1570" in page and "1580" in page
-        assert "No games yet." in page
+        assert page.count(f'href="/games/{match_id}/') == 2  # its two games, to replay
     assert client.get("/competitions/cup/entrants/nobody").status_code == 404
     assert client.get("/competitions/nope/entrants/1").status_code == 404
 
@@ -241,7 +287,9 @@ def test_the_final_announces_its_winners_with_ties_marked(app: Flask, store: Sto
     assert page.count('<tr class="tie">') == 2 and "final table" in page
     assert "The final is done" in page  # ada's notice
     assert "data-live" not in page  # done: no polling
-    assert "/api/v1/competitions/cup/final.csv" in page
+    assert 'href="/competitions/cup/final.csv"' in page
+    final = app.test_client().get("/competitions/cup/final.json").get_json()["rows"]
+    assert [(r["place"], r["name"]) for r in final] == [(1, "ada/greedy v1"), (1, "bob/rando v1")]
     assert "Enter the competition" not in page
 
 
@@ -300,9 +348,7 @@ def test_a_refused_form_comes_back_with_the_sentence_and_what_was_typed(
         assert session.scalar(select(func.count()).select_from(Competition)) == 0
 
 
-def test_a_user_enters_with_a_file_or_a_version(
-    app: Flask, store: Store, celery: Celery
-) -> None:
+def test_a_user_enters_with_a_file_or_a_version(app: Flask, store: Store, celery: Celery) -> None:
     open_competition(store)
     ada = logged_in(app, "ada")
     page = ada.get("/competitions/cup").get_data(as_text=True)
