@@ -210,7 +210,9 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
 # --- a competition's page -------------------------------------------------------------------
 
 
-def _page_context(name: str) -> dict[str, Any]:
+def _page_context(name: str, *, whole: bool = True) -> dict[str, Any]:
+    """What the page shows (``whole``: with the entry form's versions; the live part,
+    polled, needs none)."""
     store, account = get_store(), current_account()
     view = service.competition_view(store, account, name)
     ladder = [_rated(r.rating, r.low, r.high) for r in view.standings]
@@ -219,7 +221,8 @@ def _page_context(name: str) -> dict[str, Any]:
     rated = [_rated(r.rating, r.low, r.high) for r in final_rows]
     final_axis = Axis.spanning((low, high) for _, low, high in filter(None, rated))
     places = [r.place for r in final_rows if r.place is not None]
-    own = [] if account is None or not view.can_enter else bot_choices(store, account)
+    entering = whole and account is not None and view.can_enter
+    own = bot_choices(store, account) if entering and account is not None else []
     return {
         "c": view,
         "s": view.summary,
@@ -261,7 +264,7 @@ def competition_page(name: str) -> str:
 @public
 def competition_live(name: str) -> str:
     """The live part of a competition's page (polled while it is open or its final plays)."""
-    return render_template("_competition_live.html", **_page_context(name))
+    return render_template("_competition_live.html", **_page_context(name, whole=False))
 
 
 def _again(name: str, exc: Exception) -> tuple[str, int]:
