@@ -37,7 +37,14 @@ from web.forms import form_float, form_int, read_file, sentence
 from web.render import Axis, axis_svg, interval_svg
 from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
 
-__all__ = ["LIVE_SECONDS", "competitions", "countdown", "parse_local", "zoned"]
+__all__ = [
+    "LIVE_SECONDS",
+    "competitions",
+    "countdown",
+    "local_input",
+    "parse_local",
+    "zoned",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +75,16 @@ def zoned(value: datetime | None, zone: str = "UTC") -> str:
     except (ZoneInfoNotFoundError, ValueError):
         tz = ZoneInfo("UTC")
     return value.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def local_input(value: datetime, zone: str) -> str:
+    """``value`` in the IANA zone ``zone`` as a ``datetime-local`` field holds it:
+    ``2026-12-01T18:00`` (UTC where the zone is unknown)."""
+    try:
+        tz: ZoneInfo = ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        tz = ZoneInfo("UTC")
+    return value.astimezone(tz).strftime("%Y-%m-%dT%H:%M")
 
 
 def countdown(value: datetime | None, now: datetime | None = None) -> str:
@@ -460,3 +477,4 @@ def entrant_page(name: str, entrant: str) -> str:
 
 competitions.add_app_template_filter(zoned)
 competitions.add_app_template_filter(countdown)
+competitions.add_app_template_filter(local_input)

@@ -464,6 +464,8 @@ def test_the_organiser_disqualifies_and_the_row_says_why(app: Flask, store: Stor
     olga = logged_in(app, "olga")
     page = olga.get("/competitions/cup").get_data(as_text=True)
     assert "Close now" in page and "Extend the deadline" in page and "data-confirm" in page
+    deadline = (NOW + timedelta(days=7)).astimezone(ZoneInfo("Europe/Paris"))
+    assert f'value="{deadline:%Y-%m-%dT%H:%M}" required' in page  # the current one, to edit
     reply = _post(olga, "/competitions/cup/disqualify", "/competitions/cup",
                   version=str(ada), reason="Copied from bob")  # fmt: skip
     assert reply.status_code == 302
