@@ -91,6 +91,7 @@ class LadderRowModel(BaseModel):
 
 class FinalRowModel(BaseModel):
     place: int | None
+    tie: bool = Field(description="the place is shared (not separated at the cap)")
     name: str
     version_id: int
     label: str | None

@@ -23,8 +23,10 @@ from arena.errors import NotFound
 from arena.service.accounts import Account
 from arena.service.display import display_name
 from arena.service.permissions import Actor, Target, allowed
+from arena.store import competition_reads as reads
 from arena.store import competitions as stored
-from arena.store.competitions import CompetitionRow, EntryRow, RatingPoint
+from arena.store.competition_reads import RatingPoint
+from arena.store.competitions import CompetitionRow, EntryRow
 from arena.store.db import Store
 
 __all__ = [
@@ -120,9 +122,11 @@ class LadderRow:
 
 @dataclass(frozen=True, slots=True)
 class FinalRow:
-    """A finalist's row: its place (tied finalists share it) and its final rating."""
+    """A finalist's row: its place (tied finalists share it: ``tie``) and its final
+    rating."""
 
     place: int | None
+    tie: bool
     name: str
     version_id: int
     label: str | None
@@ -336,7 +340,7 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         return None
     table = [fit for fit in row.final_table or [] if isinstance(fit, Mapping)]
     ids = [v for v in (_int(fit.get("version_id")) for fit in table) if v is not None]
-    names = stored.version_names(store, ids)
+    names = reads.version_names(store, ids)
     rows = []
     for fit in table:
         version_id = _int(fit.get("version_id"))
@@ -345,7 +349,8 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         _, owner, bot, number = names[version_id]
         separated = fit.get("separated_from_next")
         rows.append(FinalRow(
-            place=_int(fit.get("place")), name=display_name(owner, bot, number),
+            place=_int(fit.get("place")), tie=bool(fit.get("tie")),
+            name=display_name(owner, bot, number),
             version_id=version_id, label=fit.get("label"), owner=owner,
             rating=_float(fit.get("rating")), low=_float(fit.get("low")),
             high=_float(fit.get("high")), games=_int(fit.get("games")) or 0,
@@ -356,8 +361,8 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
 
 def _recent(store: Store, row: CompetitionRow, limit: int = 20) -> tuple[RecentGame, ...]:
     tournaments = [row.ladder_id] + ([row.final_id] if row.final_id is not None else [])
-    matches = stored.recent_matches(store, tournaments, limit)
-    names = stored.version_names(store, sorted({v for m in matches for v in m.seats}))
+    matches = reads.recent_matches(store, tournaments, limit)
+    names = reads.version_names(store, sorted({v for m in matches for v in m.seats}))
     return tuple(
         RecentGame(
             match_id=m.id,
@@ -436,4 +441,4 @@ def rating_history(store: Store, actor: Actor, name: str, version_id: int) -> li
         NotFound: no competition is called ``name``.
     """
     row = find_competition(store, name)
-    return stored.rating_points(store, row.id, version_id)
+    return reads.rating_points(store, row.id, version_id)

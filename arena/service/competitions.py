@@ -58,6 +58,7 @@ from arena.service.competition_views import (
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_view
+from arena.store import competition_reads as reads
 from arena.store import competitions as stored
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
@@ -419,13 +420,13 @@ def enter_with_version(
     if isinstance(actor, Operator):
         if owner is None:
             raise CompetitionError("name the user the entry is for (--owner USER).")
-        user_id = stored.user_id_named(store, owner)
+        user_id = reads.user_id_named(store, owner)
         if user_id is None:
             raise NotFound(f"no user called {owner!r}")
     else:
         user_id = _entrant(actor, "log in to enter a competition").id
     _check_open(row, now)
-    names = stored.version_names(store, [version_id]).get(version_id)
+    names = reads.version_names(store, [version_id]).get(version_id)
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
     if not isinstance(actor, Operator):
@@ -565,7 +566,7 @@ def rerun_final(store: Store, actor: Actor, name: str) -> None:
 def source_opened(store: Store, owner: str, bot: str, version: int) -> bool:
     """Whether a version's source is readable by everyone because it was entered in a
     competition whose sources became public at its deadline."""
-    return stored.source_opened(store, owner, bot, version, _now())
+    return reads.source_opened(store, owner, bot, version, _now())
 
 
 def _who(actor: Actor) -> str:

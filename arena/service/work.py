@@ -25,9 +25,11 @@ from arena.service.broker import (
 from arena.service.compares import stop_if_decided
 from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
+from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store
+from arena.store.ladder import competition_of_match
 from arena.store.lanes import match_lanes
 from arena.store.queue import finish_stalled_tournaments
 
@@ -72,6 +74,9 @@ def play_token(
         rule_set = finished_rule_set(store, played)
         if rule_set is not None:  # this match finished its tournament
             celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+        competition = competition_of_match(store, played)
+        if competition is not None:
+            tick_competition(store, celery, competition, config=config)
     return f"match {played}: {outcome}"
 
 
@@ -142,6 +147,9 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+    ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
+    if ticked.added:
+        logger.info("sweep: %d competition matches added", ticked.added)
     totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))
     if any(dataclasses.astuple(totals)):
         logger.warning(

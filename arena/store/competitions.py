@@ -14,7 +14,6 @@ version's display name made a name (``alice-greedy-v3``), unique in the tourname
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.compete.names import fit_name, name_key
+from arena.compete.names import fit_name
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
 from arena.store.models import (
@@ -30,7 +29,6 @@ from arena.store.models import (
     BotVersion,
     Competition,
     CompetitionEntry,
-    CompetitionRating,
     Match,
     RuleSet,
     Tournament,
@@ -44,13 +42,10 @@ __all__ = [
     "ActiveEntrant",
     "CompetitionRow",
     "EntryRow",
-    "LadderMatch",
-    "RatingPoint",
     "accept_entry",
     "active_entrants",
     "add_active_entry",
     "add_entry",
-    "competition_id_named",
     "competition_row",
     "competition_rows",
     "disqualify_version",
@@ -60,14 +55,8 @@ __all__ = [
     "entry_times",
     "insert_competition",
     "ladder_label",
-    "rating_points",
-    "recent_matches",
     "reset_final",
     "set_deadline",
-    "source_opened",
-    "user_id_named",
-    "version_entry",
-    "version_names",
 ]
 
 #: Entry statuses that hold a version which played (or plays) on the ladder.
@@ -142,31 +131,6 @@ class EntryRow:
     created: datetime
     accepted: datetime | None
     first_rated: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class RatingPoint:
-    """A point of an entrant's ladder rating history."""
-
-    time: datetime
-    rating: float
-    low: float
-    high: float
-    games: int
-    rank: int
-
-
-@dataclass(frozen=True, slots=True)
-class LadderMatch:
-    """A finished (or void) match of a competition's ladder or final."""
-
-    id: int
-    tournament: str
-    labels: tuple[str, ...]
-    seats: tuple[int, ...]
-    status: str
-    games: int
-    finished: datetime | None
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -277,12 +241,6 @@ def competition_row(store: Store, name: str) -> CompetitionRow | None:
     return None if found is None else _row(found)
 
 
-def competition_id_named(store: Store, name: str) -> int | None:
-    """The id of the competition called ``name``, or None."""
-    with store.read() as session:
-        return session.scalar(select(Competition.id).where(Competition.name == name))
-
-
 def competition_rows(store: Store) -> list[CompetitionRow]:
     """Every competition, the latest deadline first."""
     with store.read() as session:
@@ -342,22 +300,6 @@ def entry_of_upload(store: Store, upload_id: int) -> int | None:
         return session.scalar(
             select(CompetitionEntry.id).where(CompetitionEntry.upload_id == upload_id)
         )
-
-
-def version_entry(store: Store, competition_id: int, version_id: int) -> tuple[int, str] | None:
-    """(user id, status) of the latest entry of ``version_id`` in the competition that
-    played or plays (active, superseded, disqualified), or None."""
-    with store.read() as session:
-        found = session.execute(
-            select(CompetitionEntry.user_id, CompetitionEntry.status)
-            .where(
-                CompetitionEntry.competition_id == competition_id,
-                CompetitionEntry.bot_version_id == version_id,
-                CompetitionEntry.status.in_(PLAYED),
-            )
-            .order_by(CompetitionEntry.id.desc())
-        ).first()
-    return None if found is None else (int(found[0]), str(found[1]))
 
 
 def ladder_label(owner: str, bot: str, version: int, taken: set[str]) -> str:
@@ -643,90 +585,3 @@ def reset_final(store: Store, competition_id: int, *, by: str) -> int:
     if final_id is None:
         return 0
     return void_pending(store, final_id, f"final rerun by {by}", cancel=True, running=True)
-
-
-# --- reads for the pages and exports ----------------------------------------------------------
-
-
-def rating_points(store: Store, competition_id: int, version_id: int) -> list[RatingPoint]:
-    """The version's ladder rating history in the competition, oldest first."""
-    with store.read() as session:
-        found = session.scalars(
-            select(CompetitionRating)
-            .where(
-                CompetitionRating.competition_id == competition_id,
-                CompetitionRating.bot_version_id == version_id,
-            )
-            .order_by(CompetitionRating.time, CompetitionRating.id)
-        ).all()
-    return [RatingPoint(as_utc(p.time), p.rating, p.low, p.high, p.games, p.rank) for p in found]
-
-
-def recent_matches(
-    store: Store, tournament_ids: Sequence[int], limit: int = 20
-) -> list[LadderMatch]:
-    """The latest finished matches of these tournaments (a competition's ladder and
-    final), the latest first."""
-    with store.read() as session:
-        found = session.execute(
-            select(Match, Tournament.name)
-            .join(Tournament, Tournament.id == Match.tournament_id)
-            .where(Match.tournament_id.in_(list(tournament_ids)), Match.status == "done")
-            .order_by(Match.finished.desc(), Match.id.desc())
-            .limit(limit)
-        ).all()
-    return [
-        LadderMatch(
-            id=m.id,
-            tournament=str(name),
-            labels=tuple(str(label) for label in (m.labels or [])),
-            seats=tuple(int(seat) for seat in m.seats),
-            status=m.status,
-            games=m.games,
-            finished=_aware(m.finished),
-        )
-        for m, name in found
-    ]
-
-
-def version_names(store: Store, version_ids: Sequence[int]) -> dict[int, tuple[int, str, str, int]]:
-    """Version id -> (its owner's user id, owner's name, bot's name, version number), for
-    the stored ones among ``version_ids``."""
-    with store.read() as session:
-        found = session.execute(
-            select(BotVersion.id, User.id, User.name, Bot.name, BotVersion.version)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .where(BotVersion.id.in_(list(version_ids)))
-        ).all()
-    return {int(v): (int(u), str(owner), str(bot), int(n)) for v, u, owner, bot, n in found}
-
-
-def user_id_named(store: Store, name: str) -> int | None:
-    """The id of the user called ``name`` (compared by name key), or None."""
-    with store.read() as session:
-        return session.scalar(select(User.id).where(User.name_key == name_key(name)))
-
-
-def source_opened(store: Store, owner: str, bot: str, version: int, now: datetime) -> bool:
-    """Whether the version is an entry (one that played: active, superseded, disqualified;
-    or late) of a competition whose sources became public: ``sources_public`` and its
-    deadline passed before ``now``."""
-    with store.read() as session:
-        found = session.scalar(
-            select(CompetitionEntry.id)
-            .join(Competition, Competition.id == CompetitionEntry.competition_id)
-            .join(BotVersion, BotVersion.id == CompetitionEntry.bot_version_id)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .where(
-                User.name == owner,
-                Bot.name == bot,
-                BotVersion.version == version,
-                CompetitionEntry.status.in_((*PLAYED, "late")),
-                Competition.sources_public.is_(True),
-                Competition.deadline <= now,
-            )
-            .limit(1)
-        )
-    return found is not None

@@ -63,7 +63,7 @@ def test_a_competition_from_creation_to_its_close(url: str, store: Store) -> Non
     assert closed.exit_code == 0 and "closed" in closed.output
     final = invoke(url, "competition", "final", "cup")
     assert final.exit_code == 0 and "no final table yet (final)" in final.output
-    assert invoke(url, "competition", "final", "cup", "--csv").output.startswith("place,name")
+    assert invoke(url, "competition", "final", "cup", "--csv").output.startswith("place,tie,name")
     rerun = invoke(url, "competition", "final", "cup", "--rerun")
     assert rerun.exit_code == USAGE_ERROR and "cup has no final to rerun yet." in rerun.output
     late = invoke(url, "competition", "enter", "cup", "--version", "alice/greedy", "--owner",

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from celery import Celery
+from sqlalchemy import select
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as comp
@@ -386,3 +387,62 @@ def test_reads_are_public_and_entries_private(store: Store, actors: Actors) -> N
     assert len(comp.competition_view(store, actors["alice"], "cup").entries) == 1
     assert comp.final_rows(store, None, "cup") == []
     assert comp.rating_history(store, None, "cup", 1) == []
+
+
+def test_the_ladder_and_the_final_read_the_schedulers_tables(store: Store, actors: Actors) -> None:
+    """The standings and the final table as the scheduler writes them (arena.service.
+    competition_views' docstring): ranks, intervals, last game, ties; the rerun."""
+    from arena.store.models import Competition, Tournament
+
+    comp.create_competition(store, actors["owner"], _new())
+    va, vb = _version(store, "alice", "greedy"), _version(store, "bob", "other")
+    comp.enter_with_version(store, actors["alice"], "cup", va)
+    comp.enter_with_version(store, actors["bob"], "cup", vb)
+    last = (NOW - timedelta(minutes=5)).isoformat()
+    standings = [
+        {"version_id": vb, "label": "bob-other-v1", "rank": 1, "rank_best": 1, "rank_worst": 2,
+         "rating": 1510.0, "low": 1480.0, "high": 1540.0, "games": 40, "provisional": False,
+         "last_game": last, "status": "active", "reason": None},
+        {"version_id": va, "label": "alice-greedy-v1", "rank": 2, "rank_best": 1,
+         "rank_worst": 2, "rating": 1490.0, "low": 1460.0, "high": 1520.0, "games": 40,
+         "provisional": False, "last_game": last, "status": "active", "reason": None},
+    ]  # fmt: skip
+    table = [
+        {"place": 1, "tie": True, "version_id": vb, "label": "bob-other-v1", "rating": 1505.0,
+         "low": 1490.0, "high": 1520.0, "games": 60, "separated_from_next": False},
+        {"place": 1, "tie": True, "version_id": va, "label": "alice-greedy-v1",
+         "rating": 1495.0, "low": 1480.0, "high": 1510.0, "games": 60,
+         "separated_from_next": None},
+    ]  # fmt: skip
+    with store.write() as session:
+        row = session.scalar(select(Competition).where(Competition.name == "cup"))
+        assert row is not None
+        final = Tournament(
+            name="cup-final", format="final", rule_set_id=row.rule_set_id, players=2,
+            teams=False, games_per_match=2, seed=1, status="done",
+        )  # fmt: skip
+        session.add(final)
+        session.flush()
+        row.standings, row.final_table, row.final_id, row.status = (
+            standings,
+            table,
+            final.id,
+            "done",
+        )
+    view = comp.competition_view(store, actors["alice"], "cup")
+    assert [(r.name, r.rank_best, r.rank_worst, r.rating) for r in view.standings] == [
+        ("bob/other v1", 1, 2, 1510.0), ("alice/greedy v1", 1, 2, 1490.0)
+    ]  # fmt: skip
+    assert view.standings[0].last_game == NOW - timedelta(minutes=5)
+    assert view.final is not None and view.final.published and view.summary.status == "done"
+    assert [(r.place, r.tie, r.name) for r in view.final.rows] == [
+        (1, True, "bob/other v1"), (1, True, "alice/greedy v1")
+    ]  # fmt: skip
+    assert any("final is done" in n for n in view.entries[0].notices)
+    exported = comp.ladder_rows(store, None, "cup")
+    assert exported[0]["last_game"] == last and exported[0]["label"] == "bob-other-v1"
+    assert [r["place"] for r in comp.final_rows(store, None, "cup")] == [1, 1]
+    comp.rerun_final(store, actors["owner"], "cup")
+    rerun = comp.competition_view(store, None, "cup")
+    assert rerun.summary.status == "final" and rerun.final is None
+    assert comp.final_rows(store, None, "cup") == []

@@ -89,7 +89,7 @@ def test_an_organiser_creates_users_enter_and_everyone_reads(
     as_json = client.get("/api/v1/competitions/cup/ladder.json", headers=tokens["oscar"])
     assert as_json.get_json()["rows"][0]["version_id"] == row["version_id"]
     final = client.get("/api/v1/competitions/cup/final.csv", headers=tokens["oscar"])
-    assert final.get_data(as_text=True).startswith("place,name,")
+    assert final.get_data(as_text=True).startswith("place,tie,name,")
     final_json = client.get("/api/v1/competitions/cup/final.json", headers=tokens["oscar"])
     assert final_json.get_json() == {"rows": []}
 
@@ -166,3 +166,30 @@ def test_the_routes_are_in_the_openapi_document(app: Flask, store: Store) -> Non
                  "/{name}/ladder.json", "/{name}/final.csv", "/{name}/final.json"):  # fmt: skip
         assert f"/api/v1/competitions{tail}" in paths, tail
     assert set(paths["/api/v1/competitions"]) == {"get", "post"}
+
+
+def test_sources_stay_private_until_a_public_competitions_deadline(
+    app: Flask, store: Store, tokens: dict[str, dict[str, str]]
+) -> None:
+    """An entrant never reads another's private source; with sources_public, everyone does
+    once the deadline passed (the API's route and the page's)."""
+    from arena.service.competitions import close_now, enter_with_version
+    from arena.service.permissions import OPERATOR
+
+    client = app.test_client()
+    assert _create(client, tokens["olga"], sources_public=True).status_code == 201
+    assert _create(client, tokens["olga"], name="quiet").status_code == 201
+    secret = store.add_bot_version("bob", "secret", GREEDY.decode(), {})[0].id
+    hidden = store.add_bot_version("bob", "hidden", GREEDY.decode() + "#\n", {})[0].id
+    enter_with_version(store, OPERATOR, "cup", secret, owner="bob")
+    enter_with_version(store, OPERATOR, "quiet", hidden, owner="bob")
+    source = "/api/v1/bots/bob/{}/versions/1/source"
+    assert client.get(source.format("secret"), headers=tokens["alice"]).status_code == 404
+    assert app.test_client().get("/bots/bob/secret/v1/source").status_code == 404
+    close_now(store, OPERATOR, "cup")
+    close_now(store, OPERATOR, "quiet")
+    opened = client.get(source.format("secret"), headers=tokens["alice"])
+    assert opened.status_code == 200 and opened.get_data() == GREEDY
+    assert app.test_client().get("/bots/bob/secret/v1/source").status_code == 200
+    assert client.get(source.format("hidden"), headers=tokens["alice"]).status_code == 404
+    assert app.test_client().get("/bots/bob/hidden/v1/source").status_code == 404
