@@ -25,11 +25,14 @@ from arena.service.accounts import Account, authenticate, create_account
 from arena.service.competitions import (
     CompetitionError,
     NewCompetition,
+    close_now,
     competition_view,
     create_competition,
     enter_with_version,
 )
+from arena.service.ladder import tick_competitions
 from arena.service.matches import Config, run_match
+from arena.service.permissions import OPERATOR
 from arena.service.work import accept_upload
 from arena.store.db import Store
 from arena.store.models import (
@@ -43,7 +46,7 @@ from arena.store.models import (
 )
 from arena.store.queue import add_match_seats
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
+from tests.web.conftest import HASHER, PASSWORD, RULES, csrf_token, logged_in
 from web.competitions import countdown, parse_local, zoned
 
 
@@ -489,3 +492,58 @@ def test_the_organiser_disqualifies_and_the_row_says_why(app: Flask, store: Stor
     page = olga.get("/competitions/cup").get_data(as_text=True)
     assert '<span class="status final">final</span>' in page and "Close now" not in page
     assert "Rerun the final" in page
+
+
+def play_until(store: Store, celery: Celery, name: str, cache: Path, done: str) -> int:
+    """Tick the competition's clock and play what it sends, as workers would, until its
+    status is ``done`` (``open``: until the ladder has rated every active entrant); the
+    matches played."""
+    config, played = Config(bot_cache=cache), 0
+    for _ in range(60):
+        tick_competitions(store, celery)
+        view = competition_view(store, None, name)
+        rated = all(row.rating is not None for row in view.standings)
+        if view.summary.status == done and (done != "open" or (rated and played)):
+            return played
+        with store.read() as session:
+            pending = list(session.scalars(select(Match.id).where(Match.status == "pending")))
+        for match_id in pending:
+            assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+            played += 1
+    raise AssertionError(f"{name} never reached {done}")
+
+
+def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
+    app: Flask, store: Store, celery: Celery, tmp_path: Path
+) -> None:
+    """Real games, the scheduler's own standings and final table (arena.service.ladder)."""
+    store.add_bot_version("cy", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
+    open_competition(
+        store, custom_rules=RULES, final_top=3, final_max_games=10, games_per_deal=2,
+        description="A short one.",
+    )  # fmt: skip
+    for owner, bot in (("ada", "greedy"), ("bob", "rando"), ("cy", "counter")):
+        version = version_id_of(store, owner, bot)
+        enter_with_version(store, OPERATOR, "cup", version, owner=owner)
+    ladder_games = play_until(store, celery, "cup", tmp_path / "cache", "open")
+    client = app.test_client()
+    page = client.get("/competitions/cup").get_data(as_text=True)
+    ladder = page[page.index('<table class="list ladder') :]
+    ladder = ladder[: ladder.index("</table>")]
+    assert ladder.count("<tr class=") == 3 and ladder.count('class="interval') == 3
+    assert "provisional" in ladder  # a handful of games: still placing
+    recent = page[page.index('<table class="list games recent">') :]
+    assert recent.count('href="/games/') == min(ladder_games, 20)
+    entrant = client.get("/competitions/cup/entrants/ada-greedy-v1").get_data(as_text=True)
+    assert 'class="rating-chart"' in entrant and "Its games" in entrant
+    assert entrant.count('href="/games/') >= 2
+    close_now(store, account_named(store, "olga"), "cup")
+    play_until(store, celery, "cup", tmp_path / "cache", "done")
+    page = logged_in(app, "ada").get("/competitions/cup").get_data(as_text=True)
+    assert '<span class="status done">done</span>' in page and 'class="winners"' in page
+    final = page[page.index('<table class="list final-table">') :]
+    final = final[: final.index("</table>")]
+    assert final.count("<tr") == 4 and final.count('class="interval') == 3
+    assert "The final is done: see the final table." in page
+    table = client.get("/competitions/cup/final.json").get_json()["rows"]
+    assert sorted(r["name"] for r in table) == ["ada/greedy v1", "bob/rando v1", "cy/counter v1"]
