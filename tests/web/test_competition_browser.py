@@ -7,8 +7,10 @@ Content-Security-Policy blocks, fails the test; screenshots go to tests/web/scre
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,18 +20,21 @@ from flask import Flask
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from sqlalchemy import select
 
-from arena.service.competitions import competition_view, enter_with_version
+from arena.service.competitions import close_now, competition_view, enter_with_version
 from arena.service.matches import Config
+from arena.service.permissions import OPERATOR
 from arena.service.work import accept_upload
 from arena.store.db import Store
 from arena.store.models import Competition
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import PASSWORD, screenshot
+from tests.web.conftest import PASSWORD, RULES, screenshot
 from tests.web.test_competition_pages import (
     NOW,
     account_named,
     accounts_and_bots,
     entered_and_rated,
+    open_competition,
+    play_until,
     rate_ladder,
     version_id_of,
 )
@@ -230,3 +235,38 @@ def test_an_entrants_rating_chart_and_the_list_on_a_phone(
     screenshot(page, "competition-entrant-phone")
     page.goto(f"{live_server}/competitions")
     screenshot(page, "competitions-phone")
+
+
+def test_a_competition_run_by_its_clock_in_a_browser(
+    app: Flask, store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    """Real games and the scheduler's own standings, history and final, as a reader sees
+    them: the ladder with its intervals, an entrant's chart, then the winners."""
+    accounts_and_bots(store)
+    store.add_bot_version("cy", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
+    celery: Celery = app.extensions["arena_celery"]
+    open_competition(store, custom_rules=RULES, final_top=3, final_max_games=10)
+    for owner, bot in (("ada", "greedy"), ("bob", "rando"), ("cy", "counter")):
+        enter_with_version(store, OPERATOR, "cup", version_id_of(store, owner, bot), owner=owner)
+    play_until(store, celery, "cup", tmp_path / "cache", "open")
+    play_until(store, celery, "cup", tmp_path / "cache", "open")  # a second refit: a history
+    page.goto(f"{live_server}/competitions/cup")
+    expect(page.locator("table.ladder tbody tr")).to_have_count(3)
+    expect(page.locator("table.ladder svg.interval")).to_have_count(3)
+    expect(page.locator("table.recent tbody tr").first).to_be_visible()
+    screenshot(page, "competition-real-ladder")
+    page.locator("table.recent tbody a").first.click()
+    expect(page).to_have_url(re.compile(r"/games/\d+/0$"))
+    expect(page.locator(".viewer")).to_be_visible()
+    page.goto(f"{live_server}/competitions/cup/entrants/ada-greedy-v1")
+    expect(page.locator(".rating-chart canvas").first).to_be_visible()
+    expect(page.locator("table.games tbody tr").first).to_be_visible()
+    screenshot(page, "competition-real-entrant")
+    close_now(store, account_named(store, "olga"), "cup")
+    page.goto(f"{live_server}/competitions/cup")
+    expect(page.locator("h1 .status")).to_have_text("final")
+    play_until(store, celery, "cup", tmp_path / "cache", "done")
+    page.reload()
+    expect(page.locator(".winners li")).to_have_count(3)
+    expect(page.locator("table.final-table tbody tr")).to_have_count(3)
+    screenshot(page, "competition-real-final")
