@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -270,3 +270,38 @@ def test_a_competition_run_by_its_clock_in_a_browser(
     expect(page.locator(".winners li")).to_have_count(3)
     expect(page.locator("table.final-table tbody tr")).to_have_count(3)
     screenshot(page, "competition-real-final")
+
+
+def test_at_the_deadline_the_page_turns_to_the_final_by_itself(
+    store: Store, live_server: str, page: Page
+) -> None:
+    """The countdown reaches its end on an open page: the live part is fetched at once
+    and says the ladder has stopped (no reload, no waiting for the next poll)."""
+    accounts_and_bots(store)
+    soon = datetime.now(UTC) + timedelta(seconds=3)
+    open_competition(store, opens=soon - timedelta(hours=1), deadline=soon)
+    page.goto(f"{live_server}/competitions/cup")
+    page.evaluate("window.arenaSamePage = true")
+    expect(page.locator("section.ladder h2")).to_have_text("Ladder")
+    countdown = page.locator("section.dates time.countdown")
+    expect(countdown).to_have_text(re.compile(r"^00:00:0[0-3]$"))
+    expect(countdown).to_have_text("passed", timeout=5_000)
+    # within 1.5 s: the countdown asked (the 5 s poll comes later)
+    expect(page.locator("section.ladder h2")).to_contain_text(
+        "stopped at the deadline", timeout=1_500
+    )
+    assert page.evaluate("window.arenaSamePage") is True
+
+
+def test_at_the_opening_the_entry_form_appears_by_itself(
+    store: Store, live_server: str, page: Page
+) -> None:
+    accounts_and_bots(store)
+    soon = datetime.now(UTC) + timedelta(seconds=3)
+    open_competition(store, opens=soon, deadline=soon + timedelta(days=1))
+    _log_in(page, live_server, "ada")
+    page.goto(f"{live_server}/competitions/cup")
+    expect(page.locator("h1 .status")).to_have_text("upcoming")
+    expect(page.locator("details.enter")).to_have_count(0)
+    expect(page.locator("h1 .status")).to_have_text("open", timeout=6_000)
+    expect(page.locator("details.enter")).to_be_visible()

@@ -547,3 +547,16 @@ def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     assert "The final is done: see the final table." in page
     table = client.get("/competitions/cup/final.json").get_json()["rows"]
     assert sorted(r["name"] for r in table) == ["ada/greedy v1", "bob/rando v1", "cy/counter v1"]
+
+
+def test_an_upcoming_competition_counts_down_to_its_opening(app: Flask, store: Store) -> None:
+    opens = NOW + timedelta(days=1)
+    open_competition(store, opens=opens, deadline=opens + timedelta(days=3))
+    listing = app.test_client().get("/competitions").get_data(as_text=True)
+    assert '<span class="status upcoming">upcoming</span>' in listing
+    page = logged_in(app, "ada").get("/competitions/cup").get_data(as_text=True)
+    dates = page[page.index('<section class="dates">') : page.index("</section>")]
+    assert dates.count("data-countdown") == 2  # to the opening and to the deadline
+    assert f'datetime="{opens.isoformat()}"' in dates
+    assert "Enter a bot" not in page and "Enter the competition" not in page
+    assert "data-live" not in page  # nothing plays yet

@@ -144,7 +144,8 @@ document.addEventListener("change", (event) => {
 
 // Countdowns (a competition's opening and deadline): <time data-countdown datetime=ISO>
 // holds the server's "2 d 03:04:05"; here it ticks every second. When one passes, the
-// page's live part is asked at once (the competition's status has changed).
+// page's live part is asked at once (the competition's status has changed), or the whole
+// page reloaded where the countdown says data-reload (an opening: the entry form appears).
 function countdownText(milliseconds) {
   if (milliseconds <= 0) {
     return "passed";
@@ -168,7 +169,9 @@ function tickCountdowns() {
     element.dataset.ticked = "1";
     if (left <= 0 && !element.dataset.passed) {
       element.dataset.passed = "1";
-      if (!first && window.htmx) { // it passed while the page was open
+      if (!first && element.hasAttribute("data-reload")) {
+        window.location.reload(); // e.g. entries open: the page gains its entry form
+      } else if (!first && window.htmx) { // it passed while the page was open
         document.querySelectorAll("[data-live]").forEach((live) => window.htmx.trigger(live, "refresh"));
       }
     }
