@@ -25,7 +25,13 @@ from arena.service.ladder import ladder_in_flight_bound, tick_competition, tick_
 from arena.service.matches import worker_heartbeat
 from arena.store import ladder as stored
 from arena.store.db import Store, connect
-from arena.store.models import Competition, CompetitionEntry, CompetitionRating, MatchSeat
+from arena.store.models import (
+    Competition,
+    CompetitionEntry,
+    CompetitionRating,
+    MatchSeat,
+    Tournament,
+)
 from arena.store.queue import claim_match, create_tournament
 from tests.service.ladder_fixtures import (
     add_version,
@@ -402,3 +408,52 @@ def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
     assert len(matches_of(store, ladder, "pending", "running")) == 2
     place = queue_place(store, early)
     assert place is not None and place.ahead == 1  # the ladder's next deal goes first
+
+
+def test_a_rerun_final_is_made_again_by_the_next_tick(store: Store, celery: Celery) -> None:
+    """The organiser's rerun (arena.store.competitions.reset_final) clears the final: the
+    next tick makes a new one from the ladder's standings, under a name of its own."""
+    from arena.store.competitions import reset_final
+
+    names = ["ann", "bob", "cat"]
+    cid, versions = _competition(store, celery, entrants=names, settings={"in_flight": 4})
+    strength = {versions[n]: 1500.0 + 600 * k for k, n in enumerate(names)}
+    _ladder_played(store, celery, cid, strength)
+    first = _final_played(store, celery, cid, strength)
+    reset_final(store, cid, by="the organiser")
+    tick = tick_competition(store, celery, cid, now=DEADLINE + timedelta(days=1))
+    assert "final" in tick.actions
+    row = _row(store, cid)
+    assert row.status == "final" and row.final_id not in (None, first.final_id)
+    with store.read() as session:
+        final = session.get(Tournament, row.final_id)
+    assert final is not None and final.name == "cup-final-2"
+    assert len(matches_of(store, row.final_id or 0, "pending")) == 3 * 2
+
+
+def test_a_finished_ladder_match_ticks_its_competition_at_once(
+    store: Store, celery: Celery, tmp_path: Path
+) -> None:
+    """The worker that plays a ladder match (play_token) ticks the competition: the new
+    result is in the standings and a new deal is in flight, with no sweep."""
+    from arena.service.matches import Config
+    from arena.service.work import play_token
+    from tests.paths import REFERENCE_BOTS
+
+    sources = {o: (REFERENCE_BOTS / f"{b}.py").read_text() for o, b in (("ann", "greedy"),
+               ("bob", "random"), ("cat", "fives"))}  # fmt: skip
+    cid, _ = make_competition(
+        store, "quick", list(sources), opens=datetime.now(UTC) - timedelta(minutes=1),
+        deadline=datetime.now(UTC) + timedelta(hours=1), sources=sources,
+        settings={"in_flight": 2, "games_per_deal": 1, "move_seconds": 5.0},
+    )  # fmt: skip
+    tick_competition(store, celery, cid)
+    ladder = _row(store, cid).ladder_id
+    first = matches_of(store, ladder, "pending")
+    assert len(first) == 2
+    config = Config(bot_cache=tmp_path / "bots")
+    for match in first:
+        assert play_token(store, celery, match.id, config=config, sandboxed=False).endswith("done")
+    row = _row(store, cid)
+    assert row.standings and sum(r["games"] for r in row.standings) == 2 * 2  # 2 games, 2 seats
+    assert len(matches_of(store, ladder, "pending")) == 2  # the next deal, at once
