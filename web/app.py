@@ -33,6 +33,7 @@ from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
 from web.compares import compares
+from web.competitions import competitions
 from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
 from web.games import games
 from web.pages import pages
@@ -94,6 +95,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(games)
     app.register_blueprint(compares)
     app.register_blueprint(branches)
+    app.register_blueprint(competitions)
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)

@@ -29,7 +29,7 @@ from web.auth import current_account, guarded
 from web.extensions import get_celery, get_store
 from web.forms import form_int, sentence
 
-__all__ = ["MAX_GAMES", "form_int", "tournaments"]
+__all__ = ["MAX_GAMES", "form_int", "rule_file", "tournaments"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,12 +69,12 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
         "move_seconds": request.form.get("move_seconds", ""),
     }
     try:
-        rule_file = _rule_file()
+        custom_rules = rule_file()
         games, players = form_int("games", 20), form_int("players", 2)
         move_ms = form_int("move_seconds", 1000)
         new = NewTournament(
             name=str(values["name"]),
-            rules=rule_file or preset(str(values["rules"])),
+            rules=custom_rules or preset(str(values["rules"])),
             format=str(values["format"]),
             entrants=entrant_specs(chosen),
             players=players,
@@ -97,7 +97,7 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
     return redirect(url_for("pages.tournament_page", name=values["name"]))
 
 
-def _rule_file() -> Rules | None:
+def rule_file() -> Rules | None:
     """The custom rule set uploaded with the form (``rules_file``, .toml or .json), or None.
 
     Raises:

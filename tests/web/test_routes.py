@@ -83,6 +83,12 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/compares/new": "start-compare",
         "/games/<int:match_id>/<int:index>/branch": "start-branch",
         "/admin/users/<name>/role": "manage-users",
+        "/competitions/new": "create-competition",
+        "/competitions/<name>/enter": "enter-competition",
+        "/competitions/<name>/deadline": "manage-competition",
+        "/competitions/<name>/disqualify": "manage-competition",
+        "/competitions/<name>/close": "manage-competition",
+        "/competitions/<name>/rerun": "manage-competition",
     }
 
 

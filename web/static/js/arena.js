@@ -141,3 +141,56 @@ document.addEventListener("change", (event) => {
     input.setCustomValidity("");
   }
 });
+
+// Countdowns (a competition's opening and deadline): <time data-countdown datetime=ISO>
+// holds the server's "2 d 03:04:05"; here it ticks every second. When one passes, the
+// page's live part is asked at once (the competition's status has changed), or the whole
+// page reloaded where the countdown says data-reload (an opening: the entry form appears).
+function countdownText(milliseconds) {
+  if (milliseconds <= 0) {
+    return "passed";
+  }
+  const total = Math.floor(milliseconds / 1000);
+  const days = Math.floor(total / 86400);
+  const rest = total % 86400;
+  const two = (n) => String(n).padStart(2, "0");
+  const clock = `${two(Math.floor(rest / 3600))}:${two(Math.floor((rest % 3600) / 60))}:${two(rest % 60)}`;
+  return days ? `${days} d ${clock}` : clock;
+}
+
+function tickCountdowns() {
+  document.querySelectorAll("time[data-countdown]").forEach((element) => {
+    const left = Date.parse(element.getAttribute("datetime")) - Date.now();
+    if (Number.isNaN(left)) {
+      return;
+    }
+    element.textContent = countdownText(left);
+    const first = !element.dataset.ticked;
+    element.dataset.ticked = "1";
+    if (left <= 0 && !element.dataset.passed) {
+      element.dataset.passed = "1";
+      if (!first && element.hasAttribute("data-reload")) {
+        window.location.reload(); // e.g. entries open: the page gains its entry form
+      } else if (!first && window.htmx) { // it passed while the page was open
+        document.querySelectorAll("[data-live]").forEach((live) => window.htmx.trigger(live, "refresh"));
+      }
+    }
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  if (document.querySelector("time[data-countdown]")) {
+    tickCountdowns();
+    window.setInterval(tickCountdowns, 1000);
+  }
+});
+
+// A time zone select (data-browser-zone) left on its default takes the browser's zone.
+document.addEventListener("DOMContentLoaded", () => {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  document.querySelectorAll("select[data-browser-zone]").forEach((select) => {
+    if (!select.value && zone && select.querySelector(`option[value="${CSS.escape(zone)}"]`)) {
+      select.value = zone;
+    }
+  });
+});
