@@ -1,6 +1,6 @@
 """What the workers' tasks run: one service function a Celery task (``workers/tasks.py``
 wraps each), so the chain "upload accepted -> placement -> its matches sent" and "a match
-played -> its compare stopped, its rule set refitted" live in the service, not in the task.
+played -> its compare stopped, its rule set's refit booked" live in the service, not in the task.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from arena.service.broker import (
 )
 from arena.service.compares import stop_if_decided
 from arena.service.dispatch import dispatch_matches, send_by_lane
+from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store
@@ -71,6 +72,8 @@ def play_token(
         rule_set = finished_rule_set(store, played)
         if rule_set is not None:  # this match finished its tournament
             celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+    if outcome == "done":  # live ratings: its rule set refitted within the interval
+        schedule_refit(store, celery, played)
     return f"match {played}: {outcome}"
 
 
@@ -138,6 +141,7 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+    resend_stale(store, celery)  # refits booked and lost with their worker
     totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))
     if any(dataclasses.astuple(totals)):
         logger.warning(
