@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pytest
 from celery import Celery
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import play_one
@@ -28,7 +28,7 @@ from arena.service.results import rating_table, refit_ratings, result_json
 from arena.service.views import leaderboard, tournament_view
 from arena.store import ratings as stored
 from arena.store.db import Store
-from arena.store.models import Match, RatingHistory, RuleSet, Tournament
+from arena.store.models import Match, PairRecord, RatingHistory, RuleSet, Tournament
 from arena.store.queue import complete_match
 from tests.service.test_results import WORKER, stored_tournament
 
@@ -207,6 +207,26 @@ def test_a_history_point_only_for_versions_whose_games_changed(store: Store) -> 
     refit_if_changed(store, sent.tasks[0][1][0], policy=POLICY)
     with store.read() as session:  # the last match seated two of the three
         assert session.scalar(select(func.count()).select_from(RatingHistory)) == 5
+    # Only the changed pairs were rewritten, and the rows are those a full rewrite gives.
+    kept = _pair_rows(store)
+    with store.write() as session:
+        session.execute(delete(PairRecord))
+    refit_ratings(store, PRESETS["block"])
+    assert _pair_rows(store) == kept and len(kept) == 6
+
+
+def _pair_rows(store: Store) -> set[tuple[int, ...]]:
+    with store.read() as session:
+        return {
+            tuple(row)
+            for row in session.execute(
+                select(
+                    PairRecord.rule_set_id, PairRecord.bot_version_id,
+                    PairRecord.opponent_version_id, PairRecord.games, PairRecord.wins,
+                    PairRecord.draws, PairRecord.losses,
+                )
+            )
+        }  # fmt: skip
 
 
 def test_a_running_tournaments_standings_and_the_leaderboard_follow_its_results(

@@ -99,7 +99,7 @@ def test_the_leaderboard_changes_while_a_tournament_runs(
         running = [fit for fit in seen if fit[2] != "done"]
         assert len({games for _, games, _ in running}) >= 2, seen  # it changed while running
         with store.read() as session:
-            games = session.scalar(select(func.sum(Match.games)).where(Match.status == "done"))
+            games = session.scalar(select(func.sum(Match.games)).where(Match.status == "done")) or 0
 
         def covered() -> bool:  # the last refit (within the interval) covers every game
             return sum(r.games for r in rating_table(store, PRESETS["draw"])) == 2 * games

@@ -210,7 +210,7 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
         store = service.store()
         try:
             with store.read() as session:
-                points = session.scalar(select(func.count()).select_from(RatingHistory))
+                points = session.scalar(select(func.count()).select_from(RatingHistory)) or 0
                 rows = session.execute(select(func.count(), func.sum(RatingRow.games))).one()
             return points >= 3 and tuple(rows) == (3, 2 * 12)
         finally:
