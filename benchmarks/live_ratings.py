@@ -29,9 +29,13 @@ as its JSON export shows them), then to the demo tournament's end or ``--seconds
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread, as in the workers (workers/__init__.py), for the refits timed by hand.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
-import os
 import signal
 import socket
 import statistics
@@ -206,7 +210,7 @@ def live(args: argparse.Namespace) -> None:
             now = datetime.now(UTC)
             if refitted is not None and (not seen or as_utc(refitted) != seen[-1][0]):
                 seen.append((as_utc(refitted), now, seconds))
-            if status == "done" and seen and seen[-1][1] > _last_finished(store, tournament_id):
+            if status == "done" and seen and seen[-1][0] >= _last_finished(store, tournament_id):
                 break
             time.sleep(0.05)
     finally:

@@ -36,6 +36,7 @@ from arena.store.db import Store
 from arena.store.ratings import RefitClock
 
 __all__ = [
+    "REFIT_FACTOR_ENV",
     "REFIT_SECONDS_ENV",
     "LiveRefit",
     "RefitClock",
@@ -48,8 +49,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The environment variable that sets :attr:`RefitPolicy.min_seconds`.
+#: The environment variables that set :attr:`RefitPolicy.min_seconds` and ``factor``.
 REFIT_SECONDS_ENV = "ARENA_REFIT_SECONDS"
+REFIT_FACTOR_ENV = "ARENA_REFIT_FACTOR"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,22 +74,18 @@ class RefitPolicy:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RefitPolicy:
-        """The policy, with ``ARENA_REFIT_SECONDS`` as ``min_seconds`` if set.
+        """The policy, with ``ARENA_REFIT_SECONDS`` as ``min_seconds`` and
+        ``ARENA_REFIT_FACTOR`` as ``factor`` where set.
 
         Raises:
-            ValueError: ``ARENA_REFIT_SECONDS`` is not a number of seconds, 0 or more.
+            ValueError: either is not a number, 0 or more.
         """
         env = os.environ if environ is None else environ
-        raw = env.get(REFIT_SECONDS_ENV)
-        if raw is None:
-            return cls()
-        try:
-            seconds = float(raw)
-        except ValueError:
-            seconds = -1.0
-        if not seconds >= 0:
-            raise ValueError(f"{REFIT_SECONDS_ENV} must be a number of seconds, not {raw!r}")
-        return cls(min_seconds=seconds)
+        default = cls()
+        return cls(
+            min_seconds=_number(env, REFIT_SECONDS_ENV, default.min_seconds, "a number of seconds"),
+            factor=_number(env, REFIT_FACTOR_ENV, default.factor, "a number"),
+        )
 
     def interval(self, clock: RefitClock) -> float:
         """Seconds from one refit's start to the next one's, for the rule set as it is."""
@@ -102,6 +100,19 @@ class RefitPolicy:
     def lease(self, clock: RefitClock) -> float:
         """Seconds a refit of the rule set holds its lease."""
         return max(self.lease_seconds, 10 * (clock.seconds or 0.0))
+
+
+def _number(env: Mapping[str, str], name: str, default: float, what: str) -> float:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ValueError(f"{name} must be {what}, 0 or more, not {raw!r}")
+    return value
 
 
 def refit_clock(store: Store, rule_set_id: int) -> RefitClock:

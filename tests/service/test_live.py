@@ -144,6 +144,7 @@ def test_the_interval_grows_with_the_refits_length() -> None:
     assert POLICY.interval(stored.RefitClock(1, 5, 4, T0, 0.01, None, None)) == 2.0
     assert POLICY.lease(clock) == 60.0
     assert RefitPolicy.from_env({"ARENA_REFIT_SECONDS": "5"}).min_seconds == 5.0
+    assert RefitPolicy.from_env({"ARENA_REFIT_FACTOR": "2"}) == RefitPolicy(factor=2.0)
     with pytest.raises(ValueError, match="ARENA_REFIT_SECONDS"):
         RefitPolicy.from_env({"ARENA_REFIT_SECONDS": "soon"})
 
