@@ -54,7 +54,9 @@ def play_token(
     """A ``play_match(match_id)`` task: a token of match ``match_id``'s lane. Play that
     lane's next match (the oldest-sent tournament's first; a cancelled one's never), then,
     if it finished its compare's test or its tournament, void the compare's rest or send
-    the rule set's refit. Return what happened, as ``"match N: OUTCOME"`` (or ``"idle"``).
+    the rule set's refit; a done match books its rule set's live refit
+    (:func:`arena.service.live.schedule_refit`). Return what happened, as
+    ``"match N: OUTCOME"`` (or ``"idle"``).
 
     Raises:
         InfrastructureError: the harness failed; the match is pending again (retry later).
