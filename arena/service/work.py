@@ -23,11 +23,14 @@ from arena.service.broker import (
     send_uploads,
 )
 from arena.service.compares import stop_if_decided
+from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
+from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store
+from arena.store.ladder import competition_of_match
 from arena.store.lanes import match_lanes
 from arena.store.queue import finish_stalled_tournaments
 
@@ -74,6 +77,9 @@ def play_token(
         rule_set = finished_rule_set(store, played)
         if rule_set is not None:  # this match finished its tournament
             celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+        competition = competition_of_match(store, played)
+        if competition is not None:
+            tick_competition(store, celery, competition, config=config)
     if outcome == "done":  # live ratings: its rule set refitted within the interval
         schedule_refit(store, celery, played)
     return f"match {played}: {outcome}"
@@ -83,13 +89,16 @@ def accept_upload(
     store: Store, celery: Celery, upload_id: int, *, config: Config, sandboxed: bool = True
 ) -> str:
     """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
-    so it is never checked twice at once); once accepted, create its placement tournament
-    and send its matches. Return the upload's status.
+    so it is never checked twice at once); then settle its competition entry if it is one
+    (the competition's ladder places it: no placement), else, once accepted, create its
+    placement tournament and send its matches. Return the upload's status.
 
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run (retry later).
     """
     status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
+    if entry_accepted(store, upload_id) is not None:
+        return status
     if status == "accepted":
         tournament_id = create_placement(store, upload_id)
         if tournament_id is not None:  # the new version plays the field, to be rated
@@ -144,6 +153,9 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
     resend_stale(store, celery)  # refits booked and lost with their worker
+    ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
+    if ticked.added:
+        logger.info("sweep: %d competition matches added", ticked.added)
     totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))
     if any(dataclasses.astuple(totals)):
         logger.warning(

@@ -6,6 +6,7 @@ played here by the worker's own code, each followed by its refit as a worker boo
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,6 +25,11 @@ from tests.web.conftest import ENTRANTS, RULES, create, screenshot, store_bots
 pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 
+def _at(now: datetime) -> Callable[[stored.RefitClock], datetime]:
+    """A refit due at ``now``, whatever the rule set's clock."""
+    return lambda _clock: now
+
+
 def _play_and_refit(store: Store, cache: Path, start: threading.Event, pause: float) -> None:
     """Once ``start`` is set, play every pending match, booking and running its rule set's
     refit after each, ``pause`` seconds apart."""
@@ -36,7 +42,7 @@ def _play_and_refit(store: Store, cache: Path, start: threading.Event, pause: fl
         threading.Event().wait(pause)
         run_match(store, match_id, config=Config(bot_cache=cache), sandboxed=False)
         now = datetime.now(UTC)
-        booked = stored.book_refit(store, match_id, now, lambda _clock: now)
+        booked = stored.book_refit(store, match_id, now, _at(now))
         if booked is not None:
             refit_if_changed(store, booked[0])
 

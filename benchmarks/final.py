@@ -1,0 +1,165 @@
+"""The final's games to separate adjacent ranks, against a plain round robin to the same separation.
+
+    ./run python benchmarks/final.py [--runs 10] [--cap 60000] [--finalists 8]
+    ./run python benchmarks/final.py --quick
+
+Eight finalists (``--finalists``) of known strength, from the fields of
+``benchmarks/ladder.py``: the top 8 of its 50 entrants over 400 Elo (8.2 Elo
+apart: what a final of a tight ladder gets), the top 8 of 50 over 1200 Elo
+(24.5 apart) and 8 spread over 400 Elo (57 apart). Outcomes come from the
+Bradley-Terry model the fit assumes (no draws); a deal is ``--games-per-deal``
+games (a duplicate deal, its seats rotated: the model draws them independently,
+so it does not credit duplicate deals with their lower luck).
+
+Schedules, each refitting after every round and stopping when every neighbour
+pair of the fitted order is separated at 0.95 (one-sided, the rule of
+:func:`arena.compete.final.assess_final`) or at ``--cap`` games:
+
+- ``final``: :func:`assess_final`'s rounds (a round robin, then the unseparated
+  neighbours only), one deal a pair a round;
+- ``final+bridges``: the same, with the second neighbours inside unseparated runs;
+- ``round robin``: every pair, one deal a round, until the same separation.
+
+Prints per field and schedule, over ``--runs`` seeds: the median and mean games
+to separation (runs that hit the cap count at the cap, and how many did), the
+share of separated neighbour pairs whose declared order is wrong (the repeated
+looks make it more than 5%), and, at the contract's default cap of 2,000 games,
+the ties declared. Figures from one run; no timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.compete.final import FinalPolicy, FinalState, assess_final
+from arena.compete.ratings import ELO_PER_NAT, ResultMatrix
+
+FloatArray = npt.NDArray[np.float64]
+#: The contract's default cap (FinalPolicy.max_games).
+DEFAULT_CAP = FinalPolicy().max_games
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One simulated final: games played, whether it separated, its errors, its ties at 2,000."""
+
+    games: int
+    separated: bool
+    wrong: int
+    declared: int
+    ties_at_default: int
+
+
+def fields(finalists: int) -> dict[str, FloatArray]:
+    """The true strengths (Elo, best first) of each benchmarked field."""
+    tight, wide = np.linspace(400.0, 0.0, 50), np.linspace(1200.0, 0.0, 50)
+    return {
+        f"top {finalists} of 50 over 400 Elo ({400 / 49:.1f} apart)": tight[:finalists],
+        f"top {finalists} of 50 over 1200 Elo ({1200 / 49:.1f} apart)": wide[:finalists],
+        f"{finalists} over 400 Elo ({400 / (finalists - 1):.0f} apart)": np.linspace(
+            400.0, 0.0, finalists
+        ),
+    }
+
+
+def play(
+    rng: np.random.Generator,
+    truth: FloatArray,
+    matrix: ResultMatrix,
+    pairs: list[tuple[int, int]],
+    games: int,
+) -> None:
+    """Play ``games`` Bradley-Terry games of each pair into ``matrix`` (codes = indices)."""
+    first = np.repeat([a for a, _ in pairs], games)
+    second = np.repeat([b for _, b in pairs], games)
+    p_first = 1.0 / (1.0 + np.exp(-(truth[first] - truth[second]) / ELO_PER_NAT))
+    wins = rng.random(first.size) < p_first
+    matrix.add_pairs(np.where(wins, first, second), np.where(wins, second, first))
+
+
+def errors(state: FinalState, index: dict[str, int]) -> tuple[int, int]:
+    """Separated neighbour pairs whose order is wrong (truth: lower index is better), and all."""
+    rows = state.standings
+    declared = [(a, b) for a, b in itertools.pairwise(rows) if a.separated_from_next]
+    wrong = sum(1 for a, b in declared if index[a.id] > index[b.id])
+    return wrong, len(declared)
+
+
+def simulate(truth: FloatArray, schedule: str, seed: int, cap: int, per_deal: int) -> Outcome:
+    """One final of ``schedule`` on ``truth`` until separated or ``cap`` games."""
+    names = [f"f{i}" for i in range(truth.size)]
+    index = {name: i for i, name in enumerate(names)}
+    everyone = list(itertools.combinations(range(truth.size), 2))
+    policy = FinalPolicy(max_games=cap, bridges=schedule == "final+bridges")
+    rng = np.random.default_rng(seed)
+    matrix = ResultMatrix()
+    matrix.codes(names)
+    games, ties_at_default = 0, -1
+    state = assess_final(names, None, 0, policy)
+    while not state.done:
+        pairs = (
+            everyone
+            if schedule == "round robin"
+            else [(index[a], index[b]) for a, b in state.next_pairs]
+        )
+        play(rng, truth, matrix, pairs, per_deal * policy.deals_per_round)
+        before, games = games, games + per_deal * policy.deals_per_round * len(pairs)
+        state = assess_final(names, matrix, games, policy)
+        if before < DEFAULT_CAP <= games:
+            ties_at_default = state.ties
+    if ties_at_default < 0:  # separated before the default cap
+        ties_at_default = 0
+    wrong, declared = errors(state, index)
+    return Outcome(games, state.ties == 0, wrong, declared, ties_at_default)
+
+
+SCHEDULES = ["final", "final+bridges", "round robin"]
+
+
+def report(title: str, truth: FloatArray, runs: int, cap: int, per_deal: int) -> None:
+    """Print one field's table."""
+    print(f"\n{title}, {runs} run(s), cap {cap} games, {per_deal} games a deal")
+    print(
+        f"{'schedule':>14} {'median':>8} {'mean':>8} {'capped':>7} "
+        f"{'wrong/declared':>15} {'ties at 2000':>13}"
+    )
+    medians = {}
+    for schedule in SCHEDULES:
+        outcomes = [simulate(truth, schedule, seed, cap, per_deal) for seed in range(runs)]
+        games = [o.games for o in outcomes]
+        capped = sum(1 for o in outcomes if not o.separated)
+        wrong = sum(o.wrong for o in outcomes)
+        declared = sum(o.declared for o in outcomes)
+        ties = np.mean([o.ties_at_default for o in outcomes])
+        medians[schedule] = float(np.median(games))
+        print(
+            f"{schedule:>14} {np.median(games):>8.0f} {np.mean(games):>8.0f} "
+            f"{capped:>4}/{runs:<2} {wrong:>7}/{declared:<7} {ties:>13.2f}"
+        )
+    print(
+        "  final / round robin (median games): "
+        f"{medians['final'] / medians['round robin']:.2f}; "
+        f"with bridges {medians['final+bridges'] / medians['round robin']:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--finalists", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--cap", type=int, default=60_000)
+    parser.add_argument("--games-per-deal", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="3 runs, cap 10,000: a smoke check")
+    args = parser.parse_args()
+    runs, cap = (3, 10_000) if args.quick else (args.runs, args.cap)
+    for title, truth in fields(args.finalists).items():
+        report(title, truth, runs, cap, args.games_per_deal)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""The final's separation rule: the first round, separation, ties at the cap, places."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from arena.compete.final import FinalPolicy, assess_final, separation_z
+from arena.compete.ratings import ELO_PER_NAT, ResultMatrix
+
+
+def matrix_of(results: dict[tuple[str, str], int], names: list[str]) -> ResultMatrix:
+    """A matrix where for each (winner, loser) key the winner won that many games."""
+    matrix = ResultMatrix()
+    codes = dict(zip(names, matrix.codes(names).tolist(), strict=True))
+    winners = [codes[w] for (w, _), n in results.items() for _ in range(n)]
+    losers = [codes[lo] for (_, lo), n in results.items() for _ in range(n)]
+    matrix.add_pairs(winners, losers)
+    return matrix
+
+
+def test_before_any_game_every_pair_plays() -> None:
+    state = assess_final(["a", "b", "c", "d"], None, 0, FinalPolicy())
+    assert not state.done
+    assert state.next_pairs == list(itertools.combinations("abcd", 2))
+    assert [s.place for s in state.standings] == [1, 1, 1, 1]
+    assert [s.id for s in state.standings] == ["a", "b", "c", "d"]
+    assert assess_final(["a", "b"], ResultMatrix(), 0).next_pairs == [("a", "b")]
+
+
+def test_clear_results_separate_every_neighbour_and_end_the_final() -> None:
+    names = ["a", "b", "c"]
+    # Each beats every lower one 40-2: far beyond 1.645 standard errors.
+    results = {(w, lo): 40 for w, lo in itertools.combinations(names, 2)}
+    results.update({(lo, w): 2 for w, lo in itertools.combinations(names, 2)})
+    state = assess_final(["c", "b", "a"], matrix_of(results, names), 126, FinalPolicy())
+    assert state.done and state.next_pairs == [] and state.ties == 0
+    assert [s.id for s in state.standings] == ["a", "b", "c"]  # the fit's order, not the seeding
+    assert [s.place for s in state.standings] == [1, 2, 3]
+    assert [s.separated_from_next for s in state.standings] == [True, True, False]
+    assert all(s.games == 84 for s in state.standings)
+    assert state.standings[0].z > 1.645
+
+
+def test_unseparated_neighbours_play_on_then_tie_at_the_cap() -> None:
+    names = ["a", "b", "c"]
+    # a is far ahead; b and c are even.
+    results = {("a", "b"): 30, ("b", "a"): 1, ("a", "c"): 30, ("c", "a"): 1}
+    results.update({("b", "c"): 10, ("c", "b"): 10})
+    matrix = matrix_of(results, names)
+    state = assess_final(names, matrix, 82, FinalPolicy(max_games=2000))
+    assert not state.done
+    assert state.next_pairs == [("b", "c")]
+    assert [s.place for s in state.standings] == [1, 2, 2]
+    capped = assess_final(names, matrix, 2000, FinalPolicy(max_games=2000))
+    assert capped.done and capped.next_pairs == [] and capped.ties == 1
+    assert [s.place for s in capped.standings] == [1, 2, 2]
+    assert capped.standings[0].id == "a"
+
+
+def test_places_skip_after_a_tie() -> None:
+    names = ["a", "b", "c", "d"]
+    results = {("a", "b"): 10, ("b", "a"): 10, ("a", "c"): 10, ("c", "a"): 10}
+    results.update({("b", "c"): 10, ("c", "b"): 10})
+    results.update({(x, "d"): 40 for x in "abc"})
+    state = assess_final(names, matrix_of(results, names), 180, FinalPolicy(max_games=100))
+    assert state.done
+    assert [s.place for s in state.standings] == [1, 1, 1, 4]
+
+
+def test_bridges_pair_second_neighbours_inside_a_run() -> None:
+    names = ["a", "b", "c"]
+    results = {(x, y): 5 for x, y in itertools.permutations(names, 2)}
+    policy = FinalPolicy(bridges=True)
+    state = assess_final(names, matrix_of(results, names), 30, policy)
+    assert set(state.next_pairs) == {("a", "b"), ("b", "c"), ("a", "c")}
+    assert len(state.next_pairs) == 3
+
+
+def test_a_finalist_without_games_is_placed_and_played() -> None:
+    names = ["a", "b"]
+    matrix = matrix_of({("a", "b"): 20, ("b", "a"): 1}, names)
+    state = assess_final(["a", "b", "late"], matrix, 21)
+    assert not state.done
+    row = {s.id: s for s in state.standings}
+    assert row["late"].games == 0
+    assert any("late" in pair for pair in state.next_pairs)
+
+
+def test_one_finalist_is_done_at_once() -> None:
+    state = assess_final(["solo"], None, 0)
+    assert state.done and [s.place for s in state.standings] == [1]
+
+
+def test_separation_z_uses_the_covariance_of_the_difference() -> None:
+    covariance = np.array([[100.0, 80.0], [80.0, 100.0]])
+    # Var(r0 - r1) = 100 + 100 - 160 = 40.
+    assert separation_z([1510.0, 1500.0], covariance) == pytest.approx([10.0 / np.sqrt(40.0)])
+
+
+def test_a_simulated_final_separates_well_spaced_finalists() -> None:
+    truth = np.linspace(400.0, 0.0, 6)  # 80 Elo apart, best first
+    names = [f"f{i}" for i in range(6)]
+    rng = np.random.default_rng(5)
+    matrix = ResultMatrix()
+    codes = matrix.codes(names)
+    index = {n: i for i, n in enumerate(names)}
+    games = 0
+    policy = FinalPolicy(max_games=5000, deals_per_round=4)
+    state = assess_final(names, None, games, policy)
+    while not state.done:
+        for a, b in state.next_pairs:
+            i, j = index[a], index[b]
+            p = 1.0 / (1.0 + np.exp(-(truth[i] - truth[j]) / ELO_PER_NAT))
+            wins = rng.random(2 * policy.deals_per_round) < p
+            matrix.add_pairs(codes[np.where(wins, i, j)], codes[np.where(wins, j, i)])
+            games += wins.size
+        state = assess_final(names, matrix, games, policy)
+    assert state.ties == 0 and games < 5000
+    assert [s.id for s in state.standings] == names
+
+
+def test_invalid_arguments_raise() -> None:
+    with pytest.raises(ValueError, match="distinct"):
+        assess_final(["a", "a"], None, 0)
+    with pytest.raises(ValueError, match="games"):
+        assess_final(["a", "b"], None, -1)
+    with pytest.raises(ValueError, match="confidence"):
+        FinalPolicy(confidence=1.0)
+    with pytest.raises(ValueError, match="deals_per_round"):
+        FinalPolicy(deals_per_round=0)
