@@ -1,14 +1,15 @@
 """The dashboard's pages: home, leaderboards, tournaments (docs/web.md).
 
 Every page is rendered on the server from :mod:`arena.service.views` and works without
-JavaScript; a running tournament's page refreshes its live part by polling an HTML
-fragment (htmx, only while the tab is visible: ``static/js/arena.js``).
+JavaScript; a running tournament's page and a leaderboard refresh their live parts by
+polling an HTML fragment (htmx, only while the tab is visible: ``static/js/arena.js``).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
@@ -28,12 +29,14 @@ from web.auth import current_account, public
 from web.extensions import get_store
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
-__all__ = ["LIVE_SECONDS", "pages", "stat_block"]
+__all__ = ["BOARD_LIVE_SECONDS", "LIVE_SECONDS", "pages", "stat_block"]
 
 pages = Blueprint("pages", __name__)
 
 #: How often a running tournament's page refreshes its live part (seconds).
 LIVE_SECONDS = 3
+#: How often a leaderboard refreshes its table (seconds): about half the live ratings' lag.
+BOARD_LIVE_SECONDS = 5
 
 
 @pages.get("/")
@@ -49,11 +52,21 @@ def home() -> str:
 @pages.get("/leaderboards")
 @public
 def leaderboards() -> BaseResponse | str:
-    """The first rule set's leaderboard, or a page saying there is none yet."""
+    """The first rule set's leaderboard, or a page saying there is none yet (which asks
+    again every ``BOARD_LIVE_SECONDS``: htmx is told to open the leaderboard once there is
+    one, with ``HX-Redirect``; until then it gets 204, no change)."""
     names = rule_set_names(get_store())
+    polled = request.headers.get("HX-Request") == "true"
     if names:
-        return redirect(url_for("pages.leaderboard_page", rules=names[0]))
-    return render_template("leaderboard.html", board=None, rule_sets=names)
+        target = url_for("pages.leaderboard_page", rules=names[0])
+        if polled:
+            return Response("", headers={"HX-Redirect": target})
+        return redirect(target)
+    if polled:
+        return Response("", status=204)
+    return render_template(
+        "leaderboard.html", board=None, rule_sets=names, live_seconds=BOARD_LIVE_SECONDS
+    )
 
 
 def _board(rules: str) -> Leaderboard:
@@ -67,26 +80,44 @@ def _board(rules: str) -> Leaderboard:
         abort(404, f"No rule set called {rules!r} has been played here.")
 
 
-@pages.get("/leaderboards/<rules>")
-@public
-def leaderboard_page(rules: str) -> str:
-    """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis."""
+def _board_context(rules: str) -> dict[str, Any]:
     board = _board(rules)
     axis = Axis.spanning((row.low, row.high) for row in board.rows)
-    return render_template(
-        "leaderboard.html",
-        board=board,
-        rule_sets=rule_set_names(get_store()),
-        axis=axis_svg(axis),
-        bars=[
+    age = None
+    if board.computed is not None:
+        age = max(0.0, (datetime.now(UTC) - board.computed).total_seconds())
+    return {
+        "board": board,
+        "axis": axis_svg(axis),
+        "bars": [
             interval_svg(axis, r.rating, r.low, r.high, provisional=r.provisional)
             for r in board.rows
         ],
-        provisional_width=PROVISIONAL_WIDTH,
-        all_versions=request.args.get("versions") == "all",
-        hide_reference=request.args.get("reference") == "hide",
-        query=request.query_string.decode(),
+        "provisional_width": PROVISIONAL_WIDTH,
+        "all_versions": request.args.get("versions") == "all",
+        "hide_reference": request.args.get("reference") == "hide",
+        "query": request.query_string.decode(),
+        "age_seconds": age,
+        "live_seconds": BOARD_LIVE_SECONDS,
+    }
+
+
+@pages.get("/leaderboards/<rules>")
+@public
+def leaderboard_page(rules: str) -> str:
+    """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis;
+    its table refreshes itself while the page is open (:func:`leaderboard_live`)."""
+    return render_template(
+        "leaderboard.html", rule_sets=rule_set_names(get_store()), **_board_context(rules)
     )
+
+
+@pages.get("/leaderboards/<rules>/live")
+@public
+def leaderboard_live(rules: str) -> str:
+    """The leaderboard's table and its age (polled by htmx every ``BOARD_LIVE_SECONDS``:
+    live ratings refit a rule set within seconds of each result, docs/ratings.md)."""
+    return render_template("_leaderboard_live.html", **_board_context(rules))
 
 
 EXPORT_FIELDS = (

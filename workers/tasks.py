@@ -5,10 +5,11 @@
 next match, the oldest-sent tournament's first (:func:`arena.service.work.play_token`);
 ``arena.check_upload(upload_id)`` checks an upload and, once it is accepted, sends its
 placement; ``arena.run_branch(branch_id)`` plays a what-if branch asked from the web;
-``arena.refit_ratings(rule_set_id)``, sent when a match finishes its tournament, re-fits the
-rule set's ratings over every stored game and appends to their history. All are idempotent:
-running one twice changes nothing more than running it once (a refit twice adds a second,
-equal history point).
+``arena.refit_ratings(rule_set_id)``, booked after every done match
+(:func:`arena.service.live.schedule_refit`: at most one refit a rule set every few seconds),
+re-fits the rule set's ratings over every stored game if one is not in them yet, one worker
+at a time a rule set. All are idempotent: running one twice changes nothing more than
+running it once (a second refit finds nothing changed).
 
 The sweep is no task in a work queue (a task would wait behind long matches): each worker's
 main process runs it from a thread every ``ARENA_SWEEP_SECONDS``, beside the thread that
@@ -36,8 +37,8 @@ from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
 from arena.service.branches import run_branch
 from arena.service.broker import CHECK_UPLOAD, PLAY_MATCH, REFIT, RUN_BRANCH, SWEEP, make_app
+from arena.service.live import refit_if_changed
 from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
-from arena.service.results import refit_ratings
 from arena.service.work import accept_upload, play_token, sweep_all
 from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, connect
 from workers.app import app
@@ -187,18 +188,27 @@ def play_match(self: Task[Any, Any], match_id: int) -> str:
     return outcome
 
 
-@app.task(name=REFIT, acks_late=True, ignore_result=True)
-def refit_task(rule_set_id: int) -> int:
-    """Re-fit the rule set's ratings over every stored game; return how many bots."""
-    refit = refit_ratings(_store(), rule_set_id)
-    logger.info(
-        "ratings of rule set %s: %d bots over %d games in %.2f s",
-        rule_set_id,
-        len(refit.ratings),
-        refit.games,
-        refit.load_seconds + refit.fit_seconds + refit.write_seconds,
-    )
-    return len(refit.ratings)
+@app.task(name=REFIT, bind=True, acks_late=True, ignore_result=True, max_retries=None)
+def refit_task(self: Task[Any, Any], rule_set_id: int) -> str:
+    """Re-fit the rule set's ratings over every stored game if a done match is not in them
+    yet (:func:`refit_if_changed`: a duplicate task costs one read); while another worker
+    refits it, try again after the interval. Return what happened."""
+    try:
+        live = refit_if_changed(_store(), rule_set_id)
+    except TRANSIENT_DATABASE_ERRORS as exc:
+        raise _retry(self, f"refit of rule set {rule_set_id}", exc) from exc
+    if live.outcome == "busy":
+        raise self.retry(countdown=live.retry_seconds)
+    if live.refit is not None:
+        refit = live.refit
+        logger.info(
+            "ratings of rule set %s: %d bots over %d games in %.2f s",
+            rule_set_id,
+            len(refit.ratings),
+            refit.games,
+            refit.seconds,
+        )
+    return live.outcome
 
 
 @app.task(

@@ -388,8 +388,10 @@ def games_matrix(rows: Iterable[Sequence[Any]]) -> tuple[ResultMatrix, int]:
 
 def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = None) -> Refit:
     """Fit every bot version's rating over all done matches of all tournaments played under
-    ``rules``; replace the rule set's ``ratings`` rows and append one ``rating_history`` row
-    a version (all with time ``now``, default the clock), in one transaction.
+    ``rules``; replace the rule set's ``ratings`` rows and append a ``rating_history`` row
+    for each version whose games changed (all with time ``now``, default the clock), and
+    record the refit on the rule set (the live ratings' asks it covers:
+    :mod:`arena.service.live`), in one transaction.
 
     Each bot version is one rated player, whatever entrant label it played under: two seats
     held by one version are never compared (the game counts once for it), nor are partners
@@ -429,7 +431,7 @@ def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = Non
         )
         for r in fitted
     ]
-    _write(store, inputs.rule_set_id, ratings, computed, histogram.pairs())
+    _write(store, inputs.rule_set_id, ratings, computed, histogram.pairs(), inputs.asked)
     return Refit(
         rule_set_id=inputs.rule_set_id,
         ratings=ratings,
@@ -447,6 +449,7 @@ def _write(
     ratings: list[StoredRating],
     now: datetime,
     pairs: Mapping[tuple[int, int], Sequence[int]],
+    asked: int,
 ) -> None:
     rows = [
         {
@@ -463,7 +466,7 @@ def _write(
         }
         for r in ratings
     ]
-    stored.write_ratings(store, rule_set_id, rows, now, pairs)
+    stored.write_ratings(store, rule_set_id, rows, now, pairs, asked)
 
 
 def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:

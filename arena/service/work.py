@@ -1,6 +1,6 @@
 """What the workers' tasks run: one service function a Celery task (``workers/tasks.py``
 wraps each), so the chain "upload accepted -> placement -> its matches sent" and "a match
-played -> its compare stopped, its rule set refitted" live in the service, not in the task.
+played -> its compare stopped, its rule set's refit booked" live in the service, not in the task.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from arena.service.compares import stop_if_decided
 from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
 from arena.service.ladder import tick_competition, tick_competitions
+from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store
@@ -56,7 +57,9 @@ def play_token(
     """A ``play_match(match_id)`` task: a token of match ``match_id``'s lane. Play that
     lane's next match (the oldest-sent tournament's first; a cancelled one's never), then,
     if it finished its compare's test or its tournament, void the compare's rest or send
-    the rule set's refit. Return what happened, as ``"match N: OUTCOME"`` (or ``"idle"``).
+    the rule set's refit; a done match books its rule set's live refit
+    (:func:`arena.service.live.schedule_refit`). Return what happened, as
+    ``"match N: OUTCOME"`` (or ``"idle"``).
 
     Raises:
         InfrastructureError: the harness failed; the match is pending again (retry later).
@@ -77,6 +80,8 @@ def play_token(
         competition = competition_of_match(store, played)
         if competition is not None:
             tick_competition(store, celery, competition, config=config)
+    if outcome == "done":  # live ratings: its rule set refitted within the interval
+        schedule_refit(store, celery, played)
     return f"match {played}: {outcome}"
 
 
@@ -147,6 +152,7 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+    resend_stale(store, celery)  # refits booked and lost with their worker
     ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
     if ticked.added:
         logger.info("sweep: %d competition matches added", ticked.added)

@@ -130,6 +130,15 @@ class RuleSet(Base):
     version: Mapped[str] = mapped_column(String(64), unique=True)
     params: Mapped[dict[str, Any]] = mapped_column(JSON)
     is_preset: Mapped[bool] = mapped_column(default=False)
+    # Live ratings (arena.service.live): refits asked for (one a done match) and the asks
+    # the stored ratings cover; the last refit's start and length, when the next one is due
+    # (a REFIT task is scheduled for then), and the lease of the one in flight.
+    refit_asked: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    refit_covered: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    refitted: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    refit_seconds: Mapped[float | None] = mapped_column(Float)
+    refit_due: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    refit_lease: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Tournament(Base):

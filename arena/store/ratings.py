@@ -10,12 +10,12 @@ never a session.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, cast, delete, func, insert, select, text
+from sqlalchemy import String, bindparam, case, cast, delete, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from arena.engine.rules import Rules
@@ -37,7 +37,10 @@ from arena.store.queue import FINISHED
 __all__ = [
     "FinishedMatches",
     "RatingInputs",
+    "RefitClock",
     "RuleSetRef",
+    "book_refit",
+    "claim_refit",
     "find_rule_set",
     "find_tournament",
     "finished_matches",
@@ -45,6 +48,9 @@ __all__ = [
     "rating_history_rows",
     "rating_inputs",
     "rating_rows",
+    "refit_clock",
+    "release_refit",
+    "stale_rule_sets",
     "tournament_records",
     "version_names",
     "write_ratings",
@@ -223,12 +229,15 @@ class RatingInputs:
             one a group of identical done games.
         names: ``owner/bot@vN`` of every version seated in those games.
         last_games: when each version's last done match under the rule set finished.
+        asked: the rule set's refits asked for when the read began (``rule_sets.
+            refit_asked``): every match whose ask this counts is in ``histogram``.
     """
 
     rule_set_id: int
     histogram: list[tuple[str, str | None, bool, int]]
     names: dict[int, str]
     last_games: dict[int, datetime]
+    asked: int = 0
 
 
 def histogram_rows(
@@ -264,11 +273,16 @@ def rating_inputs(store: Store, rules: RuleSetRef) -> RatingInputs:
     """
     with store.read() as session:
         rule_set = _rule_set(session, rules)
+        # Read the asks first, in a statement of their own: every match asked for by then
+        # was committed before it, so the histogram read after it holds that match.
+        asked = int(
+            session.scalar(select(RuleSet.refit_asked).where(RuleSet.id == rule_set.id)) or 0
+        )
         rows = histogram_rows(session, store.dialect, rule_set_id=rule_set.id)
         versions = {version for row in rows for version in json.loads(row[0])}
         names = _version_names(session, versions)
         last_games = _last_games(session, rule_set.id)
-    return RatingInputs(rule_set.id, rows, names, last_games)
+    return RatingInputs(rule_set.id, rows, names, last_games, asked)
 
 
 def _last_games(session: Session, rule_set_id: int) -> dict[int, datetime]:
@@ -296,9 +310,13 @@ def write_ratings(
     ratings: Sequence[Mapping[str, Any]],
     now: datetime,
     pairs: Mapping[tuple[int, int], Sequence[int]],
+    asked: int = 0,
 ) -> None:
-    """Replace the rule set's ``ratings`` and ``pair_records`` rows and append one
-    ``rating_history`` row a version, in one transaction.
+    """Replace the rule set's ``ratings`` and ``pair_records`` rows (rewriting only the pairs
+    whose records changed), append a
+    ``rating_history`` row for each version whose games changed since its stored row (a
+    new point for what it played, not one every live refit), and record the refit on the
+    rule set (``refitted`` = ``now``; the asks it covers, ``asked``), in one transaction.
 
     ``ratings``: one mapping a version with ``bot_version_id``, ``rating``, ``low``,
     ``high``, ``games``, ``rank``, ``wins``, ``draws``, ``losses``, ``last_game``.
@@ -306,10 +324,6 @@ def write_ratings(
     """
     history_keys = ("bot_version_id", "rating", "low", "high", "games", "rank")
     rows = [{**r, "rule_set_id": rule_set_id, "computed": now} for r in ratings]
-    history = [
-        {"rule_set_id": rule_set_id, "time": now, **{key: r[key] for key in history_keys}}
-        for r in ratings
-    ]
     with store.write() as session:
         if store.dialect == "postgresql":
             # Serialize re-fits of one rule set: two concurrent delete-then-insert
@@ -318,18 +332,77 @@ def write_ratings(
                 text("SELECT pg_advisory_xact_lock(hashtext('arena.compete.ratings'), :id)"),
                 {"id": rule_set_id},
             )
-        session.execute(delete(PairRecord).where(PairRecord.rule_set_id == rule_set_id))
-        paired = [
-            {"rule_set_id": rule_set_id, "bot_version_id": a, "opponent_version_id": b,
-             "games": games, "wins": wins, "draws": draws, "losses": losses}
-            for (a, b), (games, wins, draws, losses) in pairs.items()
-        ]  # fmt: skip
-        for start in range(0, len(paired), 5000):
-            session.execute(insert(PairRecord), paired[start : start + 5000])
+        before = {
+            version: games
+            for version, games in session.execute(
+                select(RatingRow.bot_version_id, RatingRow.games).where(
+                    RatingRow.rule_set_id == rule_set_id
+                )
+            )
+        }
+        history = [
+            {"rule_set_id": rule_set_id, "time": now, **{key: r[key] for key in history_keys}}
+            for r in ratings
+            if before.get(r["bot_version_id"]) != r["games"]
+        ]
+        _write_pairs(session, rule_set_id, pairs)
         session.execute(delete(RatingRow).where(RatingRow.rule_set_id == rule_set_id))
         if rows:
             session.execute(insert(RatingRow), rows)
+        if history:
             session.execute(insert(RatingHistory), history)
+        session.execute(
+            update(RuleSet)
+            .where(RuleSet.id == rule_set_id)
+            .values(
+                refitted=now,
+                refit_covered=case(
+                    (RuleSet.refit_covered < asked, asked), else_=RuleSet.refit_covered
+                ),
+            )
+        )
+
+
+def _write_pairs(
+    session: Session, rule_set_id: int, pairs: Mapping[tuple[int, int], Sequence[int]]
+) -> None:
+    """Make the rule set's ``pair_records`` rows ``pairs``, rewriting only the rows that
+    changed: a live refit changes the pairs of the versions that just played, and rewriting
+    all 40,000 pairs of 200 versions took most of its write."""
+    existing = {
+        (a, b): (games, wins, draws, losses)
+        for a, b, games, wins, draws, losses in session.execute(
+            select(
+                PairRecord.bot_version_id,
+                PairRecord.opponent_version_id,
+                PairRecord.games,
+                PairRecord.wins,
+                PairRecord.draws,
+                PairRecord.losses,
+            ).where(PairRecord.rule_set_id == rule_set_id)
+        )
+    }
+    wanted = {key: tuple(int(v) for v in value) for key, value in pairs.items()}
+    stale = [key for key, value in existing.items() if wanted.get(key) != value]
+    fresh = [key for key, value in wanted.items() if existing.get(key) != value]
+    connection = session.connection()
+    if stale:
+        connection.execute(
+            delete(PairRecord).where(
+                PairRecord.rule_set_id == rule_set_id,
+                PairRecord.bot_version_id == bindparam("a"),
+                PairRecord.opponent_version_id == bindparam("b"),
+            ),
+            [{"a": a, "b": b} for a, b in stale],
+        )
+    paired = [
+        {"rule_set_id": rule_set_id, "bot_version_id": a, "opponent_version_id": b,
+         "games": games, "wins": wins, "draws": draws, "losses": losses}
+        for a, b in fresh
+        for games, wins, draws, losses in (wanted[a, b],)
+    ]  # fmt: skip
+    for start in range(0, len(paired), 5000):
+        session.execute(insert(PairRecord), paired[start : start + 5000])
 
 
 def rating_rows(store: Store, rules: RuleSetRef) -> tuple[list[RatingRow], dict[int, str]]:
@@ -382,3 +455,135 @@ def rating_history_rows(
         (as_utc(when), rating, low, high, games, rank)
         for when, rating, low, high, games, rank in rows
     ]
+
+
+# --- live ratings: when a rule set is refitted (arena.service.live) ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RefitClock:
+    """A rule set's live-ratings state (``rule_sets``' refit columns).
+
+    Attributes:
+        rule_set_id: the rule set.
+        asked: refits asked for (one a done match; :func:`book_refit`).
+        covered: the asks its stored ratings cover (:func:`write_ratings`).
+        refitted: when its last refit began (None: never refitted since migration 0016).
+        seconds: how long its last live refit took (None: not known).
+        due: when the refit booked last is due (None: never booked).
+        lease: until when the refit in flight holds the rule set (None or past: none).
+    """
+
+    rule_set_id: int
+    asked: int
+    covered: int
+    refitted: datetime | None
+    seconds: float | None
+    due: datetime | None
+    lease: datetime | None
+
+    @property
+    def changed(self) -> bool:
+        """Whether a done match is not in the stored ratings yet (or they were never
+        refitted here)."""
+        return self.refitted is None or self.asked > self.covered
+
+
+def _clock(row: RuleSet) -> RefitClock:
+    def utc(value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    return RefitClock(
+        rule_set_id=row.id,
+        asked=row.refit_asked or 0,
+        covered=row.refit_covered or 0,
+        refitted=utc(row.refitted),
+        seconds=row.refit_seconds,
+        due=utc(row.refit_due),
+        lease=utc(row.refit_lease),
+    )
+
+
+def refit_clock(store: Store, rule_set_id: int) -> RefitClock:
+    """The rule set's live-ratings state.
+
+    Raises:
+        LookupError: no rule set has that id.
+    """
+    with store.read() as session:
+        return _clock(_rule_set(session, rule_set_id))
+
+
+def book_refit(
+    store: Store, match_id: int, now: datetime, due_after: Callable[[RefitClock], datetime]
+) -> tuple[int, datetime] | None:
+    """Count a refit asked for by done match ``match_id`` (after its result was committed)
+    on its rule set, and book the refit that will cover it: unless one is due later than
+    ``now`` already (its task will run after this ask, and read it), set the due time to
+    ``due_after(clock)`` and return (rule set id, due time): the caller sends the task for
+    then. None: a booked refit covers it, or the match is not stored. One transaction."""
+    with store.write() as session:
+        rule_set_id = session.scalar(
+            select(Tournament.rule_set_id)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Match.id == match_id)
+        )
+        if rule_set_id is None:
+            return None
+        session.execute(
+            update(RuleSet)
+            .where(RuleSet.id == rule_set_id)
+            .values(refit_asked=RuleSet.refit_asked + 1)
+        )
+        row = session.get(RuleSet, rule_set_id)
+        assert row is not None
+        clock = _clock(row)
+        if clock.due is not None and clock.due > now:
+            return None
+        due = max(now, due_after(clock))
+        row.refit_due = due
+    return rule_set_id, due
+
+
+def claim_refit(store: Store, rule_set_id: int, now: datetime, until: datetime) -> RefitClock:
+    """Take the rule set's refit lease until ``until`` if no live lease holds it. Return
+    its state as found (before the claim): the claim succeeded iff its ``lease`` was None
+    or not after ``now``.
+
+    Raises:
+        LookupError: no rule set has that id.
+    """
+    with store.write() as session:
+        row = session.get(RuleSet, rule_set_id, with_for_update=True)  # PostgreSQL: one claimer
+        if row is None:
+            raise LookupError(f"no rule set id {rule_set_id} in the database")
+        clock = _clock(row)
+        if clock.lease is None or clock.lease <= now:
+            row.refit_lease = until
+    return clock
+
+
+def release_refit(store: Store, rule_set_id: int, seconds: float | None) -> None:
+    """Give the rule set's refit lease back; record the refit's length (``seconds``; None:
+    it failed, keep the last)."""
+    values: dict[str, Any] = {"refit_lease": None}
+    if seconds is not None:
+        values["refit_seconds"] = seconds
+    with store.write() as session:
+        session.execute(update(RuleSet).where(RuleSet.id == rule_set_id).values(**values))
+
+
+def stale_rule_sets(store: Store, before: datetime) -> list[int]:
+    """The rule sets with a done match their ratings do not cover whose booked refit was
+    due before ``before`` (its task was lost, or is long late), by id."""
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(RuleSet.id)
+                .where(
+                    RuleSet.refit_asked > RuleSet.refit_covered,
+                    RuleSet.refit_due < before,
+                )
+                .order_by(RuleSet.id)
+            )
+        )

@@ -23,6 +23,7 @@ from arena.engine.records import verify_record
 from arena.service.results import load_results
 from arena.store.db import Store, connect
 from arena.store.models import GameRecord, Match, RatingHistory, Tournament
+from arena.store.models import Rating as RatingRow
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import (
@@ -205,11 +206,13 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
     assert again.returncode == 0
     assert "6 finished, 0 sent to the workers" in again.stdout
 
-    def rated() -> bool:  # the last match's worker sent a refit of the rule set's ratings
+    def rated() -> bool:  # the refits its matches booked cover its 12 games, 3 versions
         store = service.store()
         try:
             with store.read() as session:
-                return session.scalar(select(func.count()).select_from(RatingHistory)) == 3
+                points = session.scalar(select(func.count()).select_from(RatingHistory)) or 0
+                rows = session.execute(select(func.count(), func.sum(RatingRow.games))).one()
+            return points >= 3 and tuple(rows) == (3, 2 * 12)
         finally:
             store.close()
 

@@ -1,0 +1,111 @@
+"""Live ratings with a real Celery worker (``arena worker``, prefork pool, sandboxed bots),
+on SQLite + the filesystem transport and on PostgreSQL + Redis: the rule set's leaderboard
+changes while a tournament runs (each done match books a refit within the interval), not
+only when it finishes, and the last refit covers every game."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from arena.engine.rules import PRESETS
+from arena.service.results import rating_table
+from arena.store.db import connect
+from arena.store.models import Match, Tournament
+from tests.conftest import Databases
+from tests.paths import REFERENCE_BOTS
+from tests.servers import ARENA, FAST, Worker, running_redis, start_worker, stop_workers, wait_for
+
+BOTS = ("random", "greedy", "fives", "counter")
+
+
+@pytest.fixture(params=["sqlite+filesystem", "postgresql+redis"])
+def deployment(
+    request: pytest.FixtureRequest, tmp_path: Path, databases: Databases
+) -> Iterator[dict[str, str]]:
+    """The environment of a migrated database holding the reference bots, and a broker."""
+    if request.param == "sqlite+filesystem":
+        database, _ = databases.copy(None, tmp_path, None)
+        yield from _with_bots(
+            {"ARENA_DATABASE_URL": database, "ARENA_BROKER_URL": "filesystem://b"}
+        )
+        return
+    server: str = request.getfixturevalue("postgres_server")
+    with running_redis() as redis:
+        database, _ = databases.copy(server, tmp_path, None)
+        yield from _with_bots({"ARENA_DATABASE_URL": database, "ARENA_BROKER_URL": redis.url})
+
+
+def _with_bots(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    store = connect(env["ARENA_DATABASE_URL"])
+    try:
+        for bot in BOTS:
+            source = (REFERENCE_BOTS / f"{bot}.py").read_text()
+            store.add_bot_version("arena", bot, source, {"checked": "by the test"})
+    finally:
+        store.close()
+    yield env
+
+
+def _arena(env: dict[str, str], directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, **FAST, **env}
+    return subprocess.run(
+        [str(ARENA), *args], capture_output=True, text=True, env=environ, cwd=directory,
+        timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_the_leaderboard_changes_while_a_tournament_runs(
+    deployment: dict[str, str], tmp_path: Path
+) -> None:
+    created = _arena(
+        deployment, tmp_path, "tournament", "create", "spring", "--rules", "draw",
+        "--bots", ",".join(BOTS), "--games", "10", "--seed", "7",
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    workers: list[Worker] = [start_worker(tmp_path, deployment, "--concurrency", "2")]
+    store = connect(deployment["ARENA_DATABASE_URL"])
+    try:
+        environ = {**os.environ, **FAST, **deployment}
+        runner = subprocess.Popen(  # sends the matches, then follows them
+            [str(ARENA), "tournament", "run", "spring"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env=environ, cwd=tmp_path,
+        )  # fmt: skip
+
+        def status_now() -> str:
+            with store.read() as session:
+                return str(
+                    session.scalar(select(Tournament.status).where(Tournament.name == "spring"))
+                )
+
+        seen: list[tuple[datetime, int, str]] = []  # (fit time, games rated, tournament status)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            status = status_now()
+            table = rating_table(store, PRESETS["draw"])
+            if table and (not seen or table[0].computed != seen[-1][0]):
+                seen.append((table[0].computed, sum(r.games for r in table), status))
+            if status == "done":
+                break
+            time.sleep(0.1)
+        assert status == "done", workers[0].output()[-3000:]
+        running = [fit for fit in seen if fit[2] != "done"]
+        assert len({games for _, games, _ in running}) >= 2, seen  # it changed while running
+        with store.read() as session:
+            games = session.scalar(select(func.sum(Match.games)).where(Match.status == "done")) or 0
+
+        def covered() -> bool:  # the last refit (within the interval) covers every game
+            return sum(r.games for r in rating_table(store, PRESETS["draw"])) == 2 * games
+
+        wait_for(covered, 30, "the last refit to cover every game")
+        assert runner.wait(timeout=30) == 0
+    finally:
+        store.close()
+        stop_workers(workers)
