@@ -40,6 +40,7 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
 from arena.service.accounts import Account
 from arena.service.compares import MAX_COMPARE_GAMES, compare_view
+from arena.service.competitions import source_opened
 from arena.service.games import game_list, game_record, match_list
 from arena.service.matches import MatchSettings
 from arena.service.permissions import Target, allowed, require
@@ -563,12 +564,15 @@ def api_bot(owner: str, name: str) -> BotModel:
 @spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_bot_source(owner: str, name: str, version: int) -> Response:
     """A version's source as text: for everyone once its owner made it public, else for its
-    owner and the admins only (404 to anyone else: a private source is not acknowledged)."""
+    owner and the admins only (404 to anyone else: a private source is not acknowledged),
+    or for everyone once a competition it entered made its entries' sources public."""
     account = _caller("read")
     view = bot_view(get_store(), owner, name)
     source = None
     if view is not None and (
-        view.source_public or allowed(account, "read-source", Target(view.owner_id))
+        view.source_public
+        or allowed(account, "read-source", Target(view.owner_id))
+        or source_opened(get_store(), owner, name, version)
     ):
         source = bot_source(get_store(), owner, name, version)
     if source is None:
@@ -915,6 +919,11 @@ def json_error(error: HTTPException) -> BaseResponse:
         if retry is not None:
             response.headers["Retry-After"] = str(int(retry))
     return response
+
+
+#: What the API's other modules (web.api_competitions) use of this one: the caller's
+#: account by scope, an error answer, a time and a number for JSON.
+caller, fail, iso, num = _caller, _fail, _iso, _num
 
 
 def init_api(app: Flask) -> None:

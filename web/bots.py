@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.bots import set_visibility
+from arena.service.competitions import source_opened
 from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.permissions import Target, allowed, require
 from arena.service.uploads import (
@@ -142,11 +143,12 @@ def bot_page(owner: str, name: str) -> str:
 @guarded("read-source", early=False)
 def bot_source_page(owner: str, name: str, version: int) -> Response:
     """A version's source as text: for everyone if its owner made it public, else for the
-    owner and the admins only (404 to anyone else: a private source is not acknowledged)."""
+    owner and the admins only (404 to anyone else: a private source is not acknowledged),
+    or for everyone once a competition it entered made its entries' sources public."""
     view = bot_view(get_store(), owner, name)
     if view is None:
         abort(404)
-    if not view.source_public:
+    if not view.source_public and not source_opened(get_store(), owner, name, version):
         require(current_account(), "read-source", Target(view.owner_id), hide="")
     source = bot_source(get_store(), owner, name, version)
     if source is None:

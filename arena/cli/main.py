@@ -120,6 +120,10 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "users": ("users:users_group", "Accounts: add, give a role, list."),
         "remote": ("remote:remote_group", "Upload and test bots on an arena server."),
+        "competition": (
+            "competition:competition_group",
+            "Competitions: create, list, status, enter, close, final.",
+        ),
     },
     "tournament": {
         "run": (

@@ -104,6 +104,11 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     "start-branch": ("user", True),
     # a branch seats one's own bots, reference bots and public ones; these roles any bot
     "seat-any-bot": ("admin", False),
+    # competitions (arena.service.competitions): the target is the competition, its owner
+    # the organiser who created it
+    "create-competition": ("organiser", False),
+    "manage-competition": ("admin", True),  # deadline, disqualify, close, rerun the final
+    "enter-competition": ("user", False),
 }
 
 #: Every action.

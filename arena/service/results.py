@@ -48,6 +48,7 @@ __all__ = [
     "StoredRating",
     "find_rule_set",
     "find_tournament",
+    "games_matrix",
     "load_results",
     "outcome",
     "rating_history_of",
@@ -376,6 +377,13 @@ class _Histogram:
             matrix.add_seats(games, bots.ravel(), places.ravel(), sides)
             first += number
         return matrix
+
+
+def games_matrix(rows: Iterable[Sequence[Any]]) -> tuple[ResultMatrix, int]:
+    """Histogram rows (:func:`arena.store.ratings.histogram_rows`) as one
+    :class:`ResultMatrix` (bots named by version id) and the number of games in it."""
+    histogram = _Histogram.from_rows(rows)
+    return histogram.matrix(), histogram.games
 
 
 def refit_ratings(store: Store, rules: RuleSetRef, *, now: datetime | None = None) -> Refit:

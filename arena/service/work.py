@@ -23,10 +23,13 @@ from arena.service.broker import (
     send_uploads,
 )
 from arena.service.compares import stop_if_decided
+from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
+from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
 from arena.store.db import Store
+from arena.store.ladder import competition_of_match
 from arena.store.lanes import match_lanes
 from arena.store.queue import finish_stalled_tournaments
 
@@ -71,6 +74,9 @@ def play_token(
         rule_set = finished_rule_set(store, played)
         if rule_set is not None:  # this match finished its tournament
             celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+        competition = competition_of_match(store, played)
+        if competition is not None:
+            tick_competition(store, celery, competition, config=config)
     return f"match {played}: {outcome}"
 
 
@@ -78,13 +84,16 @@ def accept_upload(
     store: Store, celery: Celery, upload_id: int, *, config: Config, sandboxed: bool = True
 ) -> str:
     """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
-    so it is never checked twice at once); once accepted, create its placement tournament
-    and send its matches. Return the upload's status.
+    so it is never checked twice at once); then settle its competition entry if it is one
+    (the competition's ladder places it: no placement), else, once accepted, create its
+    placement tournament and send its matches. Return the upload's status.
 
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run (retry later).
     """
     status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
+    if entry_accepted(store, upload_id) is not None:
+        return status
     if status == "accepted":
         tournament_id = create_placement(store, upload_id)
         if tournament_id is not None:  # the new version plays the field, to be rated
@@ -138,6 +147,9 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+    ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
+    if ticked.added:
+        logger.info("sweep: %d competition matches added", ticked.added)
     totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))
     if any(dataclasses.astuple(totals)):
         logger.warning(

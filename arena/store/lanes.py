@@ -5,7 +5,10 @@ work cannot take: upload checks, interactive work (a compare's matches, a branch
 tournaments' matches. Within the matches lane, tournaments are played in the order they
 were first sent to the workers (``tournaments.queued``): a worker's task is a token, and
 :func:`arena.store.queue.claim_match` picks the oldest-sent tournament's next match, so the
-order depends neither on the broker's order nor on tasks sent again.
+order depends neither on the broker's order nor on tasks sent again. A competition's ladder
+goes first (:data:`FIRST_FORMATS`): it never has more than its bound in flight, a share of
+the workers (arena.service.ladder), so it cannot take every slot from a tournament, and no
+tournament sent before it can starve it.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from arena.store.db import Store
 from arena.store.models import Match, Tournament
 
 __all__ = [
+    "FIRST_FORMATS",
     "INTERACTIVE_FORMATS",
     "LANES",
     "QueuePlace",
+    "claim_order",
     "in_lane",
     "lane_of",
     "match_lanes",
@@ -34,6 +39,22 @@ __all__ = [
 LANES = ("matches", "interactive")
 #: The tournament formats whose matches are interactive work.
 INTERACTIVE_FORMATS = ("compare",)
+#: The formats whose matches are claimed before any other tournament's in their lane: a
+#: competition's ladder, which bounds its own matches in flight (arena.service.ladder).
+FIRST_FORMATS = ("ladder",)
+
+
+def claim_order() -> tuple[Any, ...]:
+    """The order a lane's claimable matches are taken in: the formats that go first
+    (:data:`FIRST_FORMATS`), then the oldest-sent tournament's (``queued``, its id; never
+    sent last), each tournament's matches by id."""
+    return (
+        ~Tournament.format.in_(FIRST_FORMATS),
+        Tournament.queued.is_(None),
+        Tournament.queued,
+        Tournament.id,
+        Match.id,
+    )
 
 
 def lane_of(format: str) -> str:
@@ -116,6 +137,10 @@ def queue_place(store: Store, tournament_id: int) -> QueuePlace | None:
                 Tournament.queued < queued,
                 and_(Tournament.queued == queued, Tournament.id < tournament_id),
             )
+            if format in FIRST_FORMATS:
+                earlier = and_(earlier, Tournament.format.in_(FIRST_FORMATS))
+            else:
+                earlier = or_(earlier, Tournament.format.in_(FIRST_FORMATS))
             ahead = int(
                 session.scalar(
                     select(func.count(func.distinct(Match.tournament_id)))

@@ -20,7 +20,7 @@ Times are timezone-aware UTC; ``now`` parameters exist for tests and default to 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,7 +34,7 @@ from arena.compete.names import check_name
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
-from arena.store.lanes import in_lane
+from arena.store.lanes import claim_order, in_lane
 from arena.store.models import (
     MATCH_STATUSES,
     BotVersion,
@@ -206,9 +206,12 @@ def create_tournament(
         return tournament.id
 
 
-def add_match_seats(session: Session, tournament_id: int) -> None:
-    """Write ``match_seats`` for the tournament's matches (who holds each seat, by bot and
-    version, and the games it forfeited), from their ``seats`` and ``result``."""
+def add_match_seats(
+    session: Session, tournament_id: int, match_ids: Collection[int] | None = None
+) -> None:
+    """Write ``match_seats`` for the tournament's matches (``match_ids``: these only, e.g.
+    matches added to a running ladder): who holds each seat, by bot and version, and the
+    games it forfeited, from their ``seats`` and ``result``."""
     versions = dict(
         session.execute(
             select(BotVersion.id, BotVersion.bot_id).where(
@@ -218,12 +221,13 @@ def add_match_seats(session: Session, tournament_id: int) -> None:
             )
         ).all()
     )
+    query = select(Match.id, Match.seats, Match.result).where(Match.tournament_id == tournament_id)
+    if match_ids is not None:
+        query = query.where(Match.id.in_(list(match_ids)))
     rows = [
         {"match_id": match_id, "seat": seat, "bot_id": versions[int(v)], "bot_version_id": int(v),
          "faults": seat_faults(result).get(seat, 0)}
-        for match_id, seats, result in session.execute(
-            select(Match.id, Match.seats, Match.result).where(Match.tournament_id == tournament_id)
-        )
+        for match_id, seats, result in session.execute(query)
         for seat, v in enumerate(seats)
     ]  # fmt: skip
     for start in range(0, len(rows), 5000):
@@ -248,8 +252,9 @@ def claim_match(
 ) -> ClaimedMatch | None:
     """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
     ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
-    ``lane`` (or in any lane): the oldest-sent tournament's first (``tournaments.queued``,
-    then the tournament's id), its matches in order. The match becomes running,
+    ``lane`` (or in any lane): a competition's ladder's first, then the oldest-sent
+    tournament's (``tournaments.queued``, then the tournament's id), its matches in order
+    (:func:`arena.store.lanes.claim_order`). The match becomes running,
     ``attempts`` + 1; its tournament running if it was pending. A cancelled tournament's
     matches are never claimed. Return None when no match (or not that one) is claimable. A
     match is never leased to two workers at once.
@@ -269,9 +274,7 @@ def claim_match(
             query = query.where(Match.id == match_id)
         if lane is not None:
             query = query.where(in_lane(lane))
-        query = query.order_by(
-            Tournament.queued.is_(None), Tournament.queued, Tournament.id, Match.id
-        ).limit(1)
+        query = query.order_by(*claim_order()).limit(1)
         if store.dialect == "postgresql":  # lock the match row only, not its tournament's
             query = query.with_for_update(skip_locked=True, of=Match)
         match_id = session.scalar(query)

@@ -41,6 +41,7 @@ __all__ = [
     "find_rule_set",
     "find_tournament",
     "finished_matches",
+    "histogram_rows",
     "rating_history_rows",
     "rating_inputs",
     "rating_rows",
@@ -196,7 +197,7 @@ _HISTOGRAM = {
                    t.teams AS teams
             FROM matches AS m
             JOIN tournaments AS t ON t.id = m.tournament_id, json_each(m.result, '$.games') AS g
-            WHERE t.rule_set_id = :rule_set AND m.status = 'done'
+            WHERE {scope} AND m.status = 'done'
         )
         SELECT seats, places, teams, count(*) AS n FROM played GROUP BY seats, places, teams
     """,
@@ -206,7 +207,7 @@ _HISTOGRAM = {
         FROM matches AS m
         JOIN tournaments AS t ON t.id = m.tournament_id
         CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
-        WHERE t.rule_set_id = :rule_set AND m.status = 'done'
+        WHERE {scope} AND m.status = 'done'
         GROUP BY 1, 2, 3
     """,
 }
@@ -230,6 +231,30 @@ class RatingInputs:
     last_games: dict[int, datetime]
 
 
+def histogram_rows(
+    session: Session,
+    dialect: str,
+    *,
+    rule_set_id: int | None = None,
+    tournament_id: int | None = None,
+) -> list[tuple[str, str | None, bool, int]]:
+    """The done games of every tournament under rule set ``rule_set_id``, or of the one
+    tournament ``tournament_id``, as a histogram (:attr:`RatingInputs.histogram`'s rows).
+
+    Raises:
+        ValueError: neither or both of ``rule_set_id`` and ``tournament_id`` given.
+    """
+    if (rule_set_id is None) == (tournament_id is None):
+        raise ValueError("give a rule set or a tournament, not both or neither")
+    scope = "t.rule_set_id = :scope" if rule_set_id is not None else "m.tournament_id = :scope"
+    value = rule_set_id if rule_set_id is not None else tournament_id
+    query = text(_HISTOGRAM[dialect].format(scope=scope))
+    return [
+        (str(seats), places, bool(teams), int(count))
+        for seats, places, teams, count in session.execute(query, {"scope": value})
+    ]
+
+
 def rating_inputs(store: Store, rules: RuleSetRef) -> RatingInputs:
     """The done games of every tournament played under ``rules`` as a histogram, the names
     of the versions in them and their last games' times.
@@ -239,12 +264,7 @@ def rating_inputs(store: Store, rules: RuleSetRef) -> RatingInputs:
     """
     with store.read() as session:
         rule_set = _rule_set(session, rules)
-        rows = [
-            (str(seats), places, bool(teams), int(count))
-            for seats, places, teams, count in session.execute(
-                text(_HISTOGRAM[store.dialect]), {"rule_set": rule_set.id}
-            )
-        ]
+        rows = histogram_rows(session, store.dialect, rule_set_id=rule_set.id)
         versions = {version for row in rows for version in json.loads(row[0])}
         names = _version_names(session, versions)
         last_games = _last_games(session, rule_set.id)

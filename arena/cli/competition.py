@@ -1,0 +1,375 @@
+"""``arena competition create|list|status|enter|close|deadline|disqualify|final``
+(docs/competitions.md).
+
+The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`), through
+the same service actions as the web's pages and the API (arena.service.competitions).
+``enter`` enters a user's bot: a bot file is checked here as ``arena bots add`` checks it
+and stored under ``--owner``, or ``--version`` names a stored one. The ladder and the final
+are played by the workers (``arena worker``): the scheduler's tick does it by itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import click
+from rich.table import Table
+
+from arena.cli.common import (
+    UsageError,
+    console,
+    help_without_command,
+    memory_option,
+    move_time_option,
+    resolve_rules,
+    unsandboxed_option,
+    url_option,
+)
+from arena.compete.names import check_name
+from arena.service import competitions as service
+from arena.service.competitions import NewCompetition
+from arena.service.permissions import OPERATOR
+from arena.store.db import Store, open_store
+
+__all__ = ["competition_group"]
+
+#: ``+30m``, ``+2h``, ``+7d``: a time from now.
+_RELATIVE = re.compile(r"\+(?P<n>[0-9]{1,6})(?P<unit>[mhd])")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days"}
+
+
+def parse_when(text: str, time_zone: str = "UTC") -> datetime:
+    """A time as typed: ISO 8601 (without an offset: in ``time_zone``) or ``+N[mhd]`` from
+    now.
+
+    Raises:
+        UsageError: neither.
+    """
+    relative = _RELATIVE.fullmatch(text.strip())
+    if relative:
+        return datetime.now(UTC) + timedelta(**{_UNITS[relative["unit"]]: int(relative["n"])})
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(
+            f"{text!r} is not a time: give ISO 8601 (2026-05-01T18:00, with an offset or "
+            "in --time-zone) or +30m, +2h, +7d"
+        ) from None
+    if moment.tzinfo is None:  # an unknown time zone: the service names it
+        with contextlib.suppress(ZoneInfoNotFoundError, ValueError, OSError):
+            moment = moment.replace(tzinfo=ZoneInfo(time_zone))
+    return moment
+
+
+@click.group(
+    "competition",
+    invoke_without_command=True,
+    short_help="Competitions: create, list, status, enter, close, final.",
+)
+@click.pass_context
+def competition_group(ctx: click.Context) -> None:
+    """Bot-writing competitions: entries until a deadline, a continuous ladder, a final."""
+    help_without_command(ctx)
+
+
+@competition_group.command("create", short_help="Create a competition with its ladder.")
+@click.argument("name")
+@click.option("--deadline", required=True, metavar="WHEN", help="ISO 8601, or +7d from now.")
+@click.option("--opens", metavar="WHEN", default=None, help="When entries open (default: now).")
+@click.option("--time-zone", default="UTC", show_default=True, help="The organiser's time zone.")
+@click.option("--rules", "rules_name", default="draw", show_default=True, metavar="NAME_OR_FILE")
+@click.option("--players", type=int, default=2, show_default=True)
+@click.option("--teams", is_flag=True, help="2v2 (4 players).")
+@move_time_option
+@click.option("--memory", type=int, default=256, show_default=True, help="MB a bot may use.")
+@click.option("--runtime", "runtimes", multiple=True, default=["python"], show_default=True)
+@click.option("--daily", type=int, default=5, show_default=True, help="Entries a user a day.")
+@click.option("--sources-public", is_flag=True, help="Sources readable after the deadline.")
+@click.option("--games-per-deal", type=int, default=2, show_default=True)
+@click.option("--final-top", type=int, default=8, show_default=True)
+@click.option("--final-confidence", type=float, default=0.95, show_default=True)
+@click.option("--final-max-games", type=int, default=2000, show_default=True)
+@click.option("--description", default="")
+@url_option
+def competition_create(name: str, deadline: str, opens: str | None, time_zone: str,
+                       rules_name: str, players: int, teams: bool, move_time: float,
+                       memory: int, runtimes: tuple[str, ...], daily: int,
+                       sources_public: bool, games_per_deal: int, final_top: int,
+                       final_confidence: float, final_max_games: int, description: str,
+                       url: str | None) -> None:  # fmt: skip
+    """Create competition NAME: entries from --opens to --deadline, the ladder meanwhile,
+    then the final among the ladder's --final-top."""
+    rules = resolve_rules(rules_name)
+    new = NewCompetition(
+        name=name, deadline=parse_when(deadline, time_zone),
+        opens=None if opens is None else parse_when(opens, time_zone), time_zone=time_zone,
+        rules=rules.name, custom_rules=rules, players=players, teams=teams,
+        move_seconds=move_time, memory_mb=memory, runtimes=runtimes,
+        daily_submissions=daily, sources_public=sources_public,
+        games_per_deal=games_per_deal, final_top=final_top,
+        final_confidence=final_confidence, final_max_games=final_max_games,
+        description=description,
+    )  # fmt: skip
+    store = open_store(url)
+    try:
+        competition_id = service.create_competition(store, OPERATOR, new)
+        view = service.competition_view(store, OPERATOR, name)
+    finally:
+        store.close()
+    s = view.summary
+    click.echo(
+        f"competition {s.name!r} (id {competition_id}): {s.rules}, {s.players} players, "
+        f"entries {service.local_time(s.opens, s.time_zone)} to "
+        f"{service.local_time(s.deadline, s.time_zone)}; ladder {view.ladder!r}"
+    )
+
+
+@competition_group.command("list", short_help="List the competitions.")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@url_option
+def competition_list(as_json: bool, url: str | None) -> None:
+    """Every competition, the latest deadline first."""
+    store = open_store(url)
+    try:
+        listed = service.competition_list(store)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps([_plain(vars_of(s)) for s in listed], indent=2))
+        return
+    if not listed:
+        click.echo("no competitions")
+        return
+    table = Table(title="Competitions")
+    for column in ("name", "status", "rules", "players", "entrants", "deadline"):
+        table.add_column(column)
+    for s in listed:
+        table.add_row(s.name, s.status, s.rules, str(s.players), str(s.entrants),
+                      service.local_time(s.deadline, s.time_zone))  # fmt: skip
+    console().print(table)
+
+
+def vars_of(value: Any) -> dict[str, Any]:
+    """A dataclass's fields as a dict (slotted ones have no ``__dict__``)."""
+    return {name: getattr(value, name) for name in value.__dataclass_fields__}
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}
+
+
+def _export(rows: list[dict[str, Any]], columns: list[str], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    writer = csv.DictWriter(sys.stdout, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+@competition_group.command("status", short_help="A competition's status and ladder.")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="The ladder as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="The ladder as CSV.")
+@url_option
+def competition_status(name: str, as_json: bool, as_csv: bool, url: str | None) -> None:
+    """Competition NAME: its dates and status, then its ladder (or export it)."""
+    store = open_store(url)
+    try:
+        if as_json or as_csv:
+            rows = service.ladder_rows(store, OPERATOR, name)
+            _export(rows, list(service.LadderRow.__dataclass_fields__), as_json)
+            return
+        view = service.competition_view(store, OPERATOR, name)
+    finally:
+        store.close()
+    s = view.summary
+    tz = s.time_zone
+    click.echo(
+        f"{s.name}: {s.status}, {s.rules}, {s.players} players, {s.entrants} entrants; "
+        f"entries {service.local_time(s.opens, tz)} to {service.local_time(s.deadline, tz)}"
+    )
+    table = Table(title=f"Ladder of {s.name}")
+    for column in ("rank", "entrant", "rating", "interval", "games", "last game", "status"):
+        table.add_column(column, justify="right" if column in ("rating", "games") else "left")
+    for r in view.standings:
+        rank = "" if r.rank_best is None else (
+            f"{r.rank_best}" if r.rank_best == r.rank_worst else f"{r.rank_best}-{r.rank_worst}"
+        )  # fmt: skip
+        rating = "" if r.rating is None else f"{r.rating:.0f}" + ("?" if r.provisional else "")
+        interval = "" if r.low is None or r.high is None else f"{r.low:.0f} to {r.high:.0f}"
+        last = "" if r.last_game is None else service.local_time(r.last_game, tz)
+        status = r.status + (f": {r.reason}" if r.reason else "")
+        table.add_row(rank, r.name, rating, interval, str(r.games), last, status)
+    console().print(table)
+
+
+@competition_group.command("enter", short_help="Enter a user's bot in a competition.")
+@click.argument("name")
+@click.argument("bot", metavar="[FILE]", required=False)
+@click.option("--owner", required=True, help="The entrant's user name.")
+@click.option("--version", "reference", metavar="OWNER/BOT@vN", help="A stored version.")
+@click.option("--bot-name", default=None, help="The stored bot's name (default: FILE's stem).")
+@url_option
+@unsandboxed_option
+@memory_option
+def competition_enter(name: str, bot: str | None, owner: str, reference: str | None,
+                      bot_name: str | None, url: str | None, unsandboxed: bool,
+                      memory: int) -> int:  # fmt: skip
+    """Enter OWNER's bot in competition NAME: FILE (checked here as `arena bots add`
+    checks it, and stored as OWNER's bot) or --version, a stored version of OWNER's. It
+    becomes OWNER's active entry; the previous one is superseded."""
+    if (bot is None) == (reference is None):
+        raise UsageError("give a bot FILE or --version OWNER/BOT@vN (one of them)")
+    if bot is not None:
+        stored = _store_file(bot, owner, bot_name, url, unsandboxed, memory)
+        if stored is None:
+            return 1
+        reference = stored
+    assert reference is not None
+    store = open_store(url)
+    try:
+        entry = service.enter_with_version(store, OPERATOR, name, _version_id(store, reference),
+                                           owner=owner)  # fmt: skip
+    finally:
+        store.close()
+    shown = entry.name or reference
+    click.echo(f"{name}: {shown} entered for {owner}: {entry.status}"
+               + (f" ({entry.reason})" if entry.reason else ""))  # fmt: skip
+    return 0
+
+
+def _version_id(store: Store, reference: str) -> int:
+    from arena.service.matches import resolve_entrants
+
+    try:
+        [entrant] = resolve_entrants(store, [reference])
+    except (LookupError, ValueError) as exc:
+        raise UsageError(str(exc.args[0] if exc.args else exc)) from None
+    assert entrant.version is not None
+    return entrant.version
+
+
+def _store_file(bot: str, owner: str, bot_name: str | None, url: str | None,
+                unsandboxed: bool, memory: int) -> str | None:  # fmt: skip
+    """Check FILE and store it as OWNER's bot; its reference (None: it failed its check)."""
+    from arena.cli.bots import show_check
+    from arena.match.lineup import check_bot
+    from arena.match.referee import TimeControl
+    from arena.match.sandbox import Limits
+    from arena.service.bots import add_checked_bot
+    from arena.service.uploads import check_report_json
+
+    path = Path(bot)
+    if not path.is_file():
+        raise click.BadParameter(f"no bot file {bot!r}", param_hint="'FILE'")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {bot!r}: {exc}", param_hint="'FILE'") from None
+    owner = check_name(owner, "owner name")
+    name = check_name(bot_name or path.stem, "bot name")
+    open_store(url).close()  # a missing database fails before the check
+    report = show_check(
+        check_bot(
+            bot, sandboxed=not unsandboxed, time_control=TimeControl(), limits=Limits(memory)
+        ),
+        sandboxed=not unsandboxed,
+    )
+    if not report.ok:
+        click.echo(f"{bot} failed `arena check`: nothing entered")
+        return None
+    store = open_store(url)
+    try:
+        number, _, _ = add_checked_bot(
+            store, OPERATOR, owner, name, source, check_report_json(report, not unsandboxed)
+        )
+    finally:
+        store.close()
+    return f"{owner}/{name}@{number}"
+
+
+@competition_group.command("close", short_help="Close a competition's entries now.")
+@click.argument("name")
+@url_option
+def competition_close(name: str, url: str | None) -> None:
+    """Close competition NAME now: its ladder stops and its final starts by itself."""
+    store = open_store(url)
+    try:
+        service.close_now(store, OPERATOR, name)
+    finally:
+        store.close()
+    click.echo(f"{name}: closed; the final starts at the scheduler's next tick")
+
+
+@competition_group.command("deadline", short_help="Move a competition's deadline later.")
+@click.argument("name")
+@click.argument("when", metavar="WHEN")
+@url_option
+def competition_deadline(name: str, when: str, url: str | None) -> None:
+    """Move competition NAME's deadline to WHEN (ISO 8601, in its time zone, or +2d)."""
+    store = open_store(url)
+    try:
+        zone = service.competition_view(store, OPERATOR, name).summary.time_zone
+        service.extend_deadline(store, OPERATOR, name, parse_when(when, zone))
+        deadline = service.competition_view(store, OPERATOR, name).summary.deadline
+    finally:
+        store.close()
+    click.echo(f"{name}: the deadline is {service.local_time(deadline, zone)}")
+
+
+@competition_group.command("disqualify", short_help="Disqualify a version, with a reason.")
+@click.argument("name")
+@click.argument("reference", metavar="OWNER/BOT@vN")
+@click.option("--reason", required=True, help="Shown on its row.")
+@url_option
+def competition_disqualify(name: str, reference: str, reason: str, url: str | None) -> None:
+    """Disqualify a version entered in competition NAME: it stops playing."""
+    store = open_store(url)
+    try:
+        service.disqualify(store, OPERATOR, name, _version_id(store, reference), reason)
+    finally:
+        store.close()
+    click.echo(f"{name}: {reference} disqualified ({reason})")
+
+
+@competition_group.command("final", short_help="A competition's final table, or rerun it.")
+@click.argument("name")
+@click.option("--rerun", is_flag=True, help="Void the final and play it again.")
+@click.option("--json", "as_json", is_flag=True, help="The table as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="The table as CSV.")
+@url_option
+def competition_final(name: str, rerun: bool, as_json: bool, as_csv: bool, url: str | None) -> None:
+    """Competition NAME's published final table (or export it); --rerun plays it again."""
+    store = open_store(url)
+    try:
+        if rerun:
+            service.rerun_final(store, OPERATOR, name)
+            click.echo(f"{name}: the final will be played again")
+            return
+        rows = service.final_rows(store, OPERATOR, name)
+        status = service.competition_view(store, OPERATOR, name).summary.status
+    finally:
+        store.close()
+    if as_json or as_csv:
+        _export(rows, list(service.FinalRow.__dataclass_fields__), as_json)
+        return
+    if not rows:
+        click.echo(f"{name}: no final table yet ({status})")
+        return
+    table = Table(title=f"Final of {name}")
+    for column in ("place", "finalist", "rating", "interval", "games"):
+        table.add_column(column)
+    for r in rows:
+        interval = "" if r["low"] is None else f"{r['low']:.0f} to {r['high']:.0f}"
+        rating = "" if r["rating"] is None else f"{r['rating']:.0f}"
+        table.add_row(str(r["place"]), r["name"], rating, interval, str(r["games"]))
+    console().print(table)

@@ -1,0 +1,573 @@
+"""Bot-writing competitions (docs/competitions.md): an organiser creates one, users enter
+bots between its opening and its deadline, a ladder plays them continuously
+(arena.service.ladder schedules it) and a final among the ladder's best decides.
+
+- :func:`create_competition` checks every setting (:class:`CompetitionError`, one sentence
+  a mistake) and stores the competition with its ladder tournament (format ``ladder``,
+  running, no match yet).
+- :func:`enter_with_upload` (through the upload path: screened here, checked on a worker)
+  and :func:`enter_with_version` (an accepted version of one's own) enter a bot, while the
+  competition is open, at most ``daily_submissions`` a user in any 24 hours;
+  :func:`entry_accepted` settles an upload's entry once its check is done (the workers
+  call it): the user's new active entry supersedes the previous one, and joins the ladder.
+- The organiser's controls (``manage-competition``: its organiser, or an admin):
+  :func:`extend_deadline`, :func:`disqualify`, :func:`close_now`, :func:`rerun_final`.
+- Reads: :func:`competition_list`, :func:`competition_view`, the exports
+  :func:`ladder_rows` and :func:`final_rows`, :func:`rating_history` (arena.service.
+  competition_views builds them).
+
+Times are aware UTC datetimes; the competition's ``time_zone`` is how they are shown.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from arena.compete.names import check_name, fit_name
+from arena.engine.rules import Rules
+from arena.errors import ArenaError, NotFound
+from arena.match.newbot import declared_name
+from arena.service.accounts import Account
+from arena.service.competition_views import (
+    CompetitionSummary,
+    CompetitionView,
+    EntryView,
+    FinalRow,
+    FinalView,
+    LadderRow,
+    RatingPoint,
+    RecentGame,
+    competition_list,
+    competition_view,
+    entry_view,
+    final_rows,
+    find_competition,
+    is_open,
+    ladder_rows,
+    local_time,
+    next_entry_at,
+    rating_history,
+)
+from arena.service.permissions import Actor, Operator, Target, actor_id, require
+from arena.service.tournaments import preset
+from arena.service.uploads import create_upload, screen_source, upload_view
+from arena.store import competition_reads as reads
+from arena.store import competitions as stored
+from arena.store.competitions import CompetitionRow
+from arena.store.db import Store
+from arena.store.uploads import upload_with_version
+
+if TYPE_CHECKING:
+    from celery import Celery
+
+__all__ = [
+    "BOUNDS",
+    "RUNTIMES",
+    "CompetitionError",
+    "CompetitionSummary",
+    "CompetitionView",
+    "EntryView",
+    "FinalRow",
+    "FinalView",
+    "LadderRow",
+    "NewCompetition",
+    "RatingPoint",
+    "RecentGame",
+    "close_now",
+    "competition_list",
+    "competition_view",
+    "create_competition",
+    "disqualify",
+    "enter_with_upload",
+    "enter_with_version",
+    "entry_accepted",
+    "extend_deadline",
+    "final_rows",
+    "find_competition",
+    "ladder_rows",
+    "local_time",
+    "rating_history",
+    "rerun_final",
+    "runtime_of",
+    "source_opened",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The runtimes a competition may offer: a ``.py`` file runs under Python (the bot kit,
+#: arena.match.process); uploads take Python files only (arena.service.uploads).
+RUNTIMES = {"python": ".py"}
+
+#: Each numeric setting's bounds (inclusive) and unit, as the messages name them. The time
+#: a move is the tournaments' (arena.service.tournaments).
+BOUNDS: dict[str, tuple[float, float, str]] = {
+    "players": (2, 5, ""),
+    "daily_submissions": (1, 100, ""),
+    "final_top": (2, 32, ""),
+    "final_confidence": (0.5, 0.999, ""),
+    "final_max_games": (10, 100_000, ""),
+    "games_per_deal": (1, 50, ""),
+    "move_seconds": (0.01, 10.0, " s"),
+    "memory_mb": (64, 2048, " MB"),
+}
+
+#: The longest description, in characters.
+MAX_DESCRIPTION = 5000
+#: The longest reason for a disqualification, in characters.
+MAX_REASON = 500
+#: How far ahead a deadline may be.
+MAX_AHEAD = timedelta(days=3660)
+
+
+class CompetitionError(ArenaError):
+    """A competition's setting or an action on it is refused (the message says why, in a
+    sentence)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewCompetition:
+    """A competition as an organiser asks for it (docs/competitions.md).
+
+    Attributes:
+        rules: a preset's name (:func:`arena.service.tournaments.preset`), unless
+            ``custom_rules`` (a rule file's rule set) is given.
+        players: seats at a table, 2-5; ``teams``: 4 players as 2v2.
+        opens: when entries open (aware; None: now); ``deadline``: when they close.
+        time_zone: the organiser's IANA time zone, how the dates are shown.
+        daily_submissions: entries a user may make in any 24 hours.
+        sources_public: the entries' sources are readable by everyone after the deadline.
+        games_per_deal: games of one ladder or final match.
+        final_top, final_confidence, final_max_games: the final (the ladder's top N,
+            adjacent places separated at this confidence, at most so many games).
+    """
+
+    name: str
+    deadline: datetime
+    rules: str = "draw"
+    custom_rules: Rules | None = None
+    players: int = 2
+    teams: bool = False
+    move_seconds: float = 1.0
+    memory_mb: int = 256
+    runtimes: tuple[str, ...] = ("python",)
+    opens: datetime | None = None
+    time_zone: str = "UTC"
+    daily_submissions: int = 5
+    sources_public: bool = False
+    games_per_deal: int = 2
+    final_top: int = 8
+    final_confidence: float = 0.95
+    final_max_games: int = 2000
+    description: str = ""
+
+
+def _now(now: datetime | None = None) -> datetime:
+    return datetime.now(UTC) if now is None else now.astimezone(UTC)
+
+
+def runtime_of(filename: str) -> str:
+    """The runtime a bot file runs under (``python`` for a ``.py`` file; else its
+    suffix, which no competition offers)."""
+    suffix = PurePath(filename).suffix
+    for runtime, ending in RUNTIMES.items():
+        if suffix == ending:
+            return runtime
+    return suffix.lstrip(".") or "no runtime"
+
+
+# --- creation ---------------------------------------------------------------------------------
+
+
+def _in_bounds(what: str, value: float) -> None:
+    low, high, unit = BOUNDS[what]
+    if not low <= value <= high:
+        shown = what.replace("_", " ")
+        raise CompetitionError(f"{shown} must be {low:g} to {high:g}{unit}, not {value:g}{unit}.")
+
+
+def _rules(new: NewCompetition) -> Rules:
+    try:
+        rules = new.custom_rules if new.custom_rules is not None else preset(new.rules)
+        _in_bounds("players", new.players)
+        rules.check_players(new.players, new.teams)
+    except CompetitionError:
+        raise
+    except ArenaError as exc:
+        raise CompetitionError(f"{str(exc).rstrip('.')}.") from None
+    return rules
+
+
+def _check_dates(new: NewCompetition, now: datetime) -> tuple[datetime, datetime]:
+    _check_zone(new.time_zone)
+    for moment in (new.opens, new.deadline):
+        if moment is not None and moment.tzinfo is None:
+            raise CompetitionError("give the opening and the deadline with their time zone.")
+    try:
+        opens = _now(new.opens) if new.opens is not None else now
+        deadline = new.deadline.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise CompetitionError("give dates between the years 1 and 9999.") from None
+    shown = functools.partial(local_time, time_zone=new.time_zone)
+    if deadline <= opens:
+        raise CompetitionError(
+            f"the deadline ({shown(deadline)}) must come after the opening ({shown(opens)})."
+        )
+    if deadline <= now:
+        raise CompetitionError(f"the deadline ({shown(deadline)}) has passed already.")
+    if deadline > now + MAX_AHEAD:
+        raise CompetitionError(
+            f"the deadline ({shown(deadline)}) must be within {MAX_AHEAD.days} days from now."
+        )
+    return opens, deadline
+
+
+def _check_zone(time_zone: str) -> None:
+    try:
+        if len(time_zone) > 64:
+            raise ValueError(time_zone)
+        ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise CompetitionError(
+            f"{time_zone[:80]!r} is not a known time zone: use an IANA name such as "
+            "Europe/Paris or UTC."
+        ) from None
+
+
+def _check_settings(new: NewCompetition) -> None:
+    for what in ("daily_submissions", "final_top", "final_confidence", "final_max_games",
+                 "games_per_deal", "move_seconds", "memory_mb"):  # fmt: skip
+        _in_bounds(what, getattr(new, what))
+    unknown = [r for r in new.runtimes if r not in RUNTIMES]
+    if not new.runtimes or unknown or len(set(new.runtimes)) != len(new.runtimes):
+        raise CompetitionError(
+            f"offer one or more of the runtimes {', '.join(RUNTIMES)}"
+            + (f", not {', '.join(map(repr, unknown))}." if unknown else ", each once.")
+        )
+    if len(new.description) > MAX_DESCRIPTION:
+        raise CompetitionError(f"the description may have at most {MAX_DESCRIPTION} characters.")
+    if "\x00" in new.description:
+        raise CompetitionError("the description holds a NUL character: send plain text.")
+
+
+def create_competition(
+    store: Store, actor: Actor, new: NewCompetition, *, now: datetime | None = None
+) -> int:
+    """Store the competition ``new`` for ``actor`` (its organiser; the operator's has
+    none) with its ladder tournament, seeded at random; return its id.
+
+    Raises:
+        PermissionDenied: ``actor`` is not an organiser (nor an admin).
+        CompetitionError: a setting is refused (the message says which); nothing stored.
+    """
+    require(actor, "create-competition", message="only organisers and admins create competitions")
+    try:
+        name = check_name(new.name.strip(), "competition name")
+    except ArenaError as exc:
+        raise CompetitionError(f"{exc}.") from None
+    rules = _rules(new)
+    opens, deadline = _check_dates(new, _now(now))
+    _check_settings(new)
+    seed = random.SystemRandom().getrandbits(62)
+    played = {"move_seconds": float(new.move_seconds), "memory_mb": int(new.memory_mb)}
+    values = {
+        "description": new.description.strip(), "owner_id": actor_id(actor),
+        "players": new.players, "teams": new.teams,
+        "settings": {**played, "runtimes": list(new.runtimes),
+                     "games_per_deal": new.games_per_deal},
+        "opens": opens, "deadline": deadline, "time_zone": new.time_zone,
+        "daily_submissions": new.daily_submissions, "sources_public": new.sources_public,
+        "final_top": new.final_top, "final_confidence": float(new.final_confidence),
+        "final_max_games": new.final_max_games, "seed": seed,
+    }  # fmt: skip
+    try:
+        competition_id = stored.insert_competition(
+            store, name=name, ladder_name=fit_name(f"{name}-ladder"), rules=rules,
+            values=values, tournament_settings=played, games_per_match=new.games_per_deal,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise CompetitionError(f"{exc}: choose another name.") from None
+    logger.info("competition %s (id %s) created by %s", name, competition_id, _who(actor))
+    return competition_id
+
+
+# --- who may do what -------------------------------------------------------------------------
+
+
+def _manage(store: Store, actor: Actor, name: str) -> CompetitionRow:
+    row = find_competition(store, name)
+    require(
+        actor,
+        "manage-competition",
+        Target(row.owner_id),
+        message="only its organiser or an admin may change this competition",
+    )
+    return row
+
+
+def _check_open(row: CompetitionRow, now: datetime) -> None:
+    if is_open(row, now):
+        return
+    tz = row.time_zone
+    if row.status == "open" and now < row.opens:
+        raise CompetitionError(f"{row.name} opens for entries at {local_time(row.opens, tz)}.")
+    raise CompetitionError(f"{row.name} closed for entries at {local_time(row.deadline, tz)}.")
+
+
+def _check_daily(store: Store, row: CompetitionRow, user_id: int, now: datetime) -> None:
+    at = next_entry_at(store, row, user_id, now)
+    if at is not None:
+        raise CompetitionError(
+            f"{row.name} takes {row.daily_submissions} entries a user in any 24 hours: your "
+            f"next is allowed at {local_time(at, row.time_zone)}."
+        )
+
+
+def _entrant(actor: Actor, action_message: str) -> Account:
+    require(actor, "enter-competition", message=action_message)
+    if not isinstance(actor, Account):
+        raise CompetitionError(
+            "an entry needs an account: the operator enters a user's bot with "
+            "`arena competition enter --owner USER`."
+        )
+    return actor
+
+
+# --- entries ----------------------------------------------------------------------------------
+
+
+def enter_with_upload(
+    store: Store,
+    celery: Celery,
+    actor: Actor,
+    name: str,
+    filename: str,
+    data: bytes,
+    bot_name: str = "",
+    *,
+    now: datetime | None = None,
+) -> EntryView:
+    """Enter a bot file ``actor`` uploads: screened here, stored as an upload of the
+    actor's bot ``bot_name`` (default: the ``NAME`` the file declares, else the file's
+    stem), checked on a worker (the entry is ``pending`` until :func:`entry_accepted`);
+    an upload of a source the bot has already is settled at once. Return the entry.
+
+    Raises:
+        PermissionDenied: ``actor`` may not enter (anonymous).
+        NotFound: no competition is called ``name``.
+        CompetitionError, UploadError, ArenaError: the entry or the file is refused
+            (closed, over the daily limit, a runtime not offered, a bad file): nothing stored.
+    """
+    from arena.service.dispatch import dispatch_upload
+
+    account = _entrant(actor, "log in to enter a competition")
+    row = find_competition(store, name)
+    now = _now(now)
+    _check_open(row, now)
+    filename = PurePath(filename.replace("\\", "/")).name
+    _check_runtime(row, filename)
+    _check_daily(store, row, account.id, now)
+    source = screen_source(filename, data)
+    bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
+    upload_id = create_upload(store, account.id, bot, filename, source)
+    entry_id = stored.add_entry(store, row.id, account.id, upload_id=upload_id, now=now)
+    view = upload_view(store, upload_id)
+    assert view is not None
+    if view.pending:  # checked on a worker, which settles the entry (entry_accepted)
+        dispatch_upload(store, celery, upload_id)
+    else:  # "already": the bot has this source as a stored version
+        entry_accepted(store, upload_id, now=now)
+    logger.info(
+        "competition %s: entry %d (upload %d) by %s", name, entry_id, upload_id, account.name
+    )
+    return _entry_view(store, row, account.id, entry_id)
+
+
+def _check_runtime(row: CompetitionRow, filename: str) -> None:
+    offered = list(row.settings.get("runtimes") or ["python"])
+    runtime = runtime_of(filename)
+    if runtime not in offered:
+        endings = ", ".join(f"{r} ({RUNTIMES.get(r, '?')} files)" for r in offered)
+        raise CompetitionError(f"{row.name} takes bots in {endings}: {filename} is not one.")
+
+
+def enter_with_version(
+    store: Store,
+    actor: Actor,
+    name: str,
+    version_id: int,
+    *,
+    owner: str | None = None,
+    now: datetime | None = None,
+) -> EntryView:
+    """Enter a stored version: ``actor``'s own (the operator names its ``owner``), while
+    the competition is open (an account's entries within the daily limit); it becomes the
+    user's active entry at once. Return the entry.
+
+    Raises:
+        PermissionDenied: ``actor`` may not enter (anonymous).
+        NotFound: no competition called ``name``, or no such version of the user's.
+        CompetitionError: closed, over the daily limit, or the operator named no owner.
+    """
+    row = find_competition(store, name)
+    now = _now(now)
+    if isinstance(actor, Operator):
+        if owner is None:
+            raise CompetitionError("name the user the entry is for (--owner USER).")
+        user_id = reads.user_id_named(store, owner)
+        if user_id is None:
+            raise NotFound(f"no user called {owner!r}")
+    else:
+        user_id = _entrant(actor, "log in to enter a competition").id
+    _check_open(row, now)
+    names = reads.version_names(store, [version_id]).get(version_id)
+    if names is None or names[0] != user_id:
+        raise NotFound(f"no bot version {version_id} of yours to enter")
+    if not isinstance(actor, Operator):
+        _check_daily(store, row, user_id, now)
+    entry_id, status = stored.add_active_entry(store, row.id, user_id, version_id, now)
+    logger.info("competition %s: entry %d of version %d: %s", name, entry_id, version_id, status)
+    return _entry_view(store, row, user_id, entry_id)
+
+
+def entry_accepted(store: Store, upload_id: int, now: datetime | None = None) -> int | None:
+    """Settle the competition entry made with this upload once its check is done (the
+    workers call it after every check): accepted (or "already") -> active, superseding the
+    user's previous active entry (``late`` after the deadline); rejected -> rejected with
+    the upload's message. Return the entry's id, or None if the upload is no entry (it is
+    a plain upload: it gets its placement tournament). Idempotent.
+    """
+    entry_id = stored.entry_of_upload(store, upload_id)
+    if entry_id is None:
+        return None
+    found = upload_with_version(store, upload_id)
+    if found is None or found[0].status == "pending":
+        return entry_id
+    upload = found[0]
+    if upload.status in ("accepted", "already") and upload.bot_version_id is not None:
+        settled = stored.accept_entry(
+            store, upload_id, version_id=upload.bot_version_id, message=None, now=now
+        )
+    else:
+        settled = stored.accept_entry(
+            store, upload_id, version_id=None, message=upload.message, now=now
+        )
+    if settled is not None:
+        logger.info("competition entry %d (upload %d): %s", settled[0], upload_id, settled[1])
+    return entry_id
+
+
+def _entry_view(store: Store, row: CompetitionRow, user_id: int, entry_id: int) -> EntryView:
+    for entry in stored.entries_of(store, row.id, user_id):
+        if entry.id == entry_id:
+            return entry_view(row, entry)
+    raise NotFound(f"no entry {entry_id}")  # pragma: no cover (just stored)
+
+
+# --- the organiser's controls -----------------------------------------------------------------
+
+
+def extend_deadline(
+    store: Store, actor: Actor, name: str, deadline: datetime, *, now: datetime | None = None
+) -> None:
+    """Move the deadline of an open competition later (after now and after the current
+    one).
+
+    Raises:
+        NotFound, PermissionDenied: no such competition; not its organiser nor an admin.
+        CompetitionError: closed already, or the new deadline is not later.
+    """
+    row = _manage(store, actor, name)
+    now = _now(now)
+    if deadline.tzinfo is None:
+        raise CompetitionError("give the new deadline with its time zone.")
+    try:
+        deadline = deadline.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise CompetitionError("give a date between the years 1 and 9999.") from None
+    if row.status != "open" or now >= row.deadline:
+        raise CompetitionError(
+            f"{name} closed at {local_time(row.deadline, row.time_zone)}: its deadline "
+            "can no longer move."
+        )
+    if deadline <= row.deadline:
+        raise CompetitionError(
+            f"the new deadline ({local_time(deadline, row.time_zone)}) must come after the "
+            f"current one ({local_time(row.deadline, row.time_zone)})."
+        )
+    if deadline > now + MAX_AHEAD:
+        raise CompetitionError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
+    stored.set_deadline(store, row.id, deadline)
+    logger.info("competition %s: deadline moved to %s by %s", name, deadline, _who(actor))
+
+
+def disqualify(store: Store, actor: Actor, name: str, version_id: int, reason: str) -> None:
+    """Disqualify an entered version, with ``reason`` (shown on its row): its entries stop
+    playing and its pending ladder matches are void.
+
+    Raises:
+        NotFound, PermissionDenied: no such competition; not its organiser nor an admin.
+        CompetitionError: no reason given, or the version is not entered.
+    """
+    row = _manage(store, actor, name)
+    reason = " ".join(reason.replace("\x00", " ").split())
+    if not reason:
+        raise CompetitionError("give the reason for the disqualification: it is shown on its row.")
+    if len(reason) > MAX_REASON:
+        raise CompetitionError(f"the reason may have at most {MAX_REASON} characters.")
+    changed, voided = stored.disqualify_version(store, row.id, version_id, reason)
+    if not changed:
+        raise CompetitionError(f"version {version_id} is not an entry of {name} to disqualify.")
+    logger.info(
+        "competition %s: version %d disqualified by %s (%d matches void)",
+        name, version_id, _who(actor), voided,
+    )  # fmt: skip
+
+
+def close_now(store: Store, actor: Actor, name: str, *, now: datetime | None = None) -> None:
+    """Close an open competition now (its deadline becomes now; the scheduler's next tick
+    stops the ladder and starts the final).
+
+    Raises:
+        NotFound, PermissionDenied: no such competition; not its organiser nor an admin.
+        CompetitionError: closed already.
+    """
+    row = _manage(store, actor, name)
+    now = _now(now)
+    if row.status != "open" or now >= row.deadline:
+        raise CompetitionError(
+            f"{name} closed at {local_time(row.deadline, row.time_zone)} already."
+        )
+    stored.set_deadline(store, row.id, now)
+    logger.info("competition %s closed by %s", name, _who(actor))
+
+
+def rerun_final(store: Store, actor: Actor, name: str) -> None:
+    """Play the final again: its unplayed matches are void and its table cleared; the
+    scheduler's next tick makes a new final.
+
+    Raises:
+        NotFound, PermissionDenied: no such competition; not its organiser nor an admin.
+        CompetitionError: no final was made yet.
+    """
+    row = _manage(store, actor, name)
+    if row.status not in ("final", "done") or row.final_id is None:
+        raise CompetitionError(f"{name} has no final to rerun yet.")
+    voided = stored.reset_final(store, row.id, by=_who(actor))
+    logger.info("competition %s: final rerun by %s (%d matches void)", name, _who(actor), voided)
+
+
+def source_opened(store: Store, owner: str, bot: str, version: int) -> bool:
+    """Whether a version's source is readable by everyone because it was entered in a
+    competition whose sources became public at its deadline."""
+    return reads.source_opened(store, owner, bot, version, _now())
+
+
+def _who(actor: Actor) -> str:
+    return "anonymous" if actor is None else actor.name

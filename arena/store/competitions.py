@@ -1,0 +1,587 @@
+"""The competitions' tables: a competition with its ladder tournament, its entries (their
+life: pending -> active -> superseded / disqualified; rejected; late), the ladder's
+entrants, the organiser's changes (deadline, disqualification, a final's rerun) and the
+reads behind a competition's page and exports.
+
+Queries live in the store (docs/architecture.md): callers get frozen values, never a
+session. Each function is one transaction. The service (arena.service.competitions)
+decides who may do what; these functions only keep the rows consistent.
+
+A ladder entrant is a ``tournament_entrants`` row of the ladder tournament, added when an
+entry becomes active (:func:`accept_entry`, :func:`add_active_entry`); its label is the
+version's display name made a name (``alice-greedy-v3``), unique in the tournament.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.orm import Session
+
+from arena.compete.names import fit_name
+from arena.engine.rules import Rules
+from arena.store.db import Store, as_utc
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Competition,
+    CompetitionEntry,
+    Match,
+    RuleSet,
+    Tournament,
+    TournamentEntrant,
+    Upload,
+    User,
+)
+from arena.store.queue import void_pending
+
+__all__ = [
+    "ActiveEntrant",
+    "CompetitionRow",
+    "EntryRow",
+    "accept_entry",
+    "active_entrants",
+    "add_active_entry",
+    "add_entry",
+    "competition_row",
+    "competition_rows",
+    "disqualify_version",
+    "entries_of",
+    "entry_of_upload",
+    "entry_rows",
+    "entry_times",
+    "insert_competition",
+    "ladder_label",
+    "reset_final",
+    "set_deadline",
+]
+
+#: Entry statuses that hold a version which played (or plays) on the ladder.
+PLAYED = ("active", "superseded", "disqualified")
+
+
+@dataclass(frozen=True, slots=True)
+class CompetitionRow:
+    """A competition's row, with its rule set's and owner's names and its counts."""
+
+    id: int
+    name: str
+    description: str
+    owner_id: int | None
+    owner: str | None
+    rules: str
+    rules_params: dict[str, Any]
+    players: int
+    teams: bool
+    settings: dict[str, Any]
+    opens: datetime
+    deadline: datetime
+    time_zone: str
+    daily_submissions: int
+    sources_public: bool
+    final_top: int
+    final_confidence: float
+    final_max_games: int
+    seed: int
+    status: str
+    ladder_id: int
+    ladder: str
+    final_id: int | None
+    final: str | None
+    standings: list[Any] | None
+    standings_computed: datetime | None
+    final_table: list[Any] | None
+    created: datetime
+    closed: datetime | None
+    finished: datetime | None
+    #: Active entries (the entrants playing the ladder now).
+    entrants: int
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveEntrant:
+    """An entrant that plays the ladder now: its version, its ladder label, its user."""
+
+    version_id: int
+    label: str
+    user_id: int
+    accepted: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRow:
+    """An entry with its version's names (None while pending or rejected) and its
+    upload's status."""
+
+    id: int
+    competition_id: int
+    user_id: int
+    user: str
+    upload_id: int | None
+    upload_status: str | None
+    version_id: int | None
+    bot: str | None
+    version: int | None
+    label: str | None
+    status: str
+    reason: str | None
+    created: datetime
+    accepted: datetime | None
+    first_rated: datetime | None
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
+def _now(now: datetime | None) -> datetime:
+    return datetime.now(UTC) if now is None else as_utc(now)
+
+
+# --- creating and reading competitions --------------------------------------------------------
+
+
+def insert_competition(
+    store: Store,
+    *,
+    name: str,
+    ladder_name: str,
+    rules: Rules,
+    values: dict[str, Any],
+    tournament_settings: dict[str, Any],
+    games_per_match: int,
+) -> int:
+    """Store the competition ``name`` with ``values`` (its columns but the rule set and the
+    ladder) and its ladder tournament ``ladder_name`` (format ``ladder``, ``running``, no
+    entrant nor match yet, ``tournament_settings``); return the competition's id. One
+    transaction: both or neither.
+
+    Raises:
+        ValueError: a competition called ``name``, or a tournament called ``ladder_name``,
+            exists already.
+    """
+    rule_set = store.ensure_rule_set(rules)
+    now = datetime.now(UTC)
+    with store.write() as session:
+        if store.dialect == "postgresql":  # serialize creators of the same name
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": name})
+        if session.scalar(select(Competition.id).where(Competition.name == name)) is not None:
+            raise ValueError(f"a competition called {name!r} exists already")
+        if session.scalar(select(Tournament.id).where(Tournament.name == ladder_name)):
+            raise ValueError(f"a tournament called {ladder_name!r} exists already")
+        ladder = Tournament(
+            name=ladder_name,
+            format="ladder",
+            rule_set_id=rule_set.id,
+            players=values["players"],
+            teams=values["teams"],
+            games_per_match=games_per_match,
+            seed=values["seed"],
+            status="running",
+            settings=dict(tournament_settings),
+            owner_id=values.get("owner_id"),
+            started=now,
+        )
+        session.add(ladder)
+        session.flush()
+        competition = Competition(
+            name=name, rule_set_id=rule_set.id, ladder_id=ladder.id, status="open", **values
+        )
+        session.add(competition)
+        session.flush()
+        return competition.id
+
+
+def _rows_query() -> Any:
+    ladder = Tournament.__table__.alias("ladder")
+    final = Tournament.__table__.alias("final")
+    entrants = (
+        select(func.count())
+        .select_from(CompetitionEntry)
+        .where(
+            CompetitionEntry.competition_id == Competition.id,
+            CompetitionEntry.status == "active",
+        )
+        .scalar_subquery()
+    )
+    return (
+        select(Competition, User.name, RuleSet.name, RuleSet.params, ladder.c.name,
+               final.c.name, entrants)
+        .join(RuleSet, RuleSet.id == Competition.rule_set_id)
+        .join(ladder, ladder.c.id == Competition.ladder_id)
+        .outerjoin(final, final.c.id == Competition.final_id)
+        .outerjoin(User, User.id == Competition.owner_id)
+    )  # fmt: skip
+
+
+def _row(found: Any) -> CompetitionRow:
+    c, owner, rules, params, ladder, final, entrants = found
+    return CompetitionRow(
+        id=c.id, name=c.name, description=c.description or "", owner_id=c.owner_id,
+        owner=owner, rules=str(rules), rules_params=dict(params), players=c.players,
+        teams=bool(c.teams), settings=dict(c.settings or {}), opens=as_utc(c.opens),
+        deadline=as_utc(c.deadline), time_zone=c.time_zone,
+        daily_submissions=c.daily_submissions, sources_public=bool(c.sources_public),
+        final_top=c.final_top, final_confidence=c.final_confidence,
+        final_max_games=c.final_max_games, seed=int(c.seed), status=c.status,
+        ladder_id=c.ladder_id, ladder=str(ladder), final_id=c.final_id, final=final,
+        standings=c.standings, standings_computed=_aware(c.standings_computed),
+        final_table=c.final_table, created=as_utc(c.created), closed=_aware(c.closed),
+        finished=_aware(c.finished), entrants=int(entrants or 0),
+    )  # fmt: skip
+
+
+def competition_row(store: Store, name: str) -> CompetitionRow | None:
+    """The competition called ``name``, or None."""
+    with store.read() as session:
+        found = session.execute(_rows_query().where(Competition.name == name)).first()
+    return None if found is None else _row(found)
+
+
+def competition_rows(store: Store) -> list[CompetitionRow]:
+    """Every competition, the latest deadline first."""
+    with store.read() as session:
+        found = session.execute(
+            _rows_query().order_by(Competition.deadline.desc(), Competition.id.desc())
+        ).all()
+    return [_row(row) for row in found]
+
+
+# --- entries ----------------------------------------------------------------------------------
+
+
+def entry_times(store: Store, competition_id: int, user_id: int, since: datetime) -> list[datetime]:
+    """When the user's entries in the competition made since ``since`` were made, oldest
+    first (rejected ones count: a submission is a submission)."""
+    with store.read() as session:
+        found = session.scalars(
+            select(CompetitionEntry.created)
+            .where(
+                CompetitionEntry.competition_id == competition_id,
+                CompetitionEntry.user_id == user_id,
+                CompetitionEntry.created >= since,
+            )
+            .order_by(CompetitionEntry.created)
+        ).all()
+    return [as_utc(moment) for moment in found]
+
+
+def add_entry(
+    store: Store,
+    competition_id: int,
+    user_id: int,
+    *,
+    upload_id: int | None = None,
+    version_id: int | None = None,
+    now: datetime | None = None,
+) -> int:
+    """Store a pending entry (of an upload being checked, or of a stored version about to
+    be accepted); return its id."""
+    with store.write() as session:
+        entry = CompetitionEntry(
+            competition_id=competition_id,
+            user_id=user_id,
+            upload_id=upload_id,
+            bot_version_id=version_id,
+            status="pending",
+            created=_now(now),
+        )
+        session.add(entry)
+        session.flush()
+        return entry.id
+
+
+def entry_of_upload(store: Store, upload_id: int) -> int | None:
+    """The id of the competition entry made with this upload, or None (a plain upload)."""
+    with store.read() as session:
+        return session.scalar(
+            select(CompetitionEntry.id).where(CompetitionEntry.upload_id == upload_id)
+        )
+
+
+def ladder_label(owner: str, bot: str, version: int, taken: set[str]) -> str:
+    """A version's ladder label: its display name made a name (``alice-greedy-v3``), with
+    ``-2``, ``-3`` ... after it while it is ``taken``."""
+    base = fit_name(f"{owner}-{bot}-v{version}")
+    label, n = base, 1
+    while label in taken:
+        n += 1
+        label = fit_name(f"{base}-{n}")
+    return label
+
+
+def _ensure_entrant(session: Session, ladder_id: int, version_id: int) -> str:
+    """The version's label on the ladder, its ``tournament_entrants`` row added if need be."""
+    existing = session.scalar(
+        select(TournamentEntrant.label).where(
+            TournamentEntrant.tournament_id == ladder_id,
+            TournamentEntrant.bot_version_id == version_id,
+        )
+    )
+    if existing is not None:
+        return str(existing)
+    owner, bot, number = session.execute(
+        select(User.name, Bot.name, BotVersion.version)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .join(User, User.id == Bot.owner_id)
+        .where(BotVersion.id == version_id)
+    ).one()
+    taken = set(
+        session.scalars(
+            select(TournamentEntrant.label).where(TournamentEntrant.tournament_id == ladder_id)
+        )
+    )
+    label = ladder_label(str(owner), str(bot), int(number), taken)
+    session.add(TournamentEntrant(tournament_id=ladder_id, label=label, bot_version_id=version_id))
+    return label
+
+
+def _lock_competition(store: Store, session: Session, competition_id: int) -> Competition:
+    query = select(Competition).where(Competition.id == competition_id)
+    if store.dialect == "postgresql":
+        query = query.with_for_update()
+    competition = session.scalar(query)
+    if competition is None:
+        raise ValueError(f"no competition with id {competition_id}")
+    return competition
+
+
+def _activate(
+    store: Store, session: Session, entry: CompetitionEntry, version_id: int, now: datetime
+) -> str:
+    """Make the pending ``entry`` of ``version_id`` what it becomes at ``now``, in the
+    caller's transaction: ``late`` after the deadline; ``rejected`` if the version was
+    disqualified here; else ``active`` (the user's active entry before it superseded, or
+    kept when it holds the same version: then this one is ``superseded`` at once)."""
+    competition = _lock_competition(store, session, entry.competition_id)
+    entry.bot_version_id = version_id
+    entry.accepted = now
+    if now >= as_utc(competition.deadline) or competition.status != "open":
+        entry.status = "late"
+        return entry.status
+    disqualified = session.scalar(
+        select(CompetitionEntry.reason).where(
+            CompetitionEntry.competition_id == entry.competition_id,
+            CompetitionEntry.bot_version_id == version_id,
+            CompetitionEntry.status == "disqualified",
+        )
+    )
+    if disqualified is not None:
+        entry.status, entry.reason = "rejected", f"this version was disqualified: {disqualified}"
+        return entry.status
+    active = session.scalars(
+        select(CompetitionEntry).where(
+            CompetitionEntry.competition_id == entry.competition_id,
+            CompetitionEntry.user_id == entry.user_id,
+            CompetitionEntry.status == "active",
+            CompetitionEntry.id != entry.id,
+        )
+    ).all()
+    if any(other.bot_version_id == version_id for other in active):
+        entry.status, entry.reason = "superseded", "this version is your active entry already"
+        return entry.status
+    for other in active:
+        other.status = "superseded"
+    entry.status = "active"
+    _ensure_entrant(session, competition.ladder_id, version_id)
+    return entry.status
+
+
+def accept_entry(
+    store: Store,
+    upload_id: int,
+    *,
+    version_id: int | None,
+    message: str | None,
+    now: datetime | None = None,
+) -> tuple[int, str] | None:
+    """Settle the pending entry made with the upload: ``version_id`` None means the check
+    rejected it (its ``reason``: ``message``), else see :func:`_activate`. Return (the
+    entry's id, its status), or None when no pending entry holds this upload (a plain
+    upload, or one settled already: idempotent)."""
+    now = _now(now)
+    with store.write() as session:
+        entry = session.scalar(
+            select(CompetitionEntry).where(
+                CompetitionEntry.upload_id == upload_id, CompetitionEntry.status == "pending"
+            )
+        )
+        if entry is None:
+            return None
+        if version_id is None:
+            entry.status, entry.reason = "rejected", message or "the check rejected it"
+            return entry.id, entry.status
+        return entry.id, _activate(store, session, entry, version_id, now)
+
+
+def add_active_entry(
+    store: Store, competition_id: int, user_id: int, version_id: int, now: datetime | None = None
+) -> tuple[int, str]:
+    """Enter a stored, accepted version at once: one transaction storing the entry and
+    settling it (see :func:`_activate`); return (its id, its status)."""
+    now = _now(now)
+    with store.write() as session:
+        entry = CompetitionEntry(
+            competition_id=competition_id,
+            user_id=user_id,
+            bot_version_id=version_id,
+            status="pending",
+            created=now,
+        )
+        session.add(entry)
+        session.flush()
+        return entry.id, _activate(store, session, entry, version_id, now)
+
+
+def active_entrants(store: Store, competition_id: int) -> list[ActiveEntrant]:
+    """The entrants playing the competition's ladder now (each user's active entry), with
+    their ladder labels, the earliest accepted first."""
+    with store.read() as session:
+        found = session.execute(
+            select(
+                CompetitionEntry.bot_version_id,
+                TournamentEntrant.label,
+                CompetitionEntry.user_id,
+                CompetitionEntry.accepted,
+            )
+            .join(Competition, Competition.id == CompetitionEntry.competition_id)
+            .join(
+                TournamentEntrant,
+                (TournamentEntrant.tournament_id == Competition.ladder_id)
+                & (TournamentEntrant.bot_version_id == CompetitionEntry.bot_version_id),
+            )
+            .where(
+                CompetitionEntry.competition_id == competition_id,
+                CompetitionEntry.status == "active",
+            )
+            .order_by(CompetitionEntry.accepted, CompetitionEntry.id)
+        ).all()
+    return [
+        ActiveEntrant(int(version), str(label), int(user), as_utc(accepted))
+        for version, label, user, accepted in found
+        if version is not None and accepted is not None
+    ]
+
+
+def _entries_query(competition_id: int) -> Any:
+    return (
+        select(CompetitionEntry, User.name, Upload.status, Bot.name, BotVersion.version,
+               TournamentEntrant.label)
+        .join(User, User.id == CompetitionEntry.user_id)
+        .join(Competition, Competition.id == CompetitionEntry.competition_id)
+        .outerjoin(Upload, Upload.id == CompetitionEntry.upload_id)
+        .outerjoin(BotVersion, BotVersion.id == CompetitionEntry.bot_version_id)
+        .outerjoin(Bot, Bot.id == BotVersion.bot_id)
+        .outerjoin(
+            TournamentEntrant,
+            (TournamentEntrant.tournament_id == Competition.ladder_id)
+            & (TournamentEntrant.bot_version_id == CompetitionEntry.bot_version_id),
+        )
+        .where(CompetitionEntry.competition_id == competition_id)
+        .order_by(CompetitionEntry.created.desc(), CompetitionEntry.id.desc())
+    )  # fmt: skip
+
+
+def _entry(found: Any) -> EntryRow:
+    e, user, upload_status, bot, version, label = found
+    return EntryRow(
+        id=e.id, competition_id=e.competition_id, user_id=e.user_id, user=str(user),
+        upload_id=e.upload_id, upload_status=upload_status, version_id=e.bot_version_id,
+        bot=bot, version=version, label=label, status=e.status, reason=e.reason,
+        created=as_utc(e.created), accepted=_aware(e.accepted),
+        first_rated=_aware(e.first_rated),
+    )  # fmt: skip
+
+
+def entries_of(store: Store, competition_id: int, user_id: int) -> list[EntryRow]:
+    """The user's entries in the competition, the latest first."""
+    with store.read() as session:
+        found = session.execute(
+            _entries_query(competition_id).where(CompetitionEntry.user_id == user_id)
+        ).all()
+    return [_entry(row) for row in found]
+
+
+def entry_rows(store: Store, competition_id: int) -> list[EntryRow]:
+    """Every entry of the competition, the latest first."""
+    with store.read() as session:
+        found = session.execute(_entries_query(competition_id)).all()
+    return [_entry(row) for row in found]
+
+
+# --- the organiser's changes ------------------------------------------------------------------
+
+
+def set_deadline(store: Store, competition_id: int, deadline: datetime) -> None:
+    """Move the competition's deadline to ``deadline``."""
+    with store.write() as session:
+        session.execute(
+            update(Competition)
+            .where(Competition.id == competition_id)
+            .values(deadline=as_utc(deadline))
+        )
+
+
+def _pending_matches_of(session: Session, tournament_id: int, version_id: int) -> list[int]:
+    return [
+        int(match_id)
+        for match_id, seats in session.execute(
+            select(Match.id, Match.seats).where(
+                Match.tournament_id == tournament_id, Match.status == "pending"
+            )
+        )
+        if version_id in [int(seat) for seat in seats]
+    ]
+
+
+def disqualify_version(
+    store: Store, competition_id: int, version_id: int, reason: str, now: datetime | None = None
+) -> tuple[int, int]:
+    """Disqualify ``version_id`` in the competition: its entries that played (active,
+    superseded) or are pending become ``disqualified`` with ``reason``, and its pending
+    ladder matches are void; return (entries changed, matches voided)."""
+    now = _now(now)
+    with store.write() as session:
+        competition = _lock_competition(store, session, competition_id)
+        changed = session.execute(
+            update(CompetitionEntry)
+            .where(
+                CompetitionEntry.competition_id == competition_id,
+                CompetitionEntry.bot_version_id == version_id,
+                CompetitionEntry.status.in_(("active", "superseded", "pending", "late")),
+            )
+            .values(status="disqualified", reason=reason)
+        ).rowcount  # type: ignore[attr-defined]
+        matches = _pending_matches_of(session, competition.ladder_id, version_id)
+        if matches:
+            session.execute(
+                update(Match)
+                .where(Match.id.in_(matches), Match.status == "pending")
+                .values(
+                    status="void",
+                    result={"void": f"disqualified: {reason}", "worker": None},
+                    lease_expires=None,
+                    finished=now,
+                )
+            )
+    return int(changed or 0), len(matches)
+
+
+def reset_final(store: Store, competition_id: int, *, by: str) -> int:
+    """Rerun the competition's final: void its final tournament's unplayed matches (running
+    ones too) and mark it cancelled, clear ``final_id``, ``final_table`` and ``finished``,
+    status back to ``final`` (the scheduler's tick makes a new final). Return how many
+    matches were voided."""
+    with store.write() as session:
+        competition = _lock_competition(store, session, competition_id)
+        final_id = competition.final_id
+        competition.final_id = None
+        competition.final_table = None
+        competition.finished = None
+        competition.status = "final"
+    if final_id is None:
+        return 0
+    return void_pending(store, final_id, f"final rerun by {by}", cancel=True, running=True)

@@ -1,0 +1,441 @@
+"""The competitions' part of the JSON API (docs/api.md, docs/competitions.md), on the
+API's blueprint (:mod:`web.api`: tokens, the error shape, the OpenAPI document): the list,
+one competition with its ladder, creating one (organisers, a ``run`` token), entering a
+bot (an ``upload`` token), the organiser's controls (``run``), the exports (CSV, JSON).
+
+Imported by web.app before the blueprint is registered (its routes join it then).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+from datetime import datetime
+from typing import Any
+
+from flask import Response
+from pydantic import BaseModel, Field
+from spectree import Response as Responses
+from spectree.model_adapter.pydantic_adapter import BaseFile
+from werkzeug.datastructures import FileStorage
+
+from arena.engine.rules import rules_from_document
+from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service import competitions as service
+from arena.service.competitions import (
+    CompetitionError,
+    CompetitionView,
+    EntryView,
+    FinalRow,
+    LadderRow,
+    NewCompetition,
+)
+from arena.service.permissions import require
+from arena.service.uploads import UploadError
+from web.api import ERRORS, ApiError, api, spec
+from web.api import caller as _caller
+from web.api import fail as _fail
+from web.api import iso as _iso
+from web.api import num as _num
+from web.auth import guarded, public
+from web.extensions import get_celery, get_store
+from web.forms import read_file
+from web.routing import MAX_ID
+
+__all__ = ["CompetitionCreate", "CompetitionModel"]
+
+TAGS = ["competitions"]
+
+
+# --- models ----------------------------------------------------------------------------------
+
+
+class CompetitionSummaryModel(BaseModel):
+    name: str
+    status: str = Field(description="upcoming, open, final or done")
+    rules: str
+    players: int
+    teams: bool
+    opens: str
+    deadline: str
+    time_zone: str
+    entrants: int
+    owner: str | None
+
+
+class CompetitionsModel(BaseModel):
+    competitions: list[CompetitionSummaryModel]
+
+
+class LadderRowModel(BaseModel):
+    rank: int | None
+    rank_best: int | None
+    rank_worst: int | None
+    name: str = Field(description="owner/bot vN")
+    version_id: int
+    label: str | None
+    owner: str
+    bot: str
+    version: int
+    rating: float | None
+    low: float | None
+    high: float | None
+    games: int
+    provisional: bool
+    last_game: str | None
+    status: str = Field(description="active or disqualified")
+    reason: str | None
+
+
+class FinalRowModel(BaseModel):
+    place: int | None
+    tie: bool = Field(description="the place is shared (not separated at the cap)")
+    name: str
+    version_id: int
+    label: str | None
+    owner: str
+    rating: float | None
+    low: float | None
+    high: float | None
+    games: int
+    separated_from_next: bool | None
+
+
+class FinalModel(BaseModel):
+    tournament: str | None
+    published: bool
+    rows: list[FinalRowModel]
+
+
+class EntryModel(BaseModel):
+    id: int
+    competition: str
+    status: str = Field(description="pending, active, superseded, disqualified, rejected, late")
+    name: str | None
+    version_id: int | None
+    label: str | None
+    upload_id: int | None
+    upload_status: str | None
+    reason: str | None
+    created: str
+    accepted: str | None
+    first_rated: str | None
+    notices: list[str]
+
+
+class RecentGameModel(BaseModel):
+    match: int
+    tournament: str
+    players: list[str]
+    finished: str | None
+
+
+class CompetitionModel(BaseModel):
+    summary: CompetitionSummaryModel
+    description: str
+    settings: dict[str, Any]
+    daily_submissions: int
+    sources_public: bool
+    final_top: int
+    final_confidence: float
+    final_max_games: int
+    ladder: str = Field(description="the ladder's tournament")
+    standings_computed: str | None
+    can_manage: bool
+    can_enter: bool
+    next_entry: str | None = Field(description="when you may enter next (null: now)")
+    standings: list[LadderRowModel]
+    entries: list[EntryModel] = Field(description="your own entries")
+    final: FinalModel | None
+    recent: list[RecentGameModel]
+
+
+class CompetitionCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    deadline: datetime = Field(description="ISO 8601 with its offset")
+    opens: datetime | None = Field(None, description="default: now")
+    time_zone: str = Field("UTC", max_length=64, examples=["Europe/Paris"])
+    rules: str = Field("draw", description="a preset rule set (or send rule_set)")
+    rule_set: dict[str, Any] | None = Field(None, description="a custom rule file's document")
+    players: int = 2
+    teams: bool = False
+    move_ms: int = Field(1000, description="time a move, in milliseconds")
+    memory_mb: int = 256
+    runtimes: list[str] = Field(default_factory=lambda: ["python"], max_length=8)
+    daily_submissions: int = 5
+    sources_public: bool = False
+    games_per_deal: int = 2
+    final_top: int = 8
+    final_confidence: float = 0.95
+    final_max_games: int = 2000
+    description: str = Field("", max_length=5000)
+
+
+class EntryForm(BaseModel):
+    source: BaseFile
+    name: str = Field("", max_length=64, description="the bot's name (default: the file's)")
+
+
+class DeadlineRequest(BaseModel):
+    deadline: datetime = Field(description="ISO 8601 with its offset")
+
+
+class DisqualifyRequest(BaseModel):
+    version_id: int = Field(ge=0, le=MAX_ID)
+    reason: str = Field(max_length=500)
+
+
+class DoneModel(BaseModel):
+    name: str
+    status: str
+
+
+# --- endpoints -------------------------------------------------------------------------------
+
+
+def _summary(s: Any) -> CompetitionSummaryModel:
+    return CompetitionSummaryModel(
+        name=s.name, status=s.status, rules=s.rules, players=s.players, teams=s.teams,
+        opens=s.opens.isoformat(), deadline=s.deadline.isoformat(), time_zone=s.time_zone,
+        entrants=s.entrants, owner=s.owner,
+    )  # fmt: skip
+
+
+def _ladder_row(r: LadderRow) -> LadderRowModel:
+    fields = dataclasses.asdict(r)
+    fields.update(rating=_num(r.rating), low=_num(r.low), high=_num(r.high),
+                  last_game=_iso(r.last_game))  # fmt: skip
+    return LadderRowModel(**fields)
+
+
+def _final_row(r: FinalRow) -> FinalRowModel:
+    fields = dataclasses.asdict(r)
+    fields.update(rating=_num(r.rating), low=_num(r.low), high=_num(r.high))
+    return FinalRowModel(**fields)
+
+
+def _entry(e: EntryView) -> EntryModel:
+    return EntryModel(
+        id=e.id, competition=e.competition, status=e.status, name=e.name,
+        version_id=e.version_id, label=e.label, upload_id=e.upload_id,
+        upload_status=e.upload_status, reason=e.reason, created=e.created.isoformat(),
+        accepted=_iso(e.accepted), first_rated=_iso(e.first_rated), notices=list(e.notices),
+    )  # fmt: skip
+
+
+def _model(v: CompetitionView) -> CompetitionModel:
+    final = None
+    if v.final is not None:
+        final = FinalModel(tournament=v.final.tournament, published=v.final.published,
+                           rows=[_final_row(r) for r in v.final.rows])  # fmt: skip
+    return CompetitionModel(
+        summary=_summary(v.summary), description=v.description, settings=v.settings,
+        daily_submissions=v.daily_submissions, sources_public=v.sources_public,
+        final_top=v.final_top, final_confidence=v.final_confidence,
+        final_max_games=v.final_max_games, ladder=v.ladder,
+        standings_computed=_iso(v.standings_computed), can_manage=v.can_manage,
+        can_enter=v.can_enter, next_entry=_iso(v.next_entry),
+        standings=[_ladder_row(r) for r in v.standings], entries=[_entry(e) for e in v.entries],
+        final=final,
+        recent=[RecentGameModel(match=g.match_id, tournament=g.tournament,
+                                players=list(g.players), finished=_iso(g.finished))
+                for g in v.recent],
+    )  # fmt: skip
+
+
+@api.get("/competitions")
+@public
+@spec.validate(resp=Responses(HTTP_200=CompetitionsModel, **ERRORS), tags=TAGS)
+def api_competitions() -> CompetitionsModel:
+    """Every competition, the latest deadline first."""
+    _caller("read")
+    return CompetitionsModel(
+        competitions=[_summary(s) for s in service.competition_list(get_store())]
+    )
+
+
+@api.get("/competitions/<name>")
+@public
+@spec.validate(resp=Responses(HTTP_200=CompetitionModel, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_competition(name: str) -> CompetitionModel:
+    """A competition: its settings, status, ladder (rank ranges, ratings with intervals,
+    games, last game, provisional marks, disqualifications with their reasons), the final,
+    recent games, and the caller's own entries with their notices."""
+    account = _caller("read")
+    return _model(service.competition_view(get_store(), account, name))  # 404: the handler
+
+
+@api.post("/competitions")
+@guarded("create-competition", early=False)
+@spec.validate(
+    json=CompetitionCreate,
+    resp=Responses(HTTP_201=CompetitionModel, HTTP_400=ApiError, **ERRORS),
+    tags=TAGS,
+)
+def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionModel, int]:
+    """Create a competition (organisers; a ``run`` token) with its ladder: entries open at
+    ``opens`` and close at ``deadline``; then the final plays by itself. 201."""
+    account = _caller("run")
+    require(account, "create-competition", message="only organisers and admins create competitions")
+    try:
+        custom = (
+            None if json.rule_set is None else rules_from_document(json.rule_set, source="rule_set")
+        )
+        new = NewCompetition(
+            name=json.name, deadline=json.deadline, opens=json.opens, time_zone=json.time_zone,
+            rules=json.rules, custom_rules=custom, players=json.players, teams=json.teams,
+            move_seconds=json.move_ms / 1000, memory_mb=json.memory_mb,
+            runtimes=tuple(json.runtimes), daily_submissions=json.daily_submissions,
+            sources_public=json.sources_public, games_per_deal=json.games_per_deal,
+            final_top=json.final_top, final_confidence=json.final_confidence,
+            final_max_games=json.final_max_games, description=json.description,
+        )  # fmt: skip
+        service.create_competition(get_store(), account, new)
+    except (PermissionDenied, NotFound):
+        raise
+    except (ArenaError, ValueError, LookupError) as exc:
+        _fail(400, str(exc.args[0] if exc.args else exc))
+    return api_competition(json.name.strip()), 201
+
+
+@api.post("/competitions/<name>/entries")
+@guarded("enter-competition", early=False)
+@spec.validate(
+    form=EntryForm,
+    resp=Responses(HTTP_202=EntryModel, HTTP_400=ApiError, HTTP_404=ApiError,
+                   HTTP_413=ApiError, **ERRORS),
+    tags=TAGS,
+)  # fmt: skip
+def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
+    """Enter a bot (multipart: ``source``, a .py file; ``name``; an ``upload`` token):
+    202 with the entry, ``pending`` while its upload is checked on a worker (poll
+    ``/uploads/{upload_id}`` or the competition); once accepted it is your active entry
+    and plays the ladder."""
+    account = _caller("upload")
+    file = form.source if form is not None and isinstance(form.source, FileStorage) else None
+    if file is None or not file.filename:
+        _fail(400, "send the bot as the multipart file field 'source'")
+    assert file is not None
+    filename, data = read_file(file)
+    try:
+        entry = service.enter_with_upload(
+            get_store(), get_celery(), account, name, filename, data, form.name
+        )
+    except (PermissionDenied, NotFound):
+        raise
+    except (UploadError, ArenaError) as exc:
+        _fail(400, str(exc))
+    return _entry(entry), 202
+
+
+def _control(name: str, act: Any) -> DoneModel:
+    account = _caller("run")
+    try:
+        act(account)
+    except (PermissionDenied, NotFound):
+        raise
+    except CompetitionError as exc:
+        _fail(400, str(exc))
+    return DoneModel(name=name, status=service.competition_view(get_store(), account, name)
+                     .summary.status)  # fmt: skip
+
+
+CONTROL = Responses(HTTP_200=DoneModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS)
+
+
+@api.post("/competitions/<name>/close")
+@guarded("manage-competition", early=False)
+@spec.validate(resp=CONTROL, tags=TAGS)
+def api_close(name: str) -> DoneModel:
+    """Close an open competition now (its organiser or an admin; a ``run`` token): the
+    ladder stops and the final starts by itself."""
+    return _control(name, lambda actor: service.close_now(get_store(), actor, name))
+
+
+@api.post("/competitions/<name>/deadline")
+@guarded("manage-competition", early=False)
+@spec.validate(json=DeadlineRequest, resp=CONTROL, tags=TAGS)
+def api_deadline(name: str, json: DeadlineRequest) -> DoneModel:
+    """Move an open competition's deadline later (its organiser or an admin)."""
+    return _control(
+        name, lambda actor: service.extend_deadline(get_store(), actor, name, json.deadline)
+    )
+
+
+@api.post("/competitions/<name>/disqualify")
+@guarded("manage-competition", early=False)
+@spec.validate(json=DisqualifyRequest, resp=CONTROL, tags=TAGS)
+def api_disqualify(name: str, json: DisqualifyRequest) -> DoneModel:
+    """Disqualify an entered version with a reason, shown on its row (its organiser or an
+    admin): it stops playing; its pending ladder matches are void."""
+    return _control(
+        name,
+        lambda actor: service.disqualify(get_store(), actor, name, json.version_id, json.reason),
+    )
+
+
+@api.post("/competitions/<name>/final/rerun")
+@guarded("manage-competition", early=False)
+@spec.validate(resp=CONTROL, tags=TAGS)
+def api_rerun_final(name: str) -> DoneModel:
+    """Play the final again (its organiser or an admin): its unplayed matches are void and
+    its table cleared; a new final starts by itself."""
+    return _control(name, lambda actor: service.rerun_final(get_store(), actor, name))
+
+
+def _csv(rows: list[dict[str, Any]], columns: list[str], filename: str) -> Response:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _json(rows: list[dict[str, Any]]) -> Response:
+    return Response(json.dumps({"rows": rows}), mimetype="application/json")
+
+
+LADDER = [f.name for f in dataclasses.fields(LadderRow)]
+FINAL = [f.name for f in dataclasses.fields(FinalRow)]
+EXPORT = Responses("HTTP_200", HTTP_404=ApiError, **ERRORS)
+
+
+@api.get("/competitions/<name>/ladder.csv")
+@public
+@spec.validate(resp=EXPORT, tags=TAGS)
+def api_ladder_csv(name: str) -> Response:
+    """The ladder as CSV, best first (a header row of the ladder rows' fields)."""
+    account = _caller("read")
+    rows = service.ladder_rows(get_store(), account, name)
+    return _csv(rows, LADDER, f"{name}-ladder.csv")
+
+
+@api.get("/competitions/<name>/ladder.json")
+@public
+@spec.validate(resp=EXPORT, tags=TAGS)
+def api_ladder_json(name: str) -> Response:
+    """The ladder as JSON, ``{"rows": [...]}``, best first."""
+    account = _caller("read")
+    return _json(service.ladder_rows(get_store(), account, name))
+
+
+@api.get("/competitions/<name>/final.csv")
+@public
+@spec.validate(resp=EXPORT, tags=TAGS)
+def api_final_csv(name: str) -> Response:
+    """The published final table as CSV, first place first (only the header before)."""
+    account = _caller("read")
+    return _csv(service.final_rows(get_store(), account, name), FINAL, f"{name}-final.csv")
+
+
+@api.get("/competitions/<name>/final.json")
+@public
+@spec.validate(resp=EXPORT, tags=TAGS)
+def api_final_json(name: str) -> Response:
+    """The published final table as JSON, ``{"rows": [...]}`` (empty before)."""
+    account = _caller("read")
+    return _json(service.final_rows(get_store(), account, name))
