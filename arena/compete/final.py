@@ -28,12 +28,14 @@ stands and what the next round plays. The rule:
 
 The confidence is per neighbour pair and tested after every round (no
 correction for the repeated looks). ``benchmarks/final.py`` measured, for 8
-finalists (median of 10 runs, 2 games a deal): 57 Elo apart, 770 games; 24.5
-apart, 3,400; 8.2 apart (the top 8 of 50 entrants over 400 Elo), 19,000, so at
+finalists (median of 10 runs, 2 games a deal): 57 Elo apart, 685 games; 24.5
+apart, 3,300; 8.2 apart (the top 8 of 50 entrants over 400 Elo), 20,000, so at
 the default cap of 2,000 games such a final ends with about 5 of its 7
-neighbour pairs tied. That is 0.28-0.32 of the games a round robin needs for
-the same separation. Bridges did not help (8.2 apart: 28,800). Of the declared
-orders 8 in 70 were wrong at 8.2 Elo apart (the repeated looks), 2 in 70 at 24.5.
+neighbour pairs tied. That is 0.26-0.33 of the games a round robin needs for
+the same separation. Bridges did not help (8.2 apart: 31,000); ``round_deals=8``
+took a quarter to a half of the rounds for 0.86-1.13 of the games. Of the
+declared orders 5 in 70 were wrong at 8.2 Elo apart (9 in 70 with 8 deals a
+round: the repeated looks), 1 in 70 at 24.5 and at 57.
 
     >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
     >>> state.next_pairs, state.done
