@@ -45,8 +45,10 @@ in order:
    distant parts together, as a round robin's do); as they narrow, the
    neighbours close in. Candidates among the fitted order's nearest rivals
    (``explore=0``, the rule until this draw) made the score pick ever closer
-   pairs, and on a field of 500 the ladder then needed 1.2-1.4 times the round
-   robin's games for its accuracy (``benchmarks/ladder.py``).
+   pairs, and on a field of 500 over 400 Elo the ladder then needed 1.2-1.4
+   times the round robin's games for its accuracy; with the draw 0.94-1.15
+   (``benchmarks/ladder.py``: on so tight a field no rule can need much less
+   than 0.83, the information bound).
 4. **Fairness.** An entrant's *load* is its games past placement per unit of
    time since it joined (at least ``MIN_AGE_SHARE`` of the oldest entrant's time),
    scaled to the oldest active entrant's time on the ladder (without ``now``:
