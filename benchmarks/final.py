@@ -17,14 +17,19 @@ pair of the fitted order is separated at 0.95 (one-sided, the rule of
 
 - ``final``: :func:`assess_final`'s rounds (a round robin, then the unseparated
   neighbours only), one deal a pair a round;
-- ``final+bridges``: the same, with the second neighbours inside unseparated runs;
+- ``final, 8 a round``: the same with ``round_deals=8`` (rounds filled to 8
+  deals, the least separated pairs repeated: fewer rounds, so fewer waits for a
+  round's slowest match);
+- ``final+bridges``: the same as ``final``, with the second neighbours inside
+  unseparated runs;
 - ``round robin``: every pair, one deal a round, until the same separation.
 
 Prints per field and schedule, over ``--runs`` seeds: the median and mean games
-to separation (runs that hit the cap count at the cap, and how many did), the
+to separation, the median rounds (runs that hit the cap count at the cap, and how many did), the
 share of separated neighbour pairs whose declared order is wrong (the repeated
 looks make it more than 5%), and, at the contract's default cap of 2,000 games,
-the ties declared. Figures from one run; no timing.
+the ties declared. Figures from one run; no timing. The default run takes
+about 60 s of CPU; ``--quick`` a few seconds.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class Outcome:
     """One simulated final: games played, whether it separated, its errors, its ties at 2,000."""
 
     games: int
+    rounds: int
     separated: bool
     wrong: int
     declared: int
@@ -95,13 +101,18 @@ def simulate(truth: FloatArray, schedule: str, seed: int, cap: int, per_deal: in
     names = [f"f{i}" for i in range(truth.size)]
     index = {name: i for i, name in enumerate(names)}
     everyone = list(itertools.combinations(range(truth.size), 2))
-    policy = FinalPolicy(max_games=cap, bridges=schedule == "final+bridges")
+    policy = FinalPolicy(
+        max_games=cap,
+        bridges=schedule == "final+bridges",
+        round_deals=ROUND_DEALS if schedule == f"final, {ROUND_DEALS} a round" else 0,
+    )
     rng = np.random.default_rng(seed)
     matrix = ResultMatrix()
     matrix.codes(names)
-    games, ties_at_default = 0, -1
+    games, rounds, ties_at_default = 0, 0, -1
     state = assess_final(names, None, 0, policy)
     while not state.done:
+        rounds += 1
         pairs = (
             everyone
             if schedule == "round robin"
@@ -115,17 +126,19 @@ def simulate(truth: FloatArray, schedule: str, seed: int, cap: int, per_deal: in
     if ties_at_default < 0:  # separated before the default cap
         ties_at_default = 0
     wrong, declared = errors(state, index)
-    return Outcome(games, state.ties == 0, wrong, declared, ties_at_default)
+    return Outcome(games, rounds, state.ties == 0, wrong, declared, ties_at_default)
 
 
-SCHEDULES = ["final", "final+bridges", "round robin"]
+#: The final's ``round_deals`` in the schedule that fills its rounds (e.g. 8 worker processes).
+ROUND_DEALS = 8
+SCHEDULES = ["final", f"final, {ROUND_DEALS} a round", "final+bridges", "round robin"]
 
 
 def report(title: str, truth: FloatArray, runs: int, cap: int, per_deal: int) -> None:
     """Print one field's table."""
     print(f"\n{title}, {runs} run(s), cap {cap} games, {per_deal} games a deal")
     print(
-        f"{'schedule':>14} {'median':>8} {'mean':>8} {'capped':>7} "
+        f"{'schedule':>17} {'median':>8} {'mean':>8} {'rounds':>7} {'capped':>7} "
         f"{'wrong/declared':>15} {'ties at 2000':>13}"
     )
     medians = {}
@@ -137,14 +150,15 @@ def report(title: str, truth: FloatArray, runs: int, cap: int, per_deal: int) ->
         declared = sum(o.declared for o in outcomes)
         ties = np.mean([o.ties_at_default for o in outcomes])
         medians[schedule] = float(np.median(games))
+        rounds = np.median([o.rounds for o in outcomes])
         print(
-            f"{schedule:>14} {np.median(games):>8.0f} {np.mean(games):>8.0f} "
+            f"{schedule:>17} {np.median(games):>8.0f} {np.mean(games):>8.0f} {rounds:>7.0f} "
             f"{capped:>4}/{runs:<2} {wrong:>7}/{declared:<7} {ties:>13.2f}"
         )
+    baseline = medians["round robin"]
     print(
-        "  final / round robin (median games): "
-        f"{medians['final'] / medians['round robin']:.2f}; "
-        f"with bridges {medians['final+bridges'] / medians['round robin']:.2f}"
+        "  median games / the round robin's: "
+        + ", ".join(f"{name} {value / baseline:.2f}" for name, value in medians.items())
     )
 
 

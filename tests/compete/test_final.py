@@ -131,3 +131,22 @@ def test_invalid_arguments_raise() -> None:
         FinalPolicy(confidence=1.0)
     with pytest.raises(ValueError, match="deals_per_round"):
         FinalPolicy(deals_per_round=0)
+
+
+def test_round_deals_repeat_the_least_separated_pairs() -> None:
+    names = ["a", "b", "c", "d"]
+    # a, b and c close together; d far behind (separated).
+    results = {("a", "b"): 10, ("b", "a"): 10, ("b", "c"): 12, ("c", "b"): 8}
+    results.update({("c", "d"): 40, ("d", "c"): 1, ("a", "c"): 13, ("c", "a"): 7})
+    matrix = matrix_of(results, names)
+    plain = assess_final(names, matrix, 101, FinalPolicy())
+    rows = plain.standings
+    assert [row.id for row in rows][-1] == "d" and rows[2].separated_from_next
+    lead = {(a.id, b.id): a.z for a, b in itertools.pairwise(rows)}
+    assert plain.next_pairs == sorted(plain.next_pairs, key=lambda pair: lead[pair])
+    assert len(plain.next_pairs) == 2
+    wider = assess_final(names, matrix, 101, FinalPolicy(round_deals=5, deals_per_round=2))
+    # ceil(5 / 2) = 3 entries: both pairs, then the less separated one again.
+    assert wider.next_pairs == [*plain.next_pairs, plain.next_pairs[0]]
+    with pytest.raises(ValueError, match="round_deals"):
+        FinalPolicy(round_deals=-1)

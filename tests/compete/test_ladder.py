@@ -220,3 +220,29 @@ def test_a_refit_stops_at_rounding_instead_of_running_out_of_newton_steps(
     with caplog.at_level("WARNING", logger="arena.compete.ratings"):
         matrix.fit()
     assert not caplog.records
+
+
+def test_a_full_batch_pairs_every_entrant_once() -> None:
+    # Candidates run out before the batch is full: the open entrants get pairs among themselves.
+    field = established(40, spread=800.0)
+    for seed in range(10):
+        pairings = next_pairings(field, 20, seed=seed)
+        counts = Counter(name for p in pairings for name in (p.first, p.second))
+        assert len(pairings) == 20
+        assert set(counts.values()) == {1}
+
+
+def test_exploration_spreads_rivals_with_the_uncertainty() -> None:
+    # Wide intervals: rivals come from a wide part of the field; narrow ones: from close by.
+    def mean_gap(stderr: float) -> float:
+        field = [LadderEntrant(f"e{i:02d}", 1000.0 + 10.0 * i, stderr, 30) for i in range(60)]
+        gaps = [
+            abs(int(p.first[1:]) - int(p.second[1:]))
+            for seed in range(5)
+            for p in next_pairings(field, 30, seed=seed)
+        ]
+        return sum(gaps) / len(gaps)
+
+    assert mean_gap(200.0) > 2 * mean_gap(10.0)
+    with pytest.raises(ValueError, match="explore"):
+        LadderPolicy(explore=-1.0)
