@@ -579,7 +579,7 @@ def disqualify_version(
 ) -> tuple[int, int]:
     """Disqualify ``version_id`` in the competition: its entries that played (active,
     superseded) or are pending become ``disqualified`` with ``reason``, and its pending
-    ladder matches are void; return (entries changed, matches voided)."""
+    ladder and final matches are void; return (entries changed, matches voided)."""
     now = _now(now)
     with store.write() as session:
         competition = _lock_competition(store, session, competition_id)
@@ -593,6 +593,8 @@ def disqualify_version(
             .values(status="disqualified", reason=reason)
         ).rowcount  # type: ignore[attr-defined]
         matches = _pending_matches_of(session, competition.ladder_id, version_id)
+        if competition.final_id is not None:  # a finalist plays no more either
+            matches += _pending_matches_of(session, competition.final_id, version_id)
         if matches:
             session.execute(
                 update(Match)
