@@ -180,14 +180,15 @@ def new_competition() -> BaseResponse | tuple[str, int] | str:
     )
     try:
         new = _new_competition(values)
-        service.create_competition(get_store(), current_account(), new)
+        competition_id = service.create_competition(get_store(), current_account(), new)
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError, LookupError) as exc:
         flash(_sentence(exc))
         return render_template("competition_new.html", **_form_context(values)), 400
-    flash(f"Competition {new.name} created.")
-    return redirect(url_for("competitions.competition_page", name=new.name))
+    name = service.competition_name(get_store(), competition_id)  # as stored: normalised
+    flash(f"Competition {name} created.")
+    return redirect(url_for("competitions.competition_page", name=name))
 
 
 def _new_competition(values: dict[str, Any]) -> NewCompetition:
@@ -208,7 +209,7 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
         custom_rules=custom,
         players=4 if players == "2v2" else form_int("players", 2),
         teams=players == "2v2",
-        move_seconds=form_int("move_ms", 1000) / 1000,
+        move_seconds=service.seconds_of_ms(form_int("move_ms", 1000)),
         memory_mb=form_int("memory_mb", 256),
         runtimes=tuple(values["runtimes"]),
         opens=parse_local(opens, zone, "opening time") if opens else None,
@@ -340,7 +341,14 @@ def extend(name: str) -> BaseResponse | tuple[str, int]:
     """Move the deadline later (the organiser, or an admin): read in the competition's
     time zone."""
     try:
-        zone = service.competition_view(get_store(), current_account(), name).summary.time_zone
+        view = service.competition_view(get_store(), current_account(), name)
+        if not view.can_manage:  # refused before its form is read
+            raise PermissionDenied(
+                "only its organiser or an admin may change this competition",
+                action="manage-competition",
+                anonymous=current_account() is None,
+            )
+        zone = view.summary.time_zone
         deadline = parse_local(request.form.get("deadline", ""), zone, "deadline")
         service.extend_deadline(get_store(), current_account(), name, deadline)
     except (PermissionDenied, NotFound):
