@@ -16,7 +16,9 @@ import csv
 import dataclasses
 import io
 import logging
+import unicodedata
 from datetime import UTC, datetime
+from urllib.parse import quote
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -39,6 +41,7 @@ from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
 
 __all__ = [
     "LIVE_SECONDS",
+    "attachment",
     "competitions",
     "countdown",
     "local_input",
@@ -407,6 +410,20 @@ def rerun(name: str) -> BaseResponse | tuple[str, int]:
 
 # --- exports (the API's, without a token: the page's links work in a browser) -------------
 
+
+def attachment(filename: str) -> str:
+    """The ``Content-Disposition`` of a download called ``filename``: a name in any script
+    (a competition's may be ``日本``) as RFC 6266's ``filename*``, with an ASCII
+    ``filename`` beside it (a header holds Latin-1 only: the server refuses the rest)."""
+    plain = "".join(
+        c for c in unicodedata.normalize("NFKD", filename) if c.isascii() and c not in '"\\'
+    )
+    if plain == filename:
+        return f'attachment; filename="{filename}"'
+    quoted = quote(filename, safe="!#$&+-.^_`|~")
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quoted}"
+
+
 #: The exports' columns: the rows' fields, as the API's exports have them.
 EXPORT_COLUMNS = {
     "ladder": [field.name for field in dataclasses.fields(LadderRow)],
@@ -431,7 +448,7 @@ def export_csv(name: str, table: str) -> Response:
     writer.writeheader()
     writer.writerows(_export_rows(name, table))
     response = Response(out.getvalue(), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}-{table}.csv"'
+    response.headers["Content-Disposition"] = attachment(f"{name}-{table}.csv")
     return response
 
 

@@ -833,3 +833,21 @@ def test_a_stranger_moving_a_deadline_is_refused_before_the_form_is_read(
     for deadline in ("garbage", _soon()):
         data = {"csrf_token": csrf_token(web, "/competitions/cup"), "deadline": deadline}
         assert web.post("/competitions/cup/deadline", data=data).status_code == 403, deadline
+
+
+def test_exports_of_a_competition_named_in_any_script_download(app: Flask, store: Store) -> None:
+    """A competition's name may hold any script's letters ("日本"): its CSV exports put it
+    in Content-Disposition as it was, which is not Latin-1, and the server (gunicorn)
+    answered 500. Now the header is Latin-1 with the name as RFC 6266's filename*."""
+    name = "\u65e5\u672c"
+    client = app.test_client()
+    made = client.post(
+        "/api/v1/competitions", json=_competition_body(name=name), headers=_organiser(store)
+    )
+    assert made.status_code == 201
+    for path in (f"/competitions/{name}/ladder.csv", f"/api/v1/competitions/{name}/final.csv"):
+        got = client.get(path, headers=_organiser_again(store))
+        assert got.status_code == 200, path
+        header = got.headers["Content-Disposition"]
+        header.encode("latin-1")  # what a WSGI server sends; it raised before
+        assert "filename*=UTF-8''%E6%97%A5%E6%9C%AC-" in header, header
