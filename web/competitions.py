@@ -18,8 +18,8 @@ import io
 import logging
 import unicodedata
 from datetime import UTC, datetime
-from urllib.parse import quote
 from typing import Any
+from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
