@@ -301,6 +301,12 @@ def _sentence(exc: Exception) -> str:
     return sentence(str(exc))
 
 
+def _id(digits: str) -> int:
+    """A form's id (digits): 0, which names nothing, when longer than any id (Python
+    reads at most 4300 digits; the service refuses ids past the database's)."""
+    return int(digits) if len(digits) <= 20 else 0
+
+
 @competitions.post("/competitions/<name>/enter")
 @guarded("enter-competition")
 def enter(name: str) -> BaseResponse | tuple[str, int]:
@@ -312,7 +318,7 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
         if chosen:
             if not chosen.isdigit():
                 raise CompetitionError(f"choose one of your versions, not {chosen!r}")
-            service.enter_with_version(get_store(), current_account(), name, int(chosen))
+            service.enter_with_version(get_store(), current_account(), name, _id(chosen))
             flash("Entered: your version plays on the ladder now.")
         elif file is not None and file.filename:
             filename, data = read_file(file)
@@ -371,7 +377,7 @@ def disqualify(name: str) -> BaseResponse | tuple[str, int]:
         if not chosen.isdigit():
             raise CompetitionError("choose the version to disqualify")
         reason = request.form.get("reason", "").strip()
-        service.disqualify(get_store(), current_account(), name, int(chosen), reason)
+        service.disqualify(get_store(), current_account(), name, _id(chosen), reason)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:

@@ -127,6 +127,8 @@ MAX_DESCRIPTION = 5000
 MAX_REASON = 500
 #: How far ahead a deadline may be (and how far back an opening).
 MAX_AHEAD = timedelta(days=3660)
+#: The largest id both databases hold (PostgreSQL's INTEGER); a larger one names nothing.
+MAX_ID = 2**31 - 1
 #: Names a competition may not take: they are pages of their own (``/competitions/new``).
 RESERVED_NAMES = frozenset({"new"})
 
@@ -482,7 +484,8 @@ def enter_with_version(
     else:
         user_id = _entrant(actor, "log in to enter a competition").id
     _check_open(row, now)
-    names = reads.version_names(store, [version_id]).get(version_id)
+    in_range = 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
+    names = reads.version_names(store, [version_id]).get(version_id) if in_range else None
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
     limit = None if isinstance(actor, Operator) else row.daily_submissions
@@ -581,7 +584,11 @@ def disqualify(store: Store, actor: Actor, name: str, version_id: int, reason: s
         raise CompetitionError("give the reason for the disqualification: it is shown on its row.")
     if len(reason) > MAX_REASON:
         raise CompetitionError(f"the reason may have at most {MAX_REASON} characters.")
-    changed, voided = stored.disqualify_version(store, row.id, version_id, reason)
+    changed, voided = (
+        stored.disqualify_version(store, row.id, version_id, reason)
+        if 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
+        else (0, 0)
+    )
     if not changed:
         raise CompetitionError(f"version {version_id} is not an entry of {name} to disqualify.")
     logger.info(

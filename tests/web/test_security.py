@@ -851,3 +851,24 @@ def test_exports_of_a_competition_named_in_any_script_download(app: Flask, store
         header = got.headers["Content-Disposition"]
         header.encode("latin-1")  # what a WSGI server sends; it raised before
         assert "filename*=UTF-8''%E6%97%A5%E6%9C%AC-" in header, header
+
+
+@pytest.mark.parametrize("version", IDS)
+def test_competition_forms_with_ids_past_the_database_are_refused(
+    app: Flask, store: Store, version: str
+) -> None:
+    """The entry and disqualification forms' version ids past the databases' integers
+    were a 500 (SQLite: OverflowError) or a 503 (PostgreSQL: integer out of range); now
+    the entry is a 404 (no such version of yours) and the disqualification a 400."""
+    client = app.test_client()
+    made = client.post("/api/v1/competitions", json=_competition_body(), headers=_organiser(store))
+    assert made.status_code == 201
+    create_account(store, "alice", PASSWORD, hasher=HASHER)
+    entrant, organiser = logged_in(app, "alice"), logged_in(app, "olga")
+    data = {"csrf_token": csrf_token(entrant, "/competitions/cup"), "version": version}
+    assert entrant.post("/competitions/cup/enter", data=data).status_code == 404
+    data = {"csrf_token": csrf_token(organiser, "/competitions/cup"), "version": version,
+            "reason": "copied"}  # fmt: skip
+    refused = organiser.post("/competitions/cup/disqualify", data=data)
+    assert refused.status_code == 400
+    assert "is not an entry of cup to disqualify" in refused.get_data(as_text=True)
