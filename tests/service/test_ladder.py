@@ -496,3 +496,27 @@ def test_a_finalist_disqualified_during_the_final_plays_no_more(
     assert [r["version_id"] for r in row.final_table or []] == [
         versions[n] for n in ("cat", "bob", "ann")
     ]
+
+
+def test_a_superseded_version_plays_no_more_ladder_matches(store: Store, celery: Celery) -> None:
+    """Issue 21: only each user's latest accepted version plays. A new version of
+    ann's supersedes the one on the ladder: the old one's pending ladder matches are
+    void (its finished games stay); the next tick pairs the new one instead."""
+    from arena.service.competitions import enter_with_version
+    from arena.service.permissions import OPERATOR
+
+    cid, versions = _competition(store, celery, settings={"in_flight": 8})
+    ladder = _row(store, cid).ladder_id
+    now = OPENS + timedelta(minutes=1)
+    tick_competition(store, celery, cid, now=now)
+    old = versions["ann"]
+    assert any(old in m.seats for m in matches_of(store, ladder, "pending"))
+    new = add_version(store, "ann", source="def play(observation):\n    return 0  # v2\n")
+    entry = enter_with_version(store, OPERATOR, "cup", new, owner="ann", now=now)
+    assert entry.status == "active"
+    assert not any(old in m.seats for m in matches_of(store, ladder, "pending"))
+    voided = matches_of(store, ladder, "void")
+    assert voided and all(m.result and "superseded" in m.result["void"] for m in voided)
+    tick_competition(store, celery, cid, now=now + timedelta(seconds=1))
+    pending = matches_of(store, ladder, "pending")
+    assert any(new in m.seats for m in pending) and not any(old in m.seats for m in pending)
