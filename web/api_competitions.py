@@ -40,6 +40,7 @@ from web.api import fail as _fail
 from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
+from web.competitions import attachment
 from web.extensions import get_celery, get_store
 from web.forms import read_file
 from web.routing import MAX_ID
@@ -286,18 +287,19 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionModel, i
         new = NewCompetition(
             name=json.name, deadline=json.deadline, opens=json.opens, time_zone=json.time_zone,
             rules=json.rules, custom_rules=custom, players=json.players, teams=json.teams,
-            move_seconds=json.move_ms / 1000, memory_mb=json.memory_mb,
+            move_seconds=service.seconds_of_ms(json.move_ms), memory_mb=json.memory_mb,
             runtimes=tuple(json.runtimes), daily_submissions=json.daily_submissions,
             sources_public=json.sources_public, games_per_deal=json.games_per_deal,
             final_top=json.final_top, final_confidence=json.final_confidence,
             final_max_games=json.final_max_games, description=json.description,
         )  # fmt: skip
-        service.create_competition(get_store(), account, new)
+        competition_id = service.create_competition(get_store(), account, new)
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return api_competition(json.name.strip()), 201
+    # the stored name: the given one normalised (a full-width letter is its plain one)
+    return api_competition(service.competition_name(get_store(), competition_id)), 201
 
 
 @api.post("/competitions/<name>/entries")
@@ -391,7 +393,7 @@ def _csv(rows: list[dict[str, Any]], columns: list[str], filename: str) -> Respo
     writer.writeheader()
     writer.writerows(rows)
     response = Response(out.getvalue(), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Content-Disposition"] = attachment(filename)
     return response
 
 

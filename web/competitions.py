@@ -16,8 +16,10 @@ import csv
 import dataclasses
 import io
 import logging
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
@@ -39,6 +41,7 @@ from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
 
 __all__ = [
     "LIVE_SECONDS",
+    "attachment",
     "competitions",
     "countdown",
     "local_input",
@@ -180,14 +183,15 @@ def new_competition() -> BaseResponse | tuple[str, int] | str:
     )
     try:
         new = _new_competition(values)
-        service.create_competition(get_store(), current_account(), new)
+        competition_id = service.create_competition(get_store(), current_account(), new)
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError, LookupError) as exc:
         flash(_sentence(exc))
         return render_template("competition_new.html", **_form_context(values)), 400
-    flash(f"Competition {new.name} created.")
-    return redirect(url_for("competitions.competition_page", name=new.name))
+    name = service.competition_name(get_store(), competition_id)  # as stored: normalised
+    flash(f"Competition {name} created.")
+    return redirect(url_for("competitions.competition_page", name=name))
 
 
 def _new_competition(values: dict[str, Any]) -> NewCompetition:
@@ -208,7 +212,7 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
         custom_rules=custom,
         players=4 if players == "2v2" else form_int("players", 2),
         teams=players == "2v2",
-        move_seconds=form_int("move_ms", 1000) / 1000,
+        move_seconds=service.seconds_of_ms(form_int("move_ms", 1000)),
         memory_mb=form_int("memory_mb", 256),
         runtimes=tuple(values["runtimes"]),
         opens=parse_local(opens, zone, "opening time") if opens else None,
@@ -297,6 +301,12 @@ def _sentence(exc: Exception) -> str:
     return sentence(str(exc))
 
 
+def _id(digits: str) -> int:
+    """A form's id (digits): 0, which names nothing, when longer than any id (Python
+    reads at most 4300 digits; the service refuses ids past the database's)."""
+    return int(digits) if len(digits) <= 20 else 0
+
+
 @competitions.post("/competitions/<name>/enter")
 @guarded("enter-competition")
 def enter(name: str) -> BaseResponse | tuple[str, int]:
@@ -308,7 +318,7 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
         if chosen:
             if not chosen.isdigit():
                 raise CompetitionError(f"choose one of your versions, not {chosen!r}")
-            service.enter_with_version(get_store(), current_account(), name, int(chosen))
+            service.enter_with_version(get_store(), current_account(), name, _id(chosen))
             flash("Entered: your version plays on the ladder now.")
         elif file is not None and file.filename:
             filename, data = read_file(file)
@@ -340,7 +350,14 @@ def extend(name: str) -> BaseResponse | tuple[str, int]:
     """Move the deadline later (the organiser, or an admin): read in the competition's
     time zone."""
     try:
-        zone = service.competition_view(get_store(), current_account(), name).summary.time_zone
+        view = service.competition_view(get_store(), current_account(), name)
+        if not view.can_manage:  # refused before its form is read
+            raise PermissionDenied(
+                "only its organiser or an admin may change this competition",
+                action="manage-competition",
+                anonymous=current_account() is None,
+            )
+        zone = view.summary.time_zone
         deadline = parse_local(request.form.get("deadline", ""), zone, "deadline")
         service.extend_deadline(get_store(), current_account(), name, deadline)
     except (PermissionDenied, NotFound):
@@ -360,7 +377,7 @@ def disqualify(name: str) -> BaseResponse | tuple[str, int]:
         if not chosen.isdigit():
             raise CompetitionError("choose the version to disqualify")
         reason = request.form.get("reason", "").strip()
-        service.disqualify(get_store(), current_account(), name, int(chosen), reason)
+        service.disqualify(get_store(), current_account(), name, _id(chosen), reason)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
@@ -399,6 +416,20 @@ def rerun(name: str) -> BaseResponse | tuple[str, int]:
 
 # --- exports (the API's, without a token: the page's links work in a browser) -------------
 
+
+def attachment(filename: str) -> str:
+    """The ``Content-Disposition`` of a download called ``filename``: a name in any script
+    (a competition's may be ``日本``) as RFC 6266's ``filename*``, with an ASCII
+    ``filename`` beside it (a header holds Latin-1 only: the server refuses the rest)."""
+    plain = "".join(
+        c for c in unicodedata.normalize("NFKD", filename) if c.isascii() and c not in '"\\'
+    )
+    if plain == filename:
+        return f'attachment; filename="{filename}"'
+    quoted = quote(filename, safe="!#$&+-.^_`|~")
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quoted}"
+
+
 #: The exports' columns: the rows' fields, as the API's exports have them.
 EXPORT_COLUMNS = {
     "ladder": [field.name for field in dataclasses.fields(LadderRow)],
@@ -423,7 +454,7 @@ def export_csv(name: str, table: str) -> Response:
     writer.writeheader()
     writer.writerows(_export_rows(name, table))
     response = Response(out.getvalue(), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}-{table}.csv"'
+    response.headers["Content-Disposition"] = attachment(f"{name}-{table}.csv")
     return response
 
 

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOUNDS",
+    "RESERVED_NAMES",
     "RUNTIMES",
     "CompetitionError",
     "CompetitionSummary",
@@ -82,6 +83,7 @@ __all__ = [
     "RecentGame",
     "close_now",
     "competition_list",
+    "competition_name",
     "competition_view",
     "create_competition",
     "disqualify",
@@ -96,6 +98,7 @@ __all__ = [
     "rating_history",
     "rerun_final",
     "runtime_of",
+    "seconds_of_ms",
     "source_opened",
 ]
 
@@ -122,8 +125,12 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
 MAX_DESCRIPTION = 5000
 #: The longest reason for a disqualification, in characters.
 MAX_REASON = 500
-#: How far ahead a deadline may be.
+#: How far ahead a deadline may be (and how far back an opening).
 MAX_AHEAD = timedelta(days=3660)
+#: The largest id both databases hold (PostgreSQL's INTEGER); a larger one names nothing.
+MAX_ID = 2**31 - 1
+#: Names a competition may not take: they are pages of their own (``/competitions/new``).
+RESERVED_NAMES = frozenset({"new"})
 
 
 class CompetitionError(ArenaError):
@@ -189,7 +196,20 @@ def _in_bounds(what: str, value: float) -> None:
     low, high, unit = BOUNDS[what]
     if not low <= value <= high:
         shown = what.replace("_", " ")
-        raise CompetitionError(f"{shown} must be {low:g} to {high:g}{unit}, not {value:g}{unit}.")
+        try:
+            given = f"{value:g}{unit}"
+        except OverflowError:  # an int beyond a float's range
+            given = "a number that large"
+        raise CompetitionError(f"{shown} must be {low:g} to {high:g}{unit}, not {given}.")
+
+
+def seconds_of_ms(ms: int) -> float:
+    """A time given in milliseconds as seconds (infinite beyond a float's range, which
+    the bounds then refuse in a sentence)."""
+    try:
+        return ms / 1000
+    except OverflowError:
+        return float("inf") if ms > 0 else float("-inf")
 
 
 def _rules(new: NewCompetition) -> Rules:
@@ -224,6 +244,10 @@ def _check_dates(new: NewCompetition, now: datetime) -> tuple[datetime, datetime
     if deadline > now + MAX_AHEAD:
         raise CompetitionError(
             f"the deadline ({shown(deadline)}) must be within {MAX_AHEAD.days} days from now."
+        )
+    if opens < now - MAX_AHEAD:  # (shown in UTC: a zone's offset may leave the years 1-9999)
+        raise CompetitionError(
+            f"the opening ({opens:%Y-%m-%d} UTC) must be within {MAX_AHEAD.days} days of now."
         )
     return opens, deadline
 
@@ -271,6 +295,8 @@ def create_competition(
         name = check_name(new.name.strip(), "competition name")
     except ArenaError as exc:
         raise CompetitionError(f"{exc}.") from None
+    if name in RESERVED_NAMES:
+        raise CompetitionError(f"{name!r} is a page of its own: choose another competition name.")
     rules = _rules(new)
     opens, deadline = _check_dates(new, _now(now))
     _check_settings(new)
@@ -295,6 +321,19 @@ def create_competition(
         raise CompetitionError(f"{exc}: choose another name.") from None
     logger.info("competition %s (id %s) created by %s", name, competition_id, _who(actor))
     return competition_id
+
+
+def competition_name(store: Store, competition_id: int) -> str:
+    """The stored name of the competition ``competition_id`` (the name it was created
+    with, normalised: what its URLs hold).
+
+    Raises:
+        NotFound: there is none.
+    """
+    name = reads.competition_name(store, competition_id)
+    if name is None:
+        raise NotFound(f"no competition {competition_id}")
+    return name
 
 
 # --- who may do what -------------------------------------------------------------------------
@@ -445,7 +484,8 @@ def enter_with_version(
     else:
         user_id = _entrant(actor, "log in to enter a competition").id
     _check_open(row, now)
-    names = reads.version_names(store, [version_id]).get(version_id)
+    in_range = 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
+    names = reads.version_names(store, [version_id]).get(version_id) if in_range else None
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
     limit = None if isinstance(actor, Operator) else row.daily_submissions
@@ -544,7 +584,11 @@ def disqualify(store: Store, actor: Actor, name: str, version_id: int, reason: s
         raise CompetitionError("give the reason for the disqualification: it is shown on its row.")
     if len(reason) > MAX_REASON:
         raise CompetitionError(f"the reason may have at most {MAX_REASON} characters.")
-    changed, voided = stored.disqualify_version(store, row.id, version_id, reason)
+    changed, voided = (
+        stored.disqualify_version(store, row.id, version_id, reason)
+        if 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
+        else (0, 0)
+    )
     if not changed:
         raise CompetitionError(f"version {version_id} is not an entry of {name} to disqualify.")
     logger.info(

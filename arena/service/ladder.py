@@ -504,7 +504,11 @@ def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> Competi
             return CompetitionTick(clock.id)
         count = stored.match_count(session, clock.final_id)
     settings = stored.tournament_settings(store, clock.final_id)
-    finalists = [str(v) for v in settings.get("finalists", [])]
+    entries = stored.entry_states(store, clock.id)
+    finalists = [  # a finalist disqualified meanwhile plays no more, nor is placed
+        str(v) for v in settings.get("finalists", [])
+        if getattr(entries.get(int(v)), "status", None) != "disqualified"
+    ]  # fmt: skip
     fit, matrix = _fit(store, clock.final_id)
     state = assess_final(finalists, matrix if fit.ratings else None, fit.games, _policy(clock))
     return _next_round(store, celery, clock, state, fit, count, now)

@@ -28,6 +28,7 @@ from arena.store.models import (
 __all__ = [
     "LadderMatch",
     "RatingPoint",
+    "competition_name",
     "rating_points",
     "recent_matches",
     "source_opened",
@@ -37,6 +38,13 @@ __all__ = [
 
 #: Entry statuses whose version was entered for good (it played, plays, or came late).
 ENTERED = ("active", "superseded", "disqualified", "late")
+
+
+def competition_name(store: Store, competition_id: int) -> str | None:
+    """The name the competition ``competition_id`` is stored under (None: no such)."""
+    with store.read() as session:
+        name = session.scalar(select(Competition.name).where(Competition.id == competition_id))
+        return None if name is None else str(name)
 
 
 def _aware(value: datetime | None) -> datetime | None:

@@ -411,8 +411,15 @@ def _activate(
     if any(other.bot_version_id == version_id for other in active):
         entry.status, entry.reason = "superseded", "this version is your active entry already"
         return entry.status
-    for other in active:
-        other.status = "superseded"
+    for other in active:  # only the latest plays: the ladder's pending matches of the
+        other.status = "superseded"  # one it replaces are void (its history stays)
+        if other.bot_version_id is not None:
+            _void_matches(
+                session,
+                _pending_matches_of(session, competition.ladder_id, other.bot_version_id),
+                f"superseded by version {version_id}",
+                now,
+            )
     entry.status = "active"
     _ensure_entrant(session, competition.ladder_id, version_id)
     return entry.status
@@ -579,7 +586,7 @@ def disqualify_version(
 ) -> tuple[int, int]:
     """Disqualify ``version_id`` in the competition: its entries that played (active,
     superseded) or are pending become ``disqualified`` with ``reason``, and its pending
-    ladder matches are void; return (entries changed, matches voided)."""
+    ladder and final matches are void; return (entries changed, matches voided)."""
     now = _now(now)
     with store.write() as session:
         competition = _lock_competition(store, session, competition_id)
@@ -593,18 +600,26 @@ def disqualify_version(
             .values(status="disqualified", reason=reason)
         ).rowcount  # type: ignore[attr-defined]
         matches = _pending_matches_of(session, competition.ladder_id, version_id)
-        if matches:
-            session.execute(
-                update(Match)
-                .where(Match.id.in_(matches), Match.status == "pending")
-                .values(
-                    status="void",
-                    result={"void": f"disqualified: {reason}", "worker": None},
-                    lease_expires=None,
-                    finished=now,
-                )
-            )
+        if competition.final_id is not None:  # a finalist plays no more either
+            matches += _pending_matches_of(session, competition.final_id, version_id)
+        _void_matches(session, matches, f"disqualified: {reason}", now)
     return int(changed or 0), len(matches)
+
+
+def _void_matches(session: Session, matches: list[int], reason: str, now: datetime) -> None:
+    """Void these matches that are still pending (``{"void": reason}``), in the caller's
+    transaction."""
+    if matches:
+        session.execute(
+            update(Match)
+            .where(Match.id.in_(matches), Match.status == "pending")
+            .values(
+                status="void",
+                result={"void": reason, "worker": None},
+                lease_expires=None,
+                finished=now,
+            )
+        )
 
 
 def reset_final(store: Store, competition_id: int, *, by: str) -> int:

@@ -379,13 +379,15 @@ class EntryState:
 
 
 def entry_states(store: Store, competition_id: int) -> dict[int, EntryState]:
-    """Each bot version's entry in the competition (its latest, if entered twice)."""
+    """Each bot version's entry in the competition (its latest, if entered twice; a
+    rejected entry, e.g. a disqualified version sent again, never hides the one before)."""
     with store.read() as session:
         rows = session.execute(
             select(CompetitionEntry)
             .where(
                 CompetitionEntry.competition_id == competition_id,
                 CompetitionEntry.bot_version_id.is_not(None),
+                CompetitionEntry.status != "rejected",
             )
             .order_by(CompetitionEntry.created, CompetitionEntry.id)
         ).scalars()

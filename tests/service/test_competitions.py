@@ -114,6 +114,16 @@ MISTAKES = [
     ({"move_seconds": 60.0}, "move seconds must be 0.01 to 10 s, not 60 s"),
     ({"memory_mb": 8}, "memory mb must be 64 to 2048 MB, not 8 MB"),
     ({"description": "x" * 6000}, "at most 5000 characters"),
+    # review (issue 21): a name that is a page of its own; numbers beyond a float; an
+    # opening so far back that a zone's offset leaves the years a date may hold
+    ({"name": "new"}, "'new' is a page of its own: choose another competition name"),
+    ({"players": 10**400}, "players must be 2 to 5, not a number that large"),
+    ({"daily_submissions": -(10**400)}, "daily submissions must be 1 to 100, not a number"),
+    ({"move_seconds": comp.seconds_of_ms(10**400)}, "move seconds must be 0.01 to 10 s, not inf"),
+    (
+        {"opens": datetime(1, 1, 1, tzinfo=UTC), "time_zone": "America/New_York"},
+        "the opening (1-01-01 UTC) must be within 3660 days of now",
+    ),
 ]
 
 

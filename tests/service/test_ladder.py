@@ -457,3 +457,66 @@ def test_a_finished_ladder_match_ticks_its_competition_at_once(
     row = _row(store, cid)
     assert row.standings and sum(r["games"] for r in row.standings) == 2 * 2  # 2 games, 2 seats
     assert len(matches_of(store, ladder, "pending")) == 2  # the next deal, at once
+
+
+def test_a_finalist_disqualified_during_the_final_plays_no_more(
+    store: Store, celery: Celery
+) -> None:
+    """Issue 21: a disqualified version never plays again, in the final either: its
+    pending final matches are void, no later round seats it, the table leaves it out."""
+    from arena.service.competitions import disqualify
+    from arena.service.permissions import OPERATOR
+
+    names = ["ann", "bob", "cat", "dan"]
+    cid, versions = _competition(store, celery, entrants=names, settings={"in_flight": 4})
+    strength = {versions[n]: 1500.0 + 600 * k for k, n in enumerate(names)}
+    _ladder_played(store, celery, cid, strength)
+    tick_competition(store, celery, cid, now=DEADLINE + timedelta(seconds=1))
+    final_id = _row(store, cid).final_id
+    assert final_id is not None
+    cheat = versions["dan"]
+    assert any(cheat in m.seats for m in matches_of(store, final_id, "pending"))
+    disqualify(store, OPERATOR, "cup", cheat, "copied")
+    assert not any(cheat in m.seats for m in matches_of(store, final_id, "pending"))
+    with store.write() as session:  # the same version sent again: a rejected entry
+        first = session.scalars(
+            select(CompetitionEntry).where(CompetitionEntry.bot_version_id == cheat)
+        ).one()
+        session.add(
+            CompetitionEntry(
+                competition_id=cid, user_id=first.user_id, bot_version_id=cheat,
+                status="rejected", reason="this version was disqualified: copied",
+                created=DEADLINE + timedelta(seconds=2),
+            )
+        )  # fmt: skip
+    before = {m.id for m in matches_of(store, final_id)}
+    row = _final_played(store, celery, cid, strength)
+    later = [m for m in matches_of(store, final_id) if m.id not in before]
+    assert later and not any(cheat in m.seats for m in later)
+    assert [r["version_id"] for r in row.final_table or []] == [
+        versions[n] for n in ("cat", "bob", "ann")
+    ]
+
+
+def test_a_superseded_version_plays_no_more_ladder_matches(store: Store, celery: Celery) -> None:
+    """Issue 21: only each user's latest accepted version plays. A new version of
+    ann's supersedes the one on the ladder: the old one's pending ladder matches are
+    void (its finished games stay); the next tick pairs the new one instead."""
+    from arena.service.competitions import enter_with_version
+    from arena.service.permissions import OPERATOR
+
+    cid, versions = _competition(store, celery, settings={"in_flight": 8})
+    ladder = _row(store, cid).ladder_id
+    now = OPENS + timedelta(minutes=1)
+    tick_competition(store, celery, cid, now=now)
+    old = versions["ann"]
+    assert any(old in m.seats for m in matches_of(store, ladder, "pending"))
+    new = add_version(store, "ann", source="def play(observation):\n    return 0  # v2\n")
+    entry = enter_with_version(store, OPERATOR, "cup", new, owner="ann", now=now)
+    assert entry.status == "active"
+    assert not any(old in m.seats for m in matches_of(store, ladder, "pending"))
+    voided = matches_of(store, ladder, "void")
+    assert voided and all(m.result and "superseded" in m.result["void"] for m in voided)
+    tick_competition(store, celery, cid, now=now + timedelta(seconds=1))
+    pending = matches_of(store, ladder, "pending")
+    assert any(new in m.seats for m in pending) and not any(old in m.seats for m in pending)

@@ -718,3 +718,157 @@ def test_weak_passwords_are_refused_on_change_and_at_the_command_line(
         assert done.exit_code != 0 and WEAK[weak].lower() in done.output.lower(), weak
     with store.read() as session:
         assert session.scalar(select(User).where(User.name == "root")) is None
+
+
+# --- competitions (issue 21) --------------------------------------------------------------
+
+
+def _competition_body(**changes: Any) -> dict[str, Any]:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime.now(UTC)
+    return {"name": "cup", "deadline": (now + timedelta(days=7)).isoformat(), **changes}
+
+
+def _soon() -> str:
+    """A week from now as the form's ``datetime-local`` field holds it (UTC)."""
+    from datetime import UTC, datetime, timedelta
+
+    return (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M")
+
+
+def _form_flash(page: str) -> str:
+    found = re.search(r'<ul class="flashes"[^>]*>\s*<li>(.*?)</li>', page, re.S)
+    return found.group(1) if found else ""
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"name": "new"}, "'new' is a page of its own: choose another competition name."),
+        ({"move_ms": 10**400}, "move seconds must be 0.01 to 10 s, not inf s."),
+        ({"players": 10**400}, "players must be 2 to 5, not a number that large."),
+        ({"final_top": -(10**400)}, "final top must be 2 to 32, not a number that large."),
+        (
+            {"opens": "0001-01-01T00:00:00+00:00", "time_zone": "America/New_York"},
+            "the opening (1-01-01 UTC) must be within 3660 days of now.",
+        ),
+    ],
+)
+def test_competition_creation_refuses_hostile_values_in_a_sentence(
+    app: Flask, store: Store, changes: dict[str, Any], message: str
+) -> None:
+    """Review of issue 21: a competition called "new" hid behind /competitions/new; a
+    number beyond a float's range was a 500 (OverflowError), an opening in the year 1
+    was stored and its page was a 500 in a zone west of UTC. Now each is a 400 with a
+    sentence, and nothing is stored."""
+    client = app.test_client()
+    sent = client.post(
+        "/api/v1/competitions", json=_competition_body(**changes), headers=_organiser(store)
+    )
+    assert sent.status_code == 400, sent.get_json()
+    assert sent.get_json()["error"]["message"] == message
+    assert client.get("/api/v1/competitions", headers=_organiser_again(store)).get_json() == {
+        "competitions": []
+    }
+
+
+def _organiser_again(store: Store) -> dict[str, str]:
+    with store.read() as session:
+        olga = session.scalar(select(User.id).where(User.name == "olga"))
+    assert olga is not None
+    return _bearer(create_token(store, olga, "again", ["read"]))
+
+
+def test_the_competition_form_refuses_hostile_values_in_a_sentence(
+    app: Flask, store: Store
+) -> None:
+    """The web form: the name "new" and a move time beyond a float (a 500 before) are a
+    400 with the sentence on the form; /competitions/new stays the form."""
+    create_account(store, "orla", PASSWORD, role="organiser", hasher=HASHER)
+    client = logged_in(app, "orla")
+    for changes, message in [
+        ({"name": "new"}, "is a page of its own"),
+        ({"move_ms": "9" * 400}, "Move seconds must be 0.01 to 10 s, not inf s."),
+    ]:
+        data = {"csrf_token": csrf_token(client, "/competitions/new"), "name": "webcup",
+                "rules": "draw", "players": "2", "runtimes": "python", "deadline": _soon(),
+                "time_zone": "UTC", **changes}  # fmt: skip
+        sent = client.post("/competitions/new", data=data)
+        assert sent.status_code == 400, changes
+        assert message in _form_flash(sent.get_data(as_text=True)), changes
+    assert 'name="deadline"' in client.get("/competitions/new").get_data(as_text=True)
+
+
+def test_a_competition_name_is_answered_as_stored(app: Flask, store: Store) -> None:
+    """A name sent in another Unicode form (full-width letters) is stored normalised
+    ("full"): the API answered 404 after storing it; now 201 with the stored name, and
+    the form goes to the stored name's page."""
+    client = app.test_client()
+    full_width = _competition_body(name="\uff46\uff55\uff4c\uff4c")  # "full"
+    sent = client.post("/api/v1/competitions", json=full_width, headers=_organiser(store))
+    assert sent.status_code == 201, sent.get_json()
+    assert sent.get_json()["summary"]["name"] == "full"
+    create_account(store, "orla", PASSWORD, role="organiser", hasher=HASHER)
+    web = logged_in(app, "orla")
+    data = {"csrf_token": csrf_token(web, "/competitions/new"), "name": "\uff57\uff45\uff42",
+            "rules": "draw", "players": "2", "runtimes": "python", "deadline": _soon(),
+            "time_zone": "UTC"}  # fmt: skip
+    made = web.post("/competitions/new", data=data)
+    assert made.status_code == 302, _form_flash(made.get_data(as_text=True))
+    assert made.status_code == 302 and made.headers["Location"].endswith("/competitions/web")
+    assert web.get("/competitions/web").status_code == 200
+
+
+def test_a_stranger_moving_a_deadline_is_refused_before_the_form_is_read(
+    app: Flask, store: Store
+) -> None:
+    """Another user's POST to a competition's deadline control is 403 whatever it sends
+    (it was a 400 about the date: the form was read before the permission)."""
+    client = app.test_client()
+    made = client.post("/api/v1/competitions", json=_competition_body(), headers=_organiser(store))
+    assert made.status_code == 201
+    create_account(store, "mallory", PASSWORD, hasher=HASHER)
+    web = logged_in(app, "mallory")
+    for deadline in ("garbage", _soon()):
+        data = {"csrf_token": csrf_token(web, "/competitions/cup"), "deadline": deadline}
+        assert web.post("/competitions/cup/deadline", data=data).status_code == 403, deadline
+
+
+def test_exports_of_a_competition_named_in_any_script_download(app: Flask, store: Store) -> None:
+    """A competition's name may hold any script's letters ("日本"): its CSV exports put it
+    in Content-Disposition as it was, which is not Latin-1, and the server (gunicorn)
+    answered 500. Now the header is Latin-1 with the name as RFC 6266's filename*."""
+    name = "\u65e5\u672c"
+    client = app.test_client()
+    made = client.post(
+        "/api/v1/competitions", json=_competition_body(name=name), headers=_organiser(store)
+    )
+    assert made.status_code == 201
+    for path in (f"/competitions/{name}/ladder.csv", f"/api/v1/competitions/{name}/final.csv"):
+        got = client.get(path, headers=_organiser_again(store))
+        assert got.status_code == 200, path
+        header = got.headers["Content-Disposition"]
+        header.encode("latin-1")  # what a WSGI server sends; it raised before
+        assert "filename*=UTF-8''%E6%97%A5%E6%9C%AC-" in header, header
+
+
+@pytest.mark.parametrize("version", IDS)
+def test_competition_forms_with_ids_past_the_database_are_refused(
+    app: Flask, store: Store, version: str
+) -> None:
+    """The entry and disqualification forms' version ids past the databases' integers
+    were a 500 (SQLite: OverflowError) or a 503 (PostgreSQL: integer out of range); now
+    the entry is a 404 (no such version of yours) and the disqualification a 400."""
+    client = app.test_client()
+    made = client.post("/api/v1/competitions", json=_competition_body(), headers=_organiser(store))
+    assert made.status_code == 201
+    create_account(store, "alice", PASSWORD, hasher=HASHER)
+    entrant, organiser = logged_in(app, "alice"), logged_in(app, "olga")
+    data = {"csrf_token": csrf_token(entrant, "/competitions/cup"), "version": version}
+    assert entrant.post("/competitions/cup/enter", data=data).status_code == 404
+    data = {"csrf_token": csrf_token(organiser, "/competitions/cup"), "version": version,
+            "reason": "copied"}  # fmt: skip
+    refused = organiser.post("/competitions/cup/disqualify", data=data)
+    assert refused.status_code == 400
+    assert "is not an entry of cup to disqualify" in refused.get_data(as_text=True)
