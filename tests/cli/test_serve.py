@@ -369,7 +369,8 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
         store.close()
         status = served.stop()
     assert status == 0, served.lines
-    assert failures == [] and polls[0] > 20, (failures, polls)
+    # serve's lines say whether the web server died (and why) when the site did not answer
+    assert failures == [] and polls[0] > 20, (failures, polls, served.lines[-40:])
 
 
 def _tournament_matches(store: Store, name: str) -> list[Match]:

@@ -242,6 +242,21 @@ ROUTES = [
     ("GET", "/branches/99/1.json", [404] * 5),
     ("GET", "/admin/users", [302, 403, 403, 403, 200]),
     ("POST", "/admin/users/nobody/role", [302, 403, 403, 403, 400]),  # no role chosen
+    ("GET", "/leaderboards/nosuchrules/live", [404] * 5),
+    ("GET", "/competitions", [200] * 5),
+    ("GET", "/competitions/new", [302, 403, 403, 200, 200]),
+    ("POST", "/competitions/new", [302, 403, 403, 400, 400]),  # no valid form: 400
+    ("GET", "/competitions/none", [404] * 5),
+    ("GET", "/competitions/none/live", [404] * 5),
+    ("GET", "/competitions/none/ladder.csv", [404] * 5),
+    ("GET", "/competitions/none/final.json", [404] * 5),
+    ("GET", "/competitions/none/entrants/x", [404] * 5),
+    # tests/web/test_competition_pages.py: who may enter and manage an existing one
+    ("POST", "/competitions/none/enter", [302, 404, 404, 404, 404]),
+    ("POST", "/competitions/none/deadline", [404] * 5),
+    ("POST", "/competitions/none/disqualify", [404] * 5),
+    ("POST", "/competitions/none/close", [404] * 5),
+    ("POST", "/competitions/none/rerun", [404] * 5),
 ]
 
 
