@@ -40,7 +40,7 @@ from web.api import fail as _fail
 from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
-from web.competitions import attachment
+from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import read_file
 from web.routing import MAX_ID
@@ -393,7 +393,7 @@ def _csv(rows: list[dict[str, Any]], columns: list[str], filename: str) -> Respo
     writer.writeheader()
     writer.writerows(rows)
     response = Response(out.getvalue(), mimetype="text/csv")
-    response.headers["Content-Disposition"] = attachment(filename)
+    response.headers["Content-Disposition"] = disposition(filename)
     return response
 
 

@@ -33,6 +33,7 @@ from arena.service.uploads import (
 )
 from arena.service.views import bot_list, bot_source, bot_view
 from web.auth import current_account, guarded, public, to_login
+from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import read_file
 
@@ -154,7 +155,7 @@ def bot_source_page(owner: str, name: str, version: int) -> Response:
     if source is None:
         abort(404)
     response = Response(source, mimetype="text/plain")
-    response.headers["Content-Disposition"] = f'inline; filename="{name}-v{version}.py"'
+    response.headers["Content-Disposition"] = disposition(f"{name}-v{version}.py", "inline")
     return response
 
 

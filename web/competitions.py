@@ -16,10 +16,8 @@ import csv
 import dataclasses
 import io
 import logging
-import unicodedata
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
@@ -34,6 +32,7 @@ from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.permissions import allowed
 from arena.service.views import RatingChart
 from web.auth import current_account, guarded, public
+from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import form_float, form_int, read_file, sentence
 from web.render import Axis, axis_svg, interval_svg
@@ -41,7 +40,6 @@ from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
 
 __all__ = [
     "LIVE_SECONDS",
-    "attachment",
     "competitions",
     "countdown",
     "local_input",
@@ -417,19 +415,6 @@ def rerun(name: str) -> BaseResponse | tuple[str, int]:
 # --- exports (the API's, without a token: the page's links work in a browser) -------------
 
 
-def attachment(filename: str) -> str:
-    """The ``Content-Disposition`` of a download called ``filename``: a name in any script
-    (a competition's may be ``日本``) as RFC 6266's ``filename*``, with an ASCII
-    ``filename`` beside it (a header holds Latin-1 only: the server refuses the rest)."""
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKD", filename) if c.isascii() and c not in '"\\'
-    )
-    if plain == filename:
-        return f'attachment; filename="{filename}"'
-    quoted = quote(filename, safe="!#$&+-.^_`|~")
-    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quoted}"
-
-
 #: The exports' columns: the rows' fields, as the API's exports have them.
 EXPORT_COLUMNS = {
     "ladder": [field.name for field in dataclasses.fields(LadderRow)],
@@ -454,7 +439,7 @@ def export_csv(name: str, table: str) -> Response:
     writer.writeheader()
     writer.writerows(_export_rows(name, table))
     response = Response(out.getvalue(), mimetype="text/csv")
-    response.headers["Content-Disposition"] = attachment(f"{name}-{table}.csv")
+    response.headers["Content-Disposition"] = disposition(f"{name}-{table}.csv")
     return response
 
 

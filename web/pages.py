@@ -26,6 +26,7 @@ from arena.service.views import (
     tournament_view,
 )
 from web.auth import current_account, public
+from web.downloads import disposition
 from web.extensions import get_store
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
@@ -162,7 +163,7 @@ def leaderboard_csv(rules: str) -> Response:
     writer.writeheader()
     writer.writerows(_export_rows(board))
     response = Response(out.getvalue(), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="leaderboard-{rules}.csv"'
+    response.headers["Content-Disposition"] = disposition(f"leaderboard-{rules}.csv")
     return response
 
 

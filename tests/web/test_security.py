@@ -853,6 +853,20 @@ def test_exports_of_a_competition_named_in_any_script_download(app: Flask, store
         assert "filename*=UTF-8''%E6%97%A5%E6%9C%AC-" in header, header
 
 
+def test_a_bot_named_in_any_script_has_a_downloadable_source(app: Flask, store: Store) -> None:
+    """A bot's name may hold any script's letters too: its source's Content-Disposition
+    was the name as it was (a 500 from a WSGI server, as the competitions' exports)."""
+    name = "\u65e5\u672c"
+    create_account(store, "olga", PASSWORD, hasher=HASHER)
+    source = "def play(observation):\n    return observation['legal'][0]\n"
+    store.add_bot_version("olga", name, source, {})
+    got = logged_in(app, "olga").get(f"/bots/olga/{name}/v1/source")
+    assert got.status_code == 200
+    header = got.headers["Content-Disposition"]
+    header.encode("latin-1")  # what a WSGI server sends; it raised before
+    assert "filename*=UTF-8''%E6%97%A5%E6%9C%AC-v1.py" in header, header
+
+
 @pytest.mark.parametrize("version", IDS)
 def test_competition_forms_with_ids_past_the_database_are_refused(
     app: Flask, store: Store, version: str
