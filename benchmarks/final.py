@@ -51,14 +51,14 @@ DEFAULT_CAP = FinalPolicy().max_games
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One simulated final: games played, whether it separated, its errors, its ties at 2,000."""
+    """One simulated final: games played, whether it separated, its errors, its ties."""
 
     games: int
     rounds: int
     separated: bool
     wrong: int
     declared: int
-    ties_at_default: int
+    ties: int
 
 
 def fields(finalists: int) -> dict[str, FloatArray]:
@@ -96,8 +96,16 @@ def errors(state: FinalState, index: dict[str, int]) -> tuple[int, int]:
     return wrong, len(declared)
 
 
-def simulate(truth: FloatArray, schedule: str, seed: int, cap: int, per_deal: int) -> Outcome:
-    """One final of ``schedule`` on ``truth`` until separated or ``cap`` games."""
+def simulate(
+    truth: FloatArray,
+    schedule: str,
+    seed: int,
+    cap: int,
+    per_deal: int,
+    correction: str,
+) -> Outcome:
+    """One final of ``schedule`` on ``truth`` until separated or ``cap`` games, its
+    repeated looks corrected by ``correction`` (:attr:`FinalPolicy.correction`)."""
     names = [f"f{i}" for i in range(truth.size)]
     index = {name: i for i, name in enumerate(names)}
     everyone = list(itertools.combinations(range(truth.size), 2))
@@ -105,11 +113,12 @@ def simulate(truth: FloatArray, schedule: str, seed: int, cap: int, per_deal: in
         max_games=cap,
         bridges=schedule == "final+bridges",
         round_deals=ROUND_DEALS if schedule == f"final, {ROUND_DEALS} a round" else 0,
+        correction=correction,
     )
     rng = np.random.default_rng(seed)
     matrix = ResultMatrix()
     matrix.codes(names)
-    games, rounds, ties_at_default = 0, 0, -1
+    games, rounds = 0, 0
     state = assess_final(names, None, 0, policy)
     while not state.done:
         rounds += 1
@@ -119,14 +128,10 @@ def simulate(truth: FloatArray, schedule: str, seed: int, cap: int, per_deal: in
             else [(index[a], index[b]) for a, b in state.next_pairs]
         )
         play(rng, truth, matrix, pairs, per_deal * policy.deals_per_round)
-        before, games = games, games + per_deal * policy.deals_per_round * len(pairs)
+        games += per_deal * policy.deals_per_round * len(pairs)
         state = assess_final(names, matrix, games, policy)
-        if before < DEFAULT_CAP <= games:
-            ties_at_default = state.ties
-    if ties_at_default < 0:  # separated before the default cap
-        ties_at_default = 0
     wrong, declared = errors(state, index)
-    return Outcome(games, rounds, state.ties == 0, wrong, declared, ties_at_default)
+    return Outcome(games, rounds, state.ties == 0, wrong, declared, state.ties)
 
 
 #: The final's ``round_deals`` in the schedule that fills its rounds (e.g. 8 worker processes).
@@ -134,27 +139,40 @@ ROUND_DEALS = 8
 SCHEDULES = ["final", f"final, {ROUND_DEALS} a round", "final+bridges", "round robin"]
 
 
-def report(title: str, truth: FloatArray, runs: int, cap: int, per_deal: int) -> None:
+def report(
+    title: str,
+    truth: FloatArray,
+    runs: int,
+    cap: int,
+    per_deal: int,
+    correction: str,
+    schedules: list[str],
+) -> None:
     """Print one field's table."""
-    print(f"\n{title}, {runs} run(s), cap {cap} games, {per_deal} games a deal")
+    print(f"\n{title}, {runs} run(s), cap {cap} games, {per_deal} games a deal, {correction}")
     print(
         f"{'schedule':>17} {'median':>8} {'mean':>8} {'rounds':>7} {'capped':>7} "
-        f"{'wrong/declared':>15} {'ties at 2000':>13}"
+        f"{'wrong/declared':>15} {'wrong':>6} {'ties':>5}"
     )
     medians = {}
-    for schedule in SCHEDULES:
-        outcomes = [simulate(truth, schedule, seed, cap, per_deal) for seed in range(runs)]
+    for schedule in schedules:
+        outcomes = [
+            simulate(truth, schedule, seed, cap, per_deal, correction) for seed in range(runs)
+        ]
         games = [o.games for o in outcomes]
         capped = sum(1 for o in outcomes if not o.separated)
         wrong = sum(o.wrong for o in outcomes)
         declared = sum(o.declared for o in outcomes)
-        ties = np.mean([o.ties_at_default for o in outcomes])
+        ties = np.mean([o.ties for o in outcomes])
         medians[schedule] = float(np.median(games))
         rounds = np.median([o.rounds for o in outcomes])
         print(
             f"{schedule:>17} {np.median(games):>8.0f} {np.mean(games):>8.0f} {rounds:>7.0f} "
-            f"{capped:>4}/{runs:<2} {wrong:>7}/{declared:<7} {ties:>13.2f}"
+            f"{capped:>4}/{runs:<2} {wrong:>7}/{declared:<7} {wrong / max(declared, 1):>6.1%} "
+            f"{ties:>5.2f}"
         )
+    if "round robin" not in medians:
+        return
     baseline = medians["round robin"]
     print(
         "  median games / the round robin's: "
@@ -166,13 +184,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--finalists", type=int, default=8)
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--cap", type=int, default=60_000)
+    parser.add_argument("--cap", type=int, default=DEFAULT_CAP, help="the final's max_games")
     parser.add_argument("--games-per-deal", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="3 runs, cap 10,000: a smoke check")
+    parser.add_argument(
+        "--correction",
+        default=",".join(dict.fromkeys(["none", FinalPolicy().correction])),
+        help="comma-separated corrections for the repeated looks (FinalPolicy.correction)",
+    )
+    parser.add_argument("--schedules", default=",".join(SCHEDULES), help="comma-separated")
+    parser.add_argument("--quick", action="store_true", help="3 runs: a smoke check")
     args = parser.parse_args()
-    runs, cap = (3, 10_000) if args.quick else (args.runs, args.cap)
-    for title, truth in fields(args.finalists).items():
-        report(title, truth, runs, cap, args.games_per_deal)
+    runs, cap = (3 if args.quick else args.runs), args.cap
+    schedules = args.schedules.split(",")
+    for correction in args.correction.split(","):
+        for title, truth in fields(args.finalists).items():
+            report(
+                title,
+                truth,
+                runs,
+                cap,
+                args.games_per_deal,
+                correction,
+                schedules,
+            )
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@ stands and what the next round plays. The rule:
 2. **Separation.** The results are fitted (:meth:`ResultMatrix.fit_with_covariance`,
    Bradley-Terry on the Elo scale, the leaderboard's fit) and the finalists
    ordered by rating. Neighbours ``i`` and ``i + 1`` of that order are
-   *separated* when the one-sided z of their rating difference,
+   *separated* when the z of their rating difference,
    ``(r_i - r_{i+1}) / sqrt(Var(r_i - r_{i+1}))`` with the variance from the
-   fit's covariance (their ratings move together), reaches the confidence's
-   normal quantile (1.645 at 0.95).
+   fit's covariance (their ratings move together), reaches the policy's
+   boundary (:meth:`FinalPolicy.boundary`).
 3. **Later rounds** play only the neighbours not yet separated, each pair
    ``deals_per_round`` duplicate deals (the caller plays them), least separated
    first; with ``round_deals`` the pairs repeat in that order until the round
@@ -26,18 +26,25 @@ stands and what the next round plays. The rule:
    place (a tie, declared as one). Places count like sports tables: two tied
    for 2nd are both 2nd, the next is 4th.
 
-The confidence is per neighbour pair and tested after every round (no
-correction for the repeated looks). ``benchmarks/final.py`` measured, for 8
-finalists (median of 10 runs, 2 games a deal): 57 Elo apart, 685 games; 24.5
-apart, 3,300; 8.2 apart (the top 8 of 50 entrants over 400 Elo), 20,000, so at
-the default cap of 2,000 games such a final ends with about 5 of its 7
-neighbour pairs tied. That is 0.26-0.33 of the games a round robin needs for
-the same separation. Bridges did not help (8.2 apart: 31,000); ``round_deals=8``
-took a quarter to a half of the rounds for 0.86-1.13 of the games. Of the
-declared orders 5 in 70 were wrong at 8.2 Elo apart (9 in 70 with 8 deals a
-round: the repeated looks), 1 in 70 at 24.5 and at 57.
+**The repeated looks.** The rule looks after every round, and a z that wanders
+like a random walk crosses a fixed level sooner or later: with the one-look
+quantile (1.645 at 0.95) two equal finalists were declared separated in 74% of
+finals of 2,000 games. The boundary (``correction="pocock"``, the default) is
+one constant, the level that an equal pair's z (the fitted order puts the
+leader first, so either sign counts) crosses with probability at most
+``1 - confidence`` when looked at continuously from the first round's
+information to the cap's: ``1 - Phi(c) + L c phi(c) / 2 = 1 - confidence``
+(Pickands' approximation for the z as an Ornstein-Uhlenbeck process in log
+information), ``L = log(2 max_games / finalists)``. It holds for any number
+of rounds and deals a round (so ``round_deals`` may fill rounds freely): at
+0.95, c = 2.94 with a cap of 2,000, FIXME. Equal finalists: separated in 5.0%
+of 4,000 simulated 2,000-game finals looked at after every deal (one-look
+quantile: 74%). The confidence is per neighbour pair (no correction across
+the seven pairs of a top 8).
 
-    >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
+FIXME figures
+
+    >>> state    >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
     >>> state.next_pairs, state.done
     ([('a', 'b'), ('a', 'c'), ('b', 'c')], False)
 """
@@ -54,7 +61,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from arena.compete.ratings import MEAN_RATING, PRIOR_SD, ResultMatrix
+from arena.compete.ratings import ELO_PER_NAT, MEAN_RATING, PRIOR_SD, ResultMatrix
 
 __all__ = ["FinalPolicy", "FinalStanding", "FinalState", "assess_final", "separation_z"]
 
@@ -62,13 +69,32 @@ _log = logging.getLogger(__name__)
 
 _Z95 = NormalDist().inv_cdf(0.975)
 
+#: The corrections for the repeated looks (:meth:`FinalPolicy.boundary`).
+CORRECTIONS = ("none", "pocock", "obf", "mixture")
+
+
+def _crossing_level(alpha: float, span: float) -> float:
+    """The level ``c`` a standardised Brownian z (an Ornstein-Uhlenbeck process in log
+    information) crosses with probability ``alpha`` over ``span`` nats of log information:
+    ``1 - Phi(c) + span * c * phi(c) / 2 = alpha`` (Pickands' approximation), by bisection."""
+    unit = NormalDist()
+    low, high = unit.inv_cdf(1.0 - alpha), 10.0
+    for _ in range(60):
+        level = (low + high) / 2.0
+        if 1.0 - unit.cdf(level) + span * level * unit.pdf(level) / 2.0 > alpha:
+            low = level
+        else:
+            high = level
+    return high
+
 
 @dataclass(frozen=True, slots=True)
 class FinalPolicy:
     """The final's stated parameters (module docstring: what each does).
 
     Attributes:
-        confidence: the one-sided confidence at which neighbours count as separated.
+        confidence: the confidence at which neighbours count as separated, over
+            every look up to the cap (``correction``).
         max_games: the cap; at or past it the final ends with ties declared.
         deals_per_round: duplicate deals each pair of a round plays.
         bridges: whether rounds also pair entrants two places apart inside an
@@ -77,19 +103,30 @@ class FinalPolicy:
             workers' processes, so that none idles while one pair is left):
             the unseparated pairs are repeated, least separated first, until
             they reach it (0: each pair once).
+        correction: how the boundary pays for looking after every round
+            (:meth:`boundary`): ``"pocock"`` (the default: one constant z for the
+            whole final, from the information the cap allows), ``"obf"`` (an
+            O'Brien-Fleming-like boundary in the cap's share of games),
+            ``"mixture"`` (an anytime-valid normal-mixture bound on the pair's
+            information) or ``"none"`` (the one-look quantile at every look: the
+            stated confidence does not hold).
 
     Raises:
         ValueError: ``confidence`` not in (0.5, 1), ``max_games`` < 0 or
-            ``deals_per_round`` < 1, or ``round_deals`` < 0.
+            ``deals_per_round`` < 1, ``round_deals`` < 0, or ``correction``
+            unknown.
     """
 
     confidence: float = 0.95
-    max_games: int = 2000
+    max_games: int = 16000
     deals_per_round: int = 1
     bridges: bool = False
     round_deals: int = 0
+    correction: str = "pocock"
 
     def __post_init__(self) -> None:
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"correction must be one of {CORRECTIONS}, got {self.correction!r}")
         if not 0.5 < self.confidence < 1.0:
             raise ValueError(f"confidence must be in (0.5, 1), got {self.confidence}")
         if self.max_games < 0:
@@ -101,8 +138,20 @@ class FinalPolicy:
 
     @property
     def quantile(self) -> float:
-        """The z a neighbour pair's difference must reach: the confidence's normal quantile."""
+        """The confidence's normal quantile (the z of one look: 1.645 at 0.95)."""
         return NormalDist().inv_cdf(self.confidence)
+
+    def boundary(self, finalists: int, games: int) -> float:
+        """The z a neighbour pair's lead must reach after ``games`` games of a final of
+        ``finalists``, under the policy's correction for the repeated looks."""
+        alpha = 1.0 - self.confidence
+        if self.correction == "none":
+            return self.quantile
+        if self.correction == "obf":
+            share = min(1.0, max(games, 1) / max(self.max_games, 1))
+            return NormalDist().inv_cdf(1.0 - alpha / 2.0) / math.sqrt(share)
+        span = math.log(max(1.0, 2.0 * self.max_games / max(finalists, 2)))
+        return _crossing_level(alpha, span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +281,8 @@ def _assess(names: list[str], matrix: ResultMatrix, games: int, policy: FinalPol
             elif a == b:
                 covariance[a, b] = PRIOR_SD**2
     z = separation_z([rating[n] for n in order], covariance)
-    separated = [value >= policy.quantile for value in z]
+    levels = _levels(policy, size, games, covariance)
+    separated = [value >= level for value, level in zip(z, levels, strict=True)]
     done = all(separated) or games >= policy.max_games
     table = []
     place = 1
@@ -257,6 +307,42 @@ def _assess(names: list[str], matrix: ResultMatrix, games: int, policy: FinalPol
     pairs = [] if done else _round(order, separated, z, policy)
     _log.debug("final: %d of %d neighbour pairs separated", sum(separated), size - 1)
     return FinalState(table, done, pairs)
+
+
+def _levels(
+    policy: FinalPolicy, size: int, games: int, covariance: npt.NDArray[np.float64]
+) -> list[float]:
+    """Each neighbour pair's boundary (best first): the policy's, or with the mixture, one
+    from the pair's information ``1 / Var(r_k - r_{k+1})``."""
+    if policy.correction != "mixture":
+        return [policy.boundary(size, games)] * (size - 1)
+    alpha = 1.0 - policy.confidence
+    rho = _GAME_INFORMATION * policy.max_games / (6.0 * size)
+    out = []
+    for k in range(size - 1):
+        variance = covariance[k, k] + covariance[k + 1, k + 1] - 2.0 * covariance[k, k + 1]
+        info = 1.0 / variance if variance > 0.0 else math.inf
+        out.append(_mixture_level(alpha, info, rho))
+    return out
+
+
+#: The information (Elo^-2) one even game gives about a rating difference.
+_GAME_INFORMATION = 0.25 / ELO_PER_NAT**2
+
+
+def _mixture_level(alpha: float, info: float, rho: float) -> float:
+    """The z at which the one-sided normal-mixture martingale (prior precision ``rho``)
+    reaches ``1 / alpha`` at information ``info`` (Ville: crossed with probability at
+    most ``alpha`` ever)."""
+    if math.isinf(info):
+        return 0.0
+    total = info + rho
+    spread = math.log(total / rho)
+    level = math.sqrt(total * (2.0 * math.log(1.0 / (2.0 * alpha)) + spread))
+    for _ in range(3):  # the Phi factor of the half-normal mixture
+        shortfall = -2.0 * math.log(NormalDist().cdf(level / math.sqrt(total)))
+        level = math.sqrt(total * (2.0 * math.log(1.0 / (2.0 * alpha)) + spread + shortfall))
+    return level / math.sqrt(info)
 
 
 def _round(

@@ -492,8 +492,14 @@ def _finalists(
     return chosen
 
 
-def _policy(clock: Clock) -> FinalPolicy:
-    return FinalPolicy(confidence=clock.final_confidence, max_games=clock.final_max_games)
+def _policy(clock: Clock, round_matches: int = 0) -> FinalPolicy:
+    """The final's policy; a later round fills ``round_matches`` matches (the in-flight
+    bound: no worker idles while one pair is left), in whole deals."""
+    return FinalPolicy(
+        confidence=clock.final_confidence,
+        max_games=clock.final_max_games,
+        round_deals=-(-round_matches // _table_size(clock)),
+    )
 
 
 def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> CompetitionTick:
@@ -506,7 +512,8 @@ def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> Competi
     settings = stored.tournament_settings(store, clock.final_id)
     finalists = [str(v) for v in settings.get("finalists", [])]
     fit, matrix = _fit(store, clock.final_id)
-    state = assess_final(finalists, matrix if fit.ratings else None, fit.games, _policy(clock))
+    policy = _policy(clock, _bound(store, clock, None, now).limit)
+    state = assess_final(finalists, matrix if fit.ratings else None, fit.games, policy)
     return _next_round(store, celery, clock, state, fit, count, now)
 
 

@@ -150,3 +150,43 @@ def test_round_deals_repeat_the_least_separated_pairs() -> None:
     assert wider.next_pairs == [*plain.next_pairs, plain.next_pairs[0]]
     with pytest.raises(ValueError, match="round_deals"):
         FinalPolicy(round_deals=-1)
+
+
+def test_the_boundary_holds_the_confidence_over_every_look() -> None:
+    """Equal players' z, looked at after every deal up to the cap, crosses the boundary
+    (in either direction: the fitted order puts the leader first) at most at 1 - confidence;
+    one look's quantile would be crossed most of the time."""
+    rng = np.random.default_rng(11)
+    cap = 1000
+    lead = np.cumsum(rng.choice([-1, 1], size=(4000, cap)), axis=1)[:, 1::2]
+    z = np.abs(lead) / np.sqrt(np.arange(2, cap + 1, 2))
+    crossed = {
+        correction: float(
+            (
+                z.max(axis=1) >= FinalPolicy(max_games=cap, correction=correction).boundary(2, 0)
+            ).mean()
+        )
+        for correction in ("pocock", "none")
+    }
+    assert crossed["pocock"] <= 0.05
+    assert crossed["none"] > 0.5
+
+
+def test_equal_finalists_are_separated_at_most_at_the_stated_rate() -> None:
+    names = ["a", "b"]
+    policy = FinalPolicy(max_games=120)
+    separated = 0
+    seeds = 60
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        matrix = ResultMatrix()
+        codes = matrix.codes(names)
+        games = 0
+        state = assess_final(names, None, games, policy)
+        while not state.done:
+            wins = rng.random(2 * len(state.next_pairs)) < 0.5
+            matrix.add_pairs(codes[np.where(wins, 0, 1)], codes[np.where(wins, 1, 0)])
+            games += wins.size
+            state = assess_final(names, matrix, games, policy)
+        separated += state.ties == 0
+    assert separated <= 0.05 * seeds
