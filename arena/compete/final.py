@@ -29,20 +29,33 @@ stands and what the next round plays. The rule:
 **The repeated looks.** The rule looks after every round, and a z that wanders
 like a random walk crosses a fixed level sooner or later: with the one-look
 quantile (1.645 at 0.95) two equal finalists were declared separated in 74% of
-finals of 2,000 games. The boundary (``correction="pocock"``, the default) is
-one constant, the level that an equal pair's z (the fitted order puts the
-leader first, so either sign counts) crosses with probability at most
-``1 - confidence`` when looked at continuously from the first round's
-information to the cap's: ``1 - Phi(c) + L c phi(c) / 2 = 1 - confidence``
-(Pickands' approximation for the z as an Ornstein-Uhlenbeck process in log
-information), ``L = log(2 max_games / finalists)``. It holds for any number
-of rounds and deals a round (so ``round_deals`` may fill rounds freely): at
-0.95, c = 2.94 with a cap of 2,000, FIXME. Equal finalists: separated in 5.0%
-of 4,000 simulated 2,000-game finals looked at after every deal (one-look
-quantile: 74%). The confidence is per neighbour pair (no correction across
-the seven pairs of a top 8).
+simulated finals of 2,000 games looked at after every deal. The default
+boundary (``correction="mixture"``) is anytime-valid: a pair is separated when
+the one-sided normal-mixture martingale of its lead (a half-normal prior of
+precision ``rho`` on the true difference) reaches ``1 / (1 - confidence)``, so
+by Ville's inequality a wrong order is declared with probability at most
+``1 - confidence``, however many rounds are looked at and however large they
+are (``round_deals`` may fill them freely). In z: ``sqrt((1 + rho / I)
+(log(1 + I / rho) + 2 log(1 / (2 alpha)) - 2 log Phi(.)))`` for the pair's
+information ``I = 1 / Var(r_i - r_{i+1})``; ``rho`` is the information of
+``max_games / (6 finalists)`` even games, which puts the boundary's lowest
+point (2.77 at 0.95) near the information a neighbour pair of the typical
+field has when the cap nears, and keeps it high with little information (5.9
+with the information of 40 even games, 8 finalists, a cap of 12,000: an early result must be
+very lopsided). Measured on equal finalists (2, looked at after every deal):
+separated, in either order, in 4.1% (cap 1,000), 4.6% (2,000) and 4.9%
+(12,000) of 4,000, 4,000 and 2,500 finals. ``"pocock"`` is one constant for
+the whole final, ``1 - Phi(c) + L c phi(c) / 2 = 1 - confidence`` (Pickands'
+approximation for the z as an Ornstein-Uhlenbeck process in log information,
+``L = log(2 max_games / finalists)``; 2.94 for 8 finalists and a cap of 2,000,
+3.05 at 16,000), separating equal finalists in 4.5-5.0% of the same finals;
+``"obf"`` an O'Brien-Fleming-like boundary in the cap's share of the games
+(10-12%: it holds the one-sided rate only); ``"none"`` the one-look quantile.
+The confidence is per neighbour pair (no correction across the seven pairs of
+a top 8).
 
-FIXME figures
+``benchmarks/final.py`` (10 simulated finals a field, 8 finalists, 2 games a
+deal; FIXME).
 
     >>> state    >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
     >>> state.next_pairs, state.done
@@ -104,12 +117,12 @@ class FinalPolicy:
             the unseparated pairs are repeated, least separated first, until
             they reach it (0: each pair once).
         correction: how the boundary pays for looking after every round
-            (:meth:`boundary`): ``"pocock"`` (the default: one constant z for the
-            whole final, from the information the cap allows), ``"obf"`` (an
-            O'Brien-Fleming-like boundary in the cap's share of games),
-            ``"mixture"`` (an anytime-valid normal-mixture bound on the pair's
-            information) or ``"none"`` (the one-look quantile at every look: the
-            stated confidence does not hold).
+            (:meth:`boundary`): ``"mixture"`` (the default: an anytime-valid
+            normal-mixture bound on the pair's information), ``"pocock"`` (one
+            constant z for the whole final, from the information the cap
+            allows), ``"obf"`` (an O'Brien-Fleming-like boundary in the cap's
+            share of games) or ``"none"`` (the one-look quantile at every look:
+            the stated confidence does not hold).
 
     Raises:
         ValueError: ``confidence`` not in (0.5, 1), ``max_games`` < 0 or
@@ -118,11 +131,11 @@ class FinalPolicy:
     """
 
     confidence: float = 0.95
-    max_games: int = 16000
+    max_games: int = 12000
     deals_per_round: int = 1
     bridges: bool = False
     round_deals: int = 0
-    correction: str = "pocock"
+    correction: str = "mixture"
 
     def __post_init__(self) -> None:
         if self.correction not in CORRECTIONS:
@@ -141,15 +154,19 @@ class FinalPolicy:
         """The confidence's normal quantile (the z of one look: 1.645 at 0.95)."""
         return NormalDist().inv_cdf(self.confidence)
 
-    def boundary(self, finalists: int, games: int) -> float:
+    def boundary(self, finalists: int, games: int, information: float = math.inf) -> float:
         """The z a neighbour pair's lead must reach after ``games`` games of a final of
-        ``finalists``, under the policy's correction for the repeated looks."""
+        ``finalists``, with ``information`` (Elo^-2: ``1 / Var`` of the pair's rating
+        difference; only the mixture uses it), under the policy's correction."""
         alpha = 1.0 - self.confidence
         if self.correction == "none":
             return self.quantile
         if self.correction == "obf":
             share = min(1.0, max(games, 1) / max(self.max_games, 1))
             return NormalDist().inv_cdf(1.0 - alpha / 2.0) / math.sqrt(share)
+        if self.correction == "mixture":
+            rho = _GAME_INFORMATION * max(self.max_games, 1) / (6.0 * max(finalists, 2))
+            return _mixture_level(alpha, information, rho)
         span = math.log(max(1.0, 2.0 * self.max_games / max(finalists, 2)))
         return _crossing_level(alpha, span)
 
@@ -312,17 +329,12 @@ def _assess(names: list[str], matrix: ResultMatrix, games: int, policy: FinalPol
 def _levels(
     policy: FinalPolicy, size: int, games: int, covariance: npt.NDArray[np.float64]
 ) -> list[float]:
-    """Each neighbour pair's boundary (best first): the policy's, or with the mixture, one
-    from the pair's information ``1 / Var(r_k - r_{k+1})``."""
-    if policy.correction != "mixture":
-        return [policy.boundary(size, games)] * (size - 1)
-    alpha = 1.0 - policy.confidence
-    rho = _GAME_INFORMATION * policy.max_games / (6.0 * size)
+    """Each neighbour pair's boundary (best first), given its information
+    ``1 / Var(r_k - r_{k+1})``."""
     out = []
     for k in range(size - 1):
         variance = covariance[k, k] + covariance[k + 1, k + 1] - 2.0 * covariance[k, k + 1]
-        info = 1.0 / variance if variance > 0.0 else math.inf
-        out.append(_mixture_level(alpha, info, rho))
+        out.append(policy.boundary(size, games, 1.0 / variance if variance > 0.0 else math.inf))
     return out
 
 
