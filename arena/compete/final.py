@@ -40,9 +40,9 @@ are (``round_deals`` may fill them freely). In z: ``sqrt((1 + rho / I)
 information ``I = 1 / Var(r_i - r_{i+1})``; ``rho`` is the information of
 ``max_games / (6 finalists)`` even games, which puts the boundary's lowest
 point (2.77 at 0.95) near the information a neighbour pair of the typical
-field has when the cap nears, and keeps it high with little information (5.9
-with the information of 40 even games, 8 finalists, a cap of 12,000: an early result must be
-very lopsided). Measured on equal finalists (2, looked at after every deal):
+field has when the cap nears, and keeps it high with little information
+(5.9 with the information of 40 even games, 8 finalists, a cap of 12,000: an
+early result must be very lopsided). Measured on equal finalists (2, looked at after every deal):
 separated, in either order, in 4.1% (cap 1,000), 4.6% (2,000) and 4.9%
 (12,000) of 4,000, 4,000 and 2,500 finals. ``"pocock"`` is one constant for
 the whole final, ``1 - Phi(c) + L c phi(c) / 2 = 1 - confidence`` (Pickands'
@@ -57,7 +57,7 @@ a top 8).
 ``benchmarks/final.py`` (10 simulated finals a field, 8 finalists, 2 games a
 deal; FIXME).
 
-    >>> state    >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
+    >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
     >>> state.next_pairs, state.done
     ([('a', 'b'), ('a', 'c'), ('b', 'c')], False)
 """
@@ -131,7 +131,7 @@ class FinalPolicy:
     """
 
     confidence: float = 0.95
-    max_games: int = 12000
+    max_games: int = 14000
     deals_per_round: int = 1
     bridges: bool = False
     round_deals: int = 0

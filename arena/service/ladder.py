@@ -19,7 +19,8 @@ re-reading what it decides on, so any number of workers ticking at once add each
   ``final_top`` active entries (never a disqualified one, nor one accepted after the
   deadline), its first round from :func:`arena.compete.final.assess_final`.
 - **Final**: each time the final has no match in flight, assess it: the next round's
-  duplicate deals, or the published final table (frozen), status ``done``.
+  duplicate deals (filled to the in-flight bound in whole deals, so no worker idles while
+  one pair is left), or the published final table (frozen), status ``done``.
 """
 
 from __future__ import annotations
