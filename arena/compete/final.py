@@ -41,7 +41,7 @@ information ``I = 1 / Var(r_i - r_{i+1})``; ``rho`` is the information of
 ``max_games / (6 finalists)`` even games, which puts the boundary's lowest
 point (2.77 at 0.95) near the information a neighbour pair of the typical
 field has when the cap nears, and keeps it high with little information
-(5.9 with the information of 40 even games, 8 finalists, a cap of 12,000: an
+(6.3 with the information of 40 even games, 8 finalists, a cap of 14,000: an
 early result must be very lopsided). Measured on equal finalists (2, looked at after every deal):
 separated, in either order, in 4.1% (cap 1,000), 4.6% (2,000) and 4.9%
 (12,000) of 4,000, 4,000 and 2,500 finals. ``"pocock"`` is one constant for
