@@ -1,7 +1,7 @@
 """The final's games to separate adjacent ranks, against a plain round robin to the same separation.
 
-    ./run python benchmarks/final.py [--runs 10] [--cap 16000] [--finalists 8]
-        [--correction none,pocock] [--schedules final,final+bridges] [--quick]
+    ./run python benchmarks/final.py [--runs 10] [--cap 14000] [--finalists 8]
+        [--correction none,mixture,pocock,obf] [--schedules final,final+bridges] [--quick]
 
 Eight finalists (``--finalists``) of known strength, from the fields of
 ``benchmarks/ladder.py``: the top 8 of its 50 entrants over 400 Elo (8.2 Elo
