@@ -170,7 +170,7 @@ class CompetitionCreate(BaseModel):
     games_per_deal: int = 2
     final_top: int = 8
     final_confidence: float = 0.95
-    final_max_games: int = 2000
+    final_max_games: int = 14000
     description: str = Field("", max_length=5000)
 
 

@@ -159,7 +159,7 @@ FORM_DEFAULTS: dict[str, Any] = {
     "games_per_deal": "2",
     "final_top": "8",
     "final_confidence": "0.95",
-    "final_max_games": "2000",
+    "final_max_games": "14000",
 }
 
 
@@ -221,7 +221,7 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
         games_per_deal=form_int("games_per_deal", 2),
         final_top=form_int("final_top", 8),
         final_confidence=form_float("final_confidence", 0.95),
-        final_max_games=form_int("final_max_games", 2000),
+        final_max_games=form_int("final_max_games", 14000),
         description=str(values["description"]).strip(),
     )
 

@@ -96,7 +96,7 @@ def competition_group(ctx: click.Context) -> None:
 @click.option("--games-per-deal", type=int, default=2, show_default=True)
 @click.option("--final-top", type=int, default=8, show_default=True)
 @click.option("--final-confidence", type=float, default=0.95, show_default=True)
-@click.option("--final-max-games", type=int, default=2000, show_default=True)
+@click.option("--final-max-games", type=int, default=14000, show_default=True)
 @click.option("--description", default="")
 @url_option
 def competition_create(name: str, deadline: str, opens: str | None, time_zone: str,

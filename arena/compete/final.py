@@ -9,10 +9,10 @@ stands and what the next round plays. The rule:
 2. **Separation.** The results are fitted (:meth:`ResultMatrix.fit_with_covariance`,
    Bradley-Terry on the Elo scale, the leaderboard's fit) and the finalists
    ordered by rating. Neighbours ``i`` and ``i + 1`` of that order are
-   *separated* when the one-sided z of their rating difference,
+   *separated* when the z of their rating difference,
    ``(r_i - r_{i+1}) / sqrt(Var(r_i - r_{i+1}))`` with the variance from the
-   fit's covariance (their ratings move together), reaches the confidence's
-   normal quantile (1.645 at 0.95).
+   fit's covariance (their ratings move together), reaches the policy's
+   boundary (:meth:`FinalPolicy.boundary`).
 3. **Later rounds** play only the neighbours not yet separated, each pair
    ``deals_per_round`` duplicate deals (the caller plays them), least separated
    first; with ``round_deals`` the pairs repeat in that order until the round
@@ -26,16 +26,45 @@ stands and what the next round plays. The rule:
    place (a tie, declared as one). Places count like sports tables: two tied
    for 2nd are both 2nd, the next is 4th.
 
-The confidence is per neighbour pair and tested after every round (no
-correction for the repeated looks). ``benchmarks/final.py`` measured, for 8
-finalists (median of 10 runs, 2 games a deal): 57 Elo apart, 685 games; 24.5
-apart, 3,300; 8.2 apart (the top 8 of 50 entrants over 400 Elo), 20,000, so at
-the default cap of 2,000 games such a final ends with about 5 of its 7
-neighbour pairs tied. That is 0.26-0.33 of the games a round robin needs for
-the same separation. Bridges did not help (8.2 apart: 31,000); ``round_deals=8``
-took a quarter to a half of the rounds for 0.86-1.13 of the games. Of the
-declared orders 5 in 70 were wrong at 8.2 Elo apart (9 in 70 with 8 deals a
-round: the repeated looks), 1 in 70 at 24.5 and at 57.
+**The repeated looks.** The rule looks after every round, and a z that wanders
+like a random walk crosses a fixed level sooner or later: with the one-look
+quantile (1.645 at 0.95) two equal finalists were declared separated in 74% of
+simulated finals of 2,000 games looked at after every deal. The default
+boundary (``correction="mixture"``) is anytime-valid: a pair is separated when
+the one-sided normal-mixture martingale of its lead (a half-normal prior of
+precision ``rho`` on the true difference) reaches ``1 / (1 - confidence)``, so
+by Ville's inequality a wrong order is declared with probability at most
+``1 - confidence``, however many rounds are looked at and however large they
+are (``round_deals`` may fill them freely). In z: ``sqrt((1 + rho / I)
+(log(1 + I / rho) + 2 log(1 / (2 alpha)) - 2 log Phi(.)))`` for the pair's
+information ``I = 1 / Var(r_i - r_{i+1})``; ``rho`` is the information of
+``max_games / (6 finalists)`` even games, which puts the boundary's lowest
+point (2.77 at 0.95) near the information a neighbour pair of the typical
+field has when the cap nears, and keeps it high with little information
+(6.3 with the information of 40 even games, 8 finalists, a cap of 14,000: an
+early result must be very lopsided). Measured on equal finalists (2, looked at after every deal):
+separated, in either order, in 4.1% (cap 1,000), 4.6% (2,000) and 4.9%
+(12,000) of 4,000, 4,000 and 2,500 finals. ``"pocock"`` is one constant for
+the whole final, ``1 - Phi(c) + L c phi(c) / 2 = 1 - confidence`` (Pickands'
+approximation for the z as an Ornstein-Uhlenbeck process in log information,
+``L = log(2 max_games / finalists)``; 2.94 for 8 finalists and a cap of 2,000,
+3.05 at 16,000), separating equal finalists in 4.5-5.0% of the same finals;
+``"obf"`` an O'Brien-Fleming-like boundary in the cap's share of the games
+(10-12%: it holds the one-sided rate only); ``"none"`` the one-look quantile.
+The confidence is per neighbour pair (no correction across the seven pairs of
+a top 8).
+
+``benchmarks/final.py`` (10 simulated finals a field, 8 finalists, 2 games a
+deal, the default cap of 14,000; median games): 8.2 Elo apart, 14,000 (all
+capped, 6.3 of 7 neighbour pairs tied); 24.5 apart, 10,550 (none capped;
+10,360 with 8 deals a round, none capped; at a cap of 12,000, 4 in 10 of
+those were); 57 apart, 2,650 (2,480 with 8 deals a round). No declared order
+was wrong (0 of 7, 70, 70). Before (one-look quantile, cap 2,000): 3 of 17
+declared orders wrong at 8.2 apart (8 of 17 with 8 deals a round), and 5.3,
+3.4 and 0 ties. Uncorrected and uncapped the same fields took 20,000, 3,300 and
+685 games: the honest boundary costs 3 to 4 times the games. At a cap of
+16,000 the constant boundary took 12,200 and 2,190 (24.5 and 57 apart) where
+the mixture took 10,480 and 2,760.
 
     >>> state = assess_final(["a", "b", "c"], None, 0, FinalPolicy())
     >>> state.next_pairs, state.done
@@ -54,7 +83,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from arena.compete.ratings import MEAN_RATING, PRIOR_SD, ResultMatrix
+from arena.compete.ratings import ELO_PER_NAT, MEAN_RATING, PRIOR_SD, ResultMatrix
 
 __all__ = ["FinalPolicy", "FinalStanding", "FinalState", "assess_final", "separation_z"]
 
@@ -62,13 +91,32 @@ _log = logging.getLogger(__name__)
 
 _Z95 = NormalDist().inv_cdf(0.975)
 
+#: The corrections for the repeated looks (:meth:`FinalPolicy.boundary`).
+CORRECTIONS = ("none", "pocock", "obf", "mixture")
+
+
+def _crossing_level(alpha: float, span: float) -> float:
+    """The level ``c`` a standardised Brownian z (an Ornstein-Uhlenbeck process in log
+    information) crosses with probability ``alpha`` over ``span`` nats of log information:
+    ``1 - Phi(c) + span * c * phi(c) / 2 = alpha`` (Pickands' approximation), by bisection."""
+    unit = NormalDist()
+    low, high = unit.inv_cdf(1.0 - alpha), 10.0
+    for _ in range(60):
+        level = (low + high) / 2.0
+        if 1.0 - unit.cdf(level) + span * level * unit.pdf(level) / 2.0 > alpha:
+            low = level
+        else:
+            high = level
+    return high
+
 
 @dataclass(frozen=True, slots=True)
 class FinalPolicy:
     """The final's stated parameters (module docstring: what each does).
 
     Attributes:
-        confidence: the one-sided confidence at which neighbours count as separated.
+        confidence: the confidence at which neighbours count as separated, over
+            every look up to the cap (``correction``).
         max_games: the cap; at or past it the final ends with ties declared.
         deals_per_round: duplicate deals each pair of a round plays.
         bridges: whether rounds also pair entrants two places apart inside an
@@ -77,19 +125,30 @@ class FinalPolicy:
             workers' processes, so that none idles while one pair is left):
             the unseparated pairs are repeated, least separated first, until
             they reach it (0: each pair once).
+        correction: how the boundary pays for looking after every round
+            (:meth:`boundary`): ``"mixture"`` (the default: an anytime-valid
+            normal-mixture bound on the pair's information), ``"pocock"`` (one
+            constant z for the whole final, from the information the cap
+            allows), ``"obf"`` (an O'Brien-Fleming-like boundary in the cap's
+            share of games) or ``"none"`` (the one-look quantile at every look:
+            the stated confidence does not hold).
 
     Raises:
         ValueError: ``confidence`` not in (0.5, 1), ``max_games`` < 0 or
-            ``deals_per_round`` < 1, or ``round_deals`` < 0.
+            ``deals_per_round`` < 1, ``round_deals`` < 0, or ``correction``
+            unknown.
     """
 
     confidence: float = 0.95
-    max_games: int = 2000
+    max_games: int = 14000
     deals_per_round: int = 1
     bridges: bool = False
     round_deals: int = 0
+    correction: str = "mixture"
 
     def __post_init__(self) -> None:
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"correction must be one of {CORRECTIONS}, got {self.correction!r}")
         if not 0.5 < self.confidence < 1.0:
             raise ValueError(f"confidence must be in (0.5, 1), got {self.confidence}")
         if self.max_games < 0:
@@ -101,8 +160,24 @@ class FinalPolicy:
 
     @property
     def quantile(self) -> float:
-        """The z a neighbour pair's difference must reach: the confidence's normal quantile."""
+        """The confidence's normal quantile (the z of one look: 1.645 at 0.95)."""
         return NormalDist().inv_cdf(self.confidence)
+
+    def boundary(self, finalists: int, games: int, information: float = math.inf) -> float:
+        """The z a neighbour pair's lead must reach after ``games`` games of a final of
+        ``finalists``, with ``information`` (Elo^-2: ``1 / Var`` of the pair's rating
+        difference; only the mixture uses it), under the policy's correction."""
+        alpha = 1.0 - self.confidence
+        if self.correction == "none":
+            return self.quantile
+        if self.correction == "obf":
+            share = min(1.0, max(games, 1) / max(self.max_games, 1))
+            return NormalDist().inv_cdf(1.0 - alpha / 2.0) / math.sqrt(share)
+        if self.correction == "mixture":
+            rho = _GAME_INFORMATION * max(self.max_games, 1) / (6.0 * max(finalists, 2))
+            return _mixture_level(alpha, information, rho)
+        span = math.log(max(1.0, 2.0 * self.max_games / max(finalists, 2)))
+        return _crossing_level(alpha, span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +307,8 @@ def _assess(names: list[str], matrix: ResultMatrix, games: int, policy: FinalPol
             elif a == b:
                 covariance[a, b] = PRIOR_SD**2
     z = separation_z([rating[n] for n in order], covariance)
-    separated = [value >= policy.quantile for value in z]
+    levels = _levels(policy, size, games, covariance)
+    separated = [value >= level for value, level in zip(z, levels, strict=True)]
     done = all(separated) or games >= policy.max_games
     table = []
     place = 1
@@ -257,6 +333,37 @@ def _assess(names: list[str], matrix: ResultMatrix, games: int, policy: FinalPol
     pairs = [] if done else _round(order, separated, z, policy)
     _log.debug("final: %d of %d neighbour pairs separated", sum(separated), size - 1)
     return FinalState(table, done, pairs)
+
+
+def _levels(
+    policy: FinalPolicy, size: int, games: int, covariance: npt.NDArray[np.float64]
+) -> list[float]:
+    """Each neighbour pair's boundary (best first), given its information
+    ``1 / Var(r_k - r_{k+1})``."""
+    out = []
+    for k in range(size - 1):
+        variance = covariance[k, k] + covariance[k + 1, k + 1] - 2.0 * covariance[k, k + 1]
+        out.append(policy.boundary(size, games, 1.0 / variance if variance > 0.0 else math.inf))
+    return out
+
+
+#: The information (Elo^-2) one even game gives about a rating difference.
+_GAME_INFORMATION = 0.25 / ELO_PER_NAT**2
+
+
+def _mixture_level(alpha: float, info: float, rho: float) -> float:
+    """The z at which the one-sided normal-mixture martingale (prior precision ``rho``)
+    reaches ``1 / alpha`` at information ``info`` (Ville: crossed with probability at
+    most ``alpha`` ever)."""
+    if math.isinf(info):
+        return 0.0
+    total = info + rho
+    spread = math.log(total / rho)
+    level = math.sqrt(total * (2.0 * math.log(1.0 / (2.0 * alpha)) + spread))
+    for _ in range(3):  # the Phi factor of the half-normal mixture
+        shortfall = -2.0 * math.log(NormalDist().cdf(level / math.sqrt(total)))
+        level = math.sqrt(total * (2.0 * math.log(1.0 / (2.0 * alpha)) + spread + shortfall))
+    return level / math.sqrt(info)
 
 
 def _round(

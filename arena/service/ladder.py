@@ -19,7 +19,8 @@ re-reading what it decides on, so any number of workers ticking at once add each
   ``final_top`` active entries (never a disqualified one, nor one accepted after the
   deadline), its first round from :func:`arena.compete.final.assess_final`.
 - **Final**: each time the final has no match in flight, assess it: the next round's
-  duplicate deals, or the published final table (frozen), status ``done``.
+  duplicate deals (filled to the in-flight bound in whole deals, so no worker idles while
+  one pair is left), or the published final table (frozen), status ``done``.
 """
 
 from __future__ import annotations
@@ -492,8 +493,14 @@ def _finalists(
     return chosen
 
 
-def _policy(clock: Clock) -> FinalPolicy:
-    return FinalPolicy(confidence=clock.final_confidence, max_games=clock.final_max_games)
+def _policy(clock: Clock, round_matches: int = 0) -> FinalPolicy:
+    """The final's policy; a later round fills ``round_matches`` matches (the in-flight
+    bound: no worker idles while one pair is left), in whole deals."""
+    return FinalPolicy(
+        confidence=clock.final_confidence,
+        max_games=clock.final_max_games,
+        round_deals=-(-round_matches // _table_size(clock)),
+    )
 
 
 def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> CompetitionTick:
@@ -510,7 +517,8 @@ def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> Competi
         if getattr(entries.get(int(v)), "status", None) != "disqualified"
     ]  # fmt: skip
     fit, matrix = _fit(store, clock.final_id)
-    state = assess_final(finalists, matrix if fit.ratings else None, fit.games, _policy(clock))
+    policy = _policy(clock, _bound(store, clock, None, now).limit)
+    state = assess_final(finalists, matrix if fit.ratings else None, fit.games, policy)
     return _next_round(store, celery, clock, state, fit, count, now)
 
 

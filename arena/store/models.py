@@ -429,7 +429,7 @@ class Competition(Base):
     #: ``final_confidence``, at most ``final_max_games`` games (then ties are declared).
     final_top: Mapped[int] = mapped_column(Integer, default=8)
     final_confidence: Mapped[float] = mapped_column(Float, default=0.95)
-    final_max_games: Mapped[int] = mapped_column(Integer, default=2000)
+    final_max_games: Mapped[int] = mapped_column(Integer, default=14000)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(20), default="open")
     ladder_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))

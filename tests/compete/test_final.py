@@ -10,6 +10,10 @@ import pytest
 from arena.compete.final import FinalPolicy, assess_final, separation_z
 from arena.compete.ratings import ELO_PER_NAT, ResultMatrix
 
+#: Hand-made results of a few dozen games: the mixture's boundary (the default) asks more of
+#: so few games than the constant one (test_the_mixture_asks_more_of_few_games).
+POCOCK = FinalPolicy(correction="pocock")
+
 
 def matrix_of(results: dict[tuple[str, str], int], names: list[str]) -> ResultMatrix:
     """A matrix where for each (winner, loser) key the winner won that many games."""
@@ -35,7 +39,7 @@ def test_clear_results_separate_every_neighbour_and_end_the_final() -> None:
     # Each beats every lower one 40-2: far beyond 1.645 standard errors.
     results = {(w, lo): 40 for w, lo in itertools.combinations(names, 2)}
     results.update({(lo, w): 2 for w, lo in itertools.combinations(names, 2)})
-    state = assess_final(["c", "b", "a"], matrix_of(results, names), 126, FinalPolicy())
+    state = assess_final(["c", "b", "a"], matrix_of(results, names), 126, POCOCK)
     assert state.done and state.next_pairs == [] and state.ties == 0
     assert [s.id for s in state.standings] == ["a", "b", "c"]  # the fit's order, not the seeding
     assert [s.place for s in state.standings] == [1, 2, 3]
@@ -50,11 +54,11 @@ def test_unseparated_neighbours_play_on_then_tie_at_the_cap() -> None:
     results = {("a", "b"): 30, ("b", "a"): 1, ("a", "c"): 30, ("c", "a"): 1}
     results.update({("b", "c"): 10, ("c", "b"): 10})
     matrix = matrix_of(results, names)
-    state = assess_final(names, matrix, 82, FinalPolicy(max_games=2000))
+    state = assess_final(names, matrix, 82, FinalPolicy(max_games=2000, correction="pocock"))
     assert not state.done
     assert state.next_pairs == [("b", "c")]
     assert [s.place for s in state.standings] == [1, 2, 2]
-    capped = assess_final(names, matrix, 2000, FinalPolicy(max_games=2000))
+    capped = assess_final(names, matrix, 2000, FinalPolicy(max_games=2000, correction="pocock"))
     assert capped.done and capped.next_pairs == [] and capped.ties == 1
     assert [s.place for s in capped.standings] == [1, 2, 2]
     assert capped.standings[0].id == "a"
@@ -65,7 +69,9 @@ def test_places_skip_after_a_tie() -> None:
     results = {("a", "b"): 10, ("b", "a"): 10, ("a", "c"): 10, ("c", "a"): 10}
     results.update({("b", "c"): 10, ("c", "b"): 10})
     results.update({(x, "d"): 40 for x in "abc"})
-    state = assess_final(names, matrix_of(results, names), 180, FinalPolicy(max_games=100))
+    state = assess_final(
+        names, matrix_of(results, names), 180, FinalPolicy(max_games=100, correction="pocock")
+    )
     assert state.done
     assert [s.place for s in state.standings] == [1, 1, 1, 4]
 
@@ -139,14 +145,66 @@ def test_round_deals_repeat_the_least_separated_pairs() -> None:
     results = {("a", "b"): 10, ("b", "a"): 10, ("b", "c"): 12, ("c", "b"): 8}
     results.update({("c", "d"): 40, ("d", "c"): 1, ("a", "c"): 13, ("c", "a"): 7})
     matrix = matrix_of(results, names)
-    plain = assess_final(names, matrix, 101, FinalPolicy())
+    plain = assess_final(names, matrix, 101, POCOCK)
     rows = plain.standings
     assert [row.id for row in rows][-1] == "d" and rows[2].separated_from_next
     lead = {(a.id, b.id): a.z for a, b in itertools.pairwise(rows)}
     assert plain.next_pairs == sorted(plain.next_pairs, key=lambda pair: lead[pair])
     assert len(plain.next_pairs) == 2
-    wider = assess_final(names, matrix, 101, FinalPolicy(round_deals=5, deals_per_round=2))
+    wider = assess_final(
+        names, matrix, 101, FinalPolicy(round_deals=5, deals_per_round=2, correction="pocock")
+    )
     # ceil(5 / 2) = 3 entries: both pairs, then the less separated one again.
     assert wider.next_pairs == [*plain.next_pairs, plain.next_pairs[0]]
     with pytest.raises(ValueError, match="round_deals"):
         FinalPolicy(round_deals=-1)
+
+
+def test_the_boundary_holds_the_confidence_over_every_look() -> None:
+    """Equal players' z, looked at after every deal up to the cap, crosses the boundary
+    (in either direction: the fitted order puts the leader first) at most at 1 - confidence;
+    one look's quantile would be crossed most of the time."""
+    rng = np.random.default_rng(11)
+    cap = 1000
+    games = np.arange(2, cap + 1, 2)
+    lead = np.cumsum(rng.choice([-1, 1], size=(4000, cap)), axis=1)[:, 1::2]
+    z = np.abs(lead) / np.sqrt(games)
+    information = 0.25 / ELO_PER_NAT**2  # of one even game, about the rating difference
+    crossed = {}
+    for correction in ("mixture", "pocock", "none"):
+        policy = FinalPolicy(max_games=cap, correction=correction)
+        level = np.array([policy.boundary(2, int(g), g * information) for g in games])
+        crossed[correction] = float((z >= level).any(axis=1).mean())
+    assert FinalPolicy().correction == "mixture"
+    assert crossed["mixture"] <= 0.05 and crossed["pocock"] <= 0.05
+    assert crossed["none"] > 0.5
+
+
+def test_equal_finalists_are_separated_at_most_at_the_stated_rate() -> None:
+    names = ["a", "b"]
+    policy = FinalPolicy(max_games=120)
+    separated = 0
+    seeds = 60
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        matrix = ResultMatrix()
+        codes = matrix.codes(names)
+        games = 0
+        state = assess_final(names, None, games, policy)
+        while not state.done:
+            wins = rng.random(2 * len(state.next_pairs)) < 0.5
+            matrix.add_pairs(codes[np.where(wins, 0, 1)], codes[np.where(wins, 1, 0)])
+            games += wins.size
+            state = assess_final(names, matrix, games, policy)
+        separated += state.ties == 0
+    assert separated <= 0.05 * seeds
+
+
+def test_the_mixture_asks_more_of_few_games() -> None:
+    """The mixture's boundary is highest with little information and lowest near the
+    information its prior is tuned to (the cap's share of a pair); the constant one is flat."""
+    information = 0.25 / ELO_PER_NAT**2
+    mixture, pocock = FinalPolicy(), POCOCK
+    few, typical = (mixture.boundary(8, 0, n * information) for n in (40, 1500))
+    assert few > pocock.boundary(8, 0) > typical > mixture.quantile
+    assert pocock.boundary(8, 0) == pocock.boundary(8, 5000)
