@@ -230,6 +230,11 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
     if (bot is None) == (reference is None):
         raise UsageError("give a bot FILE or --version OWNER/BOT@vN (one of them)")
     if bot is not None:
+        store = open_store(url)
+        try:  # a closed or unknown competition: no check, nothing stored
+            service.check_open_for_entries(store, name)
+        finally:
+            store.close()
         stored = _store_file(bot, owner, bot_name, url, unsandboxed, memory)
         if stored is None:
             return 1

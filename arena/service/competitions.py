@@ -81,6 +81,7 @@ __all__ = [
     "NewCompetition",
     "RatingPoint",
     "RecentGame",
+    "check_open_for_entries",
     "close_now",
     "competition_list",
     "competition_name",
@@ -453,6 +454,17 @@ def _check_runtime(row: CompetitionRow, filename: str) -> None:
     if runtime not in offered:
         endings = ", ".join(f"{r} ({RUNTIMES.get(r, '?')} files)" for r in offered)
         raise CompetitionError(f"{row.name} takes bots in {endings}: {filename} is not one.")
+
+
+def check_open_for_entries(store: Store, name: str, now: datetime | None = None) -> None:
+    """Refuse, as an entry would, when competition ``name`` takes no entry now (before a
+    caller spends a sandboxed check on a file for it).
+
+    Raises:
+        NotFound: no competition called ``name``.
+        CompetitionError: it is not open (the sentence gives its dates).
+    """
+    _check_open(find_competition(store, name), _now(now))
 
 
 def enter_with_version(

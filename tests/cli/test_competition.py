@@ -16,6 +16,7 @@ from arena.cli.common import USAGE_ERROR
 from arena.cli.competition import parse_when
 from arena.cli.main import cli
 from arena.service.accounts import create_account, password_hasher
+from arena.store.bots import bot_record
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 
@@ -69,6 +70,14 @@ def test_a_competition_from_creation_to_its_close(url: str, store: Store) -> Non
     late = invoke(url, "competition", "enter", "cup", "--version", "alice/greedy", "--owner",
                   "alice")  # fmt: skip
     assert late.exit_code == USAGE_ERROR and "cup closed for entries at" in late.output
+    # a file for a closed (or unknown) competition is neither checked nor stored
+    for competition, refusal in (("cup", "cup closed for entries at"),
+                                 ("nope", "no competition called 'nope'")):  # fmt: skip
+        filed = invoke(url, "competition", "enter", competition,
+                       str(REFERENCE_BOTS / "counter.py"), "--owner", "carol")  # fmt: skip
+        assert filed.exit_code == USAGE_ERROR and refusal in filed.output, filed.output
+        assert "ok" not in filed.output  # no check ran
+    assert bot_record(store, "carol", "counter") is None
 
 
 @pytest.mark.parametrize("url", ["sqlite"], indirect=True)
