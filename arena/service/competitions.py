@@ -615,13 +615,19 @@ def close_now(store: Store, actor: Actor, name: str, *, now: datetime | None = N
 
     Raises:
         NotFound, PermissionDenied: no such competition; not its organiser nor an admin.
-        CompetitionError: closed already.
+        CompetitionError: closed already, or not opened yet (closing it would publish an
+            empty final).
     """
     row = _manage(store, actor, name)
     now = _now(now)
     if row.status != "open" or now >= row.deadline:
         raise CompetitionError(
             f"{name} closed at {local_time(row.deadline, row.time_zone)} already."
+        )
+    if now < row.opens:
+        raise CompetitionError(
+            f"{name} opens at {local_time(row.opens, row.time_zone)}: there is nothing to "
+            "close before its entries open."
         )
     stored.set_deadline(store, row.id, now)
     logger.info("competition %s closed by %s", name, _who(actor))

@@ -290,6 +290,15 @@ def test_deadline_close_and_rerun_keep_their_order(store: Store, actors: Actors)
         comp.enter_with_version(store, actors["alice"], "cup", _version(store, "alice", "x"))
 
 
+def test_a_competition_not_opened_yet_cannot_be_closed(store: Store, actors: Actors) -> None:
+    """Closing it would set its deadline before its opening and publish an empty final."""
+    later = _new("later", opens=NOW + timedelta(days=1), deadline=NOW + timedelta(days=2))
+    comp.create_competition(store, actors["owner"], later)
+    with pytest.raises(CompetitionError, match="nothing to close before its entries open"):
+        comp.close_now(store, actors["owner"], "later", now=NOW)
+    assert comp.competition_view(store, None, "later").summary.deadline == later.deadline
+
+
 def test_sources_open_after_the_deadline_only_where_the_competition_says(
     store: Store, actors: Actors
 ) -> None:
