@@ -63,6 +63,46 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+#: The longest tests (a minute or so each on two loaded cores: the whole suite's
+#: ``--durations``), longest first; then every test that starts real workers (the ``service``
+#: and ``deployment`` fixtures), then the tests marked slow: pytest_collection_modifyitems
+#: starts them first, so that none is left running alone on one process at the end of a run
+#: (with ``--maxschedchunk=1`` in pyproject.toml, xdist hands tests out as processes free up).
+LONG_FIRST = (
+    "tests/cli/test_serve.py::test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c",
+    "tests/workers/test_tasks.py::test_a_tournament_created_from_the_cli_runs_to_completion",
+    "tests/workers/test_competition.py",
+    "tests/web/test_api.py::test_the_api_fuzzed_from_its_own_document",
+    "tests/cli/test_serve.py::test_fault_drill_the_worker_killed_mid_tournament",
+    "tests/compete/test_sprt.py::test_a_bot_against_itself_is_centred",
+    "tests/cli/test_main.py::test_console_script_runs_the_documented_example",
+    "tests/cli/test_remote.py",
+    "tests/web/test_compares.py::test_an_owner_starts_a_compare_and_reads_the_verdict",
+    "tests/service/test_compares.py::test_a_decided_compare_voids_what_it_did_not_need",
+    "tests/web/test_security.py::test_two_processes_count_in_one_bucket",
+    "tests/cli/test_serve.py",
+    "tests/cli/test_competition.py::test_a_competition_from_creation_to_its_close",
+)
+#: Fixtures that start real ``arena worker`` processes (tests/workers/test_tasks.py).
+WORKER_FIXTURES = {"service", "deployment"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the long tests first (:data:`LONG_FIRST`), the rest in their usual order."""
+
+    def rank(item: pytest.Item) -> int:
+        for index, prefix in enumerate(LONG_FIRST):
+            if item.nodeid.startswith(prefix):
+                return index
+        if WORKER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            return len(LONG_FIRST)
+        if item.get_closest_marker("slow"):
+            return len(LONG_FIRST) + 1
+        return len(LONG_FIRST) + 2
+
+    items.sort(key=rank)  # stable: each rank keeps the collection's order
+
+
 class Databases:
     """Template databases built once per test process, and the copies tests get of them."""
 
