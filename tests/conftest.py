@@ -13,6 +13,11 @@ its own, to write as it likes, but as a copy of a template:
   the same in every copy, timestamps are those of the build;
 - a test marked ``@pytest.mark.empty_database`` gets an empty, unmigrated database instead
   (the migration tests).
+
+On PostgreSQL a copy costs a ``CREATE DATABASE`` and a ``DROP DATABASE`` (a tenth of a second
+each, more under load), paid off the tests' time: a thread of the test process creates the
+next copy of a template while a test runs on the current one, and drops a test's database
+after it; the server's session fixture waits for that thread before it stops the server.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -57,6 +63,46 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+#: The longest tests (a minute or so each on two loaded cores: the whole suite's
+#: ``--durations``), longest first; then every test that starts real workers (the ``service``
+#: and ``deployment`` fixtures), then the tests marked slow: pytest_collection_modifyitems
+#: starts them first, so that none is left running alone on one process at the end of a run
+#: (with ``--maxschedchunk=1`` in pyproject.toml, xdist hands tests out as processes free up).
+LONG_FIRST = (
+    "tests/cli/test_serve.py::test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c",
+    "tests/workers/test_tasks.py::test_a_tournament_created_from_the_cli_runs_to_completion",
+    "tests/workers/test_competition.py",
+    "tests/web/test_api.py::test_the_api_fuzzed_from_its_own_document",
+    "tests/cli/test_serve.py::test_fault_drill_the_worker_killed_mid_tournament",
+    "tests/compete/test_sprt.py::test_a_bot_against_itself_is_centred",
+    "tests/cli/test_main.py::test_console_script_runs_the_documented_example",
+    "tests/cli/test_remote.py",
+    "tests/web/test_compares.py::test_an_owner_starts_a_compare_and_reads_the_verdict",
+    "tests/service/test_compares.py::test_a_decided_compare_voids_what_it_did_not_need",
+    "tests/web/test_security.py::test_two_processes_count_in_one_bucket",
+    "tests/cli/test_serve.py",
+    "tests/cli/test_competition.py::test_a_competition_from_creation_to_its_close",
+)
+#: Fixtures that start real ``arena worker`` processes (tests/workers/test_tasks.py).
+WORKER_FIXTURES = {"service", "deployment"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the long tests first (:data:`LONG_FIRST`), the rest in their usual order."""
+
+    def rank(item: pytest.Item) -> int:
+        for index, prefix in enumerate(LONG_FIRST):
+            if item.nodeid.startswith(prefix):
+                return index
+        if WORKER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            return len(LONG_FIRST)
+        if item.get_closest_marker("slow"):
+            return len(LONG_FIRST) + 1
+        return len(LONG_FIRST) + 2
+
+    items.sort(key=rank)  # stable: each rank keeps the collection's order
+
+
 class Databases:
     """Template databases built once per test process, and the copies tests get of them."""
 
@@ -65,6 +111,12 @@ class Databases:
         self._names = itertools.count(1)
         #: (backend, server, seed) -> (the template's URL, what its seed returned)
         self._templates: dict[tuple[str, str | None, Seed | None], tuple[str, object]] = {}
+        #: PostgreSQL's creations and drops, one at a time, beside the tests (started on use)
+        self._background: ThreadPoolExecutor | None = None
+        #: (server, template) -> the next copy's name, being created or made
+        self._spares: dict[tuple[str, str], Future[str]] = {}
+        #: the drops under way (their errors are raised by :meth:`settle`)
+        self._drops: list[Future[None]] = []
 
     def empty(self, server: str | None, directory: Path) -> str:
         """A new empty database: on ``server`` (PostgreSQL), else a file in ``directory``."""
@@ -80,7 +132,25 @@ class Databases:
             path = directory / "arena.db"
             shutil.copyfile(template.removeprefix("sqlite:///"), path)
             return f"sqlite:///{path}", value
-        return self._create(server, self._name(), template=template.rsplit("/", 1)[1]), value
+        return f"{server}/{self._spare(server, template.rsplit('/', 1)[1])}", value
+
+    def _spare(self, server: str, template: str) -> str:
+        """A new copy of ``template`` on ``server`` (the one made in the background if there
+        is one, else one made now), its name; starts making the next in the background."""
+        spare = self._spares.pop((server, template), None)
+        name = spare.result() if spare is not None else self._copy_now(server, template)
+        self._spares[(server, template)] = self._thread().submit(self._copy_now, server, template)
+        return name
+
+    def _copy_now(self, server: str, template: str) -> str:
+        name = self._name()
+        self._create(server, name, template=template)
+        return name
+
+    def _thread(self) -> ThreadPoolExecutor:
+        if self._background is None:
+            self._background = ThreadPoolExecutor(1, thread_name_prefix="test-databases")
+        return self._background
 
     def _template(self, server: str | None, seed: Seed | None) -> tuple[str, object]:
         key = ("sqlite" if server is None else "postgresql", server, seed)
@@ -110,8 +180,29 @@ class Databases:
         return f"arena_test_{os.getpid()}_{next(self._names)}"
 
     def drop(self, server: str, name: str) -> None:
-        """Drop the database ``name``, closing the connections a test may have left open."""
+        """Drop the database ``name`` in the background, closing the connections a test may
+        have left open (:meth:`settle` waits for it)."""
+        self._drops = [drop for drop in self._drops if not drop.done() or drop.exception()]
+        self._drops.append(self._thread().submit(self._drop_now, server, name))
+
+    def _drop_now(self, server: str, name: str) -> None:
         self._admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def settle(self, server: str) -> None:
+        """Wait for the background's work on ``server``, drop its unused copies, and raise
+        the first error a background creation or drop met."""
+        errors: list[BaseException] = []
+        for key in [key for key in self._spares if key[0] == server]:
+            spare = self._spares.pop(key)
+            error = spare.exception()
+            if error is None:
+                self._drop_now(server, spare.result())
+            else:
+                errors.append(error)
+        errors += [error for drop in self._drops if (error := drop.exception()) is not None]
+        self._drops = []
+        if errors:
+            raise errors[0]
 
     def _create(self, server: str, name: str, template: str | None = None) -> str:
         """``CREATE DATABASE name [TEMPLATE template]`` (the template must have no open
@@ -132,10 +223,12 @@ class Databases:
 
 
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """A PostgreSQL server for the whole session: its URL without a database name."""
+def postgres_server(databases: Databases) -> Iterator[str]:
+    """A PostgreSQL server for the whole session: its URL without a database name (stopped
+    once the template databases' background work on it is done)."""
     with running_postgres() as server:
         yield server
+        databases.settle(server)
 
 
 @pytest.fixture(scope="session")
