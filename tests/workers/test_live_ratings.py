@@ -67,11 +67,15 @@ def test_the_leaderboard_changes_while_a_tournament_runs(
 ) -> None:
     created = _arena(
         deployment, tmp_path, "tournament", "create", "spring", "--rules", "draw",
-        "--bots", ",".join(BOTS), "--games", "10", "--seed", "7",
+        "--bots", ",".join(BOTS), "--games", "30", "--seed", "7",
     )  # fmt: skip
     assert created.returncode == 0, created.stderr
-    workers: list[Worker] = [start_worker(tmp_path, deployment, "--concurrency", "2")]
+    # A refit at most every 0.3 s (not 2 s): on an idle machine the tournament plays in a
+    # few seconds, and the leaderboard must be seen changing while it runs.
+    env = {**deployment, "ARENA_REFIT_SECONDS": "0.3"}
+    workers: list[Worker] = [start_worker(tmp_path, env, "--concurrency", "2")]
     store = connect(deployment["ARENA_DATABASE_URL"])
+    runner: subprocess.Popen[bytes] | None = None
     try:
         environ = {**os.environ, **FAST, **deployment}
         runner = subprocess.Popen(  # sends the matches, then follows them
@@ -108,4 +112,7 @@ def test_the_leaderboard_changes_while_a_tournament_runs(
         assert runner.wait(timeout=30) == 0
     finally:
         store.close()
+        if runner is not None and runner.poll() is None:  # a failed test's: never left behind
+            runner.kill()
+            runner.wait()
         stop_workers(workers)
