@@ -38,7 +38,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.store import ratings as stored
 from arena.store.db import Store, as_utc
 from arena.store.models import Match, RuleSet, Tournament
-from arena.store.ratings import RuleSetRef
+from arena.store.ratings import RatingPoint, RuleSetRef
 
 __all__ = [
     "OUTCOMES",
@@ -496,18 +496,6 @@ def rating_table(store: Store, rules: RuleSetRef) -> list[StoredRating]:
         )
         for row in rows
     ]
-
-
-@dataclass(frozen=True, slots=True)
-class RatingPoint:
-    """A bot version's rating as one re-fit stored it (``rating_history``)."""
-
-    time: datetime
-    rating: float
-    low: float
-    high: float
-    games: int
-    rank: int
 
 
 def rating_history_of(store: Store, rules: RuleSetRef, version_id: int) -> list[RatingPoint]:

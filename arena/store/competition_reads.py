@@ -24,6 +24,7 @@ from arena.store.models import (
     Tournament,
     User,
 )
+from arena.store.ratings import RatingPoint
 
 __all__ = [
     "LadderMatch",
@@ -49,18 +50,6 @@ def competition_name(store: Store, competition_id: int) -> str | None:
 
 def _aware(value: datetime | None) -> datetime | None:
     return None if value is None else as_utc(value)
-
-
-@dataclass(frozen=True, slots=True)
-class RatingPoint:
-    """A point of an entrant's ladder rating history."""
-
-    time: datetime
-    rating: float
-    low: float
-    high: float
-    games: int
-    rank: int
 
 
 @dataclass(frozen=True, slots=True)

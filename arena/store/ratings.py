@@ -37,6 +37,7 @@ from arena.store.queue import FINISHED
 __all__ = [
     "FinishedMatches",
     "RatingInputs",
+    "RatingPoint",
     "RefitClock",
     "RuleSetRef",
     "book_refit",
@@ -118,6 +119,19 @@ def _version_names(session: Session, version_ids: Iterable[int]) -> dict[int, st
 
 
 # --- a tournament's results ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A bot version's rating as one fit stored it: a point of a rule set's history
+    (``rating_history``) or of a competition's ladder (``competition_ratings``)."""
+
+    time: datetime
+    rating: float
+    low: float
+    high: float
+    games: int
+    rank: int
 
 
 @dataclass(frozen=True, slots=True)
