@@ -12,6 +12,7 @@ import click
 
 from arena.cli.common import help_without_command, url_option
 from arena.cli.stored import open_store
+from arena.service.permissions import ROLES
 
 
 @click.group("users", invoke_without_command=True, short_help="Accounts: add, give a role, list.")
@@ -25,7 +26,7 @@ def users_group(ctx: click.Context) -> None:
 @click.argument("name")
 @click.option(
     "--role",
-    type=click.Choice(["user", "organiser", "admin"]),
+    type=click.Choice(list(ROLES)),
     default="user",
     show_default=True,
     help="What the account may do.",
@@ -65,7 +66,7 @@ def users_add_command(name: str, role: str, password: str, url: str | None) -> N
 
 @users_group.command("role", short_help="Give an account a role.")
 @click.argument("name")
-@click.argument("role", type=click.Choice(["user", "organiser", "admin"]))
+@click.argument("role", type=click.Choice(list(ROLES)))
 @url_option
 def users_role_command(name: str, role: str, url: str | None) -> None:
     """Give the user NAME the ROLE (user, organiser or admin); its open sessions have the

@@ -9,7 +9,7 @@ it is an admin by definition, and it owns nothing (what it creates has no owner 
 An **action** is a name in :data:`PERMISSIONS`: the weakest role that may do it to anyone's
 object, and whether an object's owner may always do it to its own. A **target** is the
 object acted on, as far as permissions care (:class:`Target`: today its owner). The roles
-rank ``anonymous < user < organiser < admin`` (:data:`ROLE_RANKS`).
+rank ``anonymous < user < teacher < organiser < admin`` (:data:`ROLE_RANKS`).
 
 Rules beyond roles and ownership (a teacher over the bots of the pupils of a class, a
 competition's organiser over its entrants) are added as :data:`EXTRA_RULES`: functions of
@@ -74,7 +74,7 @@ class Target:
 
 
 #: The accounts' roles, weakest first.
-ROLES = ("user", "organiser", "admin")
+ROLES = ("user", "teacher", "organiser", "admin")
 #: The roles' ranks: an actor may do what its role's rank or any lower rank may do.
 ROLE_RANKS: dict[str, int] = {"anonymous": 0, **{role: i + 1 for i, role in enumerate(ROLES)}}
 

@@ -78,10 +78,15 @@ class User(Base):
     created: Mapped[datetime] = _created()
     #: The argon2id hash of the password; None: the user cannot log in (made by the CLI).
     password_hash: Mapped[str | None] = mapped_column(String(200))
-    #: ``user``, ``organiser`` or ``admin`` (arena.service.accounts.ROLES).
+    #: ``user``, ``teacher``, ``organiser`` or ``admin`` (arena.service.accounts.ROLES).
     role: Mapped[str] = mapped_column(String(20), default="user", server_default="user")
     #: Raised when the password changes (its sessions end then: :class:`UserSession`).
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: A first-time password (a teacher's roster import or reset): changed at the next login.
+    must_change_password: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: A role the user asked for (``teacher``), until an admin grants or refuses it.
+    requested_role: Mapped[str | None] = mapped_column(String(20))
+    requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class UserSession(Base):
@@ -488,3 +493,139 @@ class CompetitionRating(Base):
     games: Mapped[int] = mapped_column(Integer)
     rank: Mapped[int] = mapped_column(Integer)
     time: Mapped[datetime] = _created()
+
+
+class SchoolClass(Base):
+    """A class (arena.service.classes): its teachers (:class:`ClassTeacher`), its students
+    (:class:`ClassMember`), the rule sets it plays and its join code. ``join_code`` is the
+    current code (None: joining by code is closed); it stops working at ``join_expires``."""
+
+    __tablename__ = "classes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: Its URL name (``/classes/NAME``), like a competition's.
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    description: Mapped[str | None] = mapped_column(Text)
+    #: The teacher who created it (None: from the command line).
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    #: The preset rule set names it plays, the first its default.
+    rule_sets: Mapped[list[Any]] = mapped_column(JSON)
+    join_code: Mapped[str | None] = mapped_column(String(32), unique=True)
+    join_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Quotas and display (arena.service.classes): uploads a student an hour, checks queued
+    #: for the class at once, whether its leaderboard shows the reference bots.
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+
+
+class ClassTeacher(Base):
+    """A teacher of a class (a class may have several)."""
+
+    __tablename__ = "class_teachers"
+    __table_args__ = (
+        UniqueConstraint("class_id", "user_id"),
+        Index("ix_class_teachers_user", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    added: Mapped[datetime] = _created()
+
+
+class ClassMember(Base):
+    """A student of a class (a student may be in several). ``real_name`` is seen by the
+    class's teachers only; ``via`` is ``code`` (joined with the join code) or ``roster``
+    (imported by a teacher)."""
+
+    __tablename__ = "class_members"
+    __table_args__ = (
+        UniqueConstraint("class_id", "user_id"),
+        Index("ix_class_members_user", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    real_name: Mapped[str | None] = mapped_column(String(200))
+    via: Mapped[str] = mapped_column(String(10), default="code")
+    joined: Mapped[datetime] = _created()
+
+
+#: An assignment submission's status: ``pending`` while its upload is checked, ``rejected``
+#: (the check failed; ``reason``), ``grading`` while its gauntlet plays, ``graded``.
+SUBMISSION_STATUSES = ("pending", "rejected", "grading", "graded")
+
+
+class Assignment(Base):
+    """A graded assignment of a class (arena.service.assignments): each submission (a
+    student's bot version) plays a gauntlet against the ``references`` under a sequential
+    test, and its verdicts map to a grade by ``grades``."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (UniqueConstraint("class_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id"))
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
+    players: Mapped[int] = mapped_column(Integer, default=2)
+    teams: Mapped[bool] = mapped_column(default=False)
+    #: How its games are played (``move_seconds``, ...) and the test's parameters
+    #: (``statistic``, ``elo0``, ``elo1``, ``alpha``, ``beta``, ``max_games``, ``batch``).
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: The references, in order: one ``{"label": ..., "bot_version_id": ...}`` each.
+    references: Mapped[list[Any]] = mapped_column(JSON)
+    #: Best first: ``{"grade": "A", "beats": ["counter"]}``; the last one's ``beats`` is
+    #: empty (the grade of a submission that beats none it must).
+    grades: Mapped[list[Any]] = mapped_column(JSON)
+    opens: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    deadline: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    time_zone: Mapped[str] = mapped_column(String(64), default="UTC")
+    seed: Mapped[int] = mapped_column(BigInteger)
+    created: Mapped[datetime] = _created()
+
+
+class Submission(Base):
+    """A student's submission to an assignment: an upload being checked, then a bot version
+    graded by its gauntlet (:class:`SubmissionTest`, one a reference). ``late``: sent after
+    the deadline (graded, never kept)."""
+
+    __tablename__ = "assignment_submissions"
+    __table_args__ = (
+        Index("ix_assignment_submissions_user", "assignment_id", "user_id", "created"),
+        Index("ix_assignment_submissions_upload", "upload_id"),
+        Index("ix_assignment_submissions_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id"))
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    late: Mapped[bool] = mapped_column(default=False, server_default=false())
+    reason: Mapped[str | None] = mapped_column(Text)
+    grade: Mapped[str | None] = mapped_column(String(20))
+    created: Mapped[datetime] = _created()
+    accepted: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    graded: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SubmissionTest(Base):
+    """One test of a submission's gauntlet: the submission against one reference, a
+    compare tournament (arena.service.compares) stopped as soon as its test decides;
+    ``verdict`` is kept when it has (``pass``, ``fail``, ``undecided`` at the cap)."""
+
+    __tablename__ = "submission_tests"
+    __table_args__ = (UniqueConstraint("submission_id", "reference"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("assignment_submissions.id"))
+    reference: Mapped[str] = mapped_column(String(100))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), unique=True)
+    verdict: Mapped[str | None] = mapped_column(String(20))
+    #: The test's reading when it ended: score, Elo difference with its interval, games.
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
