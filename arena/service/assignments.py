@@ -241,7 +241,7 @@ def _check_test(new: NewAssignment, rules_players: int) -> RegressionTest:
             f"max games must be at least {2 * size} (two deal groups of {size} games)."
         )
     try:
-        return make_test(new.statistic, new.elo0, new.elo1, new.alpha, new.beta)  # type: ignore[arg-type]
+        return make_test(new.statistic, new.elo0, new.elo1, new.alpha, new.beta)
     except ValueError as exc:
         raise AssignmentError(f"the test's parameters: {exc}.") from None
 
