@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flask import request
 from pydantic import BaseModel, Field
 from spectree import Response as Responses
 from spectree.model_adapter.pydantic_adapter import BaseFile
@@ -262,8 +263,8 @@ def api_submit(class_name: str, name: str, form: SubmissionForm) -> tuple[Submis
     ``version`` (a stored bot of yours, ``BOT[@N]``). 202 with the submission; poll
     ``/submissions/{id}`` for its verdicts and grade."""
     account = _caller("upload")
-    file = form.source if form is not None and isinstance(form.source, FileStorage) else None
-    version = form.version.strip() if form is not None else ""
+    file: FileStorage | None = request.files.get("source")  # (the form's model documents it)
+    version = form.version.strip()
     if (file is None or not file.filename) == (not version):
         _fail(400, "send the bot as the multipart file field 'source', or name 'version'")
     store, celery = get_store(), get_celery()
