@@ -25,6 +25,7 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
+import web.api_classes
 import web.api_competitions  # noqa: F401 (its routes join the API's blueprint)
 from arena.errors import NotFound, PermissionDenied
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
