@@ -26,6 +26,7 @@ from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 import web.api_assignments  # its routes join the API's blueprint, as do these:
+import web.api_classes
 import web.api_competitions
 import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
