@@ -96,6 +96,7 @@ __all__ = [
     "current_account",
     "guarded",
     "init_auth",
+    "log_in",
     "public",
     "refusal",
     "to_login",
@@ -265,7 +266,8 @@ def _safe_next(target: str | None) -> str:
     return url_for("pages.home")
 
 
-def _log_in(account: Account) -> None:
+def log_in(account: Account) -> None:
+    """Open a new session for ``account`` (nothing from before the login survives it)."""
     session.clear()  # nothing from before the login survives it
     session["sid"] = open_session(get_store(), account)
     session.permanent = True
@@ -284,7 +286,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
         password = request.form.get("password", "")
         account = authenticate(get_store(), name, password, hasher=_hasher())
         if account is not None:
-            _log_in(account)
+            log_in(account)
             return redirect(_safe_next(request.form.get("next")))
         flash("Wrong name or password.")
         return render_template("login.html", name=name, next=request.form.get("next")), 401
@@ -312,7 +314,7 @@ def signup() -> BaseResponse | tuple[str, int] | str:
         except ArenaError as exc:
             flash(sentence(str(exc)))
             return render_template("signup.html", name=name, **limits), 400
-        _log_in(account)
+        log_in(account)
         flash(f"Welcome, {account.name}.")
         return redirect(url_for("pages.home"))
     return render_template("signup.html", name="", **limits)
