@@ -69,6 +69,7 @@ from arena.service.accounts import (
     tokens_of,
 )
 from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
+from arena.service.role_requests import role_requests
 from web.extensions import csrf, get_store
 from web.forms import sentence
 from web.limits import (
@@ -407,9 +408,11 @@ def revoke(token_id: int) -> BaseResponse:
 @accounts.get("/admin/users")
 @guarded("manage-users")
 def admin_users() -> str:
-    """Every account with its role, and a form to change it (admins)."""
+    """The pending teacher-role requests, and every account with its role and a form to
+    change it (admins)."""
     listing = list_accounts(get_store(), current_account())
-    return render_template("admin_users.html", users=listing, roles=ROLES)
+    requests = role_requests(get_store(), current_account())
+    return render_template("admin_users.html", users=listing, roles=ROLES, requests=requests)
 
 
 @accounts.post("/admin/users/<name>/role")

@@ -20,16 +20,28 @@ from datetime import UTC, datetime
 from typing import Any
 
 import segno
-from flask import Blueprint, Response, current_app, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
+from arena.service.class_pages_extra import own_role_request
+from arena.service.class_pages_extra import tournament_name as class_tournament_name
 from arena.service.classes import ClassError, ClassRow, NewClass
 from arena.service.permissions import allowed
-from web.auth import current_account, guarded
+from arena.service.role_requests import RoleRequestError, request_mode
+from web.auth import current_account, guarded, public, to_login
 from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import form_float, form_int, read_file, sentence
@@ -60,20 +72,25 @@ def _sentence(exc: Exception) -> str:
 
 
 @classes.get("/classes")
-@guarded("change-password")
-def class_index() -> str:
+@public
+def class_index() -> BaseResponse | str:
     """The classes you teach and those you joined; "new class" for teachers, "ask to be a
-    teacher" for users."""
+    teacher" for users (anonymous visitors: the login page)."""
     store, account = get_store(), current_account()
-    assert account is not None
+    if account is None:
+        return to_login()
     taught, joined = service.my_classes(store, account)
+    try:
+        requests_open = request_mode() != "closed"
+    except RoleRequestError:  # a mistyped setting: no button (asking would fail)
+        requests_open = False
     return render_template(
         "classes.html",
         taught=taught,
         joined=joined,
         can_create=allowed(account, "create-class"),
-        requested=service.role_request_of(store, account),
-        requests_open=service.teacher_requests_mode() != "closed",
+        requested=own_role_request(store, account),
+        requests_open=requests_open,
     )
 
 
@@ -136,7 +153,7 @@ def _bars(rows: list[Any]) -> tuple[Markup, list[Markup | None]]:
 
 
 @classes.get("/classes/<name>")
-@guarded("change-password")
+@public  # its members only: the service checks
 def class_page(name: str) -> str:
     """A class: for its teachers the roster (each student's latest version, its check,
     rating, faults and source) and the teacher's controls; for its students the class
@@ -145,7 +162,7 @@ def class_page(name: str) -> str:
     row = service.class_for_member(store, account, name)
     if service.is_teacher(store, account, row.id):
         roster = service.roster_view(store, account, name)
-        axis, bars = _bars(list(roster.rows))
+        axis, bars = _bars(list(roster.students))
         return render_template(
             "class.html",
             c=row,
@@ -158,7 +175,7 @@ def class_page(name: str) -> str:
             now=datetime.now(UTC),
         )
     board = service.class_leaderboard(store, account, name, show_reference=_show_reference(row))
-    axis, bars = _bars(board)
+    axis, bars = _bars(board.rows)
     return render_template(
         "class_student.html", c=row, board=board, axis=axis, bars=bars, now=datetime.now(UTC)
     )
@@ -174,15 +191,16 @@ def _show_reference(row: ClassRow) -> bool:
 
 
 @classes.get("/classes/<name>/leaderboard")
-@guarded("change-password")
+@public  # its members only: the service checks
 def leaderboard(name: str) -> str:
     """The class leaderboard: its students' latest versions (reference bots shown or
     hidden), for its students and teachers."""
     store, account = get_store(), current_account()
     row = service.class_for_member(store, account, name)
     shown = _show_reference(row)
-    board = service.class_leaderboard(store, account, name, show_reference=shown)
-    axis, bars = _bars(board)
+    rules = request.args.get("rules") or None
+    board = service.class_leaderboard(store, account, name, show_reference=shown, rules=rules)
+    axis, bars = _bars(board.rows)
     return render_template(
         "class_leaderboard.html", c=row, board=board, axis=axis, bars=bars, shown=shown
     )
@@ -208,8 +226,8 @@ def tournament(name: str) -> BaseResponse | tuple[str, int]:
         raise
     except ArenaError as exc:
         flash(_sentence(exc))
-        return redirect(url_for("classes.class_page", name=name)), 303
-    tournament_name = service.tournament_name(get_store(), tournament_id)
+        return redirect(url_for("classes.class_page", name=name), 303)
+    tournament_name = class_tournament_name(get_store(), tournament_id)
     flash(f"Tournament {tournament_name} started: the workers play it now.")
     return redirect(url_for("pages.tournament_page", name=tournament_name))
 
@@ -221,9 +239,9 @@ def qr_svg(text: str, title: str) -> Markup:
     """``text`` as a QR code, inline SVG (no size: CSS sizes it; no style attribute)."""
     code = segno.make(text, error="m")
     svg = code.svg_inline(
-        scale=1, border=2, omitsize=True, svgclass="qr", lineclass=None, title=title
+        scale=1, border=4, omitsize=True, svgclass="qr", lineclass=None, title=title, light="#fff"
     )
-    return Markup(svg)  # noqa: S704 (segno's markup; the title is escaped below)
+    return Markup(svg)
 
 
 @classes.get("/classes/<name>/join-code")

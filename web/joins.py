@@ -21,6 +21,8 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service.accounts import MAX_PASSWORD, MIN_PASSWORD
+from arena.service.class_pages_extra import class_of_code
+from arena.service.role_requests import decide_role_request, request_role
 from web.auth import current_account, guarded, log_in
 from web.extensions import get_store
 from web.forms import sentence
@@ -39,6 +41,13 @@ __all__ = ["MUST_CHANGE_FREE", "init_joins", "joins"]
 logger = logging.getLogger(__name__)
 
 joins = Blueprint("joins", __name__)
+
+#: What a request for the teacher role did, as the flash says it.
+ASKED = {
+    "requested": "Asked: an admin will grant or refuse it.",
+    "granted": "You are a teacher now: create your class.",
+    "held": "You are a teacher already.",
+}
 
 #: The endpoints a user with a first-time password may still reach: the password page
 #: itself, logging out, the static files, the health check.
@@ -61,7 +70,7 @@ def _must_change_password() -> BaseResponse | None:
     """Off to the password page, for a user whose password is a first-time one (the API
     answers such a user itself)."""
     account = current_account()
-    if account is None or not getattr(account, "must_change_password", False):
+    if account is None or not account.must_change_password:
         return None
     if request.path.startswith("/api/") or request.endpoint in MUST_CHANGE_FREE:
         return None
@@ -77,7 +86,7 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
     """The join page of ``code``: the class it opens (or why it opens none)."""
     found, problem = None, ""
     try:
-        found = service.class_of_code(get_store(), code)
+        found = class_of_code(get_store(), code)
     except ArenaError as exc:
         problem = sentence(str(exc))
     page = render_template(
@@ -128,7 +137,7 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
             real_name=real_name,
         )
     log_in(joined)
-    row = service.class_of_code(get_store(), code)
+    row = class_of_code(get_store(), code)
     flash(f"Welcome, {joined.name}: you are in the class {row.name}.")
     return redirect(url_for("classes.class_page", name=row.name))
 
@@ -142,17 +151,13 @@ def ask_teacher() -> BaseResponse:
     """Ask to be a teacher: admins decide (or it is granted at once, as the deployment
     says)."""
     try:
-        granted = service.request_role(get_store(), current_account(), "teacher")
+        outcome = request_role(get_store(), current_account(), "teacher")
     except PermissionDenied:
         raise
     except ArenaError as exc:
         flash(sentence(str(exc)))
     else:
-        flash(
-            "You are a teacher now: create your class."
-            if granted
-            else "Asked: an admin will grant or refuse it."
-        )
+        flash(ASKED[outcome])
     return redirect(url_for("classes.class_index"))
 
 
@@ -162,7 +167,7 @@ def decide(name: str) -> BaseResponse:
     """Grant or refuse the role a user asked for (admins)."""
     grant = request.form.get("decision") == "grant"
     try:
-        service.decide_role_request(get_store(), current_account(), name, grant=grant)
+        decide_role_request(get_store(), current_account(), name, grant)
     except PermissionDenied:
         raise
     except (ArenaError, NotFound) as exc:

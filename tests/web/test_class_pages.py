@@ -59,7 +59,9 @@ def build(store: Store, directory: Path) -> dict[str, str]:
         create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     tess, toby = account_named(store, "tess"), account_named(store, "toby")
     maths = create_class(
-        store, tess, NewClass(name="maths", description="Dominoes in maths.", rule_sets=("block", "draw"))
+        store,
+        tess,
+        NewClass(name="maths", description="Dominoes in maths.", rule_sets=("block", "draw")),
     )
     art = create_class(store, toby, NewClass(name="art"))
     assert maths.join_code and art.join_code
@@ -123,13 +125,23 @@ def test_the_logins_csv_has_a_header_and_quotes_what_needs_it() -> None:
 def test_the_class_list_shows_each_their_classes(app: Flask, codes: dict[str, str]) -> None:
     clients = _clients(app)
     assert _to_login(clients["anonymous"].get("/classes"))
-    pages = {role: c.get("/classes").get_data(as_text=True) for role, c in clients.items() if role != "anonymous"}
-    assert 'href="/classes/maths"' in pages["teacher"] and 'href="/classes/art"' not in pages["teacher"]
+    pages = {
+        role: c.get("/classes").get_data(as_text=True)
+        for role, c in clients.items()
+        if role != "anonymous"
+    }
+    assert (
+        'href="/classes/maths"' in pages["teacher"]
+        and 'href="/classes/art"' not in pages["teacher"]
+    )
     assert codes["maths"] in pages["teacher"] and "New class" in pages["teacher"]
     assert 'href="/classes/maths"' in pages["student"] and "New class" not in pages["student"]
     assert "Ask to be a teacher" in pages["student"] and "Ask to be a teacher" in pages["stranger"]
     assert "Ask to be a teacher" not in pages["teacher"]
-    assert 'href="/classes/art"' in pages["other student"] and "/classes/maths" not in pages["other student"]
+    assert (
+        'href="/classes/art"' in pages["other student"]
+        and "/classes/maths" not in pages["other student"]
+    )
     assert "/classes/maths" in pages["admin"] and "/classes/art" in pages["admin"]
     assert "None yet." in pages["stranger"]
     # the nav link, for those logged in
@@ -152,10 +164,19 @@ def test_the_class_page_is_the_roster_for_teachers_and_the_board_for_students(
     assert 'href="/bots/sam/greedy/v1/source"' in roster
     assert "/classes/maths/students/sam/password" in roster
     assert "Start a class tournament" in roster and "Add a teacher" in roster
-    assert clients["admin"].get("/classes/maths").get_data(as_text=True).count("Samantha Realname") == 1
+    assert (
+        clients["admin"].get("/classes/maths").get_data(as_text=True).count("Samantha Realname")
+        == 1
+    )
     student = clients["student"].get("/classes/maths").get_data(as_text=True)
     assert "Dominoes in maths." in student and "Assignments" in student
-    for secret in ("Samantha Realname", "roster", "/password", "Start a class tournament", codes["maths"]):
+    for secret in (
+        "Samantha Realname",
+        "roster",
+        "/password",
+        "Start a class tournament",
+        codes["maths"],
+    ):
         assert secret not in student, secret
     assert clients["teacher"].get("/classes/nope").status_code == 404
 
@@ -167,7 +188,9 @@ def test_the_leaderboard_is_for_members_with_reference_bots_shown_or_hidden(app:
         "anonymous": 302, "stranger": 404, "student": 200, "other student": 404,
         "teacher": 200, "other teacher": 404, "admin": 200,
     }  # fmt: skip
-    page = clients["student"].get("/classes/maths/leaderboard?reference=hide").get_data(as_text=True)
+    page = (
+        clients["student"].get("/classes/maths/leaderboard?reference=hide").get_data(as_text=True)
+    )
     assert 'value="hide" checked' in page and "Samantha" not in page
 
 
@@ -181,19 +204,23 @@ def test_the_join_code_page_is_the_teachers(app: Flask, codes: dict[str, str]) -
     page = clients["teacher"].get("/classes/maths/join-code").get_data(as_text=True)
     link = f"http://localhost/join/{codes['maths']}"
     assert f'id="join-code">{codes["maths"]}<' in page and f'href="{link}"' in page
-    assert '<svg class="qr"' in page and "Valid until" in page
+    assert 'class="qr"><title>QR code of' in page and "Valid until" in page
     # rotate: a new code; the old one opens nothing
     for role in ("student", "other teacher", "stranger"):
         reply = _post(clients[role], "/classes/maths/join-code", hours="2")
         assert reply.status_code in (403, 404), role
-    reply = _post(clients["teacher"], "/classes/maths/join-code", "/classes/maths/join-code", hours="2")
+    reply = _post(
+        clients["teacher"], "/classes/maths/join-code", "/classes/maths/join-code", hours="2"
+    )
     assert reply.status_code == 302
     page = clients["teacher"].get("/classes/maths/join-code").get_data(as_text=True)
     new = re.search(r'id="join-code">([A-Z0-9]+)<', page)
     assert new and new.group(1) != codes["maths"]
     old = clients["anonymous"].get(f"/join/{codes['maths']}")
     assert old.status_code == 404 and "no class has the join code" in old.get_data(as_text=True)
-    reply = _post(clients["teacher"], "/classes/maths/join-code", "/classes/maths/join-code", hours="-1")
+    reply = _post(
+        clients["teacher"], "/classes/maths/join-code", "/classes/maths/join-code", hours="-1"
+    )
     assert reply.status_code == 302
     assert new.group(1) in clients["teacher"].get("/classes/maths/join-code").get_data(as_text=True)
 
@@ -213,7 +240,10 @@ def test_a_visitor_joins_with_a_pseudonym_and_is_logged_in(
     reply = client.post(path, data={**fields, "confirm": "another one", "csrf_token": token})
     assert reply.status_code == 400 and "The two passwords differ." in reply.get_data(as_text=True)
     assert 'value="newbie"' in reply.get_data(as_text=True)
-    taken = client.post(path, data={**fields, "pseudonym": "sam", "confirm": fields["password"], "csrf_token": token})
+    taken = client.post(
+        path,
+        data={**fields, "pseudonym": "sam", "confirm": fields["password"], "csrf_token": token},
+    )
     assert taken.status_code == 400 and "taken" in taken.get_data(as_text=True)
     reply = client.post(path, data={**fields, "confirm": fields["password"], "csrf_token": token})
     assert reply.status_code == 302 and reply.headers["Location"] == "/classes/maths"
@@ -269,13 +299,17 @@ def test_a_roster_import_shows_its_logins_once(app: Flask, store: Store) -> None
     assert found
     csv_text = found.group(1).replace("&#10;", "\n").replace("&#34;", '"')
     download = _post(teacher, "/classes/maths/logins.csv", "/classes/maths", csv=csv_text)
-    assert download.mimetype == "text/csv" and "attachment" in download.headers["Content-Disposition"]
+    assert (
+        download.mimetype == "text/csv" and "attachment" in download.headers["Content-Disposition"]
+    )
     assert "alan.t" in download.get_data(as_text=True)
     assert _post(clients["student"], "/classes/maths/logins.csv", csv="x").status_code == 403
     # a student of the roster logs in: sent to the password page, everywhere, until changed
     alan = app.test_client()
     token = csrf_token(alan)
-    reply = alan.post("/login", data={"name": "alan.t", "password": passwords[1], "csrf_token": token})
+    reply = alan.post(
+        "/login", data={"name": "alan.t", "password": passwords[1], "csrf_token": token}
+    )
     assert reply.status_code == 302
     for path in ("/", "/classes/maths", "/bots", "/upload"):
         reply = alan.get(path)
@@ -283,7 +317,9 @@ def test_a_roster_import_shows_its_logins_once(app: Flask, store: Store) -> None
     page = alan.get("/account/password").get_data(as_text=True)
     assert "Choose your own password first" in page
     new = "my very own passphrase"
-    reply = _post(alan, "/account/password", "/account/password", current=passwords[1], new=new, confirm=new)
+    reply = _post(
+        alan, "/account/password", "/account/password", current=passwords[1], new=new, confirm=new
+    )
     assert reply.status_code == 302
     assert alan.get("/classes/maths").status_code == 200
     # the roster shows the real names to the teacher only
@@ -306,8 +342,18 @@ def test_a_teacher_resets_a_students_password(app: Flask) -> None:
     assert _to_login(clients["student"].get("/classes/maths"))
     sam = app.test_client()
     token = csrf_token(sam)
-    assert sam.post("/login", data={"name": "sam", "password": PASSWORD, "csrf_token": token}).status_code == 401
-    assert sam.post("/login", data={"name": "sam", "password": found.group(1), "csrf_token": token}).status_code == 302
+    assert (
+        sam.post(
+            "/login", data={"name": "sam", "password": PASSWORD, "csrf_token": token}
+        ).status_code
+        == 401
+    )
+    assert (
+        sam.post(
+            "/login", data={"name": "sam", "password": found.group(1), "csrf_token": token}
+        ).status_code
+        == 302
+    )
     assert sam.get("/classes").headers["Location"] == "/account/password"
     # an admin may too
     assert _post(clients["admin"], path, "/classes/maths").status_code == 200
@@ -316,7 +362,9 @@ def test_a_teacher_resets_a_students_password(app: Flask) -> None:
 def test_a_teacher_adds_another(app: Flask) -> None:
     clients = _clients(app)
     assert _post(clients["student"], "/classes/maths/teachers", user="toby").status_code == 403
-    assert _post(clients["other teacher"], "/classes/maths/teachers", user="toby").status_code == 404
+    assert (
+        _post(clients["other teacher"], "/classes/maths/teachers", user="toby").status_code == 404
+    )
     reply = _post(clients["teacher"], "/classes/maths/teachers", "/classes/maths", user="nobody")
     assert reply.status_code == 302
     assert "nobody" in clients["teacher"].get("/classes/maths").get_data(as_text=True)  # the flash
@@ -340,7 +388,9 @@ def test_one_click_starts_a_class_tournament(app: Flask, store: Store) -> None:
     join = _post(clients["stranger"], f"/join/{find_class(store, 'maths').join_code}", "/classes")
     assert join.status_code == 302
     store.add_bot_version("stan", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
-    reply = _post(clients["teacher"], path, "/classes/maths", games="2", reference="on", rules="block")
+    reply = _post(
+        clients["teacher"], path, "/classes/maths", games="2", reference="on", rules="block"
+    )
     assert reply.status_code == 302 and reply.headers["Location"].startswith("/tournaments/")
     with store.read() as session:
         tournament = session.scalars(select(Tournament)).one()
@@ -383,7 +433,9 @@ def test_a_user_asks_to_be_a_teacher_and_an_admin_grants_it(app: Flask, store: S
     admin = clients["admin"].get("/admin/users").get_data(as_text=True)
     assert "Role requests" in admin and "/admin/users/stan/request" in admin
     for role in ("stranger", "student", "teacher"):
-        assert _post(clients[role], "/admin/users/stan/request", decision="grant").status_code == 403
+        assert (
+            _post(clients[role], "/admin/users/stan/request", decision="grant").status_code == 403
+        )
     reply = _post(clients["admin"], "/admin/users/stan/request", "/admin/users", decision="grant")
     assert reply.status_code == 302
     with store.read() as session:
@@ -413,7 +465,13 @@ def test_a_teacher_creates_a_class(app: Flask, store: Store) -> None:
         "teacher": 200, "other teacher": 200, "admin": 200,
     }  # fmt: skip
     teacher = clients["teacher"]
-    fields = {"name": "physics", "description": "Fast bots.", "rules": "draw", "more_rules": ["block", "draw"], "hours": "3"}
+    fields = {
+        "name": "physics",
+        "description": "Fast bots.",
+        "rules": "draw",
+        "more_rules": ["block", "draw"],
+        "hours": "3",
+    }
     reply = _post(teacher, "/classes/new", "/classes/new", **fields)
     assert reply.status_code == 302 and reply.headers["Location"] == "/classes/physics/join-code"
     row = find_class(store, "physics")
