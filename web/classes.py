@@ -352,6 +352,7 @@ def reset_password(name: str, student: str) -> str:
 def add_teacher(name: str) -> BaseResponse:
     """Another teacher for the class (a user with the teacher role or above)."""
     user = request.form.get("user", "").strip()
+    service.class_for_teacher(get_store(), current_account(), name)  # else 404 (or 403)
     try:
         service.add_teacher(get_store(), current_account(), name, user)
     except PermissionDenied:

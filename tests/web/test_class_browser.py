@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
+from arena.engine.rules import PRESETS
 from arena.service.accounts import create_account
+from arena.service.classes import join_class
+from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD, play_pending, screenshot
@@ -112,7 +115,7 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
     create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
     _new_class(page, live_server)
     page.goto(f"{live_server}/classes/maths")
-    page.get_by_role("link", name="Import a roster").click()
+    page.get_by_role("link", name="Import a roster", exact=True).click()
     page.locator("textarea[name=text]").fill(
         "Ada Lovelace\nAlan Turing,alan.t\nGrace Hopper\nKatherine Johnson\n"
     )
@@ -155,20 +158,19 @@ def test_the_teachers_and_the_students_views_after_a_class_tournament(
     code = _new_class(page, live_server)
     for number, strategy in enumerate(STRATEGIES):
         name = f"pupil{number}"
-        from arena.service.classes import join_class
-
         join_class(store, HASHER, code, name, PASSWORD, f"Real Name {number}")
         source = (REFERENCE_BOTS / f"{strategy}.py").read_text()
         store.add_bot_version(name, strategy, source, {})
     join_class(store, HASHER, code, "lazy", PASSWORD)  # no bot yet
     store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
     page.goto(f"{live_server}/classes/maths")
-    section = page.locator("section.manage")
+    section = page.locator("section.class-controls")
     section.locator("input[name=games]").fill("4")
     section.get_by_label("with the reference bots").check()
     section.get_by_role("button", name="Start a class tournament").click()
     expect(page).to_have_url(re.compile(rf"{live_server}/tournaments/.+"))
     play_pending(store, tmp_path / "cache")
+    refit_ratings(store, PRESETS["block"])  # as the workers do after each result
     page.goto(f"{live_server}/classes/maths")
     roster = page.locator("table.roster")
     expect(roster.locator("tbody tr")).to_have_count(4)

@@ -173,7 +173,7 @@ def test_the_class_page_is_the_roster_for_teachers_and_the_board_for_students(
     for secret in (
         "Samantha Realname",
         "roster",
-        "/password",
+        "/students/sam/password",
         "Start a class tournament",
         codes["maths"],
     ):
@@ -217,7 +217,7 @@ def test_the_join_code_page_is_the_teachers(app: Flask, codes: dict[str, str]) -
     new = re.search(r'id="join-code">([A-Z0-9]+)<', page)
     assert new and new.group(1) != codes["maths"]
     old = clients["anonymous"].get(f"/join/{codes['maths']}")
-    assert old.status_code == 404 and "no class has the join code" in old.get_data(as_text=True)
+    assert old.status_code == 404 and "No class has the join code" in old.get_data(as_text=True)
     reply = _post(
         clients["teacher"], "/classes/maths/join-code", "/classes/maths/join-code", hours="-1"
     )
