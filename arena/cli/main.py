@@ -15,6 +15,7 @@
     arena db upgrade, arena bots ... the database                           (arena.cli.store)
     arena worker, arena workers      Celery workers                         (arena.cli.worker)
     arena ratings --rules R          stored ratings                         (arena.cli.ratings)
+    arena class create|roster|...    classes: join codes, rosters, teachers (arena.cli.classes)
 
 No command module imports this one: each defines its commands, and this module names them
 in :data:`COMMANDS` with their one-line help. A command's module is imported only when the
@@ -123,6 +124,10 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         "competition": (
             "competition:competition_group",
             "Competitions: create, list, status, enter, close, final.",
+        ),
+        "class": (
+            "classes:class_group",
+            "Classes: create, list, roster, join code, teachers, password resets.",
         ),
     },
     "tournament": {
