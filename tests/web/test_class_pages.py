@@ -465,7 +465,7 @@ def test_a_teacher_creates_a_class(app: Flask, store: Store) -> None:
         "teacher": 200, "other teacher": 200, "admin": 200,
     }  # fmt: skip
     teacher = clients["teacher"]
-    fields = {
+    fields: dict[str, Any] = {
         "name": "physics",
         "description": "Fast bots.",
         "rules": "draw",
