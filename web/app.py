@@ -35,10 +35,12 @@ from web.api import api_error, init_api
 from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
+from web.classes import classes
 from web.compares import compares
 from web.competitions import competitions
 from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
 from web.games import games
+from web.joins import init_joins
 from web.pages import pages
 from web.routing import init_routing
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
@@ -99,6 +101,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(compares)
     app.register_blueprint(branches)
     app.register_blueprint(competitions)
+    app.register_blueprint(classes)
+    init_joins(app)  # after init_auth: its redirect reads the account loaded there
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)
