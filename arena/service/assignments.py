@@ -156,6 +156,8 @@ class NewAssignment:
     players: int = 2
     teams: bool = False
     description: str = ""
+    #: The deals' seed (every submission plays the same deals); None: drawn at random.
+    seed: int | None = None
 
 
 def _now(now: datetime | None = None) -> datetime:
@@ -333,6 +335,8 @@ def create_assignment(
     rules = _rules(new, tuple(row.rule_sets))
     opens, deadline = _check_dates(new, _now(now))
     _check_test(new, new.players)
+    if new.seed is not None and not 0 <= new.seed < 2**62:
+        raise AssignmentError("the seed must be a whole number from 0 to 2**62 - 1.")
     references = _references(store, actor, new.references)
     try:
         thresholds = check_thresholds(new.grades, [r["label"] for r in references])
@@ -349,7 +353,8 @@ def create_assignment(
         "players": new.players, "teams": new.teams, "settings": settings,
         "references": references, "grades": [t.as_json() for t in thresholds],
         "opens": opens, "deadline": deadline, "time_zone": new.time_zone,
-        "seed": random.SystemRandom().getrandbits(62), "created": _now(now),
+        "seed": random.SystemRandom().getrandbits(62) if new.seed is None else new.seed,
+        "created": _now(now),
     }  # fmt: skip
     try:
         assignment_id = stored.insert_assignment(
