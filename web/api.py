@@ -39,11 +39,12 @@ from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
 from arena.service.accounts import Account
+from arena.service.classes import bot_target
 from arena.service.compares import MAX_COMPARE_GAMES, compare_view
 from arena.service.competitions import source_opened
 from arena.service.games import game_list, game_record, match_list
 from arena.service.matches import MatchSettings
-from arena.service.permissions import Target, allowed, require
+from arena.service.permissions import allowed, require
 from arena.service.tournaments import (
     NewTournament,
     cancel_tournament,
@@ -571,7 +572,7 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     source = None
     if view is not None and (
         view.source_public
-        or allowed(account, "read-source", Target(view.owner_id))
+        or allowed(account, "read-source", bot_target(get_store(), view.owner_id))
         or source_opened(get_store(), owner, name, version)
     ):
         source = bot_source(get_store(), owner, name, version)
@@ -621,7 +622,7 @@ def api_upload_status(upload_id: int) -> UploadModel:
     account = _caller("read")
     view = upload_view(get_store(), upload_id)
     # its report is its owner's (and the admins'): the pages' rule, the permission table's
-    if view is None or not allowed(account, "read-faults", Target(view.owner_id)):
+    if view is None or not allowed(account, "read-faults", bot_target(get_store(), view.owner_id)):
         _fail(404, f"no upload {upload_id}")
     assert view is not None
     return _upload_model(view)

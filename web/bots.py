@@ -21,9 +21,10 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.bots import set_visibility
+from arena.service.classes import bot_target
 from arena.service.competitions import source_opened
 from arena.service.games import GameFilter, game_list, opponent_table
-from arena.service.permissions import Target, allowed, require
+from arena.service.permissions import allowed, require
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
@@ -87,7 +88,7 @@ def _upload_or_404(upload_id: int) -> UploadView:
     if view is None:
         abort(404)
     # its report is the owner's
-    require(current_account(), "read-faults", Target(view.owner_id), hide="")
+    require(current_account(), "read-faults", bot_target(get_store(), view.owner_id), hide="")
     return view
 
 
@@ -123,7 +124,7 @@ def bot_page(owner: str, name: str) -> str:
     if view is None:
         abort(404, f"No bot {owner}/{name}.")
     account = current_account()
-    target = Target(view.owner_id)
+    target = bot_target(get_store(), view.owner_id)
     can_read_faults = allowed(account, "read-faults", target)
     store = get_store()
     mine = GameFilter(bot=(owner, name))
@@ -150,7 +151,7 @@ def bot_source_page(owner: str, name: str, version: int) -> Response:
     if view is None:
         abort(404)
     if not view.source_public and not source_opened(get_store(), owner, name, version):
-        require(current_account(), "read-source", Target(view.owner_id), hide="")
+        require(current_account(), "read-source", bot_target(get_store(), view.owner_id), hide="")
     source = bot_source(get_store(), owner, name, version)
     if source is None:
         abort(404)

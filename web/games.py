@@ -21,6 +21,7 @@ from arena.engine.records import round_times, slowest_decisions
 from arena.engine.replay import Replay
 from arena.errors import ArenaError
 from arena.service.accounts import Account
+from arena.service.classes import bot_target
 from arena.service.display import entrant_names, seat_name, seat_names
 from arena.service.games import (
     GAME_RESULTS,
@@ -34,7 +35,7 @@ from arena.service.games import (
     redact_record,
     replayed_game,
 )
-from arena.service.permissions import Target, allowed
+from arena.service.permissions import allowed
 from arena.service.views import rule_set_names
 from web.auth import current_account, public
 from web.export import game_html
@@ -168,11 +169,12 @@ def record_for_reader(
     account: Account | None, row: GameRow, record: dict[str, Any]
 ) -> dict[str, Any]:
     """The record as ``account`` may see it (the pages' reader, or the API's token): the
-    forfeiting bot's message and stderr only for its owner and the admins."""
+    forfeiting bot's message and stderr only for its owner, its owner's teachers and the
+    admins."""
     if row.fault_seat is None:
         return record
     owner = row.owners[row.fault_seat] if row.fault_seat < len(row.owners) else None
-    if allowed(account, "read-faults", Target(owner)):
+    if allowed(account, "read-faults", bot_target(get_store(), owner)):
         return record
     return redact_record(record)
 

@@ -104,12 +104,16 @@ class NameTakenError(AccountError):
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A user who may log in."""
+    """A user who may log in. ``must_change_password``: its password is a first-time one
+    (a teacher's roster import or reset, arena.service.classes): the web sends it to the
+    password page and the API refuses it until it is changed (:func:`change_own_password`
+    clears it)."""
 
     id: int
     name: str
     role: str
     session_epoch: int
+    must_change_password: bool = False
 
     def has_role(self, role: str) -> bool:
         """Whether this account's role is ``role`` or a stronger one."""
@@ -180,7 +184,7 @@ def _check_role(role: str) -> None:
 
 
 def _account(row: AccountRow) -> Account:
-    return Account(row.id, row.name, row.role, row.session_epoch)
+    return Account(row.id, row.name, row.role, row.session_epoch, row.must_change_password)
 
 
 def create_account(
@@ -469,7 +473,8 @@ def change_own_password(
     keep_session: str | None = None,
     revoke_tokens: bool = False,
 ) -> Account:
-    """Change ``actor``'s own password (as :func:`change_password`).
+    """Change ``actor``'s own password (as :func:`change_password`); a first-time password
+    (``must_change_password``) is one no more.
 
     Raises:
         PermissionDenied: no account is logged in.

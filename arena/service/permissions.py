@@ -11,8 +11,8 @@ object, and whether an object's owner may always do it to its own. A **target** 
 object acted on, as far as permissions care (:class:`Target`: today its owner). The roles
 rank ``anonymous < user < teacher < organiser < admin`` (:data:`ROLE_RANKS`).
 
-Rules beyond roles and ownership (a teacher over the bots of the pupils of a class, a
-competition's organiser over its entrants) are added as :data:`EXTRA_RULES`: functions of
+Rules beyond roles and ownership (a teacher over the bots of the students of a class:
+:func:`teaches`, with :attr:`Target.teachers`) are added as :data:`EXTRA_RULES`: functions of
 the actor and the target, each granting an action where it holds. Views never change for a
 new rule: every service function checks its action itself with :func:`require`, and views
 ask :func:`allowed` only to decide what a page shows.
@@ -43,6 +43,7 @@ __all__ = [
     "actor_id",
     "allowed",
     "require",
+    "teaches",
 ]
 
 
@@ -68,9 +69,13 @@ class Target:
 
     Attributes:
         owner_id: the account that owns it (None: nobody, or the operator).
+        teachers: the accounts that teach it: for a bot (its source, faults and uploads'
+            reports), the teachers of every class its owner is a student of
+            (arena.service.classes.bot_target fills it); for a class, its teachers.
     """
 
     owner_id: int | None = None
+    teachers: frozenset[int] = frozenset()
 
 
 #: The accounts' roles, weakest first.
@@ -109,6 +114,11 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     "create-competition": ("organiser", False),
     "manage-competition": ("admin", True),  # deadline, disqualify, close, rerun the final
     "enter-competition": ("user", False),
+    # classes (arena.service.classes): the target of manage-class is the class, its
+    # teachers in Target.teachers; a class's teachers also read their students' sources
+    # and faults (EXTRA_RULES below)
+    "create-class": ("teacher", False),
+    "manage-class": ("admin", False),  # its roster, join code, teachers, tournaments
 }
 
 #: Every action.
@@ -117,8 +127,19 @@ ACTIONS = frozenset(PERMISSIONS)
 #: A rule beyond roles and ownership: whether it lets the actor do the action to the target.
 Rule: TypeAlias = "Callable[[Account, Target | None], bool]"
 
+
+def teaches(actor: Account, target: Target | None) -> bool:
+    """Whether ``actor`` teaches ``target``: a class of its, or a bot of a student of one
+    of its classes."""
+    return target is not None and actor.id in target.teachers
+
+
 #: action -> more rules, any of which grants it (the next roles add theirs here).
-EXTRA_RULES: dict[str, list[Rule]] = {}
+EXTRA_RULES: dict[str, list[Rule]] = {
+    "read-source": [teaches],
+    "read-faults": [teaches],
+    "manage-class": [teaches],
+}
 
 
 def actor_id(actor: Actor) -> int | None:

@@ -43,12 +43,14 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class AccountRow:
-    """A stored user's identity, role and session epoch."""
+    """A stored user's identity, role and session epoch, and whether its password is a
+    first-time one it must change."""
 
     id: int
     name: str
     role: str
     session_epoch: int
+    must_change_password: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,9 @@ class TokenView:
 
 
 def _row(user: User) -> AccountRow:
-    return AccountRow(user.id, user.name, user.role, user.session_epoch)
+    return AccountRow(
+        user.id, user.name, user.role, user.session_epoch, bool(user.must_change_password)
+    )
 
 
 def user_rows(store: Store) -> list[tuple[str, str, bool]]:
@@ -158,8 +162,9 @@ def replace_password(
 ) -> AccountRow | None:
     """In one transaction, the user's row locked: store ``replace(current hash)`` as its
     password hash, raise its session epoch and end every session of it but the one whose
-    SHA-256 is ``keep_session``; with ``revoke_tokens``, revoke its live API tokens too. None
-    if it has no password (or no such user).
+    SHA-256 is ``keep_session``; with ``revoke_tokens``, revoke its live API tokens too; a
+    first-time password is one no more (``must_change_password`` cleared). None if it has
+    no password (or no such user).
 
     Raises:
         Whatever ``replace`` raises (nothing is written then).
@@ -169,6 +174,7 @@ def replace_password(
         if user is None or user.password_hash is None:
             return None
         user.password_hash = replace(user.password_hash)
+        user.must_change_password = False
         user.session_epoch += 1
         session.execute(
             delete(UserSession).where(

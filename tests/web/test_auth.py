@@ -309,7 +309,11 @@ def test_permissions_by_role_and_ownership(action: str) -> None:
     assert allowed(None, action) == (role == "anonymous")
     assert allowed(user, action, Target(1)) == (owners_may or role in ("anonymous", "user"))
     assert allowed(user, action, Target(99)) == (role in ("anonymous", "user"))
-    assert allowed(organiser, action, Target(99)) == (role in ("anonymous", "user", "organiser"))
+    assert allowed(organiser, action, Target(99)) == (
+        role in ("anonymous", "user", "teacher", "organiser")
+    )
+    teacher = Account(4, "t", "teacher", 0)
+    assert allowed(teacher, action, Target(99)) == (role in ("anonymous", "user", "teacher"))
 
 
 def test_without_a_configured_key_one_is_generated_and_kept(

@@ -1,0 +1,481 @@
+"""Classes (docs/classes.md): a teacher creates one, students join it with its join code or
+come in by the teacher's roster, and the class's teachers see their students' bots.
+
+- :func:`create_class` (``create-class``: teachers, organisers, admins) stores a class with
+  its rule sets, quotas and a first join code; :func:`rotate_join_code` draws a new one
+  (the old stops working) and :func:`close_join_code` closes joining by code;
+  :func:`add_teacher` gives a class another teacher (``manage-class``: its teachers, or
+  an admin).
+- Joining: :func:`join_class` (a visitor: a new account with a pseudonym and a password, no
+  e-mail; a real name, optional, that only the class's teachers see) and :func:`join_as`
+  (a logged-in user). A join code is :data:`CODE_LENGTH` characters of
+  :data:`CODE_ALPHABET`, typed in any case, with or without spaces and dashes.
+- The roster (arena.service.class_roster): :func:`import_roster`, :func:`reset_password`.
+- Who sees what: :func:`class_for_teacher`, :func:`class_for_member`, :func:`is_teacher`,
+  and :func:`bot_target`, the permission target of a student's bot: its owner and the
+  teachers of every class its owner is in (they read its source, faults and uploads'
+  reports; strangers and other students never).
+- Quotas: :func:`check_upload_quota` (uploads a student an hour, checks queued a class).
+
+Every refusal of a mistake is a :class:`ClassError`, one sentence shown as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from arena.compete.names import check_name
+from arena.errors import ArenaError, NotFound
+from arena.service.accounts import Account, create_account
+from arena.service.permissions import (
+    ROLE_RANKS,
+    Actor,
+    Operator,
+    Target,
+    actor_id,
+    allowed,
+    require,
+)
+from arena.store import classes as stored
+from arena.store.classes import ClassRow, MemberRow
+from arena.store.db import Store
+
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "DEFAULT_SETTINGS",
+    "MAX_JOIN_HOURS",
+    "RESERVED_NAMES",
+    "ClassError",
+    "ClassRow",
+    "MemberRow",
+    "NewClass",
+    "add_teacher",
+    "bot_target",
+    "check_upload_quota",
+    "class_for_member",
+    "class_for_teacher",
+    "close_join_code",
+    "create_class",
+    "find_class",
+    "is_teacher",
+    "join_as",
+    "join_class",
+    "latest_versions",
+    "my_classes",
+    "normalise_code",
+    "rotate_join_code",
+    "student_ids",
+]
+
+logger = logging.getLogger(__name__)
+
+#: A join code's characters: capitals and digits without those read alike (0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+#: A join code's length: 31**8 is about 8.5e11 codes.
+CODE_LENGTH = 8
+#: The longest a join code lasts (hours): 30 days.
+MAX_JOIN_HOURS = 24.0 * 30
+#: A class's settings when not given: uploads a student may make an hour, uploads of the
+#: class's students checked or waiting at once, whether the leaderboard shows reference bots.
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "uploads_per_hour": 10,
+    "checks_queued": 30,
+    "show_reference": True,
+}
+#: Each numeric setting's bounds (inclusive).
+BOUNDS = {"uploads_per_hour": (1, 1000), "checks_queued": (1, 10_000)}
+#: Names a class may not take: pages of their own (``/classes/new``).
+RESERVED_NAMES = frozenset({"new"})
+#: The longest description and real name, in characters.
+MAX_DESCRIPTION, MAX_REAL_NAME = 5000, 200
+
+
+class ClassError(ArenaError):
+    """A class's setting or an action on a class is refused (the message says why, in one
+    sentence, shown as it is: a form's 400, the API's JSON error)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewClass:
+    """A class as a teacher asks for it.
+
+    Attributes:
+        rule_sets: preset names (arena.engine.rules.PRESETS), the first the default.
+        join_hours: how long its first join code lasts (0: none yet: joining by code is
+            closed until the teacher draws one).
+    """
+
+    name: str
+    description: str = ""
+    rule_sets: tuple[str, ...] = ("block",)
+    uploads_per_hour: int = DEFAULT_SETTINGS["uploads_per_hour"]
+    checks_queued: int = DEFAULT_SETTINGS["checks_queued"]
+    show_reference: bool = True
+    join_hours: float = 24.0
+
+
+def _now(now: datetime | None) -> datetime:
+    return datetime.now(UTC) if now is None else now.astimezone(UTC)
+
+
+# --- finding a class, and who sees it ---------------------------------------------------------
+
+
+def find_class(store: Store, name: str) -> ClassRow:
+    """The class called ``name``.
+
+    Raises:
+        NotFound: there is none.
+    """
+    row = stored.class_row(store, name.strip())
+    if row is None:
+        raise NotFound(f"no class {name.strip()!r}")
+    return row
+
+
+def _class_target(row: ClassRow) -> Target:
+    return Target(None, teachers=row.teacher_ids)
+
+
+def is_teacher(store: Store, actor: Actor, class_id: int) -> bool:
+    """Whether ``actor`` may act as a teacher of the class ``class_id``: one of its
+    teachers, an admin, or the operator (``manage-class``)."""
+    if actor is None:
+        return False
+    if isinstance(actor, Operator) or allowed(actor, "manage-class"):
+        return True
+    return actor.id in stored.teacher_ids(store, class_id)
+
+
+def _is_member(store: Store, actor: Actor, row: ClassRow) -> bool:
+    return (
+        actor is not None
+        and not isinstance(actor, Operator)
+        and (actor.id in stored.student_ids(store, row.id))
+    )
+
+
+def class_for_teacher(store: Store, actor: Actor, name: str) -> ClassRow:
+    """The class ``name``, if ``actor`` teaches it (or is an admin, or the operator).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is neither its teacher nor its student (a
+            class is not acknowledged to strangers).
+        PermissionDenied: ``actor`` is a student of it (or not logged in).
+    """
+    row = find_class(store, name)
+    if allowed(actor, "manage-class", _class_target(row)):
+        return row
+    if actor is None or _is_member(store, actor, row):
+        require(
+            actor,
+            "manage-class",
+            _class_target(row),
+            message="only the class's teachers may do this",
+        )
+    raise NotFound(f"no class {row.name!r}")
+
+
+def class_for_member(store: Store, actor: Actor, name: str) -> ClassRow:
+    """The class ``name``, if ``actor`` is one of its students or may teach it.
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    row = find_class(store, name)
+    if allowed(actor, "manage-class", _class_target(row)) or _is_member(store, actor, row):
+        return row
+    if actor is None:
+        require(actor, "manage-class", message="log in to see your class")
+    raise NotFound(f"no class {row.name!r}")
+
+
+def my_classes(store: Store, actor: Actor) -> tuple[list[ClassRow], list[ClassRow]]:
+    """The classes ``actor`` teaches and those it is a student of, each by name (an admin
+    and the operator see every class as taught; anonymous: none)."""
+    if actor is None:
+        return [], []
+    if isinstance(actor, Operator) or allowed(actor, "manage-class"):
+        every, _ = stored.class_rows_of(store, None)
+        _, joined = stored.class_rows_of(store, actor_id(actor) or -1)
+        return every, joined
+    return stored.class_rows_of(store, actor.id)
+
+
+def student_ids(store: Store, class_id: int) -> list[int]:
+    """The user ids of the class's students, ascending."""
+    return stored.student_ids(store, class_id)
+
+
+def latest_versions(store: Store, class_id: int) -> dict[int, int]:
+    """Each student's most recent bot version, of any of its bots: user id -> bot version
+    id (students with no version are absent). Assignments keep their own submissions."""
+    return stored.latest_versions(store, class_id)
+
+
+def bot_target(store: Store, owner_id: int | None) -> Target:
+    """The permission target of a bot (its source, faults, uploads' reports) owned by
+    ``owner_id``: its owner, and the teachers of every class the owner is a student of."""
+    if owner_id is None:
+        return Target(None)
+    return Target(owner_id, teachers=stored.teachers_of_student(store, owner_id))
+
+
+# --- creating a class, its join code and teachers ---------------------------------------------
+
+
+def _class_name(text: str) -> str:
+    try:
+        name = check_name(text.strip(), "class name")
+    except ArenaError as exc:
+        raise ClassError(f"{exc}.") from None
+    if name in RESERVED_NAMES:
+        raise ClassError(f"{name!r} is a page of its own: choose another class name.")
+    return name
+
+
+def _check_rule_sets(names: tuple[str, ...]) -> tuple[str, ...]:
+    from arena.engine.rules import PRESETS
+
+    chosen = tuple(n.strip() for n in names if n.strip())
+    unknown = [n for n in chosen if n not in PRESETS]
+    if not chosen or unknown or len(set(chosen)) != len(chosen):
+        raise ClassError(
+            f"choose one or more rule sets among {', '.join(PRESETS)}"
+            + (f", not {', '.join(map(repr, unknown))}." if unknown else ", each once.")
+        )
+    return chosen
+
+
+def _check_settings(new: NewClass) -> dict[str, Any]:
+    for what, (low, high) in BOUNDS.items():
+        value = getattr(new, what)
+        if not low <= value <= high:
+            shown = what.replace("_", " ")
+            raise ClassError(f"{shown} must be {low} to {high}, not {value}.")
+    if len(new.description) > MAX_DESCRIPTION or "\x00" in new.description:
+        raise ClassError(f"the description is plain text of at most {MAX_DESCRIPTION} characters.")
+    _check_hours(new.join_hours, closing=True)
+    return {
+        "uploads_per_hour": int(new.uploads_per_hour),
+        "checks_queued": int(new.checks_queued),
+        "show_reference": bool(new.show_reference),
+    }
+
+
+def _check_hours(hours: float, *, closing: bool = False) -> None:
+    low = 0.0 if closing else 0.05
+    if not low <= hours <= MAX_JOIN_HOURS:
+        raise ClassError(
+            f"a join code lasts {'0 (none) ' if closing else '0.05 '}to {MAX_JOIN_HOURS:g} "
+            f"hours, not {hours:g}."
+        )
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalise_code(text: str) -> str:
+    """A join code as typed (any case, spaces and dashes ignored) in its stored form."""
+    return "".join(c for c in text.upper() if c not in " -\t")
+
+
+def create_class(
+    store: Store, actor: Actor, new: NewClass, *, now: datetime | None = None
+) -> ClassRow:
+    """Store the class ``new``, ``actor`` its first teacher (the operator's has none until
+    :func:`add_teacher`), with a join code lasting ``new.join_hours``.
+
+    Raises:
+        PermissionDenied: ``actor`` is not a teacher (nor an organiser or admin).
+        ClassError: a setting is refused, or the name is taken; nothing stored.
+    """
+    require(actor, "create-class", message="only teachers create classes: ask an admin")
+    name = _class_name(new.name)
+    rule_sets = _check_rule_sets(new.rule_sets)
+    settings = _check_settings(new)
+    expires = _now(now) + timedelta(hours=new.join_hours) if new.join_hours else None
+    for _ in range(5):
+        try:
+            row = stored.insert_class(
+                store, name=name, description=new.description.strip(),
+                created_by=actor_id(actor), rule_sets=rule_sets, settings=settings,
+                join_code=_new_code() if expires else None, join_expires=expires,
+            )  # fmt: skip
+        except ValueError:
+            if stored.class_row(store, name) is not None:
+                raise ClassError(
+                    f"a class called {name!r} exists already: choose another name."
+                ) from None
+            continue  # the join code was drawn twice: draw again
+        logger.info("class %s (id %s) created by %s", name, row.id, _who(actor))
+        return row
+    raise ClassError("no free join code was found: try again.")  # pragma: no cover
+
+
+def rotate_join_code(
+    store: Store, actor: Actor, name: str, *, hours: float = 24.0, now: datetime | None = None
+) -> ClassRow:
+    """Draw a new join code for the class, lasting ``hours``; the old one stops working.
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+        ClassError: ``hours`` out of bounds.
+    """
+    row = class_for_teacher(store, actor, name)
+    _check_hours(hours)
+    expires = _now(now) + timedelta(hours=hours)
+    while not stored.set_join_code(store, row.id, _new_code(), expires):
+        logger.info("a join code drawn twice: drawing again")  # pragma: no cover
+    logger.info("class %s: join code rotated by %s", row.name, _who(actor))
+    return find_class(store, row.name)
+
+
+def close_join_code(store: Store, actor: Actor, name: str) -> ClassRow:
+    """Close joining the class by code (the roster still adds students).
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+    """
+    row = class_for_teacher(store, actor, name)
+    stored.set_join_code(store, row.id, None, None)
+    return find_class(store, row.name)
+
+
+def add_teacher(store: Store, actor: Actor, name: str, user_name: str) -> ClassRow:
+    """Make the user ``user_name`` a teacher of the class as well (it needs the teacher
+    role, or a stronger one).
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+        ClassError: no such user, or it is not a teacher.
+    """
+    from arena.store.accounts import login_row
+
+    row = class_for_teacher(store, actor, name)
+    found = login_row(store, user_name.strip())
+    if found is None:
+        raise ClassError(f"no user {user_name.strip()!r} can log in: check the name.")
+    user = found[0]
+    if ROLE_RANKS.get(user.role, 0) < ROLE_RANKS["teacher"]:
+        raise ClassError(f"{user.name} is not a teacher: an admin gives the teacher role first.")
+    if user.id in stored.student_ids(store, row.id):
+        raise ClassError(f"{user.name} is a student of {row.name}: a student cannot teach it.")
+    stored.add_teacher(store, row.id, user.id)
+    return find_class(store, row.name)
+
+
+# --- joining ----------------------------------------------------------------------------------
+
+
+def _class_by_code(store: Store, code: str, now: datetime) -> ClassRow:
+    shown = code.strip()[:40]
+    row = stored.class_row_by_code(store, normalise_code(code)) if shown else None
+    if row is None:
+        raise ClassError(f"no class has the join code {shown!r}: check it with your teacher.")
+    if row.join_expires is not None and row.join_expires <= now:
+        raise ClassError("this join code has expired: ask your teacher for the new one.")
+    return row
+
+
+def _real_name(text: str) -> str | None:
+    name = " ".join(text.split())
+    if len(name) > MAX_REAL_NAME or "\x00" in name:
+        raise ClassError(f"a real name has at most {MAX_REAL_NAME} characters.")
+    return name or None
+
+
+def join_class(
+    store: Store,
+    hasher: PasswordHasher,
+    code: str,
+    pseudonym: str,
+    password: str,
+    real_name: str = "",
+    *,
+    now: datetime | None = None,
+) -> Account:
+    """A visitor joins the class with ``code``: a new account ``pseudonym`` (the user-name
+    rules of arena.service.accounts) with ``password``, no e-mail, a student of the class;
+    ``real_name`` (optional) is seen by the class's teachers only.
+
+    Raises:
+        ClassError: no class has this code, or it expired; a bad real name.
+        ParseError, AccountError: the pseudonym or the password is refused (the name is
+            taken: NameTakenError).
+    """
+    row = _class_by_code(store, code, _now(now))
+    real = _real_name(real_name)
+    account = create_account(store, pseudonym, password, hasher=hasher, claim=False)
+    stored.add_member(store, row.id, account.id, real, "code")
+    logger.info("class %s: %s joined by code", row.name, account.name)
+    return account
+
+
+def join_as(
+    store: Store, actor: Actor, code: str, real_name: str = "", *, now: datetime | None = None
+) -> ClassRow:
+    """The logged-in ``actor`` joins the class with ``code`` as a student (joining again
+    changes nothing).
+
+    Raises:
+        PermissionDenied: nobody is logged in (or the operator).
+        ClassError: no class has this code, or it expired; ``actor`` teaches the class.
+    """
+    require(actor, "upload", message="log in to join a class")
+    if not isinstance(actor, Account):
+        raise ClassError("the operator has no account to join a class with.")
+    row = _class_by_code(store, code, _now(now))
+    if actor.id in row.teacher_ids:
+        raise ClassError(f"you teach {row.name}: a teacher does not join as a student.")
+    stored.add_member(store, row.id, actor.id, _real_name(real_name), "code")
+    return row
+
+
+# --- quotas -----------------------------------------------------------------------------------
+
+#: Uploads pending longer than this do not count against the class's checks queued (a lost
+#: check must not close its students' uploads).
+STALE_CHECK = timedelta(minutes=15)
+
+
+def check_upload_quota(store: Store, user_id: int, *, now: datetime | None = None) -> None:
+    """Refuse an upload by a student over a quota of one of its classes: its uploads in the
+    last hour (``uploads_per_hour``), or the class's checks waiting (``checks_queued``).
+    Users in no class have no quota here.
+
+    Raises:
+        ClassError: over a quota (the message says when to try again).
+    """
+    classes = stored.quota_settings(store, user_id)
+    if not classes:
+        return
+    moment = _now(now)
+    made = stored.recent_uploads(store, user_id, moment - timedelta(hours=1))
+    for _, name, settings in classes:
+        per_hour = int(settings.get("uploads_per_hour", DEFAULT_SETTINGS["uploads_per_hour"]))
+        if len(made) >= per_hour:
+            again = made[len(made) - per_hour] + timedelta(hours=1)
+            wait = max(1, int((again - moment).total_seconds() // 60) + 1)
+            raise ClassError(
+                f"you have made {len(made)} uploads in the last hour, the most class {name} "
+                f"allows: try again in {wait} minute{'s' if wait > 1 else ''}."
+            )
+    for class_id, _, settings in classes:
+        queued = int(settings.get("checks_queued", DEFAULT_SETTINGS["checks_queued"]))
+        if stored.pending_checks(store, class_id, stale=STALE_CHECK) >= queued:
+            raise ClassError("the class's checks are queued full: try again in a minute.")
+
+
+def _who(actor: Actor) -> str:
+    return "anonymous" if actor is None else actor.name

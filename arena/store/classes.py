@@ -1,0 +1,408 @@
+"""Reads and writes of the classes tables (``classes``, ``class_teachers``,
+``class_members``) and of the users a class makes, for :mod:`arena.service.classes`.
+
+Queries live in the store (docs/architecture.md): callers get plain values or frozen
+dataclasses, never a session. Each function is one transaction. Checking who may do what
+is the service's: nothing here checks a permission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.compete.names import name_key
+from arena.store.db import Store, as_utc
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    ClassMember,
+    ClassTeacher,
+    SchoolClass,
+    Upload,
+    User,
+    UserSession,
+)
+
+__all__ = [
+    "ClassRow",
+    "MemberRow",
+    "NewUser",
+    "add_member",
+    "add_teacher",
+    "class_row",
+    "class_row_by_code",
+    "class_rows_of",
+    "insert_class",
+    "insert_students",
+    "latest_versions",
+    "member_rows",
+    "pending_checks",
+    "quota_settings",
+    "recent_uploads",
+    "reset_password",
+    "set_join_code",
+    "student_ids",
+    "taken_keys",
+    "teacher_ids",
+    "teachers_of_student",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ClassRow:
+    """A class as the service reads it: its teachers' ids included."""
+
+    id: int
+    name: str
+    description: str
+    rule_sets: tuple[str, ...]
+    join_code: str | None
+    join_expires: datetime | None
+    settings: dict[str, Any]
+    created: datetime
+    teacher_ids: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    """A student of a class: the user's id and name, the real name the teacher knows
+    (None: not given), how it joined (``code`` or ``roster``) and when."""
+
+    user_id: int
+    name: str
+    real_name: str | None
+    via: str
+    joined: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewUser:
+    """A user a roster import creates: its name, password hash and real name."""
+
+    name: str
+    digest: str
+    real_name: str
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
+def _teachers(session: Session, class_ids: Iterable[int]) -> dict[int, frozenset[int]]:
+    found: dict[int, set[int]] = {}
+    ids = list(class_ids)
+    if ids:
+        for class_id, user_id in session.execute(
+            select(ClassTeacher.class_id, ClassTeacher.user_id).where(
+                ClassTeacher.class_id.in_(ids)
+            )
+        ):
+            found.setdefault(int(class_id), set()).add(int(user_id))
+    return {class_id: frozenset(found.get(class_id, ())) for class_id in ids}
+
+
+def _rows(session: Session, classes: Sequence[SchoolClass]) -> list[ClassRow]:
+    teachers = _teachers(session, (c.id for c in classes))
+    return [
+        ClassRow(
+            id=c.id,
+            name=c.name,
+            description=c.description or "",
+            rule_sets=tuple(c.rule_sets or ()),
+            join_code=c.join_code,
+            join_expires=_aware(c.join_expires),
+            settings=dict(c.settings or {}),
+            created=as_utc(c.created),
+            teacher_ids=teachers[c.id],
+        )
+        for c in classes
+    ]
+
+
+def insert_class(
+    store: Store,
+    *,
+    name: str,
+    description: str,
+    created_by: int | None,
+    rule_sets: Sequence[str],
+    settings: dict[str, Any],
+    join_code: str | None,
+    join_expires: datetime | None,
+) -> ClassRow:
+    """Store the class ``name``, its creator (if an account) as its first teacher.
+
+    Raises:
+        ValueError: a class called ``name`` exists already (or the join code is taken).
+    """
+    try:
+        with store.write() as session:
+            if session.scalar(select(SchoolClass.id).where(SchoolClass.name == name)):
+                raise ValueError(f"a class called {name!r} exists already")
+            row = SchoolClass(
+                name=name,
+                description=description or None,
+                created_by=created_by,
+                rule_sets=list(rule_sets),
+                settings=dict(settings),
+                join_code=join_code,
+                join_expires=join_expires,
+            )
+            session.add(row)
+            session.flush()
+            if created_by is not None:
+                session.add(ClassTeacher(class_id=row.id, user_id=created_by))
+                session.flush()
+            return _rows(session, [row])[0]
+    except IntegrityError:
+        raise ValueError(f"a class called {name!r} exists already") from None
+
+
+def class_row(store: Store, name: str) -> ClassRow | None:
+    """The class called ``name``, or None."""
+    with store.read() as session:
+        found = session.scalar(select(SchoolClass).where(SchoolClass.name == name))
+        return None if found is None else _rows(session, [found])[0]
+
+
+def class_row_by_code(store: Store, code: str) -> ClassRow | None:
+    """The class whose current join code is ``code`` (expired or not), or None."""
+    with store.read() as session:
+        found = session.scalar(select(SchoolClass).where(SchoolClass.join_code == code))
+        return None if found is None else _rows(session, [found])[0]
+
+
+def class_rows_of(store: Store, user_id: int | None) -> tuple[list[ClassRow], list[ClassRow]]:
+    """The classes the user teaches and those it is a student of, each by name (None:
+    every class as taught, none joined: an admin's or the operator's view)."""
+    with store.read() as session:
+        query = select(SchoolClass).order_by(SchoolClass.name)
+        if user_id is None:
+            return _rows(session, session.scalars(query).all()), []
+        taught = session.scalars(
+            query.join(ClassTeacher, ClassTeacher.class_id == SchoolClass.id).where(
+                ClassTeacher.user_id == user_id
+            )
+        ).all()
+        joined = session.scalars(
+            query.join(ClassMember, ClassMember.class_id == SchoolClass.id).where(
+                ClassMember.user_id == user_id
+            )
+        ).all()
+        return _rows(session, taught), _rows(session, joined)
+
+
+def set_join_code(store: Store, class_id: int, code: str | None, expires: datetime | None) -> bool:
+    """Replace the class's join code; False if another class holds ``code`` (draw again)."""
+    try:
+        with store.write() as session:
+            session.execute(
+                update(SchoolClass)
+                .where(SchoolClass.id == class_id)
+                .values(join_code=code, join_expires=expires)
+            )
+        return True
+    except IntegrityError:
+        return False
+
+
+def add_teacher(store: Store, class_id: int, user_id: int) -> bool:
+    """Make the user a teacher of the class; False if it was one already."""
+    try:
+        with store.write() as session:
+            if session.scalar(
+                select(ClassTeacher.id).where(
+                    ClassTeacher.class_id == class_id, ClassTeacher.user_id == user_id
+                )
+            ):
+                return False
+            session.add(ClassTeacher(class_id=class_id, user_id=user_id))
+        return True
+    except IntegrityError:
+        return False
+
+
+def add_member(store: Store, class_id: int, user_id: int, real_name: str | None, via: str) -> bool:
+    """Make the user a student of the class; False if it was one already (its real name
+    is then kept as it was)."""
+    try:
+        with store.write() as session:
+            if session.scalar(
+                select(ClassMember.id).where(
+                    ClassMember.class_id == class_id, ClassMember.user_id == user_id
+                )
+            ):
+                return False
+            session.add(
+                ClassMember(class_id=class_id, user_id=user_id, real_name=real_name, via=via)
+            )
+        return True
+    except IntegrityError:
+        return False
+
+
+def member_rows(store: Store, class_id: int) -> list[MemberRow]:
+    """The class's students, by name."""
+    with store.read() as session:
+        rows = session.execute(
+            select(User.id, User.name, ClassMember.real_name, ClassMember.via, ClassMember.joined)
+            .join(ClassMember, ClassMember.user_id == User.id)
+            .where(ClassMember.class_id == class_id)
+            .order_by(User.name_key)
+        ).all()
+    return [MemberRow(int(i), str(n), r, str(v), as_utc(j)) for i, n, r, v, j in rows]
+
+
+def student_ids(store: Store, class_id: int) -> list[int]:
+    """The user ids of the class's students, ascending."""
+    with store.read() as session:
+        return [
+            int(user_id)
+            for user_id in session.scalars(
+                select(ClassMember.user_id)
+                .where(ClassMember.class_id == class_id)
+                .order_by(ClassMember.user_id)
+            )
+        ]
+
+
+def teacher_ids(store: Store, class_id: int) -> frozenset[int]:
+    """The user ids of the class's teachers."""
+    with store.read() as session:
+        return _teachers(session, [class_id])[class_id]
+
+
+def teachers_of_student(store: Store, user_id: int) -> frozenset[int]:
+    """The ids of the teachers of every class the user is a student of."""
+    with store.read() as session:
+        return frozenset(
+            int(teacher)
+            for teacher in session.scalars(
+                select(ClassTeacher.user_id)
+                .join(ClassMember, ClassMember.class_id == ClassTeacher.class_id)
+                .where(ClassMember.user_id == user_id)
+            )
+        )
+
+
+def latest_versions(store: Store, class_id: int) -> dict[int, int]:
+    """Each student's most recent bot version (of any of its bots): user id -> version id
+    (students without a version are absent)."""
+    with store.read() as session:
+        rows = session.execute(
+            select(Bot.owner_id, func.max(BotVersion.id))
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(ClassMember, ClassMember.user_id == Bot.owner_id)
+            .where(ClassMember.class_id == class_id)
+            .group_by(Bot.owner_id)
+        ).all()
+    return {int(user_id): int(version_id) for user_id, version_id in rows}
+
+
+def taken_keys(store: Store, keys: Sequence[str]) -> set[str]:
+    """Which of these name keys a user holds already."""
+    with store.read() as session:
+        return {
+            str(k) for k in session.scalars(select(User.name_key).where(User.name_key.in_(keys)))
+        }
+
+
+def insert_students(
+    store: Store, class_id: int, users: Sequence[NewUser], *, must_change: bool = True
+) -> list[int] | None:
+    """Create ``users`` (role ``user``, ``must_change_password``) and make them students
+    of the class (``via`` roster), in one transaction; their ids, or None (nothing written)
+    if a name's key is taken."""
+    try:
+        with store.write() as session:
+            keys = [name_key(u.name) for u in users]
+            if session.scalar(select(User.id).where(User.name_key.in_(keys)).limit(1)):
+                return None
+            made = [
+                User(
+                    name=u.name,
+                    name_key=key,
+                    password_hash=u.digest,
+                    role="user",
+                    must_change_password=must_change,
+                )
+                for u, key in zip(users, keys, strict=True)
+            ]
+            session.add_all(made)
+            session.flush()
+            session.add_all(
+                ClassMember(
+                    class_id=class_id, user_id=user.id, real_name=u.real_name or None, via="roster"
+                )
+                for user, u in zip(made, users, strict=True)
+            )
+            session.flush()
+            return [user.id for user in made]
+    except IntegrityError:
+        return None
+
+
+def reset_password(store: Store, user_id: int, digest: str) -> bool:
+    """Give the user the password hash ``digest`` as a first-time password (it must change
+    it at its next login) and end its sessions; False if there is no such user."""
+    with store.write() as session:
+        user = session.get(User, user_id, with_for_update=True)
+        if user is None:
+            return False
+        user.password_hash = digest
+        user.must_change_password = True
+        user.session_epoch += 1
+        session.execute(delete(UserSession).where(UserSession.user_id == user_id))
+        return True
+
+
+def recent_uploads(store: Store, user_id: int, since: datetime) -> list[datetime]:
+    """When the user's uploads since ``since`` were made, oldest first."""
+    with store.read() as session:
+        return [
+            as_utc(created)
+            for created in session.scalars(
+                select(Upload.created)
+                .where(Upload.owner_id == user_id, Upload.created >= since)
+                .order_by(Upload.created)
+            )
+        ]
+
+
+def quota_settings(store: Store, user_id: int) -> list[tuple[int, str, dict[str, Any]]]:
+    """The classes the user is a student of: (id, name, settings) each."""
+    with store.read() as session:
+        rows = session.execute(
+            select(SchoolClass.id, SchoolClass.name, SchoolClass.settings)
+            .join(ClassMember, ClassMember.class_id == SchoolClass.id)
+            .where(ClassMember.user_id == user_id)
+            .order_by(SchoolClass.id)
+        ).all()
+    return [(int(i), str(n), dict(s or {})) for i, n, s in rows]
+
+
+def pending_checks(store: Store, class_id: int, *, stale: timedelta) -> int:
+    """Uploads of the class's students still waiting for their check (those created more
+    than ``stale`` ago are not counted: a lost check must not close the class's uploads)."""
+    since = datetime.now(UTC) - stale
+    with store.read() as session:
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(Upload)
+                .join(ClassMember, ClassMember.user_id == Upload.owner_id)
+                .where(
+                    ClassMember.class_id == class_id,
+                    Upload.status == "pending",
+                    Upload.created >= since,
+                )
+            )
+            or 0
+        )
