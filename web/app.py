@@ -25,8 +25,9 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
-import web.api_assignments
-import web.api_competitions  # noqa: F401 (its routes join the API's blueprint)
+import web.api_assignments  # its routes join the API's blueprint, as do these:
+import web.api_competitions
+import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import api_error, init_api
