@@ -39,6 +39,7 @@ from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
 from web.games import games
 from web.pages import pages
 from web.routing import init_routing
+from web.similarity import similarity
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 
 __all__ = [
@@ -97,6 +98,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(compares)
     app.register_blueprint(branches)
     app.register_blueprint(competitions)
+    app.register_blueprint(similarity)
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)
