@@ -25,7 +25,8 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
-import web.api_competitions  # its routes join the API's blueprint, as do these:
+import web.api_assignments  # its routes join the API's blueprint, as do these:
+import web.api_competitions
 import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url

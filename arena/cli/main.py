@@ -125,6 +125,10 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "competition:competition_group",
             "Competitions: create, list, status, enter, close, final.",
         ),
+        "assignment": (
+            "assignment:assignment_group",
+            "Graded assignments of a class: create, status, grades, submit.",
+        ),
         "class": ("main:class_group", "Classes: students, join codes, similarity."),
     },
     "class": {

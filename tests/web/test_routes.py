@@ -76,6 +76,8 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/api/v1/competitions/<name>/deadline": "manage-competition",
         "/api/v1/competitions/<name>/disqualify": "manage-competition",
         "/api/v1/competitions/<name>/final/rerun": "manage-competition",
+        "/api/v1/classes/<class_name>/assignments": "manage-class",
+        "/api/v1/classes/<class_name>/assignments/<name>/submissions": "upload",
         "/upload": "upload",
         "/bots/<owner>/<name>/visibility": "change-visibility",
         "/tournaments/new": "create-tournament",
