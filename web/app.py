@@ -31,6 +31,7 @@ import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import api_error, init_api
+from web.assignments import assignments
 from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
@@ -100,6 +101,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(branches)
     app.register_blueprint(competitions)
     app.register_blueprint(similarity)
+    app.register_blueprint(assignments)
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)
