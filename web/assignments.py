@@ -221,6 +221,7 @@ def _page_context(name: str, assignment: str, *, whole: bool = True) -> dict[str
         "opens": zoned(view.opens, view.time_zone),
         "countdown": countdown(view.deadline),
         "thresholds": view.grades,
+        "at": lambda moment: zoned(moment, view.time_zone),  # a time in the assignment's zone
     }
     if view.teacher:
         context["rows"] = assignment_grades(store, account, name, assignment)

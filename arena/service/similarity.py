@@ -335,6 +335,7 @@ def _compared(
         cached = _REPORTS.get(key)
         if cached is not None:
             return (*cached, True)
+        _boilerplate_hashes()  # made once a process (copydetect imported): not the class's
         began = time.perf_counter()
         pairs = compare_sources(sources)
         took = time.perf_counter() - began

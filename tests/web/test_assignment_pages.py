@@ -162,7 +162,7 @@ def test_the_teacher_sees_every_students_grade_with_verdicts(app: Flask, seeded:
     assert rows == [("ann", "Ada Lovelace"), ("bob", "Bob Secret"), ("cy", ""), ("dan", "")]
     assert "nothing submitted" in page  # dan
     assert 'href="/classes/5b/assignments/hw1/grades.csv"' in page
-    assert re.search(r'<span class="verdict pass"><a href="/compares/compare-ann-[^"]+"', page)
+    assert re.search(r'<span class="outcome pass"><a href="/compares/compare-ann-[^"]+"', page)
     assert re.search(r"\[[+-]\d+, [+-]\d+\]", page)  # an Elo interval
     assert '<span class="grade">C</span>' in page or '<span class="grade">A</span>' in page
     assert "Europe/Paris" not in page or "CET" in page  # dates in the assignment's zone
@@ -197,7 +197,7 @@ def test_a_student_sees_only_their_own_submissions(app: Flask, seeded: object) -
     status, ann = _text(logged_in(app, "ann"), "/classes/5b/assignments/hw1")
     assert status == 200
     assert "ann/mine@1" in ann and "Your submissions" in ann
-    assert re.search(r'<span class="verdict pass"><a href="/compares/compare-ann-', ann)
+    assert re.search(r'<span class="outcome pass"><a href="/compares/compare-ann-', ann)
     for secret in ("bob/rando", "Bob Secret", "Ada Lovelace", "cy.py", "compare-bob", "dan"):
         assert secret not in ann, secret
     assert 'name="source"' in ann and 'value="mine@1"' in ann  # the submit form, her versions
