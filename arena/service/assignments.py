@@ -8,14 +8,15 @@ gauntlet on the workers, one sequential test against each reference, and earns a
   sandbox on a worker) and :func:`submit_version` (a stored version of the student's own)
   submit a bot; only the class's students submit. After the deadline a submission is
   ``late``: graded, marked late, never kept.
-- :func:`submission_accepted` (the workers call it after every upload's check,
+- The gauntlet (arena.service.gauntlets, its names re-exported here):
+  :func:`submission_accepted` (the workers call it after every upload's check,
   arena.service.work.accept_upload) starts an accepted submission's gauntlet: one compare
   tournament a reference (arena.service.compares: NEW the student's version, OLD the
   reference, the assignment's test and cap, the same deals for every submission), its
-  matches sent; a rejected upload rejects the submission.
-- :func:`grade_after_match` (the workers call it after each match, once the compare's
-  ``stop_if_decided`` ran) keeps a test's verdict when it ended and grades the submission
-  (arena.compete.grading) when all its tests have.
+  matches sent; a rejected upload rejects the submission. :func:`grade_after_match` (the
+  workers call it after each match, once the compare's ``stop_if_decided`` ran) keeps a
+  test's verdict when it ended and grades the submission (arena.compete.grading) when all
+  its tests have.
 - Reads (arena.service.assignment_views): :func:`assignment_view`, :func:`submission_view`,
   :func:`assignment_grades` (the teacher's grade table: each student's kept submission).
 """
@@ -31,7 +32,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from arena.compete.grading import GradingError, check_thresholds, grade_of, verdict_of_status
+from arena.compete.grading import GradingError, check_thresholds
 from arena.compete.names import check_name, parse_reference
 from arena.compete.sprt import STATISTICS, RegressionTest, make_test
 from arena.engine.rules import Rules
@@ -50,20 +51,24 @@ from arena.service.assignment_views import (
 )
 from arena.service.classes import check_upload_quota, class_for_member, class_for_teacher
 from arena.service.classes import student_ids as class_students
-from arena.service.compares import CompareTest, compare_state, create_compare, group_size
+from arena.service.compares import (
+    group_size,
+)
 from arena.service.competition_views import local_time
-from arena.service.matches import MatchSettings
+from arena.service.gauntlets import (
+    grade_after_match,
+    settle_tests,
+    start_gauntlet,
+    submission_accepted,
+)
 from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_view
 from arena.service.views import REFERENCE_OWNER, bot_view
 from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow
-from arena.store.compares import tournament_of_match
 from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
-from arena.store.queue import tournament_progress
-from arena.store.uploads import upload_with_version
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -156,6 +161,8 @@ class NewAssignment:
     players: int = 2
     teams: bool = False
     description: str = ""
+    #: The deals' seed (every submission plays the same deals); None: drawn at random.
+    seed: int | None = None
 
 
 def _now(now: datetime | None = None) -> datetime:
@@ -333,6 +340,8 @@ def create_assignment(
     rules = _rules(new, tuple(row.rule_sets))
     opens, deadline = _check_dates(new, _now(now))
     _check_test(new, new.players)
+    if new.seed is not None and not 0 <= new.seed < 2**62:
+        raise AssignmentError("the seed must be a whole number from 0 to 2**62 - 1.")
     references = _references(store, actor, new.references)
     try:
         thresholds = check_thresholds(new.grades, [r["label"] for r in references])
@@ -349,7 +358,8 @@ def create_assignment(
         "players": new.players, "teams": new.teams, "settings": settings,
         "references": references, "grades": [t.as_json() for t in thresholds],
         "opens": opens, "deadline": deadline, "time_zone": new.time_zone,
-        "seed": random.SystemRandom().getrandbits(62), "created": _now(now),
+        "seed": random.SystemRandom().getrandbits(62) if new.seed is None else new.seed,
+        "created": _now(now),
     }  # fmt: skip
     try:
         assignment_id = stored.insert_assignment(
@@ -501,163 +511,5 @@ def submit_version(
     submission_id = stored.insert_submission(
         store, row.id, student.id, upload_id=None, version_id=None, late=late, now=moment
     )
-    _start_gauntlet(store, celery, submission_id, version_id, now=moment)
+    start_gauntlet(store, celery, submission_id, version_id, now=moment)
     return submission_view(store, actor, submission_id)
-
-
-def submission_accepted(store: Store, celery: Celery, upload_id: int) -> int | None:
-    """Settle the submission made with this upload once its check is done (the workers
-    call it after every check): accepted (or "already") -> its gauntlet starts; rejected ->
-    rejected with the upload's message. Return the submission's id, or None when the
-    upload is no submission (a plain upload: it gets its placement). Idempotent."""
-    submission = stored.submission_of_upload(store, upload_id)
-    if submission is None:
-        return None
-    found = upload_with_version(store, upload_id)
-    if found is None or found[0].status == "pending":
-        return submission.id
-    upload = found[0]
-    if upload.status in ("accepted", "already") and upload.bot_version_id is not None:
-        _start_gauntlet(store, celery, submission.id, upload.bot_version_id)
-    elif stored.reject_submission(store, submission.id, upload.message or "its check failed"):
-        logger.info("submission %d (upload %d) rejected", submission.id, upload_id)
-    return submission.id
-
-
-def _assignment_test(row: AssignmentRow) -> tuple[CompareTest, RegressionTest]:
-    s = row.settings
-    test = make_test(s["statistic"], s["elo0"], s["elo1"], s["alpha"], s["beta"])
-    stored_test = CompareTest(
-        "", "", s["elo0"], s["elo1"], s["alpha"], s["beta"], int(s["max_games"]),
-        int(s["batch"]), s["statistic"],
-    )  # fmt: skip
-    return stored_test, test
-
-
-def _start_gauntlet(
-    store: Store,
-    celery: Celery,
-    submission_id: int,
-    version_id: int,
-    *,
-    now: datetime | None = None,
-) -> None:
-    """Claim the pending submission for grading and store one compare a reference (the
-    assignment's seed: every submission plays the same deals), then send their matches.
-    Nothing if another caller claimed it first."""
-    from arena.service.dispatch import dispatch_matches
-
-    if not stored.claim_grading(store, submission_id, version_id, now=now):
-        return
-    submission = stored.submission_row(store, submission_id)
-    assert submission is not None
-    row = stored.assignment_by_id(store, submission.assignment_id)
-    new = stored.version_name(store, version_id)
-    assert row is not None and new is not None
-    plan, test = _assignment_test(row)
-    rules = preset(row.rules)
-    tests: list[tuple[str, int]] = []
-    for reference in row.references:
-        old = stored.version_name(store, int(reference["bot_version_id"]))
-        assert old is not None
-        tests.append((reference["label"], _compare(store, row, plan, test, rules, new, old)))
-    stored.add_tests(store, submission_id, tests)
-    for _, tournament_id in tests:
-        dispatch_matches(store, celery, tournament_id)
-    logger.info("submission %d: its gauntlet of %d tests started", submission_id, len(tests))
-
-
-def _compare(
-    store: Store,
-    row: AssignmentRow,
-    plan: CompareTest,
-    test: RegressionTest,
-    rules: Rules,
-    new: stored.VersionName,
-    old: stored.VersionName,
-) -> int:
-    """One test's compare tournament; its id. Its name carries the time to the second: a
-    version submitted twice within one second takes the next second's name."""
-    moment = datetime.now(UTC)
-    for attempt in range(10):
-        try:
-            tournament_id, _ = create_compare(
-                store, new=new.reference, old=old.reference, rules=rules, players=row.players,
-                teams=row.teams, test=test, max_games=plan.max_games, batch=plan.batch,
-                seed=row.seed, now=moment + timedelta(seconds=attempt),
-                settings=MatchSettings(
-                    move_seconds=float(row.settings["move_seconds"]),
-                    memory_mb=int(row.settings["memory_mb"]),
-                ),
-            )  # fmt: skip
-            return tournament_id
-        except ValueError as exc:
-            if "exists" not in str(exc) or attempt == 9:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-# --- grading ----------------------------------------------------------------------------------
-
-
-def _summary(state: Any, status: str) -> dict[str, Any]:
-    reading = state.reading
-    scores = state.samples.game_scores()
-    return {
-        "score": scores.mean if scores.n else None, "elo": reading.elo, "low": reading.low,
-        "high": reading.high, "games": state.played, "llr": reading.llr, "status": status,
-    }  # fmt: skip
-
-
-def grade_after_match(store: Store, match_id: int) -> None:
-    """After a match of a submission's test finished (the compare's ``stop_if_decided``
-    ran): if the test has ended (decided, or its matches are all played or void), keep its
-    verdict and summary; once every test of the submission has ended, grade it. Nothing
-    for other matches. Safe to call any number of times, from any worker."""
-    tournament = tournament_of_match(store, match_id)
-    if tournament is None:
-        return
-    test = stored.test_of_tournament(store, tournament.id)
-    if test is None:
-        return
-    if test.verdict is None:
-        plan = CompareTest.from_settings(tournament.settings)
-        if plan is None:  # pragma: no cover (a submission's compare keeps its test)
-            return
-        state = compare_state(store, tournament.id, plan.sprt, tournament.players, tournament.teams)
-        progress = tournament_progress(store, tournament.id)
-        ended = progress["pending"] + progress["running"] == 0 or state.played >= plan.max_games
-        verdict = verdict_of_status(state.status, ended)
-        if verdict == "running":
-            return
-        if stored.end_test(store, test.id, verdict, _summary(state, state.status)):
-            logger.info("submission %d: %s -> %s", test.submission_id, test.reference, verdict)
-    _grade(store, test.submission_id)
-
-
-def _grade(store: Store, submission_id: int) -> None:
-    """Grade the submission if every one of its tests has a verdict."""
-    submission = stored.submission_row(store, submission_id)
-    if submission is None or submission.status != "grading":
-        return
-    row = stored.assignment_by_id(store, submission.assignment_id)
-    assert row is not None
-    tests = stored.tests_of(store, [submission_id]).get(submission_id, [])
-    verdicts = {t.reference: t.verdict for t in tests if t.verdict is not None}
-    if len(verdicts) < len(row.references):
-        return
-    labels = [r["label"] for r in row.references]
-    thresholds = check_thresholds(((g["grade"], tuple(g["beats"])) for g in row.grades), labels)
-    grade = grade_of(thresholds, verdicts)
-    if grade is not None and stored.grade_submission(store, submission_id, grade):
-        logger.info("submission %d graded %s", submission_id, grade)
-
-
-def settle_tests(store: Store) -> int:
-    """Keep the verdict of every test whose compare has no match left to play but was
-    never settled (its last match's worker died between the two): the sweep calls it.
-    Return how many were looked at."""
-    found = stored.ungraded_tests(store)
-    for _, match_id in found:
-        grade_after_match(store, match_id)
-    return len(found)
