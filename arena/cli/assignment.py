@@ -38,6 +38,7 @@ from arena.store.db import Store, open_store
 
 __all__ = ["assignment_group", "grade_columns", "grade_dicts", "parse_grade"]
 
+
 @contextmanager
 def _opened(url: str | None) -> Iterator[Store]:
     store = open_store(url)

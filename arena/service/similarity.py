@@ -16,8 +16,8 @@ side by side.
 
 - :func:`compare_sources`: every pair of plain sources, scored (no database).
 - :func:`similarity_report`: a class's students' latest versions, for its teachers only;
-  the comparison is cached by the set of versions compared (it is a few seconds for a
-  class of 30: docs/classes.md).
+  one comparison at a time a process, cached by the set of versions compared (a class of
+  30 is 435 pairs: about half a second here, docs/classes.md).
 
 copydetect (and with it matplotlib and jinja2) is imported when a comparison runs, never
 when this module is: the service layer loads no web framework (tests/test_layering.py).
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
 import importlib.util
 import io
 import itertools
@@ -40,14 +41,24 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from arena.match.newbot import starter_bot
+from arena.service.classes import ClassError, class_for_teacher, latest_versions, student_ids
+from arena.service.display import display_name
+from arena.service.permissions import Actor
+from arena.store.bots import version_sources
+from arena.store.db import Store
 
 __all__ = [
     "NOISE",
+    "THRESHOLD",
+    "ReportPair",
+    "ReportSide",
     "SimilarPair",
     "Similarity",
+    "SimilarityReport",
     "boilerplate",
     "compare_sources",
     "line_ranges",
+    "similarity_report",
 ]
 
 logger = logging.getLogger(__name__)
@@ -144,6 +155,44 @@ def _boilerplate_hashes(extra: tuple[str, ...] = ()) -> Any:
     return np.array(sorted(found))
 
 
+class _Cache:
+    """The last few values computed, by key (thread-safe; per process)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        return None
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+#: Fingerprints made, by source (a source's is the slowest part: pygments tokenizes it,
+#: ~0.4 s for 64 KB; a class compared again fingerprints only its new versions).
+_PRINTS = _Cache(256)
+
+
+def _cached_fingerprint(source: str, hashes: Any, extra: tuple[str, ...]) -> Any:
+    """:func:`_fingerprint` of ``source``, made once a process (with this boilerplate)."""
+    key = (hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest(), extra)
+    found = _PRINTS.get(key)
+    if found is None:
+        found = _fingerprint(source, hashes)
+        _PRINTS.put(key, found)
+    return found
+
+
 def line_ranges(
     source: str, starts: Iterable[int], ends: Iterable[int]
 ) -> tuple[tuple[int, int], ...]:
@@ -190,8 +239,9 @@ def compare_sources(
     >>> [(p.a, p.b, p.side_a.lines) for p in pairs]
     [(1, 2, ((1, 2),))]
     """
-    hashes = _boilerplate_hashes(tuple(extra_boilerplate))
-    prints = {key: _fingerprint(source, hashes) for key, source in sources.items()}
+    extra = tuple(extra_boilerplate)
+    hashes = _boilerplate_hashes(extra)
+    prints = {key: _cached_fingerprint(source, hashes, extra) for key, source in sources.items()}
     compare = _copydetect().compare_files
     pairs: list[SimilarPair[K]] = []
     for a, b in itertools.combinations(prints, 2):
@@ -219,47 +269,133 @@ def compare_sources(
     return pairs
 
 
-class _Cache:
-    """The last few comparisons, by what they compared (thread-safe; per process)."""
-
-    def __init__(self, size: int = 16) -> None:
-        self._size = size
-        self._items: OrderedDict[Hashable, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        return None
-
-    def put(self, key: Hashable, value: Any) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+#: The comparisons made, by the set of versions compared (a version's source never
+#: changes, so a class compared again with no new version is not compared again).
+_REPORTS = _Cache(16)
+#: One comparison at a time a process: a second teacher asking waits, then reads the cache.
+_COMPARING = threading.Lock()
 
 
-_CACHE = _Cache()
+@dataclass(frozen=True, slots=True)
+class ReportSide:
+    """A student's side of a similar pair: the version compared, its similarity and its
+    matching lines (:class:`Similarity`)."""
+
+    student: str
+    version: str
+    owner: str
+    bot: str
+    number: int
+    version_id: int
+    similarity: float
+    lines: tuple[tuple[int, int], ...]
 
 
-def _timed_compare(sources: Mapping[int, str]) -> tuple[list[SimilarPair[int]], float]:
-    """Every pair of ``sources`` with something in common, and the seconds it took;
-    cached by the set of version ids (a version's source never changes)."""
-    key = frozenset(sources)
-    cached = _CACHE.get(key)
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
-    began = time.perf_counter()
-    pairs = compare_sources(sources)
-    took = time.perf_counter() - began
+@dataclass(frozen=True, slots=True)
+class ReportPair:
+    """Two students' versions with text in common: ``score`` the larger similarity,
+    ``tokens`` the length of that text (tokenized characters)."""
+
+    score: float
+    tokens: int
+    a: ReportSide
+    b: ReportSide
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarityReport:
+    """A class's similarity report (:func:`similarity_report`).
+
+    Attributes:
+        students: the class's students; ``compared``: those with a version (their latest).
+        pairs: the pairs above ``threshold``, highest score first.
+        sources: the source of each version in ``pairs``, by version id (for the page).
+        seconds: how long the comparison took (when it was made: ``cached`` says whether
+            this report read it from the cache).
+    """
+
+    class_name: str
+    threshold: float
+    students: int
+    compared: int
+    pairs: tuple[ReportPair, ...]
+    sources: dict[int, str]
+    seconds: float
+    cached: bool
+
+
+def _compared(
+    sources: Mapping[int, str], digests: Mapping[int, str]
+) -> tuple[list[SimilarPair[int]], float, bool]:
+    """Every pair of ``sources`` (version id → source) with something in common, the
+    seconds the comparison took, and whether it came from the cache (keyed by each
+    version's id and sha256: one process may serve several databases, as tests do)."""
+    key = frozenset(digests.items())
+    with _COMPARING:
+        cached = _REPORTS.get(key)
+        if cached is not None:
+            return (*cached, True)
+        _boilerplate_hashes()  # made once a process (copydetect imported): not the class's
+        began = time.perf_counter()
+        pairs = compare_sources(sources)
+        took = time.perf_counter() - began
+        _REPORTS.put(key, (pairs, took))
     logger.info(
-        "compared %d sources (%d pairs) in %.2f s",
+        "similarity: %d sources, %d pairs compared in %.2f s",
         len(sources),
         len(sources) * (len(sources) - 1) // 2,
         took,
     )
-    _CACHE.put(key, (pairs, took))
-    return pairs, took
+    return pairs, took, False
+
+
+def similarity_report(
+    store: Store, actor: Actor, class_name: str, *, threshold: float = THRESHOLD
+) -> SimilarityReport:
+    """The pairs of the class's students whose latest versions (of any of their bots)
+    score above ``threshold`` (0 to 1), for the class's teachers (and admins, the
+    operator).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: ``actor`` is a student of the class, or nobody is logged in.
+        ClassError: ``threshold`` is not between 0 and 1.
+    """
+    found = class_for_teacher(store, actor, class_name)
+    if not 0.0 <= threshold <= 1.0 or threshold != threshold:
+        raise ClassError(f"the threshold is a share from 0 to 1, not {threshold}")
+    students = student_ids(store, found.id)
+    latest = latest_versions(store, found.id)
+    rows = version_sources(store, sorted(latest.values()))
+    sources = {version_id: row[4] for version_id, row in sorted(rows.items())}
+    pairs, took, cached = _compared(sources, {v: row[3] for v, row in rows.items()})
+
+    def side(version_id: int, match: Similarity) -> ReportSide:
+        owner, bot, number, _, _ = rows[version_id]
+        return ReportSide(
+            student=owner,
+            version=display_name(owner, bot, number),
+            owner=owner,
+            bot=bot,
+            number=number,
+            version_id=version_id,
+            similarity=match.similarity,
+            lines=match.lines,
+        )
+
+    chosen = tuple(
+        ReportPair(p.score, p.tokens, side(p.a, p.side_a), side(p.b, p.side_b))
+        for p in pairs
+        if p.score > threshold
+    )
+    shown = {s.version_id for p in chosen for s in (p.a, p.b)}
+    return SimilarityReport(
+        class_name=found.name,
+        threshold=threshold,
+        students=len(students),
+        compared=len(sources),
+        pairs=chosen,
+        sources={v: sources[v] for v in sorted(shown)},
+        seconds=took,
+        cached=cached,
+    )

@@ -1,15 +1,33 @@
 """The similarity engine on plain sources (arena.service.similarity): copies found through
 renamed names, with the matching lines of each side; the reference bots and the starter bot
-left out as boilerplate; independent bots not reported."""
+left out as boilerplate; independent bots not reported. Then a class's report on both
+databases: the students' latest versions, cached by the versions compared, for the class's
+teachers only."""
 
 from __future__ import annotations
 
 import random
 import time
 
+import pytest
+
+from arena.errors import NotFound, PermissionDenied
 from arena.match.newbot import starter_bot
-from arena.service.similarity import boilerplate, compare_sources, line_ranges
+from arena.service import classes as cls
+from arena.service.accounts import create_account, password_hasher
+from arena.service.classes import ClassError, NewClass
+from arena.service.permissions import OPERATOR, Actor
+from arena.service.similarity import (
+    boilerplate,
+    compare_sources,
+    line_ranges,
+    similarity_report,
+)
+from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+
+HASHER = password_hasher(cheap=True)
+PASSWORD = "correct horse"
 
 #: A bot of its own (none of the reference bots): scores moves by pips, doubles, ends.
 OWN = """NAME = "mine"
@@ -142,3 +160,89 @@ def test_line_ranges_merge_and_drop_the_whitespace_around_slices() -> None:
     assert line_ranges(text, [0, 7], [6, 18]) == ((1, 4),)
     assert line_ranges(text, [0, 23], [5, 28]) == ((1, 1), (5, 5))
     assert line_ranges(text, [5], [11]) == ()  # whitespace only
+
+
+# --- a class's report (arena.service.similarity.similarity_report) ----------------------------
+
+#: Who asks for the report; "teacher" teaches 5b, "teacher2" another class, "ann" and
+#: "bob" are students of 5b.
+ASKERS = ("anonymous", "user", "ann", "teacher", "teacher2", "admin", "operator")
+
+
+def make_class(store: Store) -> dict[str, Actor]:
+    """Class 5b (teacher ``teacher``) with students ann (OWN), bob (OWN renamed: a copy),
+    cy (OTHER), dan (greedy: boilerplate), eve (no bot); ann's older version is OTHER
+    (only the latest counts); class 6a (``teacher2``); a user, an admin."""
+    made: dict[str, Actor] = {"anonymous": None, "operator": OPERATOR}
+    for name, role in (("user", "user"), ("teacher", "teacher"), ("teacher2", "teacher"),
+                       ("admin", "admin")):  # fmt: skip
+        made[name] = create_account(store, name, PASSWORD, role=role, hasher=HASHER)
+    row = cls.create_class(store, made["teacher"], NewClass(name="5b"))
+    cls.create_class(store, made["teacher2"], NewClass(name="6a"))
+    assert row.join_code is not None
+    for student in ("ann", "bob", "cy", "dan", "eve"):
+        made[student] = cls.join_class(store, HASHER, row.join_code, student, PASSWORD, "Real")
+    greedy = (REFERENCE_BOTS / "greedy.py").read_text()
+    store.add_bot_version("ann", "mine", OTHER + "\n# old\n", {})
+    store.add_bot_version("ann", "mine", OWN, {})
+    store.add_bot_version("bob", "copied", _renamed(OWN), {})
+    store.add_bot_version("cy", "other", OTHER, {})
+    store.add_bot_version("dan", "greedy", greedy.replace("def ", "def  "), {})
+    store.add_bot_version("user", "mine", OWN, {})  # not in the class: never compared
+    return made
+
+
+def test_a_teacher_sees_the_copied_pair_only(store: Store) -> None:
+    actors = make_class(store)
+    report = similarity_report(store, actors["teacher"], "5b")
+    assert (report.class_name, report.students, report.compared) == ("5b", 5, 4)
+    assert [(p.a.student, p.b.student) for p in report.pairs] == [("ann", "bob")]
+    (pair,) = report.pairs
+    assert pair.a.version == "ann/mine v2" and pair.b.version == "bob/copied v1"
+    assert pair.a.lines == ((1, len(OWN.splitlines())),)
+    assert set(report.sources) == {pair.a.version_id, pair.b.version_id}
+    assert report.sources[pair.a.version_id] == OWN
+    again = similarity_report(store, actors["teacher"], "5b", threshold=0.0)
+    assert again.cached and again.seconds == report.seconds  # the same versions: cached
+    assert {(p.a.student, p.b.student) for p in again.pairs} >= {("ann", "bob")}
+    assert all(p.score > 0 for p in again.pairs)
+    with pytest.raises(ClassError, match="the threshold is a share from 0 to 1"):
+        similarity_report(store, actors["teacher"], "5b", threshold=1.5)
+
+
+def test_a_new_version_is_compared_and_the_cache_follows_it(store: Store) -> None:
+    actors = make_class(store)
+    first = similarity_report(store, actors["admin"], "5b")
+    store.add_bot_version("cy", "other", _renamed(OWN) + "\n# mine now\n", {})
+    second = similarity_report(store, actors["admin"], "5b")
+    assert not second.cached
+    assert len(first.pairs) == 1 and {(p.a.student, p.b.student) for p in second.pairs} == {
+        ("ann", "bob"),
+        ("ann", "cy"),
+        ("bob", "cy"),
+    }
+
+
+def test_only_the_classes_teachers_admins_and_the_operator_see_it(store: Store) -> None:
+    actors = make_class(store)
+    said = {}
+    for name in ASKERS:
+        try:
+            similarity_report(store, actors[name], "5b")
+        except PermissionDenied:
+            said[name] = "denied"
+        except NotFound:
+            said[name] = "hidden"
+        else:
+            said[name] = "ok"
+    assert said == {
+        "anonymous": "denied",
+        "user": "hidden",
+        "ann": "denied",
+        "teacher": "ok",
+        "teacher2": "hidden",
+        "admin": "ok",
+        "operator": "ok",
+    }
+    with pytest.raises(NotFound):
+        similarity_report(store, actors["teacher"], "nope")
