@@ -165,7 +165,7 @@ def _student(*args: Any) -> None:
     pages: Pages = args[8]
     try:
         _poll(*args)
-    except Exception as exc:  # noqa: BLE001 (reported with the figures)
+    except Exception as exc:
         pages.errors.append(f"{args[4]}: {exc!r}")
 
 
