@@ -9,11 +9,13 @@ import random
 from pathlib import PurePath
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service.class_pages_extra import class_bots
+from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import (
     MAX_GAMES,
@@ -24,8 +26,9 @@ from arena.service.tournaments import (
     preset,
     start_tournament,
 )
-from arena.service.views import bot_list
-from web.auth import current_account, guarded
+from arena.service.views import bot_list, tournament_view
+from web.auth import current_account, guarded, public
+from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import form_int, sentence
 
@@ -42,10 +45,16 @@ WEB_FORMATS = OFFERED_FORMATS
 
 
 def _form_context(**values: Any) -> dict[str, Any]:
+    store, school_class = get_store(), request.values.get("class", "").strip()
     return {
+        "school_class": school_class,  # its students' bots and the reference bots only
         "presets": list(PRESETS),
         "formats": WEB_FORMATS,
-        "bots": bot_list(get_store()),
+        "bots": (
+            class_bots(store, current_account(), school_class, reference=True)
+            if school_class
+            else bot_list(store)
+        ),
         "max_games": MAX_GAMES,
         "max_rule_bytes": MAX_RULE_FILE_BYTES,
         "values": values,
@@ -127,3 +136,16 @@ def cancel(name: str) -> BaseResponse:
     matches = "1 match" if voided == 1 else f"{voided} matches"
     flash(f"Tournament {name} cancelled: {matches} will not be played.")
     return redirect(url_for("pages.tournament_page", name=name))
+
+
+@tournaments.get("/tournaments/<name>/standings.csv")
+@public
+def standings_export(name: str) -> Response:
+    """Any tournament's standings as CSV, best first (arena.service.exports)."""
+    try:
+        view = tournament_view(get_store(), name)
+    except LookupError:
+        abort(404, f"No tournament called {name!r}.")
+    response = Response(standings_csv(view), mimetype="text/csv")
+    response.headers["Content-Disposition"] = disposition(f"{name}-standings.csv")
+    return response

@@ -76,6 +76,8 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/api/v1/competitions/<name>/deadline": "manage-competition",
         "/api/v1/competitions/<name>/disqualify": "manage-competition",
         "/api/v1/competitions/<name>/final/rerun": "manage-competition",
+        "/api/v1/classes/<class_name>/assignments": "manage-class",
+        "/api/v1/classes/<class_name>/assignments/<name>/submissions": "upload",
         "/api/v1/classes": "create-class",
         "/api/v1/join/<code>": "join-class",
         "/api/v1/classes/<name>/roster": "manage-class",
@@ -98,6 +100,16 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/competitions/<name>/disqualify": "manage-competition",
         "/competitions/<name>/close": "manage-competition",
         "/competitions/<name>/rerun": "manage-competition",
+        "/classes/new": "create-class",
+        "/classes/<name>/join-code": "manage-class",
+        "/classes/<name>/roster": "manage-class",
+        "/classes/<name>/logins.csv": "manage-class",
+        "/classes/<name>/students/<student>/password": "manage-class",
+        "/classes/<name>/teachers": "manage-class",
+        "/classes/<name>/tournament": "manage-class",
+        "/join/<code>": "sign-up",
+        "/account/teacher-request": "change-password",
+        "/admin/users/<name>/request": "manage-users",
     }
 
 
