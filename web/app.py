@@ -25,10 +25,14 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
-import web.api_competitions  # noqa: F401 (its routes join the API's blueprint)
+import web.api_assignments  # its routes join the API's blueprint, as do these:
+import web.api_classes
+import web.api_competitions
+import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import api_error, init_api
+from web.assignments import assignments
 from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
@@ -40,6 +44,7 @@ from web.games import games
 from web.joins import init_joins
 from web.pages import pages
 from web.routing import init_routing
+from web.similarity import similarity
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 
 __all__ = [
@@ -100,6 +105,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(competitions)
     app.register_blueprint(classes)
     init_joins(app)  # after init_auth: its redirect reads the account loaded there
+    app.register_blueprint(similarity)
+    app.register_blueprint(assignments)
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)

@@ -9,12 +9,13 @@ import random
 from pathlib import PurePath
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.class_pages_extra import class_bots
+from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import (
     MAX_GAMES,
@@ -25,8 +26,9 @@ from arena.service.tournaments import (
     preset,
     start_tournament,
 )
-from arena.service.views import bot_list
-from web.auth import current_account, guarded
+from arena.service.views import bot_list, tournament_view
+from web.auth import current_account, guarded, public
+from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import form_int, sentence
 
@@ -134,3 +136,16 @@ def cancel(name: str) -> BaseResponse:
     matches = "1 match" if voided == 1 else f"{voided} matches"
     flash(f"Tournament {name} cancelled: {matches} will not be played.")
     return redirect(url_for("pages.tournament_page", name=name))
+
+
+@tournaments.get("/tournaments/<name>/standings.csv")
+@public
+def standings_export(name: str) -> Response:
+    """Any tournament's standings as CSV, best first (arena.service.exports)."""
+    try:
+        view = tournament_view(get_store(), name)
+    except LookupError:
+        abort(404, f"No tournament called {name!r}.")
+    response = Response(standings_csv(view), mimetype="text/csv")
+    response.headers["Content-Disposition"] = disposition(f"{name}-standings.csv")
+    return response

@@ -19,6 +19,7 @@ import click
 from rich.table import Table
 
 from arena.cli.common import console, help_without_command, url_option
+from arena.cli.similarity import similarity_command
 from arena.cli.stored import open_store
 from arena.service.permissions import OPERATOR
 
@@ -235,3 +236,7 @@ def class_reset_password(name: str, student: str, url: str | None) -> None:
     with open_store(url) as store:
         password = service.reset_password(store, OPERATOR, name, student, password_hasher())
     click.echo(f"{student.strip()}: first-time password {password} (to change at the next login)")
+
+
+# `arena class similarity` is its own module's (the similarity report, arena.service.similarity).
+class_group.add_command(similarity_command)

@@ -39,7 +39,7 @@ from arena.service.competitions import NewCompetition
 from arena.service.permissions import OPERATOR
 from arena.store.db import Store, open_store
 
-__all__ = ["competition_group"]
+__all__ = ["competition_group", "parse_when", "store_checked_file"]
 
 #: ``+30m``, ``+2h``, ``+7d``: a time from now.
 _RELATIVE = re.compile(r"\+(?P<n>[0-9]{1,6})(?P<unit>[mhd])")
@@ -235,7 +235,7 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
             service.check_open_for_entries(store, name)
         finally:
             store.close()
-        stored = _store_file(bot, owner, bot_name, url, unsandboxed, memory)
+        stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory)
         if stored is None:
             return 1
         reference = stored
@@ -263,7 +263,7 @@ def _version_id(store: Store, reference: str) -> int:
     return entrant.version
 
 
-def _store_file(bot: str, owner: str, bot_name: str | None, url: str | None,
+def store_checked_file(bot: str, owner: str, bot_name: str | None, url: str | None,
                 unsandboxed: bool, memory: int) -> str | None:  # fmt: skip
     """Check FILE and store it as OWNER's bot; its reference (None: it failed its check)."""
     from arena.cli.bots import show_check

@@ -16,6 +16,7 @@
     arena worker, arena workers      Celery workers                         (arena.cli.worker)
     arena ratings --rules R          stored ratings                         (arena.cli.ratings)
     arena class create|roster|...    classes: join codes, rosters, teachers (arena.cli.classes)
+    arena class similarity NAME      similar sources in a class             (arena.cli.similarity)
 
 No command module imports this one: each defines its commands, and this module names them
 in :data:`COMMANDS` with their one-line help. A command's module is imported only when the
@@ -124,6 +125,10 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         "competition": (
             "competition:competition_group",
             "Competitions: create, list, status, enter, close, final.",
+        ),
+        "assignment": (
+            "assignment:assignment_group",
+            "Graded assignments of a class: create, status, grades, submit.",
         ),
         "class": (
             "classes:class_group",

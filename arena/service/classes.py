@@ -364,7 +364,7 @@ def join_as(
         PermissionDenied: nobody is logged in (or the operator).
         ClassError: no class has this code, or it expired; ``actor`` teaches the class.
     """
-    require(actor, "upload", message="log in to join a class")
+    require(actor, "join-class", message="log in to join a class")
     if not isinstance(actor, Account):
         raise ClassError("the operator has no account to join a class with.")
     row = _class_by_code(store, code, _now(now))

@@ -79,7 +79,7 @@ def request_role(
         PermissionDenied: nobody is logged in.
         RoleRequestError: requests are closed, or ``role`` may not be asked for.
     """
-    require(actor, "change-password", message="log in to ask for a role")
+    require(actor, "request-role", message="log in to ask for a role")
     if not isinstance(actor, Account):
         raise RoleRequestError("the operator has every role already.")
     if role not in REQUESTABLE:

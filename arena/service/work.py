@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from celery import Celery
 
+from arena.service.assignments import grade_after_match, settle_tests, submission_accepted
 from arena.service.branches import mark_branches_sent, unsent_branches
 from arena.service.broker import (
     CHECK_QUEUE,
@@ -74,6 +75,7 @@ def play_token(
         decided = stop_if_decided(store, played)  # a compare whose test has decided
         if decided is not None:
             logger.info("match %s: its compare's test ended (%s)", played, decided)
+        grade_after_match(store, played)  # an assignment's test: its verdict, the grade
         rule_set = finished_rule_set(store, played)
         if rule_set is not None:  # this match finished its tournament
             celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
@@ -90,14 +92,17 @@ def accept_upload(
 ) -> str:
     """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
     so it is never checked twice at once); then settle its competition entry if it is one
-    (the competition's ladder places it: no placement), else, once accepted, create its
-    placement tournament and send its matches. Return the upload's status.
+    (the competition's ladder places it: no placement) or its assignment submission (its
+    gauntlet starts: no placement), else, once accepted, create its placement tournament
+    and send its matches. Return the upload's status.
 
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run (retry later).
     """
     status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
     if entry_accepted(store, upload_id) is not None:
+        return status
+    if submission_accepted(store, celery, upload_id) is not None:  # graded: no placement
         return status
     if status == "accepted":
         tournament_id = create_placement(store, upload_id)
@@ -153,6 +158,7 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
     resend_stale(store, celery)  # refits booked and lost with their worker
+    settle_tests(store)  # assignments' tests whose last match's worker died before settling
     ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
     if ticked.added:
         logger.info("sweep: %d competition matches added", ticked.added)

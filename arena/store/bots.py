@@ -27,6 +27,7 @@ __all__ = [
     "set_source_public",
     "version_owners",
     "version_source",
+    "version_sources",
 ]
 
 
@@ -157,6 +158,23 @@ def version_source(store: Store, owner: str, name: str, version: int) -> str | N
             .join(User, User.id == Bot.owner_id)
             .where(User.name == owner, Bot.name == name, BotVersion.version == version)
         )
+
+
+def version_sources(
+    store: Store, version_ids: Sequence[int]
+) -> dict[int, tuple[str, str, int, str, str]]:
+    """Each bot version id → (owner's name, bot's name, version number, sha256, source)."""
+    with store.read() as session:
+        return {
+            version_id: (owner, bot, number, sha, source)
+            for version_id, owner, bot, number, sha, source in session.execute(
+                select(BotVersion.id, User.name, Bot.name, BotVersion.version,
+                       BotVersion.sha256, BotVersion.source)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .join(User, User.id == Bot.owner_id)
+                .where(BotVersion.id.in_(list(version_ids)))
+            )
+        }  # fmt: skip
 
 
 def set_source_public(store: Store, bot_id: int, public: bool) -> None:

@@ -1,0 +1,291 @@
+"""``arena assignment create|status|grades|submit`` (docs/assignments.md).
+
+The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`), through
+the same service actions as the web's pages and the API (arena.service.assignments).
+``submit`` submits a student's bot: a bot file is checked here as ``arena bots add``
+checks it and stored under ``--owner``, or ``--version`` names a stored one; its gauntlet
+is sent to the workers (``arena worker``), which grade it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import click
+from rich.table import Table
+
+from arena.cli.common import (
+    UsageError,
+    broker_option,
+    console,
+    help_without_command,
+    memory_option,
+    unsandboxed_option,
+    url_option,
+)
+from arena.cli.competition import parse_when, store_checked_file
+from arena.service import assignments as service
+from arena.service.assignments import GradeRow, NewAssignment, SubmissionView
+from arena.service.competition_views import local_time
+from arena.service.permissions import OPERATOR
+from arena.store.db import Store, open_store
+
+__all__ = ["assignment_group", "grade_columns", "grade_dicts", "parse_grade"]
+
+
+@contextmanager
+def _opened(url: str | None) -> Iterator[Store]:
+    store = open_store(url)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+_DEFAULTS = NewAssignment(class_name="", name="", deadline=datetime.min)
+
+
+def parse_grade(text: str) -> tuple[str, tuple[str, ...]]:
+    """``A=counter`` (beats counter), ``B=greedy+random`` (beats both), ``F=`` (nothing).
+
+    Raises:
+        UsageError: no ``=``.
+    """
+    grade, sep, beats = text.partition("=")
+    if not sep:
+        raise UsageError(f"{text!r} is not GRADE=REF[+REF...] (e.g. A=counter, F=)")
+    return grade.strip(), tuple(b.strip() for b in beats.split("+") if b.strip())
+
+
+@click.group(
+    "assignment",
+    invoke_without_command=True,
+    short_help="Graded assignments of a class: create, status, grades, submit.",
+)
+@click.pass_context
+def assignment_group(ctx: click.Context) -> None:
+    """A class's graded assignments: each submission plays the reference bots under a
+    sequential test, and its verdicts give its grade."""
+    help_without_command(ctx)
+
+
+@assignment_group.command("create", short_help="Create an assignment of a class.")
+@click.argument("class_name", metavar="CLASS")
+@click.argument("name")
+@click.option("--deadline", required=True, metavar="WHEN", help="ISO 8601, or +7d from now.")
+@click.option("--opens", metavar="WHEN", default=None, help="When it opens (default: now).")
+@click.option("--time-zone", default="UTC", show_default=True, help="The teacher's time zone.")
+@click.option("--rules", "rules_name", default="block", show_default=True, metavar="PRESET")
+@click.option(
+    "--reference",
+    "references",
+    multiple=True,
+    metavar="[LABEL=]OWNER/BOT[@vN]",
+    help="A reference bot (repeat; default reference/random, greedy and counter).",
+)
+@click.option(
+    "--grade",
+    "grades",
+    multiple=True,
+    metavar="GRADE=REF[+REF]",
+    help="Best first (repeat): A=counter ... F= (default A=counter B=greedy C=random F=).",
+)
+@click.option("--elo0", type=float, default=_DEFAULTS.elo0, show_default=True)
+@click.option("--elo1", type=float, default=_DEFAULTS.elo1, show_default=True)
+@click.option("--alpha", type=float, default=_DEFAULTS.alpha, show_default=True)
+@click.option("--beta", type=float, default=_DEFAULTS.beta, show_default=True)
+@click.option("--max-games", type=int, default=_DEFAULTS.max_games, show_default=True)
+@click.option("--batch", type=int, default=_DEFAULTS.batch, show_default=True)
+@click.option("--move-ms", type=int, default=_DEFAULTS.move_ms, show_default=True)
+@click.option("--memory", type=int, default=_DEFAULTS.memory_mb, show_default=True)
+@click.option("--description", default="")
+@url_option
+def assignment_create(class_name: str, name: str, deadline: str, opens: str | None,
+                      time_zone: str, rules_name: str, references: tuple[str, ...],
+                      grades: tuple[str, ...], elo0: float, elo1: float, alpha: float,
+                      beta: float, max_games: int, batch: int, move_ms: int, memory: int,
+                      description: str, url: str | None) -> None:  # fmt: skip
+    """Create assignment NAME of class CLASS: submissions until --deadline, each graded by
+    its gauntlet against the --reference bots, mapped to a grade by --grade."""
+    new = NewAssignment(
+        class_name=class_name, name=name, deadline=parse_when(deadline, time_zone),
+        opens=None if opens is None else parse_when(opens, time_zone), time_zone=time_zone,
+        rules=rules_name, references=references or _DEFAULTS.references,
+        grades=tuple(parse_grade(g) for g in grades) or _DEFAULTS.grades, elo0=elo0,
+        elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, batch=batch, move_ms=move_ms,
+        memory_mb=memory, description=description,
+    )  # fmt: skip
+    with _opened(url) as store:
+        row = service.create_assignment(store, OPERATOR, new)
+    refs = ", ".join(f"{r['label']} ({r['bot']})" for r in row.references)
+    grading = "; ".join(f"{g['grade']}: {'+'.join(g['beats']) or '-'}" for g in row.grades)
+    click.echo(
+        f"assignment {class_name}/{row.name}: {row.rules}, until "
+        f"{local_time(row.deadline, row.time_zone)}; references {refs}; grades {grading}"
+    )
+
+
+def _verdicts(view: SubmissionView) -> str:
+    return ", ".join(f"{r.reference} {r.verdict}" for r in view.references)
+
+
+@assignment_group.command("status", short_help="An assignment and its submissions.")
+@click.argument("class_name", metavar="CLASS")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="The submissions as JSON.")
+@url_option
+def assignment_status(class_name: str, name: str, as_json: bool, url: str | None) -> None:
+    """Assignment NAME of CLASS: its settings, then every submission with its verdicts."""
+    with _opened(url) as store:
+        view = service.assignment_view(store, OPERATOR, class_name, name)
+    if as_json:
+        click.echo(json.dumps([_plain(s) for s in view.submissions], indent=2, default=str))
+        return
+    s = view.settings
+    click.echo(
+        f"{view.class_name}/{view.name}: {view.rules}, "
+        f"{local_time(view.opens, view.time_zone)} to {local_time(view.deadline, view.time_zone)}"
+        f" ({'open' if view.is_open else 'closed'}); test elo0 {s['elo0']:g}, elo1 "
+        f"{s['elo1']:g}, alpha {s['alpha']:g}, beta {s['beta']:g}, at most {s['max_games']} "
+        "games a reference"
+    )
+    table = Table(title=f"Submissions to {view.name}")
+    for column in ("id", "student", "version", "status", "verdicts", "grade", "submitted"):
+        table.add_column(column)
+    for sub in view.submissions:
+        status = sub.status + (" (late)" if sub.late else "") + (" *" if sub.kept else "")
+        table.add_row(str(sub.id), sub.student, sub.version or "", status, _verdicts(sub),
+                      sub.grade or "", local_time(sub.created, view.time_zone))  # fmt: skip
+    console().print(table)
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass (nested) as JSON-ready values."""
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def grade_columns(references: list[str]) -> list[str]:
+    """The grade export's columns (docs/assignments.md)."""
+    columns = ["student", "real_name", "version", "sha256", "submitted_at", "late", "rating",
+               "rating_low", "rating_high"]  # fmt: skip
+    for r in references:
+        columns += [f"{r}_score", f"{r}_elo", f"{r}_elo_low", f"{r}_elo_high", f"{r}_verdict"]
+    return [*columns, "grade"]
+
+
+def _number(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def grade_dicts(rows: list[GradeRow], references: list[str]) -> list[dict[str, Any]]:
+    """The grade table as flat rows (:func:`grade_columns`)."""
+    flat = []
+    for row in rows:
+        item: dict[str, Any] = {
+            "student": row.student, "real_name": row.real_name, "version": row.version,
+            "sha256": row.sha256,
+            "submitted_at": None if row.submitted is None else row.submitted.isoformat(),
+            "late": row.late, "rating": _number(row.rating), "rating_low": _number(row.low),
+            "rating_high": _number(row.high), "grade": row.grade,
+        }  # fmt: skip
+        results = {r.reference: r for r in row.references}
+        for label in references:
+            r = results.get(label)
+            item[f"{label}_score"] = None if r is None else _number(r.score, 3)
+            item[f"{label}_elo"] = None if r is None else _number(r.elo)
+            item[f"{label}_elo_low"] = None if r is None else _number(r.low)
+            item[f"{label}_elo_high"] = None if r is None else _number(r.high)
+            item[f"{label}_verdict"] = None if r is None else r.verdict
+        flat.append(item)
+    return flat
+
+
+@assignment_group.command("grades", short_help="An assignment's grade table.")
+@click.argument("class_name", metavar="CLASS")
+@click.argument("name")
+@click.option("--csv", "as_csv", is_flag=True, help="As CSV (a spreadsheet's columns).")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@url_option
+def assignment_grades(
+    class_name: str, name: str, as_csv: bool, as_json: bool, url: str | None
+) -> None:
+    """Every student of CLASS with the kept submission to NAME (the last before the
+    deadline), its verdict against each reference and its grade."""
+    with _opened(url) as store:
+        view = service.assignment_view(store, OPERATOR, class_name, name)
+        rows = service.assignment_grades(store, OPERATOR, class_name, name)
+    labels = [label for label, _ in view.references]
+    flat = grade_dicts(rows, labels)
+    if as_json:
+        click.echo(json.dumps(flat, indent=2))
+        return
+    if as_csv:
+        writer = csv.DictWriter(sys.stdout, fieldnames=grade_columns(labels), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in flat)
+        return
+    table = Table(title=f"Grades of {view.class_name}/{view.name}")
+    for column in ("student", "real name", "version", *labels, "grade"):
+        table.add_column(column)
+    for row in rows:
+        results = {r.reference: r for r in row.references}
+        cells = [_cell(results.get(label)) for label in labels]
+        grade = (row.grade or ("pending" if row.version else "")) + (" (late)" if row.late else "")
+        table.add_row(row.student, row.real_name or "", row.version or "", *cells, grade)
+    console().print(table)
+
+
+def _cell(result: Any) -> str:
+    if result is None:
+        return ""
+    elo = "" if result.elo is None else f" {result.elo:+.0f}"
+    return f"{result.verdict}{elo} ({result.games})"
+
+
+@assignment_group.command("submit", short_help="Submit a student's bot to an assignment.")
+@click.argument("class_name", metavar="CLASS")
+@click.argument("name")
+@click.argument("bot", metavar="[FILE]", required=False)
+@click.option("--owner", required=True, help="The student's user name.")
+@click.option("--version", "reference", metavar="BOT[@vN]", help="A stored version of OWNER's.")
+@click.option("--bot-name", default=None, help="The stored bot's name (default: FILE's stem).")
+@url_option
+@broker_option
+@unsandboxed_option
+@memory_option
+def assignment_submit(class_name: str, name: str, bot: str | None, owner: str,
+                      reference: str | None, bot_name: str | None, url: str | None,
+                      broker: str | None, unsandboxed: bool, memory: int) -> int:  # fmt: skip
+    """Submit OWNER's bot to assignment NAME of CLASS: FILE (checked here as `arena bots
+    add` checks it, and stored as OWNER's bot) or --version; its gauntlet goes to the
+    workers, which grade it (see `arena assignment status`)."""
+    from arena.service.broker import make_app
+
+    if (bot is None) == (reference is None):
+        raise UsageError("give a bot FILE or --version BOT@vN (one of them)")
+    if bot is not None:
+        stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory)
+        if stored is None:
+            return 1
+        reference = stored
+    assert reference is not None
+    app = make_app(broker, None, url)
+    with _opened(url) as store:
+        view = service.submit_version(store, app, OPERATOR, class_name, name, reference,
+                                      owner=owner)  # fmt: skip
+    late = " (late)" if view.late else ""
+    click.echo(f"{class_name}/{name}: submission {view.id} of {view.version} for {owner}: "
+               f"{view.status}{late}")  # fmt: skip
+    return 0

@@ -1,0 +1,322 @@
+"""The reads of graded assignments (arena.service.assignments): an assignment with the
+submissions its reader may see, one submission with its verdict against each reference,
+and the teacher's grade table (:func:`assignment_grades`, one :class:`GradeRow` a student).
+
+The **kept** submission of a student is the last one before the deadline whose upload was
+accepted (computed here, at read time: nothing runs at the deadline). A student with only
+late submissions shows the last of them, marked late.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from arena.errors import NotFound
+from arena.service.classes import class_for_member, class_for_teacher, is_teacher
+from arena.service.permissions import Actor, Operator
+from arena.store import assignments as stored
+from arena.store.assignments import AssignmentRow, SubmissionRow, TestRow
+from arena.store.db import Store
+
+__all__ = [
+    "AssignmentView",
+    "GradeRow",
+    "ReferenceResult",
+    "SubmissionView",
+    "assignment_grades",
+    "assignment_view",
+    "find_assignment",
+    "kept_submission",
+    "submission_view",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceResult:
+    """A submission's test against one reference.
+
+    Attributes:
+        score: the submission's mean game score against it (0-1; None before a group).
+        elo, low, high: its Elo advantage with the 95% interval (None before two groups).
+        verdict: ``pass`` (beats it), ``fail``, ``undecided`` (the cap reached),
+            ``running``, or ``pending`` (the upload is still being checked).
+        games: the games played; ``tournament``: the compare's name (its games' page).
+    """
+
+    reference: str
+    score: float | None
+    elo: float | None
+    low: float | None
+    high: float | None
+    verdict: str
+    games: int
+    tournament: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionView:
+    """A submission with its verdict per reference.
+
+    Attributes:
+        status: ``pending`` (its upload is checked), ``rejected`` (``reason``), ``grading``
+            or ``graded`` (``grade``).
+        kept: it is the student's kept submission (the grade that counts).
+    """
+
+    id: int
+    class_name: str
+    assignment: str
+    student: str
+    version: str | None
+    sha256: str | None
+    status: str
+    late: bool
+    reason: str | None
+    grade: str | None
+    created: datetime
+    accepted: datetime | None
+    graded: datetime | None
+    upload_id: int | None
+    references: tuple[ReferenceResult, ...]
+    kept: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentView:
+    """An assignment for its page: its settings and the submissions the reader may see
+    (a teacher: everyone's; a student: their own), newest first."""
+
+    class_name: str
+    name: str
+    description: str
+    rules: str
+    players: int
+    teams: bool
+    settings: dict[str, Any]
+    references: tuple[tuple[str, str], ...]
+    grades: tuple[tuple[str, tuple[str, ...]], ...]
+    opens: datetime
+    deadline: datetime
+    time_zone: str
+    is_open: bool
+    past_deadline: bool
+    teacher: bool
+    submissions: tuple[SubmissionView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GradeRow:
+    """One student of the class with the kept submission (or none).
+
+    Attributes:
+        real_name: seen by the class's teachers only.
+        version, sha256, submitted: the kept submission's version and when it came (None:
+            nothing submitted, or nothing accepted yet).
+        late: the row shows a late submission (the student has no submission before the
+            deadline): graded, never kept.
+        rating, low, high: the version's rating with its interval under the assignment's
+            rule set (None: not rated).
+        references: its result against each reference, in the assignment's order (empty:
+            nothing submitted).
+        grade: None while nothing is submitted or it is being graded.
+    """
+
+    student: str
+    real_name: str | None
+    version: str | None
+    sha256: str | None
+    submitted: datetime | None
+    late: bool
+    rating: float | None
+    low: float | None
+    high: float | None
+    references: tuple[ReferenceResult, ...]
+    grade: str | None
+
+
+def find_assignment(store: Store, class_id: int, class_name: str, name: str) -> AssignmentRow:
+    """The class's assignment ``name``.
+
+    Raises:
+        NotFound: there is none.
+    """
+    row = None if "\x00" in name else stored.assignment_named(store, class_id, name.strip())
+    if row is None:
+        raise NotFound(f"no assignment {name.strip()[:80]!r} in class {class_name}")
+    return row
+
+
+def _labels(row: AssignmentRow) -> list[str]:
+    return [str(r["label"]) for r in row.references]
+
+
+def _results(
+    row: AssignmentRow, submission: SubmissionRow, tests: Sequence[TestRow], games: dict[int, int]
+) -> tuple[ReferenceResult, ...]:
+    if not tests:
+        if submission.status != "pending":
+            return ()
+        return tuple(ReferenceResult(label, None, None, None, None, "pending", 0, "")
+                     for label in _labels(row))  # fmt: skip
+    results = []
+    for test in tests:
+        summary = test.summary or {}
+        results.append(
+            ReferenceResult(
+                reference=test.reference,
+                score=summary.get("score"),
+                elo=summary.get("elo"),
+                low=summary.get("low"),
+                high=summary.get("high"),
+                verdict=test.verdict or "running",
+                games=int(summary.get("games") or 0)
+                if test.verdict
+                else games.get(test.tournament_id, 0),
+                tournament=test.tournament,
+            )
+        )
+    return tuple(results)
+
+
+def kept_submission(submissions: Sequence[SubmissionRow]) -> SubmissionRow | None:
+    """A student's kept submission (``submissions`` oldest first): the last one before
+    the deadline whose version was accepted; else the last late accepted one; else None."""
+    accepted = [s for s in submissions if s.accepted is not None]
+    on_time = [s for s in accepted if not s.late]
+    if on_time:
+        return on_time[-1]
+    return accepted[-1] if accepted else None
+
+
+def _views(
+    store: Store, class_name: str, row: AssignmentRow, submissions: Sequence[SubmissionRow]
+) -> list[SubmissionView]:
+    tests = stored.tests_of(store, [s.id for s in submissions])
+    running = [t.tournament_id for ts in tests.values() for t in ts if t.verdict is None]
+    games = stored.games_done(store, running)
+    by_student: dict[int, list[SubmissionRow]] = {}
+    for s in submissions:
+        by_student.setdefault(s.user_id, []).append(s)
+    kept = {k.id for subs in by_student.values() if (k := kept_submission(subs)) is not None}
+    return [
+        SubmissionView(
+            id=s.id,
+            class_name=class_name,
+            assignment=row.name,
+            student=s.student,
+            version=s.version,
+            sha256=s.sha256,
+            status=s.status,
+            late=s.late,
+            reason=s.reason,
+            grade=s.grade,
+            created=s.created,
+            accepted=s.accepted,
+            graded=s.graded,
+            upload_id=s.upload_id,
+            references=_results(row, s, tests.get(s.id, []), games),
+            kept=s.id in kept,
+        )
+        for s in submissions
+    ]
+
+
+def submission_view(store: Store, actor: Actor, submission_id: int) -> SubmissionView:
+    """The submission ``submission_id``, for its student, the class's teachers and admins.
+
+    Raises:
+        NotFound: there is none, or ``actor`` may not see it.
+    """
+    hidden = NotFound(f"no submission {submission_id}")
+    submission = stored.submission_row(store, submission_id)
+    if submission is None:
+        raise hidden
+    row = stored.assignment_by_id(store, submission.assignment_id)
+    assert row is not None
+    own = actor is not None and not isinstance(actor, Operator) and actor.id == submission.user_id
+    if not own and not is_teacher(store, actor, row.class_id):
+        raise hidden
+    class_name = stored.class_name(store, row.class_id)
+    siblings = stored.submissions_of(store, row.id, submission.user_id)
+    views = _views(store, class_name, row, siblings)
+    return next(v for v in views if v.id == submission_id)
+
+
+def assignment_view(
+    store: Store, actor: Actor, class_name: str, assignment: str, *, now: datetime | None = None
+) -> AssignmentView:
+    """The assignment for a teacher of the class (every submission) or a student of it
+    (their own).
+
+    Raises:
+        PermissionDenied: nobody is logged in.
+        NotFound: no such class or assignment, or ``actor`` is a stranger to the class.
+    """
+    found = class_for_member(store, actor, class_name)
+    row = find_assignment(store, found.id, found.name, assignment)
+    teacher = is_teacher(store, actor, found.id)
+    if teacher:
+        submissions = stored.submissions_of(store, row.id)
+    else:
+        assert actor is not None and not isinstance(actor, Operator)
+        submissions = stored.submissions_of(store, row.id, actor.id)
+    moment = datetime.now(UTC) if now is None else now
+    views = sorted(_views(store, found.name, row, submissions), key=lambda v: -v.id)
+    return AssignmentView(
+        class_name=found.name, name=row.name, description=row.description, rules=row.rules,
+        players=row.players, teams=row.teams, settings=row.settings,
+        references=tuple((str(r["label"]), str(r.get("bot", ""))) for r in row.references),
+        grades=tuple((str(g["grade"]), tuple(g["beats"])) for g in row.grades),
+        opens=row.opens, deadline=row.deadline, time_zone=row.time_zone,
+        is_open=row.opens <= moment <= row.deadline, past_deadline=moment > row.deadline,
+        teacher=teacher, submissions=tuple(views),
+    )  # fmt: skip
+
+
+def assignment_grades(
+    store: Store, actor: Actor, class_name: str, assignment: str
+) -> list[GradeRow]:
+    """The grade table: one row a student of the class (by pseudonym) with the kept
+    submission's version, results and grade. Teachers of the class (and admins) only.
+
+    Raises:
+        NotFound: no such class or assignment (or a stranger to the class).
+        PermissionDenied: a student of the class, or nobody logged in.
+    """
+    found = class_for_teacher(store, actor, class_name)
+    row = find_assignment(store, found.id, found.name, assignment)
+    submissions = stored.submissions_of(store, row.id)
+    by_student: dict[int, list[SubmissionRow]] = {}
+    for s in submissions:
+        by_student.setdefault(s.user_id, []).append(s)
+    kept = {u: k for u, subs in by_student.items() if (k := kept_submission(subs)) is not None}
+    views = {v.id: v for v in _views(store, found.name, row, list(kept.values()))}
+    versions = [k.bot_version_id for k in kept.values() if k.bot_version_id is not None]
+    ratings = stored.version_ratings(store, row.rule_set_id, versions)
+    rows = []
+    for user_id, student, real_name in stored.member_names(store, found.id):
+        k = kept.get(user_id)
+        if k is None:
+            rows.append(GradeRow(student, real_name, None, None, None, False, None, None, None,
+                                 (), None))  # fmt: skip
+            continue
+        rating = ratings.get(k.bot_version_id or -1)
+        rows.append(
+            GradeRow(
+                student=student,
+                real_name=real_name,
+                version=k.version,
+                sha256=k.sha256,
+                submitted=k.created,
+                late=k.late,
+                rating=None if rating is None else rating[0],
+                low=None if rating is None else rating[1],
+                high=None if rating is None else rating[2],
+                references=views[k.id].references,
+                grade=k.grade if k.status == "graded" else None,
+            )
+        )
+    return rows

@@ -1,0 +1,316 @@
+"""The classroom drill (issue 22, "Measure"): a class of 30 on real workers.
+
+A teacher creates a class and an assignment (references random, greedy and counter; grades
+A = beats counter, B = beats greedy, C = beats random, F). 30 students join with the
+class's code, then each uploads a bot within the same minute through the API (a mix: copies
+of random, greedy and counter, each with a comment of its own, and broken ones: a bot that
+raises at every move, one that exits at import, one that never answers). The web app runs
+under gunicorn as ``arena serve`` runs it; one ``arena worker`` (``--concurrency``
+processes, sandboxed) checks the uploads and plays the gauntlets. Meanwhile the 30 students
+poll their pages every ``--every`` seconds (their submission through the API, and the
+assignment's page when the web app has one).
+
+It prints the time from the first upload until every check is done and until every grade
+is in, the grades and verdicts by kind of bot, the games played, and the pages' p50/p95
+(goal: every grade within 10 minutes; pages p95 under 150 ms).
+
+    ./run python benchmarks/classroom.py [--students 30] [--elo1 50] [--max-games 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from arena.service.accounts import create_account, create_token, password_hasher
+from arena.service.assignments import NewAssignment, create_assignment
+from arena.service.classes import NewClass, create_class, join_class
+from arena.store.db import connect, upgrade
+from arena.store.models import Match, Submission, SubmissionTest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = Path(sys.executable).parent / "arena"
+BOTS, ZOO = ROOT / "bots", ROOT / "tests" / "bots"
+#: The kinds of bot the students upload, in turn (a third broken would be a bad class).
+KINDS = ("greedy", "random", "counter", "greedy", "random", "counter", "greedy", "random",
+         "counter", "raise_in_move", "greedy", "random", "counter", "exit_at_import",
+         "infinite_loop")  # fmt: skip
+
+
+def _source(kind: str, student: str) -> bytes:
+    path = BOTS / f"{kind}.py" if (BOTS / f"{kind}.py").is_file() else ZOO / f"{kind}.py"
+    return path.read_bytes() + f"\n# {student}'s bot\n".encode()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def _process(argv: list[str], env: dict[str, str], log: Path, ready: str) -> Iterator[None]:
+    """A program in a session of its own, until ``ready`` is in its log; stopped after."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=subprocess.STDOUT, env={**os.environ, **env},
+                                   cwd=ROOT, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while ready not in log.read_text(errors="replace"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"{argv[0]} did not start:\n{log.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.1)
+        yield
+    finally:
+        for signum, wait in ((signal.SIGTERM, 30.0), (signal.SIGKILL, 10.0)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signum)
+            try:
+                process.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def _request(port: int, method: str, path: str, token: str, body: bytes = b"",
+             content_type: str = "") -> tuple[int, bytes, float]:  # fmt: skip
+    began = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        headers = {"Authorization": f"Bearer {token}"}
+        if content_type:
+            headers["Content-Type"] = content_type
+        connection.request(method, path, body=body or None, headers=headers)
+        reply = connection.getresponse()
+        data = reply.read()
+    finally:
+        connection.close()
+    return reply.status, data, time.perf_counter() - began
+
+
+def _multipart(filename: str, data: bytes) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"source\"; "
+            f"filename=\"{filename}\"\r\nContent-Type: text/x-python\r\n\r\n").encode()  # fmt: skip
+    return (
+        body + data + f"\r\n--{boundary}--\r\n".encode(),
+        f"multipart/form-data; boundary={boundary}",
+    )
+
+
+class Pages:
+    """The pages' times, shared by the students' threads."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, list[float]] = {}
+        self.errors: list[str] = []
+        self.lock = threading.Lock()
+
+    def add(self, page: str, seconds: float) -> None:
+        with self.lock:
+            self.seconds.setdefault(page, []).append(seconds)
+
+
+def _student(port: int, token: str, kind: str, name: str, start: float, every: float,
+             stop: threading.Event, pages: Pages, submitted: dict[str, int]) -> None:  # fmt: skip
+    time.sleep(max(0.0, start - time.monotonic()))
+    body, content_type = _multipart(f"{kind}.py", _source(kind, name))
+    status, data, seconds = _request(port, "POST", "/api/v1/classes/drill/assignments/hw1/"
+                                     "submissions", token, body, content_type)  # fmt: skip
+    pages.add("submit (API)", seconds)
+    if status != 202:
+        pages.errors.append(f"{name}: submit {status} {data[:200]!r}")
+        return
+    submission = json.loads(data)["id"]
+    submitted[name] = submission
+    while not stop.wait(every * random.uniform(0.8, 1.2)):
+        polled = (("submission (API)", f"/api/v1/submissions/{submission}"),
+                  ("assignment (API)", "/api/v1/classes/drill/assignments/hw1"))  # fmt: skip
+        for page, path in polled:
+            try:
+                status, _, seconds = _request(port, "GET", path, token)
+            except OSError as exc:
+                pages.errors.append(f"{name}: {path}: {exc}")
+                continue
+            if status != 200:
+                pages.errors.append(f"{name}: {path}: {status}")
+            pages.add(page, seconds)
+
+
+def _counts(url: str) -> tuple[Counter[str], int]:
+    store = connect(url)
+    try:
+        with store.read() as session:
+            statuses = Counter(str(s) for s in session.scalars(select(Submission.status)))
+            games = session.scalar(
+                select(func.coalesce(func.sum(Match.games), 0))
+                .join(SubmissionTest, SubmissionTest.tournament_id == Match.tournament_id)
+                .where(Match.status == "done")
+            )
+        return statuses, int(games or 0)
+    finally:
+        store.close()
+
+
+def _percentile(times: list[float], share: float) -> float:
+    ordered = sorted(times)
+    return ordered[int(share * (len(ordered) - 1))]
+
+
+def _setup(url: str, args: argparse.Namespace) -> dict[str, str]:
+    """The class, its assignment and its students (joined with the code); their tokens."""
+    store = connect(url)
+    try:
+        for bot in ("random", "greedy", "counter"):
+            store.add_bot_version("reference", bot, (BOTS / f"{bot}.py").read_text(), {})
+        hasher = password_hasher()  # the server's own cost: a real join
+        teacher = create_account(store, "teacher", "correct horse battery", role="teacher",
+                                 hasher=hasher)  # fmt: skip
+        row = create_class(store, teacher, NewClass(name="drill", rule_sets=("block",)))
+        assert row.join_code is not None
+        create_assignment(store, teacher, NewAssignment(
+            class_name="drill", name="hw1", deadline=datetime.now(UTC) + timedelta(hours=2),
+            elo1=args.elo1, max_games=args.max_games, alpha=args.alpha, beta=args.beta,
+            move_ms=args.move_ms,
+        ))  # fmt: skip
+        tokens = {}
+        for n in range(args.students):
+            name = f"student{n + 1:02d}"
+            account = join_class(store, hasher, row.join_code, name, "correct horse battery")
+            tokens[name] = create_token(store, account.id, "drill", ["read", "upload"])
+        return tokens
+    finally:
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--concurrency", type=int, default=2, help="the worker's processes")
+    parser.add_argument("--elo1", type=float, default=50.0)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--max-games", type=int, default=200)
+    parser.add_argument("--move-ms", type=int, default=1000)
+    parser.add_argument("--every", type=float, default=2.0, help="seconds between polls")
+    parser.add_argument("--limit", type=float, default=1800.0, help="give up after (s)")
+    args = parser.parse_args()
+    directory = Path(tempfile.mkdtemp(prefix="arena-classroom-"))
+    url = f"sqlite:///{directory / 'arena.db'}"
+    upgrade(url)
+    began = time.monotonic()
+    tokens = _setup(url, args)
+    print(f"class of {args.students} joined with its code in {time.monotonic() - began:.1f} s;"
+          f" test elo0 0, elo1 {args.elo1:g}, alpha {args.alpha:g}, beta {args.beta:g}, "
+          f"cap {args.max_games} games a reference, block, {args.move_ms} ms a move")  # fmt: skip
+    env = {"ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "classroom drill"}
+    port = _free_port()
+    gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
+                "2", "--worker-class", "gthread", "--threads", "4", "--log-level", "info",
+                "web:create_app()"]  # fmt: skip
+    worker = [str(ARENA), "worker", "--concurrency", str(args.concurrency), "--loglevel", "INFO"]
+    with (
+        _process(gunicorn, env, directory / "web.log", "Booting worker"),
+        _process(worker, env, directory / "worker.log", "ready."),
+    ):
+        _drill(url, port, tokens, args)
+    print(f"(logs in {directory})")
+
+
+def _drill(url: str, port: int, tokens: dict[str, str], args: argparse.Namespace) -> None:
+    pages, stop = Pages(), threading.Event()
+    submitted: dict[str, int] = {}
+    kinds = {name: KINDS[n % len(KINDS)] for n, name in enumerate(tokens)}
+    rng = random.Random(1)
+    start = time.monotonic() + 1.0
+    threads = [
+        threading.Thread(target=_student, daemon=True, args=(
+            port, token, kinds[name], name, start + rng.uniform(0, 60), args.every, stop,
+            pages, submitted))
+        for name, token in tokens.items()
+    ]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    checked = graded = None
+    while time.monotonic() - start < args.limit:
+        time.sleep(1.0)
+        statuses, _ = _counts(url)
+        total = sum(statuses.values())
+        if total < len(tokens):
+            continue
+        if checked is None and statuses["pending"] == 0:
+            checked = time.monotonic() - start
+        if statuses["graded"] + statuses["rejected"] == total:
+            graded = time.monotonic() - start
+            break
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    _report(url, kinds, submitted, pages, checked, graded)
+
+
+def _report(url: str, kinds: dict[str, str], submitted: dict[str, int], pages: Pages,
+            checked: float | None, graded: float | None) -> None:  # fmt: skip
+    _, games = _counts(url)
+    print(f"every check done {checked if checked is None else round(checked)} s and every "
+          f"grade in {graded if graded is None else round(graded)} s after the first upload "
+          f"could start (uploads spread over 60 s); {games} games played; "
+          f"load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    store = connect(url)
+    try:
+        with store.read() as session:
+            rows = session.execute(select(Submission.id, Submission.status, Submission.grade)).all()
+            tests = session.execute(
+                select(SubmissionTest.submission_id, SubmissionTest.reference,
+                       SubmissionTest.verdict, SubmissionTest.summary)
+            ).all()  # fmt: skip
+    finally:
+        store.close()
+    by_id = {sid: name for name, sid in submitted.items()}
+    outcome: dict[str, Counter[str]] = {}
+    for sid, status, grade in rows:
+        kind = kinds.get(by_id.get(sid, ""), "?")
+        outcome.setdefault(kind, Counter())[grade or status] += 1
+    for kind, counts in sorted(outcome.items()):
+        print(f"  {kind:>15}: {dict(counts)}")
+    verdicts: dict[tuple[str, str], Counter[str]] = {}
+    for sid, reference, verdict, summary in tests:
+        key = (kinds.get(by_id.get(sid, ""), "?"), reference)
+        verdicts.setdefault(key, Counter())[f"{verdict} ({(summary or {}).get('games')})"] += 1
+    for (kind, reference), counts in sorted(verdicts.items()):
+        print(f"  {kind:>8} v {reference:<8}: {dict(counts)}")
+    everything = [s for page, times in pages.seconds.items() if "submit" not in page
+                  for s in times]  # fmt: skip
+    for page, times in sorted(pages.seconds.items()):
+        print(f"  {page:>18}: {len(times)} requests, p50 {_percentile(times, 0.5) * 1000:.0f} ms,"
+              f" p95 {_percentile(times, 0.95) * 1000:.0f} ms")  # fmt: skip
+    if everything:
+        print(
+            f"  the polled pages: p95 {_percentile(everything, 0.95) * 1000:.0f} ms (goal 150 ms)"
+        )
+    if pages.errors:
+        print(f"  {len(pages.errors)} errors, e.g. {pages.errors[:3]}")
+
+
+if __name__ == "__main__":
+    main()

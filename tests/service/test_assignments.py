@@ -1,0 +1,366 @@
+"""arena.service.assignments on both databases: creation's mistakes (one sentence each),
+who may create, submit and read; a submission's life (pending upload -> rejected, or its
+gauntlet of compares -> verdicts -> grade), late ones, the kept submission and the grade
+table. Matches are played here by the worker's own code, unsandboxed (the reference bots
+are trusted), each followed by the hooks a worker runs (stop_if_decided, grade_after_match)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from celery import Celery
+from sqlalchemy import func, select
+
+from arena.errors import NotFound, PermissionDenied
+from arena.service import assignments as assign
+from arena.service.accounts import Account, create_account, password_hasher
+from arena.service.assignments import AssignmentError, NewAssignment
+from arena.service.classes import ClassError, NewClass, create_class, join_class
+from arena.service.compares import stop_if_decided
+from arena.service.matches import Config, run_match
+from arena.service.permissions import OPERATOR, Actor
+from arena.service.work import accept_upload
+from arena.store.db import Store
+from arena.store.models import Match, SubmissionTest, Tournament
+from tests.paths import REFERENCE_BOTS, ZOO
+
+HASHER = password_hasher(cheap=True)
+NOW = datetime.now(UTC).replace(microsecond=0)
+GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
+RANDOM = (REFERENCE_BOTS / "random.py").read_bytes()
+Actors = dict[str, Actor]
+
+
+@pytest.fixture
+def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
+    """A broker no worker reads (a directory of its own)."""
+    from arena.service.broker import make_app
+
+    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+
+
+@pytest.fixture
+def actors(store: Store) -> Actors:
+    """A class ``c1`` (rule sets block, draw) taught by ``teach``, with students ``ann``
+    and ``bob``; ``other`` teaches no class of theirs; the reference bots stored."""
+    for bot in ("random", "greedy", "counter"):
+        store.add_bot_version("reference", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
+    made: Actors = {"anonymous": None, "operator": OPERATOR}
+    for name, role in (("teach", "teacher"), ("other", "teacher"), ("admin", "admin"),
+                       ("stranger", "user")):  # fmt: skip
+        made[name] = create_account(store, name, "correct horse", role=role, hasher=HASHER)
+    row = create_class(store, made["teach"], NewClass(name="c1", rule_sets=("block", "draw")))
+    assert row.join_code is not None
+    for student in ("ann", "bob"):
+        made[student] = join_class(store, HASHER, row.join_code, student, "correct horse")
+    return made
+
+
+def _new(**changes: Any) -> NewAssignment:
+    base = NewAssignment(
+        class_name="c1",
+        name="hw1",
+        deadline=NOW + timedelta(days=7),
+        opens=NOW - timedelta(hours=1),
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def _account(actors: Actors, name: str) -> Account:
+    actor = actors[name]
+    assert isinstance(actor, Account)
+    return actor
+
+
+# --- creation ---------------------------------------------------------------------------------
+
+
+def test_creation_pins_the_references_and_keeps_the_thresholds(
+    store: Store, actors: Actors
+) -> None:
+    new = _new(
+        references=("reference/random", "mine=reference/greedy@1"),
+        grades=(("pass", ("random", "mine")), ("fail", ())),
+    )
+    row = assign.create_assignment(store, actors["teach"], new)
+    assert [r["label"] for r in row.references] == ["random", "mine"]
+    assert row.references[1]["bot"] == "reference/greedy@1"
+    assert row.grades == ({"grade": "pass", "beats": ["random", "mine"]},
+                          {"grade": "fail", "beats": []})  # fmt: skip
+    assert row.rules == "block" and row.settings["elo1"] == 20.0
+    assert row.settings["max_games"] == 400 and row.deadline == NOW + timedelta(days=7)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"name": "a/b"}, "not a valid name"),
+        ({"name": "new"}, "a page of its own"),
+        ({"rules": "muggins"}, "the class plays block, draw: choose one of them"),
+        (
+            {"references": ("reference/montecarlo",)},
+            "is not a stored bot: store it with "
+            "`arena bots add bots/montecarlo.py --name montecarlo --owner reference`",
+        ),
+        ({"references": ("teach/mine",)}, "teach/mine is not a stored bot: upload it first"),
+        ({"references": ("reference/random@7",)}, "has no version 7"),
+        ({"references": ("random", "reference/random")}, "two references are labelled 'random'"),
+        ({"references": ()}, "at least one reference"),
+        ({"grades": (("A", ("bogus",)), ("F", ()))}, "'bogus', which is not one of the"),
+        ({"grades": (("A", ("counter",)),)}, "must ask for nothing"),
+        (
+            {"elo1": -5.0},
+            "elo1 (-5, the margin a submission beats a reference by) must be above elo0 (0)",
+        ),
+        ({"alpha": 0.9}, "alpha must be 0.001 to 0.5, not 0.9"),
+        ({"max_games": 3}, "max games must be at least 4"),
+        ({"move_ms": 0}, "move ms must be 10 to 10000 ms, not 0 ms"),
+        ({"statistic": "pips"}, "the test counts margin or game, not 'pips'"),
+        (
+            {"deadline": NOW - timedelta(hours=1), "opens": NOW - timedelta(hours=2)},
+            "has passed already",
+        ),
+        ({"deadline": NOW.replace(tzinfo=None) + timedelta(days=1)}, "with their time zone"),
+        ({"opens": NOW + timedelta(days=8)}, "must come after the opening"),
+        ({"opens": NOW.replace(tzinfo=None)}, "with their time zone"),
+        ({"time_zone": "Mars/Olympus"}, "not a known time zone"),
+        ({"players": 3, "teams": True}, "block has no team play with 3 players"),
+        ({"seed": -1}, "the seed must be a whole number from 0 to 2**62 - 1"),
+    ],
+)
+def test_each_mistake_is_refused_in_a_sentence(
+    store: Store, actors: Actors, changes: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(AssignmentError) as refused:
+        assign.create_assignment(store, actors["teach"], _new(**changes))
+    assert message in str(refused.value)
+    with pytest.raises(NotFound):  # nothing stored
+        assign.assignment_view(store, actors["teach"], "c1", "hw1")
+
+
+def test_a_private_bot_of_another_user_is_no_reference(store: Store, actors: Actors) -> None:
+    store.add_bot_version("stranger", "secret", GREEDY.decode(), {})
+    with pytest.raises(AssignmentError, match="another user's private bot"):
+        assign.create_assignment(store, actors["teach"], _new(references=("stranger/secret",)))
+    store.add_bot_version("teach", "mine", GREEDY.decode(), {})
+    row = assign.create_assignment(
+        store,
+        actors["teach"],
+        _new(references=("teach/mine",), grades=(("P", ("mine",)), ("F", ()))),
+    )
+    assert row.references[0]["bot"] == "teach/mine@1"
+
+
+def test_names_are_unique_within_a_class(store: Store, actors: Actors) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    with pytest.raises(
+        AssignmentError,
+        match="the class has an assignment called 'hw1' already: choose another name",
+    ):
+        assign.create_assignment(store, actors["teach"], _new())
+
+
+@pytest.mark.parametrize(
+    ("who", "error"),
+    [("anonymous", PermissionDenied), ("ann", PermissionDenied), ("stranger", NotFound),
+     ("other", NotFound)],
+)  # fmt: skip
+def test_only_the_classes_teachers_create(
+    store: Store, actors: Actors, who: str, error: type[Exception]
+) -> None:
+    with pytest.raises(error):
+        assign.create_assignment(store, actors[who], _new())
+
+
+@pytest.mark.parametrize("who", ["teach", "admin", "operator"])
+def test_teachers_admins_and_the_operator_create(store: Store, actors: Actors, who: str) -> None:
+    assert assign.create_assignment(store, actors[who], _new()).name == "hw1"
+
+
+# --- submissions ------------------------------------------------------------------------------
+
+
+def _play(store: Store, tournament_ids: list[int], cache: Path) -> None:
+    """Play the tournaments' matches in order as a worker would, each followed by the
+    worker's hooks."""
+    config = Config(bot_cache=cache)
+    while True:
+        with store.read() as session:
+            pending = session.scalar(
+                select(Match.id)
+                .where(Match.tournament_id.in_(tournament_ids), Match.status == "pending")
+                .order_by(Match.id)
+                .limit(1)
+            )
+        if pending is None:
+            return
+        assert run_match(store, pending, config=config, sandboxed=False) == "done"
+        stop_if_decided(store, pending)
+        assign.grade_after_match(store, pending)
+
+
+def _tournaments(store: Store, submission_id: int) -> list[int]:
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(SubmissionTest.tournament_id).where(
+                    SubmissionTest.submission_id == submission_id
+                )
+            )
+        )
+
+
+def test_an_upload_is_checked_then_its_gauntlet_grades_it(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    """Greedy passes "beats random" (H1: +100 Elo against H0: 0, alpha 0.001, beta 0.05:
+    it misses a pass with chance at most 5% were it only 100 Elo better; it is far more)."""
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
+             max_games=120, elo1=100.0, alpha=0.001, batch=4, move_ms=2000),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    view = assign.submit_upload(store, celery, ann, "c1", "hw1", "greedy.py", GREEDY)
+    assert view.status == "pending" and view.student == "ann" and not view.late
+    assert [r.verdict for r in view.references] == ["pending"]
+    status = accept_upload(store, celery, view.upload_id or 0, config=Config(), sandboxed=False)
+    assert status == "accepted"
+    with store.read() as session:  # no placement for a submission: its gauntlet only
+        names = list(session.scalars(select(Tournament.name)))
+    assert len(names) == 1 and names[0].startswith("compare-ann-greedy-1-v-reference-random-1")
+    seen = assign.submission_view(store, ann, view.id)
+    assert seen.status == "grading" and seen.version == "ann/greedy@1"
+    assert [(r.reference, r.verdict) for r in seen.references] == [("random", "running")]
+    _play(store, _tournaments(store, view.id), tmp_path)
+    graded = assign.submission_view(store, ann, view.id)
+    assert graded.status == "graded" and graded.grade == "C", graded
+    [result] = graded.references
+    assert result.verdict == "pass" and result.tournament == names[0]
+    assert result.elo is not None and result.low is not None and result.elo > 100
+    assert 0.5 < (result.score or 0) <= 1 and 4 <= result.games <= 120
+    # a match finishing later (or twice) changes nothing
+    with store.read() as session:
+        last = session.scalar(select(func.max(Match.id)))
+    assign.grade_after_match(store, last or 0)
+    assert assign.submission_view(store, ann, view.id) == graded
+
+
+def test_a_broken_upload_rejects_the_submission(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    ann = _account(actors, "ann")
+    broken = (ZOO / "raise_in_move.py").read_bytes()
+    view = assign.submit_upload(store, celery, ann, "c1", "hw1", "broken.py", broken)
+    accept_upload(store, celery, view.upload_id or 0, config=Config(), sandboxed=False)
+    seen = assign.submission_view(store, ann, view.id)
+    assert seen.status == "rejected" and seen.reason and "Rejected" in seen.reason
+    assert seen.references == () and seen.grade is None
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(Tournament)) == 0
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.version is None and row.grade is None and row.references == ()
+
+
+def test_a_copy_of_a_reference_is_not_graded_as_beating_it(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    """Random against random: the test must not pass it (undecided at the cap, or fail).
+    H0 (0 Elo) is true, so a pass has chance at most alpha = 0.001."""
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
+             max_games=40, elo1=200.0, alpha=0.001, batch=5, move_ms=2000),
+    )  # fmt: skip
+    bob = _account(actors, "bob")
+    store.add_bot_version("bob", "copy", RANDOM.decode(), {})
+    view = assign.submit_version(store, celery, bob, "c1", "hw1", "copy")
+    _play(store, _tournaments(store, view.id), tmp_path)
+    graded = assign.submission_view(store, bob, view.id)
+    assert graded.grade == "F" and graded.references[0].verdict in ("fail", "undecided")
+
+
+def test_only_the_classes_students_submit(store: Store, actors: Actors, celery: Celery) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    for who, error in (("teach", AssignmentError), ("stranger", NotFound),
+                       ("anonymous", PermissionDenied)):  # fmt: skip
+        with pytest.raises(error):
+            assign.submit_upload(store, celery, actors[who], "c1", "hw1", "g.py", GREEDY)
+    with pytest.raises(NotFound, match="no assignment 'hw9' in class c1"):
+        assign.submit_upload(store, celery, actors["ann"], "c1", "hw9", "g.py", GREEDY)
+    with pytest.raises(AssignmentError, match="name the student"):
+        assign.submit_version(store, celery, OPERATOR, "c1", "hw1", "greedy")
+    with pytest.raises(NotFound, match="you have no bot called greedy"):
+        assign.submit_version(store, celery, OPERATOR, "c1", "hw1", "greedy", owner="ann")
+
+
+def test_before_the_opening_nothing_is_taken(store: Store, actors: Actors, celery: Celery) -> None:
+    assign.create_assignment(store, actors["teach"], _new(opens=NOW + timedelta(days=1)))
+    with pytest.raises(AssignmentError, match="hw1 opens for submissions at"):
+        assign.submit_upload(store, celery, actors["ann"], "c1", "hw1", "g.py", GREEDY, now=NOW)
+
+
+def test_the_upload_quota_of_the_class_holds(store: Store, actors: Actors, celery: Celery) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    ann = _account(actors, "ann")
+    with pytest.raises(ClassError, match=r"queued full|uploads in the last hour"):
+        for i in range(40):
+            source = GREEDY + f"\n# {i}\n".encode()
+            assign.submit_upload(store, celery, ann, "c1", "hw1", "g.py", source)
+
+
+def test_the_kept_submission_is_the_last_before_the_deadline(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    ann, bob = _account(actors, "ann"), _account(actors, "bob")
+    for n in range(1, 4):
+        store.add_bot_version("ann", "b", GREEDY.decode() + f"\n# {n}\n", {})
+    store.add_bot_version("bob", "late", GREEDY.decode(), {})
+    first = assign.submit_version(store, celery, ann, "c1", "hw1", "b@1", now=NOW)
+    second = assign.submit_version(store, celery, ann, "c1", "hw1", "b@2", now=NOW)
+    late = assign.submit_version(
+        store, celery, ann, "c1", "hw1", "b@3", now=NOW + timedelta(days=8)
+    )
+    bobs = assign.submit_version(
+        store, celery, bob, "c1", "hw1", "late", now=NOW + timedelta(days=9)
+    )
+    assert late.late and bobs.late and not second.late
+    rows = {r.student: r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")}
+    assert set(rows) == {"ann", "bob"}
+    assert rows["ann"].version == "ann/b@2" and not rows["ann"].late
+    assert rows["ann"].grade is None  # still grading
+    assert [r.verdict for r in rows["ann"].references] == ["running"] * 3
+    assert rows["bob"].version == "bob/late@1" and rows["bob"].late
+    mine = assign.assignment_view(store, ann, "c1", "hw1")
+    assert [s.id for s in mine.submissions] == [late.id, second.id, first.id]
+    assert [s.kept for s in mine.submissions] == [False, True, False]
+    everyone = assign.assignment_view(store, actors["teach"], "c1", "hw1")
+    assert everyone.teacher and len(everyone.submissions) == 4
+
+
+def test_who_reads_what(store: Store, actors: Actors, celery: Celery) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    store.add_bot_version("ann", "b", GREEDY.decode(), {})
+    view = assign.submit_version(store, celery, actors["ann"], "c1", "hw1", "b")
+    for who in ("ann", "teach", "admin", "operator"):
+        assert assign.submission_view(store, actors[who], view.id).id == view.id
+    for who in ("bob", "other", "stranger", "anonymous"):
+        with pytest.raises(NotFound):
+            assign.submission_view(store, actors[who], view.id)
+    for who, error in (("ann", PermissionDenied), ("other", NotFound),
+                       ("anonymous", PermissionDenied)):  # fmt: skip
+        with pytest.raises(error):
+            assign.assignment_grades(store, actors[who], "c1", "hw1")
+    with pytest.raises(NotFound):
+        assign.assignment_view(store, actors["stranger"], "c1", "hw1")
+    assert assign.assignment_view(store, actors["bob"], "c1", "hw1").submissions == ()
+    rows = assign.assignment_grades(store, actors["admin"], "c1", "hw1")
+    assert [r.student for r in rows] == ["ann", "bob"]
