@@ -36,7 +36,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
-from arena.service.class_pages_extra import own_role_request
+from arena.service.class_pages_extra import class_assignments, own_role_request
 from arena.service.class_pages_extra import tournament_name as class_tournament_name
 from arena.service.classes import ClassError, ClassRow, NewClass
 from arena.service.permissions import allowed
@@ -172,12 +172,19 @@ def class_page(name: str) -> str:
             presets=row.rule_sets or tuple(PRESETS),
             games=TOURNAMENT_GAMES,
             can_create_tournament=allowed(account, "create-tournament"),
+            assignments=class_assignments(store, account, name),
             now=datetime.now(UTC),
         )
     board = service.class_leaderboard(store, account, name, show_reference=_show_reference(row))
     axis, bars = _bars(board.rows)
     return render_template(
-        "class_student.html", c=row, board=board, axis=axis, bars=bars, now=datetime.now(UTC)
+        "class_student.html",
+        c=row,
+        board=board,
+        axis=axis,
+        bars=bars,
+        assignments=class_assignments(store, account, name),
+        now=datetime.now(UTC),
     )
 
 

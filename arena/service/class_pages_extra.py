@@ -1,7 +1,8 @@
 """What the class pages need beyond arena.service.classes (issue 22): the class a join code
 opens (for the join page's title), the bots of a class's students (the bots list and the
-tournament form filtered to a class), the role one asked for (the classes page), and a
-tournament's name (the class tournament's page, after the one click).
+tournament form filtered to a class), the role one asked for (the classes page), a
+tournament's name (the class tournament's page, after the one click) and a class's
+assignments (its page's list).
 
 Every function checks what :mod:`arena.service.classes` checks: members see their class.
 """
@@ -15,11 +16,19 @@ from arena.service.classes import ClassError, ClassRow, class_for_member, normal
 from arena.service.permissions import Actor, actor_id
 from arena.service.views import REFERENCE_OWNER, bot_list
 from arena.store import classes as stored
+from arena.store.assignments import AssignmentRow, assignments_of_class
 from arena.store.bots import BotRow
 from arena.store.db import Store
 from arena.store.models import Tournament
 
-__all__ = ["class_bots", "class_of_code", "own_role_request", "student_names", "tournament_name"]
+__all__ = [
+    "class_assignments",
+    "class_bots",
+    "class_of_code",
+    "own_role_request",
+    "student_names",
+    "tournament_name",
+]
 
 
 def class_of_code(store: Store, code: str, *, now: datetime | None = None) -> ClassRow:
@@ -82,3 +91,13 @@ def tournament_name(store: Store, tournament_id: int) -> str:
         if found is None:
             raise NotFound(f"no tournament {tournament_id}")
         return str(found.name)
+
+
+def class_assignments(store: Store, actor: Actor, name: str) -> list[AssignmentRow]:
+    """The assignments of the class ``name``, by deadline (its members and teachers only).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    return assignments_of_class(store, class_for_member(store, actor, name).id)
