@@ -178,6 +178,8 @@ def _caller(scope: str) -> Account:
     account, scopes = found
     if scope not in scopes:
         _fail(403, f"this token lacks the {scope!r} scope")
+    if account.must_change_password:  # a first-time password (arena.service.classes)
+        _fail(403, "change your first-time password first: log in on the web (/account/password)")
     g.api_account = account
     return account
 

@@ -26,6 +26,7 @@ from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 import web.api_assignments  # its routes join the API's blueprint, as do these:
+import web.api_classes
 import web.api_competitions
 import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
@@ -35,10 +36,12 @@ from web.assignments import assignments
 from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
+from web.classes import classes
 from web.compares import compares
 from web.competitions import competitions
 from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
 from web.games import games
+from web.joins import init_joins
 from web.pages import pages
 from web.routing import init_routing
 from web.similarity import similarity
@@ -100,6 +103,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(compares)
     app.register_blueprint(branches)
     app.register_blueprint(competitions)
+    app.register_blueprint(classes)
+    init_joins(app)  # after init_auth: its redirect reads the account loaded there
     app.register_blueprint(similarity)
     app.register_blueprint(assignments)
     app.after_request(_security_headers)

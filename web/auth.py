@@ -69,6 +69,7 @@ from arena.service.accounts import (
     tokens_of,
 )
 from arena.service.permissions import ACTIONS, PERMISSIONS, allowed
+from arena.service.role_requests import role_requests
 from web.extensions import csrf, get_store
 from web.forms import sentence
 from web.limits import (
@@ -96,6 +97,7 @@ __all__ = [
     "current_account",
     "guarded",
     "init_auth",
+    "log_in",
     "public",
     "refusal",
     "to_login",
@@ -265,7 +267,8 @@ def _safe_next(target: str | None) -> str:
     return url_for("pages.home")
 
 
-def _log_in(account: Account) -> None:
+def log_in(account: Account) -> None:
+    """Open a new session for ``account`` (nothing from before the login survives it)."""
     session.clear()  # nothing from before the login survives it
     session["sid"] = open_session(get_store(), account)
     session.permanent = True
@@ -284,7 +287,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
         password = request.form.get("password", "")
         account = authenticate(get_store(), name, password, hasher=_hasher())
         if account is not None:
-            _log_in(account)
+            log_in(account)
             return redirect(_safe_next(request.form.get("next")))
         flash("Wrong name or password.")
         return render_template("login.html", name=name, next=request.form.get("next")), 401
@@ -312,7 +315,7 @@ def signup() -> BaseResponse | tuple[str, int] | str:
         except ArenaError as exc:
             flash(sentence(str(exc)))
             return render_template("signup.html", name=name, **limits), 400
-        _log_in(account)
+        log_in(account)
         flash(f"Welcome, {account.name}.")
         return redirect(url_for("pages.home"))
     return render_template("signup.html", name="", **limits)
@@ -405,9 +408,11 @@ def revoke(token_id: int) -> BaseResponse:
 @accounts.get("/admin/users")
 @guarded("manage-users")
 def admin_users() -> str:
-    """Every account with its role, and a form to change it (admins)."""
+    """The pending teacher-role requests, and every account with its role and a form to
+    change it (admins)."""
     listing = list_accounts(get_store(), current_account())
-    return render_template("admin_users.html", users=listing, roles=ROLES)
+    requests = role_requests(get_store(), current_account())
+    return render_template("admin_users.html", users=listing, roles=ROLES, requests=requests)
 
 
 @accounts.post("/admin/users/<name>/role")

@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.bots import set_visibility
+from arena.service.class_pages_extra import class_bots
 from arena.service.classes import bot_target
 from arena.service.competitions import source_opened
 from arena.service.games import GameFilter, game_list, opponent_table
@@ -111,8 +112,13 @@ def upload_live(upload_id: int) -> str:
 @bots.get("/bots")
 @public
 def bot_index() -> str:
-    """Every bot, the most recently updated first."""
-    return render_template("bots.html", bots=bot_list(get_store()))
+    """Every bot, the most recently updated first; ``?class=NAME``: the bots of that
+    class's students (its members and teachers only)."""
+    school_class = request.args.get("class", "").strip()
+    if school_class:
+        rows = class_bots(get_store(), current_account(), school_class)
+        return render_template("bots.html", bots=rows, school_class=school_class)
+    return render_template("bots.html", bots=bot_list(get_store()), school_class=None)
 
 
 @bots.get("/bots/<owner>/<name>")

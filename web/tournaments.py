@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service.class_pages_extra import class_bots
 from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import (
@@ -44,10 +45,16 @@ WEB_FORMATS = OFFERED_FORMATS
 
 
 def _form_context(**values: Any) -> dict[str, Any]:
+    store, school_class = get_store(), request.values.get("class", "").strip()
     return {
+        "school_class": school_class,  # its students' bots and the reference bots only
         "presets": list(PRESETS),
         "formats": WEB_FORMATS,
-        "bots": bot_list(get_store()),
+        "bots": (
+            class_bots(store, current_account(), school_class, reference=True)
+            if school_class
+            else bot_list(store)
+        ),
         "max_games": MAX_GAMES,
         "max_rule_bytes": MAX_RULE_FILE_BYTES,
         "values": values,

@@ -15,6 +15,7 @@
     arena db upgrade, arena bots ... the database                           (arena.cli.store)
     arena worker, arena workers      Celery workers                         (arena.cli.worker)
     arena ratings --rules R          stored ratings                         (arena.cli.ratings)
+    arena class create|roster|...    classes: join codes, rosters, teachers (arena.cli.classes)
     arena class similarity NAME      similar sources in a class             (arena.cli.similarity)
 
 No command module imports this one: each defines its commands, and this module names them
@@ -129,12 +130,9 @@ COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "assignment:assignment_group",
             "Graded assignments of a class: create, status, grades, submit.",
         ),
-        "class": ("main:class_group", "Classes: students, join codes, similarity."),
-    },
-    "class": {
-        "similarity": (
-            "similarity:similarity_command",
-            "Similar sources between a class's students.",
+        "class": (
+            "classes:class_group",
+            "Classes: create, list, roster, join code, teachers, password resets.",
         ),
     },
     "tournament": {
@@ -247,17 +245,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 def tournament_group(ctx: click.Context) -> None:
     """Tournaments: round robin, gauntlet, duplicate deals; here (--local) or stored and
     played by the workers."""
-    help_without_command(ctx)
-
-
-@click.group(
-    "class",
-    cls=LazyGroup,
-    invoke_without_command=True,
-    short_help="Classes: students, join codes, similarity.",
-)
-@click.pass_context
-def class_group(ctx: click.Context) -> None:
-    """A teacher's classes (docs/classes.md): each command's module is named in
-    COMMANDS["class"]."""
     help_without_command(ctx)

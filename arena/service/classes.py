@@ -10,7 +10,9 @@ come in by the teacher's roster, and the class's teachers see their students' bo
   e-mail; a real name, optional, that only the class's teachers see) and :func:`join_as`
   (a logged-in user). A join code is :data:`CODE_LENGTH` characters of
   :data:`CODE_ALPHABET`, typed in any case, with or without spaces and dashes.
-- The roster (arena.service.class_roster): :func:`import_roster`, :func:`reset_password`.
+- The roster: :func:`import_roster` (a CSV of real names, logins optional) makes the
+  students' accounts with random first-time passwords they must change
+  (``must_change_password``); :func:`reset_password` gives one a new first-time password.
 - Who sees what: :func:`class_for_teacher`, :func:`class_for_member`, :func:`is_teacher`,
   and :func:`bot_target`, the permission target of a student's bot: its owner and the
   teachers of every class its owner is in (they read its source, faults and uploads'
@@ -28,14 +30,39 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from arena.compete.names import check_name
+from arena.compete.names import check_name, name_key
 from arena.errors import ArenaError, NotFound
 from arena.service.accounts import Account, create_account
+from arena.service.class_roster import (
+    MAX_ROSTER,
+    RosterLogin,
+    first_time_hasher,
+    first_time_password,
+    hash_first_time,
+    parse_roster,
+    roster_logins,
+)
+from arena.service.class_views import (
+    MAX_REAL_NAME,
+    ClassError,
+    ClassLeaderboard,
+    RosterRow,
+    RosterView,
+    bot_target,
+    class_for_member,
+    class_for_teacher,
+    class_leaderboard,
+    class_target,
+    find_class,
+    is_teacher,
+    latest_versions,
+    my_classes,
+    roster_view,
+    student_ids,
+)
 from arena.service.permissions import (
     ROLE_RANKS,
     Actor,
-    Operator,
-    Target,
     actor_id,
     allowed,
     require,
@@ -46,32 +73,46 @@ from arena.store.db import Store
 
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
+    from celery import Celery
 
 __all__ = [
     "CODE_ALPHABET",
     "CODE_LENGTH",
     "DEFAULT_SETTINGS",
     "MAX_JOIN_HOURS",
+    "MAX_ROSTER",
     "RESERVED_NAMES",
     "ClassError",
+    "ClassLeaderboard",
     "ClassRow",
     "MemberRow",
     "NewClass",
+    "RosterLogin",
+    "RosterRow",
+    "RosterView",
     "add_teacher",
     "bot_target",
     "check_upload_quota",
     "class_for_member",
     "class_for_teacher",
+    "class_leaderboard",
+    "class_target",
     "close_join_code",
     "create_class",
     "find_class",
+    "first_time_hasher",
+    "first_time_password",
+    "import_roster",
     "is_teacher",
     "join_as",
     "join_class",
     "latest_versions",
     "my_classes",
     "normalise_code",
+    "reset_password",
+    "roster_view",
     "rotate_join_code",
+    "start_class_tournament",
     "student_ids",
 ]
 
@@ -95,12 +136,7 @@ BOUNDS = {"uploads_per_hour": (1, 1000), "checks_queued": (1, 10_000)}
 #: Names a class may not take: pages of their own (``/classes/new``).
 RESERVED_NAMES = frozenset({"new"})
 #: The longest description and real name, in characters.
-MAX_DESCRIPTION, MAX_REAL_NAME = 5000, 200
-
-
-class ClassError(ArenaError):
-    """A class's setting or an action on a class is refused (the message says why, in one
-    sentence, shown as it is: a form's 400, the API's JSON error)."""
+MAX_DESCRIPTION = 5000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,110 +160,6 @@ class NewClass:
 
 def _now(now: datetime | None) -> datetime:
     return datetime.now(UTC) if now is None else now.astimezone(UTC)
-
-
-# --- finding a class, and who sees it ---------------------------------------------------------
-
-
-def find_class(store: Store, name: str) -> ClassRow:
-    """The class called ``name``.
-
-    Raises:
-        NotFound: there is none.
-    """
-    row = stored.class_row(store, name.strip())
-    if row is None:
-        raise NotFound(f"no class {name.strip()!r}")
-    return row
-
-
-def _class_target(row: ClassRow) -> Target:
-    return Target(None, teachers=row.teacher_ids)
-
-
-def is_teacher(store: Store, actor: Actor, class_id: int) -> bool:
-    """Whether ``actor`` may act as a teacher of the class ``class_id``: one of its
-    teachers, an admin, or the operator (``manage-class``)."""
-    if actor is None:
-        return False
-    if isinstance(actor, Operator) or allowed(actor, "manage-class"):
-        return True
-    return actor.id in stored.teacher_ids(store, class_id)
-
-
-def _is_member(store: Store, actor: Actor, row: ClassRow) -> bool:
-    return (
-        actor is not None
-        and not isinstance(actor, Operator)
-        and (actor.id in stored.student_ids(store, row.id))
-    )
-
-
-def class_for_teacher(store: Store, actor: Actor, name: str) -> ClassRow:
-    """The class ``name``, if ``actor`` teaches it (or is an admin, or the operator).
-
-    Raises:
-        NotFound: no such class, or ``actor`` is neither its teacher nor its student (a
-            class is not acknowledged to strangers).
-        PermissionDenied: ``actor`` is a student of it (or not logged in).
-    """
-    row = find_class(store, name)
-    if allowed(actor, "manage-class", _class_target(row)):
-        return row
-    if actor is None or _is_member(store, actor, row):
-        require(
-            actor,
-            "manage-class",
-            _class_target(row),
-            message="only the class's teachers may do this",
-        )
-    raise NotFound(f"no class {row.name!r}")
-
-
-def class_for_member(store: Store, actor: Actor, name: str) -> ClassRow:
-    """The class ``name``, if ``actor`` is one of its students or may teach it.
-
-    Raises:
-        NotFound: no such class, or ``actor`` is a stranger to it.
-        PermissionDenied: nobody is logged in.
-    """
-    row = find_class(store, name)
-    if allowed(actor, "manage-class", _class_target(row)) or _is_member(store, actor, row):
-        return row
-    if actor is None:
-        require(actor, "manage-class", message="log in to see your class")
-    raise NotFound(f"no class {row.name!r}")
-
-
-def my_classes(store: Store, actor: Actor) -> tuple[list[ClassRow], list[ClassRow]]:
-    """The classes ``actor`` teaches and those it is a student of, each by name (an admin
-    and the operator see every class as taught; anonymous: none)."""
-    if actor is None:
-        return [], []
-    if isinstance(actor, Operator) or allowed(actor, "manage-class"):
-        every, _ = stored.class_rows_of(store, None)
-        _, joined = stored.class_rows_of(store, actor_id(actor) or -1)
-        return every, joined
-    return stored.class_rows_of(store, actor.id)
-
-
-def student_ids(store: Store, class_id: int) -> list[int]:
-    """The user ids of the class's students, ascending."""
-    return stored.student_ids(store, class_id)
-
-
-def latest_versions(store: Store, class_id: int) -> dict[int, int]:
-    """Each student's most recent bot version, of any of its bots: user id -> bot version
-    id (students with no version are absent). Assignments keep their own submissions."""
-    return stored.latest_versions(store, class_id)
-
-
-def bot_target(store: Store, owner_id: int | None) -> Target:
-    """The permission target of a bot (its source, faults, uploads' reports) owned by
-    ``owner_id``: its owner, and the teachers of every class the owner is a student of."""
-    if owner_id is None:
-        return Target(None)
-    return Target(owner_id, teachers=stored.teachers_of_student(store, owner_id))
 
 
 # --- creating a class, its join code and teachers ---------------------------------------------
@@ -432,7 +364,7 @@ def join_as(
         PermissionDenied: nobody is logged in (or the operator).
         ClassError: no class has this code, or it expired; ``actor`` teaches the class.
     """
-    require(actor, "upload", message="log in to join a class")
+    require(actor, "join-class", message="log in to join a class")
     if not isinstance(actor, Account):
         raise ClassError("the operator has no account to join a class with.")
     row = _class_by_code(store, code, _now(now))
@@ -440,6 +372,138 @@ def join_as(
         raise ClassError(f"you teach {row.name}: a teacher does not join as a student.")
     stored.add_member(store, row.id, actor.id, _real_name(real_name), "code")
     return row
+
+
+# --- the roster: accounts a teacher makes, first-time passwords -------------------------------
+
+
+def import_roster(
+    store: Store, actor: Actor, name: str, csv_text: str, hasher: PasswordHasher
+) -> list[RosterLogin]:
+    """Make an account for each student of a roster CSV (a line ``real name[,login]``, a
+    header optional) and add it to the class: a login made from the real name where none
+    is given, a random first-time password the student must change at the first login.
+    Return the logins with their passwords (shown once: only hashes are kept). All or
+    nothing: one refused line stores nothing.
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+        ClassError: a line is refused (the message names it), or a login was taken
+            meanwhile.
+        ServerBusy: the hashing bound has no free slot (arena.service.passwords).
+    """
+    row = class_for_teacher(store, actor, name)
+    parsed = parse_roster(csv_text)
+    logins = roster_logins(store, parsed)
+    passwords = [first_time_password() for _ in parsed]
+    digests = hash_first_time(hasher, passwords)
+    users = [stored.NewUser(login, digest, real) for login, digest, (real, _) in zip(
+        logins, digests, parsed, strict=True)]  # fmt: skip
+    if stored.insert_students(store, row.id, users) is None:
+        raise ClassError("a login was taken while the roster was read: import it again.")
+    logger.info("class %s: %d students imported by %s", row.name, len(users), _who(actor))
+    return [
+        RosterLogin(real, login, password)
+        for (real, _), login, password in zip(parsed, logins, passwords, strict=True)
+    ]
+
+
+def reset_password(
+    store: Store, actor: Actor, name: str, student: str, hasher: PasswordHasher
+) -> str:
+    """Give the class's student ``student`` a new first-time password (returned: shown
+    once), which it must change at its next login; its sessions end.
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`; NotFound also when
+            ``student`` is not a student of the class.
+        ClassError: the student holds a role above ``user`` (only an admin may reset it).
+        ServerBusy: the hashing bound has no free slot.
+    """
+    row = class_for_teacher(store, actor, name)
+    key = name_key(student)
+    member = next((m for m in stored.member_rows(store, row.id) if name_key(m.name) == key), None)
+    if member is None:
+        raise NotFound(f"no student {student.strip()!r} in class {row.name}")
+    role = stored.user_role(store, member.user_id)
+    if ROLE_RANKS.get(role or "user", 0) > ROLE_RANKS["user"] and not allowed(
+        actor, "manage-users"
+    ):
+        raise ClassError(
+            f"{member.name} is a {role}: only an admin may reset the password of a teacher, "
+            "an organiser or an admin."
+        )
+    password = first_time_password()
+    stored.reset_password(store, member.user_id, hash_first_time(hasher, [password])[0])
+    logger.info("class %s: %s's password reset by %s", row.name, member.name, _who(actor))
+    return password
+
+
+# --- class tournaments -----------------------------------------------------------------------
+
+#: Games a pair plays in a class tournament, at most (as a tournament an account creates).
+MAX_CLASS_GAMES = 1000
+
+
+def start_class_tournament(
+    store: Store,
+    celery: Celery,
+    actor: Actor,
+    name: str,
+    *,
+    reference: bool,
+    rules: str | None = None,
+    games: int = 10,
+    now: datetime | None = None,
+) -> int:
+    """One click: a round robin between the latest versions of the class's students (each
+    student's most recent bot version), with the reference bots' latest versions if
+    ``reference``, ``games`` games a pair under ``rules`` (default: the class's first rule
+    set), owned by ``actor`` (who may cancel it); its matches are sent to the workers.
+    Return the tournament's id (it is called ``CLASS-YYYYMMDD-HHMMSS``).
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+        ClassError: a rule set the class does not play, games out of bounds, fewer than two
+            bots.
+    """
+    from arena.compete.entrants import Entrant
+    from arena.compete.names import fit_name
+    from arena.service.dispatch import dispatch_matches
+    from arena.service.matches import create_stored_tournament
+    from arena.service.tournaments import preset
+    from arena.service.views import REFERENCE_OWNER
+
+    row = class_for_teacher(store, actor, name)
+    rules = (rules or row.rule_sets[0]).strip()
+    if rules not in row.rule_sets:
+        raise ClassError(f"class {row.name} plays {', '.join(row.rule_sets)}, not {rules!r}.")
+    if not 1 <= games <= MAX_CLASS_GAMES:
+        raise ClassError(f"games must be 1 to {MAX_CLASS_GAMES}, not {games}.")
+    students = {m.user_id: m.name for m in stored.member_rows(store, row.id)}
+    entrants = [
+        Entrant.stored(fit_name(students[user_id]), version_id)
+        for user_id, version_id in sorted(stored.latest_versions(store, row.id).items())
+    ]
+    if reference:
+        entrants += [
+            Entrant.stored(fit_name(f"{REFERENCE_OWNER}.{bot}"), version_id)
+            for bot, version_id in stored.owner_latest_versions(store, REFERENCE_OWNER)
+        ]
+    if len(entrants) < 2:
+        raise ClassError(
+            f"a tournament needs two bots at least: {len(entrants)} of class {row.name} "
+            "has a version yet."
+        )
+    moment = _now(now)
+    title = fit_name(f"{row.name}-{moment:%Y%m%d-%H%M%S}")
+    tournament_id, _ = create_stored_tournament(
+        store, name=title, rules=preset(rules), format="round-robin", entrants=entrants,
+        games_per_match=games, seed=secrets.randbits(62), owner_id=actor_id(actor),
+    )  # fmt: skip
+    dispatch_matches(store, celery, tournament_id)
+    logger.info("class %s: tournament %s started by %s", row.name, title, _who(actor))
+    return tournament_id
 
 
 # --- quotas -----------------------------------------------------------------------------------

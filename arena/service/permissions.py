@@ -119,6 +119,8 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     # and faults (EXTRA_RULES below)
     "create-class": ("teacher", False),
     "manage-class": ("admin", False),  # its roster, join code, teachers, tournaments
+    "join-class": ("user", False),  # with its join code (a visitor signs up: sign-up)
+    "request-role": ("user", False),  # ask an admin for the teacher role
 }
 
 #: Every action.

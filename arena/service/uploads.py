@@ -170,8 +170,10 @@ def receive_upload(
 
     Raises:
         PermissionDenied: ``actor`` may not upload (anonymous).
-        UploadError, ArenaError: the file or the name is refused (nothing is stored).
+        UploadError, ArenaError: the file or the name is refused, or a class's quota
+            (ClassError; nothing is stored).
     """
+    from arena.service.classes import check_upload_quota
     from arena.service.dispatch import dispatch_upload
 
     require(actor, "upload", message="log in to upload a bot")
@@ -181,6 +183,7 @@ def receive_upload(
         )
     filename = PurePath(filename.replace("\\", "/")).name
     source = screen_source(filename, data)
+    check_upload_quota(store, actor.id)  # a class's quotas (arena.service.classes)
     bot = name.strip() or declared_name(source) or PurePath(filename).stem
     upload_id = create_upload(store, actor.id, bot, filename, source)
     view = upload_view(store, upload_id)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -24,34 +24,47 @@ from arena.store.models import (
     BotVersion,
     ClassMember,
     ClassTeacher,
+    MatchSeat,
     SchoolClass,
     Upload,
     User,
     UserSession,
 )
+from arena.store.models import Rating as RatingRow
 
 __all__ = [
     "ClassRow",
     "MemberRow",
     "NewUser",
+    "UploadFacts",
+    "VersionFacts",
     "add_member",
     "add_teacher",
     "class_row",
     "class_row_by_code",
     "class_rows_of",
+    "decide_request",
     "insert_class",
     "insert_students",
+    "keys_starting",
+    "latest_uploads",
     "latest_versions",
     "member_rows",
+    "owner_latest_versions",
     "pending_checks",
     "quota_settings",
     "recent_uploads",
+    "requested_role",
     "reset_password",
+    "role_request_rows",
     "set_join_code",
+    "set_requested_role",
     "student_ids",
     "taken_keys",
     "teacher_ids",
     "teachers_of_student",
+    "user_role",
+    "version_facts",
 ]
 
 
@@ -314,6 +327,21 @@ def taken_keys(store: Store, keys: Sequence[str]) -> set[str]:
         }
 
 
+def keys_starting(store: Store, prefixes: Sequence[str]) -> set[str]:
+    """The name keys users hold that start with one of ``prefixes``."""
+    if not prefixes:
+        return set()
+    with store.read() as session:
+        return {
+            str(k)
+            for k in session.scalars(
+                select(User.name_key).where(
+                    or_(*(User.name_key.startswith(p, autoescape=True) for p in prefixes))
+                )
+            )
+        }
+
+
 def insert_students(
     store: Store, class_id: int, users: Sequence[NewUser], *, must_change: bool = True
 ) -> list[int] | None:
@@ -347,6 +375,13 @@ def insert_students(
             return [user.id for user in made]
     except IntegrityError:
         return None
+
+
+def user_role(store: Store, user_id: int) -> str | None:
+    """The user's role, or None if there is no such user."""
+    with store.read() as session:
+        role = session.scalar(select(User.role).where(User.id == user_id))
+        return None if role is None else str(role)
 
 
 def reset_password(store: Store, user_id: int, digest: str) -> bool:
@@ -406,3 +441,159 @@ def pending_checks(store: Store, class_id: int, *, stale: timedelta) -> int:
             )
             or 0
         )
+
+
+@dataclass(frozen=True, slots=True)
+class VersionFacts:
+    """A bot version as a class's roster shows it: its bot, number, when it was stored,
+    its check report, its rating under one rule set (None: unrated) and the games it
+    forfeited."""
+
+    version_id: int
+    bot: str
+    version: int
+    created: datetime
+    report: dict[str, Any]
+    rating: tuple[float, float, float, int] | None
+    faults: int
+
+
+@dataclass(frozen=True, slots=True)
+class UploadFacts:
+    """A student's latest upload: its id, status, message and when it was made."""
+
+    upload_id: int
+    bot: str
+    status: str
+    message: str | None
+    created: datetime
+
+
+def version_facts(
+    store: Store, version_ids: Sequence[int], rule_set_id: int | None
+) -> dict[int, VersionFacts]:
+    """The roster's facts of these bot versions, by id (unknown ids are absent)."""
+    if not version_ids:
+        return {}
+    ids = list(version_ids)
+    with store.read() as session:
+        versions = session.execute(
+            select(BotVersion.id, Bot.name, BotVersion.version, BotVersion.created,
+                   BotVersion.report)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .where(BotVersion.id.in_(ids))
+        ).all()  # fmt: skip
+        ratings: dict[int, tuple[float, float, float, int]] = {}
+        if rule_set_id is not None:
+            ratings = {
+                int(v): (float(r), float(lo), float(hi), int(g))
+                for v, r, lo, hi, g in session.execute(
+                    select(RatingRow.bot_version_id, RatingRow.rating, RatingRow.low,
+                           RatingRow.high, RatingRow.games)
+                    .where(RatingRow.rule_set_id == rule_set_id,
+                           RatingRow.bot_version_id.in_(ids))
+                )
+            }  # fmt: skip
+        faults = {
+            int(v): int(n or 0)
+            for v, n in session.execute(
+                select(MatchSeat.bot_version_id, func.sum(MatchSeat.faults))
+                .where(MatchSeat.bot_version_id.in_(ids))
+                .group_by(MatchSeat.bot_version_id)
+            )
+        }
+    return {
+        int(i): VersionFacts(int(i), str(bot), int(number), as_utc(created), dict(report or {}),
+                             ratings.get(int(i)), faults.get(int(i), 0))
+        for i, bot, number, created, report in versions
+    }  # fmt: skip
+
+
+def latest_uploads(store: Store, user_ids: Sequence[int]) -> dict[int, UploadFacts]:
+    """Each of these users' latest upload, by user id (users with none are absent)."""
+    if not user_ids:
+        return {}
+    with store.read() as session:
+        newest = (
+            select(func.max(Upload.id))
+            .where(Upload.owner_id.in_(list(user_ids)))
+            .group_by(Upload.owner_id)
+            .scalar_subquery()
+        )
+        rows = session.execute(
+            select(Upload.owner_id, Upload.id, Upload.bot_name, Upload.status, Upload.message,
+                   Upload.created)
+            .where(Upload.id.in_(newest))
+        ).all()  # fmt: skip
+    return {
+        int(owner): UploadFacts(int(i), str(bot), str(status), message, as_utc(created))
+        for owner, i, bot, status, message, created in rows
+    }
+
+
+def owner_latest_versions(store: Store, owner: str) -> list[tuple[str, int]]:
+    """Each bot of the user ``owner`` (the reference bots: ``reference``) as (its name, its
+    latest version's id), by name."""
+    with store.read() as session:
+        rows = session.execute(
+            select(Bot.name, func.max(BotVersion.id))
+            .join(BotVersion, BotVersion.bot_id == Bot.id)
+            .join(User, User.id == Bot.owner_id)
+            .where(User.name == owner)
+            .group_by(Bot.name)
+            .order_by(Bot.name)
+        ).all()
+    return [(str(bot), int(version_id)) for bot, version_id in rows]
+
+
+# --- role requests ----------------------------------------------------------------------------
+
+
+def set_requested_role(store: Store, user_id: int, role: str | None, at: datetime | None) -> None:
+    """Record (or, with None, clear) the role the user asked for and when."""
+    with store.write() as session:
+        session.execute(
+            update(User).where(User.id == user_id).values(requested_role=role, requested_at=at)
+        )
+
+
+def requested_role(store: Store, user_id: int) -> tuple[str, datetime | None] | None:
+    """The role the user asked for and when, or None."""
+    with store.read() as session:
+        found = session.execute(
+            select(User.requested_role, User.requested_at).where(User.id == user_id)
+        ).first()
+    if found is None or found[0] is None:
+        return None
+    return str(found[0]), _aware(found[1])
+
+
+def role_request_rows(store: Store) -> list[tuple[str, str, str, datetime | None]]:
+    """Every pending role request as (user name, its role, the role asked for, when), the
+    oldest first."""
+    with store.read() as session:
+        rows = session.execute(
+            select(User.name, User.role, User.requested_role, User.requested_at)
+            .where(User.requested_role.is_not(None))
+            .order_by(User.requested_at, User.id)
+        ).all()
+    return [(str(n), str(r), str(q), _aware(at)) for n, r, q, at in rows]
+
+
+def decide_request(store: Store, name: str, grant: bool) -> tuple[int, str, str] | None:
+    """Grant (the user gets the role it asked for) or refuse the pending request of the
+    user called ``name`` (its exact name, else its key); its request is cleared either way.
+    Return (user id, name, role afterwards), or None (no such user, or no request)."""
+    with store.write() as session:
+        user = session.scalar(
+            select(User)
+            .where(or_(User.name == name, User.name_key == name_key(name)))
+            .with_for_update()
+        )
+        if user is None or user.requested_role is None:
+            return None
+        if grant:
+            user.role = user.requested_role
+        user.requested_role, user.requested_at = None, None
+        session.flush()
+        return int(user.id), str(user.name), str(user.role)

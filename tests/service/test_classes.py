@@ -7,11 +7,13 @@ operator)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+from celery import Celery
 
 from arena.errors import ArenaError, NotFound, ParseError, PermissionDenied
 from arena.service import classes as cls
@@ -32,6 +34,9 @@ HASHER = password_hasher(cheap=True)
 PASSWORD = "correct horse"
 NOW = datetime.now(UTC).replace(microsecond=0)
 Actors = dict[str, Actor]
+#: What a teacher's action answers each actor: strangers are not told the class exists.
+TEACHERS_ONLY = {"anonymous": "denied", "user": "hidden", "student": "denied", "teacher": "ok",
+                 "teacher2": "hidden", "admin": "ok", "operator": "ok"}  # fmt: skip
 #: Every actor a class action is tried with: "teacher" teaches the class "5b", "student"
 #: joined it, "teacher2" teaches another class.
 ACTORS = ("anonymous", "user", "student", "teacher", "teacher2", "admin", "operator")
@@ -266,3 +271,266 @@ def test_must_change_password_is_cleared_by_a_change(store: Store, actors: Actor
     student = _account(actors, "student")
     assert not student.must_change_password
     change_own_password(store, student, PASSWORD, "a new good password", hasher=HASHER)
+
+
+# --- the roster -----------------------------------------------------------------------------
+
+ROSTER = """Real name,Login
+Ada Lovelace
+Alan Turing,
+Grace Hopper,grace
+Zoë Ångström
+Ada Lindqvist
+"""
+
+
+def test_a_roster_makes_printable_logins_with_first_time_passwords(
+    store: Store, actors: Actors
+) -> None:
+    logins = cls.import_roster(store, actors["teacher"], "5b", ROSTER, HASHER)
+    assert [(r.real_name, r.login) for r in logins] == [
+        ("Ada Lovelace", "ada.l"), ("Alan Turing", "alan.t"), ("Grace Hopper", "grace"),
+        ("Zoë Ångström", "zoe.a"), ("Ada Lindqvist", "ada.l2"),
+    ]  # fmt: skip
+    assert len({r.password for r in logins}) == 5
+    for login in logins:
+        assert len(login.password) == 14 and login.password.count("-") == 2
+        account = authenticate(store, login.login, login.password, hasher=HASHER)
+        assert account is not None and account.must_change_password
+    roster = cls.roster_view(store, actors["teacher"], "5b")
+    real = {r.student: (r.real_name, r.via) for r in roster.students}
+    assert real["ada.l2"] == ("Ada Lindqvist", "roster") and real["ada"] == ("Ada Lovelace", "code")
+    # the first login's change clears the flag
+    first = authenticate(store, "grace", logins[2].password, hasher=HASHER)
+    assert first is not None
+    changed = change_own_password(store, first, logins[2].password, PASSWORD, hasher=HASHER)
+    assert not changed.must_change_password
+    again = authenticate(store, "grace", PASSWORD, hasher=HASHER)
+    assert again is not None and not again.must_change_password
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "the roster is empty: send one student a line, 'real name[,login]'."),
+        ("real name\n", "the roster is empty"),
+        ("a,b,c\n", "student 1 has 3 columns: a line is 'real name[,login]'."),
+        (" , \n\n", "the roster is empty"),
+        ("Ann,teacher\n", "the login 'teacher' is taken: leave it empty to have one made."),
+        ("Ann,x y\n", "student 1: user name 'x y' is not a valid name"),
+        ("Ann,bo\nBo,BO\n", "a login is given twice in the roster"),
+        ("x\n" * 501, "a roster has at most 500 students, not 501."),
+    ],
+)
+def test_each_roster_mistake_is_one_sentence_and_stores_nothing(
+    store: Store, actors: Actors, text: str, said: str
+) -> None:
+    before = cls.roster_view(store, actors["teacher"], "5b").students
+    with pytest.raises(ClassError) as refused:
+        cls.import_roster(store, actors["teacher"], "5b", text, HASHER)
+    assert said in str(refused.value)
+    assert cls.roster_view(store, actors["teacher"], "5b").students == before
+
+
+def test_a_login_made_from_a_name_skips_every_taken_one(store: Store, actors: Actors) -> None:
+    for n in ("ann.b", "ann.b2", "ann.b3", "ANN.B4"):
+        create_account(store, n, PASSWORD, hasher=HASHER)
+    logins = cls.import_roster(store, actors["teacher"], "5b", "Ann Bee\nAnn Boleyn\n", HASHER)
+    assert [r.login for r in logins] == ["ann.b5", "ann.b6"]
+    only = cls.import_roster(store, actors["teacher"], "5b", "Plato\n\u674e\u767d\n", HASHER)
+    assert [r.login for r in only] == ["plato.1", "student"]
+
+
+def test_a_teacher_resets_a_students_password_and_nobody_elses(
+    store: Store, actors: Actors
+) -> None:
+    password = cls.reset_password(store, actors["teacher"], "5b", "ADA", HASHER)
+    assert authenticate(store, "ada", PASSWORD, hasher=HASHER) is None
+    account = authenticate(store, "ada", password, hasher=HASHER)
+    assert account is not None and account.must_change_password
+    with pytest.raises(NotFound, match="no student 'user' in class 5b"):
+        cls.reset_password(store, actors["teacher"], "5b", "user", HASHER)
+    said = _outcomes(actors, lambda a: cls.reset_password(store, a, "5b", "ada", HASHER))
+    assert said == TEACHERS_ONLY
+    # an organiser who joined as a student: its teacher may not take its account over
+    code = cls.find_class(store, "5b").join_code
+    assert code is not None
+    cls.join_as(store, actors["organiser"], code, now=NOW)
+    with pytest.raises(ClassError, match="organiser is a organiser: only an admin may reset"):
+        cls.reset_password(store, actors["teacher"], "5b", "organiser", HASHER)
+    cls.reset_password(store, actors["admin"], "5b", "organiser", HASHER)
+
+
+def test_first_time_hashes_are_cheap_but_argon2id() -> None:
+    from argon2 import PasswordHasher
+
+    from arena.service.class_roster import first_time_hasher
+
+    cheap = first_time_hasher(PasswordHasher())
+    assert (cheap.memory_cost, cheap.time_cost, cheap.parallelism) == (19 * 1024, 2, 1)
+    digest = cheap.hash("abcd-efgh-jkmn")
+    assert digest.startswith("$argon2id$") and PasswordHasher().verify(digest, "abcd-efgh-jkmn")
+    assert PasswordHasher().check_needs_rehash(digest)  # rehashed at the first login
+    assert first_time_hasher(HASHER) is HASHER
+
+
+# --- the teacher's views ---------------------------------------------------------------------
+
+
+def test_the_roster_view_shows_each_students_latest_version_and_upload(
+    store: Store, actors: Actors
+) -> None:
+    from arena.store.uploads import insert_upload
+
+    source = (REFERENCE_BOTS / "greedy.py").read_text()
+    version, _ = store.add_bot_version("ada", "greedy", source, {"games": 8, "faults": []})
+    student = _account(actors, "student")
+    insert_upload(store, student.id, "next", "next.py", source + "\n#", "f" * 64)
+    roster = cls.roster_view(store, actors["teacher"], "5b")
+    assert roster.rules == "block"
+    (ada,) = roster.students
+    assert ada.student == "ada" and ada.real_name == "Ada Lovelace"
+    assert ada.version is not None and str(ada.version) == "ada/greedy v1"
+    assert ada.version_id == version.id and ada.check_summary == "8 games, 0 faults"
+    assert ada.rating is None and ada.faults == 0
+    assert ada.upload_status == "pending" and ada.upload_id is not None
+    assert _outcomes(actors, lambda a: cls.roster_view(store, a, "5b")) == {
+        "anonymous": "denied", "user": "hidden", "student": "denied", "teacher": "ok",
+        "teacher2": "hidden", "admin": "ok", "operator": "ok",
+    }  # fmt: skip
+
+
+def test_the_class_leaderboard_is_empty_before_any_rating(store: Store, actors: Actors) -> None:
+    board = cls.class_leaderboard(store, actors["student"], "5b")
+    assert board.rows == [] and board.rules == "block"
+    with pytest.raises(NotFound, match="class 5b does not play 'draw'"):
+        cls.class_leaderboard(store, actors["student"], "5b", rules="draw")
+    with pytest.raises(NotFound):
+        cls.class_leaderboard(store, actors["user"], "5b")
+
+
+# --- role requests ---------------------------------------------------------------------------
+
+
+def test_role_requests_wait_for_an_admin_or_are_open_or_closed(
+    store: Store, actors: Actors, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.service import role_requests as roles
+    from arena.service.accounts import find_account
+
+    user = _account(actors, "user")
+    assert roles.request_role(store, user, now=NOW) == "requested"
+    assert roles.request_role(store, actors["teacher"]) == "held"
+    listed = roles.role_requests(store, actors["admin"])
+    assert [(r.name, r.role, r.requested, r.at) for r in listed] == [
+        ("user", "user", "teacher", NOW)
+    ]
+    with pytest.raises(PermissionDenied, match="only admins decide"):
+        roles.decide_role_request(store, actors["teacher"], "user", True)
+    assert roles.decide_role_request(store, actors["admin"], "user", True) == "teacher"
+    granted = find_account(store, user.id)
+    assert granted is not None and granted.role == "teacher"
+    with pytest.raises(NotFound, match="no role request of 'user'"):
+        roles.decide_role_request(store, actors["admin"], "user", False)
+    student = _account(actors, "student")
+    roles.request_role(store, student)
+    assert roles.decide_role_request(store, actors["admin"], "ada", False) == "user"
+    monkeypatch.setenv(roles.TEACHER_REQUESTS_ENV, "open")
+    assert roles.request_role(store, student) == "granted"
+    monkeypatch.setenv(roles.TEACHER_REQUESTS_ENV, "closed")
+    with pytest.raises(roles.RoleRequestError, match="takes no requests for the teacher role"):
+        roles.request_role(store, user)
+    with pytest.raises(PermissionDenied):
+        roles.request_role(store, None)
+
+
+# --- quotas and class tournaments (a broker no worker reads) -------------------------------
+
+
+@pytest.fixture
+def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
+    from arena.service.broker import make_app
+
+    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+
+
+def _bot(number: int) -> bytes:
+    return (REFERENCE_BOTS / "random.py").read_bytes() + f"\n# {number}\n".encode()
+
+
+def test_a_student_uploads_at_most_the_classes_quota_an_hour(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    from arena.service.uploads import receive_upload
+
+    cls.create_class(store, actors["teacher"], NewClass(name="tight", uploads_per_hour=2))
+    code = cls.find_class(store, "tight").join_code
+    assert code is not None
+    student = _account(actors, "student")
+    cls.join_as(store, student, code)
+    for number in range(2):
+        receive_upload(store, celery, student, "b.py", _bot(number))
+    with pytest.raises(ClassError) as refused:
+        receive_upload(store, celery, student, "b.py", _bot(3))
+    assert str(refused.value) == (
+        "you have made 2 uploads in the last hour, the most class tight allows: try again in "
+        "60 minutes."
+    )
+    cls.check_upload_quota(store, student.id, now=datetime.now(UTC) + timedelta(minutes=61))
+    user = _account(actors, "user")  # in no class: no class quota
+    for number in range(3):
+        receive_upload(store, celery, user, "b.py", _bot(number))
+
+
+def test_a_class_queues_at_most_its_checks_at_once(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    from arena.service.uploads import receive_upload
+
+    cls.create_class(store, actors["teacher"], NewClass(name="busy", checks_queued=2))
+    code = cls.find_class(store, "busy").join_code
+    assert code is not None
+    pupils = [cls.join_class(store, HASHER, code, f"p{n}", PASSWORD) for n in range(3)]
+    receive_upload(store, celery, pupils[0], "b.py", _bot(0))
+    receive_upload(store, celery, pupils[1], "b.py", _bot(1))
+    with pytest.raises(ClassError, match=r"^the class's checks are queued full: try again in a"):
+        receive_upload(store, celery, pupils[2], "b.py", _bot(2))
+
+
+def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    from arena.store.tournaments import entrant_labels
+
+    with pytest.raises(ClassError, match="a tournament needs two bots at least: 0 of class 5b"):
+        cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=False)
+    code = cls.find_class(store, "5b").join_code
+    assert code is not None
+    cls.join_class(store, HASHER, code, "bob", PASSWORD)
+    for owner, bot in (("ada", "random"), ("ada", "greedy"), ("bob", "random")):
+        store.add_bot_version(owner, bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
+    for bot in ("random", "greedy"):
+        store.add_bot_version("reference", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
+    plain = cls.start_class_tournament(
+        store, celery, actors["teacher"], "5b", reference=False, games=2, now=NOW
+    )
+    assert sorted(entrant_labels(store, plain)) == ["ada", "bob"]
+    full = cls.start_class_tournament(
+        store, celery, actors["teacher"], "5b", reference=True, now=NOW + timedelta(seconds=1)
+    )
+    assert sorted(entrant_labels(store, full)) == [
+        "ada", "bob", "reference.greedy", "reference.random"
+    ]  # fmt: skip
+    with pytest.raises(ClassError, match="class 5b plays block, not 'draw'"):
+        cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
+                                   rules="draw")  # fmt: skip
+    with pytest.raises(ClassError, match="games must be 1 to 1000, not 0"):
+        cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
+                                   games=0)  # fmt: skip
+    minutes = iter(range(1, 100))
+    said = _outcomes(
+        actors,
+        lambda a: cls.start_class_tournament(store, celery, a, "5b", reference=False, games=1,
+                                             now=NOW + timedelta(minutes=next(minutes))),
+    )  # fmt: skip
+    assert said == TEACHERS_ONLY

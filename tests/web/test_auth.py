@@ -257,6 +257,25 @@ ROUTES = [
     ("POST", "/competitions/none/disqualify", [404] * 5),
     ("POST", "/competitions/none/close", [404] * 5),
     ("POST", "/competitions/none/rerun", [404] * 5),
+    # tests/web/test_class_pages.py: every class route for a class's members and strangers
+    # (an anonymous visitor is sent to log in there); no such class: 404 for everyone
+    ("GET", "/classes", [302, 200, 200, 200, 200]),
+    ("GET", "/classes/new", [302, 403, 403, 200, 200]),  # organisers rank above teachers
+    ("POST", "/classes/new", [302, 403, 403, 400, 400]),  # no name: 400
+    ("GET", "/classes/none", [404] * 5),
+    ("GET", "/classes/none/leaderboard", [404] * 5),
+    ("GET", "/classes/none/join-code", [404] * 5),
+    ("POST", "/classes/none/join-code", [404] * 5),
+    ("GET", "/classes/none/roster", [404] * 5),
+    ("POST", "/classes/none/roster", [404] * 5),
+    ("POST", "/classes/none/logins.csv", [404] * 5),
+    ("POST", "/classes/none/students/x/password", [404] * 5),
+    ("POST", "/classes/none/teachers", [404] * 5),
+    ("POST", "/classes/none/tournament", [404] * 5),
+    ("GET", "/join/NONE2345", [404] * 5),
+    ("POST", "/join/NONE2345", [400] * 5),  # no such code: the form again, 400
+    ("POST", "/account/teacher-request", [302] * 5),  # asked (or held): back to /classes
+    ("POST", "/admin/users/nobody/request", [302, 403, 403, 403, 302]),  # none: a flash
 ]
 
 

@@ -194,3 +194,11 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
 });
+
+// "Print" buttons (data-print): hidden without JavaScript (the browser's menu prints too).
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("button[data-print]").forEach((button) => {
+    button.hidden = false;
+    button.addEventListener("click", () => window.print());
+  });
+});

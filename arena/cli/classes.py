@@ -1,0 +1,242 @@
+"""``arena class create|list|roster|join-code|teacher|reset-password`` (docs/classes.md).
+
+The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`, an admin
+of every class), through the same service actions as the web's pages and the API
+(arena.service.classes). A class created here has no teacher until ``--teacher`` (or
+``arena class teacher``) names one. ``roster --import FILE`` prints the new logins with
+their first-time passwords once, as CSV: print it or hand it out, it is not kept.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+import click
+from rich.table import Table
+
+from arena.cli.common import console, help_without_command, url_option
+from arena.cli.similarity import similarity_command
+from arena.cli.stored import open_store
+from arena.service.permissions import OPERATOR
+
+__all__ = ["class_group"]
+
+
+@click.group(
+    "class",
+    invoke_without_command=True,
+    short_help="Classes: create, list, roster, join code, teachers, password resets.",
+)
+@click.pass_context
+def class_group(ctx: click.Context) -> None:
+    """Classes: a teacher's students join with a code or come in by a roster (docs/classes.md)."""
+    help_without_command(ctx)
+
+
+def _when(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+@class_group.command("create", short_help="Create a class with its join code.")
+@click.argument("name")
+@click.option(
+    "--rules",
+    "rule_sets",
+    multiple=True,
+    default=["block"],
+    show_default=True,
+    metavar="PRESET",
+    help="A rule set it plays (repeat: the first is the default).",
+)
+@click.option(
+    "--teacher",
+    "teachers",
+    multiple=True,
+    metavar="USER",
+    help="A teacher of it (repeat for several; the user needs the teacher role).",
+)
+@click.option("--description", default="")
+@click.option("--uploads-per-hour", type=int, default=10, show_default=True)
+@click.option("--checks-queued", type=int, default=30, show_default=True)
+@click.option("--hide-reference", is_flag=True, help="Its leaderboard hides the reference bots.")
+@click.option(
+    "--join-hours",
+    type=float,
+    default=24.0,
+    show_default=True,
+    help="How long the join code lasts (0: joining by code is closed).",
+)
+@url_option
+def class_create(name: str, rule_sets: tuple[str, ...], teachers: tuple[str, ...],
+                 description: str, uploads_per_hour: int, checks_queued: int,
+                 hide_reference: bool, join_hours: float, url: str | None) -> None:  # fmt: skip
+    """Create class NAME (with a join code lasting --join-hours) and give it its teachers."""
+    from arena.service import classes as service
+
+    new = service.NewClass(
+        name=name, description=description, rule_sets=rule_sets,
+        uploads_per_hour=uploads_per_hour, checks_queued=checks_queued,
+        show_reference=not hide_reference, join_hours=join_hours,
+    )  # fmt: skip
+    with open_store(url) as store:
+        row = service.create_class(store, OPERATOR, new)
+        for teacher in teachers:
+            row = service.add_teacher(store, OPERATOR, row.name, teacher)
+    click.echo(f"class {row.name!r} (id {row.id}): {', '.join(row.rule_sets)}; {_code(row)}")
+
+
+def _code(row: Any) -> str:
+    if row.join_code is None:
+        return "joining by code is closed"
+    return f"join code {row.join_code} (/join/{row.join_code}) until {_when(row.join_expires)}"
+
+
+@class_group.command("list", short_help="List the classes.")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@url_option
+def class_list(as_json: bool, url: str | None) -> None:
+    """Every class: its rule sets, teachers, students and join code."""
+    from arena.service import classes as service
+
+    with open_store(url) as store:
+        every, _ = service.my_classes(store, OPERATOR)
+        counts = {row.id: len(service.student_ids(store, row.id)) for row in every}
+        names = {row.id: _teacher_names(store, row.teacher_ids) for row in every}
+    listed = [
+        {"name": row.name, "rule_sets": list(row.rule_sets), "teachers": names[row.id],
+         "students": counts[row.id], "join_code": row.join_code,
+         "join_expires": None if row.join_expires is None else row.join_expires.isoformat()}
+        for row in every
+    ]  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(listed, indent=2))
+        return
+    if not listed:
+        click.echo("no classes")
+        return
+    table = Table(title="Classes")
+    for column in ("name", "rules", "teachers", "students", "join code"):
+        table.add_column(column)
+    for row, item in zip(every, listed, strict=True):
+        table.add_row(row.name, ", ".join(row.rule_sets), ", ".join(names[row.id]) or "-",
+                      str(item["students"]), _code(row))  # fmt: skip
+    console().print(table)
+
+
+def _teacher_names(store: Any, ids: frozenset[int]) -> list[str]:
+    from arena.service.accounts import find_account
+
+    found = [find_account(store, user_id) for user_id in sorted(ids)]
+    return sorted(account.name for account in found if account is not None)
+
+
+@class_group.command("roster", short_help="A class's students, or import a roster CSV.")
+@click.argument("name")
+@click.option(
+    "--import",
+    "import_file",
+    type=click.File("r", encoding="utf-8-sig"),
+    default=None,
+    metavar="FILE",
+    help="A CSV of 'real name[,login]' ('-': stdin): prints the new logins.",
+)
+@click.option("--json", "as_json", is_flag=True, help="The roster as JSON.")
+@url_option
+def class_roster(name: str, import_file: Any, as_json: bool, url: str | None) -> None:
+    """Class NAME's students with their latest versions; with --import, make an account
+    for each line of FILE and print the logins with their first-time passwords (CSV:
+    real_name, login, password), shown this once."""
+    from arena.service import classes as service
+    from arena.service.accounts import password_hasher
+
+    with open_store(url) as store:
+        if import_file is not None:
+            made = service.import_roster(
+                store, OPERATOR, name, import_file.read(), password_hasher()
+            )
+            writer = csv.writer(sys.stdout)
+            writer.writerow(["real_name", "login", "password"])
+            writer.writerows((r.real_name, r.login, r.password) for r in made)
+            return
+        view = service.roster_view(store, OPERATOR, name)
+    if as_json:
+        click.echo(json.dumps([_roster_json(r) for r in view.students], indent=2))
+        return
+    table = Table(title=f"Class {view.row.name} ({view.rules})")
+    for column in ("student", "real name", "latest version", "uploaded", "check", "rating",
+                   "faults", "latest upload"):  # fmt: skip
+        table.add_column(column)
+    for r in view.students:
+        rating = "-" if r.rating is None else f"{r.rating:.0f} [{r.low:.0f}, {r.high:.0f}]"
+        table.add_row(r.student, r.real_name or "-", str(r.version or "-"), _when(r.uploaded),
+                      r.check_summary, rating, str(r.faults), r.upload_status or "-")  # fmt: skip
+    console().print(table)
+
+
+def _roster_json(row: Any) -> dict[str, Any]:
+    fields = {name: getattr(row, name) for name in row.__dataclass_fields__}
+    fields["version"] = None if row.version is None else str(row.version)
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in fields.items()}
+
+
+@class_group.command("join-code", short_help="Show, rotate or close a class's join code.")
+@click.argument("name")
+@click.option("--rotate", is_flag=True, help="Draw a new code (the old one stops working).")
+@click.option(
+    "--hours", type=float, default=24.0, show_default=True, help="How long a new code lasts."
+)
+@click.option("--close", is_flag=True, help="Close joining by code.")
+@url_option
+def class_join_code(name: str, rotate: bool, hours: float, close: bool, url: str | None) -> None:
+    """Class NAME's join code: as it is, or --rotate (for --hours), or --close."""
+    from arena.cli.common import UsageError
+    from arena.service import classes as service
+
+    if rotate and close:
+        raise UsageError("choose --rotate or --close, not both")
+    with open_store(url) as store:
+        if rotate:
+            row = service.rotate_join_code(store, OPERATOR, name, hours=hours)
+        elif close:
+            row = service.close_join_code(store, OPERATOR, name)
+        else:
+            row = service.class_for_teacher(store, OPERATOR, name)
+    click.echo(f"{row.name}: {_code(row)}")
+
+
+@class_group.command("teacher", short_help="Make a user a teacher of a class.")
+@click.argument("name")
+@click.argument("user")
+@url_option
+def class_teacher(name: str, user: str, url: str | None) -> None:
+    """Make USER (who has the teacher role: `arena users role USER teacher`) a teacher of
+    class NAME too."""
+    from arena.service import classes as service
+
+    with open_store(url) as store:
+        row = service.add_teacher(store, OPERATOR, name, user)
+        names = _teacher_names(store, row.teacher_ids)
+    click.echo(f"{row.name}: teachers {', '.join(names)}")
+
+
+@class_group.command("reset-password", short_help="Give a student a first-time password.")
+@click.argument("name")
+@click.argument("student")
+@url_option
+def class_reset_password(name: str, student: str, url: str | None) -> None:
+    """Give STUDENT of class NAME a new first-time password (printed once), to be changed
+    at the next login; its sessions end."""
+    from arena.service import classes as service
+    from arena.service.accounts import password_hasher
+
+    with open_store(url) as store:
+        password = service.reset_password(store, OPERATOR, name, student, password_hasher())
+    click.echo(f"{student.strip()}: first-time password {password} (to change at the next login)")
+
+
+# `arena class similarity` is its own module's (the similarity report, arena.service.similarity).
+class_group.add_command(similarity_command)

@@ -1,0 +1,198 @@
+"""The class pages in a real browser (Debian's chromium through Playwright): a teacher
+creates a class and shows its join code on a projector; thirty students join from one
+address within a minute through the real join form; the teacher imports a roster and
+prints its logins, starts a class tournament and reads the roster with ratings; a student
+reads the class leaderboard, on a phone too. Any JavaScript error, or anything the
+Content-Security-Policy blocks, fails the test; screenshots go to tests/web/screenshots/."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize, expect
+
+from arena.engine.rules import PRESETS
+from arena.service.accounts import create_account
+from arena.service.classes import join_class
+from arena.service.results import refit_ratings
+from arena.store.db import Store
+from tests.paths import REFERENCE_BOTS
+from tests.web.conftest import HASHER, PASSWORD, play_pending, screenshot
+
+# The browser runs on SQLite only: the pages' queries run on both databases in
+# test_class_pages.
+pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
+
+PHONE: ViewportSize = {"width": 390, "height": 844}
+#: The class's size: its students join through the form, one browser context each.
+STUDENTS = 30
+#: The bots the students upload (a few of them: the rest have none yet).
+STRATEGIES = ("random", "greedy", "counter")
+
+
+def _log_in(page: Page, live_server: str, name: str, password: str = PASSWORD) -> None:
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill(name)
+    page.locator("input[name=password]").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("header .account")).to_contain_text(name)
+
+
+def _fits_a_phone(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], (page.url, width)
+
+
+def _new_class(page: Page, live_server: str) -> str:
+    """tess creates the class maths; its join code."""
+    _log_in(page, live_server, "tess")
+    page.get_by_role("link", name="Classes").click()
+    page.get_by_role("link", name="New class").click()
+    page.locator("input[name=name]").fill("maths")
+    page.locator("textarea[name=description]").fill("Year 10: beat greedy by Friday.")
+    page.locator("select[name=rules]").select_option("block")
+    screenshot(page, "class-new")
+    page.get_by_role("button", name="Create the class").click()
+    expect(page).to_have_url(f"{live_server}/classes/maths/join-code")
+    code = page.locator("#join-code").inner_text().strip()
+    assert re.fullmatch(r"[A-HJ-KM-NP-Z2-9]{8}", code), code
+    return code
+
+
+def test_thirty_students_join_from_one_address_within_a_minute(
+    store: Store, live_server: str, page: Page, browser: object
+) -> None:
+    assert isinstance(browser, Browser)
+    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
+    code = _new_class(page, live_server)
+    link = page.locator(".projector .link a")
+    expect(link).to_have_text(f"{live_server}/join/{code}")
+    qr = page.locator(".projector svg.qr")
+    box = qr.bounding_box()
+    assert box is not None and box["width"] >= 200 and abs(box["width"] - box["height"]) < 2
+    expect(page.locator(".projector")).to_contain_text("Valid until")
+    screenshot(page, "class-join-code")
+    # thirty students, each in a browser of their own, from this one address
+    started = time.monotonic()
+    for number in range(STUDENTS):
+        context = browser.new_context(viewport={"width": 1000, "height": 700}, locale="en-GB")
+        student = context.new_page()
+        student.set_default_timeout(10_000)
+        errors: list[str] = []
+        student.on("pageerror", lambda exc: errors.append(str(exc)))  # noqa: B023 (used now)
+        student.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)  # noqa: B023
+        student.goto(f"{live_server}/join/{code.lower()}")
+        student.locator("input[name=pseudonym]").fill(f"pupil{number:02d}")
+        student.locator("input[name=password]").fill(f"pupil {number} passphrase")
+        student.locator("input[name=confirm]").fill(f"pupil {number} passphrase")
+        if number % 2 == 0:
+            student.locator("input[name=real_name]").fill(f"Real Name {number:02d}")
+        if number == 0:
+            screenshot(student, "class-join-form")
+        student.get_by_role("button", name="Join maths").click()
+        expect(student).to_have_url(f"{live_server}/classes/maths")
+        expect(student.locator("ul.flashes")).to_contain_text(f"Welcome, pupil{number:02d}")
+        if number == 0:
+            screenshot(student, "class-joined")
+        context.close()
+        assert not errors, errors
+    elapsed = time.monotonic() - started
+    assert elapsed < 60, f"{STUDENTS} joins took {elapsed:.1f} s"
+    # the teacher's roster has them all, real names where given
+    page.goto(f"{live_server}/classes/maths")
+    rows = page.locator("table.roster tbody tr")
+    expect(rows).to_have_count(STUDENTS)
+    expect(page.locator("table.roster")).to_contain_text("Real Name 00")
+    expect(page.locator("table.roster")).to_contain_text("pupil29")
+    screenshot(page, "class-roster-joined")
+
+
+def test_the_teacher_imports_a_roster_and_prints_the_logins(
+    store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
+    _new_class(page, live_server)
+    page.goto(f"{live_server}/classes/maths")
+    page.get_by_role("link", name="Import a roster", exact=True).click()
+    page.locator("textarea[name=text]").fill(
+        "Ada Lovelace\nAlan Turing,alan.t\nGrace Hopper\nKatherine Johnson\n"
+    )
+    page.get_by_role("button", name="Make the logins").click()
+    slips = page.locator("ul.slips li.slip")
+    expect(slips).to_have_count(4)
+    expect(page.locator("button[data-print]")).to_be_visible()
+    screenshot(page, "class-logins")
+    page.emulate_media(media="print")
+    expect(page.locator("header.top")).to_be_hidden()
+    screenshot(page, "class-logins-print")
+    page.emulate_media(media="screen")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the CSV").click()
+    saved = tmp_path / "logins.csv"
+    download.value.save_as(saved)
+    lines = saved.read_text().splitlines()
+    assert lines[0] == "real_name,login,password" and len(lines) == 5
+    assert lines[2].startswith("Alan Turing,alan.t,")
+    password = lines[2].split(",", 2)[2]
+    # Alan logs in: first a password of his own
+    page.get_by_role("button", name="Log out").click()
+    _log_in(page, live_server, "alan.t", password)
+    expect(page).to_have_url(f"{live_server}/account/password")
+    expect(page.locator("ul.flashes")).to_contain_text("Choose your own password first")
+    page.goto(f"{live_server}/classes/maths")
+    expect(page).to_have_url(f"{live_server}/account/password")
+    page.locator("input[name=current]").fill(password)
+    page.locator("input[name=new]").fill("alan's own passphrase")
+    page.locator("input[name=confirm]").fill("alan's own passphrase")
+    page.get_by_role("button", name="Change it").click()
+    page.goto(f"{live_server}/classes/maths")
+    expect(page.locator("h1")).to_have_text("maths")
+
+
+def test_the_teachers_and_the_students_views_after_a_class_tournament(
+    app: object, store: Store, live_server: str, page: Page, tmp_path: Path
+) -> None:
+    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
+    code = _new_class(page, live_server)
+    for number, strategy in enumerate(STRATEGIES):
+        name = f"pupil{number}"
+        join_class(store, HASHER, code, name, PASSWORD, f"Real Name {number}")
+        source = (REFERENCE_BOTS / f"{strategy}.py").read_text()
+        store.add_bot_version(name, strategy, source, {})
+    join_class(store, HASHER, code, "lazy", PASSWORD)  # no bot yet
+    store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
+    page.goto(f"{live_server}/classes/maths")
+    section = page.locator("section.class-controls")
+    section.locator("input[name=games]").fill("4")
+    section.get_by_label("with the reference bots").check()
+    section.get_by_role("button", name="Start a class tournament").click()
+    expect(page).to_have_url(re.compile(rf"{live_server}/tournaments/.+"))
+    play_pending(store, tmp_path / "cache")
+    refit_ratings(store, PRESETS["block"])  # as the workers do after each result
+    page.goto(f"{live_server}/classes/maths")
+    roster = page.locator("table.roster")
+    expect(roster.locator("tbody tr")).to_have_count(4)
+    expect(roster).to_contain_text("Real Name 1")
+    expect(roster.locator("svg.interval")).to_have_count(3)
+    screenshot(page, "class-teacher")
+    # a student's view: the leaderboard, no real names, no roster
+    page.get_by_role("button", name="Log out").click()
+    _log_in(page, live_server, "pupil1")
+    page.get_by_role("link", name="Classes").click()
+    page.get_by_role("link", name="maths").click()
+    board = page.locator("table.class-board")
+    expect(board.locator("tbody tr")).to_have_count(4)  # three students, one reference bot
+    expect(board.locator("tr.reference")).to_have_count(1)
+    expect(page.locator("main")).not_to_contain_text("Real Name")
+    screenshot(page, "class-student")
+    page.goto(f"{live_server}/classes/maths/leaderboard")
+    page.get_by_label("hide them").check()
+    page.get_by_role("button", name="Apply").click()
+    expect(page.locator("table.class-board tbody tr")).to_have_count(3)
+    page.set_viewport_size(PHONE)
+    page.goto(f"{live_server}/classes/maths")
+    _fits_a_phone(page)
+    screenshot(page, "class-student-phone")

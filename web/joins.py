@@ -1,0 +1,177 @@
+"""Joining a class, asking for the teacher role, and the first-time password (issue 22,
+docs/web.md "Classes").
+
+- ``/join/CODE``: a visitor picks a pseudonym and a password (no e-mail; a real name if
+  they wish, which only the class's teachers see) and is a logged-in member at once; a
+  logged-in user joins with one click. Limited as the sign-up form is (per address: a
+  class of 30 behind one address joins within a minute).
+- A user asks to be a teacher (``ARENA_TEACHER_REQUESTS``: admins decide, or granted at
+  once, or no requests); admins grant or refuse on ``/admin/users``.
+- A user whose password is a first-time one (a roster import's, a teacher's reset) is sent
+  to the password page at login, and from every other page until it is changed.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
+
+from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service import classes as service
+from arena.service.accounts import MAX_PASSWORD, MIN_PASSWORD
+from arena.service.class_pages_extra import class_of_code
+from arena.service.role_requests import decide_role_request, request_role
+from web.auth import current_account, guarded, log_in
+from web.extensions import get_store
+from web.forms import sentence
+from web.limits import (
+    BUSY_FORMS,
+    SIGNUP_LIMIT,
+    SIGNUP_REFUSAL,
+    address_key,
+    form_limit,
+    hashing,
+    password_forms,
+)
+
+__all__ = ["MUST_CHANGE_FREE", "init_joins", "joins"]
+
+logger = logging.getLogger(__name__)
+
+joins = Blueprint("joins", __name__)
+
+#: What a request for the teacher role did, as the flash says it.
+ASKED = {
+    "requested": "Asked: an admin will grant or refuse it.",
+    "granted": "You are a teacher now: create your class.",
+    "held": "You are a teacher already.",
+}
+
+#: The endpoints a user with a first-time password may still reach: the password page
+#: itself, logging out, the static files, the health check.
+MUST_CHANGE_FREE = frozenset(
+    {"accounts.password", "accounts.logout", "accounts.login", "static", "healthz"}
+)
+
+
+def init_joins(app: Flask) -> None:
+    """Add the join, role-request pages and the first-time password's redirect to
+    ``app`` (after :func:`web.auth.init_auth`: the account is loaded by then)."""
+    app.register_blueprint(joins)
+    app.before_request(_must_change_password)
+    app.extensions[BUSY_FORMS]["joins.join"] = lambda: _join_form(
+        request.view_args.get("code", "") if request.view_args else "", status=503
+    )[0]
+
+
+def _must_change_password() -> BaseResponse | None:
+    """Off to the password page, for a user whose password is a first-time one (the API
+    answers such a user itself)."""
+    account = current_account()
+    if account is None or not account.must_change_password:
+        return None
+    if request.path.startswith("/api/") or request.endpoint in MUST_CHANGE_FREE:
+        return None
+    if request.method == "GET":
+        flash("Choose your own password first: yours is a first-time one.")
+    return redirect(url_for("accounts.password"))
+
+
+# --- joining --------------------------------------------------------------------------------
+
+
+def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
+    """The join page of ``code``: the class it opens (or why it opens none)."""
+    found, problem = None, ""
+    try:
+        found = class_of_code(get_store(), code)
+    except ArenaError as exc:
+        problem = sentence(str(exc))
+    page = render_template(
+        "join.html",
+        code=code,
+        c=found,
+        problem=problem,
+        pseudonym=values.get("pseudonym", ""),
+        real_name=values.get("real_name", ""),
+        min_password=MIN_PASSWORD,
+        max_password=MAX_PASSWORD,
+    )
+    return page, status if found is not None or status != 200 else 404
+
+
+@joins.route("/join/<code>", methods=["GET", "POST"])
+@guarded("sign-up")
+@password_forms
+@form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
+@hashing
+def join(code: str) -> BaseResponse | tuple[str, int]:
+    """Join a class with its code: a visitor makes an account (pseudonym, password,
+    optional real name) and is logged in; a logged-in user joins with one click."""
+    if request.method == "GET":
+        return _join_form(code)
+    account = current_account()
+    real_name = request.form.get("real_name", "").strip()
+    try:
+        if account is not None:
+            row = service.join_as(get_store(), account, code, real_name)
+            flash(f"You joined the class {row.name}.")
+            return redirect(url_for("classes.class_page", name=row.name))
+        pseudonym = request.form.get("pseudonym", "").strip()
+        password = request.form.get("password", "")
+        if password != request.form.get("confirm", ""):
+            flash("The two passwords differ.")
+            return _join_form(code, 400, pseudonym=pseudonym, real_name=real_name)
+        hasher = current_app.config["ARENA_PASSWORD_HASHER"]
+        joined = service.join_class(get_store(), hasher, code, pseudonym, password, real_name)
+    except (PermissionDenied, NotFound):
+        raise
+    except ArenaError as exc:
+        flash(sentence(str(exc)))
+        return _join_form(
+            code,
+            400,
+            pseudonym=request.form.get("pseudonym", "").strip(),
+            real_name=real_name,
+        )
+    log_in(joined)
+    row = class_of_code(get_store(), code)
+    flash(f"Welcome, {joined.name}: you are in the class {row.name}.")
+    return redirect(url_for("classes.class_page", name=row.name))
+
+
+# --- the teacher role -------------------------------------------------------------------------
+
+
+@joins.post("/account/teacher-request")
+@guarded("change-password")
+def ask_teacher() -> BaseResponse:
+    """Ask to be a teacher: admins decide (or it is granted at once, as the deployment
+    says)."""
+    try:
+        outcome = request_role(get_store(), current_account(), "teacher")
+    except PermissionDenied:
+        raise
+    except ArenaError as exc:
+        flash(sentence(str(exc)))
+    else:
+        flash(ASKED[outcome])
+    return redirect(url_for("classes.class_index"))
+
+
+@joins.post("/admin/users/<name>/request")
+@guarded("manage-users")
+def decide(name: str) -> BaseResponse:
+    """Grant or refuse the role a user asked for (admins)."""
+    grant = request.form.get("decision") == "grant"
+    try:
+        decide_role_request(get_store(), current_account(), name, grant)
+    except PermissionDenied:
+        raise
+    except (ArenaError, NotFound) as exc:
+        flash(sentence(str(exc)))
+    else:
+        flash(f"{name} is a teacher now." if grant else f"{name}'s request is refused.")
+    return redirect(url_for("accounts.admin_users"))
