@@ -292,3 +292,17 @@ def test_the_teacher_creates_an_assignment_in_their_zone(app: Flask, seeded: obj
         "/classes/5b/assignments/new", data={**fields, "name": "hw3", "thresholds": "A: nobody\nF:"}
     )
     assert unknown.status_code == 400 and "nobody" in unknown.get_data(as_text=True)
+
+
+def test_the_class_page_lists_its_assignments(app: Flask, seeded: object) -> None:
+    _, teacher = _text(logged_in(app, "teacher"), "/classes/5b")
+    assert 'href="/classes/5b/assignments/hw1"' in teacher
+    assert 'href="/classes/5b/assignments/new"' in teacher
+    assert 'href="/classes/5b/similarity"' in teacher
+    assert re.search(r'<td class="num">4</td>', teacher)  # ann, bob twice, cy
+    _, ann = _text(logged_in(app, "ann"), "/classes/5b")
+    assert 'href="/classes/5b/assignments/hw1"' in ann and "Your grade" in ann
+    assert re.search(r'<td class="num">1</td>\n<td><strong>[AC]</strong></td>', ann)
+    assert "/assignments/new" not in ann and "/similarity" not in ann
+    _, other = _text(logged_in(app, "teacher2"), "/classes/6a")
+    assert "None yet." in other and "hw1" not in other
