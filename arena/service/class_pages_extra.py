@@ -16,13 +16,11 @@ from arena.service.classes import ClassError, ClassRow, class_for_member, normal
 from arena.service.permissions import Actor, actor_id
 from arena.service.views import REFERENCE_OWNER, bot_list
 from arena.store import classes as stored
-from arena.store.assignments import AssignmentRow, assignments_of_class
 from arena.store.bots import BotRow
 from arena.store.db import Store
 from arena.store.models import Tournament
 
 __all__ = [
-    "class_assignments",
     "class_bots",
     "class_of_code",
     "own_role_request",
@@ -91,13 +89,3 @@ def tournament_name(store: Store, tournament_id: int) -> str:
         if found is None:
             raise NotFound(f"no tournament {tournament_id}")
         return str(found.name)
-
-
-def class_assignments(store: Store, actor: Actor, name: str) -> list[AssignmentRow]:
-    """The assignments of the class ``name``, by deadline (its members and teachers only).
-
-    Raises:
-        NotFound: no such class, or ``actor`` is a stranger to it.
-        PermissionDenied: nobody is logged in.
-    """
-    return assignments_of_class(store, class_for_member(store, actor, name).id)
