@@ -132,10 +132,15 @@ def parse_roster(csv_text: str) -> list[tuple[str, str]]:
 
     Raises:
         ClassError: a line has more than 2 columns; too many lines; none (blank lines, or
-            lines of empty cells, are skipped).
+            lines of empty cells, are skipped); the text is not CSV that :mod:`csv` reads.
     """
-    lines = [row for row in csv.reader(io.StringIO(csv_text.lstrip("\ufeff"))) if any(
-        cell.strip() for cell in row)]  # fmt: skip
+    try:
+        lines = [row for row in csv.reader(io.StringIO(csv_text.lstrip("\ufeff"))) if any(
+            cell.strip() for cell in row)]  # fmt: skip
+    except csv.Error as exc:  # a field past csv's limit (128 KiB)
+        raise ClassError(
+            f"the roster is not a CSV this reads ({exc}): one student a line."
+        ) from None
     if lines and " ".join(lines[0][0].split()).casefold() in ROSTER_HEADERS:
         lines = lines[1:]
     if not lines:
