@@ -132,7 +132,8 @@ def parse_roster(csv_text: str) -> list[tuple[str, str]]:
 
     Raises:
         ClassError: a line has more than 2 columns; too many lines; none (blank lines, or
-            lines of empty cells, are skipped); the text is not CSV that :mod:`csv` reads.
+            lines of empty cells, are skipped); a real name too long or with a NUL; the
+            text is not CSV that :mod:`csv` reads.
     """
     try:
         lines = [row for row in csv.reader(io.StringIO(csv_text.lstrip("\ufeff"))) if any(
@@ -157,6 +158,8 @@ def parse_roster(csv_text: str) -> list[tuple[str, str]]:
         login = cells[1].strip() if len(cells) > 1 else ""
         if len(real) > MAX_REAL_NAME:
             raise ClassError(f"student {number}'s real name has over {MAX_REAL_NAME} characters.")
+        if "\x00" in real:  # PostgreSQL's text refuses it
+            raise ClassError(f"student {number}'s real name has a NUL character.")
         parsed.append((real, login))
     return parsed
 
