@@ -332,12 +332,16 @@ def roster(name: str) -> tuple[str, int] | str:
 
 @classes.post("/classes/<name>/students/<student>/password")
 @guarded("manage-class", early=False)
-def reset_password(name: str, student: str) -> str:
+def reset_password(name: str, student: str) -> BaseResponse | str:
     """A new first-time password for a student of the class, shown this once; the student
     must change it at the next login (their sessions end)."""
     row = service.class_for_teacher(get_store(), current_account(), name)
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
-    password = service.reset_password(get_store(), current_account(), name, student, hasher)
+    try:
+        password = service.reset_password(get_store(), current_account(), name, student, hasher)
+    except ClassError as exc:  # a student with a role above user: admins only
+        flash(_sentence(exc))
+        return redirect(url_for("classes.class_page", name=row.name), 303)
     return render_template(
         "class_password.html",
         c=row,
