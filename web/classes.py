@@ -13,8 +13,6 @@ first-time password's redirect are in :mod:`web.joins`.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +37,7 @@ from arena.service import classes as service
 from arena.service.class_pages_extra import own_role_request
 from arena.service.class_pages_extra import tournament_name as class_tournament_name
 from arena.service.classes import ClassError, ClassRow, NewClass
+from arena.service.exports import spreadsheet_csv
 from arena.service.permissions import allowed
 from arena.service.role_requests import RoleRequestError, request_mode
 from web.auth import current_account, guarded, public, to_login
@@ -282,13 +281,10 @@ def rotate(name: str) -> BaseResponse:
 
 
 def logins_csv(logins: list[Any]) -> str:
-    """The logins as CSV: ``real_name,login,password`` with a header."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["real_name", "login", "password"])
-    for login in logins:
-        writer.writerow([login.real_name, login.login, login.password])
-    return out.getvalue()
+    """The logins as CSV: ``real_name,login,password`` with a header; a real name a
+    spreadsheet would run as a formula (``=HYPERLINK(...)``) quoted as the exports do."""
+    columns = ("real_name", "login", "password")
+    return spreadsheet_csv([{c: getattr(login, c) for c in columns} for login in logins], columns)
 
 
 @classes.route("/classes/<name>/roster", methods=["GET", "POST"])
