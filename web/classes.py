@@ -34,6 +34,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
+from arena.service.assignment_views import class_assignments
 from arena.service.class_pages_extra import own_role_request
 from arena.service.class_pages_extra import tournament_name as class_tournament_name
 from arena.service.classes import ClassError, ClassRow, NewClass
@@ -41,6 +42,7 @@ from arena.service.exports import spreadsheet_csv
 from arena.service.permissions import allowed
 from arena.service.role_requests import RoleRequestError, request_mode
 from web.auth import current_account, guarded, public, to_login
+from web.competitions import zoned
 from web.downloads import disposition
 from web.extensions import get_celery, get_store
 from web.forms import form_float, form_int, read_file, sentence
@@ -159,6 +161,7 @@ def class_page(name: str) -> str:
     leaderboard and the assignments."""
     store, account = get_store(), current_account()
     row = service.class_for_member(store, account, name)
+    listed = {"assignments": class_assignments(store, account, name), "zoned": zoned}
     if service.is_teacher(store, account, row.id):
         roster = service.roster_view(store, account, name)
         axis, bars = _bars(list(roster.students))
@@ -172,12 +175,15 @@ def class_page(name: str) -> str:
             games=TOURNAMENT_GAMES,
             can_create_tournament=allowed(account, "create-tournament"),
             now=datetime.now(UTC),
+            teacher=True,
+            **listed,
         )
     board = service.class_leaderboard(store, account, name, show_reference=_show_reference(row))
     axis, bars = _bars(board.rows)
     return render_template(
-        "class_student.html", c=row, board=board, axis=axis, bars=bars, now=datetime.now(UTC)
-    )
+        "class_student.html", c=row, board=board, axis=axis, bars=bars, now=datetime.now(UTC),
+        teacher=False, **listed,
+    )  # fmt: skip
 
 
 def _show_reference(row: ClassRow) -> bool:

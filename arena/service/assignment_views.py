@@ -22,12 +22,14 @@ from arena.store.assignments import AssignmentRow, SubmissionRow, TestRow
 from arena.store.db import Store
 
 __all__ = [
+    "AssignmentSummary",
     "AssignmentView",
     "GradeRow",
     "ReferenceResult",
     "SubmissionView",
     "assignment_grades",
     "assignment_view",
+    "class_assignments",
     "find_assignment",
     "kept_submission",
     "submission_view",
@@ -320,3 +322,48 @@ def assignment_grades(
             )
         )
     return rows
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentSummary:
+    """An assignment in its class's list.
+
+    Attributes:
+        submissions: the submissions its reader may see (a teacher: everyone's; a student:
+            their own).
+        grade: a student's kept grade (None: nothing graded yet, or a teacher's list).
+    """
+
+    name: str
+    rules: str
+    opens: datetime
+    deadline: datetime
+    time_zone: str
+    submissions: int
+    grade: str | None
+
+
+def class_assignments(store: Store, actor: Actor, class_name: str) -> list[AssignmentSummary]:
+    """The class's assignments, the latest deadline first, for its teachers and students
+    (a student's with their own submissions and kept grade).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    found = class_for_member(store, actor, class_name)
+    teacher = is_teacher(store, actor, found.id)
+    summaries = []
+    for row in stored.assignments_of_class(store, found.id):
+        if teacher:
+            subs = stored.submissions_of(store, row.id)
+        else:
+            assert actor is not None and not isinstance(actor, Operator)
+            subs = stored.submissions_of(store, row.id, actor.id)
+        kept = None if teacher else kept_submission(subs)
+        grade = kept.grade if kept is not None and kept.status == "graded" else None
+        summaries.append(
+            AssignmentSummary(row.name, row.rules, row.opens, row.deadline, row.time_zone,
+                              len(subs), grade)
+        )  # fmt: skip
+    return sorted(summaries, key=lambda a: (a.deadline, a.name), reverse=True)

@@ -45,13 +45,18 @@ RANDOM = (REFERENCE_BOTS / "random.py").read_text()
 ROLES = ("anonymous", "stranger", "ann", "bob", "teacher", "teacher2", "admin")
 
 
-def play_all(store: Store, cache: Path) -> None:
-    """Play every pending match in order as a worker would, with the worker's hooks."""
+def play_all(store: Store, cache: Path, prefix: str = "") -> None:
+    """Play every pending match (of the tournaments whose names start with ``prefix``) in
+    order as a worker would, with the worker's hooks."""
     config = Config(bot_cache=cache)
     while True:
         with store.read() as session:
             pending = session.scalar(
-                select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
+                select(Match.id)
+                .join(Tournament, Tournament.id == Match.tournament_id)
+                .where(Match.status == "pending", Tournament.name.startswith(prefix))
+                .order_by(Match.id)
+                .limit(1)
             )
         if pending is None:
             return
@@ -64,8 +69,8 @@ def graded_class(store: Store, directory: Path) -> dict[str, Any]:
     """Class 5b (teacher ``teacher``; students ann "Ada Lovelace", bob "Bob Secret", cy,
     dan), class 6a (teacher2), a stranger, an admin; the reference bots; assignment hw1
     (references random and greedy, A: greedy, C: random, F) with ann's greedy graded (it
-    beats random), bob's random graded and a late one of his, cy's upload still checked;
-    dan submitted nothing."""
+    beats random), bob's random being graded (its matches not played) and a late one of
+    his, cy's upload still checked; dan submitted nothing."""
     for bot in ("random", "greedy", "counter"):
         store.add_bot_version("reference", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
     teacher = create_account(store, "teacher", PASSWORD, role="teacher", hasher=HASHER)
@@ -92,8 +97,8 @@ def graded_class(store: Store, directory: Path) -> dict[str, Any]:
     store.add_bot_version("bob", "rando", RANDOM + "\n# bob\n", {})
     store.add_bot_version("bob", "rando", RANDOM + "\n# bob, late\n", {})
     assign.submit_version(store, celery, students["ann"], "5b", "hw1", "mine")
+    play_all(store, directory / "cache")  # ~64 games: the seed's cost (~10 s on one core)
     assign.submit_version(store, celery, students["bob"], "5b", "hw1", "rando@1")
-    play_all(store, directory / "cache")
     assign.submit_version(store, celery, students["bob"], "5b", "hw1", "rando@2",
                           now=DEADLINE + timedelta(hours=2))  # fmt: skip
     assign.submit_upload(store, celery, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
@@ -186,7 +191,8 @@ def test_the_grade_csv_has_the_contracts_columns(app: Flask, seeded: object) -> 
     assert ann["random_verdict"] == "pass" and ann["grade"] in ("A", "C")
     assert float(ann["random_elo_low"]) <= float(ann["random_elo"]) <= float(ann["random_elo_high"])
     assert len(ann["sha256"]) == 64 and ann["late"] == "False"
-    assert rows["bob"]["version"] == "bob/rando@1" and rows["bob"]["grade"] == "F"
+    assert rows["bob"]["version"] == "bob/rando@1" and rows["bob"]["grade"] == ""  # grading
+    assert rows["bob"]["random_verdict"] == "running"
     assert rows["dan"]["version"] == "" and rows["dan"]["grade"] == ""
 
 
@@ -286,3 +292,17 @@ def test_the_teacher_creates_an_assignment_in_their_zone(app: Flask, seeded: obj
         "/classes/5b/assignments/new", data={**fields, "name": "hw3", "thresholds": "A: nobody\nF:"}
     )
     assert unknown.status_code == 400 and "nobody" in unknown.get_data(as_text=True)
+
+
+def test_the_class_page_lists_its_assignments(app: Flask, seeded: object) -> None:
+    _, teacher = _text(logged_in(app, "teacher"), "/classes/5b")
+    assert 'href="/classes/5b/assignments/hw1"' in teacher
+    assert 'href="/classes/5b/assignments/new"' in teacher
+    assert 'href="/classes/5b/similarity"' in teacher
+    assert re.search(r'<td class="num">4</td>', teacher)  # ann, bob twice, cy
+    _, ann = _text(logged_in(app, "ann"), "/classes/5b")
+    assert 'href="/classes/5b/assignments/hw1"' in ann and "Your grade" in ann
+    assert re.search(r'<td class="num">1</td>\n<td><strong>[AC]</strong></td>', ann)
+    assert "/assignments/new" not in ann and "/similarity" not in ann
+    _, other = _text(logged_in(app, "teacher2"), "/classes/6a")
+    assert "None yet." in other and "hw1" not in other
