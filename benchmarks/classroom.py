@@ -7,8 +7,8 @@ of random, greedy and counter, each with a comment of its own, and broken ones: 
 raises at every move, one that exits at import, one that never answers). The web app runs
 under gunicorn as ``arena serve`` runs it; one ``arena worker`` (``--concurrency``
 processes, sandboxed) checks the uploads and plays the gauntlets. Meanwhile the 30 students
-poll their pages every ``--every`` seconds (their submission through the API, and the
-assignment's page when the web app has one).
+poll their pages every ``--every`` seconds as the browser does (the assignment page's live
+part; the whole page every tenth time; their submission through the API every other time).
 
 It prints the time from the first upload until every check is done and until every grade
 is in, the grades and verdicts by kind of bot, the games played, and the pages' p50/p95
@@ -25,6 +25,7 @@ import http.client
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -32,11 +33,13 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -49,6 +52,8 @@ from arena.store.models import Match, Submission, SubmissionTest
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
 BOTS, ZOO = ROOT / "bots", ROOT / "tests" / "bots"
+PASSWORD = "correct horse battery"
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 #: The kinds of bot the students upload, in turn (a third broken would be a bad class).
 KINDS = ("greedy", "random", "counter", "greedy", "random", "counter", "greedy", "random",
          "counter", "raise_in_move", "greedy", "random", "counter", "exit_at_import",
@@ -92,20 +97,44 @@ def _process(argv: list[str], env: dict[str, str], log: Path, ready: str) -> Ite
                 continue
 
 
-def _request(port: int, method: str, path: str, token: str, body: bytes = b"",
-             content_type: str = "") -> tuple[int, bytes, float]:  # fmt: skip
+def _request(
+    port: int, method: str, path: str, token: str = "", body: bytes = b"",
+    content_type: str = "", cookie: str = "",
+) -> tuple[int, bytes, float, str]:  # fmt: skip
+    """One request on a new connection (as a browser after its keep-alive ran out): its
+    status, body, seconds and the session cookie it set (else ``cookie``)."""
     began = time.perf_counter()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         if content_type:
             headers["Content-Type"] = content_type
+        if cookie:
+            headers["Cookie"] = cookie
         connection.request(method, path, body=body or None, headers=headers)
         reply = connection.getresponse()
         data = reply.read()
+        set_cookie = reply.getheader("Set-Cookie") or ""
     finally:
         connection.close()
-    return reply.status, data, time.perf_counter() - began
+    if set_cookie.startswith("session="):
+        cookie = set_cookie.split(";", 1)[0]
+    return reply.status, data, time.perf_counter() - began, cookie
+
+
+def _log_in(port: int, name: str) -> str:
+    """The session cookie of ``name`` logged in through the login form."""
+    status, page, _, cookie = _request(port, "GET", "/login")
+    found = CSRF.search(page.decode())
+    if status != 200 or found is None:
+        raise SystemExit(f"GET /login: {status}")
+    form = urllib.parse.urlencode({"name": name, "password": PASSWORD,
+                                   "csrf_token": found.group(1)}).encode()  # fmt: skip
+    status, answer, _, cookie = _request(port, "POST", "/login", body=form, cookie=cookie,
+                                    content_type="application/x-www-form-urlencoded")  # fmt: skip
+    if status != 302:
+        raise SystemExit(f"{name} could not log in: {status} {answer[:300]!r}")
+    return cookie
 
 
 def _multipart(filename: str, data: bytes) -> tuple[bytes, str]:
@@ -131,24 +160,41 @@ class Pages:
             self.seconds.setdefault(page, []).append(seconds)
 
 
-def _student(port: int, token: str, kind: str, name: str, start: float, every: float,
-             stop: threading.Event, pages: Pages, submitted: dict[str, int]) -> None:  # fmt: skip
+def _student(*args: Any) -> None:
+    """A student's thread: :func:`_poll`, its failure kept as an error."""
+    pages: Pages = args[8]
+    try:
+        _poll(*args)
+    except Exception as exc:
+        pages.errors.append(f"{args[4]}: {exc!r}")
+
+
+def _poll(port: int, token: str, cookie: str, kind: str, name: str, start: float,
+          every: float, stop: threading.Event, pages: Pages,
+          submitted: dict[str, int]) -> None:  # fmt: skip
     time.sleep(max(0.0, start - time.monotonic()))
     body, content_type = _multipart(f"{kind}.py", _source(kind, name))
-    status, data, seconds = _request(port, "POST", "/api/v1/classes/drill/assignments/hw1/"
-                                     "submissions", token, body, content_type)  # fmt: skip
+    status, data, seconds, _ = _request(port, "POST", "/api/v1/classes/drill/assignments/hw1/"
+                                        "submissions", token, body, content_type)  # fmt: skip
     pages.add("submit (API)", seconds)
     if status != 202:
         pages.errors.append(f"{name}: submit {status} {data[:200]!r}")
         return
     submission = json.loads(data)["id"]
     submitted[name] = submission
+    polls = 0
     while not stop.wait(every * random.uniform(0.8, 1.2)):
-        polled = (("submission (API)", f"/api/v1/submissions/{submission}"),
-                  ("assignment (API)", "/api/v1/classes/drill/assignments/hw1"))  # fmt: skip
-        for page, path in polled:
+        # the page once in a while, its live part as the browser polls it; the API's reads
+        polled = [("live part", "/classes/drill/assignments/hw1/live", "")]
+        if polls % 10 == 0:
+            polled.append(("assignment page", "/classes/drill/assignments/hw1", ""))
+        if polls % 2 == 0:
+            polled.append(("submission (API)", f"/api/v1/submissions/{submission}", token))
+        polls += 1
+        for page, path, bearer in polled:
             try:
-                status, _, seconds = _request(port, "GET", path, token)
+                status, _, seconds, _ = _request(port, "GET", path, bearer,
+                                                 cookie="" if bearer else cookie)  # fmt: skip
             except OSError as exc:
                 pages.errors.append(f"{name}: {path}: {exc}")
                 continue
@@ -184,7 +230,7 @@ def _setup(url: str, args: argparse.Namespace) -> dict[str, str]:
         for bot in ("random", "greedy", "counter"):
             store.add_bot_version("reference", bot, (BOTS / f"{bot}.py").read_text(), {})
         hasher = password_hasher()  # the server's own cost: a real join
-        teacher = create_account(store, "teacher", "correct horse battery", role="teacher",
+        teacher = create_account(store, "teacher", PASSWORD, role="teacher",
                                  hasher=hasher)  # fmt: skip
         row = create_class(store, teacher, NewClass(name="drill", rule_sets=("block",)))
         assert row.join_code is not None
@@ -196,7 +242,7 @@ def _setup(url: str, args: argparse.Namespace) -> dict[str, str]:
         tokens = {}
         for n in range(args.students):
             name = f"student{n + 1:02d}"
-            account = join_class(store, hasher, row.join_code, name, "correct horse battery")
+            account = join_class(store, hasher, row.join_code, name, PASSWORD)
             tokens[name] = create_token(store, account.id, "drill", ["read", "upload"])
         return tokens
     finally:
@@ -212,7 +258,7 @@ def main() -> None:
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--max-games", type=int, default=200)
     parser.add_argument("--move-ms", type=int, default=1000)
-    parser.add_argument("--every", type=float, default=2.0, help="seconds between polls")
+    parser.add_argument("--every", type=float, default=3.0, help="seconds between polls")
     parser.add_argument("--limit", type=float, default=1800.0, help="give up after (s)")
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="arena-classroom-"))
@@ -241,12 +287,15 @@ def _drill(url: str, port: int, tokens: dict[str, str], args: argparse.Namespace
     pages, stop = Pages(), threading.Event()
     submitted: dict[str, int] = {}
     kinds = {name: KINDS[n % len(KINDS)] for n, name in enumerate(tokens)}
+    began = time.monotonic()
+    cookies = {name: _log_in(port, name) for name in tokens}
+    print(f"{len(cookies)} students logged in on the web in {time.monotonic() - began:.1f} s")
     rng = random.Random(1)
     start = time.monotonic() + 1.0
     threads = [
         threading.Thread(target=_student, daemon=True, args=(
-            port, token, kinds[name], name, start + rng.uniform(0, 60), args.every, stop,
-            pages, submitted))
+            port, token, cookies[name], kinds[name], name, start + rng.uniform(0, 60),
+            args.every, stop, pages, submitted))
         for name, token in tokens.items()
     ]  # fmt: skip
     for thread in threads:

@@ -1,9 +1,9 @@
-"""Classes on the web (issue 22, docs/web.md "Classes"): the list of one's classes, the
-teacher's creation form, a class's page (the teacher's roster view; a student's class
-leaderboard and assignments), the join code for a projector (the code, its link and a QR
-code; rotate; its expiry), the roster import (printable logins with first-time passwords,
-shown once), a student's password reset, another teacher, the class leaderboard and the
-one-click class tournament.
+"""Classes on the web (issue 22, docs/web.md "Classes on the web"): the list of one's
+classes, the teacher's creation form, a class's page (the teacher's roster view; a student's
+class leaderboard; the assignments of both), the join code for a projector (the code, its
+link and a QR code; rotate; its expiry), the roster import (printable logins with
+first-time passwords, shown once), a student's password reset, another teacher, the class
+leaderboard and the one-click class tournament.
 
 Every read and write goes through :mod:`arena.service.classes`, which checks its own action
 (``create-class``, ``manage-class``, membership); a refused input comes back as the
@@ -13,8 +13,6 @@ first-time password's redirect are in :mod:`web.joins`.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -40,6 +38,7 @@ from arena.service.assignment_views import class_assignments
 from arena.service.class_pages_extra import own_role_request
 from arena.service.class_pages_extra import tournament_name as class_tournament_name
 from arena.service.classes import ClassError, ClassRow, NewClass
+from arena.service.exports import spreadsheet_csv
 from arena.service.permissions import allowed
 from arena.service.role_requests import RoleRequestError, request_mode
 from web.auth import current_account, guarded, public, to_login
@@ -288,13 +287,10 @@ def rotate(name: str) -> BaseResponse:
 
 
 def logins_csv(logins: list[Any]) -> str:
-    """The logins as CSV: ``real_name,login,password`` with a header."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["real_name", "login", "password"])
-    for login in logins:
-        writer.writerow([login.real_name, login.login, login.password])
-    return out.getvalue()
+    """The logins as CSV: ``real_name,login,password`` with a header; a real name a
+    spreadsheet would run as a formula (``=HYPERLINK(...)``) quoted as the exports do."""
+    columns = ("real_name", "login", "password")
+    return spreadsheet_csv([{c: getattr(login, c) for c in columns} for login in logins], columns)
 
 
 @classes.route("/classes/<name>/roster", methods=["GET", "POST"])
@@ -338,12 +334,16 @@ def roster(name: str) -> tuple[str, int] | str:
 
 @classes.post("/classes/<name>/students/<student>/password")
 @guarded("manage-class", early=False)
-def reset_password(name: str, student: str) -> str:
+def reset_password(name: str, student: str) -> BaseResponse | str:
     """A new first-time password for a student of the class, shown this once; the student
     must change it at the next login (their sessions end)."""
     row = service.class_for_teacher(get_store(), current_account(), name)
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
-    password = service.reset_password(get_store(), current_account(), name, student, hasher)
+    try:
+        password = service.reset_password(get_store(), current_account(), name, student, hasher)
+    except ClassError as exc:  # a student with a role above user: admins only
+        flash(_sentence(exc))
+        return redirect(url_for("classes.class_page", name=row.name), 303)
     return render_template(
         "class_password.html",
         c=row,

@@ -9,9 +9,7 @@ is sent to the workers (``arena worker``), which grade it.
 
 from __future__ import annotations
 
-import csv
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -31,12 +29,13 @@ from arena.cli.common import (
 )
 from arena.cli.competition import parse_when, store_checked_file
 from arena.service import assignments as service
-from arena.service.assignments import GradeRow, NewAssignment, SubmissionView
+from arena.service.assignments import NewAssignment, SubmissionView
 from arena.service.competition_views import local_time
+from arena.service.exports import grade_csv, grade_rows
 from arena.service.permissions import OPERATOR
 from arena.store.db import Store, open_store
 
-__all__ = ["assignment_group", "grade_columns", "grade_dicts", "parse_grade"]
+__all__ = ["assignment_group", "parse_grade"]
 
 
 @contextmanager
@@ -176,42 +175,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def grade_columns(references: list[str]) -> list[str]:
-    """The grade export's columns (docs/assignments.md)."""
-    columns = ["student", "real_name", "version", "sha256", "submitted_at", "late", "rating",
-               "rating_low", "rating_high"]  # fmt: skip
-    for r in references:
-        columns += [f"{r}_score", f"{r}_elo", f"{r}_elo_low", f"{r}_elo_high", f"{r}_verdict"]
-    return [*columns, "grade"]
-
-
-def _number(value: float | None, digits: int = 1) -> float | None:
-    return None if value is None else round(value, digits)
-
-
-def grade_dicts(rows: list[GradeRow], references: list[str]) -> list[dict[str, Any]]:
-    """The grade table as flat rows (:func:`grade_columns`)."""
-    flat = []
-    for row in rows:
-        item: dict[str, Any] = {
-            "student": row.student, "real_name": row.real_name, "version": row.version,
-            "sha256": row.sha256,
-            "submitted_at": None if row.submitted is None else row.submitted.isoformat(),
-            "late": row.late, "rating": _number(row.rating), "rating_low": _number(row.low),
-            "rating_high": _number(row.high), "grade": row.grade,
-        }  # fmt: skip
-        results = {r.reference: r for r in row.references}
-        for label in references:
-            r = results.get(label)
-            item[f"{label}_score"] = None if r is None else _number(r.score, 3)
-            item[f"{label}_elo"] = None if r is None else _number(r.elo)
-            item[f"{label}_elo_low"] = None if r is None else _number(r.low)
-            item[f"{label}_elo_high"] = None if r is None else _number(r.high)
-            item[f"{label}_verdict"] = None if r is None else r.verdict
-        flat.append(item)
-    return flat
-
-
 @assignment_group.command("grades", short_help="An assignment's grade table.")
 @click.argument("class_name", metavar="CLASS")
 @click.argument("name")
@@ -227,14 +190,11 @@ def assignment_grades(
         view = service.assignment_view(store, OPERATOR, class_name, name)
         rows = service.assignment_grades(store, OPERATOR, class_name, name)
     labels = [label for label, _ in view.references]
-    flat = grade_dicts(rows, labels)
     if as_json:
-        click.echo(json.dumps(flat, indent=2))
+        click.echo(json.dumps(grade_rows(rows, labels), indent=2))
         return
     if as_csv:
-        writer = csv.DictWriter(sys.stdout, fieldnames=grade_columns(labels), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in flat)
+        click.echo(grade_csv(rows, labels), nl=False)
         return
     table = Table(title=f"Grades of {view.class_name}/{view.name}")
     for column in ("student", "real name", "version", *labels, "grade"):

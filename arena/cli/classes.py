@@ -9,7 +9,6 @@ their first-time passwords once, as CSV: print it or hand it out, it is not kept
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from datetime import datetime
@@ -152,15 +151,16 @@ def class_roster(name: str, import_file: Any, as_json: bool, url: str | None) ->
     real_name, login, password), shown this once."""
     from arena.service import classes as service
     from arena.service.accounts import password_hasher
+    from arena.service.exports import spreadsheet_csv
 
     with open_store(url) as store:
         if import_file is not None:
             made = service.import_roster(
                 store, OPERATOR, name, import_file.read(), password_hasher()
             )
-            writer = csv.writer(sys.stdout)
-            writer.writerow(["real_name", "login", "password"])
-            writer.writerows((r.real_name, r.login, r.password) for r in made)
+            columns = ("real_name", "login", "password")
+            rows = [{c: getattr(r, c) for c in columns} for r in made]
+            sys.stdout.write(spreadsheet_csv(rows, columns))  # formulas quoted
             return
         view = service.roster_view(store, OPERATOR, name)
     if as_json:

@@ -1,7 +1,8 @@
 """What the class pages need beyond arena.service.classes (issue 22): the class a join code
 opens (for the join page's title), the bots of a class's students (the bots list and the
-tournament form filtered to a class), the role one asked for (the classes page), and a
-tournament's name (the class tournament's page, after the one click).
+tournament form filtered to a class), the role one asked for (the classes page), a
+tournament's name (the class tournament's page, after the one click) and a class's
+assignments (its page's list).
 
 Every function checks what :mod:`arena.service.classes` checks: members see their class.
 """
@@ -19,7 +20,13 @@ from arena.store.bots import BotRow
 from arena.store.db import Store
 from arena.store.models import Tournament
 
-__all__ = ["class_bots", "class_of_code", "own_role_request", "student_names", "tournament_name"]
+__all__ = [
+    "class_bots",
+    "class_of_code",
+    "own_role_request",
+    "student_names",
+    "tournament_name",
+]
 
 
 def class_of_code(store: Store, code: str, *, now: datetime | None = None) -> ClassRow:

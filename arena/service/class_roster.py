@@ -132,10 +132,16 @@ def parse_roster(csv_text: str) -> list[tuple[str, str]]:
 
     Raises:
         ClassError: a line has more than 2 columns; too many lines; none (blank lines, or
-            lines of empty cells, are skipped).
+            lines of empty cells, are skipped); a real name too long or with a NUL; the
+            text is not CSV that :mod:`csv` reads.
     """
-    lines = [row for row in csv.reader(io.StringIO(csv_text.lstrip("\ufeff"))) if any(
-        cell.strip() for cell in row)]  # fmt: skip
+    try:
+        lines = [row for row in csv.reader(io.StringIO(csv_text.lstrip("\ufeff"))) if any(
+            cell.strip() for cell in row)]  # fmt: skip
+    except csv.Error as exc:  # a field past csv's limit (128 KiB)
+        raise ClassError(
+            f"the roster is not a CSV this reads ({exc}): one student a line."
+        ) from None
     if lines and " ".join(lines[0][0].split()).casefold() in ROSTER_HEADERS:
         lines = lines[1:]
     if not lines:
@@ -152,6 +158,8 @@ def parse_roster(csv_text: str) -> list[tuple[str, str]]:
         login = cells[1].strip() if len(cells) > 1 else ""
         if len(real) > MAX_REAL_NAME:
             raise ClassError(f"student {number}'s real name has over {MAX_REAL_NAME} characters.")
+        if "\x00" in real:  # PostgreSQL's text refuses it
+            raise ClassError(f"student {number}'s real name has a NUL character.")
         parsed.append((real, login))
     return parsed
 

@@ -93,6 +93,7 @@ __all__ = [
     "add_teacher",
     "bot_target",
     "check_upload_quota",
+    "class_by_code",
     "class_for_member",
     "class_for_teacher",
     "class_leaderboard",
@@ -310,7 +311,14 @@ def add_teacher(store: Store, actor: Actor, name: str, user_name: str) -> ClassR
 # --- joining ----------------------------------------------------------------------------------
 
 
-def _class_by_code(store: Store, code: str, now: datetime) -> ClassRow:
+def class_by_code(store: Store, code: str, now: datetime | None = None) -> ClassRow:
+    """The class the join code ``code`` opens now (typed in any case, with or without
+    spaces and dashes).
+
+    Raises:
+        ClassError: no class has this code, or it expired (one sentence each).
+    """
+    now = _now(now)
     shown = code.strip()[:40]
     row = stored.class_row_by_code(store, normalise_code(code)) if shown else None
     if row is None:
@@ -346,7 +354,7 @@ def join_class(
         ParseError, AccountError: the pseudonym or the password is refused (the name is
             taken: NameTakenError).
     """
-    row = _class_by_code(store, code, _now(now))
+    row = class_by_code(store, code, _now(now))
     real = _real_name(real_name)
     account = create_account(store, pseudonym, password, hasher=hasher, claim=False)
     stored.add_member(store, row.id, account.id, real, "code")
@@ -367,7 +375,7 @@ def join_as(
     require(actor, "join-class", message="log in to join a class")
     if not isinstance(actor, Account):
         raise ClassError("the operator has no account to join a class with.")
-    row = _class_by_code(store, code, _now(now))
+    row = class_by_code(store, code, _now(now))
     if actor.id in row.teacher_ids:
         raise ClassError(f"you teach {row.name}: a teacher does not join as a student.")
     stored.add_member(store, row.id, actor.id, _real_name(real_name), "code")

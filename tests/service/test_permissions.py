@@ -98,6 +98,31 @@ def test_a_new_rule_grants_an_action_without_touching_anything_else(
     assert not allowed(None, "read-faults", Target(pupil))
 
 
+def test_a_classs_teachers_read_their_students_bots_and_manage_the_class() -> None:
+    """Target.teachers: the teachers of the classes a bot's owner is in (or of a class)."""
+    teacher, other = Account(1, "t", "teacher", 0), Account(2, "u", "teacher", 0)
+    student, organiser = Account(3, "s", "user", 0), Account(4, "o", "organiser", 0)
+    bot = Target(3, teachers=frozenset({1}))
+    for action in ("read-source", "read-faults"):
+        assert allowed(teacher, action, bot) and allowed(student, action, bot)
+        assert not allowed(other, action, bot) and not allowed(organiser, action, bot)
+        assert not allowed(None, action, bot)
+    # the rule grants reading only: never acting on the student's bot
+    for action in ("change-visibility", "start-compare", "cancel-tournament", "read-branch"):
+        assert not allowed(teacher, action, bot)
+    a_class = Target(None, teachers=frozenset({1}))
+    assert allowed(teacher, "manage-class", a_class)
+    assert not allowed(other, "manage-class", a_class)
+    assert not allowed(organiser, "manage-class", a_class)
+    assert not allowed(student, "manage-class", Target(3))  # owning nothing of a class
+    assert allowed(OPERATOR, "manage-class", a_class)
+    assert [allowed(a, "create-class") for a in (None, student, teacher, organiser)] == [
+        False, False, True, True
+    ]  # fmt: skip
+    assert allowed(student, "join-class") and not allowed(None, "join-class")
+    assert allowed(student, "request-role") and not allowed(None, "request-role")
+
+
 def test_every_action_names_a_known_role() -> None:
     from arena.service.permissions import ROLE_RANKS
 

