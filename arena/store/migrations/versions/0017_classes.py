@@ -169,14 +169,14 @@ def upgrade() -> None:
         ),
         sa.UniqueConstraint("tournament_id", name=op.f("uq_submission_tests_tournament_id")),
     )
-    with op.batch_alter_table("users", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column(
-                "must_change_password", sa.Boolean(), server_default=sa.false(), nullable=False
-            )
-        )
-        batch_op.add_column(sa.Column("requested_role", sa.String(length=20), nullable=True))
-        batch_op.add_column(sa.Column("requested_at", sa.DateTime(timezone=True), nullable=True))
+    # Added with op.add_column, no batch: SQLite's batch mode copies the users table, and
+    # dropping it breaks the foreign keys of bots, uploads... (as migration 0014 says).
+    op.add_column(
+        "users",
+        sa.Column("must_change_password", sa.Boolean(), server_default=sa.false(), nullable=False),
+    )
+    op.add_column("users", sa.Column("requested_role", sa.String(length=20), nullable=True))
+    op.add_column("users", sa.Column("requested_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
