@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 from flask import Blueprint, abort, render_template, request
 
+from arena.service.classes import ClassError
 from arena.service.similarity import THRESHOLD, ReportSide, similarity_report
 from web.auth import current_account, guarded
 from web.extensions import get_store
+from web.forms import sentence
 
 __all__ = ["similarity"]
 
@@ -60,7 +62,10 @@ def _threshold() -> float:
 @guarded("manage-class", early=False)
 def similarity_page(name: str) -> str:
     """The pairs of the class's students whose latest versions look alike, side by side."""
-    report = similarity_report(get_store(), current_account(), name, threshold=_threshold())
+    try:
+        report = similarity_report(get_store(), current_account(), name, threshold=_threshold())
+    except ClassError as exc:  # more than a page compares
+        abort(400, sentence(str(exc)))
     shown = report.pairs[:MAX_PAIRS_SHOWN]
     sides = [
         (

@@ -951,3 +951,35 @@ def test_a_roster_real_name_read_as_a_formula_is_quoted_in_the_logins_csv(
     )
     assert made.exit_code == 0, made.output
     assert made.output.splitlines()[1].startswith("'=1+1,"), made.output
+
+
+def test_a_similarity_report_of_big_sources_is_refused_before_it_compares(
+    app: Flask, store: Store
+) -> None:
+    """A class whose students' latest sources are big (a bot may be 256 KiB) held the
+    similarity page for minutes (10 sources of 256 KB: 30 s here; the comparisons grow
+    with the square of the class), one comparison at a time a process, every other
+    teacher's report waiting; now a report past the bound is a 400 sentence at once, on
+    the page and in the API (the operator's 'arena class similarity' is not bounded)."""
+    from arena.service.classes import find_class, join_class
+    from arena.service.similarity import MAX_COMPARED_CHARS
+
+    _class_with_teacher_student(store)
+    code = find_class(store, "maths").join_code
+    assert code is not None
+    size = 240_000
+    for i in range(MAX_COMPARED_CHARS // size + 1):
+        join_class(store, HASHER, code, f"kid{i}", PASSWORD)
+        source = f"def play(o):\n    return o.legal_moves[{i}]\n" + "# padding\n" * (size // 10)
+        store.add_bot_version(f"kid{i}", "big", source, {})
+    page = logged_in(app, "tess").get("/classes/maths/similarity")
+    assert page.status_code == 400
+    assert "are more than a page compares" in page.get_data(as_text=True)
+    with store.read() as session:
+        tess_id = session.scalar(select(User.id).where(User.name == "tess"))
+    assert tess_id is not None
+    token = create_token(store, tess_id, "t", ["read"])
+    api = app.test_client().get(
+        "/api/v1/classes/maths/similarity", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert api.status_code == 400 and "more than a page compares" in api.json["error"]["message"]
