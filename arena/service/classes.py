@@ -378,7 +378,9 @@ def join_as(
     row = class_by_code(store, code, _now(now))
     if actor.id in row.teacher_ids:
         raise ClassError(f"you teach {row.name}: a teacher does not join as a student.")
-    stored.add_member(store, row.id, actor.id, _real_name(real_name), "code")
+    # "account": an account of the user's own, not one the class made (never reset by a
+    # teacher: reset_password)
+    stored.add_member(store, row.id, actor.id, _real_name(real_name), "account")
     return row
 
 
@@ -425,7 +427,8 @@ def reset_password(
     Raises:
         NotFound, PermissionDenied: as :func:`class_for_teacher`; NotFound also when
             ``student`` is not a student of the class.
-        ClassError: the student holds a role above ``user`` (only an admin may reset it).
+        ClassError: the student holds a role above ``user``, or joined with an account of
+            their own (:func:`join_as`): only an admin may reset it.
         ServerBusy: the hashing bound has no free slot.
     """
     row = class_for_teacher(store, actor, name)
@@ -440,6 +443,11 @@ def reset_password(
         raise ClassError(
             f"{member.name} is a {role}: only an admin may reset the password of a teacher, "
             "an organiser or an admin."
+        )
+    if member.via == "account" and not allowed(actor, "manage-users"):
+        raise ClassError(
+            f"{member.name} joined with an account of their own: only an admin may reset its "
+            "password."
         )
     password = first_time_password()
     stored.reset_password(store, member.user_id, hash_first_time(hasher, [password])[0])

@@ -85,3 +85,26 @@ def test_submitting_a_stored_version_again_and_again_is_held_to_the_hourly_quota
         assign.submit_version(store, celery, ann, "small", "hw", "mine")
     with store.read() as session:
         assert session.query(Tournament).count() == 3
+
+
+def test_a_teacher_cannot_take_over_an_account_that_joined_with_its_own_password(
+    store: Store, teacher: Account
+) -> None:
+    # A user with an account of their own (bots, tokens, a password they chose) who joined
+    # a class with one click could have their password reset by its teacher, who then
+    # held a first-time password to the account: with ARENA_TEACHER_REQUESTS=open anyone
+    # is a teacher, so a "join my class" link was an account takeover. Accounts the class
+    # made (joined with the code as a new account, or imported) are still reset.
+    from arena.service.accounts import authenticate
+
+    code = find_class(store, "5b").join_code
+    assert code is not None
+    create_account(store, "vic", PASSWORD, hasher=HASHER)
+    vic = authenticate(store, "vic", PASSWORD, hasher=HASHER)
+    assert vic is not None
+    cls.join_as(store, vic, code, "Victoria")
+    cls.join_class(store, HASHER, code, "kid", PASSWORD)
+    with pytest.raises(ClassError, match="vic joined with an account of their own"):
+        cls.reset_password(store, teacher, "5b", "vic", HASHER)
+    assert authenticate(store, "vic", PASSWORD, hasher=HASHER) is not None
+    assert cls.reset_password(store, teacher, "5b", "kid", HASHER)
