@@ -1,4 +1,4 @@
-"""The reports' part of the JSON API (docs/api.md, docs/classes.md), on the API's blueprint
+"""The reports' part of the JSON API (docs/api.md, docs/web.md), on the API's blueprint
 (:mod:`web.api`: tokens, the error shape, the OpenAPI document): any tournament's
 standings, an assignment's grades (its class's teachers), a class's similarity report (its
 teachers).

@@ -1,9 +1,9 @@
-"""Classes on the web (issue 22, docs/web.md "Classes"): the list of one's classes, the
-teacher's creation form, a class's page (the teacher's roster view; a student's class
-leaderboard and assignments), the join code for a projector (the code, its link and a QR
-code; rotate; its expiry), the roster import (printable logins with first-time passwords,
-shown once), a student's password reset, another teacher, the class leaderboard and the
-one-click class tournament.
+"""Classes on the web (issue 22, docs/web.md "Classes on the web"): the list of one's
+classes, the teacher's creation form, a class's page (the teacher's roster view; a student's
+class leaderboard; the assignments of both), the join code for a projector (the code, its
+link and a QR code; rotate; its expiry), the roster import (printable logins with
+first-time passwords, shown once), a student's password reset, another teacher, the class
+leaderboard and the one-click class tournament.
 
 Every read and write goes through :mod:`arena.service.classes`, which checks its own action
 (``create-class``, ``manage-class``, membership); a refused input comes back as the

@@ -1,5 +1,5 @@
 """Joining a class, asking for the teacher role, and the first-time password (issue 22,
-docs/web.md "Classes").
+docs/web.md "Classes on the web").
 
 - ``/join/CODE``: a visitor picks a pseudonym and a password (no e-mail; a real name if
   they wish, which only the class's teachers see) and is a logged-in member at once; a
@@ -15,7 +15,17 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
@@ -36,7 +46,7 @@ from web.limits import (
     password_forms,
 )
 
-__all__ = ["MUST_CHANGE_FREE", "init_joins", "joins"]
+__all__ = ["FIRST_TIME", "MUST_CHANGE_FREE", "init_joins", "joins"]
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +58,9 @@ ASKED = {
     "granted": "You are a teacher now: create your class.",
     "held": "You are a teacher already.",
 }
+
+#: What the password page says to a user sent there to choose their own password.
+FIRST_TIME = "Choose your own password first: yours is a first-time one."
 
 #: The endpoints a user with a first-time password may still reach: the password page
 #: itself, logging out, the static files, the health check.
@@ -74,8 +87,9 @@ def _must_change_password() -> BaseResponse | None:
         return None
     if request.path.startswith("/api/") or request.endpoint in MUST_CHANGE_FREE:
         return None
-    if request.method == "GET":
-        flash("Choose your own password first: yours is a first-time one.")
+    said = any(message == FIRST_TIME for _, message in session.get("_flashes", []))
+    if request.method == "GET" and not said:
+        flash(FIRST_TIME)
     return redirect(url_for("accounts.password"))
 
 

@@ -1,5 +1,6 @@
-"""A class's similarity report on the web (docs/classes.md): ``/classes/NAME/similarity``,
-for the class's teachers (the service checks: a stranger gets 404, a student 403).
+"""A class's similarity report on the web (docs/web.md, "Similar sources"):
+``/classes/NAME/similarity``, for the class's teachers (the service checks: a stranger
+gets 404, a student 403).
 
 Each pair above the threshold (``?threshold=0.5``, 0 to 1) is shown side by side, each
 source with its line numbers and its matching lines marked (``<mark>``-like rows with the

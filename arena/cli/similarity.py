@@ -1,4 +1,4 @@
-"""``arena class similarity NAME``: the similarity report of a class (docs/classes.md).
+"""``arena class similarity NAME``: a class's similarity report (docs/web.md, "Similar sources").
 
 The command line acts as the operator, through the same service function as the class's
 page and the API (:func:`arena.service.similarity.similarity_report`): the pairs of the

@@ -1,8 +1,8 @@
 """What the class pages need beyond arena.service.classes (issue 22): the class a join code
 opens (for the join page's title), the bots of a class's students (the bots list and the
-tournament form filtered to a class), the role one asked for (the classes page), a
-tournament's name (the class tournament's page, after the one click) and a class's
-assignments (its page's list).
+tournament form filtered to a class), the role one asked for (the classes page) and a
+tournament's name (the class tournament's page, after the one click). A class's
+assignments are arena.service.assignment_views.class_assignments.
 
 Every function checks what :mod:`arena.service.classes` checks: members see their class.
 """

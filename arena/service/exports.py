@@ -1,5 +1,5 @@
 """Tables for spreadsheets: a tournament's standings and an assignment's grades, as CSV
-and as JSON-ready rows (docs/classes.md).
+and as JSON-ready rows (docs/assignments.md).
 
 - :func:`standings_rows` / :func:`standings_csv`: any tournament's standings (the
   tournament's page and ``GET /api/v1/tournaments/NAME/standings``), best first.
@@ -49,7 +49,7 @@ STANDINGS_COLUMNS = (
     "rating_high",
 )
 
-#: A grade table's columns before and after the references' (docs/classes.md).
+#: A grade table's columns before and after the references' (docs/assignments.md).
 GRADE_COLUMNS = (
     "student",
     "real_name",

@@ -17,7 +17,7 @@ side by side.
 - :func:`compare_sources`: every pair of plain sources, scored (no database).
 - :func:`similarity_report`: a class's students' latest versions, for its teachers only;
   one comparison at a time a process, cached by the set of versions compared (a class of
-  30 is 435 pairs: about half a second here, docs/classes.md).
+  30 is 435 pairs: about half a second here, docs/web.md, "Similar sources").
 
 copydetect (and with it matplotlib and jinja2) is imported when a comparison runs, never
 when this module is: the service layer loads no web framework (tests/test_layering.py).

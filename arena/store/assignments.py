@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select, text, update
+from sqlalchemy.orm import aliased
 
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
@@ -456,9 +457,14 @@ def games_done(store: Store, tournament_ids: Sequence[int]) -> dict[int, int]:
 def ungraded_tests(store: Store) -> list[tuple[int, int]]:
     """(test id, a match id of its tournament) of every test without a verdict whose
     compare tournament has no match left pending or running: the sweep settles them."""
-    busy = select(Match.id).where(
-        Match.tournament_id == SubmissionTest.tournament_id,
-        Match.status.in_(("pending", "running")),
+    other = aliased(Match)
+    busy = (
+        select(other.id)
+        .where(
+            other.tournament_id == SubmissionTest.tournament_id,
+            other.status.in_(("pending", "running")),
+        )
+        .correlate(SubmissionTest)
     )
     with store.read() as session:
         found = session.execute(

@@ -185,9 +185,9 @@ def test_teachers_admins_and_the_operator_create(store: Store, actors: Actors, w
 # --- submissions ------------------------------------------------------------------------------
 
 
-def _play(store: Store, tournament_ids: list[int], cache: Path) -> None:
+def _play(store: Store, tournament_ids: list[int], cache: Path, *, grade: bool = True) -> None:
     """Play the tournaments' matches in order as a worker would, each followed by the
-    worker's hooks."""
+    worker's hooks (without ``grade``: as a worker that died before grading)."""
     config = Config(bot_cache=cache)
     while True:
         with store.read() as session:
@@ -201,7 +201,8 @@ def _play(store: Store, tournament_ids: list[int], cache: Path) -> None:
             return
         assert run_match(store, pending, config=config, sandboxed=False) == "done"
         stop_if_decided(store, pending)
-        assign.grade_after_match(store, pending)
+        if grade:
+            assign.grade_after_match(store, pending)
 
 
 def _tournaments(store: Store, submission_id: int) -> list[int]:
@@ -364,3 +365,24 @@ def test_who_reads_what(store: Store, actors: Actors, celery: Celery) -> None:
     assert assign.assignment_view(store, actors["bob"], "c1", "hw1").submissions == ()
     rows = assign.assignment_grades(store, actors["admin"], "c1", "hw1")
     assert [r.student for r in rows] == ["ann", "bob"]
+
+
+def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
+             max_games=32, elo1=200.0, alpha=0.001, batch=8, move_ms=2000),
+    )  # fmt: skip
+    store.add_bot_version("ann", "g", GREEDY.decode(), {})
+    view = assign.submit_version(store, celery, actors["ann"], "c1", "hw1", "g")
+    _play(store, _tournaments(store, view.id), tmp_path, grade=False)
+    before = assign.submission_view(store, actors["ann"], view.id)
+    assert before.status == "grading" and before.references[0].verdict == "running"
+    assert before.references[0].games == 32
+    assert assign.settle_tests(store) == 1
+    after = assign.submission_view(store, actors["ann"], view.id)
+    assert after.status == "graded" and after.references[0].verdict in ("pass", "undecided")
+    assert after.grade == ("C" if after.references[0].verdict == "pass" else "F")
+    assert assign.settle_tests(store) == 0  # nothing left to settle

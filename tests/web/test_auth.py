@@ -276,6 +276,15 @@ ROUTES = [
     ("POST", "/join/NONE2345", [400] * 5),  # no such code: the form again, 400
     ("POST", "/account/teacher-request", [302] * 5),  # asked (or held): back to /classes
     ("POST", "/admin/users/nobody/request", [302, 403, 403, 403, 302]),  # none: a flash
+    # the assignment pages, the similarity report, a tournament's standings: no such one
+    ("GET", "/classes/none/assignments/new", [404] * 5),
+    ("POST", "/classes/none/assignments/new", [404] * 5),
+    ("GET", "/classes/none/assignments/x", [404] * 5),
+    ("GET", "/classes/none/assignments/x/live", [404] * 5),
+    ("POST", "/classes/none/assignments/x/submit", [302, 404, 404, 404, 404]),
+    ("GET", "/classes/none/assignments/x/grades.csv", [404] * 5),
+    ("GET", "/classes/none/similarity", [404] * 5),
+    ("GET", "/tournaments/none/standings.csv", [404] * 5),
 ]
 
 

@@ -167,7 +167,7 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
 
 
 def test_the_teachers_and_the_students_views_after_a_class_tournament(
-    app: object, store: Store, live_server: str, page: Page, tmp_path: Path
+    store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
     create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
     code = _new_class(page, live_server)
@@ -210,3 +210,45 @@ def test_the_teachers_and_the_students_views_after_a_class_tournament(
     page.goto(f"{live_server}/classes/maths")
     _fits_a_phone(page)
     screenshot(page, "class-student-phone")
+
+
+def test_a_user_asks_to_be_a_teacher_and_an_admin_grants_it(
+    store: Store, live_server: str, page: Page
+) -> None:
+    create_account(store, "stan", PASSWORD, hasher=HASHER)
+    create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
+    _log_in(page, live_server, "stan")
+    page.get_by_role("link", name="Classes").click()
+    expect(page.get_by_role("link", name="New class")).to_have_count(0)
+    page.get_by_role("button", name="Ask to be a teacher").click()
+    expect(page.locator("ul.flashes")).to_contain_text("an admin will grant or refuse it")
+    screenshot(page, "class-asked")
+    page.get_by_role("button", name="Log out").click()
+    _log_in(page, live_server, "root")
+    page.goto(f"{live_server}/admin/users")
+    requests = page.locator("table.requests")
+    expect(requests.locator("tbody tr")).to_have_count(1)
+    expect(requests).to_contain_text("stan")
+    screenshot(page, "class-role-requests")
+    requests.get_by_role("button", name="Grant").click()
+    expect(page.locator("ul.flashes")).to_contain_text("stan is a teacher now.")
+    expect(page.locator("table.requests")).to_have_count(0)
+    page.get_by_role("button", name="Log out").click()
+    _log_in(page, live_server, "stan")
+    page.get_by_role("link", name="Classes").click()
+    expect(page.get_by_role("link", name="New class")).to_be_visible()
+
+
+def test_the_join_page_and_the_join_code_fit_a_phone(
+    store: Store, live_server: str, page: Page
+) -> None:
+    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
+    code = _new_class(page, live_server)
+    page.set_viewport_size(PHONE)
+    page.reload()
+    screenshot(page, "class-join-code-phone")
+    _fits_a_phone(page)
+    page.get_by_role("button", name="Log out").click()
+    page.goto(f"{live_server}/join/{code}")
+    _fits_a_phone(page)
+    screenshot(page, "class-join-form-phone")

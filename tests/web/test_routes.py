@@ -107,6 +107,8 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/classes/<name>/students/<student>/password": "manage-class",
         "/classes/<name>/teachers": "manage-class",
         "/classes/<name>/tournament": "manage-class",
+        "/classes/<name>/assignments/new": "manage-class",
+        "/classes/<name>/assignments/<assignment>/submit": "upload",
         "/join/<code>": "sign-up",
         "/account/teacher-request": "change-password",
         "/admin/users/<name>/request": "manage-users",
