@@ -983,3 +983,28 @@ def test_a_similarity_report_of_big_sources_is_refused_before_it_compares(
         "/api/v1/classes/maths/similarity", headers={"Authorization": f"Bearer {token}"}
     )
     assert api.status_code == 400 and "more than a page compares" in api.json["error"]["message"]
+
+
+def test_a_roster_file_past_the_request_limit_is_told_about_rosters(
+    app: Flask, store: Store
+) -> None:
+    """A 5 MB roster file was refused (413) with "a bot is one Python file of at most 256
+    KiB", about another form; now the sentence names the roster file's limit."""
+    import io
+
+    from werkzeug.datastructures import FileStorage, MultiDict
+    from werkzeug.test import encode_multipart
+
+    _class_with_teacher_student(store)
+    tess = logged_in(app, "tess")
+    form = MultiDict({
+        "csrf_token": csrf_token(tess, "/classes/maths/roster"),
+        "roster": FileStorage(io.BytesIO(b"Ada Lovelace\n" * 400_000), "roster.csv"),
+    })  # fmt: skip
+    boundary, body = encode_multipart(form)  # in memory: the refused request reads none
+    refused = tess.post(
+        "/classes/maths/roster", data=body, content_type=f"multipart/form-data; boundary={boundary}"
+    )
+    assert refused.status_code == 413
+    text = refused.get_data(as_text=True)
+    assert "a roster file is at most 64 KiB" in text and "Python file" not in text
