@@ -400,13 +400,13 @@ def import_roster(
         NotFound, PermissionDenied: as :func:`class_for_teacher`.
         ClassError: a line is refused (the message names it), or a login was taken
             meanwhile.
-        ServerBusy: the hashing bound has no free slot (arena.service.passwords).
+        ServerBusy: another roster is being hashed in this process (arena.service.class_roster).
     """
     row = class_for_teacher(store, actor, name)
     parsed = parse_roster(csv_text)
     logins = roster_logins(store, parsed)
     passwords = [first_time_password() for _ in parsed]
-    digests = hash_first_time(hasher, passwords)
+    digests = hash_first_time(hasher, passwords, roster=True)
     users = [stored.NewUser(login, digest, real) for login, digest, (real, _) in zip(
         logins, digests, parsed, strict=True)]  # fmt: skip
     if stored.insert_students(store, row.id, users) is None:

@@ -108,3 +108,49 @@ def test_a_teacher_cannot_take_over_an_account_that_joined_with_its_own_password
         cls.reset_password(store, teacher, "5b", "vic", HASHER)
     assert authenticate(store, "vic", PASSWORD, hasher=HASHER) is not None
     assert cls.reset_password(store, teacher, "5b", "kid", HASHER)
+
+
+def test_a_roster_import_leaves_the_sites_hashing_slot_to_logins(
+    store: Store, teacher: Account
+) -> None:
+    # A roster's first-time hashes held one slot of the site's hashing bound for the whole
+    # batch: on this 2-core machine (1 slot) a roster of 500 (~40 s of hashes here) refused
+    # every login, sign-up and join of the site meanwhile (503). Now a roster takes a slot
+    # of its own (one import at a time a process; another is told to try again) and a
+    # login hashes beside it.
+    import threading
+
+    from argon2 import PasswordHasher
+
+    from arena.service.passwords import GuardedHasher, HashGuard, ServerBusy
+
+    started, release = threading.Event(), threading.Event()
+
+    class Gate(PasswordHasher):
+        def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+            started.set()
+            assert release.wait(10)
+            return super().hash(password, salt=salt)
+
+    hasher = GuardedHasher(Gate(time_cost=1, memory_cost=8, parallelism=1), HashGuard(1))
+    made: list[object] = []
+
+    def run() -> None:
+        try:
+            made.append(cls.import_roster(store, teacher, "5b", "Ann\nBob\n", hasher))
+        except BaseException as exc:
+            made.append(exc)
+            started.set()
+
+    importing = threading.Thread(target=run)
+    importing.start()
+    try:
+        assert started.wait(10) and not made, made
+        with hasher.guard.slot():  # a login's hash, while the roster's are made
+            pass
+        with pytest.raises(ServerBusy, match="roster"):
+            cls.import_roster(store, teacher, "5b", "Cy\n", hasher)
+    finally:
+        release.set()
+        importing.join(10)
+    assert len(made) == 1 and isinstance(made[0], list), made
