@@ -23,14 +23,12 @@ gauntlet on the workers, one sequential test against each reference, and earns a
 
 from __future__ import annotations
 
-import functools
 import logging
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from arena.compete.grading import GradingError, check_thresholds
 from arena.compete.names import check_name, parse_reference
@@ -55,6 +53,7 @@ from arena.service.compares import (
     group_size,
 )
 from arena.service.competition_views import local_time
+from arena.service.competitions import check_window
 from arena.service.gauntlets import (
     grade_after_match,
     settle_tests,
@@ -110,8 +109,6 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
 MAX_REFERENCES = 8
 #: The longest description, in characters.
 MAX_DESCRIPTION = 5000
-#: How far ahead a deadline may be.
-MAX_AHEAD = timedelta(days=3660)
 #: Names an assignment may not take: pages of their own (``/assignments/new``).
 RESERVED_NAMES = frozenset({"new"})
 
@@ -196,38 +193,8 @@ def _rules(new: NewAssignment, offered: tuple[str, ...]) -> Rules:
     return rules
 
 
-def _check_zone(time_zone: str) -> None:
-    try:
-        if len(time_zone) > 64:
-            raise ValueError(time_zone)
-        ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise AssignmentError(
-            f"{time_zone[:80]!r} is not a known time zone: use an IANA name such as "
-            "Europe/Paris or UTC."
-        ) from None
-
-
 def _check_dates(new: NewAssignment, now: datetime) -> tuple[datetime, datetime]:
-    _check_zone(new.time_zone)
-    for moment in (new.opens, new.deadline):
-        if moment is not None and moment.tzinfo is None:
-            raise AssignmentError("give the opening and the deadline with their time zone.")
-    try:
-        opens = _now(new.opens) if new.opens is not None else now
-        deadline = new.deadline.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise AssignmentError("give dates between the years 1 and 9999.") from None
-    shown = functools.partial(local_time, time_zone=new.time_zone)
-    if deadline <= opens:
-        raise AssignmentError(
-            f"the deadline ({shown(deadline)}) must come after the opening ({shown(opens)})."
-        )
-    if deadline <= now:
-        raise AssignmentError(f"the deadline ({shown(deadline)}) has passed already.")
-    if deadline > now + MAX_AHEAD:
-        raise AssignmentError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
-    return opens, deadline
+    return check_window(new.opens, new.deadline, new.time_zone, now, AssignmentError)
 
 
 def _check_test(new: NewAssignment, rules_players: int) -> RegressionTest:

@@ -82,6 +82,8 @@ __all__ = [
     "RatingPoint",
     "RecentGame",
     "check_open_for_entries",
+    "check_window",
+    "check_zone",
     "close_now",
     "competition_list",
     "competition_name",
@@ -226,40 +228,62 @@ def _rules(new: NewCompetition) -> Rules:
 
 
 def _check_dates(new: NewCompetition, now: datetime) -> tuple[datetime, datetime]:
-    _check_zone(new.time_zone)
-    for moment in (new.opens, new.deadline):
+    return check_window(new.opens, new.deadline, new.time_zone, now, CompetitionError)
+
+
+def check_window(
+    opens: datetime | None,
+    deadline: datetime,
+    time_zone: str,
+    now: datetime,
+    error: type[ArenaError] = ArenaError,
+) -> tuple[datetime, datetime]:
+    """A window for entries (a competition's, an assignment's) checked: the zone known, both
+    moments aware, the opening (default ``now``) before the deadline, the deadline ahead
+    and both within :data:`MAX_AHEAD` of now. Return them in UTC.
+
+    Raises:
+        error: the first mistake, in a sentence with the dates in ``time_zone``.
+    """
+    check_zone(time_zone, error)
+    for moment in (opens, deadline):
         if moment is not None and moment.tzinfo is None:
-            raise CompetitionError("give the opening and the deadline with their time zone.")
+            raise error("give the opening and the deadline with their time zone.")
     try:
-        opens = _now(new.opens) if new.opens is not None else now
-        deadline = new.deadline.astimezone(UTC)
+        opened = _now(opens) if opens is not None else now
+        deadline = deadline.astimezone(UTC)
     except (OverflowError, ValueError):
-        raise CompetitionError("give dates between the years 1 and 9999.") from None
-    shown = functools.partial(local_time, time_zone=new.time_zone)
-    if deadline <= opens:
-        raise CompetitionError(
-            f"the deadline ({shown(deadline)}) must come after the opening ({shown(opens)})."
+        raise error("give dates between the years 1 and 9999.") from None
+    shown = functools.partial(local_time, time_zone=time_zone)
+    if deadline <= opened:
+        raise error(
+            f"the deadline ({shown(deadline)}) must come after the opening ({shown(opened)})."
         )
     if deadline <= now:
-        raise CompetitionError(f"the deadline ({shown(deadline)}) has passed already.")
+        raise error(f"the deadline ({shown(deadline)}) has passed already.")
     if deadline > now + MAX_AHEAD:
-        raise CompetitionError(
+        raise error(
             f"the deadline ({shown(deadline)}) must be within {MAX_AHEAD.days} days from now."
         )
-    if opens < now - MAX_AHEAD:  # (shown in UTC: a zone's offset may leave the years 1-9999)
-        raise CompetitionError(
-            f"the opening ({opens:%Y-%m-%d} UTC) must be within {MAX_AHEAD.days} days of now."
+    if opened < now - MAX_AHEAD:  # (shown in UTC: a zone's offset may leave the years 1-9999)
+        raise error(
+            f"the opening ({opened:%Y-%m-%d} UTC) must be within {MAX_AHEAD.days} days of now."
         )
-    return opens, deadline
+    return opened, deadline
 
 
-def _check_zone(time_zone: str) -> None:
+def check_zone(time_zone: str, error: type[ArenaError] = ArenaError) -> None:
+    """Return if ``time_zone`` is an IANA zone name this machine knows.
+
+    Raises:
+        error: it is not (the sentence names it, cut to 80 characters).
+    """
     try:
         if len(time_zone) > 64:
             raise ValueError(time_zone)
         ZoneInfo(time_zone)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise CompetitionError(
+        raise error(
             f"{time_zone[:80]!r} is not a known time zone: use an IANA name such as "
             "Europe/Paris or UTC."
         ) from None

@@ -128,6 +128,7 @@ def test_creation_pins_the_references_and_keeps_the_thresholds(
         ({"deadline": NOW.replace(tzinfo=None) + timedelta(days=1)}, "with their time zone"),
         ({"opens": NOW + timedelta(days=8)}, "must come after the opening"),
         ({"opens": NOW.replace(tzinfo=None)}, "with their time zone"),
+        ({"opens": datetime(1, 1, 2, tzinfo=UTC)}, "must be within 3660 days of now"),
         ({"time_zone": "Mars/Olympus"}, "not a known time zone"),
         ({"players": 3, "teams": True}, "block has no team play with 3 players"),
         ({"seed": -1}, "the seed must be a whole number from 0 to 2**62 - 1"),
