@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 

@@ -982,7 +982,8 @@ def test_a_similarity_report_of_big_sources_is_refused_before_it_compares(
     api = app.test_client().get(
         "/api/v1/classes/maths/similarity", headers={"Authorization": f"Bearer {token}"}
     )
-    assert api.status_code == 400 and "more than a page compares" in api.json["error"]["message"]
+    answer = api.get_json()
+    assert api.status_code == 400 and "more than a page compares" in answer["error"]["message"]
 
 
 def test_a_roster_file_past_the_request_limit_is_told_about_rosters(
