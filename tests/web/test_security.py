@@ -1009,3 +1009,23 @@ def test_a_roster_file_past_the_request_limit_is_told_about_rosters(
     assert refused.status_code == 413
     text = refused.get_data(as_text=True)
     assert "a roster file is at most 64 KiB" in text and "Python file" not in text
+
+
+@pytest.mark.parametrize("path", ["/join/AB%00CD", "/api/v1/join/AB%00CD"])
+def test_a_join_code_with_a_nul_is_no_class(app: Flask, store: Store, path: str) -> None:
+    """A join code with a NUL (``/join/%00``) was "the database did not answer" (503) on
+    PostgreSQL, whose text refuses NUL, and an error in its log; now no class has it."""
+    _class_with_teacher_student(store)
+    if path.startswith("/api/"):
+        create_account(store, "vic", PASSWORD, hasher=HASHER)
+        with store.read() as session:
+            vic = session.scalar(select(User.id).where(User.name == "vic"))
+        assert vic is not None
+        token = create_token(store, vic, "t", ["upload"])
+        answer = app.test_client().post(path, json={}, headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 400, answer.get_data(as_text=True)
+        assert "no class has the join code" in answer.get_json()["error"]["message"]
+    else:
+        answer = app.test_client().get(path)
+        assert answer.status_code == 404
+        assert "No class has the join code" in answer.get_data(as_text=True)
