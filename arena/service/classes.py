@@ -296,7 +296,7 @@ def add_teacher(store: Store, actor: Actor, name: str, user_name: str) -> ClassR
     from arena.store.accounts import login_row
 
     row = class_for_teacher(store, actor, name)
-    found = login_row(store, user_name.strip())
+    found = None if "\x00" in user_name else login_row(store, user_name.strip())
     if found is None:
         raise ClassError(f"no user {user_name.strip()!r} can log in: check the name.")
     user = found[0]

@@ -1029,3 +1029,32 @@ def test_a_join_code_with_a_nul_is_no_class(app: Flask, store: Store, path: str)
         answer = app.test_client().get(path)
         assert answer.status_code == 404
         assert "No class has the join code" in answer.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "fields", "status"),
+    [
+        ("GET", "/classes/ma%00ths", {}, 404),
+        ("GET", "/api/v1/classes/ma%00ths/roster", {}, 404),
+        ("POST", "/api/v1/classes/maths/teachers", {"user": "to\x00by"}, 400),
+        ("POST", "/api/v1/role-requests/to%00by", {"grant": True}, 404),
+    ],
+)
+def test_names_with_a_nul_in_class_routes_are_not_found(
+    app: Flask, store: Store, method: str, path: str, fields: dict[str, Any], status: int
+) -> None:
+    """A class's name, a teacher's or a role request's user name with a NUL was "the
+    database did not answer" (503, an error logged) on PostgreSQL; now it names nothing."""
+    _class_with_teacher_student(store)
+    create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
+    if path.startswith("/api/"):
+        who = "root" if "role-requests" in path else "tess"
+        with store.read() as session:
+            user_id = session.scalar(select(User.id).where(User.name == who))
+        assert user_id is not None
+        token = create_token(store, user_id, "t", ["read", "run"])
+        headers = {"Authorization": f"Bearer {token}"}
+        answer = app.test_client().open(path, method=method, json=fields, headers=headers)
+    else:
+        answer = logged_in(app, "tess").open(path, method=method)
+    assert answer.status_code == status, answer.get_data(as_text=True)
