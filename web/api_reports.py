@@ -8,18 +8,20 @@ Imported by web.app before the blueprint is registered (its routes join it then)
 
 from __future__ import annotations
 
-from flask import url_for
+from flask import Response, url_for
 from pydantic import BaseModel, Field
 from spectree import Response as Responses
 
+from arena.service.assignments import assignment_grades, assignment_view
 from arena.service.classes import ClassError
-from arena.service.exports import standings_rows
+from arena.service.exports import grade_csv, standings_rows
 from arena.service.similarity import THRESHOLD, ReportSide, similarity_report
 from arena.service.views import tournament_view
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded, public
+from web.downloads import disposition
 from web.extensions import get_store
 
 __all__ = ["SimilarityModel", "StandingsModel"]
@@ -131,3 +133,22 @@ def api_similarity(name: str, query: SimilarityQuery) -> SimilarityModel:
             for p in report.pairs
         ],
     )
+
+
+@api.get("/classes/<class_name>/assignments/<name>/grades.csv")
+@guarded("manage-class", early=False)
+@spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["assignments"])
+def api_grades_csv(class_name: str, name: str) -> Response:
+    """The grade table as CSV (the class's teachers; a ``read`` token): the rows of
+    ``GET .../grades`` flat, a column group per reference (docs/assignments.md), the
+    CSV of the assignment's page."""
+    account = _caller("read")
+    rows = assignment_grades(get_store(), account, class_name, name)
+    view = assignment_view(get_store(), account, class_name, name)
+    response = Response(
+        grade_csv(rows, [label for label, _ in view.references]), mimetype="text/csv"
+    )
+    response.headers["Content-Disposition"] = disposition(
+        f"{view.class_name}-{view.name}-grades.csv"
+    )
+    return response

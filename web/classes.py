@@ -173,7 +173,6 @@ def class_page(name: str) -> str:
             bars=bars,
             presets=row.rule_sets or tuple(PRESETS),
             games=TOURNAMENT_GAMES,
-            can_create_tournament=allowed(account, "create-tournament"),
             now=datetime.now(UTC),
             teacher=True,
             **listed,

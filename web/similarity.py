@@ -2,10 +2,10 @@
 ``/classes/NAME/similarity``, for the class's teachers (the service checks: a stranger
 gets 404, a student 403).
 
-Each pair above the threshold (``?threshold=0.5``, 0 to 1) is shown side by side, each
-source with its line numbers and its matching lines marked (``<mark>``-like rows with the
-class ``match``), the highest score first and open; the others fold (``<details>``: no
-script).
+The pairs above the threshold (``?threshold=0.5``, 0 to 1) are listed, the highest score
+first; one of them (``?pair=N``: the first by default) is shown side by side, each source
+with its line numbers and its matching lines marked (rows with the class ``match``). One
+pair at a time keeps the page small whatever the class (a source may be 256 KB).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ __all__ = ["similarity"]
 
 similarity = Blueprint("similarity", __name__)
 
-#: Pairs shown at most (the highest scores): more is a wall of code; the API lists all.
-MAX_PAIRS_SHOWN = 60
+#: Pairs listed at most (the highest scores); the API and the command line list all.
+MAX_PAIRS_LISTED = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +59,40 @@ def _threshold() -> float:
     return value
 
 
+def _chosen(count: int) -> int:
+    """The pair shown side by side (``?pair=N``, from 1; the first by default)."""
+    text = request.args.get("pair", "").strip()
+    if not text:
+        return 1
+    if not text.isdigit() or not 1 <= int(text) <= max(count, 1):
+        abort(404, f"There is no pair {text[:20]!r} at this threshold.")
+    return int(text)
+
+
 @similarity.get("/classes/<name>/similarity")
 @guarded("manage-class", early=False)
 def similarity_page(name: str) -> str:
-    """The pairs of the class's students whose latest versions look alike, side by side."""
+    """The pairs of the class's students whose latest versions look alike, the highest
+    score first; one of them (``?pair=N``, the first by default) side by side."""
     try:
         report = similarity_report(get_store(), current_account(), name, threshold=_threshold())
     except ClassError as exc:  # more than a page compares
         abort(400, sentence(str(exc)))
-    shown = report.pairs[:MAX_PAIRS_SHOWN]
-    sides = [
-        (
-            lines_of(report.sources[p.a.version_id], p.a),
-            lines_of(report.sources[p.b.version_id], p.b),
+    chosen = _chosen(len(report.pairs))
+    pair = report.pairs[chosen - 1] if report.pairs else None
+    sides = (
+        None
+        if pair is None
+        else (
+            lines_of(report.sources[pair.a.version_id], pair.a),
+            lines_of(report.sources[pair.b.version_id], pair.b),
         )
-        for p in shown
-    ]
+    )
     return render_template(
-        "similarity.html", report=report, shown=list(zip(shown, sides, strict=True))
+        "similarity.html",
+        report=report,
+        listed=report.pairs[:MAX_PAIRS_LISTED],
+        chosen=chosen,
+        pair=pair,
+        sides=sides,
     )

@@ -22,6 +22,7 @@ from arena.service.tournaments import (
     OFFERED_FORMATS,
     NewTournament,
     cancel_tournament,
+    check_may_create,
     entrant_specs,
     preset,
     start_tournament,
@@ -62,9 +63,13 @@ def _form_context(**values: Any) -> dict[str, Any]:
 
 
 @tournaments.route("/tournaments/new", methods=["GET", "POST"])
-@guarded("create-tournament")
+@guarded("create-tournament", early=False)
 def new_tournament() -> BaseResponse | tuple[str, int] | str:
-    """Create a tournament between stored bots; the workers start playing it at once."""
+    """Create a tournament between stored bots; the workers start playing it at once (an
+    organiser's, or, with ``?class=NAME``, a teacher's of that class between its students'
+    and the reference bots)."""
+    school_class = request.values.get("class", "").strip() or None
+    check_may_create(get_store(), current_account(), school_class)
     if request.method == "GET":
         return render_template("tournament_new.html", **_form_context(games=20, players=2))
     chosen = request.form.getlist("bots")
@@ -90,6 +95,7 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
             games_per_match=games,
             seed=random.SystemRandom().getrandbits(62),
             settings=MatchSettings(move_seconds=move_ms / 1000),
+            school_class=school_class,
         )
         _, sent = start_tournament(get_store(), get_celery(), current_account(), new)
     except (PermissionDenied, NotFound):

@@ -1,4 +1,5 @@
-"""``arena class create|list|roster|join-code|teacher|reset-password`` (docs/classes.md).
+"""``arena class create|list|roster|join-code|teacher|reset-password|grades|similarity``
+(docs/classes.md).
 
 The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`, an admin
 of every class), through the same service actions as the web's pages and the API
@@ -17,6 +18,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from arena.cli.assignment import assignment_grades
 from arena.cli.common import console, help_without_command, url_option
 from arena.cli.similarity import similarity_command
 from arena.cli.stored import open_store
@@ -238,5 +240,7 @@ def class_reset_password(name: str, student: str, url: str | None) -> None:
     click.echo(f"{student.strip()}: first-time password {password} (to change at the next login)")
 
 
-# `arena class similarity` is its own module's (the similarity report, arena.service.similarity).
+# `arena class similarity` is its own module's (the similarity report, arena.service.similarity),
+# `arena class grades CLASS ASSIGNMENT` is `arena assignment grades`.
 class_group.add_command(similarity_command)
+class_group.add_command(assignment_grades, "grades")

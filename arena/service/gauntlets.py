@@ -38,7 +38,14 @@ from arena.store.uploads import upload_with_version
 if TYPE_CHECKING:
     from celery import Celery
 
-__all__ = ["grade_after_match", "settle_tests", "start_gauntlet", "submission_accepted"]
+__all__ = [
+    "STALLED_SECONDS",
+    "grade_after_match",
+    "restart_stalled",
+    "settle_tests",
+    "start_gauntlet",
+    "submission_accepted",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -197,6 +204,30 @@ def _grade(store: Store, submission_id: int) -> None:
     grade = grade_of(thresholds, verdicts)
     if grade is not None and stored.grade_submission(store, submission_id, grade):
         logger.info("submission %d graded %s", submission_id, grade)
+
+
+#: Seconds after which the sweep settles a submission a worker left half-settled.
+STALLED_SECONDS = 300.0
+
+
+def restart_stalled(store: Store, celery: Celery, *, now: datetime | None = None) -> int:
+    """Settle again each submission a worker left half-settled :data:`STALLED_SECONDS`
+    ago or more (its check ended but the submission stayed ``pending``; or it was claimed
+    for grading and no test was stored): the sweep calls it. Return how many."""
+    before = (now or datetime.now(UTC)) - timedelta(seconds=STALLED_SECONDS)
+    found = stored.stalled_submissions(store, before)
+    for submission_id, upload_id in found:
+        submission = stored.submission_row(store, submission_id)
+        if submission is None:
+            continue
+        if submission.status == "grading":
+            stored.unclaim_grading(store, submission_id)
+        if upload_id is not None:
+            submission_accepted(store, celery, upload_id)
+        elif submission.bot_version_id is not None:  # a stored version submitted
+            start_gauntlet(store, celery, submission_id, submission.bot_version_id)
+        logger.warning("submission %d was left half-settled: settled again", submission_id)
+    return len(found)
 
 
 def settle_tests(store: Store) -> int:

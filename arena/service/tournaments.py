@@ -20,11 +20,11 @@ from arena.compete.names import Reference, parse_reference
 from arena.compete.tournaments import FORMATS
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS, Rules
-from arena.errors import ArenaError, NotFound, ParseError
+from arena.errors import ArenaError, NotFound, ParseError, PermissionDenied
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament
-from arena.service.permissions import Actor, Operator, Target, actor_id, require
-from arena.service.views import tournament_owner
+from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
+from arena.service.views import REFERENCE_OWNER, tournament_owner
 from arena.store import queue
 from arena.store.db import Store
 
@@ -36,6 +36,7 @@ __all__ = [
     "OFFERED_FORMATS",
     "NewTournament",
     "cancel_tournament",
+    "check_may_create",
     "create_tournament",
     "entrant_specs",
     "preset",
@@ -59,6 +60,8 @@ class NewTournament:
             (``[LABEL=][OWNER/]NAME[@VERSION]`` as typed, or parsed; :func:`entrant_specs`
             makes them from ``owner/name`` choices).
         pool: a gauntlet's opponents (the command line's).
+        school_class: the class it is for: its teachers (not organisers) may create it
+            between its students' bots and the reference bots (:func:`check_may_create`).
     """
 
     name: str
@@ -71,6 +74,8 @@ class NewTournament:
     games_per_match: int = 20
     settings: MatchSettings = field(default_factory=MatchSettings)
     pool: tuple[str | Reference, ...] = ()
+    #: A class whose teacher creates it (between its students' and the reference bots).
+    school_class: str | None = None
 
 
 def preset(name: str) -> Rules:
@@ -126,6 +131,45 @@ def _check_bounds(new: NewTournament) -> None:
             raise ArenaError(f"{what} must be {low} to {high}{unit}, not {value}{unit}")
 
 
+def check_may_create(store: Store, actor: Actor, school_class: str | None) -> set[str] | None:
+    """Return if ``actor`` may create a tournament: an organiser or an admin (None), or,
+    for ``school_class``, a teacher of that class (the names of the owners whose bots its
+    tournament may play: its students and the reference bots).
+
+    Raises:
+        PermissionDenied: neither (or nobody logged in).
+        NotFound: ``school_class`` is not a class ``actor`` belongs to.
+    """
+    from arena.service.classes import class_for_teacher
+    from arena.store.classes import member_rows
+
+    if allowed(actor, "create-tournament") or actor is None or not school_class:
+        require(actor, "create-tournament", message="only organisers and admins create tournaments")
+        return None
+    row = class_for_teacher(store, actor, school_class)
+    return {member.name for member in member_rows(store, row.id)} | {REFERENCE_OWNER}
+
+
+def _check_class_entrants(new: NewTournament, owners: set[str]) -> None:
+    """A class's tournament plays its students' bots and the reference bots only.
+
+    Raises:
+        PermissionDenied: another bot is among its entrants (the message names it).
+    """
+    for spec in (*new.entrants, *new.pool):
+        try:
+            reference = spec if isinstance(spec, Reference) else parse_reference(spec)
+        except ParseError:
+            continue  # resolve_entrants says what is wrong with it
+        if reference.owner not in owners:
+            raise PermissionDenied(
+                f"a tournament of class {new.school_class} plays its students' bots and the "
+                f"reference bots only, not {reference.owner or '?'}/{reference.name}",
+                action="create-tournament",
+                stated=True,
+            )
+
+
 def create_tournament(
     store: Store, actor: Actor, new: NewTournament
 ) -> tuple[int, list[ScheduledMatch]]:
@@ -135,11 +179,15 @@ def create_tournament(
     bounded.
 
     Raises:
-        PermissionDenied: ``actor`` is not an organiser (nor an admin).
+        PermissionDenied: ``actor`` is not an organiser (nor an admin), nor a teacher of
+            ``new.school_class`` choosing its students' and the reference bots.
+        NotFound: ``new.school_class`` is not a class of the actor's.
         ArenaError, ValueError: a bad parameter (the message says which); nothing stored.
         LookupError: an entrant is not stored.
     """
-    require(actor, "create-tournament", message="only organisers and admins create tournaments")
+    class_owners = check_may_create(store, actor, new.school_class)
+    if class_owners is not None:
+        _check_class_entrants(new, class_owners)
     if not isinstance(actor, Operator):
         _check_bounds(new)
     tournament_id, matches = create_stored_tournament(

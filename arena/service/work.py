@@ -26,6 +26,7 @@ from arena.service.broker import (
 from arena.service.compares import stop_if_decided
 from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
+from arena.service.gauntlets import restart_stalled
 from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
@@ -159,6 +160,7 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
         celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
     resend_stale(store, celery)  # refits booked and lost with their worker
     settle_tests(store)  # assignments' tests whose last match's worker died before settling
+    restart_stalled(store, celery)  # submissions whose worker died while settling them
     ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
     if ticked.added:
         logger.info("sweep: %d competition matches added", ticked.added)

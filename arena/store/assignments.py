@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.orm import aliased
 
 from arena.engine.rules import Rules
@@ -55,11 +55,13 @@ __all__ = [
     "insert_submission",
     "member_names",
     "reject_submission",
+    "stalled_submissions",
     "submission_of_upload",
     "submission_row",
     "submissions_of",
     "test_of_tournament",
     "tests_of",
+    "unclaim_grading",
     "ungraded_tests",
     "upload_status",
     "version_id",
@@ -474,6 +476,51 @@ def ungraded_tests(store: Store) -> list[tuple[int, int]]:
             .group_by(SubmissionTest.id)
         ).all()
     return [(int(t), int(m)) for t, m in found]
+
+
+def stalled_submissions(store: Store, before: datetime) -> list[tuple[int, int | None]]:
+    """(id, upload id) of each submission a worker left half-settled before ``before``:
+    ``pending`` though its upload's check has ended (the worker died between the check and
+    settling it) or with no upload (a stored version: it died before claiming it); or
+    ``grading`` with no test stored (it died while starting the gauntlet). The sweep
+    settles them again."""
+    has_tests = select(SubmissionTest.id).where(SubmissionTest.submission_id == Submission.id)
+    checked = select(Upload.id).where(Upload.id == Submission.upload_id, Upload.status != "pending")
+    with store.read() as session:
+        found = session.execute(
+            select(Submission.id, Submission.upload_id).where(
+                or_(
+                    and_(
+                        Submission.status == "pending",
+                        Submission.created < before,
+                        or_(Submission.upload_id.is_(None), checked.exists()),
+                    ),
+                    and_(
+                        Submission.status == "grading",
+                        Submission.accepted < before,
+                        ~has_tests.exists(),
+                    ),
+                )
+            )
+        ).all()
+    return [(int(i), None if u is None else int(u)) for i, u in found]
+
+
+def unclaim_grading(store: Store, submission_id: int) -> bool:
+    """A ``grading`` submission with no test stored is ``pending`` again (its gauntlet is
+    started anew). Return whether it was."""
+    has_tests = select(SubmissionTest.id).where(SubmissionTest.submission_id == submission_id)
+    with store.write() as session:
+        done = session.execute(
+            update(Submission)
+            .where(
+                Submission.id == submission_id,
+                Submission.status == "grading",
+                ~has_tests.exists(),
+            )
+            .values(status="pending")
+        )
+    return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
 def version_id(store: Store, bot_id: int, version: int) -> int | None:

@@ -65,6 +65,7 @@ def test_an_assignment_from_creation_to_its_grades(url: str, store: Store, tmp_p
     assert [(s["student"], s["status"], s["kept"]) for s in listed] == [("ann", "grading", True)]
     table = invoke(url, "assignment", "grades", "c1", "hw1")
     assert "Ann Smith" in table.output and "pending" in table.output
+    assert invoke(url, "class", "grades", "c1", "hw1").output == table.output
     rows = list(csv.DictReader(io.StringIO(invoke(url, "assignment", "grades", "c1", "hw1",
                                                   "--csv").output)))  # fmt: skip
     assert [(r["student"], r["real_name"], r["version"], r["random_verdict"], r["grade"])

@@ -387,3 +387,33 @@ def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
     assert after.status == "graded" and after.references[0].verdict in ("pass", "undecided")
     assert after.grade == ("C" if after.references[0].verdict == "pass" else "F")
     assert assign.settle_tests(store) == 0  # nothing left to settle
+
+
+def test_the_sweep_restarts_a_submission_left_half_settled(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    """A worker that died after claiming a submission for grading and before storing its
+    tests (or before claiming a stored version's) left it stalled: the sweep starts its
+    gauntlet again once it is old enough, and only once."""
+    from arena.service.gauntlets import STALLED_SECONDS, restart_stalled
+    from arena.store import assignments as stored
+
+    row = assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ()))),
+    )  # fmt: skip
+    version = store.add_bot_version("ann", "g", GREEDY.decode(), {})[0].id
+    ann = actors["ann"]
+    assert isinstance(ann, Account)
+    claimed = stored.insert_submission(store, row.id, ann.id, upload_id=None, version_id=version,
+                                       late=False)  # fmt: skip
+    assert stored.claim_grading(store, claimed, version)  # ... and the worker died here
+    never = stored.insert_submission(store, row.id, ann.id, upload_id=None, version_id=version,
+                                     late=False)  # fmt: skip  # ... or here
+    assert restart_stalled(store, celery) == 0  # too recent: a worker may be on it
+    later = datetime.now(UTC) + timedelta(seconds=STALLED_SECONDS + 1)
+    assert restart_stalled(store, celery, now=later) == 2
+    for submission in (claimed, never):
+        view = assign.submission_view(store, ann, submission)
+        assert view.status == "grading" and len(_tournaments(store, submission)) == 1
+    assert restart_stalled(store, celery, now=later) == 0

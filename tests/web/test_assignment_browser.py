@@ -149,11 +149,21 @@ def test_the_similarity_report_marks_the_copied_lines(
 ) -> None:
     store.add_bot_version("ann", "mine", OWN, {})
     store.add_bot_version("cy", "copy", _renamed(OWN), {})
+    store.add_bot_version("dan", "also", OWN.replace("def play", "def play_it") + "\n# dan\n", {})
     _log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b/similarity")
-    expect(page.locator("table.similar tbody tr")).to_have_count(1)
-    pair = page.locator("details.pair").first
-    expect(pair).to_have_attribute("open", "")
+    page.goto(f"{live_server}/classes/5b")
+    page.get_by_role("link", name="Similar sources").first.click()
+    rows = page.locator("table.similar tbody tr")
+    expect(rows).to_have_count(3)  # ann, cy and dan: each pair
+    expect(rows.first).to_have_class("chosen")
+    pair = page.locator("section.pair")
+    expect(pair.locator("h2")).to_contain_text("ann/mine v2 and")
+    # another pair, side by side in its turn
+    rows.nth(2).locator("a").click()
+    expect(page).to_have_url(re.compile(r"pair=3#pair$"))
+    expect(rows.nth(2)).to_have_class("chosen")
+    expect(pair.locator("h2")).not_to_contain_text("ann/")
+    page.go_back()
     sides = pair.locator("section.source")
     expect(sides).to_have_count(2)
     expect(sides.first.locator(".ln.match")).to_have_count(len(OWN.splitlines()))

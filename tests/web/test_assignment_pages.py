@@ -25,12 +25,13 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from arena.service import assignments as assign
-from arena.service.accounts import create_account
+from arena.service.accounts import create_account, create_token
 from arena.service.assignments import NewAssignment
 from arena.service.broker import make_app as make_celery
 from arena.service.classes import NewClass, create_class, join_class
 from arena.service.compares import stop_if_decided
 from arena.service.matches import Config, run_match
+from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from tests.paths import REFERENCE_BOTS
@@ -308,3 +309,25 @@ def test_the_class_page_lists_its_assignments(app: Flask, seeded: object) -> Non
     assert "/assignments/new" not in ann and "/similarity" not in ann
     _, other = _text(logged_in(app, "teacher2"), "/classes/6a")
     assert "None yet." in other and "hw1" not in other
+
+
+def test_the_api_gives_the_same_grade_csv(app: Flask, store: Store, seeded: object) -> None:
+    client = app.test_client()
+
+    def ask(who: str) -> tuple[int, str]:
+        user_id = user_id_named(store, who)
+        assert user_id is not None
+        token = create_token(store, user_id, "r", ["read"])
+        reply = client.get(
+            "/api/v1/classes/5b/assignments/hw1/grades.csv",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        return reply.status_code, reply.get_data(as_text=True)
+
+    status, text = ask("teacher")
+    page = logged_in(app, "teacher").get("/classes/5b/assignments/hw1/grades.csv")
+    assert status == 200 and text == page.get_data(as_text=True)
+    assert text.startswith("student,real_name,version,sha256,submitted_at,late,")
+    assert ask("ann")[0] == 403 and ask("stranger")[0] == 404 and ask("teacher2")[0] == 404
+    assert "Ada Lovelace" not in ask("ann")[1]
+    assert client.get("/api/v1/classes/5b/assignments/hw1/grades.csv").status_code == 401

@@ -420,6 +420,30 @@ def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask) -> No
     assert 'value="olly/rando"' in clients["admin"].get("/tournaments/new").get_data(as_text=True)
 
 
+def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(app: Flask) -> None:
+    """A teacher (no organiser) uses the class's tournament form, between its students'
+    bots and the reference bots only; without the class, and for others, it stays shut."""
+    clients = _clients(app)
+    statuses = _statuses(clients, "/tournaments/new?class=maths")
+    assert statuses == {
+        "anonymous": 302, "stranger": 404, "student": 403, "other student": 404,
+        "teacher": 200, "other teacher": 404, "admin": 200,
+    }  # fmt: skip
+    assert clients["teacher"].get("/tournaments/new").status_code == 403
+    teacher = clients["teacher"]
+    form = {"name": "maths-cup", "rules": "block", "format": "round-robin", "games": "2",
+            "players": "2", "move_seconds": "1000", "class": "maths"}  # fmt: skip
+    page = "/tournaments/new?class=maths"
+    outside = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "olly/rando"])
+    assert outside.status_code == 403
+    assert "not olly/rando" in outside.get_data(as_text=True)
+    made = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "reference/random"])
+    assert made.status_code == 302 and made.headers["Location"] == "/tournaments/maths-cup"
+    toby = clients["other teacher"]
+    again = {**form, "name": "art-cup"}
+    assert _post(toby, "/tournaments/new", page, **again, bots=["sam/greedy"]).status_code == 404
+
+
 # --- the teacher role -------------------------------------------------------------------------
 
 

@@ -33,7 +33,10 @@ def test_the_teacher_sees_the_pair_side_by_side_with_its_lines_marked(
     marked = re.findall(r'<span class="ln match"><span class="no">(\d+)</span>', html)
     lines = len(OWN.splitlines())
     assert marked[:lines] == [str(n) for n in range(1, lines + 1)]  # ann's side, every line
-    assert html.count('<details class="pair"') == 1
+    assert html.count('<section class="pair"') == 1  # one pair side by side at a time
+    assert 'href="/classes/5b/similarity?threshold=0.5&amp;pair=1#pair" aria-current="true"' in html
+    assert logged_in(app, "teacher").get("/classes/5b/similarity?pair=2").status_code == 404
+    assert logged_in(app, "teacher").get("/classes/5b/similarity?pair=x").status_code == 404
     none = logged_in(app, "admin").get("/classes/5b/similarity?threshold=1")
     assert none.status_code == 200
     assert "No pair of students has more than 100% of a source in common" in none.get_data(
