@@ -1058,3 +1058,26 @@ def test_names_with_a_nul_in_class_routes_are_not_found(
     else:
         answer = logged_in(app, "tess").open(path, method=method)
     assert answer.status_code == status, answer.get_data(as_text=True)
+
+
+def test_pages_that_show_first_time_passwords_are_kept_by_no_cache(
+    app: Flask, store: Store
+) -> None:
+    """The roster's printable logins, a reset's password and the logins' CSV carried no
+    Cache-Control: a shared school computer's browser could keep them on disk; now they
+    say no-store."""
+    from arena.service.classes import find_class, join_class
+
+    _class_with_teacher_student(store)
+    code = find_class(store, "maths").join_code
+    assert code is not None
+    join_class(store, HASHER, code, "kid", PASSWORD)
+    tess = logged_in(app, "tess")
+    token = csrf_token(tess, "/classes/maths/roster")
+    answers = [
+        tess.post("/classes/maths/roster", data={"csrf_token": token, "text": "Ada Lovelace"}),
+        tess.post("/classes/maths/students/kid/password", data={"csrf_token": token}),
+        tess.post("/classes/maths/logins.csv", data={"csrf_token": token, "csv": "a,b,c\n"}),
+    ]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert [a.headers.get("Cache-Control") for a in answers] == ["no-store"] * 3
