@@ -91,7 +91,7 @@ class RosterLoginsModel(BaseModel):
 class RosterRowModel(BaseModel):
     student: str
     real_name: str | None
-    via: str = Field(description="code or roster")
+    via: str = Field(description="code (a new account), roster, or account (an existing one)")
     joined: str
     version: str | None = Field(description="owner/bot vN: the latest version")
     version_id: int | None

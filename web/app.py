@@ -36,7 +36,7 @@ from web.assignments import assignments
 from web.auth import init_auth, public, refusal
 from web.bots import bots
 from web.branches import branches
-from web.classes import classes
+from web.classes import ROSTER_BYTES, classes
 from web.compares import compares
 from web.competitions import competitions
 from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
@@ -200,6 +200,8 @@ def _page(error: HTTPException) -> tuple[str, int, list[tuple[str, str]]]:
         what = (
             f"a rule file is at most {MAX_RULE_FILE_BYTES // 1024} KiB"
             if request.path.startswith("/tournaments")
+            else f"a roster file is at most {ROSTER_BYTES // 1024} KiB"
+            if request.path.endswith("/roster")
             else "a bot is one Python file of at most 256 KiB"
         )
         error.description = (

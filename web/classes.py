@@ -60,6 +60,9 @@ ROSTER_BYTES = 64 * 1024
 JOIN_HOURS = 24.0
 #: The one-click class tournament's games a pair, by default.
 TOURNAMENT_GAMES = 20
+#: The headers of an answer that shows passwords (the logins, a reset): kept by no cache
+#: (a shared school computer's disk, its back button).
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 def _sentence(exc: Exception) -> str:
@@ -294,7 +297,7 @@ def logins_csv(logins: list[Any]) -> str:
 
 @classes.route("/classes/<name>/roster", methods=["GET", "POST"])
 @guarded("manage-class", early=False)
-def roster(name: str) -> tuple[str, int] | str:
+def roster(name: str) -> tuple[str, int] | tuple[str, int, dict[str, str]] | str:
     """Import a roster (a CSV pasted or uploaded: ``real name[,login]``): an account for
     each student, with a first-time password it must change; the answer is a printable
     page of the logins (and their CSV), shown this once."""
@@ -328,12 +331,12 @@ def roster(name: str) -> tuple[str, int] | str:
         csv_text=logins_csv(logins),
         login_url=url_for("accounts.login", _external=True),
     )
-    return page
+    return page, 200, NO_STORE
 
 
 @classes.post("/classes/<name>/students/<student>/password")
 @guarded("manage-class", early=False)
-def reset_password(name: str, student: str) -> BaseResponse | str:
+def reset_password(name: str, student: str) -> BaseResponse | tuple[str, int, dict[str, str]]:
     """A new first-time password for a student of the class, shown this once; the student
     must change it at the next login (their sessions end)."""
     row = service.class_for_teacher(get_store(), current_account(), name)
@@ -343,13 +346,14 @@ def reset_password(name: str, student: str) -> BaseResponse | str:
     except ClassError as exc:  # a student with a role above user: admins only
         flash(_sentence(exc))
         return redirect(url_for("classes.class_page", name=row.name), 303)
-    return render_template(
+    page = render_template(
         "class_password.html",
         c=row,
         student=student,
         password=password,
         login_url=url_for("accounts.login", _external=True),
     )
+    return page, 200, NO_STORE
 
 
 @classes.post("/classes/<name>/teachers")
@@ -380,4 +384,5 @@ def logins_download(name: str) -> Response:
     service.class_for_teacher(get_store(), current_account(), name)
     response = Response(request.form.get("csv", ""), mimetype="text/csv")
     response.headers["Content-Disposition"] = disposition(f"{name}-logins.csv")
+    response.headers.update(NO_STORE)
     return response

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 from flask import Blueprint, abort, render_template, request
 
+from arena.service.classes import ClassError
 from arena.service.similarity import THRESHOLD, ReportSide, similarity_report
 from web.auth import current_account, guarded
 from web.extensions import get_store
+from web.forms import sentence
 
 __all__ = ["similarity"]
 
@@ -72,7 +74,10 @@ def _chosen(count: int) -> int:
 def similarity_page(name: str) -> str:
     """The pairs of the class's students whose latest versions look alike, the highest
     score first; one of them (``?pair=N``, the first by default) side by side."""
-    report = similarity_report(get_store(), current_account(), name, threshold=_threshold())
+    try:
+        report = similarity_report(get_store(), current_account(), name, threshold=_threshold())
+    except ClassError as exc:  # more than a page compares
+        abort(400, sentence(str(exc)))
     chosen = _chosen(len(report.pairs))
     pair = report.pairs[chosen - 1] if report.pairs else None
     sides = (

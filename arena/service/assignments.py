@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -438,6 +438,36 @@ def submit_upload(
     return submission_view(store, actor, submission_id)
 
 
+def _check_version_quota(
+    store: Store, class_name: str, assignment_id: int, user_id: int, now: datetime
+) -> None:
+    """Refuse a stored version's submission past the class's ``uploads_per_hour`` of them
+    to this assignment in the last hour (each starts a gauntlet on the workers at once;
+    uploads are held by :func:`check_upload_quota`).
+
+    Raises:
+        ClassError: over the quota (the message says when to try again).
+    """
+    from arena.service.classes import DEFAULT_SETTINGS, ClassError, find_class
+
+    settings = find_class(store, class_name).settings
+    per_hour = int(settings.get("uploads_per_hour", DEFAULT_SETTINGS["uploads_per_hour"]))
+    made = sorted(
+        s.created
+        for s in stored.submissions_of(store, assignment_id, user_id)
+        if s.upload_id is None and s.created > now - timedelta(hours=1)
+    )
+    if len(made) >= per_hour:
+        wait = max(
+            1,
+            int((made[len(made) - per_hour] + timedelta(hours=1) - now).total_seconds() // 60) + 1,
+        )
+        raise ClassError(
+            f"you have submitted {len(made)} versions in the last hour, the most class "
+            f"{class_name} allows: try again in {wait} minute{'s' if wait > 1 else ''}."
+        )
+
+
 def submit_version(
     store: Store,
     celery: Celery,
@@ -457,10 +487,13 @@ def submit_version(
         PermissionDenied, NotFound: as :func:`submit_upload`; no such bot or version of
             the student's.
         AssignmentError: a teacher, the assignment has not opened, or a bad reference.
+        ClassError: the student submitted stored versions to this assignment as often in
+            the last hour as the class's ``uploads_per_hour`` allows.
     """
     student, class_id = _student(store, actor, class_name, owner)
     moment = _now(now)
     row, late = _open_assignment(store, class_id, class_name, assignment, moment)
+    _check_version_quota(store, class_name, row.id, student.id, moment)
     try:
         parsed = parse_reference(version_ref.strip())
     except ArenaError as exc:

@@ -70,7 +70,7 @@ def find_class(store: Store, name: str) -> ClassRow:
     Raises:
         NotFound: there is none.
     """
-    row = stored.class_row(store, name.strip())
+    row = None if "\x00" in name else stored.class_row(store, name.strip())
     if row is None:
         raise NotFound(f"no class {name.strip()!r}")
     return row

@@ -296,7 +296,7 @@ def add_teacher(store: Store, actor: Actor, name: str, user_name: str) -> ClassR
     from arena.store.accounts import login_row
 
     row = class_for_teacher(store, actor, name)
-    found = login_row(store, user_name.strip())
+    found = None if "\x00" in user_name else login_row(store, user_name.strip())
     if found is None:
         raise ClassError(f"no user {user_name.strip()!r} can log in: check the name.")
     user = found[0]
@@ -378,7 +378,9 @@ def join_as(
     row = class_by_code(store, code, _now(now))
     if actor.id in row.teacher_ids:
         raise ClassError(f"you teach {row.name}: a teacher does not join as a student.")
-    stored.add_member(store, row.id, actor.id, _real_name(real_name), "code")
+    # "account": an account of the user's own, not one the class made (never reset by a
+    # teacher: reset_password)
+    stored.add_member(store, row.id, actor.id, _real_name(real_name), "account")
     return row
 
 
@@ -398,13 +400,13 @@ def import_roster(
         NotFound, PermissionDenied: as :func:`class_for_teacher`.
         ClassError: a line is refused (the message names it), or a login was taken
             meanwhile.
-        ServerBusy: the hashing bound has no free slot (arena.service.passwords).
+        ServerBusy: another roster is being hashed in this process (arena.service.class_roster).
     """
     row = class_for_teacher(store, actor, name)
     parsed = parse_roster(csv_text)
     logins = roster_logins(store, parsed)
     passwords = [first_time_password() for _ in parsed]
-    digests = hash_first_time(hasher, passwords)
+    digests = hash_first_time(hasher, passwords, roster=True)
     users = [stored.NewUser(login, digest, real) for login, digest, (real, _) in zip(
         logins, digests, parsed, strict=True)]  # fmt: skip
     if stored.insert_students(store, row.id, users) is None:
@@ -425,7 +427,8 @@ def reset_password(
     Raises:
         NotFound, PermissionDenied: as :func:`class_for_teacher`; NotFound also when
             ``student`` is not a student of the class.
-        ClassError: the student holds a role above ``user`` (only an admin may reset it).
+        ClassError: the student holds a role above ``user``, or joined with an account of
+            their own (:func:`join_as`): only an admin may reset it.
         ServerBusy: the hashing bound has no free slot.
     """
     row = class_for_teacher(store, actor, name)
@@ -440,6 +443,11 @@ def reset_password(
         raise ClassError(
             f"{member.name} is a {role}: only an admin may reset the password of a teacher, "
             "an organiser or an admin."
+        )
+    if member.via == "account" and not allowed(actor, "manage-users"):
+        raise ClassError(
+            f"{member.name} joined with an account of their own: only an admin may reset its "
+            "password."
         )
     password = first_time_password()
     stored.reset_password(store, member.user_id, hash_first_time(hasher, [password])[0])

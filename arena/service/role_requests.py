@@ -119,7 +119,7 @@ def decide_role_request(store: Store, actor: Actor, name: str, grant: bool) -> s
         NotFound: no such user, or it asked for nothing.
     """
     require(actor, "manage-users", message="only admins decide role requests")
-    decided = stored.decide_request(store, name.strip(), grant)
+    decided = None if "\x00" in name else stored.decide_request(store, name.strip(), grant)
     if decided is None:
         raise NotFound(f"no role request of {name.strip()!r}")
     logger.info("%s's request %s by %s", decided[1], "granted" if grant else "refused",

@@ -43,11 +43,13 @@ from typing import Any, Generic, TypeVar
 from arena.match.newbot import starter_bot
 from arena.service.classes import ClassError, class_for_teacher, latest_versions, student_ids
 from arena.service.display import display_name
-from arena.service.permissions import Actor
+from arena.service.permissions import Actor, Operator
 from arena.store.bots import version_sources
 from arena.store.db import Store
 
 __all__ = [
+    "MAX_COMPARED_CHARS",
+    "MAX_PAIR_CHARS",
     "NOISE",
     "THRESHOLD",
     "ReportPair",
@@ -349,6 +351,30 @@ def _compared(
     return pairs, took, False
 
 
+#: The most a report an account asks for compares (the operator's is not bounded): the
+#: characters fingerprinted (pygments: ~11 s for 2 MB here, 30 sources of 64 KB), and the
+#: characters compared over every pair, (sources - 1) x characters (~7 s for 57 M, the same
+#: 30 sources). A class of 30 students with bots of 64 KB, or 100 with bots of 8 KB,
+#: stays within both; students' big sources cannot hold a page (and a core) for minutes.
+MAX_COMPARED_CHARS = 2_200_000
+MAX_PAIR_CHARS = 100_000_000
+
+
+def _check_work(class_name: str, sources: Mapping[int, str]) -> None:
+    """Refuse a comparison past :data:`MAX_COMPARED_CHARS` or :data:`MAX_PAIR_CHARS`.
+
+    Raises:
+        ClassError: too much to compare on a request (the message says what).
+    """
+    chars = sum(len(source) for source in sources.values())
+    if chars > MAX_COMPARED_CHARS or (len(sources) - 1) * chars > MAX_PAIR_CHARS:
+        raise ClassError(
+            f"the {len(sources)} latest sources of class {class_name} ({chars // 1000} K "
+            "characters) are more than a page compares: the server's operator runs "
+            f"'arena class similarity {class_name}'."
+        )
+
+
 def similarity_report(
     store: Store, actor: Actor, class_name: str, *, threshold: float = THRESHOLD
 ) -> SimilarityReport:
@@ -359,7 +385,9 @@ def similarity_report(
     Raises:
         NotFound: no such class, or ``actor`` is a stranger to it.
         PermissionDenied: ``actor`` is a student of the class, or nobody is logged in.
-        ClassError: ``threshold`` is not between 0 and 1.
+        ClassError: ``threshold`` is not between 0 and 1; an account asked for more than
+            :data:`MAX_COMPARED_CHARS` or :data:`MAX_PAIR_CHARS` (the operator is not
+            bounded).
     """
     found = class_for_teacher(store, actor, class_name)
     if not 0.0 <= threshold <= 1.0 or threshold != threshold:
@@ -368,6 +396,8 @@ def similarity_report(
     latest = latest_versions(store, found.id)
     rows = version_sources(store, sorted(latest.values()))
     sources = {version_id: row[4] for version_id, row in sorted(rows.items())}
+    if not isinstance(actor, Operator):
+        _check_work(found.name, sources)
     pairs, took, cached = _compared(sources, {v: row[3] for v, row in rows.items()})
 
     def side(version_id: int, match: Similarity) -> ReportSide:

@@ -187,6 +187,8 @@ def class_row(store: Store, name: str) -> ClassRow | None:
 
 def class_row_by_code(store: Store, code: str) -> ClassRow | None:
     """The class whose current join code is ``code`` (expired or not), or None."""
+    if "\x00" in code:  # no code has one, and PostgreSQL's text refuses it
+        return None
     with store.read() as session:
         found = session.scalar(select(SchoolClass).where(SchoolClass.join_code == code))
         return None if found is None else _rows(session, [found])[0]

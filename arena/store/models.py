@@ -535,8 +535,9 @@ class ClassTeacher(Base):
 
 class ClassMember(Base):
     """A student of a class (a student may be in several). ``real_name`` is seen by the
-    class's teachers only; ``via`` is ``code`` (joined with the join code) or ``roster``
-    (imported by a teacher)."""
+    class's teachers only; ``via`` is ``code`` (a new account joined with the join code),
+    ``roster`` (imported by a teacher) or ``account`` (an existing account joined with the
+    code: its teachers never reset its password)."""
 
     __tablename__ = "class_members"
     __table_args__ = (

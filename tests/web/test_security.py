@@ -951,3 +951,133 @@ def test_a_roster_real_name_read_as_a_formula_is_quoted_in_the_logins_csv(
     )
     assert made.exit_code == 0, made.output
     assert made.output.splitlines()[1].startswith("'=1+1,"), made.output
+
+
+def test_a_similarity_report_of_big_sources_is_refused_before_it_compares(
+    app: Flask, store: Store
+) -> None:
+    """A class whose students' latest sources are big (a bot may be 256 KiB) held the
+    similarity page for minutes (10 sources of 256 KB: 30 s here; the comparisons grow
+    with the square of the class), one comparison at a time a process, every other
+    teacher's report waiting; now a report past the bound is a 400 sentence at once, on
+    the page and in the API (the operator's 'arena class similarity' is not bounded)."""
+    from arena.service.classes import find_class, join_class
+    from arena.service.similarity import MAX_COMPARED_CHARS
+
+    _class_with_teacher_student(store)
+    code = find_class(store, "maths").join_code
+    assert code is not None
+    size = 240_000
+    for i in range(MAX_COMPARED_CHARS // size + 1):
+        join_class(store, HASHER, code, f"kid{i}", PASSWORD)
+        source = f"def play(o):\n    return o.legal_moves[{i}]\n" + "# padding\n" * (size // 10)
+        store.add_bot_version(f"kid{i}", "big", source, {})
+    page = logged_in(app, "tess").get("/classes/maths/similarity")
+    assert page.status_code == 400
+    assert "are more than a page compares" in page.get_data(as_text=True)
+    with store.read() as session:
+        tess_id = session.scalar(select(User.id).where(User.name == "tess"))
+    assert tess_id is not None
+    token = create_token(store, tess_id, "t", ["read"])
+    api = app.test_client().get(
+        "/api/v1/classes/maths/similarity", headers={"Authorization": f"Bearer {token}"}
+    )
+    answer = api.get_json()
+    assert api.status_code == 400 and "more than a page compares" in answer["error"]["message"]
+
+
+def test_a_roster_file_past_the_request_limit_is_told_about_rosters(
+    app: Flask, store: Store
+) -> None:
+    """A 5 MB roster file was refused (413) with "a bot is one Python file of at most 256
+    KiB", about another form; now the sentence names the roster file's limit."""
+    import io
+
+    from werkzeug.datastructures import FileStorage, MultiDict
+    from werkzeug.test import encode_multipart
+
+    _class_with_teacher_student(store)
+    tess = logged_in(app, "tess")
+    form = MultiDict({
+        "csrf_token": csrf_token(tess, "/classes/maths/roster"),
+        "roster": FileStorage(io.BytesIO(b"Ada Lovelace\n" * 400_000), "roster.csv"),
+    })  # fmt: skip
+    boundary, body = encode_multipart(form)  # in memory: the refused request reads none
+    refused = tess.post(
+        "/classes/maths/roster", data=body, content_type=f"multipart/form-data; boundary={boundary}"
+    )
+    assert refused.status_code == 413
+    text = refused.get_data(as_text=True)
+    assert "a roster file is at most 64 KiB" in text and "Python file" not in text
+
+
+@pytest.mark.parametrize("path", ["/join/AB%00CD", "/api/v1/join/AB%00CD"])
+def test_a_join_code_with_a_nul_is_no_class(app: Flask, store: Store, path: str) -> None:
+    """A join code with a NUL (``/join/%00``) was "the database did not answer" (503) on
+    PostgreSQL, whose text refuses NUL, and an error in its log; now no class has it."""
+    _class_with_teacher_student(store)
+    if path.startswith("/api/"):
+        create_account(store, "vic", PASSWORD, hasher=HASHER)
+        with store.read() as session:
+            vic = session.scalar(select(User.id).where(User.name == "vic"))
+        assert vic is not None
+        token = create_token(store, vic, "t", ["upload"])
+        answer = app.test_client().post(path, json={}, headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 400, answer.get_data(as_text=True)
+        assert "no class has the join code" in answer.get_json()["error"]["message"]
+    else:
+        answer = app.test_client().get(path)
+        assert answer.status_code == 404
+        assert "No class has the join code" in answer.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "fields", "status"),
+    [
+        ("GET", "/classes/ma%00ths", {}, 404),
+        ("GET", "/api/v1/classes/ma%00ths/roster", {}, 404),
+        ("POST", "/api/v1/classes/maths/teachers", {"user": "to\x00by"}, 400),
+        ("POST", "/api/v1/role-requests/to%00by", {"grant": True}, 404),
+    ],
+)
+def test_names_with_a_nul_in_class_routes_are_not_found(
+    app: Flask, store: Store, method: str, path: str, fields: dict[str, Any], status: int
+) -> None:
+    """A class's name, a teacher's or a role request's user name with a NUL was "the
+    database did not answer" (503, an error logged) on PostgreSQL; now it names nothing."""
+    _class_with_teacher_student(store)
+    create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
+    if path.startswith("/api/"):
+        who = "root" if "role-requests" in path else "tess"
+        with store.read() as session:
+            user_id = session.scalar(select(User.id).where(User.name == who))
+        assert user_id is not None
+        token = create_token(store, user_id, "t", ["read", "run"])
+        headers = {"Authorization": f"Bearer {token}"}
+        answer = app.test_client().open(path, method=method, json=fields, headers=headers)
+    else:
+        answer = logged_in(app, "tess").open(path, method=method)
+    assert answer.status_code == status, answer.get_data(as_text=True)
+
+
+def test_pages_that_show_first_time_passwords_are_kept_by_no_cache(
+    app: Flask, store: Store
+) -> None:
+    """The roster's printable logins, a reset's password and the logins' CSV carried no
+    Cache-Control: a shared school computer's browser could keep them on disk; now they
+    say no-store."""
+    from arena.service.classes import find_class, join_class
+
+    _class_with_teacher_student(store)
+    code = find_class(store, "maths").join_code
+    assert code is not None
+    join_class(store, HASHER, code, "kid", PASSWORD)
+    tess = logged_in(app, "tess")
+    token = csrf_token(tess, "/classes/maths/roster")
+    answers = [
+        tess.post("/classes/maths/roster", data={"csrf_token": token, "text": "Ada Lovelace"}),
+        tess.post("/classes/maths/students/kid/password", data={"csrf_token": token}),
+        tess.post("/classes/maths/logins.csv", data={"csrf_token": token, "csv": "a,b,c\n"}),
+    ]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert [a.headers.get("Cache-Control") for a in answers] == ["no-store"] * 3
