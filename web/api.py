@@ -39,6 +39,7 @@ from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
 from arena.service.accounts import Account
+from arena.service.assignment_views import check_grading_visible
 from arena.service.classes import bot_target
 from arena.service.compares import MAX_COMPARE_GAMES, compare_view
 from arena.service.competitions import source_opened
@@ -669,7 +670,7 @@ def _num(value: float | None, digits: int = 1) -> float | None:
 )
 def api_tournament(name: str) -> TournamentModel:
     """A tournament: progress, standings with intervals, crosstable, faults, void matches."""
-    _caller("read")
+    check_grading_visible(get_store(), _caller("read"), name=name)
     try:
         t = tournament_view(get_store(), name)
     except LookupError:
@@ -751,7 +752,7 @@ def api_cancel_tournament(name: str) -> CancelModel:
 )
 def api_matches(name: str, query: MatchQuery) -> MatchesModel:
     """A tournament's matches in schedule order (``status``: only those)."""
-    _caller("read")
+    check_grading_visible(get_store(), _caller("read"), name=name)
     try:
         total, rows = match_list(
             get_store(), name, status=query.status, limit=query.limit, offset=query.offset
@@ -803,6 +804,7 @@ def api_game(match_id: int, index: int) -> Response:
     """A game's record (the format ``arena replay verify`` checks); a fault's message and
     stderr only for the faulting bot's owner and the admins."""
     account = _caller("read")
+    check_grading_visible(get_store(), account, match_id=match_id)
     found = game_record(get_store(), match_id, index)
     if found is None:
         _fail(404, f"no stored game {index} of match {match_id}")
@@ -860,7 +862,7 @@ def api_start_compare(json: CompareRequest) -> tuple[CompareModel, int]:
 def api_compare(name: str) -> CompareModel:
     """A compare: its verdict, LLR and bounds, NEW's Elo advantage with its 95% interval,
     LOS, games."""
-    _caller("read")
+    check_grading_visible(get_store(), _caller("read"), name=name)
     return _compare_model(name)
 
 

@@ -12,6 +12,7 @@ from flask import Response, url_for
 from pydantic import BaseModel, Field
 from spectree import Response as Responses
 
+from arena.service.assignment_views import check_grading_visible
 from arena.service.assignments import assignment_grades, assignment_view
 from arena.service.classes import ClassError
 from arena.service.exports import grade_csv, standings_rows
@@ -55,7 +56,7 @@ class StandingsModel(BaseModel):
 def api_standings(name: str) -> StandingsModel:
     """Any tournament's standings, best first: the rows of its CSV
     (``/tournaments/NAME/standings.csv``)."""
-    _caller("read")
+    check_grading_visible(get_store(), _caller("read"), name=name)
     try:
         view = tournament_view(get_store(), name)
     except LookupError:

@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.replay import Replay, replay_record
 from arena.errors import ArenaError
 from arena.service.accounts import Account
+from arena.service.assignment_views import check_grading_visible
 from arena.service.branches import (
     MAX_TIMES,
     MAX_WAITING,
@@ -138,6 +139,7 @@ def new_branch(match_id: int, index: int) -> BaseResponse | tuple[str, int] | st
     plays."""
     account = current_account()
     assert account is not None
+    check_grading_visible(get_store(), account, match_id=match_id)
     row, record, replay = _game(match_id, index)
     if request.method == "GET":
         frames = [len(r.frames) for r in replay.rounds]

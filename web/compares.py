@@ -19,6 +19,7 @@ from arena.compete.sprt import STATISTICS
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
+from arena.service.assignment_views import check_grading_visible
 from arena.service.compares import (
     MAX_COMPARE_GAMES,
     CompareRequest,
@@ -116,6 +117,7 @@ def _view(name: str) -> CompareView:
 
 
 def _context(name: str) -> dict[str, Any]:
+    check_grading_visible(get_store(), current_account(), name=name)
     view = _view(name)
     done = view.progress["pending"] + view.progress["running"] == 0
     picture = fast_picture = None

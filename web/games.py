@@ -21,6 +21,7 @@ from arena.engine.records import round_times, slowest_decisions
 from arena.engine.replay import Replay
 from arena.errors import ArenaError
 from arena.service.accounts import Account
+from arena.service.assignment_views import check_grading_visible
 from arena.service.classes import bot_target
 from arena.service.display import entrant_names, seat_name, seat_names
 from arena.service.games import (
@@ -180,6 +181,7 @@ def record_for_reader(
 
 
 def _stored(match_id: int, index: int) -> tuple[GameRow, dict[str, Any]]:
+    check_grading_visible(get_store(), current_account(), match_id=match_id)
     found = game_record(get_store(), match_id, index)
     if found is None:
         abort(404, f"No stored game {index} of match {match_id}.")
@@ -196,6 +198,7 @@ def _replays() -> ReplayCache:
 def _replay(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]:
     """The game's row, its record as the reader may see it, and its replay (of that
     record): from the app's cache after the first request for the game."""
+    check_grading_visible(get_store(), current_account(), match_id=match_id)
     try:
         found = replayed_game(get_store(), match_id, index, _replays())
     except ArenaError as exc:
@@ -279,6 +282,7 @@ def game_state(match_id: int, index: int) -> str:
 
 
 def _group(match_id: int, index: int) -> tuple[list[tuple[GameRow, Replay]], list[int]]:
+    check_grading_visible(get_store(), current_account(), match_id=match_id)
     keys = duplicate_games(get_store(), match_id, index)
     if not keys:
         abort(404, f"Game {index} of match {match_id} is not part of a duplicate deal.")

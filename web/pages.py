@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from arena.service.assignment_views import check_grading_visible
 from arena.service.permissions import Target, allowed
 from arena.service.views import (
     PROVISIONAL_WIDTH,
@@ -193,6 +194,7 @@ def tournaments() -> str:
 
 
 def _tournament_context(name: str) -> dict[str, Any]:
+    check_grading_visible(get_store(), current_account(), name=name)
     try:
         view = tournament_view(get_store(), name)
     except LookupError:

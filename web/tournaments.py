@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service.assignment_views import check_grading_visible
 from arena.service.class_pages_extra import class_bots
 from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
@@ -148,6 +149,7 @@ def cancel(name: str) -> BaseResponse:
 @public
 def standings_export(name: str) -> Response:
     """Any tournament's standings as CSV, best first (arena.service.exports)."""
+    check_grading_visible(get_store(), current_account(), name=name)
     try:
         view = tournament_view(get_store(), name)
     except LookupError:

@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.errors import NotFound
 from arena.service.classes import class_for_member, class_for_teacher, is_teacher
-from arena.service.permissions import Actor, Operator
+from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow, SubmissionRow, TestRow
 from arena.store.db import Store
@@ -29,6 +29,7 @@ __all__ = [
     "SubmissionView",
     "assignment_grades",
     "assignment_view",
+    "check_grading_visible",
     "class_assignments",
     "find_assignment",
     "kept_submission",
@@ -367,3 +368,22 @@ def class_assignments(store: Store, actor: Actor, class_name: str) -> list[Assig
                               len(subs), grade)
         )  # fmt: skip
     return sorted(summaries, key=lambda a: (a.deadline, a.name), reverse=True)
+
+
+def check_grading_visible(
+    store: Store, actor: Actor, *, name: str | None = None, match_id: int | None = None
+) -> None:
+    """Return if ``actor`` may see the tournament ``name`` (or the one match ``match_id``
+    belongs to) and its games: every tournament but a submission's test, which only its
+    student, the class's teachers and the admins see (a grade is no one else's).
+
+    Raises:
+        NotFound: a submission's test hidden from ``actor`` (as if there were none).
+    """
+    audience = stored.grading_audience(store, name=name, match_id=match_id)
+    if audience is None or allowed(actor, "manage-users"):
+        return
+    student, class_id = audience
+    if actor is not None and (actor_id(actor) == student or is_teacher(store, actor, class_id)):
+        return
+    raise NotFound(f"no tournament {name!r}" if name is not None else f"no stored match {match_id}")

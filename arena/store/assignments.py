@@ -51,6 +51,8 @@ __all__ = [
     "end_test",
     "games_done",
     "grade_submission",
+    "grading_audience",
+    "grading_tournaments",
     "insert_assignment",
     "insert_submission",
     "member_names",
@@ -361,6 +363,32 @@ def test_of_tournament(store: Store, tournament_id: int) -> TestRow | None:
             _test_query().where(SubmissionTest.tournament_id == tournament_id)
         ).first()
     return None if found is None else _test(*found)
+
+
+def grading_audience(
+    store: Store, *, name: str | None = None, match_id: int | None = None
+) -> tuple[int, int] | None:
+    """(the student's user id, the class's id) when the tournament called ``name``, or
+    the one match ``match_id`` belongs to, is a submission's test; else None."""
+    query = (
+        select(Submission.user_id, Assignment.class_id)
+        .join(SubmissionTest, SubmissionTest.submission_id == Submission.id)
+        .join(Assignment, Assignment.id == Submission.assignment_id)
+        .join(Tournament, Tournament.id == SubmissionTest.tournament_id)
+    )
+    if name is not None:
+        query = query.where(Tournament.name == name)
+    else:
+        query = query.join(Match, Match.tournament_id == Tournament.id).where(Match.id == match_id)
+    with store.read() as session:
+        found = session.execute(query.limit(1)).first()
+    return None if found is None else (int(found[0]), int(found[1]))
+
+
+def grading_tournaments() -> Any:
+    """A select of the ids of the tournaments that are submissions' tests (the public
+    lists leave them out)."""
+    return select(SubmissionTest.tournament_id)
 
 
 def end_test(store: Store, test_id: int, verdict: str, summary: dict[str, Any]) -> bool:

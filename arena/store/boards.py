@@ -20,6 +20,7 @@ from arena.store.models import (
     BotVersion,
     Match,
     RuleSet,
+    SubmissionTest,
     Tournament,
     TournamentEntrant,
     User,
@@ -69,8 +70,10 @@ def newest_rule_set_id(store: Store, rules: str) -> int | None:
 def tournament_totals(
     store: Store,
 ) -> list[tuple[str, str, str, str, int, int, int, int, datetime]]:
-    """Every stored tournament, newest first, as (name, status, format, rules, players,
-    matches, matches played (done), matches void, created)."""
+    """Every stored tournament but the submissions' tests (a grade is its student's and
+    teachers' only: arena.service.assignment_views.check_grading_visible), newest first,
+    as (name, status, format, rules, players, matches, matches played (done), matches
+    void, created)."""
     with store.read() as session:
         counts = (
             select(
@@ -96,6 +99,7 @@ def tournament_totals(
             )
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
             .outerjoin(counts, counts.c.tournament_id == Tournament.id)
+            .where(Tournament.id.not_in(select(SubmissionTest.tournament_id)))
             .order_by(Tournament.id.desc())
         ).all()
     return [

@@ -29,6 +29,7 @@ from arena.store.models import (
     MatchSeat,
     PairRecord,
     RuleSet,
+    SubmissionTest,
     Tournament,
     User,
 )
@@ -201,6 +202,8 @@ class GameScan:
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
             .where(Match.status == "done")
+            # a submission's test is its student's and teachers' (check_grading_visible)
+            .where(Tournament.id.not_in(select(SubmissionTest.tournament_id)))
             .order_by(Match.finished.desc(), Match.id.desc())
             # a match's result holds every game's summary (2,000 games: ~0.5 MB of JSON):
             # read only for the matches the page reaches, once their seats passed the filter

@@ -331,3 +331,41 @@ def test_the_api_gives_the_same_grade_csv(app: Flask, store: Store, seeded: obje
     assert ask("ann")[0] == 403 and ask("stranger")[0] == 404 and ask("teacher2")[0] == 404
     assert "Ada Lovelace" not in ask("ann")[1]
     assert client.get("/api/v1/classes/5b/assignments/hw1/grades.csv").status_code == 401
+
+
+def test_a_grading_compare_is_its_students_and_teachers_only(
+    app: Flask, store: Store, seeded: object
+) -> None:
+    """A submission's tests (compare tournaments) and their games are seen by its student,
+    the class's teachers and the admins only (pages and API); the public lists leave them
+    out for everyone."""
+    from sqlalchemy import select
+
+    with store.read() as session:
+        name, match_id = session.execute(
+            select(Tournament.name, Match.id)
+            .join(Match, Match.tournament_id == Tournament.id)
+            .where(Tournament.name.like("compare-ann-%"), Match.status == "done")
+            .limit(1)
+        ).one()
+    pages = (f"/compares/{name}", f"/compares/{name}/live", f"/tournaments/{name}",
+             f"/tournaments/{name}/standings.csv", f"/games/{match_id}/0")  # fmt: skip
+    for path in pages:
+        said = {who: _status(app, who, path) for who in ROLES}
+        assert said == {
+            "anonymous": 404, "stranger": 404, "ann": 200, "bob": 404, "teacher": 200,
+            "teacher2": 404, "admin": 200,
+        }, path  # fmt: skip
+    client = app.test_client()
+    for who, expected in (("bob", 404), ("ann", 200), ("teacher", 200)):
+        user_id = user_id_named(store, who)
+        assert user_id is not None
+        token = create_token(store, user_id, "r", ["read"])
+        for path in (f"/api/v1/compares/{name}", f"/api/v1/tournaments/{name}",
+                     f"/api/v1/games/{match_id}/0"):  # fmt: skip
+            reply = client.get(path, headers={"Authorization": f"Bearer {token}"})
+            assert reply.status_code == expected, (who, path)
+    for who in ("anonymous", "ann", "teacher"):
+        listed = logged_in(app, None if who == "anonymous" else who)
+        assert "compare-ann" not in listed.get("/tournaments").get_data(as_text=True)
+        assert "compare-ann" not in listed.get("/games").get_data(as_text=True)
