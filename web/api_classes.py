@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from flask import url_for
+from flask import Response, after_this_request, url_for
 from pydantic import BaseModel, Field
 from spectree import Response as Responses
 
@@ -300,6 +300,15 @@ def api_roster(name: str) -> RosterModel:
     return RosterModel(name=view.row.name, rules=view.rules, students=rows)
 
 
+def _no_store() -> None:
+    """This request's answer (first-time passwords) is kept by no cache, as the pages'."""
+
+    @after_this_request
+    def kept_by_none(response: Response) -> Response:
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+
 @api.post("/classes/<name>/roster")
 @guarded("manage-class", early=False)
 @spec.validate(
@@ -314,6 +323,7 @@ def api_import_roster(name: str, json: RosterImport) -> tuple[RosterLoginsModel,
     from flask import current_app
 
     account = _caller("run")
+    _no_store()
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
     made = _acting(lambda: service.import_roster(get_store(), account, name, json.csv, hasher))
     logins = [RosterLoginModel(real_name=r.real_name, login=r.login, password=r.password)
@@ -370,6 +380,7 @@ def api_reset_password(name: str, student: str) -> PasswordModel:
     from flask import current_app
 
     account = _caller("run")
+    _no_store()
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
     password = _acting(lambda: service.reset_password(get_store(), account, name, student, hasher))
     return PasswordModel(student=student, password=password)

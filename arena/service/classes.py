@@ -459,6 +459,9 @@ def reset_password(
 
 #: Games a pair plays in a class tournament, at most (as a tournament an account creates).
 MAX_CLASS_GAMES = 1000
+#: The most games a class tournament plays in all (its pairs times its games a pair): a
+#: class of 500 at 1000 games a pair would be 124,750 matches made in one request.
+MAX_CLASS_TOURNAMENT_GAMES = 20_000
 
 
 def start_class_tournament(
@@ -510,6 +513,13 @@ def start_class_tournament(
         raise ClassError(
             f"a tournament needs two bots at least: {len(entrants)} of class {row.name} "
             "has a version yet."
+        )
+    pairs = len(entrants) * (len(entrants) - 1) // 2
+    if pairs * games > MAX_CLASS_TOURNAMENT_GAMES:
+        most = max(1, MAX_CLASS_TOURNAMENT_GAMES // pairs)
+        raise ClassError(
+            f"{len(entrants)} bots at {games} games a pair would play {pairs * games:,} games, "
+            f"more than {MAX_CLASS_TOURNAMENT_GAMES:,}: choose {most} games a pair or fewer."
         )
     moment = _now(now)
     title = fit_name(f"{row.name}-{moment:%Y%m%d-%H%M%S}")

@@ -498,7 +498,7 @@ def test_a_class_queues_at_most_its_checks_at_once(
 
 
 def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
-    store: Store, actors: Actors, celery: Celery
+    store: Store, actors: Actors, celery: Celery, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from arena.store.tournaments import entrant_labels
 
@@ -527,6 +527,11 @@ def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
     with pytest.raises(ClassError, match="games must be 1 to 1000, not 0"):
         cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
                                    games=0)  # fmt: skip
+    with monkeypatch.context() as patched:  # 4 bots: 6 pairs
+        patched.setattr(cls, "MAX_CLASS_TOURNAMENT_GAMES", 100)
+        with pytest.raises(ClassError, match="would play 120 games, more than 100: choose 16"):
+            cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
+                                       games=20, now=NOW + timedelta(seconds=2))  # fmt: skip
     minutes = iter(range(1, 100))
     said = _outcomes(
         actors,

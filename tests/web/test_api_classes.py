@@ -112,6 +112,7 @@ def test_a_roster_import_locks_the_api_until_the_password_changes(
     made = client.post("/api/v1/classes/5b/roster", json={"csv": "Alan Turing\nGrace Hopper,gh\n"},
                        headers=tokens["teacher"])  # fmt: skip
     assert made.status_code == 201, made.get_json()
+    assert made.headers["Cache-Control"] == "no-store"  # first-time passwords: kept nowhere
     logins = made.get_json()["logins"]
     assert [(r["login"], r["real_name"]) for r in logins] == [
         ("alan.t", "Alan Turing"), ("gh", "Grace Hopper")
@@ -126,6 +127,7 @@ def test_a_roster_import_locks_the_api_until_the_password_changes(
     assert client.get("/api/v1/classes", headers=headers).status_code == 200
     reset = client.post("/api/v1/classes/5b/students/alan.t/password", headers=tokens["teacher"])
     assert reset.status_code == 200, reset.get_json()
+    assert reset.headers["Cache-Control"] == "no-store"
     assert client.get("/api/v1/classes", headers=headers).status_code == 403
     refused = client.post("/api/v1/classes/5b/students/eve/password", headers=tokens["teacher"])
     assert refused.status_code == 404
