@@ -53,7 +53,7 @@ from arena.service.compares import (
     group_size,
 )
 from arena.service.competition_views import local_time
-from arena.service.competitions import check_window
+from arena.service.competitions import check_in_bounds, check_window
 from arena.service.gauntlets import (
     grade_after_match,
     settle_tests,
@@ -170,14 +170,7 @@ def _now(now: datetime | None = None) -> datetime:
 
 
 def _in_bounds(what: str, value: float) -> None:
-    low, high, unit = BOUNDS[what]
-    if not low <= value <= high:  # (NaN fails too)
-        shown = what.replace("_", " ")
-        try:
-            given = f"{value:g}{unit}"
-        except OverflowError:
-            given = "a number that large"
-        raise AssignmentError(f"{shown} must be {low:g} to {high:g}{unit}, not {given}.")
+    check_in_bounds(BOUNDS, what, value, AssignmentError)
 
 
 def _rules(new: NewAssignment, offered: tuple[str, ...]) -> Rules:

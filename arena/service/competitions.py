@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
@@ -81,6 +82,7 @@ __all__ = [
     "NewCompetition",
     "RatingPoint",
     "RecentGame",
+    "check_in_bounds",
     "check_open_for_entries",
     "check_window",
     "check_zone",
@@ -196,14 +198,28 @@ def runtime_of(filename: str) -> str:
 
 
 def _in_bounds(what: str, value: float) -> None:
-    low, high, unit = BOUNDS[what]
+    check_in_bounds(BOUNDS, what, value, CompetitionError)
+
+
+def check_in_bounds(
+    bounds: Mapping[str, tuple[float, float, str]],
+    what: str,
+    value: float,
+    error: type[ArenaError] = ArenaError,
+) -> None:
+    """Return if ``value`` is within ``bounds[what]`` (low, high, unit).
+
+    Raises:
+        error: it is not (NaN is not either), in a sentence naming the setting.
+    """
+    low, high, unit = bounds[what]
     if not low <= value <= high:
         shown = what.replace("_", " ")
         try:
             given = f"{value:g}{unit}"
         except OverflowError:  # an int beyond a float's range
             given = "a number that large"
-        raise CompetitionError(f"{shown} must be {low:g} to {high:g}{unit}, not {given}.")
+        raise error(f"{shown} must be {low:g} to {high:g}{unit}, not {given}.")
 
 
 def seconds_of_ms(ms: int) -> float:
