@@ -7,12 +7,14 @@ Content-Security-Policy blocks, fails the test; screenshots go to tests/web/scre
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Error as PlaywrightError
 
 from arena.engine.rules import PRESETS
 from arena.service.accounts import create_account
@@ -62,6 +64,15 @@ def _new_class(page: Page, live_server: str) -> str:
     return code
 
 
+def _fill(student: Page, number: int) -> None:
+    """Student ``number``'s join form filled in (a real name for every other one)."""
+    student.locator("input[name=pseudonym]").fill(f"pupil{number:02d}")
+    student.locator("input[name=password]").fill(f"pupil {number} passphrase")
+    student.locator("input[name=confirm]").fill(f"pupil {number} passphrase")
+    if number % 2 == 0:
+        student.locator("input[name=real_name]").fill(f"Real Name {number:02d}")
+
+
 def _desk(
     browser: Browser, live_server: str, code: str, number: int
 ) -> tuple[Page, list[str], int]:
@@ -75,14 +86,33 @@ def _desk(
     student.on("pageerror", lambda exc: errors.append(str(exc)))
     student.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     student.goto(f"{live_server}/join/{code.lower()}")
-    student.locator("input[name=pseudonym]").fill(f"pupil{number:02d}")
-    student.locator("input[name=password]").fill(f"pupil {number} passphrase")
-    student.locator("input[name=confirm]").fill(f"pupil {number} passphrase")
-    if number % 2 == 0:
-        student.locator("input[name=real_name]").fill(f"Real Name {number:02d}")
+    _fill(student, number)
     if number == 0:
         screenshot(student, "class-join-form")
     return student, errors, number
+
+
+#: What the join page says when the hashing bound is full (arena.service.passwords).
+BUSY = "The server is busy checking other passwords"
+
+
+def _joined(student: Page, live_server: str, number: int) -> int:
+    """Wait until the student is in the class; a student told the server is busy (the
+    hashing bound, on a loaded machine) presses Join again, as the page asks. Return how
+    many times they pressed again."""
+    joined = f"{live_server}/classes/maths"
+    deadline = time.monotonic() + 50
+    again = 0
+    while student.url != joined:
+        busy = student.locator("ul.flashes", has_text=BUSY)
+        if busy.count() and again < 6:
+            again += 1
+            _fill(student, number)
+            student.get_by_role("button", name="Join maths").click()
+            continue
+        assert time.monotonic() < deadline, f"pupil{number:02d} not in ({again} retried)"
+        student.wait_for_timeout(100)
+    return again
 
 
 def test_thirty_students_join_from_one_address_within_a_minute(
@@ -102,19 +132,28 @@ def test_thirty_students_join_from_one_address_within_a_minute(
     # form in; then they press Join together, and are all in within the minute (the sign-up
     # limit's window: they are not turned away as a flood from one address)
     desks = [_desk(browser, live_server, code, number) for number in range(STUDENTS)]
-    started = time.monotonic()
-    for student, _, _ in desks:
-        student.get_by_role("button", name="Join maths").click(no_wait_after=True)
-    for student, errors, number in desks:
-        expect(student).to_have_url(f"{live_server}/classes/maths")
-        expect(student.locator("ul.flashes")).to_contain_text(f"Welcome, pupil{number:02d}")
-        if number == 0:
-            screenshot(student, "class-joined")
-        assert not errors, errors
-    elapsed = time.monotonic() - started
-    assert elapsed < 60, f"{STUDENTS} joins took {elapsed:.1f} s"
-    for student, _, _ in desks:
-        student.context.close()
+    try:
+        started = time.monotonic()
+        for student, _, _ in desks:
+            student.get_by_role("button", name="Join maths").click(no_wait_after=True)
+        pressed_again = 0
+        for student, errors, number in desks:
+            again = _joined(student, live_server, number)
+            pressed_again += again
+            if again:  # the busy answers were 503s, which the browser's console reports
+                errors = [e for e in errors if "status of 503" not in e]
+            expect(student.locator("ul.flashes")).to_contain_text(f"Welcome, pupil{number:02d}")
+            if number == 0:
+                screenshot(student, "class-joined")
+            assert not errors, errors
+        elapsed = time.monotonic() - started
+        assert elapsed < 60, f"{STUDENTS} joins took {elapsed:.1f} s ({pressed_again} retried)"
+    finally:  # once their pages are idle: a request cut off by a closing browser leaves
+        # werkzeug's static file open (a ResourceWarning in a later test)
+        for student, _, _ in desks:
+            with contextlib.suppress(PlaywrightError):
+                student.wait_for_load_state("networkidle", timeout=10_000)
+            student.context.close()
     # the teacher's roster has them all, real names where given
     page.goto(f"{live_server}/classes/maths")
     rows = page.locator("table.roster tbody tr")
