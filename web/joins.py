@@ -31,7 +31,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service.accounts import MAX_PASSWORD, MIN_PASSWORD
-from arena.service.class_pages_extra import class_of_code
+from arena.service.classes import class_by_code
 from arena.service.role_requests import decide_role_request, request_role
 from web.auth import current_account, guarded, log_in
 from web.extensions import get_store
@@ -100,7 +100,7 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
     """The join page of ``code``: the class it opens (or why it opens none)."""
     found, problem = None, ""
     try:
-        found = class_of_code(get_store(), code)
+        found = class_by_code(get_store(), code)
     except ArenaError as exc:
         problem = sentence(str(exc))
     page = render_template(
@@ -151,7 +151,7 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
             real_name=real_name,
         )
     log_in(joined)
-    row = class_of_code(get_store(), code)
+    row = class_by_code(get_store(), code)
     flash(f"Welcome, {joined.name}: you are in the class {row.name}.")
     return redirect(url_for("classes.class_page", name=row.name))
 

@@ -1,5 +1,5 @@
-"""What the class pages need beyond arena.service.classes (issue 22): the class a join code
-opens (for the join page's title), the bots of a class's students (the bots list and the
+"""What the class pages need beyond arena.service.classes (issue 22): the bots of a class's
+students (the bots list and the
 tournament form filtered to a class), the role one asked for (the classes page) and a
 tournament's name (the class tournament's page, after the one click). A class's
 assignments are arena.service.assignment_views.class_assignments.
@@ -9,10 +9,8 @@ Every function checks what :mod:`arena.service.classes` checks: members see thei
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from arena.errors import NotFound
-from arena.service.classes import ClassError, ClassRow, class_for_member, normalise_code
+from arena.service.classes import class_for_member
 from arena.service.permissions import Actor, actor_id
 from arena.service.views import REFERENCE_OWNER, bot_list
 from arena.store import classes as stored
@@ -22,27 +20,10 @@ from arena.store.models import Tournament
 
 __all__ = [
     "class_bots",
-    "class_of_code",
     "own_role_request",
     "student_names",
     "tournament_name",
 ]
-
-
-def class_of_code(store: Store, code: str, *, now: datetime | None = None) -> ClassRow:
-    """The class the join code ``code`` opens (typed in any case, with or without spaces
-    and dashes).
-
-    Raises:
-        ClassError: no class has this code, or it expired (the sentences joining gives).
-    """
-    shown = code.strip()[:40]
-    row = stored.class_row_by_code(store, normalise_code(code)) if shown else None
-    if row is None:
-        raise ClassError(f"no class has the join code {shown!r}: check it with your teacher.")
-    if row.join_expires is not None and row.join_expires <= (now or datetime.now(UTC)):
-        raise ClassError("this join code has expired: ask your teacher for the new one.")
-    return row
 
 
 def student_names(store: Store, actor: Actor, name: str) -> list[str]:
