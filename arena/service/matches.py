@@ -35,6 +35,7 @@ from arena.engine.rules import Rules
 from arena.errors import ParseError
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.sandbox import Limits, SandboxUnavailable
+from arena.match.warm import MAX_GAMES
 from arena.service.results import result_json, stored_entrants
 from arena.store.db import Store, as_utc
 from arena.store.matches import (
@@ -530,7 +531,9 @@ def _play(
     stop: threading.Event | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Play the claimed match (until ``stop`` is set: :class:`MatchStopped`); return its
-    ``result`` column and its game records."""
+    ``result`` column and its game records. Its bots are warm (:mod:`arena.match.warm`):
+    kept running in this process for its next match with the same key, whose scope is
+    the match's tournament."""
     files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
@@ -551,6 +554,8 @@ def _play(
         first_slot=first_slot,
         stop=stop,
         files=files,
+        keep_games=MAX_GAMES,
+        scope=f"tournament-{claimed.tournament_id}",
     )
     if played.void is not None:
         raise InfrastructureError(played.void)
