@@ -391,6 +391,18 @@ class ProcessPlayer:
         """Whether the bot has written nothing since its last reply."""
         return self._lines is None or not self._lines.has_more()
 
+    def ping(self, seconds: float) -> bool:
+        """Whether the bot answers an empty ``act`` (after every message sent before it)
+        within ``seconds`` with nothing else written first; its clock restarts from the
+        answer. A bot that does not is marked dead (killed at close)."""
+        self._seq += 1
+        try:
+            reply = self._call({"type": "act", "seq": self._seq, "requests": []}, seconds)
+        except BotFaultError:
+            return False
+        self._cpu_mark = self._cpu_seconds()
+        return reply == {"type": "moves", "seq": self._seq, "moves": []}
+
     def settle(self) -> float:
         """CPU seconds the bot used since its last reply; its clock restarts from now."""
         cpu = self._cpu_seconds()

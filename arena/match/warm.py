@@ -21,7 +21,8 @@ only for the same :class:`WarmKey`:
 And only while it is sound and young:
 
 - after a match in which every game it started also ended, the process still runs,
-  has made no fault, and has written nothing since its last reply;
+  has made no fault, answers an empty ``act`` within :data:`PING_SECONDS` (once it has
+  read the games' ends) with nothing else written first, and writes nothing after;
 - between matches it is stopped (``SIGSTOP`` of its whole tree: a thread it left running
   can neither think nor talk), and resumed when reused; CPU it spent after its last
   reply beyond :data:`IDLE_CPU_SECONDS` makes it retire instead;
@@ -61,6 +62,7 @@ __all__ = [
     "MAX_GAMES",
     "MAX_MINUTES",
     "MEMORY_SHARE",
+    "PING_SECONDS",
     "KeptPlayer",
     "MatchSetup",
     "WarmKey",
@@ -79,9 +81,11 @@ MAX_MINUTES = 10.0
 #: A kept process whose tree holds more than this share of its memory limit (resident,
 #: read from /proc when a match ends) retires.
 MEMORY_SHARE = 0.5
-#: CPU seconds a kept process may spend after its last reply (reading the games' ends)
-#: and still be reused.
+#: CPU seconds a kept process may spend after its last reply and still be reused.
 IDLE_CPU_SECONDS = 0.5
+#: Wall seconds a kept process has, once a match ends, to answer an empty ``act`` (after
+#: reading the games' ends): one that does not is not kept.
+PING_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +341,8 @@ class KeptPlayer:
         if self._inner is None:
             return
         why = self._unsound() or self._memory_check()
+        if not why and not self._player().ping(PING_SECONDS):
+            why = "it did not answer once the match ended"
         if why:
             self._retire(why)
         else:
