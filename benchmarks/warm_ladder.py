@@ -19,9 +19,11 @@ import contextlib
 import itertools
 import os
 import random
+import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -108,8 +110,16 @@ def _schedule(entrants: Sequence[Entrant], matches: int, pairs: int, games: int)
     return schedule
 
 
-def play(warm: bool, minutes: float, pairs: int, games: int, directory: Path) -> int:
-    """Games done by the worker in ``minutes`` minutes, warm or cold."""
+def _task_seconds(directory: Path, kind: str) -> float:
+    """The median seconds of the worker's match tasks (Celery's "succeeded in" lines)."""
+    log = (directory / f"worker-{kind}.log").read_text(errors="replace")
+    times = [float(t) for t in re.findall(r"play_match\[[^]]*\] succeeded in ([\d.]+)s", log)]
+    return statistics.median(times) if times else float("nan")
+
+
+def play(warm: bool, minutes: float, pairs: int, games: int, directory: Path) -> tuple[int, float]:
+    """Games done by the worker in ``minutes`` minutes, warm or cold, and the median
+    seconds of its match tasks."""
     kind = "warm" if warm else "cold"
     url = f"sqlite:///{directory / f'{kind}.db'}"
     upgrade(url)
@@ -148,7 +158,7 @@ def play(warm: bool, minutes: float, pairs: int, games: int, directory: Path) ->
             sys.exit(f"{done['void']} matches void: see {directory}/worker-{kind}.log")
         if done["pending"] == 0:
             sys.exit("the worker ran out of matches: schedule more")
-        return done["done"] * games
+        return done["done"] * games, _task_seconds(directory, kind)
     finally:
         store.close()
 
@@ -161,16 +171,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="arena-warm-"))
     try:
-        cold = play(False, args.minutes, args.pairs, args.games, directory)
-        warm = play(True, args.minutes, args.pairs, args.games, directory)
+        cold, cold_task = play(False, args.minutes, args.pairs, args.games, directory)
+        warm, warm_task = play(True, args.minutes, args.pairs, args.games, directory)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     print(
         f"{BOTS} bots, random pairs of {args.pairs} pairings, matches of {args.games} games "
         f"(draw), {args.minutes:g} minutes each, 1 worker of 2 processes, bots sandboxed"
     )
-    print(f"cold: {cold / args.minutes:8.1f} games/minute")
-    print(f"warm: {warm / args.minutes:8.1f} games/minute")
+    print(f"cold: {cold / args.minutes:8.1f} games/minute, a match task {cold_task:.3f} s")
+    print(f"warm: {warm / args.minutes:8.1f} games/minute, a match task {warm_task:.3f} s")
     print(f"ratio warm/cold: {warm / max(cold, 1):.2f}")
 
 
