@@ -29,7 +29,13 @@ from arena.match.pipes import (
 )
 from arena.match.players import Request
 from arena.match.sandbox import kill_process_group, plain_spawn
-from arena.match.verdicts import Answer, BotFaultError, InfrastructureError, TimeControl
+from arena.match.verdicts import (
+    DECISIONS_PER_GAME,
+    Answer,
+    BotFaultError,
+    InfrastructureError,
+    TimeControl,
+)
 
 __all__ = [
     "BOT_PYTHON",
@@ -95,8 +101,9 @@ class PlainLauncher:
 
 #: Decisions a game is assumed to need at most, at its full move time each, for the CPU
 #: backstop of a bot process (:func:`match_cpu_seconds`); generous on purpose: the referee's
-#: clock, not this limit, is what times a bot out.
-CPU_DECISIONS_PER_GAME = 30
+#: clock, not this limit, is what times a bot out. The match wall bound's count (30 was
+#: below the 75-130 decisions a seat of a 2-player game to its target score averages).
+CPU_DECISIONS_PER_GAME = DECISIONS_PER_GAME
 
 
 def match_cpu_seconds(games: int, clock: TimeControl) -> int:
