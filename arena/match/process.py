@@ -196,10 +196,14 @@ class ProcessPlayer:
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
         self.startup_seconds = time.monotonic() - started
-        bound = time_control.match_wall_seconds(self.games)
-        self._wall_left = bound - self.startup_seconds
+        self._arm_wall(time_control, self.games, self.startup_seconds)
+
+    def _arm_wall(self, time_control: TimeControl, games: int, used: float) -> None:
+        """The match's wall bound for ``games`` games, ``used`` seconds of it spent."""
+        bound = time_control.match_wall_seconds(games)
+        self._wall_left = bound - used
         self._wall_rule = (
-            f"{bound:g} s for {self.games} game(s): {time_control.startup_seconds:g} s "
+            f"{bound:g} s for {games} game(s): {time_control.startup_seconds:g} s "
             f"start-up + {time_control.game_wall():g} s a game"
         )
 
@@ -446,6 +450,13 @@ class ProcessPlayer:
             return False
         self._cpu_mark = self._cpu_seconds()
         return reply == {"type": "moves", "seq": self._seq, "moves": []}
+
+    def rearm(self, time_control: TimeControl, games: int) -> None:
+        """Begin a match of ``games`` games in a process kept from an earlier one
+        (:mod:`arena.match.warm`): the match's wall bound and its output cap count from now,
+        for these games (the CPU backstop, set at start, covers the process's whole life)."""
+        self._arm_wall(time_control, games, 0.0)
+        self._stderr.limit = self._stderr.total + output_cap_bytes(games)
 
     def settle(self) -> float:
         """CPU seconds the bot used since its last reply; its clock restarts from now."""

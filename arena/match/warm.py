@@ -198,6 +198,8 @@ class KeptPlayer:
         self.slot = slot
         self._launcher = launcher
         self._games = games
+        #: Games of the match about to be played (set by the referee, as a ProcessPlayer's).
+        self.games = 1
         self._max_seconds = max_minutes * 60
         self._memory_bytes = memory_bytes
         self._inner: ProcessPlayer | None = None
@@ -232,8 +234,8 @@ class KeptPlayer:
         self.retired = why
         self.release()
 
-    def _unsound(self) -> str:
-        """Why the kept process may not play the next match ("" if it may)."""
+    def _unsound(self, games: int) -> str:
+        """Why the kept process may not play a next match of ``games`` games ("" if it may)."""
         inner = self._inner
         if inner is None:
             return ""
@@ -243,7 +245,7 @@ class KeptPlayer:
             return "it exited or faulted"
         if self.age_seconds() > self._max_seconds:
             return f"older than {self._max_seconds / 60:g} minutes"
-        if self._played + self._match_games > self._games:
+        if self._played + games > self._games:
             return f"another match would pass {self._games} games"
         return ""
 
@@ -274,7 +276,7 @@ class KeptPlayer:
         inner = self._inner
         if inner is None:
             return ""
-        why = self._unsound()
+        why = self._unsound(self.games)
         if why:
             return why
         if not inner.quiet():
@@ -292,15 +294,17 @@ class KeptPlayer:
             self._retire(why)
         self._match_games = 0
         if self._inner is not None:
+            self._inner.rearm(time_control, self.games)
             return
         inner = ProcessPlayer(self.path, self._launcher)
-        inner.games = self._games
+        inner.games = self._games  # the CPU backstop: the process's whole life
         self._inner = inner
         self._open_games.clear()
         self._born = time.monotonic()
         self._played = 0
         self.starts += 1
         inner.open(time_control)
+        inner.rearm(time_control, self.games)  # the wall bound and output cap: this match's
         self.name = inner.name
 
     def _player(self) -> ProcessPlayer:
@@ -340,7 +344,7 @@ class KeptPlayer:
         """End the match: the bot is kept (stopped until the next) if sound, else stopped."""
         if self._inner is None:
             return
-        why = self._unsound() or self._memory_check()
+        why = self._unsound(self._match_games) or self._memory_check()
         if not why and not self._player().ping(PING_SECONDS):
             why = "it did not answer once the match ended"
         if why:

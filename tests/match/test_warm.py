@@ -19,7 +19,14 @@ from arena.match.cputime import tree_cpu_seconds
 from arena.match.lineup import make_players, release_kept_players
 from arena.match.referee import GameOutcome, PlainLauncher, Player, TimeControl, play_match
 from arena.match.sandbox import SLOT_BLOCK, Limits, check_sandbox
-from arena.match.warm import KeptPlayer, MatchSetup, WarmPool, tree_rss_bytes, warm_pool
+from arena.match.warm import (
+    MAX_GAMES,
+    KeptPlayer,
+    MatchSetup,
+    WarmPool,
+    tree_rss_bytes,
+    warm_pool,
+)
 from tests.match.test_referee import planted_secrets  # noqa: F401 (a fixture)
 from tests.paths import ZOO, own_slot
 
@@ -183,6 +190,21 @@ def test_a_process_that_talks_out_of_turn_between_matches_is_not_reused(tmp_path
     assert all(o.verdict is None for o in second)
     assert players[0].starts == 2  # type: ignore[attr-defined]
     assert "did not answer" in players[0].retired  # type: ignore[attr-defined]
+
+
+def test_a_kept_process_has_its_own_matchs_output_cap(tmp_path: Path) -> None:
+    """The output cap (and the wall bound) of a kept process is its match's, not its life's
+    (2,000 games): a bot that floods in its second match forfeits it, and goes."""
+    flood, a = _bot(tmp_path, "flood.py", "flood_later.py"), _bot(tmp_path, "a.py")
+    players = _kept([flood, a], games=MAX_GAMES)
+    assert all(o.verdict is None for o in _match(players))
+    began = time.monotonic()
+    second = _match(_kept([flood, a], games=MAX_GAMES))
+    assert time.monotonic() - began < 15
+    verdicts = [o.verdict for o in second]
+    assert all(v is not None and v.termination is Termination.PROTOCOL_ERROR for v in verdicts)
+    assert all("flooded its output" in v.message for v in verdicts if v is not None)
+    assert players[0].starts == 1 and not players[0].warm  # type: ignore[attr-defined]
 
 
 def test_the_least_recently_used_goes_when_the_block_is_full(tmp_path: Path) -> None:
