@@ -451,11 +451,12 @@ class ProcessPlayer:
         self._cpu_mark = self._cpu_seconds()
         return reply == {"type": "moves", "seq": self._seq, "moves": []}
 
-    def rearm(self, time_control: TimeControl, games: int) -> None:
+    def rearm(self, time_control: TimeControl, games: int, used: float = 0.0) -> None:
         """Begin a match of ``games`` games in a process kept from an earlier one
-        (:mod:`arena.match.warm`): the match's wall bound and its output cap count from now,
-        for these games (the CPU backstop, set at start, covers the process's whole life)."""
-        self._arm_wall(time_control, games, 0.0)
+        (:mod:`arena.match.warm`): the match's wall bound (``used`` seconds of it spent) and
+        its output cap count from now, for these games (the CPU backstop, set at start,
+        covers the process's whole life)."""
+        self._arm_wall(time_control, games, used)
         self._stderr.limit = self._stderr.total + output_cap_bytes(games)
 
     def settle(self) -> float:

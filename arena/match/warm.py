@@ -304,7 +304,8 @@ class KeptPlayer:
         self._played = 0
         self.starts += 1
         inner.open(time_control)
-        inner.rearm(time_control, self.games)  # the wall bound and output cap: this match's
+        # The wall bound and the output cap are this match's (the CPU backstop, its life's).
+        inner.rearm(time_control, self.games, inner.startup_seconds)
         self.name = inner.name
 
     def _player(self) -> ProcessPlayer:
