@@ -114,6 +114,7 @@ def make_players(
     first_slot: int | None = None,
     salts: Sequence[str] | None = None,
     keep_games: int = 0,
+    runtime: str | None = None,
 ) -> list[Player]:
     """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``; by
     default this process's block of the machine-wide registry, :func:`process_slots`).
@@ -125,6 +126,10 @@ def make_players(
 
     ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
     than by seat (see :class:`arena.match.referee.StrategyPlayer`).
+
+    ``runtime``: the runtime of every bot file (:mod:`arena.match.runtimes`); by default
+    each file's name says it (``.py``: python, ``.numpy.py``: python-numpy, ``.js``:
+    javascript).
 
     Raises:
         ParseError: a spec is neither a strategy nor a file.
@@ -154,7 +159,7 @@ def make_players(
         launcher = (
             Sandbox(limits or Limits(), (first_slot or 0) + seat) if sandboxed else PlainLauncher()
         )
-        players.append(ProcessPlayer(Path(spec), launcher))
+        players.append(ProcessPlayer(Path(spec), launcher, runtime))
     return players
 
 
@@ -191,9 +196,11 @@ def check_bot(
     seed: int = 1,
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
+    runtime: str | None = None,
 ) -> Iterator[tuple[str, CheckReport]]:
     """Validate a bot as an upload would be: it starts, answers the handshake, and plays
-    ``games`` 2-player games against ``random`` under every preset.
+    ``games`` 2-player games against ``random`` under every preset, under ``runtime``
+    (default: the one the file's name says).
 
     Yields (preset, report so far) after each preset; the last report is the final one.
 
@@ -203,7 +210,9 @@ def check_bot(
     """
     report = CheckReport(bot=path)
     for name, rules in PRESETS.items():
-        players = make_players([path, "random"], sandboxed=sandboxed, limits=limits)
+        players = make_players(
+            [path, "random"], sandboxed=sandboxed, limits=limits, runtime=runtime
+        )
         bot = players[0]
         assert isinstance(bot, ProcessPlayer)
         for outcome in play_match(
