@@ -27,6 +27,7 @@ from arena.match.referee import (
     TimeControl,
     play_match,
 )
+from arena.match.runtimes import find_runtime, runtime_for_upload
 from arena.match.sandbox import (
     SLOT_BLOCK,
     Limits,
@@ -127,9 +128,9 @@ def make_players(
     ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
     than by seat (see :class:`arena.match.referee.StrategyPlayer`).
 
-    ``runtime``: the runtime of every bot file (:mod:`arena.match.runtimes`); by default
-    each file's name says it (``.py``: python, ``.numpy.py``: python-numpy, ``.js``:
-    javascript).
+    ``runtime``: the runtime of every bot file of its suffix (:mod:`arena.match.runtimes`:
+    ``python-numpy`` for the ``.py`` files); by default each file's name says it (``.py``:
+    python, ``.numpy.py``: python-numpy, ``.js``: javascript).
 
     Raises:
         ParseError: a spec is neither a strategy nor a file.
@@ -159,8 +160,15 @@ def make_players(
         launcher = (
             Sandbox(limits or Limits(), (first_slot or 0) + seat) if sandboxed else PlainLauncher()
         )
-        players.append(ProcessPlayer(Path(spec), launcher, runtime))
+        players.append(ProcessPlayer(Path(spec), launcher, _runtime_of(spec, runtime)))
     return players
+
+
+def _runtime_of(spec: str, runtime: str | None) -> str | None:
+    """``runtime`` for a bot file of its suffix, else None (the file's name decides)."""
+    if runtime is None or Path(spec).suffix != find_runtime(runtime).suffix:
+        return None
+    return runtime
 
 
 @dataclass
@@ -206,8 +214,11 @@ def check_bot(
 
     Raises:
         ParseError: no such file.
+        RuntimeMissing: ``runtime`` is unknown, or the file is not one of its.
         SandboxUnavailable: as :func:`make_players`.
     """
+    if runtime is not None:
+        runtime_for_upload(path, runtime)  # its files' suffix
     report = CheckReport(bot=path)
     for name, rules in PRESETS.items():
         players = make_players(

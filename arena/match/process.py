@@ -168,9 +168,7 @@ class ProcessPlayer:
         if raise_cpu is not None:  # a sandbox: its CPU limit must last the whole match
             launcher = self._launcher = raise_cpu(match_cpu_seconds(self.games, time_control))
         try:
-            proc = launcher.spawn(
-                files, argv, interpreter=interpreter, runtime=_name(self.runtime)
-            )
+            proc = launcher.spawn(files, argv, interpreter=interpreter, runtime=_name(self.runtime))
         except (OSError, ArenaError) as exc:
             raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None

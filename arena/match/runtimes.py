@@ -73,7 +73,7 @@ NUMPY_DIR_ENV = "ARENA_NUMPY_DIR"
 DEFAULT_RUNTIME = "python"
 
 
-class RuntimeMissing(ArenaError):
+class RuntimeMissing(ArenaError):  # noqa: N818 (like SandboxUnavailable)
     """A runtime is unknown, or not installed on this machine (the message says how to
     install it)."""
 
@@ -200,8 +200,10 @@ def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     for candidate in RUNTIMES.values():  # the first of a suffix is its default
         if candidate.suffix == suffix:
             return candidate
-    endings = ", ".join(sorted({r.suffix for r in RUNTIMES.values()}))
-    raise RuntimeMissing(f"{filename or 'the file'} is not a bot file: a bot is one {endings} file.")
+    raise RuntimeMissing(
+        f"{filename or 'the file'} is not a .py file nor a .js file: a bot is one Python or "
+        "JavaScript file."
+    )
 
 
 def numpy_dir() -> str:
