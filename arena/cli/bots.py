@@ -94,11 +94,15 @@ def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -
 
 @click.command("new-bot", short_help="Write a starter bot file.")
 @click.argument("name")
-def new_bot_command(name: str) -> None:
-    """Write NAME.py (or NAME, if it ends in .py): a commented starter bot to edit."""
-    path = Path(name if name.endswith(".py") else name + ".py")
+@runtime_option
+def new_bot_command(name: str, runtime: str | None) -> None:
+    """Write NAME.py (NAME.js with --runtime javascript; or NAME, if it ends so): a commented
+    starter bot to edit, for the runtime (python by default; python-numpy; javascript)."""
+    runtime = runtime or "python"
+    suffix = ".js" if runtime == "javascript" else ".py"
+    path = Path(name if name.endswith(suffix) else name + suffix)
     try:
-        write_starter_bot(path)
+        write_starter_bot(path, runtime)
     except FileExistsError:
         raise click.BadParameter(
             f"{path} exists; not overwriting it", param_hint="'NAME'"
@@ -109,4 +113,5 @@ def new_bot_command(name: str) -> None:
         raise click.BadParameter(
             f"cannot write {path}: {exc.strerror}", param_hint="'NAME'"
         ) from None
-    click.echo(f"wrote {path}: edit play(), then try `arena check {path}`")
+    again = "" if runtime != "python-numpy" else "--runtime python-numpy "
+    click.echo(f"wrote {path}: edit play(), then try `arena check {again}{path}`")
