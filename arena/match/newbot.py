@@ -3,8 +3,8 @@
 Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
-choice numpy scores; ``javascript``, for the kit ``botkit.js``); :func:`write_starter_bot` writes it, never over
-an existing file. The tutorial is ``docs/writing-a-bot.md``.
+choice numpy scores; ``javascript``, for the kit ``botkit.js``); :func:`write_starter_bot`
+writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
 from __future__ import annotations
