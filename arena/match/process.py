@@ -20,11 +20,23 @@ from arena.engine.tiles import Move
 from arena.errors import ArenaError
 from arena.match import botkit
 from arena.match.cputime import tree_cpu_seconds
-from arena.match.pipes import MAX_LINE_BYTES, LineReader, LineTooLongError, StderrTail
+from arena.match.pipes import (
+    MAX_LINE_BYTES,
+    LineReader,
+    LineTooLongError,
+    StderrTail,
+    output_cap_bytes,
+)
 from arena.match.players import Request
 from arena.match.runtimes import BotRuntime, find_runtime, runtime_of_file
 from arena.match.sandbox import kill_process_group, plain_spawn
-from arena.match.verdicts import Answer, BotFaultError, InfrastructureError, TimeControl
+from arena.match.verdicts import (
+    DECISIONS_PER_GAME,
+    Answer,
+    BotFaultError,
+    InfrastructureError,
+    TimeControl,
+)
 
 __all__ = [
     "BOT_PYTHON",
@@ -101,8 +113,9 @@ class PlainLauncher:
 
 #: Decisions a game is assumed to need at most, at its full move time each, for the CPU
 #: backstop of a bot process (:func:`match_cpu_seconds`); generous on purpose: the referee's
-#: clock, not this limit, is what times a bot out.
-CPU_DECISIONS_PER_GAME = 30
+#: clock, not this limit, is what times a bot out. The match wall bound's count (30 was
+#: below the 75-130 decisions a seat of a 2-player game to its target score averages).
+CPU_DECISIONS_PER_GAME = DECISIONS_PER_GAME
 
 
 def match_cpu_seconds(games: int, clock: TimeControl) -> int:
@@ -151,6 +164,9 @@ class ProcessPlayer:
         #: Per game: (round, history events) sent so far, for v2 deltas.
         self._history_sent: dict[str, tuple[int, int]] = {}
         self._dead: BotFaultError | None = None
+        #: What is left of the match's wall bound on waiting for this bot (set at open).
+        self._wall_left = 0.0
+        self._wall_rule = ""
         #: Seconds from starting the process to its handshake reply.
         self.startup_seconds = 0.0
         #: Decisions answered, and the seconds charged for them (total, and the most for one).
@@ -174,6 +190,7 @@ class ProcessPlayer:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc, self._stdin = proc, proc.stdin
         self._lines = LineReader(proc.stdout)
+        self._stderr.limit = output_cap_bytes(self.games)
         self._stderr.follow(proc.stderr)
         try:
             reply = self._call(
@@ -198,6 +215,12 @@ class ProcessPlayer:
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
         self.startup_seconds = time.monotonic() - started
+        bound = time_control.match_wall_seconds(self.games)
+        self._wall_left = bound - self.startup_seconds
+        self._wall_rule = (
+            f"{bound:g} s for {self.games} game(s): {time_control.startup_seconds:g} s "
+            f"start-up + {time_control.game_wall():g} s a game"
+        )
 
     def _blame_harness(self, fault: BotFaultError) -> None:
         """A sandbox that failed to start is the harness's failure, not the bot's.
@@ -302,8 +325,15 @@ class ProcessPlayer:
         # (the referee charges each game its share of the wait beyond its free time).
         cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
         wall = len(banks) * time_control.wall_seconds + max(0.0, *wall_banks)
-        deadline = self._sent_at + wall + 0.5
-        reply = self._read_reply(deadline, cpu_budget)
+        # The match's wall bound (TimeControl.match_wall_seconds) cuts a wait short.
+        late, deadline = "no reply in time", self._sent_at + wall + 0.5
+        if self._sent_at + self._wall_left < deadline:
+            late = f"the bot's waits used up the match's wall-clock bound ({self._wall_rule})"
+            deadline = self._sent_at + max(0.0, self._wall_left)
+        try:
+            reply = self._read_reply(deadline, cpu_budget, late)
+        finally:
+            self._wall_left -= time.monotonic() - self._sent_at
         self._waited = [(time.monotonic() - self._sent_at) / self._batch] * self._batch
         # All CPU since the last reply is charged: a bot that thinks between its
         # moves (a thread left running) pays for it on the next one.
@@ -354,19 +384,23 @@ class ProcessPlayer:
         except (BrokenPipeError, ConnectionResetError, ValueError):
             raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
 
-    def _read_reply(self, deadline: float, cpu_budget: float | None = None) -> dict[str, Any]:
-        """The next message; TIMEOUT past ``deadline`` or once the bot has used more
-        than ``cpu_budget`` CPU seconds since its last reply (checked every 0.25 s)."""
+    def _read_reply(
+        self, deadline: float, cpu_budget: float | None = None, late: str = "no reply in time"
+    ) -> dict[str, Any]:
+        """The next message; TIMEOUT (saying ``late``) past ``deadline`` or once the bot has
+        used more than ``cpu_budget`` CPU seconds since its last reply, PROTOCOL_ERROR once
+        its stderr is over its cap (both checked every 0.25 s)."""
         if self._dead is not None:
             raise self._dead
         assert self._lines is not None
         while True:
+            self._check_flood()
             try:
                 line = self._lines.read_line(min(deadline, time.monotonic() + CPU_POLL_SECONDS))
                 break
             except TimeoutError:
                 if time.monotonic() >= deadline:
-                    raise self._fault(Termination.TIMEOUT, "no reply in time") from None
+                    raise self._fault(Termination.TIMEOUT, late) from None
                 used = self._cpu_seconds() - self._cpu_mark
                 if cpu_budget is not None and used > cpu_budget:
                     raise self._fault(
@@ -377,6 +411,7 @@ class ProcessPlayer:
                     Termination.PROTOCOL_ERROR,
                     f"a reply line longer than {MAX_LINE_BYTES} bytes",
                 ) from None
+        self._check_flood()
         if line is None:
             raise self._fault(Termination.CRASH, self._exit_text("exited"))
         try:
@@ -390,6 +425,15 @@ class ProcessPlayer:
         if self._lines.has_more():
             raise self._fault(Termination.PROTOCOL_ERROR, "sent lines nobody asked for")
         return reply
+
+    def _check_flood(self) -> None:
+        """PROTOCOL_ERROR if the bot wrote more to stderr than its cap for the match."""
+        if self._stderr.flooded:
+            raise self._fault(
+                Termination.PROTOCOL_ERROR,
+                f"flooded its output: more than {self._stderr.limit:,} bytes to stderr, the "
+                f"cap for a match of {self.games} game(s) (a Python bot's print() goes there)",
+            )
 
     def _fault(self, termination: Termination, message: str) -> BotFaultError:
         """Mark the process dead (it is killed at close) and return the fault."""
