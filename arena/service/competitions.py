@@ -64,6 +64,7 @@ from arena.store import competition_reads as reads
 from arena.store import competitions as stored
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
+from arena.store.matches import bot_sources
 from arena.store.uploads import finish_upload, upload_with_version
 
 if TYPE_CHECKING:
@@ -513,6 +514,21 @@ def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> s
     return chosen
 
 
+def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:
+    """Refuse a stored version whose runtime the competition does not offer.
+
+    Raises:
+        CompetitionError: naming the version's runtime and those offered.
+    """
+    offered = list(row.settings.get("runtimes") or ["python"])
+    [(_, _, _, runtime)] = bot_sources(store, [version_id])
+    if runtime not in offered:
+        raise CompetitionError(
+            f"{row.name} takes bots in {', '.join(offered)}: version {version_id} is a "
+            f"{runtime} bot."
+        )
+
+
 def check_open_for_entries(store: Store, name: str, now: datetime | None = None) -> None:
     """Refuse, as an entry would, when competition ``name`` takes no entry now (before a
     caller spends a sandboxed check on a file for it).
@@ -557,6 +573,7 @@ def enter_with_version(
     names = reads.version_names(store, [version_id]).get(version_id) if in_range else None
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
+    _check_version_runtime(store, row, version_id)
     limit = None if isinstance(actor, Operator) else row.daily_submissions
     if limit is not None:
         _check_daily(store, row, user_id, now)
