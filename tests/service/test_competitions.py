@@ -197,6 +197,13 @@ def test_an_entry_runs_under_a_runtime_the_competition_offers(
     )
     runtimes = [upload_view(store, e.upload_id) for e in (numpy, js) if e.upload_id is not None]
     assert [view.runtime for view in runtimes if view is not None] == ["python-numpy", "javascript"]
+    # a stored version is entered under its own runtime
+    stored = store.add_bot_version("alice", "js", "function play(o) {}\n", {}, "javascript")[0]
+    with pytest.raises(
+        CompetitionError, match=f"cup takes bots in python: version {stored.id} is a javascript"
+    ):
+        comp.enter_with_version(store, alice, "cup", stored.id)
+    assert comp.enter_with_version(store, alice, "open", stored.id).status == "active"
 
 
 def test_an_upload_entry_is_checked_then_active_with_no_placement(
