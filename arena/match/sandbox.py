@@ -58,6 +58,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.match.runtime import Runtime, bot_runtime, interpreter_of
+from arena.match.runtimes import find_runtime, host_paths, runtime_missing
 
 __all__ = [
     "DENIED_SYSCALLS",
@@ -86,6 +87,11 @@ SANDBOX_ENV: Mapping[str, str] = {
     "HOME": "/tmp",
     "LANG": "C.UTF-8",
     "PYTHONDONTWRITEBYTECODE": "1",
+    # numpy's OpenBLAS (and any OpenMP) would start a thread per core: a bot computes on
+    # one, its CPU time is all charged to it, and each thread reserves address space.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
     # glibc reserves 64 MB of address space per malloc arena, one per thread up to 8 per
     # core: under RLIMIT_AS a bot with a dozen threads could not start more. Two arenas
     # leave the memory limit to what the bot actually uses.
@@ -500,8 +506,13 @@ class Sandbox:
         argv: Sequence[str],
         *,
         interpreter: Path = Path("/usr/bin/python3"),
+        runtime: str | None = None,
     ) -> subprocess.Popen[bytes]:
         """Start ``interpreter argv...`` in the sandbox, with binary stdin/stdout/stderr pipes.
+
+        ``runtime`` (a name of :data:`arena.match.runtimes.RUNTIMES`) binds what that runtime
+        needs besides its interpreter (numpy's environment) and sets its address-space
+        limit (the memory limit plus its ``extra_address_mb``).
 
         ``files`` maps absolute paths inside the sandbox (``"/bot/bot.py"``) to host
         files, copied in read-only; the working directory is the first file's
@@ -516,15 +527,23 @@ class Sandbox:
         if argv and argv[0] == str(interpreter):
             raise ValueError("argv holds the interpreter's arguments, not the interpreter")
         inside = str(interpreter)
+        if runtime is not None:
+            problem = runtime_missing(find_runtime(runtime))
+            if problem is not None:
+                raise SandboxUnavailable(f"runtime {runtime}: {problem}")
         if inside not in files and not Path(inside).exists():
             raise SandboxUnavailable(f"interpreter {inside} not found: apt-get install python3")
         try:
-            return self._start(files, argv, interpreter)
+            return self._start(files, argv, interpreter, runtime)
         except subprocess.SubprocessError as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
 
     def _start(
-        self, files: Mapping[str, Path], argv: Sequence[str], interpreter: Path
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        interpreter: Path,
+        runtime_name: str | None = None,
     ) -> subprocess.Popen[bytes]:
         paths = [_inside_path(p) for p in files]
         cwd = str(PurePosixPath(paths[0]).parent) if paths else "/tmp"
@@ -538,6 +557,11 @@ class Sandbox:
 
             seccomp_fd = track(_pipe_with(_seccomp_bpf()))
             runtime = _runtime(files, interpreter)
+            extra_mb = 0
+            if runtime_name is not None:
+                chosen = find_runtime(runtime_name)
+                runtime |= host_paths(chosen)
+                extra_mb = chosen.extra_address_mb
             args = [_tool("bwrap") or "bwrap", *self._bwrap_options(runtime)]
             for inside, host in zip(paths, files.values(), strict=True):
                 fd = track(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
@@ -554,7 +578,7 @@ class Sandbox:
                 cwd="/",
                 pass_fds=fds,
                 start_new_session=True,
-                preexec_fn=_preexec(self._rlimits(), self._cgroup_procs()),
+                preexec_fn=_preexec(self._rlimits(extra_mb), self._cgroup_procs()),
             )
         return proc
 
@@ -602,8 +626,11 @@ class Sandbox:
             "--",
         ]
 
-    def _rlimits(self) -> list[tuple[int, int]]:
-        limits = self.limits.rlimits()
+    def _rlimits(self, extra_address_mb: int = 0) -> list[tuple[int, int]]:
+        limits = [
+            (r, v + extra_address_mb * _MB if r == resource.RLIMIT_AS else v)
+            for r, v in self.limits.rlimits()
+        ]
         if _is_root():
             return limits
         # Not root: the processes run as the user's own uid, whose other processes

@@ -192,8 +192,11 @@ class KeptPlayer:
         max_minutes: float = MAX_MINUTES,
         memory_bytes: int | None = None,
         slot: int | None = None,
+        runtime: str | None = None,
     ) -> None:
         self.path = path
+        #: The runtime it runs under (None: its file's name says, arena.match.runtimes).
+        self.runtime = runtime
         self.name = path.stem
         self.slot = slot
         self._launcher = launcher
@@ -296,7 +299,7 @@ class KeptPlayer:
         if self._inner is not None:
             self._inner.rearm(time_control, self.games)
             return
-        inner = ProcessPlayer(self.path, self._launcher)
+        inner = ProcessPlayer(self.path, self._launcher, self.runtime)
         inner.games = self._games  # the CPU backstop: the process's whole life
         self._inner = inner
         self._open_games.clear()
