@@ -215,10 +215,14 @@ class ProcessPlayer:
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
         self.startup_seconds = time.monotonic() - started
-        bound = time_control.match_wall_seconds(self.games)
-        self._wall_left = bound - self.startup_seconds
+        self._arm_wall(time_control, self.games, self.startup_seconds)
+
+    def _arm_wall(self, time_control: TimeControl, games: int, used: float) -> None:
+        """The match's wall bound for ``games`` games, ``used`` seconds of it spent."""
+        bound = time_control.match_wall_seconds(games)
+        self._wall_left = bound - used
         self._wall_rule = (
-            f"{bound:g} s for {self.games} game(s): {time_control.startup_seconds:g} s "
+            f"{bound:g} s for {games} game(s): {time_control.startup_seconds:g} s "
             f"start-up + {time_control.game_wall():g} s a game"
         )
 
@@ -450,81 +454,41 @@ class ProcessPlayer:
         """CPU time of the bot's process tree so far (0.0 where /proc cannot tell)."""
         return 0.0 if self._proc is None else tree_cpu_seconds(self._proc.pid)
 
+    # -- kept between matches (arena.match.warm) --
 
-class KeptPlayer:
-    """A bot file's :class:`ProcessPlayer` kept running from one match to the next, for
-    many short matches between the same bots (``arena compare`` plays a few games between
-    two looks at its test, and starting two sandboxed bots costs about as much as playing
-    them): :meth:`close` ends a match, :meth:`release` stops the bot.
+    @property
+    def pid(self) -> int | None:
+        """The process's id (the sandbox's outermost), None when not running."""
+        return None if self._proc is None else self._proc.pid
 
-    The process is reused only after a match in which every game it started also ended
-    and the bot is still answering; otherwise the next match starts a fresh one. Its CPU
-    backstop covers ``games`` games in all (its whole life).
-    """
+    def quiet(self) -> bool:
+        """Whether the bot has written nothing since its last reply."""
+        return self._lines is None or not self._lines.has_more()
 
-    def __init__(self, path: Path, launcher: Launcher, games: int) -> None:
-        self.path = path
-        self.name = path.stem
-        self._launcher = launcher
-        self._games = games
-        self._inner: ProcessPlayer | None = None
-        self._open_games: set[str] = set()
-        #: Processes started (1 for a bot kept for every match).
-        self.starts = 0
+    def ping(self, seconds: float) -> bool:
+        """Whether the bot answers an empty ``act`` (after every message sent before it)
+        within ``seconds`` with nothing else written first; its clock restarts from the
+        answer. A bot that does not is marked dead (killed at close)."""
+        self._seq += 1
+        try:
+            reply = self._call({"type": "act", "seq": self._seq, "requests": []}, seconds)
+        except BotFaultError:
+            return False
+        self._cpu_mark = self._cpu_seconds()
+        return reply == {"type": "moves", "seq": self._seq, "moves": []}
 
-    def open(self, time_control: TimeControl) -> None:
-        if self._inner is not None:
-            return
-        inner = ProcessPlayer(self.path, self._launcher)
-        inner.games = self._games
-        self._inner = inner
-        self._open_games.clear()
-        self.starts += 1
-        inner.open(time_control)
-        self.name = inner.name
+    def rearm(self, time_control: TimeControl, games: int) -> None:
+        """Begin a match of ``games`` games in a process kept from an earlier one
+        (:mod:`arena.match.warm`): the match's wall bound and its output cap count from now,
+        for these games (the CPU backstop, set at start, covers the process's whole life)."""
+        self._arm_wall(time_control, games, 0.0)
+        self._stderr.limit = self._stderr.total + output_cap_bytes(games)
 
-    def _player(self) -> ProcessPlayer:
-        assert self._inner is not None, "open() first"
-        return self._inner
-
-    def start(
-        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
-    ) -> None:
-        self._open_games.add(game)
-        self._player().start(game, seat, players, teams, rules, seed)
-
-    def send(self, requests: Sequence[Request]) -> None:
-        self._player().send(requests)
-
-    def receive(
-        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
-    ) -> list[Answer]:
-        return self._player().receive(time_control, banks, wall_banks)
-
-    def charged(self) -> list[float]:
-        return self._player().charged()
-
-    def waited(self) -> list[float]:
-        return self._player().waited()
-
-    def end(self, game: str, result: Mapping[str, Any]) -> None:
-        self._open_games.discard(game)
-        self._player().end(game, result)
-
-    def stderr_tail(self) -> str:
-        return "" if self._inner is None else self._inner.stderr_tail()
-
-    def close(self) -> None:
-        """End the match: the bot is kept if it is sound, else stopped."""
-        inner = self._inner
-        if inner is not None and (self._open_games or not inner.alive()):
-            self.release()
-
-    def release(self) -> None:
-        """Stop the bot's process."""
-        inner, self._inner = self._inner, None
-        if inner is not None:
-            inner.close()
+    def settle(self) -> float:
+        """CPU seconds the bot used since its last reply; its clock restarts from now."""
+        cpu = self._cpu_seconds()
+        idle, self._cpu_mark = max(0.0, cpu - self._cpu_mark), cpu
+        return idle
 
 
 def _name(runtime: BotRuntime | None) -> str | None:
