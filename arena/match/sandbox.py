@@ -8,8 +8,8 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
 - a minimal read-only filesystem: the bot's runtime only (its interpreter, the shared
   libraries it loads and, for Python, the standard library: :mod:`arena.match.runtime`;
   for the ``python-numpy`` runtime also numpy's environment and the libraries it loads:
-  :mod:`arena.match.runtimes`; never the rest of ``/usr``), the merged-usr ``/bin``, ``/lib``... links,
-  ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
+  :mod:`arena.match.runtimes`; never the rest of ``/usr``), the merged-usr ``/bin``,
+  ``/lib``... links, ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
   (copied in read-only by bwrap from file descriptors, so no host path is ever
   shown), a size-capped private ``/tmp``, ``/proc`` and a minimal ``/dev``;
 - an unprivileged uid of its own per slot (``SLOT_UID_BASE + slot``): when the
