@@ -229,6 +229,13 @@ def runtime_missing(runtime: BotRuntime) -> str | None:
         return f"{runtime.interpreter} is missing: apt-get install {package}"
     if runtime.packages and not (Path(numpy_dir()) / "numpy" / "__init__.py").is_file():
         return f"the numpy environment {numpy_dir()} is missing: {numpy_install_command()}"
+    if runtime.packages and any(
+        Path(p).is_relative_to("/tmp") for p in (numpy_dir(), os.path.realpath(numpy_dir()))
+    ):
+        return (
+            f"the numpy environment {numpy_dir()} is under /tmp, which the sandbox replaces "
+            f"with its own: set {NUMPY_DIR_ENV} to a directory elsewhere"
+        )
     return None
 
 
