@@ -111,14 +111,16 @@ class BotRuntime:
     def argv(self, kit: str, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` under the kit at ``kit`` (inside
         paths), for a sandbox of ``memory_mb``."""
-        heap = [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
         path = ["--path", numpy_dir()] if self.packages else []
-        return [*self.arguments, *heap, kit, *path, bot]
+        return [*self.arguments, *self._heap(memory_mb), kit, *path, bot]
 
     def program_argv(self, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` as a program speaking the protocol."""
-        heap = [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
-        return [*self.arguments, *heap, bot]
+        return [*self.arguments, *self._heap(memory_mb), bot]
+
+    def _heap(self, memory_mb: int) -> list[str]:
+        """The heap cap flag, three quarters of ``memory_mb`` (at least 16 MB), if any."""
+        return [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
 
 
 #: Every runtime, by name: the one place they are declared.

@@ -250,10 +250,7 @@ def test_node_runs_within_the_memory_limit_plus_its_reservations(readable: Path)
         "  return o.legal_moves[0];\n"
         "}\n"
     )
-    hog = _write(readable, "hog.js", source)
-    players = make_players([str(hog), "random"], limits=Limits(memory_mb=256))
-    clock = TimeControl(move_seconds=5.0)
-    [first] = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=clock))
+    first, _ = _hog_game(_write(readable, "hog.js", source), 256)
     assert first.verdict is not None
     assert first.verdict.termination in (Termination.CRASH, Termination.TIMEOUT)
 
@@ -276,10 +273,16 @@ def test_without_a_memory_cgroup_a_javascript_bot_stays_within_a_gigabyte_over_i
         "  return o.legal_moves[0];\n"
         "}\n"
     )
-    hog = _write(readable, "buffers.js", source)
-    players = make_players([str(hog), "random"], limits=Limits(memory_mb=128))
+    first, stderr = _hog_game(_write(readable, "buffers.js", source), 128)
+    assert first.verdict is not None and first.verdict.seat == 0
+    held = [int(m) for m in re.findall(r"held (\d+) MB", stderr)]
+    assert held and max(held) < 128 + 1024, max(held)
+
+
+def _hog_game(bot: Path, memory_mb: int) -> tuple[GameOutcome, str]:
+    """One game of ``bot`` (seat 0) against random under ``memory_mb``, 5 s a move: its
+    outcome and the bot's stderr."""
+    players = make_players([str(bot), "random"], limits=Limits(memory_mb=memory_mb))
     clock = TimeControl(move_seconds=5.0)
     [first] = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=clock))
-    assert first.verdict is not None and first.verdict.seat == 0
-    held = [int(m) for m in re.findall(r"held (\d+) MB", players[0].stderr_tail())]
-    assert held and max(held) < 128 + 1024, max(held)
+    return first, players[0].stderr_tail()
