@@ -279,6 +279,20 @@ def test_without_a_memory_cgroup_a_javascript_bot_stays_within_a_gigabyte_over_i
     assert held and max(held) < 128 + 1024, max(held)
 
 
+def test_a_javascript_bot_may_start_a_worker_thread(readable: Path) -> None:
+    """The address space over the limit (1 GB) leaves room for one worker thread (V8
+    reserves address space for each; a second does not fit, docs/writing-a-bot.md)."""
+    source = (
+        'const { Worker } = require("worker_threads");\n'
+        "let failed = null;\n"
+        'const worker = new Worker("setInterval(() => {}, 1000)", { eval: true });\n'
+        'worker.on("error", (error) => { failed = error; });\n'
+        "function play(o) { if (failed) throw failed; return o.legal_moves[0]; }\n"
+    )
+    outcomes = _play(_write(readable, "worker.js", source))
+    assert [o.verdict for o in outcomes] == [None, None]
+
+
 def _hog_game(bot: Path, memory_mb: int) -> tuple[GameOutcome, str]:
     """One game of ``bot`` (seat 0) against random under ``memory_mb``, 5 s a move: its
     outcome and the bot's stderr."""
