@@ -122,6 +122,10 @@ class Game:
         """Protocol v2's request for ``seat``: see :meth:`arena.engine.round.Round.delta`."""
         return self.round.delta(seat, since)
 
+    def wire(self, seat: int, since: int, start: bool) -> dict[str, Any]:
+        """Protocol v3's request for ``seat``: see :meth:`arena.engine.round.Round.wire`."""
+        return self.round.wire(seat, since, start)
+
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move; start the next round when this one ends.
 

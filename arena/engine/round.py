@@ -21,7 +21,7 @@ from typing import Any
 from arena.engine.deal import Deal, deal_from_ids, lead_draw_winner, shuffle_ids
 from arena.engine.events import Draw, Event, Pass, Play, RoundResult, Termination
 from arena.engine.observation import Observation
-from arena.engine.rules import GameEnd, InPlay, Rules, Scoring
+from arena.engine.rules import MAX_PLAYERS, GameEnd, InPlay, Rules, Scoring
 from arena.engine.tiles import (
     MAX_PIP_LIMIT,
     MOVE_TEXT,
@@ -152,6 +152,9 @@ class Round:
         "_seat",
         "_seen_json",
         "_sides",
+        "_start_hands",
+        "_start_scores",
+        "_wire",
         "leader",
         "number",
         "rules",
@@ -235,6 +238,10 @@ class Round:
         self._line_seen = 0
         #: Per seat: the JSON form of each event as that seat sees it (made by :meth:`delta`).
         self._seen_json: list[list[dict[str, Any]]] = []
+        #: Per seat: each event's notation as that seat sees it (made by :meth:`wire`).
+        self._wire: list[list[str]] = []
+        self._start_hands = tuple(hands)
+        self._start_scores = tuple(self._scores)
         self._result: RoundResult | None = None
         self.leader, self._legal = self._lead(lead_draw)
         self._seat = self.leader
@@ -432,6 +439,51 @@ class Round:
             "legal_moves": [MOVE_TEXT[m.index] for m in self._legal] if to_move == seat else [],
             "history_from": since,
             "events": seen[since:],
+        }
+
+    def wire(self, seat: int, since: int, start: bool) -> dict[str, Any]:
+        """Protocol v3's request for ``seat`` (docs/protocol.md): the round's events from
+        ``since`` on in event notation (``"play 0 6-4L"``, ``"draw 1"``, ``"pass 0"``), the
+        legal moves, and with ``start`` the round's state when it began (``"round"``), from
+        which the bot's kit folds the events into the observation.
+
+        Nothing is rebuilt per request: each event's notation is made once per seat, from
+        the log entry that just happened, out of precomputed strings."""
+        if not self._wire:
+            self._wire = [[] for _ in range(self._players)]
+        seen = self._wire[seat]
+        log = self._log
+        if len(seen) < len(log):
+            for entry in log[len(seen) :]:
+                if len(entry) == 3:
+                    text = _PLAY_WIRE[entry[0]][entry[1].index]
+                    seen.append(f"{text} {entry[2]}" if entry[2] else text)
+                elif len(entry) == 2:
+                    who = entry[0]
+                    seen.append(_DRAW_WIRE[who][entry[1]] if who == seat else _HIDDEN_WIRE[who])
+                else:
+                    seen.append(_PASS_WIRE[entry[0]])
+        request: dict[str, Any] = {
+            "events": seen[since:],
+            "legal_moves": [MOVE_TEXT[m.index] for m in self._legal]
+            if self._result is None and self._seat == seat
+            else [],
+        }
+        if start:
+            request["round"] = self._start(seat)
+        return request
+
+    def _start(self, seat: int) -> dict[str, Any]:
+        """The round's state as it began, as ``seat`` sees it (v3's ``"round"``)."""
+        hands = self._start_hands
+        return {
+            "number": self.number,
+            "leader": self.leader,
+            "hand": [TILE_TEXT[t] for t in _ids_of(hands[seat])],
+            "hand_sizes": [h.bit_count() for h in hands],
+            "boneyard_size": len(self._boneyard),
+            "drawable": self._draw_end if self._draw_limit else 0,
+            "scores": list(self._start_scores),
         }
 
     # --- the state machine ------------------------------------------------------
@@ -674,6 +726,16 @@ def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
             moves.append(tile_moves[2])
         playable ^= bit
     return tuple(moves)
+
+
+#: Event notation (protocol v3), made once: _PLAY_WIRE[seat][move.index] is
+#: ``"play SEAT MOVE"``; _DRAW_WIRE[seat][tile id] a draw seen by the drawer,
+#: _HIDDEN_WIRE[seat] one seen by the others; _PASS_WIRE[seat] a pass.
+_SEATS = range(MAX_PLAYERS)
+_PLAY_WIRE = [tuple(f"play {seat} {text}" for text in MOVE_TEXT) for seat in _SEATS]
+_DRAW_WIRE = [tuple(f"draw {seat} {text}" for text in TILE_TEXT) for seat in _SEATS]
+_HIDDEN_WIRE = [f"draw {seat}" for seat in _SEATS]
+_PASS_WIRE = [f"pass {seat}" for seat in _SEATS]
 
 
 def _ids_of(mask: int) -> list[int]:
