@@ -239,7 +239,7 @@ class Round:
         #: Per seat: the JSON form of each event as that seat sees it (made by :meth:`delta`).
         self._seen_json: list[list[dict[str, Any]]] = []
         #: Per seat: each event's notation as that seat sees it (made by :meth:`wire`).
-        self._wire: list[list[str]] = []
+        self._wire: list[list[str]] = [[] for _ in hands]
         self._start_hands = tuple(hands)
         self._start_scores = tuple(self._scores)
         self._result: RoundResult | None = None
@@ -449,8 +449,6 @@ class Round:
 
         Nothing is rebuilt per request: each event's notation is made once per seat, from
         the log entry that just happened, out of precomputed strings."""
-        if not self._wire:
-            self._wire = [[] for _ in range(self._players)]
         seen = self._wire[seat]
         log = self._log
         if len(seen) < len(log):
@@ -463,15 +461,20 @@ class Round:
                     seen.append(_DRAW_WIRE[who][entry[1]] if who == seat else _HIDDEN_WIRE[who])
                 else:
                     seen.append(_PASS_WIRE[entry[0]])
-        request: dict[str, Any] = {
-            "events": seen[since:],
-            "legal_moves": [MOVE_TEXT[m.index] for m in self._legal]
-            if self._result is None and self._seat == seat
-            else [],
-        }
+        legal: list[str] = []
+        if self._result is None and self._seat == seat:
+            moves = self._legal
+            cached = _LEGAL_TEXT.get(id(moves))
+            if cached is not None and cached[0] is moves:
+                legal = cached[1]
+            else:
+                legal = [MOVE_TEXT[m.index] for m in moves]
+                if len(_LEGAL_TEXT) >= _MOVES_CACHE_SIZE:
+                    _LEGAL_TEXT.clear()
+                _LEGAL_TEXT[id(moves)] = (moves, legal)
         if start:
-            request["round"] = self._start(seat)
-        return request
+            return {"events": seen[since:], "legal_moves": legal, "round": self._start(seat)}
+        return {"events": seen[since:], "legal_moves": legal}
 
     def _start(self, seat: int) -> dict[str, Any]:
         """The round's state as it began, as ``seat`` sees it (v3's ``"round"``)."""
@@ -712,6 +715,11 @@ _KEY_SHIFT = len(TILES)
 _KEY_MASK = (1 << _KEY_SHIFT) - 1
 _MOVES_CACHE: dict[int, tuple[Move, ...]] = {}
 _MOVES_CACHE_SIZE = 1 << 17  # about 20 MB at most; double-six games use under 70,000
+
+
+#: The notations of a tuple of legal moves, by the tuple's id (the entry holds the tuple, so
+#: its id is not reused while cached): the moves cache hands out the same tuples again.
+_LEGAL_TEXT: dict[int, tuple[tuple[Move, ...], list[str]]] = {}
 
 
 def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:

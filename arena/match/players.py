@@ -31,31 +31,28 @@ class Request:
     whole :class:`Observation`, protocol v2's delta or v3's events (built straight from the
     engine's state, never through an Observation: a match asks this at every move)."""
 
-    __slots__ = ("_game", "game", "seat")
+    __slots__ = ("_round", "game", "round", "seat")
 
     def __init__(self, game: str, state: Game, seat: int) -> None:
         #: The game's id in the match.
         self.game = game
         self.seat = seat
-        self._game = state
-
-    @property
-    def round(self) -> int:
-        """The number of the round being played."""
-        return self._game.round.number
+        self._round = state.round
+        #: The number of the round being played.
+        self.round = self._round.number
 
     def observation(self) -> Observation:
         """What the seat may know now."""
-        return self._game.observation(self.seat)
+        return self._round.observation(self.seat)
 
     def delta(self, since: int) -> dict[str, Any]:
         """Protocol v2's request: the round's events from ``since`` on, and the rest."""
-        return self._game.delta(self.seat, since)
+        return self._round.delta(self.seat, since)
 
     def wire(self, since: int, start: bool) -> dict[str, Any]:
         """Protocol v3's request: the round's events from ``since`` on in notation, the
         legal moves, and with ``start`` the round's state as it began."""
-        return self._game.wire(self.seat, since, start)
+        return self._round.wire(self.seat, since, start)
 
 
 class Player(Protocol):

@@ -259,24 +259,30 @@ class ProcessPlayer:
         self._batch = len(requests)
         self._sent_at = time.monotonic()
         if self.protocol >= 3:
-            items = [self._wire(r) for r in requests]
+            items = self._wire(requests)
         elif self.protocol == 2:
             items = [{"game": r.game, "delta": self._delta(r)} for r in requests]
         else:
             items = [{"game": r.game, "observation": r.observation().to_dict()} for r in requests]
         self._write({"type": "act", "seq": self._seq, "requests": items})
 
-    def _wire(self, request: Request) -> dict[str, Any]:
-        """Protocol v3: the events since this bot's last request in the game (with the
-        round's start at its first request in a round), and the legal moves."""
-        number = request.round
-        sent = self._history_sent.get(request.game)
-        start = sent is None or sent[0] != number
-        since = 0 if start or sent is None else sent[1]
-        item = request.wire(since, start)
-        self._history_sent[request.game] = (number, since + len(item["events"]))
-        item["game"] = request.game
-        return item
+    def _wire(self, requests: Sequence[Request]) -> list[dict[str, Any]]:
+        """Protocol v3: for each game, the events since this bot's last request in it (with
+        the round's start at its first request in a round), and the legal moves."""
+        sent_so_far = self._history_sent
+        items = []
+        for request in requests:
+            game, number = request.game, request.round
+            sent = sent_so_far.get(game)
+            if sent is not None and sent[0] == number:
+                item = request.wire(sent[1], False)
+                sent_so_far[game] = (number, sent[1] + len(item["events"]))
+            else:
+                item = request.wire(0, True)
+                sent_so_far[game] = (number, len(item["events"]))
+            item["game"] = game
+            items.append(item)
+        return items
 
     def _delta(self, request: Request) -> dict[str, Any]:
         """Protocol v2: what changed since this bot's last request in the game's round."""

@@ -149,13 +149,17 @@ def _play(
     waiting = collections.deque(enumerate(seeds))
     live: list[_Live] = []
     while waiting or live:
-        while waiting and len(live) < concurrency:
+        begun: list[_Live] = []  # (a branch may begin past the round it stops after)
+        while waiting and len(live) + len(begun) < concurrency:
             index, game_seed = waiting.popleft()
             game = None if start is None else start[index]
-            live.append(_begin(rules, players, index, game_seed, teams, clock, broken, game))
-        _decide([e for e in live if not _stopped(e.game, until_round)], players, clock, broken)
-        for entry in [e for e in live if _stopped(e.game, until_round)]:
-            live.remove(entry)
+            entry = _begin(rules, players, index, game_seed, teams, clock, broken, game)
+            (begun if _stopped(entry.game, until_round) else live).append(entry)
+        _decide(live, players, clock, broken)  # every game in ``live`` goes on
+        stopped = [e for e in live if _stopped(e.game, until_round)]
+        if stopped:
+            live = [e for e in live if not _stopped(e.game, until_round)]
+        for entry in stopped + begun:
             _finish(entry, players)
             yield GameOutcome(entry.index, entry.game, entry.verdict, entry.times)
 
