@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import Game, find_rules
+from arena.match.lineup import make_players, release_kept_players
 from arena.match.referee import (
     InProcessPlayer,
     Launcher,
@@ -50,6 +51,7 @@ from arena.match.referee import (
     play_match,
 )
 from arena.match.sandbox import Sandbox, check_sandbox, check_sandbox_report, process_slots
+from arena.match.warm import MAX_GAMES, MatchSetup
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "random.py"
@@ -67,6 +69,27 @@ def cold_start(launcher: Launcher, starts: int) -> float:
         times.append(time.perf_counter() - began)
         player.close()
     return statistics.median(times)
+
+
+def warm_start(starts: int, rules: str) -> tuple[float, float]:
+    """Median seconds for a match between two sandboxed bots to start (the seats made and
+    both bots ready: handshakes cold, kept bots resumed and checked warm): cold, warm."""
+    specs = [str(RANDOM_BOT), str(GREEDY_BOT)]
+    setup = MatchSetup(find_rules(rules).version, 2, False, CLOCK, "benchmark")
+    medians = []
+    for keep in (0, MAX_GAMES):
+        times = []
+        for _ in range(starts + 1):
+            began = time.perf_counter()
+            players = make_players(specs, keep_games=keep, setup=setup)
+            for player in players:
+                player.open(CLOCK)
+            times.append(time.perf_counter() - began)
+            for player in players:
+                player.close()
+        release_kept_players()
+        medians.append(statistics.median(times[1:]))  # the first warm start is a cold one
+    return medians[0], medians[1]
 
 
 def games_per_second(players: list[Player], games: int, rules: str) -> float:
@@ -172,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"cold start to handshake (median of {args.starts}): sandboxed {sandboxed * 1000:.1f} ms, "
         f"plain subprocess {bare * 1000:.1f} ms, ratio {sandboxed / bare:.2f}"
+    )
+    cold, warm = warm_start(args.starts, args.rules)
+    print(
+        f"start-up of a warm bot against a cold one: a match of 2 sandboxed bots starts in "
+        f"{warm * 1000:.2f} ms warm, {cold * 1000:.1f} ms cold (median of {args.starts}; "
+        f"goal: warm under 5 ms)"
     )
     boxed: list[Player] = [
         ProcessPlayer(RANDOM_BOT, Sandbox(slot=process_slots())),

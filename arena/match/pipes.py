@@ -1,5 +1,6 @@
 """A bot process's pipes: replies read line by line with a deadline and a length cap, and
-stderr drained in a thread keeping its tail for verdicts."""
+stderr drained in a thread keeping its tail for verdicts, up to a cap on a match's output
+(:func:`output_cap_bytes`) past which the bot is flooding (a fault)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from typing import IO
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "OUTPUT_BASE_BYTES",
+    "OUTPUT_GAME_BYTES",
     "STDERR_CAP_BYTES",
     "STDERR_TAIL_BYTES",
     "LineReader",
     "LineTooLongError",
     "StderrTail",
+    "output_cap_bytes",
 ]
 
 #: The longest line a bot may send (a reply with many moves is far shorter).
@@ -27,6 +31,18 @@ MAX_LINE_BYTES = 1 << 20
 STDERR_CAP_BYTES = 1 << 20
 #: How much of a bot's stderr is kept (the tail) for verdicts.
 STDERR_TAIL_BYTES = 4096
+
+#: Output (stderr, where a Python bot's prints go) a bot process may write in a match: this
+#: much, plus :data:`OUTPUT_GAME_BYTES` per game (:func:`output_cap_bytes`).
+OUTPUT_BASE_BYTES = 16 << 20
+#: A game's share of a bot's output cap (a bot printing a few KiB a move stays far below).
+OUTPUT_GAME_BYTES = 1 << 20
+
+
+def output_cap_bytes(games: int) -> int:
+    """The most a bot process playing ``games`` games may write to stderr: past it the
+    drain stops reading (the bot blocks on its full pipe) and the referee rules a fault."""
+    return OUTPUT_BASE_BYTES + max(0, games) * OUTPUT_GAME_BYTES
 
 
 class LineTooLongError(Exception):
@@ -85,16 +101,21 @@ class LineReader:
 class StderrTail:
     """Drains a bot's stderr in a thread, keeping the last bytes.
 
-    A bot's stderr is capped at :data:`STDERR_CAP_BYTES` for its whole match: past the cap
+    A bot's stderr is kept up to :data:`STDERR_CAP_BYTES` for its whole match: past that
     the pipe is still drained (a bot blocked on a full pipe would stall), in large reads of
     which only the last :data:`STDERR_TAIL_BYTES` are kept, and the tail says how much was
-    discarded. The bot pays for its writes: they are CPU time of its own process.
+    discarded. The bot pays for its writes: they are CPU time of its own process. Past
+    ``limit`` bytes in all (:func:`output_cap_bytes`) the drain stops: the bot blocks on its
+    full pipe and :attr:`flooded` tells the referee, who rules the fault.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = None) -> None:
         self._tail: collections.deque[bytes] = collections.deque()
         self._size = 0
         self._total = 0
+        #: Bytes past which the bot is flooding (None: no limit).
+        self.limit = limit
+        self._flooded = False
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -108,6 +129,12 @@ class StderrTail:
     def capped(self) -> bool:
         """Whether the bot wrote more than :data:`STDERR_CAP_BYTES`."""
         return self.total > STDERR_CAP_BYTES
+
+    @property
+    def flooded(self) -> bool:
+        """Whether the bot wrote more than ``limit`` bytes (the drain has stopped)."""
+        with self._lock:
+            return self._flooded
 
     def follow(self, stream: IO[bytes]) -> None:
         self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
@@ -129,6 +156,9 @@ class StderrTail:
                 self._total += len(chunk)
                 while self._size - len(self._tail[0]) >= STDERR_TAIL_BYTES:
                     self._size -= len(self._tail.popleft())
+                if self.limit is not None and self._total > self.limit:
+                    self._flooded = True
+                    return
 
     def join(self) -> None:
         if self._thread is not None:
@@ -151,7 +181,13 @@ class StderrTail:
             data = b"".join(self._tail)[-STDERR_TAIL_BYTES:]
             total = self._total
         text = data.decode("utf-8", "replace")
-        if total > STDERR_CAP_BYTES:
+        if self.flooded:
+            text = (
+                f"[stderr flooded: more than {self.limit:,} bytes written in this match, "
+                f"its cap; the bot was stopped; only the last {STDERR_TAIL_BYTES:,} are kept]\n"
+                + text
+            )
+        elif total > STDERR_CAP_BYTES:
             text = (
                 f"[stderr capped: {total:,} bytes written in this match, more than "
                 f"{STDERR_CAP_BYTES:,}; only the last {STDERR_TAIL_BYTES:,} are kept]\n" + text

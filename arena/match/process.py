@@ -20,10 +20,22 @@ from arena.engine.tiles import Move
 from arena.errors import ArenaError
 from arena.match import botkit
 from arena.match.cputime import tree_cpu_seconds
-from arena.match.pipes import MAX_LINE_BYTES, LineReader, LineTooLongError, StderrTail
+from arena.match.pipes import (
+    MAX_LINE_BYTES,
+    LineReader,
+    LineTooLongError,
+    StderrTail,
+    output_cap_bytes,
+)
 from arena.match.players import Request
 from arena.match.sandbox import kill_process_group, plain_spawn
-from arena.match.verdicts import Answer, BotFaultError, InfrastructureError, TimeControl
+from arena.match.verdicts import (
+    DECISIONS_PER_GAME,
+    Answer,
+    BotFaultError,
+    InfrastructureError,
+    TimeControl,
+)
 
 __all__ = [
     "BOT_PYTHON",
@@ -89,8 +101,9 @@ class PlainLauncher:
 
 #: Decisions a game is assumed to need at most, at its full move time each, for the CPU
 #: backstop of a bot process (:func:`match_cpu_seconds`); generous on purpose: the referee's
-#: clock, not this limit, is what times a bot out.
-CPU_DECISIONS_PER_GAME = 30
+#: clock, not this limit, is what times a bot out. The match wall bound's count (30 was
+#: below the 75-130 decisions a seat of a 2-player game to its target score averages).
+CPU_DECISIONS_PER_GAME = DECISIONS_PER_GAME
 
 
 def match_cpu_seconds(games: int, clock: TimeControl) -> int:
@@ -135,6 +148,9 @@ class ProcessPlayer:
         #: Per game: (round, history events) sent so far, for v2 and v3 requests.
         self._history_sent: dict[str, tuple[int, int]] = {}
         self._dead: BotFaultError | None = None
+        #: What is left of the match's wall bound on waiting for this bot (set at open).
+        self._wall_left = 0.0
+        self._wall_rule = ""
         #: Seconds from starting the process to its handshake reply.
         self.startup_seconds = 0.0
         #: Decisions answered, and the seconds charged for them (total, and the most for one).
@@ -158,6 +174,7 @@ class ProcessPlayer:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc, self._stdin = proc, proc.stdin
         self._lines = LineReader(proc.stdout)
+        self._stderr.limit = output_cap_bytes(self.games)
         self._stderr.follow(proc.stderr)
         try:
             reply = self._call(
@@ -183,6 +200,16 @@ class ProcessPlayer:
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
         self.startup_seconds = time.monotonic() - started
+        self._arm_wall(time_control, self.games, self.startup_seconds)
+
+    def _arm_wall(self, time_control: TimeControl, games: int, used: float) -> None:
+        """The match's wall bound for ``games`` games, ``used`` seconds of it spent."""
+        bound = time_control.match_wall_seconds(games)
+        self._wall_left = bound - used
+        self._wall_rule = (
+            f"{bound:g} s for {games} game(s): {time_control.startup_seconds:g} s "
+            f"start-up + {time_control.game_wall():g} s a game"
+        )
 
     def _blame_harness(self, fault: BotFaultError) -> None:
         """A sandbox that failed to start is the harness's failure, not the bot's.
@@ -301,8 +328,15 @@ class ProcessPlayer:
         # (the referee charges each game its share of the wait beyond its free time).
         cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
         wall = len(banks) * time_control.wall_seconds + max(0.0, *wall_banks)
-        deadline = self._sent_at + wall + 0.5
-        reply = self._read_reply(deadline, cpu_budget)
+        # The match's wall bound (TimeControl.match_wall_seconds) cuts a wait short.
+        late, deadline = "no reply in time", self._sent_at + wall + 0.5
+        if self._sent_at + self._wall_left < deadline:
+            late = f"the bot's waits used up the match's wall-clock bound ({self._wall_rule})"
+            deadline = self._sent_at + max(0.0, self._wall_left)
+        try:
+            reply = self._read_reply(deadline, cpu_budget, late)
+        finally:
+            self._wall_left -= time.monotonic() - self._sent_at
         self._waited = [(time.monotonic() - self._sent_at) / self._batch] * self._batch
         # All CPU since the last reply is charged: a bot that thinks between its
         # moves (a thread left running) pays for it on the next one.
@@ -361,19 +395,23 @@ class ProcessPlayer:
         except (BrokenPipeError, ConnectionResetError, ValueError):
             raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
 
-    def _read_reply(self, deadline: float, cpu_budget: float | None = None) -> dict[str, Any]:
-        """The next message; TIMEOUT past ``deadline`` or once the bot has used more
-        than ``cpu_budget`` CPU seconds since its last reply (checked every 0.25 s)."""
+    def _read_reply(
+        self, deadline: float, cpu_budget: float | None = None, late: str = "no reply in time"
+    ) -> dict[str, Any]:
+        """The next message; TIMEOUT (saying ``late``) past ``deadline`` or once the bot has
+        used more than ``cpu_budget`` CPU seconds since its last reply, PROTOCOL_ERROR once
+        its stderr is over its cap (both checked every 0.25 s)."""
         if self._dead is not None:
             raise self._dead
         assert self._lines is not None
         while True:
+            self._check_flood()
             try:
                 line = self._lines.read_line(min(deadline, time.monotonic() + CPU_POLL_SECONDS))
                 break
             except TimeoutError:
                 if time.monotonic() >= deadline:
-                    raise self._fault(Termination.TIMEOUT, "no reply in time") from None
+                    raise self._fault(Termination.TIMEOUT, late) from None
                 used = self._cpu_seconds() - self._cpu_mark
                 if cpu_budget is not None and used > cpu_budget:
                     raise self._fault(
@@ -384,6 +422,7 @@ class ProcessPlayer:
                     Termination.PROTOCOL_ERROR,
                     f"a reply line longer than {MAX_LINE_BYTES} bytes",
                 ) from None
+        self._check_flood()
         if line is None:
             raise self._fault(Termination.CRASH, self._exit_text("exited"))
         try:
@@ -397,6 +436,15 @@ class ProcessPlayer:
         if self._lines.has_more():
             raise self._fault(Termination.PROTOCOL_ERROR, "sent lines nobody asked for")
         return reply
+
+    def _check_flood(self) -> None:
+        """PROTOCOL_ERROR if the bot wrote more to stderr than its cap for the match."""
+        if self._stderr.flooded:
+            raise self._fault(
+                Termination.PROTOCOL_ERROR,
+                f"flooded its output: more than {self._stderr.limit:,} bytes to stderr, the "
+                f"cap for a match of {self.games} game(s) (a Python bot's print() goes there)",
+            )
 
     def _fault(self, termination: Termination, message: str) -> BotFaultError:
         """Mark the process dead (it is killed at close) and return the fault."""
@@ -413,81 +461,41 @@ class ProcessPlayer:
         """CPU time of the bot's process tree so far (0.0 where /proc cannot tell)."""
         return 0.0 if self._proc is None else tree_cpu_seconds(self._proc.pid)
 
+    # -- kept between matches (arena.match.warm) --
 
-class KeptPlayer:
-    """A bot file's :class:`ProcessPlayer` kept running from one match to the next, for
-    many short matches between the same bots (``arena compare`` plays a few games between
-    two looks at its test, and starting two sandboxed bots costs about as much as playing
-    them): :meth:`close` ends a match, :meth:`release` stops the bot.
+    @property
+    def pid(self) -> int | None:
+        """The process's id (the sandbox's outermost), None when not running."""
+        return None if self._proc is None else self._proc.pid
 
-    The process is reused only after a match in which every game it started also ended
-    and the bot is still answering; otherwise the next match starts a fresh one. Its CPU
-    backstop covers ``games`` games in all (its whole life).
-    """
+    def quiet(self) -> bool:
+        """Whether the bot has written nothing since its last reply."""
+        return self._lines is None or not self._lines.has_more()
 
-    def __init__(self, path: Path, launcher: Launcher, games: int) -> None:
-        self.path = path
-        self.name = path.stem
-        self._launcher = launcher
-        self._games = games
-        self._inner: ProcessPlayer | None = None
-        self._open_games: set[str] = set()
-        #: Processes started (1 for a bot kept for every match).
-        self.starts = 0
+    def ping(self, seconds: float) -> bool:
+        """Whether the bot answers an empty ``act`` (after every message sent before it)
+        within ``seconds`` with nothing else written first; its clock restarts from the
+        answer. A bot that does not is marked dead (killed at close)."""
+        self._seq += 1
+        try:
+            reply = self._call({"type": "act", "seq": self._seq, "requests": []}, seconds)
+        except BotFaultError:
+            return False
+        self._cpu_mark = self._cpu_seconds()
+        return reply == {"type": "moves", "seq": self._seq, "moves": []}
 
-    def open(self, time_control: TimeControl) -> None:
-        if self._inner is not None:
-            return
-        inner = ProcessPlayer(self.path, self._launcher)
-        inner.games = self._games
-        self._inner = inner
-        self._open_games.clear()
-        self.starts += 1
-        inner.open(time_control)
-        self.name = inner.name
+    def rearm(self, time_control: TimeControl, games: int) -> None:
+        """Begin a match of ``games`` games in a process kept from an earlier one
+        (:mod:`arena.match.warm`): the match's wall bound and its output cap count from now,
+        for these games (the CPU backstop, set at start, covers the process's whole life)."""
+        self._arm_wall(time_control, games, 0.0)
+        self._stderr.limit = self._stderr.total + output_cap_bytes(games)
 
-    def _player(self) -> ProcessPlayer:
-        assert self._inner is not None, "open() first"
-        return self._inner
-
-    def start(
-        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
-    ) -> None:
-        self._open_games.add(game)
-        self._player().start(game, seat, players, teams, rules, seed)
-
-    def send(self, requests: Sequence[Request]) -> None:
-        self._player().send(requests)
-
-    def receive(
-        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
-    ) -> list[Answer]:
-        return self._player().receive(time_control, banks, wall_banks)
-
-    def charged(self) -> list[float]:
-        return self._player().charged()
-
-    def waited(self) -> list[float]:
-        return self._player().waited()
-
-    def end(self, game: str, result: Mapping[str, Any]) -> None:
-        self._open_games.discard(game)
-        self._player().end(game, result)
-
-    def stderr_tail(self) -> str:
-        return "" if self._inner is None else self._inner.stderr_tail()
-
-    def close(self) -> None:
-        """End the match: the bot is kept if it is sound, else stopped."""
-        inner = self._inner
-        if inner is not None and (self._open_games or not inner.alive()):
-            self.release()
-
-    def release(self) -> None:
-        """Stop the bot's process."""
-        inner, self._inner = self._inner, None
-        if inner is not None:
-            inner.close()
+    def settle(self) -> float:
+        """CPU seconds the bot used since its last reply; its clock restarts from now."""
+        cpu = self._cpu_seconds()
+        idle, self._cpu_mark = max(0.0, cpu - self._cpu_mark), cpu
+        return idle
 
 
 def _answer(item: object) -> Answer:

@@ -38,6 +38,7 @@ from arena.match.verdicts import (
     TimeControl,
     Verdict,
 )
+from arena.match.warm import KeptPlayer
 
 #: Games of a match played at once: every bot gets all its pending decisions in one message,
 #: so more games in flight mean fewer round trips per decision (64 against 16: about 40%
@@ -113,7 +114,7 @@ def play_match(
     clock = time_control or TimeControl()
     seeds = game_seeds(seed, games)
     for player in players:
-        if isinstance(player, ProcessPlayer):
+        if isinstance(player, ProcessPlayer | KeptPlayer):
             player.games = games
     try:
         broken = _open_all(players, clock)

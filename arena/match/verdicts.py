@@ -16,6 +16,7 @@ from arena.engine.tiles import Move
 from arena.errors import ArenaError
 
 __all__ = [
+    "DECISIONS_PER_GAME",
     "Answer",
     "BotFaultError",
     "DecisionTime",
@@ -30,6 +31,13 @@ class InfrastructureError(ArenaError):
     """The harness failed (not the bot): the games it touched are void."""
 
 
+#: Decisions of one seat a game is assumed to need at most, for a match's wall bound
+#: (:meth:`TimeControl.match_wall_seconds`): the longest 2-player games measured have
+#: 186-201 decisions a seat (300 random games of draw, block and block-and-draw to their
+#: target scores); 4-player games at most 100.
+DECISIONS_PER_GAME = 200
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """How long a bot may think.
@@ -42,12 +50,17 @@ class TimeControl:
             ``move_seconds``; beyond it the excess is charged to the game's wall bank of
             ``wall_factor * bank_seconds`` (:attr:`wall_bank_seconds`), so a bot that
             sleeps (and uses no CPU) also forfeits, in bounded time.
+        game_wall_seconds: a game's share of a bot's wall-clock bound for its whole match
+            (:meth:`match_wall_seconds`); None (the default) derives it from the clocks
+            per decision: :data:`DECISIONS_PER_GAME` decisions at ``move_seconds`` each,
+            plus the game's wall bank.
     """
 
     move_seconds: float = 1.0
     bank_seconds: float = 10.0
     startup_seconds: float = 10.0
     wall_factor: float = 3.0
+    game_wall_seconds: float | None = None
 
     @property
     def wall_seconds(self) -> float:
@@ -58,6 +71,21 @@ class TimeControl:
     def wall_bank_seconds(self) -> float:
         """A game's wall-clock bank: what its decisions may take beyond :attr:`wall_seconds`."""
         return self.wall_factor * self.bank_seconds
+
+    def game_wall(self) -> float:
+        """One game's share of a bot's match wall bound, in seconds (see
+        ``game_wall_seconds``): ``wall_bank_seconds + DECISIONS_PER_GAME * move_seconds``
+        unless set (230 s at the defaults)."""
+        if self.game_wall_seconds is not None:
+            return self.game_wall_seconds
+        return self.wall_bank_seconds + DECISIONS_PER_GAME * self.move_seconds
+
+    def match_wall_seconds(self, games: int) -> float:
+        """The wall-clock time the referee may spend waiting on one bot process over a
+        match of ``games`` games: ``startup_seconds + games * game_wall()``. Its waits are
+        summed (start-up and every reply, however many games a reply answers); a bot that
+        exhausts the bound forfeits every game it has left with ``timeout``."""
+        return self.startup_seconds + games * self.game_wall()
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Writes megabytes to stderr every move, then plays: no fault (stderr is drained and capped)."""
+"""Writes 1.2 MB to stderr every move: PROTOCOL_ERROR once its output passes the match's
+cap (16 MiB + 1 MiB a game), some twenty moves in."""
 
 import sys
 

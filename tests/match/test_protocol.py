@@ -19,7 +19,7 @@ from arena.engine.game import Game
 from arena.engine.rules import PRESETS
 from arena.match import botkit
 from arena.match.lineup import make_players, release_kept_players
-from arena.match.process import KeptPlayer, PlainLauncher, ProcessPlayer
+from arena.match.process import PlainLauncher, ProcessPlayer
 from arena.match.referee import (
     GameOutcome,
     InProcessPlayer,
@@ -27,6 +27,7 @@ from arena.match.referee import (
     TimeControl,
     play_match,
 )
+from arena.match.warm import KeptPlayer
 from tests.engine.test_conformance import CONFIGS
 from tests.paths import REFERENCE_BOTS, ZOO
 

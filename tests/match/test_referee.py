@@ -43,7 +43,7 @@ T = Termination
 ZOO: dict[str, Termination | None] = {
     "first.py": None,
     "first.js": None,
-    "stderr_flood.py": None,
+    "stderr_flood.py": T.PROTOCOL_ERROR,
     "illegal.py": T.ILLEGAL_MOVE,
     "not_a_move.py": T.ILLEGAL_MOVE,
     "raise_in_move.py": T.CRASH,
@@ -265,7 +265,8 @@ def test_process_creation_is_a_clear_crash_in_the_sandbox() -> None:
 
 
 def test_stderr_is_capped_for_the_match_and_the_tail_says_so() -> None:
-    """10 MB a move: the game plays out, the tail is a few KiB and names the cap."""
+    """10 MB (under the match's output cap): the game plays out, the tail is a few KiB and
+    names the cap on what is kept."""
     player = ProcessPlayer(BOTS / "stderr_megabytes.py", sandbox_launcher(41))
     outcomes = list(
         play_match(
