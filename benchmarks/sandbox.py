@@ -215,21 +215,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"ratio sandboxed/in-process: {sandbox_rate / in_process:.2f}")
     engine = engine_moves_per_second(args.games, args.rules)
-    boxed = sandboxed_moves_per_second(args.games, args.rules)
+    speed = sandboxed_moves_per_second(args.games, args.rules)
     print(
-        f"{args.rules}, moves per second: sandboxed match of 2 random bots {boxed.play:,.0f} "
-        f"({boxed.with_startup:,.0f} with the bots' start-up), the engine's own random play "
+        f"{args.rules}, moves per second: sandboxed match of 2 random bots {speed.play:,.0f} "
+        f"({speed.with_startup:,.0f} with the bots' start-up), the engine's own random play "
         f"{engine:,.0f}"
     )
     print(
-        f"ratio sandboxed match/engine: {boxed.play / engine:.3f} (goal >= 0.25; "
-        f"{boxed.with_startup / engine:.3f} with start-up)"
+        f"ratio sandboxed match/engine: {speed.play / engine:.3f} (goal >= 0.25; "
+        f"{speed.with_startup / engine:.3f} with start-up)"
     )
     print(
-        f"CPU a move: referee {boxed.referee_cpu * 1e6:.1f} us, bots {boxed.bots_cpu * 1e6:.1f} "
+        f"CPU a move: referee {speed.referee_cpu * 1e6:.1f} us, bots {speed.bots_cpu * 1e6:.1f} "
         f"us, engine alone {1e6 / engine:.1f} us; engine/(referee + bots) "
-        f"{1 / engine / (boxed.referee_cpu + boxed.bots_cpu):.3f}, engine/referee "
-        f"{1 / engine / boxed.referee_cpu:.3f}"
+        f"{1 / engine / (speed.referee_cpu + speed.bots_cpu):.3f}, engine/referee "
+        f"{1 / engine / speed.referee_cpu:.3f}"
     )
     compare, play, game_test = compare_against_play(args.compare_games, args.rules)
     print(
