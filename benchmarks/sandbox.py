@@ -101,15 +101,22 @@ def games_per_second(players: list[Player], games: int, rules: str) -> float:
 
 def engine_moves_per_second(games: int, rules: str) -> float:
     """Decisions per second of the engine playing random legal moves by itself."""
+    return engine_speed(games, rules)[0]
+
+
+def engine_speed(games: int, rules: str) -> tuple[float, float]:
+    """(decisions per second, CPU seconds a decision) of the engine playing random legal
+    moves by itself."""
     rng = random.Random(1)
     moves = 0
+    cpu = time.process_time()
     began = time.perf_counter()
     for seed in range(games):
         game = Game(find_rules(rules), 2, seed=seed)
         while not game.is_terminal():
             game.apply(rng.choice(game.legal_moves()))
             moves += 1
-    return moves / (time.perf_counter() - began)
+    return moves / (time.perf_counter() - began), (time.process_time() - cpu) / moves
 
 
 @dataclass(frozen=True)
@@ -214,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         f"in-process {in_process:,.0f} games/s"
     )
     print(f"ratio sandboxed/in-process: {sandbox_rate / in_process:.2f}")
-    engine = engine_moves_per_second(args.games, args.rules)
+    engine, engine_cpu = engine_speed(args.games, args.rules)
     speed = sandboxed_moves_per_second(args.games, args.rules)
     print(
         f"{args.rules}, moves per second: sandboxed match of 2 random bots {speed.play:,.0f} "
@@ -227,9 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"CPU a move: referee {speed.referee_cpu * 1e6:.1f} us, bots {speed.bots_cpu * 1e6:.1f} "
-        f"us, engine alone {1e6 / engine:.1f} us; engine/(referee + bots) "
-        f"{1 / engine / (speed.referee_cpu + speed.bots_cpu):.3f}, engine/referee "
-        f"{1 / engine / speed.referee_cpu:.3f}"
+        f"us, engine alone {engine_cpu * 1e6:.1f} us; engine/(referee + bots) "
+        f"{engine_cpu / (speed.referee_cpu + speed.bots_cpu):.3f}, engine/referee "
+        f"{engine_cpu / speed.referee_cpu:.3f}"
     )
     compare, play, game_test = compare_against_play(args.compare_games, args.rules)
     print(

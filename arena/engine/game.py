@@ -126,6 +126,10 @@ class Game:
         """Protocol v3's request for ``seat``: see :meth:`arena.engine.round.Round.wire`."""
         return self.round.wire(seat, since, start)
 
+    def wire_json(self, seat: int, since: int, start: bool) -> tuple[str, int]:
+        """:meth:`wire` as JSON text: see :meth:`arena.engine.round.Round.wire_json`."""
+        return self.round.wire_json(seat, since, start)
+
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move; start the next round when this one ends.
 

@@ -12,6 +12,7 @@ hot path allocates nothing but the event it records.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -238,7 +239,8 @@ class Round:
         self._line_seen = 0
         #: Per seat: the JSON form of each event as that seat sees it (made by :meth:`delta`).
         self._seen_json: list[list[dict[str, Any]]] = []
-        #: Per seat: each event's notation as that seat sees it (made by :meth:`wire`).
+        #: Per seat: each event's notation as that seat sees it, as a JSON string (made by
+        #: :meth:`wire` and :meth:`wire_json`).
         self._wire: list[list[str]] = [[] for _ in hands]
         self._start_hands = tuple(hands)
         self._start_scores = tuple(self._scores)
@@ -445,36 +447,59 @@ class Round:
         """Protocol v3's request for ``seat`` (docs/protocol.md): the round's events from
         ``since`` on in event notation (``"play 0 6-4L"``, ``"draw 1"``, ``"pass 0"``), the
         legal moves, and with ``start`` the round's state when it began (``"round"``), from
-        which the bot's kit folds the events into the observation.
+        which the bot's kit folds the events into the observation. :meth:`wire_json` is
+        the same request as JSON text."""
+        request: dict[str, Any] = {
+            "events": [text[1:-1] for text in self._seen_wire(seat)[since:]],
+            "legal_moves": self._legal_wire(seat)[1],
+        }
+        if start:
+            request["round"] = self._start(seat)
+        return request
 
-        Nothing is rebuilt per request: each event's notation is made once per seat, from
-        the log entry that just happened, out of precomputed strings."""
+    def wire_json(self, seat: int, since: int, start: bool) -> tuple[str, int]:
+        """:meth:`wire`'s request as the members of a JSON object (its text without the
+        braces, for the caller to add the game's id), and the round's events so far (the
+        next request's ``since``). Made of strings made once, the events' from the log
+        entry that just happened, the legal moves' for each tuple of moves the engine hands
+        out: a request is a few joins, not an encoding."""
+        seen = self._seen_wire(seat)
+        text = f'"events":[{",".join(seen[since:])}],"legal_moves":{self._legal_wire(seat)[0]}'
+        if start:
+            text += ',"round":' + _encode(self._start(seat))
+        return text, len(seen)
+
+    def _seen_wire(self, seat: int) -> list[str]:
+        """Each event's notation as ``seat`` sees it, as a JSON string, made once."""
         seen = self._wire[seat]
         log = self._log
         if len(seen) < len(log):
             for entry in log[len(seen) :]:
                 if len(entry) == 3:
                     text = _PLAY_WIRE[entry[0]][entry[1].index]
-                    seen.append(f"{text} {entry[2]}" if entry[2] else text)
+                    seen.append(f'{text[:-1]} {entry[2]}"' if entry[2] else text)
                 elif len(entry) == 2:
                     who = entry[0]
                     seen.append(_DRAW_WIRE[who][entry[1]] if who == seat else _HIDDEN_WIRE[who])
                 else:
                     seen.append(_PASS_WIRE[entry[0]])
-        legal: list[str] = []
-        if self._result is None and self._seat == seat:
-            moves = self._legal
-            cached = _LEGAL_TEXT.get(id(moves))
-            if cached is not None and cached[0] is moves:
-                legal = cached[1]
-            else:
-                legal = [MOVE_TEXT[m.index] for m in moves]
-                if len(_LEGAL_TEXT) >= _MOVES_CACHE_SIZE:
-                    _LEGAL_TEXT.clear()
-                _LEGAL_TEXT[id(moves)] = (moves, legal)
-        if start:
-            return {"events": seen[since:], "legal_moves": legal, "round": self._start(seat)}
-        return {"events": seen[since:], "legal_moves": legal}
+        return seen
+
+    def _legal_wire(self, seat: int) -> tuple[str, list[str]]:
+        """``seat``'s legal moves (none unless it is to move): their JSON text and their
+        notations, made once for each tuple of moves the engine hands out."""
+        if self._result is not None or self._seat != seat:
+            return _NO_MOVES
+        moves = self._legal
+        cached = _LEGAL_WIRE.get(id(moves))
+        if cached is not None and cached[0] is moves:
+            return cached[1]
+        notations = [MOVE_TEXT[m.index] for m in moves]
+        made = (_encode(notations), notations)
+        if len(_LEGAL_WIRE) >= _MOVES_CACHE_SIZE:
+            _LEGAL_WIRE.clear()
+        _LEGAL_WIRE[id(moves)] = (moves, made)
+        return made
 
     def _start(self, seat: int) -> dict[str, Any]:
         """The round's state as it began, as ``seat`` sees it (v3's ``"round"``)."""
@@ -717,9 +742,12 @@ _MOVES_CACHE: dict[int, tuple[Move, ...]] = {}
 _MOVES_CACHE_SIZE = 1 << 17  # about 20 MB at most; double-six games use under 70,000
 
 
-#: The notations of a tuple of legal moves, by the tuple's id (the entry holds the tuple, so
-#: its id is not reused while cached): the moves cache hands out the same tuples again.
-_LEGAL_TEXT: dict[int, tuple[tuple[Move, ...], list[str]]] = {}
+#: The JSON text and notations of a tuple of legal moves, by the tuple's id (the entry holds
+#: the tuple, so its id is not reused while cached): the moves cache hands out the same
+#: tuples again and again.
+_LEGAL_WIRE: dict[int, tuple[tuple[Move, ...], tuple[str, list[str]]]] = {}
+_NO_MOVES: tuple[str, list[str]] = ("[]", [])
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
@@ -736,14 +764,14 @@ def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
     return tuple(moves)
 
 
-#: Event notation (protocol v3), made once: _PLAY_WIRE[seat][move.index] is
+#: Event notation (protocol v3) as JSON strings, made once: _PLAY_WIRE[seat][move.index] is
 #: ``"play SEAT MOVE"``; _DRAW_WIRE[seat][tile id] a draw seen by the drawer,
 #: _HIDDEN_WIRE[seat] one seen by the others; _PASS_WIRE[seat] a pass.
 _SEATS = range(MAX_PLAYERS)
-_PLAY_WIRE = [tuple(f"play {seat} {text}" for text in MOVE_TEXT) for seat in _SEATS]
-_DRAW_WIRE = [tuple(f"draw {seat} {text}" for text in TILE_TEXT) for seat in _SEATS]
-_HIDDEN_WIRE = [f"draw {seat}" for seat in _SEATS]
-_PASS_WIRE = [f"pass {seat}" for seat in _SEATS]
+_PLAY_WIRE = [tuple(f'"play {seat} {text}"' for text in MOVE_TEXT) for seat in _SEATS]
+_DRAW_WIRE = [tuple(f'"draw {seat} {text}"' for text in TILE_TEXT) for seat in _SEATS]
+_HIDDEN_WIRE = [f'"draw {seat}"' for seat in _SEATS]
+_PASS_WIRE = [f'"pass {seat}"' for seat in _SEATS]
 
 
 def _ids_of(mask: int) -> list[int]:

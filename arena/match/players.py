@@ -54,6 +54,11 @@ class Request:
         legal moves, and with ``start`` the round's state as it began."""
         return self._round.wire(self.seat, since, start)
 
+    def wire_json(self, since: int, start: bool) -> tuple[str, int]:
+        """:meth:`wire` as the members of a JSON object (without the game's id), and the
+        round's events so far."""
+        return self._round.wire_json(self.seat, since, start)
+
 
 class Player(Protocol):
     """The referee's handle on one seat's bot for a whole match."""

@@ -147,6 +147,8 @@ class ProcessPlayer:
         self.protocol = 1
         #: Per game: (round, history events) sent so far, for v2 and v3 requests.
         self._history_sent: dict[str, tuple[int, int]] = {}
+        #: Per game: its id as a JSON string (v3's requests are made as text).
+        self._game_json: dict[str, str] = {}
         self._dead: BotFaultError | None = None
         #: What is left of the match's wall bound on waiting for this bot (set at open).
         self._wall_left = 0.0
@@ -285,30 +287,37 @@ class ProcessPlayer:
         self._seq += 1
         self._batch = len(requests)
         self._sent_at = time.monotonic()
-        if self.protocol >= 3:
-            items = self._wire(requests)
-        elif self.protocol == 2:
-            items = [{"game": r.game, "delta": self._delta(r)} for r in requests]
+        if self.protocol >= 3:  # made as text: the one request sent at every move
+            items = ",".join(self._wire(requests))
+            self._write_text(f'{{"type":"act","seq":{self._seq},"requests":[{items}]}}')
+            return
+        if self.protocol == 2:
+            requests_sent = [{"game": r.game, "delta": self._delta(r)} for r in requests]
         else:
-            items = [{"game": r.game, "observation": r.observation().to_dict()} for r in requests]
-        self._write({"type": "act", "seq": self._seq, "requests": items})
+            requests_sent = [
+                {"game": r.game, "observation": r.observation().to_dict()} for r in requests
+            ]
+        self._write({"type": "act", "seq": self._seq, "requests": requests_sent})
 
-    def _wire(self, requests: Sequence[Request]) -> list[dict[str, Any]]:
-        """Protocol v3: for each game, the events since this bot's last request in it (with
-        the round's start at its first request in a round), and the legal moves."""
+    def _wire(self, requests: Sequence[Request]) -> list[str]:
+        """Protocol v3, as JSON text: for each game, the events since this bot's last
+        request in it (with the round's start at its first request in a round), and the
+        legal moves."""
         sent_so_far = self._history_sent
+        ids = self._game_json
         items = []
         for request in requests:
             game, number = request.game, request.round
             sent = sent_so_far.get(game)
             if sent is not None and sent[0] == number:
-                item = request.wire(sent[1], False)
-                sent_so_far[game] = (number, sent[1] + len(item["events"]))
+                members, count = request.wire_json(sent[1], False)
             else:
-                item = request.wire(0, True)
-                sent_so_far[game] = (number, len(item["events"]))
-            item["game"] = game
-            items.append(item)
+                members, count = request.wire_json(0, True)
+            sent_so_far[game] = (number, count)
+            quoted = ids.get(game)
+            if quoted is None:
+                quoted = ids[game] = _encode(game)
+            items.append(f'{{"game":{quoted},{members}}}')
         return items
 
     def _delta(self, request: Request) -> dict[str, Any]:
@@ -367,6 +376,7 @@ class ProcessPlayer:
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
         self._history_sent.pop(game, None)
+        self._game_json.pop(game, None)
         if self._dead is None:
             with contextlib.suppress(BotFaultError):
                 self._write({"type": "end", "game": game, "result": dict(result)}, later=True)
@@ -381,10 +391,14 @@ class ProcessPlayer:
         """Send one message; with ``later`` (``start``, ``end``: nothing is answered) keep it
         to go with the next message sent now, in one write: a write that wakes the bot costs
         a round trip's share on a busy machine, and a match has two such messages a game."""
+        self._write_text(_encode(message), later=later)
+
+    def _write_text(self, message: str, *, later: bool = False) -> None:
+        """:meth:`_write` for a message already encoded."""
         if self._dead is not None:
             raise self._dead
         assert self._stdin is not None
-        self._outbox.append(_encode(message))
+        self._outbox.append(message)
         if later:
             return
         data = "\n".join(self._outbox) + "\n"

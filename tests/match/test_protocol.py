@@ -39,9 +39,10 @@ def test_deltas_and_events_rebuild_the_full_observation_at_every_decision(
     """For seeded games of every preset and table, each seat's view rebuilt from what it is
     sent equals the v1 observation, field by field, at each of its decisions: from v2's
     deltas (``Game.delta``) and from v3's events folded into the round's start
-    (``Game.wire``, as ``ProcessPlayer`` keeps count of what it sent), both built from
-    the engine's state; their JSON is exactly what ``Observation.to_delta`` and
-    ``Observation.to_wire`` (which works the round's start out backwards) give."""
+    (``Game.wire``, and ``Game.wire_json``'s text that ``ProcessPlayer`` sends, counting
+    what it sent as it does), both built from the engine's state; their JSON is exactly
+    what ``Observation.to_delta`` and ``Observation.to_wire`` (which works the round's
+    start out backwards) give."""
     name, players, teams = config
     rules = PRESETS[name]
     for seed in range(3):
@@ -68,7 +69,10 @@ def test_deltas_and_events_rebuild_the_full_observation_at_every_decision(
             assert views[seat].observe(json.loads(json.dumps(delta))) == expected
             wire = game.wire(seat, since, start)
             assert _json(wire) == _json(observation.to_wire(since, start))
-            assert folds[seat].fold(json.loads(json.dumps(wire))) == expected
+            text, events = game.wire_json(seat, since, start)
+            assert json.loads("{" + text + "}") == wire  # the text ProcessPlayer sends
+            assert events == len(observation.history)
+            assert folds[seat].fold(json.loads("{" + text + "}")) == expected
             game.apply(rng.choice(observation.legal_moves))
 
 
