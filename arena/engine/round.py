@@ -151,6 +151,7 @@ class Round:
         "_right_tile",
         "_scores",
         "_seat",
+        "_seen",
         "_seen_json",
         "_sides",
         "_start_hands",
@@ -242,6 +243,8 @@ class Round:
         #: Per seat: each event's notation as that seat sees it, as a JSON string (made by
         #: :meth:`wire` and :meth:`wire_json`).
         self._wire: list[list[str]] = [[] for _ in hands]
+        #: Per seat: the events as that seat sees them (made by :meth:`observation`).
+        self._seen: list[list[Event]] = [[] for _ in hands]
         self._start_hands = tuple(hands)
         self._start_scores = tuple(self._scores)
         self._result: RoundResult | None = None
@@ -322,6 +325,10 @@ class Round:
     @property
     def events(self) -> list[Event]:
         """Everything that happened so far, in order: plays, draws (with the tile), passes."""
+        return self._logged()[:]
+
+    def _logged(self) -> list[Event]:
+        """The events so far, kept up to date from the log's new entries (not a copy)."""
         events, log = self._events, self._log
         for entry in log[len(events) :]:
             if len(entry) == 3:
@@ -330,7 +337,18 @@ class Round:
                 events.append(Draw(entry[0], TILES[entry[1]]))
             else:
                 events.append(Pass(entry[0]))
-        return events[:]
+        return events
+
+    def _history(self, seat: int) -> tuple[Event, ...]:
+        """The events as ``seat`` sees them (others' draws without the tile), kept up to
+        date from the new events only: an observation is asked for at every move."""
+        events = self._logged()
+        seen = self._seen[seat]
+        for event in events[len(seen) :]:
+            seen.append(
+                Draw(event.seat, None) if type(event) is Draw and event.seat != seat else event
+            )
+        return tuple(seen)
 
     @property
     def line(self) -> tuple[tuple[int, int], ...]:
@@ -371,9 +389,7 @@ class Round:
 
     def observation(self, seat: int) -> Observation:
         """Return what ``seat`` may know now: see :class:`arena.engine.observation.Observation`."""
-        history = tuple(
-            Draw(e.seat, None) if type(e) is Draw and e.seat != seat else e for e in self.events
-        )
+        history = self._history(seat)
         to_move = self._seat if self._result is None else None
         return Observation(
             seat=seat,
