@@ -242,9 +242,9 @@ class Round:
         self._seen_json: list[list[dict[str, Any]]] = []
         #: Per seat: each event's notation as that seat sees it, as a JSON string (made by
         #: :meth:`wire` and :meth:`wire_json`).
-        self._wire: list[list[str]] = [[] for _ in hands]
+        self._wire: list[list[str]] = []  # (made at the first request: rollouts make none)
         #: Per seat: the events as that seat sees them (made by :meth:`observation`).
-        self._seen: list[list[Event]] = [[] for _ in hands]
+        self._seen: list[list[Event]] = []
         self._start_hands = tuple(hands)
         self._start_scores = tuple(self._scores)
         self._result: RoundResult | None = None
@@ -343,6 +343,8 @@ class Round:
         """The events as ``seat`` sees them (others' draws without the tile), kept up to
         date from the new events only: an observation is asked for at every move."""
         events = self._logged()
+        if not self._seen:
+            self._seen = [[] for _ in range(self._players)]
         seen = self._seen[seat]
         for event in events[len(seen) :]:
             seen.append(
@@ -487,6 +489,8 @@ class Round:
 
     def _seen_wire(self, seat: int) -> list[str]:
         """Each event's notation as ``seat`` sees it, as a JSON string, made once."""
+        if not self._wire:
+            self._wire = [[] for _ in range(self._players)]
         seen = self._wire[seat]
         log = self._log
         if len(seen) < len(log):
