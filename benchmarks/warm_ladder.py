@@ -2,8 +2,10 @@
 one run: 20 fast bot files (copies of the reference bots, each a stored version of its
 own), matches of 20 games of ``draw`` between random pairs, played for ``--minutes``
 minutes by ``arena worker`` (2 pool processes, Redis, SQLite, bots sandboxed) started with
-``ARENA_WARM_BOTS=0`` then with ``ARENA_WARM_BOTS=1`` on the same schedule; prints the games
-per minute of each and their ratio.
+``ARENA_WARM_BOTS=0`` and with ``ARENA_WARM_BOTS=1`` on the same schedule; prints the games
+per minute of each and their ratio. Each side's minutes are played in ``--slices`` slices,
+in the order cold, warm, warm, cold... (a load that drifts during the run weighs on both
+sides alike), each on a fresh worker and database.
 
 ``--pairs P`` draws the random pairs from P pairings only (default: every one of the 190):
 warm bots pay where a worker process meets a pair again while it still keeps it (its
@@ -117,10 +119,12 @@ def _task_seconds(directory: Path, kind: str) -> float:
     return statistics.median(times) if times else float("nan")
 
 
-def play(warm: bool, minutes: float, pairs: int, games: int, directory: Path) -> tuple[int, float]:
+def play(
+    warm: bool, minutes: float, pairs: int, games: int, directory: Path, slice_: int
+) -> tuple[int, float]:
     """Games done by the worker in ``minutes`` minutes, warm or cold, and the median
     seconds of its match tasks."""
-    kind = "warm" if warm else "cold"
+    kind = f"{'warm' if warm else 'cold'}-{slice_}"
     url = f"sqlite:///{directory / f'{kind}.db'}"
     upgrade(url)
     store = connect(url)
@@ -132,7 +136,7 @@ def play(warm: bool, minutes: float, pairs: int, games: int, directory: Path) ->
                 "arena", f"bot{number}", f"{source}\n# copy {number}\n", {"benchmark": True}
             )
             entrants.append(Entrant.stored(f"bot{number}", version.id))
-        matches = _schedule(entrants, int(minutes * 400), pairs, games)
+        matches = _schedule(entrants, int(minutes * 400) + 50, pairs, games)
         tournament_id, _ = create_stored_tournament(
             store,
             name=f"warm-ladder-{kind}",
@@ -168,16 +172,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--minutes", type=float, default=5.0, help="Minutes of play per side.")
     parser.add_argument("--pairs", type=int, default=BOTS * (BOTS - 1) // 2)
     parser.add_argument("--games", type=int, default=20, help="Games per match.")
+    parser.add_argument("--slices", type=int, default=2, help="Slices of each side's minutes.")
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="arena-warm-"))
+    done: dict[bool, list[int]] = {False: [], True: []}
+    tasks: dict[bool, list[float]] = {False: [], True: []}
+    minutes = args.minutes / args.slices
     try:
-        cold, cold_task = play(False, args.minutes, args.pairs, args.games, directory)
-        warm, warm_task = play(True, args.minutes, args.pairs, args.games, directory)
+        for number in range(args.slices):
+            for warm_side in (False, True) if number % 2 == 0 else (True, False):
+                games, task = play(warm_side, minutes, args.pairs, args.games, directory, number)
+                done[warm_side].append(games)
+                tasks[warm_side].append(task)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+    cold, warm = sum(done[False]), sum(done[True])
+    cold_task, warm_task = statistics.median(tasks[False]), statistics.median(tasks[True])
     print(
         f"{BOTS} bots, random pairs of {args.pairs} pairings, matches of {args.games} games "
-        f"(draw), {args.minutes:g} minutes each, 1 worker of 2 processes, bots sandboxed"
+        f"(draw), {args.minutes:g} minutes each in {args.slices} slices, 1 worker of 2 "
+        f"processes, bots sandboxed; games per slice: cold {done[False]}, warm {done[True]}"
     )
     print(f"cold: {cold / args.minutes:8.1f} games/minute, a match task {cold_task:.3f} s")
     print(f"warm: {warm / args.minutes:8.1f} games/minute, a match task {warm_task:.3f} s")

@@ -642,10 +642,14 @@ def _act(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python3 botkit.py BOT_FILE``: load the bot and serve the protocol on stdin/stdout."""
+    """``python3 botkit.py [--path DIR] BOT_FILE``: load the bot (DIR, a runtime's packages
+    such as numpy's, first on ``sys.path``) and serve the protocol on stdin/stdout."""
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 3 and args[0] == "--path":
+        sys.path.insert(0, args[1])  # -I ignores PYTHONPATH: the runtime's packages come here
+        args = args[2:]
     if len(args) != 1:
-        print("usage: botkit.py BOT_FILE", file=sys.stderr)
+        print("usage: botkit.py [--path DIR] BOT_FILE", file=sys.stderr)
         return 2
     # The bot's prints must not corrupt the protocol: file descriptor 1 becomes
     # stderr, and the protocol keeps a private copy of the real stdout.

@@ -25,6 +25,7 @@ from arena.match.referee import (
     TimeControl,
     play_match,
 )
+from arena.match.runtimes import find_runtime, runtime_for_upload, runtime_of_file
 from arena.match.sandbox import (
     Limits,
     Sandbox,
@@ -61,7 +62,11 @@ def _identity(spec: str) -> str:
 
 
 def _warm_keys(
-    specs: Sequence[str], setup: MatchSetup, limits: Limits | None, sandboxed: bool
+    specs: Sequence[str],
+    setup: MatchSetup,
+    limits: Limits | None,
+    sandboxed: bool,
+    runtime: str | None = None,
 ) -> dict[int, WarmKey]:
     """The warm key of each bot file's seat (:mod:`arena.match.warm`'s rule)."""
     identities = [_identity(spec) for spec in specs]
@@ -70,7 +75,7 @@ def _warm_keys(
         if is_bot_file(spec):
             keys[seat] = WarmKey(
                 bot=identities[seat],
-                runtime=Path(spec).suffix,
+                runtime=_runtime_name(spec, runtime),
                 copy=identities[:seat].count(identities[seat]),
                 opponents=tuple(sorted(identities[:seat] + identities[seat + 1 :])),
                 setup=setup,
@@ -87,10 +92,11 @@ def _kept_players(
     sandboxed: bool,
     block: int,
     games: int,
+    runtime: str | None = None,
 ) -> dict[int, KeptPlayer]:
     """The kept player of every bot file's seat, from this process's :func:`warm_pool`."""
     pool = warm_pool()
-    keys = _warm_keys(specs, setup, limits, sandboxed)
+    keys = _warm_keys(specs, setup, limits, sandboxed, runtime)
 
     def start(key: WarmKey, slot: int) -> KeptPlayer:
         spec = specs[next(seat for seat, k in keys.items() if k == key)]
@@ -102,6 +108,7 @@ def _kept_players(
             max_minutes=pool.max_minutes,
             memory_bytes=pool.memory_bytes(limits),
             slot=slot,
+            runtime=_runtime_of(spec, runtime),
         )
 
     kept = pool.players(list(keys.values()), block, start)
@@ -140,6 +147,7 @@ def make_players(
     salts: Sequence[str] | None = None,
     keep_games: int = 0,
     setup: MatchSetup | None = None,
+    runtime: str | None = None,
 ) -> list[Player]:
     """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``; by
     default this process's block of the machine-wide registry, :func:`process_slots`).
@@ -152,6 +160,10 @@ def make_players(
 
     ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
     than by seat (see :class:`arena.match.referee.StrategyPlayer`).
+
+    ``runtime``: the runtime of every bot file of its suffix (:mod:`arena.match.runtimes`:
+    ``python-numpy`` for the ``.py`` files); by default each file's name says it (``.py``:
+    python, ``.numpy.py``: python-numpy, ``.js``: javascript).
 
     Raises:
         ParseError: a spec is neither a strategy nor a file.
@@ -174,7 +186,7 @@ def make_players(
         block = process_slots() if sandboxed and bots else 0
     if keep_games and bots:
         setup = setup or MatchSetup("", len(specs), False)
-        kept = _kept_players(specs, setup, limits, sandboxed, block, keep_games)
+        kept = _kept_players(specs, setup, limits, sandboxed, block, keep_games, runtime)
     else:
         kept = {}
     cold = [seat for seat in bots if seat not in kept]
@@ -186,8 +198,24 @@ def make_players(
             players.append(kept[seat])
         else:
             launcher = Sandbox(limits or Limits(), slots[seat]) if sandboxed else PlainLauncher()
-            players.append(ProcessPlayer(Path(spec), launcher))
+            players.append(ProcessPlayer(Path(spec), launcher, _runtime_of(spec, runtime)))
     return players
+
+
+def _runtime_name(spec: str, runtime: str | None) -> str:
+    """The name of the runtime a bot file runs under (``program``: its own ``#!`` line)."""
+    given = _runtime_of(spec, runtime)
+    if given is not None:
+        return given
+    found = runtime_of_file(spec)
+    return "program" if found is None else found.name
+
+
+def _runtime_of(spec: str, runtime: str | None) -> str | None:
+    """``runtime`` for a bot file of its suffix, else None (the file's name decides)."""
+    if runtime is None or Path(spec).suffix != find_runtime(runtime).suffix:
+        return None
+    return runtime
 
 
 @dataclass
@@ -223,19 +251,26 @@ def check_bot(
     seed: int = 1,
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
+    runtime: str | None = None,
 ) -> Iterator[tuple[str, CheckReport]]:
     """Validate a bot as an upload would be: it starts, answers the handshake, and plays
-    ``games`` 2-player games against ``random`` under every preset.
+    ``games`` 2-player games against ``random`` under every preset, under ``runtime``
+    (default: the one the file's name says).
 
     Yields (preset, report so far) after each preset; the last report is the final one.
 
     Raises:
         ParseError: no such file.
+        RuntimeMissing: ``runtime`` is unknown, or the file is not one of its.
         SandboxUnavailable: as :func:`make_players`.
     """
+    if runtime is not None:
+        runtime_for_upload(path, runtime)  # its files' suffix
     report = CheckReport(bot=path)
     for name, rules in PRESETS.items():
-        players = make_players([path, "random"], sandboxed=sandboxed, limits=limits)
+        players = make_players(
+            [path, "random"], sandboxed=sandboxed, limits=limits, runtime=runtime
+        )
         bot = players[0]
         assert isinstance(bot, ProcessPlayer)
         for outcome in play_match(

@@ -28,6 +28,7 @@ from arena.match.pipes import (
     output_cap_bytes,
 )
 from arena.match.players import Request
+from arena.match.runtimes import BotRuntime, find_runtime, runtime_of_file
 from arena.match.sandbox import kill_process_group, plain_spawn
 from arena.match.verdicts import (
     DECISIONS_PER_GAME,
@@ -70,9 +71,15 @@ class Launcher(Protocol):
     """Starts and stops bot processes: a :class:`~arena.match.sandbox.Sandbox` or plain ones."""
 
     def spawn(
-        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        *,
+        interpreter: Path,
+        runtime: str | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start ``interpreter argv...`` with ``files`` (inside path -> host path) visible."""
+        """Start ``interpreter argv...`` with ``files`` (inside path -> host path) visible,
+        with what ``runtime`` (:mod:`arena.match.runtimes`) needs."""
 
     def kill(self, proc: subprocess.Popen[bytes]) -> None:
         """Stop every process of the bot and reap them."""
@@ -88,7 +95,12 @@ class PlainLauncher:
         self.python = python or Path(sys.executable)
 
     def spawn(
-        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        *,
+        interpreter: Path,
+        runtime: str | None = None,
     ) -> subprocess.Popen[bytes]:
         # Debian's python3 (the sandbox's) becomes ours; a bot file run as a program
         # is found at its host path.
@@ -118,15 +130,22 @@ class ProcessPlayer:
     """A bot in its own long-lived process for the match, speaking ``docs/protocol.md``.
 
     Args:
-        path: the bot file: a ``.py`` file runs under ``botkit.py``; any other file
-            is executed directly and must speak the protocol itself.
+        path: the bot file: it runs under its runtime's kit (``botkit.py``, ``botkit.js``);
+            a file of no runtime (or a ``.js`` file beginning with ``#!``) is executed
+            directly and must speak the protocol itself.
         launcher: starts and kills the process: a sandbox, or plain subprocesses
             for a developer's own bots.
+        runtime: the runtime's name (:data:`arena.match.runtimes.RUNTIMES`); None: the
+            one the file's name says (:func:`arena.match.runtimes.runtime_of_file`).
+
+    Raises:
+        RuntimeMissing: ``runtime`` is no runtime's name.
     """
 
-    def __init__(self, path: Path, launcher: Launcher) -> None:
+    def __init__(self, path: Path, launcher: Launcher, runtime: str | None = None) -> None:
         self.path = path.resolve()
         self.name = path.stem
+        self.runtime = runtime_of_file(path) if runtime is None else find_runtime(runtime)
         self._launcher = launcher
         #: Games the process will play (set by :func:`play_match`): its CPU backstop.
         self.games = 1
@@ -170,7 +189,7 @@ class ProcessPlayer:
         if raise_cpu is not None:  # a sandbox: its CPU limit must last the whole match
             launcher = self._launcher = raise_cpu(match_cpu_seconds(self.games, time_control))
         try:
-            proc = launcher.spawn(files, argv, interpreter=interpreter)
+            proc = launcher.spawn(files, argv, interpreter=interpreter, runtime=_name(self.runtime))
         except (OSError, ArenaError) as exc:
             raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -237,11 +256,18 @@ class ProcessPlayer:
     def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
         """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
         inside = "/bot/" + self.path.name
-        if self.path.suffix == ".py":
-            # The kit lives apart, so a bot file may be called anything (even botkit.py).
-            files = {inside: self.path, "/kit/botkit.py": BOTKIT}
-            return files, BOT_PYTHON, ["-I", "/kit/botkit.py", inside]
-        return {inside: self.path}, Path(inside), []
+        runtime = self.runtime
+        if runtime is None:
+            return {inside: self.path}, Path(inside), []
+        limits = getattr(self._launcher, "limits", None)
+        memory_mb = int(getattr(limits, "memory_mb", 512))
+        interpreter = Path(runtime.interpreter)
+        if runtime.name == "javascript" and _starts_with_hashbang(self.path):
+            return {inside: self.path}, interpreter, runtime.program_argv(inside, memory_mb)
+        # The kit lives apart, so a bot file may be called anything (even botkit.py).
+        kit = f"/kit/{runtime.kit}"
+        files = {inside: self.path, kit: BOTKIT.with_name(runtime.kit)}
+        return files, interpreter, runtime.argv(kit, inside, memory_mb)
 
     def alive(self) -> bool:
         """Whether the bot's process runs and has not failed."""
@@ -498,11 +524,12 @@ class ProcessPlayer:
         self._cpu_mark = self._cpu_seconds()
         return reply == {"type": "moves", "seq": self._seq, "moves": []}
 
-    def rearm(self, time_control: TimeControl, games: int) -> None:
+    def rearm(self, time_control: TimeControl, games: int, used: float = 0.0) -> None:
         """Begin a match of ``games`` games in a process kept from an earlier one
-        (:mod:`arena.match.warm`): the match's wall bound and its output cap count from now,
-        for these games (the CPU backstop, set at start, covers the process's whole life)."""
-        self._arm_wall(time_control, games, 0.0)
+        (:mod:`arena.match.warm`): the match's wall bound (``used`` seconds of it spent) and
+        its output cap count from now, for these games (the CPU backstop, set at start,
+        covers the process's whole life)."""
+        self._arm_wall(time_control, games, used)
         self._stderr.limit = self._stderr.total + output_cap_bytes(games)
 
     def settle(self) -> float:
@@ -510,6 +537,19 @@ class ProcessPlayer:
         cpu = self._cpu_seconds()
         idle, self._cpu_mark = max(0.0, cpu - self._cpu_mark), cpu
         return idle
+
+
+def _name(runtime: BotRuntime | None) -> str | None:
+    return None if runtime is None else runtime.name
+
+
+def _starts_with_hashbang(path: Path) -> bool:
+    """Whether a file begins with ``#!`` (a program that speaks the protocol itself)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def _answer(item: object) -> Answer:

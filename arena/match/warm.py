@@ -192,8 +192,11 @@ class KeptPlayer:
         max_minutes: float = MAX_MINUTES,
         memory_bytes: int | None = None,
         slot: int | None = None,
+        runtime: str | None = None,
     ) -> None:
         self.path = path
+        #: The runtime it runs under (None: its file's name says, arena.match.runtimes).
+        self.runtime = runtime
         self.name = path.stem
         self.slot = slot
         self._launcher = launcher
@@ -296,7 +299,7 @@ class KeptPlayer:
         if self._inner is not None:
             self._inner.rearm(time_control, self.games)
             return
-        inner = ProcessPlayer(self.path, self._launcher)
+        inner = ProcessPlayer(self.path, self._launcher, self.runtime)
         inner.games = self._games  # the CPU backstop: the process's whole life
         self._inner = inner
         self._open_games.clear()
@@ -304,7 +307,8 @@ class KeptPlayer:
         self._played = 0
         self.starts += 1
         inner.open(time_control)
-        inner.rearm(time_control, self.games)  # the wall bound and output cap: this match's
+        # The wall bound and the output cap are this match's (the CPU backstop, its life's).
+        inner.rearm(time_control, self.games, inner.startup_seconds)
         self.name = inner.name
 
     def _player(self) -> ProcessPlayer:

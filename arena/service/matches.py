@@ -34,6 +34,7 @@ from arena.compete.tournaments import schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
 from arena.match.referee import InfrastructureError, TimeControl
+from arena.match.runtimes import find_runtime
 from arena.match.sandbox import Limits, SandboxUnavailable
 from arena.match.warm import MAX_GAMES
 from arena.service.results import result_json, stored_entrants
@@ -347,8 +348,10 @@ def _stored(given: Sequence[Entrant | Reference | str], store: Store) -> list[En
 
 
 def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
-    """Each bot version's source as a file named by its hash (written once, atomically):
-    what a worker runs, for matches and branches alike.
+    """Each bot version's source as a file named by its hash and its runtime's stored suffix
+    (``<sha256>.py``, ``.numpy.py``, ``.js``: :func:`arena.match.runtimes.runtime_of_file`
+    reads the runtime back), written once, atomically: what a worker runs, for matches and
+    branches alike.
 
     Raises:
         InfrastructureError: the files cannot be written, or a version is not stored.
@@ -362,8 +365,8 @@ def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict
 def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths: dict[int, Path] = {}
-    for version_id, digest, source in bot_sources(store, version_ids):
-        path = directory / f"{digest}.py"
+    for version_id, digest, source, runtime in bot_sources(store, version_ids):
+        path = directory / f"{digest}{find_runtime(runtime).stored_suffix}"
         if not path.exists():
             fd, partial = tempfile.mkstemp(dir=directory, suffix=".part")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
