@@ -5,9 +5,12 @@ FROM python:3.11-slim-bookworm
 # The bot sandbox (arena/match/sandbox.py): bubblewrap for the namespaces, libseccomp2 for the
 # seccomp filter (loaded by pyseccomp), util-linux for setpriv (drops to a per-slot uid
 # before bwrap). util-linux is already in the base image; it is named so the dependency is
-# explicit.
+# explicit. The bots' runtimes (arena/match/runtimes.py): Debian's python3 (/usr/bin/python3,
+# what python and python-numpy bots run under, apart from the image's own Python) and
+# nodejs (/usr/bin/node, the javascript runtime).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap libseccomp2 util-linux \
+        python3 nodejs \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -20,8 +23,12 @@ COPY arena ./arena
 COPY bots ./bots
 COPY workers ./workers
 COPY web ./web
+COPY scripts ./scripts
 # The project (gunicorn included), not editable: the image is the release.
 RUN pip install --no-cache-dir .
+# The python-numpy runtime's environment: numpy's pinned wheel for /usr/bin/python3's ABI,
+# unpacked read-only at /opt/arena/runtimes/python-numpy-<version> (scripts/install-runtimes).
+RUN scripts/install-runtimes python && rm -rf /root/.cache/pip
 
 # No USER here, on purpose: the image runs as root by default because the workers need it.
 # The sandbox starts every bot as root's child and drops it to an unprivileged uid of its

@@ -251,6 +251,8 @@ class VersionModel(BaseModel):
     sha256: str
     created: str
     ratings: list[RatingModel]
+    #: python, python-numpy or javascript (arena.match.runtimes).
+    runtime: str
 
 
 class BotModel(BaseModel):
@@ -279,6 +281,8 @@ class TournamentsModel(BaseModel):
 class UploadForm(BaseModel):
     source: BaseFile
     name: str = Field("", max_length=64)
+    #: python, python-numpy or javascript (arena.match.runtimes); default: by the suffix.
+    runtime: str = Field("", max_length=20)
 
 
 class UploadModel(BaseModel):
@@ -289,6 +293,7 @@ class UploadModel(BaseModel):
     message: str | None
     version: int | None
     placement: str | None
+    runtime: str
 
 
 class StandingModel(BaseModel):
@@ -554,6 +559,7 @@ def api_bot(owner: str, name: str) -> BotModel:
         versions=[
             VersionModel(
                 version=v.version, sha256=v.sha256, created=v.created.isoformat(),
+                runtime=v.runtime,
                 ratings=[RatingModel(rules=r.rules, rating=round(r.rating, 1), low=round(r.low, 1),
                                      high=round(r.high, 1), games=r.games, rank=r.rank)
                          for r in v.ratings],
@@ -592,8 +598,9 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     tags=["bots"],
 )
 def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
-    """Upload a bot (multipart: ``source``, a .py file; ``name``, default the file's stem):
-    202 with the upload, checked on a worker; poll ``/uploads/{id}``."""
+    """Upload a bot (multipart: ``source``, a .py or .js file; ``name``, default the file's
+    stem; ``runtime``: python, python-numpy or javascript, default by the file's suffix): 202
+    with the upload, checked on a worker; poll ``/uploads/{id}``."""
     account = _caller("upload")
     # no body at all: spectree validates nothing and passes None
     file = form.source if form is not None and isinstance(form.source, FileStorage) else None
@@ -602,7 +609,9 @@ def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
     assert file is not None
     filename, data = read_file(file)
     try:
-        view = receive_upload(get_store(), get_celery(), account, filename, data, form.name)
+        view = receive_upload(
+            get_store(), get_celery(), account, filename, data, form.name, form.runtime or None
+        )
     except PermissionDenied:
         raise
     except (UploadError, ArenaError) as exc:
@@ -613,7 +622,7 @@ def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
 def _upload_model(view: UploadView) -> UploadModel:
     return UploadModel(
         id=view.id, owner=view.owner, bot=view.bot, status=view.status, message=view.message,
-        version=view.version, placement=view.placement,
+        version=view.version, placement=view.placement, runtime=view.runtime,
     )  # fmt: skip
 
 

@@ -177,6 +177,9 @@ class CompetitionCreate(BaseModel):
 class EntryForm(BaseModel):
     source: BaseFile
     name: str = Field("", max_length=64, description="the bot's name (default: the file's)")
+    runtime: str = Field(
+        "", max_length=20, description="a runtime the competition offers (default: by suffix)"
+    )
 
 
 class DeadlineRequest(BaseModel):
@@ -311,7 +314,8 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionModel, i
     tags=TAGS,
 )  # fmt: skip
 def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
-    """Enter a bot (multipart: ``source``, a .py file; ``name``; an ``upload`` token):
+    """Enter a bot (multipart: ``source``, a .py or .js file; ``name``; ``runtime``, one the
+    competition offers, default by the suffix; an ``upload`` token):
     202 with the entry, ``pending`` while its upload is checked on a worker (poll
     ``/uploads/{upload_id}`` or the competition); once accepted it is your active entry
     and plays the ladder."""
@@ -323,8 +327,9 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
     filename, data = read_file(file)
     try:
         entry = service.enter_with_upload(
-            get_store(), get_celery(), account, name, filename, data, form.name
-        )
+            get_store(), get_celery(), account, name, filename, data, form.name,
+            runtime=form.runtime or None,
+        )  # fmt: skip
     except (PermissionDenied, NotFound):
         raise
     except (UploadError, ArenaError) as exc:

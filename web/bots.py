@@ -20,6 +20,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
 from arena.service.bots import set_visibility
 from arena.service.class_pages_extra import class_bots
 from arena.service.classes import bot_target
@@ -55,7 +56,12 @@ UPLOAD_LIVE_SECONDS = 2
 @guarded("upload")
 def upload() -> BaseResponse | tuple[str, int] | str:
     """Upload a ``.py`` file as a new bot, or as the next version of one of yours."""
-    context: dict[str, Any] = {"max_bytes": MAX_SOURCE_BYTES, "name": request.form.get("name", "")}
+    context: dict[str, Any] = {
+        "max_bytes": MAX_SOURCE_BYTES,
+        "name": request.form.get("name", ""),
+        "runtimes": list(RUNTIMES.values()),
+        "runtime": request.form.get("runtime", DEFAULT_RUNTIME),
+    }
     if request.method == "GET":
         return render_template("upload.html", **context)
     file = request.files.get("source")
@@ -72,6 +78,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
             filename,
             data,
             request.form.get("name", ""),
+            _form_runtime(filename, request.form.get("runtime", "")),
         )
     except (PermissionDenied, NotFound):
         raise
@@ -80,6 +87,14 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         flash(message[:1].upper() + message[1:])
         return render_template("upload.html", **context), 400
     return redirect(url_for("bots.upload_page", upload_id=view.id))
+
+
+def _form_runtime(filename: str, runtime: str) -> str | None:
+    """The runtime the form asks for: a ``.js`` file is JavaScript whatever the select says
+    (it lists the Python runtimes first); else the select's choice (None: by the suffix)."""
+    if filename.endswith(".js") and runtime in ("", DEFAULT_RUNTIME):
+        return None
+    return runtime or None
 
 
 def _upload_or_404(upload_id: int) -> UploadView:

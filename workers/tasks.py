@@ -31,10 +31,16 @@ import threading
 from typing import Any
 
 from celery import Task
-from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from celery.signals import (
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
 
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
+from arena.match.warm import release_warm
 from arena.service.branches import run_branch
 from arena.service.broker import CHECK_UPLOAD, PLAY_MATCH, REFIT, RUN_BRANCH, SWEEP, make_app
 from arena.service.live import refit_if_changed
@@ -79,6 +85,16 @@ def _reset_after_fork(**_: Any) -> None:
     if main_store is not None:  # forked after the heartbeat began: leave its sockets alone
         main_store.engine.dispose(close=False)
     _main.clear()
+
+
+@worker_process_shutdown.connect
+def _release_warm_bots(**_: Any) -> None:
+    """A pool process that ends stops the bots it kept warm (:mod:`arena.match.warm`);
+    they would die with it anyway (the sandbox's parent-death signal), this says goodbye."""
+    try:
+        release_warm()
+    except Exception as exc:  # shutting down: never fail the exit for it
+        logger.warning("could not release the warm bots: %s", exc)
 
 
 #: Set to 0 by ``arena worker --no-sweep`` (the worker then leaves sweeping to others).

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import memory_option, move_time_option, plural, unsandboxed_option
+from arena.cli.common import (
+    memory_option,
+    move_time_option,
+    plural,
+    runtime_option,
+    unsandboxed_option,
+)
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import TimeControl
@@ -28,10 +34,14 @@ from arena.match.sandbox import Limits
 @unsandboxed_option
 @move_time_option
 @memory_option
-def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, memory: int) -> int:
-    """Start BOT_FILE, check its handshake, play it against random under every preset, and
-    report its timing and any fault with the tail of its stderr. Exit status 0: the bot
-    passed; 1: it faulted."""
+@runtime_option
+def check_command(
+    bot: str, games: int, unsandboxed: bool, move_time: float, memory: int, runtime: str | None
+) -> int:
+    """Start BOT_FILE under its runtime (--runtime: python, python-numpy, javascript; by
+    default the file's suffix says), check its handshake, play it against random under every
+    preset, and report its timing and any fault with the tail of its stderr. Exit status 0:
+    the bot passed; 1: it faulted."""
     if not Path(bot).is_file():
         raise click.BadParameter(f"no bot file {bot!r}", param_hint="'BOT_FILE'")
     reports = check_bot(
@@ -40,6 +50,7 @@ def check_command(bot: str, games: int, unsandboxed: bool, move_time: float, mem
         games=games,
         time_control=TimeControl(move_seconds=move_time),
         limits=Limits(memory),
+        runtime=runtime,
     )
     report = show_check(reports, sandboxed=not unsandboxed)
     click.echo("passed" if report.ok else "failed")
@@ -83,11 +94,15 @@ def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -
 
 @click.command("new-bot", short_help="Write a starter bot file.")
 @click.argument("name")
-def new_bot_command(name: str) -> None:
-    """Write NAME.py (or NAME, if it ends in .py): a commented starter bot to edit."""
-    path = Path(name if name.endswith(".py") else name + ".py")
+@runtime_option
+def new_bot_command(name: str, runtime: str | None) -> None:
+    """Write NAME.py (NAME.js with --runtime javascript; or NAME, if it ends so): a commented
+    starter bot to edit, for the runtime (python by default; python-numpy; javascript)."""
+    runtime = runtime or "python"
+    suffix = ".js" if runtime == "javascript" else ".py"
+    path = Path(name if name.endswith(suffix) else name + suffix)
     try:
-        write_starter_bot(path)
+        write_starter_bot(path, runtime)
     except FileExistsError:
         raise click.BadParameter(
             f"{path} exists; not overwriting it", param_hint="'NAME'"
@@ -98,4 +113,5 @@ def new_bot_command(name: str) -> None:
         raise click.BadParameter(
             f"cannot write {path}: {exc.strerror}", param_hint="'NAME'"
         ) from None
-    click.echo(f"wrote {path}: edit play(), then try `arena check {path}`")
+    again = "" if runtime != "python-numpy" else "--runtime python-numpy "
+    click.echo(f"wrote {path}: edit play(), then try `arena check {again}{path}`")

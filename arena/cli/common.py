@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.compete.tournaments import FORMATS
 from arena.engine.rules import PRESETS, Rules, load_rules
 from arena.errors import RulesError
+from arena.match.runtimes import RUNTIMES
 
 #: Runs longer than this many games show a progress bar (when stderr is a terminal).
 PROGRESS_MIN_GAMES = 50
@@ -217,7 +218,15 @@ memory_option = click.option(
     type=click.IntRange(64, 65536),
     default=512,
     show_default=True,
-    help="A sandboxed bot's address space, MB (Node.js bots need about 8192).",
+    help="A sandboxed bot's memory, MB (a javascript bot's address space gets 2 GB more).",
+)
+
+#: ``--runtime``: what a bot file runs under (arena.match.runtimes); default: by its name.
+runtime_option = click.option(
+    "--runtime",
+    type=click.Choice(list(RUNTIMES)),
+    default=None,
+    help="What the bot file runs under (default: .py python, .js javascript).",
 )
 
 

@@ -30,10 +30,12 @@ from arena.cli.common import (
     memory_option,
     move_time_option,
     resolve_rules,
+    runtime_option,
     unsandboxed_option,
     url_option,
 )
 from arena.compete.names import check_name
+from arena.errors import ArenaError
 from arena.service import competitions as service
 from arena.service.competitions import NewCompetition
 from arena.service.permissions import OPERATOR
@@ -221,12 +223,13 @@ def competition_status(name: str, as_json: bool, as_csv: bool, url: str | None) 
 @url_option
 @unsandboxed_option
 @memory_option
+@runtime_option
 def competition_enter(name: str, bot: str | None, owner: str, reference: str | None,
                       bot_name: str | None, url: str | None, unsandboxed: bool,
-                      memory: int) -> int:  # fmt: skip
+                      memory: int, runtime: str | None) -> int:  # fmt: skip
     """Enter OWNER's bot in competition NAME: FILE (checked here as `arena bots add`
-    checks it, and stored as OWNER's bot) or --version, a stored version of OWNER's. It
-    becomes OWNER's active entry; the previous one is superseded."""
+    checks it, under --runtime, and stored as OWNER's bot) or --version, a stored version of
+    OWNER's. It becomes OWNER's active entry; the previous one is superseded."""
     if (bot is None) == (reference is None):
         raise UsageError("give a bot FILE or --version OWNER/BOT@vN (one of them)")
     if bot is not None:
@@ -235,7 +238,7 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
             service.check_open_for_entries(store, name)
         finally:
             store.close()
-        stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory)
+        stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory, runtime)
         if stored is None:
             return 1
         reference = stored
@@ -264,11 +267,14 @@ def _version_id(store: Store, reference: str) -> int:
 
 
 def store_checked_file(bot: str, owner: str, bot_name: str | None, url: str | None,
-                unsandboxed: bool, memory: int) -> str | None:  # fmt: skip
-    """Check FILE and store it as OWNER's bot; its reference (None: it failed its check)."""
+                       unsandboxed: bool, memory: int,
+                       runtime: str | None = None) -> str | None:  # fmt: skip
+    """Check FILE under ``runtime`` (default: its suffix's) and store it as OWNER's bot; its
+    reference (None: it failed its check)."""
     from arena.cli.bots import show_check
     from arena.match.lineup import check_bot
     from arena.match.referee import TimeControl
+    from arena.match.runtimes import runtime_for_upload
     from arena.match.sandbox import Limits
     from arena.service.bots import add_checked_bot
     from arena.service.uploads import check_report_json
@@ -282,21 +288,27 @@ def store_checked_file(bot: str, owner: str, bot_name: str | None, url: str | No
         raise click.BadParameter(f"cannot read {bot!r}: {exc}", param_hint="'FILE'") from None
     owner = check_name(owner, "owner name")
     name = check_name(bot_name or path.stem, "bot name")
+    try:
+        chosen = runtime_for_upload(bot, runtime).name
+    except ArenaError as exc:
+        raise click.BadParameter(str(exc), param_hint="'FILE'") from None
     open_store(url).close()  # a missing database fails before the check
     report = show_check(
         check_bot(
-            bot, sandboxed=not unsandboxed, time_control=TimeControl(), limits=Limits(memory)
+            bot, sandboxed=not unsandboxed, time_control=TimeControl(), limits=Limits(memory),
+            runtime=chosen,
         ),
         sandboxed=not unsandboxed,
-    )
+    )  # fmt: skip
     if not report.ok:
         click.echo(f"{bot} failed `arena check`: nothing entered")
         return None
     store = open_store(url)
     try:
         number, _, _ = add_checked_bot(
-            store, OPERATOR, owner, name, source, check_report_json(report, not unsandboxed)
-        )
+            store, OPERATOR, owner, name, source, check_report_json(report, not unsandboxed),
+            runtime=chosen,
+        )  # fmt: skip
     finally:
         store.close()
     return f"{owner}/{name}@{number}"

@@ -23,6 +23,7 @@ from arena.cli.common import (
     plural,
     progress,
     resolve_rules,
+    runtime_option,
     unsandboxed_option,
 )
 from arena.cli.show import show_command
@@ -225,6 +226,7 @@ def _write_record(
     "--time-bank", type=BANK_SECONDS, default=10.0, show_default=True, help="Seconds per game."
 )
 @memory_option
+@runtime_option
 @click.option("--out", metavar="FILE", help="Write one JSON game record per line.")
 @click.option("--target", type=int, help="Override: points that win a game.")
 @click.option("--max-pip", type=int, help="Override: the set (6, 9 or 12).")
@@ -241,6 +243,7 @@ def play_command(
     move_time: float,
     time_bank: float,
     memory: int,
+    runtime: str | None,
     out: str | None,
     target: int | None,
     max_pip: int | None,
@@ -267,8 +270,9 @@ def play_command(
     clock = TimeControl(move_seconds=move_time, bank_seconds=time_bank)
     limits = Limits(memory_mb=memory)
     played = _games(
-        rules, names, games, seed, teams, sandboxed=not unsandboxed, clock=clock, limits=limits
-    )
+        rules, names, games, seed, teams, sandboxed=not unsandboxed, clock=clock, limits=limits,
+        runtime=runtime,
+    )  # fmt: skip
     names = [seat_name(name) for name in names]
     summary = Summary(names, teams=teams)
     with open_out(out) as handle, progress(games) as advance:
@@ -293,6 +297,7 @@ def _games(
     sandboxed: bool,
     clock: TimeControl,
     limits: Limits,
+    runtime: str | None = None,
 ) -> Iterator[tuple[Game, Verdict | None, list[DecisionTime | None] | None]]:
     """The games of a run, with their verdicts and decision times: in this process for
     built-in strategies alone (untimed), else through the referee, with bot files in
@@ -301,7 +306,7 @@ def _games(
     if not any(is_bot_file(spec) for spec in specs):
         local = play_games(rules, specs, games=games, seed=seed, teams=teams)
         return ((game, None, None) for game in local)
-    seats = make_players(specs, sandboxed=sandboxed, limits=limits)
+    seats = make_players(specs, sandboxed=sandboxed, limits=limits, runtime=runtime)
     match = play_match(rules, seats, games=games, seed=seed, teams=teams, time_control=clock)
     return ((outcome.game, outcome.verdict, outcome.times) for outcome in match)
 

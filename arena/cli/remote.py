@@ -36,6 +36,7 @@ from arena.cli.common import (
     UsageError,
     elo0_option,
     elo1_option,
+    runtime_option,
 )
 from arena.compete.sprt import STATISTICS
 
@@ -160,6 +161,7 @@ def _wait(what: str, deadline: float) -> None:
     help="Then test the new version against OLD (OWNER/NAME[@VERSION]) under --rules.",
 )
 @click.option("--rules", help="The compare's rule set (a preset).")
+@runtime_option
 @click.option(
     "--statistic",
     type=click.Choice(STATISTICS),
@@ -189,6 +191,7 @@ def remote_push_command(
     name: str,
     old: str | None,
     rules: str | None,
+    runtime: str | None,
     statistic: str,
     elo0: float,
     elo1: float,
@@ -206,7 +209,8 @@ def remote_push_command(
     api = _Server(server, timeout=60.0)
     deadline = time.monotonic() + timeout
     source = file.read_bytes()  # bytes, not the open file: a retried POST sends it all again
-    upload = api.call("POST", "/bots", files={"source": (file.name, source)}, data={"name": name})
+    form = {"name": name, **({"runtime": runtime} if runtime else {})}
+    upload = api.call("POST", "/bots", files={"source": (file.name, source)}, data=form)
     click.echo(f"uploaded {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})")
     while upload["status"] == "pending":
         _wait("the check", deadline)

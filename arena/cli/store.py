@@ -15,12 +15,14 @@ from arena.cli.common import (
     help_without_command,
     memory_option,
     move_time_option,
+    runtime_option,
     unsandboxed_option,
     url_option,
 )
 from arena.compete.names import check_name
 from arena.match.lineup import check_bot
 from arena.match.referee import TimeControl
+from arena.match.runtimes import runtime_for_upload
 from arena.match.sandbox import Limits
 from arena.service.uploads import check_report_json
 from arena.store.db import as_utc, check_url, open_store, upgrade, where
@@ -63,6 +65,7 @@ def bots_group(ctx: click.Context) -> None:
 @unsandboxed_option
 @move_time_option
 @memory_option
+@runtime_option
 def bots_add_command(
     bot: str,
     name: str,
@@ -71,6 +74,7 @@ def bots_add_command(
     unsandboxed: bool,
     move_time: float,
     memory: int,
+    runtime: str | None,
 ) -> int:
     """Validate FILE as `arena check` does and, if it passes, store it as the next version of
     OWNER's bot NAME. Uploading the same source again stores nothing. Exit status 0: stored
@@ -91,6 +95,7 @@ def bots_add_command(
             sandboxed=not unsandboxed,
             time_control=TimeControl(move_seconds=move_time),
             limits=Limits(memory),
+            runtime=runtime,
         ),
         sandboxed=not unsandboxed,
     )
@@ -103,8 +108,9 @@ def bots_add_command(
     store = open_store(url)
     try:
         number, sha256, created = add_checked_bot(
-            store, OPERATOR, owner, name, source, check_report_json(report, not unsandboxed)
-        )
+            store, OPERATOR, owner, name, source, check_report_json(report, not unsandboxed),
+            runtime=runtime_for_upload(bot, runtime).name,
+        )  # fmt: skip
     finally:
         store.close()
     if created:

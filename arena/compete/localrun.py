@@ -44,6 +44,7 @@ from arena.match.lineup import make_players, release_kept_players
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 from arena.match.verdicts import DecisionTime
+from arena.match.warm import MatchSetup
 
 __all__ = [
     "EntrantStats",
@@ -160,10 +161,12 @@ def play_one(
     keep_games: int = 0,
     stop: threading.Event | None = None,
     files: Mapping[int, Path] | None = None,
+    scope: str = "",
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
-    running for this process's next match between them (see
+    running for this process's next match between them with the same rules, seats, clock
+    and ``scope`` (a tournament's: :mod:`arena.match.warm`'s rule;
     :func:`arena.match.lineup.make_players`). Each seat's entrant plays under its label;
     a stored version's entrant runs its file in ``files`` (by version id: what a worker
     wrote, :func:`arena.service.matches.bot_files`).
@@ -190,6 +193,7 @@ def play_one(
         first_slot=first_slot,
         salts=names,
         keep_games=keep_games,
+        setup=MatchSetup(rules.version, len(specs), match.teams, time_control, scope),
     )
     games: list[GameResult] = []
     try:

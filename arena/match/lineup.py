@@ -9,7 +9,6 @@ the unsandboxed local mode for its own bots.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,6 @@ from pathlib import Path
 from arena.engine.events import Termination
 from arena.engine.rules import PRESETS
 from arena.errors import ParseError
-from arena.match.process import KeptPlayer
 from arena.match.referee import (
     GameOutcome,
     PlainLauncher,
@@ -27,8 +25,8 @@ from arena.match.referee import (
     TimeControl,
     play_match,
 )
+from arena.match.runtimes import find_runtime, runtime_for_upload, runtime_of_file
 from arena.match.sandbox import (
-    SLOT_BLOCK,
     Limits,
     Sandbox,
     SandboxUnavailable,
@@ -36,6 +34,7 @@ from arena.match.sandbox import (
     process_slots,
 )
 from arena.match.strategies import STRATEGIES
+from arena.match.warm import KeptPlayer, MatchSetup, WarmKey, release_warm, warm_pool
 
 __all__ = [
     "CheckReport",
@@ -47,40 +46,73 @@ __all__ = [
 ]
 
 
-#: Bots kept running between matches: (spec, copy, sandboxed, limits) -> player, and the
-#: process they belong to (a forked child never uses its parent's).
-_kept: dict[tuple[str, int, bool, Limits | None], KeptPlayer] = {}
-_kept_pid = [0]
-
-
-def _kept_player(
-    spec: str,
-    copy: int,
-    sandboxed: bool,
-    limits: Limits | None,
-    first_slot: int | None,
-    games: int,
-) -> KeptPlayer:
-    if _kept_pid[0] != os.getpid():
-        _kept.clear()
-        _kept_pid[0] = os.getpid()
-    key = (spec, copy, sandboxed, limits)
-    player = _kept.get(key)
-    if player is None:
-        if len(_kept) >= SLOT_BLOCK:  # each kept bot holds a slot of this process's block
-            release_kept_players()
-        slot = (first_slot or 0) + len(_kept)
-        launcher = Sandbox(limits or Limits(), slot) if sandboxed else PlainLauncher()
-        player = _kept[key] = KeptPlayer(Path(spec), launcher, games)
-    return player
-
-
 def release_kept_players() -> None:
     """Stop every bot this process kept running (``make_players(keep_games=...)``)."""
-    if _kept_pid[0] == os.getpid():
-        for player in _kept.values():
-            player.release()
-    _kept.clear()
+    release_warm()
+
+
+def _identity(spec: str) -> str:
+    """A seat's identity in a warm key: a strategy's name, or the bot file's resolved path,
+    size and modification time (a file edited between matches is another bot)."""
+    if not is_bot_file(spec):
+        return spec
+    path = Path(spec).resolve()
+    stat = path.stat()
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _warm_keys(
+    specs: Sequence[str],
+    setup: MatchSetup,
+    limits: Limits | None,
+    sandboxed: bool,
+    runtime: str | None = None,
+) -> dict[int, WarmKey]:
+    """The warm key of each bot file's seat (:mod:`arena.match.warm`'s rule)."""
+    identities = [_identity(spec) for spec in specs]
+    keys: dict[int, WarmKey] = {}
+    for seat, spec in enumerate(specs):
+        if is_bot_file(spec):
+            keys[seat] = WarmKey(
+                bot=identities[seat],
+                runtime=_runtime_name(spec, runtime),
+                copy=identities[:seat].count(identities[seat]),
+                opponents=tuple(sorted(identities[:seat] + identities[seat + 1 :])),
+                setup=setup,
+                limits=limits,
+                sandboxed=sandboxed,
+            )
+    return keys
+
+
+def _kept_players(
+    specs: Sequence[str],
+    setup: MatchSetup,
+    limits: Limits | None,
+    sandboxed: bool,
+    block: int,
+    games: int,
+    runtime: str | None = None,
+) -> dict[int, KeptPlayer]:
+    """The kept player of every bot file's seat, from this process's :func:`warm_pool`."""
+    pool = warm_pool()
+    keys = _warm_keys(specs, setup, limits, sandboxed, runtime)
+
+    def start(key: WarmKey, slot: int) -> KeptPlayer:
+        spec = specs[next(seat for seat, k in keys.items() if k == key)]
+        launcher = Sandbox(limits or Limits(), slot) if sandboxed else PlainLauncher()
+        return KeptPlayer(
+            Path(spec),
+            launcher,
+            games,
+            max_minutes=pool.max_minutes,
+            memory_bytes=pool.memory_bytes(limits),
+            slot=slot,
+            runtime=_runtime_of(spec, runtime),
+        )
+
+    kept = pool.players(list(keys.values()), block, start)
+    return dict(zip(keys, kept, strict=True))
 
 
 def is_bot_file(spec: str) -> bool:
@@ -114,17 +146,24 @@ def make_players(
     first_slot: int | None = None,
     salts: Sequence[str] | None = None,
     keep_games: int = 0,
+    setup: MatchSetup | None = None,
+    runtime: str | None = None,
 ) -> list[Player]:
     """One player per seat spec; bot files in the sandbox (slot ``first_slot + seat``; by
     default this process's block of the machine-wide registry, :func:`process_slots`).
 
-    ``keep_games`` > 0: bot files' processes are kept running for the next match
-    between the same bots in this process (:class:`~arena.match.process.KeptPlayer`,
-    whose CPU backstop covers that many games; each copy of a bot in its own slot of the
-    block) until :func:`release_kept_players`.
+    ``keep_games`` > 0: bot files' processes are kept running for the next match with
+    the same key in this process (:mod:`arena.match.warm`'s rule: the same bot, opponents
+    and ``setup`` -- rules, seats, clock, scope; :class:`~arena.match.warm.KeptPlayer`,
+    whose CPU backstop covers that many games; each kept bot holds a slot of the block)
+    until :func:`release_kept_players`. Cold bots take the slots kept ones leave free.
 
     ``salts`` (tournament entrants' names) seed built-in strategies by entrant rather
     than by seat (see :class:`arena.match.referee.StrategyPlayer`).
+
+    ``runtime``: the runtime of every bot file of its suffix (:mod:`arena.match.runtimes`:
+    ``python-numpy`` for the ``.py`` files); by default each file's name says it (``.py``:
+    python, ``.numpy.py``: python-numpy, ``.js``: javascript).
 
     Raises:
         ParseError: a spec is neither a strategy nor a file.
@@ -141,21 +180,42 @@ def make_players(
                 + " (for your own bots on your own machine: --unsandboxed)"
             )
     players: list[Player] = []
-    if sandboxed and first_slot is None and any(is_bot_file(spec) for spec in specs):
-        first_slot = process_slots()
+    bots = [seat for seat, spec in enumerate(specs) if is_bot_file(spec)]
+    block = first_slot
+    if block is None:
+        block = process_slots() if sandboxed and bots else 0
+    if keep_games and bots:
+        setup = setup or MatchSetup("", len(specs), False)
+        kept = _kept_players(specs, setup, limits, sandboxed, block, keep_games, runtime)
+    else:
+        kept = {}
+    cold = [seat for seat in bots if seat not in kept]
+    slots = warm_pool().slots(block, cold) if sandboxed else {}
     for seat, spec in enumerate(specs):
         if not is_bot_file(spec):
             players.append(StrategyPlayer(spec, None if salts is None else salts[seat]))
-            continue
-        if keep_games:
-            copy = sum(1 for other in specs[:seat] if other == spec)
-            players.append(_kept_player(spec, copy, sandboxed, limits, first_slot, keep_games))
-            continue
-        launcher = (
-            Sandbox(limits or Limits(), (first_slot or 0) + seat) if sandboxed else PlainLauncher()
-        )
-        players.append(ProcessPlayer(Path(spec), launcher))
+        elif seat in kept:
+            players.append(kept[seat])
+        else:
+            launcher = Sandbox(limits or Limits(), slots[seat]) if sandboxed else PlainLauncher()
+            players.append(ProcessPlayer(Path(spec), launcher, _runtime_of(spec, runtime)))
     return players
+
+
+def _runtime_name(spec: str, runtime: str | None) -> str:
+    """The name of the runtime a bot file runs under (``program``: its own ``#!`` line)."""
+    given = _runtime_of(spec, runtime)
+    if given is not None:
+        return given
+    found = runtime_of_file(spec)
+    return "program" if found is None else found.name
+
+
+def _runtime_of(spec: str, runtime: str | None) -> str | None:
+    """``runtime`` for a bot file of its suffix, else None (the file's name decides)."""
+    if runtime is None or Path(spec).suffix != find_runtime(runtime).suffix:
+        return None
+    return runtime
 
 
 @dataclass
@@ -191,19 +251,26 @@ def check_bot(
     seed: int = 1,
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
+    runtime: str | None = None,
 ) -> Iterator[tuple[str, CheckReport]]:
     """Validate a bot as an upload would be: it starts, answers the handshake, and plays
-    ``games`` 2-player games against ``random`` under every preset.
+    ``games`` 2-player games against ``random`` under every preset, under ``runtime``
+    (default: the one the file's name says).
 
     Yields (preset, report so far) after each preset; the last report is the final one.
 
     Raises:
         ParseError: no such file.
+        RuntimeMissing: ``runtime`` is unknown, or the file is not one of its.
         SandboxUnavailable: as :func:`make_players`.
     """
+    if runtime is not None:
+        runtime_for_upload(path, runtime)  # its files' suffix
     report = CheckReport(bot=path)
     for name, rules in PRESETS.items():
-        players = make_players([path, "random"], sandboxed=sandboxed, limits=limits)
+        players = make_players(
+            [path, "random"], sandboxed=sandboxed, limits=limits, runtime=runtime
+        )
         bot = players[0]
         assert isinstance(bot, ProcessPlayer)
         for outcome in play_match(

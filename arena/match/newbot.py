@@ -2,8 +2,9 @@
 
 Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
-every field of the observation; :func:`write_starter_bot` writes it, never over
-an existing file. The tutorial is ``docs/writing-a-bot.md``.
+every field of the observation, for each runtime (``python``; ``python-numpy``, whose
+choice numpy scores; ``javascript``, for the kit ``botkit.js``); :func:`write_starter_bot`
+writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
 from __future__ import annotations
@@ -11,18 +12,25 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from arena.match.runtimes import NUMPY_VERSION
+
 __all__ = ["STARTER_NAME", "declared_name", "starter_bot", "write_starter_bot"]
 
 #: What a starter bot's file may be called (its stem is the bot's name in its handshake).
 STARTER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
-#: A bot file's own name: ``NAME = "mybot"`` on a line of its own at the top level.
-_DECLARED = re.compile(r"""^NAME\s*=\s*(["'])([^"'\\\n]{1,64})\1\s*(?:#.*)?$""", re.MULTILINE)
+#: A bot file's own name: ``NAME = "mybot"`` on a line of its own at the top level (in
+#: JavaScript ``const NAME = "mybot";``).
+_DECLARED = re.compile(
+    r"""^(?:(?:const|let|var)\s+)?NAME\s*=\s*(["'])([^"'\\\n]{1,64})\1\s*;?\s*(?:(?:#|//).*)?$""",
+    re.MULTILINE,
+)
 
 
 def declared_name(source: str) -> str | None:
     """The name a bot file gives itself (``NAME = "mybot"`` at the top level, as the
-    tutorial says), or None. Read as text, never run or parsed: the file may be hostile."""
+    tutorial says; ``const NAME = "mybot";`` in JavaScript), or None. Read as text, never
+    run or parsed: the file may be hostile."""
     found = _DECLARED.findall(source)
     return found[-1][1] if found else None  # the last one, as when the file runs
 
@@ -93,30 +101,129 @@ def play(observation):
 '''
 
 
-def starter_bot(name: str) -> str:
-    """Return the text of a starter bot file for a bot called ``name``.
+#: The python-numpy starter: the same bot, its choice scored with numpy.
+_NUMPY_TEMPLATE = '''"""{name}: my domino bot, with numpy (the python-numpy runtime).
+
+Written from the arena's starter template. Read docs/writing-a-bot.md for the
+whole story. Check it and play it with:
+
+    ./run arena check --runtime python-numpy {file}
+    ./run arena play --runtime python-numpy --rules draw --bots {file},greedy --games 200
+
+Rules: one file, the standard library and numpy ({numpy}) only; no files, no network;
+answer within the time limit. The observation is the Python kit's, as in the python
+starter (``arena new-bot NAME``): observation.hand, .ends, .legal_moves, ...
+"""
+
+import numpy as np
+
+NAME = "{name}"
+
+#: What keeping a suit you still hold at the open end is worth, in pips.
+CONTROL = 2.0
+
+
+def play(observation):
+    """Return one of observation.legal_moves: the most pips, plus CONTROL for each tile
+    of yours that will still match the end the move leaves."""
+    moves = observation.legal_moves
+    tiles = np.array([(move.tile.high, move.tile.low) for move in moves])
+    hand = np.array([(tile.high, tile.low) for tile in observation.hand])
+    # how many of your tiles show each pip (a double once)
+    suits = np.bincount(hand[:, 0], minlength=13) + np.bincount(
+        hand[:, 1][hand[:, 0] != hand[:, 1]], minlength=13
+    )
+    if observation.ends is None:  # you lead: either half may stay open
+        left = tiles[:, 0]
+    else:
+        end = np.array([observation.ends[0 if move.end == "L" else 1] for move in moves])
+        left = np.where(tiles[:, 0] == end, tiles[:, 1], tiles[:, 0])
+    score = tiles.sum(axis=1) + CONTROL * (suits[left] - 1)
+    return moves[int(np.argmax(score))]
+'''
+
+#: The javascript starter (the kit arena/match/botkit.js).
+_JS_TEMPLATE = """// {name}: my domino bot, in JavaScript (the javascript runtime: Node.js).
+//
+// Written from the arena's starter template. Read docs/writing-a-bot.md for the
+// whole story. Check it and play it with:
+//
+//     ./run arena check {file}
+//     ./run arena play --rules draw --bots {file},greedy --games 200
+//
+// Rules: one file, Node's standard modules only; no files, no network; answer within
+// the time limit. Your bot never draws or passes: the referee does that for it.
+
+const NAME = "{name}";
+
+// Return one of observation.legal_moves (notations such as "6-4L").
+//
+//   observation.seat, .players, .teams, .rules ({{name, params}}), .round, .leader
+//   observation.hand         your tiles, e.g. ["6-4", "3-3"]
+//   observation.line         the line, left to right: [[6, 6], [6, 4]]
+//   observation.ends         the open ends [left, right], or [null, null] if you lead
+//   observation.hand_sizes, .boneyard_size, .drawable, .scores, .history
+//   observation.legal_moves  your legal moves, e.g. ["6-4L", "6-4R"]
+function play(observation) {{
+  // Play the heaviest tile that fits: a fine first strategy. Make it yours.
+  const pips = (move) => move.split(/[-LR]/).slice(0, 2).reduce((a, b) => a + Number(b), 0);
+  let best = observation.legal_moves[0];
+  for (const move of observation.legal_moves) if (pips(move) > pips(best)) best = move;
+  return best;
+}}
+
+// A bot with memory: delete play() above and uncomment this class. A new Bot is
+// made for every game, so this.* lives for one game (all its rounds).
+//
+// class Bot {{
+//   constructor() {{ this.moves = 0; }}
+//   start(game) {{}}          // optional: game.seat, game.players, game.teams, game.rules
+//   play(observation) {{      // required: return one of observation.legal_moves
+//     this.moves += 1;
+//     return observation.legal_moves[0];
+//   }}
+//   end(result) {{}}          // optional: the game's result (winners, scores, ...)
+// }}
+"""
+
+#: Each runtime's template and file suffix.
+_TEMPLATES = {
+    "python": (_TEMPLATE, ".py"),
+    "python-numpy": (_NUMPY_TEMPLATE, ".py"),
+    "javascript": (_JS_TEMPLATE, ".js"),
+}
+
+
+def starter_bot(name: str, runtime: str = "python") -> str:
+    """Return the text of a starter bot file for a bot called ``name``, written for
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``).
 
     Raises:
-        ValueError: ``name`` is empty or not one line of printable text.
+        ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
+            is none of those.
     """
-    file = name if name.endswith(".py") else f"{name}.py"
-    stem = file[: -len(".py")]
+    if runtime not in _TEMPLATES:
+        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}")
+    template, suffix = _TEMPLATES[runtime]
+    file = name if name.endswith(suffix) else f"{name}{suffix}"
+    stem = file[: -len(suffix)]
     if not STARTER_NAME.fullmatch(stem):
         raise ValueError(
             f"{name!r} cannot name a bot: use a letter, then letters, digits, '_' or '-' "
             "(at most 64; e.g. mybot)"
         )
-    return _TEMPLATE.format(name=stem, file=file)
+    return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
 
 
-def write_starter_bot(path: Path) -> None:
-    """Write a starter bot to ``path``, named after the file (``mybot.py``: ``mybot``).
+def write_starter_bot(path: Path, runtime: str = "python") -> None:
+    """Write a starter bot for ``runtime`` to ``path``, named after the file (``mybot.py``:
+    ``mybot``).
 
     Raises:
         FileExistsError: ``path`` already exists (it is never overwritten).
         ValueError: the file name does not make a bot name, or its directory is missing.
     """
-    text = starter_bot(path.name)
+    text = starter_bot(path.name, runtime)
     if not path.parent.is_dir():
         raise ValueError(f"no directory {str(path.parent)!r} to write {path.name} in")
     with path.open("x", encoding="utf-8") as handle:

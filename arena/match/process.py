@@ -28,6 +28,7 @@ from arena.match.pipes import (
     output_cap_bytes,
 )
 from arena.match.players import Request
+from arena.match.runtimes import BotRuntime, find_runtime, runtime_of_file
 from arena.match.sandbox import kill_process_group, plain_spawn
 from arena.match.verdicts import (
     DECISIONS_PER_GAME,
@@ -70,9 +71,15 @@ class Launcher(Protocol):
     """Starts and stops bot processes: a :class:`~arena.match.sandbox.Sandbox` or plain ones."""
 
     def spawn(
-        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        *,
+        interpreter: Path,
+        runtime: str | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start ``interpreter argv...`` with ``files`` (inside path -> host path) visible."""
+        """Start ``interpreter argv...`` with ``files`` (inside path -> host path) visible,
+        with what ``runtime`` (:mod:`arena.match.runtimes`) needs."""
 
     def kill(self, proc: subprocess.Popen[bytes]) -> None:
         """Stop every process of the bot and reap them."""
@@ -88,7 +95,12 @@ class PlainLauncher:
         self.python = python or Path(sys.executable)
 
     def spawn(
-        self, files: Mapping[str, Path], argv: Sequence[str], *, interpreter: Path
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        *,
+        interpreter: Path,
+        runtime: str | None = None,
     ) -> subprocess.Popen[bytes]:
         # Debian's python3 (the sandbox's) becomes ours; a bot file run as a program
         # is found at its host path.
@@ -118,20 +130,29 @@ class ProcessPlayer:
     """A bot in its own long-lived process for the match, speaking ``docs/protocol.md``.
 
     Args:
-        path: the bot file: a ``.py`` file runs under ``botkit.py``; any other file
-            is executed directly and must speak the protocol itself.
+        path: the bot file: it runs under its runtime's kit (``botkit.py``, ``botkit.js``);
+            a file of no runtime (or a ``.js`` file beginning with ``#!``) is executed
+            directly and must speak the protocol itself.
         launcher: starts and kills the process: a sandbox, or plain subprocesses
             for a developer's own bots.
+        runtime: the runtime's name (:data:`arena.match.runtimes.RUNTIMES`); None: the
+            one the file's name says (:func:`arena.match.runtimes.runtime_of_file`).
+
+    Raises:
+        RuntimeMissing: ``runtime`` is no runtime's name.
     """
 
-    def __init__(self, path: Path, launcher: Launcher) -> None:
+    def __init__(self, path: Path, launcher: Launcher, runtime: str | None = None) -> None:
         self.path = path.resolve()
         self.name = path.stem
+        self.runtime = runtime_of_file(path) if runtime is None else find_runtime(runtime)
         self._launcher = launcher
         #: Games the process will play (set by :func:`play_match`): its CPU backstop.
         self.games = 1
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin: IO[bytes] | None = None
+        #: Encoded messages waiting to go with the next one written (``start``, ``end``).
+        self._outbox: list[str] = []
         self._lines: LineReader | None = None
         self._stderr = StderrTail()
         self._seq = 0
@@ -140,10 +161,13 @@ class ProcessPlayer:
         self._sent_at = 0.0
         self._charged: list[float] = []
         self._waited: list[float] = []
-        #: The protocol the bot chose in its handshake (2: requests are deltas).
+        #: The protocol the bot chose in its handshake (2: requests are deltas; 3: events
+        #: in notation folded into the round's state by the bot).
         self.protocol = 1
-        #: Per game: (round, history events) sent so far, for v2 deltas.
+        #: Per game: (round, history events) sent so far, for v2 and v3 requests.
         self._history_sent: dict[str, tuple[int, int]] = {}
+        #: Per game: its id as a JSON string (v3's requests are made as text).
+        self._game_json: dict[str, str] = {}
         self._dead: BotFaultError | None = None
         #: What is left of the match's wall bound on waiting for this bot (set at open).
         self._wall_left = 0.0
@@ -165,7 +189,7 @@ class ProcessPlayer:
         if raise_cpu is not None:  # a sandbox: its CPU limit must last the whole match
             launcher = self._launcher = raise_cpu(match_cpu_seconds(self.games, time_control))
         try:
-            proc = launcher.spawn(files, argv, interpreter=interpreter)
+            proc = launcher.spawn(files, argv, interpreter=interpreter, runtime=_name(self.runtime))
         except (OSError, ArenaError) as exc:
             raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -176,6 +200,7 @@ class ProcessPlayer:
         try:
             reply = self._call(
                 # protocol 1 for bots that know only it; "max_protocol" offers deltas (v2)
+                # and events folded by the bot (v3)
                 {"type": "hello", "protocol": 1, "max_protocol": botkit.PROTOCOL_VERSION},
                 time_control.startup_seconds,
             )
@@ -196,10 +221,14 @@ class ProcessPlayer:
             self.name = name.strip()[:64]
         self._cpu_mark = self._cpu_seconds()  # start-up is paid by its own budget
         self.startup_seconds = time.monotonic() - started
-        bound = time_control.match_wall_seconds(self.games)
-        self._wall_left = bound - self.startup_seconds
+        self._arm_wall(time_control, self.games, self.startup_seconds)
+
+    def _arm_wall(self, time_control: TimeControl, games: int, used: float) -> None:
+        """The match's wall bound for ``games`` games, ``used`` seconds of it spent."""
+        bound = time_control.match_wall_seconds(games)
+        self._wall_left = bound - used
         self._wall_rule = (
-            f"{bound:g} s for {self.games} game(s): {time_control.startup_seconds:g} s "
+            f"{bound:g} s for {games} game(s): {time_control.startup_seconds:g} s "
             f"start-up + {time_control.game_wall():g} s a game"
         )
 
@@ -227,11 +256,18 @@ class ProcessPlayer:
     def _command(self) -> tuple[dict[str, Path], Path, list[str]]:
         """(files to expose, interpreter, its arguments) as seen inside the sandbox."""
         inside = "/bot/" + self.path.name
-        if self.path.suffix == ".py":
-            # The kit lives apart, so a bot file may be called anything (even botkit.py).
-            files = {inside: self.path, "/kit/botkit.py": BOTKIT}
-            return files, BOT_PYTHON, ["-I", "/kit/botkit.py", inside]
-        return {inside: self.path}, Path(inside), []
+        runtime = self.runtime
+        if runtime is None:
+            return {inside: self.path}, Path(inside), []
+        limits = getattr(self._launcher, "limits", None)
+        memory_mb = int(getattr(limits, "memory_mb", 512))
+        interpreter = Path(runtime.interpreter)
+        if runtime.name == "javascript" and _starts_with_hashbang(self.path):
+            return {inside: self.path}, interpreter, runtime.program_argv(inside, memory_mb)
+        # The kit lives apart, so a bot file may be called anything (even botkit.py).
+        kit = f"/kit/{runtime.kit}"
+        files = {inside: self.path, kit: BOTKIT.with_name(runtime.kit)}
+        return files, interpreter, runtime.argv(kit, inside, memory_mb)
 
     def alive(self) -> bool:
         """Whether the bot's process runs and has not failed."""
@@ -269,18 +305,46 @@ class ProcessPlayer:
                 "players": players,
                 "teams": teams,
                 "rules": {"name": rules.name, "params": rules.params()},
-            }
+            },
+            later=True,
         )
 
     def send(self, requests: Sequence[Request]) -> None:
         self._seq += 1
         self._batch = len(requests)
         self._sent_at = time.monotonic()
-        if self.protocol >= 2:
-            items = [{"game": r.game, "delta": self._delta(r)} for r in requests]
+        if self.protocol >= 3:  # made as text: the one request sent at every move
+            items = ",".join(self._wire(requests))
+            self._write_text(f'{{"type":"act","seq":{self._seq},"requests":[{items}]}}')
+            return
+        if self.protocol == 2:
+            requests_sent = [{"game": r.game, "delta": self._delta(r)} for r in requests]
         else:
-            items = [{"game": r.game, "observation": r.observation().to_dict()} for r in requests]
-        self._write({"type": "act", "seq": self._seq, "requests": items})
+            requests_sent = [
+                {"game": r.game, "observation": r.observation().to_dict()} for r in requests
+            ]
+        self._write({"type": "act", "seq": self._seq, "requests": requests_sent})
+
+    def _wire(self, requests: Sequence[Request]) -> list[str]:
+        """Protocol v3, as JSON text: for each game, the events since this bot's last
+        request in it (with the round's start at its first request in a round), and the
+        legal moves."""
+        sent_so_far = self._history_sent
+        ids = self._game_json
+        items = []
+        for request in requests:
+            game, number = request.game, request.round
+            sent = sent_so_far.get(game)
+            if sent is not None and sent[0] == number:
+                members, count = request.wire_json(sent[1], False)
+            else:
+                members, count = request.wire_json(0, True)
+            sent_so_far[game] = (number, count)
+            quoted = ids.get(game)
+            if quoted is None:
+                quoted = ids[game] = _encode(game)
+            items.append(f'{{"game":{quoted},{members}}}')
+        return items
 
     def _delta(self, request: Request) -> dict[str, Any]:
         """Protocol v2: what changed since this bot's last request in the game's round."""
@@ -338,9 +402,10 @@ class ProcessPlayer:
 
     def end(self, game: str, result: Mapping[str, Any]) -> None:
         self._history_sent.pop(game, None)
+        self._game_json.pop(game, None)
         if self._dead is None:
             with contextlib.suppress(BotFaultError):
-                self._write({"type": "end", "game": game, "result": dict(result)})
+                self._write({"type": "end", "game": game, "result": dict(result)}, later=True)
 
     # -- the wire --
 
@@ -348,12 +413,24 @@ class ProcessPlayer:
         self._write(message)
         return self._read_reply(time.monotonic() + seconds)
 
-    def _write(self, message: dict[str, Any]) -> None:
+    def _write(self, message: dict[str, Any], *, later: bool = False) -> None:
+        """Send one message; with ``later`` (``start``, ``end``: nothing is answered) keep it
+        to go with the next message sent now, in one write: a write that wakes the bot costs
+        a round trip's share on a busy machine, and a match has two such messages a game."""
+        self._write_text(_encode(message), later=later)
+
+    def _write_text(self, message: str, *, later: bool = False) -> None:
+        """:meth:`_write` for a message already encoded."""
         if self._dead is not None:
             raise self._dead
         assert self._stdin is not None
+        self._outbox.append(message)
+        if later:
+            return
+        data = "\n".join(self._outbox) + "\n"
+        self._outbox.clear()
         try:
-            self._stdin.write(_encode(message).encode() + b"\n")
+            self._stdin.write(data.encode())
             self._stdin.flush()
         except (BrokenPipeError, ConnectionResetError, ValueError):
             raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
@@ -424,81 +501,55 @@ class ProcessPlayer:
         """CPU time of the bot's process tree so far (0.0 where /proc cannot tell)."""
         return 0.0 if self._proc is None else tree_cpu_seconds(self._proc.pid)
 
+    # -- kept between matches (arena.match.warm) --
 
-class KeptPlayer:
-    """A bot file's :class:`ProcessPlayer` kept running from one match to the next, for
-    many short matches between the same bots (``arena compare`` plays a few games between
-    two looks at its test, and starting two sandboxed bots costs about as much as playing
-    them): :meth:`close` ends a match, :meth:`release` stops the bot.
+    @property
+    def pid(self) -> int | None:
+        """The process's id (the sandbox's outermost), None when not running."""
+        return None if self._proc is None else self._proc.pid
 
-    The process is reused only after a match in which every game it started also ended
-    and the bot is still answering; otherwise the next match starts a fresh one. Its CPU
-    backstop covers ``games`` games in all (its whole life).
-    """
+    def quiet(self) -> bool:
+        """Whether the bot has written nothing since its last reply."""
+        return self._lines is None or not self._lines.has_more()
 
-    def __init__(self, path: Path, launcher: Launcher, games: int) -> None:
-        self.path = path
-        self.name = path.stem
-        self._launcher = launcher
-        self._games = games
-        self._inner: ProcessPlayer | None = None
-        self._open_games: set[str] = set()
-        #: Processes started (1 for a bot kept for every match).
-        self.starts = 0
+    def ping(self, seconds: float) -> bool:
+        """Whether the bot answers an empty ``act`` (after every message sent before it)
+        within ``seconds`` with nothing else written first; its clock restarts from the
+        answer. A bot that does not is marked dead (killed at close)."""
+        self._seq += 1
+        try:
+            reply = self._call({"type": "act", "seq": self._seq, "requests": []}, seconds)
+        except BotFaultError:
+            return False
+        self._cpu_mark = self._cpu_seconds()
+        return reply == {"type": "moves", "seq": self._seq, "moves": []}
 
-    def open(self, time_control: TimeControl) -> None:
-        if self._inner is not None:
-            return
-        inner = ProcessPlayer(self.path, self._launcher)
-        inner.games = self._games
-        self._inner = inner
-        self._open_games.clear()
-        self.starts += 1
-        inner.open(time_control)
-        self.name = inner.name
+    def rearm(self, time_control: TimeControl, games: int, used: float = 0.0) -> None:
+        """Begin a match of ``games`` games in a process kept from an earlier one
+        (:mod:`arena.match.warm`): the match's wall bound (``used`` seconds of it spent) and
+        its output cap count from now, for these games (the CPU backstop, set at start,
+        covers the process's whole life)."""
+        self._arm_wall(time_control, games, used)
+        self._stderr.limit = self._stderr.total + output_cap_bytes(games)
 
-    def _player(self) -> ProcessPlayer:
-        assert self._inner is not None, "open() first"
-        return self._inner
+    def settle(self) -> float:
+        """CPU seconds the bot used since its last reply; its clock restarts from now."""
+        cpu = self._cpu_seconds()
+        idle, self._cpu_mark = max(0.0, cpu - self._cpu_mark), cpu
+        return idle
 
-    def start(
-        self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
-    ) -> None:
-        self._open_games.add(game)
-        self._player().start(game, seat, players, teams, rules, seed)
 
-    def send(self, requests: Sequence[Request]) -> None:
-        self._player().send(requests)
+def _name(runtime: BotRuntime | None) -> str | None:
+    return None if runtime is None else runtime.name
 
-    def receive(
-        self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]
-    ) -> list[Answer]:
-        return self._player().receive(time_control, banks, wall_banks)
 
-    def charged(self) -> list[float]:
-        return self._player().charged()
-
-    def waited(self) -> list[float]:
-        return self._player().waited()
-
-    def end(self, game: str, result: Mapping[str, Any]) -> None:
-        self._open_games.discard(game)
-        self._player().end(game, result)
-
-    def stderr_tail(self) -> str:
-        return "" if self._inner is None else self._inner.stderr_tail()
-
-    def close(self) -> None:
-        """End the match: the bot is kept if it is sound, else stopped."""
-        inner = self._inner
-        if inner is not None and (self._open_games or not inner.alive()):
-            self.release()
-
-    def release(self) -> None:
-        """Stop the bot's process."""
-        inner, self._inner = self._inner, None
-        if inner is not None:
-            inner.close()
+def _starts_with_hashbang(path: Path) -> bool:
+    """Whether a file begins with ``#!`` (a program that speaks the protocol itself)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def _answer(item: object) -> Answer:

@@ -25,7 +25,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Runtime", "bot_runtime", "interpreter_of"]
+__all__ = ["Runtime", "bot_runtime", "interpreter_of", "shared_libraries"]
 
 _SEARCH_PATH = "/usr/bin:/bin"
 #: An ``ldd`` line naming a library file: ``libm.so.6 => /lib/.../libm.so.6 (0x...)`` or
@@ -82,19 +82,19 @@ def bot_runtime(program: str) -> Runtime:
     its shared libraries and, for a Python, its standard library."""
     if not os.path.isfile(program):
         return Runtime(frozenset())
-    runtime = Runtime(frozenset({program, os.path.realpath(program)}) | _libraries(program))
+    runtime = Runtime(frozenset({program, os.path.realpath(program)}) | shared_libraries(program))
     stdlib = _python_stdlib(program)
     if stdlib is None:
         return runtime
     root = Path(stdlib)
     modules = [str(path) for path in root.glob("lib-dynload/*.so")]
     hidden = frozenset(str(root / name) for name in _PACKAGE_DIRS if (root / name).is_dir())
-    libraries = frozenset().union(*(_libraries(module) for module in modules))
+    libraries = frozenset().union(*(shared_libraries(module) for module in modules))
     return runtime | Runtime(libraries, frozenset({stdlib}), hidden)
 
 
 @functools.cache
-def _libraries(binary: str) -> frozenset[str]:
+def shared_libraries(binary: str) -> frozenset[str]:
     """The shared libraries ``binary`` loads (and the loader), as ``ldd`` names them, their
     directories' symlinks resolved (``/lib`` is ``/usr/lib`` on merged-/usr systems)."""
     ldd = shutil.which("ldd", path=_SEARCH_PATH)

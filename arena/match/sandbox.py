@@ -7,8 +7,9 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
   fixed environment (``SANDBOX_ENV``), no further user namespaces;
 - a minimal read-only filesystem: the bot's runtime only (its interpreter, the shared
   libraries it loads and, for Python, the standard library: :mod:`arena.match.runtime`;
-  never the rest of ``/usr``), the merged-usr ``/bin``, ``/lib``... links,
-  ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
+  for the ``python-numpy`` runtime also numpy's environment and the libraries it loads:
+  :mod:`arena.match.runtimes`; never the rest of ``/usr``), the merged-usr ``/bin``,
+  ``/lib``... links, ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
   (copied in read-only by bwrap from file descriptors, so no host path is ever
   shown), a size-capped private ``/tmp``, ``/proc`` and a minimal ``/dev``;
 - an unprivileged uid of its own per slot (``SLOT_UID_BASE + slot``): when the
@@ -17,8 +18,9 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
 - a seccomp filter (``DENIED_SYSCALLS`` fail with EPERM; so do ``fork``, ``vfork`` and a
   ``clone`` that is not a thread's or that asks for namespaces: a bot may start threads,
   never processes; ``clone3`` fails with ENOSYS so libc falls back to ``clone``);
-- resource limits (``Limits``) set before exec, and a per-slot memory cgroup
-  (v1 or v2) where the host lets us create one.
+- resource limits (``Limits``) set before exec (RLIMIT_AS raised by the runtime's
+  ``extra_address_mb`` for Node's reservations), and a per-slot memory cgroup (v1 or v2)
+  where the host lets us create one.
 
 One slot runs one bot process at a time (its uid, its cgroup and its process
 count are the slot's). Call ``Sandbox.kill`` on every process ``spawn`` returned,
@@ -58,6 +60,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.match.runtime import Runtime, bot_runtime, interpreter_of
+from arena.match.runtimes import find_runtime, host_paths, runtime_missing
 
 __all__ = [
     "DENIED_SYSCALLS",
@@ -86,6 +89,11 @@ SANDBOX_ENV: Mapping[str, str] = {
     "HOME": "/tmp",
     "LANG": "C.UTF-8",
     "PYTHONDONTWRITEBYTECODE": "1",
+    # numpy's OpenBLAS (and any OpenMP) would start a thread per core: a bot computes on
+    # one, its CPU time is all charged to it, and each thread reserves address space.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
     # glibc reserves 64 MB of address space per malloc arena, one per thread up to 8 per
     # core: under RLIMIT_AS a bot with a dozen threads could not start more. Two arenas
     # leave the memory limit to what the bot actually uses.
@@ -500,8 +508,13 @@ class Sandbox:
         argv: Sequence[str],
         *,
         interpreter: Path = Path("/usr/bin/python3"),
+        runtime: str | None = None,
     ) -> subprocess.Popen[bytes]:
         """Start ``interpreter argv...`` in the sandbox, with binary stdin/stdout/stderr pipes.
+
+        ``runtime`` (a name of :data:`arena.match.runtimes.RUNTIMES`) binds what that runtime
+        needs besides its interpreter (numpy's environment) and sets its address-space
+        limit (the memory limit plus its ``extra_address_mb``).
 
         ``files`` maps absolute paths inside the sandbox (``"/bot/bot.py"``) to host
         files, copied in read-only; the working directory is the first file's
@@ -516,15 +529,23 @@ class Sandbox:
         if argv and argv[0] == str(interpreter):
             raise ValueError("argv holds the interpreter's arguments, not the interpreter")
         inside = str(interpreter)
+        if runtime is not None:
+            problem = runtime_missing(find_runtime(runtime))
+            if problem is not None:
+                raise SandboxUnavailable(f"runtime {runtime}: {problem}")
         if inside not in files and not Path(inside).exists():
             raise SandboxUnavailable(f"interpreter {inside} not found: apt-get install python3")
         try:
-            return self._start(files, argv, interpreter)
+            return self._start(files, argv, interpreter, runtime)
         except subprocess.SubprocessError as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
 
     def _start(
-        self, files: Mapping[str, Path], argv: Sequence[str], interpreter: Path
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        interpreter: Path,
+        runtime_name: str | None = None,
     ) -> subprocess.Popen[bytes]:
         paths = [_inside_path(p) for p in files]
         cwd = str(PurePosixPath(paths[0]).parent) if paths else "/tmp"
@@ -538,6 +559,11 @@ class Sandbox:
 
             seccomp_fd = track(_pipe_with(_seccomp_bpf()))
             runtime = _runtime(files, interpreter)
+            extra_mb = 0
+            if runtime_name is not None:
+                chosen = find_runtime(runtime_name)
+                runtime |= host_paths(chosen)
+                extra_mb = chosen.extra_address_mb
             args = [_tool("bwrap") or "bwrap", *self._bwrap_options(runtime)]
             for inside, host in zip(paths, files.values(), strict=True):
                 fd = track(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
@@ -554,7 +580,7 @@ class Sandbox:
                 cwd="/",
                 pass_fds=fds,
                 start_new_session=True,
-                preexec_fn=_preexec(self._rlimits(), self._cgroup_procs()),
+                preexec_fn=_preexec(self._rlimits(extra_mb), self._cgroup_procs()),
             )
         return proc
 
@@ -602,8 +628,11 @@ class Sandbox:
             "--",
         ]
 
-    def _rlimits(self) -> list[tuple[int, int]]:
-        limits = self.limits.rlimits()
+    def _rlimits(self, extra_address_mb: int = 0) -> list[tuple[int, int]]:
+        limits = [
+            (r, v + extra_address_mb * _MB if r == resource.RLIMIT_AS else v)
+            for r, v in self.limits.rlimits()
+        ]
         if _is_root():
             return limits
         # Not root: the processes run as the user's own uid, whose other processes
@@ -773,5 +802,9 @@ def process_slots() -> int:
     pid = os.getpid()
     if pid not in _process_block:
         _process_block.clear()
-        _process_block[pid] = claim_slot_block()
+        first = _process_block[pid] = claim_slot_block()
+        # A process killed outright (SIGKILL) leaves its slots' memory cgroups behind, empty:
+        # the block's new owner removes them (one still holding processes is left alone).
+        for slot in range(first, first + SLOT_BLOCK):
+            _remove_cgroup(f"slot-{slot}")
     return _process_block[pid]

@@ -415,7 +415,7 @@ def submit_upload(
     row, late = _open_assignment(store, class_id, class_name, assignment, moment)
     check_upload_quota(store, student.id, now=moment)
     filename = PurePath(filename.replace("\\", "/")).name
-    source = screen_source(filename, data)
+    source = screen_source(filename, data, "python")  # assignments take Python bots
     bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
     upload_id = create_upload(store, student.id, bot, filename, source)
     submission_id = stored.insert_submission(

@@ -35,18 +35,25 @@ def set_visibility(store: Store, actor: Actor, owner: str, name: str, public: bo
 
 
 def add_checked_bot(
-    store: Store, actor: Actor, owner: str, name: str, source: str, report: dict[str, Any]
+    store: Store,
+    actor: Actor,
+    owner: str,
+    name: str,
+    source: str,
+    report: dict[str, Any],
+    runtime: str = "python",
 ) -> tuple[int, str, bool]:
-    """Store ``source``, which passed its check (``report``), as the next version of
-    ``owner``'s bot ``name`` (the owner is created if new); return (version number, sha256,
-    whether it was new: the same source again stores nothing). An admin or the operator.
+    """Store ``source``, which passed its check (``report``) under ``runtime``, as the next
+    version of ``owner``'s bot ``name`` (the owner is created if new); return (version
+    number, sha256, whether it was new: the same source again stores nothing). An admin or
+    the operator.
 
     Raises:
         PermissionDenied: ``actor`` is not an admin.
         ParseError: ``owner`` or ``name`` is not a valid name.
     """
     require(actor, "add-bot", message="only an admin stores bots under any owner")
-    version, created = store.add_bot_version(owner, name, source, report)
+    version, created = store.add_bot_version(owner, name, source, report, runtime=runtime)
     logger.info(
         "bot %s/%s: version %d stored (%s)",
         owner,

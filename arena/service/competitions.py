@@ -35,6 +35,7 @@ from arena.compete.names import check_name, fit_name
 from arena.engine.rules import Rules
 from arena.errors import ArenaError, NotFound
 from arena.match.newbot import declared_name
+from arena.match.runtimes import RUNTIMES
 from arena.service.accounts import Account
 from arena.service.competition_views import (
     CompetitionSummary,
@@ -58,11 +59,12 @@ from arena.service.competition_views import (
 )
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
-from arena.service.uploads import create_upload, screen_source, upload_view
+from arena.service.uploads import create_upload, screen_source, upload_runtime, upload_view
 from arena.store import competition_reads as reads
 from arena.store import competitions as stored
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
+from arena.store.matches import bot_sources
 from arena.store.uploads import finish_upload, upload_with_version
 
 if TYPE_CHECKING:
@@ -109,9 +111,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The runtimes a competition may offer: a ``.py`` file runs under Python (the bot kit,
-#: arena.match.process); uploads take Python files only (arena.service.uploads).
-RUNTIMES = {"python": ".py"}
+# The runtimes a competition may offer are arena.match.runtimes.RUNTIMES (re-exported here):
+# python, python-numpy (.py files), javascript (.js files).
 
 #: Each numeric setting's bounds (inclusive) and unit, as the messages name them. The time
 #: a move is the tournaments' (arena.service.tournaments).
@@ -188,9 +189,9 @@ def runtime_of(filename: str) -> str:
     """The runtime a bot file runs under (``python`` for a ``.py`` file; else its
     suffix, which no competition offers)."""
     suffix = PurePath(filename).suffix
-    for runtime, ending in RUNTIMES.items():
-        if suffix == ending:
-            return runtime
+    for runtime in RUNTIMES.values():
+        if suffix == runtime.suffix:
+            return runtime.name
     return suffix.lstrip(".") or "no runtime"
 
 
@@ -441,10 +442,12 @@ def enter_with_upload(
     data: bytes,
     bot_name: str = "",
     *,
+    runtime: str | None = None,
     now: datetime | None = None,
 ) -> EntryView:
-    """Enter a bot file ``actor`` uploads: screened here, stored as an upload of the
-    actor's bot ``bot_name`` (default: the ``NAME`` the file declares, else the file's
+    """Enter a bot file ``actor`` uploads, to run under ``runtime`` (default: the one its
+    suffix names), which the competition must offer: screened here, stored as an upload of
+    the actor's bot ``bot_name`` (default: the ``NAME`` the file declares, else the file's
     stem), checked on a worker (the entry is ``pending`` until :func:`entry_accepted`);
     an upload of a source the bot has already is settled at once. Return the entry.
 
@@ -461,14 +464,14 @@ def enter_with_upload(
     now = _now(now)
     _check_open(row, now)
     filename = PurePath(filename.replace("\\", "/")).name
-    _check_runtime(row, filename)
+    chosen = _check_runtime(row, filename, runtime)
     _check_daily(store, row, account.id, now)
-    source = screen_source(filename, data)
+    source = screen_source(filename, data, chosen)
     bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
     # The entry is stored at once after the upload, before this sends its check; a sweep
     # sending it in between still finds the entry when the check (a sandboxed run of a
     # second or more) ends and settles it.
-    upload_id = create_upload(store, account.id, bot, filename, source)
+    upload_id = create_upload(store, account.id, bot, filename, source, chosen)
     entry_id = stored.add_entry(
         store, row.id, account.id, upload_id=upload_id, daily_limit=row.daily_submissions,
         now=now,
@@ -488,12 +491,42 @@ def enter_with_upload(
     return _entry_view(store, row, account.id, entry_id)
 
 
-def _check_runtime(row: CompetitionRow, filename: str) -> None:
+def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> str:
+    """The upload's runtime (:func:`arena.service.uploads.upload_runtime`) if the
+    competition offers it.
+
+    Raises:
+        CompetitionError: it does not (the sentence names those it offers).
+        UploadError: no runtime takes the file.
+    """
     offered = list(row.settings.get("runtimes") or ["python"])
-    runtime = runtime_of(filename)
-    if runtime not in offered:
-        endings = ", ".join(f"{r} ({RUNTIMES.get(r, '?')} files)" for r in offered)
+    endings = ", ".join(
+        f"{r} ({RUNTIMES[r].suffix if r in RUNTIMES else '?'} files)" for r in offered
+    )
+    if runtime is None and runtime_of(filename) not in offered:
         raise CompetitionError(f"{row.name} takes bots in {endings}: {filename} is not one.")
+    chosen = upload_runtime(filename, runtime)
+    if chosen not in offered:
+        raise CompetitionError(
+            f"{row.name} takes bots in {endings}: not {chosen} bots; choose one of "
+            f"{', '.join(offered)}."
+        )
+    return chosen
+
+
+def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:
+    """Refuse a stored version whose runtime the competition does not offer.
+
+    Raises:
+        CompetitionError: naming the version's runtime and those offered.
+    """
+    offered = list(row.settings.get("runtimes") or ["python"])
+    [(_, _, _, runtime)] = bot_sources(store, [version_id])
+    if runtime not in offered:
+        raise CompetitionError(
+            f"{row.name} takes bots in {', '.join(offered)}: version {version_id} is a "
+            f"{runtime} bot."
+        )
 
 
 def check_open_for_entries(store: Store, name: str, now: datetime | None = None) -> None:
@@ -540,6 +573,7 @@ def enter_with_version(
     names = reads.version_names(store, [version_id]).get(version_id) if in_range else None
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
+    _check_version_runtime(store, row, version_id)
     limit = None if isinstance(actor, Operator) else row.daily_submissions
     if limit is not None:
         _check_daily(store, row, user_id, now)

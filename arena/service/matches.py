@@ -34,7 +34,9 @@ from arena.compete.tournaments import schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
 from arena.match.referee import InfrastructureError, TimeControl
+from arena.match.runtimes import find_runtime
 from arena.match.sandbox import Limits, SandboxUnavailable
+from arena.match.warm import MAX_GAMES
 from arena.service.results import result_json, stored_entrants
 from arena.store.db import Store, as_utc
 from arena.store.matches import (
@@ -105,6 +107,8 @@ class Config:
             has been alive this long (``ARENA_NO_WORKER_SECONDS``).
         bot_cache: where a worker writes the bot sources it runs, one file per source hash
             (``ARENA_BOT_CACHE``; default ``arena-bot-cache`` in the temporary directory).
+        warm_bots: keep a match's bots running for the next match with the same key
+            (:mod:`arena.match.warm`; ``ARENA_WARM_BOTS=0`` starts every match cold).
     """
 
     lease_seconds: float = 60.0
@@ -115,6 +119,7 @@ class Config:
     resend_grace_seconds: float = 10.0
     no_worker_seconds: float = 120.0
     bot_cache: Path = Path(tempfile.gettempdir()) / "arena-bot-cache"
+    warm_bots: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -159,6 +164,7 @@ class Config:
             resend_grace_seconds=number("ARENA_RESEND_GRACE_SECONDS", cls.resend_grace_seconds),
             no_worker_seconds=number("ARENA_NO_WORKER_SECONDS", cls.no_worker_seconds),
             bot_cache=Path(env.get("ARENA_BOT_CACHE") or cls.bot_cache),
+            warm_bots=env.get("ARENA_WARM_BOTS", "1") != "0",
         )
 
 
@@ -342,8 +348,10 @@ def _stored(given: Sequence[Entrant | Reference | str], store: Store) -> list[En
 
 
 def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
-    """Each bot version's source as a file named by its hash (written once, atomically):
-    what a worker runs, for matches and branches alike.
+    """Each bot version's source as a file named by its hash and its runtime's stored suffix
+    (``<sha256>.py``, ``.numpy.py``, ``.js``: :func:`arena.match.runtimes.runtime_of_file`
+    reads the runtime back), written once, atomically: what a worker runs, for matches and
+    branches alike.
 
     Raises:
         InfrastructureError: the files cannot be written, or a version is not stored.
@@ -357,8 +365,8 @@ def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict
 def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths: dict[int, Path] = {}
-    for version_id, digest, source in bot_sources(store, version_ids):
-        path = directory / f"{digest}.py"
+    for version_id, digest, source, runtime in bot_sources(store, version_ids):
+        path = directory / f"{digest}{find_runtime(runtime).stored_suffix}"
         if not path.exists():
             fd, partial = tempfile.mkstemp(dir=directory, suffix=".part")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -493,8 +501,9 @@ def _run_claimed(
     try:
         with _heartbeating(store, claimed, worker, config) as stop:
             result, records = _play(
-                store, claimed, worker, first_slot, sandboxed, config.bot_cache, stop
-            )
+                store, claimed, worker, first_slot, sandboxed, config.bot_cache, stop,
+                warm=config.warm_bots,
+            )  # fmt: skip
     except MatchStopped:
         return "stopped"
     except Exception as exc:
@@ -528,9 +537,13 @@ def _play(
     sandboxed: bool,
     bot_cache: Path,
     stop: threading.Event | None = None,
+    *,
+    warm: bool = True,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Play the claimed match (until ``stop`` is set: :class:`MatchStopped`); return its
-    ``result`` column and its game records."""
+    ``result`` column and its game records. With ``warm``, its bots are kept running in
+    this process for its next match with the same key (:mod:`arena.match.warm`), whose
+    scope is the match's tournament."""
     files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
@@ -551,6 +564,8 @@ def _play(
         first_slot=first_slot,
         stop=stop,
         files=files,
+        keep_games=MAX_GAMES if warm else 0,
+        scope=f"tournament-{claimed.tournament_id}",
     )
     if played.void is not None:
         raise InfrastructureError(played.void)

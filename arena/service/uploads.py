@@ -1,7 +1,8 @@
 """Bot uploads over the web: read and screened where they arrive, checked on a worker.
 
-The web process only reads the file (:func:`screen_source`: size, UTF-8, Python syntax,
-all without running a line of it) and stores it as a pending :class:`Upload`
+The web process only reads the file (:func:`screen_source`: its runtime
+(:func:`upload_runtime`: ``python``, ``python-numpy``, ``javascript``), size, UTF-8, Python
+syntax for Python, all without running a line of it) and stores it as a pending :class:`Upload`
 (:func:`create_upload`); a worker then runs the same sandboxed check as ``arena bots add``
 (:func:`check_upload`) and stores the source as the bot's next version if it passes. An
 identical source is "already version N" at once. Uploaded code never runs in the web
@@ -26,6 +27,7 @@ from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.newbot import declared_name
 from arena.match.referee import TimeControl
+from arena.match.runtimes import DEFAULT_RUNTIME, find_runtime, runtime_for_upload
 from arena.service.accounts import Account
 from arena.service.matches import Config, keep_alive
 from arena.service.permissions import Actor, require
@@ -67,6 +69,7 @@ __all__ = [
     "renew_upload",
     "screen_source",
     "unsent_uploads",
+    "upload_runtime",
     "upload_view",
 ]
 
@@ -80,15 +83,29 @@ class UploadError(ArenaError):
     """An upload is refused before any check (the message says why, in a sentence)."""
 
 
-def screen_source(filename: str, data: bytes) -> str:
-    """The upload's text if it can be a Python bot: at most :data:`MAX_SOURCE_BYTES`, UTF-8,
-    no NUL byte, valid Python (compiled, never run).
+def upload_runtime(filename: str, runtime: str | None = None) -> str:
+    """The runtime an upload named ``filename`` runs under: ``runtime`` if given (its files'
+    suffix must match), else the one its suffix names (``.py``: python, ``.js``: javascript).
+
+    Raises:
+        UploadError: an unknown runtime, or a file that is none of its (the sentence says).
+    """
+    try:
+        return runtime_for_upload(filename, runtime or None).name
+    except ArenaError as exc:
+        raise UploadError(str(exc)) from None
+
+
+def screen_source(filename: str, data: bytes, runtime: str | None = None) -> str:
+    """The upload's text if it can be a bot of ``runtime`` (default: the one its name says,
+    :func:`upload_runtime`): at most :data:`MAX_SOURCE_BYTES`, UTF-8, no NUL byte, and for
+    Python valid Python (compiled, never run; a JavaScript file is first parsed by its check
+    on a worker).
 
     Raises:
         UploadError: naming what is wrong (and the line, for a syntax error).
     """
-    if not filename.endswith(".py"):
-        raise UploadError(f"{filename or 'the file'} is not a .py file: a bot is one Python file.")
+    chosen = find_runtime(upload_runtime(filename, runtime))
     if not data.strip():
         raise UploadError(f"{filename} is empty.")
     if len(data) > MAX_SOURCE_BYTES:
@@ -104,6 +121,8 @@ def screen_source(filename: str, data: bytes) -> str:
         ) from None
     if "\x00" in text:
         raise UploadError(f"{filename} holds a NUL byte: it is not a text file.")
+    if chosen.suffix != ".py":
+        return text
     try:
         compile(text, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -140,6 +159,8 @@ class UploadView:
     finished: datetime | None
     #: The name of the accepted version's placement tournament, once it exists.
     placement: str | None = None
+    #: The runtime it runs under (arena.match.runtimes).
+    runtime: str = DEFAULT_RUNTIME
 
     @property
     def pending(self) -> bool:
@@ -147,26 +168,40 @@ class UploadView:
         return self.status == "pending"
 
 
-def create_upload(store: Store, owner_id: int, bot_name: str, filename: str, source: str) -> int:
-    """Store an upload of ``source`` as the next version of the owner's bot ``bot_name``;
-    return its id. It is ``pending`` (send it to a worker), or ``already`` when the bot
-    has a version with this very source.
+def create_upload(
+    store: Store,
+    owner_id: int,
+    bot_name: str,
+    filename: str,
+    source: str,
+    runtime: str = DEFAULT_RUNTIME,
+) -> int:
+    """Store an upload of ``source`` (to run under ``runtime``) as the next version of the
+    owner's bot ``bot_name``; return its id. It is ``pending`` (send it to a worker), or
+    ``already`` when the bot has a version with this very source (whatever its runtime).
 
     Raises:
         ParseError: ``bot_name`` is not a valid name.
     """
     bot_name = check_name(bot_name, "bot name")
     digest = hashlib.sha256(source.encode()).hexdigest()
-    return insert_upload(store, owner_id, bot_name, filename, source, digest)
+    return insert_upload(store, owner_id, bot_name, filename, source, digest, runtime)
 
 
 def receive_upload(
-    store: Store, celery: Celery, actor: Actor, filename: str, data: bytes, name: str = ""
+    store: Store,
+    celery: Celery,
+    actor: Actor,
+    filename: str,
+    data: bytes,
+    name: str = "",
+    runtime: str | None = None,
 ) -> UploadView:
     """Take a bot file ``actor`` uploads (the page, the API): screen ``data`` (read up to
-    one byte past :data:`MAX_SOURCE_BYTES`), store it as the actor's bot ``name`` (default:
-    the ``NAME`` the file declares, else the file's stem) and send its check to the workers
-    if it needs one (if the broker is down, the sweep sends it); return the upload.
+    one byte past :data:`MAX_SOURCE_BYTES`) as a bot of ``runtime`` (default: the one the
+    file's suffix names), store it as the actor's bot ``name`` (default: the ``NAME`` the
+    file declares, else the file's stem) and send its check to the workers if it needs one
+    (if the broker is down, the sweep sends it); return the upload.
 
     Raises:
         PermissionDenied: ``actor`` may not upload (anonymous).
@@ -182,10 +217,11 @@ def receive_upload(
             "An upload needs an account: the operator stores bots with `arena bots add`."
         )
     filename = PurePath(filename.replace("\\", "/")).name
-    source = screen_source(filename, data)
+    runtime = upload_runtime(filename, runtime)
+    source = screen_source(filename, data, runtime)
     check_upload_quota(store, actor.id)  # a class's quotas (arena.service.classes)
     bot = name.strip() or declared_name(source) or PurePath(filename).stem
-    upload_id = create_upload(store, actor.id, bot, filename, source)
+    upload_id = create_upload(store, actor.id, bot, filename, source, runtime)
     view = upload_view(store, upload_id)
     assert view is not None
     if view.pending:
@@ -255,18 +291,27 @@ def check_upload(
             keep_alive(renew, config.heartbeat_seconds, f"check-{upload_id}"),
             tempfile.TemporaryDirectory(prefix="arena-upload-") as directory,
         ):
-            name = Path(filename).name if filename.endswith(".py") else "bot.py"
+            suffix = find_runtime(upload.runtime).suffix
+            name = Path(filename).name if filename.endswith(suffix) else f"bot{suffix}"
             path = Path(directory) / name
             path.write_text(source, encoding="utf-8")
             path.chmod(0o644)
             Path(directory).chmod(0o755)  # the sandbox's unprivileged uid reads it
-            reports = list(check_bot(str(path), sandboxed=sandboxed, time_control=TimeControl()))
+            reports = list(
+                check_bot(
+                    str(path),
+                    sandboxed=sandboxed,
+                    time_control=TimeControl(),
+                    runtime=upload.runtime,
+                )
+            )
     except BaseException:
         release_upload(store, upload_id)
         raise
     report = reports[-1][1]
     report_json = check_report_json(report, sandboxed)
     report_json["bot"] = filename
+    report_json["runtime"] = upload.runtime
     if not report.ok:
         first = report.faults[0][1].verdict if report.faults else None
         reason = (
@@ -276,7 +321,9 @@ def check_upload(
         )
         finish_upload(store, upload_id, "rejected", report_json, f"Rejected: {reason}", None)
         return "rejected"
-    version, created = store.add_bot_version(owner, bot_name, source, report_json)
+    version, created = store.add_bot_version(
+        owner, bot_name, source, report_json, runtime=upload.runtime
+    )
     status = "accepted" if created else "already"
     note = f"Stored as version {version.version}." if created else None
     finish_upload(store, upload_id, status, report_json, note, version.id)
@@ -308,6 +355,7 @@ def upload_view(store: Store, upload_id: int) -> UploadView | None:
         created=as_utc(upload.created),
         finished=None if upload.finished is None else as_utc(upload.finished),
         placement=placement,
+        runtime=upload.runtime,
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
+from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, runtime_version
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
 from arena.service.results import load_results, rating_table
@@ -514,6 +515,16 @@ class VersionView:
     created: datetime
     report: dict[str, Any]
     ratings: list[VersionRating]
+    #: The runtime it runs under (arena.match.runtimes).
+    runtime: str = DEFAULT_RUNTIME
+
+    @property
+    def runtime_label(self) -> str:
+        """The runtime for people, with its versions: ``python-numpy (Python 3.11.2, numpy
+        2.2.6)``."""
+        if self.runtime not in RUNTIMES:
+            return self.runtime
+        return f"{self.runtime} ({runtime_version(self.runtime)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -570,7 +581,7 @@ def bot_view(store: Store, owner: str, name: str) -> BotView | None:
         ratings.setdefault(version_id, []).append(
             VersionRating(rules, rating, low, high, games, rank)
         )
-    numbers = {vid: (number, created) for vid, number, _, created, _ in versions}
+    numbers = {vid: (number, created) for vid, number, _, created, _, _ in versions}
     return BotView(
         id=bot.id,
         owner_id=bot.owner_id,
@@ -579,8 +590,8 @@ def bot_view(store: Store, owner: str, name: str) -> BotView | None:
         source_public=bot.source_public,
         created=as_utc(bot.created),
         versions=[
-            VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []))
-            for vid, number, sha, created, report in versions
+            VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []), runtime)
+            for vid, number, sha, created, report, runtime in versions
         ],
         charts=_rating_charts(found.history, numbers),
     )

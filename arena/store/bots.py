@@ -76,7 +76,8 @@ class BotRecord:
 
     Attributes:
         bot: the bot (detached: read its columns only).
-        versions: (id, number, sha256, created, report) of each version, newest first.
+        versions: (id, number, sha256, created, report, runtime) of each version, newest
+            first.
         ratings: (version id, rules, rating, low, high, games, rank), by rule set's name.
         history: (rules, time, version id, rating, low, high) of the versions' rating
             history, by rule set's name then time.
@@ -84,7 +85,7 @@ class BotRecord:
 
     bot: Bot
     owner: str
-    versions: list[tuple[int, int, str, datetime, dict[str, Any] | None]]
+    versions: list[tuple[int, int, str, datetime, dict[str, Any] | None, str]]
     ratings: list[tuple[int, str, float, float, float, int, int]]
     history: list[tuple[str, datetime, int, float, float, float]]
 
@@ -102,7 +103,7 @@ def bot_record(store: Store, owner: str, name: str) -> BotRecord | None:
         bot, owner_name = row
         versions = session.execute(
             select(BotVersion.id, BotVersion.version, BotVersion.sha256, BotVersion.created,
-                   BotVersion.report)
+                   BotVersion.report, BotVersion.runtime)
             .where(BotVersion.bot_id == bot.id)
             .order_by(BotVersion.version.desc())
         ).all()  # fmt: skip
@@ -137,7 +138,8 @@ def bot_record(store: Store, owner: str, name: str) -> BotRecord | None:
         bot=bot,
         owner=owner_name,
         versions=[
-            (vid, number, sha, created, report) for vid, number, sha, created, report in versions
+            (vid, number, sha, created, report, runtime)
+            for vid, number, sha, created, report, runtime in versions
         ],
         ratings=[
             (vid, rules, rating, low, high, games, rank)

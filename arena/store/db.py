@@ -334,11 +334,17 @@ class Store:
             return self._user(session, name)
 
     def add_bot_version(
-        self, owner: str, name: str, source: str, report: dict[str, Any]
+        self,
+        owner: str,
+        name: str,
+        source: str,
+        report: dict[str, Any],
+        runtime: str = "python",
     ) -> tuple[BotVersion, bool]:
         """Store ``source`` as the next version of ``owner``'s bot ``name`` (creating the user
-        and the bot if needed); return (version, True). If this bot already has a version
-        with the same source, store nothing and return (that version, False).
+        and the bot if needed), run under ``runtime``; return (version, True). If this bot
+        already has a version with the same source, store nothing and return (that version,
+        False): its runtime stays what it was.
 
         Safe under any concurrency: the bot's row is locked (``FOR UPDATE`` on PostgreSQL;
         SQLite's writers queue behind ``BEGIN IMMEDIATE``) before its next version number is
@@ -375,6 +381,7 @@ class Store:
                 source=source,
                 sha256=digest,
                 report=report,
+                runtime=runtime,
             )
             session.add(version)
             session.flush()

@@ -47,15 +47,18 @@ def versions_named(store: Store, names: Collection[str]) -> list[tuple[str, str,
     return [(str(o), str(b), int(v), int(i)) for o, b, v, i in rows]
 
 
-def bot_sources(store: Store, version_ids: Collection[int]) -> list[tuple[int, str, str]]:
-    """The stored ones of these bot versions as (id, source's sha256, source)."""
+def bot_sources(store: Store, version_ids: Collection[int]) -> list[tuple[int, str, str, str]]:
+    """The stored ones of these bot versions as (id, source's sha256, source, runtime)."""
     with store.read() as session:
         rows = session.execute(
-            select(BotVersion.id, BotVersion.sha256, BotVersion.source).where(
+            select(BotVersion.id, BotVersion.sha256, BotVersion.source, BotVersion.runtime).where(
                 BotVersion.id.in_(set(version_ids))
             )
         ).all()
-    return [(int(version_id), str(digest), str(source)) for version_id, digest, source in rows]
+    return [
+        (int(version_id), str(digest), str(source), str(runtime))
+        for version_id, digest, source, runtime in rows
+    ]
 
 
 def match_status(store: Store, match_id: int) -> str | None:

@@ -125,6 +125,8 @@ class BotVersion(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     report: Mapped[dict[str, Any]] = mapped_column(JSON)
     created: Mapped[datetime] = _created()
+    #: The runtime its file runs under (arena.match.runtimes; migration 0018).
+    runtime: Mapped[str] = mapped_column(String(20), default="python", server_default="python")
 
 
 class RuleSet(Base):
@@ -329,6 +331,8 @@ class Upload(Base):
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     message: Mapped[str | None] = mapped_column(Text)
     bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
+    #: The runtime asked for (arena.match.runtimes; migration 0018).
+    runtime: Mapped[str] = mapped_column(String(20), default="python", server_default="python")
     created: Mapped[datetime] = _created()
     sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

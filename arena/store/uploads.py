@@ -35,11 +35,17 @@ __all__ = [
 
 
 def insert_upload(
-    store: Store, owner_id: int, bot_name: str, filename: str, source: str, digest: str
+    store: Store,
+    owner_id: int,
+    bot_name: str,
+    filename: str,
+    source: str,
+    digest: str,
+    runtime: str = "python",
 ) -> int:
-    """Store an upload of ``source`` (its sha256 ``digest``) for the owner's bot
-    ``bot_name``; return its id. It is ``pending``, or ``already`` (finished now, with the
-    version) when the bot has a version with this very source: one transaction."""
+    """Store an upload of ``source`` (its sha256 ``digest``, to run under ``runtime``) for the
+    owner's bot ``bot_name``; return its id. It is ``pending``, or ``already`` (finished now,
+    with the version) when the bot has a version with this very source: one transaction."""
     with store.write() as session:
         existing = session.scalar(
             select(BotVersion.id)
@@ -52,6 +58,7 @@ def insert_upload(
             filename=filename[:200],
             source=source,
             sha256=digest,
+            runtime=runtime,
             status="pending" if existing is None else "already",
             bot_version_id=existing,
             finished=None if existing is None else datetime.now(UTC),

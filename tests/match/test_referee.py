@@ -233,7 +233,7 @@ def _processes_of(uid: int) -> list[int]:
 class _BrokenSandbox(PlainLauncher):
     """A launcher whose sandbox tool fails as bwrap does when namespaces are refused."""
 
-    def spawn(self, files, argv, *, interpreter):  # type: ignore[no-untyped-def]
+    def spawn(self, files, argv, *, interpreter, runtime=None):  # type: ignore[no-untyped-def]
         script = "echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1"
         return super().spawn({}, ["-c", script], interpreter=Path("/bin/sh"))
 

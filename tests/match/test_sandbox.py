@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from arena.match.runtime import bot_runtime
+from arena.match.runtime import Runtime, bot_runtime
+from arena.match.runtimes import find_runtime, host_paths, numpy_dir, runtime_missing
 from arena.match.sandbox import (
     SANDBOX_ENV,
     SLOT_UID_BASE,
@@ -343,3 +344,75 @@ def test_the_sandbox_shows_the_runtime_and_nothing_else() -> None:
     assert not any(p.startswith(("/usr/local/", "/usr/src/", "/usr/etc/", "/root/")) for p in paths)
     assert not any("-packages/" in p for p in paths)
     assert "/usr/lib/python3.11/json/__init__.py" in paths  # the standard library is there
+
+
+def _tree_of(runtime_name: str, files: dict[str, Path], argv: list[str], slot: int) -> set[str]:
+    """The paths a bot of ``runtime_name`` sees (tree.py or tree.js run in its sandbox)."""
+    runtime = find_runtime(runtime_name)
+    problem = runtime_missing(runtime)
+    if problem is not None:
+        pytest.fail(f"runtime {runtime_name} unavailable: {problem}", pytrace=False)
+    sandbox = Sandbox(DEFAULT_LIMITS, slot=slot)
+    proc = sandbox.spawn(files, argv, interpreter=Path(runtime.interpreter), runtime=runtime_name)
+    try:
+        out, err = proc.communicate(b"", timeout=30)
+    finally:
+        finish(sandbox, proc)
+    assert proc.returncode == 0, err.decode()[-800:]
+    return set(json.loads(out.decode().splitlines()[0])["paths"])
+
+
+def _strays(paths: set[str], runtime: Runtime, own: set[str]) -> list[str]:
+    """The paths that are neither the bot's files, nor its runtime's, nor /etc's two files
+    nor a merged-/usr link."""
+    allowed_files = set(runtime.files) | own | {"/etc/ld.so.cache", "/etc/localtime"}
+    allowed_files |= {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}
+
+    def allowed(path: str) -> bool:
+        return path in allowed_files or any(
+            path.startswith(directory + "/")
+            and not any(path.startswith(hidden + "/") for hidden in runtime.hidden)
+            for directory in runtime.directories
+        )
+
+    return sorted(path for path in paths if not allowed(path))
+
+
+def test_a_numpy_bot_sees_the_numpy_environment_besides_python_and_nothing_else() -> None:
+    """python-numpy: Python's runtime plus the numpy environment (read-only) and the host
+    libraries its extension modules load; still no shell, no node, no site-packages."""
+    paths = _tree_of(
+        "python-numpy",
+        {"/bot/tree.py": PROBES / "tree.py"},
+        ["-I", "/bot/tree.py"],
+        slot=SLOT + 13,
+    )
+    runtime = host_paths(find_runtime("python-numpy"))
+    strays = _strays(paths, runtime, {"/bot/tree.py"})
+    assert not strays, f"the sandbox shows more than the runtime: {strays[:20]}"
+    assert f"{numpy_dir()}/numpy/__init__.py" in paths
+    assert any(p.startswith(f"{numpy_dir()}/numpy.libs/") for p in paths)  # OpenBLAS
+    for absent in ("/usr/bin/sh", "/bin/sh", "/usr/bin/env", "/usr/bin/node"):
+        assert absent not in paths
+    assert not any("-packages/" in p for p in paths)
+
+
+def test_a_python_bot_does_not_see_the_numpy_environment() -> None:
+    result, status = run_probe("tree", slot=SLOT + 14)
+    assert status == 0
+    assert not any(p.startswith(numpy_dir()) for p in result["paths"])
+
+
+def test_a_javascript_bot_sees_node_and_nothing_else() -> None:
+    """javascript: node and the libraries it loads (ldd), the kit and the bot; no Python,
+    no shell, no npm."""
+    paths = _tree_of(
+        "javascript", {"/bot/tree.js": PROBES / "tree.js"}, ["/bot/tree.js"], slot=SLOT + 15
+    )
+    runtime = host_paths(find_runtime("javascript"))
+    strays = _strays(paths, runtime, {"/bot/tree.js"})
+    assert not strays, f"the sandbox shows more than the runtime: {strays[:20]}"
+    assert "/usr/bin/node" in paths
+    for absent in ("/usr/bin/python3", "/usr/bin/sh", "/bin/sh", "/usr/bin/env", "/usr/bin/npm"):
+        assert absent not in paths
+    assert not any(p.startswith(("/usr/lib/python3", "/usr/share/nodejs/")) for p in paths)

@@ -23,6 +23,7 @@ from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.competitions import CompetitionError, NewCompetition
 from arena.service.matches import Config
 from arena.service.permissions import OPERATOR, Actor
+from arena.service.uploads import UploadError, upload_view
 from arena.service.work import accept_upload
 from arena.store.db import Store
 from arena.store.matches import tournament_id_named
@@ -109,8 +110,11 @@ MISTAKES = [
     ({"final_confidence": 0.3}, "final confidence must be 0.5 to 0.999, not 0.3"),
     ({"final_max_games": 10**6}, "final max games must be 10 to 100000"),
     ({"games_per_deal": 0}, "games per deal must be 1 to 50, not 0"),
-    ({"runtimes": ("cobol",)}, "offer one or more of the runtimes python, not 'cobol'"),
-    ({"runtimes": ()}, "offer one or more of the runtimes python"),
+    (
+        {"runtimes": ("cobol",)},
+        "offer one or more of the runtimes python, python-numpy, javascript, not 'cobol'",
+    ),
+    ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript"),
     ({"move_seconds": 60.0}, "move seconds must be 0.01 to 10 s, not 60 s"),
     ({"memory_mb": 8}, "memory mb must be 64 to 2048 MB, not 8 MB"),
     ({"description": "x" * 6000}, "at most 5000 characters"),
@@ -164,6 +168,42 @@ def test_entries_are_taken_only_while_open(store: Store, actors: Actors, celery:
         comp.enter_with_upload(
             store, celery, alice, "cup", "g.js", b"x", now=NOW + timedelta(days=1, hours=1)
         )
+
+
+def test_an_entry_runs_under_a_runtime_the_competition_offers(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    comp.create_competition(store, OPERATOR, _new())  # python only
+    alice = actors["alice"]
+    with pytest.raises(
+        CompetitionError,
+        match=r"cup takes bots in python \(.py files\): not python-numpy bots; choose one of "
+        r"python\.",
+    ):
+        comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY, runtime="python-numpy")
+    comp.create_competition(
+        store, OPERATOR, _new(name="open", runtimes=("python-numpy", "javascript"))
+    )
+    with pytest.raises(CompetitionError, match=r"open takes bots in python-numpy \(.py files\), "
+                       r"javascript \(.js files\): g.py is not one"):  # fmt: skip
+        comp.enter_with_upload(store, celery, alice, "open", "g.py", GREEDY)
+    with pytest.raises(UploadError, match=r"g\.js is not a \.py file: a python-numpy bot is one"):
+        comp.enter_with_upload(store, celery, alice, "open", "g.js", b"x", runtime="python-numpy")
+    numpy = comp.enter_with_upload(
+        store, celery, alice, "open", "g.py", GREEDY, runtime="python-numpy"
+    )
+    js = comp.enter_with_upload(
+        store, celery, alice, "open", "first.js", (ZOO / "first.js").read_bytes()
+    )
+    runtimes = [upload_view(store, e.upload_id) for e in (numpy, js) if e.upload_id is not None]
+    assert [view.runtime for view in runtimes if view is not None] == ["python-numpy", "javascript"]
+    # a stored version is entered under its own runtime
+    stored = store.add_bot_version("alice", "js", "function play(o) {}\n", {}, "javascript")[0]
+    with pytest.raises(
+        CompetitionError, match=f"cup takes bots in python: version {stored.id} is a javascript"
+    ):
+        comp.enter_with_version(store, alice, "cup", stored.id)
+    assert comp.enter_with_version(store, alice, "open", stored.id).status == "active"
 
 
 def test_an_upload_entry_is_checked_then_active_with_no_placement(

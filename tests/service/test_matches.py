@@ -180,6 +180,8 @@ def test_config_defaults_and_heartbeat_follows_the_lease() -> None:
         ("ARENA_RESEND_GRACE_SECONDS", "resend_grace_seconds", "0.5", 0.5),
         ("ARENA_NO_WORKER_SECONDS", "no_worker_seconds", "30", 30.0),
         ("ARENA_BOT_CACHE", "bot_cache", "/srv/cache", Path("/srv/cache")),
+        ("ARENA_WARM_BOTS", "warm_bots", "0", False),
+        ("ARENA_WARM_BOTS", "warm_bots", "1", True),
     ],
 )
 def test_config_reads_each_variable(variable: str, field: str, raw: str, expected: object) -> None:

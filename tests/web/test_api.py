@@ -15,14 +15,14 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import positive_data_acceptance
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena.engine.records import verify_record
 from arena.service.accounts import create_account, create_token
 from arena.service.uploads import check_upload
 from arena.store.db import Store
-from arena.store.models import ApiToken, User
-from tests.paths import REFERENCE_BOTS
+from arena.store.models import ApiToken, Upload, User
+from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import (
     ENTRANTS,
     HASHER,
@@ -407,3 +407,46 @@ def test_with_the_broker_down_the_api_starts_work_and_writes_no_session(
         assert "Set-Cookie" not in answer.headers
     with client.session_transaction() as session:
         assert "_flashes" not in session
+
+
+def test_an_upload_names_its_runtime_and_a_wrong_one_is_a_json_error(
+    app: Flask, store: Store
+) -> None:
+    """``runtime`` (python, python-numpy, javascript; default by the suffix): stored with
+    the upload and shown in its answers; an unknown runtime or a file not of it is a 400
+    with a sentence, and stores nothing."""
+    token = create_token(store, _account_id(store, "ada"), "ci", ["read", "upload"])
+    client = app.test_client()
+
+    def send(name: str, data: bytes, runtime: str | None) -> Any:
+        form: dict[str, Any] = {"source": (io.BytesIO(data), name)}
+        if runtime is not None:
+            form["runtime"] = runtime
+        return client.post(
+            "/api/v1/bots", data=form, headers=_bearer(token), content_type="multipart/form-data"
+        )
+
+    numpy = send("np.py", b"import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n",
+                 "python-numpy")  # fmt: skip
+    assert numpy.status_code == 202 and numpy.get_json()["runtime"] == "python-numpy"
+    js = send("first.js", (ZOO / "first.js").read_bytes(), None)
+    assert js.status_code == 202 and js.get_json()["runtime"] == "javascript"
+    status = client.get(f"/api/v1/uploads/{js.get_json()['id']}", headers=_bearer(token))
+    assert status.get_json()["runtime"] == "javascript"
+    assert check_upload(store, js.get_json()["id"]) == "accepted"  # as the worker does
+    bot = client.get("/api/v1/bots/ada/first", headers=_bearer(token)).get_json()
+    assert [v["runtime"] for v in bot["versions"]] == ["javascript"]
+    for name, runtime, message in (
+        (
+            "np.py",
+            "cobol",
+            "no runtime 'cobol': the runtimes are python, python-numpy, javascript.",
+        ),
+        ("np.js", "python-numpy", "np.js is not a .py file: a python-numpy bot is one .py file."),
+        ("np.txt", None, "np.txt is not a .py file nor a .js file"),
+    ):
+        refused = send(name, b"x = 1\n", runtime)
+        assert refused.status_code == 400, refused.get_json()
+        assert message in refused.get_json()["error"]["message"]
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(Upload)) == 2

@@ -189,3 +189,37 @@ def test_an_upload_without_a_name_takes_the_name_the_file_sets(app: Flask, store
     assert declared_name("x = 1\n    NAME = 'inner'\n") is None  # not at the top level
     assert declared_name("NAME = 'a' + 'b'\n") is None  # a literal only
     assert declared_name("NAME = 'first'\nNAME = 'last'\n") == "last"  # as Python
+
+
+def test_the_upload_form_offers_each_runtime_and_the_bot_page_shows_it(
+    app: Flask, store: Store
+) -> None:
+    import io
+
+    ada = logged_in(app, "ada")
+    form_page = ada.get("/upload").get_data(as_text=True)
+    for label in ('value="python"', 'value="python-numpy"', 'value="javascript"'):
+        assert label in form_page
+    numpy = (REFERENCE_BOTS / "numpy_greedy.py").read_bytes()
+    form = {
+        "csrf_token": csrf_token(ada, "/upload"), "name": "np", "runtime": "python-numpy",
+        "source": (io.BytesIO(numpy), "numpy_greedy.py"),
+    }  # fmt: skip
+    reply = ada.post("/upload", data=form, content_type="multipart/form-data")
+    assert reply.status_code == 302, reply.get_data(as_text=True)[-1000:]
+    assert check_upload(store, 1) == "accepted"  # sandboxed, under python-numpy
+    page = ada.get("/bots/ada/np").get_data(as_text=True)
+    assert "runtime python-numpy (Python 3." in page and "numpy 2.2.6)" in page
+    # a .js file is JavaScript whatever the select's Python default says
+    status, _ = _upload(ada, "first.js", (ZOO / "first.js").read_bytes(), name="js")
+    assert status == 302 and check_upload(store, 2) == "accepted"
+    assert "runtime javascript (Node.js 20." in ada.get("/bots/ada/js").get_data(as_text=True)
+    form = {
+        "csrf_token": csrf_token(ada, "/upload"), "runtime": "python-numpy",
+        "source": (io.BytesIO(b"function play(o) {}\n"), "x.js"),
+    }  # fmt: skip
+    refused = ada.post("/upload", data=form, content_type="multipart/form-data")
+    assert refused.status_code == 400
+    assert "X.js is not a .py file: a python-numpy bot is one .py file." in refused.get_data(
+        as_text=True
+    )

@@ -1,0 +1,275 @@
+"""The runtimes a bot may run under, declared here and nowhere else.
+
+========================  ==========  ==========================================================
+runtime                   files       how it runs (inside the sandbox)
+========================  ==========  ==========================================================
+``python``                ``.py``     ``/usr/bin/python3 -I /kit/botkit.py BOT``: the standard
+                                      library only (today's, and the default)
+``python-numpy``          ``.py``     the same, with a pinned numpy (:data:`NUMPY_VERSION`)
+                                      from a read-only environment bound into the sandbox, put
+                                      on ``sys.path`` by botkit (``--path DIR``)
+``javascript``            ``.js``     ``/usr/bin/node FLAGS /kit/botkit.js BOT`` (Debian's Node):
+                                      the file defines ``play(observation)``; a file that
+                                      begins with ``#!`` speaks the protocol itself
+========================  ==========  ==========================================================
+
+The sandbox binds only what the chosen runtime needs (:func:`host_paths`): the
+interpreter, the shared libraries it loads, Python's standard library, and for
+``python-numpy`` the environment and the host libraries its extension modules load.
+
+The numpy environment is a ``pip install --target`` of numpy's wheel for Debian's
+``/usr/bin/python3`` (cp311), made by ``./run`` (as root), ``scripts/install-runtimes``
+and the Dockerfile, at :data:`NUMPY_DEFAULT_DIR` or where ``ARENA_NUMPY_DIR`` says
+(:func:`numpy_install_command`).
+
+Node's V8 reserves about 0.9 GB of address space before running a line, so the
+``javascript`` runtime's RLIMIT_AS is the memory limit plus :data:`BotRuntime.extra_address_mb`,
+V8's heap is capped below the memory limit (``--max-old-space-size``), and the per-slot
+memory cgroup (where the host has one) still bounds what the bot really uses.
+
+A stored version's runtime travels with its file on a worker: the file is named
+``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``), and :func:`runtime_of_file`
+reads it back (the longest matching ending wins).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from arena.errors import ArenaError
+from arena.match.runtime import Runtime, bot_runtime, shared_libraries
+
+__all__ = [
+    "DEFAULT_RUNTIME",
+    "NUMPY_DEFAULT_DIR",
+    "NUMPY_DIR_ENV",
+    "NUMPY_VERSION",
+    "RUNTIMES",
+    "BotRuntime",
+    "RuntimeMissing",
+    "find_runtime",
+    "host_paths",
+    "numpy_dir",
+    "numpy_install_command",
+    "runtime_for_upload",
+    "runtime_missing",
+    "runtime_of_file",
+    "runtime_version",
+]
+
+#: numpy's version in the ``python-numpy`` runtime (a cp311 manylinux2014 wheel).
+NUMPY_VERSION = "2.2.6"
+#: Where the numpy environment is, unless ``ARENA_NUMPY_DIR`` names another directory.
+NUMPY_DEFAULT_DIR = f"/opt/arena/runtimes/python-numpy-{NUMPY_VERSION}"
+NUMPY_DIR_ENV = "ARENA_NUMPY_DIR"
+
+#: The runtime of a bot whose runtime nobody named (a ``.py`` file).
+DEFAULT_RUNTIME = "python"
+
+
+class RuntimeMissing(ArenaError):  # noqa: N818 (like SandboxUnavailable)
+    """A runtime is unknown, or not installed on this machine (the message says how to
+    install it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotRuntime:
+    """One runtime: how a bot file of it is named, started and sandboxed.
+
+    Attributes:
+        name: its name in settings, the API and the database (``python-numpy``).
+        label: for people (``Python 3 + numpy``).
+        suffix: what an uploaded file of it ends with (``.py``).
+        stored_suffix: what a worker's copy of a stored version is named with.
+        interpreter: the host program, shown at the same path inside the sandbox.
+        kit: the bot kit's file in ``arena/match`` (``botkit.py``), run as ``/kit/<kit>``.
+        arguments: the interpreter's arguments before the kit.
+        packages: whether a package environment (numpy's) is bound and put on the path.
+        extra_address_mb: RLIMIT_AS above the memory limit (V8's reservations).
+        heap_flag: an interpreter flag taking a heap cap in MB (``--max-old-space-size=``).
+    """
+
+    name: str
+    label: str
+    suffix: str
+    stored_suffix: str
+    interpreter: str
+    kit: str
+    arguments: tuple[str, ...] = ()
+    packages: bool = False
+    extra_address_mb: int = 0
+    heap_flag: str = ""
+
+    def argv(self, kit: str, bot: str, memory_mb: int) -> list[str]:
+        """The interpreter's arguments that run ``bot`` under the kit at ``kit`` (inside
+        paths), for a sandbox of ``memory_mb``."""
+        heap = [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
+        path = ["--path", numpy_dir()] if self.packages else []
+        return [*self.arguments, *heap, kit, *path, bot]
+
+    def program_argv(self, bot: str, memory_mb: int) -> list[str]:
+        """The interpreter's arguments that run ``bot`` as a program speaking the protocol."""
+        heap = [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
+        return [*self.arguments, *heap, bot]
+
+
+#: Every runtime, by name: the one place they are declared.
+RUNTIMES: Mapping[str, BotRuntime] = {
+    runtime.name: runtime
+    for runtime in (
+        BotRuntime(
+            name="python",
+            label="Python 3 (standard library)",
+            suffix=".py",
+            stored_suffix=".py",
+            interpreter="/usr/bin/python3",
+            kit="botkit.py",
+            arguments=("-I",),
+        ),
+        BotRuntime(
+            name="python-numpy",
+            label=f"Python 3 + numpy {NUMPY_VERSION}",
+            suffix=".py",
+            stored_suffix=".numpy.py",
+            interpreter="/usr/bin/python3",
+            kit="botkit.py",
+            arguments=("-I",),
+            packages=True,
+        ),
+        BotRuntime(
+            name="javascript",
+            label="JavaScript (Node.js)",
+            suffix=".js",
+            stored_suffix=".js",
+            interpreter="/usr/bin/node",
+            kit="botkit.js",
+            # One thread for V8's platform work: a bot's CPU is its own, and each thread
+            # reserves address space.
+            arguments=("--single-threaded", "--max-semi-space-size=8"),
+            extra_address_mb=2048,
+            heap_flag="--max-old-space-size=",
+        ),
+    )
+}
+
+
+def find_runtime(name: str) -> BotRuntime:
+    """The runtime called ``name``.
+
+    Raises:
+        RuntimeMissing: there is none (the sentence lists those there are).
+    """
+    try:
+        return RUNTIMES[name]
+    except KeyError:
+        raise RuntimeMissing(
+            f"no runtime {name[:40]!r}: the runtimes are {', '.join(RUNTIMES)}."
+        ) from None
+
+
+def runtime_of_file(path: str | PurePath) -> BotRuntime | None:
+    """The runtime a bot file runs under by its name (``.numpy.py``: python-numpy, ``.py``:
+    python, ``.js``: javascript; the longest ending wins), or None (a program)."""
+    name = PurePath(path).name
+    found = [r for r in RUNTIMES.values() if name.endswith(r.stored_suffix)]
+    return max(found, key=lambda r: len(r.stored_suffix)) if found else None
+
+
+def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
+    """The runtime of an upload named ``filename``: ``runtime`` if given (its files must end
+    with its suffix), else the one its suffix names (``.py``: python, ``.js``: javascript).
+
+    Raises:
+        RuntimeMissing: an unknown runtime, or a file of none (the sentence says which).
+    """
+    suffix = PurePath(filename).suffix
+    if runtime:
+        found = find_runtime(runtime)
+        if suffix != found.suffix:
+            raise RuntimeMissing(
+                f"{filename or 'the file'} is not a {found.suffix} file: a {found.name} bot is "
+                f"one {found.suffix} file."
+            )
+        return found
+    for candidate in RUNTIMES.values():  # the first of a suffix is its default
+        if candidate.suffix == suffix:
+            return candidate
+    raise RuntimeMissing(
+        f"{filename or 'the file'} is not a .py file nor a .js file: a bot is one Python or "
+        "JavaScript file."
+    )
+
+
+def numpy_dir() -> str:
+    """The numpy environment's directory (host path, the same inside the sandbox)."""
+    return os.environ.get(NUMPY_DIR_ENV) or NUMPY_DEFAULT_DIR
+
+
+def numpy_install_command() -> str:
+    """The command that installs the numpy environment where :func:`numpy_dir` looks."""
+    return (
+        f"/usr/bin/python3 -m pip install --no-deps --only-binary=:all: --target "
+        f"{numpy_dir()} numpy=={NUMPY_VERSION} (or scripts/install-runtimes; ./run test does it "
+        "as root)"
+    )
+
+
+def runtime_missing(runtime: BotRuntime) -> str | None:
+    """Why ``runtime`` cannot run here (what to install), or None."""
+    if not os.path.isfile(runtime.interpreter):
+        package = "nodejs" if runtime.name == "javascript" else "python3"
+        return f"{runtime.interpreter} is missing: apt-get install {package}"
+    if runtime.packages and not (Path(numpy_dir()) / "numpy" / "__init__.py").is_file():
+        return f"the numpy environment {numpy_dir()} is missing: {numpy_install_command()}"
+    return None
+
+
+def host_paths(runtime: BotRuntime) -> Runtime:
+    """What ``runtime`` needs from the host: its interpreter's runtime and, with packages,
+    the environment's directory and the host libraries its extension modules load."""
+    paths = bot_runtime(runtime.interpreter)
+    if runtime.packages:
+        paths |= _environment(numpy_dir())
+    return paths
+
+
+@functools.cache
+def _environment(directory: str) -> Runtime:
+    if not os.path.isdir(directory):
+        return Runtime(frozenset())
+    root = os.path.realpath(directory)
+    modules = [str(p) for p in Path(root).rglob("*.so*") if p.is_file()]
+    libraries = frozenset().union(*(shared_libraries(m) for m in modules))
+    outside = frozenset(p for p in libraries if not p.startswith(root + "/"))
+    return Runtime(outside, frozenset({directory, root}))
+
+
+_VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
+
+
+@functools.cache
+def runtime_version(name: str) -> str:
+    """The versions ``name`` runs with, for a bot's page: ``Python 3.11.2, numpy 2.2.6``
+    (the interpreter asked once; ``unknown`` where it cannot say)."""
+    runtime = find_runtime(name)
+    program = "Node.js" if runtime.name == "javascript" else "Python"
+    try:
+        printed = subprocess.run(
+            [runtime.interpreter, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+            env={"PATH": "/usr/bin:/bin"},
+        )
+        found = _VERSION.search(printed.stdout + printed.stderr)
+        version = f"{program} {found.group(1) if found else 'unknown'}"
+    except (OSError, subprocess.SubprocessError):
+        version = f"{program} unknown"
+    return f"{version}, numpy {NUMPY_VERSION}" if runtime.packages else version

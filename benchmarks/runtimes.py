@@ -1,0 +1,128 @@
+"""The runtimes' cost in the sandbox: cold start and memory of a bot of each runtime.
+
+Usage::
+
+    ./run python benchmarks/runtimes.py [--starts N] [--games N]
+
+For each runtime (arena/match/runtimes.py) and its sample bot -- ``python``:
+``bots/greedy.py``; ``python-numpy``: ``bots/numpy_greedy.py`` (imports numpy);
+``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``) --
+prints, from one run:
+
+- the cold start, process start to its handshake reply, median (and the slowest) of
+  ``--starts`` starts in the sandbox (the first start of a runtime, which also lists its
+  libraries with ``ldd`` once per process, is left out);
+- the bot process's peak resident memory (``VmHWM`` of the sandbox's pid 1, the bot) after
+  ``--games`` games of ``draw`` against ``random``, and its address space (``VmPeak``),
+  which RLIMIT_AS bounds;
+- the average time the referee charged it per move.
+
+Timings on a shared machine are noisy: compare the runtimes within one run.
+Needs the sandbox and every runtime: ``./run test`` installs them as root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from arena.engine.rules import find_rules
+from arena.match.newbot import write_starter_bot
+from arena.match.referee import ProcessPlayer, StrategyPlayer, TimeControl, play_match
+from arena.match.runtimes import RUNTIMES, runtime_missing
+from arena.match.sandbox import Sandbox, check_sandbox, process_slots
+
+ROOT = Path(__file__).resolve().parent.parent
+CLOCK = TimeControl()
+
+
+def _status(pid: int) -> dict[str, int]:
+    """The ``Vm*`` lines of a process's status, in KiB."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Vm"):
+            key, value = line.split(":", 1)
+            found[key] = int(value.split()[0])
+    return found
+
+
+def _descendants(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children] + [d for c in children for d in _descendants(int(c))]
+
+
+def cold_starts(path: Path, runtime: str, starts: int, slot: int) -> list[float]:
+    """Seconds from starting the bot to its handshake reply, ``starts + 1`` times, the
+    first left out."""
+    times = []
+    for _ in range(starts + 1):
+        player = ProcessPlayer(path, Sandbox(slot=slot), runtime)
+        began = time.perf_counter()
+        player.open(CLOCK)
+        times.append(time.perf_counter() - began)
+        player.close()
+    return times[1:]
+
+
+def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, float]:
+    """(peak RSS KiB, peak address space KiB, ms a move) of the bot after ``games`` games."""
+    player = ProcessPlayer(path, Sandbox(slot=slot), runtime)
+    seen: dict[str, int] = {}
+
+    class Watch(StrategyPlayer):
+        """The opponent, which reads the bot's memory at each game's end."""
+
+        def end(self, game: str, result: object) -> None:
+            proc = player._proc  # the sandbox's bwrap; the bot is its descendant
+            if proc is not None:
+                for pid in _descendants(proc.pid):
+                    status = _status(pid)
+                    for key in ("VmHWM", "VmPeak"):
+                        seen[key] = max(seen.get(key, 0), status.get(key, 0))
+
+    opponent = Watch("random")
+    list(play_match(find_rules("draw"), [player, opponent], games=games, seed=1))
+    per_move = player.seconds_spent / max(1, player.decisions) * 1000
+    return seen.get("VmHWM", 0), seen.get("VmPeak", 0), per_move
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--starts", type=int, default=10, help="cold starts to time (10)")
+    parser.add_argument("--games", type=int, default=20, help="games for the memory (20)")
+    args = parser.parse_args(argv)
+    problems = check_sandbox() + [
+        f"{r.name}: {p}" for r in RUNTIMES.values() if (p := runtime_missing(r))
+    ]
+    if problems:
+        print("cannot run: " + "; ".join(problems))
+        return 2
+    slot = process_slots()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
+        Path(directory).chmod(0o755)
+        js = Path(directory) / "starter.js"
+        write_starter_bot(js, "javascript")
+        js.chmod(0o644)
+        bots = {
+            "python": ROOT / "bots" / "greedy.py",
+            "python-numpy": ROOT / "bots" / "numpy_greedy.py",
+            "javascript": js,
+        }
+        print(f"{'runtime':<14} {'cold start ms (median, max)':>28} {'peak RSS MB':>12} "
+              f"{'address space MB':>17} {'ms a move':>10}")  # fmt: skip
+        for runtime, path in bots.items():
+            times = cold_starts(path, runtime, args.starts, slot)
+            rss, peak, per_move = memory(path, runtime, args.games, slot)
+            print(
+                f"{runtime:<14} {statistics.median(times) * 1000:>20.0f} "
+                f"{max(times) * 1000:>7.0f} {rss / 1024:>12.1f} {peak / 1024:>17.0f} "
+                f"{per_move:>10.3f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,214 @@
+"""The runtimes (arena/match/runtimes.py) in the real sandbox: python, python-numpy (the
+numpy environment bound read-only) and javascript (Node with the kit arena/match/botkit.js).
+A test that needs a runtime this machine lacks fails with the command that installs it."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.engine.events import Termination
+from arena.engine.rules import PRESETS, find_rules
+from arena.match.lineup import check_bot, make_players
+from arena.match.newbot import declared_name, write_starter_bot
+from arena.match.process import ProcessPlayer
+from arena.match.referee import GameOutcome, TimeControl, play_match
+from arena.match.runtimes import (
+    NUMPY_DIR_ENV,
+    RUNTIMES,
+    RuntimeMissing,
+    find_runtime,
+    runtime_for_upload,
+    runtime_missing,
+    runtime_of_file,
+    runtime_version,
+)
+from arena.match.sandbox import Limits, Sandbox, SandboxUnavailable
+from arena.match.verdicts import InfrastructureError
+from tests.paths import REFERENCE_BOTS, ZOO, own_slot
+
+
+@pytest.fixture(autouse=True, scope="module")
+def runtimes_installed() -> None:
+    missing = [f"{r.name}: {p}" for r in RUNTIMES.values() if (p := runtime_missing(r))]
+    if missing:
+        pytest.fail("runtimes unavailable: " + "; ".join(missing), pytrace=False)
+
+
+@pytest.fixture
+def readable() -> Iterator[Path]:
+    """A folder every user can read (the sandbox's uid reads the bots written there)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-runtimes-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o644)
+    return path
+
+
+def _play(path: Path, runtime: str | None = None, games: int = 2) -> list[GameOutcome]:
+    players = make_players([str(path), "random"], runtime=runtime)
+    return list(play_match(find_rules("draw"), players, games=games, seed=5))
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+
+def test_a_files_runtime_is_read_from_its_name() -> None:
+    assert [runtime_of_file(n) for n in ("a.py", "a.numpy.py", "a.js", "a.bot")] == [
+        RUNTIMES["python"], RUNTIMES["python-numpy"], RUNTIMES["javascript"], None
+    ]  # fmt: skip
+    assert runtime_for_upload("a.js", None).name == "javascript"
+    assert runtime_for_upload("a.py", None).name == "python"
+    assert runtime_for_upload("a.py", "python-numpy").name == "python-numpy"
+    with pytest.raises(RuntimeMissing, match=r"a\.js is not a \.py file: a python-numpy bot"):
+        runtime_for_upload("a.js", "python-numpy")
+    with pytest.raises(RuntimeMissing, match=r"a\.txt is not a \.py file nor a \.js file"):
+        runtime_for_upload("a.txt", None)
+    with pytest.raises(RuntimeMissing, match="no runtime 'cobol': the runtimes are python, "):
+        find_runtime("cobol")
+
+
+def test_a_javascript_bot_declares_its_name_as_a_python_bot_does() -> None:
+    assert declared_name('const NAME = "js-heavy";\nfunction play(o) {}\n') == "js-heavy"
+    assert declared_name('let NAME = "x"; // mine\n') == "x"
+    assert declared_name('NAME = "py"  # mine\n') == "py"
+    assert declared_name('const NAMES = "no";\n') is None
+
+
+def test_each_runtime_says_its_versions() -> None:
+    assert runtime_version("python").startswith("Python 3.")
+    assert runtime_version("python-numpy").endswith(", numpy 2.2.6")
+    assert runtime_version("javascript").startswith("Node.js 20.")
+
+
+def test_a_missing_numpy_environment_names_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    monkeypatch.setenv(NUMPY_DIR_ENV, str(readable / "nowhere"))
+    problem = runtime_missing(RUNTIMES["python-numpy"])
+    assert (
+        problem is not None and "pip install" in problem and "scripts/install-runtimes" in problem
+    )
+    bot = ProcessPlayer(REFERENCE_BOTS / "numpy_greedy.py", Sandbox(Limits(), own_slot(20)),
+                        "python-numpy")  # fmt: skip
+    with pytest.raises(InfrastructureError, match=r"numpy environment \S+ is missing"):
+        bot.open(TimeControl())
+    bot.close()
+    with pytest.raises(SandboxUnavailable, match="scripts/install-runtimes"):
+        Sandbox(Limits(), own_slot(21)).spawn(
+            {"/bot/b.py": REFERENCE_BOTS / "greedy.py"}, ["-I", "/bot/b.py"],
+            runtime="python-numpy",
+        )  # fmt: skip
+
+
+# --- python-numpy ---------------------------------------------------------------------------
+
+
+def test_the_numpy_sample_plays_every_preset_in_the_sandbox() -> None:
+    reports = list(check_bot(str(REFERENCE_BOTS / "numpy_greedy.py"), runtime="python-numpy"))
+    assert [name for name, _ in reports] == list(PRESETS)
+    report = reports[-1][1]
+    assert report.ok, [(n, o.verdict) for n, o in report.faults]
+    assert report.name == "numpy-greedy" and report.games == 2 * len(PRESETS)
+
+
+def test_numpy_is_only_there_under_python_numpy(readable: Path) -> None:
+    bot = _write(readable, "np.py", "import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n")
+    [outcome, _] = _play(bot)  # python: the standard library only
+    assert outcome.verdict is not None and outcome.verdict.termination is Termination.CRASH
+    assert "No module named 'numpy'" in outcome.verdict.message
+    assert all(o.verdict is None for o in _play(bot, "python-numpy"))
+
+
+def test_a_numpy_bot_computes_on_one_thread(readable: Path) -> None:
+    """OPENBLAS_NUM_THREADS=1 in the sandbox: a matrix product starts no thread."""
+    source = (
+        "import os, threading\nimport numpy as np\n\n"
+        "def play(o):\n"
+        "    a = np.ones((200, 200)) @ np.ones((200, 200))\n"
+        "    assert os.environ['OPENBLAS_NUM_THREADS'] == '1', os.environ\n"
+        "    threads = len(os.listdir('/proc/self/task'))\n"
+        "    assert threads == 1, threads\n"
+        "    return o.legal_moves[int(a[0, 0]) % len(o.legal_moves)]\n"
+    )
+    bot = _write(readable, "blas.py", source)
+    outcomes = _play(bot, "python-numpy")
+    assert [o.verdict for o in outcomes] == [None, None]
+
+
+# --- javascript -----------------------------------------------------------------------------
+
+
+def test_the_javascript_starter_and_a_class_bot_play_every_preset(readable: Path) -> None:
+    starter = readable / "starter.js"
+    write_starter_bot(starter, "javascript")
+    starter.chmod(0o644)
+    report = list(check_bot(str(starter)))[-1][1]
+    assert report.ok and report.name == "starter", report.faults
+    source = (
+        'const NAME = "counting";\n'
+        "class Bot {\n"
+        "  constructor() { this.moves = 0; }\n"
+        "  start(game) { this.seat = game.seat; }\n"
+        "  play(o) { this.moves += 1; return o.legal_moves[this.moves % o.legal_moves.length]; }\n"
+        "  end(result) {}\n"
+        "}\n"
+    )
+    report = list(check_bot(str(_write(readable, "klass.js", source))))[-1][1]
+    assert report.ok and report.name == "counting", report.faults
+
+
+def test_a_javascript_bot_s_faults_are_its_own(readable: Path) -> None:
+    """Its exceptions are crashes with the line, a move not offered is illegal, a load
+    error says what and where, and its console.log never reaches the protocol."""
+    throws = _write(readable, "throws.js", 'console.log("noise");\n\nfunction play(o) {\n'
+                    "  return o.nothing.here;\n}\n")  # fmt: skip
+    [first, _] = _play(throws)
+    assert first.verdict is not None and first.verdict.termination is Termination.CRASH
+    assert "TypeError" in first.verdict.message and "(line 4)" in first.verdict.message
+    illegal = _write(readable, "illegal.js", 'function play(o) { return "9-9L"; }\n')
+    [first, _] = _play(illegal)
+    assert first.verdict is not None and first.verdict.termination is Termination.ILLEGAL_MOVE
+    broken = _write(readable, "broken.js", "function play(o) { return ;; }}\n")
+    [first, _] = _play(broken)
+    assert first.verdict is not None and first.verdict.termination is Termination.CRASH
+    assert "failed at load: SyntaxError" in first.verdict.message
+    empty = _write(readable, "empty.js", "const x = 1;\n")
+    [first, _] = _play(empty)
+    assert first.verdict is not None
+    assert "defines neither a function play(observation) nor a class Bot" in first.verdict.message
+
+
+def test_a_javascript_program_speaks_the_protocol_itself_under_node() -> None:
+    """A .js file beginning with #! runs directly under the runtime's node (no kit), with
+    the javascript runtime's larger address space: the default 512 MB memory suffices."""
+    outcomes = _play(ZOO / "first.js")
+    assert [o.verdict for o in outcomes] == [None, None]
+
+
+def test_node_runs_within_the_memory_limit_plus_its_reservations(readable: Path) -> None:
+    """A bot that allocates far more than its memory limit is stopped (V8's heap cap or the
+    cgroup), its game forfeited; the referee is fine."""
+    source = (
+        "const hog = [];\n"
+        "function play(o) {\n"
+        "  for (let i = 0; i < 4000; i++) hog.push(new Array(1 << 20).fill(i));\n"
+        "  return o.legal_moves[0];\n"
+        "}\n"
+    )
+    hog = _write(readable, "hog.js", source)
+    players = make_players([str(hog), "random"], limits=Limits(memory_mb=256))
+    clock = TimeControl(move_seconds=5.0)
+    [first] = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=clock))
+    assert first.verdict is not None
+    assert first.verdict.termination in (Termination.CRASH, Termination.TIMEOUT)
