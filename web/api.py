@@ -251,6 +251,8 @@ class VersionModel(BaseModel):
     sha256: str
     created: str
     ratings: list[RatingModel]
+    #: python, python-numpy or javascript (arena.match.runtimes).
+    runtime: str
 
 
 class BotModel(BaseModel):
@@ -557,6 +559,7 @@ def api_bot(owner: str, name: str) -> BotModel:
         versions=[
             VersionModel(
                 version=v.version, sha256=v.sha256, created=v.created.isoformat(),
+                runtime=v.runtime,
                 ratings=[RatingModel(rules=r.rules, rating=round(r.rating, 1), low=round(r.low, 1),
                                      high=round(r.high, 1), games=r.games, rank=r.rank)
                          for r in v.ratings],

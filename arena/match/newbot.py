@@ -19,13 +19,18 @@ __all__ = ["STARTER_NAME", "declared_name", "starter_bot", "write_starter_bot"]
 #: What a starter bot's file may be called (its stem is the bot's name in its handshake).
 STARTER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
-#: A bot file's own name: ``NAME = "mybot"`` on a line of its own at the top level.
-_DECLARED = re.compile(r"""^NAME\s*=\s*(["'])([^"'\\\n]{1,64})\1\s*(?:#.*)?$""", re.MULTILINE)
+#: A bot file's own name: ``NAME = "mybot"`` on a line of its own at the top level (in
+#: JavaScript ``const NAME = "mybot";``).
+_DECLARED = re.compile(
+    r"""^(?:(?:const|let|var)\s+)?NAME\s*=\s*(["'])([^"'\\\n]{1,64})\1\s*;?\s*(?:(?:#|//).*)?$""",
+    re.MULTILINE,
+)
 
 
 def declared_name(source: str) -> str | None:
     """The name a bot file gives itself (``NAME = "mybot"`` at the top level, as the
-    tutorial says), or None. Read as text, never run or parsed: the file may be hostile."""
+    tutorial says; ``const NAME = "mybot";`` in JavaScript), or None. Read as text, never
+    run or parsed: the file may be hostile."""
     found = _DECLARED.findall(source)
     return found[-1][1] if found else None  # the last one, as when the file runs
 

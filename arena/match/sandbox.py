@@ -7,8 +7,9 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
   fixed environment (``SANDBOX_ENV``), no further user namespaces;
 - a minimal read-only filesystem: the bot's runtime only (its interpreter, the shared
   libraries it loads and, for Python, the standard library: :mod:`arena.match.runtime`;
-  never the rest of ``/usr``), the merged-usr ``/bin``, ``/lib``... links,
-  ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
+  for the ``python-numpy`` runtime also numpy's environment and the libraries it loads:
+  :mod:`arena.match.runtimes`; never the rest of ``/usr``), the merged-usr ``/bin``,
+  ``/lib``... links, ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
   (copied in read-only by bwrap from file descriptors, so no host path is ever
   shown), a size-capped private ``/tmp``, ``/proc`` and a minimal ``/dev``;
 - an unprivileged uid of its own per slot (``SLOT_UID_BASE + slot``): when the
@@ -17,8 +18,9 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
 - a seccomp filter (``DENIED_SYSCALLS`` fail with EPERM; so do ``fork``, ``vfork`` and a
   ``clone`` that is not a thread's or that asks for namespaces: a bot may start threads,
   never processes; ``clone3`` fails with ENOSYS so libc falls back to ``clone``);
-- resource limits (``Limits``) set before exec, and a per-slot memory cgroup
-  (v1 or v2) where the host lets us create one.
+- resource limits (``Limits``) set before exec (RLIMIT_AS raised by the runtime's
+  ``extra_address_mb`` for Node's reservations), and a per-slot memory cgroup (v1 or v2)
+  where the host lets us create one.
 
 One slot runs one bot process at a time (its uid, its cgroup and its process
 count are the slot's). Call ``Sandbox.kill`` on every process ``spawn`` returned,
@@ -800,5 +802,9 @@ def process_slots() -> int:
     pid = os.getpid()
     if pid not in _process_block:
         _process_block.clear()
-        _process_block[pid] = claim_slot_block()
+        first = _process_block[pid] = claim_slot_block()
+        # A process killed outright (SIGKILL) leaves its slots' memory cgroups behind, empty:
+        # the block's new owner removes them (one still holding processes is left alone).
+        for slot in range(first, first + SLOT_BLOCK):
+            _remove_cgroup(f"slot-{slot}")
     return _process_block[pid]

@@ -14,7 +14,7 @@ import pytest
 from arena.engine.events import Termination
 from arena.engine.rules import PRESETS, find_rules
 from arena.match.lineup import check_bot, make_players
-from arena.match.newbot import write_starter_bot
+from arena.match.newbot import declared_name, write_starter_bot
 from arena.match.process import ProcessPlayer
 from arena.match.referee import GameOutcome, TimeControl, play_match
 from arena.match.runtimes import (
@@ -76,6 +76,13 @@ def test_a_files_runtime_is_read_from_its_name() -> None:
         runtime_for_upload("a.txt", None)
     with pytest.raises(RuntimeMissing, match="no runtime 'cobol': the runtimes are python, "):
         find_runtime("cobol")
+
+
+def test_a_javascript_bot_declares_its_name_as_a_python_bot_does() -> None:
+    assert declared_name('const NAME = "js-heavy";\nfunction play(o) {}\n') == "js-heavy"
+    assert declared_name('let NAME = "x"; // mine\n') == "x"
+    assert declared_name('NAME = "py"  # mine\n') == "py"
+    assert declared_name('const NAMES = "no";\n') is None
 
 
 def test_each_runtime_says_its_versions() -> None:

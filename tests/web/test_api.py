@@ -433,6 +433,9 @@ def test_an_upload_names_its_runtime_and_a_wrong_one_is_a_json_error(
     assert js.status_code == 202 and js.get_json()["runtime"] == "javascript"
     status = client.get(f"/api/v1/uploads/{js.get_json()['id']}", headers=_bearer(token))
     assert status.get_json()["runtime"] == "javascript"
+    assert check_upload(store, js.get_json()["id"]) == "accepted"  # as the worker does
+    bot = client.get("/api/v1/bots/ada/first", headers=_bearer(token)).get_json()
+    assert [v["runtime"] for v in bot["versions"]] == ["javascript"]
     for name, runtime, message in (
         (
             "np.py",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from arena.match.runtimes import RUNTIMES, runtime_missing
 from arena.service.accounts import create_account, password_hasher
 from arena.service.matches import Config
 from arena.service.uploads import receive_upload, upload_view
@@ -50,6 +51,9 @@ def _placements_done(running: Service, names: list[str]) -> bool:
 def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
     service: Service,  # noqa: F811
 ) -> None:
+    missing = [f"{r.name}: {p}" for r in RUNTIMES.values() if (p := runtime_missing(r))]
+    if missing:
+        pytest.fail("runtimes unavailable: " + "; ".join(missing), pytrace=False)
     service.worker("--concurrency", "2", steady=True)
     store = service.store()
     try:
