@@ -31,6 +31,7 @@ from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
     UploadView,
+    form_runtime,
     receive_upload,
     upload_view,
 )
@@ -66,7 +67,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         return render_template("upload.html", **context)
     file = request.files.get("source")
     if file is None or not file.filename:
-        flash("Choose a .py file to upload.")
+        flash("Choose a .py or .js file to upload.")
         return render_template("upload.html", **context), 400
     context["name"] = request.form.get("name", "").strip() or PurePath(file.filename).stem
     filename, data = read_file(file)
@@ -78,7 +79,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
             filename,
             data,
             request.form.get("name", ""),
-            _form_runtime(filename, request.form.get("runtime", "")),
+            form_runtime(filename, request.form.get("runtime", "")),
         )
     except (PermissionDenied, NotFound):
         raise
@@ -87,14 +88,6 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         flash(message[:1].upper() + message[1:])
         return render_template("upload.html", **context), 400
     return redirect(url_for("bots.upload_page", upload_id=view.id))
-
-
-def _form_runtime(filename: str, runtime: str) -> str | None:
-    """The runtime the form asks for: a ``.js`` file is JavaScript whatever the select says
-    (it lists the Python runtimes first); else the select's choice (None: by the suffix)."""
-    if filename.endswith(".js") and runtime in ("", DEFAULT_RUNTIME):
-        return None
-    return runtime or None
 
 
 def _upload_or_404(upload_id: int) -> UploadView:

@@ -30,6 +30,7 @@ from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
 from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.permissions import allowed
+from arena.service.uploads import form_runtime
 from arena.service.views import RatingChart
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
@@ -299,14 +300,6 @@ def _sentence(exc: Exception) -> str:
     return sentence(str(exc))
 
 
-def _entry_runtime(filename: str, runtime: str) -> str | None:
-    """The runtime the entry form asks for (None: by the file's suffix, which a ``.js`` file
-    always is when the select names a Python runtime)."""
-    if not runtime or (filename.endswith(".js") and runtime.startswith("python")):
-        return None
-    return runtime
-
-
 def _id(digits: str) -> int:
     """A form's id (digits): 0, which names nothing, when longer than any id (Python
     reads at most 4300 digits; the service refuses ids past the database's)."""
@@ -336,7 +329,7 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
                 filename,
                 data,
                 request.form.get("bot_name", "").strip(),
-                runtime=_entry_runtime(filename, request.form.get("runtime", "")),
+                runtime=form_runtime(filename, request.form.get("runtime", "")),
             )
             flash(
                 f"Received {filename}: it is checked in the sandbox, then plays on the "

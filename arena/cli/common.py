@@ -218,7 +218,7 @@ memory_option = click.option(
     type=click.IntRange(64, 65536),
     default=512,
     show_default=True,
-    help="A sandboxed bot's memory, MB (a javascript bot's address space gets 2 GB more).",
+    help="A sandboxed bot's memory, MB (a javascript bot's address space gets 1 GB more).",
 )
 
 #: ``--runtime``: what a bot file runs under (arena.match.runtimes); default: by its name.

@@ -22,10 +22,12 @@ The numpy environment is a ``pip install --target`` of numpy's wheel for Debian'
 and the Dockerfile, at :data:`NUMPY_DEFAULT_DIR` or where ``ARENA_NUMPY_DIR`` says
 (:func:`numpy_install_command`).
 
-Node's V8 reserves about 0.9 GB of address space before running a line, so the
-``javascript`` runtime's RLIMIT_AS is the memory limit plus :data:`BotRuntime.extra_address_mb`,
-V8's heap is capped below the memory limit (``--max-old-space-size``), and the per-slot
-memory cgroup (where the host has one) still bounds what the bot really uses.
+Node's V8 reserves about 0.8 GB of address space before running a line, so the
+``javascript`` runtime's RLIMIT_AS is the memory limit plus :data:`BotRuntime.extra_address_mb`
+(1 GB: node with a worker thread starts under 64 MB + 1 GB), V8's heap is capped below the
+memory limit (``--max-old-space-size``), and the per-slot memory cgroup (where the host has
+one) bounds what the bot really uses. Without a cgroup (rlimits only) a JavaScript bot's
+buffers, which V8's heap cap does not count, may use up to that extra gigabyte as well.
 
 A stored version's runtime travels with its file on a worker: the file is named
 ``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``), and :func:`runtime_of_file`
@@ -109,14 +111,16 @@ class BotRuntime:
     def argv(self, kit: str, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` under the kit at ``kit`` (inside
         paths), for a sandbox of ``memory_mb``."""
-        heap = [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
         path = ["--path", numpy_dir()] if self.packages else []
-        return [*self.arguments, *heap, kit, *path, bot]
+        return [*self.arguments, *self._heap(memory_mb), kit, *path, bot]
 
     def program_argv(self, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` as a program speaking the protocol."""
-        heap = [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
-        return [*self.arguments, *heap, bot]
+        return [*self.arguments, *self._heap(memory_mb), bot]
+
+    def _heap(self, memory_mb: int) -> list[str]:
+        """The heap cap flag, three quarters of ``memory_mb`` (at least 16 MB), if any."""
+        return [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
 
 
 #: Every runtime, by name: the one place they are declared.
@@ -152,7 +156,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             # One thread for V8's platform work: a bot's CPU is its own, and each thread
             # reserves address space.
             arguments=("--single-threaded", "--max-semi-space-size=8"),
-            extra_address_mb=2048,
+            extra_address_mb=1024,
             heap_flag="--max-old-space-size=",
         ),
     )
@@ -227,6 +231,13 @@ def runtime_missing(runtime: BotRuntime) -> str | None:
         return f"{runtime.interpreter} is missing: apt-get install {package}"
     if runtime.packages and not (Path(numpy_dir()) / "numpy" / "__init__.py").is_file():
         return f"the numpy environment {numpy_dir()} is missing: {numpy_install_command()}"
+    if runtime.packages and any(
+        Path(p).is_relative_to("/tmp") for p in (numpy_dir(), os.path.realpath(numpy_dir()))
+    ):
+        return (
+            f"the numpy environment {numpy_dir()} is under /tmp, which the sandbox replaces "
+            f"with its own: set {NUMPY_DIR_ENV} to a directory elsewhere"
+        )
     return None
 
 
@@ -234,15 +245,16 @@ def host_paths(runtime: BotRuntime) -> Runtime:
     """What ``runtime`` needs from the host: its interpreter's runtime and, with packages,
     the environment's directory and the host libraries its extension modules load."""
     paths = bot_runtime(runtime.interpreter)
-    if runtime.packages:
+    if runtime.packages and os.path.isdir(numpy_dir()):
+        # (a missing environment is never cached: one installed later is bound at once)
         paths |= _environment(numpy_dir())
     return paths
 
 
 @functools.cache
 def _environment(directory: str) -> Runtime:
-    if not os.path.isdir(directory):
-        return Runtime(frozenset())
+    """The environment ``directory`` (bound whole) and the host libraries outside it that
+    its extension modules load."""
     root = os.path.realpath(directory)
     modules = [str(p) for p in Path(root).rglob("*.so*") if p.is_file()]
     libraries = frozenset().union(*(shared_libraries(m) for m in modules))

@@ -472,6 +472,7 @@ def enter_with_upload(
     # sending it in between still finds the entry when the check (a sandboxed run of a
     # second or more) ends and settles it.
     upload_id = create_upload(store, account.id, bot, filename, source, chosen)
+    _check_upload_runtime(store, row, upload_id)
     entry_id = stored.add_entry(
         store, row.id, account.id, upload_id=upload_id, daily_limit=row.daily_submissions,
         now=now,
@@ -512,6 +513,24 @@ def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> s
             f"{', '.join(offered)}."
         )
     return chosen
+
+
+def _check_upload_runtime(store: Store, row: CompetitionRow, upload_id: int) -> None:
+    """Refuse an upload settled at once (``already``) by a stored version of a runtime the
+    competition does not offer (the same source stored before under another runtime keeps
+    it).
+
+    Raises:
+        CompetitionError: naming the version, its runtime and those offered.
+    """
+    view = upload_view(store, upload_id)
+    offered = list(row.settings.get("runtimes") or ["python"])
+    if view is not None and view.status == "already" and view.runtime not in offered:
+        raise CompetitionError(
+            f"{row.name} takes bots in {', '.join(offered)}: this source is already version "
+            f"{view.version} of your bot {view.bot}, a {view.runtime} bot (a version's runtime "
+            "never changes); enter it as another bot."
+        )
 
 
 def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:

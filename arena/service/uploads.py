@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import os
 import tempfile
 from dataclasses import dataclass
@@ -27,7 +28,12 @@ from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.newbot import declared_name
 from arena.match.referee import TimeControl
-from arena.match.runtimes import DEFAULT_RUNTIME, find_runtime, runtime_for_upload
+from arena.match.runtimes import (
+    DEFAULT_RUNTIME,
+    find_runtime,
+    runtime_for_upload,
+    runtime_missing,
+)
 from arena.service.accounts import Account
 from arena.service.matches import Config, keep_alive
 from arena.service.permissions import Actor, require
@@ -62,6 +68,7 @@ __all__ = [
     "claim_upload",
     "create_placement",
     "create_upload",
+    "form_runtime",
     "mark_sent",
     "placement_name",
     "receive_upload",
@@ -72,6 +79,8 @@ __all__ = [
     "upload_runtime",
     "upload_view",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: The largest bot file accepted (bytes): a strategy, not a library.
 MAX_SOURCE_BYTES = 256 * 1024
@@ -94,6 +103,16 @@ def upload_runtime(filename: str, runtime: str | None = None) -> str:
         return runtime_for_upload(filename, runtime or None).name
     except ArenaError as exc:
         raise UploadError(str(exc)) from None
+
+
+def form_runtime(filename: str, runtime: str) -> str | None:
+    """The runtime an upload form's select asks for, for a file named ``filename``: None (by
+    the file's suffix) when the select is empty, or names a Python runtime for a ``.js`` file
+    (the select lists the Python runtimes first: a JavaScript file is JavaScript whatever it
+    says); else the select's choice, checked later (:func:`upload_runtime`)."""
+    if not runtime or (filename.endswith(".js") and runtime.startswith("python")):
+        return None
+    return runtime
 
 
 def screen_source(filename: str, data: bytes, runtime: str | None = None) -> str:
@@ -282,6 +301,15 @@ def check_upload(
     source, bot_name, filename = upload.source, upload.bot_name, upload.filename
     if not claim_upload(store, upload_id, lease_seconds=config.lease_seconds):
         return "checking"
+    missing = runtime_missing(find_runtime(upload.runtime))
+    if missing is not None:  # an operator's matter, said at once rather than retried forever
+        logger.error("upload %d: runtime %s missing here: %s", upload_id, upload.runtime, missing)
+        message = (
+            f"Not checked: this server cannot run {upload.runtime} bots yet (its operator "
+            f"must install the runtime: {missing}). Upload it again once it is installed."
+        )
+        finish_upload(store, upload_id, "rejected", {}, message, None)
+        return "rejected"
 
     def renew() -> bool:
         return renew_upload(store, upload_id, lease_seconds=config.lease_seconds)

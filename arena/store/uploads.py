@@ -45,22 +45,32 @@ def insert_upload(
 ) -> int:
     """Store an upload of ``source`` (its sha256 ``digest``, to run under ``runtime``) for the
     owner's bot ``bot_name``; return its id. It is ``pending``, or ``already`` (finished now,
-    with the version) when the bot has a version with this very source: one transaction."""
+    with the version) when the bot has a version with this very source: one transaction.
+    An ``already`` upload takes that version's runtime, which stays what it was; if it is
+    not ``runtime``, the upload's message says so."""
     with store.write() as session:
-        existing = session.scalar(
-            select(BotVersion.id)
+        existing = session.execute(
+            select(BotVersion.id, BotVersion.version, BotVersion.runtime)
             .join(Bot, Bot.id == BotVersion.bot_id)
             .where(Bot.owner_id == owner_id, Bot.name == bot_name, BotVersion.sha256 == digest)
-        )
+        ).first()
+        message = None
+        if existing is not None and existing.runtime != runtime:
+            message = (
+                f"This source is already version {existing.version}, a {existing.runtime} bot: "
+                f"it stays {existing.runtime} (a version's runtime never changes; to run it "
+                f"under {runtime}, upload it as another bot)."
+            )
         upload = Upload(
             owner_id=owner_id,
             bot_name=bot_name,
             filename=filename[:200],
             source=source,
             sha256=digest,
-            runtime=runtime,
+            runtime=runtime if existing is None else existing.runtime,
             status="pending" if existing is None else "already",
-            bot_version_id=existing,
+            message=message,
+            bot_version_id=None if existing is None else existing.id,
             finished=None if existing is None else datetime.now(UTC),
         )
         session.add(upload)

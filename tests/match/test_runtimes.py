@@ -4,6 +4,7 @@ A test that needs a runtime this machine lacks fails with the command that insta
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -13,15 +14,18 @@ import pytest
 
 from arena.engine.events import Termination
 from arena.engine.rules import PRESETS, find_rules
+from arena.match import sandbox as sandbox_module
 from arena.match.lineup import check_bot, make_players
 from arena.match.newbot import declared_name, write_starter_bot
 from arena.match.process import ProcessPlayer
 from arena.match.referee import GameOutcome, TimeControl, play_match
 from arena.match.runtimes import (
+    NUMPY_DEFAULT_DIR,
     NUMPY_DIR_ENV,
     RUNTIMES,
     RuntimeMissing,
     find_runtime,
+    host_paths,
     runtime_for_upload,
     runtime_missing,
     runtime_of_file,
@@ -109,6 +113,46 @@ def test_a_missing_numpy_environment_names_the_install_command(
             {"/bot/b.py": REFERENCE_BOTS / "greedy.py"}, ["-I", "/bot/b.py"],
             runtime="python-numpy",
         )  # fmt: skip
+
+
+def test_a_numpy_environment_installed_later_is_bound_at_once(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    """host_paths never caches a missing environment: one installed while a worker runs is
+    bound by its next numpy bot (before, the empty answer was kept for the process's life:
+    numpy bots crashed on "No module named 'numpy'", their uploads rejected)."""
+    # (not under /tmp: the sandbox's own /tmp hides anything there)
+    later = Path(tempfile.mkdtemp(prefix="arena-numpy-", dir="/var/tmp")) / "later"
+    later.parent.chmod(0o755)
+    monkeypatch.setenv(NUMPY_DIR_ENV, str(later))
+    assert str(later) not in host_paths(RUNTIMES["python-numpy"]).directories
+    later.symlink_to(numpy_dir_default())
+    assert str(later) in host_paths(RUNTIMES["python-numpy"]).directories
+    bot = _write(readable, "np.py", "import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n")
+    try:
+        outcomes = _play(bot, "python-numpy", games=1)
+    finally:
+        shutil.rmtree(later.parent)
+    assert [o.verdict for o in outcomes] == [None]
+
+
+def test_a_numpy_environment_under_tmp_is_refused_in_a_sentence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sandbox's /tmp is its own: an environment there would be hidden (every numpy bot
+    crashing on "No module named 'numpy'"), so the runtime says it is missing, and why."""
+    under_tmp = Path(tempfile.mkdtemp(prefix="arena-numpy-", dir="/tmp"))
+    (under_tmp / "numpy").symlink_to(Path(NUMPY_DEFAULT_DIR) / "numpy")
+    monkeypatch.setenv(NUMPY_DIR_ENV, str(under_tmp))
+    try:
+        problem = runtime_missing(RUNTIMES["python-numpy"])
+    finally:
+        shutil.rmtree(under_tmp)
+    assert f"{under_tmp} is under /tmp, which the sandbox replaces" in str(problem)
+
+
+def numpy_dir_default() -> Path:
+    return Path(NUMPY_DEFAULT_DIR)
 
 
 # --- python-numpy ---------------------------------------------------------------------------
@@ -206,9 +250,39 @@ def test_node_runs_within_the_memory_limit_plus_its_reservations(readable: Path)
         "  return o.legal_moves[0];\n"
         "}\n"
     )
-    hog = _write(readable, "hog.js", source)
-    players = make_players([str(hog), "random"], limits=Limits(memory_mb=256))
-    clock = TimeControl(move_seconds=5.0)
-    [first] = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=clock))
+    first, _ = _hog_game(_write(readable, "hog.js", source), 256)
     assert first.verdict is not None
     assert first.verdict.termination in (Termination.CRASH, Termination.TIMEOUT)
+
+
+def test_without_a_memory_cgroup_a_javascript_bot_stays_within_a_gigabyte_over_its_limit(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    """Where the host offers no memory cgroup (rlimits only), a bot's buffers (which V8's heap
+    cap does not count) stop at its address space: the memory limit + 1 GB (it was + 2 GB:
+    1.84 GB of buffers under a 512 MB limit)."""
+    monkeypatch.setattr(sandbox_module, "_cgroup_kind", lambda: None)
+    source = (
+        'const fs = require("fs");\n'
+        "const hog = [];\n"
+        "function play(o) {\n"
+        "  for (let i = 1; i <= 20; i++) {\n"
+        "    hog.push(Buffer.alloc(100 << 20, 1));\n"
+        "    fs.writeSync(2, `held ${i * 100} MB\\n`);\n"
+        "  }\n"
+        "  return o.legal_moves[0];\n"
+        "}\n"
+    )
+    first, stderr = _hog_game(_write(readable, "buffers.js", source), 128)
+    assert first.verdict is not None and first.verdict.seat == 0
+    held = [int(m) for m in re.findall(r"held (\d+) MB", stderr)]
+    assert held and max(held) < 128 + 1024, max(held)
+
+
+def _hog_game(bot: Path, memory_mb: int) -> tuple[GameOutcome, str]:
+    """One game of ``bot`` (seat 0) against random under ``memory_mb``, 5 s a move: its
+    outcome and the bot's stderr."""
+    players = make_players([str(bot), "random"], limits=Limits(memory_mb=memory_mb))
+    clock = TimeControl(move_seconds=5.0)
+    [first] = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=clock))
+    return first, players[0].stderr_tail()

@@ -206,6 +206,25 @@ def test_an_entry_runs_under_a_runtime_the_competition_offers(
     assert comp.enter_with_version(store, alice, "open", stored.id).status == "active"
 
 
+def test_a_source_stored_under_another_runtime_is_no_entry_where_that_one_is_not_offered(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    """The same source uploaded before under python-numpy is "already" that version, which
+    keeps its runtime: a python-only competition refuses it in a sentence (before, the
+    entry was settled at once with the python-numpy version)."""
+    comp.create_competition(store, OPERATOR, _new())  # python only
+    alice = _account(actors, "alice")
+    store.add_bot_version("alice", "g", GREEDY.decode(), {}, "python-numpy")
+    with pytest.raises(
+        CompetitionError,
+        match=r"cup takes bots in python: this source is already version 1 of your bot g, a "
+        r"python-numpy bot \(a version's runtime never changes\); enter it as another bot\.",
+    ):
+        comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY, "g", runtime="python")
+    entry = comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY, "other")
+    assert entry.status == "pending"
+
+
 def test_an_upload_entry_is_checked_then_active_with_no_placement(
     store: Store, actors: Actors, celery: Celery
 ) -> None:

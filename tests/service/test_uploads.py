@@ -133,3 +133,25 @@ def test_a_placement_seats_the_version_ids_it_has(
             for version, label in zip(match.seats, match.labels or [], strict=True)
         }
     assert seated == {(mine, "ada.mine"), *opponents.items()}
+
+
+def test_an_upload_of_a_runtime_not_installed_is_rejected_in_a_sentence(
+    store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A fresh machine whose numpy download failed: a python-numpy upload is rejected at
+    once, saying what the operator must install, never retried forever as "pending"; the
+    source is kept with the upload."""
+    monkeypatch.setenv("ARENA_NUMPY_DIR", str(tmp_path / "nowhere"))
+    ada = _owner(store, "ada")
+    source = (REFERENCE_BOTS / "numpy_greedy.py").read_text()
+    upload = create_upload(store, ada, "np", "np.py", source, "python-numpy")
+    assert check_upload(store, upload) == "rejected"
+    view = upload_view(store, upload)
+    assert view is not None and view.version is None and view.message is not None
+    assert view.message.startswith(
+        "Not checked: this server cannot run python-numpy bots yet (its operator must install "
+        f"the runtime: the numpy environment {tmp_path / 'nowhere'} is missing: "
+    )
+    with store.read() as session:
+        stored = session.get(Upload, upload)
+        assert stored is not None and stored.source == source

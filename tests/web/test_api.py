@@ -5,6 +5,7 @@ own OpenAPI document by schemathesis: no 5xx, every status documented."""
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -450,3 +451,40 @@ def test_an_upload_names_its_runtime_and_a_wrong_one_is_a_json_error(
         assert message in refused.get_json()["error"]["message"]
     with store.read() as session:
         assert session.scalar(select(func.count()).select_from(Upload)) == 2
+
+
+def test_hostile_runtime_fields_are_json_sentences_and_store_nothing(
+    app: Flask, store: Store
+) -> None:
+    """Whatever ``runtime`` holds (wrong case, huge, twice, a name of a suffix) or the file
+    is called (``x.numpy.py``, ``x.py.js``, no suffix), the answer is JSON: a 400 with a
+    sentence, or a 202 under the runtime the file's suffix or the field names."""
+    token = create_token(store, _account_id(store, "ada"), "ci", ["read", "upload"])
+    client = app.test_client()
+
+    def send(name: str, runtime: Any) -> Any:
+        form: dict[str, Any] = {"source": (io.BytesIO(b"def play(o):\n    pass\n"), name)}
+        if runtime is not None:
+            form["runtime"] = runtime
+        return client.post(
+            "/api/v1/bots", data=form, headers=_bearer(token), content_type="multipart/form-data"
+        )
+
+    for name, runtime, message in (
+        ("a.py", "Python", "no runtime 'Python': the runtimes are python, python-numpy"),
+        ("a.py", "x" * 5000, "runtime"),
+        ("a.py", ".py", "no runtime '.py'"),
+        ("a.py", "javascript", "a.py is not a .js file: a javascript bot is one .js file."),
+        ("a", None, "a is not a .py file nor a .js file"),
+        ("a.py.js", "python", "a.py.js is not a .py file: a python bot is one .py file."),
+    ):
+        refused = send(name, runtime)
+        assert refused.status_code in (400, 422), (name, runtime, refused.get_data())
+        assert message in json.dumps(refused.get_json()), (name, refused.get_json())
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(Upload)) == 0
+    twice = send("b.py", ["javascript", "python"])  # the field given twice: no string
+    assert twice.status_code == 422
+    assert twice.get_json()["error"]["message"] == "runtime: Input should be a valid string"
+    numpy_name = send("c.numpy.py", None)  # a name is no runtime: python by its suffix
+    assert numpy_name.status_code == 202 and numpy_name.get_json()["runtime"] == "python"

@@ -214,12 +214,58 @@ def test_the_upload_form_offers_each_runtime_and_the_bot_page_shows_it(
     status, _ = _upload(ada, "first.js", (ZOO / "first.js").read_bytes(), name="js")
     assert status == 302 and check_upload(store, 2) == "accepted"
     assert "runtime javascript (Node.js 20." in ada.get("/bots/ada/js").get_data(as_text=True)
+    # whichever Python runtime the select names (as the form and the entry form say)
     form = {
         "csrf_token": csrf_token(ada, "/upload"), "runtime": "python-numpy",
         "source": (io.BytesIO(b"function play(o) {}\n"), "x.js"),
     }  # fmt: skip
+    assert ada.post("/upload", data=form, content_type="multipart/form-data").status_code == 302
+    with store.read() as session:
+        assert session.scalar(select(Upload.runtime).where(Upload.id == 3)) == "javascript"
+    form = {
+        "csrf_token": csrf_token(ada, "/upload"), "runtime": "javascript",
+        "source": (io.BytesIO(b"def play(o):\n    pass\n"), "x.py"),
+    }  # fmt: skip
     refused = ada.post("/upload", data=form, content_type="multipart/form-data")
     assert refused.status_code == 400
-    assert "X.js is not a .py file: a python-numpy bot is one .py file." in refused.get_data(
+    assert "X.py is not a .js file: a javascript bot is one .js file." in refused.get_data(
         as_text=True
     )
+
+
+def _upload_as(client: FlaskClient, filename: str, data: bytes, runtime: str) -> tuple[int, str]:
+    import io
+
+    form = {
+        "csrf_token": csrf_token(client, "/upload"), "name": "same", "runtime": runtime,
+        "source": (io.BytesIO(data), filename),
+    }  # fmt: skip
+    reply = client.post("/upload", data=form, content_type="multipart/form-data")
+    return reply.status_code, reply.headers.get("Location", "") or reply.get_data(as_text=True)
+
+
+def test_a_source_stored_under_one_runtime_keeps_it_and_the_page_says_so(
+    app: Flask, store: Store
+) -> None:
+    """The same source uploaded again under another runtime is "already" its version, which
+    keeps its first runtime: the upload is shown under that runtime, with a sentence."""
+    ada = logged_in(app, "ada")
+    assert _upload_as(ada, "greedy.py", GREEDY, "python")[0] == 302
+    assert check_upload(store, 1) == "accepted"
+    status, location = _upload_as(ada, "greedy.py", GREEDY, "python-numpy")
+    assert status == 302 and location == "/uploads/2"
+    page = ada.get(location).get_data(as_text=True)
+    assert "runtime python ·" in page and "already stored" in page
+    assert (
+        "This source is already version 1, a python bot: it stays python (a version&#39;s "
+        "runtime never changes; to run it under python-numpy, upload it as another bot)."
+    ) in page
+    # hostile selects: a sentence each, nothing stored
+    for runtime, sentence in (
+        ("Python", "No runtime &#39;Python&#39;: the runtimes are python, python-numpy"),
+        ("<b>" * 3000, "No runtime &#39;&lt;b&gt;&lt;b&gt;"),
+    ):
+        refused, text = _upload_as(ada, "other.py", b"def play(o):\n    pass\n", runtime)
+        assert refused == 400 and sentence in text
+        assert "<b><b>" not in text
+    assert _uploads(store) == 2
