@@ -10,15 +10,20 @@ Prints, from one run:
   of ``--starts`` starts, in the sandbox and as a plain subprocess of the same
   interpreter (Debian's ``/usr/bin/python3``);
 - the games per second of a match between two ``bots/random.py`` bots, each in
-  its own sandboxed process (batched protocol, 64 games at once), and between
-  the same two bots loaded in this process; and the ratio;
+  its own sandboxed process (batched protocol, the referee's ``GAMES_IN_FLIGHT`` games
+  at once), and between the same two bots loaded in this process; and the ratio;
 - the measure that matters: moves per second of that sandboxed match against the
   engine's own random play (``Game`` with a random legal move, in this process), in
-  the same run (goal: at least 0.25);
+  the same run (goal: at least 0.25): the match's play, from the bots' handshake on
+  (their start-up is the first line's, paid once a match), and with start-up; and
+  the CPU time a move costs the referee and the bots against the engine's (a loaded
+  machine stretches wall-clock time, not CPU time: with every core busy the wall
+  ratio is at most engine / (referee + bots));
 - ``arena compare bots/greedy.py bots/random.py`` against ``arena play`` of the same
   two bot files, games per second of each command (run as a user runs it, start-up
   included; the test's bounds set so that it plays all ``--compare-games``), goal
-  at least 0.8.
+  at least 0.8; and ``arena compare --statistic game`` (no luck-of-the-draw rollouts:
+  what the default margin statistic costs).
 
 Needs the sandbox (bubblewrap, libseccomp): ``./run test`` installs them as root.
 """
@@ -31,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena import Game, find_rules
@@ -95,29 +101,56 @@ def games_per_second(players: list[Player], games: int, rules: str) -> float:
 
 def engine_moves_per_second(games: int, rules: str) -> float:
     """Decisions per second of the engine playing random legal moves by itself."""
+    return engine_speed(games, rules)[0]
+
+
+def engine_speed(games: int, rules: str) -> tuple[float, float]:
+    """(decisions per second, CPU seconds a decision) of the engine playing random legal
+    moves by itself."""
     rng = random.Random(1)
     moves = 0
+    cpu = time.process_time()
     began = time.perf_counter()
     for seed in range(games):
         game = Game(find_rules(rules), 2, seed=seed)
         while not game.is_terminal():
             game.apply(rng.choice(game.legal_moves()))
             moves += 1
-    return moves / (time.perf_counter() - began)
+    return moves / (time.perf_counter() - began), (time.process_time() - cpu) / moves
 
 
-def sandboxed_moves_per_second(games: int, rules: str) -> float:
+@dataclass(frozen=True)
+class MatchSpeed:
+    """A sandboxed match's speed: moves a second of its play (from the handshakes on) and
+    with its bots' start-up, and the CPU seconds a move cost the referee and the bots."""
+
+    play: float
+    with_startup: float
+    referee_cpu: float
+    bots_cpu: float
+
+
+def sandboxed_moves_per_second(games: int, rules: str) -> MatchSpeed:
     """Decisions per second of a match between two sandboxed random bots."""
     first = process_slots()
     players = [
         ProcessPlayer(RANDOM_BOT, Sandbox(slot=first)),
         ProcessPlayer(RANDOM_BOT, Sandbox(slot=first + 1)),
     ]
+    cpu = time.process_time()
     began = time.perf_counter()
     for _ in play_match(find_rules(rules), list[Player](players), games=games, seed=1):
         pass
     seconds = time.perf_counter() - began
-    return sum(player.decisions for player in players) / seconds
+    cpu = time.process_time() - cpu
+    moves = sum(player.decisions for player in players)
+    startup = sum(player.startup_seconds for player in players)  # opened one after the other
+    return MatchSpeed(
+        play=moves / (seconds - startup),
+        with_startup=moves / seconds,
+        referee_cpu=cpu / moves,
+        bots_cpu=sum(player.seconds_spent for player in players) / moves,
+    )
 
 
 def command_games_per_second(args: list[str], games: int) -> float:
@@ -131,20 +164,21 @@ def command_games_per_second(args: list[str], games: int) -> float:
     return games / seconds
 
 
-def compare_against_play(games: int, rules: str) -> tuple[float, float]:
-    """(``arena compare``, ``arena play``) games per second, greedy against random."""
+def compare_against_play(games: int, rules: str) -> tuple[float, float, float]:
+    """(``arena compare``, ``arena play``, ``arena compare --statistic game``) games per
+    second, greedy against random."""
     bots = [str(GREEDY_BOT), str(RANDOM_BOT)]
     # elo1 so close to elo0, with alpha = beta = 0.001, that the test plays every game
     sprt = ["--elo0", "0", "--elo1", "2", "--alpha", "0.001", "--beta", "0.001"]
-    compare = command_games_per_second(
-        ["compare", *bots, "--rules", rules, "--seed", "1", "--max-games", str(games), *sprt],
-        games,
-    )
+    compare_args = ["compare", *bots, "--rules", rules, "--seed", "1"]
+    compare_args += ["--max-games", str(games), *sprt]
+    compare = command_games_per_second(compare_args, games)
     play = command_games_per_second(
         ["play", "--rules", rules, "--seed", "1", "--bots", ",".join(bots), "--games", str(games)],
         games,
     )
-    return compare, play
+    game_test = command_games_per_second([*compare_args, "--statistic", "game"], games)
+    return compare, play, game_test
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,19 +221,33 @@ def main(argv: list[str] | None = None) -> int:
         f"in-process {in_process:,.0f} games/s"
     )
     print(f"ratio sandboxed/in-process: {sandbox_rate / in_process:.2f}")
-    engine = engine_moves_per_second(args.games, args.rules)
-    boxed_moves = sandboxed_moves_per_second(args.games, args.rules)
+    engine, engine_cpu = engine_speed(args.games, args.rules)
+    speed = sandboxed_moves_per_second(args.games, args.rules)
     print(
-        f"{args.rules}, moves per second: sandboxed match of 2 random bots {boxed_moves:,.0f}, "
-        f"the engine's own random play {engine:,.0f}"
+        f"{args.rules}, moves per second: sandboxed match of 2 random bots {speed.play:,.0f} "
+        f"({speed.with_startup:,.0f} with the bots' start-up), the engine's own random play "
+        f"{engine:,.0f}"
     )
-    print(f"ratio sandboxed match/engine: {boxed_moves / engine:.3f} (goal >= 0.25)")
-    compare, play = compare_against_play(args.compare_games, args.rules)
+    print(
+        f"ratio sandboxed match/engine: {speed.play / engine:.3f} (goal >= 0.25; "
+        f"{speed.with_startup / engine:.3f} with start-up)"
+    )
+    print(
+        f"CPU a move: referee {speed.referee_cpu * 1e6:.1f} us, bots {speed.bots_cpu * 1e6:.1f} "
+        f"us, engine alone {engine_cpu * 1e6:.1f} us; engine/(referee + bots) "
+        f"{engine_cpu / (speed.referee_cpu + speed.bots_cpu):.3f}, engine/referee "
+        f"{engine_cpu / speed.referee_cpu:.3f}"
+    )
+    compare, play, game_test = compare_against_play(args.compare_games, args.rules)
     print(
         f"{args.rules}, greedy against random, {args.compare_games} games: arena compare "
-        f"{compare:,.0f} games/s, arena play {play:,.0f} games/s"
+        f"{compare:,.0f} games/s, arena play {play:,.0f} games/s, arena compare --statistic "
+        f"game {game_test:,.0f} games/s"
     )
-    print(f"ratio compare/play: {compare / play:.2f} (goal >= 0.8)")
+    print(
+        f"ratio compare/play: {compare / play:.2f} (goal >= 0.8); with --statistic game "
+        f"{game_test / play:.2f}"
+    )
     return 0
 
 

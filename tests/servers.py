@@ -169,11 +169,14 @@ class Worker:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def stop_workers(workers: Sequence[Worker], grace: float = 3.0) -> None:
-    """What a test's teardown does with its workers: a warm shutdown of all of them at once
-    (SIGTERM to each main process), then, after ``grace`` seconds, SIGKILL to whatever is
-    left (a worker in the middle of a long match would otherwise hold the teardown until
-    :meth:`Worker.stop`'s 15 s run out, worker after worker)."""
+def stop_workers(workers: Sequence[Worker], grace: float = 0.0) -> None:
+    """What a test's teardown does with its workers: SIGTERM to each main process, then,
+    after ``grace`` seconds (none by default), SIGKILL to whatever is left, pool and bots.
+
+    The test is over: nothing needs the warm shutdown (a test that does calls
+    :meth:`Worker.stop`), and an idle worker's takes 2-8 s (Celery's loop notices the
+    signal at its next 2 s drain timeout, then joins its pool's threads and its timer):
+    a 3 s grace ran out at nearly every teardown, 3 s of every worker test."""
     for worker in workers:
         if worker.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):

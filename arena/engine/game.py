@@ -122,6 +122,14 @@ class Game:
         """Protocol v2's request for ``seat``: see :meth:`arena.engine.round.Round.delta`."""
         return self.round.delta(seat, since)
 
+    def wire(self, seat: int, since: int, start: bool) -> dict[str, Any]:
+        """Protocol v3's request for ``seat``: see :meth:`arena.engine.round.Round.wire`."""
+        return self.round.wire(seat, since, start)
+
+    def wire_json(self, seat: int, since: int, start: bool) -> tuple[str, int]:
+        """:meth:`wire` as JSON text: see :meth:`arena.engine.round.Round.wire_json`."""
+        return self.round.wire_json(seat, since, start)
+
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move; start the next round when this one ends.
 

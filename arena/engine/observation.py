@@ -17,7 +17,7 @@ from arena.engine.tiles import Move, Tile
 if TYPE_CHECKING:
     from arena.engine.rules import Rules
 
-__all__ = ["Observation"]
+__all__ = ["Observation", "event_notation", "event_to_dict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +94,49 @@ class Observation:
             history_from=since, events=[event_to_dict(e) for e in self.history[since:]]
         )
 
+    def to_wire(self, since: int, start: bool) -> dict[str, Any]:
+        """The protocol v3 form (docs/protocol.md): the history's events from index ``since``
+        on in event notation (:func:`event_notation`), the legal moves, and with ``start``
+        the round's state as it began (``round``: what the bot folds the events into).
+
+        The round's start is worked out here backwards from this observation and its
+        history (the engine's :meth:`arena.engine.round.Round.wire` keeps it instead): the
+        two must agree, which ``tests/match/test_protocol.py`` checks."""
+        out: dict[str, Any] = {
+            "events": [event_notation(e) for e in self.history[since:]],
+            "legal_moves": [str(m) for m in self.legal_moves],
+        }
+        if start:
+            out["round"] = self._round_start()
+        return out
+
+    def _round_start(self) -> dict[str, Any]:
+        """This seat's view of the round's state before its first event."""
+        hand = set(self.hand)
+        sizes = list(self.hand_sizes)
+        scores = list(self.scores)
+        draws = 0
+        for event in self.history:
+            if isinstance(event, Play):
+                sizes[event.seat] += 1
+                if event.seat == self.seat:
+                    hand.add(event.move.tile)
+                scores[event.seat % 2 if self.teams else event.seat] -= event.points
+            elif isinstance(event, Draw):
+                sizes[event.seat] -= 1
+                draws += 1
+                if event.tile is not None:
+                    hand.discard(event.tile)
+        return {
+            "number": self.round,
+            "leader": self.leader,
+            "hand": [str(t) for t in sorted(hand, key=lambda t: t.id)],
+            "hand_sizes": sizes,
+            "boneyard_size": self.boneyard_size + draws,
+            "drawable": self.drawable + draws if self.rules.draws else 0,
+            "scores": scores,
+        }
+
     def _fields(self, **extra: Any) -> dict[str, Any]:
         """The JSON fields every form has, and ``extra``."""
         return {
@@ -113,6 +156,19 @@ class Observation:
             "legal_moves": [str(m) for m in self.legal_moves],
             **extra,
         }
+
+
+def event_notation(event: Event) -> str:
+    """Return an event's notation (protocol v3): ``"play 0 6-4L"`` (with `` 2`` after
+    it when a ``muggins`` play scored 2), ``"draw 1 6-4"`` (``"draw 1"`` when the tile is
+    hidden), ``"pass 0"``."""
+    if isinstance(event, Play):
+        text = f"play {event.seat} {event.move}"
+        return f"{text} {event.points}" if event.points else text
+    if isinstance(event, Draw):
+        return f"draw {event.seat}" if event.tile is None else f"draw {event.seat} {event.tile}"
+    assert isinstance(event, Pass)
+    return f"pass {event.seat}"
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -12,6 +12,7 @@ hot path allocates nothing but the event it records.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from typing import Any
 from arena.engine.deal import Deal, deal_from_ids, lead_draw_winner, shuffle_ids
 from arena.engine.events import Draw, Event, Pass, Play, RoundResult, Termination
 from arena.engine.observation import Observation
-from arena.engine.rules import GameEnd, InPlay, Rules, Scoring
+from arena.engine.rules import MAX_PLAYERS, GameEnd, InPlay, Rules, Scoring
 from arena.engine.tiles import (
     MAX_PIP_LIMIT,
     MOVE_TEXT,
@@ -150,8 +151,12 @@ class Round:
         "_right_tile",
         "_scores",
         "_seat",
+        "_seen",
         "_seen_json",
         "_sides",
+        "_start_hands",
+        "_start_scores",
+        "_wire",
         "leader",
         "number",
         "rules",
@@ -235,6 +240,13 @@ class Round:
         self._line_seen = 0
         #: Per seat: the JSON form of each event as that seat sees it (made by :meth:`delta`).
         self._seen_json: list[list[dict[str, Any]]] = []
+        #: Per seat: each event's notation as that seat sees it, as a JSON string (made by
+        #: :meth:`wire` and :meth:`wire_json`).
+        self._wire: list[list[str]] = []  # (made at the first request: rollouts make none)
+        #: Per seat: the events as that seat sees them (made by :meth:`observation`).
+        self._seen: list[list[Event]] = []
+        self._start_hands = tuple(hands)
+        self._start_scores = tuple(self._scores)
         self._result: RoundResult | None = None
         self.leader, self._legal = self._lead(lead_draw)
         self._seat = self.leader
@@ -313,6 +325,10 @@ class Round:
     @property
     def events(self) -> list[Event]:
         """Everything that happened so far, in order: plays, draws (with the tile), passes."""
+        return self._logged()[:]
+
+    def _logged(self) -> list[Event]:
+        """The events so far, kept up to date from the log's new entries (not a copy)."""
         events, log = self._events, self._log
         for entry in log[len(events) :]:
             if len(entry) == 3:
@@ -321,7 +337,20 @@ class Round:
                 events.append(Draw(entry[0], TILES[entry[1]]))
             else:
                 events.append(Pass(entry[0]))
-        return events[:]
+        return events
+
+    def _history(self, seat: int) -> tuple[Event, ...]:
+        """The events as ``seat`` sees them (others' draws without the tile), kept up to
+        date from the new events only: an observation is asked for at every move."""
+        events = self._logged()
+        if not self._seen:
+            self._seen = [[] for _ in range(self._players)]
+        seen = self._seen[seat]
+        for event in events[len(seen) :]:
+            seen.append(
+                Draw(event.seat, None) if type(event) is Draw and event.seat != seat else event
+            )
+        return tuple(seen)
 
     @property
     def line(self) -> tuple[tuple[int, int], ...]:
@@ -362,9 +391,7 @@ class Round:
 
     def observation(self, seat: int) -> Observation:
         """Return what ``seat`` may know now: see :class:`arena.engine.observation.Observation`."""
-        history = tuple(
-            Draw(e.seat, None) if type(e) is Draw and e.seat != seat else e for e in self.events
-        )
+        history = self._history(seat)
         to_move = self._seat if self._result is None else None
         return Observation(
             seat=seat,
@@ -432,6 +459,79 @@ class Round:
             "legal_moves": [MOVE_TEXT[m.index] for m in self._legal] if to_move == seat else [],
             "history_from": since,
             "events": seen[since:],
+        }
+
+    def wire(self, seat: int, since: int, start: bool) -> dict[str, Any]:
+        """Protocol v3's request for ``seat`` (docs/protocol.md): the round's events from
+        ``since`` on in event notation (``"play 0 6-4L"``, ``"draw 1"``, ``"pass 0"``), the
+        legal moves, and with ``start`` the round's state when it began (``"round"``), from
+        which the bot's kit folds the events into the observation. :meth:`wire_json` is
+        the same request as JSON text."""
+        request: dict[str, Any] = {
+            "events": [text[1:-1] for text in self._seen_wire(seat)[since:]],
+            "legal_moves": self._legal_wire(seat)[1],
+        }
+        if start:
+            request["round"] = self._start(seat)
+        return request
+
+    def wire_json(self, seat: int, since: int, start: bool) -> tuple[str, int]:
+        """:meth:`wire`'s request as the members of a JSON object (its text without the
+        braces, for the caller to add the game's id), and the round's events so far (the
+        next request's ``since``). Made of strings made once, the events' from the log
+        entry that just happened, the legal moves' for each tuple of moves the engine hands
+        out: a request is a few joins, not an encoding."""
+        seen = self._seen_wire(seat)
+        text = f'"events":[{",".join(seen[since:])}],"legal_moves":{self._legal_wire(seat)[0]}'
+        if start:
+            text += ',"round":' + _encode(self._start(seat))
+        return text, len(seen)
+
+    def _seen_wire(self, seat: int) -> list[str]:
+        """Each event's notation as ``seat`` sees it, as a JSON string, made once."""
+        if not self._wire:
+            self._wire = [[] for _ in range(self._players)]
+        seen = self._wire[seat]
+        log = self._log
+        if len(seen) < len(log):
+            for entry in log[len(seen) :]:
+                if len(entry) == 3:
+                    text = _PLAY_WIRE[entry[0]][entry[1].index]
+                    seen.append(f'{text[:-1]} {entry[2]}"' if entry[2] else text)
+                elif len(entry) == 2:
+                    who = entry[0]
+                    seen.append(_DRAW_WIRE[who][entry[1]] if who == seat else _HIDDEN_WIRE[who])
+                else:
+                    seen.append(_PASS_WIRE[entry[0]])
+        return seen
+
+    def _legal_wire(self, seat: int) -> tuple[str, list[str]]:
+        """``seat``'s legal moves (none unless it is to move): their JSON text and their
+        notations, made once for each tuple of moves the engine hands out."""
+        if self._result is not None or self._seat != seat:
+            return _NO_MOVES
+        moves = self._legal
+        cached = _LEGAL_WIRE.get(id(moves))
+        if cached is not None and cached[0] is moves:
+            return cached[1]
+        notations = [MOVE_TEXT[m.index] for m in moves]
+        made = (_encode(notations), notations)
+        if len(_LEGAL_WIRE) >= _MOVES_CACHE_SIZE:
+            _LEGAL_WIRE.clear()
+        _LEGAL_WIRE[id(moves)] = (moves, made)
+        return made
+
+    def _start(self, seat: int) -> dict[str, Any]:
+        """The round's state as it began, as ``seat`` sees it (v3's ``"round"``)."""
+        hands = self._start_hands
+        return {
+            "number": self.number,
+            "leader": self.leader,
+            "hand": [TILE_TEXT[t] for t in _ids_of(hands[seat])],
+            "hand_sizes": [h.bit_count() for h in hands],
+            "boneyard_size": len(self._boneyard),
+            "drawable": self._draw_end if self._draw_limit else 0,
+            "scores": list(self._start_scores),
         }
 
     # --- the state machine ------------------------------------------------------
@@ -662,6 +762,14 @@ _MOVES_CACHE: dict[int, tuple[Move, ...]] = {}
 _MOVES_CACHE_SIZE = 1 << 17  # about 20 MB at most; double-six games use under 70,000
 
 
+#: The JSON text and notations of a tuple of legal moves, by the tuple's id (the entry holds
+#: the tuple, so its id is not reused while cached): the moves cache hands out the same
+#: tuples again and again.
+_LEGAL_WIRE: dict[int, tuple[tuple[Move, ...], tuple[str, list[str]]]] = {}
+_NO_MOVES: tuple[str, list[str]] = ("[]", [])
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
 def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
     moves = []
     playable = on_left | on_right
@@ -674,6 +782,16 @@ def _list_moves(on_left: int, on_right: int) -> tuple[Move, ...]:
             moves.append(tile_moves[2])
         playable ^= bit
     return tuple(moves)
+
+
+#: Event notation (protocol v3) as JSON strings, made once: _PLAY_WIRE[seat][move.index] is
+#: ``"play SEAT MOVE"``; _DRAW_WIRE[seat][tile id] a draw seen by the drawer,
+#: _HIDDEN_WIRE[seat] one seen by the others; _PASS_WIRE[seat] a pass.
+_SEATS = range(MAX_PLAYERS)
+_PLAY_WIRE = [tuple(f'"play {seat} {text}"' for text in MOVE_TEXT) for seat in _SEATS]
+_DRAW_WIRE = [tuple(f'"draw {seat} {text}"' for text in TILE_TEXT) for seat in _SEATS]
+_HIDDEN_WIRE = [f'"draw {seat}"' for seat in _SEATS]
+_PASS_WIRE = [f'"pass {seat}"' for seat in _SEATS]
 
 
 def _ids_of(mask: int) -> list[int]:

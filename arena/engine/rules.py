@@ -26,6 +26,7 @@ from arena.engine.tiles import MAX_PIP_LIMIT, set_size, tile_set
 from arena.errors import ParseError, RulesError
 
 __all__ = [
+    "MAX_PLAYERS",
     "PRESETS",
     "GameEnd",
     "InPlay",
@@ -87,7 +88,8 @@ PRESET_OVERRIDES = ("max_pip", "target", "best_of", "draw_limit")
 
 _E = TypeVar("_E", bound=enum.Enum)
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
-_MAX_PLAYERS = 9
+#: The most seats a rule set may have.
+MAX_PLAYERS = 9
 _MAX_TARGET = 100_000
 
 
@@ -358,7 +360,7 @@ def _players(params: Mapping[str, Any]) -> tuple[int, ...]:
         raw = [raw]
     if not isinstance(raw, list | tuple) or not raw:
         raise RulesError(f"players must be a non-empty list of player counts, not {raw!r}")
-    counts = [_int({"players": n}, "players", 2, _MAX_PLAYERS) for n in raw]
+    counts = [_int({"players": n}, "players", 2, MAX_PLAYERS) for n in raw]
     if len(set(counts)) != len(counts):
         raise RulesError(f"players lists a count twice: {raw!r}")
     return tuple(sorted(counts))

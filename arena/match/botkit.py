@@ -28,6 +28,8 @@ See ``docs/writing-a-bot.md`` and ``docs/protocol.md``.
 
 from __future__ import annotations
 
+import bisect
+import collections
 import importlib.util
 import json
 import os
@@ -55,7 +57,7 @@ __all__ = [
     "serve",
 ]
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # The protocol's own references, bound when the kit is imported, before the bot is loaded:
 # a bot shares this interpreter, and one that patches json (json.loads = ...) must break
@@ -319,8 +321,11 @@ class BotRunner:
         if callable(start):
             start(info)
 
-    def choose(self, game: str, observation: Observation) -> str:
-        """Ask the game's bot for a move; return its notation.
+    def choose(
+        self, game: str, observation: Observation, given: Sequence[str] | None = None
+    ) -> str:
+        """Ask the game's bot for a move; return its notation (``given``: the legal moves'
+        notations as the request gave them, in order, returned as they are).
 
         Raises:
             BotError: the answer is not one of ``observation.legal_moves``.
@@ -329,6 +334,10 @@ class BotRunner:
         if bot is None:  # a request for a game never started: start it now
             raise BotError(f"no game {game!r} was started")
         answer = bot.play(observation)
+        if given is not None:  # the kit's own Move from legal_moves: its notation as given
+            for move, text in zip(observation.legal_moves, given, strict=True):
+                if move is answer:
+                    return text
         return _notation(answer, observation.legal_moves)
 
     def end(self, game: str, result: dict[str, Any]) -> None:
@@ -418,21 +427,31 @@ def serve(runner: BotRunner, stdin: TextIO, stdout: TextIO) -> int:
 
 def _messages(stdin: TextIO) -> Iterator[dict[str, Any]]:
     for line in stdin:
-        if line.strip():
+        if not line.isspace():  # (no copy of a long line, as strip() makes)
             yield _loads(line)
 
 
 class GameView:
-    """One game as this bot has seen it over protocol v2: the rule set from ``start`` and
-    the round's history so far, to which each request's new events are added."""
+    """One game as this bot has seen it: over protocol v2 the rule set from ``start`` and the
+    round's history so far, to which each request's new events are added; over v3 also
+    the round's state, kept up to date by folding in each new event (nothing is rebuilt
+    from the history at a decision)."""
 
     def __init__(self, info: GameInfo) -> None:
         self.info = info
         self.round = -1
         self.history: list[Event] = []
+        self._side = info.seat % 2 if info.teams else info.seat
+        self._leader = 0
+        self._hand: list[Tile] = []
+        self._line: collections.deque[tuple[int, int]] = collections.deque()
+        self._left = self._right = -1
+        self._sizes: list[int] = []
+        self._boneyard = self._drawable = 0
+        self._scores: list[int] = []
 
     def observe(self, delta: dict[str, Any]) -> Observation:
-        """The full observation a delta stands for (the same as v1's ``observation``)."""
+        """The full observation a v2 delta stands for (the same as v1's ``observation``)."""
         if delta["round"] != self.round or delta["history_from"] == 0:
             self.round, self.history = delta["round"], []
         if delta["history_from"] != len(self.history):
@@ -443,13 +462,132 @@ class GameView:
         info = self.info
         return Observation.from_fields(delta, info.rules, info.params, tuple(self.history))
 
+    def fold(self, request: dict[str, Any]) -> Observation:
+        """The full observation a v3 request stands for: a new round's state (``round``)
+        if there is one, then each new event folded in (the same as v1's ``observation``).
+
+        Raises:
+            ValueError: an event in a notation the kit does not know, or one that does not
+                fit the round (a tile played that this seat does not hold).
+        """
+        start = request.get("round")
+        if start is not None:
+            self._begin(start)
+        history = self.history
+        seat = self.info.seat
+        for text in request["events"]:
+            event = _WIRE_EVENTS.get(text) or _wire_event(text)
+            history.append(event)
+            kind = type(event)
+            if kind is Play:
+                self._play(event)  # type: ignore[arg-type]
+            elif kind is Draw:
+                who = event.seat
+                self._sizes[who] += 1
+                self._boneyard -= 1
+                self._drawable -= 1
+                if who == seat and event.tile is not None:  # type: ignore[union-attr]
+                    bisect.insort(self._hand, event.tile)  # type: ignore[union-attr]
+        info = self.info
+        # Made without the frozen __init__ (a setattr per field is half the kit's cost here):
+        # the same fields, so the same value, equal and printed alike.
+        observation = _new_observation(Observation)
+        _set_fields(
+            observation,
+            "__dict__",
+            {
+                "seat": seat,
+                "players": info.players,
+                "teams": info.teams,
+                "rules": info.rules,
+                "params": info.params,
+                "round": self.round,
+                "leader": self._leader,
+                "hand": tuple(self._hand),
+                "line": tuple(self._line),
+                "ends": None if self._left < 0 else (self._left, self._right),
+                "hand_sizes": tuple(self._sizes),
+                "boneyard_size": self._boneyard,
+                "drawable": self._drawable,
+                "scores": tuple(self._scores),
+                "history": tuple(history),
+                "legal_moves": tuple(map(Move.parse, request["legal_moves"])),
+            },
+        )
+        return observation
+
+    def _begin(self, start: dict[str, Any]) -> None:
+        """A new round, from its state as it began."""
+        self.round = start["number"]
+        self._leader = start["leader"]
+        self._hand = [Tile.parse(text) for text in start["hand"]]
+        self._hand.sort()
+        self._sizes = list(start["hand_sizes"])
+        self._boneyard = start["boneyard_size"]
+        self._drawable = start["drawable"]
+        self._scores = list(start["scores"])
+        self._line = collections.deque()
+        self._left = self._right = -1
+        self.history = []
+
+    def _play(self, event: Play) -> None:
+        who = event.seat
+        tile, end = event.move
+        if end is None:
+            self._left, self._right = tile.high, tile.low
+            self._line.append((tile.high, tile.low))
+        elif end == "L":
+            old = self._left
+            self._left = tile.other(old)
+            self._line.appendleft((self._left, old))
+        else:
+            old = self._right
+            self._right = tile.other(old)
+            self._line.append((old, self._right))
+        self._sizes[who] -= 1
+        if who == self.info.seat:
+            self._hand.remove(tile)
+        if event.points:
+            info = self.info
+            self._scores[who % 2 if info.teams else who] += event.points
+
+
+_new_observation = object.__new__
+_set_fields = object.__setattr__
+
+#: Parsed event notations (protocol v3): a match repeats the same few hundred.
+_WIRE_EVENTS: dict[str, Event] = {}
+
+
+def _wire_event(text: str) -> Event:
+    """Parse an event's notation: ``"play 0 6-4L"`` (``"play 0 5-0R 1"`` with points),
+    ``"draw 1"``, ``"draw 0 6-4"``, ``"pass 1"``.
+
+    Raises:
+        ValueError: not an event's notation.
+    """
+    parts = text.split(" ")
+    kind, seat = parts[0], int(parts[1]) if len(parts) > 1 else -1
+    event: Event
+    if kind == "play" and len(parts) in (3, 4) and seat >= 0:
+        event = Play(seat, Move.parse(parts[2]), int(parts[3]) if len(parts) == 4 else 0)
+    elif kind == "draw" and len(parts) in (2, 3) and seat >= 0:
+        event = Draw(seat, Tile.parse(parts[2]) if len(parts) == 3 else None)
+    elif kind == "pass" and len(parts) == 2 and seat >= 0:
+        event = Pass(seat)
+    else:
+        raise ValueError(f"not an event: {text!r}")
+    if len(_WIRE_EVENTS) < _CACHE_LIMIT:
+        _WIRE_EVENTS[text] = event
+    return event
+
 
 def _handle(
     runner: BotRunner, kind: object, message: dict[str, Any], views: dict[str, GameView]
 ) -> dict[str, Any] | None:
     if kind == "hello":
         offered = message.get("max_protocol", message.get("protocol", 1))
-        protocol = PROTOCOL_VERSION if isinstance(offered, int) and offered >= 2 else 1
+        protocol = max(1, min(offered, PROTOCOL_VERSION)) if isinstance(offered, int) else 1
         return {"type": "hello", "protocol": protocol, "bot": runner.name}
     if kind == "start":
         info = GameInfo(
@@ -486,12 +624,16 @@ def _act(
     runner: BotRunner, request: dict[str, Any], views: dict[str, GameView]
 ) -> str | dict[str, str]:
     game = request["game"]
-    if "delta" in request:
+    given: list[str] | None = None
+    if "events" in request:
+        observation = views[game].fold(request)
+        given = request["legal_moves"]
+    elif "delta" in request:
         observation = views[game].observe(request["delta"])
     else:
         observation = Observation.from_dict(request["observation"])
     try:
-        return runner.choose(game, observation)
+        return runner.choose(game, observation, given)
     except BotError as exc:
         return {"error": "illegal", "message": str(exc)}
     except Exception as exc:  # the bot's own code raised: its crash

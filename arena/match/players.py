@@ -28,29 +28,36 @@ logger = logging.getLogger(__name__)
 
 class Request:
     """One game's question to the seat to move, in whichever form its player needs: the
-    whole :class:`Observation`, or protocol v2's delta (built straight from the engine's
-    state, never through an Observation: a match asks this at every move)."""
+    whole :class:`Observation`, protocol v2's delta or v3's events (built straight from the
+    engine's state, never through an Observation: a match asks this at every move)."""
 
-    __slots__ = ("_game", "game", "seat")
+    __slots__ = ("_round", "game", "round", "seat")
 
     def __init__(self, game: str, state: Game, seat: int) -> None:
         #: The game's id in the match.
         self.game = game
         self.seat = seat
-        self._game = state
-
-    @property
-    def round(self) -> int:
-        """The number of the round being played."""
-        return self._game.round.number
+        self._round = state.round
+        #: The number of the round being played.
+        self.round = self._round.number
 
     def observation(self) -> Observation:
         """What the seat may know now."""
-        return self._game.observation(self.seat)
+        return self._round.observation(self.seat)
 
     def delta(self, since: int) -> dict[str, Any]:
         """Protocol v2's request: the round's events from ``since`` on, and the rest."""
-        return self._game.delta(self.seat, since)
+        return self._round.delta(self.seat, since)
+
+    def wire(self, since: int, start: bool) -> dict[str, Any]:
+        """Protocol v3's request: the round's events from ``since`` on in notation, the
+        legal moves, and with ``start`` the round's state as it began."""
+        return self._round.wire(self.seat, since, start)
+
+    def wire_json(self, since: int, start: bool) -> tuple[str, int]:
+        """:meth:`wire` as the members of a JSON object (without the game's id), and the
+        round's events so far."""
+        return self._round.wire_json(self.seat, since, start)
 
 
 class Player(Protocol):
@@ -181,12 +188,15 @@ class InProcessPlayer:
             self._times.append(time.process_time() - started)
 
     def _choose(self, request: Request) -> Answer:
-        # As over protocol v2: the bot kit keeps the round's view, from deltas.
+        # As over protocol v3: the bot kit keeps the round's view, folding in new events.
         assert self._runner is not None
         view = self._views[request.game]
-        since = len(view.history) if view.round == request.round else 0
+        start = view.round != request.round
+        item = request.wire(0 if start else len(view.history), start)
         try:
-            return Move.parse(self._runner.choose(request.game, view.observe(request.delta(since))))
+            observation = view.fold(item)
+            answer = self._runner.choose(request.game, observation, item["legal_moves"])
+            return Move.parse(answer)
         except botkit.BotError as exc:
             return BotFaultError(Termination.ILLEGAL_MOVE, str(exc))
         except Exception as exc:  # the bot's own code raised: its crash

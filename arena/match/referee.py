@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from arena.engine.events import Play, Termination
 from arena.engine.game import Game
 from arena.engine.rules import Rules
+from arena.errors import IllegalMoveError
 from arena.match.play import game_seeds
 from arena.match.players import InProcessPlayer, Player, Request, StrategyPlayer
 from arena.match.process import Launcher, PlainLauncher, ProcessPlayer
@@ -41,8 +42,9 @@ from arena.match.warm import KeptPlayer
 
 #: Games of a match played at once: every bot gets all its pending decisions in one message,
 #: so more games in flight mean fewer round trips per decision (64 against 16: about 40%
-#: more moves a second for trivial sandboxed bots, benchmarks/sandbox.py).
-GAMES_IN_FLIGHT = 64
+#: more moves a second for trivial sandboxed bots; 256 against 64 about 2.5x on a loaded
+#: 2-core machine, where every round trip waits for the scheduler: benchmarks/sandbox.py).
+GAMES_IN_FLIGHT = 256
 
 __all__ = [
     "BotFaultError",
@@ -148,13 +150,17 @@ def _play(
     waiting = collections.deque(enumerate(seeds))
     live: list[_Live] = []
     while waiting or live:
-        while waiting and len(live) < concurrency:
+        begun: list[_Live] = []  # (a branch may begin past the round it stops after)
+        while waiting and len(live) + len(begun) < concurrency:
             index, game_seed = waiting.popleft()
             game = None if start is None else start[index]
-            live.append(_begin(rules, players, index, game_seed, teams, clock, broken, game))
-        _decide([e for e in live if not _stopped(e.game, until_round)], players, clock, broken)
-        for entry in [e for e in live if _stopped(e.game, until_round)]:
-            live.remove(entry)
+            entry = _begin(rules, players, index, game_seed, teams, clock, broken, game)
+            (begun if _stopped(entry.game, until_round) else live).append(entry)
+        _decide(live, players, clock, broken)  # every game in ``live`` goes on
+        stopped = [e for e in live if _stopped(e.game, until_round)]
+        if stopped:
+            live = [e for e in live if not _stopped(e.game, until_round)]
+        for entry in stopped + begun:
             _finish(entry, players)
             yield GameOutcome(entry.index, entry.game, entry.verdict, entry.times)
 
@@ -239,20 +245,25 @@ def _collect(
         return
     # Built-in strategies are the arena's own code, not timed: 0 s charged means nothing.
     timed = not isinstance(player, StrategyPlayer)
+    move_seconds, wall_seconds = clock.move_seconds, clock.wall_seconds
     for entry, answer, spent, waited in zip(
         entries, answers, player.charged(), player.waited(), strict=True
     ):
+        spent, waited = max(0.0, spent), max(0.0, waited)
         # Every decision asked for, the faulting one included (the last of its game).
-        entry.times.append((max(0.0, spent), max(0.0, waited)) if timed else None)
-        entry.banks[seat] -= max(0.0, spent - clock.move_seconds)
-        entry.wall_banks[seat] -= max(0.0, waited - clock.wall_seconds)
-        if entry.banks[seat] < 0:
+        entry.times.append((spent, waited) if timed else None)
+        banks, wall_banks = entry.banks, entry.wall_banks
+        if spent > move_seconds:
+            banks[seat] -= spent - move_seconds
+        if waited > wall_seconds:
+            wall_banks[seat] -= waited - wall_seconds
+        if banks[seat] < 0:
             answer = BotFaultError(
                 Termination.TIMEOUT,
                 f"used {spent:.2f} s for one move with the time bank spent "
                 f"({clock.move_seconds} s a move, {clock.bank_seconds} s bank)",
             )
-        elif entry.wall_banks[seat] < 0:
+        elif wall_banks[seat] < 0:
             answer = BotFaultError(
                 Termination.TIMEOUT,
                 f"took {waited:.2f} s of wall-clock time for one move with the wall bank "
@@ -260,7 +271,10 @@ def _collect(
             )
         if isinstance(answer, BotFaultError):
             _forfeit(entry, seat, answer, player)
-        elif answer not in entry.game.legal_moves():
+            continue
+        try:  # the engine checks the move against the legal moves it keeps (nothing changes)
+            entry.game.apply(answer)
+        except IllegalMoveError:
             legal = ", ".join(map(str, entry.game.legal_moves()))
             _forfeit(
                 entry,
@@ -268,8 +282,6 @@ def _collect(
                 BotFaultError(Termination.ILLEGAL_MOVE, f"played {answer}; legal: {legal}"),
                 player,
             )
-        else:
-            entry.game.apply(answer)
 
 
 def _forfeit(entry: _Live, seat: int, fault: BotFaultError, player: Player) -> None:

@@ -802,5 +802,9 @@ def process_slots() -> int:
     pid = os.getpid()
     if pid not in _process_block:
         _process_block.clear()
-        _process_block[pid] = claim_slot_block()
+        first = _process_block[pid] = claim_slot_block()
+        # A process killed outright (SIGKILL) leaves its slots' memory cgroups behind, empty:
+        # the block's new owner removes them (one still holding processes is left alone).
+        for slot in range(first, first + SLOT_BLOCK):
+            _remove_cgroup(f"slot-{slot}")
     return _process_block[pid]

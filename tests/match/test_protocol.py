@@ -1,80 +1,169 @@
-"""Protocol v2 (docs/protocol.md): the bot sees exactly the observation of v1, rebuilt from
-deltas; v1 bots keep working."""
+"""Protocols v2 and v3 (docs/protocol.md): the bot sees exactly the observation of v1,
+rebuilt from deltas (v2) or folded from events into the round's start (v3); v1 and v2 bots
+keep working."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.engine.events import Play
 from arena.engine.game import Game
 from arena.engine.rules import PRESETS
 from arena.match import botkit
 from arena.match.lineup import make_players, release_kept_players
 from arena.match.process import PlainLauncher, ProcessPlayer
-from arena.match.referee import GameOutcome, Player, StrategyPlayer, TimeControl, play_match
+from arena.match.referee import (
+    GameOutcome,
+    InProcessPlayer,
+    Player,
+    TimeControl,
+    play_match,
+)
 from arena.match.warm import KeptPlayer
 from tests.engine.test_conformance import CONFIGS
 from tests.paths import REFERENCE_BOTS, ZOO
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}-{c[1]}{'t' if c[2] else ''}")
-def test_deltas_rebuild_the_full_observation_at_every_decision(
+def test_deltas_and_events_rebuild_the_full_observation_at_every_decision(
     config: tuple[str, int, bool],
 ) -> None:
-    """For seeded games of every preset and table, each seat's view rebuilt from the
-    deltas it is sent (``Game.delta``, built from the engine's state) equals the v1
-    observation, field by field, at each of its decisions (the deltas' safety net); the
-    delta's JSON is exactly ``Observation.to_delta``'s."""
+    """For seeded games of every preset and table, each seat's view rebuilt from what it is
+    sent equals the v1 observation, field by field, at each of its decisions: from v2's
+    deltas (``Game.delta``) and from v3's events folded into the round's start
+    (``Game.wire``, and ``Game.wire_json``'s text that ``ProcessPlayer`` sends, counting
+    what it sent as it does), both built from the engine's state; their JSON is exactly
+    what ``Observation.to_delta`` and ``Observation.to_wire`` (which works the round's
+    start out backwards) give."""
     name, players, teams = config
     rules = PRESETS[name]
     for seed in range(3):
         game = Game(rules, players, teams=teams, seed=seed)
         rng = random.Random(seed)
-        views = {
-            seat: botkit.GameView(
-                botkit.GameInfo("g", seat, players, teams, rules.name, rules.params())
-            )
+        infos = [
+            botkit.GameInfo("g", seat, players, teams, rules.name, rules.params())
             for seat in range(players)
-        }
+        ]
+        views = [botkit.GameView(info) for info in infos]
+        folds = [botkit.GameView(info) for info in infos]
         sent: dict[int, tuple[int, int]] = {}
         while not game.is_terminal():
             seat = game.seat
             assert seat is not None
             observation = game.observation(seat)
+            expected = botkit.Observation.from_dict(observation.to_dict())
             last = sent.get(seat)
-            since = last[1] if last is not None and last[0] == observation.round else 0
+            start = last is None or last[0] != observation.round
+            since = 0 if start or last is None else last[1]
             sent[seat] = (observation.round, len(observation.history))
             delta = game.delta(seat, since)
             assert _json(delta) == _json(observation.to_delta(since))
-            rebuilt = views[seat].observe(json.loads(json.dumps(delta)))
-            assert rebuilt == botkit.Observation.from_dict(observation.to_dict())
+            assert views[seat].observe(json.loads(json.dumps(delta))) == expected
+            wire = game.wire(seat, since, start)
+            assert _json(wire) == _json(observation.to_wire(since, start))
+            text, events = game.wire_json(seat, since, start)
+            assert json.loads("{" + text + "}") == wire  # the text ProcessPlayer sends
+            assert events == len(observation.history)
+            assert folds[seat].fold(json.loads("{" + text + "}")) == expected
             game.apply(rng.choice(observation.legal_moves))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}-{c[1]}{'t' if c[2] else ''}")
+def test_an_in_process_bot_sees_the_v1_observation_at_every_decision(
+    config: tuple[str, int, bool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``InProcessPlayer`` (the kit's v3 path in the referee's process) hands its bot,
+    at every decision of every preset and table, the observation v1 would have sent."""
+    name, players, teams = config
+    bot = tmp_path / "checks.py"
+    bot.write_text(
+        "import random\n"
+        "from arena_protocol_probe import seen\n"
+        "class Bot:\n"
+        "    def start(self, game):\n"
+        "        self.views = seen[game.game, game.seat] = []\n"
+        "    def play(self, observation):\n"
+        "        self.views.append(observation)\n"
+        "        return random.choice(observation.legal_moves)\n"
+    )
+    seen: dict[tuple[str, int], list[botkit.Observation]] = {}
+    monkeypatch.setitem(sys.modules, "arena_protocol_probe", types.SimpleNamespace(seen=seen))
+    rules = PRESETS[name]
+    checked = [InProcessPlayer(bot) for _ in range(players)]
+    outcomes = list(play_match(rules, list[Player](checked), games=3, seed=5, teams=teams))
+    assert len(outcomes) == 3 and all(o.verdict is None for o in outcomes)
+    for outcome in outcomes:  # each game again, each decision's v1 observation
+        replay = Game(rules, players, teams=teams, seed=outcome.game.seed)
+        views = [iter(seen[f"g{outcome.index}", seat]) for seat in range(players)]
+        for event in [e for r in outcome.game.rounds for e in r.events if isinstance(e, Play)]:
+            seat = replay.seat
+            assert seat is not None
+            expected = botkit.Observation.from_dict(replay.observation(seat).to_dict())
+            assert next(views[seat]) == expected
+            replay.apply(event.move)
+        assert replay.is_terminal()
+        assert all(next(view, None) is None for view in views)  # nothing more was seen
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def test_the_kit_speaks_v2_and_a_v1_bot_still_plays() -> None:
-    """The Python kit takes the deltas offered; a bot that answers protocol 1 (the Node
-    bot of the zoo speaks v1 itself) gets full observations and plays all its games."""
+def test_the_kit_speaks_v3_and_v1_and_v2_bots_still_play(tmp_path: Path) -> None:
+    """The Python kit takes the events offered (v3); a bot that answers protocol 1 (the
+    Node bot of the zoo speaks v1 itself) gets full observations, and a kit that knows
+    only v2 (a referee's offer above it is answered with 2) gets deltas: all play every
+    game, none faults."""
+    v2 = tmp_path / "kit-v2"
+    v2.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(botkit.__file__).parent)!r})\n"
+        "import botkit\n"
+        "botkit.PROTOCOL_VERSION = 2\n"
+        f"sys.exit(botkit.main([{str(REFERENCE_BOTS / 'random.py')!r}]))\n"
+    )
+    v2.chmod(0o755)
     kit = ProcessPlayer(REFERENCE_BOTS / "random.py", PlainLauncher())
     node = ProcessPlayer(ZOO / "first.js", PlainLauncher())
+    old = ProcessPlayer(v2, PlainLauncher())
     outcomes = list(
-        play_match(
-            PRESETS["draw"],
-            [kit, node, StrategyPlayer("greedy")],
-            games=4,
-            seed=2,
-            time_control=TimeControl(),
-        )
+        play_match(PRESETS["draw"], [kit, node, old], games=6, seed=2, time_control=TimeControl())
     )
-    assert (kit.protocol, node.protocol) == (2, 1)
-    assert len(outcomes) == 4 and all(o.verdict is None for o in outcomes)
+    assert (kit.protocol, node.protocol, old.protocol) == (3, 1, 2)
+    assert len(outcomes) == 6 and all(o.verdict is None for o in outcomes)
+
+
+@pytest.mark.parametrize(("offered", "chosen"), [(None, 1), (1, 1), (2, 2), (3, 3), (9, 3)])
+def test_the_kit_answers_the_newest_protocol_both_speak(offered: int | None, chosen: int) -> None:
+    """The kit answers ``hello`` with the newest version the referee offers that it
+    knows: an older referee (``max_protocol`` 2, or none: v1) is never answered 3."""
+    hello: dict[str, Any] = {"type": "hello", "protocol": 1}
+    if offered is not None:
+        hello["max_protocol"] = offered
+    out = io.StringIO()
+    runner = botkit.load_bot(REFERENCE_BOTS / "random.py")
+    botkit.serve(runner, io.StringIO(json.dumps(hello) + "\n"), out)
+    assert json.loads(out.getvalue())["protocol"] == chosen
+
+
+def test_the_kit_refuses_an_unknown_event_notation() -> None:
+    """An event the kit cannot read is an error, never a guess."""
+    info = botkit.GameInfo("g", 0, 2, False, "draw", dict(PRESETS["draw"].params()))
+    view = botkit.GameView(info)
+    start = {"number": 1, "leader": 0, "hand": ["6-6"], "hand_sizes": [1, 1]}
+    start |= {"boneyard_size": 10, "drawable": 8, "scores": [0, 0]}
+    for text in ("jump 0 6-6", "play x 6-6", "play 0", "draw", "pass 0 1"):
+        with pytest.raises(ValueError):
+            view.fold({"round": start, "events": [text], "legal_moves": []})
 
 
 def test_the_kits_notation_parsers_give_the_same_values_from_their_cache() -> None:

@@ -183,3 +183,18 @@ def test_a_sandbox_that_fails_to_start_costs_one_match(
     assert void[0].void == f"bwrap: cannot start (played {LOCAL_ATTEMPTS} times)"
     assert calls[first_id] == LOCAL_ATTEMPTS
     assert all(calls[m.id] == 1 for m in matches[1:])
+
+
+def test_a_killed_processs_slot_cgroups_go_when_its_block_is_claimed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process killed outright leaves its slots' cgroups behind, empty: the next process
+    to claim the block removes them (a block deep in the registry, which no run uses)."""
+    block = (sandbox.SLOT_BLOCKS - 1) * sandbox.SLOT_BLOCK
+    made = [sandbox._cgroup_dir(f"slot-{block + 3}", None, kind) for kind in ("v1", "v2")]
+    left = [path for path in made if path is not None]
+    assert left, "this host offers no memory cgroup to the sandbox (see FACTS.md)"
+    monkeypatch.setattr(sandbox, "claim_slot_block", lambda: block)
+    monkeypatch.setattr(sandbox, "_process_block", {})
+    assert sandbox.process_slots() == block
+    assert not any(path.exists() for path in left)

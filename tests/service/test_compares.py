@@ -65,7 +65,7 @@ def _play_all(store: Store, tournament_id: int, cache: Path) -> list[str]:
 
 
 def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Path) -> None:
-    test = SPRT(0.0, 25.0)
+    test = SPRT(0.0, 100.0)  # decided after 32 games (elo1 = 25 took 128: 3.5x the time)
     tournament_id, name = create_compare(
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=test,
         max_games=2000, batch=8, seed=1,
@@ -76,7 +76,7 @@ def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Pat
         assert tournament is not None and tournament.format == "compare"
         stored = CompareTest.from_settings(tournament.settings)
     assert stored == CompareTest(
-        "ada/greedy", "bob/first", 0.0, 25.0, 0.05, 0.05, 2000, 8, statistic="game"
+        "ada/greedy", "bob/first", 0.0, 100.0, 0.05, 0.05, 2000, 8, statistic="game"
     )
     said = _play_all(bots, tournament_id, tmp_path / "cache")
     assert said == ["H1 accepted"]  # one stop, after the match that decided
