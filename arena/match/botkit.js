@@ -32,8 +32,13 @@ const vm = require("vm");
 const PROTOCOL_VERSION = 1;
 
 // The protocol's own channel: file descriptor 1, written synchronously, before the bot
-// can touch anything. The bot's output goes to standard error.
-const writeOut = (message) => fs.writeSync(1, JSON.stringify(message) + "\n");
+// can touch anything. The bot's output goes to standard error. The kit keeps its own
+// references to what it writes and reads with: a bot that replaces JSON.stringify,
+// JSON.parse or fs.writeSync for itself does not garble its protocol.
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const writeSync = fs.writeSync;
+const writeOut = (message) => writeSync(1, stringify(message) + "\n");
 const writeErr = (text) => process.stderr.write(text);
 console.log = console.error;
 console.info = console.error;
@@ -89,7 +94,7 @@ function serve(bot, file) {
       const instance = games.get(game);
       const move = instance !== undefined ? instance.play(observation) : bot.play(observation);
       if (!observation.legal_moves.includes(move)) {
-        const shown = JSON.stringify(move);
+        const shown = stringify(move);
         return {
           error: "illegal",
           message: `play returned ${String(shown).slice(0, 40)}, not one of ${observation.legal_moves.join(" ")}`,
@@ -103,7 +108,7 @@ function serve(bot, file) {
   };
   const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   input.on("line", (line) => {
-    const message = JSON.parse(line);
+    const message = parse(line);
     switch (message.type) {
       case "hello":
         writeOut({ type: "hello", protocol: PROTOCOL_VERSION, bot: bot.name });

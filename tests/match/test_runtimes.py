@@ -293,6 +293,19 @@ def test_a_javascript_bot_may_start_a_worker_thread(readable: Path) -> None:
     assert [o.verdict for o in outcomes] == [None, None]
 
 
+def test_a_javascript_bot_replacing_json_or_fs_keeps_its_protocol(readable: Path) -> None:
+    """The kit writes and reads with its own references: a bot that replaces JSON.stringify,
+    JSON.parse and fs.writeSync for its own use still plays (before, its hello was garbled)."""
+    source = (
+        'JSON.stringify = () => \'{"type": "moves", "seq": 0, "moves": ["6-6"]}\';\n'
+        'JSON.parse = () => ({ type: "quit" });\n'
+        'require("fs").writeSync = () => 0;\n'
+        "function play(o) { return o.legal_moves[0]; }\n"
+    )
+    outcomes = _play(_write(readable, "patcher.js", source))
+    assert [o.verdict for o in outcomes] == [None, None]
+
+
 def _hog_game(bot: Path, memory_mb: int) -> tuple[GameOutcome, str]:
     """One game of ``bot`` (seat 0) against random under ``memory_mb``, 5 s a move: its
     outcome and the bot's stderr."""
