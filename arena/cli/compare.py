@@ -211,12 +211,13 @@ def compare_command(
             keep_going=True,  # a match whose harness failed is void, not the run
             pool=pool,
             keep_games=max_games,
+            luck=statistic == "margin",  # the game-level test reads no luck of the draw
         )
         with contextlib.closing(results):
             for result in results:
                 by_batch.setdefault(_batch_of(result.match), []).append(result)
                 while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
-                    groups = deal_groups(by_batch.pop(batch_number))
+                    groups = deal_groups(by_batch.pop(batch_number), statistic == "margin")
                     for key in sorted(groups):
                         if len(groups[key]) == size:  # (a void match leaves groups short)
                             samples.add(group_of(groups[key]))

@@ -162,6 +162,7 @@ def play_one(
     stop: threading.Event | None = None,
     files: Mapping[int, Path] | None = None,
     scope: str = "",
+    luck: bool = True,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
@@ -169,7 +170,9 @@ def play_one(
     and ``scope`` (a tournament's: :mod:`arena.match.warm`'s rule;
     :func:`arena.match.lineup.make_players`). Each seat's entrant plays under its label;
     a stored version's entrant runs its file in ``files`` (by version id: what a worker
-    wrote, :func:`arena.service.matches.bot_files`).
+    wrote, :func:`arena.service.matches.bot_files`). ``luck``: a duplicate-deal match's
+    games carry their luck of the draw (``GameResult.luck``, what the margin test reads:
+    rollouts that cost milliseconds a game); False leaves it out (the game-level test).
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked as each game ends; once set, the bots
@@ -213,7 +216,7 @@ def play_one(
                 game = _game_result(
                     outcome.index, outcome.game, names, outcome.verdict, outcome.times
                 )
-                if match.deal_group is not None:  # a regression test reads the luck of the draw
+                if luck and match.deal_group is not None:  # the margin test reads the luck
                     game = dataclasses.replace(game, luck=kept_lucks(game.record))
                 games.append(game)
     except InfrastructureError as exc:
@@ -258,6 +261,7 @@ def run_local(
     keep_going: bool = False,
     pool: concurrent.futures.ProcessPoolExecutor | None = None,
     keep_games: int = 0,
+    luck: bool = True,
 ) -> Generator[MatchResult, None, None]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
 
@@ -266,7 +270,7 @@ def run_local(
     start-up once. With ``keep_games`` > 0 it also keeps the bots running from one match
     to the next (each bot process plays at most that many games); they stop with the
     pool's processes, or, with ``workers=1``, at
-    :func:`arena.match.lineup.release_kept_players`.
+    :func:`arena.match.lineup.release_kept_players`. ``luck``: as :func:`play_one`'s.
 
     ``workers=1`` plays in this process, in schedule order. Results do not depend
     on ``workers`` (only their order does). Everything is checked before the
@@ -290,6 +294,7 @@ def run_local(
         "time_control": time_control,
         "limits": limits,
         "keep_games": keep_games,
+        "luck": luck,
     }
     if workers == 1:
         results: Iterator[MatchResult] = (
