@@ -57,6 +57,11 @@ from arena.service.matches import Config, MatchSettings, send_and_mark
 from arena.store.queue import void_pending
 from arena.store.tournaments import match_keys
 
+#: At most this many games of a seat rotation played together, the matches of several
+#: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
+#: the first looks come as soon as before): more games in flight, fewer round trips.
+CHAIN_GAMES = 256
+
 #: Exit statuses of ``arena compare`` (for a bot author's CI).
 PASSED, FAILED, UNDECIDED = 0, 1, 2
 
@@ -212,6 +217,7 @@ def compare_command(
             pool=pool,
             keep_games=max_games,
             luck=statistic == "margin",  # the game-level test reads no luck of the draw
+            chain_games=CHAIN_GAMES,
         )
         with contextlib.closing(results):
             for result in results:
