@@ -24,6 +24,7 @@ from arena.compete.tournaments import schedule
 from arena.engine.events import Outcome, Termination
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import find_rules
+from arena.match import referee
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import check_sandbox
 from tests.paths import DOCS, ZOO, own_slot
@@ -229,7 +230,7 @@ def test_a_void_chain_is_played_again_match_by_match(monkeypatch: pytest.MonkeyP
         for tag, step in (("x", 1), ("y", 2))
         for m in matches
     ]
-    real = localrun.play_match
+    real = referee.play_match
     calls: list[int] = []
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
