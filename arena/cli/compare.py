@@ -57,6 +57,11 @@ from arena.service.matches import Config, MatchSettings, send_and_mark
 from arena.store.queue import void_pending
 from arena.store.tournaments import match_keys
 
+#: At most this many games of a seat rotation played together, the matches of several
+#: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
+#: the first looks come as soon as before): more games in flight, fewer round trips.
+CHAIN_GAMES = 256
+
 #: Exit statuses of ``arena compare`` (for a bot author's CI).
 PASSED, FAILED, UNDECIDED = 0, 1, 2
 
@@ -211,12 +216,14 @@ def compare_command(
             keep_going=True,  # a match whose harness failed is void, not the run
             pool=pool,
             keep_games=max_games,
+            luck=statistic == "margin",  # the game-level test reads no luck of the draw
+            chain_games=CHAIN_GAMES,
         )
         with contextlib.closing(results):
             for result in results:
                 by_batch.setdefault(_batch_of(result.match), []).append(result)
                 while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
-                    groups = deal_groups(by_batch.pop(batch_number))
+                    groups = deal_groups(by_batch.pop(batch_number), statistic == "margin")
                     for key in sorted(groups):
                         if len(groups[key]) == size:  # (a void match leaves groups short)
                             samples.add(group_of(groups[key]))

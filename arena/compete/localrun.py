@@ -41,6 +41,7 @@ from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import Rules
 from arena.match.lineup import make_players, release_kept_players
+from arena.match.play import game_seeds
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 from arena.match.verdicts import DecisionTime
@@ -53,7 +54,9 @@ __all__ = [
     "MatchStopped",
     "Standings",
     "by_deal",
+    "chain_with_retries",
     "finishing_places",
+    "play_chain",
     "play_one",
     "play_with_retries",
     "process_pool",
@@ -162,6 +165,7 @@ def play_one(
     stop: threading.Event | None = None,
     files: Mapping[int, Path] | None = None,
     scope: str = "",
+    luck: bool = True,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
@@ -169,7 +173,9 @@ def play_one(
     and ``scope`` (a tournament's: :mod:`arena.match.warm`'s rule;
     :func:`arena.match.lineup.make_players`). Each seat's entrant plays under its label;
     a stored version's entrant runs its file in ``files`` (by version id: what a worker
-    wrote, :func:`arena.service.matches.bot_files`).
+    wrote, :func:`arena.service.matches.bot_files`). ``luck``: a duplicate-deal match's
+    games carry their luck of the draw (``GameResult.luck``, what the margin test reads:
+    rollouts that cost milliseconds a game); False leaves it out (the game-level test).
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked as each game ends; once set, the bots
@@ -183,9 +189,55 @@ def play_one(
         SandboxUnavailable: bot files, ``sandboxed``, and no sandbox here.
         RulesError: the player count or teams are not allowed.
     """
+    return play_chain(
+        [match],
+        rules,
+        sandboxed=sandboxed,
+        time_control=time_control,
+        limits=limits,
+        first_slot=first_slot,
+        keep_games=keep_games,
+        stop=stop,
+        files=files,
+        scope=scope,
+        luck=luck,
+    )[0]
+
+
+def play_chain(
+    matches: Sequence[Match],
+    rules: Rules,
+    *,
+    sandboxed: bool = True,
+    time_control: TimeControl | None = None,
+    limits: Limits | None = None,
+    first_slot: int | None = None,
+    keep_games: int = 0,
+    stop: threading.Event | None = None,
+    files: Mapping[int, Path] | None = None,
+    scope: str = "",
+    luck: bool = True,
+) -> list[MatchResult]:
+    """:func:`play_one` for several matches with the same seats and teams, played as one:
+    the same bots play every match's games (each seeded as in its own match, so each game
+    is the one its match would play), more of them in flight at once. A result per match,
+    in order; an :class:`InfrastructureError` makes every one of them void.
+
+    Raises:
+        ValueError: no matches, or matches whose seats or teams differ.
+        MatchStopped, ParseError, LookupError, SandboxUnavailable, RulesError: as
+            :func:`play_one`.
+    """
+    if not matches or any(
+        (m.seats, m.teams) != (matches[0].seats, matches[0].teams) for m in matches
+    ):
+        raise ValueError("a chain of matches needs one or more matches with the same seats")
     started = time.monotonic()
-    specs = [entrant.seat(files) for entrant in match.seats]
-    names = [entrant.label for entrant in match.seats]
+    first = matches[0]
+    specs = [entrant.seat(files) for entrant in first.seats]
+    names = [entrant.label for entrant in first.seats]
+    places = [(number, index) for number, m in enumerate(matches) for index in range(m.games)]
+    seeds = [seed for m in matches for seed in game_seeds(m.seed, m.games)]
     players = make_players(
         specs,
         sandboxed=sandboxed,
@@ -193,33 +245,37 @@ def play_one(
         first_slot=first_slot,
         salts=names,
         keep_games=keep_games,
-        setup=MatchSetup(rules.version, len(specs), match.teams, time_control, scope),
+        setup=MatchSetup(rules.version, len(specs), first.teams, time_control, scope),
     )
-    games: list[GameResult] = []
+    games: list[list[GameResult]] = [[] for _ in matches]
     try:
         outcomes = play_match(
             rules,
             players,
-            games=match.games,
-            seed=match.seed,
-            teams=match.teams,
+            games=len(seeds),
+            seed=first.seed,
+            teams=first.teams,
             time_control=time_control,
+            seeds=seeds if len(matches) > 1 else None,
         )
         # closing(): a stop closes the referee's generator at once, which closes the bots
         with contextlib.closing(outcomes):
             for outcome in outcomes:
                 if stop is not None and stop.is_set():
-                    raise MatchStopped(f"match {match.id} stopped")
-                game = _game_result(
-                    outcome.index, outcome.game, names, outcome.verdict, outcome.times
-                )
-                if match.deal_group is not None:  # a regression test reads the luck of the draw
+                    raise MatchStopped(f"match {first.id} stopped")
+                number, index = places[outcome.index]
+                game = _game_result(index, outcome.game, names, outcome.verdict, outcome.times)
+                if luck and matches[number].deal_group is not None:  # the margin test's
                     game = dataclasses.replace(game, luck=kept_lucks(game.record))
-                games.append(game)
+                games[number].append(game)
     except InfrastructureError as exc:
-        return MatchResult(match, (), str(exc), time.monotonic() - started, os.getpid())
-    games.sort(key=lambda g: g.index)
-    return MatchResult(match, tuple(games), None, time.monotonic() - started, os.getpid())
+        seconds = (time.monotonic() - started) / len(matches)
+        return [MatchResult(m, (), str(exc), seconds, os.getpid()) for m in matches]
+    seconds = (time.monotonic() - started) / len(matches)  # (shared evenly)
+    return [
+        MatchResult(m, tuple(sorted(played, key=lambda g: g.index)), None, seconds, os.getpid())
+        for m, played in zip(matches, games, strict=True)
+    ]
 
 
 def _game_result(
@@ -258,6 +314,8 @@ def run_local(
     keep_going: bool = False,
     pool: concurrent.futures.ProcessPoolExecutor | None = None,
     keep_games: int = 0,
+    luck: bool = True,
+    chain_games: int = 0,
 ) -> Generator[MatchResult, None, None]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
 
@@ -266,7 +324,11 @@ def run_local(
     start-up once. With ``keep_games`` > 0 it also keeps the bots running from one match
     to the next (each bot process plays at most that many games); they stop with the
     pool's processes, or, with ``workers=1``, at
-    :func:`arena.match.lineup.release_kept_players`.
+    :func:`arena.match.lineup.release_kept_players`. ``luck``: as :func:`play_one`'s.
+    ``chain_games`` > 0: matches with the same seats and teams are played together
+    (:func:`play_chain`, in schedule order, chains of doubling size up to that many games):
+    more games in flight, fewer round trips to the bots; a match's result then comes
+    with its chain's.
 
     ``workers=1`` plays in this process, in schedule order. Results do not depend
     on ``workers`` (only their order does). Everything is checked before the
@@ -290,17 +352,42 @@ def run_local(
         "time_control": time_control,
         "limits": limits,
         "keep_games": keep_games,
+        "luck": luck,
     }
+    chains = _chains(todo, chain_games)
     if workers == 1:
         results: Iterator[MatchResult] = (
-            play_with_retries(m, rules, first_slot=first_slot, **options) for m in todo
+            result
+            for chain in chains
+            for result in chain_with_retries(chain, rules, first_slot=first_slot, **options)
         )
     else:
-        results = _pooled(todo, rules, workers, options, pool)  # each claims its slots
+        results = _pooled(chains, rules, workers, options, pool)  # each claims its slots
     for result in results:
         if result.void is not None and not keep_going:
             raise InfrastructureError(f"match {result.id}: {result.void}")
         yield result
+
+
+def _chains(matches: Sequence[Match], games: int) -> list[list[Match]]:
+    """``matches`` in chains of the same seats and teams, each in schedule order, ordered by
+    their first match: a key's first chain is its first match alone, and each next one may
+    hold twice the games of the one before, up to ``games`` (an early result stays early, a
+    long run gets long chains); one match a chain if ``games`` is 0."""
+    if games <= 0:
+        return [[match] for match in matches]
+    chains: list[list[Match]] = []
+    open_chains: dict[tuple[Any, ...], tuple[list[Match], int]] = {}
+    for match in matches:
+        key = (match.seats, match.teams)
+        chain, limit = open_chains.get(key, ([], 0))
+        if not chain or sum(m.games for m in chain) + match.games > limit:
+            limit = min(games, 2 * sum(m.games for m in chain)) if chain else match.games
+            chain = []
+            chains.append(chain)
+        chain.append(match)
+        open_chains[key] = (chain, limit)
+    return chains
 
 
 def _check(matches: Sequence[Match], rules: Rules, sandboxed: bool) -> None:
@@ -339,14 +426,28 @@ def play_with_retries(match: Match, rules: Rules, **options: Any) -> MatchResult
     return result
 
 
-def _play_in_worker(match: Match, rules: Rules, options: dict[str, Any]) -> MatchResult:
+def chain_with_retries(matches: Sequence[Match], rules: Rules, **options: Any) -> list[MatchResult]:
+    """:func:`play_chain`; where the chain was void, each of its matches is played again on
+    its own by :func:`play_with_retries` (a lone match: played again as that does)."""
+    if len(matches) == 1:
+        return [play_with_retries(matches[0], rules, **options)]
+    results = play_chain(matches, rules, **options)
+    if all(result.void is None for result in results):
+        return results
+    time.sleep(RETRY_SECONDS)
+    return [play_with_retries(match, rules, **options) for match in matches]
+
+
+def _play_in_worker(
+    matches: list[Match], rules: Rules, options: dict[str, Any]
+) -> list[MatchResult]:
     # Each pool process seats its bots in its own block of the machine-wide registry.
     if options.get("keep_games") and os.getpid() not in _releases_at_exit:
         # Kept bots stop when the pool's process does (sandboxed ones would anyway:
         # --die-with-parent); multiprocessing runs these finalizers, not atexit's.
         multiprocessing.util.Finalize(None, release_kept_players, exitpriority=10)
         _releases_at_exit.add(os.getpid())
-    return play_with_retries(match, rules, **options)
+    return chain_with_retries(matches, rules, **options)
 
 
 #: The processes that release their kept bots when they exit.
@@ -362,25 +463,24 @@ def process_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
 
 
 def _pooled(
-    matches: list[Match],
+    chains: list[list[Match]],
     rules: Rules,
     workers: int,
     options: dict[str, Any],
     shared: concurrent.futures.ProcessPoolExecutor | None,
 ) -> Iterator[MatchResult]:
     pool = shared or process_pool(workers)
-    futures: dict[concurrent.futures.Future[MatchResult], Match] = {}
+    futures: dict[concurrent.futures.Future[list[MatchResult]], list[Match]] = {}
     try:
-        futures = {pool.submit(_play_in_worker, m, rules, options): m for m in matches}
+        futures = {pool.submit(_play_in_worker, chain, rules, options): chain for chain in chains}
         for future in concurrent.futures.as_completed(futures):
+            first = futures[future][0].id
             try:
-                yield future.result()
+                yield from future.result()
             except BrokenProcessPool as exc:
-                raise InfrastructureError(
-                    f"match {futures[future].id}: a worker process died"
-                ) from exc
+                raise InfrastructureError(f"match {first}: a worker process died") from exc
             except Exception as exc:
-                exc.add_note(f"in match {futures[future].id}")
+                exc.add_note(f"in match {first}")
                 raise
     finally:  # a caller that stops early (a decided test) cancels what has not started
         for future in futures:

@@ -48,7 +48,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine.deal import Deal
 from arena.engine.records import deal_from_dict
 from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
@@ -207,11 +206,27 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
     return luck
 
 
-def _rollout(round_: Round) -> tuple[int, ...]:
-    """Play ``round_`` to its end with ``greedy`` at every seat: each side's points."""
+def _rollout(round_: Round, move: Move) -> tuple[int, ...]:
+    """Play ``move``, then ``round_`` to its end with ``greedy`` at every seat: each side's
+    points."""
+    round_.apply(move)
+    greedy = _GREEDY
     while (result := round_.result) is None:
-        round_.apply(heaviest(round_.legal_moves()))
+        moves = round_.legal_moves()
+        cached = greedy.get(id(moves))
+        if cached is None or cached[0] is not moves:
+            cached = (moves, heaviest(moves))
+            if len(greedy) >= _GREEDY_SIZE:
+                greedy.clear()
+            greedy[id(moves)] = cached
+        round_.apply(cached[1])
     return result.points
+
+
+#: greedy's choice by the id of the tuple of legal moves (the entry holds the tuple, so its
+#: id is not reused while cached): the engine hands out the same tuples again and again.
+_GREEDY: dict[int, tuple[tuple[Move, ...], Move]] = {}
+_GREEDY_SIZE = 1 << 16
 
 
 def _rules_of(record: Record) -> Rules | None:
@@ -250,30 +265,36 @@ def _round_values(
                 return [0.0] * count  # not the seed's boneyard: no luck
             draws[-1] += 1
             drawn += 1
+    last = max((played for played, made in enumerate(draws) if made), default=-1)
+    if last < 0:
+        return values
     number = int(round_.get("number", 1))
+    main = Round(rules, deal, teams=teams, scores=scores, number=number, check=False)
     place = 0  # the boneyard's place of the draw
-    for played, made in enumerate(draws):
-        for _ in range(made):
-            outcomes = []
-            left = len(boneyard) - place
-            swaps = min(left, VALUE_SWAPS)
-            for other in (place + (k * left) // swaps for k in range(swaps)):
-                order = boneyard[:]
-                order[place], order[other] = order[other], order[place]
-                trial = Round(
-                    rules,
-                    Deal(deal.hands, tuple(order), deal.lead_draw),
-                    teams=teams,
-                    scores=scores,
-                    number=number,
-                    check=False,
-                )
-                for move in plays[: played + 1]:
-                    trial.apply(move)
-                outcomes.append(_rollout(trial))
-            for side in range(count):
-                values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(outcomes)
-            place += 1
+    for played, made in enumerate(draws[: last + 1]):
+        if made:
+            # The rollouts start from the round just before the play that drew (a copy of
+            # it with the boneyard's order changed behind the draws made so far, exactly
+            # the round dealt with that order: nothing undrawn has been seen). The order
+            # as drawn gives the same rollout for every draw after this play.
+            as_drawn = _rollout(main.copy(), plays[played])
+            before = place  # the draws made before this play
+            for _ in range(made):
+                outcomes = [as_drawn]
+                left = len(boneyard) - place
+                swaps = min(left, VALUE_SWAPS)
+                for other in (place + (k * left) // swaps for k in range(1, swaps)):
+                    order = boneyard[:]
+                    order[place], order[other] = order[other], order[place]
+                    trial = main.copy(order[before:])
+                    outcomes.append(_rollout(trial, plays[played]))
+                for side in range(count):
+                    values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(
+                        outcomes
+                    )
+                place += 1
+        if played < last:
+            main.apply(plays[played])
     return values
 
 

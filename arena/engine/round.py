@@ -534,6 +534,52 @@ class Round:
             "scores": list(self._start_scores),
         }
 
+    # --- copies -----------------------------------------------------------------
+
+    def copy(self, rest: Sequence[Tile] | None = None) -> Round:
+        """A copy of the round as it stands, which plays on independently of it: the same
+        state, events and deal. With ``rest``, the boneyard's undrawn tiles come in that
+        order instead: the copy is then exactly the round dealt with that boneyard (its
+        ``deal`` says so) and played as this one was, since nothing undrawn has been seen
+        (what a rollout over another order of the boneyard starts from).
+
+        Raises:
+            DealError: ``rest`` is not the undrawn tiles in some order.
+        """
+        copy = Round.__new__(Round)
+        boneyard = self._boneyard
+        deal, dealt = self._deal, self._dealt
+        if rest is not None:
+            drawn = self._next_draw
+            ids = list(map(_ID, rest))
+            if sorted(ids) != sorted(boneyard[drawn:]):
+                raise DealError("a copy's boneyard must be the undrawn tiles in some order")
+            boneyard = boneyard[:drawn] + ids
+            base = self.deal
+            deal = Deal(base.hands, base.boneyard[:drawn] + tuple(rest), base.lead_draw)
+            dealt = None
+        copy._deal, copy._dealt = deal, dealt
+        copy.rules, copy.teams, copy.number, copy.leader = (
+            self.rules,
+            self.teams,
+            self.number,
+            self.leader,
+        )
+        copy._players, copy._sides, copy._next_seat = self._players, self._sides, self._next_seat
+        copy._draw_limit, copy._fives = self._draw_limit, self._fives
+        copy._draw_end = self._draw_end
+        copy._scores, copy._hands = self._scores[:], self._hands[:]
+        copy._boneyard, copy._next_draw = boneyard, self._next_draw
+        copy._left, copy._right = self._left, self._right
+        copy._left_tile, copy._right_tile = self._left_tile, self._right_tile
+        copy._log = self._log[:]
+        # What is derived from the log is made again from it when asked for.
+        copy._events, copy._seen, copy._seen_json, copy._wire = [], [], [], []
+        copy._line, copy._line_ends, copy._line_seen = deque(), [-1, -1], 0
+        copy._start_hands, copy._start_scores = self._start_hands, self._start_scores
+        copy._result, copy._legal, copy._seat = self._result, self._legal, self._seat
+        return copy
+
     # --- the state machine ------------------------------------------------------
 
     def apply(self, move: Move) -> None:

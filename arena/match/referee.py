@@ -87,6 +87,7 @@ def play_match(
     time_control: TimeControl | None = None,
     start: Sequence[Game] | None = None,
     until_round: int | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> Generator[GameOutcome, None, None]:
     """Play ``games`` games with ``players[seat]`` at each seat; yield each game as it ends.
 
@@ -98,12 +99,14 @@ def play_match(
     Branches (:mod:`arena.match.branch`): with ``start``, game ``i`` goes on from the
     position ``start[i]`` (same rules, seats and teams) instead of a fresh deal, its bots
     still seeded by game ``i``'s seed; with ``until_round``, a game stops (is yielded,
-    unfinished) once that round is over.
+    unfinished) once that round is over. ``seeds``: the games' seeds, instead of ``seed``'s
+    (several matches' games played as one, more of them in flight).
 
     Raises:
         InfrastructureError: the harness failed; the games not yet yielded are void.
         RulesError: the player count or teams are not allowed.
-        ValueError: ``start`` does not hold ``games`` games of these rules and seats.
+        ValueError: ``start`` does not hold ``games`` games of these rules and seats, or
+            ``seeds`` not ``games`` seeds.
     """
     rules.check_players(len(players), teams)
     setup = (rules.version, len(players), teams)
@@ -112,14 +115,16 @@ def play_match(
     ):
         raise ValueError(f"start needs {games} games of {rules.name} with {len(players)} seats")
     clock = time_control or TimeControl()
-    seeds = game_seeds(seed, games)
+    if seeds is not None and len(seeds) != games:
+        raise ValueError(f"{len(seeds)} seeds for {games} games")
+    seeded = game_seeds(seed, games) if seeds is None else list(seeds)
     for player in players:
         if isinstance(player, ProcessPlayer | KeptPlayer):
             player.games = games
     try:
         broken = _open_all(players, clock)
         yield from _play(
-            rules, players, seeds, teams, concurrency, clock, broken, start, until_round
+            rules, players, seeded, teams, concurrency, clock, broken, start, until_round
         )
     finally:
         for player in players:

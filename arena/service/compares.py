@@ -278,22 +278,23 @@ def _result_record(game: GameResult, teams: bool) -> dict[str, Any]:
     }
 
 
-def new_game(game: GameResult, seat: int, teams: bool = False) -> GroupMargin:
+def new_game(game: GameResult, seat: int, teams: bool = False, luck: bool = True) -> GroupMargin:
     """NEW's game score, point margin and luck of the draw in one game, NEW at ``seat``
     (:mod:`arena.compete.margins`). The luck is the stored result's (``GameResult.luck``),
-    else read from the record, else 0 (a game stored before its luck was kept)."""
+    else read from the record, else 0 (a game stored before its luck was kept, or
+    ``luck=False``: the game-level test reads none)."""
     record = _result_record(game, teams)
-    luck: tuple[float, ...]
+    lucks: tuple[float, ...]
     if game.luck:
-        luck = tuple(game.luck[seat])
-    elif record.get("rounds") is not None:
-        luck = draw_luck(record, seat)
+        lucks = tuple(game.luck[seat])
+    elif luck and record.get("rounds") is not None:
+        lucks = draw_luck(record, seat)
     else:
-        luck = (0.0,) * len(LUCK_TERMS)
+        lucks = (0.0,) * len(LUCK_TERMS)
     return GroupMargin(
         score=game_score(record, seat),
         margin=game_margin(record, seat),
-        luck=luck,  # type: ignore[arg-type]
+        luck=lucks,  # type: ignore[arg-type]
         forfeit=game.termination != "target",
     )
 
@@ -316,9 +317,11 @@ def group_of(games: Sequence[GroupMargin]) -> GroupMargin:
     )
 
 
-def deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[GroupMargin]]:
+def deal_groups(
+    results: Sequence[MatchResult], luck: bool = True
+) -> dict[tuple[str, int], list[GroupMargin]]:
     """NEW's values in each game of each deal group (the same deal, seats rotated), by
-    (deal group, game index)."""
+    (deal group, game index); ``luck=False``: no luck read from the records (:func:`new_game`)."""
     groups: dict[tuple[str, int], list[GroupMargin]] = {}
     for result in results:
         if result.match.deal_group is None or result.void is not None:
@@ -326,7 +329,7 @@ def deal_groups(results: Sequence[MatchResult]) -> dict[tuple[str, int], list[Gr
         seat = [entrant.label for entrant in result.match.seats].index("new")
         for game in result.games:
             key = (result.match.deal_group, game.index)
-            groups.setdefault(key, []).append(new_game(game, seat, result.match.teams))
+            groups.setdefault(key, []).append(new_game(game, seat, result.match.teams, luck))
     return groups
 
 

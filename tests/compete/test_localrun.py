@@ -24,6 +24,7 @@ from arena.compete.tournaments import schedule
 from arena.engine.events import Outcome, Termination
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import find_rules
+from arena.match import referee
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import check_sandbox
 from tests.paths import DOCS, ZOO, own_slot
@@ -188,3 +189,59 @@ def test_play_one_and_bad_arguments() -> None:
     with pytest.raises(ValueError, match="neither a built-in strategy"):
         seats = (Entrant.builtin("random"), Entrant.bot_file("nope.py"))
         list(run_local([match.__class__("x", seats, 1, 1)], DRAW))
+
+
+def test_chained_matches_play_the_games_of_each_match_alone() -> None:
+    """Matches played as chains (several matches' games in one referee session) give each
+    match the very games it gives alone, luck included; a void chain is played again match
+    by match."""
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    matches = schedule("duplicate", entrants, rules=DRAW, players=2, games_per_match=3, seed=5)
+    matches += [
+        dataclasses.replace(m, id=f"{tag}{m.id}", seed=m.seed + step)
+        for tag, step in (("x", 1), ("y", 2))
+        for m in matches
+    ]
+    chains = localrun._chains(matches, 6)
+    assert sorted(m.id for chain in chains for m in chain) == sorted(m.id for m in matches)
+    assert max(len(chain) for chain in chains) == 2  # 3 games, then up to 6
+    for chain in chains:
+        assert len({(m.seats, m.teams) for m in chain}) == 1
+    alone = {r.id: r for r in run_local(matches, DRAW, workers=1)}
+    chained = {r.id: r for r in run_local(matches, DRAW, workers=1, chain_games=6)}
+    assert chained.keys() == alone.keys()
+    for key, result in alone.items():
+        assert [without_times(g.record) for g in chained[key].games] == [
+            without_times(g.record) for g in result.games
+        ]
+        assert [g.luck for g in chained[key].games] == [g.luck for g in result.games]
+        assert [g.index for g in chained[key].games] == list(range(3))
+    no_luck = list(run_local(matches, DRAW, workers=1, chain_games=6, luck=False))
+    assert all(not g.luck for r in no_luck for g in r.games)
+    with pytest.raises(ValueError, match="same seats"):
+        localrun.play_chain([matches[0], matches[1]], DRAW)
+
+
+def test_a_void_chain_is_played_again_match_by_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    matches = schedule("duplicate", entrants, rules=DRAW, players=2, games_per_match=2, seed=5)
+    matches += [
+        dataclasses.replace(m, id=f"{tag}{m.id}", seed=m.seed + step)
+        for tag, step in (("x", 1), ("y", 2))
+        for m in matches
+    ]
+    real = referee.play_match
+    calls: list[int] = []
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["games"])
+        if kwargs.get("seeds") is not None:
+            raise InfrastructureError("the sandbox would not start")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(localrun, "play_match", flaky)
+    monkeypatch.setattr(localrun, "RETRY_SECONDS", 0.0)
+    results = list(run_local(matches, DRAW, workers=1, chain_games=4))
+    assert all(r.void is None and len(r.games) == 2 for r in results)
+    assert sorted(r.id for r in results) == sorted(m.id for m in matches)
+    assert 4 in calls  # a chain was tried, then its matches alone
