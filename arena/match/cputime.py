@@ -4,8 +4,9 @@ charges a bot for its decisions (and for what it burns between them)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
-__all__ = ["tree_cpu_seconds"]
+__all__ = ["tree_cpu_seconds", "walk_tree"]
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -16,7 +17,16 @@ def tree_cpu_seconds(root: int) -> float:
     Nanoseconds from each thread's ``schedstat`` where the kernel keeps them, else
     the clock ticks (10 ms) of ``stat``.
     """
-    total = 0.0
+    return sum(
+        _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
+        for pid, tasks in walk_tree(root)
+        for tid in tasks
+    )
+
+
+def walk_tree(root: int) -> Iterator[tuple[int, list[str]]]:
+    """``root`` and its live descendants, parents first, each with its threads' ids, from
+    /proc (a process gone meanwhile is left out)."""
     stack = [root]
     while stack:
         pid = stack.pop()
@@ -24,14 +34,13 @@ def tree_cpu_seconds(root: int) -> float:
             tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:
             continue
+        yield pid, tasks
         for tid in tasks:
-            total += _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
             try:
                 with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
                     stack.extend(int(child) for child in handle.read().split())
             except (OSError, ValueError):
                 continue
-    return total
 
 
 def _task_cpu_seconds(task: str) -> float:

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine.rules import Rules
+from arena.match.cputime import walk_tree
 from arena.match.players import Request
 from arena.match.process import Launcher, ProcessPlayer
 from arena.match.sandbox import SLOT_BLOCK, Limits
@@ -148,22 +149,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 def _tree(root: int) -> list[int]:
     """``root`` and its live descendants (parents first)."""
-    found: list[int] = []
-    stack = [root]
-    while stack:
-        pid = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        found.append(pid)
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
-                    stack.extend(int(child) for child in handle.read().split())
-            except (OSError, ValueError):
-                continue
-    return found
+    return [pid for pid, _ in walk_tree(root)]
 
 
 def _signal_tree(root: int, signum: int) -> None:
