@@ -77,9 +77,12 @@ def create(store: Store, name: str, entrants: Sequence[str], games: int, seed: i
     return tournament_id
 
 
-def play(store: Store, name: str, cache: Path, pause: float = 0.0) -> None:
+def play(
+    store: Store, name: str, cache: Path, pause: float = 0.0, *, warm_bots: bool = True
+) -> None:
     """Play every match of the tournament here, as a worker would (``pause`` seconds
-    before each: a test can watch it go)."""
+    before each: a test can watch it go; ``warm_bots`` False: every match starts its bots
+    afresh, as ``ARENA_WARM_BOTS=0`` makes a worker do)."""
     with store.read() as session:
         ids = list(
             session.scalars(
@@ -89,7 +92,7 @@ def play(store: Store, name: str, cache: Path, pause: float = 0.0) -> None:
                 .order_by(Match.id)
             )
         )
-    config = Config(bot_cache=cache)
+    config = Config(bot_cache=cache, warm_bots=warm_bots)
     for match_id in ids:
         if pause:
             threading.Event().wait(pause)
