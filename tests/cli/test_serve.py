@@ -67,6 +67,9 @@ class Served:
             text=True,
             env=env,
             start_new_session=new_session,
+            # A child of a shell's background job inherits SIGINT ignored (CI started as
+            # `bash .ci/run &`): Ctrl-C would do nothing. Restore it, as a terminal has it.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
