@@ -336,7 +336,9 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
                 f"ladder (entry {entry.id})."
             )
         else:
-            raise CompetitionError("choose a .py file to upload, or one of your versions")
+            raise CompetitionError(
+                "choose a bot file to upload (.py, or .js for JavaScript), or one of your versions"
+            )
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError) as exc:

@@ -382,7 +382,10 @@ def test_a_user_enters_with_a_file_or_a_version(app: Flask, store: Store, celery
     # neither: one sentence, the page again
     reply = _post(ada, "/competitions/cup/enter", "/competitions/cup")
     assert reply.status_code == 400
-    assert "Choose a .py file to upload, or one of your versions." in reply.get_data(as_text=True)
+    assert (
+        "Choose a bot file to upload (.py, or .js for JavaScript), or one of your versions."
+        in reply.get_data(as_text=True)
+    )
     # someone else's version: refused as not found
     bob = version_id_of(store, "bob", "rando")
     reply = _post(ada, "/competitions/cup/enter", "/competitions/cup", version=str(bob))
