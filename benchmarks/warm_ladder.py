@@ -24,7 +24,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.tournament
+
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match
 from arena.engine.rules import PRESETS
@@ -40,40 +41,12 @@ from arena.service.broker import make_app, send_matches
 from arena.service.matches import create_stored_tournament, send_pending
 from arena.store.db import connect, upgrade
 from arena.store.queue import tournament_progress
+from benchmarks.tournament import _redis
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
 KINDS = ("random", "greedy", "fives", "counter")
 BOTS = 20
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def _redis(directory: Path) -> Iterator[str]:
-    server = shutil.which("redis-server")
-    if server is None:
-        sys.exit("benchmarks/warm_ladder.py needs redis-server (apt-get install redis-server)")
-    port, pid_file = _free_port(), directory / "redis.pid"
-    subprocess.run(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-         "--daemonize", "yes", "--pidfile", str(pid_file), "--logfile",
-         str(directory / "redis.log"), "--save", "", "--appendonly", "no"],
-        check=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 10
-    while not pid_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
 
 
 @contextlib.contextmanager
