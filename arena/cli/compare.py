@@ -45,6 +45,7 @@ from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, release_kept_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
+from arena.service.broker import configure
 from arena.service.compares import (
     compare_schedule,
     compare_state,
@@ -53,7 +54,8 @@ from arena.service.compares import (
     group_of,
     group_size,
 )
-from arena.service.matches import Config, MatchSettings, send_and_mark
+from arena.service.dispatch import BROKER_ERRORS, send_match_ids
+from arena.service.matches import Config, MatchSettings
 from arena.store.queue import void_pending
 from arena.store.tournaments import match_keys
 
@@ -332,14 +334,10 @@ def compare_remote(
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test;
     once the test decides, the matches not yet started are void. Returns the exit status."""
-    from arena.service.broker import BROKER_ERRORS, make_app
-    from arena.service.dispatch import send_by_lane
-
     config = Config.from_env()
-    app = make_app(broker, config, url)
+    configure(broker, config, url)
 
     with open_store(url) as store:
-        send = send_by_lane(store, app)  # a compare's matches: the interactive queue
         try:
             tournament_id, name = create_compare(
                 store,
@@ -381,16 +379,16 @@ def compare_remote(
             while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
                 ids = by_batch[order[sent]]
                 try:
-                    send_and_mark(store, send, ids)
+                    send_match_ids(store, ids)  # a compare's: the interactive queue
                 except BROKER_ERRORS as exc:
                     if not sent:  # nothing is on its way: say so and stop
-                        raise UnavailableError(unreachable(app, exc)) from None
-                    warn_once(warned, 1, unreachable(app, exc) + "; trying again")
+                        raise UnavailableError(unreachable(exc)) from None
+                    warn_once(warned, 1, unreachable(exc) + "; trying again")
                     break
                 sent += 1
             if time.monotonic() - last_sweep >= config.sweep_seconds:
                 last_sweep = time.monotonic()
-                sweep_and_check(store, app, send, config, warned)
+                sweep_and_check(store, config, warned)
             time.sleep(poll_seconds)
         void_pending(store, tournament_id, f"the test ended: {status}")
     _progress_line(played, reading, final=True)

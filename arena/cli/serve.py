@@ -380,15 +380,15 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
 
 
 def _send_demo(url: str, broker_url: str, tournament_ids: list[int]) -> None:
-    from arena.service.broker import make_app
+    from arena.service.broker import configure
     from arena.service.dispatch import dispatch_matches
     from arena.service.matches import Config
     from arena.store.db import connect
 
-    app = make_app(broker_url, Config.from_env(), url)
+    configure(broker_url, Config.from_env(), url)
     store = connect(url)
     try:
         for tournament_id in tournament_ids:  # the workers play the first sent first
-            dispatch_matches(store, app, tournament_id)
+            dispatch_matches(store, tournament_id)
     finally:
         store.close()

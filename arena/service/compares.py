@@ -24,7 +24,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult
@@ -52,9 +52,6 @@ from arena.service.views import bot_view
 from arena.store.compares import named_tournament, tournament_of_match
 from arena.store.db import Store, as_utc
 from arena.store.queue import tournament_progress, void_pending
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "COMPARE_FORMAT",
@@ -575,9 +572,7 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
         )
 
 
-def start_compare(
-    store: Store, celery: Celery, actor: Actor, wanted: CompareRequest
-) -> StartedCompare:
+def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> StartedCompare:
     """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
     the actor's own bot (any bot, for an admin), and OLD another version than NEW's.
 
@@ -606,4 +601,4 @@ def start_compare(
         settings=MatchSettings(move_seconds=wanted.move_ms / 1000),
         owner_id=actor_id(actor),
     )
-    return StartedCompare(tournament_id, name, dispatch_matches(store, celery, tournament_id))
+    return StartedCompare(tournament_id, name, dispatch_matches(store, tournament_id))
