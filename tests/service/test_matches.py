@@ -9,20 +9,17 @@ part is called directly, bots unsandboxed (the reference bots in bots/).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import multiprocessing
 import os
 import signal
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
-from celery import Celery
 from sqlalchemy import event, null, select, update
 
 from arena.compete.entrants import Entrant
@@ -64,6 +61,7 @@ from arena.store.queue import (
     void_match,
 )
 from tests.paths import REFERENCE_BOTS
+from tests.service.conftest import Recorder
 
 # The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
 
@@ -430,30 +428,6 @@ def test_unqueued_matches_and_mark_queued(store: Store) -> None:
     )
     assert claim_match(store, "w", lease_seconds=60, match_id=ids[0]) is not None
     assert unqueued_matches(store, sent_before=T0 + timedelta(seconds=1)) == []  # not pending
-
-
-@dataclass
-class Recorder:
-    """A broker client that keeps the matches it was asked to send: a list a connection."""
-
-    sent: list[list[int]] = field(default_factory=list)
-
-    @contextlib.contextmanager
-    def producer_or_acquire(self) -> Iterator[None]:
-        self.sent.append([])
-        yield None
-
-    def send_task(self, name: str, args: tuple[int], queue: str, producer: None = None) -> None:
-        assert name == broker.PLAY_MATCH
-        self.sent[-1].append(args[0])
-
-
-@pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    """The service's broker while the test runs: it keeps what was sent."""
-    kept = Recorder()
-    with broker.using(cast(Celery, kept)):
-        yield kept
 
 
 def test_send_pending_sends_in_chunks_and_marks_them_sent(store: Store, recorder: Recorder) -> None:
