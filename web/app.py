@@ -11,8 +11,8 @@ in every route is a database id (:mod:`web.routing`: a larger number is no route
 The :class:`~arena.store.db.Store` is created once per app and kept in
 ``app.extensions["arena_store"]`` (:mod:`web.extensions`: the blueprints import it from
 there, never from here); the broker the service sends through is configured once, here
-(:func:`arena.service.broker.configure`: ``$ARENA_BROKER_URL``, or the one beside the
-database).
+(:func:`arena.service.broker.configure_lazily`: ``$ARENA_BROKER_URL``, or the one beside
+the database, made at the first send).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import web.api_classes
 import web.api_competitions
 import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
-from arena.service.broker import configure as configure_broker
+from arena.service.broker import configure_lazily as configure_broker
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import api_error, init_api
 from web.assignments import assignments

@@ -61,6 +61,7 @@ __all__ = [
     "RUN_BRANCH",
     "SWEEP",
     "configure",
+    "configure_lazily",
     "current",
     "default_broker_dir",
     "install",
@@ -258,6 +259,8 @@ def make_app(
 
 #: The broker of this process (:func:`configure`, :func:`install`).
 _configured: Celery | None = None
+#: What :func:`configure_lazily` was given, until the first send makes the broker.
+_deferred: tuple[str | None, Config | None, str | None] | None = None
 #: A broker for the current thread or context only (:func:`using`), before the process's.
 _context: ContextVar[Celery | None] = ContextVar("arena_broker", default=None)
 
@@ -273,11 +276,21 @@ def configure(
     return app
 
 
+def configure_lazily(
+    url: str | None = None, config: Config | None = None, database: str | None = None
+) -> None:
+    """:func:`configure`, the broker made at the first send (the web's ``create_app``: an
+    app that never sends, a test's, makes none, nor the filesystem broker's directory)."""
+    global _deferred
+    install(None)
+    _deferred = (url, config, database)
+
+
 def install(app: Celery | None) -> Celery | None:
     """Make ``app`` the broker of this process (None: none); return the one it replaces
     (tests install one of their own and put the previous one back)."""
-    global _configured
-    previous, _configured = _configured, app
+    global _configured, _deferred
+    previous, _configured, _deferred = _configured, app, None
     return previous
 
 
@@ -298,8 +311,12 @@ def current() -> Celery:
     Raises:
         RuntimeError: no broker was configured (a bug: the application's start calls
             :func:`configure`).
+        ValueError: a broker configured lazily has a URL Celery cannot use.
     """
     app = _context.get() or _configured
+    if app is None and _deferred is not None:
+        app = make_app(*_deferred)
+        install(app)
     if app is None:
         raise RuntimeError(
             "no broker is configured: the application calls arena.service.broker.configure() "
