@@ -247,7 +247,7 @@ def stat_block(view: TournamentView) -> str:
         )
     if view.faults:
         faults = ", ".join(
-            f"{view.shown(e)} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults
+            f"{view.shown(f.entrant)} {f.kind.replace('_', ' ')} {f.games}" for f in view.faults
         )
         lines += ["", f"Faults: {faults}"]
     return "\n".join(lines)

@@ -22,7 +22,7 @@ import dataclasses
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,7 @@ from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament, resolve_entrants
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
+from arena.service.shapes import ELO, HIDDEN, about
 from arena.service.views import bot_view
 from arena.store.compares import named_tournament, tournament_of_match
 from arena.store.db import Store, as_utc
@@ -409,7 +410,8 @@ class CompareView:
     """A compare for its page and the API.
 
     Attributes:
-        test: what it tests (None: stored before tests were kept; then only the games).
+        new, old, statistic, elo0, elo1, alpha, beta, max_games, batch: what it tests
+            (:attr:`test`; None: stored before tests were kept, then only the games).
         elo, low, high: NEW's Elo advantage and its 95% interval, as the test's statistic
             estimates it (None before two deal groups are complete; infinite when NEW won
             or lost every game of the game-level test).
@@ -420,27 +422,48 @@ class CompareView:
     """
 
     name: str
+    new: str | None
+    old: str | None
     rules: str
     players: int
-    seed: int
+    teams: bool
     status: str
-    created: datetime
-    owner: str | None
-    owner_id: int | None
-    test: CompareTest | None
-    progress: dict[str, int]
+    verdict: str = field(metadata=about("running, passed (H1), failed (H0) or undecided"))
+    statistic: Statistic | None = field(metadata=about("margin or game: what the test counts"))
+    elo0: float | None
+    elo1: float | None
+    alpha: float | None
+    beta: float | None
+    max_games: int | None
     games: int
-    elo: float | None
-    low: float | None
-    high: float | None
-    los: float | None
-    llr: float | None
-    lower: float | None
-    upper: float | None
-    verdict: str
-    teams: bool = False
-    fast_llr: float | None = None
-    fast_upper: float | None = None
+    elo: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
+    los: float | None = field(metadata=about(digits=4))
+    llr: float | None = field(metadata=about(digits=3))
+    lower: float | None = field(metadata=about(digits=3))
+    upper: float | None = field(metadata=about(digits=3))
+    fast_llr: float | None = field(
+        metadata=about("the margin test's fast pass (else null)", digits=3)
+    )
+    fast_upper: float | None = field(metadata=about("where the fast pass passes NEW", digits=3))
+    progress: dict[str, int]
+    batch: int | None = field(metadata=HIDDEN)
+    seed: int = field(metadata=HIDDEN)
+    created: datetime = field(metadata=HIDDEN)
+    owner: str | None = field(metadata=HIDDEN)
+    owner_id: int | None = field(metadata=HIDDEN)
+
+    @property
+    def test(self) -> CompareTest | None:
+        """What it tests (None: stored before tests were kept; then only the games)."""
+        if self.new is None or self.old is None or self.statistic is None:
+            return None
+        return CompareTest(
+            new=self.new, old=self.old, elo0=self.elo0 or 0.0, elo1=self.elo1 or 0.0,
+            alpha=self.alpha or 0.0, beta=self.beta or 0.0, max_games=self.max_games or 0,
+            batch=self.batch or 0, statistic=self.statistic,
+        )  # fmt: skip
 
 
 def compare_view(store: Store, name: str) -> CompareView:
@@ -461,6 +484,15 @@ def compare_view(store: Store, name: str) -> CompareView:
     reading = state.reading
     return CompareView(
         name=tournament.name,
+        new=None if test is None else test.new,
+        old=None if test is None else test.old,
+        statistic=None if test is None else test.statistic,
+        elo0=None if test is None else test.elo0,
+        elo1=None if test is None else test.elo1,
+        alpha=None if test is None else test.alpha,
+        beta=None if test is None else test.beta,
+        max_games=None if test is None else test.max_games,
+        batch=None if test is None else test.batch,
         rules=rules,
         players=tournament.players,
         seed=tournament.seed,
@@ -468,7 +500,6 @@ def compare_view(store: Store, name: str) -> CompareView:
         created=as_utc(tournament.created),
         owner=owner,
         owner_id=tournament.owner_id,
-        test=test,
         progress=progress,
         games=state.played,
         elo=reading.elo,
@@ -493,19 +524,27 @@ class CompareRequest:
     """A compare as an account asks for it (the page's form, the API's body); the ranges
     are checked by :func:`start_compare`, each with its own message."""
 
-    new: str
-    old: str
-    rules: str
-    players: int = 2
-    teams: bool = False
-    statistic: Statistic = "margin"
-    elo0: float = 0.0
-    elo1: float = 10.0
+    new: str = field(metadata=about("your bot, OWNER/NAME[@VERSION]"))
+    old: str = field(metadata=about("OWNER/NAME[@VERSION]"))
+    rules: str = field(metadata={**about("a preset rule set"), "examples": ["draw"]})
+    players: int = field(default=2, metadata=about("seats; 4 with teams"))
+    teams: bool = field(
+        default=False, metadata=about("2v2 (muggins, 4 players): NEW and OLD each partner a copy")
+    )
+    statistic: Statistic = field(
+        default="margin",
+        metadata=about(
+            "what the test counts per deal group: margin (point margins less the luck of the "
+            "draw, with a fast pass) or game (game results, fishtest's pentanomial SPRT)"
+        ),
+    )
+    elo0: float = field(default=0.0, metadata=about("H0: NEW is at most this much stronger"))
+    elo1: float = field(default=10.0, metadata=about("H1: NEW is at least this much stronger"))
     alpha: float = 0.05
     beta: float = 0.05
-    max_games: int = 2000
-    batch: int = 8
-    move_ms: int = 1000
+    max_games: int = field(default=2000, metadata=about(f"at most {MAX_COMPARE_GAMES:,}"))
+    batch: int = field(default=8, metadata=about("deal groups between two looks at the test"))
+    move_ms: int = field(default=1000, metadata=about("time a move, in milliseconds"))
 
 
 @dataclass(frozen=True, slots=True)

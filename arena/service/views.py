@@ -25,6 +25,7 @@ from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, runtime_version
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
 from arena.service.results import load_results, rating_table
+from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import boards
 from arena.store import bots as stored_bots
 from arena.store.bots import BotRow
@@ -103,17 +104,17 @@ class LeaderboardRow:
     owner: str
     bot: str
     version: int
-    latest: bool
-    rating: float
-    low: float
-    high: float
+    latest: bool = field(metadata=HIDDEN)
+    rating: float = field(metadata=ELO)
+    low: float = field(metadata=ELO)
+    high: float = field(metadata=ELO)
     games: int
     provisional: bool
     reference: bool
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    last_game: datetime | None = None
+    last_game: datetime | None = field(default=None, metadata=HIDDEN)
 
     @property
     def name(self) -> BotName:
@@ -198,7 +199,8 @@ def leaderboard(
 
 @dataclass(frozen=True, slots=True)
 class TournamentRow:
-    """A stored tournament in the list."""
+    """A stored tournament in the list: its matches, those finished (played, or void:
+    never to be played) and those void."""
 
     name: str
     status: str
@@ -206,22 +208,22 @@ class TournamentRow:
     rules: str
     players: int
     matches: int
-    played: int
-    void: int
+    finished: int
+    void: int = field(metadata=HIDDEN)
     created: datetime
 
     @property
-    def finished(self) -> int:
-        """Matches finished: played, or void (never to be played)."""
-        return self.played + self.void
+    def played(self) -> int:
+        """Matches played (finished, not void)."""
+        return self.finished - self.void
 
 
 def tournament_list(store: Store) -> list[TournamentRow]:
     """Every stored tournament, newest first, with its matches played and void."""
     rows = boards.tournament_totals(store)
     return [
-        TournamentRow(name, status, fmt, rules, players, matches, done, void, as_utc(created))
-        for name, status, fmt, rules, players, matches, done, void, created in rows
+        TournamentRow(name, status, fmt, rules, players, matches, played + void, void, as_utc(when))
+        for name, status, fmt, rules, players, matches, played, void, when in rows
     ]
 
 
@@ -233,12 +235,43 @@ class StandingRow:
     entrant: str
     games: int
     wins: int
-    win_rate: float
+    win_rate: float = field(metadata=about(digits=4))
     points: int
     forfeits: int
-    rating: float | None
-    low: float | None
-    high: float | None
+    rating: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
+
+
+@dataclass(frozen=True, slots=True)
+class Crosstable:
+    """A 2-player tournament's crosstable: its entrants in standings order, and each one's
+    score against each other."""
+
+    entrants: list[str]
+    scores: list[list[float | None]] = field(
+        metadata=about(
+            "``scores[i][j]``: entrant i's wins plus half draws against entrant j (None: "
+            "never met)."
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCount:
+    """The games an entrant forfeited by one kind of bot fault."""
+
+    entrant: str
+    kind: str
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class VoidMatch:
+    """A match void for a harness failure (``match``: its key), and why."""
+
+    match: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,11 +283,9 @@ class TournamentView:
         games_done, games_total: game records stored, and games scheduled.
         eta_seconds: the time left at the pace so far (None before the first game, or done).
         standings: best first, with each entrant's rating over this tournament's games.
-        crosstable: 2-player tournaments: (entrants in standings order, each row's score
-            against each column: wins + half draws, None where they never met); else None.
-        void: (match key, reason) of the matches void for a harness failure.
-        faults: (entrant, kind, games) of the games forfeited by a bot fault, by entrant
-            then kind.
+        crosstable: 2-player tournaments only (:class:`Crosstable`); else None.
+        void: the matches void for a harness failure.
+        faults: the games forfeited by a bot fault, by entrant then kind.
         workers_alive: the workers whose heartbeat is within the lease now.
         queue: its place in the workers' queue, with the reason it waits (see
             :func:`queue_position`); None when finished.
@@ -273,19 +304,19 @@ class TournamentView:
     created: datetime
     started: datetime | None
     finished: datetime | None
-    progress: dict[str, int]
+    progress: dict[str, int] = field(metadata=about("matches by status"))
     games_done: int
     games_total: int
-    eta_seconds: float | None
+    eta_seconds: float | None = field(metadata=ELO)
     standings: list[StandingRow]
-    crosstable: tuple[list[str], list[list[float | None]]] | None
-    void: list[tuple[str, str]]
+    crosstable: Crosstable | None = field(metadata=about("2-player tournaments only"))
+    void: list[VoidMatch]
     workers_alive: int
-    owner_id: int | None = None
+    owner_id: int | None = field(default=None, metadata=HIDDEN)
     owner: str | None = None
-    faults: list[tuple[str, str, int]] = field(default_factory=list)
-    queue: str | None = None
-    names: dict[str, BotName] = field(default_factory=dict)
+    faults: list[FaultCount] = field(default_factory=list)
+    queue: str | None = field(default=None, metadata=HIDDEN)
+    names: dict[str, BotName] = field(default_factory=dict, metadata=HIDDEN)
 
     def name_of(self, label: str) -> BotName | None:
         """The stored version the entrant ``label`` stands for, or None (no stored one)."""
@@ -312,12 +343,7 @@ CROSSTABLE_LIMIT = 24
 #: Tournaments whose counts a process keeps (the least recently counted go first).
 STANDINGS_CACHED = 64
 
-_Standings = tuple[
-    list[StandingRow],
-    tuple[list[str], list[list[float | None]]] | None,
-    list[tuple[str, str]],
-    list[tuple[str, str, int]],
-]
+_Standings = tuple[list[StandingRow], Crosstable | None, list[VoidMatch], list[FaultCount]]
 
 
 class _Counted:
@@ -387,9 +413,9 @@ class _Counted:
                 ]
                 for a in order
             ]
-            crosstable = (order, cells)
-        void = sorted(standings.void)
-        faults = [(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
+            crosstable = Crosstable(order, cells)
+        void = [VoidMatch(key, reason) for key, reason in sorted(standings.void)]
+        faults = [FaultCount(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
         self.shown = (rows, crosstable, void, faults)
         return self.shown
 
@@ -499,9 +525,9 @@ class VersionRating:
     """A bot version's stored rating under one rule set."""
 
     rules: str
-    rating: float
-    low: float
-    high: float
+    rating: float = field(metadata=ELO)
+    low: float = field(metadata=ELO)
+    high: float = field(metadata=ELO)
     games: int
     rank: int
 
@@ -513,7 +539,7 @@ class VersionView:
     version: int
     sha256: str
     created: datetime
-    report: dict[str, Any]
+    report: dict[str, Any] = field(metadata=HIDDEN)  # its faults are its owner's
     ratings: list[VersionRating]
     #: The runtime it runs under (arena.match.runtimes).
     runtime: str = DEFAULT_RUNTIME
@@ -555,14 +581,14 @@ class RatingChart:
 class BotView:
     """A bot for its page: owner, versions newest first, whether its source is public."""
 
-    id: int
-    owner_id: int
+    id: int = field(metadata=HIDDEN)
+    owner_id: int = field(metadata=HIDDEN)
     owner: str
     name: str
     source_public: bool
-    created: datetime
+    created: datetime = field(metadata=HIDDEN)
     versions: list[VersionView]
-    charts: list[RatingChart]
+    charts: list[RatingChart] = field(metadata=HIDDEN)
 
 
 def bot_list(store: Store) -> list[BotRow]:
