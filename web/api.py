@@ -2,8 +2,9 @@
 
 Authenticated by bearer tokens only (``Authorization: Bearer da_...``, made on the account
 page; never a session cookie, so no CSRF token is needed or accepted). Every request needs
-a token with the ``read`` scope; uploading a bot needs ``upload``. Requests and responses
-are pydantic models, validated; the OpenAPI 3.1 document is ``/api/v1/openapi.json``
+a token with the ``read`` scope; uploading a bot needs ``upload``. A request is a pydantic
+model (or the service's own dataclass), validated; an answer is the service's view, as
+:class:`ViewAdapter` writes it. The OpenAPI 3.1 document is ``/api/v1/openapi.json``
 (spectree), and ``/api/v1/docs`` lists the endpoints without any script. Every error is
 ``{"error": {"status": N, "message": "..."}}`` (:func:`api_error`, the app's one handler
 under /api/: refusals, unknown paths, a method a path does not list (405 with ``Allow``),
@@ -48,7 +49,7 @@ from arena.service.competitions import source_opened
 from arena.service.games import GameRow, game_list, game_record, match_list
 from arena.service.matches import MatchSettings
 from arena.service.permissions import allowed, require
-from arena.service.shapes import about, plain
+from arena.service.shapes import TEXT, about, plain
 from arena.service.tournaments import (
     NewTournament,
     cancel_tournament,
@@ -135,8 +136,9 @@ def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -
 
 class ViewSchema(GenerateJsonSchema):
     """pydantic's JSON schema of a view as :func:`~arena.service.shapes.plain` writes it:
-    every field it shows is in its JSON (required, no default), and an answer's docstring
-    is the service's, not the API's."""
+    every field it shows is in its JSON (required, no default), a value of
+    :data:`~arena.service.shapes.TEXT` is a string, and an answer's docstring is the
+    service's, not the API's."""
 
     def field_is_required(self, field: Any, total: bool) -> bool:
         return self.mode == "serialization" or super().field_is_required(field, total)
@@ -147,6 +149,8 @@ class ViewSchema(GenerateJsonSchema):
         return super().default_schema(schema)
 
     def dataclass_schema(self, schema: Any) -> JsonSchemaValue:
+        if schema["cls"] in TEXT:
+            return {"type": "string"}
         found = super().dataclass_schema(schema)
         if self.mode == "serialization":
             found.pop("description", None)
@@ -480,17 +484,6 @@ def api_tournaments(query: Page) -> Tournaments:
     return Tournaments(total=len(rows), tournaments=rows[query.offset : query.offset + query.limit])
 
 
-def _iso(moment: Any) -> str | None:
-    return None if moment is None else moment.isoformat()
-
-
-def _num(value: float | None, digits: int = 1) -> float | None:
-    """A rounded number for JSON (None for none; infinities, which JSON lacks, as None)."""
-    if value is None or value != value or value in (float("inf"), float("-inf")):
-        return None
-    return round(value, digits)
-
-
 @api.get("/tournaments/<name>")
 @public
 @spec.validate(
@@ -535,7 +528,7 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentView, int]:
         raise
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return api_tournament(json.name.strip()), 201
+    return tournament_view(get_store(), json.name.strip()), 201
 
 
 @api.post("/tournaments/<name>/cancel")
@@ -711,8 +704,8 @@ def json_error(error: HTTPException) -> BaseResponse:
 
 
 #: What the API's other modules (web.api_competitions) use of this one: the caller's
-#: account by scope, an error answer, a time and a number for JSON.
-caller, fail, iso, num = _caller, _fail, _iso, _num
+#: account by scope, an error answer.
+caller, fail = _caller, _fail
 
 
 def init_api(app: Flask) -> None:

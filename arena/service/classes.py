@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ from arena.service.class_views import (
     MAX_REAL_NAME,
     ClassError,
     ClassLeaderboard,
+    ClassView,
     RosterRow,
     RosterView,
     bot_target,
@@ -53,6 +54,7 @@ from arena.service.class_views import (
     class_for_teacher,
     class_leaderboard,
     class_target,
+    class_view,
     find_class,
     is_teacher,
     latest_versions,
@@ -67,6 +69,7 @@ from arena.service.permissions import (
     allowed,
     require,
 )
+from arena.service.shapes import about
 from arena.store import classes as stored
 from arena.store.classes import ClassRow, MemberRow
 from arena.store.db import Store
@@ -85,6 +88,7 @@ __all__ = [
     "ClassError",
     "ClassLeaderboard",
     "ClassRow",
+    "ClassView",
     "MemberRow",
     "NewClass",
     "RosterLogin",
@@ -98,6 +102,7 @@ __all__ = [
     "class_for_teacher",
     "class_leaderboard",
     "class_target",
+    "class_view",
     "close_join_code",
     "create_class",
     "find_class",
@@ -150,13 +155,15 @@ class NewClass:
             closed until the teacher draws one).
     """
 
-    name: str
-    description: str = ""
-    rule_sets: tuple[str, ...] = ("block",)
+    name: str = field(metadata=about(min_length=1, max_length=64))
+    description: str = field(default="", metadata=about(max_length=5000))
+    rule_sets: tuple[str, ...] = field(default=("block",), metadata=about(max_length=20))
     uploads_per_hour: int = DEFAULT_SETTINGS["uploads_per_hour"]
     checks_queued: int = DEFAULT_SETTINGS["checks_queued"]
     show_reference: bool = True
-    join_hours: float = 24.0
+    join_hours: float = field(
+        default=24.0, metadata=about("how long the first join code lasts (0: none)")
+    )
 
 
 def _now(now: datetime | None) -> datetime:

@@ -3,11 +3,13 @@ shapes (declared once; docs/api.md), and a field's ``metadata`` says what JSON n
 its type.
 
 A field's metadata may hold pydantic's ``description``, ``serialization_alias`` (its name in
-JSON) and ``exclude`` (kept out of JSON: a page's detail, or private), which pydantic reads
-for the API's OpenAPI document, and :data:`DIGITS`, the digits a float keeps in JSON.
+JSON), ``exclude`` (kept out of JSON: a page's detail, or private) and, for what a request
+sends, ``min_length`` and ``max_length``, which pydantic reads for the API's OpenAPI
+document and its checks, and :data:`DIGITS`, the digits a float keeps in JSON.
 :func:`plain` makes the JSON document of a view by the same metadata: a time in ISO 8601
 (:meth:`datetime.isoformat`), a float rounded (an infinity or NaN, which JSON lacks, null),
-a tuple a list. Standard library only: the web's API reads the types with pydantic.
+a tuple a list, a value of :data:`TEXT` its text. Standard library only: the web's API
+reads the types with pydantic.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-__all__ = ["DIGITS", "ELO", "HIDDEN", "about", "plain"]
+from arena.service.display import BotName
+
+__all__ = ["DIGITS", "ELO", "HIDDEN", "TEXT", "about", "plain"]
 
 #: The metadata key of the digits a float field keeps in JSON.
 DIGITS = "digits"
@@ -26,26 +30,36 @@ DIGITS = "digits"
 HIDDEN: Mapping[str, Any] = {"exclude": True}
 #: A rating or an Elo difference: one decimal in JSON.
 ELO: Mapping[str, Any] = {DIGITS: 1}
+#: The types shown in JSON as their text, ``str(value)``: a bot's display name.
+TEXT: tuple[type, ...] = (BotName,)
 
 
 def about(
-    description: str | None = None, *, digits: int | None = None, name: str | None = None
+    description: str | None = None,
+    *,
+    digits: int | None = None,
+    name: str | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
 ) -> dict[str, Any]:
     """A field's metadata: its ``description`` in the API's document, the ``digits`` it
-    keeps in JSON, its ``name`` in JSON (default: the field's)."""
-    found: dict[str, Any] = {}
-    if description is not None:
-        found["description"] = description
-    if digits is not None:
-        found[DIGITS] = digits
-    if name is not None:
-        found["serialization_alias"] = name
-    return found
+    keeps in JSON, its ``name`` in JSON (default: the field's); the shortest and longest a
+    request's text or list may be."""
+    found: dict[str, Any] = {
+        "description": description,
+        DIGITS: digits,
+        "serialization_alias": name,
+        "min_length": min_length,
+        "max_length": max_length,
+    }
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def plain(value: Any, digits: int | None = None) -> Any:
     """``value`` (a view, or what one holds) as JSON's values: dicts, lists, strings,
     numbers, booleans and None, by its fields' metadata (the module's docstring)."""
+    if isinstance(value, TEXT):
+        return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
             field.metadata.get("serialization_alias", field.name): plain(
