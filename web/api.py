@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from flask import (
@@ -49,7 +49,7 @@ from arena.service.competitions import source_opened
 from arena.service.games import GameRow, game_list, game_record, match_list
 from arena.service.matches import MatchSettings
 from arena.service.permissions import allowed, require
-from arena.service.shapes import TEXT, about, plain
+from arena.service.shapes import TEXT, about, extend, plain
 from arena.service.tournaments import (
     NewTournament,
     cancel_tournament,
@@ -310,7 +310,7 @@ class ListedGame(GameRow):
     @classmethod
     def of(cls, row: GameRow, record: str) -> ListedGame:
         """``row`` with its record's URL."""
-        return cls(**{f.name: getattr(row, f.name) for f in fields(row)}, record=record)
+        return extend(row, cls, record=record)
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,7 +350,7 @@ class CompareAnswer(CompareView):
     @classmethod
     def of(cls, view: CompareView, url: str) -> CompareAnswer:
         """``view`` with its page's URL."""
-        return cls(**{f.name: getattr(view, f.name) for f in fields(view)}, url=url)
+        return extend(view, cls, url=url)
 
 
 # --- endpoints -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ Imported by web.app before the blueprint is registered (its routes join it then)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from flask import Response, after_this_request, url_for
@@ -35,7 +35,7 @@ from arena.service.classes import (
     RosterView,
 )
 from arena.service.role_requests import RoleRequest
-from arena.service.shapes import about
+from arena.service.shapes import about, extend
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
@@ -63,7 +63,7 @@ class ClassAnswer(ClassView):
     def of(cls, view: ClassView) -> ClassAnswer:
         """``view`` with its join page's path (where its join code is shown)."""
         path = None if view.join_code is None else f"/join/{view.join_code}"
-        return cls(**{f.name: getattr(view, f.name) for f in fields(view)}, join_path=path)
+        return extend(view, cls, join_path=path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,9 +242,7 @@ def api_roster(name: str) -> Roster:
         if r.version is not None:
             v = r.version
             source = url_for("api.api_bot_source", owner=v.owner, name=v.bot, version=v.version)
-        rows.append(
-            SourcedRosterRow(**{f.name: getattr(r, f.name) for f in fields(r)}, source=source)
-        )
+        rows.append(extend(r, SourcedRosterRow, source=source))
     return Roster(name=view.name, rules=view.rules, students=rows)
 
 

@@ -8,7 +8,7 @@ Imported by web.app before the blueprint is registered (its routes join it then)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from flask import Response, url_for
 from pydantic import BaseModel, Field
@@ -18,7 +18,7 @@ from arena.service.assignment_views import check_grading_visible
 from arena.service.assignments import assignment_grades, assignment_view
 from arena.service.classes import ClassError
 from arena.service.exports import StandingsLine, grade_csv, standings_lines
-from arena.service.shapes import about
+from arena.service.shapes import about, extend
 from arena.service.similarity import (
     THRESHOLD,
     ReportPair,
@@ -74,7 +74,7 @@ class LinkedSide(ReportSide):
     def of(cls, side: ReportSide) -> LinkedSide:
         """``side`` with its source's URL."""
         url = url_for("api.api_bot_source", owner=side.owner, name=side.bot, version=side.number)
-        return cls(**{f.name: getattr(side, f.name) for f in fields(side)}, source=url)
+        return extend(side, cls, source=url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +113,7 @@ def api_similarity(name: str, query: SimilarityQuery) -> LinkedReport:
         LinkedPair(score=p.score, tokens=p.tokens, a=LinkedSide.of(p.a), b=LinkedSide.of(p.b))
         for p in report.pairs
     )
-    fields_ = {f.name: getattr(report, f.name) for f in fields(report)}
-    return LinkedReport(**{**fields_, "pairs": pairs})
+    return extend(report, LinkedReport, pairs=pairs)
 
 
 @api.get("/classes/<class_name>/assignments/<name>/grades.csv")

@@ -410,8 +410,9 @@ class CompareView:
     """A compare for its page and the API.
 
     Attributes:
-        new, old, statistic, elo0, elo1, alpha, beta, max_games, batch: what it tests
-            (:attr:`test`; None: stored before tests were kept, then only the games).
+        test: what it tests (None: stored before tests were kept; then only the games);
+            the API shows its fields beside the others (``new``, ``old``, ``statistic``,
+            ``elo0``, ``elo1``, ``alpha``, ``beta``, ``max_games``: None without one).
         elo, low, high: NEW's Elo advantage and its 95% interval, as the test's statistic
             estimates it (None before two deal groups are complete; infinite when NEW won
             or lost every game of the game-level test).
@@ -422,19 +423,15 @@ class CompareView:
     """
 
     name: str
-    new: str | None
-    old: str | None
     rules: str
     players: int
-    teams: bool
+    seed: int = field(metadata=HIDDEN)
     status: str
-    verdict: str = field(metadata=about("running, passed (H1), failed (H0) or undecided"))
-    statistic: Statistic | None = field(metadata=about("margin or game: what the test counts"))
-    elo0: float | None
-    elo1: float | None
-    alpha: float | None
-    beta: float | None
-    max_games: int | None
+    created: datetime = field(metadata=HIDDEN)
+    owner: str | None = field(metadata=HIDDEN)
+    owner_id: int | None = field(metadata=HIDDEN)
+    test: CompareTest | None = field(metadata=HIDDEN)
+    progress: dict[str, int]
     games: int
     elo: float | None = field(metadata=ELO)
     low: float | None = field(metadata=ELO)
@@ -443,27 +440,30 @@ class CompareView:
     llr: float | None = field(metadata=about(digits=3))
     lower: float | None = field(metadata=about(digits=3))
     upper: float | None = field(metadata=about(digits=3))
+    verdict: str = field(metadata=about("running, passed (H1), failed (H0) or undecided"))
+    teams: bool = False
     fast_llr: float | None = field(
-        metadata=about("the margin test's fast pass (else null)", digits=3)
+        default=None, metadata=about("the margin test's fast pass (else null)", digits=3)
     )
-    fast_upper: float | None = field(metadata=about("where the fast pass passes NEW", digits=3))
-    progress: dict[str, int]
-    batch: int | None = field(metadata=HIDDEN)
-    seed: int = field(metadata=HIDDEN)
-    created: datetime = field(metadata=HIDDEN)
-    owner: str | None = field(metadata=HIDDEN)
-    owner_id: int | None = field(metadata=HIDDEN)
+    fast_upper: float | None = field(
+        default=None, metadata=about("where the fast pass passes NEW", digits=3)
+    )
+    # the test's fields, for the API (from ``test``)
+    new: str | None = field(init=False, default=None)
+    old: str | None = field(init=False, default=None)
+    statistic: Statistic | None = field(
+        init=False, default=None, metadata=about("margin or game: what the test counts")
+    )
+    elo0: float | None = field(init=False, default=None)
+    elo1: float | None = field(init=False, default=None)
+    alpha: float | None = field(init=False, default=None)
+    beta: float | None = field(init=False, default=None)
+    max_games: int | None = field(init=False, default=None)
 
-    @property
-    def test(self) -> CompareTest | None:
-        """What it tests (None: stored before tests were kept; then only the games)."""
-        if self.new is None or self.old is None or self.statistic is None:
-            return None
-        return CompareTest(
-            new=self.new, old=self.old, elo0=self.elo0 or 0.0, elo1=self.elo1 or 0.0,
-            alpha=self.alpha or 0.0, beta=self.beta or 0.0, max_games=self.max_games or 0,
-            batch=self.batch or 0, statistic=self.statistic,
-        )  # fmt: skip
+    def __post_init__(self) -> None:
+        if self.test is not None:
+            for name in ("new", "old", "statistic", "elo0", "elo1", "alpha", "beta", "max_games"):
+                object.__setattr__(self, name, getattr(self.test, name))
 
 
 def compare_view(store: Store, name: str) -> CompareView:
@@ -484,15 +484,6 @@ def compare_view(store: Store, name: str) -> CompareView:
     reading = state.reading
     return CompareView(
         name=tournament.name,
-        new=None if test is None else test.new,
-        old=None if test is None else test.old,
-        statistic=None if test is None else test.statistic,
-        elo0=None if test is None else test.elo0,
-        elo1=None if test is None else test.elo1,
-        alpha=None if test is None else test.alpha,
-        beta=None if test is None else test.beta,
-        max_games=None if test is None else test.max_games,
-        batch=None if test is None else test.batch,
         rules=rules,
         players=tournament.players,
         seed=tournament.seed,
@@ -500,6 +491,7 @@ def compare_view(store: Store, name: str) -> CompareView:
         created=as_utc(tournament.created),
         owner=owner,
         owner_id=tournament.owner_id,
+        test=test,
         progress=progress,
         games=state.played,
         elo=reading.elo,

@@ -18,11 +18,13 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.service.display import BotName
 
-__all__ = ["DIGITS", "ELO", "HIDDEN", "TEXT", "about", "plain"]
+__all__ = ["DIGITS", "ELO", "HIDDEN", "TEXT", "about", "extend", "plain"]
+
+V = TypeVar("V")
 
 #: The metadata key of the digits a float field keeps in JSON.
 DIGITS = "digits"
@@ -53,6 +55,13 @@ def about(
         "max_length": max_length,
     }
     return {key: value for key, value in found.items() if value is not None}
+
+
+def extend(view: Any, kind: type[V], **more: Any) -> V:
+    """``view`` as ``kind``, a subclass of its type adding fields (an answer of the API: a
+    view and its URL), with ``more`` (they may also replace the view's own)."""
+    given = {f.name: getattr(view, f.name) for f in dataclasses.fields(view) if f.init}
+    return kind(**{**given, **more})
 
 
 def plain(value: Any, digits: int | None = None) -> Any:
