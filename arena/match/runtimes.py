@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from arena.errors import ArenaError
-from arena.match.runtime import Runtime, bot_runtime, shared_libraries
+from arena.match.hostpaths import Runtime, bot_runtime, shared_libraries
 
 __all__ = [
     "DEFAULT_RUNTIME",

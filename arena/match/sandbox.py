@@ -6,7 +6,7 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
   namespace, ``--die-with-parent``, ``--new-session``, ``--clearenv`` plus a tiny
   fixed environment (``SANDBOX_ENV``), no further user namespaces;
 - a minimal read-only filesystem: the bot's runtime only (its interpreter, the shared
-  libraries it loads and, for Python, the standard library: :mod:`arena.match.runtime`;
+  libraries it loads and, for Python, the standard library: :mod:`arena.match.hostpaths`;
   for the ``python-numpy`` runtime also numpy's environment and the libraries it loads:
   :mod:`arena.match.runtimes`; never the rest of ``/usr``), the merged-usr ``/bin``,
   ``/lib``... links, ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
@@ -59,7 +59,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.match.runtime import Runtime, bot_runtime, interpreter_of
+from arena.match.hostpaths import Runtime, bot_runtime, interpreter_of
 from arena.match.runtimes import find_runtime, host_paths, runtime_missing
 
 __all__ = [
@@ -595,7 +595,7 @@ class Sandbox:
         opts += ["--uid", str(self.uid), "--gid", str(self.uid)]
         for key, value in SANDBOX_ENV.items():
             opts += ["--setenv", key, value]
-        # Only the bot's runtime, never the rest of /usr (arena.match.runtime).
+        # Only the bot's runtime, never the rest of /usr (arena.match.hostpaths).
         for directory in sorted(runtime.directories):
             opts += ["--ro-bind", directory, directory]
         for directory in sorted(runtime.hidden):

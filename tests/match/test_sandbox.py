@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from arena.match.runtime import Runtime, bot_runtime
+from arena.match.hostpaths import Runtime, bot_runtime
 from arena.match.runtimes import find_runtime, host_paths, numpy_dir, runtime_missing
 from arena.match.sandbox import (
     SANDBOX_ENV,
@@ -319,7 +319,7 @@ def test_plain_spawn_is_unsandboxed_with_the_same_interface() -> None:
 
 def test_the_sandbox_shows_the_runtime_and_nothing_else() -> None:
     """Walk the sandbox's whole tree: every path is the bot's file, a file or directory of
-    the interpreter's runtime (arena.match.runtime), /etc's two files or a merged-/usr
+    the interpreter's runtime (arena.match.hostpaths), /etc's two files or a merged-/usr
     link; no shell, no other program, no third-party package, nothing of /usr/local."""
     result, status = run_probe("tree", slot=SLOT + 12)
     assert status == 0
