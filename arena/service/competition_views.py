@@ -4,7 +4,7 @@ final as rows for CSV and JSON) and an entrant's rating history. arena.service.c
 re-exports every name here; nothing here writes.
 
 The ladder's standings are the scheduler's latest fit (``competitions.standings``, written
-by arena.service.ladder): one object an entrant, best first, read by these keys (any may be
+by arena.service.clock): one object an entrant, best first, read by these keys (any may be
 missing): ``version_id``, ``label``, ``rating``, ``low``, ``high``, ``games``, ``rank``,
 ``rank_best``, ``rank_worst``, ``provisional``, ``last_game`` (ISO 8601). The final table
 (``final_table``) likewise: ``version_id``, ``label``, ``place``, ``rating``, ``low``,

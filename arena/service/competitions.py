@@ -1,6 +1,6 @@
 """Bot-writing competitions (docs/competitions.md): an organiser creates one, users enter
 bots between its opening and its deadline, a ladder plays them continuously
-(arena.service.ladder schedules it) and a final among the ladder's best decides.
+(arena.service.clock schedules it) and a final among the ladder's best decides.
 
 - :func:`create_competition` checks every setting (:class:`CompetitionError`, one sentence
   a mistake) and stores the competition with its ladder tournament (format ``ladder``,

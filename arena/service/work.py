@@ -23,16 +23,16 @@ from arena.service.broker import (
     send_branches,
     send_uploads,
 )
+from arena.service.clock import tick_competition, tick_competitions
 from arena.service.compares import stop_if_decided
 from arena.service.competitions import entry_accepted
 from arena.service.dispatch import dispatch_matches, send_by_lane
 from arena.service.gauntlets import restart_stalled
-from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next, sweep
 from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
+from arena.store.clock import competition_of_match
 from arena.store.db import Store
-from arena.store.ladder import competition_of_match
 from arena.store.lanes import match_lanes
 from arena.store.queue import finish_stalled_tournaments
 
