@@ -36,6 +36,7 @@ from arena.service.classes import (
 )
 from arena.service.role_requests import RoleRequest
 from arena.service.shapes import about, extend
+from arena.service.views import tournament_name
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
@@ -357,15 +358,11 @@ def api_class_leaderboard(name: str) -> ClassLeaderboard:
 def api_class_tournament(name: str, json: ClassTournamentRequest) -> tuple[Started, int]:
     """Start a round robin between the students' latest versions, with or without the
     reference bots (its teachers; a ``run`` token). 202: the workers play it."""
-    from arena.store.tournaments import get_tournament
-
     account = _caller("run")
     tournament_id = _acting(lambda: service.start_class_tournament(
         get_store(), get_celery(), account, name, reference=json.reference, rules=json.rules,
         games=json.games))  # fmt: skip
-    found = get_tournament(get_store(), tournament_id)
-    assert found is not None
-    return Started(id=tournament_id, name=found.name), 202
+    return Started(id=tournament_id, name=tournament_name(get_store(), tournament_id)), 202
 
 
 @api.post("/role-requests")

@@ -22,8 +22,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
 from arena.service.bots import set_visibility
-from arena.service.class_pages_extra import class_bots
-from arena.service.classes import bot_target
+from arena.service.classes import bot_target, class_bots
 from arena.service.competitions import source_opened
 from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.permissions import allowed, require

@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.assignment_views import check_grading_visible
-from arena.service.class_pages_extra import class_bots
+from arena.service.classes import class_bots
 from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import (

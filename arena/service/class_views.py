@@ -26,9 +26,16 @@ from arena.errors import ArenaError, NotFound
 from arena.service.display import BotName
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
 from arena.service.shapes import ELO, about
-from arena.service.views import REFERENCE_OWNER, LeaderboardRow, leaderboard, rank_ranges
+from arena.service.views import (
+    REFERENCE_OWNER,
+    LeaderboardRow,
+    bot_list,
+    leaderboard,
+    rank_ranges,
+)
 from arena.store import classes as stored
 from arena.store.boards import newest_rule_set_id
+from arena.store.bots import BotRow
 from arena.store.classes import ClassRow, MemberRow
 from arena.store.db import Store
 
@@ -40,6 +47,7 @@ __all__ = [
     "RosterRow",
     "RosterView",
     "bot_target",
+    "class_bots",
     "class_for_member",
     "class_for_teacher",
     "class_leaderboard",
@@ -51,6 +59,7 @@ __all__ = [
     "my_classes",
     "roster_view",
     "student_ids",
+    "student_names",
 ]
 
 logger = logging.getLogger(__name__)
@@ -177,6 +186,32 @@ def class_view(store: Store, actor: Actor, row: ClassRow) -> ClassView:
         join_code=row.join_code if teaching else None,
         join_expires=row.join_expires if teaching else None, created=row.created,
     )  # fmt: skip
+
+
+def student_names(store: Store, actor: Actor, name: str) -> list[str]:
+    """The pseudonyms of the students of the class ``name``, by name (its members and
+    teachers only).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    row = class_for_member(store, actor, name)
+    return [member.name for member in stored.member_rows(store, row.id)]
+
+
+def class_bots(store: Store, actor: Actor, name: str, *, reference: bool = False) -> list[BotRow]:
+    """The bots of the class's students (and the reference bots with ``reference``), the
+    most recently updated first (as :func:`student_names` checks).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    owners = set(student_names(store, actor, name))
+    if reference:
+        owners.add(REFERENCE_OWNER)
+    return [row for row in bot_list(store) if row.owner in owners]
 
 
 def student_ids(store: Store, class_id: int) -> list[int]:

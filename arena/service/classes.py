@@ -50,6 +50,7 @@ from arena.service.class_views import (
     RosterRow,
     RosterView,
     bot_target,
+    class_bots,
     class_for_member,
     class_for_teacher,
     class_leaderboard,
@@ -61,6 +62,7 @@ from arena.service.class_views import (
     my_classes,
     roster_view,
     student_ids,
+    student_names,
 )
 from arena.service.permissions import (
     ROLE_RANKS,
@@ -97,6 +99,7 @@ __all__ = [
     "add_teacher",
     "bot_target",
     "check_upload_quota",
+    "class_bots",
     "class_by_code",
     "class_for_member",
     "class_for_teacher",
@@ -120,6 +123,7 @@ __all__ = [
     "rotate_join_code",
     "start_class_tournament",
     "student_ids",
+    "student_names",
 ]
 
 logger = logging.getLogger(__name__)

@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
+from arena.errors import NotFound
 from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, runtime_version
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
@@ -33,6 +34,7 @@ from arena.store.db import Store, as_utc
 from arena.store.lanes import queue_place
 from arena.store.models import Tournament
 from arena.store.queue import tournament_progress
+from arena.store.tournaments import get_tournament
 
 __all__ = [
     "PROVISIONAL_WIDTH",
@@ -56,6 +58,7 @@ __all__ = [
     "rule_set_names",
     "set_source_public",
     "tournament_list",
+    "tournament_name",
     "tournament_owner",
     "tournament_view",
 ]
@@ -510,6 +513,18 @@ def queue_position(store: Store, tournament_id: int) -> str | None:
     if place.running:
         return "playing"
     return "next: waiting for a free worker"
+
+
+def tournament_name(store: Store, tournament_id: int) -> str:
+    """The name of the tournament ``tournament_id``.
+
+    Raises:
+        NotFound: there is none.
+    """
+    found = get_tournament(store, tournament_id)
+    if found is None:
+        raise NotFound(f"no tournament {tournament_id}")
+    return str(found.name)
 
 
 def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:
