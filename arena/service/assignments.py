@@ -65,8 +65,8 @@ from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_view
 from arena.service.views import REFERENCE_OWNER, bot_view
 from arena.store import assignments as stored
+from arena.store.accounts import user_id_named
 from arena.store.assignments import AssignmentRow
-from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
 
 if TYPE_CHECKING:

@@ -24,10 +24,9 @@ from arena.service.accounts import Account
 from arena.service.display import display_name
 from arena.service.permissions import Actor, Target, allowed
 from arena.service.shapes import ELO, HIDDEN, about
-from arena.store import competition_reads as reads
 from arena.store import competitions as stored
-from arena.store.competition_reads import RatingPoint
-from arena.store.competitions import CompetitionRow, EntryRow
+from arena.store.bots import version_names
+from arena.store.competitions import CompetitionRow, EntryRow, RatingPoint
 from arena.store.db import Store
 
 __all__ = [
@@ -341,7 +340,7 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         return None
     table = [fit for fit in row.final_table or [] if isinstance(fit, Mapping)]
     ids = [v for v in (_int(fit.get("version_id")) for fit in table) if v is not None]
-    names = reads.version_names(store, ids)
+    names = version_names(store, ids)
     rows = []
     for fit in table:
         version_id = _int(fit.get("version_id"))
@@ -362,8 +361,8 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
 
 def _recent(store: Store, row: CompetitionRow, limit: int = 20) -> tuple[RecentGame, ...]:
     tournaments = [row.ladder_id] + ([row.final_id] if row.final_id is not None else [])
-    matches = reads.recent_matches(store, tournaments, limit)
-    names = reads.version_names(store, sorted({v for m in matches for v in m.seats}))
+    matches = stored.recent_matches(store, tournaments, limit)
+    names = version_names(store, sorted({v for m in matches for v in m.seats}))
     return tuple(
         RecentGame(
             match_id=m.id,
@@ -442,4 +441,4 @@ def rating_history(store: Store, actor: Actor, name: str, version_id: int) -> li
         NotFound: no competition is called ``name``.
     """
     row = find_competition(store, name)
-    return reads.rating_points(store, row.id, version_id)
+    return stored.rating_points(store, row.id, version_id)
