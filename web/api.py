@@ -43,6 +43,19 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
+from arena.service.board_views import (
+    BotView,
+    Leaderboard,
+    TournamentRow,
+    TournamentView,
+    bot_list,
+    bot_source,
+    bot_view,
+    leaderboard,
+    rule_set_names,
+    tournament_list,
+    tournament_view,
+)
 from arena.service.classes import bot_target
 from arena.service.compares import CompareRequest, CompareView, compare_view
 from arena.service.competitions import source_opened
@@ -58,19 +71,6 @@ from arena.service.tournaments import (
     start_tournament,
 )
 from arena.service.uploads import UploadError, UploadView, receive_upload, upload_view
-from arena.service.views import (
-    BotView,
-    Leaderboard,
-    TournamentRow,
-    TournamentView,
-    bot_list,
-    bot_source,
-    bot_view,
-    leaderboard,
-    rule_set_names,
-    tournament_list,
-    tournament_view,
-)
 from arena.store.bots import BotRow
 from arena.store.db import DATABASE_ERRORS
 from arena.store.games import MatchRow

@@ -25,6 +25,7 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service import role_requests as roles
 from arena.service.accounts import Account
+from arena.service.board_views import tournament_name
 from arena.service.class_roster import RosterLogin
 from arena.service.classes import (
     ClassLeaderboard,
@@ -36,7 +37,6 @@ from arena.service.classes import (
 )
 from arena.service.role_requests import RoleRequest
 from arena.service.shapes import about, extend
-from arena.service.views import tournament_name
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail

@@ -16,6 +16,7 @@ from spectree import Response as Responses
 
 from arena.service.assignment_views import check_grading_visible
 from arena.service.assignments import assignment_grades, assignment_view
+from arena.service.board_views import tournament_view
 from arena.service.classes import ClassError
 from arena.service.exports import StandingsLine, grade_csv, standings_lines
 from arena.service.shapes import about, extend
@@ -26,7 +27,6 @@ from arena.service.similarity import (
     SimilarityReport,
     similarity_report,
 )
-from arena.service.views import tournament_view
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail

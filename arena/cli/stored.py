@@ -45,6 +45,7 @@ from arena.cli.common import (
 from arena.cli.tables import crosstable, standings_table
 from arena.compete.localrun import Standings, tournament_ratings
 from arena.engine.game import new_seed
+from arena.service.board_views import tournament_list as listed_tournaments
 from arena.service.broker import BROKER_ERRORS
 from arena.service.matches import (
     Config,
@@ -55,7 +56,6 @@ from arena.service.matches import (
 )
 from arena.service.permissions import OPERATOR
 from arena.service.tournaments import NewTournament, create_tournament
-from arena.service.views import tournament_list as listed_tournaments
 from arena.store import db
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament

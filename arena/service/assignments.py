@@ -47,6 +47,7 @@ from arena.service.assignment_views import (
     find_assignment,
     submission_view,
 )
+from arena.service.board_views import REFERENCE_OWNER, bot_view
 from arena.service.classes import check_upload_quota, class_for_member, class_for_teacher
 from arena.service.classes import student_ids as class_students
 from arena.service.compares import (
@@ -63,7 +64,6 @@ from arena.service.gauntlets import (
 from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_view
-from arena.service.views import REFERENCE_OWNER, bot_view
 from arena.store import assignments as stored
 from arena.store.accounts import user_id_named
 from arena.store.assignments import AssignmentRow

@@ -8,8 +8,8 @@ import logging
 from typing import Any
 
 from arena.errors import NotFound
+from arena.service.board_views import bot_view, set_source_public
 from arena.service.permissions import Actor, Target, require
-from arena.service.views import bot_view, set_source_public
 from arena.store.db import Store
 
 __all__ = ["add_checked_bot", "set_visibility"]

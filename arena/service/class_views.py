@@ -23,16 +23,16 @@ from datetime import datetime
 from typing import Any
 
 from arena.errors import ArenaError, NotFound
-from arena.service.display import BotName
-from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
-from arena.service.shapes import ELO, about
-from arena.service.views import (
+from arena.service.board_views import (
     REFERENCE_OWNER,
     LeaderboardRow,
     bot_list,
     leaderboard,
     rank_ranges,
 )
+from arena.service.display import BotName
+from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
+from arena.service.shapes import ELO, about
 from arena.store import classes as stored
 from arena.store.boards import newest_rule_set_id
 from arena.store.bots import BotRow

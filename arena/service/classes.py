@@ -499,10 +499,10 @@ def start_class_tournament(
     """
     from arena.compete.entrants import Entrant
     from arena.compete.names import fit_name
+    from arena.service.board_views import REFERENCE_OWNER
     from arena.service.dispatch import dispatch_matches
     from arena.service.matches import create_stored_tournament
     from arena.service.tournaments import preset
-    from arena.service.views import REFERENCE_OWNER
 
     row = class_for_teacher(store, actor, name)
     rules = (rules or row.rule_sets[0]).strip()

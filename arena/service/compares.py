@@ -44,12 +44,12 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError
+from arena.service.board_views import bot_view
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament, resolve_entrants
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
 from arena.service.shapes import ELO, HIDDEN, about
-from arena.service.views import bot_view
 from arena.store.compares import named_tournament, tournament_of_match
 from arena.store.db import Store, as_utc
 from arena.store.queue import tournament_progress, void_pending

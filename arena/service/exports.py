@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from arena.service.assignment_views import GradeRow
+from arena.service.board_views import TournamentView
 from arena.service.shapes import about
-from arena.service.views import TournamentView
 
 __all__ = [
     "GRADE_COLUMNS",
