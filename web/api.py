@@ -44,18 +44,15 @@ from arena.service import compares as compare_service
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
 from arena.service.board_views import (
-    BotView,
     Leaderboard,
     TournamentRow,
     TournamentView,
-    bot_list,
-    bot_source,
-    bot_view,
     leaderboard,
     rule_set_names,
     tournament_list,
     tournament_view,
 )
+from arena.service.bot_views import BotView, bot_list, bot_source, bot_view
 from arena.service.classes import bot_target
 from arena.service.compares import CompareRequest, CompareView, compare_view
 from arena.service.competitions import source_opened

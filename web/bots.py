@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
-from arena.service.board_views import bot_list, bot_source, bot_view
+from arena.service.bot_views import bot_list, bot_source, bot_view
 from arena.service.bots import set_visibility
 from arena.service.classes import bot_target, class_bots
 from arena.service.competitions import source_opened

@@ -20,7 +20,7 @@ from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
-from arena.service.board_views import bot_list
+from arena.service.bot_views import bot_list
 from arena.service.compares import (
     MAX_COMPARE_GAMES,
     CompareRequest,

@@ -47,7 +47,8 @@ from arena.service.assignment_views import (
     find_assignment,
     submission_view,
 )
-from arena.service.board_views import REFERENCE_OWNER, bot_view
+from arena.service.board_views import REFERENCE_OWNER
+from arena.service.bot_views import bot_view
 from arena.service.classes import check_upload_quota, class_for_member, class_for_teacher
 from arena.service.classes import student_ids as class_students
 from arena.service.compares import (

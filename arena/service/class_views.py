@@ -23,13 +23,8 @@ from datetime import datetime
 from typing import Any
 
 from arena.errors import ArenaError, NotFound
-from arena.service.board_views import (
-    REFERENCE_OWNER,
-    LeaderboardRow,
-    bot_list,
-    leaderboard,
-    rank_ranges,
-)
+from arena.service.board_views import REFERENCE_OWNER, LeaderboardRow, leaderboard, rank_ranges
+from arena.service.bot_views import bot_list
 from arena.service.display import BotName
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
 from arena.service.shapes import ELO, about

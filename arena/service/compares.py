@@ -44,7 +44,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError
-from arena.service.board_views import bot_view
+from arena.service.bot_views import bot_view
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament, resolve_entrants
 from arena.service.permissions import Actor, Target, actor_id, require

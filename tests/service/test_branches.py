@@ -18,7 +18,7 @@ from arena.engine.records import verify_record
 from arena.engine.rules import PRESETS
 from arena.match.sandbox import SandboxUnavailable
 from arena.service.accounts import Account
-from arena.service.board_views import set_source_public
+from arena.service.bots import set_source_public
 from arena.service.branches import (
     MAX_TIMES,
     MAX_WAITING,

@@ -27,7 +27,7 @@ from arena.service.accounts import (
     sign_up,
     tokens_of,
 )
-from arena.service.board_views import bot_view
+from arena.service.bot_views import bot_view
 from arena.service.bots import set_visibility
 from arena.service.branches import BranchError, start_branch
 from arena.service.compares import CompareRequest, start_compare
