@@ -28,7 +28,7 @@ from flask import (
     render_template,
     url_for,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from spectree import Response as Responses
 from spectree import SecurityScheme, SecuritySchemeData, SpecTree
@@ -168,7 +168,7 @@ class ViewAdapter(PydanticModelAdapter):
     def json_schema(self, model: Any, *, ref_template: str, mode: Any = "validation") -> Any:
         if not (isinstance(model, type) and dataclasses.is_dataclass(model)):
             return super().json_schema(model, ref_template=ref_template, mode=mode)
-        return self._type_adapter(model).json_schema(
+        return TypeAdapter(model).json_schema(
             ref_template=ref_template, mode=mode, schema_generator=ViewSchema
         )
 

@@ -8,16 +8,21 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import json
 import pkgutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any, get_type_hints
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 import arena.service
 import arena.store
 import web
-from web.api import ApiError
+from arena.service.display import BotName
+from arena.service.shapes import ELO, HIDDEN, about, extend, plain
+from web.api import ApiError, ViewSchema
 from web.api_assignments import AssignmentCreate
 
 #: The API's modules: web.api and its parts.
@@ -108,3 +113,59 @@ def test_no_api_model_copies_a_views_fields() -> None:
     ]
     assert len(views) > 50, "the service's and the store's dataclasses were not found"
     assert not copies, "\n".join(copies)
+
+
+# --- a view as JSON (arena.service.shapes), as plain() writes it and pydantic documents it --
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    match_id: int = field(metadata=about("its match", name="match"))
+    rating: float | None = field(metadata=ELO)
+    score: float = field(metadata=about(digits=3))
+    when: datetime
+    seats: tuple[str, ...]
+    name: BotName
+    owner_id: int = field(metadata=HIDDEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Linked(Row):
+    url: str = ""
+
+
+ROW = Row(
+    match_id=7,
+    rating=1523.456,
+    score=float("inf"),
+    when=datetime(2026, 5, 1, 18, 0, 0, 5, tzinfo=UTC),
+    seats=("a", "b"),
+    name=BotName("ada", "greedy", 2),
+    owner_id=3,
+)
+
+
+def test_plain_writes_a_view_by_its_fields_metadata() -> None:
+    assert plain(ROW) == {
+        "match": 7,
+        "rating": 1523.5,
+        "score": None,  # an infinity, which JSON lacks
+        "when": "2026-05-01T18:00:00.000005+00:00",
+        "seats": ["a", "b"],
+        "name": "ada/greedy v2",
+    }
+    assert json.loads(json.dumps(plain([ROW, None]))) == [plain(ROW), None]
+
+
+def test_the_schema_says_what_plain_writes() -> None:
+    schema = TypeAdapter(Row).json_schema(mode="serialization", schema_generator=ViewSchema)
+    assert set(schema["properties"]) == set(plain(ROW)) == set(schema["required"])
+    assert schema["properties"]["match"]["description"] == "its match"
+    name = schema["properties"]["name"]
+    assert schema["$defs"][name["$ref"].rpartition("/")[2]] == {"type": "string"}
+    assert "description" not in schema  # the service's docstring is not the API's
+
+
+def test_extend_makes_an_answer_of_a_view() -> None:
+    linked = extend(ROW, Linked, url="/x")
+    assert isinstance(linked, Linked) and plain(linked) == {**plain(ROW), "url": "/x"}
