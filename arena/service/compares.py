@@ -14,6 +14,13 @@ advantage with its interval, LOS, the verdict.
 
 In team play (``teams``) NEW and OLD each partner a copy of themselves (seats 0+2 v 1+3),
 and a deal group is two games, the teams' seats swapped.
+
+A compare never measures a bot against itself unless asked to (``allow_same_source``):
+:func:`create_compare` refuses NEW and OLD whose sources hash the same, and keeps both
+hashes with the test; every match keeps what each of its seats ran (the SHA-256 of the bot
+file its worker read, ``result["sources"]``), and :func:`check_seats` checks those against
+the test's before any game counts (:class:`~arena.errors.VerdictError`: the verdict is
+``refused``, the matches not started are void). docs/ratings.md, "One source on both sides".
 """
 
 from __future__ import annotations
