@@ -18,6 +18,7 @@ from arena.engine.rules import PRESETS
 from arena.errors import VerdictError
 from arena.service.compares import (
     REFUSED,
+    advance_compare,
     compare_state,
     compare_view,
     create_compare,
@@ -149,8 +150,8 @@ def test_a_verdict_refuses_games_whose_two_sides_ran_one_source(
     bots: Store, tmp_path: Path
 ) -> None:
     """A match whose NEW seat ran OLD's source (the worker's record of what it ran) gives no
-    verdict: the view says why, the next stop check voids what is left, and the command
-    line's look at the test raises it."""
+    verdict: the view says why, and the next step of the compare's loop (or a worker's stop
+    check) voids what is left."""
     tournament_id, name = _compare(bots, "ada/greedy", "bob/first")
     _play(bots, tournament_id, tmp_path / "cache", matches=2)
     match_id, labels, _ = _results(bots, tournament_id)[1]
@@ -160,9 +161,11 @@ def test_a_verdict_refuses_games_whose_two_sides_ran_one_source(
     view = compare_view(bots, name)
     assert view.verdict == REFUSED and view.elo is None and view.games == 0
     assert view.problem is not None and "not its entrant's" in view.problem
-    assert stop_if_decided(bots, match_id) == REFUSED
+    with pytest.raises(VerdictError, match="not its entrant's"):  # arena compare --remote's
+        advance_compare(bots, tournament_id)
     progress = tournament_progress(bots, tournament_id)
     assert progress["pending"] == 0 and progress["void"] == 6 and progress["done"] == 2
+    assert stop_if_decided(bots, match_id) == REFUSED  # a worker's, after its match
 
 
 def test_a_verdict_refuses_one_source_on_both_sides_when_not_asked_for(
