@@ -41,7 +41,7 @@ from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded, public
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 
 __all__ = ["ClassAnswer"]
 
@@ -360,7 +360,7 @@ def api_class_tournament(name: str, json: ClassTournamentRequest) -> tuple[Start
     reference bots (its teachers; a ``run`` token). 202: the workers play it."""
     account = _caller("run")
     tournament_id = _acting(lambda: service.start_class_tournament(
-        get_store(), get_celery(), account, name, reference=json.reference, rules=json.rules,
+        get_store(), account, name, reference=json.reference, rules=json.rules,
         games=json.games))  # fmt: skip
     return Started(id=tournament_id, name=tournament_name(get_store(), tournament_id)), 202
 

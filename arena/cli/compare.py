@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
 
 import click
 
@@ -26,7 +25,7 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
-from arena.cli.stored import open_store, sweep_and_check, unreachable, warn_once
+from arena.cli.stored import open_store, warn_once
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult, process_pool, run_local
 from arena.compete.sprt import (
@@ -42,20 +41,22 @@ from arena.compete.sprt import (
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
-from arena.match.lineup import check_specs, release_kept_players
+from arena.match.lineup import check_specs, release_kept_players, seat_source
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
+from arena.service.broker import configure, location
 from arena.service.compares import (
+    CompareStep,
     compare_schedule,
-    compare_state,
     create_compare,
     deal_groups,
+    follow_compare,
     group_of,
     group_size,
+    same_source_refusal,
+    stop_compare,
 )
-from arena.service.matches import Config, MatchSettings, send_and_mark
-from arena.store.queue import void_pending
-from arena.store.tournaments import match_keys
+from arena.service.matches import Config, MatchSettings
 
 #: At most this many games of a seat rotation played together, the matches of several
 #: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
@@ -111,6 +112,12 @@ PASSED, FAILED, UNDECIDED = 0, 1, 2
     is_flag=True,
     help="Play on the workers: NEW and OLD are stored bots, [OWNER/]NAME[@VERSION].",
 )
+@click.option(
+    "--allow-same-source",
+    is_flag=True,
+    help="Compare NEW and OLD even when their sources are the same (a bot against itself: "
+    "refused otherwise, as it tests nothing).",
+)
 @url_option
 @broker_option
 @unsandboxed_option
@@ -137,6 +144,7 @@ def compare_command(
     unsandboxed: bool,
     move_time: float,
     memory: int,
+    allow_same_source: bool,
 ) -> int:
     """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
     sequential probability ratio test, and stop as soon as it decides. By default the test
@@ -183,8 +191,11 @@ def compare_command(
             broker=broker,
             move_time=move_time,
             memory=memory,
+            allow_same_source=allow_same_source,
         )
     check_specs([new, old])  # a missing bot file is refused before anything is printed
+    if seat_source(new) == seat_source(old) and not allow_same_source:
+        raise UsageError(same_source_refusal(new, old, seat_source(new)))
     entrants = (Entrant.from_spec(new), Entrant.from_spec(old))  # parsed here, once
     samples = MarginScores()
     reading = read_test(test, samples)
@@ -223,7 +234,11 @@ def compare_command(
             for result in results:
                 by_batch.setdefault(_batch_of(result.match), []).append(result)
                 while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
-                    groups = deal_groups(by_batch.pop(batch_number), statistic == "margin")
+                    groups = deal_groups(
+                        by_batch.pop(batch_number),
+                        statistic == "margin",
+                        allow_same_source=allow_same_source,
+                    )
                     for key in sorted(groups):
                         if len(groups[key]) == size:  # (a void match leaves groups short)
                             samples.add(group_of(groups[key]))
@@ -308,9 +323,6 @@ def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
 
 # --- arena compare --remote -----------------------------------------------------------------
 
-#: Batches of deal groups sent ahead of those finished, so the workers never run dry.
-COMPARE_AHEAD = 4
-
 
 def compare_remote(
     new: str,
@@ -327,19 +339,17 @@ def compare_remote(
     broker: str | None,
     move_time: float,
     memory: int,
+    allow_same_source: bool = False,
     poll_seconds: float = 0.25,
 ) -> int:
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
-    tournament (format ``compare``), played by the workers a few batches ahead of the test;
-    once the test decides, the matches not yet started are void. Returns the exit status."""
-    from arena.service.broker import BROKER_ERRORS, make_app
-    from arena.service.dispatch import send_by_lane
-
+    tournament (format ``compare``), played by the workers a few batches ahead of the test
+    (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
+    decides, the matches not yet started are void. Returns the exit status."""
     config = Config.from_env()
-    app = make_app(broker, config, url)
+    configure(broker, config, url)
 
     with open_store(url) as store:
-        send = send_by_lane(store, app)  # a compare's matches: the interactive queue
         try:
             tournament_id, name = create_compare(
                 store,
@@ -353,45 +363,42 @@ def compare_remote(
                 seed=seed,
                 teams=teams,
                 settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+                allow_same_source=allow_same_source,
             )
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        keyed = match_keys(store, tournament_id)
-        by_batch: dict[str, list[int]] = {}
-        for match_id, key in keyed:
-            by_batch.setdefault(key.partition("-")[0], []).append(match_id)
-        order = sorted(by_batch)
         click.echo(
             f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
             f"seed {seed}, {_describe(test)} (tournament {name!r})"
         )
-        sent, played, shown = 0, 0, -1
-        reading = read_test(test, MarginScores())
-        last_sweep, warned = time.monotonic(), [False, False]
-        while True:
-            state = compare_state(store, tournament_id, test, players, teams)
-            reading, played = state.reading, state.played
-            finished_batches = state.finished_batches
-            if played != shown:
-                _progress_line(played, reading, final=False)
-                shown = played
-            status = reading.status
-            if status != "continue" or played >= max_games or finished_batches == len(order):
-                break
-            while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
-                ids = by_batch[order[sent]]
-                try:
-                    send_and_mark(store, send, ids)
-                except BROKER_ERRORS as exc:
-                    if not sent:  # nothing is on its way: say so and stop
-                        raise UnavailableError(unreachable(app, exc)) from None
-                    warn_once(warned, 1, unreachable(app, exc) + "; trying again")
-                    break
-                sent += 1
-            if time.monotonic() - last_sweep >= config.sweep_seconds:
-                last_sweep = time.monotonic()
-                sweep_and_check(store, app, send, config, warned)
-            time.sleep(poll_seconds)
-        void_pending(store, tournament_id, f"the test ended: {status}")
+        reading, played, shown = read_test(test, MarginScores()), 0, -1
+        warned = [False, False]
+        steps = follow_compare(store, tournament_id, config=config, poll_seconds=poll_seconds)
+        for number, step in enumerate(steps):
+            if number == 0 and not step.sent:  # nothing is on its way: say so and stop
+                stop_compare(store, tournament_id, "the broker could not be reached")
+                raise UnavailableError(f"cannot reach the broker {location()}")
+            shown = _followed(step, shown, warned)
+            reading, played = step.state.reading, step.state.played
     _progress_line(played, reading, final=True)
     return _verdict(reading, played)
+
+
+def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:
+    """Show a step of the compare: its progress line when more games are in, and, once
+    each, that the broker cannot be reached or that no worker is alive; return the games
+    shown."""
+    played = step.state.played
+    if played != shown:
+        _progress_line(played, step.state.reading, final=False)
+    if not step.sent or step.sweep is not None:
+        reason = f": {step.sweep}" if step.sweep is not None else ""
+        warn_once(warned, 1, f"cannot reach the broker {location()}{reason}; trying again")
+    if step.workers is False:
+        warn_once(
+            warned,
+            0,
+            "no worker is alive to play the matches: start one with `arena worker` "
+            "(same database and broker)",
+        )
+    return played
