@@ -20,6 +20,7 @@ from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
+from arena.service.bot_views import bot_list
 from arena.service.compares import (
     MAX_COMPARE_GAMES,
     CompareRequest,
@@ -29,7 +30,6 @@ from arena.service.compares import (
 )
 from arena.service.display import entrant_names
 from arena.service.permissions import allowed
-from arena.service.views import bot_list
 from web.auth import current_account, guarded, public
 from web.extensions import get_store
 from web.forms import form_float, form_int, sentence

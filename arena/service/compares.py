@@ -34,7 +34,7 @@ import hashlib
 import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,6 +56,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError, VerdictError
+from arena.service.bot_views import bot_view
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
 from arena.service.matches import (
     Config,
@@ -66,7 +67,7 @@ from arena.service.matches import (
 )
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
-from arena.service.views import bot_view
+from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     named_tournament,
     source_hashes,
@@ -698,7 +699,9 @@ class CompareView:
     """A compare for its page and the API.
 
     Attributes:
-        test: what it tests (None: stored before tests were kept; then only the games).
+        test: what it tests (None: stored before tests were kept; then only the games);
+            the API shows its fields beside the others (``new``, ``old``, ``statistic``,
+            ``elo0``, ``elo1``, ``alpha``, ``beta``, ``max_games``: None without one).
         elo, low, high: NEW's Elo advantage and its 95% interval, as the test's statistic
             estimates it (None before two deal groups are complete; infinite when NEW won
             or lost every game of the game-level test).
@@ -713,26 +716,53 @@ class CompareView:
     name: str
     rules: str
     players: int
-    seed: int
+    seed: int = field(metadata=HIDDEN)
     status: str
-    created: datetime
-    owner: str | None
-    owner_id: int | None
-    test: CompareTest | None
+    created: datetime = field(metadata=HIDDEN)
+    owner: str | None = field(metadata=HIDDEN)
+    owner_id: int | None = field(metadata=HIDDEN)
+    test: CompareTest | None = field(metadata=HIDDEN)
     progress: dict[str, int]
     games: int
-    elo: float | None
-    low: float | None
-    high: float | None
-    los: float | None
-    llr: float | None
-    lower: float | None
-    upper: float | None
-    verdict: str
+    elo: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
+    los: float | None = field(metadata=about(digits=4))
+    llr: float | None = field(metadata=about(digits=3))
+    lower: float | None = field(metadata=about(digits=3))
+    upper: float | None = field(metadata=about(digits=3))
+    verdict: str = field(
+        metadata=about(
+            "running, passed (H1), failed (H0), undecided, or refused (its games cannot give a "
+            "verdict: problem says why)"
+        )
+    )
     teams: bool = False
-    fast_llr: float | None = None
-    fast_upper: float | None = None
-    problem: str | None = None
+    fast_llr: float | None = field(
+        default=None, metadata=about("the margin test's fast pass (else null)", digits=3)
+    )
+    fast_upper: float | None = field(
+        default=None, metadata=about("where the fast pass passes NEW", digits=3)
+    )
+    problem: str | None = field(
+        default=None, metadata=about("why the verdict is refused (else null)")
+    )
+    # the test's fields, for the API (from ``test``)
+    new: str | None = field(init=False, default=None)
+    old: str | None = field(init=False, default=None)
+    statistic: Statistic | None = field(
+        init=False, default=None, metadata=about("margin or game: what the test counts")
+    )
+    elo0: float | None = field(init=False, default=None)
+    elo1: float | None = field(init=False, default=None)
+    alpha: float | None = field(init=False, default=None)
+    beta: float | None = field(init=False, default=None)
+    max_games: int | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.test is not None:
+            for name in ("new", "old", "statistic", "elo0", "elo1", "alpha", "beta", "max_games"):
+                object.__setattr__(self, name, getattr(self.test, name))
 
 
 def compare_view(store: Store, name: str) -> CompareView:
@@ -793,20 +823,34 @@ class CompareRequest:
     """A compare as an account asks for it (the page's form, the API's body); the ranges
     are checked by :func:`start_compare`, each with its own message."""
 
-    new: str
-    old: str
-    rules: str
-    players: int = 2
-    teams: bool = False
-    statistic: Statistic = "margin"
-    elo0: float = 0.0
-    elo1: float = 10.0
+    new: str = field(metadata=about("your bot, OWNER/NAME[@VERSION]"))
+    old: str = field(metadata=about("OWNER/NAME[@VERSION]"))
+    rules: str = field(metadata={**about("a preset rule set"), "examples": ["draw"]})
+    players: int = field(default=2, metadata=about("seats; 4 with teams"))
+    teams: bool = field(
+        default=False, metadata=about("2v2 (muggins, 4 players): NEW and OLD each partner a copy")
+    )
+    statistic: Statistic = field(
+        default="margin",
+        metadata=about(
+            "what the test counts per deal group: margin (point margins less the luck of the "
+            "draw, with a fast pass) or game (game results, fishtest's pentanomial SPRT)"
+        ),
+    )
+    elo0: float = field(default=0.0, metadata=about("H0: NEW is at most this much stronger"))
+    elo1: float = field(default=10.0, metadata=about("H1: NEW is at least this much stronger"))
     alpha: float = 0.05
     beta: float = 0.05
-    max_games: int = 2000
-    batch: int = 8
-    move_ms: int = 1000
-    allow_same_source: bool = False
+    max_games: int = field(default=2000, metadata=about(f"at most {MAX_COMPARE_GAMES:,}"))
+    batch: int = field(default=8, metadata=about("deal groups between two looks at the test"))
+    move_ms: int = field(default=1000, metadata=about("time a move, in milliseconds"))
+    allow_same_source: bool = field(
+        default=False,
+        metadata=about(
+            "compare NEW and OLD even when their sources are the same (a bot against itself: "
+            "refused otherwise, as it tests nothing)"
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -399,7 +399,8 @@ def test_a_source_is_its_owners_until_made_public(app: Flask, store: Store) -> N
     assert hidden.status_code == 404
     assert hidden.get_json()["error"]["message"] == ("no source of ada/greedy version 1 for you")
     assert client.get(path.replace("/1/", "/2/"), headers=ada_token).status_code == 404
-    from arena.service.views import bot_view, set_source_public
+    from arena.service.bot_views import bot_view
+    from arena.service.bots import set_source_public
 
     view = bot_view(store, "ada", "greedy")
     assert view is not None
