@@ -5,7 +5,7 @@ ladder's bound").
 One ``arena worker`` (2 pool processes by default) on SQLite and the filesystem broker plays
 a competition of 8 sandboxed reference bots (2 each of random, greedy, fives, counter, under
 different owners) for ``--minutes``; nobody sends anything: the workers' sweeps and finished
-matches tick the competition (arena.service.ladder). A third of the way in, a round robin
+matches tick the competition (arena.service.clock). A third of the way in, a round robin
 tournament is sent (other work in the matches lane: the ladder's bound halves while it
 waits). At the deadline the final starts by itself; the run waits for its table.
 
@@ -35,8 +35,8 @@ from sqlalchemy import func, select
 from arena.compete.entrants import Entrant
 from arena.engine.rules import PRESETS
 from arena.service.broker import configure
+from arena.service.clock import ladder_in_flight_bound
 from arena.service.dispatch import dispatch_matches
-from arena.service.ladder import ladder_in_flight_bound
 from arena.service.matches import create_stored_tournament
 from arena.store.db import Store, as_utc, connect, upgrade
 from arena.store.models import (

@@ -2,8 +2,9 @@
 
 Authenticated by bearer tokens only (``Authorization: Bearer da_...``, made on the account
 page; never a session cookie, so no CSRF token is needed or accepted). Every request needs
-a token with the ``read`` scope; uploading a bot needs ``upload``. Requests and responses
-are pydantic models, validated; the OpenAPI 3.1 document is ``/api/v1/openapi.json``
+a token with the ``read`` scope; uploading a bot needs ``upload``. A request is a pydantic
+model (or the service's own dataclass), validated; an answer is the service's view, as
+:class:`ViewAdapter` writes it. The OpenAPI 3.1 document is ``/api/v1/openapi.json``
 (spectree), and ``/api/v1/docs`` lists the endpoints without any script. Every error is
 ``{"error": {"status": N, "message": "..."}}`` (:func:`api_error`, the app's one handler
 under /api/: refusals, unknown paths, a method a path does not list (405 with ``Allow``),
@@ -13,9 +14,11 @@ and ``offset``; a client over its rate limit gets 429 with ``Retry-After``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
-from typing import Annotated, Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from flask import (
     Blueprint,
@@ -25,27 +28,38 @@ from flask import (
     render_template,
     url_for,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from spectree import Response as Responses
 from spectree import SecurityScheme, SecuritySchemeData, SpecTree
-from spectree.model_adapter.pydantic_adapter import BaseFile
+from spectree.model_adapter.pydantic_adapter import BaseFile, PydanticModelAdapter
 from spectree.models import SecureType
 from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
-from arena.compete.sprt import Statistic
 from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import compares as compare_service
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
+from arena.service.board_views import (
+    Leaderboard,
+    TournamentRow,
+    TournamentView,
+    leaderboard,
+    rule_set_names,
+    tournament_list,
+    tournament_view,
+)
+from arena.service.bot_views import BotView, bot_list, bot_source, bot_view
 from arena.service.classes import bot_target
-from arena.service.compares import MAX_COMPARE_GAMES, compare_view
+from arena.service.compares import CompareRequest, CompareView, compare_view
 from arena.service.competitions import source_opened
-from arena.service.games import game_list, game_record, match_list
+from arena.service.games import GameRow, game_list, game_record, match_list
 from arena.service.matches import MatchSettings
 from arena.service.permissions import allowed, require
+from arena.service.shapes import TEXT, about, extend, plain
 from arena.service.tournaments import (
     NewTournament,
     cancel_tournament,
@@ -54,16 +68,9 @@ from arena.service.tournaments import (
     start_tournament,
 )
 from arena.service.uploads import UploadError, UploadView, receive_upload, upload_view
-from arena.service.views import (
-    bot_list,
-    bot_source,
-    bot_view,
-    leaderboard,
-    rule_set_names,
-    tournament_list,
-    tournament_view,
-)
+from arena.store.bots import BotRow
 from arena.store.db import DATABASE_ERRORS
+from arena.store.games import MatchRow
 from web.auth import guarded, public
 from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
@@ -73,7 +80,6 @@ from web.routing import MAX_ID
 
 __all__ = [
     "API_LIMIT",
-    "CompareRequest",
     "api",
     "api_error",
     "init_api",
@@ -125,8 +131,53 @@ def _validation_error(req: Any, resp: Any, req_validation_error: Any, *_: Any) -
         resp.mimetype = "application/json"
 
 
+class ViewSchema(GenerateJsonSchema):
+    """pydantic's JSON schema of a view as :func:`~arena.service.shapes.plain` writes it:
+    every field it shows is in its JSON (required, no default), a value of
+    :data:`~arena.service.shapes.TEXT` is a string, and an answer's docstring is the
+    service's, not the API's."""
+
+    def field_is_required(self, field: Any, total: bool) -> bool:
+        return self.mode == "serialization" or super().field_is_required(field, total)
+
+    def default_schema(self, schema: Any) -> JsonSchemaValue:
+        if self.mode == "serialization":
+            return self.generate_inner(schema["schema"])
+        return super().default_schema(schema)
+
+    def dataclass_schema(self, schema: Any) -> JsonSchemaValue:
+        if schema["cls"] in TEXT:
+            return {"type": "string"}
+        found = super().dataclass_schema(schema)
+        if self.mode == "serialization":
+            found.pop("description", None)
+        return found
+
+
+class ViewAdapter(PydanticModelAdapter):
+    """spectree's pydantic adapter, answering with the service's views (dataclasses): their
+    schema is pydantic's (:class:`ViewSchema`), their JSON
+    :func:`arena.service.shapes.plain`'s (times in ISO 8601 as ``isoformat`` writes them,
+    floats to their fields' digits)."""
+
+    def dump_json(self, value: Any) -> bytes:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return json.dumps(plain(value), ensure_ascii=False, separators=(",", ":")).encode()
+        return super().dump_json(value)
+
+    def json_schema(self, model: Any, *, ref_template: str, mode: Any = "validation") -> Any:
+        if not (isinstance(model, type) and dataclasses.is_dataclass(model)):
+            return super().json_schema(model, ref_template=ref_template, mode=mode)
+        return TypeAdapter(model).json_schema(
+            ref_template=ref_template, mode=mode, schema_generator=ViewSchema
+        )
+
+
 spec = SpecTree(
     "flask",
+    # (spectree types its parameter with its protocol's generic error, which pydantic's own
+    # adapter does not satisfy for mypy)
+    model_adapter=cast(Any, ViewAdapter()),
     title="Domino Arena API",
     description=DESCRIPTION,
     version="1",
@@ -193,7 +244,8 @@ class Page(BaseModel):
     offset: int = Field(0, ge=0, le=MAX_ID)
 
 
-class RuleSets(BaseModel):
+@dataclass(frozen=True, slots=True)
+class RuleSets:
     rule_sets: list[str]
 
 
@@ -202,80 +254,20 @@ class LeaderboardQuery(BaseModel):
     reference: str = Field("show", pattern="^(show|hide)$")
 
 
-class LeaderboardRowModel(BaseModel):
-    rank_best: int
-    rank_worst: int
-    owner: str
-    bot: str
-    version: int
-    rating: float
-    low: float
-    high: float
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    provisional: bool
-    reference: bool
+@dataclass(frozen=True, slots=True)
+class Bots:
+    """A page of bots, and how many there are."""
 
-
-class LeaderboardModel(BaseModel):
-    rules: str
-    computed: str | None
-    rows: list[LeaderboardRowModel]
-
-
-class BotSummary(BaseModel):
-    owner: str
-    name: str
-    versions: int
-    latest: str
-
-
-class BotsModel(BaseModel):
     total: int
-    bots: list[BotSummary]
+    bots: list[BotRow]
 
 
-class RatingModel(BaseModel):
-    rules: str
-    rating: float
-    low: float
-    high: float
-    games: int
-    rank: int
+@dataclass(frozen=True, slots=True)
+class Tournaments:
+    """A page of tournaments, and how many there are."""
 
-
-class VersionModel(BaseModel):
-    version: int
-    sha256: str
-    created: str
-    ratings: list[RatingModel]
-    #: python, python-numpy or javascript (arena.match.runtimes).
-    runtime: str
-
-
-class BotModel(BaseModel):
-    owner: str
-    name: str
-    source_public: bool
-    versions: list[VersionModel]
-
-
-class TournamentSummary(BaseModel):
-    name: str
-    status: str
-    format: str
-    rules: str
-    players: int
-    matches: int
-    finished: int
-    created: str
-
-
-class TournamentsModel(BaseModel):
     total: int
-    tournaments: list[TournamentSummary]
+    tournaments: list[TournamentRow]
 
 
 class UploadForm(BaseModel):
@@ -283,73 +275,6 @@ class UploadForm(BaseModel):
     name: str = Field("", max_length=64)
     #: python, python-numpy or javascript (arena.match.runtimes); default: by the suffix.
     runtime: str = Field("", max_length=20)
-
-
-class UploadModel(BaseModel):
-    id: int
-    owner: str
-    bot: str
-    status: str
-    message: str | None
-    version: int | None
-    placement: str | None
-    runtime: str
-
-
-class StandingModel(BaseModel):
-    rank: int
-    entrant: str
-    games: int
-    wins: int
-    win_rate: float
-    points: int
-    forfeits: int
-    rating: float | None
-    low: float | None
-    high: float | None
-
-
-class CrosstableModel(BaseModel):
-    """``scores[i][j]``: entrant i's wins plus half draws against entrant j (None: never
-    met)."""
-
-    entrants: list[str]
-    scores: list[list[float | None]]
-
-
-class FaultCount(BaseModel):
-    entrant: str
-    kind: str
-    games: int
-
-
-class VoidMatch(BaseModel):
-    match: str
-    reason: str
-
-
-class TournamentModel(BaseModel):
-    name: str
-    status: str
-    format: str
-    rules: str
-    players: int
-    teams: bool
-    games_per_match: int
-    seed: int
-    owner: str | None
-    created: str
-    started: str | None
-    finished: str | None
-    progress: dict[str, int] = Field(description="matches by status")
-    games_done: int
-    games_total: int
-    eta_seconds: float | None
-    workers_alive: int
-    standings: list[StandingModel]
-    crosstable: CrosstableModel | None = Field(description="2-player tournaments only")
-    faults: list[FaultCount]
-    void: list[VoidMatch]
 
 
 class TournamentCreate(BaseModel):
@@ -365,30 +290,40 @@ class TournamentCreate(BaseModel):
     move_ms: int = Field(1000, description="time a move, in milliseconds")
 
 
-class CancelModel(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Matches:
+    """A page of a tournament's matches, and how many there are."""
+
+    total: int
+    matches: list[MatchRow]
+
+
+@dataclass(frozen=True, slots=True)
+class ListedGame(GameRow):
+    """A stored game in the list, with its record's URL."""
+
+    record: str = field(default="", metadata=about("the game record's URL"))
+
+    @classmethod
+    def of(cls, row: GameRow, record: str) -> ListedGame:
+        """``row`` with its record's URL."""
+        return extend(row, cls, record=record)
+
+
+@dataclass(frozen=True, slots=True)
+class Games:
+    games: list[ListedGame]
+    more: bool = field(metadata=about("older games follow: ask with offset + limit"))
+
+
+@dataclass(frozen=True, slots=True)
+class Cancelled:
     name: str
-    voided: int = Field(description="matches that will not be played")
+    voided: int = field(metadata=about("matches that will not be played"))
 
 
 class MatchQuery(Page):
     status: str | None = Field(None, pattern="^(pending|running|done|void)$")
-
-
-class MatchModel(BaseModel):
-    id: int
-    key: str
-    status: str
-    labels: list[str]
-    seats: list[str]
-    games: int
-    attempts: int
-    finished: str | None
-    void: str | None
-
-
-class MatchesModel(BaseModel):
-    total: int
-    matches: list[MatchModel]
 
 
 class GameQuery(Page):
@@ -403,82 +338,16 @@ class GameQuery(Page):
     by: str | None = Field(None, description="the entrant label that forfeited")
 
 
-class GameModel(BaseModel):
-    match: int
-    index: int
-    tournament: str
-    rules: str
-    seats: list[str]
-    labels: list[str]
-    places: list[int]
-    points: list[int]
-    termination: str
-    fault_seat: int | None
-    outcome: str | None = Field(description="win, draw or loss for the bot filtered on")
-    finished: str | None
-    record: str = Field(description="the game record's URL")
+@dataclass(frozen=True, slots=True)
+class CompareAnswer(CompareView):
+    """A compare, with its page's URL."""
 
+    url: str = ""
 
-class GamesModel(BaseModel):
-    games: list[GameModel]
-    more: bool = Field(description="older games follow: ask with offset + limit")
-
-
-class CompareRequest(BaseModel):
-    """A compare as the API asks for it (the request body; the ranges are checked by
-    :func:`arena.service.compares.start_compare`, each with its own message)."""
-
-    new: str = Field(description="your bot, OWNER/NAME[@VERSION]")
-    old: str = Field(description="OWNER/NAME[@VERSION]")
-    rules: str = Field(description="a preset rule set", examples=["draw"])
-    players: Annotated[int, Field(description="seats; 4 with teams")] = 2
-    teams: Annotated[
-        bool, Field(description="2v2 (muggins, 4 players): NEW and OLD each partner a copy")
-    ] = False
-    statistic: Annotated[
-        Statistic,
-        Field(
-            description="what the test counts per deal group: margin (point margins less "
-            "the luck of the draw, with a fast pass) or game (game results, fishtest's "
-            "pentanomial SPRT)"
-        ),
-    ] = "margin"
-    elo0: Annotated[float, Field(description="H0: NEW is at most this much stronger")] = 0.0
-    elo1: Annotated[float, Field(description="H1: NEW is at least this much stronger")] = 10.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_games: Annotated[int, Field(description=f"at most {MAX_COMPARE_GAMES:,}")] = 2000
-    batch: Annotated[int, Field(description="deal groups between two looks at the test")] = 8
-    move_ms: Annotated[int, Field(description="time a move, in milliseconds")] = 1000
-
-
-class CompareModel(BaseModel):
-    name: str
-    new: str | None
-    old: str | None
-    rules: str
-    players: int
-    teams: bool
-    status: str
-    verdict: str = Field(description="running, passed (H1), failed (H0) or undecided")
-    statistic: str | None = Field(description="margin or game: what the test counts")
-    elo0: float | None
-    elo1: float | None
-    alpha: float | None
-    beta: float | None
-    max_games: int | None
-    games: int
-    elo: float | None
-    low: float | None
-    high: float | None
-    los: float | None
-    llr: float | None
-    lower: float | None
-    upper: float | None
-    fast_llr: float | None = Field(description="the margin test's fast pass (else null)")
-    fast_upper: float | None = Field(description="where the fast pass passes NEW")
-    progress: dict[str, int]
-    url: str
+    @classmethod
+    def of(cls, view: CompareView, url: str) -> CompareAnswer:
+        """``view`` with its page's URL."""
+        return extend(view, cls, url=url)
 
 
 # --- endpoints -------------------------------------------------------------------------------
@@ -497,10 +366,10 @@ def api_rule_sets() -> RuleSets:
 @public
 @spec.validate(
     query=LeaderboardQuery,
-    resp=Responses(HTTP_200=LeaderboardModel, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=Leaderboard, HTTP_404=ApiError, **ERRORS),
     tags=["leaderboards"],
 )
-def api_leaderboard(rules: str, query: LeaderboardQuery) -> LeaderboardModel:
+def api_leaderboard(rules: str, query: LeaderboardQuery) -> Leaderboard:
     """A rule set's leaderboard: ranks as ranges, ratings with 95% intervals, records."""
     _caller("read")
     try:
@@ -512,61 +381,30 @@ def api_leaderboard(rules: str, query: LeaderboardQuery) -> LeaderboardModel:
         )
     except LookupError:
         _fail(404, f"no rule set called {rules!r} has been played here")
-    return LeaderboardModel(
-        rules=board.rules,
-        computed=None if board.computed is None else board.computed.isoformat(),
-        rows=[
-            LeaderboardRowModel(
-                rank_best=r.rank_best, rank_worst=r.rank_worst, owner=r.owner, bot=r.bot,
-                version=r.version, rating=round(r.rating, 1), low=round(r.low, 1),
-                high=round(r.high, 1), games=r.games, wins=r.wins, draws=r.draws,
-                losses=r.losses, provisional=r.provisional, reference=r.reference,
-            )
-            for r in board.rows
-        ],
-    )  # fmt: skip
+    return board
 
 
 @api.get("/bots")
 @public
-@spec.validate(query=Page, resp=Responses(HTTP_200=BotsModel, **ERRORS), tags=["bots"])
-def api_bots(query: Page) -> BotsModel:
+@spec.validate(query=Page, resp=Responses(HTTP_200=Bots, **ERRORS), tags=["bots"])
+def api_bots(query: Page) -> Bots:
     """Every bot, the most recently updated first."""
     _caller("read")
     bots = bot_list(get_store())
-    chosen = bots[query.offset : query.offset + query.limit]
-    return BotsModel(
-        total=len(bots),
-        bots=[BotSummary(owner=b.owner, name=b.name, versions=b.versions,
-                         latest=b.latest.isoformat()) for b in chosen],
-    )  # fmt: skip
+    return Bots(total=len(bots), bots=bots[query.offset : query.offset + query.limit])
 
 
 @api.get("/bots/<owner>/<name>")
 @public
-@spec.validate(resp=Responses(HTTP_200=BotModel, HTTP_404=ApiError, **ERRORS), tags=["bots"])
-def api_bot(owner: str, name: str) -> BotModel:
+@spec.validate(resp=Responses(HTTP_200=BotView, HTTP_404=ApiError, **ERRORS), tags=["bots"])
+def api_bot(owner: str, name: str) -> BotView:
     """A bot: its versions and their ratings in every rule set."""
     _caller("read")
     view = bot_view(get_store(), owner, name)
     if view is None:
         _fail(404, f"no bot {owner}/{name}")
     assert view is not None
-    return BotModel(
-        owner=view.owner,
-        name=view.name,
-        source_public=view.source_public,
-        versions=[
-            VersionModel(
-                version=v.version, sha256=v.sha256, created=v.created.isoformat(),
-                runtime=v.runtime,
-                ratings=[RatingModel(rules=r.rules, rating=round(r.rating, 1), low=round(r.low, 1),
-                                     high=round(r.high, 1), games=r.games, rank=r.rank)
-                         for r in v.ratings],
-            )
-            for v in view.versions
-        ],
-    )  # fmt: skip
+    return view
 
 
 @api.get("/bots/<owner>/<name>/versions/<int:version>/source")
@@ -594,10 +432,10 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
 @guarded("upload", early=False)
 @spec.validate(
     form=UploadForm,
-    resp=Responses(HTTP_202=UploadModel, HTTP_400=ApiError, HTTP_413=ApiError, **ERRORS),
+    resp=Responses(HTTP_202=UploadView, HTTP_400=ApiError, HTTP_413=ApiError, **ERRORS),
     tags=["bots"],
 )
-def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
+def api_upload(form: UploadForm) -> tuple[UploadView, int]:
     """Upload a bot (multipart: ``source``, a .py or .js file; ``name``, default the file's
     stem; ``runtime``: python, python-numpy or javascript, default by the file's suffix): 202
     with the upload, checked on a worker; poll ``/uploads/{id}``."""
@@ -614,20 +452,13 @@ def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
         raise
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
-    return _upload_model(view), 202
-
-
-def _upload_model(view: UploadView) -> UploadModel:
-    return UploadModel(
-        id=view.id, owner=view.owner, bot=view.bot, status=view.status, message=view.message,
-        version=view.version, placement=view.placement, runtime=view.runtime,
-    )  # fmt: skip
+    return view, 202
 
 
 @api.get("/uploads/<int:upload_id>")
 @guarded("read-faults", early=False)
-@spec.validate(resp=Responses(HTTP_200=UploadModel, HTTP_404=ApiError, **ERRORS), tags=["bots"])
-def api_upload_status(upload_id: int) -> UploadModel:
+@spec.validate(resp=Responses(HTTP_200=UploadView, HTTP_404=ApiError, **ERRORS), tags=["bots"])
+def api_upload_status(upload_id: int) -> UploadView:
     """An upload's check: pending, accepted, already (stored before) or rejected."""
     account = _caller("read")
     view = upload_view(get_store(), upload_id)
@@ -635,82 +466,41 @@ def api_upload_status(upload_id: int) -> UploadModel:
     if view is None or not allowed(account, "read-faults", bot_target(get_store(), view.owner_id)):
         _fail(404, f"no upload {upload_id}")
     assert view is not None
-    return _upload_model(view)
+    return view
 
 
 @api.get("/tournaments")
 @public
-@spec.validate(
-    query=Page, resp=Responses(HTTP_200=TournamentsModel, **ERRORS), tags=["tournaments"]
-)
-def api_tournaments(query: Page) -> TournamentsModel:
+@spec.validate(query=Page, resp=Responses(HTTP_200=Tournaments, **ERRORS), tags=["tournaments"])
+def api_tournaments(query: Page) -> Tournaments:
     """Every tournament, newest first."""
     _caller("read")
     rows = tournament_list(get_store())
-    chosen = rows[query.offset : query.offset + query.limit]
-    return TournamentsModel(
-        total=len(rows),
-        tournaments=[
-            TournamentSummary(name=t.name, status=t.status, format=t.format, rules=t.rules,
-                              players=t.players, matches=t.matches, finished=t.finished,
-                              created=t.created.isoformat())
-            for t in chosen
-        ],
-    )  # fmt: skip
-
-
-def _iso(moment: Any) -> str | None:
-    return None if moment is None else moment.isoformat()
-
-
-def _num(value: float | None, digits: int = 1) -> float | None:
-    """A rounded number for JSON (None for none; infinities, which JSON lacks, as None)."""
-    if value is None or value != value or value in (float("inf"), float("-inf")):
-        return None
-    return round(value, digits)
+    return Tournaments(total=len(rows), tournaments=rows[query.offset : query.offset + query.limit])
 
 
 @api.get("/tournaments/<name>")
 @public
 @spec.validate(
-    resp=Responses(HTTP_200=TournamentModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
+    resp=Responses(HTTP_200=TournamentView, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
-def api_tournament(name: str) -> TournamentModel:
+def api_tournament(name: str) -> TournamentView:
     """A tournament: progress, standings with intervals, crosstable, faults, void matches."""
     check_grading_visible(get_store(), _caller("read"), name=name)
     try:
-        t = tournament_view(get_store(), name)
+        return tournament_view(get_store(), name)
     except LookupError:
-        _fail(404, f"no tournament called {name!r}")
-    crosstable = None
-    if t.crosstable is not None:
-        crosstable = CrosstableModel(entrants=t.crosstable[0], scores=t.crosstable[1])
-    return TournamentModel(
-        name=t.name, status=t.status, format=t.format, rules=t.rules, players=t.players,
-        teams=t.teams, games_per_match=t.games_per_match, seed=t.seed, owner=t.owner,
-        created=t.created.isoformat(), started=_iso(t.started), finished=_iso(t.finished),
-        progress=t.progress, games_done=t.games_done, games_total=t.games_total,
-        eta_seconds=_num(t.eta_seconds), workers_alive=t.workers_alive,
-        standings=[
-            StandingModel(rank=r.rank, entrant=r.entrant, games=r.games, wins=r.wins,
-                          win_rate=round(r.win_rate, 4), points=r.points, forfeits=r.forfeits,
-                          rating=_num(r.rating), low=_num(r.low), high=_num(r.high))
-            for r in t.standings
-        ],
-        crosstable=crosstable,
-        faults=[FaultCount(entrant=e, kind=k, games=n) for e, k, n in t.faults],
-        void=[VoidMatch(match=key, reason=reason) for key, reason in t.void],
-    )  # fmt: skip
+        return _fail(404, f"no tournament called {name!r}")  # type: ignore[no-any-return]
 
 
 @api.post("/tournaments")
 @guarded("create-tournament", early=False)
 @spec.validate(
     json=TournamentCreate,
-    resp=Responses(HTTP_201=TournamentModel, HTTP_400=ApiError, **ERRORS),
+    resp=Responses(HTTP_201=TournamentView, HTTP_400=ApiError, **ERRORS),
     tags=["tournaments"],
 )
-def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]:
+def api_create_tournament(json: TournamentCreate) -> tuple[TournamentView, int]:
     """Create a tournament between stored bots (organisers; a ``run`` token): its matches
     go to the workers at once. 201 with the tournament."""
     account = _caller("run")
@@ -733,31 +523,31 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]
         raise
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return api_tournament(json.name.strip()), 201
+    return tournament_view(get_store(), json.name.strip()), 201
 
 
 @api.post("/tournaments/<name>/cancel")
 @guarded("cancel-tournament", early=False)
 @spec.validate(
-    resp=Responses(HTTP_200=CancelModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
+    resp=Responses(HTTP_200=Cancelled, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
-def api_cancel_tournament(name: str) -> CancelModel:
+def api_cancel_tournament(name: str) -> Cancelled:
     """Cancel a tournament (its creator or an admin; a ``run`` token): every match not
     finished is void (a running one stops at its worker's next heartbeat and stores
     nothing), finished results are kept."""
     account = _caller("run")
     voided = cancel_tournament(get_store(), account, name)  # 404, 403: the app's handler
-    return CancelModel(name=name, voided=voided)
+    return Cancelled(name=name, voided=voided)
 
 
 @api.get("/tournaments/<name>/matches")
 @public
 @spec.validate(
     query=MatchQuery,
-    resp=Responses(HTTP_200=MatchesModel, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=Matches, HTTP_404=ApiError, **ERRORS),
     tags=["tournaments"],
 )
-def api_matches(name: str, query: MatchQuery) -> MatchesModel:
+def api_matches(name: str, query: MatchQuery) -> Matches:
     """A tournament's matches in schedule order (``status``: only those)."""
     check_grading_visible(get_store(), _caller("read"), name=name)
     try:
@@ -766,24 +556,16 @@ def api_matches(name: str, query: MatchQuery) -> MatchesModel:
         )
     except LookupError:
         _fail(404, f"no tournament called {name!r}")
-    return MatchesModel(
-        total=total,
-        matches=[
-            MatchModel(id=m.id, key=m.key, status=m.status, labels=list(m.labels),
-                       seats=list(m.seats), games=m.games, attempts=m.attempts,
-                       finished=_iso(m.finished), void=m.void)
-            for m in rows
-        ],
-    )  # fmt: skip
+    return Matches(total=total, matches=rows)
 
 
 @api.get("/games")
 @public
 @spec.validate(
-    query=GameQuery, resp=Responses(HTTP_200=GamesModel, HTTP_400=ApiError, **ERRORS),
+    query=GameQuery, resp=Responses(HTTP_200=Games, HTTP_400=ApiError, **ERRORS),
     tags=["games"],
 )  # fmt: skip
-def api_games(query: GameQuery) -> GamesModel:
+def api_games(query: GameQuery) -> Games:
     """Stored games, newest first, with the games page's filters."""
     _caller("read")
     args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}
@@ -791,17 +573,13 @@ def api_games(query: GameQuery) -> GamesModel:
         page = game_list(get_store(), parse_filter(args), limit=query.limit, offset=query.offset)
     except (FilterError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return GamesModel(
+    return Games(
         games=[
-            GameModel(match=g.match_id, index=g.index, tournament=g.tournament, rules=g.rules,
-                      seats=list(g.seats), labels=list(g.labels), places=list(g.places),
-                      points=list(g.points), termination=g.termination,
-                      fault_seat=g.fault_seat, outcome=g.outcome, finished=_iso(g.finished),
-                      record=url_for("api.api_game", match_id=g.match_id, index=g.index))
+            ListedGame.of(g, url_for("api.api_game", match_id=g.match_id, index=g.index))
             for g in page.rows
         ],
         more=page.more,
-    )  # fmt: skip
+    )
 
 
 @api.get("/games/<int:match_id>/<int:index>")
@@ -820,57 +598,44 @@ def api_game(match_id: int, index: int) -> Response:
     return Response(json.dumps(record), mimetype="application/json")
 
 
-def _compare_model(name: str) -> CompareModel:
+def _compare(name: str) -> CompareAnswer:
     try:
         c = compare_view(get_store(), name)
     except LookupError:
         _fail(404, f"no compare called {name!r}")
-    t = c.test
-    return CompareModel(
-        name=c.name, new=None if t is None else t.new, old=None if t is None else t.old,
-        rules=c.rules, players=c.players, teams=c.teams, status=c.status, verdict=c.verdict,
-        statistic=None if t is None else t.statistic, elo0=None if t is None else t.elo0,
-        elo1=None if t is None else t.elo1,
-        alpha=None if t is None else t.alpha, beta=None if t is None else t.beta,
-        max_games=None if t is None else t.max_games, games=c.games,
-        elo=_num(c.elo), low=_num(c.low), high=_num(c.high), los=_num(c.los, 4),
-        llr=_num(c.llr, 3), lower=_num(c.lower, 3), upper=_num(c.upper, 3),
-        fast_llr=_num(c.fast_llr, 3), fast_upper=_num(c.fast_upper, 3), progress=c.progress,
-        url=url_for("compares.compare_page", name=c.name),
-    )  # fmt: skip
+    return CompareAnswer.of(c, url_for("compares.compare_page", name=c.name))
 
 
 @api.post("/compares")
 @guarded("start-compare", early=False)
 @spec.validate(
     json=CompareRequest,
-    resp=Responses(HTTP_202=CompareModel, HTTP_400=ApiError, **ERRORS),
+    resp=Responses(HTTP_202=CompareAnswer, HTTP_400=ApiError, **ERRORS),
     tags=["compares"],
 )
-def api_start_compare(json: CompareRequest) -> tuple[CompareModel, int]:
+def api_start_compare(json: CompareRequest) -> tuple[CompareAnswer, int]:
     """Start a regression test of your bot (NEW) against OLD (a ``run`` token): 202 with
     the compare; poll ``/compares/{name}`` until its verdict is not ``running``."""
     account = _caller("run")
-    wanted = compare_service.CompareRequest(**json.model_dump())
     try:
-        started = compare_service.start_compare(get_store(), account, wanted)
+        started = compare_service.start_compare(get_store(), account, json)
     except PermissionDenied as exc:
         _fail(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return _compare_model(started.name), 202
+    return _compare(started.name), 202
 
 
 @api.get("/compares/<name>")
 @public
 @spec.validate(
-    resp=Responses(HTTP_200=CompareModel, HTTP_404=ApiError, **ERRORS), tags=["compares"]
+    resp=Responses(HTTP_200=CompareAnswer, HTTP_404=ApiError, **ERRORS), tags=["compares"]
 )
-def api_compare(name: str) -> CompareModel:
+def api_compare(name: str) -> CompareAnswer:
     """A compare: its verdict, LLR and bounds, NEW's Elo advantage with its 95% interval,
     LOS, games."""
     check_grading_visible(get_store(), _caller("read"), name=name)
-    return _compare_model(name)
+    return _compare(name)
 
 
 @api.get("/openapi.json")
@@ -934,8 +699,8 @@ def json_error(error: HTTPException) -> BaseResponse:
 
 
 #: What the API's other modules (web.api_competitions) use of this one: the caller's
-#: account by scope, an error answer, a time and a number for JSON.
-caller, fail, iso, num = _caller, _fail, _iso, _num
+#: account by scope, an error answer.
+caller, fail = _caller, _fail
 
 
 def init_api(app: Flask) -> None:

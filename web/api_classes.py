@@ -14,7 +14,8 @@ Imported by web.app before the blueprint is registered (its routes join it then)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from flask import Response, after_this_request, url_for
 from pydantic import BaseModel, Field
@@ -24,16 +25,25 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service import role_requests as roles
 from arena.service.accounts import Account
-from arena.service.classes import ClassRow, NewClass
+from arena.service.board_views import tournament_name
+from arena.service.class_roster import RosterLogin
+from arena.service.classes import (
+    ClassLeaderboard,
+    ClassRow,
+    ClassView,
+    NewClass,
+    RosterRow,
+    RosterView,
+)
+from arena.service.role_requests import RoleRequest
+from arena.service.shapes import about, extend
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
-from web.api import iso as _iso
-from web.api import num as _num
 from web.auth import guarded, public
 from web.extensions import get_store
 
-__all__ = ["ClassCreate", "ClassModel"]
+__all__ = ["ClassAnswer"]
 
 TAGS = ["classes"]
 T = TypeVar("T")
@@ -42,32 +52,82 @@ T = TypeVar("T")
 # --- models ----------------------------------------------------------------------------------
 
 
-class ClassModel(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ClassAnswer(ClassView):
+    """A class, with its join page's path for its teachers."""
+
+    join_path: str | None = field(
+        default=None, metadata=about("the join page's path (teachers only)")
+    )
+
+    @classmethod
+    def of(cls, view: ClassView) -> ClassAnswer:
+        """``view`` with its join page's path (where its join code is shown)."""
+        path = None if view.join_code is None else f"/join/{view.join_code}"
+        return extend(view, cls, join_path=path)
+
+
+@dataclass(frozen=True, slots=True)
+class Classes:
+    teaching: list[ClassAnswer]
+    joined: list[ClassAnswer]
+
+
+@dataclass(frozen=True, slots=True)
+class SourcedRosterRow(RosterRow):
+    """A student of the roster, with its latest version's source's URL."""
+
+    source: str | None = field(
+        default=None, metadata=about("the latest version's source (API path)")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Roster(RosterView):
+    """The roster, its students' sources linked."""
+
+    students: list[SourcedRosterRow]  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Logins:
+    logins: list[RosterLogin]
+
+
+@dataclass(frozen=True, slots=True)
+class Teachers:
     name: str
-    description: str
-    rule_sets: list[str] = Field(description="preset names, the first the default")
-    settings: dict[str, Any] = Field(description="uploads_per_hour, checks_queued, show_reference")
-    teaching: bool = Field(description="the caller is a teacher of it (or an admin)")
-    students: int | None = Field(description="how many (teachers only)")
-    join_code: str | None = Field(description="teachers only; null: closed")
-    join_expires: str | None
-    join_path: str | None = Field(description="the join page's path (teachers only)")
-    created: str
+    teachers: int
 
 
-class ClassesModel(BaseModel):
-    teaching: list[ClassModel]
-    joined: list[ClassModel]
+@dataclass(frozen=True, slots=True)
+class NewPassword:
+    student: str
+    password: str = field(metadata=about("a first-time password, to change at the next login"))
 
 
-class ClassCreate(BaseModel):
-    name: str = Field(min_length=1, max_length=64)
-    description: str = Field("", max_length=5000)
-    rule_sets: list[str] = Field(default_factory=lambda: ["block"], max_length=20)
-    uploads_per_hour: int = 10
-    checks_queued: int = 30
-    show_reference: bool = True
-    join_hours: float = Field(24.0, description="how long the first join code lasts (0: none)")
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A class tournament sent to the workers."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoleAsked:
+    status: str = field(metadata=about("requested, granted (requests are open) or held"))
+
+
+@dataclass(frozen=True, slots=True)
+class RoleRequests:
+    requests: list[RoleRequest]
+
+
+@dataclass(frozen=True, slots=True)
+class RoleDecided:
+    name: str
+    role: str = field(metadata=about("its role afterwards"))
 
 
 class JoinRequest(BaseModel):
@@ -78,43 +138,6 @@ class RosterImport(BaseModel):
     csv: str = Field(max_length=200_000, description="a line 'real name[,login]' a student")
 
 
-class RosterLoginModel(BaseModel):
-    real_name: str
-    login: str
-    password: str = Field(description="a first-time password, shown this once")
-
-
-class RosterLoginsModel(BaseModel):
-    logins: list[RosterLoginModel]
-
-
-class RosterRowModel(BaseModel):
-    student: str
-    real_name: str | None
-    via: str = Field(description="code (a new account), roster, or account (an existing one)")
-    joined: str
-    version: str | None = Field(description="owner/bot vN: the latest version")
-    version_id: int | None
-    uploaded: str | None
-    check: dict[str, Any] | None = Field(description="the latest version's check report")
-    rating: float | None
-    low: float | None
-    high: float | None
-    games: int
-    faults: int = Field(description="games the latest version forfeited")
-    upload_id: int | None
-    upload_status: str | None
-    upload_message: str | None
-    upload_created: str | None
-    source: str | None = Field(description="the latest version's source (API path)")
-
-
-class RosterModel(BaseModel):
-    name: str
-    rules: str
-    students: list[RosterRowModel]
-
-
 class JoinCodeRequest(BaseModel):
     hours: float = Field(24.0, description="how long the new code lasts")
 
@@ -123,89 +146,25 @@ class TeacherRequest(BaseModel):
     user: str = Field(min_length=1, max_length=100)
 
 
-class TeachersModel(BaseModel):
-    name: str
-    teachers: int
-
-
-class PasswordModel(BaseModel):
-    student: str
-    password: str = Field(description="a first-time password, to change at the next login")
-
-
-class LeaderboardRowModel(BaseModel):
-    rank: str
-    name: str = Field(description="owner/bot vN")
-    owner: str
-    bot: str
-    version: int
-    rating: float | None
-    low: float | None
-    high: float | None
-    games: int
-    reference: bool
-
-
-class ClassLeaderboardModel(BaseModel):
-    name: str
-    rules: str
-    computed: str | None
-    rows: list[LeaderboardRowModel]
-
-
 class ClassTournamentRequest(BaseModel):
     reference: bool = Field(True, description="with the reference bots")
     rules: str | None = Field(None, description="default: the class's first rule set")
     games: int = Field(10, description="games a pair")
 
 
-class TournamentModel(BaseModel):
-    id: int
-    name: str
-
-
 class RoleRequestBody(BaseModel):
     role: str = Field("teacher", description="the role asked for")
-
-
-class RoleRequestModel(BaseModel):
-    status: str = Field(description="requested, granted (requests are open) or held")
-
-
-class RoleRequestRow(BaseModel):
-    name: str
-    role: str
-    requested: str
-    at: str | None
-
-
-class RoleRequestsModel(BaseModel):
-    requests: list[RoleRequestRow]
 
 
 class RoleDecision(BaseModel):
     grant: bool
 
 
-class RoleDecisionModel(BaseModel):
-    name: str
-    role: str = Field(description="its role afterwards")
-
-
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _class(row: ClassRow, actor: Account) -> ClassModel:
-    teaching = service.is_teacher(get_store(), actor, row.id)
-    return ClassModel(
-        name=row.name, description=row.description, rule_sets=list(row.rule_sets),
-        settings=row.settings, teaching=teaching,
-        students=len(service.student_ids(get_store(), row.id)) if teaching else None,
-        join_code=row.join_code if teaching else None,
-        join_expires=_iso(row.join_expires) if teaching else None,
-        join_path=f"/join/{row.join_code}" if teaching and row.join_code else None,
-        created=row.created.isoformat(),
-    )  # fmt: skip
+def _class(row: ClassRow, actor: Account) -> ClassAnswer:
+    return ClassAnswer.of(service.class_view(get_store(), actor, row))
 
 
 def _acting(act: Callable[[], T]) -> T:
@@ -223,20 +182,20 @@ def _acting(act: Callable[[], T]) -> T:
 
 @api.get("/classes")
 @public
-@spec.validate(resp=Responses(HTTP_200=ClassesModel, **ERRORS), tags=TAGS)
-def api_classes() -> ClassesModel:
+@spec.validate(resp=Responses(HTTP_200=Classes, **ERRORS), tags=TAGS)
+def api_classes() -> Classes:
     """The caller's classes: those it teaches (an admin: every class) and those it joined."""
     account = _caller("read")
     taught, joined = service.my_classes(get_store(), account)
-    return ClassesModel(
+    return Classes(
         teaching=[_class(r, account) for r in taught], joined=[_class(r, account) for r in joined]
     )
 
 
 @api.get("/classes/<name>")
 @public
-@spec.validate(resp=Responses(HTTP_200=ClassModel, HTTP_404=ApiError, **ERRORS), tags=TAGS)
-def api_class(name: str) -> ClassModel:
+@spec.validate(resp=Responses(HTTP_200=ClassAnswer, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_class(name: str) -> ClassAnswer:
     """A class, for its students and teachers (its join code for its teachers only)."""
     account = _caller("read")
     return _class(service.class_for_member(get_store(), account, name), account)
@@ -245,18 +204,13 @@ def api_class(name: str) -> ClassModel:
 @api.post("/classes")
 @guarded("create-class", early=False)
 @spec.validate(
-    json=ClassCreate, resp=Responses(HTTP_201=ClassModel, HTTP_400=ApiError, **ERRORS), tags=TAGS
+    json=NewClass, resp=Responses(HTTP_201=ClassAnswer, HTTP_400=ApiError, **ERRORS), tags=TAGS
 )
-def api_create_class(json: ClassCreate) -> tuple[ClassModel, int]:
+def api_create_class(json: NewClass) -> tuple[ClassAnswer, int]:
     """Create a class (teachers, organisers, admins; a ``run`` token), the caller its first
     teacher, with a join code lasting ``join_hours``. 201."""
     account = _caller("run")
-    new = NewClass(
-        name=json.name, description=json.description, rule_sets=tuple(json.rule_sets),
-        uploads_per_hour=json.uploads_per_hour, checks_queued=json.checks_queued,
-        show_reference=json.show_reference, join_hours=json.join_hours,
-    )  # fmt: skip
-    row = _acting(lambda: service.create_class(get_store(), account, new))
+    row = _acting(lambda: service.create_class(get_store(), account, json))
     return _class(row, account), 201
 
 
@@ -264,10 +218,10 @@ def api_create_class(json: ClassCreate) -> tuple[ClassModel, int]:
 @guarded("join-class", early=False)
 @spec.validate(
     json=JoinRequest,
-    resp=Responses(HTTP_200=ClassModel, HTTP_400=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=ClassAnswer, HTTP_400=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_join(code: str, json: JoinRequest) -> ClassModel:
+def api_join(code: str, json: JoinRequest) -> ClassAnswer:
     """Join the class whose join code is ``code`` as a student (an ``upload`` token); a
     real name, optional, is seen by its teachers only. Joining again changes nothing."""
     account = _caller("upload")
@@ -277,8 +231,8 @@ def api_join(code: str, json: JoinRequest) -> ClassModel:
 
 @api.get("/classes/<name>/roster")
 @guarded("manage-class", early=False)
-@spec.validate(resp=Responses(HTTP_200=RosterModel, HTTP_404=ApiError, **ERRORS), tags=TAGS)
-def api_roster(name: str) -> RosterModel:
+@spec.validate(resp=Responses(HTTP_200=Roster, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_roster(name: str) -> Roster:
     """The class's students (its teachers only): real names, each one's latest version
     with its check report, rating and interval, faults and source, its latest upload."""
     account = _caller("read")
@@ -289,15 +243,8 @@ def api_roster(name: str) -> RosterModel:
         if r.version is not None:
             v = r.version
             source = url_for("api.api_bot_source", owner=v.owner, name=v.bot, version=v.version)
-        rows.append(RosterRowModel(
-            student=r.student, real_name=r.real_name, via=r.via, joined=r.joined.isoformat(),
-            version=None if r.version is None else str(r.version), version_id=r.version_id,
-            uploaded=_iso(r.uploaded), check=r.check, rating=_num(r.rating), low=_num(r.low),
-            high=_num(r.high), games=r.games, faults=r.faults, upload_id=r.upload_id,
-            upload_status=r.upload_status, upload_message=r.upload_message,
-            upload_created=_iso(r.upload_created), source=source,
-        ))  # fmt: skip
-    return RosterModel(name=view.row.name, rules=view.rules, students=rows)
+        rows.append(extend(r, SourcedRosterRow, source=source))
+    return Roster(name=view.name, rules=view.rules, students=rows)
 
 
 def _no_store() -> None:
@@ -313,10 +260,10 @@ def _no_store() -> None:
 @guarded("manage-class", early=False)
 @spec.validate(
     json=RosterImport,
-    resp=Responses(HTTP_201=RosterLoginsModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_201=Logins, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_import_roster(name: str, json: RosterImport) -> tuple[RosterLoginsModel, int]:
+def api_import_roster(name: str, json: RosterImport) -> tuple[Logins, int]:
     """Import a roster CSV (its teachers; a ``run`` token): an account for each line, with
     a login made from the real name where none is given and a first-time password to
     change at the first login. 201 with the logins and passwords, shown this once."""
@@ -326,19 +273,17 @@ def api_import_roster(name: str, json: RosterImport) -> tuple[RosterLoginsModel,
     _no_store()
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
     made = _acting(lambda: service.import_roster(get_store(), account, name, json.csv, hasher))
-    logins = [RosterLoginModel(real_name=r.real_name, login=r.login, password=r.password)
-              for r in made]  # fmt: skip
-    return RosterLoginsModel(logins=logins), 201
+    return Logins(logins=made), 201
 
 
 @api.post("/classes/<name>/join-code")
 @guarded("manage-class", early=False)
 @spec.validate(
     json=JoinCodeRequest,
-    resp=Responses(HTTP_200=ClassModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=ClassAnswer, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_rotate_code(name: str, json: JoinCodeRequest) -> ClassModel:
+def api_rotate_code(name: str, json: JoinCodeRequest) -> ClassAnswer:
     """Draw a new join code lasting ``hours`` (its teachers): the old one stops working."""
     account = _caller("run")
     row = _acting(lambda: service.rotate_join_code(get_store(), account, name, hours=json.hours))
@@ -347,8 +292,8 @@ def api_rotate_code(name: str, json: JoinCodeRequest) -> ClassModel:
 
 @api.delete("/classes/<name>/join-code")
 @guarded("manage-class", early=False)
-@spec.validate(resp=Responses(HTTP_200=ClassModel, HTTP_404=ApiError, **ERRORS), tags=TAGS)
-def api_close_code(name: str) -> ClassModel:
+@spec.validate(resp=Responses(HTTP_200=ClassAnswer, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_close_code(name: str) -> ClassAnswer:
     """Close joining the class by code (its teachers); the roster still adds students."""
     account = _caller("run")
     return _class(service.close_join_code(get_store(), account, name), account)
@@ -358,23 +303,23 @@ def api_close_code(name: str) -> ClassModel:
 @guarded("manage-class", early=False)
 @spec.validate(
     json=TeacherRequest,
-    resp=Responses(HTTP_200=TeachersModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=Teachers, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_add_teacher(name: str, json: TeacherRequest) -> TeachersModel:
+def api_add_teacher(name: str, json: TeacherRequest) -> Teachers:
     """Make the user ``user`` (who has the teacher role) a teacher of the class too."""
     account = _caller("run")
     row = _acting(lambda: service.add_teacher(get_store(), account, name, json.user))
-    return TeachersModel(name=row.name, teachers=len(row.teacher_ids))
+    return Teachers(name=row.name, teachers=len(row.teacher_ids))
 
 
 @api.post("/classes/<name>/students/<student>/password")
 @guarded("manage-class", early=False)
 @spec.validate(
-    resp=Responses(HTTP_200=PasswordModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=NewPassword, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_reset_password(name: str, student: str) -> PasswordModel:
+def api_reset_password(name: str, student: str) -> NewPassword:
     """Give a student of the class a new first-time password (its teachers; never a
     teacher's or above): shown this once, changed at the next login; its sessions end."""
     from flask import current_app
@@ -383,92 +328,76 @@ def api_reset_password(name: str, student: str) -> PasswordModel:
     _no_store()
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
     password = _acting(lambda: service.reset_password(get_store(), account, name, student, hasher))
-    return PasswordModel(student=student, password=password)
+    return NewPassword(student=student, password=password)
 
 
 @api.get("/classes/<name>/leaderboard")
 @public
-@spec.validate(
-    resp=Responses(HTTP_200=ClassLeaderboardModel, HTTP_404=ApiError, **ERRORS), tags=TAGS
-)
-def api_class_leaderboard(name: str) -> ClassLeaderboardModel:
+@spec.validate(resp=Responses(HTTP_200=ClassLeaderboard, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_class_leaderboard(name: str) -> ClassLeaderboard:
     """The class's leaderboard (its students and teachers): its students' bots, and the
     reference bots as the class shows them (``?reference=true|false``; ``?rules=R``)."""
     from flask import request
 
     account = _caller("read")
     shown = request.args.get("reference")
-    board = service.class_leaderboard(
+    return service.class_leaderboard(
         get_store(), account, name,
         show_reference=None if shown is None else shown.lower() in ("1", "true", "yes"),
         rules=request.args.get("rules") or None,
     )  # fmt: skip
-    rows = [LeaderboardRowModel(
-        rank=r.rank, name=str(r.name), owner=r.owner, bot=r.bot, version=r.version,
-        rating=_num(r.rating), low=_num(r.low), high=_num(r.high), games=r.games,
-        reference=r.reference) for r in board.rows]  # fmt: skip
-    return ClassLeaderboardModel(
-        name=board.row.name, rules=board.rules, computed=_iso(board.computed), rows=rows
-    )
 
 
 @api.post("/classes/<name>/tournaments")
 @guarded("manage-class", early=False)
 @spec.validate(
     json=ClassTournamentRequest,
-    resp=Responses(HTTP_202=TournamentModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_202=Started, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_class_tournament(name: str, json: ClassTournamentRequest) -> tuple[TournamentModel, int]:
+def api_class_tournament(name: str, json: ClassTournamentRequest) -> tuple[Started, int]:
     """Start a round robin between the students' latest versions, with or without the
     reference bots (its teachers; a ``run`` token). 202: the workers play it."""
-    from arena.store.tournaments import get_tournament
-
     account = _caller("run")
     tournament_id = _acting(lambda: service.start_class_tournament(
         get_store(), account, name, reference=json.reference, rules=json.rules,
         games=json.games))  # fmt: skip
-    found = get_tournament(get_store(), tournament_id)
-    assert found is not None
-    return TournamentModel(id=tournament_id, name=found.name), 202
+    return Started(id=tournament_id, name=tournament_name(get_store(), tournament_id)), 202
 
 
 @api.post("/role-requests")
 @guarded("request-role", early=False)
 @spec.validate(
     json=RoleRequestBody,
-    resp=Responses(HTTP_200=RoleRequestModel, HTTP_400=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=RoleAsked, HTTP_400=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_request_role(json: RoleRequestBody) -> RoleRequestModel:
+def api_request_role(json: RoleRequestBody) -> RoleAsked:
     """Ask for the teacher role: ``requested`` (an admin decides), ``granted`` (the server
     grants requests at once) or ``held``; 400 where the server takes no requests."""
     account = _caller("read")
-    return RoleRequestModel(status=_acting(lambda: roles.request_role(get_store(), account,
+    return RoleAsked(status=_acting(lambda: roles.request_role(get_store(), account,
                                                                       json.role)))  # fmt: skip
 
 
 @api.get("/role-requests")
 @guarded("manage-users", early=False)
-@spec.validate(resp=Responses(HTTP_200=RoleRequestsModel, **ERRORS), tags=TAGS)
-def api_role_requests() -> RoleRequestsModel:
+@spec.validate(resp=Responses(HTTP_200=RoleRequests, **ERRORS), tags=TAGS)
+def api_role_requests() -> RoleRequests:
     """The pending role requests, the oldest first (admins only)."""
     account = _caller("read")
-    return RoleRequestsModel(requests=[
-        RoleRequestRow(name=r.name, role=r.role, requested=r.requested, at=_iso(r.at))
-        for r in roles.role_requests(get_store(), account)
-    ])  # fmt: skip
+    return RoleRequests(requests=roles.role_requests(get_store(), account))
 
 
 @api.post("/role-requests/<name>")
 @guarded("manage-users", early=False)
 @spec.validate(
     json=RoleDecision,
-    resp=Responses(HTTP_200=RoleDecisionModel, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=RoleDecided, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_decide_role(name: str, json: RoleDecision) -> RoleDecisionModel:
+def api_decide_role(name: str, json: RoleDecision) -> RoleDecided:
     """Grant or refuse a user's role request (admins only)."""
     account = _caller("run")
     role = roles.decide_role_request(get_store(), account, name, json.grant)
-    return RoleDecisionModel(name=name, role=role)
+    return RoleDecided(name=name, role=role)

@@ -12,6 +12,7 @@ import csv
 import dataclasses
 import io
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as service
 from arena.service.competitions import (
     CompetitionError,
+    CompetitionSummary,
     CompetitionView,
     EntryView,
     FinalRow,
@@ -37,15 +39,13 @@ from arena.service.uploads import UploadError
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
-from web.api import iso as _iso
-from web.api import num as _num
 from web.auth import guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
 from web.forms import read_file
 from web.routing import MAX_ID
 
-__all__ = ["CompetitionCreate", "CompetitionModel"]
+__all__ = ["CompetitionCreate"]
 
 TAGS = ["competitions"]
 
@@ -53,104 +53,9 @@ TAGS = ["competitions"]
 # --- models ----------------------------------------------------------------------------------
 
 
-class CompetitionSummaryModel(BaseModel):
-    name: str
-    status: str = Field(description="upcoming, open, final or done")
-    rules: str
-    players: int
-    teams: bool
-    opens: str
-    deadline: str
-    time_zone: str
-    entrants: int
-    owner: str | None
-
-
-class CompetitionsModel(BaseModel):
-    competitions: list[CompetitionSummaryModel]
-
-
-class LadderRowModel(BaseModel):
-    rank: int | None
-    rank_best: int | None
-    rank_worst: int | None
-    name: str = Field(description="owner/bot vN")
-    version_id: int
-    label: str | None
-    owner: str
-    bot: str
-    version: int
-    rating: float | None
-    low: float | None
-    high: float | None
-    games: int
-    provisional: bool
-    last_game: str | None
-    status: str = Field(description="active or disqualified")
-    reason: str | None
-
-
-class FinalRowModel(BaseModel):
-    place: int | None
-    tie: bool = Field(description="the place is shared (not separated at the cap)")
-    name: str
-    version_id: int
-    label: str | None
-    owner: str
-    rating: float | None
-    low: float | None
-    high: float | None
-    games: int
-    separated_from_next: bool | None
-
-
-class FinalModel(BaseModel):
-    tournament: str | None
-    published: bool
-    rows: list[FinalRowModel]
-
-
-class EntryModel(BaseModel):
-    id: int
-    competition: str
-    status: str = Field(description="pending, active, superseded, disqualified, rejected, late")
-    name: str | None
-    version_id: int | None
-    label: str | None
-    upload_id: int | None
-    upload_status: str | None
-    reason: str | None
-    created: str
-    accepted: str | None
-    first_rated: str | None
-    notices: list[str]
-
-
-class RecentGameModel(BaseModel):
-    match: int
-    tournament: str
-    players: list[str]
-    finished: str | None
-
-
-class CompetitionModel(BaseModel):
-    summary: CompetitionSummaryModel
-    description: str
-    settings: dict[str, Any]
-    daily_submissions: int
-    sources_public: bool
-    final_top: int
-    final_confidence: float
-    final_max_games: int
-    ladder: str = Field(description="the ladder's tournament")
-    standings_computed: str | None
-    can_manage: bool
-    can_enter: bool
-    next_entry: str | None = Field(description="when you may enter next (null: now)")
-    standings: list[LadderRowModel]
-    entries: list[EntryModel] = Field(description="your own entries")
-    final: FinalModel | None
-    recent: list[RecentGameModel]
+@dataclass(frozen=True, slots=True)
+class Competitions:
+    competitions: list[CompetitionSummary]
 
 
 class CompetitionCreate(BaseModel):
@@ -191,7 +96,10 @@ class DisqualifyRequest(BaseModel):
     reason: str = Field(max_length=500)
 
 
-class DoneModel(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A competition after an organiser's control: its status now."""
+
     name: str
     status: str
 
@@ -199,86 +107,34 @@ class DoneModel(BaseModel):
 # --- endpoints -------------------------------------------------------------------------------
 
 
-def _summary(s: Any) -> CompetitionSummaryModel:
-    return CompetitionSummaryModel(
-        name=s.name, status=s.status, rules=s.rules, players=s.players, teams=s.teams,
-        opens=s.opens.isoformat(), deadline=s.deadline.isoformat(), time_zone=s.time_zone,
-        entrants=s.entrants, owner=s.owner,
-    )  # fmt: skip
-
-
-def _ladder_row(r: LadderRow) -> LadderRowModel:
-    fields = dataclasses.asdict(r)
-    fields.update(rating=_num(r.rating), low=_num(r.low), high=_num(r.high),
-                  last_game=_iso(r.last_game))  # fmt: skip
-    return LadderRowModel(**fields)
-
-
-def _final_row(r: FinalRow) -> FinalRowModel:
-    fields = dataclasses.asdict(r)
-    fields.update(rating=_num(r.rating), low=_num(r.low), high=_num(r.high))
-    return FinalRowModel(**fields)
-
-
-def _entry(e: EntryView) -> EntryModel:
-    return EntryModel(
-        id=e.id, competition=e.competition, status=e.status, name=e.name,
-        version_id=e.version_id, label=e.label, upload_id=e.upload_id,
-        upload_status=e.upload_status, reason=e.reason, created=e.created.isoformat(),
-        accepted=_iso(e.accepted), first_rated=_iso(e.first_rated), notices=list(e.notices),
-    )  # fmt: skip
-
-
-def _model(v: CompetitionView) -> CompetitionModel:
-    final = None
-    if v.final is not None:
-        final = FinalModel(tournament=v.final.tournament, published=v.final.published,
-                           rows=[_final_row(r) for r in v.final.rows])  # fmt: skip
-    return CompetitionModel(
-        summary=_summary(v.summary), description=v.description, settings=v.settings,
-        daily_submissions=v.daily_submissions, sources_public=v.sources_public,
-        final_top=v.final_top, final_confidence=v.final_confidence,
-        final_max_games=v.final_max_games, ladder=v.ladder,
-        standings_computed=_iso(v.standings_computed), can_manage=v.can_manage,
-        can_enter=v.can_enter, next_entry=_iso(v.next_entry),
-        standings=[_ladder_row(r) for r in v.standings], entries=[_entry(e) for e in v.entries],
-        final=final,
-        recent=[RecentGameModel(match=g.match_id, tournament=g.tournament,
-                                players=list(g.players), finished=_iso(g.finished))
-                for g in v.recent],
-    )  # fmt: skip
-
-
 @api.get("/competitions")
 @public
-@spec.validate(resp=Responses(HTTP_200=CompetitionsModel, **ERRORS), tags=TAGS)
-def api_competitions() -> CompetitionsModel:
+@spec.validate(resp=Responses(HTTP_200=Competitions, **ERRORS), tags=TAGS)
+def api_competitions() -> Competitions:
     """Every competition, the latest deadline first."""
     _caller("read")
-    return CompetitionsModel(
-        competitions=[_summary(s) for s in service.competition_list(get_store())]
-    )
+    return Competitions(competitions=service.competition_list(get_store()))
 
 
 @api.get("/competitions/<name>")
 @public
-@spec.validate(resp=Responses(HTTP_200=CompetitionModel, HTTP_404=ApiError, **ERRORS), tags=TAGS)
-def api_competition(name: str) -> CompetitionModel:
+@spec.validate(resp=Responses(HTTP_200=CompetitionView, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_competition(name: str) -> CompetitionView:
     """A competition: its settings, status, ladder (rank ranges, ratings with intervals,
     games, last game, provisional marks, disqualifications with their reasons), the final,
     recent games, and the caller's own entries with their notices."""
     account = _caller("read")
-    return _model(service.competition_view(get_store(), account, name))  # 404: the handler
+    return service.competition_view(get_store(), account, name)  # 404: the handler
 
 
 @api.post("/competitions")
 @guarded("create-competition", early=False)
 @spec.validate(
     json=CompetitionCreate,
-    resp=Responses(HTTP_201=CompetitionModel, HTTP_400=ApiError, **ERRORS),
+    resp=Responses(HTTP_201=CompetitionView, HTTP_400=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionModel, int]:
+def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionView, int]:
     """Create a competition (organisers; a ``run`` token) with its ladder: entries open at
     ``opens`` and close at ``deadline``; then the final plays by itself. 201."""
     account = _caller("run")
@@ -302,18 +158,19 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionModel, i
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
     # the stored name: the given one normalised (a full-width letter is its plain one)
-    return api_competition(service.competition_name(get_store(), competition_id)), 201
+    name = service.competition_name(get_store(), competition_id)
+    return service.competition_view(get_store(), account, name), 201
 
 
 @api.post("/competitions/<name>/entries")
 @guarded("enter-competition", early=False)
 @spec.validate(
     form=EntryForm,
-    resp=Responses(HTTP_202=EntryModel, HTTP_400=ApiError, HTTP_404=ApiError,
+    resp=Responses(HTTP_202=EntryView, HTTP_400=ApiError, HTTP_404=ApiError,
                    HTTP_413=ApiError, **ERRORS),
     tags=TAGS,
 )  # fmt: skip
-def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
+def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int]:
     """Enter a bot (multipart: ``source``, a .py or .js file; ``name``; ``runtime``, one the
     competition offers, default by the suffix; an ``upload`` token):
     202 with the entry, ``pending`` while its upload is checked on a worker (poll
@@ -334,10 +191,10 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
         raise
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
-    return _entry(entry), 202
+    return entry, 202
 
 
-def _control(name: str, act: Any) -> DoneModel:
+def _control(name: str, act: Any) -> Done:
     account = _caller("run")
     try:
         act(account)
@@ -345,17 +202,17 @@ def _control(name: str, act: Any) -> DoneModel:
         raise
     except CompetitionError as exc:
         _fail(400, str(exc))
-    return DoneModel(name=name, status=service.competition_view(get_store(), account, name)
+    return Done(name=name, status=service.competition_view(get_store(), account, name)
                      .summary.status)  # fmt: skip
 
 
-CONTROL = Responses(HTTP_200=DoneModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS)
+CONTROL = Responses(HTTP_200=Done, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS)
 
 
 @api.post("/competitions/<name>/close")
 @guarded("manage-competition", early=False)
 @spec.validate(resp=CONTROL, tags=TAGS)
-def api_close(name: str) -> DoneModel:
+def api_close(name: str) -> Done:
     """Close an open competition now (its organiser or an admin; a ``run`` token): the
     ladder stops and the final starts by itself."""
     return _control(name, lambda actor: service.close_now(get_store(), actor, name))
@@ -364,7 +221,7 @@ def api_close(name: str) -> DoneModel:
 @api.post("/competitions/<name>/deadline")
 @guarded("manage-competition", early=False)
 @spec.validate(json=DeadlineRequest, resp=CONTROL, tags=TAGS)
-def api_deadline(name: str, json: DeadlineRequest) -> DoneModel:
+def api_deadline(name: str, json: DeadlineRequest) -> Done:
     """Move an open competition's deadline later (its organiser or an admin)."""
     return _control(
         name, lambda actor: service.extend_deadline(get_store(), actor, name, json.deadline)
@@ -374,7 +231,7 @@ def api_deadline(name: str, json: DeadlineRequest) -> DoneModel:
 @api.post("/competitions/<name>/disqualify")
 @guarded("manage-competition", early=False)
 @spec.validate(json=DisqualifyRequest, resp=CONTROL, tags=TAGS)
-def api_disqualify(name: str, json: DisqualifyRequest) -> DoneModel:
+def api_disqualify(name: str, json: DisqualifyRequest) -> Done:
     """Disqualify an entered version with a reason, shown on its row (its organiser or an
     admin): it stops playing; its pending ladder matches are void."""
     return _control(
@@ -386,7 +243,7 @@ def api_disqualify(name: str, json: DisqualifyRequest) -> DoneModel:
 @api.post("/competitions/<name>/final/rerun")
 @guarded("manage-competition", early=False)
 @spec.validate(resp=CONTROL, tags=TAGS)
-def api_rerun_final(name: str) -> DoneModel:
+def api_rerun_final(name: str) -> Done:
     """Play the final again (its organiser or an admin): its unplayed matches are void and
     its table cleared; a new final starts by itself."""
     return _control(name, lambda actor: service.rerun_final(get_store(), actor, name))

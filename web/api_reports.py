@@ -8,16 +8,25 @@ Imported by web.app before the blueprint is registered (its routes join it then)
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from flask import Response, url_for
 from pydantic import BaseModel, Field
 from spectree import Response as Responses
 
 from arena.service.assignment_views import check_grading_visible
 from arena.service.assignments import assignment_grades, assignment_view
+from arena.service.board_views import tournament_view
 from arena.service.classes import ClassError
-from arena.service.exports import grade_csv, standings_rows
-from arena.service.similarity import THRESHOLD, ReportSide, similarity_report
-from arena.service.views import tournament_view
+from arena.service.exports import StandingsLine, grade_csv, standings_lines
+from arena.service.shapes import about, extend
+from arena.service.similarity import (
+    THRESHOLD,
+    ReportPair,
+    ReportSide,
+    SimilarityReport,
+    similarity_report,
+)
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
@@ -25,35 +34,22 @@ from web.auth import guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
 
-__all__ = ["SimilarityModel", "StandingsModel"]
+__all__ = ["LinkedReport", "Standings"]
 
 
-class StandingsRowModel(BaseModel):
-    rank: int
-    entrant: str = Field(description="its label in the tournament")
-    name: str = Field(description="the stored version it stands for (owner/bot vN)")
-    games: int
-    wins: int
-    win_rate: float
-    points: int
-    forfeits: int
-    rating: float | None = Field(description="Elo over this tournament's games")
-    rating_low: float | None = Field(description="the rating's 95% interval")
-    rating_high: float | None
-
-
-class StandingsModel(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Standings:
     tournament: str
     status: str
-    rows: list[StandingsRowModel]
+    rows: list[StandingsLine]
 
 
 @api.get("/tournaments/<name>/standings")
 @public
 @spec.validate(
-    resp=Responses(HTTP_200=StandingsModel, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
+    resp=Responses(HTTP_200=Standings, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
-def api_standings(name: str) -> StandingsModel:
+def api_standings(name: str) -> Standings:
     """Any tournament's standings, best first: the rows of its CSV
     (``/tournaments/NAME/standings.csv``)."""
     check_grading_visible(get_store(), _caller("read"), name=name)
@@ -61,59 +57,49 @@ def api_standings(name: str) -> StandingsModel:
         view = tournament_view(get_store(), name)
     except LookupError:
         _fail(404, f"no tournament called {name!r}")
-    return StandingsModel(
-        tournament=view.name,
-        status=view.status,
-        rows=[StandingsRowModel(**row) for row in standings_rows(view)],
-    )
+    return Standings(tournament=view.name, status=view.status, rows=standings_lines(view))
 
 
 class SimilarityQuery(BaseModel):
     threshold: float = Field(THRESHOLD, ge=0, le=1, description="report pairs above this score")
 
 
-class SimilarSideModel(BaseModel):
-    student: str
-    version: str = Field(description="owner/bot vN: the student's latest version")
-    similarity: float = Field(description="the share of this source found in the other")
-    lines: list[list[int]] = Field(description="its matching lines: [first, last] from 1")
-    source: str = Field(description="the source's URL (its teachers may read it)")
+@dataclass(frozen=True, slots=True)
+class LinkedSide(ReportSide):
+    """A side of a similar pair, with its source's URL."""
+
+    source: str = field(default="", metadata=about("the source's URL (its teachers may read it)"))
+
+    @classmethod
+    def of(cls, side: ReportSide) -> LinkedSide:
+        """``side`` with its source's URL."""
+        url = url_for("api.api_bot_source", owner=side.owner, name=side.bot, version=side.number)
+        return extend(side, cls, source=url)
 
 
-class SimilarPairModel(BaseModel):
-    score: float = Field(description="the larger of the two similarities")
-    tokens: int = Field(description="the length of the text in common (tokenized)")
-    a: SimilarSideModel
-    b: SimilarSideModel
+@dataclass(frozen=True, slots=True)
+class LinkedPair(ReportPair):
+    """A similar pair, its sides' sources linked."""
+
+    a: LinkedSide
+    b: LinkedSide
 
 
-class SimilarityModel(BaseModel):
-    class_name: str
-    threshold: float
-    students: int
-    compared: int = Field(description="students with a version, compared in pairs")
-    seconds: float = Field(description="how long the comparison took")
-    pairs: list[SimilarPairModel]
+@dataclass(frozen=True, slots=True)
+class LinkedReport(SimilarityReport):
+    """A class's similarity report, its sources linked."""
 
-
-def _side(side: ReportSide) -> SimilarSideModel:
-    return SimilarSideModel(
-        student=side.student,
-        version=side.version,
-        similarity=round(side.similarity, 4),
-        lines=[list(r) for r in side.lines],
-        source=url_for("api.api_bot_source", owner=side.owner, name=side.bot, version=side.number),
-    )
+    pairs: tuple[LinkedPair, ...]
 
 
 @api.get("/classes/<name>/similarity")
 @guarded("manage-class", early=False)
 @spec.validate(
     query=SimilarityQuery,
-    resp=Responses(HTTP_200=SimilarityModel, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_200=LinkedReport, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=["classes"],
 )
-def api_similarity(name: str, query: SimilarityQuery) -> SimilarityModel:
+def api_similarity(name: str, query: SimilarityQuery) -> LinkedReport:
     """The class's similarity report (its teachers; a ``read`` token): the pairs of
     students whose latest versions have more than ``threshold`` of a source in common
     (winnowed fingerprints; the reference bots and the starter bot left out), with each
@@ -123,17 +109,11 @@ def api_similarity(name: str, query: SimilarityQuery) -> SimilarityModel:
         report = similarity_report(get_store(), account, name, threshold=query.threshold)
     except ClassError as exc:
         _fail(400, str(exc))
-    return SimilarityModel(
-        class_name=report.class_name,
-        threshold=report.threshold,
-        students=report.students,
-        compared=report.compared,
-        seconds=round(report.seconds, 3),
-        pairs=[
-            SimilarPairModel(score=round(p.score, 4), tokens=p.tokens, a=_side(p.a), b=_side(p.b))
-            for p in report.pairs
-        ],
+    pairs = tuple(
+        LinkedPair(score=p.score, tokens=p.tokens, a=LinkedSide.of(p.a), b=LinkedSide.of(p.b))
+        for p in report.pairs
     )
+    return extend(report, LinkedReport, pairs=pairs)
 
 
 @api.get("/classes/<class_name>/assignments/<name>/grades.csv")
@@ -146,9 +126,7 @@ def api_grades_csv(class_name: str, name: str) -> Response:
     account = _caller("read")
     rows = assignment_grades(get_store(), account, class_name, name)
     view = assignment_view(get_store(), account, class_name, name)
-    response = Response(
-        grade_csv(rows, [label for label, _ in view.references]), mimetype="text/csv"
-    )
+    response = Response(grade_csv(rows, view.labels), mimetype="text/csv")
     response.headers["Content-Disposition"] = disposition(
         f"{view.class_name}-{view.name}-grades.csv"
     )

@@ -213,7 +213,7 @@ def _page_context(name: str, assignment: str, *, whole: bool = True) -> dict[str
     view = assignment_view(store, account, name, assignment)
     context: dict[str, Any] = {
         "a": view,
-        "labels": [label for label, _ in view.references],
+        "labels": view.labels,
         "live": _moving(view),
         "live_seconds": LIVE_SECONDS,
         "now": datetime.now(UTC),
@@ -290,7 +290,7 @@ def grades_csv(name: str, assignment: str) -> Response:
     store, account = get_store(), current_account()
     rows = assignment_grades(store, account, name, assignment)
     view = assignment_view(store, account, name, assignment)
-    text = grade_csv(rows, [label for label, _ in view.references])
+    text = grade_csv(rows, view.labels)
     response = Response(text, mimetype="text/csv")
     response.headers["Content-Disposition"] = disposition(f"{name}-{view.name}-grades.csv")
     return response

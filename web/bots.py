@@ -21,9 +21,9 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
+from arena.service.bot_views import bot_list, bot_source, bot_view
 from arena.service.bots import set_visibility
-from arena.service.class_pages_extra import class_bots
-from arena.service.classes import bot_target
+from arena.service.classes import bot_target, class_bots
 from arena.service.competitions import source_opened
 from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.permissions import allowed, require
@@ -35,7 +35,6 @@ from arena.service.uploads import (
     receive_upload,
     upload_view,
 )
-from arena.service.views import bot_list, bot_source, bot_view
 from web.auth import current_account, guarded, public, to_login
 from web.downloads import disposition
 from web.extensions import get_store

@@ -35,12 +35,11 @@ from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service.assignment_views import class_assignments
-from arena.service.class_pages_extra import own_role_request
-from arena.service.class_pages_extra import tournament_name as class_tournament_name
+from arena.service.board_views import tournament_name as class_tournament_name
 from arena.service.classes import ClassError, ClassRow, NewClass
 from arena.service.exports import spreadsheet_csv
 from arena.service.permissions import allowed
-from arena.service.role_requests import RoleRequestError, request_mode
+from arena.service.role_requests import RoleRequestError, own_role_request, request_mode
 from web.auth import current_account, guarded, public, to_login
 from web.competitions import zoned
 from web.downloads import disposition

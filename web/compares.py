@@ -20,6 +20,7 @@ from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
+from arena.service.bot_views import bot_list
 from arena.service.compares import (
     MAX_COMPARE_GAMES,
     CompareRequest,
@@ -29,7 +30,6 @@ from arena.service.compares import (
 )
 from arena.service.display import entrant_names
 from arena.service.permissions import allowed
-from arena.service.views import bot_list
 from web.auth import current_account, guarded, public
 from web.extensions import get_store
 from web.forms import form_float, form_int, sentence
@@ -93,6 +93,7 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
             elo1=form_float("elo1", 10.0),
             max_games=form_int("max_games", 2000),
             move_ms=form_int("move_ms", 1000),
+            allow_same_source=request.form.get("allow_same_source") == "on",
         )
         if not wanted.new or not wanted.old:
             raise ArenaError("choose NEW (your bot) and OLD")

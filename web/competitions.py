@@ -26,12 +26,12 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as service
+from arena.service.bot_views import RatingChart
 from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
 from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.permissions import allowed
 from arena.service.uploads import form_runtime
-from arena.service.views import RatingChart
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store

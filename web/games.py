@@ -22,6 +22,7 @@ from arena.engine.replay import Replay
 from arena.errors import ArenaError
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
+from arena.service.board_views import rule_set_names
 from arena.service.classes import bot_target
 from arena.service.display import entrant_names, seat_name, seat_names
 from arena.service.games import (
@@ -37,7 +38,6 @@ from arena.service.games import (
     replayed_game,
 )
 from arena.service.permissions import allowed
-from arena.service.views import rule_set_names
 from web.auth import current_account, public
 from web.export import game_html
 from web.extensions import get_store

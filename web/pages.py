@@ -1,6 +1,6 @@
 """The dashboard's pages: home, leaderboards, tournaments (docs/web.md).
 
-Every page is rendered on the server from :mod:`arena.service.views` and works without
+Every page is rendered on the server from :mod:`arena.service.board_views` and works without
 JavaScript; a running tournament's page and a leaderboard refresh their live parts by
 polling an HTML fragment (htmx, only while the tab is visible: ``static/js/arena.js``).
 """
@@ -16,8 +16,7 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.service.assignment_views import check_grading_visible
-from arena.service.permissions import Target, allowed
-from arena.service.views import (
+from arena.service.board_views import (
     PROVISIONAL_WIDTH,
     Leaderboard,
     TournamentView,
@@ -26,6 +25,7 @@ from arena.service.views import (
     tournament_list,
     tournament_view,
 )
+from arena.service.permissions import Target, allowed
 from web.auth import current_account, public
 from web.downloads import disposition
 from web.extensions import get_store
@@ -247,7 +247,7 @@ def stat_block(view: TournamentView) -> str:
         )
     if view.faults:
         faults = ", ".join(
-            f"{view.shown(e)} {kind.replace('_', ' ')} {n}" for e, kind, n in view.faults
+            f"{view.shown(f.entrant)} {f.kind.replace('_', ' ')} {f.games}" for f in view.faults
         )
         lines += ["", f"Faults: {faults}"]
     return "\n".join(lines)

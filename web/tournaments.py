@@ -15,7 +15,9 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.assignment_views import check_grading_visible
-from arena.service.class_pages_extra import class_bots
+from arena.service.board_views import tournament_view
+from arena.service.bot_views import bot_list
+from arena.service.classes import class_bots
 from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import (
@@ -28,7 +30,6 @@ from arena.service.tournaments import (
     preset,
     start_tournament,
 )
-from arena.service.views import bot_list, tournament_view
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store

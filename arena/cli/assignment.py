@@ -189,7 +189,7 @@ def assignment_grades(
     with _opened(url) as store:
         view = service.assignment_view(store, OPERATOR, class_name, name)
         rows = service.assignment_grades(store, OPERATOR, class_name, name)
-    labels = [label for label, _ in view.references]
+    labels = view.labels
     if as_json:
         click.echo(json.dumps(grade_rows(rows, labels), indent=2))
         return

@@ -168,7 +168,7 @@ def class_roster(name: str, import_file: Any, as_json: bool, url: str | None) ->
     if as_json:
         click.echo(json.dumps([_roster_json(r) for r in view.students], indent=2))
         return
-    table = Table(title=f"Class {view.row.name} ({view.rules})")
+    table = Table(title=f"Class {view.name} ({view.rules})")
     for column in ("student", "real name", "latest version", "uploaded", "check", "rating",
                    "faults", "latest upload"):  # fmt: skip
         table.add_column(column)

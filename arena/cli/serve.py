@@ -41,8 +41,8 @@ from arena.cli.common import UnavailableError, broker_option, unsandboxed_option
 from arena.cli.worker import celery_worker_argv
 from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
+from arena.service.board_views import REFERENCE_OWNER
 from arena.service.uploads import check_report_json
-from arena.service.views import REFERENCE_OWNER
 from arena.store.db import resolve_url, sqlite_path, upgrade
 
 __all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "instance_folder", "serve_command"]

@@ -44,12 +44,12 @@ from arena.cli.common import (
 from arena.cli.tables import crosstable, standings_table
 from arena.compete.localrun import Standings, tournament_ratings
 from arena.engine.game import new_seed
+from arena.service.board_views import tournament_list as listed_tournaments
 from arena.service.broker import configure, location
 from arena.service.dispatch import BROKER_ERRORS, send_pending, sweep_matches
 from arena.service.matches import Config, MatchSettings, tournament_by_name
 from arena.service.permissions import OPERATOR
 from arena.service.tournaments import NewTournament, create_tournament
-from arena.service.views import tournament_list as listed_tournaments
 from arena.store import db
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament

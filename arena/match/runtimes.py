@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from arena.errors import ArenaError
-from arena.match.runtime import Runtime, bot_runtime, shared_libraries
+from arena.match.hostpaths import HostPaths, bot_paths, shared_libraries
 
 __all__ = [
     "DEFAULT_RUNTIME",
@@ -241,10 +241,10 @@ def runtime_missing(runtime: BotRuntime) -> str | None:
     return None
 
 
-def host_paths(runtime: BotRuntime) -> Runtime:
+def host_paths(runtime: BotRuntime) -> HostPaths:
     """What ``runtime`` needs from the host: its interpreter's runtime and, with packages,
     the environment's directory and the host libraries its extension modules load."""
-    paths = bot_runtime(runtime.interpreter)
+    paths = bot_paths(runtime.interpreter)
     if runtime.packages and os.path.isdir(numpy_dir()):
         # (a missing environment is never cached: one installed later is bound at once)
         paths |= _environment(numpy_dir())
@@ -252,14 +252,14 @@ def host_paths(runtime: BotRuntime) -> Runtime:
 
 
 @functools.cache
-def _environment(directory: str) -> Runtime:
+def _environment(directory: str) -> HostPaths:
     """The environment ``directory`` (bound whole) and the host libraries outside it that
     its extension modules load."""
     root = os.path.realpath(directory)
     modules = [str(p) for p in Path(root).rglob("*.so*") if p.is_file()]
     libraries = frozenset().union(*(shared_libraries(m) for m in modules))
     outside = frozenset(p for p in libraries if not p.startswith(root + "/"))
-    return Runtime(outside, frozenset({directory, root}))
+    return HostPaths(outside, frozenset({directory, root}))
 
 
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")

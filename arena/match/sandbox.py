@@ -6,7 +6,7 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
   namespace, ``--die-with-parent``, ``--new-session``, ``--clearenv`` plus a tiny
   fixed environment (``SANDBOX_ENV``), no further user namespaces;
 - a minimal read-only filesystem: the bot's runtime only (its interpreter, the shared
-  libraries it loads and, for Python, the standard library: :mod:`arena.match.runtime`;
+  libraries it loads and, for Python, the standard library: :mod:`arena.match.hostpaths`;
   for the ``python-numpy`` runtime also numpy's environment and the libraries it loads:
   :mod:`arena.match.runtimes`; never the rest of ``/usr``), the merged-usr ``/bin``,
   ``/lib``... links, ``/etc/ld.so.cache`` and ``/etc/localtime``, the bot's ``files``
@@ -59,7 +59,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.match.runtime import Runtime, bot_runtime, interpreter_of
+from arena.match.hostpaths import HostPaths, bot_paths, interpreter_of
 from arena.match.runtimes import find_runtime, host_paths, runtime_missing
 
 __all__ = [
@@ -584,7 +584,7 @@ class Sandbox:
             )
         return proc
 
-    def _bwrap_options(self, runtime: Runtime) -> list[str]:
+    def _bwrap_options(self, runtime: HostPaths) -> list[str]:
         # --as-pid-1: the bot is the namespace's pid 1, so the outer bwrap waits for it
         # and reaps it. With bwrap's own reaper as pid 1, the outer bwrap exits on its
         # status report without reaping it: the reaper then becomes the host init's
@@ -595,7 +595,7 @@ class Sandbox:
         opts += ["--uid", str(self.uid), "--gid", str(self.uid)]
         for key, value in SANDBOX_ENV.items():
             opts += ["--setenv", key, value]
-        # Only the bot's runtime, never the rest of /usr (arena.match.runtime).
+        # Only the bot's runtime, never the rest of /usr (arena.match.hostpaths).
         for directory in sorted(runtime.directories):
             opts += ["--ro-bind", directory, directory]
         for directory in sorted(runtime.hidden):
@@ -669,14 +669,14 @@ class Sandbox:
         _remove_cgroup(f"slot-{self.slot}")
 
 
-def _runtime(files: Mapping[str, Path], interpreter: Path) -> Runtime:
+def _runtime(files: Mapping[str, Path], interpreter: Path) -> HostPaths:
     """What the bot's interpreter needs from the host: ``interpreter`` itself, or, when
     the bot file is the program, the interpreter its ``#!`` line names."""
     host = files.get(str(interpreter))
     programs = [str(interpreter)] if host is None else interpreter_of(Path(host))
-    runtime = Runtime(frozenset())
+    runtime = HostPaths(frozenset())
     for program in programs:
-        runtime |= bot_runtime(program)
+        runtime |= bot_paths(program)
     return runtime
 
 

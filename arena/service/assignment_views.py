@@ -10,13 +10,14 @@ late submissions shows the last of them, marked late.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.errors import NotFound
 from arena.service.classes import class_for_member, class_for_teacher, is_teacher
 from arena.service.permissions import Actor, Operator, actor_id, allowed
+from arena.service.shapes import ELO, about
 from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow, SubmissionRow, TestRow
 from arena.store.db import Store
@@ -25,8 +26,10 @@ __all__ = [
     "AssignmentSummary",
     "AssignmentView",
     "GradeRow",
+    "PinnedReference",
     "ReferenceResult",
     "SubmissionView",
+    "Threshold",
     "assignment_grades",
     "assignment_view",
     "check_grading_visible",
@@ -50,13 +53,15 @@ class ReferenceResult:
     """
 
     reference: str
-    score: float | None
-    elo: float | None
-    low: float | None
-    high: float | None
-    verdict: str
+    score: float | None = field(
+        metadata=about("the submission's mean game score against it, 0-1", digits=3)
+    )
+    elo: float | None = field(metadata=about("its Elo advantage over the reference", digits=1))
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
+    verdict: str = field(metadata=about("pass, fail, undecided (the cap), running or pending"))
     games: int
-    tournament: str
+    tournament: str = field(metadata=about("the compare tournament: its games"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +78,9 @@ class SubmissionView:
     class_name: str
     assignment: str
     student: str
-    version: str | None
+    version: str | None = field(metadata=about("OWNER/BOT@N once accepted"))
     sha256: str | None
-    status: str
+    status: str = field(metadata=about("pending, rejected, grading or graded"))
     late: bool
     reason: str | None
     grade: str | None
@@ -84,7 +89,26 @@ class SubmissionView:
     graded: datetime | None
     upload_id: int | None
     references: tuple[ReferenceResult, ...]
-    kept: bool = False
+    kept: bool = field(
+        default=False, metadata=about("the student's kept submission (its grade counts)")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedReference:
+    """A reference of an assignment: its label and the version pinned when the assignment
+    was created."""
+
+    label: str
+    bot: str = field(metadata=about("OWNER/BOT@N, pinned when the assignment was created"))
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """A grade and the references a submission must beat for it."""
+
+    grade: str
+    beats: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +123,20 @@ class AssignmentView:
     players: int
     teams: bool
     settings: dict[str, Any]
-    references: tuple[tuple[str, str], ...]
-    grades: tuple[tuple[str, tuple[str, ...]], ...]
+    references: tuple[PinnedReference, ...]
+    grades: tuple[Threshold, ...]
     opens: datetime
     deadline: datetime
     time_zone: str
     is_open: bool
     past_deadline: bool
-    teacher: bool
+    teacher: bool = field(metadata=about("the caller teaches the class (sees every submission)"))
     submissions: tuple[SubmissionView, ...]
+
+    @property
+    def labels(self) -> list[str]:
+        """Its references' labels, in order."""
+        return [reference.label for reference in self.references]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +162,11 @@ class GradeRow:
     sha256: str | None
     submitted: datetime | None
     late: bool
-    rating: float | None
-    low: float | None
-    high: float | None
+    rating: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
     references: tuple[ReferenceResult, ...]
-    grade: str | None
+    grade: str | None = field(metadata=about("null: nothing submitted, or being graded"))
 
 
 def find_assignment(store: Store, class_id: int, class_name: str, name: str) -> AssignmentRow:
@@ -271,8 +300,10 @@ def assignment_view(
     return AssignmentView(
         class_name=found.name, name=row.name, description=row.description, rules=row.rules,
         players=row.players, teams=row.teams, settings=row.settings,
-        references=tuple((str(r["label"]), str(r.get("bot", ""))) for r in row.references),
-        grades=tuple((str(g["grade"]), tuple(g["beats"])) for g in row.grades),
+        references=tuple(
+            PinnedReference(str(r["label"]), str(r.get("bot", ""))) for r in row.references
+        ),
+        grades=tuple(Threshold(str(g["grade"]), tuple(g["beats"])) for g in row.grades),
         opens=row.opens, deadline=row.deadline, time_zone=row.time_zone,
         is_open=row.opens <= moment <= row.deadline, past_deadline=moment > row.deadline,
         teacher=teacher, submissions=tuple(views),

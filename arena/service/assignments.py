@@ -47,6 +47,8 @@ from arena.service.assignment_views import (
     find_assignment,
     submission_view,
 )
+from arena.service.board_views import REFERENCE_OWNER
+from arena.service.bot_views import bot_view
 from arena.service.classes import (
     DEFAULT_SETTINGS,
     ClassError,
@@ -71,10 +73,9 @@ from arena.service.gauntlets import (
 from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_view
-from arena.service.views import REFERENCE_OWNER, bot_view
 from arena.store import assignments as stored
+from arena.store.accounts import user_id_named
 from arena.store.assignments import AssignmentRow
-from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
 
 __all__ = [

@@ -8,11 +8,12 @@ import logging
 from typing import Any
 
 from arena.errors import NotFound
+from arena.service.bot_views import bot_view
 from arena.service.permissions import Actor, Target, require
-from arena.service.views import bot_view, set_source_public
+from arena.store import bots as stored_bots
 from arena.store.db import Store
 
-__all__ = ["add_checked_bot", "set_visibility"]
+__all__ = ["add_checked_bot", "set_source_public", "set_visibility"]
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +33,12 @@ def set_visibility(store: Store, actor: Actor, owner: str, name: str, public: bo
     require(actor, "change-visibility", Target(view.owner_id), hide=hidden)
     set_source_public(store, view.id, public)
     logger.info("bot %s/%s: source made %s", owner, name, "public" if public else "private")
+
+
+def set_source_public(store: Store, bot_id: int, public: bool) -> None:
+    """Make a bot's sources readable by everyone, or by its owner and the admins only (the
+    caller authorizes: :func:`set_visibility` does)."""
+    stored_bots.set_source_public(store, bot_id, public)
 
 
 def add_checked_bot(

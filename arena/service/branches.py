@@ -31,11 +31,11 @@ from arena.match.lineup import make_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.accounts import Account
+from arena.service.board_views import REFERENCE_OWNER
 from arena.service.dispatch import dispatch_branch
 from arena.service.games import game_record
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
-from arena.service.views import REFERENCE_OWNER
 from arena.store.branches import (
     add_branch,
     branch_inputs,

@@ -17,7 +17,7 @@ import io
 import secrets
 import threading
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.compete.names import name_key
@@ -25,6 +25,7 @@ from arena.errors import ArenaError
 from arena.service.accounts import user_name
 from arena.service.class_views import MAX_REAL_NAME, ClassError
 from arena.service.passwords import ServerBusy
+from arena.service.shapes import about
 from arena.store import classes as stored
 from arena.store.db import Store
 
@@ -62,7 +63,7 @@ class RosterLogin:
 
     real_name: str
     login: str
-    password: str
+    password: str = field(metadata=about("a first-time password, shown this once"))
 
 
 def first_time_password() -> str:

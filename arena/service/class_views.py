@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from arena.errors import ArenaError, NotFound
+from arena.service.board_views import REFERENCE_OWNER, LeaderboardRow, leaderboard, rank_ranges
+from arena.service.bot_views import bot_list
 from arena.service.display import BotName
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
-from arena.service.views import REFERENCE_OWNER, LeaderboardRow, leaderboard, rank_ranges
+from arena.service.shapes import ELO, about
 from arena.store import classes as stored
 from arena.store.boards import newest_rule_set_id
+from arena.store.bots import BotRow
 from arena.store.classes import ClassRow, MemberRow
 from arena.store.db import Store
 
@@ -35,19 +38,23 @@ __all__ = [
     "MAX_REAL_NAME",
     "ClassError",
     "ClassLeaderboard",
+    "ClassView",
     "RosterRow",
     "RosterView",
     "bot_target",
+    "class_bots",
     "class_for_member",
     "class_for_teacher",
     "class_leaderboard",
     "class_target",
+    "class_view",
     "find_class",
     "is_teacher",
     "latest_versions",
     "my_classes",
     "roster_view",
     "student_ids",
+    "student_names",
 ]
 
 logger = logging.getLogger(__name__)
@@ -146,6 +153,62 @@ def my_classes(store: Store, actor: Actor) -> tuple[list[ClassRow], list[ClassRo
     return stored.class_rows_of(store, actor.id)
 
 
+@dataclass(frozen=True, slots=True)
+class ClassView:
+    """A class as a member sees it: its join code and its students' count for its
+    teachers only."""
+
+    name: str
+    description: str
+    rule_sets: tuple[str, ...] = field(metadata=about("preset names, the first the default"))
+    settings: dict[str, Any] = field(
+        metadata=about("uploads_per_hour, checks_queued, show_reference")
+    )
+    teaching: bool = field(metadata=about("the caller is a teacher of it (or an admin)"))
+    students: int | None = field(metadata=about("how many (teachers only)"))
+    join_code: str | None = field(metadata=about("teachers only; null: closed"))
+    join_expires: datetime | None
+    created: datetime
+
+
+def class_view(store: Store, actor: Actor, row: ClassRow) -> ClassView:
+    """The class ``row`` as ``actor`` sees it (:class:`ClassView`)."""
+    teaching = is_teacher(store, actor, row.id)
+    return ClassView(
+        name=row.name, description=row.description, rule_sets=row.rule_sets,
+        settings=row.settings, teaching=teaching,
+        students=len(stored.student_ids(store, row.id)) if teaching else None,
+        join_code=row.join_code if teaching else None,
+        join_expires=row.join_expires if teaching else None, created=row.created,
+    )  # fmt: skip
+
+
+def student_names(store: Store, actor: Actor, name: str) -> list[str]:
+    """The pseudonyms of the students of the class ``name``, by name (its members and
+    teachers only).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    row = class_for_member(store, actor, name)
+    return [member.name for member in stored.member_rows(store, row.id)]
+
+
+def class_bots(store: Store, actor: Actor, name: str, *, reference: bool = False) -> list[BotRow]:
+    """The bots of the class's students (and the reference bots with ``reference``), the
+    most recently updated first (as :func:`student_names` checks).
+
+    Raises:
+        NotFound: no such class, or ``actor`` is a stranger to it.
+        PermissionDenied: nobody is logged in.
+    """
+    owners = set(student_names(store, actor, name))
+    if reference:
+        owners.add(REFERENCE_OWNER)
+    return [row for row in bot_list(store) if row.owner in owners]
+
+
 def student_ids(store: Store, class_id: int) -> list[int]:
     """The user ids of the class's students, ascending."""
     return stored.student_ids(store, class_id)
@@ -187,17 +250,21 @@ class RosterRow:
 
     student: str
     real_name: str | None
-    via: str
+    via: str = field(metadata=about("code (a new account), roster, or account (an existing one)"))
     joined: datetime
-    version: BotName | None = None
+    version: BotName | None = field(
+        default=None, metadata=about("owner/bot vN: the latest version")
+    )
     version_id: int | None = None
     uploaded: datetime | None = None
-    check: dict[str, Any] | None = None
-    rating: float | None = None
-    low: float | None = None
-    high: float | None = None
+    check: dict[str, Any] | None = field(
+        default=None, metadata=about("the latest version's check report")
+    )
+    rating: float | None = field(default=None, metadata=ELO)
+    low: float | None = field(default=None, metadata=ELO)
+    high: float | None = field(default=None, metadata=ELO)
     games: int = 0
-    faults: int = 0
+    faults: int = field(default=0, metadata=about("games the latest version forfeited"))
     upload_id: int | None = None
     upload_status: str | None = None
     upload_message: str | None = None
@@ -218,7 +285,7 @@ class RosterView:
     """A class's roster (teachers only): its students by name, under ``rules`` (the class's
     default rule set)."""
 
-    row: ClassRow
+    name: str
     rules: str
     students: list[RosterRow]
 
@@ -236,7 +303,7 @@ def roster_view(store: Store, actor: Actor, name: str) -> RosterView:
     latest = stored.latest_versions(store, row.id)
     facts = stored.version_facts(store, list(latest.values()), newest_rule_set_id(store, rules))
     uploads = stored.latest_uploads(store, [m.user_id for m in members])
-    return RosterView(row, rules, [_roster_row(m, latest, facts, uploads) for m in members])
+    return RosterView(row.name, rules, [_roster_row(m, latest, facts, uploads) for m in members])
 
 
 def _roster_row(
@@ -271,7 +338,7 @@ class ClassLeaderboard:
     """A class's leaderboard under ``rules``: its students' bots (each bot's latest rated
     version), and the reference bots when shown; ranks among the rows shown."""
 
-    row: ClassRow
+    name: str
     rules: str
     computed: datetime | None
     rows: list[LeaderboardRow]
@@ -302,7 +369,7 @@ def class_leaderboard(
     try:
         board = leaderboard(store, rules, hide_reference=not show_reference)
     except LookupError:
-        return ClassLeaderboard(row, rules, None, [])
+        return ClassLeaderboard(row.name, rules, None, [])
     students = {m.name for m in stored.member_rows(store, row.id)}
     kept = [r for r in board.rows if r.owner in students or r.owner == REFERENCE_OWNER]
     ranges = rank_ranges([(r.low, r.high) for r in kept])
@@ -310,4 +377,4 @@ def class_leaderboard(
         dataclasses.replace(r, rank_best=best, rank_worst=worst)
         for r, (best, worst) in zip(kept, ranges, strict=True)
     ]
-    return ClassLeaderboard(row, rules, board.computed, ranked)
+    return ClassLeaderboard(row.name, rules, board.computed, ranked)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,7 @@ from arena.compete.names import check_name, fit_name, name_key
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound
 from arena.service.accounts import Account, create_account
+from arena.service.board_views import REFERENCE_OWNER
 from arena.service.class_roster import (
     MAX_ROSTER,
     RosterLogin,
@@ -48,19 +49,23 @@ from arena.service.class_views import (
     MAX_REAL_NAME,
     ClassError,
     ClassLeaderboard,
+    ClassView,
     RosterRow,
     RosterView,
     bot_target,
+    class_bots,
     class_for_member,
     class_for_teacher,
     class_leaderboard,
     class_target,
+    class_view,
     find_class,
     is_teacher,
     latest_versions,
     my_classes,
     roster_view,
     student_ids,
+    student_names,
 )
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import create_stored_tournament
@@ -71,8 +76,8 @@ from arena.service.permissions import (
     allowed,
     require,
 )
+from arena.service.shapes import about
 from arena.service.tournaments import preset
-from arena.service.views import REFERENCE_OWNER
 from arena.store import classes as stored
 from arena.store.accounts import login_row
 from arena.store.classes import ClassRow, MemberRow
@@ -91,6 +96,7 @@ __all__ = [
     "ClassError",
     "ClassLeaderboard",
     "ClassRow",
+    "ClassView",
     "MemberRow",
     "NewClass",
     "RosterLogin",
@@ -99,11 +105,13 @@ __all__ = [
     "add_teacher",
     "bot_target",
     "check_upload_quota",
+    "class_bots",
     "class_by_code",
     "class_for_member",
     "class_for_teacher",
     "class_leaderboard",
     "class_target",
+    "class_view",
     "close_join_code",
     "create_class",
     "find_class",
@@ -121,6 +129,7 @@ __all__ = [
     "rotate_join_code",
     "start_class_tournament",
     "student_ids",
+    "student_names",
 ]
 
 logger = logging.getLogger(__name__)
@@ -156,13 +165,15 @@ class NewClass:
             closed until the teacher draws one).
     """
 
-    name: str
-    description: str = ""
-    rule_sets: tuple[str, ...] = ("block",)
+    name: str = field(metadata=about(min_length=1, max_length=64))
+    description: str = field(default="", metadata=about(max_length=5000))
+    rule_sets: tuple[str, ...] = field(default=("block",), metadata=about(max_length=20))
     uploads_per_hour: int = DEFAULT_SETTINGS["uploads_per_hour"]
     checks_queued: int = DEFAULT_SETTINGS["checks_queued"]
     show_reference: bool = True
-    join_hours: float = 24.0
+    join_hours: float = field(
+        default=24.0, metadata=about("how long the first join code lasts (0: none)")
+    )
 
 
 def _now(now: datetime | None) -> datetime:

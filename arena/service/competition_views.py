@@ -4,7 +4,7 @@ final as rows for CSV and JSON) and an entrant's rating history. arena.service.c
 re-exports every name here; nothing here writes.
 
 The ladder's standings are the scheduler's latest fit (``competitions.standings``, written
-by arena.service.ladder): one object an entrant, best first, read by these keys (any may be
+by arena.service.clock): one object an entrant, best first, read by these keys (any may be
 missing): ``version_id``, ``label``, ``rating``, ``low``, ``high``, ``games``, ``rank``,
 ``rank_best``, ``rank_worst``, ``provisional``, ``last_game`` (ISO 8601). The final table
 (``final_table``) likewise: ``version_id``, ``label``, ``place``, ``rating``, ``low``,
@@ -14,7 +14,7 @@ missing): ``version_id``, ``label``, ``rating``, ``low``, ``high``, ``games``, `
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -23,10 +23,10 @@ from arena.errors import NotFound
 from arena.service.accounts import Account
 from arena.service.display import display_name
 from arena.service.permissions import Actor, Target, allowed
-from arena.store import competition_reads as reads
+from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import competitions as stored
-from arena.store.competition_reads import RatingPoint
-from arena.store.competitions import CompetitionRow, EntryRow
+from arena.store.bots import version_names
+from arena.store.competitions import CompetitionRow, EntryRow, RatingPoint
 from arena.store.db import Store
 
 __all__ = [
@@ -67,7 +67,7 @@ class EntryView:
 
     id: int
     competition: str
-    status: str
+    status: str = field(metadata=about("pending, active, superseded, disqualified, rejected, late"))
     name: str | None
     version_id: int | None
     label: str | None
@@ -85,7 +85,7 @@ class CompetitionSummary:
     """A competition as the list shows it; ``status`` is the shown one (:func:`shown_status`)."""
 
     name: str
-    status: str
+    status: str = field(metadata=about("upcoming, open, final or done"))
     rules: str
     players: int
     teams: bool
@@ -104,19 +104,19 @@ class LadderRow:
     rank: int | None
     rank_best: int | None
     rank_worst: int | None
-    name: str
+    name: str = field(metadata=about("owner/bot vN"))
     version_id: int
     label: str | None
     owner: str
     bot: str
     version: int
-    rating: float | None
-    low: float | None
-    high: float | None
+    rating: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
     games: int
     provisional: bool
     last_game: datetime | None
-    status: str
+    status: str = field(metadata=about("active or disqualified"))
     reason: str | None
 
 
@@ -126,14 +126,14 @@ class FinalRow:
     rating."""
 
     place: int | None
-    tie: bool
+    tie: bool = field(metadata=about("the place is shared (not separated at the cap)"))
     name: str
     version_id: int
     label: str | None
     owner: str
-    rating: float | None
-    low: float | None
-    high: float | None
+    rating: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
     games: int
     separated_from_next: bool | None
 
@@ -152,7 +152,7 @@ class FinalView:
 class RecentGame:
     """A finished match of the ladder or the final: its id, its players' display names."""
 
-    match_id: int
+    match_id: int = field(metadata=about(name="match"))
     tournament: str
     players: tuple[str, ...]
     finished: datetime | None
@@ -171,14 +171,14 @@ class CompetitionView:
     final_top: int
     final_confidence: float
     final_max_games: int
-    ladder: str
-    final_tournament: str | None
+    ladder: str = field(metadata=about("the ladder's tournament"))
+    final_tournament: str | None = field(metadata=HIDDEN)
     standings_computed: datetime | None
     can_manage: bool
     can_enter: bool
-    next_entry: datetime | None
+    next_entry: datetime | None = field(metadata=about("when you may enter next (null: now)"))
     standings: tuple[LadderRow, ...]
-    entries: tuple[EntryView, ...]
+    entries: tuple[EntryView, ...] = field(metadata=about("your own entries"))
     final: FinalView | None
     recent: tuple[RecentGame, ...]
 
@@ -340,7 +340,7 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         return None
     table = [fit for fit in row.final_table or [] if isinstance(fit, Mapping)]
     ids = [v for v in (_int(fit.get("version_id")) for fit in table) if v is not None]
-    names = reads.version_names(store, ids)
+    names = version_names(store, ids)
     rows = []
     for fit in table:
         version_id = _int(fit.get("version_id"))
@@ -361,8 +361,8 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
 
 def _recent(store: Store, row: CompetitionRow, limit: int = 20) -> tuple[RecentGame, ...]:
     tournaments = [row.ladder_id] + ([row.final_id] if row.final_id is not None else [])
-    matches = reads.recent_matches(store, tournaments, limit)
-    names = reads.version_names(store, sorted({v for m in matches for v in m.seats}))
+    matches = stored.recent_matches(store, tournaments, limit)
+    names = version_names(store, sorted({v for m in matches for v in m.seats}))
     return tuple(
         RecentGame(
             match_id=m.id,
@@ -441,4 +441,4 @@ def rating_history(store: Store, actor: Actor, name: str, version_id: int) -> li
         NotFound: no competition is called ``name``.
     """
     row = find_competition(store, name)
-    return reads.rating_points(store, row.id, version_id)
+    return stored.rating_points(store, row.id, version_id)

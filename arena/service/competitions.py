@@ -1,6 +1,6 @@
 """Bot-writing competitions (docs/competitions.md): an organiser creates one, users enter
 bots between its opening and its deadline, a ladder plays them continuously
-(arena.service.ladder schedules it) and a final among the ladder's best decides.
+(arena.service.clock schedules it) and a final among the ladder's best decides.
 
 - :func:`create_competition` checks every setting (:class:`CompetitionError`, one sentence
   a mistake) and stores the competition with its ladder tournament (format ``ladder``,
@@ -60,8 +60,9 @@ from arena.service.dispatch import dispatch_upload
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_runtime, upload_view
-from arena.store import competition_reads as reads
 from arena.store import competitions as stored
+from arena.store.accounts import user_id_named
+from arena.store.bots import version_names
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
 from arena.store.matches import bot_sources
@@ -369,7 +370,7 @@ def competition_name(store: Store, competition_id: int) -> str:
     Raises:
         NotFound: there is none.
     """
-    name = reads.competition_name(store, competition_id)
+    name = stored.competition_name(store, competition_id)
     if name is None:
         raise NotFound(f"no competition {competition_id}")
     return name
@@ -576,14 +577,14 @@ def enter_with_version(
     if isinstance(actor, Operator):
         if owner is None:
             raise CompetitionError("name the user the entry is for (--owner USER).")
-        user_id = reads.user_id_named(store, owner)
+        user_id = user_id_named(store, owner)
         if user_id is None:
             raise NotFound(f"no user called {owner!r}")
     else:
         user_id = _entrant(actor, "log in to enter a competition").id
     _check_open(row, now)
     in_range = 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
-    names = reads.version_names(store, [version_id]).get(version_id) if in_range else None
+    names = version_names(store, [version_id]).get(version_id) if in_range else None
     if names is None or names[0] != user_id:
         raise NotFound(f"no bot version {version_id} of yours to enter")
     _check_version_runtime(store, row, version_id)
@@ -738,7 +739,7 @@ def rerun_final(store: Store, actor: Actor, name: str) -> None:
 def source_opened(store: Store, owner: str, bot: str, version: int) -> bool:
     """Whether a version's source is readable by everyone because it was entered in a
     competition whose sources became public at its deadline."""
-    return reads.source_opened(store, owner, bot, version, _now())
+    return stored.source_opened(store, owner, bot, version, _now())
 
 
 def _who(actor: Actor) -> str:

@@ -16,38 +16,48 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from arena.service.assignment_views import GradeRow
-from arena.service.views import TournamentView
+from arena.service.board_views import TournamentView
+from arena.service.shapes import about
 
 __all__ = [
     "GRADE_COLUMNS",
     "REFERENCE_COLUMNS",
     "STANDINGS_COLUMNS",
+    "StandingsLine",
     "grade_columns",
     "grade_csv",
     "grade_rows",
     "spreadsheet_csv",
     "standings_csv",
+    "standings_lines",
     "standings_rows",
 ]
 
+
+@dataclass(frozen=True, slots=True)
+class StandingsLine:
+    """An entrant's line of a tournament's exported standings (a CSV's row, the API's)."""
+
+    rank: int
+    entrant: str = field(metadata=about("its label in the tournament"))
+    name: str = field(metadata=about("the stored version it stands for (owner/bot vN)"))
+    games: int
+    wins: int
+    win_rate: float
+    points: int
+    forfeits: int
+    rating: float | None = field(metadata=about("Elo over this tournament's games"))
+    rating_low: float | None = field(metadata=about("the rating's 95% interval"))
+    rating_high: float | None
+
+
 #: A tournament's standings, a column each (``entrant``: its label in the tournament;
 #: ``name``: the stored version it stands for, as pages show it, else the label).
-STANDINGS_COLUMNS = (
-    "rank",
-    "entrant",
-    "name",
-    "games",
-    "wins",
-    "win_rate",
-    "points",
-    "forfeits",
-    "rating",
-    "rating_low",
-    "rating_high",
-)
+STANDINGS_COLUMNS = tuple(f.name for f in fields(StandingsLine))
 
 #: A grade table's columns before and after the references' (docs/assignments.md).
 GRADE_COLUMNS = (
@@ -75,24 +85,29 @@ def _round(value: float | None, digits: int = 1) -> float | None:
     return round(value, digits)
 
 
-def standings_rows(view: TournamentView) -> list[dict[str, Any]]:
-    """The tournament's standings, best first, as :data:`STANDINGS_COLUMNS` → value."""
+def standings_lines(view: TournamentView) -> list[StandingsLine]:
+    """The tournament's standings, best first."""
     return [
-        {
-            "rank": row.rank,
-            "entrant": row.entrant,
-            "name": view.shown(row.entrant),
-            "games": row.games,
-            "wins": row.wins,
-            "win_rate": round(row.win_rate, 4),
-            "points": row.points,
-            "forfeits": row.forfeits,
-            "rating": _round(row.rating),
-            "rating_low": _round(row.low),
-            "rating_high": _round(row.high),
-        }
+        StandingsLine(
+            rank=row.rank,
+            entrant=row.entrant,
+            name=view.shown(row.entrant),
+            games=row.games,
+            wins=row.wins,
+            win_rate=round(row.win_rate, 4),
+            points=row.points,
+            forfeits=row.forfeits,
+            rating=_round(row.rating),
+            rating_low=_round(row.low),
+            rating_high=_round(row.high),
+        )
         for row in view.standings
     ]
+
+
+def standings_rows(view: TournamentView) -> list[dict[str, Any]]:
+    """The tournament's standings, best first, as :data:`STANDINGS_COLUMNS` → value."""
+    return [asdict(line) for line in standings_lines(view)]
 
 
 def _cell(value: Any) -> Any:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from arena.engine.replay import Replay, replay_record
 from arena.service.results import OUTCOMES, outcome
+from arena.service.shapes import HIDDEN, about
 from arena.store.db import Store
 from arena.store.games import (
     SCAN_LIMIT,
@@ -106,21 +107,23 @@ class GameRow:
             decides whether to show it).
     """
 
-    match_id: int
+    match_id: int = field(metadata=about(name="match"))
     index: int
     tournament: str
     rules: str
-    teams: bool
+    teams: bool = field(metadata=HIDDEN)
     seats: tuple[str, ...]
-    owners: tuple[int, ...]
+    owners: tuple[int, ...] = field(metadata=HIDDEN)
     labels: tuple[str, ...]
     places: tuple[int, ...]
     points: tuple[int, ...]
     termination: str
     fault_seat: int | None
     finished: datetime | None
-    outcome: str | None = None
-    fault_message: str | None = None
+    outcome: str | None = field(
+        default=None, metadata=about("win, draw or loss for the bot filtered on")
+    )
+    fault_message: str | None = field(default=None, metadata=HIDDEN)
 
 
 @dataclass(frozen=True, slots=True)

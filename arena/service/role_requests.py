@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from arena.errors import ArenaError, NotFound
 from arena.service.accounts import Account
-from arena.service.permissions import ROLE_RANKS, Actor, require
+from arena.service.permissions import ROLE_RANKS, Actor, actor_id, require
 from arena.store import classes as stored
 from arena.store.db import Store
 
@@ -26,6 +26,7 @@ __all__ = [
     "RoleRequest",
     "RoleRequestError",
     "decide_role_request",
+    "own_role_request",
     "request_mode",
     "request_role",
     "role_requests",
@@ -98,6 +99,13 @@ def request_role(
         return "granted"
     logger.info("%s asked for the role %s", actor.name, role)
     return "requested"
+
+
+def own_role_request(store: Store, actor: Actor) -> str | None:
+    """The role ``actor`` asked for and awaits (None: none, or nobody logged in)."""
+    user_id = actor_id(actor)
+    found = None if user_id is None else stored.requested_role(store, user_id)
+    return None if found is None else found[0]
 
 
 def role_requests(store: Store, actor: Actor) -> list[RoleRequest]:

@@ -36,7 +36,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -44,6 +44,7 @@ from arena.match.newbot import starter_bot
 from arena.service.classes import ClassError, class_for_teacher, latest_versions, student_ids
 from arena.service.display import display_name
 from arena.service.permissions import Actor, Operator
+from arena.service.shapes import HIDDEN, about
 from arena.store.bots import version_sources
 from arena.store.db import Store
 
@@ -284,13 +285,17 @@ class ReportSide:
     matching lines (:class:`Similarity`)."""
 
     student: str
-    version: str
-    owner: str
-    bot: str
-    number: int
-    version_id: int
-    similarity: float
-    lines: tuple[tuple[int, int], ...]
+    version: str = field(metadata=about("owner/bot vN: the student's latest version"))
+    owner: str = field(metadata=HIDDEN)
+    bot: str = field(metadata=HIDDEN)
+    number: int = field(metadata=HIDDEN)
+    version_id: int = field(metadata=HIDDEN)
+    similarity: float = field(
+        metadata=about("the share of this source found in the other", digits=4)
+    )
+    lines: tuple[tuple[int, int], ...] = field(
+        metadata=about("its matching lines: [first, last] from 1")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,8 +303,8 @@ class ReportPair:
     """Two students' versions with text in common: ``score`` the larger similarity,
     ``tokens`` the length of that text (tokenized characters)."""
 
-    score: float
-    tokens: int
+    score: float = field(metadata=about("the larger of the two similarities", digits=4))
+    tokens: int = field(metadata=about("the length of the text in common (tokenized)"))
     a: ReportSide
     b: ReportSide
 
@@ -319,11 +324,11 @@ class SimilarityReport:
     class_name: str
     threshold: float
     students: int
-    compared: int
+    compared: int = field(metadata=about("students with a version, compared in pairs"))
+    seconds: float = field(metadata=about("how long the comparison took", digits=3))
     pairs: tuple[ReportPair, ...]
-    sources: dict[int, str]
-    seconds: float
-    cached: bool
+    sources: dict[int, str] = field(metadata=HIDDEN)
+    cached: bool = field(metadata=HIDDEN)
 
 
 def _compared(

@@ -20,11 +20,11 @@ from arena.compete.tournaments import FORMATS
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError, PermissionDenied
+from arena.service.board_views import REFERENCE_OWNER, tournament_owner
 from arena.service.class_views import class_for_teacher
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
-from arena.service.views import REFERENCE_OWNER, tournament_owner
 from arena.store import queue
 from arena.store.classes import member_rows
 from arena.store.db import Store

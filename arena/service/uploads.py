@@ -17,7 +17,7 @@ import hashlib
 import logging
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePath
 from typing import Any
@@ -39,6 +39,7 @@ from arena.service.classes import check_upload_quota
 from arena.service.dispatch import dispatch_upload
 from arena.service.matches import Config, create_stored_tournament, keep_alive
 from arena.service.permissions import Actor, require
+from arena.service.shapes import HIDDEN
 from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_id_named
 from arena.store.uploads import (
@@ -164,17 +165,17 @@ class UploadView:
     """An upload as its page shows it."""
 
     id: int
-    owner_id: int
+    owner_id: int = field(metadata=HIDDEN)
     owner: str
     bot: str
-    filename: str
-    sha256: str
+    filename: str = field(metadata=HIDDEN)
+    sha256: str = field(metadata=HIDDEN)
     status: str
     message: str | None
-    report: dict[str, Any] | None
+    report: dict[str, Any] | None = field(metadata=HIDDEN)
     version: int | None
-    created: datetime
-    finished: datetime | None
+    created: datetime = field(metadata=HIDDEN)
+    finished: datetime | None = field(metadata=HIDDEN)
     #: The name of the accepted version's placement tournament, once it exists.
     placement: str | None = None
     #: The runtime it runs under (arena.match.runtimes).

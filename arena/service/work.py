@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from arena.service.assignments import grade_after_match, settle_tests, submission_accepted
 from arena.service.branches import unsent_branches
 from arena.service.broker import CHECK_QUEUE, INTERACTIVE_QUEUE, LANE_QUEUES, queue_lengths
+from arena.service.clock import tick_competition, tick_competitions
 from arena.service.compares import stop_if_decided
 from arena.service.competitions import entry_accepted
 from arena.service.dispatch import (
@@ -22,12 +23,11 @@ from arena.service.dispatch import (
     sweep_matches,
 )
 from arena.service.gauntlets import restart_stalled
-from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next
 from arena.service.uploads import check_upload, create_placement, unsent_uploads
+from arena.store.clock import competition_of_match
 from arena.store.db import Store
-from arena.store.ladder import competition_of_match
 from arena.store.lanes import match_lanes
 from arena.store.queue import finish_stalled_tournaments
 

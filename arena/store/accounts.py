@@ -37,6 +37,7 @@ __all__ = [
     "set_role",
     "token_views",
     "use_token",
+    "user_id_named",
     "user_rows",
 ]
 
@@ -285,3 +286,9 @@ def use_token(store: Store, sha256: str) -> tuple[AccountRow, list[str]] | None:
         api_token, user = row
         api_token.last_used = datetime.now(UTC)
         return _row(user), list(api_token.scopes)
+
+
+def user_id_named(store: Store, name: str) -> int | None:
+    """The id of the user called ``name`` (compared by name key), or None."""
+    with store.read() as session:
+        return session.scalar(select(User.id).where(User.name_key == name_key(name)))

@@ -25,6 +25,7 @@ __all__ = [
     "bot_record",
     "bot_rows",
     "set_source_public",
+    "version_names",
     "version_owners",
     "version_source",
     "version_sources",
@@ -186,3 +187,16 @@ def set_source_public(store: Store, bot_id: int, public: bool) -> None:
         bot = session.get(Bot, bot_id)
         if bot is not None:
             bot.source_public = public
+
+
+def version_names(store: Store, version_ids: Sequence[int]) -> dict[int, tuple[int, str, str, int]]:
+    """Version id -> (its owner's user id, owner's name, bot's name, version number), for
+    the stored ones among ``version_ids``."""
+    with store.read() as session:
+        found = session.execute(
+            select(BotVersion.id, User.id, User.name, Bot.name, BotVersion.version)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(BotVersion.id.in_(list(version_ids)))
+        ).all()
+    return {int(v): (int(u), str(owner), str(bot), int(n)) for v, u, owner, bot, n in found}

@@ -14,6 +14,7 @@ version's display name made a name (``alice-greedy-v3``), unique in the tourname
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -29,6 +30,7 @@ from arena.store.models import (
     BotVersion,
     Competition,
     CompetitionEntry,
+    CompetitionRating,
     Match,
     RuleSet,
     Tournament,
@@ -37,15 +39,19 @@ from arena.store.models import (
     User,
 )
 from arena.store.queue import void_pending
+from arena.store.ratings import RatingPoint
 
 __all__ = [
     "ActiveEntrant",
     "CompetitionRow",
     "EntryRow",
+    "LadderMatch",
+    "RatingPoint",
     "accept_entry",
     "active_entrants",
     "add_active_entry",
     "add_entry",
+    "competition_name",
     "competition_row",
     "competition_rows",
     "disqualify_version",
@@ -55,8 +61,11 @@ __all__ = [
     "entry_times",
     "insert_competition",
     "ladder_label",
+    "rating_points",
+    "recent_matches",
     "reset_final",
     "set_deadline",
+    "source_opened",
 ]
 
 #: Entry statuses that hold a version which played (or plays) on the ladder.
@@ -637,3 +646,94 @@ def reset_final(store: Store, competition_id: int, *, by: str) -> int:
     if final_id is None:
         return 0
     return void_pending(store, final_id, f"final rerun by {by}", cancel=True, running=True)
+
+
+# --- reads behind a competition's pages and exports beyond its own rows ----------------------
+
+#: Entry statuses whose version was entered for good (it played, plays, or came late).
+ENTERED = (*PLAYED, "late")
+
+
+def competition_name(store: Store, competition_id: int) -> str | None:
+    """The name the competition ``competition_id`` is stored under (None: no such)."""
+    with store.read() as session:
+        name = session.scalar(select(Competition.name).where(Competition.id == competition_id))
+        return None if name is None else str(name)
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMatch:
+    """A finished (or void) match of a competition's ladder or final."""
+
+    id: int
+    tournament: str
+    labels: tuple[str, ...]
+    seats: tuple[int, ...]
+    status: str
+    games: int
+    finished: datetime | None
+
+
+def rating_points(store: Store, competition_id: int, version_id: int) -> list[RatingPoint]:
+    """The version's ladder rating history in the competition, oldest first."""
+    with store.read() as session:
+        found = session.scalars(
+            select(CompetitionRating)
+            .where(
+                CompetitionRating.competition_id == competition_id,
+                CompetitionRating.bot_version_id == version_id,
+            )
+            .order_by(CompetitionRating.time, CompetitionRating.id)
+        ).all()
+    return [RatingPoint(as_utc(p.time), p.rating, p.low, p.high, p.games, p.rank) for p in found]
+
+
+def recent_matches(
+    store: Store, tournament_ids: Sequence[int], limit: int = 20
+) -> list[LadderMatch]:
+    """The latest finished matches of these tournaments (a competition's ladder and
+    final), the latest first."""
+    with store.read() as session:
+        found = session.execute(
+            select(Match, Tournament.name)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .where(Match.tournament_id.in_(list(tournament_ids)), Match.status == "done")
+            .order_by(Match.finished.desc(), Match.id.desc())
+            .limit(limit)
+        ).all()
+    return [
+        LadderMatch(
+            id=m.id,
+            tournament=str(name),
+            labels=tuple(str(label) for label in (m.labels or [])),
+            seats=tuple(int(seat) for seat in m.seats),
+            status=m.status,
+            games=m.games,
+            finished=_aware(m.finished),
+        )
+        for m, name in found
+    ]
+
+
+def source_opened(store: Store, owner: str, bot: str, version: int, now: datetime) -> bool:
+    """Whether the version is an entry (one that played: active, superseded, disqualified;
+    or late) of a competition whose sources became public: ``sources_public`` and its
+    deadline passed before ``now``."""
+    with store.read() as session:
+        found = session.scalar(
+            select(CompetitionEntry.id)
+            .join(Competition, Competition.id == CompetitionEntry.competition_id)
+            .join(BotVersion, BotVersion.id == CompetitionEntry.bot_version_id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(
+                User.name == owner,
+                Bot.name == bot,
+                BotVersion.version == version,
+                CompetitionEntry.status.in_(ENTERED),
+                Competition.sources_public.is_(True),
+                Competition.deadline <= now,
+            )
+            .limit(1)
+        )
+    return found is not None

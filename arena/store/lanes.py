@@ -7,7 +7,7 @@ were first sent to the workers (``tournaments.queued``): a worker's task is a to
 :func:`arena.store.queue.claim_match` picks the oldest-sent tournament's next match, so the
 order depends neither on the broker's order nor on tasks sent again. A competition's ladder
 goes first (:data:`FIRST_FORMATS`): it never has more than its bound in flight, a share of
-the workers (arena.service.ladder), so it cannot take every slot from a tournament, and no
+the workers (arena.service.clock), so it cannot take every slot from a tournament, and no
 tournament sent before it can starve it.
 """
 
@@ -40,7 +40,7 @@ LANES = ("matches", "interactive")
 #: The tournament formats whose matches are interactive work.
 INTERACTIVE_FORMATS = ("compare",)
 #: The formats whose matches are claimed before any other tournament's in their lane: a
-#: competition's ladder, which bounds its own matches in flight (arena.service.ladder).
+#: competition's ladder, which bounds its own matches in flight (arena.service.clock).
 FIRST_FORMATS = ("ladder",)
 
 

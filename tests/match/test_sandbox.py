@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from arena.match.runtime import Runtime, bot_runtime
+from arena.match.hostpaths import HostPaths, bot_paths
 from arena.match.runtimes import find_runtime, host_paths, numpy_dir, runtime_missing
 from arena.match.sandbox import (
     SANDBOX_ENV,
@@ -319,11 +319,11 @@ def test_plain_spawn_is_unsandboxed_with_the_same_interface() -> None:
 
 def test_the_sandbox_shows_the_runtime_and_nothing_else() -> None:
     """Walk the sandbox's whole tree: every path is the bot's file, a file or directory of
-    the interpreter's runtime (arena.match.runtime), /etc's two files or a merged-/usr
+    the interpreter's runtime (arena.match.hostpaths), /etc's two files or a merged-/usr
     link; no shell, no other program, no third-party package, nothing of /usr/local."""
     result, status = run_probe("tree", slot=SLOT + 12)
     assert status == 0
-    runtime = bot_runtime("/usr/bin/python3")
+    runtime = bot_paths("/usr/bin/python3")
     allowed_files = set(runtime.files) | {"/bot/tree.py", "/etc/ld.so.cache", "/etc/localtime"}
     allowed_files |= {top for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")}
 
@@ -362,7 +362,7 @@ def _tree_of(runtime_name: str, files: dict[str, Path], argv: list[str], slot: i
     return set(json.loads(out.decode().splitlines()[0])["paths"])
 
 
-def _strays(paths: set[str], runtime: Runtime, own: set[str]) -> list[str]:
+def _strays(paths: set[str], runtime: HostPaths, own: set[str]) -> list[str]:
     """The paths that are neither the bot's files, nor its runtime's, nor /etc's two files
     nor a merged-/usr link."""
     allowed_files = set(runtime.files) | own | {"/etc/ld.so.cache", "/etc/localtime"}

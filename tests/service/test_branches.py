@@ -18,6 +18,7 @@ from arena.engine.records import verify_record
 from arena.engine.rules import PRESETS
 from arena.match.sandbox import SandboxUnavailable
 from arena.service.accounts import Account
+from arena.service.bots import set_source_public
 from arena.service.branches import (
     MAX_TIMES,
     MAX_WAITING,
@@ -33,7 +34,6 @@ from arena.service.branches import (
 )
 from arena.service.games import game_record
 from arena.service.matches import Config, create_stored_tournament, run_match
-from arena.service.views import set_source_public
 from arena.store.db import Store
 from arena.store.models import Bot, BotVersion, GameRecord, Match, User
 from arena.store.models import Branch as BranchRow

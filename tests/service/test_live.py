@@ -17,6 +17,7 @@ from arena.compete.entrants import Entrant
 from arena.compete.localrun import play_one
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
+from arena.service.board_views import leaderboard, tournament_view
 from arena.service.broker import INTERACTIVE_QUEUE, REFIT, using
 from arena.service.live import (
     RefitPolicy,
@@ -26,7 +27,6 @@ from arena.service.live import (
     schedule_refit,
 )
 from arena.service.results import rating_table, refit_ratings, result_json
-from arena.service.views import leaderboard, tournament_view
 from arena.store import ratings as stored
 from arena.store.db import Store
 from arena.store.models import Match, PairRecord, RatingHistory, RuleSet, Tournament

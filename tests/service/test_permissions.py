@@ -27,6 +27,7 @@ from arena.service.accounts import (
     sign_up,
     tokens_of,
 )
+from arena.service.bot_views import bot_view
 from arena.service.bots import set_visibility
 from arena.service.branches import BranchError, start_branch
 from arena.service.compares import CompareRequest, start_compare
@@ -43,7 +44,6 @@ from arena.service.permissions import (
 )
 from arena.service.tournaments import NewTournament, cancel_tournament, create_tournament
 from arena.service.uploads import UploadError, receive_upload
-from arena.service.views import bot_view
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 

@@ -353,7 +353,7 @@ def test_an_expired_lease_of_a_cancelled_tournament_left_running_is_voided_by_th
 
 
 def test_the_tournament_page_says_its_place_in_the_queue(store: Store) -> None:
-    from arena.service.views import queue_position
+    from arena.service.board_views import queue_position
     from arena.store.queue import cancel_tournament, mark_queued
 
     ids = [_tournament(store, 2, name=f"t{i}") for i in range(4)]

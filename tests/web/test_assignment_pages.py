@@ -32,7 +32,7 @@ from arena.service.broker import using
 from arena.service.classes import NewClass, create_class, join_class
 from arena.service.compares import stop_if_decided
 from arena.service.matches import Config, run_match
-from arena.store.competition_reads import user_id_named
+from arena.store.accounts import user_id_named
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from tests.paths import REFERENCE_BOTS

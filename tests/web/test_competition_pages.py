@@ -23,6 +23,7 @@ from werkzeug.test import TestResponse
 
 from arena.service.accounts import Account, authenticate, create_account
 from arena.service.broker import current
+from arena.service.clock import tick_competitions
 from arena.service.competitions import (
     CompetitionError,
     NewCompetition,
@@ -31,7 +32,6 @@ from arena.service.competitions import (
     create_competition,
     enter_with_version,
 )
-from arena.service.ladder import tick_competitions
 from arena.service.matches import Config, run_match
 from arena.service.permissions import OPERATOR
 from arena.service.work import accept_upload
@@ -518,7 +518,7 @@ def play_until(store: Store, name: str, cache: Path, done: str) -> int:
 def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     app: Flask, store: Store, celery: Celery, tmp_path: Path
 ) -> None:
-    """Real games, the scheduler's own standings and final table (arena.service.ladder)."""
+    """Real games, the scheduler's own standings and final table (arena.service.clock)."""
     store.add_bot_version("cy", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
     open_competition(
         store, custom_rules=RULES, final_top=3, final_max_games=10, games_per_deal=2,

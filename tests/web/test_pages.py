@@ -15,8 +15,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from arena.service.board_views import rank_ranges
 from arena.service.results import refit_ratings
-from arena.service.views import rank_ranges
 from arena.store.db import Store
 from tests.web.conftest import ENTRANTS, RULES, create, play, store_bots
 from web import create_app
@@ -263,7 +263,7 @@ def test_standings_counted_as_matches_finish_equal_a_fresh_count(
     too); the figures equal a count from scratch."""
     from sqlalchemy import select
 
-    from arena.service import views
+    from arena.service import board_views as views
     from arena.service.matches import Config, run_match
     from arena.store.models import Match
     from arena.store.queue import void_match

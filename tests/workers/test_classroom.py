@@ -30,7 +30,7 @@ from arena.service.assignments import (
     submit_upload,
 )
 from arena.service.classes import NewClass, create_class, import_roster, join_class
-from arena.store.competition_reads import user_id_named
+from arena.store.accounts import user_id_named
 from arena.store.models import Submission
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import wait_for

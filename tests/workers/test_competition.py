@@ -1,7 +1,7 @@
 """A competition from its creation to its published final on real workers (issue 21's "Done
 when"): created and entered through the competitions' service (three stored versions, and
 one upload checked in the sandbox by the worker), then nobody presses anything -- the
-workers' sweeps and finished matches tick it (arena.service.ladder): the ladder plays
+workers' sweeps and finished matches tick it (arena.service.clock): the ladder plays
 sandboxed reference bots under its bound, the deadline passes, the final starts by itself,
 plays its rounds and is published."""
 

@@ -123,9 +123,9 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
     """A match worker of one process busy with a 2,000-game match, and the fast worker: an
     upload is checked (and accepted) while that match still plays. A tournament sent after
     the long one waits behind it, and its page says so."""
+    from arena.service.board_views import queue_position
     from arena.service.dispatch import dispatch_upload
     from arena.service.uploads import create_upload, upload_view
-    from arena.service.views import queue_position
     from arena.store.models import Tournament
 
     _create(service, "long", "random,greedy", games=2000)

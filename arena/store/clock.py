@@ -1,4 +1,4 @@
-"""The competitions' clock's queries (:mod:`arena.service.ladder`): which competitions are
+"""The competitions' clock's queries (:mod:`arena.service.clock`): which competitions are
 due for a tick, a ladder's or final's matches in flight, its done games as a histogram,
 adding duplicate-deal groups of matches to a running tournament, the ladder's standings and
 rating history, the deadline (close, void the ladder's pending matches), the final's

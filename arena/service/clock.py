@@ -6,7 +6,7 @@ one pressing a button.
 and :func:`tick_competition` by the worker that just finished one of a competition's
 matches (:func:`arena.service.work.play_token`), so the ladder tops up as soon as a slot is
 free. A tick reads first and writes only when it has something to do; what it writes, it
-writes under the competition's row lock (:func:`arena.store.ladder.lock_competition`), after
+writes under the competition's row lock (:func:`arena.store.clock.lock_competition`), after
 re-reading what it decides on, so any number of workers ticking at once add each match once.
 
 - **Open** (``opens`` <= now < ``deadline``): refit the ladder when a result arrived (or the
@@ -43,9 +43,9 @@ from arena.service.dispatch import dispatch_match_ids
 from arena.service.display import display_name
 from arena.service.matches import Config, list_workers
 from arena.service.results import games_matrix
-from arena.store import ladder as stored
+from arena.store import clock as stored
+from arena.store.clock import Clock, EntryState
 from arena.store.db import Store, as_utc
-from arena.store.ladder import Clock, EntryState
 
 __all__ = [
     "FAST_WORKER_PREFIX",

@@ -1,4 +1,4 @@
-"""The competitions' clock (arena.service.ladder) on SQLite and PostgreSQL: the ladder's
+"""The competitions' clock (arena.service.clock) on SQLite and PostgreSQL: the ladder's
 top-up under its bound, placement at once, the deadline and the final's creation, final
 rounds until separated (or tied at the cap) and the published table, and two ticks at once.
 Matches are "played" by writing their results (tests/service/ladder_fixtures.py)."""
@@ -21,9 +21,9 @@ from arena.compete.entrants import Entrant
 from arena.compete.tournaments import schedule
 from arena.engine.rules import find_rules
 from arena.service.broker import install, make_app
-from arena.service.ladder import ladder_in_flight_bound, tick_competition, tick_competitions
+from arena.service.clock import ladder_in_flight_bound, tick_competition, tick_competitions
 from arena.service.matches import worker_heartbeat
-from arena.store import ladder as stored
+from arena.store import clock as stored
 from arena.store.db import Store, connect
 from arena.store.models import (
     Competition,

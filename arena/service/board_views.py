@@ -1,13 +1,12 @@
-"""What the web pages show: the values the web app renders, built here from the store's
-reads (:mod:`arena.store.boards`, :mod:`arena.store.bots`) so that the web app stays thin.
+"""What the leaderboards' and tournaments' pages show: the values the web app renders,
+built here from the store's reads (:mod:`arena.store.boards`) so that the web app stays
+thin. A bot's pages: :mod:`arena.service.bot_views`.
 
 - :func:`rule_set_names` and :func:`leaderboard`: the rated rule sets, and one's
   leaderboard (latest version of each bot by default) with ranks as ranges where the 95%
   intervals overlap, and a provisional marker while an interval is wide.
 - :func:`tournament_list` and :func:`tournament_view`: the stored tournaments, and one's
   progress, standings (with the ratings of its own games) and crosstable.
-- :func:`bot_list`, :func:`bot_view` and :func:`bot_source`: the bots, one bot's versions
-  with their check reports and ratings, a version's source (the caller authorizes).
 """
 
 from __future__ import annotations
@@ -17,44 +16,36 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from arena.compete.localrun import MatchResult, Standings, rated_games
 from arena.compete.ratings import ResultMatrix
-from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, runtime_version
+from arena.errors import NotFound
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
 from arena.service.results import load_results, rating_table
+from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import boards
 from arena.store import bots as stored_bots
-from arena.store.bots import BotRow
 from arena.store.db import Store, as_utc
 from arena.store.lanes import queue_place
 from arena.store.models import Tournament
 from arena.store.queue import tournament_progress
+from arena.store.tournaments import get_tournament
 
 __all__ = [
     "PROVISIONAL_WIDTH",
     "REFERENCE_OWNER",
-    "BotRow",
-    "BotView",
     "Leaderboard",
     "LeaderboardRow",
-    "RatingChart",
     "StandingRow",
     "TournamentRow",
     "TournamentView",
-    "VersionRating",
-    "VersionView",
-    "bot_list",
-    "bot_source",
-    "bot_view",
     "leaderboard",
     "queue_position",
     "rank_ranges",
     "rule_set_names",
-    "set_source_public",
     "tournament_list",
+    "tournament_name",
     "tournament_owner",
     "tournament_view",
 ]
@@ -103,17 +94,17 @@ class LeaderboardRow:
     owner: str
     bot: str
     version: int
-    latest: bool
-    rating: float
-    low: float
-    high: float
+    latest: bool = field(metadata=HIDDEN)
+    rating: float = field(metadata=ELO)
+    low: float = field(metadata=ELO)
+    high: float = field(metadata=ELO)
     games: int
     provisional: bool
     reference: bool
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    last_game: datetime | None = None
+    last_game: datetime | None = field(default=None, metadata=HIDDEN)
 
     @property
     def name(self) -> BotName:
@@ -198,7 +189,8 @@ def leaderboard(
 
 @dataclass(frozen=True, slots=True)
 class TournamentRow:
-    """A stored tournament in the list."""
+    """A stored tournament in the list: its matches, those finished (played, or void:
+    never to be played) and those void."""
 
     name: str
     status: str
@@ -206,22 +198,22 @@ class TournamentRow:
     rules: str
     players: int
     matches: int
-    played: int
-    void: int
+    finished: int
+    void: int = field(metadata=HIDDEN)
     created: datetime
 
     @property
-    def finished(self) -> int:
-        """Matches finished: played, or void (never to be played)."""
-        return self.played + self.void
+    def played(self) -> int:
+        """Matches played (finished, not void)."""
+        return self.finished - self.void
 
 
 def tournament_list(store: Store) -> list[TournamentRow]:
     """Every stored tournament, newest first, with its matches played and void."""
     rows = boards.tournament_totals(store)
     return [
-        TournamentRow(name, status, fmt, rules, players, matches, done, void, as_utc(created))
-        for name, status, fmt, rules, players, matches, done, void, created in rows
+        TournamentRow(name, status, fmt, rules, players, matches, played + void, void, as_utc(when))
+        for name, status, fmt, rules, players, matches, played, void, when in rows
     ]
 
 
@@ -233,12 +225,43 @@ class StandingRow:
     entrant: str
     games: int
     wins: int
-    win_rate: float
+    win_rate: float = field(metadata=about(digits=4))
     points: int
     forfeits: int
-    rating: float | None
-    low: float | None
-    high: float | None
+    rating: float | None = field(metadata=ELO)
+    low: float | None = field(metadata=ELO)
+    high: float | None = field(metadata=ELO)
+
+
+@dataclass(frozen=True, slots=True)
+class Crosstable:
+    """A 2-player tournament's crosstable: its entrants in standings order, and each one's
+    score against each other."""
+
+    entrants: list[str]
+    scores: list[list[float | None]] = field(
+        metadata=about(
+            "``scores[i][j]``: entrant i's wins plus half draws against entrant j (None: "
+            "never met)."
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCount:
+    """The games an entrant forfeited by one kind of bot fault."""
+
+    entrant: str
+    kind: str
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class VoidMatch:
+    """A match void for a harness failure (``match``: its key), and why."""
+
+    match: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,11 +273,9 @@ class TournamentView:
         games_done, games_total: game records stored, and games scheduled.
         eta_seconds: the time left at the pace so far (None before the first game, or done).
         standings: best first, with each entrant's rating over this tournament's games.
-        crosstable: 2-player tournaments: (entrants in standings order, each row's score
-            against each column: wins + half draws, None where they never met); else None.
-        void: (match key, reason) of the matches void for a harness failure.
-        faults: (entrant, kind, games) of the games forfeited by a bot fault, by entrant
-            then kind.
+        crosstable: 2-player tournaments only (:class:`Crosstable`); else None.
+        void: the matches void for a harness failure.
+        faults: the games forfeited by a bot fault, by entrant then kind.
         workers_alive: the workers whose heartbeat is within the lease now.
         queue: its place in the workers' queue, with the reason it waits (see
             :func:`queue_position`); None when finished.
@@ -273,19 +294,19 @@ class TournamentView:
     created: datetime
     started: datetime | None
     finished: datetime | None
-    progress: dict[str, int]
+    progress: dict[str, int] = field(metadata=about("matches by status"))
     games_done: int
     games_total: int
-    eta_seconds: float | None
+    eta_seconds: float | None = field(metadata=ELO)
     standings: list[StandingRow]
-    crosstable: tuple[list[str], list[list[float | None]]] | None
-    void: list[tuple[str, str]]
+    crosstable: Crosstable | None = field(metadata=about("2-player tournaments only"))
+    void: list[VoidMatch]
     workers_alive: int
-    owner_id: int | None = None
+    owner_id: int | None = field(default=None, metadata=HIDDEN)
     owner: str | None = None
-    faults: list[tuple[str, str, int]] = field(default_factory=list)
-    queue: str | None = None
-    names: dict[str, BotName] = field(default_factory=dict)
+    faults: list[FaultCount] = field(default_factory=list)
+    queue: str | None = field(default=None, metadata=HIDDEN)
+    names: dict[str, BotName] = field(default_factory=dict, metadata=HIDDEN)
 
     def name_of(self, label: str) -> BotName | None:
         """The stored version the entrant ``label`` stands for, or None (no stored one)."""
@@ -312,12 +333,7 @@ CROSSTABLE_LIMIT = 24
 #: Tournaments whose counts a process keeps (the least recently counted go first).
 STANDINGS_CACHED = 64
 
-_Standings = tuple[
-    list[StandingRow],
-    tuple[list[str], list[list[float | None]]] | None,
-    list[tuple[str, str]],
-    list[tuple[str, str, int]],
-]
+_Standings = tuple[list[StandingRow], Crosstable | None, list[VoidMatch], list[FaultCount]]
 
 
 class _Counted:
@@ -387,9 +403,9 @@ class _Counted:
                 ]
                 for a in order
             ]
-            crosstable = (order, cells)
-        void = sorted(standings.void)
-        faults = [(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
+            crosstable = Crosstable(order, cells)
+        void = [VoidMatch(key, reason) for key, reason in sorted(standings.void)]
+        faults = [FaultCount(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
         self.shown = (rows, crosstable, void, faults)
         return self.shown
 
@@ -486,157 +502,18 @@ def queue_position(store: Store, tournament_id: int) -> str | None:
     return "next: waiting for a free worker"
 
 
+def tournament_name(store: Store, tournament_id: int) -> str:
+    """The name of the tournament ``tournament_id``.
+
+    Raises:
+        NotFound: there is none.
+    """
+    found = get_tournament(store, tournament_id)
+    if found is None:
+        raise NotFound(f"no tournament {tournament_id}")
+    return str(found.name)
+
+
 def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:
     """(id, owner's account id or None) of the tournament called ``name``, or None."""
     return boards.tournament_owner(store, name)
-
-
-# --- bots ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class VersionRating:
-    """A bot version's stored rating under one rule set."""
-
-    rules: str
-    rating: float
-    low: float
-    high: float
-    games: int
-    rank: int
-
-
-@dataclass(frozen=True, slots=True)
-class VersionView:
-    """One version of a bot: its check report and its ratings."""
-
-    version: int
-    sha256: str
-    created: datetime
-    report: dict[str, Any]
-    ratings: list[VersionRating]
-    #: The runtime it runs under (arena.match.runtimes).
-    runtime: str = DEFAULT_RUNTIME
-
-    @property
-    def runtime_label(self) -> str:
-        """The runtime for people, with its versions: ``python-numpy (Python 3.11.2, numpy
-        2.2.6)``."""
-        if self.runtime not in RUNTIMES:
-            return self.runtime
-        return f"{self.runtime} ({runtime_version(self.runtime)})"
-
-
-@dataclass(frozen=True, slots=True)
-class RatingChart:
-    """A bot's rating over time under one rule set, for its chart: one point per refit
-    (the newest version rated then), and when each later version arrived."""
-
-    rules: str
-    times: list[float]
-    ratings: list[float]
-    lows: list[float]
-    highs: list[float]
-    versions: list[tuple[float, int]]
-
-    def to_json(self) -> dict[str, Any]:
-        """The chart's data as the page's script reads it (times in Unix seconds)."""
-        return {
-            "rules": self.rules,
-            "times": self.times,
-            "ratings": [round(r, 1) for r in self.ratings],
-            "lows": [round(r, 1) for r in self.lows],
-            "highs": [round(r, 1) for r in self.highs],
-            "versions": self.versions,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class BotView:
-    """A bot for its page: owner, versions newest first, whether its source is public."""
-
-    id: int
-    owner_id: int
-    owner: str
-    name: str
-    source_public: bool
-    created: datetime
-    versions: list[VersionView]
-    charts: list[RatingChart]
-
-
-def bot_list(store: Store) -> list[BotRow]:
-    """Every stored bot, the most recently updated first."""
-    return stored_bots.bot_rows(store)
-
-
-def bot_view(store: Store, owner: str, name: str) -> BotView | None:
-    """The bot ``owner/name`` with every version and its ratings, or None."""
-    found = stored_bots.bot_record(store, owner, name)
-    if found is None:
-        return None
-    bot, versions = found.bot, found.versions
-    ratings: dict[int, list[VersionRating]] = {}
-    for version_id, rules, rating, low, high, games, rank in found.ratings:
-        ratings.setdefault(version_id, []).append(
-            VersionRating(rules, rating, low, high, games, rank)
-        )
-    numbers = {vid: (number, created) for vid, number, _, created, _, _ in versions}
-    return BotView(
-        id=bot.id,
-        owner_id=bot.owner_id,
-        owner=found.owner,
-        name=bot.name,
-        source_public=bot.source_public,
-        created=as_utc(bot.created),
-        versions=[
-            VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []), runtime)
-            for vid, number, sha, created, report, runtime in versions
-        ],
-        charts=_rating_charts(found.history, numbers),
-    )
-
-
-def _rating_charts(
-    rows: Sequence[tuple[str, datetime, int, float, float, float]],
-    versions: dict[int, tuple[int, datetime]],
-) -> list[RatingChart]:
-    """One chart per rule set the versions were rated under, from their rating history
-    (by rule set's name, then time)."""
-    points: dict[str, dict[float, tuple[int, float, float, float]]] = {}
-    for rules, time, version_id, rating, low, high in rows:
-        moment = as_utc(time).timestamp()
-        number = versions[version_id][0]
-        chart = points.setdefault(rules, {})
-        if moment not in chart or chart[moment][0] < number:  # the newest version then
-            chart[moment] = (number, rating, low, high)
-    charts = []
-    for rules, chart in points.items():
-        moments = sorted(chart)
-        arrivals = [
-            (as_utc(created).timestamp(), number)
-            for number, created in versions.values()
-            if number > 1 and moments and as_utc(created).timestamp() <= moments[-1]
-        ]
-        charts.append(
-            RatingChart(
-                rules=rules,
-                times=moments,
-                ratings=[chart[m][1] for m in moments],
-                lows=[chart[m][2] for m in moments],
-                highs=[chart[m][3] for m in moments],
-                versions=sorted(arrivals),
-            )
-        )
-    return charts
-
-
-def bot_source(store: Store, owner: str, name: str, version: int) -> str | None:
-    """The source of ``owner/name`` version ``version``, or None (authorization is the
-    caller's: see :class:`BotView`'s owner and ``source_public``)."""
-    return stored_bots.version_source(store, owner, name, version)
-
-
-def set_source_public(store: Store, bot_id: int, public: bool) -> None:
-    """Make a bot's sources readable by everyone, or by its owner and the admins only."""
-    stored_bots.set_source_public(store, bot_id, public)

@@ -25,7 +25,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Runtime", "bot_runtime", "interpreter_of", "shared_libraries"]
+__all__ = ["HostPaths", "bot_paths", "interpreter_of", "shared_libraries"]
 
 _SEARCH_PATH = "/usr/bin:/bin"
 #: An ``ldd`` line naming a library file: ``libm.so.6 => /lib/.../libm.so.6 (0x...)`` or
@@ -35,7 +35,7 @@ _PACKAGE_DIRS = ("site-packages", "dist-packages")
 
 
 @dataclass(frozen=True, slots=True)
-class Runtime:
+class HostPaths:
     """Host paths bound read-only at the same place in the sandbox.
 
     Attributes:
@@ -48,8 +48,8 @@ class Runtime:
     directories: frozenset[str] = frozenset()
     hidden: frozenset[str] = frozenset()
 
-    def __or__(self, other: Runtime) -> Runtime:
-        return Runtime(
+    def __or__(self, other: HostPaths) -> HostPaths:
+        return HostPaths(
             self.files | other.files,
             self.directories | other.directories,
             self.hidden | other.hidden,
@@ -77,12 +77,12 @@ def interpreter_of(program: Path) -> list[str]:
 
 
 @functools.cache
-def bot_runtime(program: str) -> Runtime:
+def bot_paths(program: str) -> HostPaths:
     """Everything ``program`` (a host executable, e.g. ``/usr/bin/python3``) needs: itself,
     its shared libraries and, for a Python, its standard library."""
     if not os.path.isfile(program):
-        return Runtime(frozenset())
-    runtime = Runtime(frozenset({program, os.path.realpath(program)}) | shared_libraries(program))
+        return HostPaths(frozenset())
+    runtime = HostPaths(frozenset({program, os.path.realpath(program)}) | shared_libraries(program))
     stdlib = _python_stdlib(program)
     if stdlib is None:
         return runtime
@@ -90,7 +90,7 @@ def bot_runtime(program: str) -> Runtime:
     modules = [str(path) for path in root.glob("lib-dynload/*.so")]
     hidden = frozenset(str(root / name) for name in _PACKAGE_DIRS if (root / name).is_dir())
     libraries = frozenset().union(*(shared_libraries(module) for module in modules))
-    return runtime | Runtime(libraries, frozenset({stdlib}), hidden)
+    return runtime | HostPaths(libraries, frozenset({stdlib}), hidden)
 
 
 @functools.cache
