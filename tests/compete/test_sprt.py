@@ -424,3 +424,29 @@ def test_either_test_reads_the_same_groups() -> None:
     assert (read.elo, read.low, read.high) == elo_estimate(scores) and read.los == los(scores)
     one = read_test(game, MarginScores(synthetic_groups(1, 3)))
     assert one.status == "continue" and one.elo is None and one.los is None
+
+
+#: Greedy against random on block, 16 deal groups (game score, margin) from real games:
+#: a pass at a game score of 0.84 (the groups random split were won by 21-27 points).
+LOPSIDED = [(0.5, 21.0), (0.5, 25.5), (0.5, 25.5), (0.5, 27.0), (0.5, 27.0)] + [
+    (1.0, m) for m in (28.0, 32.0, 41.0, 42.0, 43.0, 45.5, 47.5, 50.0, 55.5, 61.0, 64.0)
+]
+#: A pass at 0.97 (one group split, won by 16.5 points).
+NEARLY_ALL = [(0.5, 16.5)] + [
+    (1.0, m) for m in (30.5, 37, 50, 11.5, 39, 64, 33.5, 55.5, 36.5, 68, 37, 51.5, 28, 27, 20)
+]
+
+
+@pytest.mark.parametrize(("groups", "elo"), [(LOPSIDED, math.inf), (NEARLY_ALL, 71.1)])
+def test_a_pass_puts_the_margin_elo_above_the_midpoint_not_at_elo1(
+    groups: list[tuple[float, float]], elo: float
+) -> None:
+    """The margin test's Elo extrapolates its exchange rate to a margin of 0 (y = 1/2 + b m):
+    between a strong and a weak bot it may read +inf at a game score of 0.84, or below elo1
+    at 0.97. What a pass guarantees is an LLR above 0: a mean value, so an Elo, above the
+    hypotheses' midpoint (the service's test of a gauntlet relies on no more)."""
+    test = MarginSPRT(0.0, 100.0, 0.001, 0.05)
+    samples = MarginScores(GroupMargin(g, m, (0.0, 0.0, 0.0)) for g, m in groups)
+    reading = read_test(test, samples)
+    assert reading.status == "H1 accepted" and reading.elo == pytest.approx(elo, abs=0.1)
+    assert samples.mean > (elo_to_score(0.0) + elo_to_score(100.0)) / 2

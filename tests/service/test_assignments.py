@@ -7,6 +7,7 @@ are trusted), each followed by the hooks a worker runs (stop_if_decided, grade_a
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,12 +17,13 @@ import pytest
 from celery import Celery
 from sqlalchemy import func, select
 
+from arena.compete.sprt import elo_to_score
 from arena.errors import NotFound, PermissionDenied
 from arena.service import assignments as assign
 from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.assignments import AssignmentError, NewAssignment
 from arena.service.classes import ClassError, NewClass, create_class, join_class
-from arena.service.compares import stop_if_decided
+from arena.service.compares import compare_view, stop_if_decided
 from arena.service.matches import Config, run_match
 from arena.service.permissions import OPERATOR, Actor
 from arena.service.work import accept_upload
@@ -207,6 +209,11 @@ def _play(store: Store, tournament_ids: list[int], cache: Path, *, grade: bool =
             assign.grade_after_match(store, pending)
 
 
+def _kept(value: float) -> float | None:
+    """A reading's number as a test's summary keeps it: None when infinite."""
+    return value if math.isfinite(value) else None
+
+
 def _tournaments(store: Store, submission_id: int) -> list[int]:
     with store.read() as session:
         return list(
@@ -222,7 +229,8 @@ def test_an_upload_is_checked_then_its_gauntlet_grades_it(
     store: Store, actors: Actors, celery: Celery, tmp_path: Path
 ) -> None:
     """Greedy passes "beats random" (H1: +100 Elo against H0: 0, alpha 0.001, beta 0.05:
-    it misses a pass with chance at most 5% were it only 100 Elo better; it is far more)."""
+    it misses a pass with chance at most 5% were it only 100 Elo better; it is far more,
+    about +300 by game score)."""
     assign.create_assignment(
         store, actors["teach"],
         _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
@@ -245,7 +253,18 @@ def test_an_upload_is_checked_then_its_gauntlet_grades_it(
     assert graded.status == "graded" and graded.grade == "C", graded
     [result] = graded.references
     assert result.verdict == "pass" and result.tournament == names[0]
-    assert result.elo is not None and result.low is not None and result.elo > 100
+    # NEW's Elo as its compare reads it, kept with the verdict (an infinite one as None).
+    # Random's moves and the deals are drawn afresh each run, and the margin test's Elo
+    # puts no floor of elo1 under a pass: it is +inf when greedy won every game, or when
+    # its margins' exchange rate puts its expected score at 1 or more (seen at a game score
+    # of 0.84), and was +71 in one run at 0.97. What a pass does guarantee: an LLR above 0,
+    # so an expected score above the hypotheses' midpoint (elo0 0, elo1 100: +49 Elo).
+    compare = compare_view(store, names[0])
+    assert compare.verdict == "passed" and compare.games == result.games
+    assert compare.elo is not None and compare.low is not None
+    assert elo_to_score(compare.elo) > (elo_to_score(0.0) + elo_to_score(100.0)) / 2
+    assert result.elo == pytest.approx(_kept(compare.elo))
+    assert result.low == pytest.approx(_kept(compare.low))
     assert 0.5 < (result.score or 0) <= 1 and 4 <= result.games <= 120
     # a match finishing later (or twice) changes nothing
     with store.read() as session:
