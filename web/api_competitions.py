@@ -32,9 +32,10 @@ from arena.service.competitions import (
     LadderRow,
     NewCompetition,
 )
+from arena.service.intake import Purpose, take_upload
 from arena.service.permissions import require
 from arena.service.uploads import UploadError
-from web.api import ERRORS, ApiError, api, spec
+from web.api import ERRORS, ApiError, api, idempotency_key, replayed, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.api import iso as _iso
@@ -313,12 +314,13 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionModel, i
                    HTTP_413=ApiError, **ERRORS),
     tags=TAGS,
 )  # fmt: skip
-def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
+def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int, dict[str, str]]:
     """Enter a bot (multipart: ``source``, a .py or .js file; ``name``; ``runtime``, one the
     competition offers, default by the suffix; an ``upload`` token):
     202 with the entry, ``pending`` while its upload is checked on a worker (poll
     ``/uploads/{upload_id}`` or the competition); once accepted it is your active entry
-    and plays the ladder."""
+    and plays the ladder. An ``Idempotency-Key`` header sent again (or the same file again
+    within a minute) answers the first entry, with ``Idempotent-Replayed: true``."""
     account = _caller("upload")
     file = form.source if form is not None and isinstance(form.source, FileStorage) else None
     if file is None or not file.filename:
@@ -326,15 +328,16 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
     assert file is not None
     filename, data = read_file(file)
     try:
-        entry = service.enter_with_upload(
-            get_store(), get_celery(), account, name, filename, data, form.name,
-            runtime=form.runtime or None,
+        received = take_upload(
+            get_store(), get_celery(), account, filename, data, purpose=Purpose.entry(name),
+            name=form.name, runtime=form.runtime or None, key=idempotency_key(),
         )  # fmt: skip
     except (PermissionDenied, NotFound):
         raise
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
-    return _entry(entry), 202
+    assert received.entry is not None
+    return _entry(received.entry), 202, replayed(received)
 
 
 def _control(name: str, act: Any) -> DoneModel:

@@ -300,8 +300,8 @@ def _received(
     assert view is not None
     if repeated and target.key(view.purpose, view.sha256) != repeat_key:
         raise UploadError(
-            f"this idempotency key was sent with another upload (upload {view.id}, "
-            f"{view.filename}): send each new upload with a new key."
+            f"this idempotency key (or form) was sent with another upload (upload {view.id}, "
+            f"{view.filename}): send each new upload with a new key (reload the form)."
         )
     entry = submission = None
     if target.competition is not None:
