@@ -176,7 +176,8 @@ class Tournament(Base):
     #: workers claim the oldest-sent tournament's matches first; None: never sent).
     queued: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: A placement tournament's upload (arena.service.intake; migration 0019), else None.
-    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id"))
+    #: (``use_alter``: uploads -> competitions -> tournaments -> uploads is a cycle.)
+    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id", use_alter=True))
 
 
 class TournamentEntrant(Base):

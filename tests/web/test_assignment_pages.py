@@ -35,6 +35,7 @@ from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from tests.paths import REFERENCE_BOTS
+from tests.uploads import submit_upload
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -104,7 +105,7 @@ def graded_class(store: Store, directory: Path) -> dict[str, Any]:
     assign.submit_version(store, celery, students["bob"], "5b", "hw1", "rando@1")
     assign.submit_version(store, celery, students["bob"], "5b", "hw1", "rando@2",
                           now=DEADLINE + timedelta(hours=2))  # fmt: skip
-    assign.submit_upload(store, celery, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
+    submit_upload(store, celery, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
     return {"ann_source": GREEDY + "\n# ann\n"}
 
 

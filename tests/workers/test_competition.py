@@ -17,7 +17,6 @@ from arena.service.accounts import create_account, password_hasher
 from arena.service.competitions import (
     NewCompetition,
     create_competition,
-    enter_with_upload,
     enter_with_version,
 )
 from arena.service.permissions import OPERATOR
@@ -25,6 +24,7 @@ from arena.store.db import as_utc
 from arena.store.models import Competition, CompetitionEntry, Match
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
+from tests.uploads import enter_upload
 from tests.workers.test_scheduler import _app
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
@@ -73,7 +73,7 @@ def test_a_competition_runs_from_creation_to_a_published_final_by_itself(
             enter_with_version(store, OPERATOR, "spring", versions[owner], owner=owner)
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
         data = (REFERENCE_BOTS / "fives.py").read_bytes()
-        enter_with_upload(store, _app(service), eve, "spring", "fives.py", data)  # type: ignore[arg-type]
+        enter_upload(store, _app(service), eve, "spring", "fives.py", data)  # type: ignore[arg-type]
     finally:
         store.close()
     most = 0

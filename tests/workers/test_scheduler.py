@@ -118,9 +118,10 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
     upload is checked (and accepted) while that match still plays. A tournament sent after
     the long one waits behind it, and its page says so."""
     from arena.service.dispatch import dispatch_upload
-    from arena.service.uploads import create_upload, upload_view
+    from arena.service.uploads import upload_view
     from arena.service.views import queue_position
     from arena.store.models import Tournament
+    from tests.uploads import store_upload
 
     _create(service, "long", "random,greedy", games=2000)
     _create(service, "later", "random,greedy", games=2)
@@ -138,7 +139,7 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
             owner = session.scalar(select(User.id).where(User.name == "ada"))
         assert owner is not None
         source = (REFERENCE_BOTS / "greedy.py").read_text()
-        upload = create_upload(store, owner, "mine", "mine.py", source)
+        upload = store_upload(store, owner, "mine", "mine.py", source)
         assert dispatch_upload(store, _app(service), upload)  # type: ignore[arg-type]
 
         def checked() -> bool:
