@@ -11,7 +11,8 @@ placement tournament, the competition entry settled, or the submission's gauntle
 
 The same upload sent twice (a double click, a retried request) is one upload: sent again
 with the same client key (an API ``Idempotency-Key``, a form's one-time token), or with the
-same purpose, target and source within :data:`REPEAT_WINDOW_SECONDS`, it returns the first
+same purpose, target, bot, runtime and source within :data:`REPEAT_WINDOW_SECONDS`, it
+returns the first
 (:attr:`Received.repeated`, :attr:`Received.notice`: "already received: ..."). Both keys
 are unique in the database (arena.store.uploads.insert_upload), so two requests at the
 same instant store one upload, never two.
@@ -76,8 +77,8 @@ logger = logging.getLogger(__name__)
 
 #: What an upload may be for.
 PURPOSES = ("placement", "competition", "assignment")
-#: Seconds within which the same upload (account, purpose, target, source) sent again is
-#: the first one: a double click, a retried request.
+#: Seconds within which the same upload (account, purpose, target, bot, runtime, source)
+#: sent again is the first one: a double click, a retried request.
 REPEAT_WINDOW_SECONDS = 60.0
 #: The longest client key (an ``Idempotency-Key``, a form's token), in characters.
 MAX_CLIENT_KEY = 100
@@ -151,9 +152,10 @@ class _Target:
         """The competition's entries a user in any 24 hours (None: no competition)."""
         return None if self.competition is None else self.competition.daily_submissions
 
-    def key(self, kind: str, digest: str) -> str:
-        """The repeat key: purpose, target and source."""
-        return f"{kind}:{self.competition_id or self.assignment_id or ''}:{digest}"
+    def key(self, kind: str, bot: str, runtime: str, digest: str) -> str:
+        """The repeat key: purpose and target, the bot, its runtime and the source (a name
+        is at most 64 characters, a runtime 20: the key fits its 200)."""
+        return f"{kind}:{self.competition_id or self.assignment_id or ''}:{bot}:{runtime}:{digest}"
 
 
 def take_upload(
@@ -192,16 +194,16 @@ def take_upload(
     chosen = upload_runtime(filename, target.runtime)
     source = screen_source(filename, data, chosen)
     digest = hashlib.sha256(source.encode()).hexdigest()
-    repeat_key = target.key(purpose.kind, digest)
+    bot = check_name(name.strip() or declared_name(source) or PurePath(filename).stem, "bot name")
+    repeat_key = target.key(purpose.kind, bot, chosen, digest)
     window_start = moment - timedelta(seconds=REPEAT_WINDOW_SECONDS)
     owner = target.account.id
     first = repeated_upload(
         store, owner, client_key=client_key, repeat_key=repeat_key, window_start=window_start
     )
     if first is not None:  # no quota asked: it is not a second upload
-        return _received(store, actor, target, first, repeat_key, repeated=True)
+        return _received(store, actor, target, first, (purpose.kind, bot, digest))
     check_upload_quota(store, owner, now=moment)  # a class's quotas (arena.service.classes)
-    bot = check_name(name.strip() or declared_name(source) or PurePath(filename).stem, "bot name")
     if target.competition is not None:
         check_stored_runtime(target.competition, bot, version_of_source(store, owner, bot, digest))
     taken = insert_upload(
@@ -219,7 +221,8 @@ def take_upload(
     if taken.created:
         _send(store, celery, taken.upload_id)
         logger.info("upload %d (%s) by %s", taken.upload_id, repeat_key, target.account.name)
-    return _received(store, actor, target, taken.upload_id, repeat_key, not taken.created)
+    sent = None if taken.created else (purpose.kind, bot, digest)
+    return _received(store, actor, target, taken.upload_id, sent)
 
 
 def _client_key(key: str | None) -> str | None:
@@ -287,18 +290,25 @@ def _received(
     actor: Actor,
     target: _Target,
     upload_id: int,
-    repeat_key: str,
-    repeated: bool,
+    repeat: tuple[str, str, str] | None = None,
 ) -> Received:
-    """The upload, with the entry or submission it made.
+    """The upload, with the entry or submission it made; ``repeat``: it was sent again, as
+    (purpose, bot, source's digest).
 
     Raises:
         UploadError: a repeated client key whose first upload was another (its purpose,
-            target or source differ).
+            target, bot or source differ).
     """
     view = upload_view(store, upload_id)
     assert view is not None
-    if repeated and target.key(view.purpose, view.sha256) != repeat_key:
+    first = (view.purpose, view.competition_id, view.assignment_id, view.bot, view.sha256)
+    if repeat is not None and first != (
+        repeat[0],
+        target.competition_id,
+        target.assignment_id,
+        repeat[1],
+        repeat[2],
+    ):
         raise UploadError(
             f"this idempotency key (or form) was sent with another upload (upload {view.id}, "
             f"{view.filename}): send each new upload with a new key (reload the form)."
@@ -308,7 +318,7 @@ def _received(
         entry = entry_of_upload(store, target.competition, target.account.id, upload_id)
     elif target.assignment_id is not None:
         submission = submission_of_upload(store, actor, upload_id)
-    return Received(view, repeated, entry, submission)
+    return Received(view, repeat is not None, entry, submission)
 
 
 def settle_upload(store: Store, celery: Celery, upload_id: int) -> str:

@@ -172,7 +172,10 @@ def test_the_same_upload_sent_twice_is_one_upload_and_says_so(
     assert (_count(store, Upload), _count(store, CompetitionEntry), _count(store, Submission)) == (
         1, int(purpose == "competition"), int(purpose == "assignment")
     )  # fmt: skip
-    # another purpose, or another source, is another upload
+    # another purpose, another bot or another source is another upload
+    assert not take_upload(
+        store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose], name="twin"
+    ).repeated
     other = "competition" if purpose != "competition" else "placement"
     assert not take_upload(
         store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[other]
