@@ -303,7 +303,7 @@ def upload_view(store: Store, upload_id: int) -> UploadView | None:
     if row is None:
         return None
     upload, owner, version = row
-    found = placement_of_upload(store, upload_id)
+    found = placement_of_upload(store, upload_id) if upload.status == "accepted" else None
     return UploadView(
         id=upload.id,
         owner_id=upload.owner_id,

@@ -269,3 +269,17 @@ def test_the_same_upload_sent_at_the_same_instant_is_stored_once(
     assert sorted(r.repeated for r in received) == [False] + [True] * 5
     assert _count(store, Upload) == 1
     assert _count(store, CompetitionEntry) == int(purpose == "competition")
+
+
+def test_the_intake_is_the_one_place_that_stores_an_upload() -> None:
+    """Every upload (the pages, the API, entries, submissions) enters through
+    arena.service.intake: no other module of the arena, the web or the workers stores one."""
+    from tests.paths import REPO
+
+    callers = sorted(
+        str(path.relative_to(REPO))
+        for folder in ("arena", "web", "workers")
+        for path in (REPO / folder).rglob("*.py")
+        if "insert_upload(" in path.read_text(encoding="utf-8")
+    )
+    assert callers == ["arena/service/intake.py", "arena/store/uploads.py"]
