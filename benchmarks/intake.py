@@ -1,7 +1,8 @@
 """The intake's latency: from a web upload (the ``/upload`` form posted as a browser posts it,
 through the app's test client) to its placement's first match done, on a real worker
 (``arena worker``, 2 processes, Redis, SQLite, bots sandboxed), ``--uploads`` times in one
-run, each waiting for the last placement to end; prints each time and the median.
+run, each waiting for the last placement to end; prints each time and the median, and the
+POST's own time (the intake in the web process: screening, storing, sending the check).
 
 The script touches only what every version of the arena has had since placements began
 (the form, the upload's page view, the placement's name, its matches' statuses), so the
@@ -63,8 +64,9 @@ def _placement(store: Store, upload_id: int) -> int | None:
     return tournament_id_named(store, view.placement)
 
 
-def measure(uploads: int, directory: Path) -> list[float]:
-    """Seconds from each upload's POST to its placement's first match done."""
+def measure(uploads: int, directory: Path) -> tuple[list[float], list[float]]:
+    """Seconds from each upload's POST to its placement's first match done, and the
+    seconds of each POST itself."""
     from web import create_app
 
     url = f"sqlite:///{directory / 'arena.db'}"
@@ -91,7 +93,8 @@ def measure(uploads: int, directory: Path) -> list[float]:
                 login = {"name": "ada", "password": PASSWORD, "csrf_token": token("/login")}
                 assert client.post("/login", data=login).status_code == 302
                 source = (ROOT / "bots" / "greedy.py").read_bytes()
-                times = []
+                times: list[float] = []
+                posted: list[float] = []  # the POST's own time: the intake in the web process
                 for number in range(uploads):
                     form = {
                         "csrf_token": token("/upload"),
@@ -100,6 +103,7 @@ def measure(uploads: int, directory: Path) -> list[float]:
                     }
                     start = time.monotonic()
                     reply = client.post("/upload", data=form, content_type="multipart/form-data")
+                    posted.append(time.monotonic() - start)
                     upload_id = int(reply.headers["Location"].rsplit("/", 1)[1])
 
                     def first_done(upload_id: int = upload_id) -> bool:
@@ -107,7 +111,11 @@ def measure(uploads: int, directory: Path) -> list[float]:
                         return found is not None and tournament_progress(store, found)["done"] > 0
 
                     times.append(_wait("the first match", first_done) - start)
-                    print(f"upload {number + 1}: {times[-1]:.2f} s", flush=True)
+                    print(
+                        f"upload {number + 1}: {times[-1]:.2f} s (the POST "
+                        f"{posted[-1] * 1000:.0f} ms)",
+                        flush=True,
+                    )
                     placement = _placement(store, upload_id)
                     assert placement is not None
 
@@ -116,7 +124,7 @@ def measure(uploads: int, directory: Path) -> list[float]:
                         return counts["pending"] == counts["running"] == 0
 
                     _wait("the placement's end", ended)
-        return times
+        return times, posted
     finally:
         store.close()
 
@@ -128,13 +136,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"arena from {Path(arena.__file__).parent}")
     directory = Path(tempfile.mkdtemp(prefix="arena-intake-"))
     try:
-        times = measure(args.uploads, directory)
+        times, posted = measure(args.uploads, directory)
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(directory)
     print(
         f"upload to its placement's first match: median {statistics.median(times):.2f} s, "
-        f"min {min(times):.2f}, max {max(times):.2f} ({len(times)} uploads)"
+        f"min {min(times):.2f}, max {max(times):.2f} ({len(times)} uploads); the POST: "
+        f"median {statistics.median(posted) * 1000:.0f} ms"
     )
 
 
