@@ -37,6 +37,7 @@ from arena.match.runtimes import (
 )
 from arena.service.matches import Config, keep_alive
 from arena.store.db import Store, as_utc
+from arena.store.matches import tournament_id_named
 from arena.store.uploads import (
     accepted_version,
     claim_upload,
@@ -345,7 +346,9 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     :data:`PLACEMENT_OPPONENTS` other bots (the best rated under the placement rule set
     first, then the newest), :data:`PLACEMENT_GAMES` games each, so the version is rated when
     it finishes; return the tournament's id (send its matches), or None (not accepted, no
-    opponent, or already created: the tournament names its upload, once).
+    opponent, or already created: the tournament names its upload, once). Its name is
+    :func:`placement_name`'s, or, if another tournament has that name, the name followed
+    by the upload's id.
     """
     from arena.engine.rules import find_rules
     from arena.service.matches import create_stored_tournament
@@ -358,6 +361,9 @@ def create_placement(store: Store, upload_id: int) -> int | None:
         return None
     owner, bot, version = accepted.owner, accepted.bot, accepted.version
     name = placement_name(owner, bot, version)
+    seed = int.from_bytes(hashlib.sha256(name.encode()).digest()[:7], "big")
+    if tournament_id_named(store, name) is not None:  # another tournament has the name
+        name = fit_name(f"{name}-upload-{upload_id}")
     rated = ratings_under(store, rules.version)
     latest = latest_versions(store, except_bot=accepted.bot_id)
     ranked = sorted(latest, key=lambda r: (r[3] not in rated, -rated.get(r[3], 0.0), -r[3]))[
@@ -367,17 +373,15 @@ def create_placement(store: Store, upload_id: int) -> int | None:
         return None
     candidate = Entrant.stored(_label(owner, bot), accepted.version_id)
     pool = [Entrant.stored(_label(o, b), version_id) for o, b, _, version_id in ranked]
-    tournament_id, _ = create_stored_tournament(
-        store,
-        name=name,
-        rules=rules,
-        format="gauntlet",
-        entrants=[candidate],
-        pool=pool,
-        games_per_match=PLACEMENT_GAMES,
-        seed=int.from_bytes(hashlib.sha256(name.encode()).digest()[:7], "big"),
-        upload_id=upload_id,
-    )
+    try:
+        tournament_id, _ = create_stored_tournament(
+            store, name=name, rules=rules, format="gauntlet", entrants=[candidate], pool=pool,
+            games_per_match=PLACEMENT_GAMES, seed=seed, upload_id=upload_id,
+        )  # fmt: skip
+    except ValueError:
+        if placement_of_upload(store, upload_id) is not None:  # another worker's, just made
+            return None
+        raise
     return tournament_id
 
 

@@ -147,8 +147,20 @@ def test_the_acceptance_follows_the_stored_purpose_and_probes_nothing(
 def test_a_placement_is_found_by_its_upload_not_by_its_name(
     store: Store, celery: Celery, ada: Account
 ) -> None:
+    """A tournament that has the placement's name already is not the placement (the rule
+    before took it for one, and the version was never placed); a renamed placement still
+    is the upload's."""
+    from arena.engine.rules import PRESETS
+    from arena.service.matches import create_stored_tournament
+
+    create_stored_tournament(
+        store, name=placement_name("ada", "greedy", 1), rules=PRESETS["draw"],
+        format="round-robin", entrants=["reference/random", "reference/greedy"], seed=1,
+    )  # fmt: skip
     upload = take_upload(store, celery, ada, "greedy.py", GREEDY).upload.id
     accept_upload(store, celery, upload, config=Config(), sandboxed=False)
+    name = f"{placement_name('ada', 'greedy', 1)}-upload-{upload}"
+    assert _placements(store) == [(name, upload)]
     with store.write() as session:
         session.execute(update(Tournament).where(Tournament.upload_id == upload).values(name="x"))
     view = upload_view(store, upload)
