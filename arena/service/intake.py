@@ -148,6 +148,11 @@ class _Target:
         return None if self.competition is None else self.competition.id
 
     @property
+    def targets(self) -> tuple[int | None, int | None]:
+        """(the competition's id, the assignment's id): one of them, or neither."""
+        return self.competition_id, self.assignment_id
+
+    @property
     def entry_limit(self) -> int | None:
         """The competition's entries a user in any 24 hours (None: no competition)."""
         return None if self.competition is None else self.competition.daily_submissions
@@ -202,7 +207,7 @@ def take_upload(
         store, owner, client_key=client_key, repeat_key=repeat_key, window_start=window_start
     )
     if first is not None:  # no quota asked: it is not a second upload
-        return _received(store, actor, target, first, (purpose.kind, bot, digest))
+        return _received(store, actor, target, _view(store, first), (purpose.kind, bot, digest))
     check_upload_quota(store, owner, now=moment)  # a class's quotas (arena.service.classes)
     if target.competition is not None:
         check_stored_runtime(target.competition, bot, version_of_source(store, owner, bot, digest))
@@ -218,11 +223,18 @@ def take_upload(
     if taken is None:  # the competition's daily limit, counted in the upload's transaction
         assert target.competition is not None
         raise CompetitionError(over_limit(store, target.competition, owner, moment))
+    view = _view(store, taken.upload_id)
     if taken.created:
-        _send(store, celery, taken.upload_id)
-        logger.info("upload %d (%s) by %s", taken.upload_id, repeat_key, target.account.name)
+        _send(store, celery, view)
+        logger.info("upload %d (%s) by %s", view.id, repeat_key, target.account.name)
     sent = None if taken.created else (purpose.kind, bot, digest)
-    return _received(store, actor, target, taken.upload_id, sent)
+    return _received(store, actor, target, view, sent)
+
+
+def _view(store: Store, upload_id: int) -> UploadView:
+    view = upload_view(store, upload_id)
+    assert view is not None  # (uploads are never deleted)
+    return view
 
 
 def _client_key(key: str | None) -> str | None:
@@ -275,21 +287,19 @@ def _target(
     return _Target(actor, runtime)
 
 
-def _send(store: Store, celery: Celery, upload_id: int) -> None:
+def _send(store: Store, celery: Celery, view: UploadView) -> None:
     """Send a new upload's check, or settle one that is a stored version already."""
-    view = upload_view(store, upload_id)
-    assert view is not None
     if view.pending:  # checked on a worker, which settles it (arena.service.work)
-        dispatch_upload(store, celery, upload_id)
+        dispatch_upload(store, celery, view.id)
     else:  # "already": the bot has this source as a stored version
-        settle_upload(store, celery, upload_id)
+        settle_upload(store, celery, view.id)
 
 
 def _received(
     store: Store,
     actor: Actor,
     target: _Target,
-    upload_id: int,
+    view: UploadView,
     repeat: tuple[str, str, str] | None = None,
 ) -> Received:
     """The upload, with the entry or submission it made; ``repeat``: it was sent again, as
@@ -299,25 +309,18 @@ def _received(
         UploadError: a repeated client key whose first upload was another (its purpose,
             target, bot or source differ).
     """
-    view = upload_view(store, upload_id)
-    assert view is not None
     first = (view.purpose, view.competition_id, view.assignment_id, view.bot, view.sha256)
-    if repeat is not None and first != (
-        repeat[0],
-        target.competition_id,
-        target.assignment_id,
-        repeat[1],
-        repeat[2],
-    ):
+    sent = None if repeat is None else (repeat[0], *target.targets, *repeat[1:])
+    if sent is not None and first != sent:
         raise UploadError(
             f"this idempotency key (or form) was sent with another upload (upload {view.id}, "
             f"{view.filename}): send each new upload with a new key (reload the form)."
         )
     entry = submission = None
     if target.competition is not None:
-        entry = entry_of_upload(store, target.competition, target.account.id, upload_id)
+        entry = entry_of_upload(store, target.competition, target.account.id, view.id)
     elif target.assignment_id is not None:
-        submission = submission_of_upload(store, actor, upload_id)
+        submission = submission_of_upload(store, actor, view.id)
     return Received(view, repeat is not None, entry, submission)
 
 
