@@ -9,7 +9,7 @@ The script touches only what every version of the arena has had since placements
 same file measures an older tree too: export it (``git archive``) and run this script with
 it first on the path, e.g.
 
-    ./run python benchmarks/intake.py [--uploads 5]
+    ./run python benchmarks/intake.py [--uploads 5] [--posts N: N POSTs alone, no worker]
     PYTHONPATH=/tmp/before ./run python benchmarks/intake.py --uploads 5
 """
 
@@ -129,12 +129,62 @@ def measure(uploads: int, directory: Path) -> tuple[list[float], list[float]]:
         store.close()
 
 
+def measure_posts(posts: int, directory: Path) -> list[float]:
+    """Seconds of each of ``posts`` upload POSTs alone (a filesystem broker no worker reads:
+    the intake in the web process, nothing after it)."""
+    from web import create_app
+
+    url = f"sqlite:///{directory / 'posts.db'}"
+    upgrade(url)
+    store = connect(url)
+    hasher = password_hasher(cheap=True)
+    try:
+        create_account(store, "ada", PASSWORD, hasher=hasher)
+        app = create_app(url, {"ARENA_PASSWORD_HASHER": hasher})
+        app.extensions["arena_celery"] = make_app(f"filesystem://{directory / 'q'}", None, url)
+        client = app.test_client()
+        page = client.get("/login").get_data(as_text=True)
+        found = re.search(r'name="csrf_token" value="([^"]+)"', page)
+        assert found is not None
+        login = {"name": "ada", "password": PASSWORD, "csrf_token": found.group(1)}
+        assert client.post("/login", data=login).status_code == 302
+        page = client.get("/upload").get_data(as_text=True)
+        found = re.search(r'name="csrf_token" value="([^"]+)"', page)  # the session's now
+        assert found is not None
+        source = (ROOT / "bots" / "greedy.py").read_bytes()
+        times = []
+        for number in range(posts):
+            form = {
+                "csrf_token": found.group(1),
+                "name": f"bot{number}",
+                "source": (io.BytesIO(source + f"\n# {number}\n".encode()), "mine.py"),
+            }
+            start = time.monotonic()
+            reply = client.post("/upload", data=form, content_type="multipart/form-data")
+            times.append(time.monotonic() - start)
+            assert reply.status_code == 302, reply.get_data(as_text=True)[-500:]
+        return times
+    finally:
+        store.close()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=5, help="Uploads to time.")
+    parser.add_argument(
+        "--posts", type=int, default=0, help="Time this many POSTs alone instead (no worker)."
+    )
     args = parser.parse_args(argv)
     print(f"arena from {Path(arena.__file__).parent}")
     directory = Path(tempfile.mkdtemp(prefix="arena-intake-"))
+    if args.posts:
+        try:
+            ms = sorted(t * 1000 for t in measure_posts(args.posts, directory))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+        p95 = ms[min(len(ms) - 1, int(len(ms) * 0.95))]
+        print(f"the POST: median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ({len(ms)} posts)")
+        return
     try:
         times, posted = measure(args.uploads, directory)
     finally:

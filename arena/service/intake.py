@@ -36,7 +36,7 @@ from arena.service.assignments import (
     submission_checks,
     submission_of_upload,
 )
-from arena.service.classes import check_upload_quota
+from arena.service.classes import ClassError, check_upload_quota
 from arena.service.competitions import (
     CompetitionError,
     EntryView,
@@ -203,12 +203,15 @@ def take_upload(
     repeat_key = target.key(purpose.kind, bot, chosen, digest)
     window_start = moment - timedelta(seconds=REPEAT_WINDOW_SECONDS)
     owner = target.account.id
-    first = repeated_upload(
-        store, owner, client_key=client_key, repeat_key=repeat_key, window_start=window_start
-    )
-    if first is not None:  # no quota asked: it is not a second upload
+    try:
+        check_upload_quota(store, owner, now=moment)  # a class's (arena.service.classes)
+    except ClassError:  # a repeat is not a second upload: no quota holds it
+        first = repeated_upload(
+            store, owner, client_key=client_key, repeat_key=repeat_key, window_start=window_start
+        )
+        if first is None:
+            raise
         return _received(store, actor, target, _view(store, first), (purpose.kind, bot, digest))
-    check_upload_quota(store, owner, now=moment)  # a class's quotas (arena.service.classes)
     if target.competition is not None:
         check_stored_runtime(target.competition, bot, version_of_source(store, owner, bot, digest))
     taken = insert_upload(
