@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import re
 import shutil
 import statistics
@@ -35,7 +36,6 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 import arena
 from arena.service.accounts import create_account, password_hasher
-from arena.service.broker import make_app
 from arena.service.uploads import upload_view
 from arena.store.db import Store, connect, upgrade
 from arena.store.matches import tournament_id_named
@@ -80,8 +80,8 @@ def measure(uploads: int, directory: Path) -> tuple[list[float], list[float]]:
         with _redis(directory) as broker:
             env = {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker}
             with _worker(directory, env, 2):
+                os.environ["ARENA_BROKER_URL"] = broker  # the app's broker, in every version
                 app = create_app(url, {"ARENA_PASSWORD_HASHER": hasher})
-                app.extensions["arena_celery"] = make_app(broker, None, url)
                 client = app.test_client()
 
                 def token(path: str) -> str:
@@ -140,8 +140,8 @@ def measure_posts(posts: int, directory: Path) -> list[float]:
     hasher = password_hasher(cheap=True)
     try:
         create_account(store, "ada", PASSWORD, hasher=hasher)
+        os.environ["ARENA_BROKER_URL"] = f"filesystem://{directory / 'q'}"
         app = create_app(url, {"ARENA_PASSWORD_HASHER": hasher})
-        app.extensions["arena_celery"] = make_app(f"filesystem://{directory / 'q'}", None, url)
         client = app.test_client()
         page = client.get("/login").get_data(as_text=True)
         found = re.search(r'name="csrf_token" value="([^"]+)"', page)

@@ -4,7 +4,6 @@ entry or a submission taken through the intake, as the pages and the API take th
 
 import hashlib
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from arena.service.assignments import SubmissionView
 from arena.service.competitions import EntryView
@@ -12,9 +11,6 @@ from arena.service.intake import Purpose, take_upload
 from arena.service.permissions import Actor
 from arena.store.db import Store
 from arena.store.uploads import NewUpload, insert_upload
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 
 def store_upload(
@@ -39,7 +35,6 @@ def store_upload(
 
 def enter_upload(
     store: Store,
-    celery: "Celery",
     actor: Actor,
     competition: str,
     filename: str,
@@ -51,7 +46,7 @@ def enter_upload(
 ) -> EntryView:
     """Enter an uploaded file in ``competition`` through the intake; the entry."""
     received = take_upload(
-        store, celery, actor, filename, data, purpose=Purpose.entry(competition), name=bot,
+        store, actor, filename, data, purpose=Purpose.entry(competition), name=bot,
         runtime=runtime, now=now,
     )  # fmt: skip
     assert received.entry is not None
@@ -60,7 +55,6 @@ def enter_upload(
 
 def submit_upload(
     store: Store,
-    celery: "Celery",
     actor: Actor,
     class_name: str,
     assignment: str,
@@ -72,7 +66,7 @@ def submit_upload(
 ) -> SubmissionView:
     """Submit an uploaded file to ``assignment`` through the intake; the submission."""
     received = take_upload(
-        store, celery, actor, filename, data,
+        store, actor, filename, data,
         purpose=Purpose.submission(class_name, assignment), name=bot, now=now,
     )  # fmt: skip
     assert received.submission is not None

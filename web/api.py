@@ -67,7 +67,7 @@ from arena.service.views import (
 )
 from arena.store.db import DATABASE_ERRORS
 from web.auth import guarded, public
-from web.extensions import csrf, get_celery, get_store, limiter
+from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
 from web.games import FilterError, parse_filter, record_for_reader
 from web.limits import API_LIMIT, api_key, api_limit, bearer
@@ -635,7 +635,7 @@ def api_upload(form: UploadForm) -> tuple[UploadModel, int, dict[str, str]]:
     filename, data = read_file(file)
     try:
         received = take_upload(
-            get_store(), get_celery(), account, filename, data, name=form.name,
+            get_store(), account, filename, data, name=form.name,
             runtime=form.runtime or None, key=idempotency_key(),
         )  # fmt: skip
     except PermissionDenied:
@@ -756,7 +756,7 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]
             games_per_match=json.games, seed=random.SystemRandom().getrandbits(62),
             settings=MatchSettings(move_seconds=json.move_ms / 1000),
         )  # fmt: skip
-        start_tournament(get_store(), get_celery(), account, new)
+        start_tournament(get_store(), account, new)
     except PermissionDenied:
         raise
     except (ArenaError, ValueError, LookupError) as exc:
@@ -881,7 +881,7 @@ def api_start_compare(json: CompareRequest) -> tuple[CompareModel, int]:
     account = _caller("run")
     wanted = compare_service.CompareRequest(**json.model_dump())
     try:
-        started = compare_service.start_compare(get_store(), get_celery(), account, wanted)
+        started = compare_service.start_compare(get_store(), account, wanted)
     except PermissionDenied as exc:
         _fail(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:

@@ -34,7 +34,7 @@ from web.api import fail as _fail
 from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import read_file
 from web.routing import MAX_ID
 
@@ -272,20 +272,20 @@ def api_submit(
     version = form.version.strip()
     if (file is None or not file.filename) == (not version):
         _fail(400, "send the bot as the multipart file field 'source', or name 'version'")
-    store, celery = get_store(), get_celery()
+    store = get_store()
     headers: dict[str, str] = {}
     try:
         if file is not None and file.filename:
             filename, data = read_file(file)
             received = take_upload(
-                store, celery, account, filename, data,
+                store, account, filename, data,
                 purpose=Purpose.submission(class_name, name), name=form.name,
                 key=idempotency_key(),
             )  # fmt: skip
             assert received.submission is not None
             view, headers = received.submission, replayed(received)
         else:
-            view = service.submit_version(store, celery, account, class_name, name, version)
+            view = service.submit_version(store, account, class_name, name, version)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:

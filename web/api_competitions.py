@@ -42,7 +42,7 @@ from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import read_file
 from web.routing import MAX_ID
 
@@ -329,7 +329,7 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int, dict[str, st
     filename, data = read_file(file)
     try:
         received = take_upload(
-            get_store(), get_celery(), account, filename, data, purpose=Purpose.entry(name),
+            get_store(), account, filename, data, purpose=Purpose.entry(name),
             name=form.name, runtime=form.runtime or None, key=idempotency_key(),
         )  # fmt: skip
     except (PermissionDenied, NotFound):

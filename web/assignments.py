@@ -47,7 +47,7 @@ from arena.service.intake import Purpose, take_upload
 from web.auth import current_account, guarded, public
 from web.competitions import ZONES, countdown, parse_local, zoned
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import form_float, form_int, read_file, sentence, upload_key
 
 __all__ = ["LIVE_SECONDS", "assignments", "parse_thresholds", "thresholds_text"]
@@ -261,12 +261,12 @@ def submit(name: str, assignment: str) -> BaseResponse | tuple[str, int]:
     notice: str | None = None
     try:
         if chosen:
-            submit_version(store, get_celery(), account, name, assignment, chosen)
+            submit_version(store, account, name, assignment, chosen)
         elif file is not None and file.filename:
             filename, data = read_file(file)
             bot = request.form.get("bot_name", "").strip()
             received = take_upload(
-                store, get_celery(), account, filename, data,
+                store, account, filename, data,
                 purpose=Purpose.submission(name, assignment), name=bot, key=upload_key(),
             )  # fmt: skip
             notice = received.notice

@@ -28,7 +28,7 @@ import logging
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.grading import GradingError, check_thresholds
 from arena.compete.names import check_name, parse_reference
@@ -46,7 +46,13 @@ from arena.service.assignment_views import (
     find_assignment,
     submission_view,
 )
-from arena.service.classes import class_for_member, class_for_teacher
+from arena.service.classes import (
+    DEFAULT_SETTINGS,
+    ClassError,
+    class_for_member,
+    class_for_teacher,
+    find_class,
+)
 from arena.service.classes import student_ids as class_students
 from arena.service.compares import (
     group_size,
@@ -66,9 +72,6 @@ from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow
 from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "BOUNDS",
@@ -427,8 +430,6 @@ def _check_version_quota(
     Raises:
         ClassError: over the quota (the message says when to try again).
     """
-    from arena.service.classes import DEFAULT_SETTINGS, ClassError, find_class
-
     settings = find_class(store, class_name).settings
     per_hour = int(settings.get("uploads_per_hour", DEFAULT_SETTINGS["uploads_per_hour"]))
     made = sorted(
@@ -449,7 +450,6 @@ def _check_version_quota(
 
 def submit_version(
     store: Store,
-    celery: Celery,
     actor: Actor,
     class_name: str,
     assignment: str,
@@ -490,5 +490,5 @@ def submit_version(
     submission_id = stored.insert_submission(
         store, row.id, student.id, upload_id=None, version_id=None, late=late, now=moment
     )
-    start_gauntlet(store, celery, submission_id, version_id, now=moment)
+    start_gauntlet(store, submission_id, version_id, now=moment)
     return submission_view(store, actor, submission_id)

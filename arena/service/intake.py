@@ -25,7 +25,6 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
-from typing import TYPE_CHECKING
 
 from arena.compete.names import check_name
 from arena.match.newbot import declared_name
@@ -59,9 +58,6 @@ from arena.service.uploads import (
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
 from arena.store.uploads import NewUpload, insert_upload, repeated_upload, version_of_source
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "MAX_CLIENT_KEY",
@@ -165,7 +161,6 @@ class _Target:
 
 def take_upload(
     store: Store,
-    celery: Celery,
     actor: Actor,
     filename: str,
     data: bytes,
@@ -228,7 +223,7 @@ def take_upload(
         raise CompetitionError(over_limit(store, target.competition, owner, moment))
     view = _view(store, taken.upload_id)
     if taken.created:
-        _send(store, celery, view)
+        _send(store, view)
         logger.info("upload %d (%s) by %s", view.id, repeat_key, target.account.name)
     sent = None if taken.created else (purpose.kind, bot, digest)
     return _received(store, actor, target, view, sent)
@@ -290,12 +285,12 @@ def _target(
     return _Target(actor, runtime)
 
 
-def _send(store: Store, celery: Celery, view: UploadView) -> None:
+def _send(store: Store, view: UploadView) -> None:
     """Send a new upload's check, or settle one that is a stored version already."""
     if view.pending:  # checked on a worker, which settles it (arena.service.work)
-        dispatch_upload(store, celery, view.id)
+        dispatch_upload(store, view.id)
     else:  # "already": the bot has this source as a stored version
-        settle_upload(store, celery, view.id)
+        settle_upload(store, view.id)
 
 
 def _received(
@@ -327,7 +322,7 @@ def _received(
     return Received(view, repeat is not None, entry, submission)
 
 
-def settle_upload(store: Store, celery: Celery, upload_id: int) -> str:
+def settle_upload(store: Store, upload_id: int) -> str:
     """Do what a checked upload's stored purpose says (the workers' acceptance, and the
     intake's for a source stored already): a competition's entry settled
     (:func:`~arena.service.competitions.entry_accepted`), an assignment's submission
@@ -342,9 +337,9 @@ def settle_upload(store: Store, celery: Celery, upload_id: int) -> str:
     if view.purpose == "competition":
         entry_accepted(store, upload_id)
     elif view.purpose == "assignment":
-        submission_accepted(store, celery, upload_id)
+        submission_accepted(store, upload_id)
     elif view.status == "accepted":
         tournament_id = create_placement(store, upload_id)
         if tournament_id is not None:  # the new version plays the field, to be rated
-            dispatch_matches(store, celery, tournament_id)
+            dispatch_matches(store, tournament_id)
     return view.status

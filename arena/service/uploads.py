@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.entrants import Entrant
 from arena.compete.names import fit_name
@@ -35,7 +35,7 @@ from arena.match.runtimes import (
     runtime_for_upload,
     runtime_missing,
 )
-from arena.service.matches import Config, keep_alive
+from arena.service.matches import Config, create_stored_tournament, keep_alive
 from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_id_named
 from arena.store.uploads import (
@@ -51,9 +51,6 @@ from arena.store.uploads import (
     renew_upload,
     upload_with_version,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "MAX_SOURCE_BYTES",
@@ -351,7 +348,6 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     by the upload's id.
     """
     from arena.engine.rules import find_rules
-    from arena.service.matches import create_stored_tournament
 
     rules = find_rules(os.environ.get(PLACEMENT_RULES_ENV, "draw"))
     accepted = accepted_version(store, upload_id)

@@ -37,10 +37,12 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 
 @pytest.fixture
 def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
-    """A broker no worker reads (a directory of its own): the tests accept as a worker does."""
-    from arena.service.broker import make_app
+    """A broker no worker reads (a directory of its own), the service's during the test:
+    the tests accept as a worker does."""
+    from arena.service.broker import make_app, using
 
-    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+    with using(make_app(f"filesystem://{tmp_path / 'broker'}", None, url)) as app:
+        yield app
 
 
 @pytest.fixture
@@ -94,7 +96,7 @@ def _placements(store: Store) -> list[tuple[str, int | None]]:
 def test_each_purpose_is_taken_stored_and_settled_by_its_purpose(
     store: Store, celery: Celery, ada: Account, purpose: str
 ) -> None:
-    received = take_upload(store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose])
+    received = take_upload(store, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose])
     upload = received.upload
     assert (upload.purpose, upload.status, upload.bot, received.repeated) == (
         purpose, "pending", "greedy", False
@@ -103,7 +105,7 @@ def test_each_purpose_is_taken_stored_and_settled_by_its_purpose(
     assert (upload.assignment_id is not None) == (purpose == "assignment")
     assert (received.entry is not None) == (purpose == "competition")
     assert (received.submission is not None) == (purpose == "assignment")
-    assert accept_upload(store, celery, upload.id, config=Config(), sandboxed=False) == "accepted"
+    assert accept_upload(store, upload.id, config=Config(), sandboxed=False) == "accepted"
     view = upload_view(store, upload.id)
     assert view is not None
     if purpose == "placement":  # a placement tournament, naming its upload
@@ -129,18 +131,18 @@ def test_the_acceptance_follows_the_stored_purpose_and_probes_nothing(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("probed")
 
-    placement = take_upload(store, celery, ada, "greedy.py", GREEDY).upload.id
+    placement = take_upload(store, ada, "greedy.py", GREEDY).upload.id
     entry = take_upload(
-        store, celery, ada, "g2.py", GREEDY + b"\n#2\n", purpose=Purpose.entry("cup")
+        store, ada, "g2.py", GREEDY + b"\n#2\n", purpose=Purpose.entry("cup")
     ).upload.id
     monkeypatch.setattr(intake, "entry_accepted", refuse)
     monkeypatch.setattr(intake, "submission_accepted", refuse)
-    assert accept_upload(store, celery, placement, config=Config(), sandboxed=False) == "accepted"
+    assert accept_upload(store, placement, config=Config(), sandboxed=False) == "accepted"
     assert len(_placements(store)) == 1
     monkeypatch.undo()
     monkeypatch.setattr(intake, "submission_accepted", refuse)
     monkeypatch.setattr(intake, "create_placement", refuse)
-    assert accept_upload(store, celery, entry, config=Config(), sandboxed=False) == "accepted"
+    assert accept_upload(store, entry, config=Config(), sandboxed=False) == "accepted"
     assert len(_placements(store)) == 1
 
 
@@ -157,15 +159,15 @@ def test_a_placement_is_found_by_its_upload_not_by_its_name(
         store, name=placement_name("ada", "greedy", 1), rules=PRESETS["draw"],
         format="round-robin", entrants=["reference/random", "reference/greedy"], seed=1,
     )  # fmt: skip
-    upload = take_upload(store, celery, ada, "greedy.py", GREEDY).upload.id
-    accept_upload(store, celery, upload, config=Config(), sandboxed=False)
+    upload = take_upload(store, ada, "greedy.py", GREEDY).upload.id
+    accept_upload(store, upload, config=Config(), sandboxed=False)
     name = f"{placement_name('ada', 'greedy', 1)}-upload-{upload}"
     assert _placements(store) == [(name, upload)]
     with store.write() as session:
         session.execute(update(Tournament).where(Tournament.upload_id == upload).values(name="x"))
     view = upload_view(store, upload)
     assert view is not None and view.placement == "x"  # renamed: still its placement
-    assert intake.settle_upload(store, celery, upload) == "accepted"
+    assert intake.settle_upload(store, upload) == "accepted"
     assert len(_placements(store)) == 1  # settled again: none made twice
 
 
@@ -173,8 +175,8 @@ def test_a_placement_is_found_by_its_upload_not_by_its_name(
 def test_the_same_upload_sent_twice_is_one_upload_and_says_so(
     store: Store, celery: Celery, ada: Account, purpose: str
 ) -> None:
-    first = take_upload(store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose])
-    again = take_upload(store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose])
+    first = take_upload(store, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose])
+    again = take_upload(store, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose])
     assert again.repeated and again.upload.id == first.upload.id
     assert again.notice is not None and again.notice.startswith(
         f"already received: greedy.py as upload {first.upload.id} of your bot greedy (pending)"
@@ -186,39 +188,37 @@ def test_the_same_upload_sent_twice_is_one_upload_and_says_so(
     )  # fmt: skip
     # another purpose, another bot or another source is another upload
     assert not take_upload(
-        store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose], name="twin"
+        store, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose], name="twin"
     ).repeated
     other = "competition" if purpose != "competition" else "placement"
+    assert not take_upload(store, ada, "greedy.py", GREEDY, purpose=PURPOSES[other]).repeated
     assert not take_upload(
-        store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[other]
-    ).repeated
-    assert not take_upload(
-        store, celery, ada, "greedy.py", GREEDY + b"\n#\n", purpose=PURPOSES[purpose]
+        store, ada, "greedy.py", GREEDY + b"\n#\n", purpose=PURPOSES[purpose]
     ).repeated
 
 
 def test_past_the_window_the_same_file_is_a_new_upload_and_a_key_still_repeats(
     store: Store, celery: Celery, ada: Account
 ) -> None:
-    first = take_upload(store, celery, ada, "greedy.py", GREEDY, key="k-1")
+    first = take_upload(store, ada, "greedy.py", GREEDY, key="k-1")
     later = datetime.now(UTC) + timedelta(seconds=REPEAT_WINDOW_SECONDS + 1)
-    assert take_upload(store, celery, ada, "greedy.py", GREEDY, key="k-1", now=later).repeated
-    second = take_upload(store, celery, ada, "greedy.py", GREEDY, now=later)
+    assert take_upload(store, ada, "greedy.py", GREEDY, key="k-1", now=later).repeated
+    second = take_upload(store, ada, "greedy.py", GREEDY, now=later)
     assert not second.repeated and second.upload.id != first.upload.id
-    assert take_upload(store, celery, ada, "greedy.py", GREEDY, now=later).repeated
+    assert take_upload(store, ada, "greedy.py", GREEDY, now=later).repeated
 
 
 def test_a_key_sent_with_another_file_and_a_malformed_key_are_refused(
     store: Store, celery: Celery, ada: Account
 ) -> None:
-    take_upload(store, celery, ada, "greedy.py", GREEDY, key="k-1")
+    take_upload(store, ada, "greedy.py", GREEDY, key="k-1")
     with pytest.raises(
         UploadError, match=r"^this idempotency key \(or form\) was sent with another"
     ):
-        take_upload(store, celery, ada, "other.py", GREEDY + b"\n#\n", key="k-1")
+        take_upload(store, ada, "other.py", GREEDY + b"\n#\n", key="k-1")
     for bad in ("", "x" * 101, "é", "a\nb"):
         with pytest.raises(UploadError, match="an idempotency key is 1 to 100 printable ASCII"):
-            take_upload(store, celery, ada, "greedy.py", GREEDY, key=bad)
+            take_upload(store, ada, "greedy.py", GREEDY, key=bad)
     assert _count(store, Upload) == 1
 
 
@@ -231,26 +231,32 @@ def test_a_repeat_is_not_a_second_upload_for_the_quota(
     code = find_class(store, "tight").join_code
     assert code is not None
     join_as(store, ada, code)
-    take_upload(store, celery, ada, "greedy.py", GREEDY)
-    assert take_upload(store, celery, ada, "greedy.py", GREEDY).repeated
+    take_upload(store, ada, "greedy.py", GREEDY)
+    assert take_upload(store, ada, "greedy.py", GREEDY).repeated
     with pytest.raises(ClassError, match="you have made 1 uploads in the last hour"):
-        take_upload(store, celery, ada, "greedy.py", GREEDY + b"\n#\n")
+        take_upload(store, ada, "greedy.py", GREEDY + b"\n#\n")
 
 
 def test_an_unknown_purpose_is_refused(store: Store, celery: Celery, ada: Account) -> None:
     with pytest.raises(UploadError, match="an upload is for one of placement, competition, "):
-        take_upload(store, celery, ada, "greedy.py", GREEDY, purpose=Purpose("ladder"))
+        take_upload(store, ada, "greedy.py", GREEDY, purpose=Purpose("ladder"))
 
 
-def _at_once(count: int, send: Callable[[], Received]) -> list[Received | BaseException]:
-    """``send`` called by ``count`` threads released at the same instant; what each got."""
+def _at_once(
+    count: int, celery: Celery, send: Callable[[], Received]
+) -> list[Received | BaseException]:
+    """``send`` called by ``count`` threads released at the same instant, each sending
+    through ``celery``; what each got."""
+    from arena.service.broker import using
+
     barrier = threading.Barrier(count)
     results: list[Received | BaseException] = [ArenaError("not run")] * count
 
     def run(i: int) -> None:
         barrier.wait()
         try:
-            results[i] = send()
+            with using(celery):  # (a thread starts with a context of its own)
+                results[i] = send()
         except BaseException as exc:
             results[i] = exc
 
@@ -271,9 +277,8 @@ def test_the_same_upload_sent_at_the_same_instant_is_stored_once(
     and make every other return it (no check-then-insert race), on both databases."""
     results = _at_once(
         6,
-        lambda: take_upload(
-            store, celery, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose], key=key
-        ),
+        celery,
+        lambda: take_upload(store, ada, "greedy.py", GREEDY, purpose=PURPOSES[purpose], key=key),
     )
     received = [r for r in results if isinstance(r, Received)]
     assert len(received) == 6, [r for r in results if not isinstance(r, Received)]
