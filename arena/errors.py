@@ -14,6 +14,9 @@
     ├── DatabaseError         a database that cannot be used as asked: missing,
     │                         unreachable, not a database, another schema; the
     │                         message says the fix
+    ├── VerdictError          games that cannot give a compare's verdict: NEW and
+    │                         OLD ran the same source, or a seat ran another source
+    │                         than its entrant's (arena.service.compares)
     ├── PermissionDenied      an actor may not do this action to this object
     │                         (arena.service.permissions; also a PermissionError):
     │                         the web answers 403 (anonymous: the login page), the
@@ -53,6 +56,12 @@ class IllegalMoveError(ArenaError):
 class DatabaseError(ArenaError):
     """A database that cannot be used as asked (missing, unreachable, foreign, another
     schema); the message names it and the fix."""
+
+
+class VerdictError(ArenaError):
+    """A compare's games cannot give its verdict: its two sides ran the same source (a bot
+    measured against itself, not asked for), or a seat ran another source than the entrant
+    it was scheduled for. The message names the match and the sources."""
 
 
 class PermissionDenied(ArenaError, PermissionError):  # noqa: N818 (the HTTP name)

@@ -473,6 +473,13 @@ class CompareRequest(BaseModel):
     max_games: Annotated[int, Field(description=f"at most {MAX_COMPARE_GAMES:,}")] = 2000
     batch: Annotated[int, Field(description="deal groups between two looks at the test")] = 8
     move_ms: Annotated[int, Field(description="time a move, in milliseconds")] = 1000
+    allow_same_source: Annotated[
+        bool,
+        Field(
+            description="compare NEW and OLD even when their sources are the same (a bot "
+            "against itself: refused otherwise, as it tests nothing)"
+        ),
+    ] = False
 
 
 class CompareModel(BaseModel):
@@ -483,7 +490,11 @@ class CompareModel(BaseModel):
     players: int
     teams: bool
     status: str
-    verdict: str = Field(description="running, passed (H1), failed (H0) or undecided")
+    verdict: str = Field(
+        description="running, passed (H1), failed (H0), undecided, or refused (its games "
+        "cannot give a verdict: problem says why)"
+    )
+    problem: str | None = Field(None, description="why the verdict is refused (else null)")
     statistic: str | None = Field(description="margin or game: what the test counts")
     elo0: float | None
     elo1: float | None
@@ -864,7 +875,7 @@ def _compare_model(name: str) -> CompareModel:
         elo=_num(c.elo), low=_num(c.low), high=_num(c.high), los=_num(c.los, 4),
         llr=_num(c.llr, 3), lower=_num(c.lower, 3), upper=_num(c.upper, 3),
         fast_llr=_num(c.fast_llr, 3), fast_upper=_num(c.fast_upper, 3), progress=c.progress,
-        url=url_for("compares.compare_page", name=c.name),
+        url=url_for("compares.compare_page", name=c.name), problem=c.problem,
     )  # fmt: skip
 
 

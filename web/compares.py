@@ -93,6 +93,7 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
             elo1=form_float("elo1", 10.0),
             max_games=form_int("max_games", 2000),
             move_ms=form_int("move_ms", 1000),
+            allow_same_source=request.form.get("allow_same_source") == "on",
         )
         if not wanted.new or not wanted.old:
             raise ArenaError("choose NEW (your bot) and OLD")

@@ -41,7 +41,7 @@ from arena.compete.sprt import (
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.game import new_seed
 from arena.engine.rules import Rules
-from arena.match.lineup import check_specs, release_kept_players
+from arena.match.lineup import check_specs, release_kept_players, seat_source
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.broker import configure, location
@@ -53,6 +53,7 @@ from arena.service.compares import (
     follow_compare,
     group_of,
     group_size,
+    same_source_refusal,
     stop_compare,
 )
 from arena.service.matches import Config, MatchSettings
@@ -111,6 +112,12 @@ PASSED, FAILED, UNDECIDED = 0, 1, 2
     is_flag=True,
     help="Play on the workers: NEW and OLD are stored bots, [OWNER/]NAME[@VERSION].",
 )
+@click.option(
+    "--allow-same-source",
+    is_flag=True,
+    help="Compare NEW and OLD even when their sources are the same (a bot against itself: "
+    "refused otherwise, as it tests nothing).",
+)
 @url_option
 @broker_option
 @unsandboxed_option
@@ -137,6 +144,7 @@ def compare_command(
     unsandboxed: bool,
     move_time: float,
     memory: int,
+    allow_same_source: bool,
 ) -> int:
     """Play duplicate deals between NEW and OLD (each deal with the seats rotated) under a
     sequential probability ratio test, and stop as soon as it decides. By default the test
@@ -183,8 +191,11 @@ def compare_command(
             broker=broker,
             move_time=move_time,
             memory=memory,
+            allow_same_source=allow_same_source,
         )
     check_specs([new, old])  # a missing bot file is refused before anything is printed
+    if seat_source(new) == seat_source(old) and not allow_same_source:
+        raise UsageError(same_source_refusal(new, old, seat_source(new)))
     entrants = (Entrant.from_spec(new), Entrant.from_spec(old))  # parsed here, once
     samples = MarginScores()
     reading = read_test(test, samples)
@@ -223,7 +234,11 @@ def compare_command(
             for result in results:
                 by_batch.setdefault(_batch_of(result.match), []).append(result)
                 while len(by_batch.get(batch_number, ())) == len(batches[batch_number]):
-                    groups = deal_groups(by_batch.pop(batch_number), statistic == "margin")
+                    groups = deal_groups(
+                        by_batch.pop(batch_number),
+                        statistic == "margin",
+                        allow_same_source=allow_same_source,
+                    )
                     for key in sorted(groups):
                         if len(groups[key]) == size:  # (a void match leaves groups short)
                             samples.add(group_of(groups[key]))
@@ -324,6 +339,7 @@ def compare_remote(
     broker: str | None,
     move_time: float,
     memory: int,
+    allow_same_source: bool = False,
     poll_seconds: float = 0.25,
 ) -> int:
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
@@ -347,6 +363,7 @@ def compare_remote(
                 seed=seed,
                 teams=teams,
                 settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
+                allow_same_source=allow_same_source,
             )
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None

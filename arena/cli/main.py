@@ -44,7 +44,7 @@ from arena.cli.common import (
     error,
     help_without_command,
 )
-from arena.errors import ArenaError, DatabaseError, IllegalMoveError
+from arena.errors import ArenaError, DatabaseError, IllegalMoveError, VerdictError
 from arena.match.sandbox import SandboxUnavailable
 from arena.match.verdicts import InfrastructureError
 
@@ -75,6 +75,9 @@ def _run(invoke: Callable[[], Any]) -> int:
         return INTERNAL_ERROR
     except InfrastructureError as exc:  # the harness failed: the unfinished games are void
         error(f"infrastructure failure (no bot's fault; unfinished games are void): {exc}")
+        return INTERNAL_ERROR
+    except VerdictError as exc:  # a compare's games cannot give its verdict: no verdict
+        error(f"no verdict: {exc}")
         return INTERNAL_ERROR
     except DatabaseError as exc:  # missing, unreachable, another schema: the fix
         error(str(exc))

@@ -40,7 +40,7 @@ from arena.engine.events import Outcome
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import Rules
-from arena.match.lineup import make_players, release_kept_players
+from arena.match.lineup import check_specs, make_players, release_kept_players, seat_source
 from arena.match.play import game_seeds
 from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
@@ -105,6 +105,9 @@ class MatchResult:
         void: why the harness failed (the match's games are not counted), or None.
         seconds: wall-clock time the match took (not compared).
         worker: the id of the process that played it (not compared).
+        sources: what each seat ran, as :func:`arena.match.lineup.seat_source` read it
+            when the match began (a bot file's SHA-256, ``strategy:NAME``); empty when not
+            known (a match stored before sources were kept). Not compared.
     """
 
     match: Match
@@ -112,6 +115,7 @@ class MatchResult:
     void: str | None = None
     seconds: float = field(default=0.0, compare=False)
     worker: int = field(default=0, compare=False)
+    sources: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def id(self) -> str:
@@ -236,6 +240,8 @@ def play_chain(
     first = matches[0]
     specs = [entrant.seat(files) for entrant in first.seats]
     names = [entrant.label for entrant in first.seats]
+    check_specs(specs)  # (a missing file is named before it is read)
+    sources = tuple(seat_source(spec) for spec in specs)  # what a compare's verdict checks
     places = [(number, index) for number, m in enumerate(matches) for index in range(m.games)]
     seeds = [seed for m in matches for seed in game_seeds(m.seed, m.games)]
     players = make_players(
@@ -270,10 +276,12 @@ def play_chain(
                 games[number].append(game)
     except InfrastructureError as exc:
         seconds = (time.monotonic() - started) / len(matches)
-        return [MatchResult(m, (), str(exc), seconds, os.getpid()) for m in matches]
+        return [MatchResult(m, (), str(exc), seconds, os.getpid(), sources) for m in matches]
     seconds = (time.monotonic() - started) / len(matches)  # (shared evenly)
     return [
-        MatchResult(m, tuple(sorted(played, key=lambda g: g.index)), None, seconds, os.getpid())
+        MatchResult(
+            m, tuple(sorted(played, key=lambda g: g.index)), None, seconds, os.getpid(), sources
+        )
         for m, played in zip(matches, games, strict=True)
     ]
 

@@ -9,6 +9,7 @@ the unsandboxed local mode for its own bots.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ __all__ = [
     "make_players",
     "release_kept_players",
     "seat_name",
+    "seat_source",
 ]
 
 
@@ -131,6 +133,19 @@ def check_specs(specs: Sequence[str]) -> None:
             raise ParseError(
                 f"{spec!r} is neither a built-in strategy ({', '.join(STRATEGIES)}) nor a bot file"
             )
+
+
+def seat_source(spec: str) -> str:
+    """What a seat runs, as a value equal for equal code and different otherwise: a bot
+    file's SHA-256 in hex (the bytes read now: for a stored version, the ``sha256`` it is
+    stored under, arena.store.db.source_hash), or ``strategy:NAME`` for a built-in one.
+
+    Raises:
+        OSError: the bot file cannot be read.
+    """
+    if not is_bot_file(spec):
+        return f"strategy:{spec}"
+    return hashlib.sha256(Path(spec).read_bytes()).hexdigest()
 
 
 def seat_name(spec: str) -> str:

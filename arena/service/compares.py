@@ -18,6 +18,13 @@ advantage with its interval, LOS, the verdict.
 
 In team play (``teams``) NEW and OLD each partner a copy of themselves (seats 0+2 v 1+3),
 and a deal group is two games, the teams' seats swapped.
+
+A compare never measures a bot against itself unless asked to (``allow_same_source``):
+:func:`create_compare` refuses NEW and OLD whose sources hash the same, and keeps both
+hashes with the test; every match keeps what each of its seats ran (the SHA-256 of the bot
+file its worker read, ``result["sources"]``), and :func:`check_seats` checks those against
+the test's before any game counts (:class:`~arena.errors.VerdictError`: the verdict is
+``refused``, the matches not started are void). docs/ratings.md, "One source on both sides".
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from arena.compete.sprt import (
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
-from arena.errors import ArenaError, NotFound, ParseError
+from arena.errors import ArenaError, NotFound, ParseError, VerdictError
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
 from arena.service.matches import (
     Config,
@@ -60,7 +67,12 @@ from arena.service.matches import (
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
 from arena.service.views import bot_view
-from arena.store.compares import named_tournament, tournament_of_match
+from arena.store.compares import (
+    named_tournament,
+    source_hashes,
+    tournament_of_match,
+    tournament_settings,
+)
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament
 from arena.store.queue import tournament_progress, unqueued_matches, void_pending
@@ -70,6 +82,7 @@ __all__ = [
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
     "MAX_COMPARE_GAMES",
+    "REFUSED",
     "CompareRequest",
     "CompareState",
     "CompareStep",
@@ -77,6 +90,7 @@ __all__ = [
     "CompareView",
     "advance_compare",
     "batch_seed",
+    "check_seats",
     "compare_entrants",
     "compare_schedule",
     "compare_state",
@@ -88,6 +102,7 @@ __all__ = [
     "group_size",
     "is_decided",
     "new_game",
+    "same_source_refusal",
     "start_compare",
     "stop_compare",
     "stop_if_decided",
@@ -99,6 +114,8 @@ __all__ = [
 COMPARE_FORMAT = "compare"
 #: Games a compare started by an account (the web, the API) may play, at most.
 MAX_COMPARE_GAMES = 20_000
+#: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`).
+REFUSED = "refused"
 #: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
 #: the workers never run dry (the web sends every batch at once).
 COMPARE_AHEAD = 4
@@ -117,6 +134,19 @@ class CompareTest:
     max_games: int
     batch: int
     statistic: Statistic = "margin"
+    #: The SHA-256 of NEW's and OLD's sources (None: stored before they were kept), what
+    #: the verdict checks every match's seats against (:func:`check_seats`).
+    new_source: str | None = None
+    old_source: str | None = None
+    #: NEW and OLD may have the same source (asked for: ``--allow-same-source``).
+    allow_same_source: bool = False
+
+    @property
+    def sources(self) -> tuple[str, str] | None:
+        """NEW's and OLD's source hashes, or None (stored before they were kept)."""
+        if self.new_source is None or self.old_source is None:
+            return None
+        return self.new_source, self.old_source
 
     @property
     def sprt(self) -> RegressionTest:
@@ -140,9 +170,16 @@ class CompareTest:
                 elo1=float(data["elo1"]), alpha=float(data["alpha"]),
                 beta=float(data["beta"]), max_games=int(data["max_games"]),
                 batch=int(data["batch"]), statistic=statistic,
+                new_source=_text_or_none(data.get("new_source")),
+                old_source=_text_or_none(data.get("old_source")),
+                allow_same_source=data.get("allow_same_source") is True,
             )  # fmt: skip
         except (KeyError, TypeError, ValueError):
             return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def batch_seed(seed: int, batch: int) -> int:
@@ -218,14 +255,20 @@ def create_compare(
     settings: MatchSettings | None = None,
     owner_id: int | None = None,
     now: datetime | None = None,
+    allow_same_source: bool = False,
 ) -> tuple[int, str]:
     """Store a compare of the stored bots ``new`` and ``old`` (``[OWNER/]NAME[@VERSION]``)
     with its pending matches; return its tournament id and name (derived from the bots,
-    the rule set, the seed and the time). Nothing is sent to the workers.
+    the rule set, the seed and the time). Nothing is sent to the workers. Two versions
+    whose sources are the same (one bot uploaded twice, under two names) are refused
+    unless ``allow_same_source``: their games measure a bot against itself. Their source
+    hashes are stored with the test, for the verdict to check every match's seats
+    against (:func:`check_seats`).
 
     Raises:
         LookupError: a bot is not stored.
-        ValueError: fewer games than one deal group, or as ``create_stored_tournament``.
+        ValueError: fewer games than one deal group, NEW and OLD the same version, or the
+            same source not allowed; or as ``create_stored_tournament``.
         RulesError: ``players`` or ``teams`` not allowed by ``rules``.
     """
     rules.check_players(players, teams)
@@ -234,9 +277,6 @@ def create_compare(
         raise ValueError(f"{max_games} games is fewer than one deal group ({size} games)")
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S")
     name = fit_name(f"compare-{new}-v-{old}-{rules.name}-seed{seed}-{stamp}")
-    stored = CompareTest(
-        new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch, statistic_of(test)
-    )
     try:
         wanted = [
             dataclasses.replace(parse_reference(spec), label=label)
@@ -250,6 +290,15 @@ def create_compare(
             f"NEW {new} and OLD {old} are the same version: compare it with another version "
             "or another bot"
         )
+    assert new_entrant.version is not None and old_entrant.version is not None
+    hashes = source_hashes(store, [new_entrant.version, old_entrant.version])
+    new_source, old_source = hashes[new_entrant.version], hashes[old_entrant.version]
+    if new_source == old_source and not allow_same_source:
+        raise ValueError(same_source_refusal(new, old, new_source))
+    stored = CompareTest(
+        new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch,
+        statistic_of(test), new_source, old_source, allow_same_source,
+    )  # fmt: skip
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,
@@ -275,6 +324,62 @@ def create_compare(
         owner_id=owner_id,
     )
     return tournament_id, name
+
+
+def same_source_refusal(new: str, old: str, source: str) -> str:
+    """Why a compare of ``new`` and ``old``, whose sources both hash to ``source``, is
+    refused unless asked for."""
+    return (
+        f"NEW {new} and OLD {old} have the same source (sha256 {source[:12]}): a bot "
+        "measured against itself tests nothing (a deterministic one gives every deal group "
+        "a margin of exactly 0); compare two different sources, or allow it explicitly "
+        "(--allow-same-source; allow_same_source in the API)"
+    )
+
+
+def check_seats(
+    result: MatchResult,
+    sources: tuple[str, str] | None = None,
+    allow_same_source: bool = False,
+) -> None:
+    """Check what a compare's match ran (:attr:`MatchResult.sources`, each seat's source
+    as it was read when the match began) before its games count: each seat the source of
+    its entrant, NEW's (``sources[0]``) where the label is ``new`` and OLD's
+    (``sources[1]``) elsewhere, when ``sources`` are known; and NEW's side and OLD's side
+    different sources, unless ``allow_same_source``. A match that did not keep its
+    sources (stored before they were), or is void, is not checked.
+
+    Raises:
+        VerdictError: a seat ran another source than its entrant's, or both sides ran the
+            same source (the message names the match, the seats and the sources).
+    """
+    if result.void is not None or not result.sources:
+        return
+    labels = [entrant.label for entrant in result.match.seats]
+    ran = result.sources
+    if len(ran) != len(labels):
+        raise VerdictError(
+            f"match {result.id}: {len(ran)} sources kept for its {len(labels)} seats"
+        )
+    if sources is not None:
+        for seat, (label, source) in enumerate(zip(labels, ran, strict=True)):
+            wanted = sources[0] if label == "new" else sources[1]
+            if source != wanted:
+                raise VerdictError(
+                    f"match {result.id}: seat {seat} ({label}) ran source {source[:12]}, "
+                    f"not its entrant's {wanted[:12]}: its games give no verdict"
+                )
+    if allow_same_source:
+        return
+    new = {source for label, source in zip(labels, ran, strict=True) if label == "new"}
+    old = {source for label, source in zip(labels, ran, strict=True) if label != "new"}
+    both = sorted(new & old)
+    if both:
+        raise VerdictError(
+            f"match {result.id}: NEW and OLD ran the same source ({both[0][:12]}): a bot "
+            "measured against itself gives no verdict (allow it explicitly with "
+            "--allow-same-source)"
+        )
 
 
 def _result_record(game: GameResult, teams: bool) -> dict[str, Any]:
@@ -337,14 +442,25 @@ def group_of(games: Sequence[GroupMargin]) -> GroupMargin:
 
 
 def deal_groups(
-    results: Sequence[MatchResult], luck: bool = True
+    results: Sequence[MatchResult],
+    luck: bool = True,
+    *,
+    sources: tuple[str, str] | None = None,
+    allow_same_source: bool = False,
 ) -> dict[tuple[str, int], list[GroupMargin]]:
     """NEW's values in each game of each deal group (the same deal, seats rotated), by
-    (deal group, game index); ``luck=False``: no luck read from the records (:func:`new_game`)."""
+    (deal group, game index); ``luck=False``: no luck read from the records (:func:`new_game`).
+    Each match's seats are checked first (:func:`check_seats`, with ``sources`` and
+    ``allow_same_source``).
+
+    Raises:
+        VerdictError: as :func:`check_seats`.
+    """
     groups: dict[tuple[str, int], list[GroupMargin]] = {}
     for result in results:
         if result.match.deal_group is None or result.void is not None:
             continue
+        check_seats(result, sources, allow_same_source)
         seat = [entrant.label for entrant in result.match.seats].index("new")
         for game in result.games:
             key = (result.match.deal_group, game.index)
@@ -380,8 +496,19 @@ def compare_state(
     store: Store, tournament_id: int, test: RegressionTest, players: int, teams: bool = False
 ) -> CompareState:
     """The test over the compare's stored results, their complete deal groups in the order
-    they were scheduled."""
-    groups = deal_groups(load_results(store, tournament_id))
+    they were scheduled; every match's seats checked against the sources stored with the
+    compare (:func:`check_seats`).
+
+    Raises:
+        VerdictError: a match's seats ran the same source on both sides (not asked for),
+            or another source than their entrants'.
+    """
+    stored = CompareTest.from_settings(tournament_settings(store, tournament_id))
+    groups = deal_groups(
+        load_results(store, tournament_id),
+        sources=None if stored is None else stored.sources,
+        allow_same_source=stored is not None and stored.allow_same_source,
+    )
     return tally(groups, test, group_size(players, teams))
 
 
@@ -408,15 +535,23 @@ def verdict_of(status: str, done: bool) -> str:
 def stop_if_decided(store: Store, match_id: int) -> str | None:
     """After a match of a compare finished: if its test has decided, or its game limit is
     reached, void the matches not started (running ones finish and are stored); return
-    the test's status then, or None (not a compare, or it goes on). Safe to call any number
-    of times, from any worker."""
+    the test's status then, or None (not a compare, or it goes on); :data:`REFUSED` (the
+    matches not started void too) when its games cannot give a verdict
+    (:class:`~arena.errors.VerdictError`). Safe to call any number of times, from any
+    worker."""
     tournament = tournament_of_match(store, match_id)
     if tournament is None or tournament.format != COMPARE_FORMAT:
         return None
     stored = CompareTest.from_settings(tournament.settings)
     if stored is None:
         return None
-    state = compare_state(store, tournament.id, stored.sprt, tournament.players, tournament.teams)
+    try:
+        state = compare_state(
+            store, tournament.id, stored.sprt, tournament.players, tournament.teams
+        )
+    except VerdictError as exc:  # nothing more is played for a verdict it cannot give
+        void_pending(store, tournament.id, f"no verdict: {exc}")
+        return REFUSED
     if not is_decided(state, stored):
         return None
     void_pending(store, tournament.id, f"the test ended: {state.status}")
@@ -484,9 +619,17 @@ def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = Non
 
     Raises:
         NotFound: no compare has that id.
+        VerdictError: its games cannot give a verdict (:func:`check_seats`); the matches
+            not started are void first.
     """
     tournament, stored = _compare(store, tournament_id)
-    state = compare_state(store, tournament_id, stored.sprt, tournament.players, tournament.teams)
+    try:
+        state = compare_state(
+            store, tournament_id, stored.sprt, tournament.players, tournament.teams
+        )
+    except VerdictError as exc:  # nothing more is played for a verdict it cannot give
+        void_pending(store, tournament_id, f"no verdict: {exc}")
+        raise
     batches = _batches(store, tournament_id)
     finished = state.finished_batches >= len(batches)
     if is_decided(state, stored):
@@ -562,7 +705,9 @@ class CompareView:
         llr, lower, upper: the log-likelihood ratio and the bounds that decide.
         fast_llr, fast_upper: the margin test's fast pass, its LLR and the bound at which
             it passes NEW (None for the game-level test).
-        verdict: ``running``, ``passed``, ``failed`` or ``undecided``.
+        verdict: ``running``, ``passed``, ``failed``, ``undecided``, or ``refused``
+            (its games cannot give a verdict: ``problem`` says why).
+        problem: why the verdict is ``refused`` (None otherwise).
     """
 
     name: str
@@ -587,6 +732,7 @@ class CompareView:
     teams: bool = False
     fast_llr: float | None = None
     fast_upper: float | None = None
+    problem: str | None = None
 
 
 def compare_view(store: Store, name: str) -> CompareView:
@@ -603,7 +749,12 @@ def compare_view(store: Store, name: str) -> CompareView:
     progress = tournament_progress(store, tournament.id)
     done = progress["pending"] + progress["running"] == 0
     sprt = test.sprt if test is not None else make_test("game", 0.0, 10.0)
-    state = compare_state(store, tournament.id, sprt, tournament.players, tournament.teams)
+    problem = None
+    try:
+        state = compare_state(store, tournament.id, sprt, tournament.players, tournament.teams)
+    except VerdictError as exc:  # no figure is shown for games that cannot give one
+        problem = str(exc)
+        state = tally({}, sprt, group_size(tournament.players, tournament.teams))
     reading = state.reading
     return CompareView(
         name=tournament.name,
@@ -624,10 +775,13 @@ def compare_view(store: Store, name: str) -> CompareView:
         llr=reading.llr if test is not None else None,
         lower=reading.lower if test is not None else None,
         upper=reading.upper if test is not None else None,
-        verdict=verdict_of(state.status if test is not None else "continue", done),
+        verdict=REFUSED
+        if problem is not None
+        else verdict_of(state.status if test is not None else "continue", done),
         teams=tournament.teams,
         fast_llr=reading.fast_llr,
         fast_upper=reading.fast_upper,
+        problem=problem,
     )
 
 
@@ -652,6 +806,7 @@ class CompareRequest:
     max_games: int = 2000
     batch: int = 8
     move_ms: int = 1000
+    allow_same_source: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -723,12 +878,14 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
 
 def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> StartedCompare:
     """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
-    the actor's own bot (any bot, for an admin), and OLD another version than NEW's.
+    the actor's own bot (any bot, for an admin), OLD another version than NEW's, and of
+    another source unless ``wanted.allow_same_source``.
 
     Raises:
         PermissionDenied: NEW is someone else's bot (or no one is logged in).
         NotFound: a bot or a version is not stored.
-        ArenaError, ValueError: a bad parameter, or NEW = OLD (the message says which).
+        ArenaError, ValueError: a bad parameter, NEW = OLD, or the same source (the
+            message says which).
     """
     rules = _checked_rules(wanted)
     _check_bots(store, actor, wanted)
@@ -749,5 +906,6 @@ def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> Started
         seed=random.SystemRandom().getrandbits(62),
         settings=MatchSettings(move_seconds=wanted.move_ms / 1000),
         owner_id=actor_id(actor),
+        allow_same_source=wanted.allow_same_source,
     )
     return StartedCompare(tournament_id, name, advance_compare(store, tournament_id).sent)

@@ -25,6 +25,7 @@ from typing import Any
 from arena.compete.grading import check_thresholds, grade_of, verdict_of_status
 from arena.compete.sprt import RegressionTest, make_test
 from arena.engine.rules import Rules
+from arena.errors import VerdictError
 from arena.service.compares import CompareState, CompareTest, compare_state, create_compare
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings
@@ -125,6 +126,9 @@ def _compare(
                 store, new=new.reference, old=old.reference, rules=rules, players=row.players,
                 teams=row.teams, test=test, max_games=plan.max_games, batch=plan.batch,
                 seed=row.seed, now=moment + timedelta(seconds=attempt),
+                # a submission that is a reference's own source is tested all the same:
+                # its verdict (not stronger) is the answer its student needs
+                allow_same_source=True,
                 settings=MatchSettings(
                     move_seconds=float(row.settings["move_seconds"]),
                     memory_mb=int(row.settings["memory_mb"]),
@@ -172,7 +176,16 @@ def grade_after_match(store: Store, match_id: int) -> None:
         plan = CompareTest.from_settings(tournament.settings)
         if plan is None:  # pragma: no cover (a submission's compare keeps its test)
             return
-        state = compare_state(store, tournament.id, plan.sprt, tournament.players, tournament.teams)
+        try:
+            state = compare_state(
+                store, tournament.id, plan.sprt, tournament.players, tournament.teams
+            )
+        except VerdictError as exc:  # a seat ran another source: no verdict to grade by
+            logger.error("submission %d: %s: %s", test.submission_id, test.reference, exc)
+            summary = {"games": 0, "status": "refused", "problem": str(exc)}
+            stored.end_test(store, test.id, "undecided", summary)
+            _grade(store, test.submission_id)
+            return
         progress = tournament_progress(store, tournament.id)
         ended = progress["pending"] + progress["running"] == 0 or state.played >= plan.max_games
         verdict = verdict_of_status(state.status, ended)

@@ -34,6 +34,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
+from arena.match.lineup import seat_source
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.runtimes import find_runtime
 from arena.match.sandbox import Limits, SandboxUnavailable
@@ -347,8 +348,10 @@ def _stored(given: Sequence[Entrant | Reference | str], store: Store) -> list[En
 def bot_files(store: Store, version_ids: Sequence[int], directory: Path) -> dict[int, Path]:
     """Each bot version's source as a file named by its hash and its runtime's stored suffix
     (``<sha256>.py``, ``.numpy.py``, ``.js``: :func:`arena.match.runtimes.runtime_of_file`
-    reads the runtime back), written once, atomically: what a worker runs, for matches and
-    branches alike.
+    reads the runtime back), written atomically: what a worker runs, for matches and
+    branches alike. A file already there is used only if its bytes hash to its name (the
+    directory is shared by every worker of the machine, and outlives them): any other is
+    written again, so a version never runs another's code.
 
     Raises:
         InfrastructureError: the files cannot be written, or a version is not stored.
@@ -364,7 +367,7 @@ def _write_bot_files(store: Store, version_ids: Sequence[int], directory: Path) 
     paths: dict[int, Path] = {}
     for version_id, digest, source, runtime in bot_sources(store, version_ids):
         path = directory / f"{digest}{find_runtime(runtime).stored_suffix}"
-        if not path.exists():
+        if not path.exists() or seat_source(str(path)) != digest:
             fd, partial = tempfile.mkstemp(dir=directory, suffix=".part")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(source)

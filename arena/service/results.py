@@ -14,8 +14,9 @@
 
 A done match's ``result`` is the JSON :func:`result_json` writes:
 ``{"games": [{"index", "seed", "places", "points", "winners", "termination", "verdict"[,
-"luck"]}, ...], "seconds", "worker"}``; a void match's is ``{"void": reason, "worker",
-"attempts"}``.
+"luck"]}, ...], "seconds", "worker"[, "sources"]}`` (``sources``: what each seat ran, its
+bot file's SHA-256, :attr:`arena.compete.localrun.MatchResult.sources`); a void match's is
+``{"void": reason, "worker", "attempts"}``.
 """
 
 from __future__ import annotations
@@ -132,7 +133,10 @@ def result_json(result: MatchResult, worker: str) -> dict[str, Any]:
         if result.match.deal_group is not None and game.record.get("rounds") is not None:
             stored["luck"] = [list(luck) for luck in game.luck or kept_lucks(game.record)]
         games.append(stored)
-    return {"games": games, "seconds": result.seconds, "worker": worker}
+    stored_result: dict[str, Any] = {"games": games, "seconds": result.seconds, "worker": worker}
+    if result.sources:
+        stored_result["sources"] = list(result.sources)
+    return stored_result
 
 
 def load_results(
@@ -213,7 +217,8 @@ def _match_result(
         )
         for game in result.get("games", ())
     )
-    return MatchResult(scheduled, games, None, float(result.get("seconds", 0.0)))
+    sources = tuple(str(source) for source in result.get("sources") or ())
+    return MatchResult(scheduled, games, None, float(result.get("seconds", 0.0)), 0, sources)
 
 
 # --- per-rule-set ratings -----------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Reads of stored tournaments that :mod:`arena.service.compares` needs: the tournament a
-match belongs to, and a tournament with its rule set's and owner's names.
+match belongs to, a tournament with its rule set's and owner's names, a tournament's
+settings, and the source hashes of bot versions.
 
 Queries live in the store (docs/architecture.md): callers get detached rows and plain
 values, never a session.
@@ -7,14 +8,22 @@ values, never a session.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 
 from arena.store.db import Store
-from arena.store.models import Match, RuleSet, Tournament, User
+from arena.store.models import BotVersion, Match, RuleSet, Tournament, User
 
-__all__ = ["NamedTournament", "named_tournament", "tournament_of_match"]
+__all__ = [
+    "NamedTournament",
+    "named_tournament",
+    "source_hashes",
+    "tournament_of_match",
+    "tournament_settings",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +60,22 @@ def named_tournament(store: Store, name: str) -> NamedTournament | None:
         return None
     tournament, rules, owner = found
     return NamedTournament(tournament, rules, owner)
+
+
+def tournament_settings(store: Store, tournament_id: int) -> dict[str, Any] | None:
+    """The settings of the tournament with this id (``{}`` if it has none), or None (no such
+    tournament)."""
+    with store.read() as session:
+        found = session.execute(
+            select(Tournament.settings).where(Tournament.id == tournament_id)
+        ).first()
+    return None if found is None else dict(found[0] or {})
+
+
+def source_hashes(store: Store, version_ids: Collection[int]) -> dict[int, str]:
+    """The SHA-256 of each stored one of these bot versions' sources, by version id."""
+    with store.read() as session:
+        rows = session.execute(
+            select(BotVersion.id, BotVersion.sha256).where(BotVersion.id.in_(set(version_ids)))
+        ).all()
+    return {int(version_id): str(digest) for version_id, digest in rows}

@@ -80,13 +80,32 @@ def test_compare_does_not_pass_a_bot_against_itself(statistic: str) -> None:
     # on average 2): this checks a sequence that does not, seed 2, for both statistics.
     result = invoke(
         "compare", "random", "random", "--rules", "draw", "--seed", "2", "--elo1", "50",
-        "--max-games", "2000", "--statistic", statistic,
+        "--max-games", "2000", "--statistic", statistic, "--allow-same-source",
     )  # fmt: skip
     assert result.exit_code in (1, 2), result.output
     assert "NEW passed" not in result.stdout
     test = "margin SPRT" if statistic == "margin" else "game-level SPRT"
     assert f"{test} elo0=0 elo1=50 alpha=0.05 beta=0.05" in result.stdout
     assert ("fast pass" in result.stdout) == (statistic == "margin")
+
+
+def test_compare_refuses_one_source_on_both_sides_unless_asked(tmp_path: Path) -> None:
+    """Two files with the same bytes (or one strategy twice) are a bot against itself:
+    refused before a game is played, unless --allow-same-source."""
+    copy = tmp_path / "copy.py"
+    copy.write_bytes((REFERENCE_BOTS / "greedy.py").read_bytes())
+    original = str(REFERENCE_BOTS / "greedy.py")
+    for new, old in ((original, str(copy)), ("random", "random")):
+        result = invoke("compare", new, old, "--rules", "draw", "--seed", "1", "--unsandboxed")
+        assert result.exit_code == USAGE_ERROR, result.output
+        assert f"NEW {new} and OLD {old} have the same source (sha256 " in result.stderr
+        assert "--allow-same-source" in result.stderr and result.stdout == ""
+    allowed = invoke(
+        "compare", original, str(copy), "--rules", "draw", "--seed", "1", "--unsandboxed",
+        "--max-games", "32", "--allow-same-source",
+    )  # fmt: skip
+    assert allowed.exit_code in (1, 2), allowed.output
+    assert "Elo    +0.0 (+0.0 to +0.0)" in allowed.stdout  # every deal group at exactly 0
 
 
 def test_compare_undecided_at_the_game_limit_exits_2() -> None:

@@ -32,7 +32,7 @@ from arena.service.compares import (
 )
 from arena.service.matches import Config, run_match
 from arena.service.results import load_results
-from arena.store.db import Store
+from arena.store.db import Store, source_hash
 from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
 from arena.store.tournaments import match_keys
@@ -83,8 +83,10 @@ def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Pat
         assert tournament is not None and tournament.format == "compare"
         stored = CompareTest.from_settings(tournament.settings)
     assert stored == CompareTest(
-        "ada/greedy", "bob/first", 0.0, 100.0, 0.05, 0.05, 2000, 8, statistic="game"
-    )
+        "ada/greedy", "bob/first", 0.0, 100.0, 0.05, 0.05, 2000, 8, statistic="game",
+        new_source=source_hash((REFERENCE_BOTS / "greedy.py").read_text()),
+        old_source=source_hash((ZOO / "first.py").read_text()),
+    )  # fmt: skip
     said = _play_all(bots, tournament_id, tmp_path / "cache")
     assert said == ["H1 accepted"]  # one stop, after the match that decided
     view = compare_view(bots, name)

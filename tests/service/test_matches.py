@@ -48,6 +48,7 @@ from arena.service.matches import (
 )
 from arena.service.results import load_results
 from arena.service.tournaments import entrant_specs
+from arena.store.compares import source_hashes
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import (
@@ -517,8 +518,10 @@ def test_run_match_plays_stores_and_a_second_call_finds_it_finished(
     assert (match.status, match.attempts, match.lease_owner) == ("done", 1, "w1")
     assert _utc(match.finished) is not None and match.lease_expires is None
     result = match.result
-    assert result is not None and set(result) == {"games", "seconds", "worker"}
+    assert result is not None and set(result) == {"games", "seconds", "worker", "sources"}
     assert result["worker"] == "w1"
+    hashes = source_hashes(store, match.seats)
+    assert result["sources"] == [hashes[seat] for seat in match.seats]  # what each seat ran
     assert isinstance(result["seconds"], float) and 0 <= result["seconds"] < 60
     games = result["games"]
     assert [game["index"] for game in games] == [0, 1]

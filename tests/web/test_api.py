@@ -392,6 +392,33 @@ def test_a_bot_authors_ci_starts_a_compare_and_polls_its_verdict(
     assert client.get("/api/v1/compares/nope", headers=token).status_code == 404
 
 
+def test_a_compare_of_one_source_is_refused_unless_asked_for(
+    app: Flask, store: Store, tmp_path: Path
+) -> None:
+    """ada's greedy against bob's copy of it: a bot against itself (issue 29)."""
+    ada = _account_id(store, "ada")
+    store.add_bot_version("ada", "greedy", GREEDY.decode(), {})
+    store.add_bot_version("bob", "copy", GREEDY.decode(), {})
+    token = _bearer(create_token(store, ada, "ci", ["read", "run"]))
+    client = app.test_client()
+    body = {"new": "ada/greedy", "old": "bob/copy", "rules": "draw", "max_games": 32}
+    refused = client.post("/api/v1/compares", json=body, headers=token)
+    assert refused.status_code == 400
+    message = refused.get_json()["error"]["message"]
+    assert message.startswith("NEW ada/greedy and OLD bob/copy have the same source (sha256 ")
+    assert "allow_same_source" in message
+    allowed = client.post(
+        "/api/v1/compares", json={**body, "allow_same_source": True}, headers=token
+    )
+    assert allowed.status_code == 202, allowed.get_json()
+    assert allowed.get_json()["problem"] is None
+    play_pending(store, tmp_path / "cache")
+    name = allowed.get_json()["name"]
+    done = client.get(f"/api/v1/compares/{name}", headers=token).get_json()
+    assert done["elo"] == done["low"] == done["high"] == 0.0  # every deal group at exactly 0
+    assert done["verdict"] in ("failed", "undecided") and done["problem"] is None
+
+
 def test_a_source_is_its_owners_until_made_public(app: Flask, store: Store) -> None:
     store.add_bot_version("ada", "greedy", GREEDY.decode(), {})
     bob = create_account(store, "bob", PASSWORD, hasher=HASHER)

@@ -125,3 +125,28 @@ def test_bad_compare_requests_are_one_message(app: Flask, store: Store) -> None:
     with store.read() as session:
         assert session.scalar(select(Tournament)) is None  # nothing stored
     assert app.test_client().get("/compares/nothing").status_code == 404
+
+
+def test_one_source_on_both_sides_is_refused_unless_the_box_is_ticked(
+    app: Flask, store: Store, tmp_path: Path
+) -> None:
+    """bob's copy of alice's greedy: a bot against itself (issue 29). Asked for, it runs;
+    a compare whose games cannot give a verdict says so on its page."""
+    _accounts(store)
+    store.add_bot_version("bob", "copy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
+    alice = logged_in(app, "alice")
+    status, page = _start(alice, old="bob/copy")
+    assert status == 400
+    assert "NEW alice/greedy and OLD bob/copy have the same source (sha256 " in page
+    assert 'name="allow_same_source"' in page
+    status, location = _start(alice, old="bob/copy", allow_same_source="on", max_games="16")
+    assert status == 302, location
+    play_pending(store, tmp_path / "cache")
+    name = location.rsplit("/", 1)[1]
+    with store.write() as session:  # as if a seat had run another source than its entrant's
+        tournament = session.scalars(select(Tournament).where(Tournament.name == name)).one()
+        assert tournament.settings is not None
+        sprt = {**tournament.settings["sprt"], "old_source": "0" * 64}
+        tournament.settings = {**tournament.settings, "sprt": sprt}
+    page = app.test_client().get(location).get_data(as_text=True)
+    assert "No verdict: match " in page and "not its entrant&#39;s 000000000000" in page

@@ -411,6 +411,26 @@ def test_compare_remote_names_a_missing_bot(service: Service) -> None:
     assert "no bot 'nosuchbot' is stored" in ran.stderr
 
 
+def test_compare_remote_refuses_one_source_under_two_names(service: Service) -> None:
+    """greedy against a copy of its source: a bot against itself, refused before anything
+    is stored (issue 29: every deal group's margin would be exactly 0)."""
+    store = service.store()
+    try:
+        store.add_bot_version("arena", "copy", (BOTS / "greedy.py").read_text(), {})
+    finally:
+        store.close()
+    ran = service.arena("compare", "greedy", "copy", "--remote", "--rules", "draw")
+    assert ran.returncode == USAGE_ERROR, ran.stdout + ran.stderr
+    assert "NEW greedy and OLD copy have the same source (sha256 " in ran.stderr
+    assert "--allow-same-source" in ran.stderr
+    store = service.store()
+    try:
+        with store.read() as session:
+            assert session.scalar(select(func.count(Tournament.id))) == 0
+    finally:
+        store.close()
+
+
 def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
     _create(service, "lonely", "random,greedy", games=2)
     ran = service.arena("tournament", "run", "lonely", "--timeout", "3")
