@@ -26,6 +26,7 @@ from flask import (
     Response,
     g,
     render_template,
+    request,
     url_for,
 )
 from pydantic import BaseModel, Field, TypeAdapter
@@ -57,6 +58,7 @@ from arena.service.classes import bot_target
 from arena.service.compares import CompareRequest, CompareView, compare_view
 from arena.service.competitions import source_opened
 from arena.service.games import GameRow, game_list, game_record, match_list
+from arena.service.intake import Received, take_upload
 from arena.service.matches import MatchSettings
 from arena.service.permissions import allowed, require
 from arena.service.shapes import TEXT, about, extend, plain
@@ -67,7 +69,7 @@ from arena.service.tournaments import (
     preset,
     start_tournament,
 )
-from arena.service.uploads import UploadError, UploadView, receive_upload, upload_view
+from arena.service.uploads import UploadError, UploadView, upload_view
 from arena.store.bots import BotRow
 from arena.store.db import DATABASE_ERRORS
 from arena.store.games import MatchRow
@@ -80,11 +82,15 @@ from web.routing import MAX_ID
 
 __all__ = [
     "API_LIMIT",
+    "IDEMPOTENCY_KEY",
+    "REPLAYED",
     "api",
     "api_error",
+    "idempotency_key",
     "init_api",
     "json_error",
     "json_response",
+    "replayed",
     "spec",
 ]
 
@@ -219,6 +225,23 @@ def _fail(status: int, message: str) -> Any:
 class _Abort(HTTPException):
     def __init__(self, response: Response) -> None:
         super().__init__(response=response)
+
+
+#: The request header that makes an upload idempotent: the same key sent again (a retried
+#: request) returns the first upload (arena.service.intake), answered with :data:`REPLAYED`.
+IDEMPOTENCY_KEY = "Idempotency-Key"
+#: The response header of an upload received before: ``true``, and the body is the first's.
+REPLAYED = "Idempotent-Replayed"
+
+
+def idempotency_key() -> str | None:
+    """The request's ``Idempotency-Key`` (None: it sent none)."""
+    return request.headers.get(IDEMPOTENCY_KEY)
+
+
+def replayed(received: Received) -> dict[str, str]:
+    """The response headers that say an upload was received before (none if it is new)."""
+    return {REPLAYED: "true"} if received.repeated else {}
 
 
 def _caller(scope: str) -> Account:
@@ -435,10 +458,12 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     resp=Responses(HTTP_202=UploadView, HTTP_400=ApiError, HTTP_413=ApiError, **ERRORS),
     tags=["bots"],
 )
-def api_upload(form: UploadForm) -> tuple[UploadView, int]:
+def api_upload(form: UploadForm) -> tuple[UploadView, int, dict[str, str]]:
     """Upload a bot (multipart: ``source``, a .py or .js file; ``name``, default the file's
     stem; ``runtime``: python, python-numpy or javascript, default by the file's suffix): 202
-    with the upload, checked on a worker; poll ``/uploads/{id}``."""
+    with the upload, checked on a worker; poll ``/uploads/{id}``. An ``Idempotency-Key``
+    header sent again (or the same file again within a minute) answers the first upload,
+    with ``Idempotent-Replayed: true``."""
     account = _caller("upload")
     # no body at all: spectree validates nothing and passes None
     file = form.source if form is not None and isinstance(form.source, FileStorage) else None
@@ -447,12 +472,15 @@ def api_upload(form: UploadForm) -> tuple[UploadView, int]:
     assert file is not None
     filename, data = read_file(file)
     try:
-        view = receive_upload(get_store(), account, filename, data, form.name, form.runtime or None)
+        received = take_upload(
+            get_store(), account, filename, data, name=form.name,
+            runtime=form.runtime or None, key=idempotency_key(),
+        )  # fmt: skip
     except PermissionDenied:
         raise
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
-    return view, 202
+    return received.upload, 202, replayed(received)
 
 
 @api.get("/uploads/<int:upload_id>")

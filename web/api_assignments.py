@@ -27,7 +27,8 @@ from arena.service.assignments import (
     NewAssignment,
     SubmissionView,
 )
-from web.api import ERRORS, ApiError, api, spec
+from arena.service.intake import Purpose, take_upload
+from web.api import ERRORS, ApiError, api, idempotency_key, replayed, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded, public
@@ -143,30 +144,39 @@ def api_assignment(class_name: str, name: str) -> AssignmentView:
                    HTTP_413=ApiError, **ERRORS),
     tags=TAGS,
 )  # fmt: skip
-def api_submit(class_name: str, name: str, form: SubmissionForm) -> tuple[SubmissionView, int]:
+def api_submit(
+    class_name: str, name: str, form: SubmissionForm
+) -> tuple[SubmissionView, int, dict[str, str]]:
     """Submit a bot to the assignment (a student of the class; an ``upload`` token):
     multipart ``source`` (a .py file, checked on a worker: ``pending`` until then) or
     ``version`` (a stored bot of yours, ``BOT[@N]``). 202 with the submission; poll
-    ``/submissions/{id}`` for its verdicts and grade."""
+    ``/submissions/{id}`` for its verdicts and grade. An ``Idempotency-Key`` header sent
+    again (or the same file again within a minute) answers the first submission, with
+    ``Idempotent-Replayed: true``."""
     account = _caller("upload")
     file: FileStorage | None = request.files.get("source")  # (the form's model documents it)
     version = form.version.strip()
     if (file is None or not file.filename) == (not version):
         _fail(400, "send the bot as the multipart file field 'source', or name 'version'")
     store = get_store()
+    headers: dict[str, str] = {}
     try:
         if file is not None and file.filename:
             filename, data = read_file(file)
-            view = service.submit_upload(
-                store, account, class_name, name, filename, data, form.name
-            )
+            received = take_upload(
+                store, account, filename, data,
+                purpose=Purpose.submission(class_name, name), name=form.name,
+                key=idempotency_key(),
+            )  # fmt: skip
+            assert received.submission is not None
+            view, headers = received.submission, replayed(received)
         else:
             view = service.submit_version(store, account, class_name, name, version)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
         _fail(400, str(exc))
-    return view, 202
+    return view, 202, headers
 
 
 @api.get("/submissions/<int:submission_id>")

@@ -34,9 +34,10 @@ from arena.service.competitions import (
     LadderRow,
     NewCompetition,
 )
+from arena.service.intake import Purpose, take_upload
 from arena.service.permissions import require
 from arena.service.uploads import UploadError
-from web.api import ERRORS, ApiError, api, spec
+from web.api import ERRORS, ApiError, api, idempotency_key, replayed, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded, public
@@ -170,12 +171,13 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionView, in
                    HTTP_413=ApiError, **ERRORS),
     tags=TAGS,
 )  # fmt: skip
-def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int]:
+def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int, dict[str, str]]:
     """Enter a bot (multipart: ``source``, a .py or .js file; ``name``; ``runtime``, one the
     competition offers, default by the suffix; an ``upload`` token):
     202 with the entry, ``pending`` while its upload is checked on a worker (poll
     ``/uploads/{upload_id}`` or the competition); once accepted it is your active entry
-    and plays the ladder."""
+    and plays the ladder. An ``Idempotency-Key`` header sent again (or the same file again
+    within a minute) answers the first entry, with ``Idempotent-Replayed: true``."""
     account = _caller("upload")
     file = form.source if form is not None and isinstance(form.source, FileStorage) else None
     if file is None or not file.filename:
@@ -183,15 +185,16 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int]:
     assert file is not None
     filename, data = read_file(file)
     try:
-        entry = service.enter_with_upload(
-            get_store(), account, name, filename, data, form.name,
-            runtime=form.runtime or None,
+        received = take_upload(
+            get_store(), account, filename, data, purpose=Purpose.entry(name),
+            name=form.name, runtime=form.runtime or None, key=idempotency_key(),
         )  # fmt: skip
     except (PermissionDenied, NotFound):
         raise
     except (UploadError, ArenaError) as exc:
         _fail(400, str(exc))
-    return entry, 202
+    assert received.entry is not None
+    return received.entry, 202, replayed(received)
 
 
 def _control(name: str, act: Any) -> Done:

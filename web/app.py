@@ -43,6 +43,7 @@ from web.classes import ROSTER_BYTES, classes
 from web.compares import compares
 from web.competitions import competitions
 from web.extensions import STORE_KEY, get_store
+from web.forms import upload_token
 from web.games import games
 from web.joins import init_joins
 from web.pages import pages
@@ -113,6 +114,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)
     app.add_template_filter(when)
+    app.add_template_global(upload_token)
     app.add_template_filter(duration)
     app.add_template_filter(ms)
     if not app.testing:

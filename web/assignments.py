@@ -38,17 +38,17 @@ from arena.service.assignments import (
     assignment_grades,
     assignment_view,
     create_assignment,
-    submit_upload,
     submit_version,
 )
 from arena.service.branches import bot_choices
 from arena.service.classes import class_for_teacher
 from arena.service.exports import grade_csv
+from arena.service.intake import Purpose, take_upload
 from web.auth import current_account, guarded, public
 from web.competitions import ZONES, countdown, parse_local, zoned
 from web.downloads import disposition
 from web.extensions import get_store
-from web.forms import form_float, form_int, read_file, sentence
+from web.forms import form_float, form_int, read_file, sentence, upload_key
 
 __all__ = ["LIVE_SECONDS", "assignments", "parse_thresholds", "thresholds_text"]
 
@@ -258,20 +258,29 @@ def submit(name: str, assignment: str) -> BaseResponse | tuple[str, int]:
     store, account = get_store(), current_account()
     chosen = request.form.get("version", "").strip()
     file = request.files.get("source")
+    notice: str | None = None
     try:
         if chosen:
             submit_version(store, account, name, assignment, chosen)
         elif file is not None and file.filename:
             filename, data = read_file(file)
             bot = request.form.get("bot_name", "").strip()
-            submit_upload(store, account, name, assignment, filename, data, bot)
+            received = take_upload(
+                store, account, filename, data,
+                purpose=Purpose.submission(name, assignment), name=bot, key=upload_key(),
+            )  # fmt: skip
+            notice = received.notice
         else:
             raise AssignmentError("choose a .py file to upload, or one of your versions")
     except PermissionDenied:
         raise
     except (ArenaError, ValueError, LookupError) as exc:  # NotFound too: "you have no bot
         return _again(name, assignment, exc)  # X"; a hidden class is 404 again there
-    flash("Submitted: it is checked, then played against each reference. This page follows it.")
+    flash(
+        sentence(notice)
+        if notice is not None
+        else "Submitted: it is checked, then played against each reference. This page follows it."
+    )
     return redirect(url_for("assignments.assignment_page", name=name, assignment=assignment), 303)
 
 

@@ -26,19 +26,19 @@ from arena.service.bots import set_visibility
 from arena.service.classes import bot_target, class_bots
 from arena.service.competitions import source_opened
 from arena.service.games import GameFilter, game_list, opponent_table
+from arena.service.intake import take_upload
 from arena.service.permissions import allowed, require
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
     UploadView,
     form_runtime,
-    receive_upload,
     upload_view,
 )
 from web.auth import current_account, guarded, public, to_login
 from web.downloads import disposition
 from web.extensions import get_store
-from web.forms import read_file
+from web.forms import read_file, sentence, upload_key
 
 __all__ = ["UPLOAD_LIVE_SECONDS", "bots"]
 
@@ -71,13 +71,14 @@ def upload() -> BaseResponse | tuple[str, int] | str:
     context["name"] = request.form.get("name", "").strip() or PurePath(file.filename).stem
     filename, data = read_file(file)
     try:
-        view = receive_upload(
+        received = take_upload(
             get_store(),
             current_account(),
             filename,
             data,
-            request.form.get("name", ""),
-            form_runtime(filename, request.form.get("runtime", "")),
+            name=request.form.get("name", ""),
+            runtime=form_runtime(filename, request.form.get("runtime", "")),
+            key=upload_key(),
         )
     except (PermissionDenied, NotFound):
         raise
@@ -85,7 +86,9 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         message = str(exc)
         flash(message[:1].upper() + message[1:])
         return render_template("upload.html", **context), 400
-    return redirect(url_for("bots.upload_page", upload_id=view.id))
+    if received.notice is not None:
+        flash(sentence(received.notice))
+    return redirect(url_for("bots.upload_page", upload_id=received.upload.id))
 
 
 def _upload_or_404(upload_id: int) -> UploadView:

@@ -30,12 +30,13 @@ from arena.service.bot_views import RatingChart
 from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
 from arena.service.games import GameFilter, GameRow, game_list
+from arena.service.intake import Purpose, take_upload
 from arena.service.permissions import allowed
 from arena.service.uploads import form_runtime
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
-from web.forms import form_float, form_int, read_file, sentence
+from web.forms import form_float, form_int, read_file, sentence, upload_key
 from web.render import Axis, axis_svg, interval_svg
 from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
 
@@ -321,18 +322,22 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
             flash("Entered: your version plays on the ladder now.")
         elif file is not None and file.filename:
             filename, data = read_file(file)
-            entry = service.enter_with_upload(
+            received = take_upload(
                 get_store(),
                 current_account(),
-                name,
                 filename,
                 data,
-                request.form.get("bot_name", "").strip(),
+                purpose=Purpose.entry(name),
+                name=request.form.get("bot_name", "").strip(),
                 runtime=form_runtime(filename, request.form.get("runtime", "")),
+                key=upload_key(),
             )
+            assert received.entry is not None
             flash(
-                f"Received {filename}: it is checked in the sandbox, then plays on the "
-                f"ladder (entry {entry.id})."
+                sentence(received.notice)
+                if received.notice is not None
+                else f"Received {filename}: it is checked in the sandbox, then plays on the "
+                f"ladder (entry {received.entry.id})."
             )
         else:
             raise CompetitionError(

@@ -1,7 +1,9 @@
-"""What the pages' forms share: reading numbers from a form, and an error as a sentence."""
+"""What the pages' forms share: reading numbers from a form, an uploaded file, an upload
+form's one-time token, and an error as a sentence."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import PurePath
 
 from flask import request
@@ -10,7 +12,30 @@ from werkzeug.datastructures import FileStorage
 from arena.errors import ArenaError
 from arena.service.uploads import MAX_SOURCE_BYTES
 
-__all__ = ["form_float", "form_int", "read_file", "sentence"]
+__all__ = [
+    "UPLOAD_TOKEN_FIELD",
+    "form_float",
+    "form_int",
+    "read_file",
+    "sentence",
+    "upload_key",
+    "upload_token",
+]
+
+#: The hidden field of an upload form that carries its one-time token.
+UPLOAD_TOKEN_FIELD = "upload_token"
+
+
+def upload_token() -> str:
+    """A new one-time token for an upload form's hidden field (a template global): the form
+    sent twice (a double click) carries it twice, and the intake
+    (arena.service.intake.take_upload) takes the upload once."""
+    return secrets.token_urlsafe(18)
+
+
+def upload_key() -> str | None:
+    """The one-time token the posted upload form carries (None: the form had none)."""
+    return request.form.get(UPLOAD_TOKEN_FIELD, "").strip() or None
 
 
 def read_file(file: FileStorage, limit: int = MAX_SOURCE_BYTES) -> tuple[str, bytes]:

@@ -4,19 +4,20 @@ gauntlet on the workers, one sequential test against each reference, and earns a
 
 - :func:`create_assignment` checks every setting (:class:`AssignmentError`, one sentence a
   mistake) and pins each reference to a stored bot version.
-- :func:`submit_upload` (through the upload path: screened here, stored, checked in the
-  sandbox on a worker) and :func:`submit_version` (a stored version of the student's own)
-  submit a bot; only the class's students submit. After the deadline a submission is
-  ``late``: graded, marked late, never kept.
+- An uploaded file is submitted through the one intake (arena.service.intake, which asks
+  :func:`submission_checks` here; checked in the sandbox on a worker), and
+  :func:`submit_version` submits a stored version of the student's own; only the class's
+  students submit. After the deadline a submission is ``late``: graded, marked late,
+  never kept.
 - The gauntlet (arena.service.gauntlets, its names re-exported here):
-  :func:`submission_accepted` (the workers call it after every upload's check,
-  arena.service.work.accept_upload) starts an accepted submission's gauntlet: one compare
-  tournament a reference (arena.service.compares: NEW the student's version, OLD the
-  reference, the assignment's test and cap, the same deals for every submission), its
-  matches sent; a rejected upload rejects the submission. :func:`grade_after_match` (the
-  workers call it after each match, once the compare's ``stop_if_decided`` ran) keeps a
-  test's verdict when it ended and grades the submission (arena.compete.grading) when all
-  its tests have.
+  :func:`submission_accepted` (the workers call it after the check of an upload whose
+  purpose is an assignment, arena.service.work.accept_upload) starts an accepted
+  submission's gauntlet: one compare tournament a reference (arena.service.compares: NEW
+  the student's version, OLD the reference, the assignment's test and cap, the same deals
+  for every submission), its matches sent; a rejected upload rejects the submission.
+  :func:`grade_after_match` (the workers call it after each match, once the compare's
+  ``stop_if_decided`` ran) keeps a test's verdict when it ended and grades the submission
+  (arena.compete.grading) when all its tests have.
 - Reads (arena.service.assignment_views): :func:`assignment_view`, :func:`submission_view`,
   :func:`assignment_grades` (the teacher's grade table: each student's kept submission).
 """
@@ -27,7 +28,6 @@ import logging
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import PurePath
 from typing import Any
 
 from arena.compete.grading import GradingError, check_thresholds
@@ -35,7 +35,6 @@ from arena.compete.names import check_name, parse_reference
 from arena.compete.sprt import STATISTICS, RegressionTest, make_test
 from arena.engine.rules import Rules
 from arena.errors import ArenaError, NotFound
-from arena.match.newbot import declared_name
 from arena.service.accounts import Account, find_account
 from arena.service.assignment_views import (
     AssignmentView,
@@ -52,7 +51,6 @@ from arena.service.bot_views import bot_view
 from arena.service.classes import (
     DEFAULT_SETTINGS,
     ClassError,
-    check_upload_quota,
     class_for_member,
     class_for_teacher,
     find_class,
@@ -63,7 +61,6 @@ from arena.service.compares import (
 )
 from arena.service.competition_views import local_time
 from arena.service.competitions import check_in_bounds, check_window
-from arena.service.dispatch import dispatch_upload
 from arena.service.gauntlets import (
     grade_after_match,
     settle_tests,
@@ -72,7 +69,6 @@ from arena.service.gauntlets import (
 )
 from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
-from arena.service.uploads import create_upload, screen_source, upload_view
 from arena.store import assignments as stored
 from arena.store.accounts import user_id_named
 from arena.store.assignments import AssignmentRow
@@ -93,8 +89,9 @@ __all__ = [
     "grade_after_match",
     "settle_tests",
     "submission_accepted",
+    "submission_checks",
+    "submission_of_upload",
     "submission_view",
-    "submit_upload",
     "submit_version",
 ]
 
@@ -389,49 +386,39 @@ def _open_assignment(
     return assignment, now > assignment.deadline
 
 
-def submit_upload(
+def submission_checks(
     store: Store,
     actor: Actor,
     class_name: str,
     assignment: str,
-    filename: str,
-    data: bytes,
-    bot_name: str = "",
     *,
     now: datetime | None = None,
-) -> SubmissionView:
-    """Submit a bot file ``actor`` (a student of the class) uploads: screened here, stored
-    as an upload of the student's bot ``bot_name`` (default: the ``NAME`` the file declares,
-    else the file's stem), checked on a worker (the submission is ``pending`` until
-    :func:`submission_accepted`); a source the bot has already is graded at once. Return
-    the submission.
+) -> tuple[Account, AssignmentRow, bool]:
+    """Whether ``actor`` (a student of the class) may submit an uploaded bot file to the
+    assignment now, before it is screened (the intake, arena.service.intake, takes the
+    upload; assignments take Python bots): the student, the assignment and whether the
+    submission is late.
 
     Raises:
         PermissionDenied, NotFound: not logged in; no such class or assignment (or a
             stranger to the class).
         AssignmentError: a teacher, or the assignment has not opened.
-        ClassError: over the class's upload quota (uploads an hour, checks queued).
-        UploadError, ArenaError: the file or the name is refused. Nothing stored.
     """
     student, class_id = _student(store, actor, class_name)
-    moment = _now(now)
-    row, late = _open_assignment(store, class_id, class_name, assignment, moment)
-    check_upload_quota(store, student.id, now=moment)
-    filename = PurePath(filename.replace("\\", "/")).name
-    source = screen_source(filename, data, "python")  # assignments take Python bots
-    bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
-    upload_id = create_upload(store, student.id, bot, filename, source)
-    submission_id = stored.insert_submission(
-        store, row.id, student.id, upload_id=upload_id, version_id=None, late=late, now=moment
-    )
-    view = upload_view(store, upload_id)
-    assert view is not None
-    if view.pending:  # checked on a worker, which starts its gauntlet (submission_accepted)
-        dispatch_upload(store, upload_id)
-    else:  # "already": the bot has this source as a stored version
-        submission_accepted(store, upload_id)
-    logger.info("assignment %s: submission %d (upload %d)", row.name, submission_id, upload_id)
-    return submission_view(store, actor, submission_id)
+    row, late = _open_assignment(store, class_id, class_name, assignment, _now(now))
+    return student, row, late
+
+
+def submission_of_upload(store: Store, actor: Actor, upload_id: int) -> SubmissionView:
+    """The submission made with this upload, as ``actor`` sees it.
+
+    Raises:
+        NotFound: the upload made no submission (or ``actor`` may not see it).
+    """
+    found = stored.submission_of_upload(store, upload_id)
+    if found is None:
+        raise NotFound(f"no submission made with upload {upload_id}")
+    return submission_view(store, actor, found.id)
 
 
 def _check_version_quota(
@@ -477,7 +464,7 @@ def submit_version(
     its gauntlet starts at once. Return it.
 
     Raises:
-        PermissionDenied, NotFound: as :func:`submit_upload`; no such bot or version of
+        PermissionDenied, NotFound: as :func:`submission_checks`; no such bot or version of
             the student's.
         AssignmentError: a teacher, the assignment has not opened, or a bad reference.
         ClassError: the student submitted stored versions to this assignment as often in

@@ -5,8 +5,9 @@ bots between its opening and its deadline, a ladder plays them continuously
 - :func:`create_competition` checks every setting (:class:`CompetitionError`, one sentence
   a mistake) and stores the competition with its ladder tournament (format ``ladder``,
   running, no match yet).
-- :func:`enter_with_upload` (through the upload path: screened here, checked on a worker)
-  and :func:`enter_with_version` (an accepted version of one's own) enter a bot, while the
+- An uploaded file enters through the one intake (arena.service.intake, which asks
+  :func:`entry_checks` here; checked on a worker); :func:`enter_with_version` (an
+  accepted version of one's own) enters a stored one; either while the
   competition is open, at most ``daily_submissions`` a user in any 24 hours;
   :func:`entry_accepted` settles an upload's entry once its check is done (the workers
   call it): the user's new active entry supersedes the previous one, and joins the ladder.
@@ -33,7 +34,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from arena.compete.names import check_name, fit_name
 from arena.engine.rules import Rules
 from arena.errors import ArenaError, NotFound
-from arena.match.newbot import declared_name
 from arena.match.runtimes import RUNTIMES
 from arena.service.accounts import Account
 from arena.service.competition_views import (
@@ -56,17 +56,16 @@ from arena.service.competition_views import (
     next_entry_at,
     rating_history,
 )
-from arena.service.dispatch import dispatch_upload
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
-from arena.service.uploads import create_upload, screen_source, upload_runtime, upload_view
+from arena.service.uploads import upload_runtime
 from arena.store import competitions as stored
 from arena.store.accounts import user_id_named
 from arena.store.bots import version_names
 from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
 from arena.store.matches import bot_sources
-from arena.store.uploads import finish_upload, upload_with_version
+from arena.store.uploads import upload_with_version
 
 __all__ = [
     "BOUNDS",
@@ -84,6 +83,7 @@ __all__ = [
     "RecentGame",
     "check_in_bounds",
     "check_open_for_entries",
+    "check_stored_runtime",
     "check_window",
     "check_zone",
     "close_now",
@@ -92,14 +92,16 @@ __all__ = [
     "competition_view",
     "create_competition",
     "disqualify",
-    "enter_with_upload",
     "enter_with_version",
     "entry_accepted",
+    "entry_checks",
+    "entry_of_upload",
     "extend_deadline",
     "final_rows",
     "find_competition",
     "ladder_rows",
     "local_time",
+    "over_limit",
     "rating_history",
     "rerun_final",
     "runtime_of",
@@ -431,60 +433,47 @@ def _entrant(actor: Actor, action_message: str) -> Account:
 # --- entries ----------------------------------------------------------------------------------
 
 
-def enter_with_upload(
+def entry_checks(
     store: Store,
     actor: Actor,
     name: str,
     filename: str,
-    data: bytes,
-    bot_name: str = "",
-    *,
     runtime: str | None = None,
+    *,
     now: datetime | None = None,
-) -> EntryView:
-    """Enter a bot file ``actor`` uploads, to run under ``runtime`` (default: the one its
-    suffix names), which the competition must offer: screened here, stored as an upload of
-    the actor's bot ``bot_name`` (default: the ``NAME`` the file declares, else the file's
-    stem), checked on a worker (the entry is ``pending`` until :func:`entry_accepted`);
-    an upload of a source the bot has already is settled at once. Return the entry.
+) -> tuple[Account, CompetitionRow, str]:
+    """Whether ``actor`` may enter a bot file named ``filename`` (to run under ``runtime``;
+    default: the one its suffix names) in competition ``name`` now, before it is screened
+    (the intake, arena.service.intake, takes the upload): the entrant, the competition and
+    the runtime the entry runs under.
 
     Raises:
         PermissionDenied: ``actor`` may not enter (anonymous).
         NotFound: no competition is called ``name``.
-        CompetitionError, UploadError, ArenaError: the entry or the file is refused
-            (closed, over the daily limit, a runtime not offered, a bad file): nothing stored.
+        CompetitionError, UploadError: the entry is refused (closed, a runtime not offered,
+            no runtime takes the file).
     """
     account = _entrant(actor, "log in to enter a competition")
     row = find_competition(store, name)
-    now = _now(now)
-    _check_open(row, now)
-    filename = PurePath(filename.replace("\\", "/")).name
-    chosen = _check_runtime(row, filename, runtime)
-    _check_daily(store, row, account.id, now)
-    source = screen_source(filename, data, chosen)
-    bot = bot_name.strip() or declared_name(source) or PurePath(filename).stem
-    # The entry is stored at once after the upload, before this sends its check; a sweep
-    # sending it in between still finds the entry when the check (a sandboxed run of a
-    # second or more) ends and settles it.
-    upload_id = create_upload(store, account.id, bot, filename, source, chosen)
-    _check_upload_runtime(store, row, upload_id)
-    entry_id = stored.add_entry(
-        store, row.id, account.id, upload_id=upload_id, daily_limit=row.daily_submissions,
-        now=now,
-    )  # fmt: skip
-    if entry_id is None:  # another entry of the user's came in meanwhile, up to the limit
-        finish_upload(store, upload_id, "rejected", {}, f"Refused: {_over(row)}", None)
-        raise CompetitionError(_over(row, store, account.id, now))
-    view = upload_view(store, upload_id)
-    assert view is not None
-    if view.pending:  # checked on a worker, which settles the entry (entry_accepted)
-        dispatch_upload(store, upload_id)
-    else:  # "already": the bot has this source as a stored version
-        entry_accepted(store, upload_id, now=now)
-    logger.info(
-        "competition %s: entry %d (upload %d) by %s", name, entry_id, upload_id, account.name
-    )
-    return _entry_view(store, row, account.id, entry_id)
+    _check_open(row, _now(now))
+    return account, row, _check_runtime(row, filename, runtime)
+
+
+def over_limit(store: Store, row: CompetitionRow, user_id: int, now: datetime) -> str:
+    """The daily limit's refusal for this user, saying when the next entry is allowed."""
+    return _over(row, store, user_id, now)
+
+
+def entry_of_upload(store: Store, row: CompetitionRow, user_id: int, upload_id: int) -> EntryView:
+    """The user's entry made with this upload.
+
+    Raises:
+        NotFound: the upload made no entry of the user's in this competition.
+    """
+    entry_id = stored.entry_of_upload(store, upload_id)
+    if entry_id is None:
+        raise NotFound(f"no entry made with upload {upload_id}")
+    return _entry_view(store, row, user_id, entry_id)
 
 
 def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> str:
@@ -510,20 +499,22 @@ def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> s
     return chosen
 
 
-def _check_upload_runtime(store: Store, row: CompetitionRow, upload_id: int) -> None:
-    """Refuse an upload settled at once (``already``) by a stored version of a runtime the
-    competition does not offer (the same source stored before under another runtime keeps
-    it).
+def check_stored_runtime(
+    row: CompetitionRow, bot: str, stored_version: tuple[int, int, str] | None
+) -> None:
+    """Refuse an upload that is already a stored version (``stored_version``: its id,
+    number and runtime) of a runtime the competition does not offer (the same source
+    stored before under another runtime keeps it).
 
     Raises:
         CompetitionError: naming the version, its runtime and those offered.
     """
-    view = upload_view(store, upload_id)
     offered = list(row.settings.get("runtimes") or ["python"])
-    if view is not None and view.status == "already" and view.runtime not in offered:
+    if stored_version is not None and stored_version[2] not in offered:
+        _, number, runtime = stored_version
         raise CompetitionError(
             f"{row.name} takes bots in {', '.join(offered)}: this source is already version "
-            f"{view.version} of your bot {view.bot}, a {view.runtime} bot (a version's runtime "
+            f"{number} of your bot {bot}, a {runtime} bot (a version's runtime "
             "never changes); enter it as another bot."
         )
 

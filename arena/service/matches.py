@@ -274,6 +274,7 @@ def create_stored_tournament(
     extra_settings: Mapping[str, Any] | None = None,
     matches: Sequence[ScheduledMatch] | None = None,
     owner_id: int | None = None,
+    upload_id: int | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
     """Schedule a tournament between stored bots and store it with its pending matches;
     return its id and its schedule. ``entrants`` and ``pool`` are stored entrants
@@ -281,7 +282,7 @@ def create_stored_tournament(
     resolved here (:func:`resolve_entrants`: in one query for all of them); the rest is
     :func:`arena.compete.tournaments.schedule`'s, unless ``matches`` gives the schedule
     (its seats are among the entrants). ``extra_settings`` are stored with ``settings``
-    (a compare's test, for one).
+    (a compare's test, for one). ``upload_id``: the upload whose placement it is.
 
     Raises:
         LookupError: an entrant is not stored.
@@ -316,6 +317,7 @@ def create_stored_tournament(
         matches=matches,
         settings={**asdict(settings or MatchSettings()), **(extra_settings or {})},
         owner_id=owner_id,
+        upload_id=upload_id,
     )
     return tournament_id, list(matches)
 

@@ -2,12 +2,14 @@
 
 The web process only reads the file (:func:`screen_source`: its runtime
 (:func:`upload_runtime`: ``python``, ``python-numpy``, ``javascript``), size, UTF-8, Python
-syntax for Python, all without running a line of it) and stores it as a pending :class:`Upload`
-(:func:`create_upload`); a worker then runs the same sandboxed check as ``arena bots add``
-(:func:`check_upload`) and stores the source as the bot's next version if it passes. An
+syntax for Python, all without running a line of it) and the intake (arena.service.intake,
+whatever the upload is for) stores it as a pending :class:`Upload`; a worker then runs the
+same sandboxed check as ``arena bots add`` (:func:`check_upload`) and stores the source as
+the bot's next version if it passes. An
 identical source is "already version N" at once. Uploaded code never runs in the web
 server's process. An accepted version then plays a placement tournament against the
-field (:func:`create_placement`), so that it is rated and appears on the leaderboard.
+field (:func:`create_placement`; the tournament names its upload), so that it is rated
+and appears on the leaderboard.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 from arena.compete.entrants import Entrant
-from arena.compete.names import check_name, fit_name
+from arena.compete.names import fit_name
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
-from arena.match.newbot import declared_name
 from arena.match.referee import TimeControl
 from arena.match.runtimes import (
     DEFAULT_RUNTIME,
@@ -34,11 +35,7 @@ from arena.match.runtimes import (
     runtime_for_upload,
     runtime_missing,
 )
-from arena.service.accounts import Account
-from arena.service.classes import check_upload_quota
-from arena.service.dispatch import dispatch_upload
 from arena.service.matches import Config, create_stored_tournament, keep_alive
-from arena.service.permissions import Actor, require
 from arena.service.shapes import HIDDEN
 from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_id_named
@@ -47,9 +44,9 @@ from arena.store.uploads import (
     claim_upload,
     due_uploads,
     finish_upload,
-    insert_upload,
     latest_versions,
     mark_sent,
+    placement_of_upload,
     ratings_under,
     release_upload,
     renew_upload,
@@ -67,11 +64,9 @@ __all__ = [
     "check_upload",
     "claim_upload",
     "create_placement",
-    "create_upload",
     "form_runtime",
     "mark_sent",
     "placement_name",
-    "receive_upload",
     "release_upload",
     "renew_upload",
     "screen_source",
@@ -180,68 +175,15 @@ class UploadView:
     placement: str | None = None
     #: The runtime it runs under (arena.match.runtimes).
     runtime: str = DEFAULT_RUNTIME
+    #: What it is for (``placement``, ``competition``, ``assignment``) and which one.
+    purpose: str = "placement"
+    competition_id: int | None = None
+    assignment_id: int | None = None
 
     @property
     def pending(self) -> bool:
         """Whether it still waits for its check."""
         return self.status == "pending"
-
-
-def create_upload(
-    store: Store,
-    owner_id: int,
-    bot_name: str,
-    filename: str,
-    source: str,
-    runtime: str = DEFAULT_RUNTIME,
-) -> int:
-    """Store an upload of ``source`` (to run under ``runtime``) as the next version of the
-    owner's bot ``bot_name``; return its id. It is ``pending`` (send it to a worker), or
-    ``already`` when the bot has a version with this very source (whatever its runtime).
-
-    Raises:
-        ParseError: ``bot_name`` is not a valid name.
-    """
-    bot_name = check_name(bot_name, "bot name")
-    digest = hashlib.sha256(source.encode()).hexdigest()
-    return insert_upload(store, owner_id, bot_name, filename, source, digest, runtime)
-
-
-def receive_upload(
-    store: Store,
-    actor: Actor,
-    filename: str,
-    data: bytes,
-    name: str = "",
-    runtime: str | None = None,
-) -> UploadView:
-    """Take a bot file ``actor`` uploads (the page, the API): screen ``data`` (read up to
-    one byte past :data:`MAX_SOURCE_BYTES`) as a bot of ``runtime`` (default: the one the
-    file's suffix names), store it as the actor's bot ``name`` (default: the ``NAME`` the
-    file declares, else the file's stem) and send its check to the workers if it needs one
-    (if the broker is down, the sweep sends it); return the upload.
-
-    Raises:
-        PermissionDenied: ``actor`` may not upload (anonymous).
-        UploadError, ArenaError: the file or the name is refused, or a class's quota
-            (ClassError; nothing is stored).
-    """
-    require(actor, "upload", message="log in to upload a bot")
-    if not isinstance(actor, Account):
-        raise UploadError(
-            "An upload needs an account: the operator stores bots with `arena bots add`."
-        )
-    filename = PurePath(filename.replace("\\", "/")).name
-    runtime = upload_runtime(filename, runtime)
-    source = screen_source(filename, data, runtime)
-    check_upload_quota(store, actor.id)  # a class's quotas (arena.service.classes)
-    bot = name.strip() or declared_name(source) or PurePath(filename).stem
-    upload_id = create_upload(store, actor.id, bot, filename, source, runtime)
-    view = upload_view(store, upload_id)
-    assert view is not None
-    if view.pending:
-        dispatch_upload(store, upload_id)
-    return view
 
 
 def unsent_uploads(
@@ -360,11 +302,7 @@ def upload_view(store: Store, upload_id: int) -> UploadView | None:
     if row is None:
         return None
     upload, owner, version = row
-    placement = None
-    if upload.status == "accepted" and version is not None:
-        name = placement_name(owner, upload.bot_name, version)
-        if tournament_id_named(store, name) is not None:
-            placement = name
+    found = placement_of_upload(store, upload_id) if upload.status == "accepted" else None
     return UploadView(
         id=upload.id,
         owner_id=upload.owner_id,
@@ -378,8 +316,11 @@ def upload_view(store: Store, upload_id: int) -> UploadView | None:
         version=version,
         created=as_utc(upload.created),
         finished=None if upload.finished is None else as_utc(upload.finished),
-        placement=placement,
+        placement=None if found is None else found[1],
         runtime=upload.runtime,
+        purpose=upload.purpose,
+        competition_id=upload.competition_id,
+        assignment_id=upload.assignment_id,
     )
 
 
@@ -393,7 +334,8 @@ PLACEMENT_GAMES = 20
 
 
 def placement_name(owner: str, bot: str, version: int) -> str:
-    """The name of a version's placement tournament."""
+    """The name of a version's placement tournament (what it is called; it is found by its
+    upload, ``tournaments.upload_id``)."""
     return fit_name(f"placement-{owner}-{bot}-v{version}")
 
 
@@ -402,7 +344,9 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     :data:`PLACEMENT_OPPONENTS` other bots (the best rated under the placement rule set
     first, then the newest), :data:`PLACEMENT_GAMES` games each, so the version is rated when
     it finishes; return the tournament's id (send its matches), or None (not accepted, no
-    opponent, or already created).
+    opponent, or already created: the tournament names its upload, once). Its name is
+    :func:`placement_name`'s, or, if another tournament has that name, the name followed
+    by the upload's id.
     """
     from arena.engine.rules import find_rules
 
@@ -410,10 +354,13 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     accepted = accepted_version(store, upload_id)
     if accepted is None:
         return None
+    if placement_of_upload(store, upload_id) is not None:
+        return None
     owner, bot, version = accepted.owner, accepted.bot, accepted.version
     name = placement_name(owner, bot, version)
-    if tournament_id_named(store, name) is not None:
-        return None
+    seed = int.from_bytes(hashlib.sha256(name.encode()).digest()[:7], "big")
+    if tournament_id_named(store, name) is not None:  # another tournament has the name
+        name = fit_name(f"{name}-upload-{upload_id}")
     rated = ratings_under(store, rules.version)
     latest = latest_versions(store, except_bot=accepted.bot_id)
     ranked = sorted(latest, key=lambda r: (r[3] not in rated, -rated.get(r[3], 0.0), -r[3]))[
@@ -423,16 +370,15 @@ def create_placement(store: Store, upload_id: int) -> int | None:
         return None
     candidate = Entrant.stored(_label(owner, bot), accepted.version_id)
     pool = [Entrant.stored(_label(o, b), version_id) for o, b, _, version_id in ranked]
-    tournament_id, _ = create_stored_tournament(
-        store,
-        name=name,
-        rules=rules,
-        format="gauntlet",
-        entrants=[candidate],
-        pool=pool,
-        games_per_match=PLACEMENT_GAMES,
-        seed=int.from_bytes(hashlib.sha256(name.encode()).digest()[:7], "big"),
-    )
+    try:
+        tournament_id, _ = create_stored_tournament(
+            store, name=name, rules=rules, format="gauntlet", entrants=[candidate], pool=pool,
+            games_per_match=PLACEMENT_GAMES, seed=seed, upload_id=upload_id,
+        )  # fmt: skip
+    except ValueError:
+        if placement_of_upload(store, upload_id) is not None:  # another worker's, just made
+            return None
+        raise
     return tournament_id
 
 

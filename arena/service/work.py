@@ -9,23 +9,17 @@ import dataclasses
 import logging
 from dataclasses import dataclass
 
-from arena.service.assignments import grade_after_match, settle_tests, submission_accepted
+from arena.service.assignments import grade_after_match, settle_tests
 from arena.service.branches import unsent_branches
 from arena.service.broker import CHECK_QUEUE, INTERACTIVE_QUEUE, LANE_QUEUES, queue_lengths
 from arena.service.clock import tick_competition, tick_competitions
 from arena.service.compares import stop_if_decided
-from arena.service.competitions import entry_accepted
-from arena.service.dispatch import (
-    dispatch_matches,
-    send_branch_ids,
-    send_refit,
-    send_upload_ids,
-    sweep_matches,
-)
+from arena.service.dispatch import send_branch_ids, send_refit, send_upload_ids, sweep_matches
 from arena.service.gauntlets import restart_stalled
+from arena.service.intake import settle_upload
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next
-from arena.service.uploads import check_upload, create_placement, unsent_uploads
+from arena.service.uploads import check_upload, unsent_uploads
 from arena.store.clock import competition_of_match
 from arena.store.db import Store
 from arena.store.lanes import match_lanes
@@ -84,23 +78,18 @@ def play_token(
 
 def accept_upload(store: Store, upload_id: int, *, config: Config, sandboxed: bool = True) -> str:
     """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
-    so it is never checked twice at once); then settle its competition entry if it is one
-    (the competition's ladder places it: no placement) or its assignment submission (its
-    gauntlet starts: no placement), else, once accepted, create its placement tournament
-    and send its matches. Return the upload's status.
+    so it is never checked twice at once); then do what its stored purpose says
+    (:func:`arena.service.intake.settle_upload`: a competition's entry settled, an
+    assignment's submission graded, or an accepted placement upload's tournament created
+    and its matches sent). Return the upload's status.
 
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run (retry later).
     """
     status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
-    if entry_accepted(store, upload_id) is not None:
+    if status in ("missing", "checking"):
         return status
-    if submission_accepted(store, upload_id) is not None:  # graded: no placement
-        return status
-    if status == "accepted":
-        tournament_id = create_placement(store, upload_id)
-        if tournament_id is not None:  # the new version plays the field, to be rated
-            dispatch_matches(store, tournament_id)
+    settle_upload(store, upload_id)
     return status
 
 

@@ -61,11 +61,13 @@ __all__ = [
     "entry_times",
     "insert_competition",
     "ladder_label",
+    "lock_competition",
     "rating_points",
     "recent_matches",
     "reset_final",
     "set_deadline",
     "source_opened",
+    "within_limit",
 ]
 
 #: Entry statuses that hold a version which played (or plays) on the ladder.
@@ -278,7 +280,7 @@ def entry_times(store: Store, competition_id: int, user_id: int, since: datetime
     return [as_utc(moment) for moment in found]
 
 
-def _within_limit(
+def within_limit(
     store: Store,
     session: Session,
     competition_id: int,
@@ -291,7 +293,7 @@ def _within_limit(
     competition count one after another (SQLite: BEGIN IMMEDIATE does it already)."""
     if limit is None:
         return True
-    _lock_competition(store, session, competition_id)
+    lock_competition(store, session, competition_id)
     made = session.scalar(
         select(func.count())
         .select_from(CompetitionEntry)
@@ -317,7 +319,7 @@ def add_entry(
     stored) when the user made ``daily_limit`` entries in the last 24 hours already."""
     now = _now(now)
     with store.write() as session:
-        if not _within_limit(store, session, competition_id, user_id, daily_limit, now):
+        if not within_limit(store, session, competition_id, user_id, daily_limit, now):
             return None
         entry = CompetitionEntry(
             competition_id=competition_id,
@@ -376,7 +378,13 @@ def _ensure_entrant(session: Session, ladder_id: int, version_id: int) -> str:
     return label
 
 
-def _lock_competition(store: Store, session: Session, competition_id: int) -> Competition:
+def lock_competition(store: Store, session: Session, competition_id: int) -> Competition:
+    """The competition's row, locked in the caller's transaction on PostgreSQL (SQLite's
+    BEGIN IMMEDIATE serializes writers already).
+
+    Raises:
+        ValueError: no such competition.
+    """
     query = select(Competition).where(Competition.id == competition_id)
     if store.dialect == "postgresql":
         query = query.with_for_update()
@@ -393,7 +401,7 @@ def _activate(
     caller's transaction: ``late`` after the deadline; ``rejected`` if the version was
     disqualified here; else ``active`` (the user's active entry before it superseded, or
     kept when it holds the same version: then this one is ``superseded`` at once)."""
-    competition = _lock_competition(store, session, entry.competition_id)
+    competition = lock_competition(store, session, entry.competition_id)
     entry.bot_version_id = version_id
     entry.accepted = now
     if now >= as_utc(competition.deadline) or competition.status != "open":
@@ -475,7 +483,7 @@ def add_active_entry(
     stored) when the user made ``daily_limit`` entries in the last 24 hours already."""
     now = _now(now)
     with store.write() as session:
-        if not _within_limit(store, session, competition_id, user_id, daily_limit, now):
+        if not within_limit(store, session, competition_id, user_id, daily_limit, now):
             return None
         entry = CompetitionEntry(
             competition_id=competition_id,
@@ -598,7 +606,7 @@ def disqualify_version(
     ladder and final matches are void; return (entries changed, matches voided)."""
     now = _now(now)
     with store.write() as session:
-        competition = _lock_competition(store, session, competition_id)
+        competition = lock_competition(store, session, competition_id)
         changed = session.execute(
             update(CompetitionEntry)
             .where(
@@ -637,7 +645,7 @@ def reset_final(store: Store, competition_id: int, *, by: str) -> int:
     status back to ``final`` (the scheduler's tick makes a new final). Return how many
     matches were voided."""
     with store.write() as session:
-        competition = _lock_competition(store, session, competition_id)
+        competition = lock_competition(store, session, competition_id)
         final_id = competition.final_id
         competition.final_id = None
         competition.final_table = None

@@ -153,6 +153,7 @@ class Tournament(Base):
     __table_args__ = (
         Index("ix_tournaments_status", "status"),
         Index("ix_tournaments_queued", "queued"),
+        Index("uq_tournaments_upload", "upload_id", unique=True),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -174,6 +175,9 @@ class Tournament(Base):
     #: When its matches were first sent to the workers: its place in the queue (the
     #: workers claim the oldest-sent tournament's matches first; None: never sent).
     queued: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: A placement tournament's upload (arena.service.intake; migration 0019), else None.
+    #: (``use_alter``: uploads -> competitions -> tournaments -> uploads is a cycle.)
+    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id", use_alter=True))
 
 
 class TournamentEntrant(Base):
@@ -319,7 +323,11 @@ class Upload(Base):
     says why); ``already`` when the bot had that very source (``bot_version_id``)."""
 
     __tablename__ = "uploads"
-    __table_args__ = (Index("ix_uploads_status", "status"),)
+    __table_args__ = (
+        Index("ix_uploads_status", "status"),
+        Index("uq_uploads_owner_client_key", "owner_id", "client_key", unique=True),
+        Index("uq_uploads_owner_repeat_key", "owner_id", "repeat_key", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
@@ -339,6 +347,19 @@ class Upload(Base):
     #: While a worker checks it: renewed by the worker's heartbeat; a check whose lease ran
     #: out (its worker died) is sent again, one whose lease holds never is.
     lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: What it is for (arena.service.intake; migration 0019): ``placement`` (the public
+    #: leaderboard's placement tournament), ``competition`` or ``assignment`` (the one below).
+    purpose: Mapped[str] = mapped_column(
+        String(20), default="placement", server_default="placement"
+    )
+    competition_id: Mapped[int | None] = mapped_column(ForeignKey("competitions.id"))
+    assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignments.id"))
+    #: The client's idempotency key (an API ``Idempotency-Key``, a form's one-time token):
+    #: unique for the owner, so the same key sent again is this upload.
+    client_key: Mapped[str | None] = mapped_column(String(100))
+    #: Purpose, target and source's hash while the repeat window lasts (then cleared):
+    #: unique for the owner, so the same upload sent twice within it is this upload.
+    repeat_key: Mapped[str | None] = mapped_column(String(200))
 
 
 class ApiToken(Base):

@@ -122,9 +122,11 @@ def create_tournament(
     matches: Sequence[ScheduledMatch],
     settings: Mapping[str, Any] | None = None,
     owner_id: int | None = None,
+    upload_id: int | None = None,
 ) -> int:
     """Store a tournament, its entrants and one pending match per scheduled match; return
-    the tournament's id (``owner_id``: the account that created it, if any).
+    the tournament's id (``owner_id``: the account that created it, if any; ``upload_id``:
+    the upload whose placement it is, unique).
 
     ``settings`` (JSON) says how its matches are played (see :mod:`arena.service.matches`).
     ``entrants`` are stored bot versions (:meth:`arena.compete.entrants.Entrant.stored`),
@@ -179,6 +181,7 @@ def create_tournament(
             status="pending",
             settings=None if settings is None else dict(settings),
             owner_id=owner_id,
+            upload_id=upload_id,
         )
         session.add(tournament)
         session.flush()

@@ -13,13 +13,27 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
+from arena.store.competitions import lock_competition, within_limit
 from arena.store.db import Store, renew_lease
-from arena.store.models import Bot, BotVersion, RuleSet, Upload, User
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    CompetitionEntry,
+    RuleSet,
+    Submission,
+    Tournament,
+    Upload,
+    User,
+)
 from arena.store.models import Rating as RatingRow
 
 __all__ = [
     "AcceptedVersion",
+    "NewUpload",
+    "Taken",
     "accepted_version",
     "claim_upload",
     "due_uploads",
@@ -27,55 +41,215 @@ __all__ = [
     "insert_upload",
     "latest_versions",
     "mark_sent",
+    "placement_of_upload",
     "ratings_under",
     "release_upload",
     "renew_upload",
+    "repeated_upload",
     "upload_with_version",
+    "version_of_source",
 ]
 
 
-def insert_upload(
+@dataclass(frozen=True, slots=True)
+class NewUpload:
+    """An upload to store (:func:`insert_upload`): whose, of what, for what, and the keys
+    that make it the same upload when it is sent again."""
+
+    owner_id: int
+    bot_name: str
+    filename: str
+    source: str
+    #: The source's sha256.
+    digest: str
+    runtime: str = "python"
+    #: ``placement``, ``competition`` (``competition_id``) or ``assignment``
+    #: (``assignment_id``): a pending entry or submission is stored with it.
+    purpose: str = "placement"
+    competition_id: int | None = None
+    assignment_id: int | None = None
+    #: The client's idempotency key (unique for the owner, kept).
+    client_key: str | None = None
+    #: Purpose, target and source (unique for the owner while the window lasts).
+    repeat_key: str | None = None
+    #: The repeat window's start: a ``repeat_key`` taken before it is released.
+    window_start: datetime | None = None
+    #: A competition entry's daily limit (None: none), a submission's lateness.
+    entry_limit: int | None = None
+    late: bool = False
+    now: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What :func:`insert_upload` did: the upload's id, and whether it was stored now
+    (False: the same upload had been stored before, by its client key or repeat key)."""
+
+    upload_id: int
+    created: bool
+
+
+def version_of_source(
+    store: Store, owner_id: int, bot_name: str, digest: str
+) -> tuple[int, int, str] | None:
+    """The owner's bot's version with this very source, as (id, number, runtime), or None."""
+    with store.read() as session:
+        return _version_of_source(session, owner_id, bot_name, digest)
+
+
+def _version_of_source(
+    session: Session, owner_id: int, bot_name: str, digest: str
+) -> tuple[int, int, str] | None:
+    row = session.execute(
+        select(BotVersion.id, BotVersion.version, BotVersion.runtime)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Bot.owner_id == owner_id, Bot.name == bot_name, BotVersion.sha256 == digest)
+    ).first()
+    return None if row is None else (int(row.id), int(row.version), str(row.runtime))
+
+
+def repeated_upload(
     store: Store,
     owner_id: int,
-    bot_name: str,
-    filename: str,
-    source: str,
-    digest: str,
-    runtime: str = "python",
-) -> int:
-    """Store an upload of ``source`` (its sha256 ``digest``, to run under ``runtime``) for the
-    owner's bot ``bot_name``; return its id. It is ``pending``, or ``already`` (finished now,
-    with the version) when the bot has a version with this very source: one transaction.
-    An ``already`` upload takes that version's runtime, which stays what it was; if it is
-    not ``runtime``, the upload's message says so."""
-    with store.write() as session:
-        existing = session.execute(
-            select(BotVersion.id, BotVersion.version, BotVersion.runtime)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .where(Bot.owner_id == owner_id, Bot.name == bot_name, BotVersion.sha256 == digest)
-        ).first()
-        message = None
-        if existing is not None and existing.runtime != runtime:
-            message = (
-                f"This source is already version {existing.version}, a {existing.runtime} bot: "
-                f"it stays {existing.runtime} (a version's runtime never changes; to run it "
-                f"under {runtime}, upload it as another bot)."
-            )
-        upload = Upload(
-            owner_id=owner_id,
-            bot_name=bot_name,
-            filename=filename[:200],
-            source=source,
-            sha256=digest,
-            runtime=runtime if existing is None else existing.runtime,
-            status="pending" if existing is None else "already",
-            message=message,
-            bot_version_id=None if existing is None else existing.id,
-            finished=None if existing is None else datetime.now(UTC),
+    *,
+    client_key: str | None,
+    repeat_key: str | None,
+    window_start: datetime,
+) -> int | None:
+    """The owner's upload with this client key, or with this repeat key taken since
+    ``window_start``; None if there is none."""
+    with store.read() as session:
+        return _repeated(session, owner_id, client_key, repeat_key, window_start)
+
+
+def _repeated(
+    session: Session,
+    owner_id: int,
+    client_key: str | None,
+    repeat_key: str | None,
+    window_start: datetime,
+) -> int | None:
+    if client_key is not None:
+        found = session.scalar(
+            select(Upload.id).where(Upload.owner_id == owner_id, Upload.client_key == client_key)
         )
-        session.add(upload)
-        session.flush()
-        return int(upload.id)
+        if found is not None:
+            return int(found)
+    if repeat_key is None:
+        return None
+    found = session.scalar(
+        select(Upload.id).where(
+            Upload.owner_id == owner_id,
+            Upload.repeat_key == repeat_key,
+            Upload.created >= window_start,
+        )
+    )
+    return None if found is None else int(found)
+
+
+def insert_upload(store: Store, new: NewUpload) -> Taken | None:
+    """Store ``new`` for the owner's bot, with its competition entry or assignment
+    submission (pending), in one transaction; return it. An upload with the same client
+    key, or the same repeat key since the window's start, is returned instead (``created``
+    False): the keys are unique for an owner, so of two sent at the same instant one is
+    stored and the other returns it. None (nothing stored): a competition entry over its
+    daily limit.
+
+    The upload is ``pending``, or ``already`` (finished now, with the version) when the bot
+    has a version with this very source: an ``already`` upload takes that version's
+    runtime, which stays what it was; if it is not ``new.runtime``, its message says so.
+    """
+    now = new.now or datetime.now(UTC)
+    start = new.window_start or now
+    try:
+        with store.write() as session:
+            if new.purpose == "competition" and new.competition_id is not None:
+                lock_competition(store, session, new.competition_id)  # the limit's count
+            found = _repeated(session, new.owner_id, new.client_key, new.repeat_key, start)
+            if found is not None:
+                return Taken(found, False)
+            if new.purpose == "competition" and not within_limit(
+                store, session, new.competition_id or 0, new.owner_id, new.entry_limit, now
+            ):
+                return None
+            if new.repeat_key is not None:  # taken before the window: released
+                session.execute(
+                    update(Upload)
+                    .where(
+                        Upload.owner_id == new.owner_id,
+                        Upload.repeat_key == new.repeat_key,
+                        Upload.created < start,
+                    )
+                    .values(repeat_key=None)
+                )
+            upload_id = _add(session, new, now)
+    except IntegrityError:  # the same key, stored at the same instant by another request
+        found = repeated_upload(
+            store,
+            new.owner_id,
+            client_key=new.client_key,
+            repeat_key=new.repeat_key,
+            window_start=start,
+        )
+        if found is None:
+            raise
+        return Taken(found, False)
+    return Taken(upload_id, True)
+
+
+def _add(session: Session, new: NewUpload, now: datetime) -> int:
+    existing = _version_of_source(session, new.owner_id, new.bot_name, new.digest)
+    message = None
+    if existing is not None and existing[2] != new.runtime:
+        _, number, runtime = existing
+        message = (
+            f"This source is already version {number}, a {runtime} bot: it stays {runtime} "
+            f"(a version's runtime never changes; to run it under {new.runtime}, upload it "
+            "as another bot)."
+        )
+    upload = Upload(
+        owner_id=new.owner_id,
+        bot_name=new.bot_name,
+        filename=new.filename[:200],
+        source=new.source,
+        sha256=new.digest,
+        runtime=new.runtime if existing is None else existing[2],
+        status="pending" if existing is None else "already",
+        message=message,
+        bot_version_id=None if existing is None else existing[0],
+        finished=None if existing is None else now,
+        purpose=new.purpose,
+        competition_id=new.competition_id,
+        assignment_id=new.assignment_id,
+        client_key=new.client_key,
+        repeat_key=new.repeat_key,
+        created=now,
+    )
+    session.add(upload)
+    session.flush()
+    if new.purpose == "competition":
+        session.add(
+            CompetitionEntry(
+                competition_id=new.competition_id,
+                user_id=new.owner_id,
+                upload_id=upload.id,
+                status="pending",
+                created=now,
+            )
+        )
+    elif new.purpose == "assignment":
+        session.add(
+            Submission(
+                assignment_id=new.assignment_id,
+                user_id=new.owner_id,
+                upload_id=upload.id,
+                bot_version_id=None,
+                status="pending",
+                late=new.late,
+                created=now,
+            )
+        )
+    return int(upload.id)
 
 
 def due_uploads(store: Store, *, cutoff: datetime, now: datetime) -> list[int]:
@@ -238,3 +412,12 @@ def latest_versions(store: Store, *, except_bot: int) -> list[tuple[str, str, in
             .group_by(User.name, Bot.name)
         ).all()
     return [(str(o), str(b), int(v), int(i)) for o, b, v, i in rows]
+
+
+def placement_of_upload(store: Store, upload_id: int) -> tuple[int, str] | None:
+    """The placement tournament of this upload (its foreign key), as (id, name), or None."""
+    with store.read() as session:
+        row = session.execute(
+            select(Tournament.id, Tournament.name).where(Tournament.upload_id == upload_id)
+        ).first()
+    return None if row is None else (int(row.id), str(row.name))

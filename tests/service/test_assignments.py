@@ -30,6 +30,7 @@ from arena.service.work import accept_upload
 from arena.store.db import Store
 from arena.store.models import Match, SubmissionTest, Tournament
 from tests.paths import REFERENCE_BOTS, ZOO
+from tests.uploads import submit_upload
 
 HASHER = password_hasher(cheap=True)
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -237,7 +238,7 @@ def test_an_upload_is_checked_then_its_gauntlet_grades_it(
              max_games=120, elo1=100.0, alpha=0.001, batch=4, move_ms=2000),
     )  # fmt: skip
     ann = _account(actors, "ann")
-    view = assign.submit_upload(store, ann, "c1", "hw1", "greedy.py", GREEDY)
+    view = submit_upload(store, ann, "c1", "hw1", "greedy.py", GREEDY)
     assert view.status == "pending" and view.student == "ann" and not view.late
     assert [r.verdict for r in view.references] == ["pending"]
     status = accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False)
@@ -279,7 +280,7 @@ def test_a_broken_upload_rejects_the_submission(
     assign.create_assignment(store, actors["teach"], _new())
     ann = _account(actors, "ann")
     broken = (ZOO / "raise_in_move.py").read_bytes()
-    view = assign.submit_upload(store, ann, "c1", "hw1", "broken.py", broken)
+    view = submit_upload(store, ann, "c1", "hw1", "broken.py", broken)
     accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False)
     seen = assign.submission_view(store, ann, view.id)
     assert seen.status == "rejected" and seen.reason and "Rejected" in seen.reason
@@ -314,9 +315,9 @@ def test_only_the_classes_students_submit(store: Store, actors: Actors, celery: 
     for who, error in (("teach", AssignmentError), ("stranger", NotFound),
                        ("anonymous", PermissionDenied)):  # fmt: skip
         with pytest.raises(error):
-            assign.submit_upload(store, actors[who], "c1", "hw1", "g.py", GREEDY)
+            submit_upload(store, actors[who], "c1", "hw1", "g.py", GREEDY)
     with pytest.raises(NotFound, match="no assignment 'hw9' in class c1"):
-        assign.submit_upload(store, actors["ann"], "c1", "hw9", "g.py", GREEDY)
+        submit_upload(store, actors["ann"], "c1", "hw9", "g.py", GREEDY)
     with pytest.raises(AssignmentError, match="name the student"):
         assign.submit_version(store, OPERATOR, "c1", "hw1", "greedy")
     with pytest.raises(NotFound, match="you have no bot called greedy"):
@@ -326,7 +327,7 @@ def test_only_the_classes_students_submit(store: Store, actors: Actors, celery: 
 def test_before_the_opening_nothing_is_taken(store: Store, actors: Actors, celery: Celery) -> None:
     assign.create_assignment(store, actors["teach"], _new(opens=NOW + timedelta(days=1)))
     with pytest.raises(AssignmentError, match="hw1 opens for submissions at"):
-        assign.submit_upload(store, actors["ann"], "c1", "hw1", "g.py", GREEDY, now=NOW)
+        submit_upload(store, actors["ann"], "c1", "hw1", "g.py", GREEDY, now=NOW)
 
 
 def test_the_upload_quota_of_the_class_holds(store: Store, actors: Actors, celery: Celery) -> None:
@@ -335,7 +336,7 @@ def test_the_upload_quota_of_the_class_holds(store: Store, actors: Actors, celer
     with pytest.raises(ClassError, match=r"queued full|uploads in the last hour"):
         for i in range(40):
             source = GREEDY + f"\n# {i}\n".encode()
-            assign.submit_upload(store, ann, "c1", "hw1", "g.py", source)
+            submit_upload(store, ann, "c1", "hw1", "g.py", source)
 
 
 def test_the_kept_submission_is_the_last_before_the_deadline(

@@ -380,12 +380,12 @@ def test_first_time_hashes_are_cheap_but_argon2id() -> None:
 def test_the_roster_view_shows_each_students_latest_version_and_upload(
     store: Store, actors: Actors
 ) -> None:
-    from arena.store.uploads import insert_upload
+    from tests.uploads import store_upload
 
     source = (REFERENCE_BOTS / "greedy.py").read_text()
     version, _ = store.add_bot_version("ada", "greedy", source, {"games": 8, "faults": []})
     student = _account(actors, "student")
-    insert_upload(store, student.id, "next", "next.py", source + "\n#", "f" * 64)
+    store_upload(store, student.id, "next", "next.py", source + "\n#")
     roster = cls.roster_view(store, actors["teacher"], "5b")
     assert roster.rules == "block"
     (ada,) = roster.students
@@ -463,7 +463,7 @@ def _bot(number: int) -> bytes:
 def test_a_student_uploads_at_most_the_classes_quota_an_hour(
     store: Store, actors: Actors, celery: Celery
 ) -> None:
-    from arena.service.uploads import receive_upload
+    from arena.service.intake import take_upload
 
     cls.create_class(store, actors["teacher"], NewClass(name="tight", uploads_per_hour=2))
     code = cls.find_class(store, "tight").join_code
@@ -471,9 +471,9 @@ def test_a_student_uploads_at_most_the_classes_quota_an_hour(
     student = _account(actors, "student")
     cls.join_as(store, student, code)
     for number in range(2):
-        receive_upload(store, student, "b.py", _bot(number))
+        take_upload(store, student, "b.py", _bot(number))
     with pytest.raises(ClassError) as refused:
-        receive_upload(store, student, "b.py", _bot(3))
+        take_upload(store, student, "b.py", _bot(3))
     assert str(refused.value) == (
         "you have made 2 uploads in the last hour, the most class tight allows: try again in "
         "60 minutes."
@@ -481,22 +481,22 @@ def test_a_student_uploads_at_most_the_classes_quota_an_hour(
     cls.check_upload_quota(store, student.id, now=datetime.now(UTC) + timedelta(minutes=61))
     user = _account(actors, "user")  # in no class: no class quota
     for number in range(3):
-        receive_upload(store, user, "b.py", _bot(number))
+        take_upload(store, user, "b.py", _bot(number))
 
 
 def test_a_class_queues_at_most_its_checks_at_once(
     store: Store, actors: Actors, celery: Celery
 ) -> None:
-    from arena.service.uploads import receive_upload
+    from arena.service.intake import take_upload
 
     cls.create_class(store, actors["teacher"], NewClass(name="busy", checks_queued=2))
     code = cls.find_class(store, "busy").join_code
     assert code is not None
     pupils = [cls.join_class(store, HASHER, code, f"p{n}", PASSWORD) for n in range(3)]
-    receive_upload(store, pupils[0], "b.py", _bot(0))
-    receive_upload(store, pupils[1], "b.py", _bot(1))
+    take_upload(store, pupils[0], "b.py", _bot(0))
+    take_upload(store, pupils[1], "b.py", _bot(1))
     with pytest.raises(ClassError, match=r"^the class's checks are queued full: try again in a"):
-        receive_upload(store, pupils[2], "b.py", _bot(2))
+        take_upload(store, pupils[2], "b.py", _bot(2))
 
 
 def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(

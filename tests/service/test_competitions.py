@@ -21,6 +21,7 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as comp
 from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.competitions import CompetitionError, NewCompetition
+from arena.service.intake import REPEAT_WINDOW_SECONDS
 from arena.service.matches import Config
 from arena.service.permissions import OPERATOR, Actor
 from arena.service.uploads import UploadError, upload_view
@@ -28,6 +29,7 @@ from arena.service.work import accept_upload
 from arena.store.db import Store
 from arena.store.matches import tournament_id_named
 from tests.paths import REFERENCE_BOTS, ZOO
+from tests.uploads import enter_upload
 
 HASHER = password_hasher(cheap=True)
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
@@ -159,14 +161,12 @@ def test_entries_are_taken_only_while_open(store: Store, actors: Actors, celery:
     )  # fmt: skip
     alice = actors["alice"]
     with pytest.raises(CompetitionError, match="cup opens for entries at 20"):
-        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY)
+        enter_upload(store, alice, "cup", "g.py", GREEDY)
     with pytest.raises(CompetitionError, match="cup closed for entries at 20"):
-        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, now=NOW + timedelta(days=3))
+        enter_upload(store, alice, "cup", "g.py", GREEDY, now=NOW + timedelta(days=3))
     assert comp.competition_view(store, alice, "cup").summary.status == "upcoming"
     with pytest.raises(CompetitionError, match=r"takes bots in python \(.py files\)"):
-        comp.enter_with_upload(
-            store, alice, "cup", "g.js", b"x", now=NOW + timedelta(days=1, hours=1)
-        )
+        enter_upload(store, alice, "cup", "g.js", b"x", now=NOW + timedelta(days=1, hours=1))
 
 
 def test_an_entry_runs_under_a_runtime_the_competition_offers(
@@ -179,17 +179,17 @@ def test_an_entry_runs_under_a_runtime_the_competition_offers(
         match=r"cup takes bots in python \(.py files\): not python-numpy bots; choose one of "
         r"python\.",
     ):
-        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, runtime="python-numpy")
+        enter_upload(store, alice, "cup", "g.py", GREEDY, runtime="python-numpy")
     comp.create_competition(
         store, OPERATOR, _new(name="open", runtimes=("python-numpy", "javascript"))
     )
     with pytest.raises(CompetitionError, match=r"open takes bots in python-numpy \(.py files\), "
                        r"javascript \(.js files\): g.py is not one"):  # fmt: skip
-        comp.enter_with_upload(store, alice, "open", "g.py", GREEDY)
+        enter_upload(store, alice, "open", "g.py", GREEDY)
     with pytest.raises(UploadError, match=r"g\.js is not a \.py file: a python-numpy bot is one"):
-        comp.enter_with_upload(store, alice, "open", "g.js", b"x", runtime="python-numpy")
-    numpy = comp.enter_with_upload(store, alice, "open", "g.py", GREEDY, runtime="python-numpy")
-    js = comp.enter_with_upload(store, alice, "open", "first.js", (ZOO / "first.js").read_bytes())
+        enter_upload(store, alice, "open", "g.js", b"x", runtime="python-numpy")
+    numpy = enter_upload(store, alice, "open", "g.py", GREEDY, runtime="python-numpy")
+    js = enter_upload(store, alice, "open", "first.js", (ZOO / "first.js").read_bytes())
     runtimes = [upload_view(store, e.upload_id) for e in (numpy, js) if e.upload_id is not None]
     assert [view.runtime for view in runtimes if view is not None] == ["python-numpy", "javascript"]
     # a stored version is entered under its own runtime
@@ -215,8 +215,8 @@ def test_a_source_stored_under_another_runtime_is_no_entry_where_that_one_is_not
         match=r"cup takes bots in python: this source is already version 1 of your bot g, a "
         r"python-numpy bot \(a version's runtime never changes\); enter it as another bot\.",
     ):
-        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, "g", runtime="python")
-    entry = comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, "other")
+        enter_upload(store, alice, "cup", "g.py", GREEDY, "g", runtime="python")
+    entry = enter_upload(store, alice, "cup", "g.py", GREEDY, "other")
     assert entry.status == "pending"
 
 
@@ -225,7 +225,7 @@ def test_an_upload_entry_is_checked_then_active_with_no_placement(
 ) -> None:
     comp.create_competition(store, OPERATOR, _new())
     _version(store, "bob", "rival", RANDOM)  # a field a placement would have played
-    entry = comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
+    entry = enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     assert (entry.status, entry.upload_status, entry.name) == ("pending", "pending", None)
     assert entry.upload_id is not None
     assert accept_upload(store, entry.upload_id, config=Config(), sandboxed=False) == ("accepted")
@@ -235,15 +235,17 @@ def test_an_upload_entry_is_checked_then_active_with_no_placement(
     assert tournament_id_named(store, "placement-alice-greedy-v1") is None
     [row] = comp.competition_view(store, None, "cup").standings
     assert (row.name, row.rating, row.games, row.provisional) == ("alice/greedy v1", None, 0, True)
-    # the same source again: "already", settled at once (kept: it is the active entry)
-    again = comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
+    # the same source again past the intake's repeat window: "already", settled at once
+    # (kept: it is the active entry); within the window it would be the first upload
+    later = datetime.now(UTC) + timedelta(seconds=REPEAT_WINDOW_SECONDS + 1)
+    again = enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY, now=later)
     assert (again.status, again.upload_status) == ("superseded", "already")
 
 
 def test_a_rejected_upload_rejects_its_entry(store: Store, actors: Actors, celery: Celery) -> None:
     comp.create_competition(store, OPERATOR, _new())
     crash = (ZOO / "exit_at_import.py").read_bytes()
-    entry = comp.enter_with_upload(store, actors["alice"], "cup", "crash.py", crash)
+    entry = enter_upload(store, actors["alice"], "cup", "crash.py", crash)
     assert entry.upload_id is not None
     accept_upload(store, entry.upload_id, config=Config(), sandboxed=False)
     [mine] = comp.competition_view(store, actors["alice"], "cup").entries
@@ -254,7 +256,7 @@ def test_an_upload_accepted_after_the_deadline_is_late(
     store: Store, actors: Actors, celery: Celery
 ) -> None:
     comp.create_competition(store, OPERATOR, _new())
-    entry = comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
+    entry = enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     assert entry.upload_id is not None
     from arena.service.uploads import check_upload
 
@@ -520,18 +522,16 @@ def test_the_ladder_and_the_final_read_the_schedulers_tables(store: Store, actor
 
 
 def test_an_upload_past_the_limit_met_meanwhile_is_refused_and_never_checked(
-    store: Store, actors: Actors, celery: Celery, monkeypatch: pytest.MonkeyPatch
+    store: Store, actors: Actors, celery: Celery
 ) -> None:
-    """Two entries racing past the first look: the second's upload is finished as refused
-    (no check, no placement) and the entrant told when the next is allowed."""
+    """Two entries racing for the last of the daily limit: it is counted in the upload's
+    own transaction (the competition's row locked), so the second stores nothing (no check,
+    no placement) and the entrant is told when the next is allowed."""
     from arena.service.uploads import upload_view
 
     comp.create_competition(store, OPERATOR, _new(daily_submissions=1))
-    comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
-    monkeypatch.setattr(comp, "_check_daily", lambda *args: None)  # the race: both passed it
+    enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     with pytest.raises(CompetitionError, match="your next is allowed at"):
-        comp.enter_with_upload(store, actors["alice"], "cup", "random.py", RANDOM)
-    refused = upload_view(store, 2)
-    assert refused is not None and refused.status == "rejected"
-    assert (refused.message or "").startswith("Refused: cup takes 1 entries")
+        enter_upload(store, actors["alice"], "cup", "random.py", RANDOM)
+    assert upload_view(store, 2) is None
     assert len(comp.competition_view(store, actors["alice"], "cup").entries) == 1

@@ -1055,15 +1055,15 @@ def test_an_upload_being_checked_is_never_sent_again_until_its_lease_runs_out(
     worker died) it is listed, and sending it again drops the dead lease."""
     from arena.service.uploads import (
         claim_upload,
-        create_upload,
         mark_sent,
         renew_upload,
         unsent_uploads,
     )
     from arena.store.models import Upload
+    from tests.uploads import store_upload
 
     owner = store.add_user("ada").id
-    upload = create_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
+    upload = store_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
     mark_sent(store, [upload])
     later = datetime.now(UTC) + timedelta(seconds=600)
     assert unsent_uploads(store, older_than=120, now=later) == [upload]

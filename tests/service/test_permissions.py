@@ -31,6 +31,7 @@ from arena.service.bot_views import bot_view
 from arena.service.bots import set_visibility
 from arena.service.branches import BranchError, start_branch
 from arena.service.compares import CompareRequest, start_compare
+from arena.service.intake import take_upload
 from arena.service.permissions import (
     ACTIONS,
     EXTRA_RULES,
@@ -43,7 +44,7 @@ from arena.service.permissions import (
     require,
 )
 from arena.service.tournaments import NewTournament, cancel_tournament, create_tournament
-from arena.service.uploads import UploadError, receive_upload
+from arena.service.uploads import UploadError
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 
@@ -255,14 +256,14 @@ def test_anyone_logged_in_uploads_and_only_as_themselves(
 ) -> None:
     said = _outcomes(
         actors,
-        lambda actor: receive_upload(store, actor, "b.py", BOT.encode() + b"\n#", "b"),
+        lambda actor: take_upload(store, actor, "b.py", BOT.encode() + b"\n#", name="b"),
     )
     assert said == {
         "anonymous": "denied", "other": "ok", "owner": "ok",
         "organiser": "ok", "admin": "ok", "operator": "UploadError",
     }  # fmt: skip
     with pytest.raises(UploadError, match=r"not a \.py file"):
-        receive_upload(store, actors["owner"], "b.txt", b"x", "b")
+        take_upload(store, actors["owner"], "b.txt", b"x", name="b")
 
 
 def test_only_the_owner_and_admins_change_a_bots_visibility(store: Store, actors: Actors) -> None:

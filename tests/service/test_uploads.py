@@ -14,7 +14,6 @@ from arena.service.uploads import (
     UploadError,
     check_upload,
     create_placement,
-    create_upload,
     placement_name,
     screen_source,
     upload_view,
@@ -22,6 +21,7 @@ from arena.service.uploads import (
 from arena.store.db import Store
 from arena.store.models import Match, Tournament, Upload, User
 from tests.paths import REFERENCE_BOTS
+from tests.uploads import store_upload
 
 
 def _owner(store: Store, name: str) -> int:
@@ -45,7 +45,7 @@ def test_an_accepted_version_plays_a_placement_against_the_field(store: Store) -
         store.add_bot_version("reference", name, (REFERENCE_BOTS / f"{name}.py").read_text(), {})
     ada = _owner(store, "ada")
     source = (REFERENCE_BOTS / "fives.py").read_text()
-    upload = create_upload(store, ada, "mine", "mine.py", source)
+    upload = store_upload(store, ada, "mine", "mine.py", source)
     assert create_placement(store, upload) is None  # not checked yet
     assert check_upload(store, upload) == "accepted"
     tournament_id = create_placement(store, upload)
@@ -78,9 +78,7 @@ def test_placement_prefers_the_best_rated_opponents(store: Store) -> None:
                        low=rating - 50, high=rating + 50, games=10, rank=1)
             )  # fmt: skip
     ada = _owner(store, "ada")
-    upload = create_upload(
-        store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text()
-    )
+    upload = store_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text())
     assert check_upload(store, upload) == "accepted"
     tournament_id = create_placement(store, upload)
     assert tournament_id is not None
@@ -97,9 +95,7 @@ def test_placement_prefers_the_best_rated_opponents(store: Store) -> None:
 
 def test_a_lone_bot_has_no_placement(store: Store) -> None:
     ada = _owner(store, "ada")
-    upload = create_upload(
-        store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text()
-    )
+    upload = store_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text())
     assert check_upload(store, upload) == "accepted"
     assert create_placement(store, upload) is None
 
@@ -116,7 +112,7 @@ def test_a_placement_seats_the_version_ids_it_has(
         for name in ("random", "greedy")
     }
     ada = _owner(store, "ada")
-    upload = create_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "fives.py").read_text())
+    upload = store_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "fives.py").read_text())
     assert check_upload(store, upload) == "accepted"
 
     def by_name(*args: object, **kwargs: object) -> None:
@@ -144,7 +140,7 @@ def test_an_upload_of_a_runtime_not_installed_is_rejected_in_a_sentence(
     monkeypatch.setenv("ARENA_NUMPY_DIR", str(tmp_path / "nowhere"))
     ada = _owner(store, "ada")
     source = (REFERENCE_BOTS / "numpy_greedy.py").read_text()
-    upload = create_upload(store, ada, "np", "np.py", source, "python-numpy")
+    upload = store_upload(store, ada, "np", "np.py", source, "python-numpy")
     assert check_upload(store, upload) == "rejected"
     view = upload_view(store, upload)
     assert view is not None and view.version is None and view.message is not None

@@ -102,10 +102,9 @@ def test_entries_become_active_supersede_and_join_the_ladder(store: Store) -> No
 def test_an_upload_entry_is_settled_once_late_or_rejected(store: Store) -> None:
     competition_id = _competition(store, deadline=T0 + timedelta(days=1))
     v1, alice = _version(store, "alice", "greedy", 1)
-    from arena.store.uploads import insert_upload
+    from tests.uploads import store_upload
 
-    uploads = [insert_upload(store, alice, "greedy", "g.py", f"print({i})", f"{i:064x}")
-               for i in range(3)]  # fmt: skip
+    uploads = [store_upload(store, alice, "greedy", "g.py", f"print({i})") for i in range(3)]
     for upload in uploads:
         c.add_entry(store, competition_id, alice, upload_id=upload, now=T0)
     assert c.entry_of_upload(store, uploads[0]) is not None

@@ -9,7 +9,8 @@ from sqlalchemy import text
 
 from arena.store.db import Store, connect, upgrade
 from arena.store.matches import bot_sources
-from arena.store.uploads import insert_upload, upload_with_version
+from arena.store.uploads import upload_with_version
+from tests.uploads import store_upload
 
 
 @pytest.mark.empty_database
@@ -56,7 +57,7 @@ def test_the_migration_gives_what_was_stored_before_the_python_runtime(url: str)
         assert found is not None and found[0].runtime == "python"
         with store.read() as session:
             head = session.scalar(text("SELECT version_num FROM alembic_version"))
-        assert head == "0018"
+        assert head is not None and head >= "0018"  # 0018, and any migration after it
     finally:
         store.close()
 
@@ -72,8 +73,6 @@ def test_a_version_and_an_upload_keep_their_runtime(store: Store) -> None:
     again, created = store.add_bot_version("ada", "mc", "import numpy\n", {}, runtime="python")
     assert not created and again.runtime == "python-numpy"  # the same source: the same version
     user = store.add_user("ada").id
-    upload = insert_upload(
-        store, user, "js", "js.js", "function play(o) {}\n", "b" * 64, "javascript"
-    )
+    upload = store_upload(store, user, "js", "js.js", "function play(o) {}\n", "javascript")
     found = upload_with_version(store, upload)
     assert found is not None and found[0].runtime == "javascript"

@@ -150,6 +150,40 @@ def test_a_bot_authors_ci_uploads_a_version_and_follows_its_check(app: Flask, st
     assert client.get(f"/api/v1/uploads/{body['id']}", headers=_bearer(bobs)).status_code == 404
 
 
+def test_an_idempotency_key_makes_a_retried_upload_one_upload(
+    app: Flask, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request retried with the same ``Idempotency-Key`` answers the first upload (and
+    says so in ``Idempotent-Replayed``) even past the repeat window (none here); another
+    key makes another upload; a malformed key is a JSON error."""
+    from arena.service import intake
+
+    monkeypatch.setattr(intake, "REPEAT_WINDOW_SECONDS", 0.0)  # only the key repeats
+    token = create_token(store, _account_id(store, "ada"), "ci", ["read", "upload"])
+    client = app.test_client()
+
+    def send(key: str | None) -> Any:
+        headers = _bearer(token) | ({} if key is None else {"Idempotency-Key": key})
+        return client.post(
+            "/api/v1/bots", data={"source": (io.BytesIO(GREEDY), "greedy.py")},
+            headers=headers, content_type="multipart/form-data",
+        )  # fmt: skip
+
+    first, again = send("retry-1"), send("retry-1")
+    assert (first.status_code, again.status_code) == (202, 202)
+    assert again.get_json() == first.get_json()
+    assert "Idempotent-Replayed" not in first.headers
+    assert again.headers["Idempotent-Replayed"] == "true"
+    other = send("retry-2")
+    assert other.status_code == 202 and other.get_json()["id"] != first.get_json()["id"]
+    assert "Idempotent-Replayed" not in send(None).headers  # no key, no window: another
+    bad = send("x" * 101)
+    assert bad.status_code == 400
+    assert "an idempotency key is 1 to 100 printable ASCII" in bad.get_json()["error"]["message"]
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(Upload)) == 3
+
+
 def test_leaderboards_and_tournaments_over_the_api(
     app: Flask, store: Store, tmp_path: object
 ) -> None:

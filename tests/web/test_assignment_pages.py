@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena.service import assignments as assign
 from arena.service.accounts import create_account, create_token
@@ -34,8 +34,9 @@ from arena.service.compares import stop_if_decided
 from arena.service.matches import Config, run_match
 from arena.store.accounts import user_id_named
 from arena.store.db import Store
-from arena.store.models import Match, Tournament
+from arena.store.models import Match, Submission, Tournament
 from tests.paths import REFERENCE_BOTS
+from tests.uploads import submit_upload
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -105,7 +106,7 @@ def graded_class(store: Store, directory: Path) -> dict[str, Any]:
         assign.submit_version(store, students["bob"], "5b", "hw1", "rando@1")
         assign.submit_version(store, students["bob"], "5b", "hw1", "rando@2",
                               now=DEADLINE + timedelta(hours=2))  # fmt: skip
-        assign.submit_upload(store, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
+        submit_upload(store, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
     return {"ann_source": GREEDY + "\n# ann\n"}
 
 
@@ -221,18 +222,30 @@ def test_a_student_sees_only_their_own_submissions(app: Flask, seeded: object) -
     assert live.startswith('<section id="mine"') and "bob" not in live
 
 
+def _submissions(store: Store) -> int:
+    with store.read() as session:
+        return int(session.scalar(select(func.count()).select_from(Submission)) or 0)
+
+
 def test_a_student_submits_a_file_and_a_version(app: Flask, store: Store, seeded: object) -> None:
     dan = logged_in(app, "dan")
     token = csrf_token(dan, "/classes/5b/assignments/hw1")
-    reply = dan.post(
-        "/classes/5b/assignments/hw1/submit",
-        data={"source": (io.BytesIO(GREEDY.encode() + b"\n# dan\n"), "dans.py"),
-              "bot_name": "dans", "csrf_token": token},
-        content_type="multipart/form-data",
-    )  # fmt: skip
-    assert reply.status_code == 303
+    _, form = _text(dan, "/classes/5b/assignments/hw1")
+    once = re.search(r'name="upload_token" value="([^"]+)"', form)
+    assert once is not None  # the form's one-time token: sent twice, one submission
+    before = _submissions(store)
+    for _ in range(2):
+        reply = dan.post(
+            "/classes/5b/assignments/hw1/submit",
+            data={"source": (io.BytesIO(GREEDY.encode() + b"\n# dan\n"), "dans.py"),
+                  "bot_name": "dans", "csrf_token": token, "upload_token": once.group(1)},
+            content_type="multipart/form-data",
+        )  # fmt: skip
+        assert reply.status_code == 303
     _, page = _text(dan, "/classes/5b/assignments/hw1")
     assert "Submitted: it is checked" in page and "checking" in page
+    assert "Already received: dans.py as upload" in page
+    assert _submissions(store) == before + 1
     assert 'hx-get="/classes/5b/assignments/hw1/live"' in page  # it follows the check
     again = dan.post(
         "/classes/5b/assignments/hw1/submit", data={"version": "nothing", "csrf_token": token}

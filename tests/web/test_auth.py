@@ -14,9 +14,9 @@ from flask.testing import FlaskClient
 
 from arena.service.accounts import Account, create_account
 from arena.service.permissions import PERMISSIONS, Target, allowed
-from arena.service.uploads import create_upload
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+from tests.uploads import store_upload
 from tests.web.conftest import HASHER, PASSWORD, csrf_token
 from web import create_app
 from web.auth import LOGIN_LIMIT
@@ -173,7 +173,7 @@ def _accounts(store: Store, directory: Path) -> dict[str, Account]:
     # "owner" owns a bot with a private source, and an upload
     source = (REFERENCE_BOTS / "greedy.py").read_text()
     store.add_bot_version("owner", "mybot", source, {})
-    create_upload(store, made["owner"].id, "mybot", "mybot.py", source + "\n# v2\n")
+    store_upload(store, made["owner"].id, "mybot", "mybot.py", source + "\n# v2\n")
     return made
 
 

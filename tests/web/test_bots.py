@@ -62,14 +62,45 @@ def test_an_upload_is_checked_then_stored_and_shown(app: Flask, store: Store) ->
     assert "Version 1" in bot and "Not rated yet" in bot
     assert "/bots/ada/mybot/v1/source" in bot
     assert "ada/mybot" in ada.get("/bots").get_data(as_text=True)
-    # the same source again: "already version 1" at once, no check needed
+    # the same source again at once: the same upload, said so (a double click)
     status, location = _upload(ada, "greedy.py", GREEDY, name="mybot")
-    again = ada.get(location).get_data(as_text=True)
-    assert "already version 1" in again and "pending" not in again
+    assert status == 302 and location == "/uploads/1"
+    assert "Already received: greedy.py as upload 1" in ada.get(location).get_data(as_text=True)
     # another source under the same name: version 2
     _upload(ada, "greedy.py", GREEDY + b"\n# v2\n", name="mybot")
-    assert check_upload(store, 3) == "accepted"
+    assert check_upload(store, 2) == "accepted"
     assert "Version 2" in ada.get("/bots/ada/mybot").get_data(as_text=True)
+
+
+def test_the_upload_form_sent_twice_makes_one_upload(
+    app: Flask, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The form carries a one-time token: sent twice (a double click), even past the
+    repeat window (none here), it is one upload; the form shown again has a new token."""
+    import io
+    import re
+
+    from arena.service import intake
+
+    monkeypatch.setattr(intake, "REPEAT_WINDOW_SECONDS", 0.0)  # only the token repeats
+    ada = logged_in(app, "ada")
+    page = ada.get("/upload").get_data(as_text=True)
+    token = re.search(r'name="upload_token" value="([^"]+)"', page)
+    assert token is not None
+    assert token.group(1) not in ada.get("/upload").get_data(as_text=True)  # one-time
+
+    def send(upload_token: str | None) -> tuple[int, str]:
+        form = {"csrf_token": csrf_token(ada, "/upload"), "source": (io.BytesIO(GREEDY), "g.py")}
+        if upload_token is not None:
+            form["upload_token"] = upload_token
+        reply = ada.post("/upload", data=form, content_type="multipart/form-data")
+        return reply.status_code, reply.headers.get("Location", "")
+
+    assert send(token.group(1)) == (302, "/uploads/1")
+    assert send(token.group(1)) == (302, "/uploads/1")
+    assert "Already received: g.py as upload 1" in ada.get("/uploads/1").get_data(as_text=True)
+    assert _uploads(store) == 1
+    assert send(None) == (302, "/uploads/2")  # no token, no window: another upload
 
 
 def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, store: Store) -> None:

@@ -358,15 +358,20 @@ def test_a_user_enters_with_a_file_or_a_version(app: Flask, store: Store, celery
     page = ada.get("/competitions/cup").get_data(as_text=True)
     assert "Enter the competition" in page and "ada/greedy v1" in page  # her version offered
     assert "bob/rando" not in page  # nobody else's
-    reply = ada.post(
-        "/competitions/cup/enter",
-        data={"source": (io.BytesIO(GREEDY.encode() + b"\n# v2\n"), "mine.py"),
-              "bot_name": "mine", "csrf_token": csrf_token(ada, "/competitions/cup")},
-        content_type="multipart/form-data",
-    )  # fmt: skip
-    assert reply.status_code == 302
+    token = re.search(r'name="upload_token" value="([^"]+)"', page)
+    assert token is not None  # the form's one-time token: sent twice, one entry
+    form_csrf = csrf_token(ada, "/competitions/cup")
+    for _ in range(2):
+        reply = ada.post(
+            "/competitions/cup/enter",
+            data={"source": (io.BytesIO(GREEDY.encode() + b"\n# v2\n"), "mine.py"),
+                  "bot_name": "mine", "csrf_token": form_csrf, "upload_token": token.group(1)},
+            content_type="multipart/form-data",
+        )  # fmt: skip
+        assert reply.status_code == 302
     page = ada.get("/competitions/cup").get_data(as_text=True)
     assert "Received mine.py" in page and "Your upload is being checked." in page
+    assert "Already received: mine.py as upload" in page
     [upload_id] = re.findall(r'href="/uploads/(\d+)"', page)
     assert accept_upload(store, int(upload_id), config=Config(), sandboxed=False) == ("accepted")
     page = ada.get("/competitions/cup").get_data(as_text=True)

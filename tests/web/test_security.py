@@ -24,10 +24,10 @@ from sqlalchemy.exc import OperationalError
 
 from arena.cli.main import cli
 from arena.service.accounts import create_account, create_token
-from arena.service.uploads import create_upload
 from arena.store.db import Store
 from arena.store.models import Bot, BotVersion, Tournament, Upload, User
 from tests.paths import REFERENCE_BOTS
+from tests.uploads import store_upload
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, make_app, store_bots
 from web.limits import LOGIN_ADDRESS_LIMIT, SIGNUP_LIMIT
 
@@ -621,7 +621,7 @@ def test_an_upload_link_after_logout_goes_to_the_login_page(app: Flask, store: S
     (and comes back after), rather than a 404."""
     ada = create_account(store, "ada", PASSWORD, hasher=HASHER)
     source = (REFERENCE_BOTS / "greedy.py").read_text()
-    upload_id = create_upload(store, ada.id, "mybot", "mybot.py", source)
+    upload_id = store_upload(store, ada.id, "mybot", "mybot.py", source)
     client = logged_in(app, "ada")
     assert client.get(f"/uploads/{upload_id}").status_code == 200
     client.post("/logout", data={"csrf_token": csrf_token(client, "/")})

@@ -27,13 +27,13 @@ from arena.service.assignments import (
     NewAssignment,
     assignment_grades,
     create_assignment,
-    submit_upload,
 )
 from arena.service.classes import NewClass, create_class, import_roster, join_class
 from arena.store.accounts import user_id_named
 from arena.store.models import Submission
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import wait_for
+from tests.uploads import submit_upload
 from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 

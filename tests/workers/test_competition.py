@@ -17,7 +17,6 @@ from arena.service.accounts import create_account, password_hasher
 from arena.service.competitions import (
     NewCompetition,
     create_competition,
-    enter_with_upload,
     enter_with_version,
 )
 from arena.service.permissions import OPERATOR
@@ -25,6 +24,7 @@ from arena.store.db import as_utc
 from arena.store.models import Competition, CompetitionEntry, Match
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
+from tests.uploads import enter_upload
 from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
@@ -74,7 +74,7 @@ def test_a_competition_runs_from_creation_to_a_published_final_by_itself(
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
         data = (REFERENCE_BOTS / "fives.py").read_bytes()
         with using_workers_broker(service):
-            enter_with_upload(store, eve, "spring", "fives.py", data)
+            enter_upload(store, eve, "spring", "fives.py", data)
     finally:
         store.close()
     most = 0

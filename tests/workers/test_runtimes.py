@@ -1,5 +1,5 @@
 """Each runtime end to end on real workers (issue 23, deliver 4): a python, a python-numpy
-and a javascript bot uploaded as users upload them (arena.service.uploads.receive_upload),
+and a javascript bot uploaded as users upload them (arena.service.intake.take_upload),
 checked in the sandbox by a worker under their runtimes, stored with them, then played by
 the workers in their placements against the reference bots, the stored runtime reaching
 each seat's process (the worker's bot file ``<digest>.numpy.py``, ``.js``)."""
@@ -11,8 +11,9 @@ from sqlalchemy import select
 
 from arena.match.runtimes import RUNTIMES, runtime_missing
 from arena.service.accounts import create_account, password_hasher
+from arena.service.intake import take_upload
 from arena.service.matches import Config
-from arena.service.uploads import receive_upload, upload_view
+from arena.service.uploads import upload_view
 from arena.store.models import BotVersion, Match, Tournament
 from arena.store.uploads import upload_with_version
 from tests.paths import REFERENCE_BOTS
@@ -60,7 +61,7 @@ def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
         with using_workers_broker(service):
             ids = [
-                receive_upload(store, eve, name, data, runtime=runtime).id
+                take_upload(store, eve, name, data, runtime=runtime).upload.id
                 for name, data, runtime in UPLOADS
             ]
 

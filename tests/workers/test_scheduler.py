@@ -125,8 +125,9 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
     the long one waits behind it, and its page says so."""
     from arena.service.board_views import queue_position
     from arena.service.dispatch import dispatch_upload
-    from arena.service.uploads import create_upload, upload_view
+    from arena.service.uploads import upload_view
     from arena.store.models import Tournament
+    from tests.uploads import store_upload
 
     _create(service, "long", "random,greedy", games=2000)
     _create(service, "later", "random,greedy", games=2)
@@ -144,7 +145,7 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
             owner = session.scalar(select(User.id).where(User.name == "ada"))
         assert owner is not None
         source = (REFERENCE_BOTS / "greedy.py").read_text()
-        upload = create_upload(store, owner, "mine", "mine.py", source)
+        upload = store_upload(store, owner, "mine", "mine.py", source)
         with using_workers_broker(service):
             assert dispatch_upload(store, upload)
 

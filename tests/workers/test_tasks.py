@@ -481,17 +481,18 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
     a good bot becomes a version, a faulting one is rejected with the reason and its stderr,
     and an upload whose task never left (the broker was down) is sent again by the sweep."""
     from arena.service.broker import make_app, send_uploads
-    from arena.service.uploads import create_upload, mark_sent, upload_view
+    from arena.service.uploads import mark_sent, upload_view
     from arena.store.models import User
+    from tests.uploads import store_upload
 
     store = service.store()
     try:
         store.add_user("ada")
         with store.read() as session:
             owner = session.query(User).filter_by(name="ada").one().id
-        good = create_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
-        bad = create_upload(store, owner, "bad", "bad.py", (ZOO / "raise_in_move.py").read_text())
-        lost = create_upload(store, owner, "late", "late.py", (BOTS / "random.py").read_text())
+        good = store_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
+        bad = store_upload(store, owner, "bad", "bad.py", (ZOO / "raise_in_move.py").read_text())
+        lost = store_upload(store, owner, "late", "late.py", (BOTS / "random.py").read_text())
         broker = service.broker  # a relative filesystem broker is the workers' directory's
         if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
             broker = f"filesystem://{service.directory / broker.removeprefix('filesystem://')}"
@@ -533,8 +534,9 @@ def test_an_uploads_check_does_not_wait_behind_queued_matches(service: Service) 
     (the filesystem transport): an upload sent after 12 matches is checked long before
     they are all played."""
     from arena.service.broker import make_app, send_matches, send_uploads
-    from arena.service.uploads import create_upload, mark_sent, upload_view
+    from arena.service.uploads import mark_sent, upload_view
     from arena.store.models import User
+    from tests.uploads import store_upload
 
     _create(service, "busy", "random,greedy,fives,counter", games=300)
     store = service.store()
@@ -550,7 +552,7 @@ def test_an_uploads_check_does_not_wait_behind_queued_matches(service: Service) 
         store.add_user("ada")
         with store.read() as session:
             owner = session.query(User).filter_by(name="ada").one().id
-        upload = create_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
+        upload = store_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
         send_uploads(app, [upload])
         mark_sent(store, [upload])
         service.worker("--concurrency", "1", steady=True)
