@@ -242,7 +242,7 @@ def refit_task(self: Task[Any, Any], rule_set_id: int) -> str:
     reject_on_worker_lost=True,
     max_retries=5,
 )
-def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
+def accept_upload_task(self: Task[Any, Any], upload_id: int) -> str:
     """Check an uploaded bot in the sandbox, store it if it passes and send its placement
     (:func:`accept_upload`); return its status. Retried, after a pause, only when the
     sandbox or the database failed."""

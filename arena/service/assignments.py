@@ -426,7 +426,7 @@ def _check_version_quota(
 ) -> None:
     """Refuse a stored version's submission past the class's ``uploads_per_hour`` of them
     to this assignment in the last hour (each starts a gauntlet on the workers at once;
-    uploads are held by :func:`check_upload_quota`).
+    uploads are held by :func:`enforce_class_quotas`).
 
     Raises:
         ClassError: over the quota (the message says when to try again).

@@ -347,7 +347,7 @@ def send_matches(app: Celery, match_ids: Sequence[int], queue: str = QUEUE) -> N
 
 
 def send_uploads(app: Celery, upload_ids: Sequence[int]) -> None:
-    """Send a ``check_upload`` task for each upload, over one connection."""
+    """Send an ``arena.check_upload`` task for each upload, over one connection."""
     if not upload_ids:
         return
     with app.producer_or_acquire() as producer:

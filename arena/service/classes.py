@@ -17,7 +17,7 @@ come in by the teacher's roster, and the class's teachers see their students' bo
   and :func:`bot_target`, the permission target of a student's bot: its owner and the
   teachers of every class its owner is in (they read its source, faults and uploads'
   reports; strangers and other students never).
-- Quotas: :func:`check_upload_quota` (uploads a student an hour, checks queued a class).
+- Quotas: :func:`enforce_class_quotas` (uploads a student an hour, checks queued a class).
 
 Every refusal of a mistake is a :class:`ClassError`, one sentence shown as it is.
 """
@@ -104,7 +104,6 @@ __all__ = [
     "RosterView",
     "add_teacher",
     "bot_target",
-    "check_upload_quota",
     "class_bots",
     "class_by_code",
     "class_for_member",
@@ -114,6 +113,7 @@ __all__ = [
     "class_view",
     "close_join_code",
     "create_class",
+    "enforce_class_quotas",
     "find_class",
     "first_time_hasher",
     "first_time_password",
@@ -544,7 +544,7 @@ def start_class_tournament(
 STALE_CHECK = timedelta(minutes=15)
 
 
-def check_upload_quota(store: Store, user_id: int, *, now: datetime | None = None) -> None:
+def enforce_class_quotas(store: Store, user_id: int, *, now: datetime | None = None) -> None:
     """Refuse an upload by a student over a quota of one of its classes: its uploads in the
     last hour (``uploads_per_hour``), or the class's checks waiting (``checks_queued``).
     Users in no class have no quota here.

@@ -35,7 +35,7 @@ from arena.service.assignments import (
     submission_checks,
     submission_of_upload,
 )
-from arena.service.classes import ClassError, check_upload_quota
+from arena.service.classes import ClassError, enforce_class_quotas
 from arena.service.competitions import (
     CompetitionError,
     EntryView,
@@ -199,7 +199,7 @@ def take_upload(
     window_start = moment - timedelta(seconds=REPEAT_WINDOW_SECONDS)
     owner = target.account.id
     try:
-        check_upload_quota(store, owner, now=moment)  # a class's (arena.service.classes)
+        enforce_class_quotas(store, owner, now=moment)  # a class's (arena.service.classes)
     except ClassError:  # a repeat is not a second upload: no quota holds it
         first = repeated_upload(
             store, owner, client_key=client_key, repeat_key=repeat_key, window_start=window_start

@@ -4,7 +4,7 @@ The web process only reads the file (:func:`screen_source`: its runtime
 (:func:`upload_runtime`: ``python``, ``python-numpy``, ``javascript``), size, UTF-8, Python
 syntax for Python, all without running a line of it) and the intake (arena.service.intake,
 whatever the upload is for) stores it as a pending :class:`Upload`; a worker then runs the
-same sandboxed check as ``arena bots add`` (:func:`check_upload`) and stores the source as
+same sandboxed check as ``arena bots add`` (:func:`check_in_sandbox`) and stores the source as
 the bot's next version if it passes. An
 identical source is "already version N" at once. Uploaded code never runs in the web
 server's process. An accepted version then plays a placement tournament against the
@@ -60,8 +60,8 @@ __all__ = [
     "PLACEMENT_RULES_ENV",
     "UploadError",
     "UploadView",
+    "check_in_sandbox",
     "check_report_json",
-    "check_upload",
     "claim_upload",
     "create_placement",
     "form_runtime",
@@ -216,7 +216,7 @@ def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
     return fields
 
 
-def check_upload(
+def check_in_sandbox(
     store: Store, upload_id: int, *, sandboxed: bool = True, config: Config | None = None
 ) -> str:
     """Check a pending upload in the sandbox (as ``arena bots add``) and store it as the

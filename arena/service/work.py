@@ -19,7 +19,7 @@ from arena.service.gauntlets import restart_stalled
 from arena.service.intake import settle_upload
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next
-from arena.service.uploads import check_upload, unsent_uploads
+from arena.service.uploads import check_in_sandbox, unsent_uploads
 from arena.store.clock import competition_of_match
 from arena.store.db import Store
 from arena.store.lanes import match_lanes
@@ -77,7 +77,7 @@ def play_token(
 
 
 def accept_upload(store: Store, upload_id: int, *, config: Config, sandboxed: bool = True) -> str:
-    """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
+    """An ``arena.check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
     so it is never checked twice at once); then do what its stored purpose says
     (:func:`arena.service.intake.settle_upload`: a competition's entry settled, an
     assignment's submission graded, or an accepted placement upload's tournament created
@@ -86,7 +86,7 @@ def accept_upload(store: Store, upload_id: int, *, config: Config, sandboxed: bo
     Raises:
         SandboxUnavailable, InfrastructureError: the check could not run (retry later).
     """
-    status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
+    status = check_in_sandbox(store, upload_id, sandboxed=sandboxed, config=config)
     if status in ("missing", "checking"):
         return status
     settle_upload(store, upload_id)

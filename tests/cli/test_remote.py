@@ -24,7 +24,7 @@ from arena.cli.common import FAILED, OK, UNAVAILABLE, USAGE_ERROR
 from arena.service.accounts import create_account, create_token
 from arena.service.compares import stop_if_decided
 from arena.service.matches import Config, run_match
-from arena.service.uploads import check_upload
+from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from arena.store.models import Match, Upload
 from tests.paths import REFERENCE_BOTS, ZOO
@@ -44,7 +44,7 @@ def _work(store: Store, cache: Path, stop: threading.Event) -> None:
                 select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
             )
         if upload is not None:
-            check_upload(store, upload, sandboxed=False)
+            check_in_sandbox(store, upload, sandboxed=False)
         if match is not None:
             run_match(store, match, config=config, sandboxed=False)
             stop_if_decided(store, match)

@@ -478,7 +478,7 @@ def test_a_student_uploads_at_most_the_classes_quota_an_hour(
         "you have made 2 uploads in the last hour, the most class tight allows: try again in "
         "60 minutes."
     )
-    cls.check_upload_quota(store, student.id, now=datetime.now(UTC) + timedelta(minutes=61))
+    cls.enforce_class_quotas(store, student.id, now=datetime.now(UTC) + timedelta(minutes=61))
     user = _account(actors, "user")  # in no class: no class quota
     for number in range(3):
         take_upload(store, user, "b.py", _bot(number))

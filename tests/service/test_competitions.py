@@ -258,9 +258,9 @@ def test_an_upload_accepted_after_the_deadline_is_late(
     comp.create_competition(store, OPERATOR, _new())
     entry = enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     assert entry.upload_id is not None
-    from arena.service.uploads import check_upload
+    from arena.service.uploads import check_in_sandbox
 
-    check_upload(store, entry.upload_id, sandboxed=False)
+    check_in_sandbox(store, entry.upload_id, sandboxed=False)
     comp.entry_accepted(store, entry.upload_id, now=NOW + timedelta(days=8))
     [mine] = comp.competition_view(store, actors["alice"], "cup").entries
     assert mine.status == "late" and any("does not play" in n for n in mine.notices)

@@ -12,7 +12,7 @@ from arena.engine.rules import PRESETS
 from arena.service.uploads import (
     PLACEMENT_GAMES,
     UploadError,
-    check_upload,
+    check_in_sandbox,
     create_placement,
     placement_name,
     screen_source,
@@ -47,7 +47,7 @@ def test_an_accepted_version_plays_a_placement_against_the_field(store: Store) -
     source = (REFERENCE_BOTS / "fives.py").read_text()
     upload = store_upload(store, ada, "mine", "mine.py", source)
     assert create_placement(store, upload) is None  # not checked yet
-    assert check_upload(store, upload) == "accepted"
+    assert check_in_sandbox(store, upload) == "accepted"
     tournament_id = create_placement(store, upload)
     assert tournament_id is not None
     assert create_placement(store, upload) is None  # once only
@@ -79,7 +79,7 @@ def test_placement_prefers_the_best_rated_opponents(store: Store) -> None:
             )  # fmt: skip
     ada = _owner(store, "ada")
     upload = store_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text())
-    assert check_upload(store, upload) == "accepted"
+    assert check_in_sandbox(store, upload) == "accepted"
     tournament_id = create_placement(store, upload)
     assert tournament_id is not None
     with store.read() as session:
@@ -96,7 +96,7 @@ def test_placement_prefers_the_best_rated_opponents(store: Store) -> None:
 def test_a_lone_bot_has_no_placement(store: Store) -> None:
     ada = _owner(store, "ada")
     upload = store_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "greedy.py").read_text())
-    assert check_upload(store, upload) == "accepted"
+    assert check_in_sandbox(store, upload) == "accepted"
     assert create_placement(store, upload) is None
 
 
@@ -113,7 +113,7 @@ def test_a_placement_seats_the_version_ids_it_has(
     }
     ada = _owner(store, "ada")
     upload = store_upload(store, ada, "mine", "mine.py", (REFERENCE_BOTS / "fives.py").read_text())
-    assert check_upload(store, upload) == "accepted"
+    assert check_in_sandbox(store, upload) == "accepted"
 
     def by_name(*args: object, **kwargs: object) -> None:
         raise AssertionError("a placement looks no bot up by name")
@@ -141,7 +141,7 @@ def test_an_upload_of_a_runtime_not_installed_is_rejected_in_a_sentence(
     ada = _owner(store, "ada")
     source = (REFERENCE_BOTS / "numpy_greedy.py").read_text()
     upload = store_upload(store, ada, "np", "np.py", source, "python-numpy")
-    assert check_upload(store, upload) == "rejected"
+    assert check_in_sandbox(store, upload) == "rejected"
     view = upload_view(store, upload)
     assert view is not None and view.version is None and view.message is not None
     assert view.message.startswith(

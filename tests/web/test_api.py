@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from arena.engine.records import verify_record
 from arena.service.accounts import create_account, create_token
-from arena.service.uploads import check_upload
+from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from arena.store.models import ApiToken, Upload, User
 from tests.paths import REFERENCE_BOTS, ZOO
@@ -130,7 +130,7 @@ def test_a_bot_authors_ci_uploads_a_version_and_follows_its_check(app: Flask, st
     assert reply.status_code == 202, reply.get_json()
     body = reply.get_json()
     assert body["status"] == "pending" and body["bot"] == "mine"
-    assert check_upload(store, body["id"]) == "accepted"  # as the worker does
+    assert check_in_sandbox(store, body["id"]) == "accepted"  # as the worker does
     status = client.get(f"/api/v1/uploads/{body['id']}", headers=_bearer(token)).get_json()
     assert status["status"] == "accepted" and status["version"] == 1
     bot = client.get("/api/v1/bots/ada/mine", headers=_bearer(token)).get_json()
@@ -496,7 +496,7 @@ def test_an_upload_names_its_runtime_and_a_wrong_one_is_a_json_error(
     assert js.status_code == 202 and js.get_json()["runtime"] == "javascript"
     status = client.get(f"/api/v1/uploads/{js.get_json()['id']}", headers=_bearer(token))
     assert status.get_json()["runtime"] == "javascript"
-    assert check_upload(store, js.get_json()["id"]) == "accepted"  # as the worker does
+    assert check_in_sandbox(store, js.get_json()["id"]) == "accepted"  # as the worker does
     bot = client.get("/api/v1/bots/ada/first", headers=_bearer(token)).get_json()
     assert [v["runtime"] for v in bot["versions"]] == ["javascript"]
     for name, runtime, message in (

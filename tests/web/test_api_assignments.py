@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from arena.service.accounts import create_account, create_token
 from arena.service.assignments import submission_accepted
 from arena.service.classes import NewClass, create_class, join_class
-from arena.service.uploads import check_upload
+from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD
@@ -74,7 +74,7 @@ def test_a_teacher_creates_students_submit_and_the_teacher_reads_the_grades(
     submission = sent.get_json()
     assert submission["status"] == "pending" and submission["student"] == "ann"
     # the worker's part: check the upload, start the gauntlet
-    check_upload(store, submission["upload_id"], sandboxed=False)
+    check_in_sandbox(store, submission["upload_id"], sandboxed=False)
     with app.app_context():
         submission_accepted(store, submission["upload_id"])
     mine = client.get(f"/api/v1/submissions/{submission['id']}", headers=tokens["ann"])

@@ -15,7 +15,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from arena.service.accounts import change_own_password, create_account, create_token
-from arena.service.uploads import check_upload
+from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD
@@ -76,7 +76,7 @@ def test_a_teacher_sees_the_roster_and_reads_the_students_sources(
     mine = client.get("/api/v1/classes", headers=tokens["ada"]).get_json()
     assert mine["teaching"] == [] and [c["name"] for c in mine["joined"]] == ["5b"]
     upload = _upload(client, tokens["ada"]).get_json()
-    check_upload(store, upload["id"], sandboxed=False)
+    check_in_sandbox(store, upload["id"], sandboxed=False)
     roster = client.get("/api/v1/classes/5b/roster", headers=tokens["teacher"])
     assert roster.status_code == 200, roster.get_json()
     rows = {r["student"]: r for r in roster.get_json()["students"]}
@@ -164,7 +164,7 @@ def test_join_codes_teachers_and_tournaments(
     assert too_few.status_code == 400
     for name in ("ada", "bob"):
         upload = _upload(client, tokens[name]).get_json()
-        check_upload(store, upload["id"], sandboxed=False)
+        check_in_sandbox(store, upload["id"], sandboxed=False)
     started = client.post("/api/v1/classes/5b/tournaments", json={"reference": False, "games": 2},
                           headers=tokens["teacher"])  # fmt: skip
     assert started.status_code == 202, started.get_json()
@@ -223,7 +223,7 @@ def test_the_pages_let_a_teacher_read_a_students_source_and_upload_report(
     client = app.test_client()
     _class(client, tokens)
     upload = _upload(client, tokens["ada"]).get_json()
-    check_upload(store, upload["id"], sandboxed=False)
+    check_in_sandbox(store, upload["id"], sandboxed=False)
     expected = {"mrs.t": 200, "ada": 200, "root": 200, "bob": 404, "mr.u": 404, "eve": 404}
     for name, status in expected.items():
         page = logged_in(app, name)

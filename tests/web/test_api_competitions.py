@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from arena.service.accounts import create_account, create_token
 from arena.service.competitions import competition_view, entry_accepted
-from arena.service.uploads import check_upload
+from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD
@@ -71,7 +71,7 @@ def test_an_organiser_creates_users_enter_and_everyone_reads(
     entry = entered.get_json()
     assert entry["status"] == "pending" and entry["upload_id"]
     # the worker's part: check the upload, settle the entry
-    check_upload(store, entry["upload_id"], sandboxed=False)
+    check_in_sandbox(store, entry["upload_id"], sandboxed=False)
     entry_accepted(store, entry["upload_id"])
     mine = client.get("/api/v1/competitions/cup", headers=tokens["alice"]).get_json()
     assert [e["status"] for e in mine["entries"]] == ["active"] and mine["can_enter"]

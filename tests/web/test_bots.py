@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from arena.service.accounts import create_account
-from arena.service.uploads import MAX_SOURCE_BYTES, check_upload
+from arena.service.uploads import MAX_SOURCE_BYTES, check_in_sandbox
 from arena.store.db import Store
 from arena.store.models import Upload
 from tests.paths import REFERENCE_BOTS, ZOO
@@ -54,7 +54,7 @@ def test_an_upload_is_checked_then_stored_and_shown(app: Flask, store: Store) ->
     with store.read() as session:
         upload = session.get(Upload, 1)
         assert upload is not None and upload.sent is not None  # sent to the broker
-    assert check_upload(store, 1) == "accepted"  # as the worker does, in the sandbox
+    assert check_in_sandbox(store, 1) == "accepted"  # as the worker does, in the sandbox
     live = ada.get("/uploads/1/live").get_data(as_text=True)
     assert "accepted" in live and "Stored as version 1." in live and "hx-get" not in live
     assert "in the sandbox" in live
@@ -68,7 +68,7 @@ def test_an_upload_is_checked_then_stored_and_shown(app: Flask, store: Store) ->
     assert "Already received: greedy.py as upload 1" in ada.get(location).get_data(as_text=True)
     # another source under the same name: version 2
     _upload(ada, "greedy.py", GREEDY + b"\n# v2\n", name="mybot")
-    assert check_upload(store, 2) == "accepted"
+    assert check_in_sandbox(store, 2) == "accepted"
     assert "Version 2" in ada.get("/bots/ada/mybot").get_data(as_text=True)
 
 
@@ -107,7 +107,7 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
     ada = logged_in(app, "ada")
     status, location = _upload(ada, "crash.py", (ZOO / "raise_in_move.py").read_bytes())
     assert status == 302
-    assert check_upload(store, 1) == "rejected"
+    assert check_in_sandbox(store, 1) == "rejected"
     page = ada.get(location).get_data(as_text=True)
     assert "rejected" in page and "crash under" in page and "Nothing was stored." in page
     assert "Traceback" in page  # the stderr tail, to its owner
@@ -181,7 +181,7 @@ def test_uploading_needs_an_account(app: Flask) -> None:
 def test_who_may_read_a_source(app: Flask, store: Store) -> None:
     ada = logged_in(app, "ada")
     _upload(ada, "greedy.py", GREEDY, name="mybot")
-    check_upload(store, 1)
+    check_in_sandbox(store, 1)
     source = "/bots/ada/mybot/v1/source"
     assert ada.get(source).get_data() == GREEDY
     for who in (None, "bob"):
@@ -238,12 +238,12 @@ def test_the_upload_form_offers_each_runtime_and_the_bot_page_shows_it(
     }  # fmt: skip
     reply = ada.post("/upload", data=form, content_type="multipart/form-data")
     assert reply.status_code == 302, reply.get_data(as_text=True)[-1000:]
-    assert check_upload(store, 1) == "accepted"  # sandboxed, under python-numpy
+    assert check_in_sandbox(store, 1) == "accepted"  # sandboxed, under python-numpy
     page = ada.get("/bots/ada/np").get_data(as_text=True)
     assert "runtime python-numpy (Python 3." in page and "numpy 2.2.6)" in page
     # a .js file is JavaScript whatever the select's Python default says
     status, _ = _upload(ada, "first.js", (ZOO / "first.js").read_bytes(), name="js")
-    assert status == 302 and check_upload(store, 2) == "accepted"
+    assert status == 302 and check_in_sandbox(store, 2) == "accepted"
     assert "runtime javascript (Node.js 20." in ada.get("/bots/ada/js").get_data(as_text=True)
     # whichever Python runtime the select names (as the form and the entry form say)
     form = {
@@ -282,7 +282,7 @@ def test_a_source_stored_under_one_runtime_keeps_it_and_the_page_says_so(
     keeps its first runtime: the upload is shown under that runtime, with a sentence."""
     ada = logged_in(app, "ada")
     assert _upload_as(ada, "greedy.py", GREEDY, "python")[0] == 302
-    assert check_upload(store, 1) == "accepted"
+    assert check_in_sandbox(store, 1) == "accepted"
     status, location = _upload_as(ada, "greedy.py", GREEDY, "python-numpy")
     assert status == 302 and location == "/uploads/2"
     page = ada.get(location).get_data(as_text=True)

@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from arena.service.accounts import create_account, password_hasher
 from arena.service.results import refit_ratings
-from arena.service.uploads import check_upload
+from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import (
@@ -137,7 +137,7 @@ def test_sign_up_upload_a_bot_and_watch_its_check(
     expect(page).to_have_url(f"{live_server}/uploads/1")
     expect(page.locator("#upload-live .status")).to_have_text("pending")
     screenshot(page, "upload-pending")
-    worker = threading.Thread(target=check_upload, args=(store, 1))  # as a worker does
+    worker = threading.Thread(target=check_in_sandbox, args=(store, 1))  # as a worker does
     worker.start()
     try:
         expect(page.locator("#upload-live .status")).to_have_text("accepted", timeout=60_000)
