@@ -13,10 +13,12 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
+from arena.store.db import Store
 from tests.paths import REPO
 
 #: The arena's layers, lowest first: each may import only those before it.
@@ -236,13 +238,19 @@ SOURCE_IMPORTS: dict[str, tuple[str, ...]] = {
     "celery": ("arena/service", "workers"),
 }
 
-#: The folders and files held to SOURCE_IMPORTS (issue 19 moved every query of the service,
-#: the CLI, the web and the workers into the store).
+#: The folders and files held to SOURCE_IMPORTS: the whole arena (issue 19 moved every query
+#: of the service, the CLI, the web and the workers into the store), the applications and the
+#: reference bots. The benchmarks and the tests may seed a database with SQL of their own.
 SOURCE_CHECKED = (
-    "arena/cli",
+    "arena/engine",
+    "arena/match",
+    "arena/compete",
+    "arena/store",
     "arena/service",
+    "arena/cli",
     "web",
     "workers",
+    "bots",
 )
 
 
@@ -399,3 +407,180 @@ def test_every_send_goes_through_dispatch() -> None:
         for line in sends(path)
     ]
     assert not offences, "sends outside arena.service.dispatch:\n" + "\n".join(offences)
+
+
+# --- the applications: every write the service's, the web's reads the service's --------------
+
+STORE = REPO / "arena" / "store"
+
+
+def opens_a_write(node: ast.AST) -> bool:
+    """Whether ``node`` is ``something.write()``: a write session of the store opened."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "write"
+        and not node.args
+        and not node.keywords
+    )
+
+
+def called_names(function: ast.AST) -> set[str]:
+    """The names ``function`` calls: ``f(...)`` and ``anything.f(...)`` both name ``f``."""
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            names.add(name)
+    return names
+
+
+def store_writes(sources: Mapping[str, str]) -> frozenset[str]:
+    """The public functions and ``Store`` methods of the store (``sources``: a module's name
+    and its text) that write: they open a write session, or call, by name, one that does."""
+    functions: dict[str, list[ast.AST]] = {}
+    for name, text in sources.items():
+        tree = ast.parse(text, filename=name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                functions.setdefault(node.name, []).append(node)
+    writes = {
+        name
+        for name, nodes in functions.items()
+        if any(opens_a_write(n) for node in nodes for n in ast.walk(node))
+    }
+    while True:  # what calls a write writes
+        more = {
+            name
+            for name, nodes in functions.items()
+            if name not in writes and any(called_names(node) & writes for node in nodes)
+        }
+        if not more:
+            return frozenset(name for name in writes if not name.startswith("_"))
+        writes |= more
+
+
+def the_stores_sources() -> dict[str, str]:
+    return {
+        str(path.relative_to(REPO)): path.read_text()
+        for path in sorted(STORE.glob("*.py"))  # Alembic's versions are the migration's own
+    }
+
+
+def writes_outside_the_service(path: str, text: str, writes: frozenset[str]) -> list[str]:
+    """The lines of one module of an application that write through the store, not the
+    service: a write session opened, a write function of the store imported or called on an
+    imported module of the store, or one of ``Store``'s writing methods called."""
+    tree = ast.parse(text, filename=path)
+    store_modules: set[str] = set()  # local names bound to modules of arena.store
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena.store"):
+            for alias in node.names:
+                if alias.name in writes:
+                    found.append(f"{path}:{node.lineno}: imports {node.module}.{alias.name}")
+                elif node.module == "arena.store":
+                    store_modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("arena.store."):
+                    store_modules.add(alias.asname or alias.name)
+    store_methods = {  # Store's own writes, called on any name that holds a Store
+        name for name in writes if hasattr(Store, name) and callable(getattr(Store, name))
+    }
+    for node in ast.walk(tree):
+        if opens_a_write(node):
+            found.append(f"{path}:{getattr(node, 'lineno', 0)}: opens a write session")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner, name = ast.unparse(node.func.value), node.func.attr
+            if name in writes and (owner in store_modules or name in store_methods):
+                found.append(f"{path}:{node.lineno}: calls the store's {owner}.{name}")
+    return found
+
+
+def test_a_write_outside_the_service_is_found() -> None:
+    """The checks below can fail: a store function that writes (directly or through another)
+    is found, and so is an application calling one."""
+    store = {
+        "db.py": "class Store:\n    def add_user(self, name):\n"
+        "        with self.write() as session:\n            pass\n",
+        "queue.py": "def _void(store):\n    with store.write() as s:\n        pass\n"
+        "def void_pending(store):\n    _void(store)\n"
+        "def progress(store):\n    with store.read() as s:\n        pass\n",
+    }
+    writes = store_writes(store)
+    assert writes == {"add_user", "void_pending"}
+    command = (
+        "from arena.store.queue import void_pending, progress\n"
+        "from arena.store import queue\n"
+        "progress(store)\nqueue.void_pending(store)\nstore.add_user('x')\n"
+        "with store.write() as session:\n    pass\n"
+    )
+    assert writes_outside_the_service("cli.py", command, writes) == [
+        "cli.py:1: imports arena.store.queue.void_pending",
+        "cli.py:4: calls the store's queue.void_pending",
+        "cli.py:5: calls the store's store.add_user",
+        "cli.py:6: opens a write session",
+    ]
+
+
+def test_the_applications_write_through_the_service_only() -> None:
+    """The command line, the web and the workers write nothing through the store: every
+    write is a service action (docs/architecture.md, "Every write and every permission is
+    the service's"); migrating the schema (``arena.store.db.upgrade``) is the store's own."""
+    writes = store_writes(the_stores_sources())
+    assert {"void_pending", "add_bot_version", "mark_queued", "insert_upload"} <= writes
+    offences = [
+        line
+        for folder in ("arena/cli", "web", "workers")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for line in writes_outside_the_service(
+            str(path.relative_to(REPO)), path.read_text(), writes
+        )
+    ]
+    assert not offences, "writes outside the service:\n" + "\n".join(offences)
+
+
+def store_imports(path: str, text: str) -> list[str]:
+    """What one module of the web imports of the store that is neither the connection
+    (``arena.store.db``: the Store, its health, its errors) nor a row type (a CapWords name,
+    which the API's answers may hold): a read, which the service does for it."""
+    found = []
+    for node in ast.walk(ast.parse(text, filename=path)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena.store"):
+            if node.module == "arena.store.db":
+                continue
+            for alias in node.names:
+                if not alias.name[:1].isupper() or alias.name.isupper():
+                    found.append(f"{path}:{node.lineno}: {node.module}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            found += [
+                f"{path}:{node.lineno}: {alias.name}"
+                for alias in node.names
+                if alias.name.startswith("arena.store")
+            ]
+    return found
+
+
+def test_a_read_of_the_store_is_found() -> None:
+    text = (
+        "from arena.store.db import DATABASE_ERRORS, Store, ping\n"
+        "from arena.store.games import MatchRow, game_list\n"
+        "import arena.store.bots\n"
+    )
+    assert store_imports("web/x.py", text) == [
+        "web/x.py:2: arena.store.games.game_list",
+        "web/x.py:3: arena.store.bots",
+    ]
+
+
+def test_the_web_reads_through_the_service_only() -> None:
+    """The web's pages and API read the database through the service's functions (and
+    render what they get): of the store they import only the connection and row types."""
+    offences = [
+        line
+        for path in sorted((REPO / "web").rglob("*.py"))
+        for line in store_imports(str(path.relative_to(REPO)), path.read_text())
+    ]
+    assert not offences, "the web reads the store itself:\n" + "\n".join(offences)

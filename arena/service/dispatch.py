@@ -1,5 +1,5 @@
 """Send work to the workers, or leave it to the sweep: every send of the arena goes through
-here, and this is the one place that decides what happens when the broker cannot be reached
+here, and here is what a broker that cannot be reached does to a user's action: nothing
 (docs/workers.md, "Who owns what").
 
 The database owns every piece of work (a match, an upload's check, a branch, a booked

@@ -1,5 +1,5 @@
 """The service's operations on stored tournaments: create one from stored bots, play a match
-for a worker, and sweep up after dead workers and lost tasks (docs/workers.md).
+for a worker under its lease, and the workers' heartbeats (docs/workers.md).
 
 The Celery tasks (``workers/tasks.py``) and the CLI call these; neither holds any match state
 of its own. A task is a nudge ("play match 42"): :func:`run_match` claims the match in the
