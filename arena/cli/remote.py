@@ -22,6 +22,7 @@ import os
 import sys
 import time
 import traceback
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,10 @@ class _Server:
         """The JSON answer; a refused request is a :class:`UsageError` with the server's
         message, an unreachable or failing server an :class:`UnavailableError` (after the
         retries the module's docstring describes)."""
-        response = self._send(method, path, **kwargs)
+        return self.answer(self._send(method, path, **kwargs))
+
+    def answer(self, response: httpx.Response) -> Any:
+        """:meth:`call`'s reading of the server's answer."""
         if response.status_code >= 500:
             raise UnavailableError(f"{self.base} answered {response.status_code}")
         try:
@@ -105,7 +109,10 @@ class _Server:
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """The server's answer to the request, tried again after each of
         :data:`RETRY_DELAYS` while it fails in a way that repeating it is safe for."""
-        again = DROPPED if method in ("GET", "HEAD") else NOT_SENT
+        # A POST with an Idempotency-Key is as safe to repeat as a GET: the server answers a
+        # repeated key with the first upload (docs/api.md).
+        safe = method in ("GET", "HEAD") or "Idempotency-Key" in kwargs.get("headers", {})
+        again = DROPPED if safe else NOT_SENT
         for delay in (*RETRY_DELAYS, None):
             try:
                 response = self.client.request(method, path, **kwargs)
@@ -210,8 +217,16 @@ def remote_push_command(
     deadline = time.monotonic() + timeout
     source = file.read_bytes()  # bytes, not the open file: a retried POST sends it all again
     form = {"name": name, **({"runtime": runtime} if runtime else {})}
-    upload = api.call("POST", "/bots", files={"source": (file.name, source)}, data=form)
-    click.echo(f"uploaded {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})")
+    # one key for this push: a POST retried after its answer was lost makes one upload
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    response = api._send(
+        "POST", "/bots", files={"source": (file.name, source)}, data=form, headers=key
+    )
+    upload = api.answer(response)
+    how = (
+        "already received" if response.headers.get("Idempotent-Replayed") == "true" else "uploaded"
+    )
+    click.echo(f"{how} {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})")
     while upload["status"] == "pending":
         _wait("the check", deadline)
         upload = api.call("GET", f"/uploads/{upload['id']}")

@@ -95,7 +95,11 @@ def test_a_ci_pushes_a_version_and_compares_it(store: Store, server: str, tmp_pa
     assert lines[-1].startswith("NEW passed (")
     again = _push(tmp_path, str(mybot), "--server", server, token=token)
     assert again.returncode == OK
-    assert "ada/mybot: already stored as version 1" in again.stdout
+    # the same file pushed again within the intake's window: the first upload, said so
+    assert again.stdout.splitlines() == [
+        "already received mybot.py as ada/mybot (upload 1)",
+        "ada/mybot: accepted as version 1",
+    ]
     broken = tmp_path / "broken.py"
     broken.write_text("def play(observation):\n    return observation.legal_moves[99]\n")
     rejected = _push(tmp_path, str(broken), "--server", server, token=token)
