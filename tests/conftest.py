@@ -31,6 +31,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -52,7 +53,41 @@ Seed = Callable[[Store, Path], object]
 _SEEDED = pytest.StashKey[object]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--count-assertions",
+        action="store_true",
+        help="count the assert statements that pass in the tests (pytest's assertion-pass "
+        "hook, enabled in pyproject.toml) and print the total at the end",
+    )
+
+
+class AssertionCounter:
+    """Counts the assert statements that pass (``--count-assertions``): a test's checks, not
+    its parameters; with xdist each worker counts its own and sends the count back."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+
+    def pytest_assertion_pass(self) -> None:
+        self.passed += 1
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:  # an xdist worker: the controller adds it up
+            output["assertions_passed"] = self.passed
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any) -> None:
+        self.passed += int(node.workeroutput.get("assertions_passed", 0))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        terminalreporter.write_line(f"{self.passed} assertions passed")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("count_assertions"):
+        config.pluginmanager.register(AssertionCounter(), "arena-assertion-counter")
     config.addinivalue_line(
         "markers",
         "seed(build=f): the test's database is a copy of a migrated one that f(store, "
