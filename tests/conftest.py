@@ -18,6 +18,13 @@ On PostgreSQL a copy costs a ``CREATE DATABASE`` and a ``DROP DATABASE`` (a tent
 each, more under load), paid off the tests' time: a thread of the test process creates the
 next copy of a template while a test runs on the current one, and drops a test's database
 after it; the server's session fixture waits for that thread before it stops the server.
+
+A test's database is SQLite unless the test (or its module, with ``pytestmark``) is marked
+``@pytest.mark.backends("sqlite", "postgresql")``: then it runs once on each. That is for the
+tests where SQL can differ between the two (the store, migrations, claims and leases, locking,
+what PostgreSQL refuses and SQLite takes); the rest of the store's callers run on SQLite.
+
+``ARENA_TEST_FULL=1`` (``./run test --full``) runs the soak tests' full counts (:func:`soak`).
 """
 
 from __future__ import annotations
@@ -43,8 +50,17 @@ from tests.servers import running_postgres
 # folder); tests/web/test_auth.py checks the generated one apart.
 os.environ.setdefault("ARENA_SECRET_KEY", "a key for the tests only")
 
-#: The database backends every storage test runs on (the ``url`` fixture's parameters).
+#: The database backends a test marked ``backends`` may ask for; unmarked: the first.
 BACKENDS = ["sqlite", "postgresql"]
+
+#: ``ARENA_TEST_FULL=1`` (``./run test --full``): the soak tests play their full counts.
+FULL = os.environ.get("ARENA_TEST_FULL", "") not in ("", "0")
+
+
+def soak(trimmed: int, full: int) -> int:
+    """How many rounds a soak test makes: ``trimmed`` in the default run, ``full`` with
+    ``ARENA_TEST_FULL=1`` (``./run test --full``)."""
+    return full if FULL else trimmed
 
 #: What ``@pytest.mark.seed(build=build)`` runs once on a migrated template database: it stores
 #: what the tests start from and returns a value for the ``seeded`` fixture.
@@ -96,6 +112,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "empty_database: the url fixture gives an empty, unmigrated database"
     )
+    config.addinivalue_line(
+        "markers",
+        "backends(*names): the test runs once on each database backend named (sqlite, "
+        "postgresql); unmarked, on SQLite only (tests/conftest.py)",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that uses a database and is marked ``backends`` runs once on each backend."""
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker is None or "url" not in metafunc.fixturenames:
+        return
+    unknown = [name for name in marker.args if name not in BACKENDS]
+    if unknown or not marker.args:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: backends({', '.join(map(repr, marker.args))}) "
+            f"names no backend or an unknown one; they are {', '.join(BACKENDS)}"
+        )
+    metafunc.parametrize("url", marker.args, indirect=True)
 
 
 #: The longest tests (a minute or so each on two loaded cores: the whole suite's
@@ -272,14 +307,14 @@ def databases(tmp_path_factory: pytest.TempPathFactory) -> Databases:
     return Databases(tmp_path_factory.mktemp("templates"))
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture
 def url(request: pytest.FixtureRequest, tmp_path: Path, databases: Databases) -> Iterator[str]:
-    """A database of the test's own on each backend: migrated, and holding what the test's
-    ``seed`` marker's build stored; empty if the test is marked ``empty_database``. A
-    PostgreSQL one is dropped after the test (else the server's gigabytes of copies make
-    the whole run slow to write and to stop)."""
+    """A database of the test's own, on SQLite (on each backend its ``backends`` marker
+    names): migrated, and holding what the test's ``seed`` marker's build stored; empty if
+    the test is marked ``empty_database``. A PostgreSQL one is dropped after the test (else
+    the server's gigabytes of copies make the whole run slow to write and to stop)."""
     server: str | None = None
-    if request.param != "sqlite":
+    if getattr(request, "param", BACKENDS[0]) != "sqlite":
         server = request.getfixturevalue("postgres_server")
     if request.node.get_closest_marker("empty_database"):
         url = databases.empty(server, tmp_path)

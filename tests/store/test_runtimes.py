@@ -11,6 +11,9 @@ from arena.store.db import Store, connect, upgrade
 from arena.store.matches import bot_sources
 from arena.store.uploads import insert_upload, upload_with_version
 
+# SQL can differ here (the store's SQL and a migration): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.mark.empty_database
 def test_the_migration_gives_what_was_stored_before_the_python_runtime(url: str) -> None:
