@@ -62,6 +62,7 @@ def soak(trimmed: int, full: int) -> int:
     ``ARENA_TEST_FULL=1`` (``./run test --full``)."""
     return full if FULL else trimmed
 
+
 #: What ``@pytest.mark.seed(build=build)`` runs once on a migrated template database: it stores
 #: what the tests start from and returns a value for the ``seeded`` fixture.
 Seed = Callable[[Store, Path], object]
@@ -73,8 +74,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--count-assertions",
         action="store_true",
-        help="count the assert statements that pass in the tests (pytest's assertion-pass "
-        "hook, enabled in pyproject.toml) and print the total at the end",
+        help="count the assert statements that pass in the tests and print the total at the "
+        "end (with -o enable_assertion_pass_hook=true)",
     )
 
 
@@ -103,6 +104,12 @@ class AssertionCounter:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("count_assertions"):
+        if not config.getini("enable_assertion_pass_hook"):
+            # off by default: it makes rewriting the tests' asserts a third dearer
+            raise pytest.UsageError(
+                "--count-assertions needs pytest's assertion-pass hook: add "
+                "-o enable_assertion_pass_hook=true"
+            )
         config.pluginmanager.register(AssertionCounter(), "arena-assertion-counter")
     config.addinivalue_line(
         "markers",

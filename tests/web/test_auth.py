@@ -348,9 +348,7 @@ def test_the_authorization_matrix(matrix_clients: dict[str, FlaskClient], role: 
             failures.append(str(failed).split("\n")[0])
         if (method, path) == ("POST", "/logout") and role != "anonymous":
             assert _login(client, role) == 302, f"{role} could not log in again"
-    assert not failures, f"{len(failures)} of {len(ROUTES)} cells failed:\n" + "\n".join(
-        failures
-    )
+    assert not failures, f"{len(failures)} of {len(ROUTES)} cells failed:\n" + "\n".join(failures)
 
 
 @pytest.mark.parametrize("action", sorted(PERMISSIONS))
