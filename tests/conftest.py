@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import itertools
+import json
 import os
 import shutil
 import sqlite3
@@ -73,44 +74,53 @@ _SEEDED = pytest.StashKey[object]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--count-assertions",
-        action="store_true",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="JSON",
         help="count the assert statements that pass in the tests and print the total at the "
-        "end (with -o enable_assertion_pass_hook=true)",
+        "end (with -o enable_assertion_pass_hook=true); JSON: also write each test's count "
+        "there",
     )
 
 
 class AssertionCounter:
-    """Counts the assert statements that pass (``--count-assertions``): a test's checks, not
-    its parameters; with xdist each worker counts its own and sends the count back."""
+    """Counts the assert statements that pass (``--count-assertions``), by test: a test's
+    checks, not its parameters; with xdist each worker counts its own and sends them back."""
 
-    def __init__(self) -> None:
-        self.passed = 0
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.counts: dict[str, int] = {}
 
-    def pytest_assertion_pass(self) -> None:
-        self.passed += 1
+    def pytest_assertion_pass(self, item: pytest.Item) -> None:
+        self.counts[item.nodeid] = self.counts.get(item.nodeid, 0) + 1
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
-        if output is not None:  # an xdist worker: the controller adds it up
-            output["assertions_passed"] = self.passed
+        if output is not None:  # an xdist worker: the controller adds them up
+            output["assertions_passed"] = json.dumps(self.counts)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any) -> None:
-        self.passed += int(node.workeroutput.get("assertions_passed", 0))
+        self.counts.update(json.loads(node.workeroutput.get("assertions_passed", "{}")))
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        terminalreporter.write_line(f"{self.passed} assertions passed")
+        total = sum(self.counts.values())
+        terminalreporter.write_line(f"{total} assertions passed in {len(self.counts)} tests")
+        if self.path:
+            Path(self.path).write_text(json.dumps(self.counts, indent=0, sort_keys=True))
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("count_assertions"):
+    path = config.getoption("count_assertions")
+    if path is not None:
         if not config.getini("enable_assertion_pass_hook"):
             # off by default: it makes rewriting the tests' asserts a third dearer
             raise pytest.UsageError(
                 "--count-assertions needs pytest's assertion-pass hook: add "
                 "-o enable_assertion_pass_hook=true"
             )
-        config.pluginmanager.register(AssertionCounter(), "arena-assertion-counter")
+        config.pluginmanager.register(AssertionCounter(path), "arena-assertion-counter")
     config.addinivalue_line(
         "markers",
         "seed(build=f): the test's database is a copy of a migrated one that f(store, "
@@ -150,6 +160,8 @@ LONG_FIRST = (
     "tests/workers/test_tasks.py::test_a_tournament_created_from_the_cli_runs_to_completion",
     "tests/workers/test_competition.py",
     "tests/web/test_api.py::test_the_api_fuzzed_from_its_own_document",
+    "tests/cli/test_tournament.py::test_compare_passes_a_clearly_stronger_bot",
+    "tests/cli/test_tournament.py::test_compare_does_not_pass_a_bot_against_itself",
     "tests/cli/test_serve.py::test_fault_drill_the_worker_killed_mid_tournament",
     "tests/compete/test_sprt.py::test_a_bot_against_itself_is_centred",
     "tests/cli/test_main.py::test_console_script_runs_the_documented_example",
@@ -159,6 +171,8 @@ LONG_FIRST = (
     "tests/web/test_security.py::test_two_processes_count_in_one_bucket",
     "tests/cli/test_serve.py",
     "tests/cli/test_competition.py::test_a_competition_from_creation_to_its_close",
+    "tests/match/test_bots.py::test_counter_beats_greedy",
+    "tests/engine/test_properties.py::test_presets_with_random_seeds",
 )
 #: Fixtures that start real ``arena worker`` processes (tests/workers/test_tasks.py).
 WORKER_FIXTURES = {"service", "deployment"}
