@@ -34,7 +34,7 @@ from sqlalchemy import func, select
 
 from arena.compete.entrants import Entrant
 from arena.engine.rules import PRESETS
-from arena.service.broker import make_app
+from arena.service.broker import configure
 from arena.service.dispatch import dispatch_matches
 from arena.service.ladder import ladder_in_flight_bound
 from arena.service.matches import create_stored_tournament
@@ -192,7 +192,8 @@ def main() -> None:
                     store, name="other", rules=PRESETS["draw"], format="round-robin",
                     entrants=[f"{k}1={k}1/{k}" for k in KINDS], games_per_match=40, seed=3,
                 )  # fmt: skip
-                dispatch_matches(store, make_app(broker), other)
+                configure(broker)
+                dispatch_matches(store, other)
             samples.append(
                 (
                     elapsed,

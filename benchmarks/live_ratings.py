@@ -53,7 +53,7 @@ from sqlalchemy import insert, select, text
 
 from arena.compete.ratings import ELO_PER_NAT
 from arena.engine.rules import PRESETS
-from arena.service.broker import make_app
+from arena.service.broker import configure
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import Config, create_stored_tournament
 from arena.service.results import refit_ratings
@@ -196,7 +196,8 @@ def live(args: argparse.Namespace) -> None:
     seen: list[tuple[datetime, datetime, float | None]] = []  # (refitted, seen at, seconds)
     try:
         time.sleep(3)  # the workers start
-        dispatch_matches(store, make_app(broker, Config.from_env(), url), tournament_id)
+        configure(broker, Config.from_env(), url)
+        dispatch_matches(store, tournament_id)
         rule_set = store.ensure_rule_set(RULES).id
         deadline = time.monotonic() + args.seconds
         while time.monotonic() < deadline:

@@ -30,8 +30,9 @@ from arena.compete.entrants import Entrant
 from arena.compete.localrun import run_local
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
-from arena.service.broker import make_app, send_matches
-from arena.service.matches import create_stored_tournament, send_pending
+from arena.service.broker import configure
+from arena.service.dispatch import send_pending
+from arena.service.matches import create_stored_tournament
 from arena.store.db import Store, connect, upgrade
 from arena.store.queue import tournament_progress
 
@@ -137,9 +138,9 @@ def play_service(
         with _redis(directory) as broker:
             env = {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker}
             with _worker(directory, env, workers):
-                app = make_app(broker)
+                configure(broker)
                 started = time.perf_counter()
-                send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
+                send_pending(store, tournament_id=tournament_id)
                 _wait_done(store, tournament_id, len(matches))
                 seconds = time.perf_counter() - started
         return sum(match.games for match in matches), seconds

@@ -37,8 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.to
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match
 from arena.engine.rules import PRESETS
-from arena.service.broker import make_app, send_matches
-from arena.service.matches import create_stored_tournament, send_pending
+from arena.service.broker import configure
+from arena.service.dispatch import send_pending
+from arena.service.matches import create_stored_tournament
 from arena.store.db import connect, upgrade
 from arena.store.queue import tournament_progress
 from benchmarks.tournament import _redis
@@ -127,8 +128,8 @@ def play(
                 "ARENA_WARM_BOTS": "1" if warm else "0",
             }
             with _worker(directory, env, kind):
-                app = make_app(broker)
-                send_pending(store, lambda ids: send_matches(app, ids), tournament_id=tournament_id)
+                configure(broker)
+                send_pending(store, tournament_id=tournament_id)
                 time.sleep(minutes * 60)
                 done = tournament_progress(store, tournament_id)
         if done["void"]:

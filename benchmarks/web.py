@@ -60,7 +60,7 @@ from arena.compete.ratings import ELO_PER_NAT
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import PRESETS
-from arena.service.broker import BROKER_ENV, make_app, resolve_broker_url
+from arena.service.broker import BROKER_ENV, configure, resolve_broker_url
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import Config, create_stored_tournament, run_match
 from arena.service.results import refit_ratings
@@ -530,8 +530,8 @@ def start_busy_tournament(url: str, seed: int) -> tuple[int, str]:
             entrants=[f"reference/{name}" for name in REFERENCE], games_per_match=10_000,
             seed=seed,
         )  # fmt: skip
-        app = make_app(resolve_broker_url(None, url), Config.from_env(), url)
-        dispatch_matches(store, app, tournament_id)
+        configure(resolve_broker_url(None, url), Config.from_env(), url)
+        dispatch_matches(store, tournament_id)
     finally:
         store.close()
     return tournament_id, name

@@ -272,3 +272,130 @@ def test_frameworks_are_imported_only_where_the_architecture_says(checked: str) 
             if not relative.startswith(SOURCE_IMPORTS[top]):
                 offences.append(f"{relative} imports {top}")
     assert not offences, "\n".join(offences)
+
+
+# --- inside the service: no cycle, one send --------------------------------------------------
+
+SERVICE = REPO / "arena" / "service"
+
+
+def service_imports(path: Path) -> list[tuple[str, int, bool]]:
+    """The modules of the service ``path`` imports: (name, line, whether inside a function).
+    ``from arena.service import broker`` names ``broker``; imports under ``TYPE_CHECKING``
+    count (a cycle of types is a cycle of design)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[tuple[str, int, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            names: list[str] = []
+            if isinstance(child, ast.Import):
+                names = [alias.name for alias in child.names]
+            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                names = [child.module, *(f"{child.module}.{a.name}" for a in child.names)]
+            modules = {
+                parts[2]
+                for parts in (name.split(".") for name in names)
+                if parts[:2] == ["arena", "service"] and len(parts) > 2
+            }
+            for module in sorted(modules):
+                if (SERVICE / f"{module}.py").exists():
+                    found.append((module, getattr(child, "lineno", 0), inside))
+            visit(child, inside)
+
+    visit(tree, False)
+    return found
+
+
+def service_graph() -> dict[str, set[str]]:
+    """Each module of the service and the modules of the service it imports at module
+    level."""
+    return {
+        path.stem: {name for name, _, inside in service_imports(path) if not inside} - {path.stem}
+        for path in sorted(SERVICE.glob("*.py"))
+    }
+
+
+def a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as the path that closes it (``a -> b -> a``), or None."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := walk(target)) is not None:
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := walk(node)) is not None:
+            return found
+    return None
+
+
+def test_a_cycle_is_found() -> None:
+    """The cycle finder finds what it is for (so the test below can fail)."""
+    assert a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert a_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_the_service_imports_no_module_in_a_circle() -> None:
+    """No module of the service imports, by way of others, itself (docs/architecture.md):
+    what two modules both need lives below both of them."""
+    cycle = a_cycle(service_graph())
+    assert cycle is None, "an import cycle inside arena/service: " + " -> ".join(cycle or ())
+
+
+def test_no_service_module_imports_the_service_inside_a_function() -> None:
+    """Imports of the service sit at the top of a module: one inside a function is only
+    ever there to hide a cycle."""
+    offences = [
+        f"arena/service/{path.name}:{line}: imports arena.service.{name} in a function"
+        for path in sorted(SERVICE.glob("*.py"))
+        for name, line, inside in service_imports(path)
+        if inside
+    ]
+    assert not offences, "\n".join(offences)
+
+
+def test_dispatch_is_a_leaf_of_the_service() -> None:
+    """Every send goes through arena.service.dispatch, which imports no module of the
+    service but the broker's (so every module may send through it)."""
+    assert service_graph()["dispatch"] <= {"broker"}
+
+
+#: The calls that put a message on the broker: Celery's, and the broker module's senders.
+SENDS = frozenset({"send_task", "send_matches", "send_uploads", "send_branches"})
+
+
+def sends(path: Path) -> list[str]:
+    """The lines of ``path`` that call one of :data:`SENDS`."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in SENDS:
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {name}")
+    return found
+
+
+def test_every_send_goes_through_dispatch() -> None:
+    """Only arena/service/dispatch.py sends (and arena/service/broker.py, whose senders it
+    calls): the web, the CLI, the workers and the rest of the service ask it."""
+    offences = [
+        line
+        for folder in ("arena", "web", "workers")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if path not in (SERVICE / "dispatch.py", SERVICE / "broker.py")
+        for line in sends(path)
+    ]
+    assert not offences, "sends outside arena.service.dispatch:\n" + "\n".join(offences)

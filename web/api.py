@@ -65,7 +65,7 @@ from arena.service.views import (
 )
 from arena.store.db import DATABASE_ERRORS
 from web.auth import guarded, public
-from web.extensions import csrf, get_celery, get_store, limiter
+from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
 from web.games import FilterError, parse_filter, record_for_reader
 from web.limits import API_LIMIT, api_key, api_limit, bearer
@@ -609,9 +609,7 @@ def api_upload(form: UploadForm) -> tuple[UploadModel, int]:
     assert file is not None
     filename, data = read_file(file)
     try:
-        view = receive_upload(
-            get_store(), get_celery(), account, filename, data, form.name, form.runtime or None
-        )
+        view = receive_upload(get_store(), account, filename, data, form.name, form.runtime or None)
     except PermissionDenied:
         raise
     except (UploadError, ArenaError) as exc:
@@ -730,7 +728,7 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentModel, int]
             games_per_match=json.games, seed=random.SystemRandom().getrandbits(62),
             settings=MatchSettings(move_seconds=json.move_ms / 1000),
         )  # fmt: skip
-        start_tournament(get_store(), get_celery(), account, new)
+        start_tournament(get_store(), account, new)
     except PermissionDenied:
         raise
     except (ArenaError, ValueError, LookupError) as exc:
@@ -855,7 +853,7 @@ def api_start_compare(json: CompareRequest) -> tuple[CompareModel, int]:
     account = _caller("run")
     wanted = compare_service.CompareRequest(**json.model_dump())
     try:
-        started = compare_service.start_compare(get_store(), get_celery(), account, wanted)
+        started = compare_service.start_compare(get_store(), account, wanted)
     except PermissionDenied as exc:
         _fail(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:

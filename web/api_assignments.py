@@ -33,7 +33,7 @@ from web.api import fail as _fail
 from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import read_file
 from web.routing import MAX_ID
 
@@ -267,15 +267,15 @@ def api_submit(class_name: str, name: str, form: SubmissionForm) -> tuple[Submis
     version = form.version.strip()
     if (file is None or not file.filename) == (not version):
         _fail(400, "send the bot as the multipart file field 'source', or name 'version'")
-    store, celery = get_store(), get_celery()
+    store = get_store()
     try:
         if file is not None and file.filename:
             filename, data = read_file(file)
             view = service.submit_upload(
-                store, celery, account, class_name, name, filename, data, form.name
+                store, account, class_name, name, filename, data, form.name
             )
         else:
-            view = service.submit_version(store, celery, account, class_name, name, version)
+            view = service.submit_version(store, account, class_name, name, version)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:

@@ -31,7 +31,7 @@ from web.api import fail as _fail
 from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 
 __all__ = ["ClassCreate", "ClassModel"]
 
@@ -426,7 +426,7 @@ def api_class_tournament(name: str, json: ClassTournamentRequest) -> tuple[Tourn
 
     account = _caller("run")
     tournament_id = _acting(lambda: service.start_class_tournament(
-        get_store(), get_celery(), account, name, reference=json.reference, rules=json.rules,
+        get_store(), account, name, reference=json.reference, rules=json.rules,
         games=json.games))  # fmt: skip
     found = get_tournament(get_store(), tournament_id)
     assert found is not None

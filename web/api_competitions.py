@@ -41,7 +41,7 @@ from web.api import iso as _iso
 from web.api import num as _num
 from web.auth import guarded, public
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import read_file
 from web.routing import MAX_ID
 
@@ -327,7 +327,7 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryModel, int]:
     filename, data = read_file(file)
     try:
         entry = service.enter_with_upload(
-            get_store(), get_celery(), account, name, filename, data, form.name,
+            get_store(), account, name, filename, data, form.name,
             runtime=form.runtime or None,
         )  # fmt: skip
     except (PermissionDenied, NotFound):

@@ -10,7 +10,9 @@ the API's JSON (:func:`web.api.api_error`), elsewhere an error page: a refused a
 in every route is a database id (:mod:`web.routing`: a larger number is no route, 404).
 The :class:`~arena.store.db.Store` is created once per app and kept in
 ``app.extensions["arena_store"]`` (:mod:`web.extensions`: the blueprints import it from
-there, never from here).
+there, never from here); the broker the service sends through is configured once, here
+(:func:`arena.service.broker.configure_lazily`: ``$ARENA_BROKER_URL``, or the one beside
+the database, made at the first send).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import web.api_classes
 import web.api_competitions
 import web.api_reports  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
+from arena.service.broker import configure_lazily as configure_broker
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import api_error, init_api
 from web.assignments import assignments
@@ -39,7 +42,7 @@ from web.branches import branches
 from web.classes import ROSTER_BYTES, classes
 from web.compares import compares
 from web.competitions import competitions
-from web.extensions import CELERY_KEY, STORE_KEY, get_celery, get_store
+from web.extensions import STORE_KEY, get_store
 from web.games import games
 from web.joins import init_joins
 from web.pages import pages
@@ -48,12 +51,10 @@ from web.similarity import similarity
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 
 __all__ = [
-    "CELERY_KEY",
     "CONTENT_SECURITY_POLICY",
     "STORE_KEY",
     "create_app",
     "duration",
-    "get_celery",
     "get_store",
     "when",
 ]
@@ -92,6 +93,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     url = resolve_url(database_url)
     app.config["DATABASE_URL"] = url
     app.extensions[STORE_KEY] = connect(url)
+    configure_broker(database=url)
     init_routing(app)  # before any route: every <int:...> is a database id
     app.add_url_rule("/healthz", "healthz", healthz)
     init_auth(app)

@@ -47,7 +47,7 @@ from arena.service.exports import grade_csv
 from web.auth import current_account, guarded, public
 from web.competitions import ZONES, countdown, parse_local, zoned
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import form_float, form_int, read_file, sentence
 
 __all__ = ["LIVE_SECONDS", "assignments", "parse_thresholds", "thresholds_text"]
@@ -260,11 +260,11 @@ def submit(name: str, assignment: str) -> BaseResponse | tuple[str, int]:
     file = request.files.get("source")
     try:
         if chosen:
-            submit_version(store, get_celery(), account, name, assignment, chosen)
+            submit_version(store, account, name, assignment, chosen)
         elif file is not None and file.filename:
             filename, data = read_file(file)
             bot = request.form.get("bot_name", "").strip()
-            submit_upload(store, get_celery(), account, name, assignment, filename, data, bot)
+            submit_upload(store, account, name, assignment, filename, data, bot)
         else:
             raise AssignmentError("choose a .py file to upload, or one of your versions")
     except PermissionDenied:

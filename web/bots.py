@@ -38,7 +38,7 @@ from arena.service.uploads import (
 from arena.service.views import bot_list, bot_source, bot_view
 from web.auth import current_account, guarded, public, to_login
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import read_file
 
 __all__ = ["UPLOAD_LIVE_SECONDS", "bots"]
@@ -74,7 +74,6 @@ def upload() -> BaseResponse | tuple[str, int] | str:
     try:
         view = receive_upload(
             get_store(),
-            get_celery(),
             current_account(),
             filename,
             data,

@@ -38,7 +38,7 @@ from arena.service.branches import (
 from arena.service.games import GameRow, game_record
 from arena.service.permissions import Target, require
 from web.auth import current_account, guarded
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.games import record_for_reader
 from web.viewer import (
     Position,
@@ -169,7 +169,7 @@ def new_branch(match_id: int, index: int) -> BaseResponse | tuple[str, int] | st
             chosen.append(int(text))
         times = _whole("times", 1)
         branch_id = start_branch(
-            get_store(), get_celery(), account, match_id, index, round_number, turn, chosen, times
+            get_store(), account, match_id, index, round_number, turn, chosen, times
         )
     except BranchError as exc:
         flash(_sentence(exc))

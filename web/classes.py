@@ -44,7 +44,7 @@ from arena.service.role_requests import RoleRequestError, request_mode
 from web.auth import current_account, guarded, public, to_login
 from web.competitions import zoned
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import form_float, form_int, read_file, sentence
 from web.render import Axis, axis_svg, interval_svg
 
@@ -222,7 +222,6 @@ def tournament(name: str) -> BaseResponse | tuple[str, int]:
         games = form_int("games", TOURNAMENT_GAMES)
         tournament_id = service.start_class_tournament(
             get_store(),
-            get_celery(),
             current_account(),
             name,
             reference=request.form.get("reference") == "on",

@@ -31,7 +31,7 @@ from arena.service.display import entrant_names
 from arena.service.permissions import allowed
 from arena.service.views import bot_list
 from web.auth import current_account, guarded, public
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import form_float, form_int, sentence
 from web.render import llr_svg
 
@@ -96,7 +96,7 @@ def new_compare() -> BaseResponse | tuple[str, int] | str:
         )
         if not wanted.new or not wanted.old:
             raise ArenaError("choose NEW (your bot) and OLD")
-        started = start_compare(get_store(), get_celery(), account, wanted)
+        started = start_compare(get_store(), account, wanted)
     except PermissionDenied as exc:
         abort(403, str(exc))
     except (ArenaError, ValueError, LookupError) as exc:

@@ -34,7 +34,7 @@ from arena.service.uploads import form_runtime
 from arena.service.views import RatingChart
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import form_float, form_int, read_file, sentence
 from web.render import Axis, axis_svg, interval_svg
 from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
@@ -323,7 +323,6 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
             filename, data = read_file(file)
             entry = service.enter_with_upload(
                 get_store(),
-                get_celery(),
                 current_account(),
                 name,
                 filename,

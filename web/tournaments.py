@@ -31,7 +31,7 @@ from arena.service.tournaments import (
 from arena.service.views import bot_list, tournament_view
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
-from web.extensions import get_celery, get_store
+from web.extensions import get_store
 from web.forms import form_int, sentence
 
 __all__ = ["MAX_GAMES", "form_int", "rule_file", "tournaments"]
@@ -98,7 +98,7 @@ def new_tournament() -> BaseResponse | tuple[str, int] | str:
             settings=MatchSettings(move_seconds=move_ms / 1000),
             school_class=school_class,
         )
-        _, sent = start_tournament(get_store(), get_celery(), current_account(), new)
+        _, sent = start_tournament(get_store(), current_account(), new)
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError, LookupError) as exc:

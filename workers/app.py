@@ -1,6 +1,7 @@
 """The Celery app the workers run: ``celery -A workers.app worker`` (``arena worker`` does it).
 
-Configured by :func:`arena.service.broker.make_app` from the environment (``ARENA_BROKER_URL``,
+Configured once by :func:`arena.service.broker.configure` (the broker every send of a
+worker goes through) from the environment (``ARENA_BROKER_URL``,
 ``ARENA_DATABASE_URL``, ``ARENA_*`` timings); the tasks are in :mod:`workers.tasks`.
 """
 
@@ -10,7 +11,7 @@ import warnings
 
 from celery.exceptions import CPendingDeprecationWarning, SecurityWarning
 
-from arena.service.broker import make_app
+from arena.service.broker import configure
 
 # The worker starts as root on a server so that each sandboxed bot runs as its own
 # unprivileged uid (setpriv, cgroups: docs/deployment.md); the bots never run as root and
@@ -23,5 +24,5 @@ warnings.filterwarnings(
     "ignore", message=r"\s*In Celery 5.1 we introduced", category=CPendingDeprecationWarning
 )
 
-app = make_app()
+app = configure()
 app.conf.include = ["workers.tasks"]

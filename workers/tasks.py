@@ -42,7 +42,15 @@ from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
 from arena.match.warm import release_warm
 from arena.service.branches import run_branch
-from arena.service.broker import CHECK_UPLOAD, PLAY_MATCH, REFIT, RUN_BRANCH, SWEEP, make_app
+from arena.service.broker import (
+    CHECK_UPLOAD,
+    PLAY_MATCH,
+    REFIT,
+    RUN_BRANCH,
+    SWEEP,
+    make_app,
+    using,
+)
 from arena.service.live import refit_if_changed
 from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
 from arena.service.work import accept_upload, play_token, sweep_all
@@ -132,12 +140,13 @@ def _start_heartbeat(sender: Any = None, **_: Any) -> None:
                 return
 
     def sweeper() -> None:
-        celery = make_app(config=config)  # a client of its own: the consumer's is not shared
-        while not stop.wait(config.sweep_seconds):
-            try:
-                sweep_all(store, celery, config)
-            except Exception as exc:  # the broker or the database is away: next time
-                logger.warning("sweep failed: %s", exc)
+        # a client of its own: the consumer's is not shared
+        with using(make_app(config=config)):
+            while not stop.wait(config.sweep_seconds):
+                try:
+                    sweep_all(store, config)
+                except Exception as exc:  # the broker or the database is away: next time
+                    logger.warning("sweep failed: %s", exc)
 
     threading.Thread(target=beat, name="arena-worker-heartbeat", daemon=True).start()
     if os.environ.get(SWEEP_ENV, "1") != "0":
@@ -192,7 +201,6 @@ def play_match(self: Task[Any, Any], match_id: int) -> str:
     try:
         outcome = play_token(
             store,
-            app,
             match_id,
             config=_state["config"],
             first_slot=_first_slot(),
@@ -239,9 +247,7 @@ def check_upload_task(self: Task[Any, Any], upload_id: int) -> str:
     (:func:`accept_upload`); return its status. Retried, after a pause, only when the
     sandbox or the database failed."""
     try:
-        status = accept_upload(
-            _store(), app, upload_id, config=_state["config"], sandboxed=_sandboxed()
-        )
+        status = accept_upload(_store(), upload_id, config=_state["config"], sandboxed=_sandboxed())
     except CHECK_RETRIED as exc:
         raise _retry(self, f"upload {upload_id}", exc) from exc
     logger.info("upload %s: %s", upload_id, status)
@@ -270,5 +276,5 @@ def run_branch_task(self: Task[Any, Any], branch_id: int) -> str:
 @app.task(name=SWEEP, acks_late=True, ignore_result=True)
 def sweep_task() -> dict[str, int]:
     """Sweep now (:func:`sweep_all`; the workers' main processes sweep by themselves)."""
-    totals = sweep_all(_store(), app, _state["config"])
+    totals = sweep_all(_store(), _state["config"])
     return {"expired": totals.expired, "resent": totals.resent}

@@ -231,7 +231,7 @@ def assignment_submit(class_name: str, name: str, bot: str | None, owner: str,
     """Submit OWNER's bot to assignment NAME of CLASS: FILE (checked here as `arena bots
     add` checks it, and stored as OWNER's bot) or --version; its gauntlet goes to the
     workers, which grade it (see `arena assignment status`)."""
-    from arena.service.broker import make_app
+    from arena.service.broker import configure
 
     if (bot is None) == (reference is None):
         raise UsageError("give a bot FILE or --version BOT@vN (one of them)")
@@ -241,9 +241,9 @@ def assignment_submit(class_name: str, name: str, bot: str | None, owner: str,
             return 1
         reference = stored
     assert reference is not None
-    app = make_app(broker, None, url)
+    configure(broker, None, url)
     with _opened(url) as store:
-        view = service.submit_version(store, app, OPERATOR, class_name, name, reference,
+        view = service.submit_version(store, OPERATOR, class_name, name, reference,
                                       owner=owner)  # fmt: skip
     late = " (late)" if view.late else ""
     click.echo(f"{class_name}/{name}: submission {view.id} of {view.version} for {owner}: "

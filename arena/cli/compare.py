@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
 
 import click
 
@@ -26,7 +25,7 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
-from arena.cli.stored import open_store, sweep_and_check, unreachable, warn_once
+from arena.cli.stored import open_store, warn_once
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchResult, process_pool, run_local
 from arena.compete.sprt import (
@@ -45,17 +44,18 @@ from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, release_kept_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
+from arena.service.broker import configure, location
 from arena.service.compares import (
+    CompareStep,
     compare_schedule,
-    compare_state,
     create_compare,
     deal_groups,
+    follow_compare,
     group_of,
     group_size,
+    stop_compare,
 )
-from arena.service.matches import Config, MatchSettings, send_and_mark
-from arena.store.queue import void_pending
-from arena.store.tournaments import match_keys
+from arena.service.matches import Config, MatchSettings
 
 #: At most this many games of a seat rotation played together, the matches of several
 #: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
@@ -308,9 +308,6 @@ def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
 
 # --- arena compare --remote -----------------------------------------------------------------
 
-#: Batches of deal groups sent ahead of those finished, so the workers never run dry.
-COMPARE_AHEAD = 4
-
 
 def compare_remote(
     new: str,
@@ -330,16 +327,13 @@ def compare_remote(
     poll_seconds: float = 0.25,
 ) -> int:
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
-    tournament (format ``compare``), played by the workers a few batches ahead of the test;
-    once the test decides, the matches not yet started are void. Returns the exit status."""
-    from arena.service.broker import BROKER_ERRORS, make_app
-    from arena.service.dispatch import send_by_lane
-
+    tournament (format ``compare``), played by the workers a few batches ahead of the test
+    (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
+    decides, the matches not yet started are void. Returns the exit status."""
     config = Config.from_env()
-    app = make_app(broker, config, url)
+    configure(broker, config, url)
 
     with open_store(url) as store:
-        send = send_by_lane(store, app)  # a compare's matches: the interactive queue
         try:
             tournament_id, name = create_compare(
                 store,
@@ -356,42 +350,38 @@ def compare_remote(
             )
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        keyed = match_keys(store, tournament_id)
-        by_batch: dict[str, list[int]] = {}
-        for match_id, key in keyed:
-            by_batch.setdefault(key.partition("-")[0], []).append(match_id)
-        order = sorted(by_batch)
         click.echo(
             f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
             f"seed {seed}, {_describe(test)} (tournament {name!r})"
         )
-        sent, played, shown = 0, 0, -1
-        reading = read_test(test, MarginScores())
-        last_sweep, warned = time.monotonic(), [False, False]
-        while True:
-            state = compare_state(store, tournament_id, test, players, teams)
-            reading, played = state.reading, state.played
-            finished_batches = state.finished_batches
-            if played != shown:
-                _progress_line(played, reading, final=False)
-                shown = played
-            status = reading.status
-            if status != "continue" or played >= max_games or finished_batches == len(order):
-                break
-            while sent < len(order) and sent - finished_batches < COMPARE_AHEAD:
-                ids = by_batch[order[sent]]
-                try:
-                    send_and_mark(store, send, ids)
-                except BROKER_ERRORS as exc:
-                    if not sent:  # nothing is on its way: say so and stop
-                        raise UnavailableError(unreachable(app, exc)) from None
-                    warn_once(warned, 1, unreachable(app, exc) + "; trying again")
-                    break
-                sent += 1
-            if time.monotonic() - last_sweep >= config.sweep_seconds:
-                last_sweep = time.monotonic()
-                sweep_and_check(store, app, send, config, warned)
-            time.sleep(poll_seconds)
-        void_pending(store, tournament_id, f"the test ended: {status}")
+        reading, played, shown = read_test(test, MarginScores()), 0, -1
+        warned = [False, False]
+        steps = follow_compare(store, tournament_id, config=config, poll_seconds=poll_seconds)
+        for number, step in enumerate(steps):
+            if number == 0 and not step.sent:  # nothing is on its way: say so and stop
+                stop_compare(store, tournament_id, "the broker could not be reached")
+                raise UnavailableError(f"cannot reach the broker {location()}")
+            shown = _followed(step, shown, warned)
+            reading, played = step.state.reading, step.state.played
     _progress_line(played, reading, final=True)
     return _verdict(reading, played)
+
+
+def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:
+    """Show a step of the compare: its progress line when more games are in, and, once
+    each, that the broker cannot be reached or that no worker is alive; return the games
+    shown."""
+    played = step.state.played
+    if played != shown:
+        _progress_line(played, step.state.reading, final=False)
+    if not step.sent or step.sweep is not None:
+        reason = f": {step.sweep}" if step.sweep is not None else ""
+        warn_once(warned, 1, f"cannot reach the broker {location()}{reason}; trying again")
+    if step.workers is False:
+        warn_once(
+            warned,
+            0,
+            "no worker is alive to play the matches: start one with `arena worker` "
+            "(same database and broker)",
+        )
+    return played

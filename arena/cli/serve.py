@@ -335,7 +335,9 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
     from arena.engine.game import new_seed
     from arena.engine.rules import PRESETS
     from arena.match.referee import TimeControl
+    from arena.service.bots import add_checked_bot
     from arena.service.matches import create_stored_tournament
+    from arena.service.permissions import OPERATOR
     from arena.store.db import connect
     from arena.store.tournaments import count_tournaments
 
@@ -352,7 +354,9 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
             report = list(reports)[-1][1]  # one per preset; the last is the summary
             if not report.ok:
                 raise UnavailableError(f"the reference bot {name} failed its check")
-            store.add_bot_version(
+            add_checked_bot(
+                store,
+                OPERATOR,
                 REFERENCE_OWNER,
                 name,
                 path.read_text(encoding="utf-8"),
@@ -380,15 +384,15 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
 
 
 def _send_demo(url: str, broker_url: str, tournament_ids: list[int]) -> None:
-    from arena.service.broker import make_app
+    from arena.service.broker import configure
     from arena.service.dispatch import dispatch_matches
     from arena.service.matches import Config
     from arena.store.db import connect
 
-    app = make_app(broker_url, Config.from_env(), url)
+    configure(broker_url, Config.from_env(), url)
     store = connect(url)
     try:
         for tournament_id in tournament_ids:  # the workers play the first sent first
-            dispatch_matches(store, app, tournament_id)
+            dispatch_matches(store, tournament_id)
     finally:
         store.close()

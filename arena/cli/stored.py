@@ -17,10 +17,9 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -45,14 +44,9 @@ from arena.cli.common import (
 from arena.cli.tables import crosstable, standings_table
 from arena.compete.localrun import Standings, tournament_ratings
 from arena.engine.game import new_seed
-from arena.service.broker import BROKER_ERRORS
-from arena.service.matches import (
-    Config,
-    MatchSettings,
-    send_pending,
-    sweep,
-    tournament_by_name,
-)
+from arena.service.broker import configure, location
+from arena.service.dispatch import BROKER_ERRORS, send_pending, sweep_matches
+from arena.service.matches import Config, MatchSettings, tournament_by_name
 from arena.service.permissions import OPERATOR
 from arena.service.tournaments import NewTournament, create_tournament
 from arena.service.views import tournament_list as listed_tournaments
@@ -167,20 +161,14 @@ def run_stored(
     follow its progress (sweeping meanwhile), print its standings. Exit status 0 when it is
     done, 1 when it timed out or no worker was alive for ``ARENA_NO_WORKER_SECONDS`` (120 s
     by default; it goes on on the workers, or when one starts)."""
-    from arena.service.broker import make_app, send_matches
-
     config = Config.from_env()
-    app = make_app(broker, config, url)
+    configure(broker, config, url)
     with open_store(url) as store:
         tournament = find_tournament(store, name)
-
-        def send(ids: Sequence[int]) -> None:
-            send_matches(app, ids)
-
         try:
-            sent = send_pending(store, send, tournament_id=tournament.id)
+            sent = send_pending(store, tournament_id=tournament.id)
         except BROKER_ERRORS as exc:
-            raise UnavailableError(unreachable(app, exc)) from None
+            raise UnavailableError(unreachable(exc)) from None
         counts = tournament_progress(store, tournament.id)
         total = sum(counts.values())
         click.echo(
@@ -212,7 +200,7 @@ def run_stored(
                     return FAILED
                 if now - last_sweep >= config.sweep_seconds:
                     last_sweep = now
-                    if sweep_and_check(store, app, send, config, warned):
+                    if sweep_and_check(store, config, warned):
                         worker_seen = time.monotonic()
                 time.sleep(poll_seconds)
         click.echo(f"{name}: done in {time.monotonic() - started:.1f} s")
@@ -220,23 +208,15 @@ def run_stored(
     return 0
 
 
-def sweep_and_check(
-    store: Store,
-    app: Any,
-    send: Callable[[Sequence[int]], None],
-    config: Config,
-    warned: list[bool],
-) -> bool:
+def sweep_and_check(store: Store, config: Config, warned: list[bool]) -> bool:
     """Sweep as beat does (so a tournament finishes without one), and say once, on stderr,
     when no worker is alive to play anything; return whether one is."""
-    from arena.service.broker import queue_length
     from arena.service.matches import list_workers
 
     try:
-        empty = queue_length(app) == 0
-        sweep(store, send, queue_empty=empty, config=config)
+        sweep_matches(store, resend_grace_seconds=config.resend_grace_seconds)
     except BROKER_ERRORS as exc:  # a restarting broker: the next sweep will do
-        warn_once(warned, 1, unreachable(app, exc) + "; trying again")
+        warn_once(warned, 1, unreachable(exc) + "; trying again")
     if any(w.alive for w in list_workers(store, config=config)):
         return True
     warn_once(
@@ -254,11 +234,9 @@ def warn_once(warned: list[bool], which: int, message: str) -> None:
         click.echo(f"arena: {message}", err=True)
 
 
-def unreachable(app: Any, exc: BaseException) -> str:
-    where = app.conf.broker_url
-    if str(where).startswith("filesystem"):
-        where = f"filesystem://{app.conf.broker_transport_options.get('data_folder_in', '')}"
-    return f"cannot reach the broker {where}: {exc}"
+def unreachable(exc: BaseException) -> str:
+    """The sentence for a broker that cannot be reached (the process's, configured)."""
+    return f"cannot reach the broker {location()}: {exc}"
 
 
 @contextmanager

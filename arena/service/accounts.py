@@ -48,7 +48,7 @@ from argon2.profiles import CHEAPEST
 
 from arena.compete.names import check_name, name_key
 from arena.errors import ArenaError, NotFound, PermissionDenied
-from arena.service.permissions import ROLES, Actor, Operator, require
+from arena.service.permissions import ROLES, Account, Actor, Operator, require
 from arena.store import accounts as stored
 from arena.store.accounts import AccountRow, TokenView, user_rows
 from arena.store.db import Store
@@ -100,24 +100,6 @@ class AccountError(ArenaError):
 
 class NameTakenError(AccountError):
     """The name asked for an account is taken (by a user of that name or key)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Account:
-    """A user who may log in. ``must_change_password``: its password is a first-time one
-    (a teacher's roster import or reset, arena.service.classes): the web sends it to the
-    password page and the API refuses it until it is changed (:func:`change_own_password`
-    clears it)."""
-
-    id: int
-    name: str
-    role: str
-    session_epoch: int
-    must_change_password: bool = False
-
-    def has_role(self, role: str) -> bool:
-        """Whether this account's role is ``role`` or a stronger one."""
-        return ROLES.index(self.role) >= ROLES.index(role)
 
 
 def password_hasher(*, cheap: bool = False) -> PasswordHasher:

@@ -28,7 +28,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.grading import GradingError, check_thresholds
 from arena.compete.names import check_name, parse_reference
@@ -47,13 +47,21 @@ from arena.service.assignment_views import (
     find_assignment,
     submission_view,
 )
-from arena.service.classes import check_upload_quota, class_for_member, class_for_teacher
+from arena.service.classes import (
+    DEFAULT_SETTINGS,
+    ClassError,
+    check_upload_quota,
+    class_for_member,
+    class_for_teacher,
+    find_class,
+)
 from arena.service.classes import student_ids as class_students
 from arena.service.compares import (
     group_size,
 )
 from arena.service.competition_views import local_time
 from arena.service.competitions import check_in_bounds, check_window
+from arena.service.dispatch import dispatch_upload
 from arena.service.gauntlets import (
     grade_after_match,
     settle_tests,
@@ -68,9 +76,6 @@ from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow
 from arena.store.competition_reads import user_id_named
 from arena.store.db import Store
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "BOUNDS",
@@ -385,7 +390,6 @@ def _open_assignment(
 
 def submit_upload(
     store: Store,
-    celery: Celery,
     actor: Actor,
     class_name: str,
     assignment: str,
@@ -408,8 +412,6 @@ def submit_upload(
         ClassError: over the class's upload quota (uploads an hour, checks queued).
         UploadError, ArenaError: the file or the name is refused. Nothing stored.
     """
-    from arena.service.dispatch import dispatch_upload
-
     student, class_id = _student(store, actor, class_name)
     moment = _now(now)
     row, late = _open_assignment(store, class_id, class_name, assignment, moment)
@@ -424,9 +426,9 @@ def submit_upload(
     view = upload_view(store, upload_id)
     assert view is not None
     if view.pending:  # checked on a worker, which starts its gauntlet (submission_accepted)
-        dispatch_upload(store, celery, upload_id)
+        dispatch_upload(store, upload_id)
     else:  # "already": the bot has this source as a stored version
-        submission_accepted(store, celery, upload_id)
+        submission_accepted(store, upload_id)
     logger.info("assignment %s: submission %d (upload %d)", row.name, submission_id, upload_id)
     return submission_view(store, actor, submission_id)
 
@@ -441,8 +443,6 @@ def _check_version_quota(
     Raises:
         ClassError: over the quota (the message says when to try again).
     """
-    from arena.service.classes import DEFAULT_SETTINGS, ClassError, find_class
-
     settings = find_class(store, class_name).settings
     per_hour = int(settings.get("uploads_per_hour", DEFAULT_SETTINGS["uploads_per_hour"]))
     made = sorted(
@@ -463,7 +463,6 @@ def _check_version_quota(
 
 def submit_version(
     store: Store,
-    celery: Celery,
     actor: Actor,
     class_name: str,
     assignment: str,
@@ -504,5 +503,5 @@ def submit_version(
     submission_id = stored.insert_submission(
         store, row.id, student.id, upload_id=None, version_id=None, late=late, now=moment
     )
-    start_gauntlet(store, celery, submission_id, version_id, now=moment)
+    start_gauntlet(store, submission_id, version_id, now=moment)
     return submission_view(store, actor, submission_id)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.engine.branch import branch_game, round_plays
 from arena.engine.game import new_seed
@@ -31,6 +31,7 @@ from arena.match.lineup import make_players
 from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.accounts import Account
+from arena.service.dispatch import dispatch_branch
 from arena.service.games import game_record
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
@@ -50,9 +51,6 @@ from arena.store.branches import (
     versions_by_id,
 )
 from arena.store.db import Store, as_utc
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "MAX_TIMES",
@@ -294,7 +292,6 @@ def create_branch(
 
 def start_branch(
     store: Store,
-    celery: Celery,
     actor: Actor,
     match_id: int,
     index: int,
@@ -310,13 +307,11 @@ def start_branch(
         PermissionDenied: ``actor`` may not start branches (anonymous).
         BranchError: as :func:`create_branch`.
     """
-    from arena.service.dispatch import dispatch_branch
-
     require(actor, "start-branch", message="log in to start a branch")
     if not isinstance(actor, Account):
         raise BranchError("a branch is an account's: the operator has none")
     branch_id = create_branch(store, actor, match_id, index, round_number, turn, seats, times)
-    dispatch_branch(store, celery, branch_id)
+    dispatch_branch(store, branch_id)
     return branch_id
 
 

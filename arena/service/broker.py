@@ -15,6 +15,11 @@ interactive work, tournaments' matches; :data:`LANE_QUEUES`), and the reliabilit
   again while it runs (it would be harmless, only wasted: the database lease decides).
 
 The tasks themselves are in ``workers/tasks.py``; here they are only names.
+
+The process's broker is configured once, at start (:func:`configure`: the web's
+``create_app``, the workers' app, each CLI command that sends), and
+:mod:`arena.service.dispatch` sends through :func:`current`: no service function takes the
+broker as a parameter, and the web, the workers and the CLI never name Celery.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ import os
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from queue import Empty
 from typing import Any
@@ -53,8 +60,12 @@ __all__ = [
     "REFIT",
     "RUN_BRANCH",
     "SWEEP",
-    "Broker",
+    "configure",
+    "configure_lazily",
+    "current",
     "default_broker_dir",
+    "install",
+    "location",
     "make_app",
     "queue_length",
     "queue_lengths",
@@ -62,11 +73,8 @@ __all__ = [
     "send_branches",
     "send_matches",
     "send_uploads",
+    "using",
 ]
-
-#: The client that sends the workers their tasks (:func:`make_app`), by a name the web and
-#: the CLI can use without importing Celery (docs/architecture.md).
-Broker = Celery
 
 #: The environment variable naming the broker.
 BROKER_ENV = "ARENA_BROKER_URL"
@@ -247,6 +255,86 @@ def make_app(
     return app
 
 
+# --- the process's broker -------------------------------------------------------------------
+
+#: The broker of this process (:func:`configure`, :func:`install`).
+_configured: Celery | None = None
+#: What :func:`configure_lazily` was given, until the first send makes the broker.
+_deferred: tuple[str | None, Config | None, str | None] | None = None
+#: A broker for the current thread or context only (:func:`using`), before the process's.
+_context: ContextVar[Celery | None] = ContextVar("arena_broker", default=None)
+
+
+def configure(
+    url: str | None = None, config: Config | None = None, database: str | None = None
+) -> Celery:
+    """Make the broker every send of this process goes through (:func:`make_app` of these
+    arguments) and return it: called once at start, by the web's ``create_app``, the
+    workers' app and each command of the CLI that sends work."""
+    app = make_app(url, config, database)
+    install(app)
+    return app
+
+
+def configure_lazily(
+    url: str | None = None, config: Config | None = None, database: str | None = None
+) -> None:
+    """:func:`configure`, the broker made at the first send (the web's ``create_app``: an
+    app that never sends, a test's, makes none, nor the filesystem broker's directory)."""
+    global _deferred
+    install(None)
+    _deferred = (url, config, database)
+
+
+def install(app: Celery | None) -> Celery | None:
+    """Make ``app`` the broker of this process (None: none); return the one it replaces
+    (tests install one of their own and put the previous one back)."""
+    global _configured, _deferred
+    previous, _configured, _deferred = _configured, app, None
+    return previous
+
+
+@contextmanager
+def using(app: Celery) -> Iterator[Celery]:
+    """Send through ``app`` in this thread (or context) while the block runs, whatever the
+    process's broker is (a worker's sweeper thread has a client of its own)."""
+    token = _context.set(app)
+    try:
+        yield app
+    finally:
+        _context.reset(token)
+
+
+def current() -> Celery:
+    """The broker sends go through: this context's (:func:`using`), else the process's.
+
+    Raises:
+        RuntimeError: no broker was configured (a bug: the application's start calls
+            :func:`configure`).
+        ValueError: a broker configured lazily has a URL Celery cannot use.
+    """
+    app = _context.get() or _configured
+    if app is None and _deferred is not None:
+        app = make_app(*_deferred)
+        install(app)
+    if app is None:
+        raise RuntimeError(
+            "no broker is configured: the application calls arena.service.broker.configure() "
+            "at start"
+        )
+    return app
+
+
+def location(app: Celery | None = None) -> str:
+    """Where ``app`` (the process's broker by default) is, for messages: its URL, or the
+    filesystem transport's directory."""
+    app = app or current()
+    where = str(app.conf.broker_url)
+    if where.startswith("filesystem"):
+        where = f"filesystem://{app.conf.broker_transport_options.get('data_folder_in', '')}"
+    return where
+
+
 def send_matches(app: Celery, match_ids: Sequence[int], queue: str = QUEUE) -> None:
     """Send a ``play_match`` task for each match to ``queue`` (its lane's: see
     :data:`LANE_QUEUES`), over one connection. A task is a token of its match's lane: the
@@ -277,8 +365,9 @@ def send_branches(app: Celery, branch_ids: Sequence[int]) -> None:
             app.send_task(RUN_BRANCH, args=(branch_id,), queue=INTERACTIVE_QUEUE, producer=producer)
 
 
-def queue_length(app: Celery) -> int:
-    """How many tasks wait in the queues (not counting those workers have taken).
+def queue_length(app: Celery | None = None) -> int:
+    """How many tasks wait in the queues of ``app`` (the process's broker by default), not
+    counting those workers have taken.
 
     Raises:
         OSError or kombu's OperationalError: the broker cannot be reached.
@@ -286,13 +375,14 @@ def queue_length(app: Celery) -> int:
     return sum(queue_lengths(app).values())
 
 
-def queue_lengths(app: Celery) -> dict[str, int]:
-    """How many tasks wait in each queue (not counting those workers have taken).
+def queue_lengths(app: Celery | None = None) -> dict[str, int]:
+    """How many tasks wait in each queue of ``app`` (the process's broker by default), not
+    counting those workers have taken.
 
     Raises:
         OSError or kombu's OperationalError: the broker cannot be reached.
     """
-    with app.connection_for_write() as connection:
+    with (app or current()).connection_for_write() as connection:
         channel: Any = connection.default_channel
         return {
             name: int(channel.queue_declare(name, passive=False, durable=True).message_count)

@@ -24,6 +24,7 @@ from arena.compete.names import name_key
 from arena.errors import ArenaError
 from arena.service.accounts import user_name
 from arena.service.class_views import MAX_REAL_NAME, ClassError
+from arena.service.passwords import ServerBusy
 from arena.store import classes as stored
 from arena.store.db import Store
 
@@ -116,8 +117,6 @@ def hash_first_time(
         ServerBusy: ``hasher`` is bounded and no slot is free; another roster is being
             hashed in this process.
     """
-    from arena.service.passwords import ServerBusy
-
     cheap = first_time_hasher(getattr(hasher, "inner", hasher))
     guard = getattr(hasher, "guard", None)
     if guard is None:

@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from arena.compete.names import check_name, name_key
+from arena.compete.entrants import Entrant
+from arena.compete.names import check_name, fit_name, name_key
+from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound
 from arena.service.accounts import Account, create_account
 from arena.service.class_roster import (
@@ -60,6 +62,8 @@ from arena.service.class_views import (
     roster_view,
     student_ids,
 )
+from arena.service.dispatch import dispatch_matches
+from arena.service.matches import create_stored_tournament
 from arena.service.permissions import (
     ROLE_RANKS,
     Actor,
@@ -67,13 +71,15 @@ from arena.service.permissions import (
     allowed,
     require,
 )
+from arena.service.tournaments import preset
+from arena.service.views import REFERENCE_OWNER
 from arena.store import classes as stored
+from arena.store.accounts import login_row
 from arena.store.classes import ClassRow, MemberRow
 from arena.store.db import Store
 
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
-    from celery import Celery
 
 __all__ = [
     "CODE_ALPHABET",
@@ -177,8 +183,6 @@ def _class_name(text: str) -> str:
 
 
 def _check_rule_sets(names: tuple[str, ...]) -> tuple[str, ...]:
-    from arena.engine.rules import PRESETS
-
     chosen = tuple(n.strip() for n in names if n.strip())
     unknown = [n for n in chosen if n not in PRESETS]
     if not chosen or unknown or len(set(chosen)) != len(chosen):
@@ -293,8 +297,6 @@ def add_teacher(store: Store, actor: Actor, name: str, user_name: str) -> ClassR
         NotFound, PermissionDenied: as :func:`class_for_teacher`.
         ClassError: no such user, or it is not a teacher.
     """
-    from arena.store.accounts import login_row
-
     row = class_for_teacher(store, actor, name)
     found = None if "\x00" in user_name else login_row(store, user_name.strip())
     if found is None:
@@ -466,7 +468,6 @@ MAX_CLASS_TOURNAMENT_GAMES = 20_000
 
 def start_class_tournament(
     store: Store,
-    celery: Celery,
     actor: Actor,
     name: str,
     *,
@@ -486,13 +487,6 @@ def start_class_tournament(
         ClassError: a rule set the class does not play, games out of bounds, fewer than two
             bots.
     """
-    from arena.compete.entrants import Entrant
-    from arena.compete.names import fit_name
-    from arena.service.dispatch import dispatch_matches
-    from arena.service.matches import create_stored_tournament
-    from arena.service.tournaments import preset
-    from arena.service.views import REFERENCE_OWNER
-
     row = class_for_teacher(store, actor, name)
     rules = (rules or row.rule_sets[0]).strip()
     if rules not in row.rule_sets:
@@ -527,7 +521,7 @@ def start_class_tournament(
         store, name=title, rules=preset(rules), format="round-robin", entrants=entrants,
         games_per_match=games, seed=secrets.randbits(62), owner_id=actor_id(actor),
     )  # fmt: skip
-    dispatch_matches(store, celery, tournament_id)
+    dispatch_matches(store, tournament_id)
     logger.info("class %s: tournament %s started by %s", row.name, title, _who(actor))
     return tournament_id
 

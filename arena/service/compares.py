@@ -7,8 +7,12 @@ the margin test (:class:`arena.compete.sprt.MarginSPRT`, each deal group's point
 less its luck of the draw, the default) or the game-level test
 (:class:`arena.compete.sprt.SPRT`, its game results), as ``statistic`` says. Whoever
 starts it (``arena compare --remote``, the web page, the API) sends its matches to the
-workers; after each match a worker calls :func:`stop_if_decided`, which voids the matches
-not yet started once the test has decided or the game limit is reached.
+workers through :func:`advance_compare`, one step of the loop both share: it voids the
+matches not yet started once the test has decided or the game limit is reached, else sends
+the batches not sent yet (the web all at once; ``arena compare --remote``, following the
+compare in :func:`follow_compare`, :data:`COMPARE_AHEAD` batches ahead of those finished,
+sweeping meanwhile). After each match a worker calls :func:`stop_if_decided`, which voids
+the matches not yet started once the test has decided.
 :func:`compare_view` reads where a compare stands: LLR against its bounds, NEW's Elo
 advantage with its interval, LOS, the verdict.
 
@@ -21,10 +25,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult
@@ -44,25 +49,33 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError
-from arena.service.dispatch import dispatch_matches
-from arena.service.matches import MatchSettings, create_stored_tournament, resolve_entrants
+from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
+from arena.service.matches import (
+    Config,
+    MatchSettings,
+    create_stored_tournament,
+    list_workers,
+    resolve_entrants,
+)
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
 from arena.service.views import bot_view
 from arena.store.compares import named_tournament, tournament_of_match
 from arena.store.db import Store, as_utc
-from arena.store.queue import tournament_progress, void_pending
-
-if TYPE_CHECKING:
-    from celery import Celery
+from arena.store.models import Tournament
+from arena.store.queue import tournament_progress, unqueued_matches, void_pending
+from arena.store.tournaments import get_tournament, match_keys
 
 __all__ = [
+    "COMPARE_AHEAD",
     "COMPARE_FORMAT",
     "MAX_COMPARE_GAMES",
     "CompareRequest",
     "CompareState",
+    "CompareStep",
     "CompareTest",
     "CompareView",
+    "advance_compare",
     "batch_seed",
     "compare_entrants",
     "compare_schedule",
@@ -70,10 +83,13 @@ __all__ = [
     "compare_view",
     "create_compare",
     "deal_groups",
+    "follow_compare",
     "group_of",
     "group_size",
+    "is_decided",
     "new_game",
     "start_compare",
+    "stop_compare",
     "stop_if_decided",
     "tally",
     "verdict_of",
@@ -83,6 +99,9 @@ __all__ = [
 COMPARE_FORMAT = "compare"
 #: Games a compare started by an account (the web, the API) may play, at most.
 MAX_COMPARE_GAMES = 20_000
+#: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
+#: the workers never run dry (the web sends every batch at once).
+COMPARE_AHEAD = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,10 +417,137 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
     if stored is None:
         return None
     state = compare_state(store, tournament.id, stored.sprt, tournament.players, tournament.teams)
-    if state.status == "continue" and state.played < stored.max_games:
+    if not is_decided(state, stored):
         return None
     void_pending(store, tournament.id, f"the test ended: {state.status}")
     return state.status
+
+
+def is_decided(state: CompareState, test: CompareTest) -> bool:
+    """Whether the compare is over: its test has decided, or its game limit is reached."""
+    return state.status != "continue" or state.played >= test.max_games
+
+
+@dataclass(frozen=True, slots=True)
+class CompareStep:
+    """Where a compare on the workers stands after a step of :func:`advance_compare`.
+
+    Attributes:
+        state: its test over its complete deal groups.
+        decided: the test has decided or the game limit is reached (the matches not
+            started are void).
+        finished: every batch of deal groups is finished.
+        sent: whether the broker took the batches this step sent (if not, they are
+            recorded as sent, and the sweep sends them: :mod:`arena.service.dispatch`).
+        sweep: after a sweep of :func:`follow_compare`: why it could not reach the broker
+            (None: it could, or there was no sweep).
+        workers: after a sweep of :func:`follow_compare`: whether a worker is alive (None:
+            no sweep).
+    """
+
+    state: CompareState
+    decided: bool
+    finished: bool
+    sent: bool = True
+    sweep: str | None = None
+    workers: bool | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the compare is over (decided, or every batch finished)."""
+        return self.decided or self.finished
+
+
+def _compare(store: Store, tournament_id: int) -> tuple[Tournament, CompareTest]:
+    tournament = get_tournament(store, tournament_id)
+    stored = None if tournament is None else CompareTest.from_settings(tournament.settings)
+    if tournament is None or tournament.format != COMPARE_FORMAT or stored is None:
+        raise NotFound(f"no compare has the id {tournament_id}")
+    return tournament, stored
+
+
+def _batches(store: Store, tournament_id: int) -> list[list[int]]:
+    """The compare's matches by batch of deal groups, in the order they are sent."""
+    by_batch: dict[str, list[int]] = {}
+    for match_id, key in match_keys(store, tournament_id):
+        by_batch.setdefault(key.partition("-")[0], []).append(match_id)
+    return [by_batch[batch] for batch in sorted(by_batch)]
+
+
+def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = None) -> CompareStep:
+    """One step of a compare on the workers, the loop the web's :func:`start_compare` and
+    ``arena compare --remote`` (:func:`follow_compare`) share: once its test has decided or
+    its game limit is reached, void the matches not started (running ones finish and are
+    stored); else send its batches of deal groups not sent yet, in order, until ``ahead``
+    batches are sent beyond those finished (every batch when None). Safe to call any
+    number of times, from anywhere.
+
+    Raises:
+        NotFound: no compare has that id.
+    """
+    tournament, stored = _compare(store, tournament_id)
+    state = compare_state(store, tournament_id, stored.sprt, tournament.players, tournament.teams)
+    batches = _batches(store, tournament_id)
+    finished = state.finished_batches >= len(batches)
+    if is_decided(state, stored):
+        void_pending(store, tournament_id, f"the test ended: {state.status}")
+        return CompareStep(state, decided=True, finished=finished)
+    never_sent = set(unqueued_matches(store, tournament_id=tournament_id))
+    first = sum(1 for ids in batches if not never_sent.issuperset(ids))  # sent in order
+    last = len(batches) if ahead is None else min(len(batches), state.finished_batches + ahead)
+    due = [match_id for ids in batches[first:last] for match_id in ids]
+    sent = dispatch_match_ids(store, due) if due else True
+    return CompareStep(state, decided=False, finished=finished, sent=sent)
+
+
+def follow_compare(
+    store: Store,
+    tournament_id: int,
+    *,
+    config: Config,
+    ahead: int = COMPARE_AHEAD,
+    poll_seconds: float = 0.25,
+) -> Iterator[CompareStep]:
+    """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
+    ``ahead`` batches ahead) every ``poll_seconds`` until it is over, sweeping every
+    ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
+    running). Yield each step (the caller shows where the test stands); the last is done.
+
+    Raises:
+        NotFound: no compare has that id.
+    """
+    last_sweep = time.monotonic()
+    while True:
+        step = advance_compare(store, tournament_id, ahead=ahead)
+        if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
+            last_sweep = time.monotonic()
+            step = dataclasses.replace(step, **_swept(store, config))
+        yield step
+        if step.done:
+            return
+        time.sleep(poll_seconds)
+
+
+def _swept(store: Store, config: Config) -> dict[str, Any]:
+    """Sweep the matches; say why the broker could not be reached, and if a worker lives."""
+    problem = None
+    try:
+        sweep_matches(store, resend_grace_seconds=config.resend_grace_seconds)
+    except BROKER_ERRORS as exc:  # a restarting broker: the next sweep will do
+        problem = str(exc)
+    alive = any(worker.alive for worker in list_workers(store, config=config))
+    return {"sweep": problem, "workers": alive}
+
+
+def stop_compare(store: Store, tournament_id: int, reason: str) -> None:
+    """Void the compare's matches not started (running ones finish and are stored), saying
+    why: its runner gave up on it.
+
+    Raises:
+        NotFound: no compare has that id.
+    """
+    _compare(store, tournament_id)
+    void_pending(store, tournament_id, reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -575,9 +721,7 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
         )
 
 
-def start_compare(
-    store: Store, celery: Celery, actor: Actor, wanted: CompareRequest
-) -> StartedCompare:
+def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> StartedCompare:
     """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
     the actor's own bot (any bot, for an admin), and OLD another version than NEW's.
 
@@ -606,4 +750,4 @@ def start_compare(
         settings=MatchSettings(move_seconds=wanted.move_ms / 1000),
         owner_id=actor_id(actor),
     )
-    return StartedCompare(tournament_id, name, dispatch_matches(store, celery, tournament_id))
+    return StartedCompare(tournament_id, name, advance_compare(store, tournament_id).sent)

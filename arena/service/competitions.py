@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from arena.compete.names import check_name, fit_name
@@ -57,6 +56,7 @@ from arena.service.competition_views import (
     next_entry_at,
     rating_history,
 )
+from arena.service.dispatch import dispatch_upload
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
 from arena.service.uploads import create_upload, screen_source, upload_runtime, upload_view
@@ -66,9 +66,6 @@ from arena.store.competitions import CompetitionRow
 from arena.store.db import Store
 from arena.store.matches import bot_sources
 from arena.store.uploads import finish_upload, upload_with_version
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "BOUNDS",
@@ -435,7 +432,6 @@ def _entrant(actor: Actor, action_message: str) -> Account:
 
 def enter_with_upload(
     store: Store,
-    celery: Celery,
     actor: Actor,
     name: str,
     filename: str,
@@ -457,8 +453,6 @@ def enter_with_upload(
         CompetitionError, UploadError, ArenaError: the entry or the file is refused
             (closed, over the daily limit, a runtime not offered, a bad file): nothing stored.
     """
-    from arena.service.dispatch import dispatch_upload
-
     account = _entrant(actor, "log in to enter a competition")
     row = find_competition(store, name)
     now = _now(now)
@@ -483,7 +477,7 @@ def enter_with_upload(
     view = upload_view(store, upload_id)
     assert view is not None
     if view.pending:  # checked on a worker, which settles the entry (entry_accepted)
-        dispatch_upload(store, celery, upload_id)
+        dispatch_upload(store, upload_id)
     else:  # "already": the bot has this source as a stored version
         entry_accepted(store, upload_id, now=now)
     logger.info(

@@ -20,12 +20,13 @@ from __future__ import annotations
 import logging
 import math
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.grading import check_thresholds, grade_of, verdict_of_status
 from arena.compete.sprt import RegressionTest, make_test
 from arena.engine.rules import Rules
 from arena.service.compares import CompareState, CompareTest, compare_state, create_compare
+from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import preset
 from arena.store import assignments as stored
@@ -34,9 +35,6 @@ from arena.store.compares import tournament_of_match
 from arena.store.db import Store
 from arena.store.queue import tournament_progress
 from arena.store.uploads import upload_with_version
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "STALLED_SECONDS",
@@ -50,7 +48,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-def submission_accepted(store: Store, celery: Celery, upload_id: int) -> int | None:
+def submission_accepted(store: Store, upload_id: int) -> int | None:
     """Settle the submission made with this upload once its check is done (the workers
     call it after every check): accepted (or "already") -> its gauntlet starts; rejected ->
     rejected with the upload's message. Return the submission's id, or None when the
@@ -63,7 +61,7 @@ def submission_accepted(store: Store, celery: Celery, upload_id: int) -> int | N
         return submission.id
     upload = found[0]
     if upload.status in ("accepted", "already") and upload.bot_version_id is not None:
-        start_gauntlet(store, celery, submission.id, upload.bot_version_id)
+        start_gauntlet(store, submission.id, upload.bot_version_id)
     elif stored.reject_submission(store, submission.id, upload.message or "its check failed"):
         logger.info("submission %d (upload %d) rejected", submission.id, upload_id)
     return submission.id
@@ -81,7 +79,6 @@ def _assignment_test(row: AssignmentRow) -> tuple[CompareTest, RegressionTest]:
 
 def start_gauntlet(
     store: Store,
-    celery: Celery,
     submission_id: int,
     version_id: int,
     *,
@@ -90,8 +87,6 @@ def start_gauntlet(
     """Claim the pending submission for grading and store one compare a reference (the
     assignment's seed: every submission plays the same deals), then send their matches.
     Nothing if another caller claimed it first."""
-    from arena.service.dispatch import dispatch_matches
-
     if not stored.claim_grading(store, submission_id, version_id, now=now):
         return
     submission = stored.submission_row(store, submission_id)
@@ -108,7 +103,7 @@ def start_gauntlet(
         tests.append((reference["label"], _compare(store, row, plan, test, rules, new, old)))
     stored.add_tests(store, submission_id, tests)
     for _, tournament_id in tests:
-        dispatch_matches(store, celery, tournament_id)
+        dispatch_matches(store, tournament_id)
     logger.info("submission %d: its gauntlet of %d tests started", submission_id, len(tests))
 
 
@@ -210,7 +205,7 @@ def _grade(store: Store, submission_id: int) -> None:
 STALLED_SECONDS = 300.0
 
 
-def restart_stalled(store: Store, celery: Celery, *, now: datetime | None = None) -> int:
+def restart_stalled(store: Store, *, now: datetime | None = None) -> int:
     """Settle again each submission a worker left half-settled :data:`STALLED_SECONDS`
     ago or more (its check ended but the submission stayed ``pending``; or it was claimed
     for grading and no test was stored): the sweep calls it. Return how many."""
@@ -223,9 +218,9 @@ def restart_stalled(store: Store, celery: Celery, *, now: datetime | None = None
         if submission.status == "grading":
             stored.unclaim_grading(store, submission_id)
         if upload_id is not None:
-            submission_accepted(store, celery, upload_id)
+            submission_accepted(store, upload_id)
         elif submission.bot_version_id is not None:  # a stored version submitted
-            start_gauntlet(store, celery, submission_id, submission.bot_version_id)
+            start_gauntlet(store, submission_id, submission.bot_version_id)
         logger.warning("submission %d was left half-settled: settled again", submission_id)
     return len(found)
 

@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from celery import Celery
 
 from arena.compete.final import FinalPolicy, FinalState, assess_final
 from arena.compete.ladder import LadderEntrant, LadderPolicy, next_pairings
@@ -122,7 +121,7 @@ def deal_seed(seed: int, tag: str, number: int) -> int:
 
 
 def tick_competitions(
-    store: Store, celery: Celery, now: datetime | None = None, *, config: Config | None = None
+    store: Store, now: datetime | None = None, *, config: Config | None = None
 ) -> TickReport:
     """Tick every competition that has work (open and opened, or playing its final):
     idempotent and cheap when nothing is due (reads only), safe from every worker at once.
@@ -135,7 +134,7 @@ def tick_competitions(
     ticks = []
     for clock in stored.due_competitions(store, now):
         try:
-            ticks.append(_tick(store, celery, clock, now, config))
+            ticks.append(_tick(store, clock, now, config))
         except Exception:
             logger.exception("competition %d (%s): the tick failed", clock.id, clock.name)
     return TickReport(tuple(ticks))
@@ -143,7 +142,6 @@ def tick_competitions(
 
 def tick_competition(
     store: Store,
-    celery: Celery,
     competition_id: int,
     now: datetime | None = None,
     *,
@@ -155,22 +153,20 @@ def tick_competition(
     clock = stored.clock_of(store, competition_id)
     if clock is None:
         return CompetitionTick(competition_id)
-    return _tick(store, celery, clock, now, config)
+    return _tick(store, clock, now, config)
 
 
-def _tick(
-    store: Store, celery: Celery, clock: Clock, now: datetime, config: Config | None
-) -> CompetitionTick:
+def _tick(store: Store, clock: Clock, now: datetime, config: Config | None) -> CompetitionTick:
     if clock.status == "open" and clock.opens <= now:
         if now >= clock.deadline:
             closed = _close(store, clock, now)
             fresh = stored.clock_of(store, clock.id)
             if fresh is None or fresh.status != "final":
                 return closed
-            return closed + _final(store, celery, fresh, now)
-        return _ladder(store, celery, clock, now, config)
+            return closed + _final(store, fresh, now)
+        return _ladder(store, clock, now, config)
     if clock.status == "final":
-        return _final(store, celery, clock, now)
+        return _final(store, clock, now)
     return CompetitionTick(clock.id)
 
 
@@ -328,9 +324,7 @@ def _active(entries: Mapping[int, EntryState], labels: Mapping[int, str]) -> lis
     return sorted(v for v, e in entries.items() if e.status == "active" and v in labels)
 
 
-def _ladder(
-    store: Store, celery: Celery, clock: Clock, now: datetime, config: Config | None
-) -> CompetitionTick:
+def _ladder(store: Store, clock: Clock, now: datetime, config: Config | None) -> CompetitionTick:
     entries = stored.entry_states(store, clock.id)
     labels = stored.tournament_labels(store, clock.ladder_id)
     active = _active(entries, labels)
@@ -372,7 +366,7 @@ def _ladder(
             if ids:
                 actions.append("ladder")
     if ids:
-        dispatch_match_ids(store, celery, ids)
+        dispatch_match_ids(store, ids)
         logger.info("competition %s: %d ladder matches added", clock.name, len(ids))
     return CompetitionTick(clock.id, tuple(actions), tuple(ids))
 
@@ -503,9 +497,9 @@ def _policy(clock: Clock, round_matches: int = 0) -> FinalPolicy:
     )
 
 
-def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> CompetitionTick:
+def _final(store: Store, clock: Clock, now: datetime) -> CompetitionTick:
     if clock.final_id is None:
-        return _create_final(store, celery, clock, now)
+        return _create_final(store, clock, now)
     with store.read() as session:
         if stored.in_flight(session, clock.final_id):
             return CompetitionTick(clock.id)
@@ -519,10 +513,10 @@ def _final(store: Store, celery: Celery, clock: Clock, now: datetime) -> Competi
     fit, matrix = _fit(store, clock.final_id)
     policy = _policy(clock, _bound(store, clock, None, now).limit)
     state = assess_final(finalists, matrix if fit.ratings else None, fit.games, policy)
-    return _next_round(store, celery, clock, state, fit, count, now)
+    return _next_round(store, clock, state, fit, count, now)
 
 
-def _create_final(store: Store, celery: Celery, clock: Clock, now: datetime) -> CompetitionTick:
+def _create_final(store: Store, clock: Clock, now: datetime) -> CompetitionTick:
     """Once the ladder has no match left running: a last refit, then the final and its
     first round (or, with fewer than two finalists, the table at once)."""
     with store.read() as session:
@@ -564,7 +558,7 @@ def _create_final(store: Store, celery: Celery, clock: Clock, now: datetime) -> 
             ids = _add_round(session, clock, final_id, first_round, finalists, fit, now)
             actions += ["final", "round"]
     if ids:
-        dispatch_match_ids(store, celery, ids)
+        dispatch_match_ids(store, ids)
     logger.info("competition %s: final of %d created", clock.name, len(finalists))
     return CompetitionTick(clock.id, tuple(actions), tuple(ids))
 
@@ -600,7 +594,6 @@ def _add_round(
 
 def _next_round(
     store: Store,
-    celery: Celery,
     clock: Clock,
     state: FinalState,
     fit: _Fit,
@@ -629,7 +622,7 @@ def _next_round(
             ids = _add_round(session, clock, final_id, state, finalists, fit, now)
             action = "round"
     if ids:
-        dispatch_match_ids(store, celery, ids)
+        dispatch_match_ids(store, ids)
     logger.info("competition %s: final %s", clock.name, action)
     return CompetitionTick(clock.id, (action,), tuple(ids))
 

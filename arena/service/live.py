@@ -27,9 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from celery import Celery
-
-from arena.service.broker import BROKER_ERRORS, INTERACTIVE_QUEUE, REFIT
+from arena.service.broker import INTERACTIVE_QUEUE
+from arena.service.dispatch import BROKER_ERRORS, send_refit
 from arena.service.results import Refit, refit_ratings
 from arena.store import ratings as stored
 from arena.store.db import Store
@@ -126,7 +125,6 @@ def refit_clock(store: Store, rule_set_id: int) -> RefitClock:
 
 def schedule_refit(
     store: Store,
-    celery: Celery,
     match_id: int,
     *,
     policy: RefitPolicy | None = None,
@@ -145,20 +143,18 @@ def schedule_refit(
     rule_set_id, due = booked
     countdown = max(0.0, (due - now).total_seconds())
     try:
-        _send(celery, rule_set_id, countdown)
+        _send(rule_set_id, countdown)
     except BROKER_ERRORS as exc:  # booked: the sweep sends it once it is late
         logger.warning("rule set %d: its refit could not be sent: %s", rule_set_id, exc)
         return None
     return countdown
 
 
-def _send(celery: Celery, rule_set_id: int, countdown: float) -> None:
+def _send(rule_set_id: int, countdown: float) -> None:
     # The interactive queue: a refit never waits behind a tournament's queued matches, and
     # the fast worker (arena serve, docker-compose) takes it even when every match process
     # is busy.
-    celery.send_task(
-        REFIT, args=(rule_set_id,), queue=INTERACTIVE_QUEUE, countdown=countdown or None
-    )
+    send_refit(rule_set_id, queue=INTERACTIVE_QUEUE, countdown=countdown or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +212,6 @@ def refit_if_changed(
 
 def resend_stale(
     store: Store,
-    celery: Celery,
     *,
     policy: RefitPolicy | None = None,
     now: datetime | None = None,
@@ -233,5 +228,5 @@ def resend_stale(
     stale = stored.stale_rule_sets(store, now - timedelta(seconds=policy.stale_seconds))
     for rule_set_id in stale:
         logger.warning("rule set %d: its booked refit is late; sending it again", rule_set_id)
-        _send(celery, rule_set_id, 0.0)
+        _send(rule_set_id, 0.0)
     return stale

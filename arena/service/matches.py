@@ -6,10 +6,11 @@ of its own. A task is a nudge ("play match 42"): :func:`run_match` claims the ma
 database with a lease, keeps the lease alive from a heartbeat thread while the games are
 played, and stores the result once (:mod:`arena.store.queue`). Whatever the broker does --
 deliver a task twice, lose it with a killed worker or a restarted Redis -- a match is played
-to completion and stored exactly once, because :func:`sweep` sends a task again for every
-match whose lease ran out, and for every pending match when the broker's queue is empty.
+to completion and stored exactly once, because the sweep
+(:func:`arena.service.dispatch.sweep_matches`) sends a task again for every match whose
+lease ran out, and for every pending match when the broker's queue is empty.
 
-Nothing here imports Celery: sending tasks is a callable the caller passes in.
+Nothing here sends: sending is :mod:`arena.service.dispatch`'s.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +58,7 @@ from arena.store.queue import (
     complete_match,
     create_tournament,
     heartbeat,
-    mark_queued,
     release_match,
-    requeue_expired,
-    unqueued_matches,
     void_match,
 )
 
@@ -68,7 +66,6 @@ __all__ = [
     "Config",
     "MatchSettings",
     "MatchStopped",
-    "SweepReport",
     "WorkerState",
     "bot_files",
     "create_stored_tournament",
@@ -79,8 +76,6 @@ __all__ = [
     "play_next",
     "resolve_entrants",
     "run_match",
-    "send_and_mark",
-    "sweep",
     "worker_heartbeat",
     "worker_id",
     "worker_stopped",
@@ -570,76 +565,6 @@ def _play(
     if played.void is not None:
         raise InfrastructureError(played.void)
     return result_json(played, worker), [game.record for game in played.games]
-
-
-# --- sweeping ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SweepReport:
-    """What a sweep did: matches whose lease had expired (put back and sent again), and
-    pending matches sent again because the broker's queue was empty."""
-
-    expired: tuple[int, ...]
-    resent: tuple[int, ...]
-
-
-def send_pending(
-    store: Store,
-    send: Callable[[Sequence[int]], None],
-    *,
-    tournament_id: int | None = None,
-    sent_before: datetime | None = None,
-    now: datetime | None = None,
-    lanes: Sequence[str] | None = None,
-) -> list[int]:
-    """Send a task for every pending match (of one tournament, or all; of ``lanes``, or
-    all) never sent, or, given ``sent_before``, last sent before then; record when; return
-    their ids."""
-    ids = unqueued_matches(store, tournament_id=tournament_id, sent_before=sent_before, lanes=lanes)
-    send_and_mark(store, send, ids, now)
-    return ids
-
-
-def send_and_mark(
-    store: Store,
-    send: Callable[[Sequence[int]], None],
-    ids: Sequence[int],
-    now: datetime | None = None,
-) -> None:
-    """Send the matches' tasks (500 at a time) and record when each chunk went."""
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        send(chunk)
-        mark_queued(store, chunk, now)
-
-
-def sweep(
-    store: Store,
-    send: Callable[[Sequence[int]], None],
-    *,
-    queue_empty: bool,
-    config: Config | None = None,
-    now: datetime | None = None,
-    empty_lanes: Sequence[str] | None = None,
-) -> SweepReport:
-    """Put matches with expired leases back to pending and send their tasks again; and, when
-    the broker's queue is empty (``queue_empty``; or, given ``empty_lanes``, only those
-    lanes' queues are) yet matches sent to it are pending, send those again too (their
-    tasks were lost: a restarted broker, a worker killed holding prefetched tasks).
-    Matches never sent (a tournament created, not run) are left alone, and a cancelled
-    tournament's are never sent (they are void). Safe to run anywhere, any number of times
-    at once: a match is claimed once, a duplicate task finds nothing to do."""
-    config = config or Config()
-    now = datetime.now(UTC) if now is None else now
-    expired = requeue_expired(store, now=now)
-    send_and_mark(store, send, expired, now)
-    resent: list[int] = []
-    if queue_empty or empty_lanes:
-        grace = now - timedelta(seconds=config.resend_grace_seconds)
-        lanes = None if queue_empty else empty_lanes
-        resent = send_pending(store, send, sent_before=grace, now=now, lanes=lanes)
-    return SweepReport(tuple(expired), tuple(resent))
 
 
 # --- workers' heartbeats ---------------------------------------------------------------

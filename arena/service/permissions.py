@@ -1,10 +1,11 @@
 """Who may do what to which object: the one permission table the web pages, the API and
 the command line ask.
 
-An **actor** is an :class:`~arena.service.accounts.Account` (logged in on the web, or the
-owner of an API token), ``None`` (anonymous), or :data:`OPERATOR`: whoever runs the
-``arena`` command on the deployment's machine. The operator holds the database already, so
-it is an admin by definition, and it owns nothing (what it creates has no owner account).
+An **actor** is an :class:`Account` (logged in on the web, or the owner of an API token;
+:mod:`arena.service.accounts` makes and finds them), ``None`` (anonymous), or
+:data:`OPERATOR`: whoever runs the ``arena`` command on the deployment's machine. The
+operator holds the database already, so it is an admin by definition, and it owns nothing
+(what it creates has no owner account).
 
 An **action** is a name in :data:`PERMISSIONS`: the weakest role that may do it to anyone's
 object, and whether an object's owner may always do it to its own. A **target** is the
@@ -22,12 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 from arena.errors import NotFound, PermissionDenied
-
-if TYPE_CHECKING:
-    from arena.service.accounts import Account
 
 __all__ = [
     "ACTIONS",
@@ -36,6 +34,7 @@ __all__ = [
     "PERMISSIONS",
     "ROLES",
     "ROLE_RANKS",
+    "Account",
     "Actor",
     "Operator",
     "Rule",
@@ -82,6 +81,26 @@ class Target:
 ROLES = ("user", "teacher", "organiser", "admin")
 #: The roles' ranks: an actor may do what its role's rank or any lower rank may do.
 ROLE_RANKS: dict[str, int] = {"anonymous": 0, **{role: i + 1 for i, role in enumerate(ROLES)}}
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A user who may log in (:mod:`arena.service.accounts` makes and finds them).
+    ``must_change_password``: its password is a first-time one (a teacher's roster import
+    or reset, arena.service.classes): the web sends it to the password page and the API
+    refuses it until it is changed (``arena.service.accounts.change_own_password`` clears
+    it)."""
+
+    id: int
+    name: str
+    role: str
+    session_epoch: int
+    must_change_password: bool = False
+
+    def has_role(self, role: str) -> bool:
+        """Whether this account's role is ``role`` or a stronger one."""
+        return ROLES.index(self.role) >= ROLES.index(role)
+
 
 #: action -> (the weakest role that may do it to anyone's object, whether an object's
 #: owner may always do it to its own).

@@ -14,22 +14,20 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from arena.compete.names import Reference, parse_reference
 from arena.compete.tournaments import FORMATS
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError, PermissionDenied
+from arena.service.class_views import class_for_teacher
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
 from arena.service.views import REFERENCE_OWNER, tournament_owner
 from arena.store import queue
+from arena.store.classes import member_rows
 from arena.store.db import Store
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "MAX_GAMES",
@@ -140,9 +138,6 @@ def check_may_create(store: Store, actor: Actor, school_class: str | None) -> se
         PermissionDenied: neither (or nobody logged in).
         NotFound: ``school_class`` is not a class ``actor`` belongs to.
     """
-    from arena.service.classes import class_for_teacher
-    from arena.store.classes import member_rows
-
     if allowed(actor, "create-tournament") or actor is None or not school_class:
         require(actor, "create-tournament", message="only organisers and admins create tournaments")
         return None
@@ -208,9 +203,7 @@ def create_tournament(
     return tournament_id, matches
 
 
-def start_tournament(
-    store: Store, celery: Celery, actor: Actor, new: NewTournament
-) -> tuple[int, bool]:
+def start_tournament(store: Store, actor: Actor, new: NewTournament) -> tuple[int, bool]:
     """:func:`create_tournament`, then send its matches to the workers; return its id and
     whether the broker took them (if not, they wait, pending: ``arena tournament run
     NAME`` or the sweep sends them).
@@ -219,7 +212,7 @@ def start_tournament(
         As :func:`create_tournament`.
     """
     tournament_id, _ = create_tournament(store, actor, new)
-    return tournament_id, dispatch_matches(store, celery, tournament_id)
+    return tournament_id, dispatch_matches(store, tournament_id)
 
 
 def cancel_tournament(store: Store, actor: Actor, name: str) -> int:

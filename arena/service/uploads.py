@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.entrants import Entrant
 from arena.compete.names import check_name, fit_name
@@ -35,7 +35,9 @@ from arena.match.runtimes import (
     runtime_missing,
 )
 from arena.service.accounts import Account
-from arena.service.matches import Config, keep_alive
+from arena.service.classes import check_upload_quota
+from arena.service.dispatch import dispatch_upload
+from arena.service.matches import Config, create_stored_tournament, keep_alive
 from arena.service.permissions import Actor, require
 from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_id_named
@@ -52,9 +54,6 @@ from arena.store.uploads import (
     renew_upload,
     upload_with_version,
 )
-
-if TYPE_CHECKING:
-    from celery import Celery
 
 __all__ = [
     "MAX_SOURCE_BYTES",
@@ -209,7 +208,6 @@ def create_upload(
 
 def receive_upload(
     store: Store,
-    celery: Celery,
     actor: Actor,
     filename: str,
     data: bytes,
@@ -227,9 +225,6 @@ def receive_upload(
         UploadError, ArenaError: the file or the name is refused, or a class's quota
             (ClassError; nothing is stored).
     """
-    from arena.service.classes import check_upload_quota
-    from arena.service.dispatch import dispatch_upload
-
     require(actor, "upload", message="log in to upload a bot")
     if not isinstance(actor, Account):
         raise UploadError(
@@ -244,7 +239,7 @@ def receive_upload(
     view = upload_view(store, upload_id)
     assert view is not None
     if view.pending:
-        dispatch_upload(store, celery, upload_id)
+        dispatch_upload(store, upload_id)
     return view
 
 
@@ -409,7 +404,6 @@ def create_placement(store: Store, upload_id: int) -> int | None:
     opponent, or already created).
     """
     from arena.engine.rules import find_rules
-    from arena.service.matches import create_stored_tournament
 
     rules = find_rules(os.environ.get(PLACEMENT_RULES_ENV, "draw"))
     accepted = accepted_version(store, upload_id)

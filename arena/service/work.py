@@ -9,28 +9,23 @@ import dataclasses
 import logging
 from dataclasses import dataclass
 
-from celery import Celery
-
 from arena.service.assignments import grade_after_match, settle_tests, submission_accepted
-from arena.service.branches import mark_branches_sent, unsent_branches
-from arena.service.broker import (
-    CHECK_QUEUE,
-    INTERACTIVE_QUEUE,
-    LANE_QUEUES,
-    QUEUE,
-    REFIT,
-    queue_lengths,
-    send_branches,
-    send_uploads,
-)
+from arena.service.branches import unsent_branches
+from arena.service.broker import CHECK_QUEUE, INTERACTIVE_QUEUE, LANE_QUEUES, queue_lengths
 from arena.service.compares import stop_if_decided
 from arena.service.competitions import entry_accepted
-from arena.service.dispatch import dispatch_matches, send_by_lane
+from arena.service.dispatch import (
+    dispatch_matches,
+    send_branch_ids,
+    send_refit,
+    send_upload_ids,
+    sweep_matches,
+)
 from arena.service.gauntlets import restart_stalled
 from arena.service.ladder import tick_competition, tick_competitions
 from arena.service.live import resend_stale, schedule_refit
-from arena.service.matches import Config, finished_rule_set, play_next, sweep
-from arena.service.uploads import check_upload, create_placement, mark_sent, unsent_uploads
+from arena.service.matches import Config, finished_rule_set, play_next
+from arena.service.uploads import check_upload, create_placement, unsent_uploads
 from arena.store.db import Store
 from arena.store.ladder import competition_of_match
 from arena.store.lanes import match_lanes
@@ -49,7 +44,6 @@ logger = logging.getLogger(__name__)
 
 def play_token(
     store: Store,
-    celery: Celery,
     match_id: int,
     *,
     config: Config,
@@ -79,18 +73,16 @@ def play_token(
         grade_after_match(store, played)  # an assignment's test: its verdict, the grade
         rule_set = finished_rule_set(store, played)
         if rule_set is not None:  # this match finished its tournament
-            celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
+            send_refit(rule_set)
         competition = competition_of_match(store, played)
         if competition is not None:
-            tick_competition(store, celery, competition, config=config)
+            tick_competition(store, competition, config=config)
     if outcome == "done":  # live ratings: its rule set refitted within the interval
-        schedule_refit(store, celery, played)
+        schedule_refit(store, played)
     return f"match {played}: {outcome}"
 
 
-def accept_upload(
-    store: Store, celery: Celery, upload_id: int, *, config: Config, sandboxed: bool = True
-) -> str:
+def accept_upload(store: Store, upload_id: int, *, config: Config, sandboxed: bool = True) -> str:
     """A ``check_upload(upload_id)`` task: check the upload in the sandbox (under a lease,
     so it is never checked twice at once); then settle its competition entry if it is one
     (the competition's ladder places it: no placement) or its assignment submission (its
@@ -103,12 +95,12 @@ def accept_upload(
     status = check_upload(store, upload_id, sandboxed=sandboxed, config=config)
     if entry_accepted(store, upload_id) is not None:
         return status
-    if submission_accepted(store, celery, upload_id) is not None:  # graded: no placement
+    if submission_accepted(store, upload_id) is not None:  # graded: no placement
         return status
     if status == "accepted":
         tournament_id = create_placement(store, upload_id)
         if tournament_id is not None:  # the new version plays the field, to be rated
-            dispatch_matches(store, celery, tournament_id)
+            dispatch_matches(store, tournament_id)
     return status
 
 
@@ -128,7 +120,7 @@ class SweepTotals:
     branches: int
 
 
-def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
+def sweep_all(store: Store, config: Config) -> SweepTotals:
     """Sweep everything (docs/workers.md, "Sweep"): re-queue matches whose lease ran out
     (a cancelled tournament's are voided instead); send again the pending matches of each
     lane whose queue is empty, the pending uploads if the checks' queue is, and the
@@ -138,30 +130,31 @@ def sweep_all(store: Store, celery: Celery, config: Config) -> SweepTotals:
     Raises:
         OSError, KombuError: the broker cannot be reached (the next sweep will do).
     """
-    lengths = queue_lengths(celery)
+    lengths = queue_lengths()
     empty = [lane for lane, queue in LANE_QUEUES.items() if lengths.get(queue, 0) == 0]
-    report = sweep(
-        store, send_by_lane(store, celery), queue_empty=False, empty_lanes=empty, config=config
+    report = sweep_matches(
+        store,
+        queue_empty=False,
+        empty_lanes=empty,
+        resend_grace_seconds=config.resend_grace_seconds,
     )
     uploads: list[int] = []
     if lengths.get(CHECK_QUEUE, 0) == 0:
         uploads = unsent_uploads(store, older_than=UPLOAD_RESEND_SECONDS)
-        send_uploads(celery, uploads)
-        mark_sent(store, uploads)
+        send_upload_ids(store, uploads)
     branches: list[int] = []
     if lengths.get(INTERACTIVE_QUEUE, 0) == 0:
         branches = unsent_branches(
             store, older_than=UPLOAD_RESEND_SECONDS, stale_seconds=config.match_time_limit + 60
         )
-        send_branches(celery, branches)
-        mark_branches_sent(store, branches)
+        send_branch_ids(store, branches)
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
-        celery.send_task(REFIT, args=(rule_set,), queue=QUEUE)
-    resend_stale(store, celery)  # refits booked and lost with their worker
+        send_refit(rule_set)
+    resend_stale(store)  # refits booked and lost with their worker
     settle_tests(store)  # assignments' tests whose last match's worker died before settling
-    restart_stalled(store, celery)  # submissions whose worker died while settling them
-    ticked = tick_competitions(store, celery, config=config)  # reads only when nothing is due
+    restart_stalled(store)  # submissions whose worker died while settling them
+    ticked = tick_competitions(store, config=config)  # reads only when nothing is due
     if ticked.added:
         logger.info("sweep: %d competition matches added", ticked.added)
     totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))

@@ -325,10 +325,11 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
         with store.read() as session:
             doomed = session.scalar(select(Tournament.id).where(Tournament.name == "doomed"))
         assert doomed is not None
-        from arena.service.broker import make_app
+        from arena.service.broker import make_app, using
         from arena.service.dispatch import dispatch_matches
 
-        assert dispatch_matches(store, make_app(None, None, url), doomed)
+        with using(make_app(None, None, url)):
+            assert dispatch_matches(store, doomed)
         deadline = time.monotonic() + 120
         while not any(
             m.status == "running" for m in _tournament_matches(store, "demo")

@@ -38,10 +38,11 @@ Actors = dict[str, Actor]
 
 @pytest.fixture
 def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
-    """A broker no worker reads (a directory of its own)."""
-    from arena.service.broker import make_app
+    """A broker no worker reads (a directory of its own), the service's during the test."""
+    from arena.service.broker import make_app, using
 
-    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+    with using(make_app(f"filesystem://{tmp_path / 'broker'}", None, url)) as app:
+        yield app
 
 
 @pytest.fixture
@@ -228,10 +229,10 @@ def test_an_upload_is_checked_then_its_gauntlet_grades_it(
              max_games=120, elo1=100.0, alpha=0.001, batch=4, move_ms=2000),
     )  # fmt: skip
     ann = _account(actors, "ann")
-    view = assign.submit_upload(store, celery, ann, "c1", "hw1", "greedy.py", GREEDY)
+    view = assign.submit_upload(store, ann, "c1", "hw1", "greedy.py", GREEDY)
     assert view.status == "pending" and view.student == "ann" and not view.late
     assert [r.verdict for r in view.references] == ["pending"]
-    status = accept_upload(store, celery, view.upload_id or 0, config=Config(), sandboxed=False)
+    status = accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False)
     assert status == "accepted"
     with store.read() as session:  # no placement for a submission: its gauntlet only
         names = list(session.scalars(select(Tournament.name)))
@@ -259,8 +260,8 @@ def test_a_broken_upload_rejects_the_submission(
     assign.create_assignment(store, actors["teach"], _new())
     ann = _account(actors, "ann")
     broken = (ZOO / "raise_in_move.py").read_bytes()
-    view = assign.submit_upload(store, celery, ann, "c1", "hw1", "broken.py", broken)
-    accept_upload(store, celery, view.upload_id or 0, config=Config(), sandboxed=False)
+    view = assign.submit_upload(store, ann, "c1", "hw1", "broken.py", broken)
+    accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False)
     seen = assign.submission_view(store, ann, view.id)
     assert seen.status == "rejected" and seen.reason and "Rejected" in seen.reason
     assert seen.references == () and seen.grade is None
@@ -283,7 +284,7 @@ def test_a_copy_of_a_reference_is_not_graded_as_beating_it(
     )  # fmt: skip
     bob = _account(actors, "bob")
     store.add_bot_version("bob", "copy", RANDOM.decode(), {})
-    view = assign.submit_version(store, celery, bob, "c1", "hw1", "copy")
+    view = assign.submit_version(store, bob, "c1", "hw1", "copy")
     _play(store, _tournaments(store, view.id), tmp_path)
     graded = assign.submission_view(store, bob, view.id)
     assert graded.grade == "F" and graded.references[0].verdict in ("fail", "undecided")
@@ -294,19 +295,19 @@ def test_only_the_classes_students_submit(store: Store, actors: Actors, celery: 
     for who, error in (("teach", AssignmentError), ("stranger", NotFound),
                        ("anonymous", PermissionDenied)):  # fmt: skip
         with pytest.raises(error):
-            assign.submit_upload(store, celery, actors[who], "c1", "hw1", "g.py", GREEDY)
+            assign.submit_upload(store, actors[who], "c1", "hw1", "g.py", GREEDY)
     with pytest.raises(NotFound, match="no assignment 'hw9' in class c1"):
-        assign.submit_upload(store, celery, actors["ann"], "c1", "hw9", "g.py", GREEDY)
+        assign.submit_upload(store, actors["ann"], "c1", "hw9", "g.py", GREEDY)
     with pytest.raises(AssignmentError, match="name the student"):
-        assign.submit_version(store, celery, OPERATOR, "c1", "hw1", "greedy")
+        assign.submit_version(store, OPERATOR, "c1", "hw1", "greedy")
     with pytest.raises(NotFound, match="you have no bot called greedy"):
-        assign.submit_version(store, celery, OPERATOR, "c1", "hw1", "greedy", owner="ann")
+        assign.submit_version(store, OPERATOR, "c1", "hw1", "greedy", owner="ann")
 
 
 def test_before_the_opening_nothing_is_taken(store: Store, actors: Actors, celery: Celery) -> None:
     assign.create_assignment(store, actors["teach"], _new(opens=NOW + timedelta(days=1)))
     with pytest.raises(AssignmentError, match="hw1 opens for submissions at"):
-        assign.submit_upload(store, celery, actors["ann"], "c1", "hw1", "g.py", GREEDY, now=NOW)
+        assign.submit_upload(store, actors["ann"], "c1", "hw1", "g.py", GREEDY, now=NOW)
 
 
 def test_the_upload_quota_of_the_class_holds(store: Store, actors: Actors, celery: Celery) -> None:
@@ -315,7 +316,7 @@ def test_the_upload_quota_of_the_class_holds(store: Store, actors: Actors, celer
     with pytest.raises(ClassError, match=r"queued full|uploads in the last hour"):
         for i in range(40):
             source = GREEDY + f"\n# {i}\n".encode()
-            assign.submit_upload(store, celery, ann, "c1", "hw1", "g.py", source)
+            assign.submit_upload(store, ann, "c1", "hw1", "g.py", source)
 
 
 def test_the_kept_submission_is_the_last_before_the_deadline(
@@ -326,14 +327,10 @@ def test_the_kept_submission_is_the_last_before_the_deadline(
     for n in range(1, 4):
         store.add_bot_version("ann", "b", GREEDY.decode() + f"\n# {n}\n", {})
     store.add_bot_version("bob", "late", GREEDY.decode(), {})
-    first = assign.submit_version(store, celery, ann, "c1", "hw1", "b@1", now=NOW)
-    second = assign.submit_version(store, celery, ann, "c1", "hw1", "b@2", now=NOW)
-    late = assign.submit_version(
-        store, celery, ann, "c1", "hw1", "b@3", now=NOW + timedelta(days=8)
-    )
-    bobs = assign.submit_version(
-        store, celery, bob, "c1", "hw1", "late", now=NOW + timedelta(days=9)
-    )
+    first = assign.submit_version(store, ann, "c1", "hw1", "b@1", now=NOW)
+    second = assign.submit_version(store, ann, "c1", "hw1", "b@2", now=NOW)
+    late = assign.submit_version(store, ann, "c1", "hw1", "b@3", now=NOW + timedelta(days=8))
+    bobs = assign.submit_version(store, bob, "c1", "hw1", "late", now=NOW + timedelta(days=9))
     assert late.late and bobs.late and not second.late
     rows = {r.student: r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")}
     assert set(rows) == {"ann", "bob"}
@@ -351,7 +348,7 @@ def test_the_kept_submission_is_the_last_before_the_deadline(
 def test_who_reads_what(store: Store, actors: Actors, celery: Celery) -> None:
     assign.create_assignment(store, actors["teach"], _new())
     store.add_bot_version("ann", "b", GREEDY.decode(), {})
-    view = assign.submit_version(store, celery, actors["ann"], "c1", "hw1", "b")
+    view = assign.submit_version(store, actors["ann"], "c1", "hw1", "b")
     for who in ("ann", "teach", "admin", "operator"):
         assert assign.submission_view(store, actors[who], view.id).id == view.id
     for who in ("bob", "other", "stranger", "anonymous"):
@@ -378,7 +375,7 @@ def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
              max_games=32, elo1=200.0, alpha=0.001, batch=8, move_ms=2000),
     )  # fmt: skip
     store.add_bot_version("ann", "g", GREEDY.decode(), {})
-    view = assign.submit_version(store, celery, actors["ann"], "c1", "hw1", "g")
+    view = assign.submit_version(store, actors["ann"], "c1", "hw1", "g")
     _play(store, _tournaments(store, view.id), tmp_path, grade=False)
     before = assign.submission_view(store, actors["ann"], view.id)
     assert before.status == "grading" and before.references[0].verdict == "running"
@@ -412,10 +409,10 @@ def test_the_sweep_restarts_a_submission_left_half_settled(
     assert stored.claim_grading(store, claimed, version)  # ... and the worker died here
     never = stored.insert_submission(store, row.id, ann.id, upload_id=None, version_id=version,
                                      late=False)  # fmt: skip  # ... or here
-    assert restart_stalled(store, celery) == 0  # too recent: a worker may be on it
+    assert restart_stalled(store) == 0  # too recent: a worker may be on it
     later = datetime.now(UTC) + timedelta(seconds=STALLED_SECONDS + 1)
-    assert restart_stalled(store, celery, now=later) == 2
+    assert restart_stalled(store, now=later) == 2
     for submission in (claimed, never):
         view = assign.submission_view(store, ann, submission)
         assert view.status == "grading" and len(_tournaments(store, submission)) == 1
-    assert restart_stalled(store, celery, now=later) == 0
+    assert restart_stalled(store, now=later) == 0

@@ -6,11 +6,15 @@ worker dead; here every message must arrive whole, exactly once."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
+import pytest
+
+from arena.service import broker
 from arena.service.broker import QUEUE, make_app, queue_length, send_matches
 
 MESSAGES = 600
@@ -66,3 +70,31 @@ def test_concurrent_producers_and_consumers_each_message_once_and_whole(
     assert everything == list(range(MESSAGES))
     leftovers = [p.name for p in (tmp_path / "broker" / "queue").rglob("*") if p.is_file()]
     assert leftovers == []
+
+
+def test_the_process_has_one_broker_configured_once(tmp_path: Path) -> None:
+    """Nothing sends before the application configures its broker (the message says what
+    to do); configured lazily (the web), it is made at the first use, once; ``using``
+    puts another in front in this thread only (a worker's sweeper has a client of its
+    own), and the process's is back after it."""
+    previous = broker.install(None)
+    try:
+        with pytest.raises(RuntimeError, match=r"call.* arena.service.broker.configure\(\)"):
+            broker.current()
+        broker.configure_lazily(f"filesystem://{tmp_path / 'lazy'}")
+        assert not (tmp_path / "lazy").exists()  # nothing made before it is used
+        app = broker.current()
+        assert broker.current() is app and (tmp_path / "lazy" / "queue").is_dir()
+        assert broker.location() == f"filesystem://{tmp_path / 'lazy' / 'queue'}"
+        other = broker.make_app(f"filesystem://{tmp_path / 'other'}")
+        seen: list[object] = []
+        with broker.using(other):
+            assert broker.current() is other
+            thread = threading.Thread(target=lambda: seen.append(broker.current()))
+            thread.start()
+            thread.join()
+        assert seen == [app] and broker.current() is app
+        assert broker.configure(f"filesystem://{tmp_path / 'eager'}") is broker.current()
+        assert (tmp_path / "eager" / "queue").is_dir()
+    finally:
+        broker.install(previous)

@@ -50,10 +50,11 @@ def test_a_roster_real_name_with_a_nul_is_refused_in_a_sentence(
 
 @pytest.fixture
 def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
-    """A broker no worker reads (a directory of its own)."""
-    from arena.service.broker import make_app
+    """A broker no worker reads (a directory of its own), the service's during the test."""
+    from arena.service.broker import make_app, using
 
-    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+    with using(make_app(f"filesystem://{tmp_path / 'broker'}", None, url)) as app:
+        yield app
 
 
 def test_submitting_a_stored_version_again_and_again_is_held_to_the_hourly_quota(
@@ -81,9 +82,9 @@ def test_submitting_a_stored_version_again_and_again_is_held_to_the_hourly_quota
         grades=(("C", ("random",)), ("F", ())), deadline=now + timedelta(days=1),
     ))  # fmt: skip
     for _ in range(3):
-        assign.submit_version(store, celery, ann, "small", "hw", "mine")
+        assign.submit_version(store, ann, "small", "hw", "mine")
     with pytest.raises(ClassError, match="in the last hour"):
-        assign.submit_version(store, celery, ann, "small", "hw", "mine")
+        assign.submit_version(store, ann, "small", "hw", "mine")
     with store.read() as session:
         assert session.query(Tournament).count() == 3
 

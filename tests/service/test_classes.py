@@ -449,9 +449,11 @@ def test_role_requests_wait_for_an_admin_or_are_open_or_closed(
 
 @pytest.fixture
 def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
-    from arena.service.broker import make_app
+    """A broker no worker reads (a directory of its own), the service's during the test."""
+    from arena.service.broker import make_app, using
 
-    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+    with using(make_app(f"filesystem://{tmp_path / 'broker'}", None, url)) as app:
+        yield app
 
 
 def _bot(number: int) -> bytes:
@@ -469,9 +471,9 @@ def test_a_student_uploads_at_most_the_classes_quota_an_hour(
     student = _account(actors, "student")
     cls.join_as(store, student, code)
     for number in range(2):
-        receive_upload(store, celery, student, "b.py", _bot(number))
+        receive_upload(store, student, "b.py", _bot(number))
     with pytest.raises(ClassError) as refused:
-        receive_upload(store, celery, student, "b.py", _bot(3))
+        receive_upload(store, student, "b.py", _bot(3))
     assert str(refused.value) == (
         "you have made 2 uploads in the last hour, the most class tight allows: try again in "
         "60 minutes."
@@ -479,7 +481,7 @@ def test_a_student_uploads_at_most_the_classes_quota_an_hour(
     cls.check_upload_quota(store, student.id, now=datetime.now(UTC) + timedelta(minutes=61))
     user = _account(actors, "user")  # in no class: no class quota
     for number in range(3):
-        receive_upload(store, celery, user, "b.py", _bot(number))
+        receive_upload(store, user, "b.py", _bot(number))
 
 
 def test_a_class_queues_at_most_its_checks_at_once(
@@ -491,10 +493,10 @@ def test_a_class_queues_at_most_its_checks_at_once(
     code = cls.find_class(store, "busy").join_code
     assert code is not None
     pupils = [cls.join_class(store, HASHER, code, f"p{n}", PASSWORD) for n in range(3)]
-    receive_upload(store, celery, pupils[0], "b.py", _bot(0))
-    receive_upload(store, celery, pupils[1], "b.py", _bot(1))
+    receive_upload(store, pupils[0], "b.py", _bot(0))
+    receive_upload(store, pupils[1], "b.py", _bot(1))
     with pytest.raises(ClassError, match=r"^the class's checks are queued full: try again in a"):
-        receive_upload(store, celery, pupils[2], "b.py", _bot(2))
+        receive_upload(store, pupils[2], "b.py", _bot(2))
 
 
 def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
@@ -503,7 +505,7 @@ def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
     from arena.store.tournaments import entrant_labels
 
     with pytest.raises(ClassError, match="a tournament needs two bots at least: 0 of class 5b"):
-        cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=False)
+        cls.start_class_tournament(store, actors["teacher"], "5b", reference=False)
     code = cls.find_class(store, "5b").join_code
     assert code is not None
     cls.join_class(store, HASHER, code, "bob", PASSWORD)
@@ -512,30 +514,30 @@ def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
     for bot in ("random", "greedy"):
         store.add_bot_version("reference", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
     plain = cls.start_class_tournament(
-        store, celery, actors["teacher"], "5b", reference=False, games=2, now=NOW
+        store, actors["teacher"], "5b", reference=False, games=2, now=NOW
     )
     assert sorted(entrant_labels(store, plain)) == ["ada", "bob"]
     full = cls.start_class_tournament(
-        store, celery, actors["teacher"], "5b", reference=True, now=NOW + timedelta(seconds=1)
+        store, actors["teacher"], "5b", reference=True, now=NOW + timedelta(seconds=1)
     )
     assert sorted(entrant_labels(store, full)) == [
         "ada", "bob", "reference.greedy", "reference.random"
     ]  # fmt: skip
     with pytest.raises(ClassError, match="class 5b plays block, not 'draw'"):
-        cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
+        cls.start_class_tournament(store, actors["teacher"], "5b", reference=True,
                                    rules="draw")  # fmt: skip
     with pytest.raises(ClassError, match="games must be 1 to 1000, not 0"):
-        cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
+        cls.start_class_tournament(store, actors["teacher"], "5b", reference=True,
                                    games=0)  # fmt: skip
     with monkeypatch.context() as patched:  # 4 bots: 6 pairs
         patched.setattr(cls, "MAX_CLASS_TOURNAMENT_GAMES", 100)
         with pytest.raises(ClassError, match="would play 120 games, more than 100: choose 16"):
-            cls.start_class_tournament(store, celery, actors["teacher"], "5b", reference=True,
+            cls.start_class_tournament(store, actors["teacher"], "5b", reference=True,
                                        games=20, now=NOW + timedelta(seconds=2))  # fmt: skip
     minutes = iter(range(1, 100))
     said = _outcomes(
         actors,
-        lambda a: cls.start_class_tournament(store, celery, a, "5b", reference=False, games=1,
+        lambda a: cls.start_class_tournament(store, a, "5b", reference=False, games=1,
                                              now=NOW + timedelta(minutes=next(minutes))),
     )  # fmt: skip
     assert said == TEACHERS_ONLY

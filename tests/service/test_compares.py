@@ -6,6 +6,7 @@ the seed."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -15,14 +16,17 @@ from arena.compete.entrants import Entrant
 from arena.compete.margins import LUCK_TERMS, group_margin
 from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
+from arena.errors import NotFound
 from arena.service.compares import (
     CompareTest,
+    advance_compare,
     compare_schedule,
     compare_state,
     compare_view,
     create_compare,
     deal_groups,
     group_of,
+    stop_compare,
     stop_if_decided,
     verdict_of,
 )
@@ -30,7 +34,10 @@ from arena.service.matches import Config, run_match
 from arena.service.results import load_results
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
+from arena.store.queue import tournament_progress
+from arena.store.tournaments import match_keys
 from tests.paths import REFERENCE_BOTS, ZOO
+from tests.service.conftest import Recorder
 
 RULES = PRESETS["draw"]
 NEW, OLD = Entrant.builtin("greedy"), Entrant.builtin("random")
@@ -227,3 +234,65 @@ def test_verdicts() -> None:
     assert verdict_of("H0 accepted", True) == "failed"
     assert verdict_of("continue", True) == "undecided"
     assert verdict_of("continue", False) == "running"
+
+
+def _batch_count(store: Store, tournament_id: int, match_ids: set[int]) -> int:
+    """How many batches of deal groups ``match_ids`` touch."""
+    return len(
+        {key.partition("-")[0] for i, key in match_keys(store, tournament_id) if i in match_ids}
+    )
+
+
+def test_the_remote_loop_sends_batches_ahead_and_voids_once_decided(
+    bots: Store, recorder: Recorder, tmp_path: Path
+) -> None:
+    """``arena compare --remote``'s step (advance_compare, two batches ahead), after each
+    match as the CLI's loop polls: never more than two batches beyond those finished are
+    sent, each match once, only sent matches are played, and once the test decides the
+    rest is void."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 100.0),
+        max_games=2000, batch=4, seed=1,
+    )  # fmt: skip
+    config = Config(bot_cache=tmp_path / "cache")
+    step = advance_compare(bots, tournament_id, ahead=2)
+    while not step.done:
+        sent = [*itertools.chain(*recorder.sent)]
+        assert len(sent) == len(set(sent)), "a match sent twice"
+        assert _batch_count(bots, tournament_id, set(sent)) <= step.state.finished_batches + 2
+        with bots.read() as session:
+            pending = session.scalar(
+                select(Match.id)
+                .where(Match.tournament_id == tournament_id, Match.status == "pending")
+                .order_by(Match.id)
+                .limit(1)
+            )
+        assert pending in sent  # the workers only ever get what was sent
+        assert run_match(bots, pending, config=config, sandboxed=False) == "done"
+        step = advance_compare(bots, tournament_id, ahead=2)
+    assert step.decided and step.state.status == "H1 accepted" and step.sent
+    progress = tournament_progress(bots, tournament_id)
+    assert progress["void"] > 0 and progress["pending"] == 0
+    total = len(match_keys(bots, tournament_id))
+    assert len({*itertools.chain(*recorder.sent)}) < total  # the rest was never sent
+
+
+def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(
+    bots: Store, recorder: Recorder
+) -> None:
+    """The web's start (no ``ahead``) sends every match at once, as before the loop was
+    shared; stop_compare voids what is not started; a tournament that is no compare is
+    not found."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    step = advance_compare(bots, tournament_id)
+    assert step.sent and not step.done
+    every = [i for i, _ in match_keys(bots, tournament_id)]
+    assert sorted(itertools.chain(*recorder.sent)) == every
+    assert advance_compare(bots, tournament_id).sent and len(recorder.sent) == 1  # sent once
+    stop_compare(bots, tournament_id, "the runner gave up")
+    assert tournament_progress(bots, tournament_id)["void"] == len(every)
+    with pytest.raises(NotFound, match="no compare has the id 999"):
+        advance_compare(bots, 999)

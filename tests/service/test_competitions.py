@@ -49,10 +49,11 @@ def actors(store: Store) -> Actors:
 
 @pytest.fixture
 def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
-    """A broker no worker reads (a directory of its own)."""
-    from arena.service.broker import make_app
+    """A broker no worker reads (a directory of its own), the service's during the test."""
+    from arena.service.broker import make_app, using
 
-    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+    with using(make_app(f"filesystem://{tmp_path / 'broker'}", None, url)) as app:
+        yield app
 
 
 def _new(name: str = "cup", **changes: Any) -> NewCompetition:
@@ -158,15 +159,13 @@ def test_entries_are_taken_only_while_open(store: Store, actors: Actors, celery:
     )  # fmt: skip
     alice = actors["alice"]
     with pytest.raises(CompetitionError, match="cup opens for entries at 20"):
-        comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY)
+        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY)
     with pytest.raises(CompetitionError, match="cup closed for entries at 20"):
-        comp.enter_with_upload(
-            store, celery, alice, "cup", "g.py", GREEDY, now=NOW + timedelta(days=3)
-        )
+        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, now=NOW + timedelta(days=3))
     assert comp.competition_view(store, alice, "cup").summary.status == "upcoming"
     with pytest.raises(CompetitionError, match=r"takes bots in python \(.py files\)"):
         comp.enter_with_upload(
-            store, celery, alice, "cup", "g.js", b"x", now=NOW + timedelta(days=1, hours=1)
+            store, alice, "cup", "g.js", b"x", now=NOW + timedelta(days=1, hours=1)
         )
 
 
@@ -180,21 +179,17 @@ def test_an_entry_runs_under_a_runtime_the_competition_offers(
         match=r"cup takes bots in python \(.py files\): not python-numpy bots; choose one of "
         r"python\.",
     ):
-        comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY, runtime="python-numpy")
+        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, runtime="python-numpy")
     comp.create_competition(
         store, OPERATOR, _new(name="open", runtimes=("python-numpy", "javascript"))
     )
     with pytest.raises(CompetitionError, match=r"open takes bots in python-numpy \(.py files\), "
                        r"javascript \(.js files\): g.py is not one"):  # fmt: skip
-        comp.enter_with_upload(store, celery, alice, "open", "g.py", GREEDY)
+        comp.enter_with_upload(store, alice, "open", "g.py", GREEDY)
     with pytest.raises(UploadError, match=r"g\.js is not a \.py file: a python-numpy bot is one"):
-        comp.enter_with_upload(store, celery, alice, "open", "g.js", b"x", runtime="python-numpy")
-    numpy = comp.enter_with_upload(
-        store, celery, alice, "open", "g.py", GREEDY, runtime="python-numpy"
-    )
-    js = comp.enter_with_upload(
-        store, celery, alice, "open", "first.js", (ZOO / "first.js").read_bytes()
-    )
+        comp.enter_with_upload(store, alice, "open", "g.js", b"x", runtime="python-numpy")
+    numpy = comp.enter_with_upload(store, alice, "open", "g.py", GREEDY, runtime="python-numpy")
+    js = comp.enter_with_upload(store, alice, "open", "first.js", (ZOO / "first.js").read_bytes())
     runtimes = [upload_view(store, e.upload_id) for e in (numpy, js) if e.upload_id is not None]
     assert [view.runtime for view in runtimes if view is not None] == ["python-numpy", "javascript"]
     # a stored version is entered under its own runtime
@@ -220,8 +215,8 @@ def test_a_source_stored_under_another_runtime_is_no_entry_where_that_one_is_not
         match=r"cup takes bots in python: this source is already version 1 of your bot g, a "
         r"python-numpy bot \(a version's runtime never changes\); enter it as another bot\.",
     ):
-        comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY, "g", runtime="python")
-    entry = comp.enter_with_upload(store, celery, alice, "cup", "g.py", GREEDY, "other")
+        comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, "g", runtime="python")
+    entry = comp.enter_with_upload(store, alice, "cup", "g.py", GREEDY, "other")
     assert entry.status == "pending"
 
 
@@ -230,12 +225,10 @@ def test_an_upload_entry_is_checked_then_active_with_no_placement(
 ) -> None:
     comp.create_competition(store, OPERATOR, _new())
     _version(store, "bob", "rival", RANDOM)  # a field a placement would have played
-    entry = comp.enter_with_upload(store, celery, actors["alice"], "cup", "greedy.py", GREEDY)
+    entry = comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     assert (entry.status, entry.upload_status, entry.name) == ("pending", "pending", None)
     assert entry.upload_id is not None
-    assert accept_upload(store, celery, entry.upload_id, config=Config(), sandboxed=False) == (
-        "accepted"
-    )
+    assert accept_upload(store, entry.upload_id, config=Config(), sandboxed=False) == ("accepted")
     [mine] = comp.competition_view(store, actors["alice"], "cup").entries
     assert (mine.status, mine.name, mine.label) == ("active", "alice/greedy v1", "alice-greedy-v1")
     assert any("was accepted" in notice for notice in mine.notices)
@@ -243,16 +236,16 @@ def test_an_upload_entry_is_checked_then_active_with_no_placement(
     [row] = comp.competition_view(store, None, "cup").standings
     assert (row.name, row.rating, row.games, row.provisional) == ("alice/greedy v1", None, 0, True)
     # the same source again: "already", settled at once (kept: it is the active entry)
-    again = comp.enter_with_upload(store, celery, actors["alice"], "cup", "greedy.py", GREEDY)
+    again = comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     assert (again.status, again.upload_status) == ("superseded", "already")
 
 
 def test_a_rejected_upload_rejects_its_entry(store: Store, actors: Actors, celery: Celery) -> None:
     comp.create_competition(store, OPERATOR, _new())
     crash = (ZOO / "exit_at_import.py").read_bytes()
-    entry = comp.enter_with_upload(store, celery, actors["alice"], "cup", "crash.py", crash)
+    entry = comp.enter_with_upload(store, actors["alice"], "cup", "crash.py", crash)
     assert entry.upload_id is not None
-    accept_upload(store, celery, entry.upload_id, config=Config(), sandboxed=False)
+    accept_upload(store, entry.upload_id, config=Config(), sandboxed=False)
     [mine] = comp.competition_view(store, actors["alice"], "cup").entries
     assert mine.status == "rejected" and (mine.reason or "").startswith("Rejected:")
 
@@ -261,7 +254,7 @@ def test_an_upload_accepted_after_the_deadline_is_late(
     store: Store, actors: Actors, celery: Celery
 ) -> None:
     comp.create_competition(store, OPERATOR, _new())
-    entry = comp.enter_with_upload(store, celery, actors["alice"], "cup", "greedy.py", GREEDY)
+    entry = comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     assert entry.upload_id is not None
     from arena.service.uploads import check_upload
 
@@ -535,10 +528,10 @@ def test_an_upload_past_the_limit_met_meanwhile_is_refused_and_never_checked(
     from arena.service.uploads import upload_view
 
     comp.create_competition(store, OPERATOR, _new(daily_submissions=1))
-    comp.enter_with_upload(store, celery, actors["alice"], "cup", "greedy.py", GREEDY)
+    comp.enter_with_upload(store, actors["alice"], "cup", "greedy.py", GREEDY)
     monkeypatch.setattr(comp, "_check_daily", lambda *args: None)  # the race: both passed it
     with pytest.raises(CompetitionError, match="your next is allowed at"):
-        comp.enter_with_upload(store, celery, actors["alice"], "cup", "random.py", RANDOM)
+        comp.enter_with_upload(store, actors["alice"], "cup", "random.py", RANDOM)
     refused = upload_view(store, 2)
     assert refused is not None and refused.status == "rejected"
     assert (refused.message or "").startswith("Refused: cup takes 1 entries")

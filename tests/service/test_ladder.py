@@ -20,7 +20,7 @@ from sqlalchemy import select
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import schedule
 from arena.engine.rules import find_rules
-from arena.service.broker import make_app
+from arena.service.broker import install, make_app
 from arena.service.ladder import ladder_in_flight_bound, tick_competition, tick_competitions
 from arena.service.matches import worker_heartbeat
 from arena.store import ladder as stored
@@ -51,12 +51,16 @@ DEADLINE = OPENS + timedelta(hours=2)
 
 @pytest.fixture
 def celery(tmp_path: Path) -> Iterator[Celery]:
+    """A broker no worker reads, the service's (the whole process's: a test ticks from
+    threads) while the test runs."""
     app = make_app(f"filesystem://{tmp_path / 'broker'}")
+    previous = install(app)
     yield app
+    install(previous)
     app.close()
 
 
-def _competition(store: Store, celery: Celery, **kwargs: Any) -> tuple[int, dict[str, int]]:
+def _competition(store: Store, **kwargs: Any) -> tuple[int, dict[str, int]]:
     return make_competition(
         store, "cup", kwargs.pop("entrants", ["ann", "bob", "cat", "dan"]), opens=OPENS,
         deadline=DEADLINE, **kwargs,
@@ -82,10 +86,10 @@ def test_top_up_fills_the_bound_and_no_more(store: Store, celery: Celery) -> Non
     another tournament's match waits; each pairing is a duplicate deal (2 rotations, one
     seed); a tick with the bound full writes nothing."""
     now = OPENS + timedelta(minutes=1)
-    cid, versions = _competition(store, celery)
+    cid, versions = _competition(store)
     _workers(store, now, arena_1=4, arena_fast_2=1)
     assert ladder_in_flight_bound(store, cid, now=now) == 4
-    tick = tick_competition(store, celery, cid, now=now)
+    tick = tick_competition(store, cid, now=now)
     ladder = _row(store, cid).ladder_id
     flight = matches_of(store, ladder, "pending", "running")
     assert len(flight) == 4 == len(tick.added)
@@ -100,7 +104,7 @@ def test_top_up_fills_the_bound_and_no_more(store: Store, celery: Celery) -> Non
         assert group[0].queued is not None  # sent
     with store.read() as session:  # match_seats written for the added matches
         assert session.scalar(select(MatchSeat.match_id).limit(1)) is not None
-    assert tick_competition(store, celery, cid, now=now).added == ()  # bound full
+    assert tick_competition(store, cid, now=now).added == ()  # bound full
     # another tournament's match waits in the matches lane: the ladder keeps half
     entrants = [Entrant.stored("x", add_version(store, "xo")), Entrant.stored("y", versions["ann"])]
     create_tournament(
@@ -111,7 +115,7 @@ def test_top_up_fills_the_bound_and_no_more(store: Store, celery: Celery) -> Non
     )  # fmt: skip
     assert ladder_in_flight_bound(store, cid, now=now) == 2
     play(store, [m.id for m in flight], {v: 1500.0 for v in versions.values()}, random.Random(1))
-    tick = tick_competition(store, celery, cid, now=now)
+    tick = tick_competition(store, cid, now=now)
     assert len(matches_of(store, ladder, "pending", "running")) == 2
     assert "standings" in tick.actions
     # the settings' override wins
@@ -120,7 +124,7 @@ def test_top_up_fills_the_bound_and_no_more(store: Store, celery: Celery) -> Non
         assert row is not None
         row.settings = {**row.settings, "in_flight": 6}
     assert ladder_in_flight_bound(store, cid, now=now) == 6
-    tick_competition(store, celery, cid, now=now)
+    tick_competition(store, cid, now=now)
     assert len(matches_of(store, ladder, "pending", "running")) == 6
 
 
@@ -129,48 +133,48 @@ def test_with_nothing_else_waiting_the_room_is_rounded_up_to_whole_deals(
 ) -> None:
     """3 processes and deals of 2 matches: 2 deals (4 matches, the bound + 1), so no process
     idles while a deal's other rotation plays; none more until fewer than 3 are in flight."""
-    cid, versions = _competition(store, celery)
+    cid, versions = _competition(store)
     now = OPENS + timedelta(minutes=1)
     _workers(store, now, arena_1=3)
-    tick_competition(store, celery, cid, now=now)
+    tick_competition(store, cid, now=now)
     ladder = _row(store, cid).ladder_id
     flight = matches_of(store, ladder, "pending")
     assert len(flight) == 4
     play(store, [flight[0].id], dict.fromkeys(versions.values(), 1500.0), random.Random(7))
-    assert tick_competition(store, celery, cid, now=now).added == ()
+    assert tick_competition(store, cid, now=now).added == ()
     play(store, [flight[1].id], dict.fromkeys(versions.values(), 1500.0), random.Random(7))
-    assert len(tick_competition(store, celery, cid, now=now).added) == 2
+    assert len(tick_competition(store, cid, now=now).added) == 2
 
 
 def test_no_worker_still_keeps_one_match_in_flight(store: Store, celery: Celery) -> None:
-    cid, _ = _competition(store, celery)
+    cid, _ = _competition(store)
     now = OPENS + timedelta(minutes=1)
     assert ladder_in_flight_bound(store, cid, now=now) == 1
-    tick_competition(store, celery, cid, now=now)  # a group of two when none is in flight
+    tick_competition(store, cid, now=now)  # a group of two when none is in flight
     assert len(matches_of(store, _row(store, cid).ladder_id, "pending")) == 2
 
 
 def test_a_new_entrant_gets_its_placement_games_at_once(store: Store, celery: Celery) -> None:
     """After the established field played, a new entrant's placement deals come first, and
     it is rated (first_rated, a history point) once they are played."""
-    cid, versions = _competition(store, celery, settings={"in_flight": 8})
+    cid, versions = _competition(store, settings={"in_flight": 8})
     strength = {v: 1500.0 + 150 * k for k, v in enumerate(versions.values())}
     rng = random.Random(2)
     ladder = _row(store, cid).ladder_id
     now = OPENS + timedelta(minutes=1)
     for _ in range(6):
-        tick_competition(store, celery, cid, now=now)
+        tick_competition(store, cid, now=now)
         play(store, [m.id for m in matches_of(store, ladder, "pending")], strength, rng)
         now += timedelta(minutes=1)
     newcomer = enter(store, cid, "eve", now)
     strength[newcomer] = 1600.0
-    tick = tick_competition(store, celery, cid, now=now)
+    tick = tick_competition(store, cid, now=now)
     added = [m for m in matches_of(store, ladder, "pending") if m.id in tick.added]
     with_newcomer = {m.deal_group for m in added if newcomer in m.seats}
     # 8 placement games, 4 a deal (2 rotations x 2 games): 2 deals, in this very tick
     assert len(with_newcomer) == 2
     play(store, [m.id for m in added], strength, rng)
-    tick_competition(store, celery, cid, now=now + timedelta(seconds=5))
+    tick_competition(store, cid, now=now + timedelta(seconds=5))
     with store.read() as session:
         entry = session.scalar(
             select(CompetitionEntry).where(CompetitionEntry.bot_version_id == newcomer)
@@ -184,7 +188,7 @@ def test_a_new_entrant_gets_its_placement_games_at_once(store: Store, celery: Ce
     row = next(r for r in standings if r["version_id"] == newcomer)
     assert row["games"] == 8 and row["provisional"] is False and row["last_game"]
     # a refit without a new result adds no point
-    tick_competition(store, celery, cid, now=now + timedelta(seconds=6))
+    tick_competition(store, cid, now=now + timedelta(seconds=6))
     with store.read() as session:
         again = session.scalars(
             select(CompetitionRating).where(CompetitionRating.bot_version_id == newcomer)
@@ -192,12 +196,12 @@ def test_a_new_entrant_gets_its_placement_games_at_once(store: Store, celery: Ce
     assert len(again) == 1
 
 
-def _ladder_played(store: Store, celery: Celery, cid: int, strength: dict[int, float]) -> None:
+def _ladder_played(store: Store, cid: int, strength: dict[int, float]) -> None:
     ladder = _row(store, cid).ladder_id
     rng = random.Random(3)
     now = OPENS + timedelta(minutes=1)
     for _ in range(8):
-        tick_competition(store, celery, cid, now=now)
+        tick_competition(store, cid, now=now)
         play(store, [m.id for m in matches_of(store, ladder, "pending")], strength, rng)
         now += timedelta(minutes=5)
 
@@ -207,26 +211,24 @@ def test_the_deadline_closes_the_ladder_and_creates_the_final(store: Store, cele
     for the running one, then takes the top active entries (not a disqualified one, nor
     one accepted after the deadline) and plays its first round: a round robin of deals."""
     names = ["ann", "bob", "cat", "dan", "eve", "fay"]
-    cid, versions = _competition(
-        store, celery, entrants=names, final_top=3, settings={"in_flight": 6}
-    )
+    cid, versions = _competition(store, entrants=names, final_top=3, settings={"in_flight": 6})
     strength = {versions[n]: 1500.0 + 500 * k for k, n in enumerate(names)}
-    _ladder_played(store, celery, cid, strength)
+    _ladder_played(store, cid, strength)
     set_entry(store, cid, versions["fay"], status="disqualified", reason="copied")  # the best
     set_entry(store, cid, versions["eve"], accepted=DEADLINE + timedelta(seconds=1))
     ladder = _row(store, cid).ladder_id
-    tick_competition(store, celery, cid, now=DEADLINE - timedelta(minutes=1))
+    tick_competition(store, cid, now=DEADLINE - timedelta(minutes=1))
     running = claim_match(store, "w", lease_seconds=60)
     assert running is not None
-    assert tick_competitions(store, celery, now=DEADLINE).did("closed") == [cid]
+    assert tick_competitions(store, now=DEADLINE).did("closed") == [cid]
     row = _row(store, cid)
     assert row.status == "final" and row.closed is not None and row.final_id is None
     assert [m.id for m in matches_of(store, ladder, "pending", "running")] == [running.match_id]
     assert all(m.result and m.result.get("void") for m in matches_of(store, ladder, "void"))
-    tick_competition(store, celery, cid, now=DEADLINE + timedelta(seconds=1))
+    tick_competition(store, cid, now=DEADLINE + timedelta(seconds=1))
     assert _row(store, cid).final_id is None  # the running ladder match finishes first
     play(store, [running.match_id], strength, random.Random(4))
-    tick = tick_competition(store, celery, cid, now=DEADLINE + timedelta(seconds=2))
+    tick = tick_competition(store, cid, now=DEADLINE + timedelta(seconds=2))
     assert tick.actions[-2:] == ("final", "round")
     row = _row(store, cid)
     assert row.final_id is not None
@@ -235,17 +237,17 @@ def test_the_deadline_closes_the_ladder_and_creates_the_final(store: Store, cele
     assert {v for m in final for v in m.seats} == finalists
     assert len(final) == 3 * 2 and len({m.deal_group for m in final}) == 3  # every pair, 2 seats
     # no more ladder matches, ever
-    tick_competition(store, celery, cid, now=DEADLINE + timedelta(minutes=1))
+    tick_competition(store, cid, now=DEADLINE + timedelta(minutes=1))
     assert matches_of(store, ladder, "pending") == []
 
 
 def _final_played(
-    store: Store, celery: Celery, cid: int, strength: dict[int, float], rounds: int = 200
+    store: Store, cid: int, strength: dict[int, float], rounds: int = 200
 ) -> Competition:
     rng = random.Random(5)
     now = DEADLINE + timedelta(seconds=1)
     for _ in range(rounds):
-        tick_competition(store, celery, cid, now=now)
+        tick_competition(store, cid, now=now)
         row = _row(store, cid)
         if row.status == "done":
             return row
@@ -261,27 +263,27 @@ def test_the_final_plays_rounds_until_separated_then_publishes(
     store: Store, celery: Celery
 ) -> None:
     names = ["ann", "bob", "cat", "dan"]
-    cid, versions = _competition(store, celery, entrants=names, settings={"in_flight": 4})
+    cid, versions = _competition(store, entrants=names, settings={"in_flight": 4})
     strength = {versions[n]: 1500.0 + 600 * k for k, n in enumerate(names)}
-    _ladder_played(store, celery, cid, strength)
-    row = _final_played(store, celery, cid, strength)
+    _ladder_played(store, cid, strength)
+    row = _final_played(store, cid, strength)
     table = row.final_table or []
     assert [r["version_id"] for r in table] == [versions[n] for n in reversed(names)]
     assert [r["place"] for r in table] == [1, 2, 3, 4]
     assert not any(r["tie"] for r in table)
     assert table[0]["name"] == "dan/bot v1" and table[0]["low"] < table[0]["rating"]
     assert row.finished is not None
-    assert tick_competition(store, celery, cid, now=DEADLINE + timedelta(days=1)).actions == ()
+    assert tick_competition(store, cid, now=DEADLINE + timedelta(days=1)).actions == ()
 
 
 def test_equal_finalists_tie_at_the_cap(store: Store, celery: Celery) -> None:
     names = ["ann", "bob", "cat"]
     cid, versions = _competition(
-        store, celery, entrants=names, final_max_games=24, settings={"in_flight": 4}
+        store, entrants=names, final_max_games=24, settings={"in_flight": 4}
     )
     strength = dict.fromkeys(versions.values(), 1500.0)
-    _ladder_played(store, celery, cid, strength)
-    row = _final_played(store, celery, cid, strength)
+    _ladder_played(store, cid, strength)
+    row = _final_played(store, cid, strength)
     table = row.final_table or []
     assert len(table) == 3 and any(r["tie"] for r in table)
     games = sum(m.games for m in matches_of(store, row.final_id or 0, "done"))
@@ -293,7 +295,7 @@ def test_three_seat_tables_and_teams_are_filled_and_rotated(store: Store, celery
         store, "threes", ["ann", "bob", "cat", "dan"], opens=OPENS, deadline=DEADLINE,
         players=3, settings={"in_flight": 3},
     )  # fmt: skip
-    tick_competition(store, celery, cid, now=OPENS + timedelta(minutes=1))
+    tick_competition(store, cid, now=OPENS + timedelta(minutes=1))
     added = matches_of(store, _row(store, cid).ladder_id)
     assert len(added) == 3 and all(len(set(m.seats)) == 3 for m in added)
     assert {tuple(m.seats) for m in added} == {
@@ -303,7 +305,7 @@ def test_three_seat_tables_and_teams_are_filled_and_rotated(store: Store, celery
         store, "pairs", ["eve", "fay", "gus"], opens=OPENS, deadline=DEADLINE, players=4,
         teams=True, settings={"in_flight": 2},
     )  # fmt: skip
-    tick_competition(store, celery, tid, now=OPENS + timedelta(minutes=1))
+    tick_competition(store, tid, now=OPENS + timedelta(minutes=1))
     teams = matches_of(store, _row(store, tid).ladder_id)
     assert len(teams) == 2
     a, b = teams[0].seats[:2]
@@ -313,10 +315,10 @@ def test_three_seat_tables_and_teams_are_filled_and_rotated(store: Store, celery
 def test_nothing_is_written_when_nothing_is_due(
     store: Store, celery: Celery, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _competition(store, celery, settings={"in_flight": 2})
-    assert tick_competitions(store, celery, now=OPENS - timedelta(seconds=1)).ticks == ()
+    _competition(store, settings={"in_flight": 2})
+    assert tick_competitions(store, now=OPENS - timedelta(seconds=1)).ticks == ()
     now = OPENS + timedelta(minutes=1)
-    tick_competitions(store, celery, now=now)
+    tick_competitions(store, now=now)
     calls: list[int] = []
     real = stored.lock_competition
 
@@ -325,7 +327,7 @@ def test_nothing_is_written_when_nothing_is_due(
         return real(*args)
 
     monkeypatch.setattr(stored, "lock_competition", counting)
-    report = tick_competitions(store, celery, now=now)
+    report = tick_competitions(store, now=now)
     assert report.added == 0 and calls == []
 
 
@@ -336,7 +338,7 @@ def test_two_ticks_at_once_add_the_matches_once(
     ladder before either locks it: the second, under the lock, finds the first's matches."""
     setup = connect(url)
     try:
-        cid, _ = _competition(setup, celery, settings={"in_flight": 4})
+        cid, _ = _competition(setup, settings={"in_flight": 4})
     finally:
         setup.close()
     barrier = threading.Barrier(2)
@@ -355,7 +357,7 @@ def test_two_ticks_at_once_add_the_matches_once(
     def tick() -> None:
         store = connect(url)
         try:
-            added.append(tick_competition(store, celery, cid, now=now).added)
+            added.append(tick_competition(store, cid, now=now).added)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:
@@ -386,7 +388,7 @@ def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
     from arena.store.lanes import queue_place
     from arena.store.queue import mark_queued
 
-    cid, versions = _competition(store, celery)
+    cid, versions = _competition(store)
     entrants = [Entrant.stored(n, add_version(store, n)) for n in ("xa", "xb", "xc")]
     early = create_tournament(
         store, name="early", rules=find_rules("draw"), format="round-robin", players=2,
@@ -397,7 +399,7 @@ def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
     mark_queued(store, [m.id for m in matches_of(store, early)], now=OPENS)
     now = OPENS + timedelta(minutes=1)
     _workers(store, now, arena_1=4)
-    tick_competition(store, celery, cid, now=now)
+    tick_competition(store, cid, now=now)
     ladder = _row(store, cid).ladder_id
     assert len(matches_of(store, ladder, "pending")) == 2  # half of 4: the tournament waits
     claimed = [claim_match(store, f"w{k}", lease_seconds=60, lane="matches") for k in range(4)]
@@ -407,7 +409,7 @@ def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
     assert place is not None and place.ahead == 0  # the ladder has nothing waiting
     play(store, [c.match_id for c in claimed[:2] if c], dict.fromkeys(versions.values(), 1500.0),
          random.Random(6))  # fmt: skip
-    tick_competition(store, celery, cid, now=now)
+    tick_competition(store, cid, now=now)
     assert len(matches_of(store, ladder, "pending", "running")) == 2
     place = queue_place(store, early)
     assert place is not None and place.ahead == 1  # the ladder's next deal goes first
@@ -419,12 +421,12 @@ def test_a_rerun_final_is_made_again_by_the_next_tick(store: Store, celery: Cele
     from arena.store.competitions import reset_final
 
     names = ["ann", "bob", "cat"]
-    cid, versions = _competition(store, celery, entrants=names, settings={"in_flight": 4})
+    cid, versions = _competition(store, entrants=names, settings={"in_flight": 4})
     strength = {versions[n]: 1500.0 + 600 * k for k, n in enumerate(names)}
-    _ladder_played(store, celery, cid, strength)
-    first = _final_played(store, celery, cid, strength)
+    _ladder_played(store, cid, strength)
+    first = _final_played(store, cid, strength)
     reset_final(store, cid, by="the organiser")
-    tick = tick_competition(store, celery, cid, now=DEADLINE + timedelta(days=1))
+    tick = tick_competition(store, cid, now=DEADLINE + timedelta(days=1))
     assert "final" in tick.actions
     row = _row(store, cid)
     assert row.status == "final" and row.final_id not in (None, first.final_id)
@@ -450,13 +452,13 @@ def test_a_finished_ladder_match_ticks_its_competition_at_once(
         deadline=datetime.now(UTC) + timedelta(hours=1), sources=sources,
         settings={"in_flight": 2, "games_per_deal": 1, "move_seconds": 5.0},
     )  # fmt: skip
-    tick_competition(store, celery, cid)
+    tick_competition(store, cid)
     ladder = _row(store, cid).ladder_id
     first = matches_of(store, ladder, "pending")
     assert len(first) == 2
     config = Config(bot_cache=tmp_path / "bots")
     for match in first:
-        assert play_token(store, celery, match.id, config=config, sandboxed=False).endswith("done")
+        assert play_token(store, match.id, config=config, sandboxed=False).endswith("done")
     row = _row(store, cid)
     assert row.standings and sum(r["games"] for r in row.standings) == 2 * 2  # 2 games, 2 seats
     assert len(matches_of(store, ladder, "pending")) == 2  # the next deal, at once
@@ -471,10 +473,10 @@ def test_a_finalist_disqualified_during_the_final_plays_no_more(
     from arena.service.permissions import OPERATOR
 
     names = ["ann", "bob", "cat", "dan"]
-    cid, versions = _competition(store, celery, entrants=names, settings={"in_flight": 4})
+    cid, versions = _competition(store, entrants=names, settings={"in_flight": 4})
     strength = {versions[n]: 1500.0 + 600 * k for k, n in enumerate(names)}
-    _ladder_played(store, celery, cid, strength)
-    tick_competition(store, celery, cid, now=DEADLINE + timedelta(seconds=1))
+    _ladder_played(store, cid, strength)
+    tick_competition(store, cid, now=DEADLINE + timedelta(seconds=1))
     final_id = _row(store, cid).final_id
     assert final_id is not None
     cheat = versions["dan"]
@@ -493,7 +495,7 @@ def test_a_finalist_disqualified_during_the_final_plays_no_more(
             )
         )  # fmt: skip
     before = {m.id for m in matches_of(store, final_id)}
-    row = _final_played(store, celery, cid, strength)
+    row = _final_played(store, cid, strength)
     later = [m for m in matches_of(store, final_id) if m.id not in before]
     assert later and not any(cheat in m.seats for m in later)
     assert [r["version_id"] for r in row.final_table or []] == [
@@ -508,10 +510,10 @@ def test_a_superseded_version_plays_no_more_ladder_matches(store: Store, celery:
     from arena.service.competitions import enter_with_version
     from arena.service.permissions import OPERATOR
 
-    cid, versions = _competition(store, celery, settings={"in_flight": 8})
+    cid, versions = _competition(store, settings={"in_flight": 8})
     ladder = _row(store, cid).ladder_id
     now = OPENS + timedelta(minutes=1)
-    tick_competition(store, celery, cid, now=now)
+    tick_competition(store, cid, now=now)
     old = versions["ann"]
     assert any(old in m.seats for m in matches_of(store, ladder, "pending"))
     new = add_version(store, "ann", source="def play(observation):\n    return 0  # v2\n")
@@ -520,6 +522,6 @@ def test_a_superseded_version_plays_no_more_ladder_matches(store: Store, celery:
     assert not any(old in m.seats for m in matches_of(store, ladder, "pending"))
     voided = matches_of(store, ladder, "void")
     assert voided and all(m.result and "superseded" in m.result["void"] for m in voided)
-    tick_competition(store, celery, cid, now=now + timedelta(seconds=1))
+    tick_competition(store, cid, now=now + timedelta(seconds=1))
     pending = matches_of(store, ladder, "pending")
     assert any(new in m.seats for m in pending) and not any(old in m.seats for m in pending)

@@ -4,6 +4,7 @@ and a running tournament's standings counted before it finishes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -16,7 +17,7 @@ from arena.compete.entrants import Entrant
 from arena.compete.localrun import play_one
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
-from arena.service.broker import INTERACTIVE_QUEUE, REFIT
+from arena.service.broker import INTERACTIVE_QUEUE, REFIT, using
 from arena.service.live import (
     RefitPolicy,
     refit_clock,
@@ -95,19 +96,22 @@ def _games(store: Store, match_id: int) -> int:
 ALL = range(6)
 
 
-def _celery(sent: Sent) -> Celery:
-    return cast(Celery, sent)
+@pytest.fixture
+def sent() -> Iterator[Sent]:
+    """What the service sends while the test runs (it is the service's broker)."""
+    kept = Sent()
+    with using(cast(Celery, kept)):
+        yield kept
 
 
 @pytest.mark.backends("sqlite", "postgresql")  # the refit's claim and lease
-def test_a_done_match_books_one_refit_and_later_ones_ride_on_it(store: Store) -> None:
+def test_a_done_match_books_one_refit_and_later_ones_ride_on_it(store: Store, sent: Sent) -> None:
     tournament_id, _ = stored_tournament(store, "spring", ENTRANTS, unplayed=ALL)
     first, second, third, *_ = _pending(store, tournament_id)
     games = [_games(store, match_id) for match_id in (first, second, third)]
-    sent = Sent()
     _finish(store, first, T0)
     # Never refitted: due at once.
-    assert schedule_refit(store, _celery(sent), first, policy=POLICY, now=T0) == 0.0
+    assert schedule_refit(store, first, policy=POLICY, now=T0) == 0.0
     rule_set = sent.tasks[0][1][0]
     assert sent.tasks == [(REFIT, (rule_set,), INTERACTIVE_QUEUE, None)]
     live = refit_if_changed(store, rule_set, policy=POLICY, now=T0)
@@ -123,11 +127,11 @@ def test_a_done_match_books_one_refit_and_later_ones_ride_on_it(store: Store) ->
     assert refitted is not None
     now = refitted + timedelta(seconds=0.5)
     _finish(store, second, now)
-    countdown = schedule_refit(store, _celery(sent), second, policy=POLICY, now=now)
+    countdown = schedule_refit(store, second, policy=POLICY, now=now)
     assert countdown == pytest.approx(1.5)
     # One more before it is due rides on the booked refit: nothing sent.
     _finish(store, third, now)
-    assert schedule_refit(store, _celery(sent), third, policy=POLICY, now=now) is None
+    assert schedule_refit(store, third, policy=POLICY, now=now) is None
     assert len(sent.tasks) == 2
     assert refit_clock(store, rule_set).asked == 3
     # The booked refit covers both.
@@ -150,12 +154,11 @@ def test_the_interval_grows_with_the_refits_length() -> None:
         RefitPolicy.from_env({"ARENA_REFIT_SECONDS": "soon"})
 
 
-def test_a_refit_in_flight_makes_another_wait(store: Store) -> None:
+def test_a_refit_in_flight_makes_another_wait(store: Store, sent: Sent) -> None:
     tournament_id, _ = stored_tournament(store, "spring", ENTRANTS, unplayed=[0])
     (pending,) = _pending(store, tournament_id)
     _finish(store, pending, T0)
-    sent = Sent()
-    schedule_refit(store, _celery(sent), pending, policy=POLICY, now=T0)
+    schedule_refit(store, pending, policy=POLICY, now=T0)
     rule_set = sent.tasks[0][1][0]
     now = datetime.now(UTC)
     # Another worker holds the rule set's lease (its refit is running).
@@ -179,25 +182,23 @@ def test_a_refit_in_flight_makes_another_wait(store: Store) -> None:
     )
 
 
-def test_a_lost_refit_is_sent_again_by_the_sweep(store: Store) -> None:
+def test_a_lost_refit_is_sent_again_by_the_sweep(store: Store, sent: Sent) -> None:
     tournament_id, _ = stored_tournament(store, "spring", ENTRANTS, unplayed=[0])
     (pending,) = _pending(store, tournament_id)
     _finish(store, pending, T0)
-    sent = Sent()
-    schedule_refit(store, _celery(sent), pending, policy=POLICY, now=T0)  # and lost
+    schedule_refit(store, pending, policy=POLICY, now=T0)  # and lost
     rule_set = sent.tasks[0][1][0]
-    assert resend_stale(store, _celery(sent), policy=POLICY, now=T0) == []
+    assert resend_stale(store, policy=POLICY, now=T0) == []
     late = T0 + timedelta(seconds=POLICY.stale_seconds + 1)
-    assert resend_stale(store, _celery(sent), policy=POLICY, now=late) == [rule_set]
+    assert resend_stale(store, policy=POLICY, now=late) == [rule_set]
     assert sent.tasks[-1] == (REFIT, (rule_set,), INTERACTIVE_QUEUE, None)
     refit_if_changed(store, rule_set, policy=POLICY)
-    assert resend_stale(store, _celery(sent), policy=POLICY, now=late) == []
+    assert resend_stale(store, policy=POLICY, now=late) == []
 
 
-def test_a_history_point_only_for_versions_whose_games_changed(store: Store) -> None:
+def test_a_history_point_only_for_versions_whose_games_changed(store: Store, sent: Sent) -> None:
     tournament_id, _ = stored_tournament(store, "spring", ENTRANTS, unplayed=[4])
     (pending,) = _pending(store, tournament_id)
-    sent = Sent()
     refit_ratings(store, PRESETS["block"])
     with store.read() as session:
         assert session.scalar(select(func.count()).select_from(RatingHistory)) == 3
@@ -205,7 +206,7 @@ def test_a_history_point_only_for_versions_whose_games_changed(store: Store) -> 
     with store.read() as session:
         assert session.scalar(select(func.count()).select_from(RatingHistory)) == 3
     _finish(store, pending, T0)
-    schedule_refit(store, _celery(sent), pending, policy=POLICY, now=T0)
+    schedule_refit(store, pending, policy=POLICY, now=T0)
     refit_if_changed(store, sent.tasks[0][1][0], policy=POLICY)
     with store.read() as session:  # the last match seated two of the three
         assert session.scalar(select(func.count()).select_from(RatingHistory)) == 5
@@ -232,18 +233,17 @@ def _pair_rows(store: Store) -> set[tuple[int, ...]]:
 
 
 def test_a_running_tournaments_standings_and_the_leaderboard_follow_its_results(
-    store: Store,
+    store: Store, sent: Sent
 ) -> None:
     tournament_id, _ = stored_tournament(store, "spring", ENTRANTS, unplayed=ALL)
     pending = _pending(store, tournament_id)
     assert tournament_view(store, "spring").standings[0].games == 0
     assert leaderboard(store, "block").rows == []
-    sent = Sent()
     played = 0
     for match_id in pending[:2]:
         _finish(store, match_id, T0)
         played += _games(store, match_id)
-        schedule_refit(store, _celery(sent), match_id, policy=RefitPolicy(min_seconds=0.0))
+        schedule_refit(store, match_id, policy=RefitPolicy(min_seconds=0.0))
         view = tournament_view(store, "spring")
         assert not view.done  # still playing (its status: no worker claimed here)
         assert sum(row.games for row in view.standings) == 2 * played

@@ -35,16 +35,14 @@ from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, claim_slot_block
 from arena.service import broker
 from arena.service import matches as service
+from arena.service.dispatch import SweepReport, send_pending, sweep_matches
 from arena.service.matches import (
     Config,
     MatchSettings,
-    SweepReport,
     create_stored_tournament,
     list_workers,
     resolve_entrants,
     run_match,
-    send_pending,
-    sweep,
     worker_heartbeat,
     worker_stopped,
 )
@@ -63,6 +61,7 @@ from arena.store.queue import (
     void_match,
 )
 from tests.paths import REFERENCE_BOTS
+from tests.service.conftest import Recorder
 
 # SQL can differ here (the matches' claims, leases and stored results): on SQLite and
 # PostgreSQL.
@@ -433,25 +432,27 @@ def test_unqueued_matches_and_mark_queued(store: Store) -> None:
     assert unqueued_matches(store, sent_before=T0 + timedelta(seconds=1)) == []  # not pending
 
 
-def test_send_pending_sends_in_chunks_and_marks_them_sent(store: Store) -> None:
+def test_send_pending_sends_in_chunks_and_marks_them_sent(store: Store, recorder: Recorder) -> None:
     x = Entrant.stored("x", _add(store, "arena", "x"))
     scheduled = [ScheduledMatch(f"m{i:04d}", (x, x), 1, i) for i in range(501)]
     tid = create_tournament(
         store, name="big", rules=PRESETS["block"], format="round-robin", players=2,
         teams=False, games_per_match=1, seed=1, entrants=[x], matches=scheduled,
     )  # fmt: skip
-    sent: list[list[int]] = []
+    sent = recorder.sent
     before = datetime.now(UTC)
-    ids = send_pending(store, lambda chunk: sent.append(list(chunk)), tournament_id=tid)
+    ids = send_pending(store, tournament_id=tid)
     assert [len(chunk) for chunk in sent] == [500, 1]
     assert [*itertools.chain(*sent)] == ids == _match_ids(store, tid)
     queued = _utc(_match(store, ids[-1]).queued)
     assert queued is not None and queued >= before - timedelta(seconds=1)
-    assert send_pending(store, lambda chunk: sent.append(list(chunk)), tournament_id=tid) == []
+    assert send_pending(store, tournament_id=tid) == []
     assert len(sent) == 2
 
 
-def test_sweep_sends_expired_leases_again_but_never_unsent_matches(store: Store) -> None:
+def test_sweep_sends_expired_leases_again_but_never_unsent_matches(
+    store: Store, recorder: Recorder
+) -> None:
     _add_reference_bots(store)
     _, (dead, never_sent) = _create(store)
     now = datetime.now(UTC)
@@ -459,8 +460,8 @@ def test_sweep_sends_expired_leases_again_but_never_unsent_matches(store: Store)
         store, "dead", lease_seconds=5, match_id=dead, now=now - timedelta(minutes=1)
     )
     assert claimed is not None
-    sent: list[list[int]] = []
-    report = sweep(store, lambda ids: sent.append(list(ids)), queue_empty=True, now=now)
+    sent = recorder.sent
+    report = sweep_matches(store, queue_empty=True, now=now)
     assert report == SweepReport(expired=(dead,), resent=())
     assert sent == [[dead]]  # the unsent match is left to `arena tournament run`
     requeued = _match(store, dead)
@@ -469,13 +470,13 @@ def test_sweep_sends_expired_leases_again_but_never_unsent_matches(store: Store)
     assert queued is not None and queued >= now - timedelta(seconds=1)
     assert _match(store, never_sent).queued is None
     # Sent just now: within the grace, a second sweep sends nothing.
-    again = sweep(store, lambda ids: sent.append(list(ids)), queue_empty=True)
+    again = sweep_matches(store, queue_empty=True)
     assert again == SweepReport((), ()) and sent == [[dead]]
     assert requeue_expired(store) == []
 
 
 def test_sweep_resends_lost_tasks_only_when_the_queue_is_empty(
-    store: Store, tmp_path: Path
+    store: Store, recorder: Recorder
 ) -> None:
     _add_reference_bots(store)
     _, (lost, recent) = _create(store)
@@ -484,16 +485,21 @@ def test_sweep_resends_lost_tasks_only_when_the_queue_is_empty(
     mark_queued(store, [lost, running], now=now - timedelta(seconds=60))
     mark_queued(store, [recent], now=now - timedelta(seconds=5))
     assert claim_match(store, "alive", lease_seconds=600, match_id=running) is not None
-    sent: list[int] = []
-    config = _config(tmp_path, resend_grace_seconds=10)
-    assert sweep(store, sent.extend, queue_empty=False, config=config) == SweepReport((), ())
-    assert sent == []
-    report = sweep(store, sent.extend, queue_empty=True, config=config)
-    assert report == SweepReport(expired=(), resent=(lost,)) and sent == [lost]
-    assert sweep(store, sent.extend, queue_empty=True, config=config).resent == ()  # marked
-    shorter = _config(tmp_path, resend_grace_seconds=1)
-    assert sweep(store, sent.extend, queue_empty=True, config=shorter).resent == (recent,)
-    assert sent == [lost, recent]
+
+    def sent() -> list[int]:
+        return [*itertools.chain(*recorder.sent)]
+
+    grace = 10.0
+    assert sweep_matches(store, queue_empty=False, resend_grace_seconds=grace) == SweepReport(
+        (), ()
+    )
+    assert sent() == []
+    report = sweep_matches(store, queue_empty=True, resend_grace_seconds=grace)
+    assert report == SweepReport(expired=(), resent=(lost,)) and sent() == [lost]
+    assert sweep_matches(store, queue_empty=True, resend_grace_seconds=grace).resent == ()
+    shorter = 1.0
+    assert sweep_matches(store, queue_empty=True, resend_grace_seconds=shorter).resent == (recent,)
+    assert sent() == [lost, recent]
     assert _match(store, running).status == "running"
 
 

@@ -14,7 +14,7 @@ from celery import Celery
 
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
-from arena.service import dispatch
+from arena.service import broker
 from arena.service.accounts import (
     Account,
     AccountError,
@@ -147,10 +147,11 @@ def actors(store: Store) -> Actors:
 
 @pytest.fixture
 def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
-    """A broker no worker reads (a directory of its own)."""
-    from arena.service.broker import make_app
+    """A broker no worker reads (a directory of its own), the service's during the test."""
+    from arena.service.broker import make_app, using
 
-    yield make_app(f"filesystem://{tmp_path / 'broker'}", None, url)
+    with using(make_app(f"filesystem://{tmp_path / 'broker'}", None, url)) as app:
+        yield app
 
 
 def _outcomes(actors: Actors, act: Callable[[Actor], object]) -> dict[str, str]:
@@ -228,13 +229,13 @@ def test_only_the_owner_and_admins_compare_a_bot_against_others(
     store: Store, actors: Actors, celery: Celery
 ) -> None:
     wanted = CompareRequest(new="owner/mybot", old="reference/random", rules="draw", max_games=4)
-    said = _outcomes(actors, lambda actor: start_compare(store, celery, actor, wanted))
+    said = _outcomes(actors, lambda actor: start_compare(store, actor, wanted))
     assert said == {
         "anonymous": "denied", "other": "denied", "owner": "ok",
         "organiser": "denied", "admin": "ok", "operator": "ok",
     }  # fmt: skip
     with pytest.raises(PermissionDenied, match="only the owner of owner/mybot"):
-        start_compare(store, celery, actors["other"], wanted)
+        start_compare(store, actors["other"], wanted)
 
 
 def test_a_compare_whose_broker_is_down_is_stored_and_left_to_the_sweep(
@@ -243,9 +244,9 @@ def test_a_compare_whose_broker_is_down_is_stored_and_left_to_the_sweep(
     def down(*_: object) -> None:
         raise OSError("connection refused")
 
-    monkeypatch.setattr(dispatch, "send_matches", down)
+    monkeypatch.setattr(broker, "send_matches", down)
     wanted = CompareRequest(new="owner/mybot", old="reference/random", rules="draw", max_games=4)
-    started = start_compare(store, celery, actors["owner"], wanted)
+    started = start_compare(store, actors["owner"], wanted)
     assert not started.sent and started.name.startswith("compare-")
 
 
@@ -254,14 +255,14 @@ def test_anyone_logged_in_uploads_and_only_as_themselves(
 ) -> None:
     said = _outcomes(
         actors,
-        lambda actor: receive_upload(store, celery, actor, "b.py", BOT.encode() + b"\n#", "b"),
+        lambda actor: receive_upload(store, actor, "b.py", BOT.encode() + b"\n#", "b"),
     )
     assert said == {
         "anonymous": "denied", "other": "ok", "owner": "ok",
         "organiser": "ok", "admin": "ok", "operator": "UploadError",
     }  # fmt: skip
     with pytest.raises(UploadError, match=r"not a \.py file"):
-        receive_upload(store, celery, actors["owner"], "b.txt", b"x", "b")
+        receive_upload(store, actors["owner"], "b.txt", b"x", "b")
 
 
 def test_only_the_owner_and_admins_change_a_bots_visibility(store: Store, actors: Actors) -> None:
@@ -298,14 +299,14 @@ def test_branches_are_for_accounts(store: Store, actors: Actors, celery: Celery)
     """Refused before the game is looked up: anonymous, and the operator (no account)."""
     said = _outcomes(
         actors,
-        lambda actor: start_branch(store, celery, actor, 999, 1, 1, 0, [1, 2], 1),
+        lambda actor: start_branch(store, actor, 999, 1, 1, 0, [1, 2], 1),
     )
     assert said == {
         "anonymous": "denied", "other": "BranchError", "owner": "BranchError",
         "organiser": "BranchError", "admin": "BranchError", "operator": "BranchError",
     }  # fmt: skip
     with pytest.raises(BranchError, match="no stored game"):
-        start_branch(store, celery, actors["owner"], 999, 1, 1, 0, [1, 2], 1)
+        start_branch(store, actors["owner"], 999, 1, 1, 0, [1, 2], 1)
 
 
 def test_account_actions_act_on_ones_own_account_only(store: Store, actors: Actors) -> None:

@@ -130,11 +130,12 @@ def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def make_app(url: str, broker: Path, **config: object) -> Flask:
     """The app on ``url`` with cheap password hashes, ``config``, and the filesystem broker
-    in ``broker`` (close its store when done)."""
+    in ``broker`` as the service's (close its store when done)."""
+    from arena.service.broker import install
     from arena.service.broker import make_app as make_celery
 
     app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER, "TESTING": True, **config})
-    app.extensions["arena_celery"] = make_celery(f"filesystem://{broker}", None, url)
+    install(make_celery(f"filesystem://{broker}", None, url))
     return app
 
 

@@ -386,13 +386,13 @@ def test_with_the_broker_down_the_api_starts_work_and_writes_no_session(
 ) -> None:
     """The work is stored (the sweep sends it later) and the answer is the usual one; no
     flash message lands in a session nobody reads (issue 19)."""
-    from arena.service import dispatch
+    from arena.service import broker
 
     def down(*_: object) -> None:
         raise OSError("connection refused")
 
-    monkeypatch.setattr(dispatch, "send_matches", down)
-    monkeypatch.setattr(dispatch, "send_uploads", down)
+    monkeypatch.setattr(broker, "send_matches", down)
+    monkeypatch.setattr(broker, "send_uploads", down)
     ada = _account_id(store, "ada")
     store.add_bot_version("ada", "greedy", GREEDY.decode(), {})
     store_bots(store)

@@ -20,7 +20,6 @@ from arena.service.uploads import check_upload
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD
-from web.extensions import get_celery
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -77,7 +76,7 @@ def test_a_teacher_creates_students_submit_and_the_teacher_reads_the_grades(
     # the worker's part: check the upload, start the gauntlet
     check_upload(store, submission["upload_id"], sandboxed=False)
     with app.app_context():
-        submission_accepted(store, get_celery(), submission["upload_id"])
+        submission_accepted(store, submission["upload_id"])
     mine = client.get(f"/api/v1/submissions/{submission['id']}", headers=tokens["ann"])
     assert mine.status_code == 200
     seen = mine.get_json()

@@ -13,7 +13,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from celery import Celery
 from flask import Flask
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from sqlalchemy import select
@@ -82,9 +81,8 @@ def test_a_student_submits_and_watches_the_grade_arrive(
         upload_id = session.scalars(
             select(Submission.upload_id).order_by(Submission.id.desc()).limit(1)
         ).one()
-    celery: Celery = app.extensions["arena_celery"]
     assert upload_id is not None
-    accept_upload(store, celery, upload_id, config=Config(), sandboxed=False)
+    accept_upload(store, upload_id, config=Config(), sandboxed=False)
     expect(page.locator("#mine article").first).to_contain_text("grading", timeout=15_000)
     play_all(store, tmp_path / "cache", prefix="compare-dan-")
     article = page.locator("#mine article").first

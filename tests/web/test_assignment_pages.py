@@ -28,6 +28,7 @@ from arena.service import assignments as assign
 from arena.service.accounts import create_account, create_token
 from arena.service.assignments import NewAssignment
 from arena.service.broker import make_app as make_celery
+from arena.service.broker import using
 from arena.service.classes import NewClass, create_class, join_class
 from arena.service.compares import stop_if_decided
 from arena.service.matches import Config, run_match
@@ -93,18 +94,18 @@ def graded_class(store: Store, directory: Path) -> dict[str, Any]:
         description="Beat the reference bots.",
     )  # fmt: skip
     assign.create_assignment(store, teacher, new)
-    celery = make_celery(f"filesystem://{directory / 'broker'}", None, None)
     store.add_bot_version("ann", "mine", GREEDY + "\n# ann\n", {})
     store.add_bot_version("bob", "rando", RANDOM + "\n# bob\n", {})
     store.add_bot_version("bob", "rando", RANDOM + "\n# bob, late\n", {})
-    assign.submit_version(store, celery, students["ann"], "5b", "hw1", "mine")
-    # 64 games in 4 matches (a batch of 16 deal groups: one look decides both tests, where
-    # batches of 4 took 16 matches, twice the seed's time, most of it the pipes' round trips)
-    play_all(store, directory / "cache")
-    assign.submit_version(store, celery, students["bob"], "5b", "hw1", "rando@1")
-    assign.submit_version(store, celery, students["bob"], "5b", "hw1", "rando@2",
-                          now=DEADLINE + timedelta(hours=2))  # fmt: skip
-    assign.submit_upload(store, celery, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
+    with using(make_celery(f"filesystem://{directory / 'broker'}", None, None)):
+        assign.submit_version(store, students["ann"], "5b", "hw1", "mine")
+        # 64 games in 4 matches (a batch of 16 deal groups: one look decides both tests, where
+        # batches of 4 took 16 matches, twice the seed's time, most of it the pipes' round trips)
+        play_all(store, directory / "cache")
+        assign.submit_version(store, students["bob"], "5b", "hw1", "rando@1")
+        assign.submit_version(store, students["bob"], "5b", "hw1", "rando@2",
+                              now=DEADLINE + timedelta(hours=2))  # fmt: skip
+        assign.submit_upload(store, students["cy"], "5b", "hw1", "cy.py", GREEDY.encode())
     return {"ann_source": GREEDY + "\n# ann\n"}
 
 

@@ -15,7 +15,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from celery import Celery
 from flask import Flask
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from sqlalchemy import select
@@ -119,8 +118,7 @@ def test_an_organiser_creates_a_competition_and_a_user_enters_it(
     expect(page.locator("section.notices")).to_contain_text("Your upload is being checked.")
     [entry] = competition_view(store, account_named(store, "ada"), "winter").entries
     assert entry.upload_id is not None
-    celery: Celery = app.extensions["arena_celery"]
-    accept_upload(store, celery, entry.upload_id, config=Config(), sandboxed=False)
+    accept_upload(store, entry.upload_id, config=Config(), sandboxed=False)
     page.reload()
     notices = page.locator("section.notices")
     expect(notices).to_contain_text("ada/mine v1 was accepted at")
@@ -240,12 +238,11 @@ def test_a_competition_run_by_its_clock_in_a_browser(
     them: the ladder with its intervals, an entrant's chart, then the winners."""
     accounts_and_bots(store)
     store.add_bot_version("cy", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
-    celery: Celery = app.extensions["arena_celery"]
     open_competition(store, custom_rules=RULES, final_top=3, final_max_games=10)
     for owner, bot in (("ada", "greedy"), ("bob", "rando"), ("cy", "counter")):
         enter_with_version(store, OPERATOR, "cup", version_id_of(store, owner, bot), owner=owner)
-    play_until(store, celery, "cup", tmp_path / "cache", "open")
-    play_until(store, celery, "cup", tmp_path / "cache", "open")  # a second refit: a history
+    play_until(store, "cup", tmp_path / "cache", "open")
+    play_until(store, "cup", tmp_path / "cache", "open")  # a second refit: a history
     page.goto(f"{live_server}/competitions/cup")
     expect(page.locator("table.ladder tbody tr")).to_have_count(3)
     expect(page.locator("table.ladder svg.interval")).to_have_count(3)
@@ -261,7 +258,7 @@ def test_a_competition_run_by_its_clock_in_a_browser(
     close_now(store, account_named(store, "olga"), "cup")
     page.goto(f"{live_server}/competitions/cup")
     expect(page.locator("h1 .status")).to_have_text("final")
-    play_until(store, celery, "cup", tmp_path / "cache", "done")
+    play_until(store, "cup", tmp_path / "cache", "done")
     page.reload()
     expect(page.locator(".winners li")).to_have_count(3)
     expect(page.locator("table.final-table tbody tr")).to_have_count(3)

@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
 from arena.service.accounts import Account, authenticate, create_account
+from arena.service.broker import current
 from arena.service.competitions import (
     CompetitionError,
     NewCompetition,
@@ -107,8 +108,8 @@ def accounts_and_bots(store: Store) -> None:
 
 @pytest.fixture
 def celery(app: Flask) -> Celery:
-    found: Celery = app.extensions["arena_celery"]
-    return found
+    """The service's broker (the app's fixture made it)."""
+    return current()
 
 
 def account_named(store: Store, name: str) -> Account:
@@ -367,9 +368,7 @@ def test_a_user_enters_with_a_file_or_a_version(app: Flask, store: Store, celery
     page = ada.get("/competitions/cup").get_data(as_text=True)
     assert "Received mine.py" in page and "Your upload is being checked." in page
     [upload_id] = re.findall(r'href="/uploads/(\d+)"', page)
-    assert accept_upload(store, celery, int(upload_id), config=Config(), sandboxed=False) == (
-        "accepted"
-    )
+    assert accept_upload(store, int(upload_id), config=Config(), sandboxed=False) == ("accepted")
     page = ada.get("/competitions/cup").get_data(as_text=True)
     assert "ada/mine v1 was accepted at" in page and "Europe/Paris" in page
     assert 'href="/bots/ada/mine"' in page  # on the ladder, not rated yet
@@ -407,7 +406,7 @@ def test_an_entrant_never_sees_anothers_private_source_or_faults(
     [entry] = [e for e in competition_view(store, account_named(store, "bob"), "cup").entries
                if e.status == "pending"]  # fmt: skip
     assert entry.upload_id is not None
-    accept_upload(store, celery, entry.upload_id, config=Config(), sandboxed=False)
+    accept_upload(store, entry.upload_id, config=Config(), sandboxed=False)
     own = bob.get("/competitions/cup").get_data(as_text=True)
     assert "Rejected:" in own  # bob sees why his own entry was refused
     for who in ("ada", "otto", None):
@@ -497,13 +496,13 @@ def test_the_organiser_disqualifies_and_the_row_says_why(app: Flask, store: Stor
     assert "Rerun the final" in page
 
 
-def play_until(store: Store, celery: Celery, name: str, cache: Path, done: str) -> int:
+def play_until(store: Store, name: str, cache: Path, done: str) -> int:
     """Tick the competition's clock and play what it sends, as workers would, until its
     status is ``done`` (``open``: until the ladder has rated every active entrant); the
     matches played."""
     config, played = Config(bot_cache=cache), 0
     for _ in range(60):
-        tick_competitions(store, celery)
+        tick_competitions(store)
         view = competition_view(store, None, name)
         rated = all(row.rating is not None for row in view.standings)
         if view.summary.status == done and (done != "open" or (rated and played)):
@@ -528,7 +527,7 @@ def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     for owner, bot in (("ada", "greedy"), ("bob", "rando"), ("cy", "counter")):
         version = version_id_of(store, owner, bot)
         enter_with_version(store, OPERATOR, "cup", version, owner=owner)
-    ladder_games = play_until(store, celery, "cup", tmp_path / "cache", "open")
+    ladder_games = play_until(store, "cup", tmp_path / "cache", "open")
     client = app.test_client()
     page = client.get("/competitions/cup").get_data(as_text=True)
     ladder = page[page.index('<table class="list ladder') :]
@@ -541,7 +540,7 @@ def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     assert 'class="rating-chart"' in entrant and "Its games" in entrant
     assert entrant.count('href="/games/') >= 2
     close_now(store, account_named(store, "olga"), "cup")
-    play_until(store, celery, "cup", tmp_path / "cache", "done")
+    play_until(store, "cup", tmp_path / "cache", "done")
     page = logged_in(app, "ada").get("/competitions/cup").get_data(as_text=True)
     assert '<span class="status done">done</span>' in page and 'class="winners"' in page
     final = page[page.index('<table class="list final-table">') :]

@@ -34,7 +34,7 @@ from arena.store.competition_reads import user_id_named
 from arena.store.models import Submission
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import wait_for
-from tests.workers.test_scheduler import _app
+from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
 HASHER = password_hasher(cheap=True)
@@ -86,10 +86,10 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
                 elo0=0.0, elo1=100.0, alpha=0.001, beta=0.05, max_games=60, batch=6,
             ),
         )  # fmt: skip
-        celery = _app(service)
-        for name, (filename, data) in UPLOADS.items():
-            sent = submit_upload(store, celery, students[name], "period3", "hw1", filename, data)  # type: ignore[arg-type]
-            assert sent.status == "pending"
+        with using_workers_broker(service):
+            for name, (filename, data) in UPLOADS.items():
+                sent = submit_upload(store, students[name], "period3", "hw1", filename, data)
+                assert sent.status == "pending"
     finally:
         store.close()
 

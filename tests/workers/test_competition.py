@@ -25,7 +25,7 @@ from arena.store.db import as_utc
 from arena.store.models import Competition, CompetitionEntry, Match
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
-from tests.workers.test_scheduler import _app
+from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
 #: The ladder's window: long enough for the upload's check and every entrant's placement.
@@ -73,7 +73,8 @@ def test_a_competition_runs_from_creation_to_a_published_final_by_itself(
             enter_with_version(store, OPERATOR, "spring", versions[owner], owner=owner)
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
         data = (REFERENCE_BOTS / "fives.py").read_bytes()
-        enter_with_upload(store, _app(service), eve, "spring", "fives.py", data)  # type: ignore[arg-type]
+        with using_workers_broker(service):
+            enter_with_upload(store, eve, "spring", "fives.py", data)
     finally:
         store.close()
     most = 0

@@ -17,7 +17,7 @@ from arena.store.models import BotVersion, Match, Tournament
 from arena.store.uploads import upload_with_version
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
-from tests.workers.test_scheduler import _app
+from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
 JS_BOT = """const NAME = "js-heavy";
@@ -58,11 +58,11 @@ def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
     store = service.store()
     try:
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
-        app = _app(service)
-        ids = [
-            receive_upload(store, app, eve, name, data, runtime=runtime).id  # type: ignore[arg-type]
-            for name, data, runtime in UPLOADS
-        ]
+        with using_workers_broker(service):
+            ids = [
+                receive_upload(store, eve, name, data, runtime=runtime).id
+                for name, data, runtime in UPLOADS
+            ]
 
         def checked() -> bool:
             views = [upload_view(store, i) for i in ids]

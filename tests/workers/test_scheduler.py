@@ -5,7 +5,9 @@ the sweep thread of a worker whose every process plays a long match (docs/worker
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import select
@@ -19,13 +21,16 @@ LEASE = float(FAST["ARENA_LEASE_SECONDS"])
 SWEEP = float(FAST["ARENA_SWEEP_SECONDS"])
 
 
-def _app(running: Service) -> object:
-    from arena.service.broker import make_app
+@contextlib.contextmanager
+def using_workers_broker(running: Service) -> Iterator[None]:
+    """The service sends through the workers' broker while the block runs."""
+    from arena.service.broker import make_app, using
 
     broker = running.broker  # a relative filesystem broker is the workers' directory's
     if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
         broker = f"filesystem://{running.directory / broker.removeprefix('filesystem://')}"
-    return make_app(broker, None, running.database)
+    with using(make_app(broker, None, running.database)):
+        yield
 
 
 def _send(running: Service, name: str) -> None:
@@ -37,7 +42,8 @@ def _send(running: Service, name: str) -> None:
         with store.read() as session:
             tid = session.scalar(select(Tournament.id).where(Tournament.name == name))
         assert tid is not None
-        assert dispatch_matches(store, _app(running), tid)  # type: ignore[arg-type]
+        with using_workers_broker(running):
+            assert dispatch_matches(store, tid)
     finally:
         store.close()
 
@@ -139,7 +145,8 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
         assert owner is not None
         source = (REFERENCE_BOTS / "greedy.py").read_text()
         upload = create_upload(store, owner, "mine", "mine.py", source)
-        assert dispatch_upload(store, _app(service), upload)  # type: ignore[arg-type]
+        with using_workers_broker(service):
+            assert dispatch_upload(store, upload)
 
         def checked() -> bool:
             view = upload_view(store, upload)
