@@ -18,6 +18,13 @@ On PostgreSQL a copy costs a ``CREATE DATABASE`` and a ``DROP DATABASE`` (a tent
 each, more under load), paid off the tests' time: a thread of the test process creates the
 next copy of a template while a test runs on the current one, and drops a test's database
 after it; the server's session fixture waits for that thread before it stops the server.
+
+A test's database is SQLite unless the test (or its module, with ``pytestmark``) is marked
+``@pytest.mark.backends("sqlite", "postgresql")``: then it runs once on each. That is for the
+tests where SQL can differ between the two (the store, migrations, claims and leases, locking,
+what PostgreSQL refuses and SQLite takes); the rest of the store's callers run on SQLite.
+
+``ARENA_TEST_FULL=1`` (``./run test --full``) runs the soak tests' full counts (:func:`soak`).
 """
 
 from __future__ import annotations
@@ -25,12 +32,14 @@ from __future__ import annotations
 import contextlib
 import copy
 import itertools
+import json
 import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -42,8 +51,18 @@ from tests.servers import running_postgres
 # folder); tests/web/test_auth.py checks the generated one apart.
 os.environ.setdefault("ARENA_SECRET_KEY", "a key for the tests only")
 
-#: The database backends every storage test runs on (the ``url`` fixture's parameters).
+#: The database backends a test marked ``backends`` may ask for; unmarked: the first.
 BACKENDS = ["sqlite", "postgresql"]
+
+#: ``ARENA_TEST_FULL=1`` (``./run test --full``): the soak tests play their full counts.
+FULL = os.environ.get("ARENA_TEST_FULL", "") not in ("", "0")
+
+
+def soak(trimmed: int, full: int) -> int:
+    """How many rounds a soak test makes: ``trimmed`` in the default run, ``full`` with
+    ``ARENA_TEST_FULL=1`` (``./run test --full``)."""
+    return full if FULL else trimmed
+
 
 #: What ``@pytest.mark.seed(build=build)`` runs once on a migrated template database: it stores
 #: what the tests start from and returns a value for the ``seeded`` fixture.
@@ -52,7 +71,56 @@ Seed = Callable[[Store, Path], object]
 _SEEDED = pytest.StashKey[object]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--count-assertions",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="JSON",
+        help="count the assert statements that pass in the tests and print the total at the "
+        "end (with -o enable_assertion_pass_hook=true); JSON: also write each test's count "
+        "there",
+    )
+
+
+class AssertionCounter:
+    """Counts the assert statements that pass (``--count-assertions``), by test: a test's
+    checks, not its parameters; with xdist each worker counts its own and sends them back."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.counts: dict[str, int] = {}
+
+    def pytest_assertion_pass(self, item: pytest.Item) -> None:
+        self.counts[item.nodeid] = self.counts.get(item.nodeid, 0) + 1
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:  # an xdist worker: the controller adds them up
+            output["assertions_passed"] = json.dumps(self.counts)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any) -> None:
+        self.counts.update(json.loads(node.workeroutput.get("assertions_passed", "{}")))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        total = sum(self.counts.values())
+        terminalreporter.write_line(f"{total} assertions passed in {len(self.counts)} tests")
+        if self.path:
+            Path(self.path).write_text(json.dumps(self.counts, indent=0, sort_keys=True))
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("count_assertions")
+    if path is not None:
+        if not config.getini("enable_assertion_pass_hook"):
+            # off by default: it makes rewriting the tests' asserts a third dearer
+            raise pytest.UsageError(
+                "--count-assertions needs pytest's assertion-pass hook: add "
+                "-o enable_assertion_pass_hook=true"
+            )
+        config.pluginmanager.register(AssertionCounter(path), "arena-assertion-counter")
     config.addinivalue_line(
         "markers",
         "seed(build=f): the test's database is a copy of a migrated one that f(store, "
@@ -61,6 +129,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "empty_database: the url fixture gives an empty, unmigrated database"
     )
+    config.addinivalue_line(
+        "markers",
+        "backends(*names): the test runs once on each database backend named (sqlite, "
+        "postgresql); unmarked, on SQLite only (tests/conftest.py)",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that uses a database and is marked ``backends`` runs once on each backend."""
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker is None or "url" not in metafunc.fixturenames:
+        return
+    unknown = [name for name in marker.args if name not in BACKENDS]
+    if unknown or not marker.args:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: backends({', '.join(map(repr, marker.args))}) "
+            f"names no backend or an unknown one; they are {', '.join(BACKENDS)}"
+        )
+    metafunc.parametrize("url", marker.args, indirect=True)
 
 
 #: The longest tests (a minute or so each on two loaded cores: the whole suite's
@@ -73,6 +160,8 @@ LONG_FIRST = (
     "tests/workers/test_tasks.py::test_a_tournament_created_from_the_cli_runs_to_completion",
     "tests/workers/test_competition.py",
     "tests/web/test_api.py::test_the_api_fuzzed_from_its_own_document",
+    "tests/cli/test_tournament.py::test_compare_passes_a_clearly_stronger_bot",
+    "tests/cli/test_tournament.py::test_compare_does_not_pass_a_bot_against_itself",
     "tests/cli/test_serve.py::test_fault_drill_the_worker_killed_mid_tournament",
     "tests/compete/test_sprt.py::test_a_bot_against_itself_is_centred",
     "tests/cli/test_main.py::test_console_script_runs_the_documented_example",
@@ -82,6 +171,8 @@ LONG_FIRST = (
     "tests/web/test_security.py::test_two_processes_count_in_one_bucket",
     "tests/cli/test_serve.py",
     "tests/cli/test_competition.py::test_a_competition_from_creation_to_its_close",
+    "tests/match/test_bots.py::test_counter_beats_greedy",
+    "tests/engine/test_properties.py::test_presets_with_random_seeds",
 )
 #: Fixtures that start real ``arena worker`` processes (tests/workers/test_tasks.py).
 WORKER_FIXTURES = {"service", "deployment"}
@@ -237,14 +328,14 @@ def databases(tmp_path_factory: pytest.TempPathFactory) -> Databases:
     return Databases(tmp_path_factory.mktemp("templates"))
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture
 def url(request: pytest.FixtureRequest, tmp_path: Path, databases: Databases) -> Iterator[str]:
-    """A database of the test's own on each backend: migrated, and holding what the test's
-    ``seed`` marker's build stored; empty if the test is marked ``empty_database``. A
-    PostgreSQL one is dropped after the test (else the server's gigabytes of copies make
-    the whole run slow to write and to stop)."""
+    """A database of the test's own, on SQLite (on each backend its ``backends`` marker
+    names): migrated, and holding what the test's ``seed`` marker's build stored; empty if
+    the test is marked ``empty_database``. A PostgreSQL one is dropped after the test (else
+    the server's gigabytes of copies make the whole run slow to write and to stop)."""
     server: str | None = None
-    if request.param != "sqlite":
+    if getattr(request, "param", BACKENDS[0]) != "sqlite":
         server = request.getfixturevalue("postgres_server")
     if request.node.get_closest_marker("empty_database"):
         url = databases.empty(server, tmp_path)

@@ -80,7 +80,6 @@ def test_a_competition_from_creation_to_its_close(url: str, store: Store) -> Non
     assert bot_record(store, "carol", "counter") is None
 
 
-@pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 def test_mistakes_are_one_line(url: str, tmp_path: Path) -> None:
     bad = invoke(url, "competition", "create", "cup", "--deadline", "+1d", "--players", "7")
     assert bad.exit_code == USAGE_ERROR

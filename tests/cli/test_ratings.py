@@ -14,8 +14,6 @@ from arena.service.results import rating_table
 from arena.store.db import Store
 from tests.service.test_results import THREE, add_versions, store_games, stored_tournament
 
-# The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
-
 
 @pytest.fixture(autouse=True)
 def _wide_tables(monkeypatch: pytest.MonkeyPatch) -> None:

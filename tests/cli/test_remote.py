@@ -31,8 +31,6 @@ from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import ARENA
 from tests.web.conftest import HASHER, PASSWORD, make_app
 
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
-
 
 def _work(store: Store, cache: Path, stop: threading.Event) -> None:
     """Check pending uploads and play pending matches until ``stop``."""

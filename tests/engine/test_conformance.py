@@ -28,6 +28,7 @@ from arena.engine.round import Round
 from arena.engine.rules import PRESETS, GameEnd, InPlay, Lead, Rules, Scoring
 from arena.engine.tiles import TILES, End, Move, Tile, tile_set
 from arena.errors import IllegalMoveError
+from tests.conftest import soak
 
 #: Every preset with every player count it allows, and muggins' 4 players as two teams.
 CONFIGS: list[tuple[str, int, bool]] = [
@@ -519,18 +520,20 @@ def check_redeals(rules: Rules, deal: Deal, redeals: Sequence[Deal]) -> None:
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_random_games_follow_the_rules(config: tuple[str, int, bool]) -> None:
-    """Seeded random games agree with the referee at every step, under every preset."""
+    """Seeded random games agree with the referee at every step, under every preset (3
+    games each; 6 with ``ARENA_TEST_FULL=1``)."""
     name, players, teams = config
-    for seed in range(6):
+    for seed in range(soak(3, 6)):
         play_checked(PRESETS[name], players, teams, seed)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_many_random_games_follow_the_rules(config: tuple[str, int, bool]) -> None:
-    """As above, over more seeds, with the cheaper checks only."""
+    """As above, over more seeds, with the cheaper checks only (8 games each; 40 with
+    ``ARENA_TEST_FULL=1``)."""
     name, players, teams = config
-    for seed in range(100, 140):
+    for seed in range(100, 100 + soak(8, 40)):
         play_checked(PRESETS[name], players, teams, seed, Checks(observations=False))
 
 

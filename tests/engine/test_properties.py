@@ -15,9 +15,13 @@ from hypothesis import strategies as st
 from arena.engine.rules import PRESETS, GameEnd, InPlay, Lead, Rules, Scoring
 from arena.engine.tiles import set_size
 from arena.errors import RulesError
+from tests.conftest import soak
 from tests.engine.test_conformance import CONFIGS, Checks, play_checked
 
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Games of random seeds and rule sets: 15 examples a test (40 with ``ARENA_TEST_FULL=1``).
+FAST = settings(
+    max_examples=soak(15, 40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @FAST
@@ -75,7 +79,7 @@ def test_custom_rule_sets_play_by_the_rules(
     play_checked(rules, players, teams, seed, max_rounds=20)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=soak(60, 150), deadline=None)
 @given(
     params=valid_params(),
     key=st.sampled_from(

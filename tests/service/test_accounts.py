@@ -124,6 +124,7 @@ def test_the_password_policy(password: str, name: str, refused: str | None) -> N
             check_password(password, name)
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # a migration
 @pytest.mark.empty_database
 def test_migration_0014_keeps_users_whose_names_collide_apart(url: str) -> None:
     """Users stored before 0014 as ``Bob`` (no password) and ``bob`` (a password): the one

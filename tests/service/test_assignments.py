@@ -385,6 +385,7 @@ def test_who_reads_what(store: Store, actors: Actors, celery: Celery) -> None:
     assert [r.student for r in rows] == ["ann", "bob"]
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # a grading claim
 def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
     store: Store, actors: Actors, celery: Celery, tmp_path: Path
 ) -> None:
@@ -406,6 +407,7 @@ def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
     assert assign.settle_tests(store) == 0  # nothing left to settle
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # a grading claim
 def test_the_sweep_restarts_a_submission_left_half_settled(
     store: Store, actors: Actors, celery: Celery
 ) -> None:

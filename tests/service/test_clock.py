@@ -42,6 +42,9 @@ from tests.service.ladder_fixtures import (
     set_entry,
 )
 
+# SQL can differ here (the competitions' lock and claims): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 OPENS = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 DEADLINE = OPENS + timedelta(hours=2)
 

@@ -104,6 +104,7 @@ def sent() -> Iterator[Sent]:
         yield kept
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # the refit's claim and lease
 def test_a_done_match_books_one_refit_and_later_ones_ride_on_it(store: Store, sent: Sent) -> None:
     tournament_id, _ = stored_tournament(store, "spring", ENTRANTS, unplayed=ALL)
     first, second, third, *_ = _pending(store, tournament_id)

@@ -2,7 +2,7 @@
 operations it relies on, arena.service.broker's configuration and
 arena.match.sandbox.claim_slot_block.
 
-Every database test runs on SQLite and on PostgreSQL (tests/conftest.py's fixtures).
+Every database test runs on SQLite and on PostgreSQL (the module's ``backends`` marker).
 tests/workers/test_tasks.py plays the same service end to end with real Celery workers; here each
 part is called directly, bots unsandboxed (the reference bots in bots/).
 """
@@ -64,7 +64,9 @@ from arena.store.queue import (
 from tests.paths import REFERENCE_BOTS
 from tests.service.conftest import Recorder
 
-# The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
+# SQL can differ here (the matches' claims, leases and stored results): on SQLite and
+# PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 BOTS = REFERENCE_BOTS
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

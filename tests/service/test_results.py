@@ -34,7 +34,9 @@ from arena.store.models import Rating as RatingRow
 from arena.store.queue import complete_match, create_tournament, void_match
 from tests.paths import REFERENCE_BOTS
 
-# The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
+# SQL can differ here (stored results, the ratings' refit replacing rows): on SQLite and
+# PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 BOTS = REFERENCE_BOTS
 # The reference bots' sources are stored; the built-in strategy of the same name plays them.

@@ -13,6 +13,9 @@ from arena.store import competitions as c
 from arena.store.db import Store
 from arena.store.models import Match, Tournament, TournamentEntrant
 
+# SQL can differ here (the store's SQL): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 

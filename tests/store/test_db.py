@@ -18,6 +18,9 @@ from arena.store.db import URL_ENV, Store, connect, resolve_url, upgrade
 from arena.store.models import Base, GameRecord, Match, Tournament, User
 from tests.paths import ZOO
 
+# SQL can differ here (the store's SQL and its migrations): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 BOTS = ZOO
 
 

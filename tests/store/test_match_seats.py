@@ -14,6 +14,9 @@ from arena.store.db import Store, connect, upgrade
 from arena.store.models import BotVersion, MatchSeat
 from arena.store.queue import claim_match, complete_match, create_tournament, seat_faults
 
+# SQL can differ here (the store's SQL and a migration): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 RULES = PRESETS["draw"]
 
 

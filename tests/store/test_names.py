@@ -12,6 +12,9 @@ from arena.compete.names import MAX_NAME
 from arena.errors import ParseError
 from arena.store.db import Store, connect
 
+# SQL can differ here (the store's SQL): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 BAD_NAMES = ["", "a/b", "a@b", "a,b", "a=b", "a b", "tab\tname", "-dash", "_under", "x" * 300]
 
 

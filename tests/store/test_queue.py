@@ -26,7 +26,8 @@ from arena.store.queue import (
     void_match,
 )
 
-# The backend fixtures (a fresh database on SQLite and on PostgreSQL), registered here.
+# SQL can differ here (the queue's claims and leases): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 LEASE = 60.0

@@ -12,6 +12,9 @@ from arena.store.matches import bot_sources
 from arena.store.uploads import upload_with_version
 from tests.uploads import store_upload
 
+# SQL can differ here (the store's SQL and a migration): on SQLite and PostgreSQL.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.mark.empty_database
 def test_the_migration_gives_what_was_stored_before_the_python_runtime(url: str) -> None:

@@ -11,11 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import schemathesis
 from flask import Flask
-from hypothesis import HealthCheck, given, settings
-from schemathesis.core.result import Ok
-from schemathesis.specs.openapi.checks import positive_data_acceptance
 from sqlalchemy import func, select
 
 from arena.engine.records import verify_record
@@ -244,14 +240,19 @@ def test_the_documents_are_served_without_a_cdn(app: Flask) -> None:
 # --- fuzzing ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 def test_the_api_fuzzed_from_its_own_document(
     store: Store, url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """Every operation of the OpenAPI document, called with what schemathesis generates from
     it: no request makes the API fail (no 5xx), and every answer is one the document lists,
     in its documented shape and content type (all of schemathesis's checks but one: see
-    below)."""
+    below). Schemathesis and hypothesis are imported here, and their pytest plugins are off
+    (pyproject.toml): the other tests do not pay for loading them."""
+    import schemathesis
+    from hypothesis import HealthCheck, given, settings
+    from schemathesis.core.result import Ok
+    from schemathesis.specs.openapi.checks import positive_data_acceptance
+
     app = make_app(url, tmp_path_factory.mktemp("broker"), ARENA_API_LIMIT="100000 per hour")
     try:
         store_bots(store)

@@ -26,12 +26,7 @@ from tests.service.test_similarity import OWN, _renamed
 from tests.web.conftest import PASSWORD, screenshot
 from tests.web.test_assignment_pages import graded_class, play_all
 
-# The browser runs on SQLite only: the pages' queries run on both databases in
-# test_assignment_pages.
-pytestmark = [
-    pytest.mark.parametrize("url", ["sqlite"], indirect=True),
-    pytest.mark.seed(build=graded_class),
-]
+pytestmark = pytest.mark.seed(build=graded_class)
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
 

@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 from arena.service.accounts import Account, create_account
 from arena.service.permissions import PERMISSIONS, Target, allowed
 from arena.store.db import Store
+from tests.conftest import BACKENDS, Databases
 from tests.paths import REFERENCE_BOTS
 from tests.uploads import store_upload
 from tests.web.conftest import HASHER, PASSWORD, csrf_token
@@ -177,11 +178,6 @@ def _accounts(store: Store, directory: Path) -> dict[str, Account]:
     return made
 
 
-@pytest.fixture
-def accounts(seeded: dict[str, Account]) -> dict[str, Account]:
-    return seeded
-
-
 #: (method, path, expected status per role: anonymous, user, owner, organiser, admin).
 #: 302 for anonymous on account pages: to the login page.
 ROUTES = [
@@ -301,27 +297,58 @@ def test_the_matrix_covers_every_page(app: Flask) -> None:
     assert pages - covered == set()
 
 
-@pytest.mark.seed(build=_accounts)
+@pytest.fixture(scope="module", params=BACKENDS)
+def matrix_clients(
+    request: pytest.FixtureRequest,
+    databases: Databases,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, FlaskClient]]:
+    """One app per backend on a copy of :func:`_accounts`'s database, and a client for each
+    role, logged in (but anonymous's), made once for the module's matrix tests."""
+    server = None if request.param == "sqlite" else request.getfixturevalue("postgres_server")
+    url, _ = databases.copy(server, tmp_path_factory.mktemp("matrix"), _accounts)
+    app = create_app(url, {"ARENA_PASSWORD_HASHER": HASHER, "SECRET_KEY": "test secret"})
+    try:
+        clients = {role: app.test_client() for role in ROLES}
+        for role, client in clients.items():
+            if role != "anonymous":
+                assert _login(client, role) == 302, f"{role} could not log in"
+        yield clients
+    finally:
+        app.extensions["arena_store"].close()
+        if server is not None:
+            databases.drop(server, url.rsplit("/", 1)[1])
+
+
 @pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "expected"), ROUTES, ids=lambda v: str(v))
-def test_the_authorization_matrix(
-    app: Flask,
-    accounts: dict[str, Account],
-    role: str,
-    method: str,
-    path: str,
-    expected: list[int],
-) -> None:
-    client = app.test_client()
-    if role != "anonymous":
-        assert _login(client, role) == 302
-    if method == "GET":
-        reply = client.get(path)
-    else:
-        reply = client.post(path, data={"csrf_token": csrf_token(client)})
-    assert reply.status_code == expected[ROLES.index(role)], (role, method, path)
-    if reply.status_code == 302 and path == "/account/password":
-        assert reply.headers["Location"].startswith("/login?next=")
+def test_the_authorization_matrix(matrix_clients: dict[str, FlaskClient], role: str) -> None:
+    """Every route of :data:`ROUTES` as ``role``: each cell is an assert of its own; a
+    failing one is collected, and the test fails once naming every failing cell (route,
+    role, expected, got). A cell that logs the client out (``POST /logout``) logs it in
+    again; no other cell changes what a later one sees (the visibility form without
+    ``public`` keeps the source private, as it was)."""
+    client = matrix_clients[role]
+    failures: list[str] = []
+    for method, path, expected in ROUTES:
+        if method == "GET":
+            reply = client.get(path)
+        else:
+            reply = client.post(path, data={"csrf_token": csrf_token(client)})
+        want = expected[ROLES.index(role)]
+        try:
+            assert reply.status_code == want, (
+                f"{method} {path} as {role}: expected {want}, got {reply.status_code}"
+            )
+            if reply.status_code == 302 and path == "/account/password":
+                location = reply.headers["Location"]
+                assert location.startswith("/login?next="), (
+                    f"{method} {path} as {role}: sent to {location}, not to log in"
+                )
+        except AssertionError as failed:
+            failures.append(str(failed).split("\n")[0])
+        if (method, path) == ("POST", "/logout") and role != "anonymous":
+            assert _login(client, role) == 302, f"{role} could not log in again"
+    assert not failures, f"{len(failures)} of {len(ROUTES)} cells failed:\n" + "\n".join(failures)
 
 
 @pytest.mark.parametrize("action", sorted(PERMISSIONS))

@@ -11,7 +11,6 @@ import re
 import threading
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from arena.service.accounts import create_account
@@ -19,8 +18,6 @@ from arena.service.branches import run_branch
 from arena.service.matches import Config
 from arena.store.db import Store
 from tests.web.conftest import HASHER, PASSWORD, create, play, screenshot, store_bots
-
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 
 def test_what_if_from_the_viewer_to_the_results_beside_the_original(

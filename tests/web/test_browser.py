@@ -9,7 +9,6 @@ import re
 import threading
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from arena.service.accounts import create_account, password_hasher
@@ -28,9 +27,6 @@ from tests.web.conftest import (
 )
 
 HASHER = password_hasher(cheap=True)
-
-# The browser runs on SQLite only: the pages' queries run on both databases in test_pages.
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 
 def _organiser_logged_in(store: Store, live_server: str, page: Page) -> None:

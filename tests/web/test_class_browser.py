@@ -12,7 +12,6 @@ import re
 import time
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from playwright.sync_api import Error as PlaywrightError
 
@@ -23,10 +22,6 @@ from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD, play_pending, screenshot
-
-# The browser runs on SQLite only: the pages' queries run on both databases in
-# test_class_pages.
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
 #: The class's size: its students join through the form, one browser context each.

@@ -38,10 +38,6 @@ from tests.web.test_competition_pages import (
     version_id_of,
 )
 
-# The browser runs on SQLite only: the pages' queries run on both databases in
-# test_competition_pages.
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
-
 PHONE: ViewportSize = {"width": 390, "height": 844}
 
 

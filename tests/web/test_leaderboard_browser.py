@@ -10,7 +10,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
@@ -20,9 +19,6 @@ from arena.store import ratings as stored
 from arena.store.db import Store
 from arena.store.models import Match
 from tests.web.conftest import ENTRANTS, RULES, create, screenshot, store_bots
-
-# The browser runs on SQLite only: the pages' queries run on both databases elsewhere.
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 
 def _at(now: datetime) -> Callable[[stored.RefitClock], datetime]:

@@ -8,15 +8,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from arena.engine.rules import PRESETS
 from arena.service.matches import create_stored_tournament
 from arena.store.db import Store
 from tests.web.conftest import RULES, play, screenshot, store_bots
-
-pytestmark = pytest.mark.parametrize("url", ["sqlite"], indirect=True)
 
 BIG = PRESETS["block-and-draw"].with_overrides(max_pip=12, target=40)
 
