@@ -268,6 +268,7 @@ def _at_once(
     return results
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # the unique keys under concurrent writers
 @pytest.mark.parametrize("key", [None, "same-key"], ids=["window", "client-key"])
 @pytest.mark.parametrize("purpose", ["placement", "competition"])
 def test_the_same_upload_sent_at_the_same_instant_is_stored_once(

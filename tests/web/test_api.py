@@ -19,6 +19,7 @@ from arena.service.accounts import create_account, create_token
 from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from arena.store.models import ApiToken, Upload, User
+from tests.conftest import soak
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import (
     ENTRANTS,
@@ -266,7 +267,7 @@ def test_the_api_fuzzed_from_its_own_document(
 
             @given(case=operation.as_strategy())
             @settings(
-                max_examples=60,
+                max_examples=soak(30, 60),  # 55 s of CPU at 60 (quiet machine)
                 deadline=None,
                 database=None,
                 suppress_health_check=list(HealthCheck),
