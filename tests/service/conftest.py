@@ -1,16 +1,23 @@
-"""What the service's tests share: a broker that keeps what the service sends."""
+"""What the service's tests share: a broker that keeps what the service sends, and a
+compare's matches played in order as workers would."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import cast
 
 import pytest
 from celery import Celery
+from sqlalchemy import select
 
 from arena.service import broker
+from arena.service.compares import stop_if_decided
+from arena.service.matches import Config, run_match
+from arena.store.db import Store
+from arena.store.models import Match
 
 
 @dataclass
@@ -35,3 +42,28 @@ def recorder() -> Iterator[Recorder]:
     kept = Recorder()
     with broker.using(cast(Celery, kept)):
         yield kept
+
+
+def play_compare(
+    store: Store, tournament_id: int, cache: Path, matches: int | None = None
+) -> list[str]:
+    """Play the compare's pending matches in order (at most ``matches``) as workers would,
+    each followed by the stop check; return what each stop check said."""
+    said: list[str] = []
+    config = Config(bot_cache=cache)
+    while matches is None or matches > 0:
+        with store.read() as session:
+            pending = session.scalar(
+                select(Match.id)
+                .where(Match.tournament_id == tournament_id, Match.status == "pending")
+                .order_by(Match.id)
+                .limit(1)
+            )
+        if pending is None:
+            break
+        assert run_match(store, pending, config=config, sandboxed=False) == "done"
+        decided = stop_if_decided(store, pending)
+        if decided is not None:
+            said.append(decided)
+        matches = None if matches is None else matches - 1
+    return said

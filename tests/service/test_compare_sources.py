@@ -26,12 +26,12 @@ from arena.service.compares import (
     group_of,
     stop_if_decided,
 )
-from arena.service.matches import Config, run_match
 from arena.service.results import load_results
 from arena.store.db import Store, source_hash
 from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS, ZOO
+from tests.service.conftest import play_compare
 
 RULES = PRESETS["draw"]
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_text()
@@ -53,24 +53,6 @@ def _compare(store: Store, new: str, old: str, **options: Any) -> tuple[int, str
         "batch": 8, "seed": 1, **options,
     }  # fmt: skip
     return create_compare(store, new=new, old=old, **settings)
-
-
-def _play(store: Store, tournament_id: int, cache: Path, matches: int | None = None) -> None:
-    """Play the compare's pending matches in order (at most ``matches``), as a worker does."""
-    config = Config(bot_cache=cache)
-    while matches is None or matches > 0:
-        with store.read() as session:
-            pending = session.scalar(
-                select(Match.id)
-                .where(Match.tournament_id == tournament_id, Match.status == "pending")
-                .order_by(Match.id)
-                .limit(1)
-            )
-        if pending is None:
-            return
-        assert run_match(store, pending, config=config, sandboxed=False) == "done"
-        stop_if_decided(store, pending)
-        matches = None if matches is None else matches - 1
 
 
 def _results(store: Store, tournament_id: int) -> list[tuple[int, list[str], dict[str, Any]]]:
@@ -117,7 +99,7 @@ def test_one_source_on_both_sides_gives_every_deal_group_a_margin_of_exactly_0(
     is 1/2 and its margin and luck 0, and the test reads Elo +0.0 +/- 0. Asked for, it runs
     and its verdict stands."""
     tournament_id, name = _compare(bots, "ada/greedy", "cara/copy", allow_same_source=True)
-    _play(bots, tournament_id, tmp_path / "cache")
+    play_compare(bots, tournament_id, tmp_path / "cache")
     results = load_results(bots, tournament_id)
     with pytest.raises(VerdictError, match="NEW and OLD ran the same source"):
         deal_groups(results)  # read without the compare's leave
@@ -135,7 +117,7 @@ def test_one_source_on_both_sides_gives_every_deal_group_a_margin_of_exactly_0(
 
 def test_every_match_keeps_what_each_seat_ran(bots: Store, tmp_path: Path) -> None:
     tournament_id, _ = _compare(bots, "ada/greedy", "bob/first")
-    _play(bots, tournament_id, tmp_path / "cache", matches=2)
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=2)
     played = _results(bots, tournament_id)
     assert len(played) == 2
     hashes = {"new": source_hash(GREEDY), "old1": source_hash(FIRST)}
@@ -153,7 +135,7 @@ def test_a_verdict_refuses_games_whose_two_sides_ran_one_source(
     verdict: the view says why, and the next step of the compare's loop (or a worker's stop
     check) voids what is left."""
     tournament_id, name = _compare(bots, "ada/greedy", "bob/first")
-    _play(bots, tournament_id, tmp_path / "cache", matches=2)
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=2)
     match_id, labels, _ = _results(bots, tournament_id)[1]
     _set_sources(bots, match_id, [source_hash(FIRST)] * len(labels))
     with pytest.raises(VerdictError, match=f"match b00000-.*: seat {labels.index('new')} "):
@@ -174,7 +156,7 @@ def test_a_verdict_refuses_one_source_on_both_sides_when_not_asked_for(
     """Without the sources stored with the compare (one made before they were), the check
     still refuses two sides that ran one source; the seats' labels decide which is NEW."""
     tournament_id, name = _compare(bots, "ada/greedy", "bob/first")
-    _play(bots, tournament_id, tmp_path / "cache", matches=2)
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=2)
     with bots.write() as session:  # as a compare stored before the sources were kept
         tournament = session.get(Tournament, tournament_id)
         assert tournament is not None and tournament.settings is not None
@@ -203,7 +185,7 @@ def test_a_cached_bot_file_is_run_only_if_its_bytes_are_its_name(
     planted = cache / f"{source_hash(GREEDY)}.py"
     planted.write_text(FIRST)
     tournament_id, _ = _compare(bots, "ada/greedy", "bob/first")
-    _play(bots, tournament_id, cache, matches=2)
+    play_compare(bots, tournament_id, cache, matches=2)
     assert planted.read_text() == GREEDY
     hashes = {"new": source_hash(GREEDY), "old1": source_hash(FIRST)}
     for _, labels, result in _results(bots, tournament_id):

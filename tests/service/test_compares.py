@@ -37,7 +37,7 @@ from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
 from arena.store.tournaments import match_keys
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.service.conftest import Recorder
+from tests.service.conftest import Recorder, play_compare
 
 RULES = PRESETS["draw"]
 NEW, OLD = Entrant.builtin("greedy"), Entrant.builtin("random")
@@ -48,27 +48,6 @@ def bots(store: Store) -> Store:
     store.add_bot_version("ada", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
     return store
-
-
-def _play_all(store: Store, tournament_id: int, cache: Path) -> list[str]:
-    """Play the compare's matches in order as workers would, each followed by the stop
-    check; return what each stop check said."""
-    said: list[str] = []
-    config = Config(bot_cache=cache)
-    while True:
-        with store.read() as session:
-            pending = session.scalar(
-                select(Match.id)
-                .where(Match.tournament_id == tournament_id, Match.status == "pending")
-                .order_by(Match.id)
-                .limit(1)
-            )
-        if pending is None:
-            return said
-        assert run_match(store, pending, config=config, sandboxed=False) == "done"
-        decided = stop_if_decided(store, pending)
-        if decided is not None:
-            said.append(decided)
 
 
 def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Path) -> None:
@@ -87,7 +66,7 @@ def test_a_decided_compare_voids_what_it_did_not_need(bots: Store, tmp_path: Pat
         new_source=source_hash((REFERENCE_BOTS / "greedy.py").read_text()),
         old_source=source_hash((ZOO / "first.py").read_text()),
     )  # fmt: skip
-    said = _play_all(bots, tournament_id, tmp_path / "cache")
+    said = play_compare(bots, tournament_id, tmp_path / "cache")
     assert said == ["H1 accepted"]  # one stop, after the match that decided
     view = compare_view(bots, name)
     assert view.verdict == "passed" and view.status == "done"
@@ -103,7 +82,7 @@ def test_an_undecided_compare_plays_to_its_limit(bots: Store, tmp_path: Path) ->
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
         test=SPRT(0.0, 10.0), max_games=8, batch=2, seed=3,
     )  # fmt: skip
-    said = _play_all(bots, tournament_id, tmp_path / "cache")
+    said = play_compare(bots, tournament_id, tmp_path / "cache")
     view = compare_view(bots, name)
     assert view.games == 8 and view.progress["void"] == 0 and view.progress["done"] == 4
     assert said[-1] == "continue" and view.verdict == "undecided"
@@ -150,7 +129,7 @@ def test_the_margin_test_decides_from_the_stored_results(bots: Store, tmp_path: 
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
         test=MarginSPRT(0.0, 25.0), max_games=2000, batch=8, seed=1,
     )  # fmt: skip
-    said = _play_all(bots, tournament_id, tmp_path / "cache")
+    said = play_compare(bots, tournament_id, tmp_path / "cache")
     assert said == ["H1 accepted"]
     view = compare_view(bots, name)
     assert view.test is not None and view.test.statistic == "margin"
@@ -195,7 +174,7 @@ def test_a_team_compare(bots: Store, tmp_path: Path) -> None:
         bots, new="ada/greedy", old="bob/first", rules=PRESETS["muggins"], players=4,
         teams=True, test=MarginSPRT(0.0, 10.0), max_games=8, batch=2, seed=5,
     )  # fmt: skip
-    _play_all(bots, tournament_id, tmp_path / "cache")
+    play_compare(bots, tournament_id, tmp_path / "cache")
     view = compare_view(bots, name)
     assert view.teams and view.games == 8 and view.progress["done"] == 4
     groups = [group_of(g) for g in deal_groups(load_results(bots, tournament_id)).values()]
