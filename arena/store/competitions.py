@@ -50,7 +50,6 @@ __all__ = [
     "accept_entry",
     "active_entrants",
     "add_active_entry",
-    "add_entry",
     "competition_name",
     "competition_row",
     "competition_rows",
@@ -304,33 +303,6 @@ def within_limit(
         )
     )
     return int(made or 0) < limit
-
-
-def add_entry(
-    store: Store,
-    competition_id: int,
-    user_id: int,
-    *,
-    upload_id: int | None = None,
-    daily_limit: int | None = None,
-    now: datetime | None = None,
-) -> int | None:
-    """Store a pending entry of an upload being checked; return its id, or None (nothing
-    stored) when the user made ``daily_limit`` entries in the last 24 hours already."""
-    now = _now(now)
-    with store.write() as session:
-        if not within_limit(store, session, competition_id, user_id, daily_limit, now):
-            return None
-        entry = CompetitionEntry(
-            competition_id=competition_id,
-            user_id=user_id,
-            upload_id=upload_id,
-            status="pending",
-            created=now,
-        )
-        session.add(entry)
-        session.flush()
-        return entry.id
 
 
 def entry_of_upload(store: Store, upload_id: int) -> int | None:

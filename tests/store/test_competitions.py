@@ -3,6 +3,7 @@ lives, the ladder's entrants, disqualification and a final's rerun."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +13,7 @@ from arena.engine.rules import PRESETS
 from arena.store import competitions as c
 from arena.store.db import Store
 from arena.store.models import Match, Tournament, TournamentEntrant
+from arena.store.uploads import NewUpload, insert_upload
 
 # SQL can differ here (the store's SQL): on SQLite and PostgreSQL.
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -52,6 +54,28 @@ def _status(store: Store, competition_id: int, user: int, version: int, now: dat
     added = c.add_active_entry(store, competition_id, user, version, now)
     assert added is not None
     return added[1]
+
+
+def _entered(
+    store: Store,
+    competition_id: int,
+    user_id: int,
+    source: str,
+    *,
+    now: datetime,
+    limit: int | None = None,
+) -> int | None:
+    """An upload of ``source`` stored with its pending entry in one transaction (as the
+    intake stores it); its id, or None (nothing stored) over the daily ``limit``."""
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    taken = insert_upload(
+        store,
+        NewUpload(
+            user_id, "greedy", "g.py", source, digest, purpose="competition",
+            competition_id=competition_id, entry_limit=limit, now=now,
+        ),
+    )  # fmt: skip
+    return None if taken is None else taken.upload_id
 
 
 def test_a_competition_is_stored_with_its_running_ladder(store: Store) -> None:
@@ -105,11 +129,11 @@ def test_entries_become_active_supersede_and_join_the_ladder(store: Store) -> No
 def test_an_upload_entry_is_settled_once_late_or_rejected(store: Store) -> None:
     competition_id = _competition(store, deadline=T0 + timedelta(days=1))
     v1, alice = _version(store, "alice", "greedy", 1)
-    from tests.uploads import store_upload
-
-    uploads = [store_upload(store, alice, "greedy", "g.py", f"print({i})") for i in range(3)]
-    for upload in uploads:
-        c.add_entry(store, competition_id, alice, upload_id=upload, now=T0)
+    uploads: list[int] = []
+    for i in range(3):
+        upload = _entered(store, competition_id, alice, f"print({i})", now=T0)
+        assert upload is not None
+        uploads.append(upload)
     assert c.entry_of_upload(store, uploads[0]) is not None
     rejected = c.accept_entry(store, uploads[0], version_id=None, message="Rejected: crash")
     assert rejected is not None and rejected[1] == "rejected"
@@ -193,7 +217,9 @@ def test_the_daily_limit_is_counted_in_the_entrys_own_transaction(store: Store) 
     competition_id = _competition(store)
     v1, alice = _version(store, "alice", "a", 1)
     now = T0 + timedelta(hours=1)
-    made = [c.add_entry(store, competition_id, alice, daily_limit=2, now=now) for _ in range(3)]
+    made = [
+        _entered(store, competition_id, alice, f"print({i})", now=now, limit=2) for i in range(3)
+    ]
     assert made[0] is not None and made[1] is not None and made[2] is None
     refused = c.add_active_entry(store, competition_id, alice, v1, now, daily_limit=2)
     assert refused is None
