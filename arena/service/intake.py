@@ -174,7 +174,8 @@ def take_upload(
     """Take a bot file ``actor`` uploads for ``purpose`` (the upload page and the API, a
     competition's entry, an assignment's submission): its purpose's rules first, then
     ``data`` screened (read up to one byte past the size limit) as a bot of ``runtime``
-    (default: the one the file's suffix names; an assignment takes Python), the class
+    (default: the one the file's suffix names; a competition or an assignment takes those
+    it offers), the class
     quotas, and the upload stored as the actor's bot ``name`` (default: the ``NAME`` the
     file declares, else the file's stem) with its entry or submission; its check is sent to
     the workers (if the broker is down, the sweep sends it), or, for a source the bot has
@@ -271,10 +272,10 @@ def _target(
         )
         return _Target(account, chosen, competition=row)
     if purpose.kind == "assignment":
-        student, assignment, late = submission_checks(
-            store, actor, purpose.class_name, purpose.assignment, now=now
+        student, assignment, late, chosen = submission_checks(
+            store, actor, purpose.class_name, purpose.assignment, filename, runtime, now=now
         )
-        return _Target(student, "python", assignment_id=assignment.id, late=late)
+        return _Target(student, chosen, assignment_id=assignment.id, late=late)
     if purpose.kind != "placement":
         raise UploadError(f"an upload is for one of {', '.join(PURPOSES)}: not {purpose.kind!r}.")
     require(actor, "upload", message="log in to upload a bot")

@@ -24,6 +24,7 @@ from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.assignments import AssignmentError, NewAssignment
 from arena.service.classes import ClassError, NewClass, create_class, join_class
 from arena.service.compares import compare_view, stop_if_decided
+from arena.service.exports import grade_rows
 from arena.service.matches import Config, run_match
 from arena.service.permissions import OPERATOR, Actor
 from arena.service.work import accept_upload
@@ -37,6 +38,8 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 RANDOM = (REFERENCE_BOTS / "random.py").read_bytes()
 Actors = dict[str, Actor]
+#: The deals of the tests that need the same games every run (greedy is deterministic).
+SEED = 1
 
 
 @pytest.fixture
@@ -190,7 +193,14 @@ def test_teachers_admins_and_the_operator_create(store: Store, actors: Actors, w
 # --- submissions ------------------------------------------------------------------------------
 
 
-def _play(store: Store, tournament_ids: list[int], cache: Path, *, grade: bool = True) -> None:
+def _play(
+    store: Store,
+    tournament_ids: list[int],
+    cache: Path,
+    *,
+    grade: bool = True,
+    sandboxed: bool = False,
+) -> None:
     """Play the tournaments' matches in order as a worker would, each followed by the
     worker's hooks (without ``grade``: as a worker that died before grading)."""
     config = Config(bot_cache=cache)
@@ -204,7 +214,7 @@ def _play(store: Store, tournament_ids: list[int], cache: Path, *, grade: bool =
             )
         if pending is None:
             return
-        assert run_match(store, pending, config=config, sandboxed=False) == "done"
+        assert run_match(store, pending, config=config, sandboxed=sandboxed) == "done"
         stop_if_decided(store, pending)
         if grade:
             assign.grade_after_match(store, pending)
@@ -287,9 +297,83 @@ def test_a_broken_upload_rejects_the_submission(
     assert seen.references == () and seen.grade is None
     with store.read() as session:
         assert session.scalar(select(func.count()).select_from(Tournament)) == 0
+    rows = {r.student: r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")}
+    row = rows["ann"]
+    assert row.version is None and row.grade is None and row.references == ()
+    # rejected, not absent: a state of its own (the cause), 0 points; bob never submitted
+    assert (row.state, row.points, row.submissions) == ("rejected: crash", 0.0, 1)
+    assert (rows["bob"].state, rows["bob"].points) == ("not submitted", None)
+
+
+def test_a_bot_that_fails_at_import_is_rejected_so(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    ann = _account(actors, "ann")
+    view = submit_upload(store, ann, "c1", "hw1", "b.py", (ZOO / "raise_at_import.py").read_bytes())
     [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
              if r.student == "ann"]  # fmt: skip
-    assert row.version is None and row.grade is None and row.references == ()
+    assert row.state == "checking" and row.points is None  # its check is queued
+    accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False)
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.state == "rejected: crash at import" and row.points == 0.0
+
+
+def test_a_decided_test_never_keeps_a_blank_elo(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    """The fresh machine's "pass with an empty random_elo": a test whose submission wins
+    (nearly) every game has an expected score of 1, an infinite Elo, which the summary kept
+    as None. Here the reference forfeits every game (it raises each move): every group
+    scores 1, the pass is certain and its Elo infinite. Its figure is the bound of what
+    its groups measure, marked bounded, in the table and every export."""
+    store.add_bot_version("reference", "broken", (ZOO / "raise_in_move.py").read_text(), {})
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/broken",), grades=(("C", ("broken",)), ("F", ())),
+             max_games=60, elo1=100.0, batch=8, seed=SEED),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    store.add_bot_version("ann", "mine", GREEDY.decode(), {})
+    view = assign.submit_version(store, ann, "c1", "hw1", "mine")
+    _play(store, _tournaments(store, view.id), tmp_path)
+    [result] = assign.submission_view(store, ann, view.id).references
+    assert result.verdict == "pass"
+    # the estimate's interval reaches a score of 1 (its top is infinite): the bound
+    assert result.elo is not None and result.low is not None and result.high is not None
+    bound = 400 * math.log10(2 * (result.games // 2) - 1)
+    assert result.high == pytest.approx(bound) and result.low <= result.elo <= result.high
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.grade == "C" and row.points == 100.0 and row.state == "graded"
+    [flat] = [r for r in grade_rows([row], ["broken"])]
+    assert flat["broken_verdict"] == "pass" and flat["broken_elo"] == round(result.elo, 1)
+
+
+def test_a_summary_kept_blank_before_reads_as_its_bound(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    """A test decided before the figures were bounded kept None for an infinite Elo: it
+    reads as the bound of its score all the same."""
+    store.add_bot_version("reference", "broken", (ZOO / "raise_in_move.py").read_text(), {})
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/broken",), grades=(("C", ("broken",)), ("F", ())),
+             max_games=40, elo1=100.0, batch=8),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    store.add_bot_version("ann", "mine", GREEDY.decode(), {})
+    view = assign.submit_version(store, ann, "c1", "hw1", "mine")
+    _play(store, _tournaments(store, view.id), tmp_path)
+    with store.write() as session:
+        test = session.scalars(select(SubmissionTest)).one()
+        test.summary = {**(test.summary or {}), "elo": None, "low": None, "high": None,
+                        "bounded": False}  # fmt: skip
+    [result] = assign.submission_view(store, ann, view.id).references
+    assert result.verdict == "pass" and result.bounded
+    assert result.elo is not None and result.low is not None and result.high is not None
+    assert result.low <= result.elo <= result.high
 
 
 def test_a_copy_of_a_reference_is_not_graded_as_beating_it(
