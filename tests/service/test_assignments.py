@@ -101,6 +101,17 @@ def test_creation_pins_the_references_and_keeps_the_thresholds(
                           {"grade": "fail", "beats": []})  # fmt: skip
     assert row.rules == "block" and row.settings["elo1"] == 20.0
     assert row.settings["max_games"] == 400 and row.deadline == NOW + timedelta(days=7)
+    assert row.settings["runtimes"] == ["python", "python-numpy", "javascript"]
+    assert row.settings["points"] == {"pass": 100.0, "fail": 0.0}  # the default scale
+
+
+def test_the_points_scale_is_the_teachers(store: Store, actors: Actors) -> None:
+    row = assign.create_assignment(store, actors["teach"], _new(max_points=10.0))
+    assert row.settings["points"] == {"A": 10.0, "B": 6.67, "C": 3.33, "F": 0.0}
+    scale = (("A", 20.0), ("B", 16.0), ("C", 12.0), ("F", 5.0))
+    row = assign.create_assignment(store, actors["teach"], _new(name="hw2", points=scale))
+    assert row.settings["points"] == dict(scale)
+    assert assign.assignment_view(store, actors["teach"], "c1", "hw2").max_points == 20.0
 
 
 @pytest.mark.parametrize(
@@ -139,6 +150,14 @@ def test_creation_pins_the_references_and_keeps_the_thresholds(
         ({"time_zone": "Mars/Olympus"}, "not a known time zone"),
         ({"players": 3, "teams": True}, "block has no team play with 3 players"),
         ({"seed": -1}, "the seed must be a whole number from 0 to 2**62 - 1"),
+        ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript"),
+        ({"runtimes": ("cobol",)}, "not 'cobol'"),
+        ({"points": (("A", 10.0),)}, "give the points of every grade: B, C, F has none"),
+        ({"points": (("A", 1), ("B", 2), ("C", 1), ("F", 0))}, "grade A (1 points) is worth"),
+        ({"points": (("Z", 1.0),)}, "points are given for 'Z', which is not one of the grades"),
+        ({"max_points": -3.0}, "the points of the maximum must be a number from 0 to 10000"),
+        ({"max_points": 0.0}, "the maximum points must be above 0"),
+        ({"max_points": 10.0, "points": (("A", 1.0),)}, "not both"),
     ],
 )
 def test_each_mistake_is_refused_in_a_sentence(
@@ -520,3 +539,70 @@ def test_the_sweep_restarts_a_submission_left_half_settled(
         view = assign.submission_view(store, ann, submission)
         assert view.status == "grading" and len(_tournaments(store, submission)) == 1
     assert restart_stalled(store, now=later) == 0
+
+
+# --- runtimes ---------------------------------------------------------------------------------
+
+NUMPY_BOT = (REFERENCE_BOTS / "numpy_greedy.py").read_bytes()
+JS_BOT = (ZOO / "first.js").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "runtime", "version"),
+    [
+        ("np.py", NUMPY_BOT, "python-numpy", "ann/numpy-greedy@1"),
+        ("first.js", JS_BOT, None, "ann/first@1"),
+    ],
+)
+def test_a_submission_in_another_runtime_is_checked_and_graded_in_the_sandbox(
+    store: Store,
+    actors: Actors,
+    celery: Celery,
+    tmp_path: Path,
+    filename: str,
+    data: bytes,
+    runtime: str | None,
+    version: str,
+) -> None:
+    """A numpy bot under python-numpy and a JavaScript bot: checked in the sandbox, their
+    gauntlet played in the sandbox under their runtime (a numpy bot under plain python
+    fails at import: "No module named 'numpy'"), graded."""
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
+             max_games=8, batch=4, seed=SEED),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    view = submit_upload(store, ann, "c1", "hw1", filename, data, runtime=runtime)
+    assert accept_upload(store, view.upload_id or 0, config=Config()) == "accepted"
+    _play(store, _tournaments(store, view.id), tmp_path, sandboxed=True)
+    graded = assign.submission_view(store, ann, view.id)
+    assert graded.status == "graded" and graded.grade in ("C", "F") and graded.version == version
+    [result] = graded.references
+    assert result.games == 8 and result.verdict in ("pass", "fail", "undecided")
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.state == "graded" and row.points in (100.0, 0.0)
+
+
+def test_a_runtime_the_assignment_does_not_take_is_refused_in_a_sentence(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    assign.create_assignment(store, actors["teach"], _new(runtimes=("python",)))
+    ann = _account(actors, "ann")
+    with pytest.raises(
+        AssignmentError,
+        match=r"^assignment hw1 takes bots in python \(\.py files\): first\.js is not one\.$",
+    ):
+        submit_upload(store, ann, "c1", "hw1", "first.js", JS_BOT)
+    with pytest.raises(
+        AssignmentError,
+        match=r"takes bots in python \(\.py files\): not python-numpy bots; choose one of python",
+    ):
+        submit_upload(store, ann, "c1", "hw1", "np.py", NUMPY_BOT, runtime="python-numpy")
+    store.add_bot_version("ann", "js", JS_BOT.decode(), {}, runtime="javascript")
+    with pytest.raises(AssignmentError, match="takes bots in python: js v1 is a javascript bot"):
+        assign.submit_version(store, ann, "c1", "hw1", "js")
+    with pytest.raises(AssignmentError, match="takes bots in python"):
+        assign.submission_runtime(store, OPERATOR, "c1", "hw1", "bot.js")
+    assert assign.submission_runtime(store, OPERATOR, "c1", "hw1", "bot.py") == "python"
