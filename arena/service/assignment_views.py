@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.compete.grading import ENDED, check_thresholds, elo_figure, points_scale
-from arena.compete.sprt import GroupScores, elo_estimate
+from arena.compete.grading import ENDED, check_thresholds, elo_bound, points_scale
 from arena.errors import NotFound
 from arena.match.runtimes import DEFAULT_RUNTIME
 from arena.service.classes import class_for_member, class_for_teacher, is_teacher
@@ -296,11 +295,13 @@ def _results(
         summary = test.summary or {}
         played = int(summary.get("games") or 0)
         elo, low, high = (summary.get(key) for key in ("elo", "low", "high"))
-        if test.verdict in ENDED and elo is None and summary.get("score") is not None:
-            # kept before the figures were bounded (an infinite Elo as None): the bound
-            estimate = elo_estimate(GroupScores([float(summary["score"])]))
-            elo, low, high = (elo_figure(v, played) for v in estimate)
-            summary = {**summary, "bounded": True}
+        if test.verdict in ENDED and None in (elo, low, high) and summary.get("score") is not None:
+            # kept before the figures were bounded, an infinity as None: the bound instead
+            bound = elo_bound(max(played // 2, 1))
+            up = float(summary["score"]) >= 0.5
+            elo = (bound if up else -bound) if elo is None else elo
+            low, high = (-bound if low is None else low), (bound if high is None else high)
+            summary = {**summary, "bounded": summary.get("elo") is None}
         results.append(
             ReferenceResult(
                 reference=test.reference,
