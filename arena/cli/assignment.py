@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -308,7 +309,10 @@ def assignment_submit(class_name: str, name: str, bot: str | None, owner: str,
         raise UsageError("give a bot FILE or --version BOT@vN (one of them)")
     if bot is not None:
         with _opened(url) as store:  # a runtime the assignment refuses: no check
-            runtime = service.submission_runtime(store, OPERATOR, class_name, name, bot, runtime)
+            filename = Path(bot).name
+            runtime = service.submission_runtime(
+                store, OPERATOR, class_name, name, filename, runtime
+            )
         stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory, runtime)
         if stored is None:
             return 1
