@@ -88,6 +88,7 @@ __all__ = [
     "ReferenceResult",
     "SubmissionView",
     "assignment_grades",
+    "assignment_runtimes",
     "assignment_view",
     "create_assignment",
     "grade_after_match",
@@ -430,13 +431,15 @@ def submission_checks(
 
 
 def _runtime(row: AssignmentRow, filename: str, runtime: str | None) -> str:
-    """The runtime of a file submitted to the assignment, if it takes it.
+    """The runtime of a file submitted to the assignment, if it takes it (by default its
+    suffix's, or the only one the assignment takes for that suffix).
 
     Raises:
         AssignmentError, UploadError: as :func:`arena.service.uploads.offered_runtime`.
     """
     what = f"assignment {row.name}"
-    return offered_runtime(what, assignment_runtimes(row), filename, runtime, AssignmentError)
+    offered = assignment_runtimes(row)
+    return offered_runtime(what, offered, filename, runtime, AssignmentError, only=True)
 
 
 def submission_runtime(

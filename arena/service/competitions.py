@@ -82,7 +82,6 @@ __all__ = [
     "RecentGame",
     "check_in_bounds",
     "check_open_for_entries",
-    "check_stored_runtime",
     "check_window",
     "check_zone",
     "close_now",
@@ -469,26 +468,6 @@ def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> s
     """
     offered = list(row.settings.get("runtimes") or ["python"])
     return offered_runtime(row.name, offered, filename, runtime, CompetitionError)
-
-
-def check_stored_runtime(
-    row: CompetitionRow, bot: str, stored_version: tuple[int, int, str] | None
-) -> None:
-    """Refuse an upload that is already a stored version (``stored_version``: its id,
-    number and runtime) of a runtime the competition does not offer (the same source
-    stored before under another runtime keeps it).
-
-    Raises:
-        CompetitionError: naming the version, its runtime and those offered.
-    """
-    offered = list(row.settings.get("runtimes") or ["python"])
-    if stored_version is not None and stored_version[2] not in offered:
-        _, number, runtime = stored_version
-        raise CompetitionError(
-            f"{row.name} takes bots in {', '.join(offered)}: this source is already version "
-            f"{number} of your bot {bot}, a {runtime} bot (a version's runtime "
-            "never changes); enter it as another bot."
-        )
 
 
 def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:

@@ -66,6 +66,7 @@ __all__ = [
     "check_in_sandbox",
     "check_report_json",
     "check_runtimes",
+    "check_stored_runtime",
     "claim_upload",
     "create_placement",
     "form_runtime",
@@ -139,10 +140,13 @@ def offered_runtime(
     filename: str,
     runtime: str | None,
     error: type[ArenaError],
+    *,
+    only: bool = False,
 ) -> str:
     """The runtime an upload named ``filename`` for ``what`` (a competition, an assignment)
-    runs under: ``runtime`` (:func:`upload_runtime`), by default the one its suffix names,
-    if ``what`` offers it.
+    runs under: ``runtime`` (:func:`upload_runtime`), if ``what`` offers it; by default the
+    one its suffix names, or with ``only`` the only one ``what`` offers for files of that
+    suffix (a ``.py`` file where python-numpy alone is offered).
 
     Raises:
         error: ``what`` does not offer it (the sentence names those it offers).
@@ -152,7 +156,11 @@ def offered_runtime(
         f"{r} ({RUNTIMES[r].suffix if r in RUNTIMES else '?'} files)" for r in offered
     )
     if runtime is None and runtime_of(filename) not in offered:
-        raise error(f"{what} takes bots in {endings}: {filename} is not one.")
+        suffix = PurePath(filename).suffix
+        taking = [r for r in offered if r in RUNTIMES and RUNTIMES[r].suffix == suffix]
+        if not only or len(taking) != 1:
+            raise error(f"{what} takes bots in {endings}: {filename} is not one.")
+        runtime = taking[0]
     chosen = upload_runtime(filename, runtime)
     if chosen not in offered:
         raise error(
@@ -160,6 +168,31 @@ def offered_runtime(
             f"{', '.join(offered)}."
         )
     return chosen
+
+
+def check_stored_runtime(
+    what: str,
+    offered: Sequence[str],
+    bot: str,
+    stored_version: tuple[int, int, str] | None,
+    error: type[ArenaError],
+    verb: str = "submit",
+) -> None:
+    """Refuse an upload for ``what`` (a competition, an assignment) that is already a stored
+    version (``stored_version``: its id, number and runtime) of a runtime ``what`` does not
+    offer (the same source stored before under another runtime keeps it); the sentence
+    says to ``verb`` it as another bot.
+
+    Raises:
+        error: naming the version, its runtime and those offered.
+    """
+    if stored_version is not None and stored_version[2] not in offered:
+        _, number, runtime = stored_version
+        raise error(
+            f"{what} takes bots in {', '.join(offered)}: this source is already version "
+            f"{number} of your bot {bot}, a {runtime} bot (a version's runtime "
+            f"never changes); {verb} it as another bot."
+        )
 
 
 def form_runtime(filename: str, runtime: str) -> str | None:

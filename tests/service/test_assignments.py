@@ -607,3 +607,12 @@ def test_a_runtime_the_assignment_does_not_take_is_refused_in_a_sentence(
     with pytest.raises(AssignmentError, match="takes bots in python"):
         assign.submission_runtime(store, OPERATOR, "c1", "hw1", "bot.js")
     assert assign.submission_runtime(store, OPERATOR, "c1", "hw1", "bot.py") == "python"
+    # a source stored before keeps its runtime: one the assignment does not take is refused
+    assign.create_assignment(store, actors["teach"], _new(name="hw2", runtimes=("python-numpy",)))
+    store.add_bot_version("ann", "numpy-greedy", NUMPY_BOT.decode(), {})  # as plain python
+    with pytest.raises(
+        AssignmentError,
+        match=r"this source is already version 1 of your bot numpy-greedy, a python bot \(a "
+        r"version's runtime never changes\); submit it as another bot\.",
+    ):
+        submit_upload(store, ann, "c1", "hw2", "np.py", NUMPY_BOT)  # python-numpy: its only
