@@ -462,10 +462,8 @@ def read_roster(text: str, mapping: list[str] | None = None) -> RosterFile:
         said = "has a header but no students" if headers is not None else "names no student"
         raise ClassError(f"the roster {said}: send the CSV your school's system exports.")
     if len(students) > MAX_ROSTER:
-        raise ClassError(
-            f"a roster has at most {MAX_ROSTER} students, not {len(students)}"
-            f"{' or more' if len(rows) > MAX_ROSTER + 10 else ''}."
-        )
+        many = f"over {MAX_ROSTER + 10}" if len(rows) > MAX_ROSTER + 10 else len(students)
+        raise ClassError(f"a roster has at most {MAX_ROSTER} students, not {many}.")
     return RosterFile(
         kind, delimiter, None if header_at is None else rows[header_at][0], columns,
         students, skipped,
