@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import secrets
 import threading
 import unicodedata
@@ -340,6 +341,9 @@ def _guess_roles(width: int, rows: list[list[str]]) -> list[str]:
         roles[texts[0]], roles[texts[1]] = "first", "last"
     elif texts:
         roles[texts[0]] = "name"
+    if not texts:  # no column of words: names all the same (``=1+1``, ``R2-D2``)
+        named = next((i for i, r in enumerate(roles) if r in ("id", "login")), 0)
+        roles[named] = "name"
     for role in ("email", "id", "login"):  # one column each: the first
         seen = [i for i, r in enumerate(roles) if r == role]
         for i in seen[1:]:
@@ -402,14 +406,18 @@ def check_mapping(mapping: list[str], width: int) -> list[str]:
     return mapping
 
 
+#: The parts of a ``Last, First`` name: letters, spaces, apostrophes, dots and dashes.
+_WORDS = re.compile(r"[^\W\d_][\w' .-]*")
+
+
 def _real_name(cells: dict[str, str]) -> str:
     """The real name of a line: its name column (``Last, First`` turned round), or its first
     and last names."""
     if "name" in cells:
         name = cells["name"]
-        if name.count(",") == 1:
-            last, first = (part.strip() for part in name.split(","))
-            name = f"{first} {last}".strip()
+        parts = [part.strip() for part in name.split(",")]
+        if len(parts) == 2 and all(_WORDS.fullmatch(part) for part in parts):
+            name = f"{parts[1]} {parts[0]}".strip()
         return name
     return " ".join(p for p in (cells.get("first", ""), cells.get("last", "")) if p)
 

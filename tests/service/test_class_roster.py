@@ -107,7 +107,7 @@ def test_a_platforms_export_imported_twice_makes_each_student_once(
     made = cls.import_roster(store, teacher, "9b", _text(name), HASHER)
     assert [r.real_name for r in made.logins] == NAMES
     roster = {r.student: r for r in cls.roster_view(store, teacher, "9b").students}
-    kind, _, first_id, first_section = FILES[name]
+    _, _, first_id, first_section = FILES[name]
     ada = roster[made.logins[0].login]
     assert (ada.real_name, ada.school_id, ada.section) == ("Ada Lovelace", first_id, first_section)
     again = cls.import_roster(store, teacher, "9b", _text(name), HASHER)
@@ -155,7 +155,7 @@ def test_a_name_in_the_class_without_a_school_id_is_flagged_then_skipped_linked_
     rows = {r.student: r for r in cls.roster_view(store, teacher, "9b").students}
     assert rows[old.logins[0].login].school_id == "S26-0001" and len(rows) == 8
     # a namesake with another school id is a new student only when the teacher says so
-    other = "Student,SIS User ID\n\"Lovelace, Ada\",S99-0001\n"
+    other = 'Student,SIS User ID\n"Lovelace, Ada",S99-0001\n'
     assert cls.preview_roster(store, teacher, "9b", other).students[0].action == "flagged"
     made = cls.import_roster(store, teacher, "9b", other, HASHER, flagged="new")
     assert [r.real_name for r in made.logins] == ["Ada Lovelace"]
@@ -190,13 +190,18 @@ def test_the_schools_logins_are_used_only_when_the_teacher_chooses(
     cls.create_class(store, teacher, NewClass(name="9c"))
     preview = cls.preview_roster(store, teacher, "9c", _text("classroom.csv"), logins="school")
     assert preview.students[0].login == "ada.lovelace"  # the e-mail's local part
-    assert cls.preview_roster(store, teacher, "9c", _text("classroom.csv")).students[0].login is None
+    assert (
+        cls.preview_roster(store, teacher, "9c", _text("classroom.csv")).students[0].login is None
+    )
 
 
 @pytest.mark.parametrize(
     ("data", "said"),
     [
-        (b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)) * 4, "not text (a spreadsheet's .xlsx?)"),
+        (
+            b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)) * 4,
+            "not text (a spreadsheet's .xlsx?)",
+        ),
         (b"", "the roster is empty"),
         (b"\xef\xbb\xbf", "the roster is empty"),
         (b"Student,ID,SIS User ID,SIS Login ID,Section\r\n", "has a header but no students"),
@@ -227,7 +232,7 @@ def test_formula_cells_stay_text_and_are_quoted_in_the_logins_csv(
 ) -> None:
     from arena.service.exports import spreadsheet_csv
 
-    text = 'Name,Student ID\n"=cmd|\' /C calc\'!A0",=1+1\n@SUM(A1),+2\n'
+    text = "Name,Student ID\n\"=cmd|' /C calc'!A0\",=1+1\n@SUM(A1),+2\n"
     made = cls.import_roster(store, teacher, "9b", text, HASHER)
     assert [r.real_name for r in made.logins] == ["=cmd|' /C calc'!A0", "@SUM(A1)"]
     rows = {r.real_name: r.school_id for r in cls.roster_view(store, teacher, "9b").students}

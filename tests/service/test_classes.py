@@ -8,7 +8,6 @@ operator)."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path

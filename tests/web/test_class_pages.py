@@ -286,7 +286,21 @@ def test_a_roster_import_shows_its_logins_once(app: Flask, store: Store) -> None
     empty = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=" ")
     assert empty.status_code == 400 and "Paste the roster" in empty.get_data(as_text=True)
     roster = "real name,login\nAda Lovelace\nAlan Turing,alan.t\n"
-    reply = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster)
+    # first the preview: nothing made
+    shown = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster,
+                  logins="school")  # fmt: skip
+    preview = shown.get_data(as_text=True)
+    assert shown.status_code == 200 and "Nothing is made yet" in preview
+    assert "a list with a header" in preview and "<code>alan.t</code>" in preview
+    assert '<option value="login" selected>' in preview
+    assert "Alan Turing" not in teacher.get("/classes/maths").get_data(as_text=True)
+    bad = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster,
+                column=["name", "name"])  # fmt: skip
+    assert bad.status_code == 400 and "Only one column can hold the real name" in bad.get_data(
+        as_text=True
+    )
+    reply = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster,
+                  logins="school", column=["name", "login"], action="import")  # fmt: skip
     assert reply.status_code == 200
     page = reply.get_data(as_text=True)
     assert "Shown this once" in page and "alan.t" in page and "Ada Lovelace" in page
