@@ -460,9 +460,10 @@ def read_roster(text: str, mapping: list[str] | None = None) -> RosterFile:
     kind = _format(roles, headers)
     if mapping is not None:
         roles = check_mapping(mapping, width)
+    shown = [c for c in cells_only if _plain(next((x for x in c if x), "")) not in NOT_STUDENTS]
     columns = [
         RosterColumn(i, headers[i] if headers and i < len(headers) else "", roles[i],
-                     [c[i] for c in cells_only if i < len(c) and c[i]][:3])
+                     [c[i] for c in shown if i < len(c) and c[i]][:3])
         for i in range(width)
     ]  # fmt: skip
     students, skipped = _students(body, roles)
