@@ -184,7 +184,7 @@ def class_page(name: str) -> str:
     axis, bars = _bars(board.rows)
     return render_template(
         "class_student.html", c=row, board=board, axis=axis, bars=bars, now=datetime.now(UTC),
-        teacher=False, **listed,
+        teacher=False, roster_login=service.login_to_change(store, account, row), **listed,
     )  # fmt: skip
 
 
@@ -356,6 +356,25 @@ def roster(name: str) -> tuple[str, int] | tuple[str, int, dict[str, str]] | str
         login_url=url_for("accounts.login", _external=True),
     )
     return page, 200, NO_STORE
+
+
+@classes.post("/classes/<name>/login")
+@guarded("change-password")
+def change_login(name: str) -> BaseResponse:
+    """A student changes the login a roster gave them (a pseudonym) until their first
+    upload; back to the class's page with a sentence."""
+    service.class_for_member(get_store(), current_account(), name)
+    try:
+        renamed = service.change_own_login(
+            get_store(), current_account(), request.form.get("login", "")
+        )
+    except (PermissionDenied, NotFound):
+        raise
+    except ArenaError as exc:
+        flash(_sentence(exc))
+    else:
+        flash(f"Your login is now {renamed.name}: log in with it from now on.")
+    return redirect(url_for("classes.class_page", name=name))
 
 
 @classes.post("/classes/<name>/students/<student>/password")

@@ -438,6 +438,11 @@ def read_roster(text: str, mapping: list[str] | None = None) -> RosterFile:
             f"the roster is {len(text):,} characters: at most {MAX_ROSTER_CHARS:,} "
             f"(up to {MAX_ROSTER} students)."
         )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate (JSON's "\ud800"): no database takes it
+        line = text[: exc.start].count("\n") + 1
+        raise ClassError(f"line {line}: the roster is not text (a lone surrogate).") from None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise ClassError(f"line {line}: the roster has a NUL character: is it a text file?")

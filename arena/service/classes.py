@@ -26,6 +26,7 @@ Every refusal of a mistake is a :class:`ClassError`, one sentence shown as it is
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from arena.compete.entrants import Entrant
 from arena.compete.names import check_name, fit_name, name_key
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound
-from arena.service.accounts import Account, create_account
+from arena.service.accounts import Account, create_account, user_name
 from arena.service.board_views import REFERENCE_OWNER
 from arena.service.class_roster import (
     MAX_ROSTER,
@@ -111,6 +112,7 @@ __all__ = [
     "RosterView",
     "add_teacher",
     "bot_target",
+    "change_own_login",
     "class_bots",
     "class_by_code",
     "class_for_member",
@@ -130,6 +132,7 @@ __all__ = [
     "join_as",
     "join_class",
     "latest_versions",
+    "login_to_change",
     "my_classes",
     "normalise_code",
     "preview_roster",
@@ -484,6 +487,41 @@ def import_roster(
         [s.login or "" for s in preview.students if s.action == "unchanged"],
         [s.real_name for s in preview.students if s.action == "flagged"],
     )
+
+
+def login_to_change(store: Store, actor: Actor, row: ClassRow) -> str | None:
+    """The login ``actor`` may still change (:func:`change_own_login`): theirs if a roster of
+    the class made it and they have no role, no bot and no upload yet; else None."""
+    if not isinstance(actor, Account) or actor.role != "user":
+        return None
+    return actor.name if stored.renamable(store, actor.id, row.id) else None
+
+
+def change_own_login(store: Store, actor: Actor, new_name: str) -> Account:
+    """The logged-in ``actor`` (a user without a role: a student) takes the login
+    ``new_name`` instead of the pseudonym a roster gave it, while nothing public holds its
+    name (no bot and no upload yet). Returns the account renamed.
+
+    Raises:
+        PermissionDenied: nobody is logged in (or the operator).
+        ParseError: ``new_name`` is not a valid user name.
+        ClassError: the name is taken; the account holds a role, or has a bot or an upload.
+    """
+    require(actor, "change-password", message="log in to change your login")
+    if not isinstance(actor, Account):
+        raise ClassError("the operator has no login to change.")
+    name = user_name(new_name)
+    if actor.role != "user":
+        raise ClassError(f"a {actor.role}'s login is changed by an admin only.")
+    refused = stored.rename_user(store, actor.id, name)
+    if refused == "taken":
+        raise ClassError(f"the login {name!r} is taken: choose another.")
+    if refused is not None:
+        raise ClassError(
+            "your login can be changed only until your first upload: your bots are known by it."
+        )
+    logger.info("user %s is now %s", actor.name, name)
+    return dataclasses.replace(actor, name=name)
 
 
 def reset_password(

@@ -47,7 +47,6 @@ __all__ = [
     "decide_request",
     "insert_class",
     "insert_students",
-    "keys_starting",
     "latest_uploads",
     "latest_versions",
     "member_rows",
@@ -55,6 +54,8 @@ __all__ = [
     "pending_checks",
     "quota_settings",
     "recent_uploads",
+    "renamable",
+    "rename_user",
     "requested_role",
     "reset_password",
     "role_request_rows",
@@ -358,21 +359,6 @@ def taken_keys(store: Store, keys: Sequence[str]) -> set[str]:
         }
 
 
-def keys_starting(store: Store, prefixes: Sequence[str]) -> set[str]:
-    """The name keys users hold that start with one of ``prefixes``."""
-    if not prefixes:
-        return set()
-    with store.read() as session:
-        return {
-            str(k)
-            for k in session.scalars(
-                select(User.name_key).where(
-                    or_(*(User.name_key.startswith(p, autoescape=True) for p in prefixes))
-                )
-            )
-        }
-
-
 def insert_students(
     store: Store,
     class_id: int,
@@ -671,3 +657,41 @@ def decide_request(store: Store, name: str, grant: bool) -> tuple[int, str, str]
         user.requested_role, user.requested_at = None, None
         session.flush()
         return int(user.id), str(user.name), str(user.role)
+
+
+def rename_user(store: Store, user_id: int, name: str) -> str | None:
+    """Give the user the name ``name`` (a valid user name) if it has no bot and no upload
+    yet (nothing public holds its name): None, or why not (``taken``, ``bots``, ``gone``)."""
+    try:
+        with store.write() as session:
+            user = session.get(User, user_id, with_for_update=True)
+            if user is None:
+                return "gone"
+            if _owns_anything(session, user_id):
+                return "bots"
+            key = name_key(name)
+            holder = session.scalar(select(User.id).where(User.name_key == key))
+            if holder is not None and holder != user_id:
+                return "taken"
+            user.name, user.name_key = name, key
+        return None
+    except IntegrityError:
+        return "taken"
+
+
+def _owns_anything(session: Session, user_id: int) -> bool:
+    owned = select(Bot.id).where(Bot.owner_id == user_id).limit(1)
+    sent = select(Upload.id).where(Upload.owner_id == user_id).limit(1)
+    return session.scalar(owned) is not None or session.scalar(sent) is not None
+
+
+def renamable(store: Store, user_id: int, class_id: int) -> bool:
+    """Whether the user came into the class by its roster and has no bot and no upload
+    yet (:func:`rename_user` would rename it)."""
+    with store.read() as session:
+        via = session.scalar(
+            select(ClassMember.via).where(
+                ClassMember.class_id == class_id, ClassMember.user_id == user_id
+            )
+        )
+        return via == "roster" and not _owns_anything(session, user_id)

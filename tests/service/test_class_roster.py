@@ -239,3 +239,57 @@ def test_formula_cells_stay_text_and_are_quoted_in_the_logins_csv(
     assert rows == {"=cmd|' /C calc'!A0": "=1+1", "@SUM(A1)": "+2"}
     exported = spreadsheet_csv([{"real_name": r.real_name} for r in made.logins], ("real_name",))
     assert exported.splitlines()[1:] == ["'=cmd|' /C calc'!A0", "'@SUM(A1)"]
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+def test_a_student_changes_the_pseudonym_until_their_first_upload(
+    store: Store, teacher: Account
+) -> None:
+    from arena.errors import ParseError
+    from arena.service.accounts import authenticate
+    from arena.service.permissions import OPERATOR
+
+    made = cls.import_roster(store, teacher, "9b", "Ada Lovelace\nMary Jackson\n", HASHER)
+    ada = authenticate(store, made.logins[0].login, made.logins[0].password, hasher=HASHER)
+    assert ada is not None
+    row = cls.find_class(store, "9b")
+    assert cls.login_to_change(store, ada, row) == ada.name
+    assert cls.login_to_change(store, teacher, row) is None
+    with pytest.raises(ClassError, match="the login 'TESS' is taken"):
+        cls.change_own_login(store, ada, "TESS")
+    with pytest.raises(ClassError, match=f"the login '{made.logins[1].login}' is taken"):
+        cls.change_own_login(store, ada, made.logins[1].login)
+    with pytest.raises(ParseError, match="is not a valid name"):
+        cls.change_own_login(store, ada, "ada lovelace")
+    with pytest.raises(ClassError, match="a teacher's login is changed by an admin only"):
+        cls.change_own_login(store, teacher, "tessa")
+    with pytest.raises(ClassError, match="the operator has no login"):
+        cls.change_own_login(store, OPERATOR, "op")
+    renamed = cls.change_own_login(store, ada, "countess")
+    assert renamed.name == "countess" and renamed.id == ada.id
+    assert authenticate(store, "countess", made.logins[0].password, hasher=HASHER) is not None
+    assert authenticate(store, ada.name, made.logins[0].password, hasher=HASHER) is None
+    rows = {r.student: r.real_name for r in cls.roster_view(store, teacher, "9b").students}
+    assert rows["countess"] == "Ada Lovelace"
+    store.add_bot_version("countess", "first", "def play(o):\n    return o.legal_moves[0]\n", {})
+    assert cls.login_to_change(store, renamed, row) is None
+    with pytest.raises(ClassError, match="only until your first upload"):
+        cls.change_own_login(store, renamed, "ada2")
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+def test_a_school_id_is_one_students_even_when_two_imports_race(
+    store: Store, teacher: Account
+) -> None:
+    """Two imports of the same file at once: the second one's insert finds the school id
+    taken in the class (the unique index) and writes nothing, instead of a second account."""
+    from arena.store import classes as stored
+
+    row = cls.find_class(store, "9b")
+    first = stored.NewUser("khaki-kestrel-42", "digest", "Ada Lovelace", "S26-0001")
+    assert stored.insert_students(store, row.id, [first]) is not None
+    second = stored.NewUser("broad-ringtail-17", "digest", "Ada Lovelace", "S26-0001")
+    assert stored.insert_students(store, row.id, [second]) is None
+    assert [m.name for m in stored.member_rows(store, row.id)] == ["khaki-kestrel-42"]
+    with pytest.raises(ClassError, match="line 2: the roster is not text"):
+        cls.preview_roster(store, teacher, "9b", "Name\nA\ud800\n")
