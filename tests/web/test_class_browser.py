@@ -212,6 +212,11 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
     page.get_by_role("button", name="Change it").click()
     page.goto(f"{live_server}/classes/maths")
     expect(page.locator("h1")).to_have_text("maths")
+    # the login the school gave her, she may change before her first upload
+    page.locator("form.change-login input[name=login]").fill("human-computer")
+    page.locator("form.change-login").get_by_role("button", name="Change it").click()
+    expect(page.locator("ul.flashes")).to_contain_text("Your login is now human-computer")
+    screenshot(page, "class-student-login-changed")
 
 
 def test_the_teachers_and_the_students_views_after_a_class_tournament(
