@@ -9,7 +9,7 @@ late submissions shows the last of them, marked late. A student with none accept
 with the cause (``rejected: crash at import``), never an empty row.
 
 Each grade is worth **points** on the assignment's scale (:func:`assignment_points`), and
-the row carries the student's school id and e-mail (:func:`school_identity`) for a school's
+the row carries the student's school id and e-mail (:func:`school_identities`) for a school's
 gradebook (arena.service.gradebooks).
 """
 
@@ -29,6 +29,7 @@ from arena.service.shapes import ELO, about
 from arena.service.uploads import rejection_cause
 from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow, SubmissionRow, TestRow
+from arena.store.classes import member_rows
 from arena.store.db import Store
 
 __all__ = [
@@ -49,7 +50,7 @@ __all__ = [
     "class_assignments",
     "find_assignment",
     "kept_submission",
-    "school_identity",
+    "school_identities",
     "submission_view",
 ]
 
@@ -237,15 +238,25 @@ class GradeRow:
     section: str | None = None
 
 
-def school_identity(store: Store, class_id: int, user_id: int) -> SchoolIdentity | None:
-    """The school's id, login, e-mail and section of a student of class ``class_id``, as
-    the teacher's roster import keeps them with the member; None while unknown.
+def school_identities(store: Store, class_id: int) -> dict[int, SchoolIdentity]:
+    """The school's id, e-mail and section of each student of class ``class_id`` (by user
+    id), as the teacher's roster import keeps them with the member; a student it does not
+    know is missing. The one place the grade exports read them.
 
-    The one place the grade exports read them. Class members carry no school id yet (the
-    roster import's, another branch's migration 0020, adds it): None until then.
+    The roster keeps one id a student (its id column, else its e-mail) and the section:
+    an id that is an e-mail address is the e-mail (Moodle matches it by e-mail, not as an
+    ID number; Canvas then finds the student by name); the school's login is not kept.
     """
-    del store, class_id, user_id
-    return None
+    found = {}
+    for member in member_rows(store, class_id):
+        kept = member.school_id
+        if kept is None and member.section is None:
+            continue
+        email = kept if kept is not None and "@" in kept else None
+        found[member.user_id] = SchoolIdentity(
+            school_id=None if email is not None else kept, email=email, section=member.section
+        )
+    return found
 
 
 def assignment_points(row: AssignmentRow) -> dict[str, float]:
@@ -437,10 +448,11 @@ def assignment_grades(
     versions = [k.bot_version_id for k in kept.values() if k.bot_version_id is not None]
     ratings = stored.version_ratings(store, row.rule_set_id, versions)
     scale = assignment_points(row)
+    identities = school_identities(store, found.id)
     rows = []
     for user_id, student, real_name in stored.member_names(store, found.id):
         subs = by_student.get(user_id, [])
-        who = school_identity(store, found.id, user_id) or SchoolIdentity()
+        who = identities.get(user_id, SchoolIdentity())
         common: dict[str, Any] = {
             "student": student, "real_name": real_name, "submissions": len(subs),
             "school_id": who.school_id, "login": who.login, "email": who.email,

@@ -616,3 +616,37 @@ def test_a_runtime_the_assignment_does_not_take_is_refused_in_a_sentence(
         r"version's runtime never changes\); submit it as another bot\.",
     ):
         submit_upload(store, ann, "c1", "hw2", "np.py", NUMPY_BOT)  # python-numpy: its only
+
+
+# --- the school's ids, from the roster --------------------------------------------------------
+
+
+def test_the_rosters_school_ids_reach_the_gradebook_files(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    """A roster imported from the school's file keeps each student's id (else e-mail) and
+    section: the grade table carries them, Canvas's file has the SIS User ID and section,
+    Moodle's matches by ID number or by e-mail; a student who joined by code has none."""
+    from arena.service.classes import import_roster
+    from arena.service.gradebooks import canvas_csv, moodle_csv
+
+    roster = (  # Moodle's participants, with a group
+        "First name,Last name,ID number,Email address,Group\n"
+        "Inés,Núñez,S-7,ines@school.example,5B\n"
+        "Pat,Roe,,pat@school.example,5B\n"
+    )
+    imported = import_roster(store, actors["teach"], "c1", roster, HASHER)
+    assert len(imported.logins) == 2
+    assign.create_assignment(store, actors["teach"], _new())
+    rows = {r.real_name or r.student: r for r in
+            assign.assignment_grades(store, actors["teach"], "c1", "hw1")}  # fmt: skip
+    ines = rows["Inés Núñez"]
+    assert (ines.school_id, ines.email, ines.section) == ("S-7", None, "5B")
+    # the roster keeps one id: Pat's is the e-mail, which Moodle matches by e-mail
+    assert (rows["Pat Roe"].school_id, rows["Pat Roe"].email) == (None, "pat@school.example")
+    assert (rows["ann"].school_id, rows["ann"].section) == (None, None)  # joined by code
+    canvas = canvas_csv(list(rows.values()), "hw1", 100.0)
+    assert "Inés Núñez,,S-7,,5B,\r\n" in canvas
+    by_id, left_out = moodle_csv(list(rows.values()), "hw1", "idnumber")
+    assert "ann: no school id known" in left_out and "S-7" not in by_id  # no grade yet
+    assert any(line.startswith(f"{rows['Inés Núñez'].student}: not submitted") for line in left_out)
