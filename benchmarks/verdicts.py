@@ -445,17 +445,20 @@ def _rows(g: FloatArray, m: FloatArray, luck: FloatArray) -> FloatArray:
 
 
 def simulate_game_test(
-    pool: Pool, elo: float, test: SPRT, runs: int, batch: int, rng: np.random.Generator,
+    pool: Pool, elo: float | None, test: SPRT, runs: int, batch: int, rng: np.random.Generator,
     normal: bool = False, max_games: int = MAX_GAMES,
 ) -> SimResult:  # fmt: skip
     """The game-level test, group scores drawn from the pool's tilted to ``elo``; with
     ``normal``, the margin test's LLR on the game scores alone (margins all 0). Up to
-    ``max_games`` games (the looks every ``batch`` groups up to it)."""
+    ``max_games`` games (the looks every ``batch`` groups up to it). ``elo`` None: the
+    pool's own distribution."""
     scores = np.round([group.score for group in pool.groups], 12)
     support = np.union1d(np.unique(scores), PENTANOMIAL)
     p = np.array([(scores == a).sum() for a in support], dtype=np.float64)
     # A pool of one score (a deterministic bot against its copy) cannot be tilted.
-    q = _tilt(support, p / p.sum(), elo_to_score(elo)) if np.ptp(scores) else p / p.sum()
+    q = p / p.sum()
+    if elo is not None and np.ptp(scores):
+        q = _tilt(support, q, elo_to_score(elo))
     counts = np.zeros((runs, len(support)))
     s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
     looks = -(-(max_games // pool.pair.group_games) // batch)
@@ -475,16 +478,18 @@ def simulate_game_test(
 
 
 def simulate_margin_test(
-    pool: Pool, elo: float, test: MarginSPRT, runs: int, batch: int, rng: np.random.Generator,
-    max_games: int = MAX_GAMES,
+    pool: Pool, elo: float | None, test: MarginSPRT, runs: int, batch: int,
+    rng: np.random.Generator, max_games: int = MAX_GAMES, small_sample: bool = True,
 ) -> SimResult:  # fmt: skip
-    """The margin test on groups resampled from the pool, the truth set to ``elo``, up to
-    ``max_games`` games."""
+    """The margin test on groups resampled from the pool, the truth set to ``elo`` (None:
+    the pool's own), up to
+    ``max_games`` games (``small_sample=False``: with Wald's bounds throughout, the test
+    before :func:`~arena.compete.sprt.small_sample_factor`)."""
     g = np.array([group.score for group in pool.groups])
     m = np.array([group.margin for group in pool.groups])
     luck = np.array([group.luck for group in pool.groups])
     luck = luck - luck.mean(axis=0)
-    if m.var() > 0:  # else a deterministic bot against its copy: every margin 0
+    if elo is not None and m.var() > 0:  # else as played, or a deterministic bot's copy
         rate = np.cov(g, m, bias=True)[0, 1] / m.var()
         m = m + (elo_to_score(elo) - 0.5) / rate - m.mean()
     rows = _rows(g, m, luck)
@@ -494,7 +499,8 @@ def simulate_margin_test(
     def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
         picked = rng.integers(0, len(g), size=(active.size, batch))
         sums[active] += rows[picked].sum(axis=1)
-        return _as_llr(margin_verdicts(test, _moments((look + 1) * batch, sums[active])))
+        moments = _moments((look + 1) * batch, sums[active])
+        return _as_llr(margin_verdicts(test, moments, small_sample))
 
     decided_at, verdict = _run_looks(llr_at, test.bounds(), runs, looks)
     return _summary(decided_at, verdict, batch, pool.pair.group_games)
@@ -566,13 +572,16 @@ def report_simulation(
 
 
 #: A bot against its copy (the false passes) under the rules of a class, and greedy
-#: against random (the power): the pools of ``--part classroom``.
+#: against random as it plays (the power): the pools of ``--part classroom``. ``fresh``:
+#: each game's own rng, as the bot files' unseeded ones. A deterministic bot against its
+#: copy repeats one group (a split pair, margin 0), so a few hundred groups show it.
 CLASSROOM = [
     Pair("block", 2, "random", "random", fresh=True),
-    Pair("block", 2, "random", "random"),
     Pair("draw", 2, "random", "random", fresh=True),
+    Pair("block", 2, "random", "random"),
     Pair("block", 2, "greedy", "greedy"),
     Pair("draw", 2, "greedy", "greedy"),
+    Pair("block", 2, "greedy", "random", fresh=True),
 ]
 #: (elo0, elo1, alpha, beta) of an assignment's "beats R" in tests/workers/test_classroom.py,
 #: and the defaults'.
@@ -582,42 +591,53 @@ CLASSROOM_TESTS = [(0.0, 100.0, 0.001, 0.05), (0.0, 10.0, 0.05, 0.05)]
 def report_classroom(
     pools: Sequence[Pool], runs: int, max_games: int, batch: int, seed: int
 ) -> None:
-    """Short tests as an assignment grades them: the false-pass rate of a bot against its
-    copy (Elo 0) and the pass rates at elo1 and twice elo1, at :data:`CLASSROOM_TESTS`."""
+    """Short tests as an assignment grades them, at :data:`CLASSROOM_TESTS`: the pass
+    rates of a bot against its copy (Elo 0: the false passes), at elo1 and twice elo1
+    (its groups shifted), and of a stronger bot as it plays (its groups as they are)."""
     rng = np.random.default_rng(seed)
     first = -(-MIN_MARGIN_GROUPS // batch) * batch
     print(f"\nShort tests: {runs} runs a point, up to {max_games} games, looks every {batch} "
-          f"groups (the first that may decide: {first} groups)")  # fmt: skip
+          f"groups (the first that may decide: {first} groups). Pass rate, undecided share; "
+          "'Wald' is the margin test with the fast pass and Wald's bounds throughout (before "
+          "the small-sample factor)")  # fmt: skip
     print(
-        f"{'pool':34} {'test':>24} {'Elo':>6} | {'game: pass':>10} {'und':>4} | "
-        f"{'margin: pass':>12} {'und':>4} | {'+fast: pass':>12} {'games':>6} {'und':>4}"
+        f"{'pool':36} {'test':>23} {'Elo':>6} | {'game':>7} {'und':>4} | {'Wald':>7} "
+        f"{'und':>4} | {'margin':>7} {'und':>4} | {'+fast':>7} {'und':>4} {'games':>5}"
     )
     for elo0, elo1, alpha, beta in CLASSROOM_TESTS:
-        tests = (SPRT(elo0, elo1, alpha, beta), MarginSPRT(elo0, elo1, alpha, beta, False),
-                 MarginSPRT(elo0, elo1, alpha, beta))  # fmt: skip
+        game_test = SPRT(elo0, elo1, alpha, beta)
+        plain, fast = (
+            MarginSPRT(elo0, elo1, alpha, beta, False),
+            MarginSPRT(elo0, elo1, alpha, beta),
+        )
         name = f"[{elo0:g}, {elo1:g}] a {alpha:g} b {beta:g}"
         for pool in pools:
-            copy = pool.pair.new == pool.pair.old
-            still = copy and not np.ptp([group.margin for group in pool.groups])
-            points = [elo0] if still else [elo0, elo1, 2 * elo1]
+            points: list[float | None] = [elo0, elo1, 2 * elo1]
+            if pool.pair.new != pool.pair.old:
+                points = [None]  # as it plays
+            elif not np.ptp([group.margin for group in pool.groups]):
+                points = [elo0]  # a deterministic bot's copy: nothing to shift
             for elo in points:
-                game = simulate_game_test(pool, elo, tests[0], runs, batch, rng,
-                                          max_games=max_games)  # fmt: skip
-                plain, fast = (
-                    simulate_margin_test(pool, elo, test, runs, batch, rng, max_games)
-                    for test in tests[1:]
-                )
+                results = [
+                    simulate_game_test(pool, elo, game_test, runs, batch, rng,
+                                       max_games=max_games),
+                    simulate_margin_test(pool, elo, fast, runs, batch, rng, max_games, False),
+                    simulate_margin_test(pool, elo, plain, runs, batch, rng, max_games),
+                    simulate_margin_test(pool, elo, fast, runs, batch, rng, max_games),
+                ]  # fmt: skip
                 flag = ""
                 if elo == elo0:
-                    worst = max(plain.passed, fast.passed)
                     bound = alpha + 1.96 * math.sqrt(alpha * (1 - alpha) / runs)
+                    worst = max(results[2].passed, results[3].passed)
                     flag = "  <= alpha" if worst <= bound else "  ABOVE ALPHA"
+                    flag += " (Wald: above)" if results[1].passed > bound else ""
+                cells = " | ".join(
+                    f"{100 * r.passed:6.2f}% {100 * r.undecided:3.0f}%" for r in results
+                )
+                shown = "as is" if elo is None else f"{elo:+.0f}"
                 print(
-                    f"{pool.pair.label:34} {name:>24} {elo:+6.0f} | "
-                    f"{100 * game.passed:9.2f}% {100 * game.undecided:3.0f}% | "
-                    f"{100 * plain.passed:11.2f}% {100 * plain.undecided:3.0f}% | "
-                    f"{100 * fast.passed:11.2f}% {fast.games:6.1f} {100 * fast.undecided:3.0f}%"
-                    f"{flag}"
+                    f"{pool.pair.label:36} {name:>23} {shown:>6} | {cells} "
+                    f"{results[3].games:5.1f}{flag}"
                 )
 
 
@@ -795,7 +815,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.part == "classroom":
         pools = []
         for pair in CLASSROOM:
-            pool = play_pool(pair, args.pool, args.seed)
+            still = pair.new == pair.old != "random"  # one group over and over
+            pool = play_pool(pair, min(args.pool, 300) if still else args.pool, args.seed)
             print(f"pool {pair.label}: {len(pool.groups)} groups in {pool.seconds:.0f} s")
             pools.append(pool)
         report_classroom(pools, args.runs, args.max_games, args.batch, args.seed)

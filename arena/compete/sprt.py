@@ -695,13 +695,17 @@ class MarginSPRT:
         return "H1 accepted" if verdict > 0 else "H0 accepted" if verdict < 0 else "continue"
 
 
-def margin_verdicts(test: MarginSPRT, moments: MarginMoments) -> npt.NDArray[np.int8]:
+def margin_verdicts(
+    test: MarginSPRT, moments: MarginMoments, small_sample: bool = True
+) -> npt.NDArray[np.int8]:
     """:meth:`MarginSPRT.status` over the batch of ``moments``: 1 where H1 is accepted
-    (by the main test or the fast pass), -1 where H0 is, 0 where the test goes on."""
+    (by the main test or the fast pass), -1 where H0 is, 0 where the test goes on.
+    ``small_sample=False`` keeps Wald's bounds whatever the groups (the test as it was
+    before :func:`small_sample_factor`, for benchmarks/verdicts.py's comparison)."""
     groups = moments.n + moments.forfeits
     s0 = elo_to_score(test.elo0)
     llr = margin_llr(moments, s0, elo_to_score(test.elo1))
-    dof = margin_dof(moments)
+    dof = margin_dof(moments) if small_sample else np.full_like(llr, np.inf)
     lower, upper = _bounds(test.main_alpha, test.beta)
     passed = llr >= upper * small_sample_factor(dof, upper)
     bound = test.fast_bound()
