@@ -2,11 +2,13 @@
 
 Usage::
 
-    ./run python benchmarks/verdicts.py [--part all|pools|sim|real] [--runs 2000]
+    ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom] [--runs 2000]
         [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
         [--batch 16] [--montecarlo] [--unsandboxed] [--only TEXT] [--seed 1]
+        [--max-games 60]
 
-Three parts, each printing a table (docs/ratings.md keeps the last figures):
+Three parts, each printing a table (docs/ratings.md keeps the last figures), and a
+fourth on its own:
 
 **Pools** (``--part pools``). For a few bot pairs under several rule sets, ``--pool``
 duplicate deal groups are played in this process (built-in strategies, the engine's own
@@ -58,6 +60,17 @@ agreed with the game-level test. ``--only TEXT[,TEXT...]`` keeps the pairs whose
 has one of them;
 ``--montecarlo`` adds ``montecarlo`` (a copy of the bot file with a 5 ms budget a move)
 against ``counter``: slow, minutes a sequence.
+
+**Short tests** (``--part classroom``, only when asked for). An assignment's "beats R" is a
+short test: tests/workers/test_classroom.py's is [0, 100] Elo, alpha 0.001, beta 0.05, up to
+60 games, a look every 3 groups (``--max-games 60 --batch 3``). The pools of
+:data:`CLASSROOM` (``--pool`` groups each; a bot against its copy, and greedy against random
+as it plays) are resampled as in the simulation, ``--runs`` times a point, at
+:data:`CLASSROOM_TESTS` (the class's and the defaults' hypotheses and error rates): the game
+test, the margin test with the fast pass and Wald's bounds throughout (as before
+:func:`~arena.compete.sprt.small_sample_factor`), and the margin test without and with the
+fast pass. Printed: the pass rate (at Elo 0 the false passes, flagged against alpha) and
+the share undecided at the cap.
 """
 
 from __future__ import annotations
