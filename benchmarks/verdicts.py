@@ -822,12 +822,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--max-games", type=int, default=60, help="--part classroom's cap (and looks: --batch)"
     )
     parser.add_argument(
-        "--only", default="", help="real pairs whose label contains one of these (comma-separated)"
+        "--only", default="", help="pairs whose label contains one of these (comma-separated)"
     )
     args = parser.parse_args(argv)
     if args.part == "classroom":
         pools = []
-        for pair in CLASSROOM:
+        for pair in [p for p in CLASSROOM if any(t in p.label for t in args.only.split(","))]:
             still = pair.new == pair.old != "random"  # one group over and over
             pool = play_pool(pair, min(args.pool, 300) if still else args.pool, args.seed)
             print(f"pool {pair.label}: {len(pool.groups)} groups in {pool.seconds:.0f} s")
@@ -836,15 +836,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.part in ("all", "pools", "sim"):
         pools = []
-        for pair in POOLS:
+        for pair in [p for p in POOLS if any(t in p.label for t in args.only.split(","))]:
             pool = play_pool(pair, args.pool, args.seed)
             print(f"pool {pair.label}: {len(pool.groups)} groups in {pool.seconds:.0f} s")
             pools.append(pool)
         report_pools(pools)
         if args.part != "pools":
+            simulated = [pool for pool in pools if POOLS.index(pool.pair) in SIMULATED]
             report_simulation(
-                [pools[i] for i in SIMULATED], args.elo0, args.elo1, args.alpha, args.beta,
-                args.runs, args.batch, args.seed,
+                simulated, args.elo0, args.elo1, args.alpha, args.beta, args.runs, args.batch,
+                args.seed,
             )  # fmt: skip
     if args.part in ("all", "real"):
         sandboxed = not args.unsandboxed
