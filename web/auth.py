@@ -279,7 +279,7 @@ def log_in(account: Account) -> None:
 @password_forms
 @form_limit("ARENA_LOGIN_LIMIT", LOGIN_LIMIT, login_name_key, LOGIN_REFUSAL)
 @form_limit("ARENA_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT, address_key, LOGIN_REFUSAL)
-@hashing
+@hashing()
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
     if request.method == "POST":
@@ -298,7 +298,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
 @guarded("sign-up")
 @password_forms
 @form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
-@hashing
+@hashing()
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
     limits = _password_limits()
@@ -337,7 +337,7 @@ def logout() -> BaseResponse:
 @guarded("change-password")
 @password_forms
 @form_limit("ARENA_PASSWORD_CHANGE_LIMIT", PASSWORD_CHANGE_LIMIT, account_key, PASSWORD_REFUSAL)
-@hashing
+@hashing(account_key)
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends, and its API tokens
     are revoked unless the box is unticked."""

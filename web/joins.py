@@ -43,6 +43,7 @@ from web.limits import (
     address_key,
     form_limit,
     hashing,
+    join_code_key,
     password_forms,
 )
 
@@ -120,7 +121,7 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
 @guarded("sign-up")
 @password_forms
 @form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
-@hashing
+@hashing(join_code_key)
 def join(code: str) -> BaseResponse | tuple[str, int]:
     """Join a class with its code: a visitor makes an account (pseudonym, password,
     optional real name) and is logged in; a logged-in user joins with one click."""

@@ -202,3 +202,101 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", () => window.print());
   });
 });
+
+// Password forms (data-patient: what the form does, e.g. "Joining"). The server checks
+// passwords a few at a time, the others in line (arena.service.passwords): this script
+// posts the form itself, says what is happening while the post waits, and when the line
+// is full (503) tries again by itself after the server's Retry-After. One press is enough.
+function sayPatience(form, text) {
+  const status = form.querySelector(".patience");
+  if (status) {
+    status.hidden = false;
+    status.textContent = text;
+  }
+}
+
+function waitRetryAfter(form, seconds) {
+  return new Promise((resolve) => {
+    let left = seconds;
+    const tick = () => {
+      if (left <= 0) {
+        resolve();
+        return;
+      }
+      sayPatience(form, "Many passwords are being checked at once and the line is full: " +
+        `trying again by itself in ${left} s. No need to press again.`);
+      left -= 1;
+      window.setTimeout(tick, 1000);
+    };
+    tick();
+  });
+}
+
+function showAnswer(html) {
+  const page = new DOMParser().parseFromString(html, "text/html");
+  document.title = page.title;
+  document.body.replaceWith(document.adoptNode(page.body));
+  if (window.htmx) {
+    window.htmx.process(document.body);
+  }
+  enableCopyButtons();
+}
+
+async function postPatiently(form) {
+  const button = form.querySelector("button[type=submit]");
+  const doing = form.dataset.patient;
+  const body = new FormData(form);
+  if (button) {
+    button.disabled = true;
+  }
+  for (;;) {
+    const began = Date.now();
+    const inLine = () => {
+      const seconds = Math.round((Date.now() - began) / 1000);
+      sayPatience(form, `${doing}… The server checks passwords a few at a time, in turn: ` +
+        `yours is in line${seconds ? ` (${seconds} s)` : ""}. No need to press again.`);
+    };
+    inLine();
+    const ticker = window.setInterval(inLine, 1000);
+    let reply;
+    try {
+      reply = await fetch(form.action, {
+        method: "POST", body, credentials: "same-origin", headers: { "X-Arena-Patient": "1" },
+      });
+    } catch (error) {
+      sayPatience(form, "The server did not answer: check the connection, then press again.");
+      if (button) {
+        button.disabled = false;
+      }
+      delete form.dataset.posting;
+      return;
+    } finally {
+      window.clearInterval(ticker);
+    }
+    const location = reply.headers.get("X-Arena-Location");
+    if (location) {
+      window.location.assign(location);
+      return;
+    }
+    const retry = Number(reply.headers.get("Retry-After"));
+    if (reply.status === 503 && retry > 0) {
+      await waitRetryAfter(form, retry);
+      continue;
+    }
+    showAnswer(await reply.text()); // as the form's own post would have shown it
+    return;
+  }
+}
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.dataset.patient || event.defaultPrevented ||
+      !window.fetch || !window.FormData || !window.DOMParser) {
+    return;
+  }
+  event.preventDefault();
+  if (!form.dataset.posting) { // pressed again while posting: one post is under way
+    form.dataset.posting = "1";
+    postPatiently(form);
+  }
+});
