@@ -16,8 +16,8 @@ import pytest
 from argon2 import PasswordHasher
 from argon2.exceptions import VerifyMismatchError
 
-from arena.service.accounts import password_hasher
 from arena.service import passwords
+from arena.service.accounts import password_hasher
 from arena.service.passwords import GuardedHasher, HashGuard, ServerBusy, hashing_as, reserved
 
 

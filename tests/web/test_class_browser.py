@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
-
-from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Page, Request, ViewportSize, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from arena.engine.rules import PRESETS
@@ -115,6 +114,16 @@ def _joined(student: Page, live_server: str, number: int) -> None:
     expect(student.locator("ul.flashes")).to_contain_text(f"Welcome, pupil{number:02d}")
 
 
+def _count_posts(student: Page, posts: list[int], number: int) -> None:
+    """Count the posts of ``student``'s page in ``posts[number]``."""
+
+    def count(request: Request) -> None:
+        if request.method == "POST":
+            posts[number] += 1
+
+    student.on("request", count)
+
+
 def _console_errors(errors: list[str]) -> list[str]:
     """The errors but the browser's report of each 503 (a post the page then retried)."""
     return [e for e in errors if "status of 503" not in e]
@@ -171,11 +180,7 @@ def test_thirty_students_join_from_one_address_with_one_press_each(
     desks = [_desk(browser, live_server, code, number) for number in range(STUDENTS)]
     posts = [0] * STUDENTS
     for student, _, number in desks:
-        student.on(
-            "request",
-            lambda request, n=number: posts.__setitem__(n, posts[n] + 1)
-            if request.method == "POST" else None,
-        )  # fmt: skip
+        _count_posts(student, posts, number)
     try:
         started = time.monotonic()
         for student, _, _ in desks:
