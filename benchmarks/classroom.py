@@ -26,9 +26,9 @@ names, each again as soon as answered. For each: the time until all are in, post
 student, every student's presses (1 unless a refusal asked for another), ``/healthz``
 (every 50 ms) and the home page (every 250 ms) p50/p95, the flood's answers, and the web
 server's CPU (its processes' seconds per second of the phase). The web app runs as
-``arena serve`` runs it (gunicorn, 2 processes of 16 threads, one hashing slot file folder);
-the per-address limits are lifted (``--keep-limits`` keeps them), as if the flood came from
-many addresses: only the hashing line stands.
+``arena serve`` runs it (gunicorn, 2 processes of 16 threads, one hashing slot file folder),
+with the per-address limits (``--lift-limits`` lifts them, as if the flood came from many
+addresses: only the hashing line stands).
 
     ./run python benchmarks/classroom.py --crowd [--students 30] [--flood 48]
 """
@@ -280,7 +280,7 @@ def main() -> None:
     parser.add_argument("--crowd", action="store_true", help="a room at once (see above)")
     parser.add_argument("--flood", type=int, default=48, help="--crowd: the flood's clients")
     parser.add_argument("--uploads", type=int, default=8, help="--crowd: bots the worker plays")
-    parser.add_argument("--keep-limits", action="store_true", help="--crowd: per-address limits")
+    parser.add_argument("--lift-limits", action="store_true", help="--crowd: no address limits")
     args = parser.parse_args()
     if args.crowd:
         crowd(args)
@@ -601,7 +601,7 @@ def crowd(args: argparse.Namespace) -> None:
     code, tokens = _crowd_setup(url, args)
     env = {"ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "classroom crowd",
            "ARENA_INSTANCE_PATH": str(directory / "instance")}  # fmt: skip
-    if not args.keep_limits:
+    if args.lift_limits:
         env |= {"ARENA_LOGIN_ADDRESS_LIMIT": "100000 per minute",
                 "ARENA_LOGIN_LIMIT": "100000 per minute",
                 "ARENA_SIGNUP_LIMIT": "100000 per minute",
@@ -624,7 +624,7 @@ def crowd(args: argparse.Namespace) -> None:
         web = os.getpgid(_gunicorn_pid(directory / "web.log"))
         print(f"{args.uploads} uploads being played; {args.students} students, the flood "
               f"{args.flood} clients; per-address limits "
-              f"{'kept' if args.keep_limits else 'lifted'}")  # fmt: skip
+              f"{'lifted' if args.lift_limits else 'kept'}")  # fmt: skip
         secret = "a classroom passphrase"
         for flood, round_ in ((0, "a"), (args.flood, "b")):
             names = [f"pupil{round_}{n:02d}" for n in range(args.students)]

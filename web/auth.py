@@ -84,6 +84,7 @@ from web.limits import (
     account_key,
     address_key,
     form_limit,
+    hashed,
     hashing,
     init_limits,
     login_name_key,
@@ -286,6 +287,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
         name = request.form.get("name", "").strip()
         password = request.form.get("password", "")
         account = authenticate(get_store(), name, password, hasher=_hasher())
+        hashed(account is not None)
         if account is not None:
             log_in(account)
             return redirect(_safe_next(request.form.get("next")))
@@ -315,6 +317,7 @@ def signup() -> BaseResponse | tuple[str, int] | str:
         except ArenaError as exc:
             flash(sentence(str(exc)))
             return render_template("signup.html", name=name, **limits), 400
+        hashed(True)
         log_in(account)
         flash(f"Welcome, {account.name}.")
         return redirect(url_for("pages.home"))

@@ -42,6 +42,7 @@ from web.limits import (
     SIGNUP_REFUSAL,
     address_key,
     form_limit,
+    hashed,
     hashing,
     join_code_key,
     password_forms,
@@ -151,6 +152,7 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
             pseudonym=request.form.get("pseudonym", "").strip(),
             real_name=real_name,
         )
+    hashed(True)
     log_in(joined)
     row = class_by_code(get_store(), code)
     flash(f"Welcome, {joined.name}: you are in the class {row.name}.")

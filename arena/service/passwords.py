@@ -16,10 +16,12 @@ ways, so that a flood cannot take the CPU nor the server's threads:
   beyond, :class:`ServerBusy` at once, with a ``Retry-After`` of about the line's length in
   hashes (the join and login pages retry by themselves after it);
 - **fair shares**: each waiter has a *key* (the web's: the client's address, or the class's
-  join code for a join: :func:`hashing_as`); slots go to the keys in turn (round robin),
-  and when the places are full a newcomer whose key holds fewer places than the longest
-  key's line takes that line's newest place (longest-queue drop), so a flood from one
-  address holds at most its share of the places and of the hashing time;
+  join code for a join: :func:`hashing_as`); slots go to the keys in turn (round robin: a
+  key whose recent hashes mostly got in, :meth:`HashGuard.record`, takes
+  :data:`FAVOURED_TURNS` a turn, a key that mostly guessed wrong one), and when the places
+  are full a newcomer whose key holds fewer places than the longest key's line takes that
+  line's newest place (longest-queue drop), so a flood from one address holds at most its
+  share of the places and of the hashing time;
 - **time**: a waiter gives up after ``wait`` seconds (:class:`ServerBusy`).
 
 Between processes, the waiter at the head of each process's line asks for a machine slot
@@ -53,6 +55,7 @@ from typing import Literal
 from argon2 import PasswordHasher
 
 __all__ = [
+    "FAVOURED_TURNS",
     "HANDOFF_SECONDS",
     "POLL_SECONDS",
     "RETRY_SECONDS",
@@ -76,6 +79,10 @@ POLL_SECONDS = 0.005
 HANDOFF_SECONDS = 0.02
 #: A slot's hold, assumed until this process has timed one (seconds).
 FIRST_GUESS_SECONDS = 0.5
+#: Hashes a turn for a key whose recent hashes mostly got in (:meth:`HashGuard.record`).
+FAVOURED_TURNS = 3
+#: Each outcome counts this much less after every later one of its key; keys remembered.
+OUTCOME_DECAY, OUTCOME_KEYS = 0.9, 4096
 
 #: The key of the hashes of this context (the web sets it per request: :func:`hashing_as`).
 _KEY: ContextVar[str] = ContextVar("arena_hash_key", default="")
@@ -150,6 +157,8 @@ class HashGuard:
         self._free = per_process
         self._lines: OrderedDict[str, deque[_Waiter]] = OrderedDict()
         self._waiting = 0
+        self._turn = ("", 0)  # the key served last and how many times in a row
+        self._outcomes: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._held = threading.local()
         self._seconds = FIRST_GUESS_SECONDS
         self._given_back = -math.inf  # when this process last gave back a machine slot
@@ -272,13 +281,35 @@ class HashGuard:
             if not self._lines:
                 self._free += 1
                 return
-            key, line = self._lines.popitem(last=False)
+            key, line = next(iter(self._lines.items()))
+            if key != self._turn[0]:
+                self._turn = (key, 0)
             waiter = line.popleft()
-            if line:
-                self._lines[key] = line  # the key's turn comes again after the others'
+            self._turn = (key, self._turn[1] + 1)
+            if not line:
+                del self._lines[key]
+            elif self._turn[1] >= self._turns(key):
+                self._lines.move_to_end(key)  # its turn comes again after the others'
             self._waiting -= 1
             waiter.state = "granted"
             waiter.event.set()
+
+    def record(self, got_in: bool, key: str | None = None) -> None:
+        """What a hash of ``key`` (else this context's) led to: a login or a join
+        (``got_in``), or a wrong password. A key whose recent hashes mostly got in takes
+        :data:`FAVOURED_TURNS` hashes a turn (a class logging in, a class's join code); one
+        that mostly guessed wrong, one (a flood of made-up names)."""
+        key = _KEY.get() if key is None else key
+        with self._lock:
+            ins, misses = self._outcomes.pop(key, (0.0, 0.0))
+            ins, misses = ins * OUTCOME_DECAY + got_in, misses * OUTCOME_DECAY + (not got_in)
+            self._outcomes[key] = (ins, misses)
+            if len(self._outcomes) > OUTCOME_KEYS:
+                self._outcomes.popitem(last=False)  # the least recently heard of
+
+    def _turns(self, key: str) -> int:
+        ins, misses = self._outcomes.get(key, (0.0, 0.0))
+        return FAVOURED_TURNS if ins > misses else 1
 
     def _busy(self) -> ServerBusy:
         """A refusal, told to come back when about the line ahead has been hashed."""

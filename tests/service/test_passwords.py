@@ -262,3 +262,23 @@ def test_processes_take_turns_at_the_machines_slot(
     second.join()
     assert served == ["one-a", "other-a", "one-b"]
     assert not first.refused and not second.refused
+
+
+def test_a_key_that_gets_in_takes_more_turns_than_one_that_guesses() -> None:
+    # A class logging in gets in; a flood of made-up names does not: the class takes
+    # three hashes a turn, the flood one.
+    guard = HashGuard(1, queue=12)
+    for _ in range(3):
+        guard.record(True, "address:192.0.2.10")
+        guard.record(False, "address:10.0.0.9")
+    line = Line(guard)
+    with guard.slot():
+        for number in range(4):
+            line.start_in_line(f"flood{number}", "address:10.0.0.9")
+        for number in range(5):
+            line.start_in_line(f"pupil{number}", "address:192.0.2.10")
+    line.join()
+    assert line.served == [
+        "flood0", "pupil0", "pupil1", "pupil2", "flood1", "pupil3", "pupil4", "flood2",
+        "flood3",
+    ]  # fmt: skip
