@@ -22,7 +22,8 @@ from one address all at once, each pressing Join once (the page's script posts, 
 503 posts again by itself after its Retry-After: web/static/js/arena.js; the client here
 does the same); after a break they all log in at once the same way; then both again beside
 a flood: ``--flood`` clients at another address (127.0.0.2) posting logins with random
-names, each again as soon as answered. For each: the time until all are in, posts per
+names, each again ``--flood-pause`` seconds after its answer (0: at once, a hammering that
+costs what any flood of requests costs, hashing or not). For each: the time until all are in, posts per
 student, every student's presses (1 unless a refusal asked for another), ``/healthz``
 (every 50 ms) and the home page (every 250 ms) p50/p95, the flood's answers, and the web
 server's CPU (its processes' seconds per second of the phase). The web app runs as
@@ -279,6 +280,7 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=1800.0, help="give up after (s)")
     parser.add_argument("--crowd", action="store_true", help="a room at once (see above)")
     parser.add_argument("--flood", type=int, default=48, help="--crowd: the flood's clients")
+    parser.add_argument("--flood-pause", type=float, default=1.0, help="--crowd: (s)")
     parser.add_argument("--uploads", type=int, default=8, help="--crowd: bots the worker plays")
     parser.add_argument("--lift-limits", action="store_true", help="--crowd: no address limits")
     args = parser.parse_args()
@@ -512,10 +514,10 @@ class Room:
 
 class Flood:
     """``clients`` threads at :data:`FLOOD_ADDRESS` posting logins with random names, each
-    again as soon as answered, until stopped: the answers by status."""
+    again ``pause`` seconds after its answer, until stopped: the answers by status."""
 
-    def __init__(self, port: int, clients: int) -> None:
-        self.port, self.stop = port, threading.Event()
+    def __init__(self, port: int, clients: int, pause: float) -> None:
+        self.port, self.stop, self.pause = port, threading.Event(), pause
         self.answers: Counter[int] = Counter()
         self.lock = threading.Lock()
         self.threads = [threading.Thread(target=self._attack, daemon=True)
@@ -537,6 +539,7 @@ class Flood:
                 status = 0
             with self.lock:
                 self.answers[status] += 1
+            self.stop.wait(self.pause)
 
     def end(self) -> Counter[int]:
         self.stop.set()
@@ -566,10 +569,10 @@ def _p(times: list[float], share: float) -> str:
 
 
 def _phase(label: str, port: int, web: int, names: list[str], path: str, form_of: Any,
-           flood: int) -> None:  # fmt: skip
+           flood: int, pause: float) -> None:  # fmt: skip
     """One phase: the students at once (beside a flood of ``flood`` clients), watched."""
     watch, room = Watch(port), Room()
-    attack = Flood(port, flood) if flood else None
+    attack = Flood(port, flood, pause) if flood else None
     if attack:
         time.sleep(2.0)  # the flood is under way when the class presses
     cpu, began = _cpu_seconds(web), time.monotonic()
@@ -586,7 +589,8 @@ def _phase(label: str, port: int, web: int, names: list[str], path: str, form_of
           f"web CPU {cores:.2f} cores; load {os.getloadavg()[0]:.1f}")  # fmt: skip
     if attack:
         others = {s: n for s, n in answers.items() if s not in (401, 503, 429)}
-        print(f"  the flood ({flood} clients at {FLOOD_ADDRESS}): {sum(answers.values())} "
+        print(f"  the flood ({flood} clients at {FLOOD_ADDRESS}, each again {pause:g} s after "
+              f"its answer): {sum(answers.values())} "
               f"posts, {answers[401]} hashed (401), {answers[503]} refused busy (503), "
               f"{answers[429]} over a limit (429), others {others}")  # fmt: skip
     if room.failed or watch.errors:
@@ -631,10 +635,12 @@ def crowd(args: argparse.Namespace) -> None:
             beside = f" beside a {flood}-login flood" if flood else ""
             _phase(f"{args.students} joins at once{beside}", port, web, names,
                    f"/join/{code}", lambda n: {"pseudonym": n, "password": secret,
-                                               "confirm": secret}, flood)  # fmt: skip
+                                               "confirm": secret}, flood,
+                   args.flood_pause)  # fmt: skip
             time.sleep(5.0)  # a break
             _phase(f"{args.students} logins at once{beside}", port, web, names, "/login",
-                   lambda n: {"name": n, "password": secret}, flood)  # fmt: skip
+                   lambda n: {"name": n, "password": secret}, flood,
+                   args.flood_pause)  # fmt: skip
             time.sleep(5.0)
         statuses, games = _counts(url)
         print(f"the worker meanwhile: {games} games played, submissions {dict(statuses)}")
