@@ -23,8 +23,8 @@ from one address all at once, each pressing Join once (the page's script posts, 
 does the same); after a break they all log in at once the same way; then both again beside
 a flood: ``--flood`` clients at another address (127.0.0.2) posting logins with random
 names, each again ``--flood-pause`` seconds after its answer (0: at once, a hammering that
-costs what any flood of requests costs, hashing or not). For each: the time until all are in, posts per
-student, every student's presses (1 unless a refusal asked for another), ``/healthz``
+costs what any flood of requests costs, hashing or not). For each: the time until all are
+in, posts per student, every student's presses (1 unless a refusal asked for another), ``/healthz``
 (every 50 ms) and the home page (every 250 ms) p50/p95, the flood's answers, and the web
 server's CPU (its processes' seconds per second of the phase). The web app runs as
 ``arena serve`` runs it (gunicorn, 2 processes of 16 threads, one hashing slot file folder),
