@@ -13,8 +13,8 @@ joining a class from one address pressed Join 27 times each). The line is bounde
 ways, so that a flood cannot take the CPU nor the server's threads:
 
 - **places**: at most ``queue`` requests wait in a process (each holds a server thread);
-  beyond, :class:`ServerBusy` at once, with a ``Retry-After`` of about the line's length in
-  hashes (the join and login pages retry by themselves after it);
+  beyond, :class:`ServerBusy` at once, with a ``Retry-After`` of about the hashes ahead of
+  its key's next turn (the join and login pages retry by themselves after it);
 - **fair shares**: each waiter has a *key* (the web's: the client's address, or the class's
   join code for a join: :func:`hashing_as`); slots go to the keys in turn (round robin: a
   key whose recent hashes mostly got in, :meth:`HashGuard.record`, takes
@@ -184,9 +184,10 @@ class HashGuard:
             yield
             return
         deadline = time.monotonic() + (self.wait if self.queue else 0.0)  # no line: no wait
-        self._take_local(_KEY.get() if key is None else key, deadline)
+        key = _KEY.get() if key is None else key
+        self._take_local(key, deadline)
         try:
-            held = self._take_machine(deadline)
+            held = self._take_machine(key, deadline)
             began = time.monotonic()
             try:
                 yield
@@ -225,8 +226,9 @@ class HashGuard:
             ServerBusy: no slot and no place.
         """
         with self._lock:
-            if not self._free and not self._has_place(_KEY.get() if key is None else key):
-                raise self._busy()
+            key = _KEY.get() if key is None else key
+            if not self._free and not self._has_place(key):
+                raise self._busy(key)
 
     # --- this process's slots and line ------------------------------------------------------
 
@@ -242,7 +244,7 @@ class HashGuard:
                 return
             if waiter.state == "waiting":  # the wait ran out
                 self._leave(waiter)
-            raise self._busy()
+            raise self._busy(key)
 
     def _has_place(self, key: str) -> bool:
         if self._waiting < self.queue:
@@ -256,7 +258,7 @@ class HashGuard:
         """A place in line for ``key`` (the newest place of the longest line if the line is
         full and ``key`` holds less than it), or ServerBusy. Under the lock."""
         if not self._has_place(key):
-            raise self._busy()
+            raise self._busy(key)
         if self._waiting >= self.queue:  # full: the longest line's newest place is dropped
             longest = max(self._lines.values(), key=len)
             dropped = longest[-1]
@@ -311,17 +313,22 @@ class HashGuard:
         ins, misses = self._outcomes.get(key, (0.0, 0.0))
         return FAVOURED_TURNS if ins > misses else 1
 
-    def _busy(self) -> ServerBusy:
-        """A refusal, told to come back when about the line ahead has been hashed."""
-        ahead = (self._waiting + self.per_process) / self.per_machine
-        retry = min(MAX_RETRY_SECONDS, max(RETRY_SECONDS, math.ceil(ahead * self._seconds)))
+    def _busy(self, key: str) -> ServerBusy:
+        """A refusal, told to come back when about the hashes ahead of its key's next place
+        are done: its key's line, each hash of it after one of every other key's (an honest
+        client told to wait long while a flood that ignores Retry-After is back at once
+        would lose its share). Under the lock."""
+        ahead = len(self._lines.get(key, ())) + 1
+        keys = len(self._lines) + (key not in self._lines)
+        seconds = ahead * keys * self._seconds / self.per_machine
+        retry = min(MAX_RETRY_SECONDS, max(RETRY_SECONDS, math.ceil(seconds)))
         return ServerBusy(
             "The server is busy checking other passwords: try again in a few seconds.", retry
         )
 
     # --- the machine's slots ----------------------------------------------------------------
 
-    def _take_machine(self, deadline: float) -> int | None:
+    def _take_machine(self, key: str, deadline: float) -> int | None:
         """A descriptor holding one of the machine's slots (None without a folder), asked
         for every :data:`POLL_SECONDS` until ``deadline``."""
         if self.folder is None:
@@ -335,7 +342,7 @@ class HashGuard:
                 return held
             if time.monotonic() >= deadline:
                 with self._lock:
-                    raise self._busy()
+                    raise self._busy(key)
             time.sleep(POLL_SECONDS)
 
     def _lock_a_slot(self, folder: Path) -> int | None:
