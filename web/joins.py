@@ -77,7 +77,10 @@ def init_joins(app: Flask) -> None:
     app.register_blueprint(joins)
     app.before_request(_must_change_password)
     app.extensions[BUSY_FORMS]["joins.join"] = lambda: _join_form(
-        request.view_args.get("code", "") if request.view_args else "", status=503
+        request.view_args.get("code", "") if request.view_args else "",
+        status=503,
+        pseudonym=request.form.get("pseudonym", "").strip(),
+        real_name=request.form.get("real_name", "").strip(),
     )[0]
 
 

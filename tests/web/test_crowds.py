@@ -24,7 +24,6 @@ from arena.service.classes import NewClass, create_class
 from arena.store.db import Store
 from arena.store.models import ClassMember
 from tests.web.conftest import HASHER, PASSWORD, SlowHasher, csrf_token, make_app
-from web.limits import LOCATION_HEADER, PATIENT_HEADER
 
 STUDENTS = 30
 CLASS_ADDRESS, FLOOD_ADDRESS = "192.0.2.10", "198.51.100.66"
@@ -111,16 +110,17 @@ def test_thirty_joins_at_once_from_one_address_each_get_in_on_one_post(
 
 
 def _patient_post(client: FlaskClient, path: str, form: dict[str, str]) -> tuple[int, int]:
-    """Post as the page's script does: again by itself after each 503's Retry-After. The
-    status of the last answer and the number of posts."""
+    """Post as the page's script does: again by itself after each 503's Retry-After (which
+    the page carries for it). The status of the last answer and the number of posts."""
     posts = 0
     while True:
         posts += 1
-        reply = client.post(path, data=form, headers={PATIENT_HEADER: "1"})
+        reply = client.post(path, data=form)
         if reply.status_code != 503:
-            return (reply.status_code if LOCATION_HEADER not in reply.headers else 302), posts
+            return reply.status_code, posts
         retry = int(reply.headers["Retry-After"])
         assert 1 <= retry <= 30
+        assert f'data-retry-after="{retry}"' in reply.get_data(as_text=True)
         time.sleep(retry)
 
 
@@ -150,24 +150,27 @@ def test_a_class_larger_than_the_line_gets_in_by_the_pages_own_retries(
     assert time.monotonic() - started < 40
 
 
-def test_the_pages_script_gets_its_redirect_with_the_sentence_kept(
-    narrow: tuple[Flask, SlowHasher], code: str
+def test_a_busy_answer_carries_its_wait_for_the_pages_script(
+    store: Store, url: str, tmp_path: Path, code: str
 ) -> None:
-    app, _ = narrow
-    client, token = _desk(app, CLASS_ADDRESS, f"/join/{code}")
-    form = {"pseudonym": "pupil01", "password": "pupil 1 passphrase",
-            "confirm": "pupil 1 passphrase", "csrf_token": token}  # fmt: skip
-    reply = client.post(f"/join/{code}", data=form, headers={PATIENT_HEADER: "1"})
-    assert reply.status_code == 200 and reply.headers[LOCATION_HEADER] == "/classes/maths"
-    assert "Location" not in reply.headers and not reply.get_data()
-    page = client.get("/classes/maths").get_data(as_text=True)
-    assert "Welcome, pupil01: you are in the class maths." in page  # the flash not consumed
-    # any other answer is the page as a plain post gets it, for the script to show
-    other, token = _desk(app, CLASS_ADDRESS, f"/join/{code}")
-    reply = other.post(f"/join/{code}", data={**form, "csrf_token": token},
-                       headers={PATIENT_HEADER: "1"})  # fmt: skip
-    assert reply.status_code == 400 and LOCATION_HEADER not in reply.headers
-    assert "is taken" in reply.get_data(as_text=True)
+    # The line full (no places here), the join form comes back with what was typed and
+    # the wait, for the script to post it again by itself; other answers carry none.
+    app, _ = crowd_app(store, url, tmp_path, 0)
+    try:
+        client, token = _desk(app, CLASS_ADDRESS, f"/join/{code}")
+        form = {"pseudonym": "pupil01", "password": "pupil 1 passphrase",
+                "confirm": "pupil 1 passphrase", "csrf_token": token}  # fmt: skip
+        with app.config["ARENA_PASSWORD_HASHER"].guard.slot():  # another request hashes
+            busy = client.post(f"/join/{code}", data=form)
+        page = busy.get_data(as_text=True)
+        assert busy.status_code == 503
+        assert f'data-retry-after="{busy.headers["Retry-After"]}"' in page
+        assert 'data-patient="Joining"' in page and 'value="pupil01"' in page
+        assert "pupil 1 passphrase" not in page  # the password is not sent back
+        assert client.post(f"/join/{code}", data=form).status_code == 302
+        assert "data-retry-after" not in client.get(f"/join/{code}").get_data(as_text=True)
+    finally:
+        app.extensions["arena_store"].close()
 
 
 def test_a_flood_beside_the_class_stays_bounded_and_the_class_gets_in(

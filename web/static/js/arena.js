@@ -204,9 +204,13 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 
 // Password forms (data-patient: what the form does, e.g. "Joining"). The server checks
-// passwords a few at a time, the others in line (arena.service.passwords): this script
-// posts the form itself, says what is happening while the post waits, and when the line
-// is full (503) tries again by itself after the server's Retry-After. One press is enough.
+// passwords a few at a time, the others waiting in line (arena.service.passwords): while the
+// post waits, the page says so. When the line was full, the server answers 503 with the form
+// again (data-retry-after: its Retry-After): the form is filled in again from what was typed
+// (kept in this tab's sessionStorage from the press until the next page, then removed) and
+// posted again by itself after the wait, the page saying so. One press is enough.
+const PATIENT_KEY = "arena.patient";
+
 function sayPatience(form, text) {
   const status = form.querySelector(".patience");
   if (status) {
@@ -232,71 +236,58 @@ function waitRetryAfter(form, seconds) {
   });
 }
 
-function showAnswer(html) {
-  const page = new DOMParser().parseFromString(html, "text/html");
-  document.title = page.title;
-  document.body.replaceWith(document.adoptNode(page.body));
-  if (window.htmx) {
-    window.htmx.process(document.body);
-  }
-  enableCopyButtons();
-}
-
-async function postPatiently(form) {
-  const button = form.querySelector("button[type=submit]");
-  const doing = form.dataset.patient;
-  const body = new FormData(form);
-  if (button) {
-    button.disabled = true;
-  }
-  for (;;) {
-    const began = Date.now();
-    const inLine = () => {
-      const seconds = Math.round((Date.now() - began) / 1000);
-      sayPatience(form, `${doing}… The server checks passwords a few at a time, in turn: ` +
-        `yours is in line${seconds ? ` (${seconds} s)` : ""}. No need to press again.`);
-    };
-    inLine();
-    const ticker = window.setInterval(inLine, 1000);
-    let reply;
-    try {
-      reply = await fetch(form.action, {
-        method: "POST", body, credentials: "same-origin", headers: { "X-Arena-Patient": "1" },
-      });
-    } catch (error) {
-      sayPatience(form, "The server did not answer: check the connection, then press again.");
-      if (button) {
-        button.disabled = false;
-      }
-      delete form.dataset.posting;
-      return;
-    } finally {
-      window.clearInterval(ticker);
-    }
-    const location = reply.headers.get("X-Arena-Location");
-    if (location) {
-      window.location.assign(location);
-      return;
-    }
-    const retry = Number(reply.headers.get("Retry-After"));
-    if (reply.status === 503 && retry > 0) {
-      await waitRetryAfter(form, retry);
-      continue;
-    }
-    showAnswer(await reply.text()); // as the form's own post would have shown it
-    return;
-  }
-}
-
 document.addEventListener("submit", (event) => {
   const form = event.target;
-  if (!(form instanceof HTMLFormElement) || !form.dataset.patient || event.defaultPrevented ||
-      !window.fetch || !window.FormData || !window.DOMParser) {
+  if (!(form instanceof HTMLFormElement) || !form.dataset.patient || event.defaultPrevented) {
     return;
   }
-  event.preventDefault();
-  if (!form.dataset.posting) { // pressed again while posting: one post is under way
-    form.dataset.posting = "1";
-    postPatiently(form);
+  if (form.dataset.posting) {
+    event.preventDefault(); // pressed again: its post is under way
+    return;
   }
+  form.dataset.posting = "1";
+  try {
+    const fields = {};
+    new FormData(form).forEach((value, name) => {
+      if (typeof value === "string" && name !== "csrf_token") {
+        fields[name] = value;
+      }
+    });
+    window.sessionStorage.setItem(PATIENT_KEY, JSON.stringify({ action: form.action, fields }));
+  } catch (error) {
+    // no storage: a refusal asks the student to press again
+  }
+  const began = Date.now();
+  const inLine = () => {
+    const seconds = Math.round((Date.now() - began) / 1000);
+    sayPatience(form, `${form.dataset.patient}… The server checks passwords a few at a time, ` +
+      `in turn: yours is in line${seconds ? ` (${seconds} s)` : ""}. No need to press again.`);
+  };
+  inLine();
+  window.setInterval(inLine, 1000);
+  window.setTimeout(() => { // once the post is under way (a disabled button posts nothing)
+    form.querySelectorAll("button[type=submit]").forEach((button) => { button.disabled = true; });
+  }, 0);
+});
+
+document.addEventListener("DOMContentLoaded", () => {
+  let kept = null;
+  try {
+    kept = JSON.parse(window.sessionStorage.getItem(PATIENT_KEY) || "null");
+    window.sessionStorage.removeItem(PATIENT_KEY);
+  } catch (error) {
+    kept = null;
+  }
+  const form = document.querySelector("form[data-patient][data-retry-after]");
+  if (!form || !kept || kept.action !== form.action || !kept.fields) {
+    return;
+  }
+  form.querySelectorAll("input[name]").forEach((input) => {
+    if (input.type === "checkbox") {
+      input.checked = Object.prototype.hasOwnProperty.call(kept.fields, input.name);
+    } else if (input.type !== "hidden" && typeof kept.fields[input.name] === "string") {
+      input.value = kept.fields[input.name];
+    }
+  });
+  waitRetryAfter(form, Number(form.dataset.retryAfter) || 1).then(() => form.requestSubmit());
 });
