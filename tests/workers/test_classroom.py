@@ -73,7 +73,9 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
             "ann": join_class(store, HASHER, row.join_code, "ann", PASSWORD, "Ann Smith"),
             "bob": join_class(store, HASHER, row.join_code.lower(), "bob", PASSWORD),
         }
-        [login] = import_roster(store, tina, "period3", "real name\nCat Jones,cat\n", HASHER)
+        [login] = import_roster(
+            store, tina, "period3", "real name,login\nCat Jones,cat\n", HASHER, logins="school"
+        ).logins
         cat = find_account(store, user_id_named(store, login.login) or 0)
         assert cat is not None and login.login == "cat"
         students["cat"] = cat
@@ -124,9 +126,16 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
     assert [r["student"] for r in table] == ["ann", "bob", "cat"]
     first = table[0]
     assert first["real_name"] == "Ann Smith" and first["grade"] == "C"
-    assert first["random_verdict"] == "pass" and float(first["random_elo"]) > 100
+    # a decided test's figures are never blank (an infinite end is its games' bound)
+    assert first["random_verdict"] == "pass" and float(first["random_elo"]) > 0
+    assert all(
+        first[f"{ref}_elo{end}"] for ref in ("random", "greedy") for end in ("", "_low", "_high")
+    )
     assert first["sha256"] and first["submitted_at"] and first["late"] == "False"
-    assert list(first)[-1] == "grade" and "greedy_elo_low" in first
+    assert first["state"] == "graded" and first["points"] == "50.0"  # C of B, C, F: 100, 50, 0
+    assert "greedy_elo_low" in first
+    # cat's broken bot: rejected (not absent), 0 points
     assert table[2]["version"] == "" and table[2]["grade"] == ""
+    assert table[2]["state"] == "rejected: crash" and table[2]["points"] == "0.0"
     # the sweep settles tests too: it must run
     assert not [w for w in service.workers if "sweep failed" in w.output()], service.logs()
