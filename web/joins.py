@@ -116,6 +116,14 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
     return page, status if found is not None or status != 200 else 404
 
 
+def _code_refused(code: str) -> bool:
+    try:
+        class_by_code(get_store(), code)
+    except ArenaError:
+        return True
+    return False
+
+
 @joins.route("/join/<code>", methods=["GET", "POST"])
 @guarded("sign-up")
 @password_forms
@@ -130,9 +138,12 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
     real_name = request.form.get("real_name", "").strip()
     try:
         if account is not None:
-            row = service.join_as(get_store(), account, code, real_name)
-            flash(f"You joined the class {row.name}.")
-            return redirect(url_for("classes.class_page", name=row.name))
+            joined_as = service.join_as(get_store(), account, code, real_name)
+            name = joined_as.row.name
+            flash(
+                f"You joined the class {name}." if joined_as.new else f"You are in {name} already."
+            )
+            return redirect(url_for("classes.class_page", name=name))
         pseudonym = request.form.get("pseudonym", "").strip()
         password = request.form.get("password", "")
         if password != request.form.get("confirm", ""):
@@ -143,7 +154,8 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
-        flash(sentence(str(exc)))
+        if not _code_refused(code):  # else the page says it once, in place of the form
+            flash(sentence(str(exc)))
         return _join_form(
             code,
             400,
