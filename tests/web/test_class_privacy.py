@@ -23,9 +23,8 @@ from arena.service.accounts import Account, authenticate, create_account, create
 from arena.service.classes import NewClass, create_class, find_class, join_class
 from arena.service.competitions import NewCompetition, create_competition, enter_with_version
 from arena.service.results import refit_ratings
-from arena.store.bots import version_id
 from arena.store.db import Store
-from arena.store.models import Match, Tournament
+from arena.store.models import Bot, BotVersion, Match, Tournament
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD, RULES, create, logged_in, play
 
@@ -117,7 +116,12 @@ def test_a_teacher_reads_a_submission_but_not_a_students_other_bots_nor_competit
     create_competition(store, root, NewCompetition(
         name="cup", rules="block", deadline=datetime.now(UTC) + timedelta(days=3),
     ))  # fmt: skip
-    counter = version_id(store, "sam", "counter", 1)
+    with store.read() as session:
+        counter = session.scalar(
+            select(BotVersion.id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .where(Bot.name == "counter")
+        )
     assert counter is not None
     enter_with_version(store, _account(store, "sam"), "cup", counter)
     teacher = Asker(app, store, "tess")
@@ -262,4 +266,3 @@ def test_a_teacher_makes_a_class_private_on_its_page_and_the_api(
     })  # fmt: skip
     assert made.status_code == 302, made.get_data(as_text=True)
     assert find_class(store, "quiet").settings["private"] is True
-
