@@ -158,6 +158,9 @@ def game_list(
     rows: list[GameRow] = []
     skipped = scanned = 0
     hidden = hidden_from(store, viewer)
+    for ref in (wanted.bot, wanted.opponent):
+        if ref is not None and hidden.owner(ref[0]):  # as if there were none
+            raise LookupError(f"no bot {ref[0]}/{ref[1]}")
     with game_scan(store) as scan:
         bot = None if wanted.bot is None else scan.bot_id(wanted.bot)
         opponent = None if wanted.opponent is None else scan.bot_id(wanted.opponent)

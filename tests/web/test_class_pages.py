@@ -25,7 +25,7 @@ from arena.service.classes import NewClass, create_class, find_class, join_class
 from arena.store.db import Store
 from arena.store.models import Tournament, User
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, submitted
 from web.classes import logins_csv, qr_svg
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_text()
@@ -388,6 +388,8 @@ def test_one_click_starts_a_class_tournament(app: Flask, store: Store) -> None:
     join = _post(clients["stranger"], f"/join/{find_class(store, 'maths').join_code}", "/classes")
     assert join.status_code == 302
     store.add_bot_version("stan", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
+    submitted(store, "maths", "sam", "greedy")
+    submitted(store, "maths", "stan", "counter")
     reply = _post(
         clients["teacher"], path, "/classes/maths", games="2", reference="on", rules="block"
     )
@@ -400,7 +402,7 @@ def test_one_click_starts_a_class_tournament(app: Flask, store: Store) -> None:
     assert "tess/mine" not in page
 
 
-def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask) -> None:
+def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask, store: Store) -> None:
     clients = _clients(app)
     statuses = _statuses(clients, "/bots?class=maths")
     assert statuses == {
@@ -415,12 +417,17 @@ def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask) -> No
     olga = logged_in(app, "olga")
     assert olga.get("/tournaments/new?class=maths").status_code == 404  # not hers
     form = clients["admin"].get("/tournaments/new?class=maths").get_data(as_text=True)
-    assert 'value="sam/greedy"' in form and 'value="reference/random"' in form
+    assert 'value="sam/greedy' not in form  # submitted to no assignment: not the class's
+    submitted(store, "maths", "sam", "greedy")
+    form = clients["admin"].get("/tournaments/new?class=maths").get_data(as_text=True)
+    assert 'value="sam/greedy@v1"' in form and 'value="reference/random"' in form
     assert 'value="olly/rando"' not in form and 'name="class" value="maths"' in form
     assert 'value="olly/rando"' in clients["admin"].get("/tournaments/new").get_data(as_text=True)
 
 
-def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(app: Flask) -> None:
+def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(
+    app: Flask, store: Store
+) -> None:
     """A teacher (no organiser) uses the class's tournament form, between its students'
     bots and the reference bots only; without the class, and for others, it stays shut."""
     clients = _clients(app)
@@ -434,10 +441,17 @@ def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(app: Flask) -
     form = {"name": "maths-cup", "rules": "block", "format": "round-robin", "games": "2",
             "players": "2", "move_seconds": "1000", "class": "maths"}  # fmt: skip
     page = "/tournaments/new?class=maths"
-    outside = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "olly/rando"])
+    submitted(store, "maths", "sam", "greedy")
+    outside = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy@v1", "olly/rando"])
     assert outside.status_code == 403
     assert "not olly/rando" in outside.get_data(as_text=True)
-    made = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "reference/random"])
+    unsent = _post(
+        teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "reference/random"]
+    )
+    assert unsent.status_code == 403  # its latest version, not the version submitted
+    made = _post(
+        teacher, "/tournaments/new", page, **form, bots=["sam/greedy@v1", "reference/random"]
+    )
     assert made.status_code == 302 and made.headers["Location"] == "/tournaments/maths-cup"
     toby = clients["other teacher"]
     again = {**form, "name": "art-cup"}
