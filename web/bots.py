@@ -82,8 +82,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
     except (PermissionDenied, NotFound):
         raise
     except (UploadError, ArenaError) as exc:
-        message = str(exc)
-        flash(message[:1].upper() + message[1:])
+        flash(sentence(str(exc)))  # a file name first keeps its case: "e.py is empty."
         return render_template("upload.html", **context), 400
     if received.notice is not None:
         flash(sentence(received.notice))

@@ -67,7 +67,7 @@ from arena.service.gauntlets import (
     start_gauntlet,
     submission_accepted,
 )
-from arena.service.permissions import Actor, Operator, actor_id, allowed
+from arena.service.permissions import OPERATOR, Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
 from arena.store import assignments as stored
 from arena.store.accounts import user_id_named
@@ -225,7 +225,7 @@ def _reference(store: Store, actor: Actor, spec: str) -> dict[str, Any]:
             f"{str(exc).rstrip('.')}: name a reference OWNER/NAME[@VERSION]."
         ) from None
     owner = parsed.owner or REFERENCE_OWNER
-    view = bot_view(store, owner, parsed.name)
+    view = bot_view(store, owner, parsed.name, actor)
     if view is None or not view.versions:
         how = (
             f"store it with `arena bots add bots/{parsed.name}.py --name {parsed.name} "
@@ -480,7 +480,7 @@ def submit_version(
         raise AssignmentError(f"{str(exc).rstrip('.')}: name your bot as NAME[@VERSION].") from None
     if parsed.owner not in (None, student.name):
         raise AssignmentError("submit a bot of your own (NAME[@VERSION]).")
-    view = bot_view(store, student.name, parsed.name)
+    view = bot_view(store, student.name, parsed.name, OPERATOR)  # the student's own
     if view is None or not view.versions:
         raise NotFound(f"you have no bot called {parsed.name}")
     numbers = {v.version for v in view.versions}

@@ -55,6 +55,7 @@ __all__ = [
     "class_view",
     "find_class",
     "is_teacher",
+    "latest_submissions",
     "latest_versions",
     "my_classes",
     "roster_view",
@@ -275,6 +276,15 @@ def class_submissions(store: Store, actor: Actor, name: str) -> list[Submitted]:
     """
     row = class_for_teacher(store, actor, name)
     return submitted(store, row.id)
+
+
+def latest_submissions(store: Store, class_id: int) -> dict[int, int]:
+    """Each student's latest version submitted to the class's assignments: user id ->
+    version id (students who submitted nothing are absent). What a teacher may read of
+    a student, and compare (the similarity report)."""
+    return {
+        user_id: version_id for user_id, version_id in stored.submitted_versions(store, class_id)
+    }
 
 
 def submitted(store: Store, class_id: int) -> list[Submitted]:

@@ -18,7 +18,8 @@ from arena.service.accounts import change_own_password, create_account, create_t
 from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD, submitted
+from tests.submissions import submitted
+from tests.web.conftest import HASHER, PASSWORD
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 Headers = dict[str, str]

@@ -25,7 +25,8 @@ from arena.service.classes import NewClass, create_class, find_class, join_class
 from arena.store.db import Store
 from arena.store.models import Tournament, User
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, submitted
+from tests.submissions import submitted
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 from web.classes import logins_csv, qr_svg
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_text()
