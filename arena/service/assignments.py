@@ -108,6 +108,9 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "memory_mb": (64, 2048, " MB"),
     "batch": (1, 1000, " deal groups"),
 }
+#: A stored version submitted again within this many seconds is the first submission (a
+#: double submit makes one gauntlet), as the intake takes an upload sent twice.
+REPEAT_SECONDS = 60.0
 #: The most references an assignment may have.
 MAX_REFERENCES = 8
 #: The longest description, in characters.
@@ -488,8 +491,10 @@ def submit_version(
     if version not in numbers:
         raise NotFound(f"your bot {parsed.name} has no version {version}")
     version_id = _version_id(store, view.id, version)
-    submission_id = stored.insert_submission(
-        store, row.id, student.id, upload_id=None, version_id=None, late=late, now=moment
-    )
-    start_gauntlet(store, submission_id, version_id, now=moment)
+    submission_id, new = stored.insert_version_submission(
+        store, row.id, student.id, version_id, late=late, now=moment,
+        since=moment - timedelta(seconds=REPEAT_SECONDS),
+    )  # fmt: skip
+    if new:  # else a double submit: the first one, its gauntlet started once
+        start_gauntlet(store, submission_id, version_id, now=moment)
     return submission_view(store, actor, submission_id)
