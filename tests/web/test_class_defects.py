@@ -78,7 +78,15 @@ def test_an_expired_codes_sentence_is_said_once(app: Flask, store: Store, school
     )
     code = find_class(store, "maths").join_code
     path = f"/join/{code}"
-    reply = client.post(path, data={"csrf_token": token, "pseudonym": "late", "password": "x"})
+    reply = client.post(
+        path,
+        data={
+            "csrf_token": token,
+            "pseudonym": "late",
+            "password": "a long passphrase",
+            "confirm": "a long passphrase",
+        },
+    )
     page = reply.get_data(as_text=True)
     assert reply.status_code == 400
     assert page.count("This join code has expired") == 1, page
