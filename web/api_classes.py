@@ -78,7 +78,8 @@ class SourcedRosterRow(RosterRow):
     """A student of the roster, with its latest version's source's URL."""
 
     source: str | None = field(
-        default=None, metadata=about("the latest version's source (API path)")
+        default=None,
+        metadata=about("the latest version's source (API path), once submitted to the class"),
     )
 
 
@@ -246,7 +247,7 @@ def api_roster(name: str) -> Roster:
     rows = []
     for r in view.students:
         source = None
-        if r.version is not None:
+        if r.version is not None and r.submitted:  # else not the teachers' to read
             v = r.version
             source = url_for("api.api_bot_source", owner=v.owner, name=v.bot, version=v.version)
         rows.append(extend(r, SourcedRosterRow, source=source))

@@ -312,6 +312,8 @@ class RosterRow:
         faults: games that version forfeited (timeouts, crashes, illegal moves).
         upload_id, upload_status, upload_message, upload_created: its latest upload, which
             may be newer than ``version`` (pending, or rejected: the message says why).
+        submitted: ``version`` was submitted to the class's assignments (its teachers read
+            its source; else not: docs/classes.md, "Who sees what").
     """
 
     student: str
@@ -335,6 +337,10 @@ class RosterRow:
     upload_status: str | None = None
     upload_message: str | None = None
     upload_created: datetime | None = None
+    submitted: bool = field(
+        default=False,
+        metadata=about("the latest version was submitted to the class: its teachers read it"),
+    )
 
     @property
     def check_summary(self) -> str:
@@ -369,7 +375,11 @@ def roster_view(store: Store, actor: Actor, name: str) -> RosterView:
     latest = stored.latest_versions(store, row.id)
     facts = stored.version_facts(store, list(latest.values()), newest_rule_set_id(store, rules))
     uploads = stored.latest_uploads(store, [m.user_id for m in members])
-    return RosterView(row.name, rules, [_roster_row(m, latest, facts, uploads) for m in members])
+    sent = {version_id for _, version_id in stored.submitted_versions(store, row.id)}
+    rows = [_roster_row(m, latest, facts, uploads) for m in members]
+    return RosterView(
+        row.name, rules, [dataclasses.replace(r, submitted=r.version_id in sent) for r in rows]
+    )
 
 
 def _roster_row(

@@ -82,7 +82,9 @@ def test_submitting_a_stored_version_again_and_again_is_held_to_the_hourly_quota
         grades=(("C", ("random",)), ("F", ())), deadline=now + timedelta(days=1),
     ))  # fmt: skip
     for minute in range(3):  # a minute apart: within it, the same version is one submission
-        assign.submit_version(store, ann, "small", "hw", "mine", now=now + timedelta(minutes=minute))
+        assign.submit_version(
+            store, ann, "small", "hw", "mine", now=now + timedelta(minutes=minute)
+        )
     with pytest.raises(ClassError, match="in the last hour"):
         assign.submit_version(store, ann, "small", "hw", "mine", now=now + timedelta(minutes=3))
     with store.read() as session:

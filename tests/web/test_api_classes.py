@@ -85,12 +85,16 @@ def test_a_teacher_sees_the_roster_and_reads_the_students_sources(
     assert rows["ada"]["version"] == "ada/greedy v1" and rows["ada"]["upload_status"] == "accepted"
     assert rows["bob"]["version"] is None and rows["bob"]["source"] is None
     # a bot uploaded for the site's leaderboard, never submitted to the class: not the
-    # teacher's to read (issue 30's security finding); a submission is
-    source = client.get(rows["ada"]["source"], headers=tokens["teacher"])
-    assert source.status_code == 404
+    # teacher's to read (issue 30's security finding), its source not even linked
+    assert rows["ada"]["source"] is None and rows["ada"]["submitted"] is False
+    path = "/api/v1/bots/ada/greedy/versions/1/source"
+    assert client.get(path, headers=tokens["teacher"]).status_code == 404
     report = client.get(f"/api/v1/uploads/{upload['id']}", headers=tokens["teacher"])
     assert report.status_code == 404
     submitted(store, "5b", "ada", "greedy")
+    roster = client.get("/api/v1/classes/5b/roster", headers=tokens["teacher"])
+    rows = {r["student"]: r for r in roster.get_json()["students"]}
+    assert rows["ada"]["source"] == path and rows["ada"]["submitted"] is True
     source = client.get(rows["ada"]["source"], headers=tokens["teacher"])
     assert source.status_code == 200 and source.data == GREEDY
     # another student, another class's teacher and a stranger read none of it

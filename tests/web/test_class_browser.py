@@ -21,6 +21,7 @@ from arena.service.classes import join_class
 from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+from tests.submissions import submitted
 from tests.web.conftest import HASHER, PASSWORD, play_pending, screenshot
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
@@ -210,6 +211,7 @@ def test_the_teachers_and_the_students_views_after_a_class_tournament(
         join_class(store, HASHER, code, name, PASSWORD, f"Real Name {number}")
         source = (REFERENCE_BOTS / f"{strategy}.py").read_text()
         store.add_bot_version(name, strategy, source, {})
+        submitted(store, "maths", name, strategy)  # a class tournament plays submissions
     join_class(store, HASHER, code, "lazy", PASSWORD)  # no bot yet
     store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
     page.goto(f"{live_server}/classes/maths")

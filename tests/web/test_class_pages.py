@@ -151,7 +151,7 @@ def test_the_class_list_shows_each_their_classes(app: Flask, codes: dict[str, st
 
 
 def test_the_class_page_is_the_roster_for_teachers_and_the_board_for_students(
-    app: Flask, codes: dict[str, str]
+    app: Flask, store: Store, codes: dict[str, str]
 ) -> None:
     clients = _clients(app)
     statuses = _statuses(clients, "/classes/maths")
@@ -162,6 +162,10 @@ def test_the_class_page_is_the_roster_for_teachers_and_the_board_for_students(
     roster = clients["teacher"].get("/classes/maths").get_data(as_text=True)
     assert '<table class="list roster">' in roster
     assert "Samantha Realname" in roster and "sam/greedy" in roster
+    # its source linked once submitted to the class (issue 30): not the teacher's before
+    assert 'href="/bots/sam/greedy/v1/source"' not in roster and "not submitted" in roster
+    submitted(store, "maths", "sam", "greedy")
+    roster = clients["teacher"].get("/classes/maths").get_data(as_text=True)
     assert 'href="/bots/sam/greedy/v1/source"' in roster
     assert "/classes/maths/students/sam/password" in roster
     assert "Start a class tournament" in roster and "Add a teacher" in roster
