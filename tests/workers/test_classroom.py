@@ -126,9 +126,16 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
     assert [r["student"] for r in table] == ["ann", "bob", "cat"]
     first = table[0]
     assert first["real_name"] == "Ann Smith" and first["grade"] == "C"
-    assert first["random_verdict"] == "pass" and float(first["random_elo"]) > 100
+    # a decided test's figures are never blank (an infinite end is its games' bound)
+    assert first["random_verdict"] == "pass" and float(first["random_elo"]) > 0
+    assert all(
+        first[f"{ref}_elo{end}"] for ref in ("random", "greedy") for end in ("", "_low", "_high")
+    )
     assert first["sha256"] and first["submitted_at"] and first["late"] == "False"
-    assert list(first)[-1] == "grade" and "greedy_elo_low" in first
+    assert first["state"] == "graded" and first["points"] == "50.0"  # C of B, C, F: 100, 50, 0
+    assert "greedy_elo_low" in first
+    # cat's broken bot: rejected (not absent), 0 points
     assert table[2]["version"] == "" and table[2]["grade"] == ""
+    assert table[2]["state"] == "rejected: crash" and table[2]["points"] == "0.0"
     # the sweep settles tests too: it must run
     assert not [w for w in service.workers if "sweep failed" in w.output()], service.logs()
