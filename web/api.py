@@ -53,10 +53,10 @@ from arena.service.board_views import (
     tournament_list,
     tournament_view,
 )
-from arena.service.bot_views import BotView, bot_list, bot_source, bot_view
-from arena.service.classes import bot_target
+from arena.service.bot_views import BotView, bot_list, bot_view
+from arena.service.bots import read_source
+from arena.service.classes import upload_target
 from arena.service.compares import CompareRequest, CompareView, compare_view
-from arena.service.competitions import source_opened
 from arena.service.games import GameRow, game_list, game_record, match_list
 from arena.service.intake import Received, take_upload
 from arena.service.matches import MatchSettings
@@ -394,13 +394,14 @@ def api_rule_sets() -> RuleSets:
 )
 def api_leaderboard(rules: str, query: LeaderboardQuery) -> Leaderboard:
     """A rule set's leaderboard: ranks as ranges, ratings with 95% intervals, records."""
-    _caller("read")
+    account = _caller("read")
     try:
         board = leaderboard(
             get_store(),
             rules,
             all_versions=query.versions == "all",
             hide_reference=query.reference == "hide",
+            viewer=account,
         )
     except LookupError:
         _fail(404, f"no rule set called {rules!r} has been played here")
@@ -412,8 +413,7 @@ def api_leaderboard(rules: str, query: LeaderboardQuery) -> Leaderboard:
 @spec.validate(query=Page, resp=Responses(HTTP_200=Bots, **ERRORS), tags=["bots"])
 def api_bots(query: Page) -> Bots:
     """Every bot, the most recently updated first."""
-    _caller("read")
-    bots = bot_list(get_store())
+    bots = bot_list(get_store(), _caller("read"))
     return Bots(total=len(bots), bots=bots[query.offset : query.offset + query.limit])
 
 
@@ -422,8 +422,7 @@ def api_bots(query: Page) -> Bots:
 @spec.validate(resp=Responses(HTTP_200=BotView, HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_bot(owner: str, name: str) -> BotView:
     """A bot: its versions and their ratings in every rule set."""
-    _caller("read")
-    view = bot_view(get_store(), owner, name)
+    view = bot_view(get_store(), owner, name, _caller("read"))
     if view is None:
         _fail(404, f"no bot {owner}/{name}")
     assert view is not None
@@ -438,16 +437,10 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     owner and the admins only (404 to anyone else: a private source is not acknowledged),
     or for everyone once a competition it entered made its entries' sources public."""
     account = _caller("read")
-    view = bot_view(get_store(), owner, name)
-    source = None
-    if view is not None and (
-        view.source_public
-        or allowed(account, "read-source", bot_target(get_store(), view.owner_id))
-        or source_opened(get_store(), owner, name, version)
-    ):
-        source = bot_source(get_store(), owner, name, version)
-    if source is None:
-        _fail(404, f"no source of {owner}/{name} version {version} for you")
+    try:
+        source = read_source(get_store(), account, owner, name, version)
+    except NotFound:
+        return _fail(404, f"no source of {owner}/{name} version {version} for you")  # type: ignore[no-any-return]
     return Response(source, mimetype="text/x-python")
 
 
@@ -491,7 +484,9 @@ def api_upload_status(upload_id: int) -> UploadView:
     account = _caller("read")
     view = upload_view(get_store(), upload_id)
     # its report is its owner's (and the admins'): the pages' rule, the permission table's
-    if view is None or not allowed(account, "read-faults", bot_target(get_store(), view.owner_id)):
+    if view is None or not allowed(
+        account, "read-faults", upload_target(get_store(), view.owner_id, view.assignment_id)
+    ):
         _fail(404, f"no upload {upload_id}")
     assert view is not None
     return view
@@ -502,8 +497,7 @@ def api_upload_status(upload_id: int) -> UploadView:
 @spec.validate(query=Page, resp=Responses(HTTP_200=Tournaments, **ERRORS), tags=["tournaments"])
 def api_tournaments(query: Page) -> Tournaments:
     """Every tournament, newest first."""
-    _caller("read")
-    rows = tournament_list(get_store())
+    rows = tournament_list(get_store(), _caller("read"))
     return Tournaments(total=len(rows), tournaments=rows[query.offset : query.offset + query.limit])
 
 
@@ -514,9 +508,10 @@ def api_tournaments(query: Page) -> Tournaments:
 )
 def api_tournament(name: str) -> TournamentView:
     """A tournament: progress, standings with intervals, crosstable, faults, void matches."""
-    check_grading_visible(get_store(), _caller("read"), name=name)
+    account = _caller("read")
+    check_grading_visible(get_store(), account, name=name)
     try:
-        return tournament_view(get_store(), name)
+        return tournament_view(get_store(), name, viewer=account)
     except LookupError:
         return _fail(404, f"no tournament called {name!r}")  # type: ignore[no-any-return]
 
@@ -551,7 +546,7 @@ def api_create_tournament(json: TournamentCreate) -> tuple[TournamentView, int]:
         raise
     except (ArenaError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
-    return tournament_view(get_store(), json.name.strip()), 201
+    return tournament_view(get_store(), json.name.strip(), viewer=account), 201
 
 
 @api.post("/tournaments/<name>/cancel")
@@ -577,11 +572,13 @@ def api_cancel_tournament(name: str) -> Cancelled:
 )
 def api_matches(name: str, query: MatchQuery) -> Matches:
     """A tournament's matches in schedule order (``status``: only those)."""
-    check_grading_visible(get_store(), _caller("read"), name=name)
+    account = _caller("read")
+    check_grading_visible(get_store(), account, name=name)
     try:
         total, rows = match_list(
-            get_store(), name, status=query.status, limit=query.limit, offset=query.offset
-        )
+            get_store(), name, status=query.status, limit=query.limit, offset=query.offset,
+            viewer=account,
+        )  # fmt: skip
     except LookupError:
         _fail(404, f"no tournament called {name!r}")
     return Matches(total=total, matches=rows)
@@ -595,10 +592,13 @@ def api_matches(name: str, query: MatchQuery) -> Matches:
 )  # fmt: skip
 def api_games(query: GameQuery) -> Games:
     """Stored games, newest first, with the games page's filters."""
-    _caller("read")
+    account = _caller("read")
     args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}
     try:
-        page = game_list(get_store(), parse_filter(args), limit=query.limit, offset=query.offset)
+        page = game_list(
+            get_store(), parse_filter(args), limit=query.limit, offset=query.offset,
+            viewer=account,
+        )  # fmt: skip
     except (FilterError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
     return Games(
@@ -618,7 +618,7 @@ def api_game(match_id: int, index: int) -> Response:
     stderr only for the faulting bot's owner and the admins."""
     account = _caller("read")
     check_grading_visible(get_store(), account, match_id=match_id)
-    found = game_record(get_store(), match_id, index)
+    found = game_record(get_store(), match_id, index, account)
     if found is None:
         _fail(404, f"no stored game {index} of match {match_id}")
     assert found is not None

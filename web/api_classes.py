@@ -78,7 +78,8 @@ class SourcedRosterRow(RosterRow):
     """A student of the roster, with its latest version's source's URL."""
 
     source: str | None = field(
-        default=None, metadata=about("the latest version's source (API path)")
+        default=None,
+        metadata=about("the latest version's source (API path), once submitted to the class"),
     )
 
 
@@ -155,6 +156,12 @@ class RosterImport(BaseModel):
 
 class JoinCodeRequest(BaseModel):
     hours: float = Field(24.0, description="how long the new code lasts")
+
+
+class PrivacyRequest(BaseModel):
+    private: bool = Field(
+        description="true: its students' bots, ratings and games for its members and teachers"
+    )
 
 
 class TeacherRequest(BaseModel):
@@ -240,8 +247,8 @@ def api_join(code: str, json: JoinRequest) -> ClassAnswer:
     """Join the class whose join code is ``code`` as a student (an ``upload`` token); a
     real name, optional, is seen by its teachers only. Joining again changes nothing."""
     account = _caller("upload")
-    row = _acting(lambda: service.join_as(get_store(), account, code, json.real_name))
-    return _class(row, account)
+    joined = _acting(lambda: service.join_as(get_store(), account, code, json.real_name))
+    return _class(joined.row, account)
 
 
 @api.get("/classes/<name>/roster")
@@ -255,7 +262,7 @@ def api_roster(name: str) -> Roster:
     rows = []
     for r in view.students:
         source = None
-        if r.version is not None:
+        if r.version is not None and r.submitted:  # else not the teachers' to read
             v = r.version
             source = url_for("api.api_bot_source", owner=v.owner, name=v.bot, version=v.version)
         rows.append(extend(r, SourcedRosterRow, source=source))
@@ -334,6 +341,21 @@ def api_close_code(name: str) -> ClassAnswer:
     """Close joining the class by code (its teachers); the roster still adds students."""
     account = _caller("run")
     return _class(service.close_join_code(get_store(), account, name), account)
+
+
+@api.put("/classes/<name>/privacy")
+@guarded("manage-class", early=False)
+@spec.validate(
+    json=PrivacyRequest,
+    resp=Responses(HTTP_200=ClassAnswer, HTTP_404=ApiError, **ERRORS),
+    tags=TAGS,
+)
+def api_privacy(name: str, json: PrivacyRequest) -> ClassAnswer:
+    """Make the class private (its students' bots, ratings, games and tournaments seen by
+    its members, its teachers and the admins only; 404 to anyone else) or public again."""
+    account = _caller("run")
+    row = _acting(lambda: service.set_private(get_store(), account, name, json.private))
+    return _class(row, account)
 
 
 @api.post("/classes/<name>/teachers")

@@ -52,9 +52,10 @@ class Standings:
 def api_standings(name: str) -> Standings:
     """Any tournament's standings, best first: the rows of its CSV
     (``/tournaments/NAME/standings.csv``)."""
-    check_grading_visible(get_store(), _caller("read"), name=name)
+    account = _caller("read")
+    check_grading_visible(get_store(), account, name=name)
     try:
-        view = tournament_view(get_store(), name)
+        view = tournament_view(get_store(), name, viewer=account)
     except LookupError:
         _fail(404, f"no tournament called {name!r}")
     return Standings(tournament=view.name, status=view.status, rows=standings_lines(view))

@@ -21,10 +21,9 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
-from arena.service.bot_views import bot_list, bot_source, bot_view
-from arena.service.bots import set_visibility
-from arena.service.classes import bot_target, class_bots
-from arena.service.competitions import source_opened
+from arena.service.bot_views import bot_list, bot_view
+from arena.service.bots import read_source, set_visibility
+from arena.service.classes import bot_target, class_bots, upload_target
 from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.intake import take_upload
 from arena.service.permissions import allowed, require
@@ -83,8 +82,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
     except (PermissionDenied, NotFound):
         raise
     except (UploadError, ArenaError) as exc:
-        message = str(exc)
-        flash(message[:1].upper() + message[1:])
+        flash(sentence(str(exc)))  # a file name first keeps its case: "e.py is empty."
         return render_template("upload.html", **context), 400
     if received.notice is not None:
         flash(sentence(received.notice))
@@ -98,7 +96,8 @@ def _upload_or_404(upload_id: int) -> UploadView:
     if view is None:
         abort(404)
     # its report is the owner's
-    require(current_account(), "read-faults", bot_target(get_store(), view.owner_id), hide="")
+    target = upload_target(get_store(), view.owner_id, view.assignment_id)
+    require(current_account(), "read-faults", target, hide="")
     return view
 
 
@@ -127,7 +126,8 @@ def bot_index() -> str:
     if school_class:
         rows = class_bots(get_store(), current_account(), school_class)
         return render_template("bots.html", bots=rows, school_class=school_class)
-    return render_template("bots.html", bots=bot_list(get_store()), school_class=None)
+    rows = bot_list(get_store(), current_account())
+    return render_template("bots.html", bots=rows, school_class=None)
 
 
 @bots.get("/bots/<owner>/<name>")
@@ -135,13 +135,12 @@ def bot_index() -> str:
 def bot_page(owner: str, name: str) -> str:
     """A bot: its versions with their check reports and ratings; faults and the source
     for those allowed to see them."""
-    view = bot_view(get_store(), owner, name)
+    account, store = current_account(), get_store()
+    view = bot_view(store, owner, name, account)
     if view is None:
         abort(404, f"No bot {owner}/{name}.")
-    account = current_account()
-    target = bot_target(get_store(), view.owner_id)
+    target = bot_target(store, view.owner_id, bot_id=view.id)
     can_read_faults = allowed(account, "read-faults", target)
-    store = get_store()
     mine = GameFilter(bot=(owner, name))
     faults = GameFilter(bot=(owner, name), fault="mine")
     return render_template(
@@ -150,9 +149,13 @@ def bot_page(owner: str, name: str) -> str:
         can_read_source=view.source_public or allowed(account, "read-source", target),
         can_read_faults=can_read_faults,
         can_publish=account is not None and allowed(account, "change-visibility", target),
-        recent=game_list(store, mine, limit=RECENT_GAMES).rows,
-        opponents=opponent_table(store, owner, name),
-        faults=game_list(store, faults, limit=RECENT_GAMES).rows if can_read_faults else [],
+        recent=game_list(store, mine, limit=RECENT_GAMES, viewer=account).rows,
+        opponents=opponent_table(store, owner, name, account),
+        faults=(
+            game_list(store, faults, limit=RECENT_GAMES, viewer=account).rows
+            if can_read_faults
+            else []
+        ),
     )
 
 
@@ -162,13 +165,9 @@ def bot_source_page(owner: str, name: str, version: int) -> Response:
     """A version's source as text: for everyone if its owner made it public, else for the
     owner and the admins only (404 to anyone else: a private source is not acknowledged),
     or for everyone once a competition it entered made its entries' sources public."""
-    view = bot_view(get_store(), owner, name)
-    if view is None:
-        abort(404)
-    if not view.source_public and not source_opened(get_store(), owner, name, version):
-        require(current_account(), "read-source", bot_target(get_store(), view.owner_id), hide="")
-    source = bot_source(get_store(), owner, name, version)
-    if source is None:
+    try:
+        source = read_source(get_store(), current_account(), owner, name, version)
+    except NotFound:
         abort(404)
     response = Response(source, mimetype="text/plain")
     response.headers["Content-Disposition"] = disposition(f"{name}-v{version}.py", "inline")

@@ -68,7 +68,7 @@ def _sentence(exc: BaseException) -> str:
 
 def _game(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]:
     """The stored game as the reader may see it, and its replay."""
-    found = game_record(get_store(), match_id, index)
+    found = game_record(get_store(), match_id, index, current_account())
     if found is None:
         abort(404, f"No stored game {index} of match {match_id}.")
     record = record_for_reader(current_account(), found.row, found.record)

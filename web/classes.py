@@ -58,6 +58,8 @@ classes = Blueprint("classes", __name__)
 ROSTER_BYTES = 512 * 1024
 #: The join code's life the rotate form offers by default (hours).
 JOIN_HOURS = 24.0
+#: A join code's hours as the forms bound them: the service's bounds.
+HOUR_BOUNDS = {"min_hours": service.MIN_JOIN_HOURS, "max_hours": service.MAX_JOIN_HOURS}
 #: The one-click class tournament's games a pair, by default.
 TOURNAMENT_GAMES = 20
 #: The headers of an answer that shows passwords (the logins, a reset): kept by no cache
@@ -112,7 +114,7 @@ FORM_DEFAULTS: dict[str, Any] = {
 @guarded("create-class")
 def new_class() -> BaseResponse | tuple[str, int] | str:
     """Create a class with its rule set(s); its join code comes with it."""
-    context = {"presets": list(PRESETS)}
+    context = {"presets": list(PRESETS), **HOUR_BOUNDS}
     if request.method == "GET":
         return render_template("class_new.html", values=dict(FORM_DEFAULTS), **context)
     values: dict[str, Any] = {
@@ -121,6 +123,7 @@ def new_class() -> BaseResponse | tuple[str, int] | str:
         "rules": request.form.get("rules", "block"),
         "more_rules": request.form.getlist("more_rules"),
         "hours": request.form.get("hours", ""),
+        "private": request.form.get("private") == "1",
     }
     rule_sets = [values["rules"], *(r for r in values["more_rules"] if r != values["rules"])]
     try:
@@ -129,6 +132,7 @@ def new_class() -> BaseResponse | tuple[str, int] | str:
             description=values["description"],
             rule_sets=tuple(rule_sets),
             join_hours=form_float("hours", JOIN_HOURS),
+            private=values["private"],
         )
         row = service.create_class(get_store(), current_account(), new)
     except (PermissionDenied, NotFound):
@@ -265,6 +269,7 @@ def join_code_page(name: str) -> str:
         qr=qr_svg(link, f"QR code of {link}") if link and not expired else None,
         expired=expired,
         hours=int(JOIN_HOURS),
+        **HOUR_BOUNDS,
     )
 
 
@@ -397,6 +402,22 @@ def reset_password(name: str, student: str) -> BaseResponse | tuple[str, int, di
         login_url=url_for("accounts.login", _external=True),
     )
     return page, 200, NO_STORE
+
+
+@classes.post("/classes/<name>/privacy")
+@guarded("manage-class", early=False)
+def privacy(name: str) -> BaseResponse:
+    """Make the class private (its students' bots, ratings, games and tournaments for its
+    members, teachers and admins only) or public again (its teachers)."""
+    private = request.form.get("private") == "1"
+    row = service.set_private(get_store(), current_account(), name, private)
+    flash(
+        f"{row.name} is private: its students' bots, ratings and games are seen by its "
+        "members, its teachers and the admins only."
+        if private
+        else f"{row.name} is public: its students' bots are on the site's pages."
+    )
+    return redirect(url_for("classes.class_page", name=row.name))
 
 
 @classes.post("/classes/<name>/teachers")

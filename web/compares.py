@@ -46,7 +46,7 @@ LIVE_SECONDS = 3
 def _choices(account: Account, values: dict[str, str]) -> dict[str, Any]:
     """The form's choices: NEW among the account's bots (any, for an admin), OLD among every
     bot's versions, by default the version before NEW's latest (none if NEW has one)."""
-    bots = bot_list(get_store())
+    bots = bot_list(get_store(), account)
     anyone = allowed(account, "start-compare")  # an admin tests any bot
     own = [b for b in bots if b.owner == account.name or anyone]
     new = values.get("new") or (f"{own[0].owner}/{own[0].name}" if own else "")

@@ -486,7 +486,7 @@ def entrant_page(name: str, entrant: str) -> str:
     for tournament in (view.ladder, view.final_tournament):
         if tournament and row.label:
             wanted = GameFilter(tournament=tournament, labels=(row.label,))
-            games += game_list(store, wanted, limit=ENTRANT_GAMES).rows
+            games += game_list(store, wanted, limit=ENTRANT_GAMES, viewer=current_account()).rows
     games.sort(key=lambda g: g.finished or datetime.min.replace(tzinfo=UTC), reverse=True)
     return render_template(
         "competition_entrant.html",

@@ -135,7 +135,9 @@ def game_index() -> tuple[str, int] | str:
     offset = _offset()
     try:
         wanted = parse_filter(request.args)
-        page = game_list(get_store(), wanted, limit=PAGE_SIZE, offset=offset)
+        page = game_list(
+            get_store(), wanted, limit=PAGE_SIZE, offset=offset, viewer=current_account()
+        )
     except (FilterError, ValueError, LookupError) as exc:
         message = str(exc.args[0] if exc.args else exc)
         return render_template(
@@ -170,8 +172,8 @@ def record_for_reader(
     account: Account | None, row: GameRow, record: dict[str, Any]
 ) -> dict[str, Any]:
     """The record as ``account`` may see it (the pages' reader, or the API's token): the
-    forfeiting bot's message and stderr only for its owner, its owner's teachers and the
-    admins."""
+    forfeiting bot's message and stderr only for its owner and the admins (a teacher reads
+    a submission's faults on its assignment's pages)."""
     if row.fault_seat is None:
         return record
     owner = row.owners[row.fault_seat] if row.fault_seat < len(row.owners) else None
@@ -182,7 +184,7 @@ def record_for_reader(
 
 def _stored(match_id: int, index: int) -> tuple[GameRow, dict[str, Any]]:
     check_grading_visible(get_store(), current_account(), match_id=match_id)
-    found = game_record(get_store(), match_id, index)
+    found = game_record(get_store(), match_id, index, current_account())
     if found is None:
         abort(404, f"No stored game {index} of match {match_id}.")
     return found.row, record_for_reader(current_account(), found.row, found.record)
@@ -200,7 +202,7 @@ def _replay(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]
     record): from the app's cache after the first request for the game."""
     check_grading_visible(get_store(), current_account(), match_id=match_id)
     try:
-        found = replayed_game(get_store(), match_id, index, _replays())
+        found = replayed_game(get_store(), match_id, index, _replays(), current_account())
     except ArenaError as exc:
         abort(500, f"Game {index} of match {match_id} cannot be replayed: {exc}")
     if found is None:

@@ -6,7 +6,8 @@ docs/web.md "Classes on the web").
   logged-in user joins with one click. Limited as the sign-up form is (per address: a
   class of 30 behind one address joins within a minute).
 - A user asks to be a teacher (``ARENA_TEACHER_REQUESTS``: admins decide, or granted at
-  once, or no requests); admins grant or refuse on ``/admin/users``.
+  once, or no requests); admins grant or refuse on ``/admin/users``, and every page's nav
+  shows an admin how many wait ("2 teacher requests").
 - A user whose password is a first-time one (a roster import's, a teacher's reset) is sent
   to the password page at login, and from every other page until it is changed.
 """
@@ -32,7 +33,8 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service.accounts import MAX_PASSWORD, MIN_PASSWORD
 from arena.service.classes import class_by_code
-from arena.service.role_requests import decide_role_request, request_role
+from arena.service.permissions import allowed
+from arena.service.role_requests import decide_role_request, request_role, role_requests
 from web.auth import current_account, guarded, log_in
 from web.extensions import get_store
 from web.forms import sentence
@@ -76,12 +78,22 @@ def init_joins(app: Flask) -> None:
     ``app`` (after :func:`web.auth.init_auth`: the account is loaded by then)."""
     app.register_blueprint(joins)
     app.before_request(_must_change_password)
+    app.context_processor(_requests_waiting)
     app.extensions[BUSY_FORMS]["joins.join"] = lambda: _join_form(
         request.view_args.get("code", "") if request.view_args else "",
         status=503,
         pseudonym=request.form.get("pseudonym", "").strip(),
         real_name=request.form.get("real_name", "").strip(),
     )[0]
+
+
+def _requests_waiting() -> dict[str, int]:
+    """For an admin, on every page (the nav's badge): the teacher requests waiting for a
+    decision, which the admins' users page lists."""
+    account = current_account()
+    if account is None or not allowed(account, "manage-users"):
+        return {"requests_waiting": 0}
+    return {"requests_waiting": len(role_requests(get_store(), account))}
 
 
 def _must_change_password() -> BaseResponse | None:
@@ -121,6 +133,14 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
     return page, status if found is not None or status != 200 else 404
 
 
+def _code_refused(code: str) -> bool:
+    try:
+        class_by_code(get_store(), code)
+    except ArenaError:
+        return True
+    return False
+
+
 @joins.route("/join/<code>", methods=["GET", "POST"])
 @guarded("sign-up")
 @password_forms
@@ -135,9 +155,12 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
     real_name = request.form.get("real_name", "").strip()
     try:
         if account is not None:
-            row = service.join_as(get_store(), account, code, real_name)
-            flash(f"You joined the class {row.name}.")
-            return redirect(url_for("classes.class_page", name=row.name))
+            joined_as = service.join_as(get_store(), account, code, real_name)
+            name = joined_as.row.name
+            flash(
+                f"You joined the class {name}." if joined_as.new else f"You are in {name} already."
+            )
+            return redirect(url_for("classes.class_page", name=name))
         pseudonym = request.form.get("pseudonym", "").strip()
         password = request.form.get("password", "")
         if password != request.form.get("confirm", ""):
@@ -148,7 +171,8 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
-        flash(sentence(str(exc)))
+        if not _code_refused(code):  # else the page says it once, in place of the form
+            flash(sentence(str(exc)))
         return _join_form(
             code,
             400,

@@ -47,7 +47,9 @@ def home() -> str:
     """Rule sets with their leaderboards, and the tournaments, newest first."""
     store = get_store()
     return render_template(
-        "home.html", rule_sets=rule_set_names(store), tournaments=tournament_list(store)[:20]
+        "home.html",
+        rule_sets=rule_set_names(store),
+        tournaments=tournament_list(store, current_account())[:20],
     )
 
 
@@ -76,8 +78,9 @@ def _board(rules: str) -> Leaderboard:
     hide_reference = request.args.get("reference") == "hide"
     try:
         return leaderboard(
-            get_store(), rules, all_versions=all_versions, hide_reference=hide_reference
-        )
+            get_store(), rules, all_versions=all_versions, hide_reference=hide_reference,
+            viewer=current_account(),
+        )  # fmt: skip
     except LookupError:
         abort(404, f"No rule set called {rules!r} has been played here.")
 
@@ -188,7 +191,7 @@ def tournaments() -> str:
     """Every tournament, newest first."""
     return render_template(
         "tournaments.html",
-        tournaments=tournament_list(get_store()),
+        tournaments=tournament_list(get_store(), current_account()),
         can_create=allowed(current_account(), "create-tournament"),
     )
 
@@ -196,7 +199,7 @@ def tournaments() -> str:
 def _tournament_context(name: str) -> dict[str, Any]:
     check_grading_visible(get_store(), current_account(), name=name)
     try:
-        view = tournament_view(get_store(), name)
+        view = tournament_view(get_store(), name, viewer=current_account())
     except LookupError:
         abort(404, f"No tournament called {name!r}.")
     rated = [(row.low, row.high) for row in view.standings if row.low is not None]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import random
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
@@ -15,9 +15,9 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS, Rules, parse_rules
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service.assignment_views import check_grading_visible
-from arena.service.board_views import tournament_view
+from arena.service.board_views import REFERENCE_OWNER, tournament_view
 from arena.service.bot_views import bot_list
-from arena.service.classes import class_bots
+from arena.service.classes import class_submissions
 from arena.service.exports import standings_csv
 from arena.service.matches import MatchSettings
 from arena.service.tournaments import (
@@ -30,6 +30,7 @@ from arena.service.tournaments import (
     preset,
     start_tournament,
 )
+from arena.store.db import Store
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
@@ -54,14 +55,33 @@ def _form_context(**values: Any) -> dict[str, Any]:
         "presets": list(PRESETS),
         "formats": WEB_FORMATS,
         "bots": (
-            class_bots(store, current_account(), school_class, reference=True)
+            _class_choices(store, school_class)
             if school_class
-            else bot_list(store)
+            else bot_list(store, current_account())
         ),
         "max_games": MAX_GAMES,
         "max_rule_bytes": MAX_RULE_FILE_BYTES,
         "values": values,
     }
+
+
+class Choice(NamedTuple):
+    """A bot the form offers: ``owner/name`` (``name`` may hold a version: ``bot@v2``)."""
+
+    owner: str
+    name: str
+
+
+def _class_choices(store: Store, school_class: str) -> list[Choice]:
+    """A class's tournament's choices: the versions submitted to its assignments (never a
+    student's other bots, nor its competition entries) and the reference bots."""
+    account = current_account()
+    submitted = [
+        Choice(v.owner, f"{v.bot}@v{v.version}")
+        for v in class_submissions(store, account, school_class)
+    ]
+    references = [b for b in bot_list(store, account) if b.owner == REFERENCE_OWNER]
+    return [*submitted, *(Choice(b.owner, b.name) for b in references)]
 
 
 @tournaments.route("/tournaments/new", methods=["GET", "POST"])
@@ -152,7 +172,7 @@ def standings_export(name: str) -> Response:
     """Any tournament's standings as CSV, best first (arena.service.exports)."""
     check_grading_visible(get_store(), current_account(), name=name)
     try:
-        view = tournament_view(get_store(), name)
+        view = tournament_view(get_store(), name, viewer=current_account())
     except LookupError:
         abort(404, f"No tournament called {name!r}.")
     response = Response(standings_csv(view), mimetype="text/csv")

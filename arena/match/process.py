@@ -364,7 +364,9 @@ class ProcessPlayer:
         cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
         wall = len(banks) * time_control.wall_seconds + max(0.0, *wall_banks)
         # The match's wall bound (TimeControl.match_wall_seconds) cuts a wait short.
-        late, deadline = "no reply in time", self._sent_at + wall + 0.5
+        # the limit it broke, said: "no reply within 1000 ms a move" (a caller may add whose)
+        late = f"no reply within {time_control.move_seconds * 1000:g} ms a move"
+        deadline = self._sent_at + wall + 0.5
         if self._sent_at + self._wall_left < deadline:
             late = f"the bot's waits used up the match's wall-clock bound ({self._wall_rule})"
             deadline = self._sent_at + max(0.0, self._wall_left)

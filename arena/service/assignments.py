@@ -69,7 +69,7 @@ from arena.service.gauntlets import (
     start_gauntlet,
     submission_accepted,
 )
-from arena.service.permissions import Actor, Operator, actor_id, allowed
+from arena.service.permissions import OPERATOR, Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
 from arena.service.uploads import check_runtimes, offered_runtime
 from arena.store import assignments as stored
@@ -114,6 +114,9 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "memory_mb": (64, 2048, " MB"),
     "batch": (1, 1000, " deal groups"),
 }
+#: A stored version submitted again within this many seconds is the first submission (a
+#: double submit makes one gauntlet), as the intake takes an upload sent twice.
+REPEAT_SECONDS = 60.0
 #: The most references an assignment may have.
 MAX_REFERENCES = 8
 #: The longest description, in characters.
@@ -240,7 +243,7 @@ def _reference(store: Store, actor: Actor, spec: str) -> dict[str, Any]:
             f"{str(exc).rstrip('.')}: name a reference OWNER/NAME[@VERSION]."
         ) from None
     owner = parsed.owner or REFERENCE_OWNER
-    view = bot_view(store, owner, parsed.name)
+    view = bot_view(store, owner, parsed.name, actor)
     if view is None or not view.versions:
         how = (
             f"store it with `arena bots add bots/{parsed.name}.py --name {parsed.name} "
@@ -529,7 +532,7 @@ def submit_version(
         raise AssignmentError(f"{str(exc).rstrip('.')}: name your bot as NAME[@VERSION].") from None
     if parsed.owner not in (None, student.name):
         raise AssignmentError("submit a bot of your own (NAME[@VERSION]).")
-    view = bot_view(store, student.name, parsed.name)
+    view = bot_view(store, student.name, parsed.name, OPERATOR)  # the student's own
     if view is None or not view.versions:
         raise NotFound(f"you have no bot called {parsed.name}")
     numbers = {v.version for v in view.versions}
@@ -543,8 +546,10 @@ def submit_version(
             f"assignment {row.name} takes bots in {', '.join(assignment_runtimes(row))}: "
             f"{parsed.name} v{version} is a {runtime} bot."
         )
-    submission_id = stored.insert_submission(
-        store, row.id, student.id, upload_id=None, version_id=None, late=late, now=moment
-    )
-    start_gauntlet(store, submission_id, version_id, now=moment)
+    submission_id, new = stored.insert_version_submission(
+        store, row.id, student.id, version_id, late=late, now=moment,
+        since=moment - timedelta(seconds=REPEAT_SECONDS),
+    )  # fmt: skip
+    if new:  # else a double submit: the first one, its gauntlet started once
+        start_gauntlet(store, submission_id, version_id, now=moment)
     return submission_view(store, actor, submission_id)

@@ -22,6 +22,8 @@ from arena.compete.ratings import ResultMatrix
 from arena.errors import NotFound
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
+from arena.service.permissions import Actor
+from arena.service.privacy import hidden_from
 from arena.service.results import load_results, rating_table
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import boards
@@ -134,11 +136,17 @@ def rule_set_names(store: Store) -> list[str]:
 
 
 def leaderboard(
-    store: Store, rules: str, *, all_versions: bool = False, hide_reference: bool = False
+    store: Store,
+    rules: str,
+    *,
+    all_versions: bool = False,
+    hide_reference: bool = False,
+    viewer: Actor = None,
 ) -> Leaderboard:
     """The stored ratings under the rule set named ``rules`` (its newest stored version of
     that name), best first: each bot's latest rated version, or ``all_versions``; without
-    the reference bots if ``hide_reference``.
+    the reference bots if ``hide_reference``; without the bots ``viewer`` may not see
+    (arena.service.privacy), ranked among the rows shown.
 
     Raises:
         LookupError: no rule set of that name is stored.
@@ -153,9 +161,12 @@ def leaderboard(
         _, bot_id, _, number = versions[rating.bot_version_id]
         newest[bot_id] = max(newest.get(bot_id, 0), number)
     shown = []
+    hidden = hidden_from(store, viewer)
     for rating in ratings:
         owner, bot_id, bot, number = versions[rating.bot_version_id]
         latest = newest[bot_id] == number
+        if hidden.owner(owner):
+            continue
         if (latest or all_versions) and not (hide_reference and owner == REFERENCE_OWNER):
             shown.append((rating, owner, bot, number, latest))
     ranges = rank_ranges([(r.low, r.high) for r, *_ in shown])
@@ -208,12 +219,15 @@ class TournamentRow:
         return self.finished - self.void
 
 
-def tournament_list(store: Store) -> list[TournamentRow]:
-    """Every stored tournament, newest first, with its matches played and void."""
+def tournament_list(store: Store, viewer: Actor = None) -> list[TournamentRow]:
+    """Every stored tournament ``viewer`` may see (none holding a bot hidden from it:
+    arena.service.privacy), newest first, with its matches played and void."""
     rows = boards.tournament_totals(store)
+    hidden = boards.tournaments_holding(store, hidden_from(store, viewer).ids)
     return [
         TournamentRow(name, status, fmt, rules, players, matches, played + void, void, as_utc(when))
         for name, status, fmt, rules, players, matches, played, void, when in rows
+        if name not in hidden
     ]
 
 
@@ -433,15 +447,18 @@ def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Stan
         return counted.figures(tournament)
 
 
-def tournament_view(store: Store, name: str, *, now: datetime | None = None) -> TournamentView:
+def tournament_view(
+    store: Store, name: str, *, now: datetime | None = None, viewer: Actor = None
+) -> TournamentView:
     """The tournament called ``name`` for its page.
 
     Raises:
-        LookupError: no tournament of that name.
+        LookupError: no tournament of that name, or none ``viewer`` may see (it holds a
+            bot hidden from it: arena.service.privacy).
     """
     now = now or datetime.now(UTC)
     page = boards.tournament_page(store, name)
-    if page is None:
+    if page is None or hidden_from(store, viewer).any(o for o, _, _ in page.names.values()):
         raise LookupError(f"no tournament {name!r}")
     tournament, rules, owner = page.tournament, page.rules, page.owner
     games_total, games_done, labels = page.games_total, page.games_done, page.labels

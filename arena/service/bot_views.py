@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, runtime_version
+from arena.service.permissions import Actor
+from arena.service.privacy import hidden_from
 from arena.service.shapes import ELO, HIDDEN
 from arena.store import bots as stored_bots
 from arena.store.bots import BotRow
@@ -100,15 +102,18 @@ class BotView:
     charts: list[RatingChart] = field(metadata=HIDDEN)
 
 
-def bot_list(store: Store) -> list[BotRow]:
-    """Every stored bot, the most recently updated first."""
-    return stored_bots.bot_rows(store)
+def bot_list(store: Store, viewer: Actor = None) -> list[BotRow]:
+    """Every stored bot ``viewer`` may see (arena.service.privacy), the most recently
+    updated first."""
+    hidden = hidden_from(store, viewer)
+    return [row for row in stored_bots.bot_rows(store) if not hidden.owner(row.owner)]
 
 
-def bot_view(store: Store, owner: str, name: str) -> BotView | None:
-    """The bot ``owner/name`` with every version and its ratings, or None."""
+def bot_view(store: Store, owner: str, name: str, viewer: Actor = None) -> BotView | None:
+    """The bot ``owner/name`` with every version and its ratings, or None (also when
+    ``viewer`` may not see it: arena.service.privacy)."""
     found = stored_bots.bot_record(store, owner, name)
-    if found is None:
+    if found is None or hidden_from(store, viewer).owner(found.bot.owner_id):
         return None
     bot, versions = found.bot, found.versions
     ratings: dict[int, list[VersionRating]] = {}

@@ -1,6 +1,7 @@
 """What an actor does to a stored bot besides uploading it (:mod:`arena.service.uploads`):
-store a checked bot file under any owner (the operator's ``arena bots add``), make its source
-public or private again."""
+read a version's source (:func:`read_source`: the one check every page and API route
+asks), store a checked bot file under any owner (the operator's ``arena bots add``), make
+its source public or private again."""
 
 from __future__ import annotations
 
@@ -8,14 +9,44 @@ import logging
 from typing import Any
 
 from arena.errors import NotFound
-from arena.service.bot_views import bot_view
+from arena.service.bot_views import bot_source, bot_view
+from arena.service.class_views import bot_target
+from arena.service.competitions import source_opened
 from arena.service.permissions import Actor, Target, require
 from arena.store import bots as stored_bots
 from arena.store.db import Store
 
-__all__ = ["add_checked_bot", "set_source_public", "set_visibility"]
+__all__ = ["add_checked_bot", "read_source", "set_source_public", "set_visibility"]
 
 logger = logging.getLogger(__name__)
+
+
+def read_source(store: Store, actor: Actor, owner: str, name: str, version: int) -> str:
+    """The source of ``owner/name`` version ``version``, for ``actor``: everyone's once its
+    owner made it public or a competition it entered opened its entries' sources at the
+    deadline; else its owner's, the admins', and the teachers' of a class it was submitted
+    to (an assignment's submission: never a student's other bots, nor its competition
+    entries). A bot of a private class's student is no one else's to see at all
+    (arena.service.privacy).
+
+    Raises:
+        NotFound: no such version, or not for ``actor`` (a private source is not
+            acknowledged).
+    """
+    hidden = f"no source of {owner}/{name} version {version}"
+    view = bot_view(store, owner, name, actor)
+    if view is None:
+        raise NotFound(hidden)
+    if not view.source_public and not source_opened(store, owner, name, version):
+        version_id = stored_bots.version_id(store, owner, name, version)
+        if version_id is None:
+            raise NotFound(hidden)
+        target = bot_target(store, view.owner_id, version_id=version_id)
+        require(actor, "read-source", target, hide=hidden)
+    source = bot_source(store, owner, name, version)
+    if source is None:
+        raise NotFound(hidden)
+    return source
 
 
 def set_visibility(store: Store, actor: Actor, owner: str, name: str, public: bool) -> None:
@@ -26,7 +57,7 @@ def set_visibility(store: Store, actor: Actor, owner: str, name: str, public: bo
         NotFound: no such bot, or ``actor`` may not see its private source (it is not
             acknowledged).
     """
-    view = bot_view(store, owner, name)
+    view = bot_view(store, owner, name, actor)
     hidden = f"no bot {owner}/{name}"
     if view is None:
         raise NotFound(hidden)

@@ -35,7 +35,7 @@ from arena.service.board_views import REFERENCE_OWNER
 from arena.service.dispatch import dispatch_branch
 from arena.service.games import game_record
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
-from arena.service.permissions import Actor, allowed, require
+from arena.service.permissions import OPERATOR, Actor, allowed, require
 from arena.store.branches import (
     add_branch,
     branch_inputs,
@@ -252,7 +252,7 @@ def create_branch(
     """
     if not _whole(times) or not 1 <= times <= MAX_TIMES:
         raise BranchError(f"the repetitions must be 1 to {MAX_TIMES}, not {times!r}")
-    found = game_record(store, match_id, index)
+    found = game_record(store, match_id, index, account)
     if found is None:
         raise BranchError(f"no stored game {index} of match {match_id}")
     players = check_point(found.record, round_number, turn)
@@ -565,7 +565,7 @@ def branch_view(store: Store, branch_id: int) -> BranchView | None:
     row, requester = found
     versions = tuple(int(v) for v in row.seats)
     labels = {vid: v.label for vid, v in versions_by_id(store, versions).items()}
-    game = game_record(store, row.match_id, row.game_index)
+    game = game_record(store, row.match_id, row.game_index, OPERATOR)  # its requester's
     if game is None:
         return None
     seats = tuple(labels.get(v, f"version {v}") for v in versions)

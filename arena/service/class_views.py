@@ -5,8 +5,11 @@
   the operator; a stranger gets NotFound, its students PermissionDenied),
   :func:`class_for_member` (also its students), :func:`is_teacher`, :func:`my_classes`.
 - A student's bot as permissions see it: :func:`bot_target` (its owner, and the teachers
-  of every class its owner is a student of: they read its source, faults and uploads'
-  reports; strangers and other students never).
+  of the classes it was submitted to: they read the sources, faults and uploads' reports
+  of what was submitted to their class, not a student's other bots nor its competition
+  entries; strangers and other students never).
+- What was submitted to a class: :func:`class_submissions` (the versions its students sent
+  to its assignments: the only bots its tournaments play besides the reference bots).
 - The teacher's roster (:func:`roster_view`: each student's latest version, when it was
   stored, its latest upload's check, its rating with interval under the class's rule set,
   the games it forfeited, its real name) and the class leaderboard
@@ -30,7 +33,7 @@ from arena.service.permissions import Actor, Operator, Target, actor_id, allowed
 from arena.service.shapes import ELO, about
 from arena.store import classes as stored
 from arena.store.boards import newest_rule_set_id
-from arena.store.bots import BotRow
+from arena.store.bots import BotRow, version_names
 from arena.store.classes import ClassRow, MemberRow
 from arena.store.db import Store
 
@@ -41,20 +44,25 @@ __all__ = [
     "ClassView",
     "RosterRow",
     "RosterView",
+    "Submitted",
     "bot_target",
     "class_bots",
     "class_for_member",
     "class_for_teacher",
     "class_leaderboard",
+    "class_submissions",
     "class_target",
     "class_view",
     "find_class",
     "is_teacher",
+    "latest_submissions",
     "latest_versions",
     "my_classes",
     "roster_view",
     "student_ids",
     "student_names",
+    "submitted",
+    "upload_target",
 ]
 
 logger = logging.getLogger(__name__)
@@ -162,7 +170,7 @@ class ClassView:
     description: str
     rule_sets: tuple[str, ...] = field(metadata=about("preset names, the first the default"))
     settings: dict[str, Any] = field(
-        metadata=about("uploads_per_hour, checks_queued, show_reference")
+        metadata=about("uploads_per_hour, checks_queued, show_reference, private")
     )
     teaching: bool = field(metadata=about("the caller is a teacher of it (or an admin)"))
     students: int | None = field(metadata=about("how many (teachers only)"))
@@ -206,7 +214,7 @@ def class_bots(store: Store, actor: Actor, name: str, *, reference: bool = False
     owners = set(student_names(store, actor, name))
     if reference:
         owners.add(REFERENCE_OWNER)
-    return [row for row in bot_list(store) if row.owner in owners]
+    return [row for row in bot_list(store, actor) if row.owner in owners]
 
 
 def student_ids(store: Store, class_id: int) -> list[int]:
@@ -220,12 +228,70 @@ def latest_versions(store: Store, class_id: int) -> dict[int, int]:
     return stored.latest_versions(store, class_id)
 
 
-def bot_target(store: Store, owner_id: int | None) -> Target:
-    """The permission target of a bot (its source, faults, uploads' reports) owned by
-    ``owner_id``: its owner, and the teachers of every class the owner is a student of."""
+def bot_target(
+    store: Store, owner_id: int | None, *, bot_id: int | None = None, version_id: int | None = None
+) -> Target:
+    """The permission target of a bot version's source and faults (``version_id``), of a
+    bot's faults (``bot_id``: any of its versions), or of an upload's report: its owner,
+    and the teachers of the classes it was submitted to (an assignment's submission;
+    neither id: none). A teacher reads what was submitted to their class, never a
+    student's other bots or competition entries."""
     if owner_id is None:
         return Target(None)
-    return Target(owner_id, teachers=stored.teachers_of_student(store, owner_id))
+    if version_id is None and bot_id is None:
+        return Target(owner_id)
+    teachers = stored.submission_teachers(store, version_id=version_id, bot_id=bot_id)
+    return Target(owner_id, teachers=teachers)
+
+
+def upload_target(store: Store, owner_id: int, assignment_id: int | None) -> Target:
+    """The permission target of an upload's report: its owner, and for a submission to an
+    assignment, the teachers of the assignment's class."""
+    if assignment_id is None:
+        return Target(owner_id)
+    return Target(owner_id, teachers=stored.assignment_teachers(store, assignment_id))
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """A bot version submitted to a class: its owner (a student), bot and number."""
+
+    owner: str
+    bot: str
+    version: int
+    version_id: int
+
+    @property
+    def reference(self) -> str:
+        """``owner/bot@vN``: the tournament form's choice."""
+        return f"{self.owner}/{self.bot}@v{self.version}"
+
+
+def class_submissions(store: Store, actor: Actor, name: str) -> list[Submitted]:
+    """The bot versions the class's students submitted to its assignments, oldest first
+    (its teachers only: what a class tournament may play besides the reference bots).
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+    """
+    row = class_for_teacher(store, actor, name)
+    return submitted(store, row.id)
+
+
+def latest_submissions(store: Store, class_id: int) -> dict[int, int]:
+    """Each student's latest version submitted to the class's assignments: user id ->
+    version id (students who submitted nothing are absent). What a teacher may read of
+    a student, and compare (the similarity report)."""
+    return {
+        user_id: version_id for user_id, version_id in stored.submitted_versions(store, class_id)
+    }
+
+
+def submitted(store: Store, class_id: int) -> list[Submitted]:
+    """The versions submitted to the class ``class_id`` (the caller authorizes)."""
+    versions = [version_id for _, version_id in stored.submitted_versions(store, class_id)]
+    names = version_names(store, versions)
+    return [Submitted(*names[v][1:], v) for v in versions if v in names]
 
 
 # --- the teacher's roster ---------------------------------------------------------------------
@@ -248,6 +314,8 @@ class RosterRow:
         faults: games that version forfeited (timeouts, crashes, illegal moves).
         upload_id, upload_status, upload_message, upload_created: its latest upload, which
             may be newer than ``version`` (pending, or rejected: the message says why).
+        submitted: ``version`` was submitted to the class's assignments (its teachers read
+            its source; else not: docs/classes.md, "Who sees what").
     """
 
     student: str
@@ -275,6 +343,10 @@ class RosterRow:
     upload_status: str | None = None
     upload_message: str | None = None
     upload_created: datetime | None = None
+    submitted: bool = field(
+        default=False,
+        metadata=about("the latest version was submitted to the class: its teachers read it"),
+    )
 
     @property
     def check_summary(self) -> str:
@@ -309,7 +381,11 @@ def roster_view(store: Store, actor: Actor, name: str) -> RosterView:
     latest = stored.latest_versions(store, row.id)
     facts = stored.version_facts(store, list(latest.values()), newest_rule_set_id(store, rules))
     uploads = stored.latest_uploads(store, [m.user_id for m in members])
-    return RosterView(row.name, rules, [_roster_row(m, latest, facts, uploads) for m in members])
+    sent = {version_id for _, version_id in stored.submitted_versions(store, row.id)}
+    rows = [_roster_row(m, latest, facts, uploads) for m in members]
+    return RosterView(
+        row.name, rules, [dataclasses.replace(r, submitted=r.version_id in sent) for r in rows]
+    )
 
 
 def _roster_row(
@@ -375,7 +451,7 @@ def class_leaderboard(
     if show_reference is None:
         show_reference = bool(row.settings.get("show_reference", True))
     try:
-        board = leaderboard(store, rules, hide_reference=not show_reference)
+        board = leaderboard(store, rules, hide_reference=not show_reference, viewer=actor)
     except LookupError:
         return ClassLeaderboard(row.name, rules, None, [])
     students = {m.name for m in stored.member_rows(store, row.id)}

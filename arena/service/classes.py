@@ -17,8 +17,10 @@ come in by the teacher's roster, and the class's teachers see their students' bo
   flag namesakes; :func:`reset_password` gives one a new first-time password.
 - Who sees what: :func:`class_for_teacher`, :func:`class_for_member`, :func:`is_teacher`,
   and :func:`bot_target`, the permission target of a student's bot: its owner and the
-  teachers of every class its owner is in (they read its source, faults and uploads'
-  reports; strangers and other students never).
+  teachers of the classes it was submitted to (they read the sources, faults and uploads'
+  reports of what was submitted to their class; strangers and other students never). A
+  private class (:func:`set_private`) hides its students' bots from everyone else
+  (arena.service.privacy).
 - Quotas: :func:`enforce_class_quotas` (uploads a student an hour, checks queued a class).
 
 Every refusal of a mistake is a :class:`ClassError`, one sentence shown as it is.
@@ -58,20 +60,25 @@ from arena.service.class_views import (
     ClassView,
     RosterRow,
     RosterView,
+    Submitted,
     bot_target,
     class_bots,
     class_for_member,
     class_for_teacher,
     class_leaderboard,
+    class_submissions,
     class_target,
     class_view,
     find_class,
     is_teacher,
+    latest_submissions,
     latest_versions,
     my_classes,
     roster_view,
     student_ids,
     student_names,
+    submitted,
+    upload_target,
 )
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import create_stored_tournament
@@ -98,11 +105,13 @@ __all__ = [
     "DEFAULT_SETTINGS",
     "MAX_JOIN_HOURS",
     "MAX_ROSTER",
+    "MIN_JOIN_HOURS",
     "RESERVED_NAMES",
     "ClassError",
     "ClassLeaderboard",
     "ClassRow",
     "ClassView",
+    "Joined",
     "MemberRow",
     "NewClass",
     "RosterImported",
@@ -110,6 +119,7 @@ __all__ = [
     "RosterPreview",
     "RosterRow",
     "RosterView",
+    "Submitted",
     "add_teacher",
     "bot_target",
     "change_own_login",
@@ -118,6 +128,7 @@ __all__ = [
     "class_for_member",
     "class_for_teacher",
     "class_leaderboard",
+    "class_submissions",
     "class_target",
     "class_view",
     "close_join_code",
@@ -131,6 +142,7 @@ __all__ = [
     "is_teacher",
     "join_as",
     "join_class",
+    "latest_submissions",
     "latest_versions",
     "login_to_change",
     "my_classes",
@@ -139,9 +151,12 @@ __all__ = [
     "reset_password",
     "roster_view",
     "rotate_join_code",
+    "set_private",
     "start_class_tournament",
     "student_ids",
     "student_names",
+    "submitted",
+    "upload_target",
 ]
 
 logger = logging.getLogger(__name__)
@@ -150,6 +165,9 @@ logger = logging.getLogger(__name__)
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 #: A join code's length: 31**8 is about 8.5e11 codes.
 CODE_LENGTH = 8
+#: The shortest a join code lasts (hours): 3 minutes (the form, the API and docs/classes.md
+#: hold to the same bounds).
+MIN_JOIN_HOURS = 0.05
 #: The longest a join code lasts (hours): 30 days.
 MAX_JOIN_HOURS = 24.0 * 30
 #: A class's settings when not given: uploads a student may make an hour, uploads of the
@@ -158,6 +176,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "uploads_per_hour": 10,
     "checks_queued": 30,
     "show_reference": True,
+    "private": False,
 }
 #: Each numeric setting's bounds (inclusive).
 BOUNDS = {"uploads_per_hour": (1, 1000), "checks_queued": (1, 10_000)}
@@ -183,6 +202,12 @@ class NewClass:
     uploads_per_hour: int = DEFAULT_SETTINGS["uploads_per_hour"]
     checks_queued: int = DEFAULT_SETTINGS["checks_queued"]
     show_reference: bool = True
+    private: bool = field(
+        default=False,
+        metadata=about(
+            "its students' bots, ratings and games seen by its members and teachers only"
+        ),
+    )
     join_hours: float = field(
         default=24.0, metadata=about("how long the first join code lasts (0: none)")
     )
@@ -229,15 +254,17 @@ def _check_settings(new: NewClass) -> dict[str, Any]:
         "uploads_per_hour": int(new.uploads_per_hour),
         "checks_queued": int(new.checks_queued),
         "show_reference": bool(new.show_reference),
+        "private": bool(new.private),
     }
 
 
 def _check_hours(hours: float, *, closing: bool = False) -> None:
-    low = 0.0 if closing else 0.05
-    if not low <= hours <= MAX_JOIN_HOURS:
+    """A join code's hours: :data:`MIN_JOIN_HOURS` to :data:`MAX_JOIN_HOURS` (``closing``:
+    or 0, no code yet, when a class is created)."""
+    if not (MIN_JOIN_HOURS <= hours <= MAX_JOIN_HOURS or (closing and hours == 0)):
         raise ClassError(
-            f"a join code lasts {'0 (none) ' if closing else '0.05 '}to {MAX_JOIN_HOURS:g} "
-            f"hours, not {hours:g}."
+            f"a join code lasts {MIN_JOIN_HOURS:g} to {MAX_JOIN_HOURS:g} hours"
+            f"{' (or 0: none yet)' if closing else ''}, not {hours:g}."
         )
 
 
@@ -309,6 +336,19 @@ def close_join_code(store: Store, actor: Actor, name: str) -> ClassRow:
     """
     row = class_for_teacher(store, actor, name)
     stored.set_join_code(store, row.id, None, None)
+    return find_class(store, row.name)
+
+
+def set_private(store: Store, actor: Actor, name: str, private: bool) -> ClassRow:
+    """Make the class private (its students' bots, ratings, games and tournaments seen by
+    its members, its teachers and the admins only: arena.service.privacy) or public again.
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+    """
+    row = class_for_teacher(store, actor, name)
+    stored.set_settings(store, row.id, {**row.settings, "private": bool(private)})
+    logger.info("class %s made %s by %s", row.name, "private" if private else "public", _who(actor))
     return find_class(store, row.name)
 
 
@@ -387,11 +427,20 @@ def join_class(
     return account
 
 
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A class joined by a logged-in user: ``new`` is False when it was a student of it
+    already (joining again changes nothing)."""
+
+    row: ClassRow
+    new: bool
+
+
 def join_as(
     store: Store, actor: Actor, code: str, real_name: str = "", *, now: datetime | None = None
-) -> ClassRow:
+) -> Joined:
     """The logged-in ``actor`` joins the class with ``code`` as a student (joining again
-    changes nothing).
+    changes nothing: ``new`` is False).
 
     Raises:
         PermissionDenied: nobody is logged in (or the operator).
@@ -405,8 +454,8 @@ def join_as(
         raise ClassError(f"you teach {row.name}: a teacher does not join as a student.")
     # "account": an account of the user's own, not one the class made (never reset by a
     # teacher: reset_password)
-    stored.add_member(store, row.id, actor.id, _real_name(real_name), "account")
-    return row
+    new = stored.add_member(store, row.id, actor.id, _real_name(real_name), "account")
+    return Joined(row, new)
 
 
 # --- the roster: accounts a teacher makes, first-time passwords -------------------------------
@@ -580,8 +629,9 @@ def start_class_tournament(
     games: int = 10,
     now: datetime | None = None,
 ) -> int:
-    """One click: a round robin between the latest versions of the class's students (each
-    student's most recent bot version), with the reference bots' latest versions if
+    """One click: a round robin between the latest versions the class's students submitted
+    to its assignments (each student's latest submission; never a bot it did not submit,
+    nor a competition entry), with the reference bots' latest versions if
     ``reference``, ``games`` games a pair under ``rules`` (default: the class's first rule
     set), owned by ``actor`` (who may cancel it); its matches are sent to the workers.
     Return the tournament's id (it is called ``CLASS-YYYYMMDD-HHMMSS``).
@@ -598,9 +648,11 @@ def start_class_tournament(
     if not 1 <= games <= MAX_CLASS_GAMES:
         raise ClassError(f"games must be 1 to {MAX_CLASS_GAMES}, not {games}.")
     students = {m.user_id: m.name for m in stored.member_rows(store, row.id)}
+    latest = {user_id: v for user_id, v in stored.submitted_versions(store, row.id)}
     entrants = [
         Entrant.stored(fit_name(students[user_id]), version_id)
-        for user_id, version_id in sorted(stored.latest_versions(store, row.id).items())
+        for user_id, version_id in sorted(latest.items())
+        if user_id in students
     ]
     if reference:
         entrants += [
@@ -609,8 +661,8 @@ def start_class_tournament(
         ]
     if len(entrants) < 2:
         raise ClassError(
-            f"a tournament needs two bots at least: {len(entrants)} of class {row.name} "
-            "has a version yet."
+            f"a tournament needs two bots at least: the students of class {row.name} have "
+            f"submitted {len(entrants)} to its assignments so far."
         )
     pairs = len(entrants) * (len(entrants) - 1) // 2
     if pairs * games > MAX_CLASS_TOURNAMENT_GAMES:

@@ -901,7 +901,7 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
         reference = parse_reference(spec)
         if reference.owner is None:
             raise ArenaError(f"{which} must be OWNER/NAME[@VERSION], not {spec!r}")
-        view = bot_view(store, reference.owner, reference.name)
+        view = bot_view(store, reference.owner, reference.name, actor)
         if view is None:
             raise NotFound(f"no bot {reference.owner}/{reference.name}")
         if which == "NEW":

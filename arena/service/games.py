@@ -22,8 +22,11 @@ from datetime import datetime
 from typing import Any
 
 from arena.engine.replay import Replay, replay_record
+from arena.service.permissions import Actor
+from arena.service.privacy import hidden_from
 from arena.service.results import OUTCOMES, outcome
 from arena.service.shapes import HIDDEN, about
+from arena.store.boards import tournaments_holding
 from arena.store.db import Store
 from arena.store.games import (
     SCAN_LIMIT,
@@ -137,8 +140,11 @@ class GamePage:
     truncated: bool = False
 
 
-def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int = 0) -> GamePage:
-    """A page of the games ``wanted`` picks, newest first (a match's games last to first).
+def game_list(
+    store: Store, wanted: GameFilter, *, limit: int = 50, offset: int = 0, viewer: Actor = None
+) -> GamePage:
+    """A page of the games ``wanted`` picks, newest first (a match's games last to first),
+    without those holding a bot hidden from ``viewer`` (arena.service.privacy).
 
     Raises:
         LookupError: ``bot`` or ``opponent`` names no stored bot.
@@ -151,6 +157,10 @@ def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int 
         )  # fmt: skip
     rows: list[GameRow] = []
     skipped = scanned = 0
+    hidden = hidden_from(store, viewer)
+    for ref in (wanted.bot, wanted.opponent):
+        if ref is not None and hidden.owner(ref[0]):  # as if there were none
+            raise LookupError(f"no bot {ref[0]}/{ref[1]}")
     with game_scan(store) as scan:
         bot = None if wanted.bot is None else scan.bot_id(wanted.bot)
         opponent = None if wanted.opponent is None else scan.bot_id(wanted.opponent)
@@ -165,6 +175,8 @@ def game_list(store: Store, wanted: GameFilter, *, limit: int = 50, offset: int 
             if wanted.labels and not set(wanted.labels) <= set(labels):
                 continue
             scan.load_names(match.seats)
+            if hidden.any(scan.names[v][1] for v in match.seats):
+                continue
             bots = [scan.names[v][2] for v in match.seats]
             mine = [s for s, b in enumerate(bots) if b == bot]
             if bot is not None and not mine:
@@ -255,13 +267,14 @@ class StoredGame:
     record: dict[str, Any]
 
 
-def game_record(store: Store, match_id: int, index: int) -> StoredGame | None:
-    """Game ``index`` of done match ``match_id`` with its record, or None."""
+def game_record(store: Store, match_id: int, index: int, viewer: Actor = None) -> StoredGame | None:
+    """Game ``index`` of done match ``match_id`` with its record, or None (also when it
+    holds a bot hidden from ``viewer``: arena.service.privacy)."""
     found = game_summary(store, match_id, index)
     if found is None:
         return None
     row = _row(found.match, found.game, found.names, [])
-    if row is None:
+    if row is None or hidden_from(store, viewer).any(row.owners):
         return None
     return StoredGame(row, found.record)
 
@@ -307,11 +320,15 @@ class ReplayedGame:
 
 
 def replayed_game(
-    store: Store, match_id: int, index: int, cache: ReplayCache | None = None
+    store: Store,
+    match_id: int,
+    index: int,
+    cache: ReplayCache | None = None,
+    viewer: Actor = None,
 ) -> ReplayedGame | None:
-    """Game ``index`` of done match ``match_id`` verified and stepped through, or None;
-    from ``cache`` when it holds the game (then without a query), else read, replayed once
-    (verifying and stepping are one simulation) and kept there.
+    """Game ``index`` of done match ``match_id`` verified and stepped through, or None (as
+    :func:`game_record`, for ``viewer``); from ``cache`` when it holds the game, else read,
+    replayed once (verifying and stepping are one simulation) and kept there.
 
     Raises:
         ParseError: the stored record does not verify.
@@ -319,8 +336,8 @@ def replayed_game(
     key = (match_id, index)
     found = None if cache is None else cache.get(key)
     if found is not None:
-        return found
-    stored = game_record(store, match_id, index)
+        return None if hidden_from(store, viewer).any(found.row.owners) else found
+    stored = game_record(store, match_id, index, viewer)
     if stored is None:
         return None
     found = ReplayedGame(stored.row, stored.record, replay_record(stored.record))
@@ -378,25 +395,39 @@ class OpponentRow:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
 
-def opponent_table(store: Store, owner: str, name: str) -> list[OpponentRow]:
-    """The bot's record against each other bot, per rule set, most games first: every
-    version of both, as the last refit of each rule set counted them (``pair_records``;
-    a rule set is refitted when one of its tournaments finishes).
+def opponent_table(store: Store, owner: str, name: str, viewer: Actor = None) -> list[OpponentRow]:
+    """The bot's record against each other bot ``viewer`` may see (arena.service.privacy),
+    per rule set, most games first: every version of both, as the last refit of each rule
+    set counted them (``pair_records``; a rule set is refitted when one of its tournaments
+    finishes).
 
     Raises:
         LookupError: no bot ``owner/name``.
     """
-    table = [OpponentRow(*sums) for sums in opponent_sums(store, owner, name)]
+    hidden = hidden_from(store, viewer)
+    table = [
+        OpponentRow(*sums)
+        for sums in opponent_sums(store, owner, name)
+        if not hidden.owner(sums[1].split("/", 1)[0])
+    ]
     return sorted(table, key=lambda row: (row.rules, -row.games, row.opponent))
 
 
 def match_list(
-    store: Store, tournament: str, *, status: str | None = None, limit: int = 50, offset: int = 0
+    store: Store,
+    tournament: str,
+    *,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+    viewer: Actor = None,
 ) -> tuple[int, list[MatchRow]]:
     """The tournament's matches in schedule order (``status``: only those), a page of them
     and how many there are.
 
     Raises:
-        LookupError: no tournament of that name.
+        LookupError: no tournament of that name, or none ``viewer`` may see.
     """
+    if tournament in tournaments_holding(store, hidden_from(store, viewer).ids):
+        raise LookupError(f"no tournament {tournament!r}")
     return tournament_matches(store, tournament, status=status, limit=limit, offset=offset)

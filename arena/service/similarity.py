@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from arena.match.newbot import starter_bot
-from arena.service.classes import ClassError, class_for_teacher, latest_versions, student_ids
+from arena.service.classes import ClassError, class_for_teacher, latest_submissions, student_ids
 from arena.service.display import display_name
 from arena.service.permissions import Actor, Operator
 from arena.service.shapes import HIDDEN, about
@@ -383,8 +383,9 @@ def _check_work(class_name: str, sources: Mapping[int, str]) -> None:
 def similarity_report(
     store: Store, actor: Actor, class_name: str, *, threshold: float = THRESHOLD
 ) -> SimilarityReport:
-    """The pairs of the class's students whose latest versions (of any of their bots)
-    score above ``threshold`` (0 to 1), for the class's teachers (and admins, the
+    """The pairs of the class's students whose latest submissions to the class's
+    assignments (never their other bots, nor competition entries: what a teacher may
+    read) score above ``threshold`` (0 to 1), for the class's teachers (and admins, the
     operator).
 
     Raises:
@@ -398,7 +399,7 @@ def similarity_report(
     if not 0.0 <= threshold <= 1.0 or threshold != threshold:
         raise ClassError(f"the threshold is a share from 0 to 1, not {threshold}")
     students = student_ids(store, found.id)
-    latest = latest_versions(store, found.id)
+    latest = latest_submissions(store, found.id)  # what the class's teachers may read
     rows = version_sources(store, sorted(latest.values()))
     sources = {version_id: row[4] for version_id, row in sorted(rows.items())}
     if not isinstance(actor, Operator):

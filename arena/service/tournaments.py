@@ -21,12 +21,11 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import PRESETS, Rules
 from arena.errors import ArenaError, NotFound, ParseError, PermissionDenied
 from arena.service.board_views import REFERENCE_OWNER, tournament_owner
-from arena.service.class_views import class_for_teacher
+from arena.service.class_views import class_for_teacher, submitted
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import MatchSettings, create_stored_tournament
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
 from arena.store import queue
-from arena.store.classes import member_rows
 from arena.store.db import Store
 
 __all__ = [
@@ -131,8 +130,9 @@ def _check_bounds(new: NewTournament) -> None:
 
 def check_may_create(store: Store, actor: Actor, school_class: str | None) -> set[str] | None:
     """Return if ``actor`` may create a tournament: an organiser or an admin (None), or,
-    for ``school_class``, a teacher of that class (the names of the owners whose bots its
-    tournament may play: its students and the reference bots).
+    for ``school_class``, a teacher of that class (the bot versions its tournament may
+    play, as ``owner/bot@vN``: those submitted to the class's assignments; and the
+    reference bots, any version).
 
     Raises:
         PermissionDenied: neither (or nobody logged in).
@@ -142,11 +142,12 @@ def check_may_create(store: Store, actor: Actor, school_class: str | None) -> se
         require(actor, "create-tournament", message="only organisers and admins create tournaments")
         return None
     row = class_for_teacher(store, actor, school_class)
-    return {member.name for member in member_rows(store, row.id)} | {REFERENCE_OWNER}
+    return {version.reference for version in submitted(store, row.id)}
 
 
-def _check_class_entrants(new: NewTournament, owners: set[str]) -> None:
-    """A class's tournament plays its students' bots and the reference bots only.
+def _check_class_entrants(new: NewTournament, versions: set[str]) -> None:
+    """A class's tournament plays the versions submitted to the class and the reference
+    bots only (never a student's other bots, nor its competition entries).
 
     Raises:
         PermissionDenied: another bot is among its entrants (the message names it).
@@ -156,10 +157,13 @@ def _check_class_entrants(new: NewTournament, owners: set[str]) -> None:
             reference = spec if isinstance(spec, Reference) else parse_reference(spec)
         except ParseError:
             continue  # resolve_entrants says what is wrong with it
-        if reference.owner not in owners:
+        shown = f"{reference.owner or '?'}/{reference.name}"
+        if reference.version is not None:
+            shown += f"@v{reference.version}"
+        if reference.owner != REFERENCE_OWNER and shown not in versions:
             raise PermissionDenied(
-                f"a tournament of class {new.school_class} plays its students' bots and the "
-                f"reference bots only, not {reference.owner or '?'}/{reference.name}",
+                f"a tournament of class {new.school_class} plays the bots submitted to its "
+                f"assignments and the reference bots only, not {shown}",
                 action="create-tournament",
                 stated=True,
             )

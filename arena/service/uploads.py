@@ -28,6 +28,7 @@ from typing import Any
 
 from arena.compete.entrants import Entrant
 from arena.compete.names import fit_name
+from arena.engine.events import Termination
 from arena.errors import ArenaError
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
@@ -40,6 +41,7 @@ from arena.match.runtimes import (
 )
 from arena.service.matches import Config, create_stored_tournament, keep_alive
 from arena.service.shapes import HIDDEN
+from arena.store.assignments import assignment_by_id
 from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_id_named
 from arena.store.uploads import (
@@ -67,12 +69,14 @@ __all__ = [
     "check_report_json",
     "check_runtimes",
     "check_stored_runtime",
+    "check_time",
     "claim_upload",
     "create_placement",
     "form_runtime",
     "mark_sent",
     "offered_runtime",
     "placement_name",
+    "rejection",
     "rejection_cause",
     "release_upload",
     "renew_upload",
@@ -311,6 +315,31 @@ def check_report_json(report: CheckReport, sandboxed: bool) -> dict[str, Any]:
     return fields
 
 
+def check_time(store: Store, purpose: str, assignment_id: int | None) -> tuple[TimeControl, str]:
+    """The time control an upload is checked under, and whose limit it is: an assignment's
+    submission under the assignment's own time a move (its gauntlet's), any other upload
+    under the site's default."""
+    if purpose == "assignment" and assignment_id is not None:
+        row = assignment_by_id(store, assignment_id)
+        if row is not None and "move_seconds" in row.settings:
+            move = float(row.settings["move_seconds"])
+            return TimeControl(move_seconds=move), "the assignment's limit"
+    return TimeControl(), "the check's limit"
+
+
+def rejection(report: CheckReport, whose: str) -> str:
+    """Why a check failed, in a phrase: the first fault, with the limit a timeout broke
+    and whose it is ("timeout under block: no reply within 1000 ms a move, the
+    assignment's limit")."""
+    first = report.faults[0][1].verdict if report.faults else None
+    if first is None:
+        return "it played no game"
+    message = first.message
+    if first.termination is Termination.TIMEOUT and message.startswith("no reply within"):
+        message = f"{message}, {whose}"
+    return f"{first.termination.value} under {report.faults[0][0]}: {message}"
+
+
 def check_in_sandbox(
     store: Store, upload_id: int, *, sandboxed: bool = True, config: Config | None = None
 ) -> str:
@@ -358,11 +387,12 @@ def check_in_sandbox(
             path.write_text(source, encoding="utf-8")
             path.chmod(0o644)
             Path(directory).chmod(0o755)  # the sandbox's unprivileged uid reads it
+            time_control, whose = check_time(store, upload.purpose, upload.assignment_id)
             reports = list(
                 check_bot(
                     str(path),
                     sandboxed=sandboxed,
-                    time_control=TimeControl(),
+                    time_control=time_control,
                     runtime=upload.runtime,
                 )
             )
@@ -374,12 +404,7 @@ def check_in_sandbox(
     report_json["bot"] = filename
     report_json["runtime"] = upload.runtime
     if not report.ok:
-        first = report.faults[0][1].verdict if report.faults else None
-        reason = (
-            "it played no game"
-            if first is None
-            else f"{first.termination.value} under {report.faults[0][0]}: {first.message}"
-        )
+        reason = rejection(report, whose)
         finish_upload(store, upload_id, "rejected", report_json, f"Rejected: {reason}", None)
         return "rejected"
     version, created = store.add_bot_version(

@@ -55,6 +55,7 @@ __all__ = [
     "grading_tournaments",
     "insert_assignment",
     "insert_submission",
+    "insert_version_submission",
     "member_names",
     "reject_submission",
     "stalled_submissions",
@@ -238,6 +239,48 @@ def insert_submission(
         session.add(row)
         session.flush()
         return row.id
+
+
+def insert_version_submission(
+    store: Store,
+    assignment_id: int,
+    user_id: int,
+    version_id: int,
+    *,
+    late: bool,
+    since: datetime,
+    now: datetime | None = None,
+) -> tuple[int, bool]:
+    """Store a ``pending`` submission of the stored version ``version_id``, unless the user
+    submitted that very version to the assignment since ``since`` (a double submit, a
+    retried request): (its id, whether it is new). Two callers at once store one: the
+    check and the insert are one transaction, serialized (SQLite's ``BEGIN IMMEDIATE``,
+    a PostgreSQL advisory lock on the assignment and the user)."""
+    with store.write() as session:
+        if store.dialect == "postgresql":
+            key = f"submission:{assignment_id}:{user_id}"
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": key})
+        first = session.scalar(
+            select(Submission.id)
+            .where(
+                Submission.assignment_id == assignment_id,
+                Submission.user_id == user_id,
+                Submission.bot_version_id == version_id,
+                Submission.upload_id.is_(None),
+                Submission.created >= since,
+            )
+            .order_by(Submission.id)
+            .limit(1)
+        )
+        if first is not None:
+            return int(first), False
+        row = Submission(
+            assignment_id=assignment_id, user_id=user_id, upload_id=None,
+            bot_version_id=version_id, status="pending", late=late, created=_now(now),
+        )  # fmt: skip
+        session.add(row)
+        session.flush()
+        return row.id, True
 
 
 def _submission_query() -> Any:

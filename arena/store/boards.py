@@ -37,6 +37,7 @@ __all__ = [
     "tournament_owner",
     "tournament_page",
     "tournament_totals",
+    "tournaments_holding",
 ]
 
 
@@ -210,3 +211,21 @@ def tournament_owner(store: Store, name: str) -> tuple[int, int | None] | None:
             select(Tournament.id, Tournament.owner_id).where(Tournament.name == name)
         ).first()
         return None if row is None else (row[0], row[1])
+
+
+def tournaments_holding(store: Store, owner_ids: frozenset[int]) -> set[str]:
+    """The names of the tournaments with an entrant owned by one of ``owner_ids``."""
+    if not owner_ids:
+        return set()
+    with store.read() as session:
+        return {
+            str(name)
+            for name in session.scalars(
+                select(Tournament.name)
+                .join(TournamentEntrant, TournamentEntrant.tournament_id == Tournament.id)
+                .join(BotVersion, BotVersion.id == TournamentEntrant.bot_version_id)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .where(Bot.owner_id.in_(owner_ids))
+                .distinct()
+            )
+        }

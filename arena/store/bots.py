@@ -25,6 +25,7 @@ __all__ = [
     "bot_record",
     "bot_rows",
     "set_source_public",
+    "version_id",
     "version_names",
     "version_owners",
     "version_source",
@@ -157,6 +158,17 @@ def version_source(store: Store, owner: str, name: str, version: int) -> str | N
     with store.read() as session:
         return session.scalar(
             select(BotVersion.source)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .join(User, User.id == Bot.owner_id)
+            .where(User.name == owner, Bot.name == name, BotVersion.version == version)
+        )
+
+
+def version_id(store: Store, owner: str, name: str, version: int) -> int | None:
+    """The id of ``owner/name`` version ``version``, or None."""
+    with store.read() as session:
+        return session.scalar(
+            select(BotVersion.id)
             .join(Bot, Bot.id == BotVersion.bot_id)
             .join(User, User.id == Bot.owner_id)
             .where(User.name == owner, Bot.name == name, BotVersion.version == version)

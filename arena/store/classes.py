@@ -20,12 +20,14 @@ from sqlalchemy.orm import Session
 from arena.compete.names import name_key
 from arena.store.db import Store, as_utc
 from arena.store.models import (
+    Assignment,
     Bot,
     BotVersion,
     ClassMember,
     ClassTeacher,
     MatchSeat,
     SchoolClass,
+    Submission,
     Upload,
     User,
     UserSession,
@@ -37,10 +39,12 @@ __all__ = [
     "MemberRow",
     "MemberUpdate",
     "NewUser",
+    "PrivacyFacts",
     "UploadFacts",
     "VersionFacts",
     "add_member",
     "add_teacher",
+    "assignment_teachers",
     "class_row",
     "class_row_by_code",
     "class_rows_of",
@@ -52,6 +56,7 @@ __all__ = [
     "member_rows",
     "owner_latest_versions",
     "pending_checks",
+    "privacy_facts",
     "quota_settings",
     "recent_uploads",
     "renamable",
@@ -61,7 +66,10 @@ __all__ = [
     "role_request_rows",
     "set_join_code",
     "set_requested_role",
+    "set_settings",
     "student_ids",
+    "submission_teachers",
+    "submitted_versions",
     "taken_keys",
     "teacher_ids",
     "teachers_of_student",
@@ -245,6 +253,105 @@ def set_join_code(store: Store, class_id: int, code: str | None, expires: dateti
         return True
     except IntegrityError:
         return False
+
+
+def set_settings(store: Store, class_id: int, settings: dict[str, Any]) -> None:
+    """Replace the class's settings (the service checked them)."""
+    with store.write() as session:
+        session.execute(
+            update(SchoolClass).where(SchoolClass.id == class_id).values(settings=settings)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyFacts:
+    """What a private class hides, as one read: the students of every private class
+    (class id -> their user ids and names), and the classes ``viewer`` teaches or is a
+    student of."""
+
+    students: dict[int, dict[int, str]]
+    viewer_classes: frozenset[int]
+
+
+def privacy_facts(store: Store, viewer: int | None) -> PrivacyFacts:
+    """The students of the private classes (``settings["private"]``) and the classes the
+    user ``viewer`` belongs to (None: none)."""
+    with store.read() as session:
+        private = [
+            int(class_id)
+            for class_id, settings in session.execute(select(SchoolClass.id, SchoolClass.settings))
+            if (settings or {}).get("private")
+        ]
+        students: dict[int, dict[int, str]] = {class_id: {} for class_id in private}
+        if private:
+            for class_id, user_id, name in session.execute(
+                select(ClassMember.class_id, User.id, User.name)
+                .join(User, User.id == ClassMember.user_id)
+                .where(ClassMember.class_id.in_(private))
+            ):
+                students[int(class_id)][int(user_id)] = str(name)
+        mine: set[int] = set()
+        if private and viewer is not None:
+            for table in (ClassMember, ClassTeacher):
+                mine.update(
+                    int(c)
+                    for c in session.scalars(
+                        select(table.class_id).where(
+                            table.user_id == viewer, table.class_id.in_(private)
+                        )
+                    )
+                )
+    return PrivacyFacts(students, frozenset(mine))
+
+
+def submitted_versions(store: Store, class_id: int) -> list[tuple[int, int]]:
+    """The bot versions the class's students submitted to its assignments (accepted
+    submissions), oldest first: (user id, version id), each version once."""
+    with store.read() as session:
+        rows = session.execute(
+            select(Submission.user_id, Submission.bot_version_id)
+            .join(Assignment, Assignment.id == Submission.assignment_id)
+            .where(Assignment.class_id == class_id, Submission.bot_version_id.is_not(None))
+            .order_by(Submission.id)
+        ).all()
+    seen: dict[int, int] = {}
+    for user_id, version_id in rows:
+        if version_id is not None:
+            seen.setdefault(int(version_id), int(user_id))
+    return [(user_id, version_id) for version_id, user_id in seen.items()]
+
+
+def submission_teachers(
+    store: Store, *, version_id: int | None = None, bot_id: int | None = None
+) -> frozenset[int]:
+    """The teachers of the classes whose assignments were sent the version ``version_id``
+    (or, with ``bot_id``, any version of that bot) as a submission."""
+    with store.read() as session:
+        query = (
+            select(ClassTeacher.user_id)
+            .join(Assignment, Assignment.class_id == ClassTeacher.class_id)
+            .join(Submission, Submission.assignment_id == Assignment.id)
+        )
+        if version_id is not None:
+            query = query.where(Submission.bot_version_id == version_id)
+        else:
+            query = query.join(BotVersion, BotVersion.id == Submission.bot_version_id).where(
+                BotVersion.bot_id == bot_id
+            )
+        return frozenset(int(t) for t in session.scalars(query.distinct()))
+
+
+def assignment_teachers(store: Store, assignment_id: int) -> frozenset[int]:
+    """The teachers of the class the assignment ``assignment_id`` belongs to."""
+    with store.read() as session:
+        return frozenset(
+            int(t)
+            for t in session.scalars(
+                select(ClassTeacher.user_id)
+                .join(Assignment, Assignment.class_id == ClassTeacher.class_id)
+                .where(Assignment.id == assignment_id)
+            )
+        )
 
 
 def add_teacher(store: Store, class_id: int, user_id: int) -> bool:

@@ -81,10 +81,12 @@ def test_submitting_a_stored_version_again_and_again_is_held_to_the_hourly_quota
         class_name="small", name="hw", references=("reference/random",),
         grades=(("C", ("random",)), ("F", ())), deadline=now + timedelta(days=1),
     ))  # fmt: skip
-    for _ in range(3):
-        assign.submit_version(store, ann, "small", "hw", "mine")
+    for minute in range(3):  # minutes apart: within one, the same version is one submission
+        assign.submit_version(
+            store, ann, "small", "hw", "mine", now=now + timedelta(minutes=2 * minute + 1)
+        )
     with pytest.raises(ClassError, match="in the last hour"):
-        assign.submit_version(store, ann, "small", "hw", "mine")
+        assign.submit_version(store, ann, "small", "hw", "mine", now=now + timedelta(minutes=7))
     with store.read() as session:
         assert session.query(Tournament).count() == 3
 

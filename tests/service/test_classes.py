@@ -104,7 +104,7 @@ def test_a_teacher_creates_a_class_with_a_join_code(store: Store, actors: Actors
         ({"rule_sets": ("block", "block")}, "each once."),
         ({"uploads_per_hour": 0}, "uploads per hour must be 1 to 1000, not 0."),
         ({"checks_queued": 10**6}, "checks queued must be 1 to 10000"),
-        ({"join_hours": -1.0}, "a join code lasts 0 (none) to 720 hours, not -1."),
+        ({"join_hours": -1.0}, "a join code lasts 0.05 to 720 hours (or 0: none yet), not -1."),
         ({"description": "x" * 5001}, "the description is plain text"),
     ],
 )
@@ -225,9 +225,11 @@ def test_teachers_read_their_students_bots_and_nobody_else_does(
 ) -> None:
     student = _account(actors, "student")
     target = cls.bot_target(store, student.id)
+    # a bot never submitted to the class is not its teachers' (issue 30's security
+    # finding: a competition entry was): a submission is (tests/web/test_class_privacy.py)
     for action in ("read-source", "read-faults"):
         assert {name: allowed(actors[name], action, target) for name in ACTORS} == {
-            "anonymous": False, "user": False, "student": True, "teacher": True,
+            "anonymous": False, "user": False, "student": True, "teacher": False,
             "teacher2": False, "admin": True, "operator": True,
         }  # fmt: skip
     # another student of the same class reads nothing of this one's
@@ -264,8 +266,7 @@ def test_add_teacher_needs_a_teacher_and_makes_a_second_one(store: Store, actors
     teacher2 = _account(actors, "teacher2")
     assert teacher2.id in row.teacher_ids
     cls.rotate_join_code(store, teacher2, "5b")
-    student = _account(actors, "student")
-    assert allowed(teacher2, "read-source", cls.bot_target(store, student.id))
+    assert allowed(teacher2, "manage-class", cls.class_target(cls.find_class(store, "5b")))
 
 
 def test_must_change_password_is_cleared_by_a_change(store: Store, actors: Actors) -> None:
@@ -514,17 +515,26 @@ def test_a_class_queues_at_most_its_checks_at_once(
 def test_a_teacher_starts_a_class_tournament_with_or_without_the_references(
     store: Store, actors: Actors, celery: Celery, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from arena.service import assignments as assign
     from arena.store.tournaments import entrant_labels
 
-    with pytest.raises(ClassError, match="a tournament needs two bots at least: 0 of class 5b"):
+    with pytest.raises(ClassError, match="needs two bots at least: the students of class 5b have"):
         cls.start_class_tournament(store, actors["teacher"], "5b", reference=False)
     code = cls.find_class(store, "5b").join_code
     assert code is not None
-    cls.join_class(store, HASHER, code, "bob", PASSWORD)
+    bob = cls.join_class(store, HASHER, code, "bob", PASSWORD)
     for owner, bot in (("ada", "random"), ("ada", "greedy"), ("bob", "random")):
         store.add_bot_version(owner, bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
     for bot in ("random", "greedy"):
         store.add_bot_version("reference", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
+    # a class tournament plays what was submitted to the class (issue 30): ada's greedy and
+    # bob's random; ada's random, never submitted, is left out
+    assign.create_assignment(store, actors["teacher"], assign.NewAssignment(
+        class_name="5b", name="hw", references=("reference/random",),
+        grades=(("C", ("random",)), ("F", ())), deadline=NOW + timedelta(days=1),
+    ), now=NOW)  # fmt: skip
+    assign.submit_version(store, _account(actors, "student"), "5b", "hw", "greedy", now=NOW)
+    assign.submit_version(store, bob, "5b", "hw", "random", now=NOW)
     plain = cls.start_class_tournament(
         store, actors["teacher"], "5b", reference=False, games=2, now=NOW
     )

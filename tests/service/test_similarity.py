@@ -25,6 +25,7 @@ from arena.service.similarity import (
 )
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+from tests.submissions import submitted
 
 HASHER = password_hasher(cheap=True)
 PASSWORD = "correct horse"
@@ -189,6 +190,10 @@ def make_class(store: Store) -> dict[str, Actor]:
     store.add_bot_version("cy", "other", OTHER, {})
     store.add_bot_version("dan", "greedy", greedy.replace("def ", "def  "), {})
     store.add_bot_version("user", "mine", OWN, {})  # not in the class: never compared
+    # what is compared is what was submitted to the class (issue 30): a teacher reads no
+    # other bot of a student's
+    for owner, bot in (("ann", "mine"), ("bob", "copied"), ("cy", "other"), ("dan", "greedy")):
+        submitted(store, "5b", owner, bot)
     return made
 
 
@@ -214,6 +219,8 @@ def test_a_new_version_is_compared_and_the_cache_follows_it(store: Store) -> Non
     actors = make_class(store)
     first = similarity_report(store, actors["admin"], "5b")
     store.add_bot_version("cy", "other", _renamed(OWN) + "\n# mine now\n", {})
+    store.add_bot_version("cy", "unsent", OWN + "\n# never submitted\n", {})
+    submitted(store, "5b", "cy", "other")
     second = similarity_report(store, actors["admin"], "5b")
     # (cached only if this process compared these very versions before: the test on the
     # other database did, with the same ids and sources)

@@ -18,6 +18,7 @@ from arena.service.accounts import change_own_password, create_account, create_t
 from arena.service.uploads import check_in_sandbox
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
+from tests.submissions import submitted
 from tests.web.conftest import HASHER, PASSWORD
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
@@ -83,10 +84,19 @@ def test_a_teacher_sees_the_roster_and_reads_the_students_sources(
     assert rows["ada"]["real_name"] == "Ada Lovelace" and rows["bob"]["real_name"] is None
     assert rows["ada"]["version"] == "ada/greedy v1" and rows["ada"]["upload_status"] == "accepted"
     assert rows["bob"]["version"] is None and rows["bob"]["source"] is None
+    # a bot uploaded for the site's leaderboard, never submitted to the class: not the
+    # teacher's to read (issue 30's security finding), its source not even linked
+    assert rows["ada"]["source"] is None and rows["ada"]["submitted"] is False
+    path = "/api/v1/bots/ada/greedy/versions/1/source"
+    assert client.get(path, headers=tokens["teacher"]).status_code == 404
+    report = client.get(f"/api/v1/uploads/{upload['id']}", headers=tokens["teacher"])
+    assert report.status_code == 404
+    submitted(store, "5b", "ada", "greedy")
+    roster = client.get("/api/v1/classes/5b/roster", headers=tokens["teacher"])
+    rows = {r["student"]: r for r in roster.get_json()["students"]}
+    assert rows["ada"]["source"] == path and rows["ada"]["submitted"] is True
     source = client.get(rows["ada"]["source"], headers=tokens["teacher"])
     assert source.status_code == 200 and source.data == GREEDY
-    report = client.get(f"/api/v1/uploads/{upload['id']}", headers=tokens["teacher"])
-    assert report.status_code == 200
     # another student, another class's teacher and a stranger read none of it
     for who in ("bob", "teacher2", "eve"):
         assert client.get(rows["ada"]["source"], headers=tokens[who]).status_code == 404
@@ -207,6 +217,7 @@ def test_join_codes_teachers_and_tournaments(
     for name in ("ada", "bob"):
         upload = _upload(client, tokens[name]).get_json()
         check_in_sandbox(store, upload["id"], sandboxed=False)
+        submitted(store, "5b", name, "greedy")
     started = client.post("/api/v1/classes/5b/tournaments", json={"reference": False, "games": 2},
                           headers=tokens["teacher"])  # fmt: skip
     assert started.status_code == 202, started.get_json()
@@ -259,14 +270,17 @@ def test_the_pages_let_a_teacher_read_a_students_source_and_upload_report(
     app: Flask, store: Store, tokens: dict[str, Headers]
 ) -> None:
     """The pages' call sites (web/bots.py) ask the same rule as the API's: the bot's
-    target has its owner's teachers (arena.service.classes.bot_target)."""
+    target has the teachers of the classes it was submitted to
+    (arena.service.classes.bot_target)."""
     from tests.web.conftest import logged_in
 
     client = app.test_client()
     _class(client, tokens)
     upload = _upload(client, tokens["ada"]).get_json()
     check_in_sandbox(store, upload["id"], sandboxed=False)
-    expected = {"mrs.t": 200, "ada": 200, "root": 200, "bob": 404, "mr.u": 404, "eve": 404}
+    # a placement upload is its owner's (and the admins'): never submitted to the class,
+    # its teacher reads neither its source nor its report (issue 30's security finding)
+    expected = {"mrs.t": 404, "ada": 200, "root": 200, "bob": 404, "mr.u": 404, "eve": 404}
     for name, status in expected.items():
         page = logged_in(app, name)
         assert page.get("/bots/ada/greedy/v1/source").status_code == status, name

@@ -175,6 +175,14 @@ def _accounts(store: Store, directory: Path) -> dict[str, Account]:
     source = (REFERENCE_BOTS / "greedy.py").read_text()
     store.add_bot_version("owner", "mybot", source, {})
     store_upload(store, made["owner"].id, "mybot", "mybot.py", source + "\n# v2\n")
+    # "pia" is a student of the private class "quiet": her bot is no one else's to see
+    from arena.service.classes import NewClass, create_class, join_class
+    from arena.service.permissions import OPERATOR
+
+    quiet = create_class(store, OPERATOR, NewClass(name="quiet", private=True))
+    assert quiet.join_code is not None
+    join_class(store, HASHER, quiet.join_code, "pia", PASSWORD)
+    store.add_bot_version("pia", "secret", source + "\n# pia\n", {})
     return made
 
 
@@ -194,6 +202,9 @@ ROUTES = [
     ("GET", "/bots", [200] * 5),
     ("GET", "/bots/owner/mybot", [200] * 5),
     ("GET", "/bots/owner/nobot", [404] * 5),
+    # a private class's student's bot: its members', teachers' and admins' only (issue 30)
+    ("GET", "/bots/pia/secret", [404, 404, 404, 404, 200]),
+    ("GET", "/bots/pia/secret/v1/source", [404, 404, 404, 404, 200]),
     ("GET", "/bots/owner/mybot/v1/source", [404, 404, 200, 404, 200]),
     ("POST", "/bots/owner/mybot/visibility", [404, 404, 302, 404, 302]),
     # anonymous: an old link after logging out asks to log in (issue 20, finding 4)
@@ -268,6 +279,8 @@ ROUTES = [
     ("POST", "/classes/none/login", [302, 404, 404, 404, 404]),  # a student's own login
     ("POST", "/classes/none/students/x/password", [404] * 5),
     ("POST", "/classes/none/teachers", [404] * 5),
+    ("POST", "/classes/none/privacy", [404] * 5),
+    ("POST", "/classes/quiet/privacy", [302, 404, 404, 404, 302]),
     ("POST", "/classes/none/tournament", [404] * 5),
     ("GET", "/join/NONE2345", [404] * 5),
     ("POST", "/join/NONE2345", [400] * 5),  # no such code: the form again, 400

@@ -259,7 +259,7 @@ def test_the_upload_form_offers_each_runtime_and_the_bot_page_shows_it(
     }  # fmt: skip
     refused = ada.post("/upload", data=form, content_type="multipart/form-data")
     assert refused.status_code == 400
-    assert "X.py is not a .js file: a javascript bot is one .js file." in refused.get_data(
+    assert "x.py is not a .js file: a javascript bot is one .js file." in refused.get_data(
         as_text=True
     )
 

@@ -29,6 +29,7 @@ from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.service.test_class_roster import ROSTERS
+from tests.submissions import submitted
 from tests.web.conftest import (
     HASHER,
     PASSWORD,
@@ -321,6 +322,7 @@ def test_the_teachers_and_the_students_views_after_a_class_tournament(
         join_class(store, HASHER, code, name, PASSWORD, f"Real Name {number}")
         source = (REFERENCE_BOTS / f"{strategy}.py").read_text()
         store.add_bot_version(name, strategy, source, {})
+        submitted(store, "maths", name, strategy)  # a class tournament plays submissions
     join_class(store, HASHER, code, "lazy", PASSWORD)  # no bot yet
     store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
     page.goto(f"{live_server}/classes/maths")

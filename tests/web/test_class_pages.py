@@ -26,6 +26,7 @@ from arena.service.classes import NewClass, create_class, find_class, join_class
 from arena.store.db import Store
 from arena.store.models import Tournament, User
 from tests.paths import REFERENCE_BOTS
+from tests.submissions import submitted
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 from web.classes import logins_csv, qr_svg
 
@@ -151,7 +152,7 @@ def test_the_class_list_shows_each_their_classes(app: Flask, codes: dict[str, st
 
 
 def test_the_class_page_is_the_roster_for_teachers_and_the_board_for_students(
-    app: Flask, codes: dict[str, str]
+    app: Flask, store: Store, codes: dict[str, str]
 ) -> None:
     clients = _clients(app)
     statuses = _statuses(clients, "/classes/maths")
@@ -162,6 +163,10 @@ def test_the_class_page_is_the_roster_for_teachers_and_the_board_for_students(
     roster = clients["teacher"].get("/classes/maths").get_data(as_text=True)
     assert '<table class="list roster">' in roster
     assert "Samantha Realname" in roster and "sam/greedy" in roster
+    # its source linked once submitted to the class (issue 30): not the teacher's before
+    assert 'href="/bots/sam/greedy/v1/source"' not in roster and "not submitted" in roster
+    submitted(store, "maths", "sam", "greedy")
+    roster = clients["teacher"].get("/classes/maths").get_data(as_text=True)
     assert 'href="/bots/sam/greedy/v1/source"' in roster
     assert "/classes/maths/students/sam/password" in roster
     assert "Start a class tournament" in roster and "Add a teacher" in roster
@@ -416,6 +421,8 @@ def test_one_click_starts_a_class_tournament(app: Flask, store: Store) -> None:
     join = _post(clients["stranger"], f"/join/{find_class(store, 'maths').join_code}", "/classes")
     assert join.status_code == 302
     store.add_bot_version("stan", "counter", (REFERENCE_BOTS / "counter.py").read_text(), {})
+    submitted(store, "maths", "sam", "greedy")
+    submitted(store, "maths", "stan", "counter")
     reply = _post(
         clients["teacher"], path, "/classes/maths", games="2", reference="on", rules="block"
     )
@@ -428,7 +435,7 @@ def test_one_click_starts_a_class_tournament(app: Flask, store: Store) -> None:
     assert "tess/mine" not in page
 
 
-def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask) -> None:
+def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask, store: Store) -> None:
     clients = _clients(app)
     statuses = _statuses(clients, "/bots?class=maths")
     assert statuses == {
@@ -443,12 +450,17 @@ def test_the_bots_list_and_tournament_form_filtered_to_a_class(app: Flask) -> No
     olga = logged_in(app, "olga")
     assert olga.get("/tournaments/new?class=maths").status_code == 404  # not hers
     form = clients["admin"].get("/tournaments/new?class=maths").get_data(as_text=True)
-    assert 'value="sam/greedy"' in form and 'value="reference/random"' in form
+    assert 'value="sam/greedy' not in form  # submitted to no assignment: not the class's
+    submitted(store, "maths", "sam", "greedy")
+    form = clients["admin"].get("/tournaments/new?class=maths").get_data(as_text=True)
+    assert 'value="sam/greedy@v1"' in form and 'value="reference/random"' in form
     assert 'value="olly/rando"' not in form and 'name="class" value="maths"' in form
     assert 'value="olly/rando"' in clients["admin"].get("/tournaments/new").get_data(as_text=True)
 
 
-def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(app: Flask) -> None:
+def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(
+    app: Flask, store: Store
+) -> None:
     """A teacher (no organiser) uses the class's tournament form, between its students'
     bots and the reference bots only; without the class, and for others, it stays shut."""
     clients = _clients(app)
@@ -462,10 +474,17 @@ def test_a_teacher_creates_a_tournament_of_the_class_from_the_form(app: Flask) -
     form = {"name": "maths-cup", "rules": "block", "format": "round-robin", "games": "2",
             "players": "2", "move_seconds": "1000", "class": "maths"}  # fmt: skip
     page = "/tournaments/new?class=maths"
-    outside = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "olly/rando"])
+    submitted(store, "maths", "sam", "greedy")
+    outside = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy@v1", "olly/rando"])
     assert outside.status_code == 403
     assert "not olly/rando" in outside.get_data(as_text=True)
-    made = _post(teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "reference/random"])
+    unsent = _post(
+        teacher, "/tournaments/new", page, **form, bots=["sam/greedy", "reference/random"]
+    )
+    assert unsent.status_code == 403  # its latest version, not the version submitted
+    made = _post(
+        teacher, "/tournaments/new", page, **form, bots=["sam/greedy@v1", "reference/random"]
+    )
     assert made.status_code == 302 and made.headers["Location"] == "/tournaments/maths-cup"
     toby = clients["other teacher"]
     again = {**form, "name": "art-cup"}

@@ -132,9 +132,11 @@ def test_a_faults_message_and_stderr_are_its_owners(app: Flask) -> None:
     _get(anonymous, "/games/999999/0.json", 404)
 
 
-def test_a_faults_stderr_is_also_its_owners_teachers(app: Flask, store: Store) -> None:
-    """A class's teachers read their students' faults (arena.service.classes.bot_target);
-    another student of the class, and another class's teacher, do not."""
+def test_a_faults_stderr_is_its_owners_not_a_teachers(app: Flask, store: Store) -> None:
+    """A fault's stderr is its owner's: a class's teachers read what was submitted to the
+    class (its assignments' pages), not a student's other games (issue 30: a teacher read
+    every bot of every member, competition entries included); another student of the
+    class, and another class's teacher, do not either."""
     from arena.service import classes
 
     teacher = create_account(store, "mrs.t", PASSWORD, role="teacher", hasher=HASHER)
@@ -146,7 +148,7 @@ def test_a_faults_stderr_is_also_its_owners_teachers(app: Flask, store: Store) -
         account = _logged_account(store, student)
         classes.join_as(store, account, code)
     link = _game_links(_get(app.test_client(), "/games?tournament=trouble&fault=crash"))[0]
-    for viewer, shown in (("mrs.t", True), ("alice", False), ("mr.u", False)):
+    for viewer, shown in (("mallory", True), ("mrs.t", False), ("alice", False), ("mr.u", False)):
         full = json.loads(_get(logged_in(app, viewer), link + ".json"))
         stderr = full["result"]["verdict"]["stderr"] or ""
         assert ("bot gave up on purpose" in stderr) is shown, viewer

@@ -26,6 +26,7 @@ from arena.service.accounts import create_account, create_token
 from arena.store.db import Store
 from arena.store.models import Bot, BotVersion, Tournament, Upload, User
 from tests.paths import REFERENCE_BOTS
+from tests.submissions import submitted
 from tests.uploads import store_upload
 from tests.web.conftest import (
     HASHER,
@@ -969,6 +970,7 @@ def test_a_similarity_report_of_big_sources_is_refused_before_it_compares(
         join_class(store, HASHER, code, f"kid{i}", PASSWORD)
         source = f"def play(o):\n    return o.legal_moves[{i}]\n" + "# padding\n" * (size // 10)
         store.add_bot_version(f"kid{i}", "big", source, {})
+        submitted(store, "maths", f"kid{i}", "big")  # the report compares submissions
     page = logged_in(app, "tess").get("/classes/maths/similarity")
     assert page.status_code == 400
     assert "are more than a page compares" in page.get_data(as_text=True)
