@@ -56,7 +56,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
@@ -64,8 +64,11 @@ from arena.cli.serve import web_argv
 from arena.service.accounts import create_account, create_token, password_hasher
 from arena.service.assignments import NewAssignment, create_assignment
 from arena.service.classes import NewClass, create_class, join_class
-from arena.store.db import connect, upgrade
+from arena.store.db import Store, connect, upgrade
 from arena.store.models import Match, Submission, SubmissionTest
+
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
@@ -241,26 +244,32 @@ def _percentile(times: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))]
 
 
+def _drill_class(store: Store, hasher: PasswordHasher, args: argparse.Namespace) -> str:
+    """The reference bots, the teacher, the class ``drill`` and its assignment ``hw1`` under
+    ``args``' test; the class's join code."""
+    for bot in ("random", "greedy", "counter"):
+        store.add_bot_version("reference", bot, (BOTS / f"{bot}.py").read_text(), {})
+    teacher = create_account(store, "teacher", PASSWORD, role="teacher", hasher=hasher)
+    row = create_class(store, teacher, NewClass(name="drill", rule_sets=("block",)))
+    assert row.join_code is not None
+    create_assignment(store, teacher, NewAssignment(
+        class_name="drill", name="hw1", deadline=datetime.now(UTC) + timedelta(hours=2),
+        elo1=args.elo1, max_games=args.max_games, alpha=args.alpha, beta=args.beta,
+        move_ms=args.move_ms,
+    ))  # fmt: skip
+    return row.join_code
+
+
 def _setup(url: str, args: argparse.Namespace) -> dict[str, str]:
     """The class, its assignment and its students (joined with the code); their tokens."""
     store = connect(url)
     try:
-        for bot in ("random", "greedy", "counter"):
-            store.add_bot_version("reference", bot, (BOTS / f"{bot}.py").read_text(), {})
         hasher = password_hasher()  # the server's own cost: a real join
-        teacher = create_account(store, "teacher", PASSWORD, role="teacher",
-                                 hasher=hasher)  # fmt: skip
-        row = create_class(store, teacher, NewClass(name="drill", rule_sets=("block",)))
-        assert row.join_code is not None
-        create_assignment(store, teacher, NewAssignment(
-            class_name="drill", name="hw1", deadline=datetime.now(UTC) + timedelta(hours=2),
-            elo1=args.elo1, max_games=args.max_games, alpha=args.alpha, beta=args.beta,
-            move_ms=args.move_ms,
-        ))  # fmt: skip
+        code = _drill_class(store, hasher, args)
         tokens = {}
         for n in range(args.students):
             name = f"student{n + 1:02d}"
-            account = join_class(store, hasher, row.join_code, name, PASSWORD)
+            account = join_class(store, hasher, code, name, PASSWORD)
             tokens[name] = create_token(store, account.id, "drill", ["read", "upload"])
         return tokens
     finally:
@@ -659,22 +668,13 @@ def _crowd_setup(url: str, args: argparse.Namespace) -> tuple[str, dict[str, str
     service) whose uploads the worker plays; the join code and their tokens."""
     store = connect(url)
     try:
-        for bot in ("random", "greedy", "counter"):
-            store.add_bot_version("reference", bot, (BOTS / f"{bot}.py").read_text(), {})
         hasher = password_hasher(cheap=True)  # the set-up's own accounts: not measured
-        teacher = create_account(store, "teacher", PASSWORD, role="teacher", hasher=hasher)
-        row = create_class(store, teacher, NewClass(name="drill", rule_sets=("block",)))
-        assert row.join_code is not None
-        create_assignment(store, teacher, NewAssignment(
-            class_name="drill", name="hw1", deadline=datetime.now(UTC) + timedelta(hours=2),
-            elo1=args.elo1, max_games=args.max_games, alpha=args.alpha, beta=args.beta,
-            move_ms=args.move_ms,
-        ))  # fmt: skip
+        code = _drill_class(store, hasher, args)
         tokens = {}
         for n in range(args.uploads):
-            account = join_class(store, hasher, row.join_code, f"early{n}", PASSWORD)
+            account = join_class(store, hasher, code, f"early{n}", PASSWORD)
             tokens[f"early{n}"] = create_token(store, account.id, "drill", ["read", "upload"])
-        return row.join_code, tokens
+        return code, tokens
     finally:
         store.close()
 
