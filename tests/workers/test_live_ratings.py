@@ -1,7 +1,12 @@
-"""Live ratings with a real Celery worker (``arena worker``, prefork pool, sandboxed bots),
-on SQLite + the filesystem transport and on PostgreSQL + Redis: the rule set's leaderboard
-changes while a tournament runs (each done match books a refit within the interval), not
-only when it finishes, and the last refit covers every game."""
+"""Live ratings with a real Celery worker (``arena worker``, prefork pool, sandboxed bots)
+on a deployment's parts (PostgreSQL + Redis): the rule set's leaderboard changes while a
+tournament runs (each done match books a refit within the interval), not only when it
+finishes, and the last refit covers every game.
+
+On PostgreSQL only: a refit's claim locks its rule set's row there alone
+(arena.store.ratings.book_refit); the embedded default's refits after a tournament are
+tests/workers/test_tasks.py's first test (on both stacks), the refits' claim and lease
+tests/service/test_live.py (on both backends)."""
 
 from __future__ import annotations
 
@@ -26,20 +31,14 @@ from tests.servers import ARENA, FAST, Worker, running_redis, start_worker, stop
 BOTS = ("random", "greedy", "fives", "counter")
 
 
-@pytest.fixture(params=["sqlite+filesystem", "postgresql+redis"])
+@pytest.fixture
 def deployment(
-    request: pytest.FixtureRequest, tmp_path: Path, databases: Databases
+    postgres_server: str, tmp_path: Path, databases: Databases
 ) -> Iterator[dict[str, str]]:
-    """The environment of a migrated database holding the reference bots, and a broker."""
-    if request.param == "sqlite+filesystem":
-        database, _ = databases.copy(None, tmp_path, None)
-        yield from _with_bots(
-            {"ARENA_DATABASE_URL": database, "ARENA_BROKER_URL": "filesystem://b"}
-        )
-        return
-    server: str = request.getfixturevalue("postgres_server")
+    """The environment of a migrated PostgreSQL database holding the reference bots, and a
+    Redis broker."""
     with running_redis() as redis:
-        database, _ = databases.copy(server, tmp_path, None)
+        database, _ = databases.copy(postgres_server, tmp_path, None)
         yield from _with_bots({"ARENA_DATABASE_URL": database, "ARENA_BROKER_URL": redis.url})
 
 
