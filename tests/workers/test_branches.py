@@ -17,7 +17,12 @@ from sqlalchemy import select
 from arena.engine.records import verify_record
 from arena.service.accounts import Account
 from arena.store.models import Bot, BotVersion
-from tests.workers.test_tasks import Service, on_deployment, service  # noqa: F401  (the fixture)
+from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
+    Service,
+    _create,
+    on_deployment,
+    service,
+)
 
 
 def _waiting(running: Service, branch_id: int) -> bool:
@@ -36,11 +41,7 @@ def test_a_branch_is_played_on_a_worker(service: Service) -> None:  # noqa: F811
     from arena.service.branches import branch_view, create_branch, mark_branches_sent
     from arena.service.broker import make_app, send_branches
 
-    created = service.arena(
-        "tournament", "create", "spring", "--rules", "draw", "--bots", "random,greedy",
-        "--games", "1", "--seed", "7",
-    )  # fmt: skip
-    assert created.returncode == 0, created.stderr
+    _create(service, "spring", "random,greedy", games=1)
     service.worker("--concurrency", "2", steady=True)
     ran = service.arena("tournament", "run", "spring")
     assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
