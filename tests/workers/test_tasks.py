@@ -94,10 +94,12 @@ class Service:
 
     def cli(self, *args: str) -> Result:
         """``arena ARGS`` in this process (click's runner), for the commands a test only sets
-        up with (``tournament create``): the same code as the console script, without a
-        process's start (1.5 s of CPU). What a test checks of the CLI runs in
-        :meth:`arena`'s processes."""
-        result = CliRunner().invoke(cli, list(args), env={**FAST, **self.env})
+        up with (``tournament create``) or reads with (``status``, ``workers``): the same
+        code as the console script, without a process's start (1.5 s of CPU). Commands that
+        send (``run``, ``compare``: they configure the process's broker) run in
+        :meth:`arena`'s processes, as does the console script's own test."""
+        env: dict[str, str | None] = {**FAST, **self.env, "COLUMNS": None}  # as arena()
+        result = CliRunner().invoke(cli, list(args), env=env)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception
         return result
@@ -237,11 +239,11 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
     assert len(matches) == 6
     assert all(match.attempts == 1 for match in matches)
     assert {match.result["worker"].split(":")[0] for match in matches if match.result}
-    status = service.arena("tournament", "status", "spring")
-    assert status.returncode == 0, status.stderr
+    status = service.cli("tournament", "status", "spring")
+    assert status.exit_code == 0, status.stderr
     assert "matches: 6 = 6 done + 0 void + 0 running + 0 pending; 12 game records" in status.stdout
-    standings = service.arena("tournament", "standings", "spring")
-    assert standings.returncode == 0 and "greedy" in standings.stdout
+    standings = service.cli("tournament", "standings", "spring")
+    assert standings.exit_code == 0 and "greedy" in standings.stdout
     again = service.arena("tournament", "run", "spring")  # nothing left: sends nothing
     assert again.returncode == 0
     assert "6 finished, 0 sent to the workers" in again.stdout
@@ -257,14 +259,14 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
             store.close()
 
     wait_for(rated, 30, "the ratings to be refitted after the tournament")
-    workers = service.arena("workers")
-    assert workers.returncode == 0, workers.stderr
+    workers = service.cli("workers")
+    assert workers.exit_code == 0, workers.stderr
     assert "  alive  2 processes  last seen" in workers.stdout
     service.workers[0].stop()
-    workers = service.arena("workers")
+    workers = service.cli("workers")
     assert "  stopped  2 processes" in workers.stdout
-    ratings = service.arena("ratings", "--rules", "draw", "--no-refit")
-    assert ratings.returncode == 0, ratings.stderr
+    ratings = service.cli("ratings", "--rules", "draw", "--no-refit")
+    assert ratings.exit_code == 0, ratings.stderr
     assert "arena/greedy@v1" in ratings.stdout
 
 
@@ -305,7 +307,7 @@ def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
         assert match.result["worker"].split(":")[1] in survivor_pools
     assert time.monotonic() - killed_at < 200
     # The killed worker's heartbeat stopped: it shows as gone; the survivor as alive.
-    listed = service.arena("workers").stdout
+    listed = service.cli("workers").stdout
     assert f"arena-{victim.pid}@" in listed and f"arena-{survivor.pid}@" in listed
     for line in listed.splitlines():
         if line.startswith(f"arena-{victim.pid}@"):
@@ -317,7 +319,7 @@ def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
 @pytest.mark.slow
 def test_redis_restarted_mid_tournament_the_tournament_completes(deployment: Service) -> None:
     assert deployment.redis is not None
-    _create(deployment, "winter", "random,greedy,fives,counter", games=20)
+    _create(deployment, "winter", "random,greedy,fives,counter", games=10)
     deployment.worker("--concurrency", "2")
     runner = deployment.run_in_background("winter")
     try:
@@ -485,7 +487,7 @@ def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
     assert ran.returncode == 1
     assert "no worker is alive to play the matches: start one with `arena worker`" in ran.stderr
     assert "lonely: 0 of 2 matches finished after 2 s; the workers go on" in ran.stdout
-    status = service.arena("tournament", "status", "lonely")
+    status = service.cli("tournament", "status", "lonely")
     assert "lonely (id 1): pending;" in status.stdout
 
 
