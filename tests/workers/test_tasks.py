@@ -18,7 +18,7 @@ import os
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,10 +156,15 @@ def deployment(postgres_server: str, tmp_path: Path, databases: Databases) -> It
         yield from _running(Service(tmp_path, database, redis.url, redis))
 
 
-def _running(service: Service) -> Iterator[Service]:
+#: The reference bots a service's database holds from the start (arena/NAME@v1).
+FIELD = ("random", "greedy", "fives", "counter")
+
+
+def _running(service: Service, field: Sequence[str] = FIELD) -> Iterator[Service]:
+    """``service`` with the reference bots of ``field`` stored; its workers stopped after."""
     store = service.store()
     try:
-        for bot in ("random", "greedy", "fives", "counter"):
+        for bot in field:
             source = (BOTS / f"{bot}.py").read_text()
             store.add_bot_version("arena", bot, source, {"checked": "by the test"})
     finally:
