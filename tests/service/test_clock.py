@@ -42,8 +42,10 @@ from tests.service.ladder_fixtures import (
     set_entry,
 )
 
-# SQL can differ here (the competitions' lock and claims): on SQLite and PostgreSQL.
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+#: Where SQL can differ (the competitions' lock, the claims, what a tick reads and writes),
+#: a test runs on SQLite and PostgreSQL; the rounds of a ladder and a final are the
+#: service's logic over those and run on SQLite only (tests/conftest.py's default).
+BOTH = pytest.mark.backends("sqlite", "postgresql")
 
 OPENS = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 DEADLINE = OPENS + timedelta(hours=2)
@@ -81,6 +83,7 @@ def _workers(store: Store, now: datetime, **pools: int) -> None:
         )
 
 
+@BOTH
 def test_top_up_fills_the_bound_and_no_more(store: Store, celery: Celery) -> None:
     """The bound is the live match workers' processes (not the fast worker's), halved while
     another tournament's match waits; each pairing is a duplicate deal (2 rotations, one
@@ -146,6 +149,7 @@ def test_with_nothing_else_waiting_the_room_is_rounded_up_to_whole_deals(
     assert len(tick_competition(store, cid, now=now).added) == 2
 
 
+@BOTH
 def test_no_worker_still_keeps_one_match_in_flight(store: Store, celery: Celery) -> None:
     cid, _ = _competition(store)
     now = OPENS + timedelta(minutes=1)
@@ -312,6 +316,7 @@ def test_three_seat_tables_and_teams_are_filled_and_rotated(store: Store, celery
     assert [m.seats for m in teams] == [[a, b, a, b], [b, a, b, a]]
 
 
+@BOTH
 def test_nothing_is_written_when_nothing_is_due(
     store: Store, celery: Celery, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -331,6 +336,7 @@ def test_nothing_is_written_when_nothing_is_due(
     assert report.added == 0 and calls == []
 
 
+@BOTH
 def test_two_ticks_at_once_add_the_matches_once(
     url: str, celery: Celery, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -379,6 +385,7 @@ def test_two_ticks_at_once_add_the_matches_once(
         check.close()
 
 
+@BOTH
 def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
     store: Store, celery: Celery
 ) -> None:
