@@ -503,7 +503,7 @@ def test_run_with_no_worker_gives_up_after_the_default_and_logs_progress(
     (exit 1) saying what to do, instead of waiting forever."""
     _create(service, "deserted", "random,greedy", games=2)
     limit = {"ARENA_NO_WORKER_SECONDS": "1.5", "ARENA_SWEEP_SECONDS": "0.2"}
-    ran = service.arena("tournament", "run", "deserted", timeout=60, env=limit)
+    ran = service.arena("tournament", "run", "deserted", env=limit)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "deserted: no worker has been alive for 1.5 s, 0 of 2 matches finished" in ran.stdout
     assert "`arena worker`, then `arena tournament run deserted` again" in ran.stdout
