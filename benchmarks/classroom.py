@@ -15,6 +15,23 @@ is in, the grades and verdicts by kind of bot, the games played, and the pages' 
 (goal: every grade within 10 minutes; pages p95 under 150 ms).
 
     ./run python benchmarks/classroom.py [--students 30] [--elo1 50] [--max-games 200]
+
+``--crowd`` measures a room at once instead (issue 30, item 2): while the worker plays the
+gauntlets of a few uploads, ``--students`` students join the class through the join form
+from one address all at once, each pressing Join once (the page's script posts, and after a
+503 posts again by itself after its Retry-After: web/static/js/arena.js; the client here
+does the same); after a break they all log in at once the same way; then both again beside
+a flood: ``--flood`` clients at another address (127.0.0.2) posting logins with random
+names, each again ``--flood-pause`` seconds after its answer (0: at once, a hammering that
+costs what any flood of requests costs, hashing or not). For each: the time until all are
+in, posts per student, every student's presses (1 unless a refusal asked for another), ``/healthz``
+(every 50 ms) and the home page (every 250 ms) p50/p95, the flood's answers, and the web
+server's CPU (its processes' seconds per second of the phase). The web app runs as
+``arena serve`` runs it (gunicorn, 2 processes of 16 threads, one hashing slot file folder),
+with the per-address limits (``--lift-limits`` lifts them, as if the flood came from many
+addresses: only the hashing line stands).
+
+    ./run python benchmarks/classroom.py --crowd [--students 30] [--flood 48]
 """
 
 from __future__ import annotations
@@ -43,6 +60,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.cli.serve import web_argv
 from arena.service.accounts import create_account, create_token, password_hasher
 from arena.service.assignments import NewAssignment, create_assignment
 from arena.service.classes import NewClass, create_class, join_class
@@ -260,7 +278,15 @@ def main() -> None:
     parser.add_argument("--move-ms", type=int, default=1000)
     parser.add_argument("--every", type=float, default=3.0, help="seconds between polls")
     parser.add_argument("--limit", type=float, default=1800.0, help="give up after (s)")
+    parser.add_argument("--crowd", action="store_true", help="a room at once (see above)")
+    parser.add_argument("--flood", type=int, default=48, help="--crowd: the flood's clients")
+    parser.add_argument("--flood-pause", type=float, default=1.0, help="--crowd: (s)")
+    parser.add_argument("--uploads", type=int, default=8, help="--crowd: bots the worker plays")
+    parser.add_argument("--lift-limits", action="store_true", help="--crowd: no address limits")
     args = parser.parse_args()
+    if args.crowd:
+        crowd(args)
+        return
     directory = Path(tempfile.mkdtemp(prefix="arena-classroom-"))
     url = f"sqlite:///{directory / 'arena.db'}"
     upgrade(url)
@@ -359,6 +385,298 @@ def _report(url: str, kinds: dict[str, str], submitted: dict[str, int], pages: P
         )
     if pages.errors:
         print(f"  {len(pages.errors)} errors, e.g. {pages.errors[:3]}")
+
+
+# --- a room at once (--crowd) ---------------------------------------------------------------
+
+#: The flood's address: another than the class's (loopback answers on all of 127/8).
+FLOOD_ADDRESS = "127.0.0.2"
+
+
+def _call(
+    port: int, method: str, path: str, cookie: str = "", form: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None, source: str = "127.0.0.1",
+) -> tuple[int, dict[str, str], str, str]:  # fmt: skip
+    """One request on a new connection from ``source``: status, headers (lower-case
+    names), body and the session cookie (the one set, else ``cookie``)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120,
+                                            source_address=(source, 0))  # fmt: skip
+    sent = dict(headers or {})
+    if cookie:
+        sent["Cookie"] = cookie
+    body = None
+    if form is not None:
+        body = urllib.parse.urlencode(form)
+        sent["Content-Type"] = "application/x-www-form-urlencoded"
+    try:
+        connection.request(method, path, body=body, headers=sent)
+        reply = connection.getresponse()
+        text = reply.read().decode(errors="replace")
+        answer = {name.lower(): value for name, value in reply.getheaders()}
+    finally:
+        connection.close()
+    set_cookie = answer.get("set-cookie", "")
+    if set_cookie.startswith("session="):
+        cookie = set_cookie.split(";", 1)[0]
+    return reply.status, answer, text, cookie
+
+
+class Watch:
+    """``/healthz`` every 50 ms and the home page every 250 ms, each on a new connection,
+    until stopped: their times."""
+
+    def __init__(self, port: int) -> None:
+        self.port, self.stop = port, threading.Event()
+        self.times: dict[str, list[float]] = {"/healthz": [], "/": []}
+        self.errors: list[str] = []
+        self.threads = [threading.Thread(target=self._poll, args=(path, every), daemon=True)
+                        for path, every in (("/healthz", 0.05), ("/", 0.25))]  # fmt: skip
+        for thread in self.threads:
+            thread.start()
+
+    def _poll(self, path: str, every: float) -> None:
+        while not self.stop.wait(every):
+            began = time.perf_counter()
+            try:
+                status, *_ = _call(self.port, "GET", path)
+            except OSError as exc:
+                self.errors.append(f"{path}: {exc}")
+                continue
+            self.times[path].append(time.perf_counter() - began)
+            if status != 200:
+                self.errors.append(f"{path}: {status}")
+
+    def end(self) -> dict[str, list[float]]:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(130)
+        return self.times
+
+
+def _patiently(port: int, path: str, cookie: str, form: dict[str, str]) -> tuple[bool, int]:
+    """Post as the page's script does (again by itself after a 503's Retry-After): whether
+    it got in (a redirect) and how many posts it took."""
+    posts = 0
+    while True:
+        posts += 1
+        status, headers, _, cookie = _call(port, "POST", path, cookie, form)
+        if status == 503 and "retry-after" in headers:
+            time.sleep(int(headers["retry-after"]))
+            continue
+        return status == 302, posts
+
+
+class Room:
+    """A phase's students (each a thread, pressing once, together) and its outcome."""
+
+    def __init__(self) -> None:
+        self.done: dict[str, float] = {}
+        self.posts: dict[str, int] = {}
+        self.failed: list[str] = []
+        self.lock = threading.Lock()
+
+    def run(self, port: int, names: list[str], path: str, form_of: Any) -> float:
+        """Each student GETs ``path`` (its form, a session), then all post together."""
+        prepared = []
+        for name in names:
+            status, _, page, cookie = _call(port, "GET", path)
+            token = CSRF.search(page)
+            if status != 200 or token is None:
+                raise SystemExit(f"GET {path}: {status}")
+            prepared.append((name, cookie, {**form_of(name), "csrf_token": token.group(1)}))
+        together = threading.Barrier(len(names) + 1)
+
+        def press(name: str, cookie: str, form: dict[str, str]) -> None:
+            together.wait()
+            began = time.monotonic()
+            try:
+                ok, posts = _patiently(port, path, cookie, form)
+            except OSError as exc:
+                ok, posts = False, 0
+                self.failed.append(f"{name}: {exc}")
+            with self.lock:
+                self.posts[name] = posts
+                if ok:
+                    self.done[name] = time.monotonic() - began
+                else:
+                    self.failed.append(name)
+
+        threads = [threading.Thread(target=press, args=p, daemon=True) for p in prepared]
+        for thread in threads:
+            thread.start()
+        together.wait()
+        began = time.monotonic()
+        for thread in threads:
+            thread.join(300)
+        return time.monotonic() - began
+
+
+class Flood:
+    """``clients`` threads at :data:`FLOOD_ADDRESS` posting logins with random names, each
+    again ``pause`` seconds after its answer, until stopped: the answers by status."""
+
+    def __init__(self, port: int, clients: int, pause: float) -> None:
+        self.port, self.stop, self.pause = port, threading.Event(), pause
+        self.answers: Counter[int] = Counter()
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._attack, daemon=True)
+                        for _ in range(clients)]  # fmt: skip
+        for thread in self.threads:
+            thread.start()
+
+    def _attack(self) -> None:
+        _, _, page, cookie = _call(self.port, "GET", "/login", source=FLOOD_ADDRESS)
+        token = CSRF.search(page)
+        assert token is not None
+        while not self.stop.is_set():
+            form = {"name": uuid.uuid4().hex[:12], "password": "a guess",
+                    "csrf_token": token.group(1)}  # fmt: skip
+            try:
+                status, *_ = _call(self.port, "POST", "/login", cookie, form,
+                                   source=FLOOD_ADDRESS)  # fmt: skip
+            except OSError:
+                status = 0
+            with self.lock:
+                self.answers[status] += 1
+            self.stop.wait(self.pause)
+
+    def end(self) -> Counter[int]:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(130)
+        return self.answers
+
+
+def _cpu_seconds(group: int) -> float:
+    """User and system CPU seconds of the processes in process group ``group``."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # pgrp
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def _p(times: list[float], share: float) -> str:
+    return f"{_percentile(times, share) * 1000:.0f}" if times else "-"
+
+
+def _phase(label: str, port: int, web: int, names: list[str], path: str, form_of: Any,
+           flood: int, pause: float) -> None:  # fmt: skip
+    """One phase: the students at once (beside a flood of ``flood`` clients), watched."""
+    watch, room = Watch(port), Room()
+    attack = Flood(port, flood, pause) if flood else None
+    if attack:
+        time.sleep(2.0)  # the flood is under way when the class presses
+    cpu, began = _cpu_seconds(web), time.monotonic()
+    took = room.run(port, names, path, form_of)
+    cores = (_cpu_seconds(web) - cpu) / (time.monotonic() - began)
+    answers = attack.end() if attack else Counter()
+    times = watch.end()
+    posts = sorted(room.posts.values())
+    print(f"{label}: {len(room.done)} of {len(names)} in within {took:.1f} s "
+          f"(each pressed once; posts a student: median {posts[len(posts) // 2]}, "
+          f"max {posts[-1]}, {sum(posts)} in all); "
+          f"/healthz p50 {_p(times['/healthz'], 0.5)} p95 {_p(times['/healthz'], 0.95)} ms, "
+          f"home page p50 {_p(times['/'], 0.5)} p95 {_p(times['/'], 0.95)} ms; "
+          f"web CPU {cores:.2f} cores; load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    if attack:
+        others = {s: n for s, n in answers.items() if s not in (401, 503, 429)}
+        print(f"  the flood ({flood} clients at {FLOOD_ADDRESS}, each again {pause:g} s after "
+              f"its answer): {sum(answers.values())} "
+              f"posts, {answers[401]} hashed (401), {answers[503]} refused busy (503), "
+              f"{answers[429]} over a limit (429), others {others}")  # fmt: skip
+    if room.failed or watch.errors:
+        print(f"  failed: {room.failed[:5]}; page errors: {watch.errors[:5]}")
+
+
+def crowd(args: argparse.Namespace) -> None:
+    """``--crowd``: a room at once, and beside a flood (the module's docstring)."""
+    directory = Path(tempfile.mkdtemp(prefix="arena-crowd-"))
+    url = f"sqlite:///{directory / 'arena.db'}"
+    upgrade(url)
+    code, tokens = _crowd_setup(url, args)
+    env = {"ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "classroom crowd",
+           "ARENA_INSTANCE_PATH": str(directory / "instance")}  # fmt: skip
+    if args.lift_limits:
+        env |= {"ARENA_LOGIN_ADDRESS_LIMIT": "100000 per minute",
+                "ARENA_LOGIN_LIMIT": "100000 per minute",
+                "ARENA_SIGNUP_LIMIT": "100000 per minute",
+                "ARENA_PASSWORD_FORM_LIMIT": "100000 per minute"}  # fmt: skip
+    port = _free_port()
+    gunicorn = web_argv("127.0.0.1", port)
+    gunicorn[gunicorn.index("warning")] = "info"
+    worker = [str(ARENA), "worker", "--concurrency", str(args.concurrency), "--loglevel", "INFO"]
+    with (
+        _process(gunicorn, env, directory / "web.log", "Booting worker"),
+        _process(worker, env, directory / "worker.log", "ready."),
+    ):
+        for n, (name, token) in enumerate(tokens.items()):  # the worker plays meanwhile
+            body, content_type = _multipart(f"{KINDS[n % 9]}.py", _source(KINDS[n % 9], name))
+            status, data, *_ = _request(port, "POST", "/api/v1/classes/drill/assignments/hw1/"
+                                        "submissions", token, body, content_type)  # fmt: skip
+            if status != 202:
+                raise SystemExit(f"{name}: submit {status} {data[:200]!r}")
+        time.sleep(10.0)  # the worker is playing
+        web = os.getpgid(_gunicorn_pid(directory / "web.log"))
+        print(f"{args.uploads} uploads being played; {args.students} students, the flood "
+              f"{args.flood} clients; per-address limits "
+              f"{'lifted' if args.lift_limits else 'kept'}")  # fmt: skip
+        secret = "a classroom passphrase"
+        for flood, round_ in ((0, "a"), (args.flood, "b")):
+            names = [f"pupil{round_}{n:02d}" for n in range(args.students)]
+            beside = f" beside a {flood}-login flood" if flood else ""
+            _phase(f"{args.students} joins at once{beside}", port, web, names,
+                   f"/join/{code}", lambda n: {"pseudonym": n, "password": secret,
+                                               "confirm": secret}, flood,
+                   args.flood_pause)  # fmt: skip
+            time.sleep(5.0)  # a break
+            _phase(f"{args.students} logins at once{beside}", port, web, names, "/login",
+                   lambda n: {"name": n, "password": secret}, flood,
+                   args.flood_pause)  # fmt: skip
+            time.sleep(5.0)
+        statuses, games = _counts(url)
+        print(f"the worker meanwhile: {games} games played, submissions {dict(statuses)}")
+    print(f"(logs in {directory})")
+
+
+def _gunicorn_pid(log: Path) -> int:
+    """The gunicorn master's pid, from its log ("Listening at ... (PID)")."""
+    found = re.search(r"Booting worker with pid: (\d+)", log.read_text(errors="replace"))
+    if found is None:
+        raise SystemExit(f"no gunicorn worker in {log}")
+    return int(found.group(1))
+
+
+def _crowd_setup(url: str, args: argparse.Namespace) -> tuple[str, dict[str, str]]:
+    """The class and its assignment, and ``--uploads`` students (joined through the
+    service) whose uploads the worker plays; the join code and their tokens."""
+    store = connect(url)
+    try:
+        for bot in ("random", "greedy", "counter"):
+            store.add_bot_version("reference", bot, (BOTS / f"{bot}.py").read_text(), {})
+        hasher = password_hasher(cheap=True)  # the set-up's own accounts: not measured
+        teacher = create_account(store, "teacher", PASSWORD, role="teacher", hasher=hasher)
+        row = create_class(store, teacher, NewClass(name="drill", rule_sets=("block",)))
+        assert row.join_code is not None
+        create_assignment(store, teacher, NewAssignment(
+            class_name="drill", name="hw1", deadline=datetime.now(UTC) + timedelta(hours=2),
+            elo1=args.elo1, max_games=args.max_games, alpha=args.alpha, beta=args.beta,
+            move_ms=args.move_ms,
+        ))  # fmt: skip
+        tokens = {}
+        for n in range(args.uploads):
+            account = join_class(store, hasher, row.join_code, f"early{n}", PASSWORD)
+            tokens[f"early{n}"] = create_token(store, account.id, "drill", ["read", "upload"])
+        return row.join_code, tokens
+    finally:
+        store.close()
 
 
 if __name__ == "__main__":

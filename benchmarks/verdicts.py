@@ -2,11 +2,13 @@
 
 Usage::
 
-    ./run python benchmarks/verdicts.py [--part all|pools|sim|real] [--runs 2000]
+    ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom] [--runs 2000]
         [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
         [--batch 16] [--montecarlo] [--unsandboxed] [--only TEXT] [--seed 1]
+        [--max-games 60]
 
-Three parts, each printing a table (docs/ratings.md keeps the last figures):
+Three parts, each printing a table (docs/ratings.md keeps the last figures), and a
+fourth on its own:
 
 **Pools** (``--part pools``). For a few bot pairs under several rule sets, ``--pool``
 duplicate deal groups are played in this process (built-in strategies, the engine's own
@@ -58,6 +60,17 @@ agreed with the game-level test. ``--only TEXT[,TEXT...]`` keeps the pairs whose
 has one of them;
 ``--montecarlo`` adds ``montecarlo`` (a copy of the bot file with a 5 ms budget a move)
 against ``counter``: slow, minutes a sequence.
+
+**Short tests** (``--part classroom``, only when asked for). An assignment's "beats R" is a
+short test: tests/workers/test_classroom.py's is [0, 100] Elo, alpha 0.001, beta 0.05, up to
+60 games, a look every 3 groups (``--max-games 60 --batch 3``). The pools of
+:data:`CLASSROOM` (``--pool`` groups each; a bot against its copy, and greedy against random
+as it plays) are resampled as in the simulation, ``--runs`` times a point, at
+:data:`CLASSROOM_TESTS` (the class's and the defaults' hypotheses and error rates): the game
+test, the margin test with the fast pass and Wald's bounds throughout (as before
+:func:`~arena.compete.sprt.small_sample_factor`), and the margin test without and with the
+fast pass. Printed: the pass rate (at Elo 0 the false passes, flagged against alpha) and
+the share undecided at the cap.
 """
 
 from __future__ import annotations
@@ -93,7 +106,7 @@ from arena.compete.sprt import (
     elo_estimate,
     elo_to_score,
     margin_elo_estimate,
-    margin_llr,
+    margin_verdicts,
 )
 from arena.compete.tournaments import Match
 from arena.engine.game import Game
@@ -123,11 +136,14 @@ class Pair:
     new: str
     old: str
     teams: bool = False
+    #: Built-in strategies draw from a new rng each game (as a bot file with its own
+    #: unseeded ``random.Random`` does), not from one per deal whatever the seat.
+    fresh: bool = False
 
     @property
     def label(self) -> str:
         seats = "2v2" if self.teams else f"{self.players}p"
-        return f"{self.rules} {seats} {self.new} v {self.old}"
+        return f"{self.rules} {seats} {self.new} v {self.old}" + (" (fresh)" if self.fresh else "")
 
     @property
     def group_games(self) -> int:
@@ -197,7 +213,8 @@ def _play_group(
         started: list[tuple[BotRunner, str]] = []
         for seat, label in enumerate(seated):
             if spec[label] in STRATEGIES:
-                strategies.append(make_strategy(spec[label], entrant_rng(seed, label)))
+                name = f"{label}/{rotation}" if pair.fresh else label
+                strategies.append(make_strategy(spec[label], entrant_rng(seed, name)))
                 continue
             runner, game_id = runners[label], f"{seed}-{rotation}-{seat}"
             runner.start(
@@ -406,6 +423,12 @@ def _run_looks(
     return decided_at, verdict
 
 
+def _as_llr(verdicts: npt.NDArray[np.int8]) -> FloatArray:
+    """Verdicts (1 pass, -1 fail, 0 go on) as LLRs beyond, or between, any bounds."""
+    llr: FloatArray = np.where(verdicts > 0, np.inf, np.where(verdicts < 0, -np.inf, 0.0))
+    return llr
+
+
 def _summary(decided_at: FloatArray, verdict: FloatArray, batch: int, games: int) -> SimResult:
     return SimResult(
         passed=float(np.nanmean(np.where(np.isnan(verdict), 0.0, verdict))),
@@ -435,62 +458,62 @@ def _rows(g: FloatArray, m: FloatArray, luck: FloatArray) -> FloatArray:
 
 
 def simulate_game_test(
-    pool: Pool, elo: float, test: SPRT, runs: int, batch: int, rng: np.random.Generator,
-    normal: bool = False,
+    pool: Pool, elo: float | None, test: SPRT, runs: int, batch: int, rng: np.random.Generator,
+    normal: bool = False, max_games: int = MAX_GAMES,
 ) -> SimResult:  # fmt: skip
     """The game-level test, group scores drawn from the pool's tilted to ``elo``; with
-    ``normal``, the margin test's LLR on the game scores alone (margins all 0)."""
+    ``normal``, the margin test's LLR on the game scores alone (margins all 0). Up to
+    ``max_games`` games (the looks every ``batch`` groups up to it). ``elo`` None: the
+    pool's own distribution."""
     scores = np.round([group.score for group in pool.groups], 12)
     support = np.union1d(np.unique(scores), PENTANOMIAL)
     p = np.array([(scores == a).sum() for a in support], dtype=np.float64)
-    q = _tilt(support, p / p.sum(), elo_to_score(elo))
+    # A pool of one score (a deterministic bot against its copy) cannot be tilted.
+    q = p / p.sum()
+    if elo is not None and np.ptp(scores):
+        q = _tilt(support, q, elo_to_score(elo))
     counts = np.zeros((runs, len(support)))
     s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
-    looks = -(-(MAX_GAMES // pool.pair.group_games) // batch)
+    looks = -(-(max_games // pool.pair.group_games) // batch)
     zeros = np.zeros(len(support))
     rows = _rows(support, zeros, np.zeros((len(support), len(LUCK_TERMS))))
+
+    plain = MarginSPRT(test.elo0, test.elo1, test.alpha, test.beta, fast_pass=False)
 
     def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
         counts[active] += rng.multinomial(batch, q, size=active.size)
         if not normal:
             return game_llr_batch(support, counts[active], s0, s1)
-        if (look + 1) * batch < MIN_MARGIN_GROUPS:
-            return np.zeros(active.size)
-        return margin_llr(_moments((look + 1) * batch, counts[active] @ rows), s0, s1)
+        return _as_llr(margin_verdicts(plain, _moments((look + 1) * batch, counts[active] @ rows)))
 
     decided_at, verdict = _run_looks(llr_at, test.bounds(), runs, looks)
     return _summary(decided_at, verdict, batch, pool.pair.group_games)
 
 
 def simulate_margin_test(
-    pool: Pool, elo: float, test: MarginSPRT, runs: int, batch: int, rng: np.random.Generator
-) -> SimResult:
-    """The margin test on groups resampled from the pool, the truth set to ``elo``."""
+    pool: Pool, elo: float | None, test: MarginSPRT, runs: int, batch: int,
+    rng: np.random.Generator, max_games: int = MAX_GAMES, small_sample: bool = True,
+) -> SimResult:  # fmt: skip
+    """The margin test on groups resampled from the pool, the truth set to ``elo`` (None:
+    the pool's own), up to
+    ``max_games`` games (``small_sample=False``: with Wald's bounds throughout, the test
+    before :func:`~arena.compete.sprt.small_sample_factor`)."""
     g = np.array([group.score for group in pool.groups])
     m = np.array([group.margin for group in pool.groups])
     luck = np.array([group.luck for group in pool.groups])
     luck = luck - luck.mean(axis=0)
-    rate = np.cov(g, m, bias=True)[0, 1] / m.var()
-    m = m + (elo_to_score(elo) - 0.5) / rate - m.mean()
+    if elo is not None and m.var() > 0:  # else as played, or a deterministic bot's copy
+        rate = np.cov(g, m, bias=True)[0, 1] / m.var()
+        m = m + (elo_to_score(elo) - 0.5) / rate - m.mean()
     rows = _rows(g, m, luck)
     sums = np.zeros((runs, rows.shape[1]))
-    s0, s1 = elo_to_score(test.elo0), elo_to_score(test.elo1)
-    looks = -(-(MAX_GAMES // pool.pair.group_games) // batch)
-
-    fast_bound = test.fast_bound()
-    s_fast = elo_to_score(test.fast_elo)
+    looks = -(-(max_games // pool.pair.group_games) // batch)
 
     def llr_at(look: int, active: npt.NDArray[np.intp]) -> FloatArray:
         picked = rng.integers(0, len(g), size=(active.size, batch))
         sums[active] += rows[picked].sum(axis=1)
-        if (look + 1) * batch < MIN_MARGIN_GROUPS:
-            return np.zeros(active.size)
         moments = _moments((look + 1) * batch, sums[active])
-        llr = margin_llr(moments, s0, s1)
-        if fast_bound is None:
-            return llr
-        # The fast pass's acceptance of H1 passes NEW: an LLR at the upper bound then.
-        return np.where(margin_llr(moments, s0, s_fast) >= fast_bound, np.inf, llr)
+        return _as_llr(margin_verdicts(test, moments, small_sample))
 
     decided_at, verdict = _run_looks(llr_at, test.bounds(), runs, looks)
     return _summary(decided_at, verdict, batch, pool.pair.group_games)
@@ -559,6 +582,76 @@ def report_simulation(
                 f"{results[3].games / results[0].games:5.2f} "
                 f"{time.perf_counter() - started:4.0f}{flag}"
             )
+
+
+#: A bot against its copy (the false passes) under the rules of a class, and greedy
+#: against random as it plays (the power): the pools of ``--part classroom``. ``fresh``:
+#: each game's own rng, as the bot files' unseeded ones. A deterministic bot against its
+#: copy repeats one group (a split pair, margin 0), so a few hundred groups show it.
+CLASSROOM = [
+    Pair("block", 2, "random", "random", fresh=True),
+    Pair("draw", 2, "random", "random", fresh=True),
+    Pair("block", 2, "random", "random"),
+    Pair("block", 2, "greedy", "greedy"),
+    Pair("draw", 2, "greedy", "greedy"),
+    Pair("block", 2, "greedy", "random", fresh=True),
+]
+#: (elo0, elo1, alpha, beta) of an assignment's "beats R" in tests/workers/test_classroom.py,
+#: and the defaults'.
+CLASSROOM_TESTS = [(0.0, 100.0, 0.001, 0.05), (0.0, 10.0, 0.05, 0.05)]
+
+
+def report_classroom(
+    pools: Sequence[Pool], runs: int, max_games: int, batch: int, seed: int
+) -> None:
+    """Short tests as an assignment grades them, at :data:`CLASSROOM_TESTS`: the pass
+    rates of a bot against its copy (Elo 0: the false passes), at elo1 and twice elo1
+    (its groups shifted), and of a stronger bot as it plays (its groups as they are)."""
+    rng = np.random.default_rng(seed)
+    first = -(-MIN_MARGIN_GROUPS // batch) * batch
+    print(f"\nShort tests: {runs} runs a point, up to {max_games} games, looks every {batch} "
+          f"groups (the first that may decide: {first} groups). Pass rate, undecided share; "
+          "'Wald' is the margin test with the fast pass and Wald's bounds throughout (before "
+          "the small-sample factor)")  # fmt: skip
+    print(
+        f"{'pool':36} {'test':>23} {'Elo':>6} | {'game':>7} {'und':>4} | {'Wald':>7} "
+        f"{'und':>4} | {'margin':>7} {'und':>4} | {'+fast':>7} {'und':>4} {'games':>5}"
+    )
+    for elo0, elo1, alpha, beta in CLASSROOM_TESTS:
+        game_test = SPRT(elo0, elo1, alpha, beta)
+        plain, fast = (
+            MarginSPRT(elo0, elo1, alpha, beta, False),
+            MarginSPRT(elo0, elo1, alpha, beta),
+        )
+        name = f"[{elo0:g}, {elo1:g}] a {alpha:g} b {beta:g}"
+        for pool in pools:
+            points: list[float | None] = [elo0, elo1, 2 * elo1]
+            if pool.pair.new != pool.pair.old:
+                points = [None]  # as it plays
+            elif not np.ptp([group.margin for group in pool.groups]):
+                points = [elo0]  # a deterministic bot's copy: nothing to shift
+            for elo in points:
+                results = [
+                    simulate_game_test(pool, elo, game_test, runs, batch, rng,
+                                       max_games=max_games),
+                    simulate_margin_test(pool, elo, fast, runs, batch, rng, max_games, False),
+                    simulate_margin_test(pool, elo, plain, runs, batch, rng, max_games),
+                    simulate_margin_test(pool, elo, fast, runs, batch, rng, max_games),
+                ]  # fmt: skip
+                flag = ""
+                if elo == elo0:
+                    bound = alpha + 1.96 * math.sqrt(alpha * (1 - alpha) / runs)
+                    worst = max(results[2].passed, results[3].passed)
+                    flag = "  <= alpha" if worst <= bound else "  ABOVE ALPHA"
+                    flag += " (Wald: above)" if results[1].passed > bound else ""
+                cells = " | ".join(
+                    f"{100 * r.passed:6.2f}% {100 * r.undecided:3.0f}%" for r in results
+                )
+                shown = "as is" if elo is None else f"{elo:+.0f}"
+                print(
+                    f"{pool.pair.label:36} {name:>23} {shown:>6} | {cells} "
+                    f"{results[3].games:5.1f}{flag}"
+                )
 
 
 # --- real bots ------------------------------------------------------------------------
@@ -711,7 +804,9 @@ def report_real(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the parts asked for."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--part", choices=("all", "pools", "sim", "real"), default="all")
+    parser.add_argument(
+        "--part", choices=("all", "pools", "sim", "real", "classroom"), default="all"
+    )
     parser.add_argument("--runs", type=int, default=2000, help="simulated tests a point")
     parser.add_argument("--pool", type=int, default=2000, help="deal groups a pool")
     parser.add_argument("--repeats", type=int, default=5, help="real sequences a pair")
@@ -724,20 +819,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--unsandboxed", action="store_true", help="bot files unsandboxed")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--only", default="", help="real pairs whose label contains one of these (comma-separated)"
+        "--max-games", type=int, default=60, help="--part classroom's cap (and looks: --batch)"
+    )
+    parser.add_argument(
+        "--only", default="", help="pairs whose label contains one of these (comma-separated)"
     )
     args = parser.parse_args(argv)
+    if args.part == "classroom":
+        pools = []
+        for pair in [p for p in CLASSROOM if any(t in p.label for t in args.only.split(","))]:
+            still = pair.new == pair.old != "random"  # one group over and over
+            pool = play_pool(pair, min(args.pool, 300) if still else args.pool, args.seed)
+            print(f"pool {pair.label}: {len(pool.groups)} groups in {pool.seconds:.0f} s")
+            pools.append(pool)
+        report_classroom(pools, args.runs, args.max_games, args.batch, args.seed)
+        return 0
     if args.part in ("all", "pools", "sim"):
         pools = []
-        for pair in POOLS:
+        for pair in [p for p in POOLS if any(t in p.label for t in args.only.split(","))]:
             pool = play_pool(pair, args.pool, args.seed)
             print(f"pool {pair.label}: {len(pool.groups)} groups in {pool.seconds:.0f} s")
             pools.append(pool)
         report_pools(pools)
         if args.part != "pools":
+            simulated = [pool for pool in pools if POOLS.index(pool.pair) in SIMULATED]
             report_simulation(
-                [pools[i] for i in SIMULATED], args.elo0, args.elo1, args.alpha, args.beta,
-                args.runs, args.batch, args.seed,
+                simulated, args.elo0, args.elo1, args.alpha, args.beta, args.runs, args.batch,
+                args.seed,
             )  # fmt: skip
     if args.part in ("all", "real"):
         sandboxed = not args.unsandboxed

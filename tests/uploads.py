@@ -62,12 +62,14 @@ def submit_upload(
     data: bytes,
     bot: str = "",
     *,
+    runtime: str | None = None,
     now: datetime | None = None,
 ) -> SubmissionView:
-    """Submit an uploaded file to ``assignment`` through the intake; the submission."""
+    """Submit an uploaded file to ``assignment`` through the intake (under ``runtime``,
+    default by its suffix); the submission."""
     received = take_upload(
         store, actor, filename, data,
-        purpose=Purpose.submission(class_name, assignment), name=bot, now=now,
+        purpose=Purpose.submission(class_name, assignment), name=bot, runtime=runtime, now=now,
     )  # fmt: skip
     assert received.submission is not None
     return received.submission

@@ -71,6 +71,19 @@ class AssignmentCreate(BaseModel):
     memory_mb: int = _DEFAULTS.memory_mb
     statistic: str = Field(_DEFAULTS.statistic, description="margin or game")
     description: str = Field("", max_length=5000)
+    runtimes: list[str] = Field(
+        default_factory=lambda: list(_DEFAULTS.runtimes),
+        max_length=8,
+        description="python, python-numpy, javascript: those a submission may run under",
+    )
+    points: dict[str, float] = Field(
+        default_factory=dict,
+        max_length=40,
+        description="each grade's points for a gradebook (every grade), or give max_points",
+    )
+    max_points: float | None = Field(
+        None, description="the best grade's points, spread down to 0 (default 100)"
+    )
 
 
 class SubmissionForm(BaseModel):
@@ -78,6 +91,9 @@ class SubmissionForm(BaseModel):
     name: str = Field("", max_length=64, description="the bot's name (default: the file's)")
     version: str = Field(
         "", max_length=200, description="instead of a file: a bot of yours, BOT[@N]"
+    )
+    runtime: str = Field(
+        "", max_length=20, description="one the assignment takes (default: by the suffix)"
     )
 
 
@@ -114,6 +130,8 @@ def api_create_assignment(class_name: str, json: AssignmentCreate) -> tuple[Assi
         elo1=json.elo1, alpha=json.alpha, beta=json.beta, max_games=json.max_games,
         batch=json.batch, move_ms=json.move_ms, memory_mb=json.memory_mb,
         statistic=json.statistic, description=json.description,
+        runtimes=tuple(json.runtimes), points=tuple(json.points.items()),
+        max_points=json.max_points,
     )  # fmt: skip
     store = get_store()
     try:
@@ -148,7 +166,8 @@ def api_submit(
     class_name: str, name: str, form: SubmissionForm
 ) -> tuple[SubmissionView, int, dict[str, str]]:
     """Submit a bot to the assignment (a student of the class; an ``upload`` token):
-    multipart ``source`` (a .py file, checked on a worker: ``pending`` until then) or
+    multipart ``source`` (a bot file, checked on a worker: ``pending`` until then; ``runtime``
+    one the assignment takes, default by the file's suffix) or
     ``version`` (a stored bot of yours, ``BOT[@N]``). 202 with the submission; poll
     ``/submissions/{id}`` for its verdicts and grade. An ``Idempotency-Key`` header sent
     again (or the same file again within a minute) answers the first submission, with
@@ -166,7 +185,7 @@ def api_submit(
             received = take_upload(
                 store, account, filename, data,
                 purpose=Purpose.submission(class_name, name), name=form.name,
-                key=idempotency_key(),
+                runtime=form.runtime or None, key=idempotency_key(),
             )  # fmt: skip
             assert received.submission is not None
             view, headers = received.submission, replayed(received)

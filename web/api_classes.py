@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flask import Response, after_this_request, url_for
 from pydantic import BaseModel, Field
@@ -26,7 +26,7 @@ from arena.service import classes as service
 from arena.service import role_requests as roles
 from arena.service.accounts import Account
 from arena.service.board_views import tournament_name
-from arena.service.class_roster import RosterLogin
+from arena.service.class_roster import RosterImported, RosterPreview
 from arena.service.classes import (
     ClassLeaderboard,
     ClassRow,
@@ -90,11 +90,6 @@ class Roster(RosterView):
 
 
 @dataclass(frozen=True, slots=True)
-class Logins:
-    logins: list[RosterLogin]
-
-
-@dataclass(frozen=True, slots=True)
 class Teachers:
     name: str
     teachers: int
@@ -135,7 +130,27 @@ class JoinRequest(BaseModel):
 
 
 class RosterImport(BaseModel):
-    csv: str = Field(max_length=200_000, description="a line 'real name[,login]' a student")
+    csv: str = Field(
+        max_length=500_000,
+        description="the roster file's text as the school's system exports it (Canvas, "
+        "Moodle, Google Classroom, a list of names)",
+    )
+    columns: list[str] | None = Field(
+        None,
+        max_length=1000,
+        description="what each column holds (real name, first, last, id, login, email, "
+        "section, ignore; as the preview's columns): none, as recognised",
+    )
+    logins: str = Field(
+        "pseudonym", description="pseudonym (spells no real name) or school (its logins)"
+    )
+    flagged: str = Field(
+        "skip", description="a namesake without the school id in the class: skip, link or new"
+    )
+
+    def choices(self) -> dict[str, Any]:
+        """The service's keyword arguments."""
+        return {"mapping": self.columns, "logins": self.logins, "flagged": self.flagged}
 
 
 class JoinCodeRequest(BaseModel):
@@ -256,24 +271,46 @@ def _no_store() -> None:
         return response
 
 
+@api.post("/classes/<name>/roster/preview")
+@guarded("manage-class", early=False)
+@spec.validate(
+    json=RosterImport,
+    resp=Responses(HTTP_200=RosterPreview, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    tags=TAGS,
+)
+def api_preview_roster(name: str, json: RosterImport) -> RosterPreview:
+    """What importing a roster file will do, nothing made (its teachers; a ``run`` token):
+    the format and each column's role recognised, each student made, updated, unchanged or
+    flagged (a namesake without its school id is in the class), the lines skipped."""
+    account = _caller("run")
+    return _acting(
+        lambda: service.preview_roster(get_store(), account, name, json.csv, **json.choices())
+    )
+
+
 @api.post("/classes/<name>/roster")
 @guarded("manage-class", early=False)
 @spec.validate(
     json=RosterImport,
-    resp=Responses(HTTP_201=Logins, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    resp=Responses(HTTP_201=RosterImported, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_import_roster(name: str, json: RosterImport) -> tuple[Logins, int]:
-    """Import a roster CSV (its teachers; a ``run`` token): an account for each line, with
-    a login made from the real name where none is given and a first-time password to
-    change at the first login. 201 with the logins and passwords, shown this once."""
+def api_import_roster(name: str, json: RosterImport) -> tuple[RosterImported, int]:
+    """Import a roster file as its preview shows (its teachers; a ``run`` token): an
+    account for each student made (a pseudonym, or the school's login) with a first-time
+    password to change at the first login; the students its school ids name updated,
+    never made twice. 201 with the logins and passwords, shown this once."""
     from flask import current_app
 
     account = _caller("run")
     _no_store()
     hasher = current_app.config["ARENA_PASSWORD_HASHER"]
-    made = _acting(lambda: service.import_roster(get_store(), account, name, json.csv, hasher))
-    return Logins(logins=made), 201
+    made = _acting(
+        lambda: service.import_roster(
+            get_store(), account, name, json.csv, hasher, **json.choices()
+        )
+    )
+    return made, 201
 
 
 @api.post("/classes/<name>/join-code")

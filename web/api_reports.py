@@ -15,10 +15,10 @@ from pydantic import BaseModel, Field
 from spectree import Response as Responses
 
 from arena.service.assignment_views import check_grading_visible
-from arena.service.assignments import assignment_grades, assignment_view
 from arena.service.board_views import tournament_view
 from arena.service.classes import ClassError
-from arena.service.exports import StandingsLine, grade_csv, standings_lines
+from arena.service.exports import StandingsLine, standings_lines
+from arena.service.gradebooks import GradebookError
 from arena.service.shapes import about, extend
 from arena.service.similarity import (
     THRESHOLD,
@@ -30,8 +30,8 @@ from arena.service.similarity import (
 from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
+from web.assignments import download, grade_file
 from web.auth import guarded, public
-from web.downloads import disposition
 from web.extensions import get_store
 
 __all__ = ["LinkedReport", "Standings"]
@@ -116,18 +116,27 @@ def api_similarity(name: str, query: SimilarityQuery) -> LinkedReport:
     return extend(report, LinkedReport, pairs=pairs)
 
 
+class GradesQuery(BaseModel):
+    format: str = Field("table", max_length=20, description="table, canvas or moodle")
+    by: str = Field("idnumber", max_length=20, description="Moodle's: idnumber or email")
+
+
 @api.get("/classes/<class_name>/assignments/<name>/grades.csv")
 @guarded("manage-class", early=False)
-@spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["assignments"])
-def api_grades_csv(class_name: str, name: str) -> Response:
-    """The grade table as CSV (the class's teachers; a ``read`` token): the rows of
-    ``GET .../grades`` flat, a column group per reference (docs/assignments.md), the
-    CSV of the assignment's page."""
+@spec.validate(
+    query=GradesQuery,
+    resp=Responses("HTTP_200", HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    tags=["assignments"],
+)
+def api_grades_csv(class_name: str, name: str, query: GradesQuery) -> Response:
+    """The grades as CSV (the class's teachers; a ``read`` token), UTF-8 with a byte-order
+    mark: the rows of ``GET .../grades`` flat, a column group per reference
+    (docs/assignments.md), the CSV of the assignment's page; ``?format=canvas`` Canvas's
+    gradebook import, ``?format=moodle&by=idnumber|email`` Moodle's (students without that
+    identifier or a grade left out: ``X-Left-Out`` says how many)."""
     account = _caller("read")
-    rows = assignment_grades(get_store(), account, class_name, name)
-    view = assignment_view(get_store(), account, class_name, name)
-    response = Response(grade_csv(rows, view.labels), mimetype="text/csv")
-    response.headers["Content-Disposition"] = disposition(
-        f"{view.class_name}-{view.name}-grades.csv"
-    )
-    return response
+    try:
+        found = grade_file(class_name, name, account)
+    except GradebookError as exc:
+        _fail(400, str(exc))
+    return download(found)

@@ -12,7 +12,8 @@ assignment's page and its grade export.
   linked to its games (the compare's page). The submissions' part refreshes itself (htmx,
   ``.../live``) while one is checked or graded.
 - ``/classes/NAME/assignments/A/grades.csv``: the grade table for a spreadsheet
-  (arena.service.exports.grade_csv).
+  (arena.service.exports.grade_csv); ``?format=canvas`` Canvas's gradebook import,
+  ``?format=moodle&by=idnumber|email`` Moodle's (arena.service.gradebooks).
 
 Every read and write is the service's (arena.service.assignments), which checks who may:
 a stranger to the class gets 404, a student the teacher's pages 403, and a student sees
@@ -30,6 +31,7 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.match.runtimes import RUNTIMES
 from arena.service.accounts import Account
 from arena.service.assignments import (
     AssignmentError,
@@ -42,15 +44,25 @@ from arena.service.assignments import (
 )
 from arena.service.branches import bot_choices
 from arena.service.classes import class_for_teacher
-from arena.service.exports import grade_csv
+from arena.service.gradebooks import FORMATS, GradebookError, GradebookFile, gradebook_file
 from arena.service.intake import Purpose, take_upload
+from arena.service.uploads import form_runtime
 from web.auth import current_account, guarded, public
 from web.competitions import ZONES, countdown, parse_local, zoned
 from web.downloads import disposition
 from web.extensions import get_store
 from web.forms import form_float, form_int, read_file, sentence, upload_key
 
-__all__ = ["LIVE_SECONDS", "assignments", "parse_thresholds", "thresholds_text"]
+__all__ = [
+    "GRADE_FILES",
+    "LIVE_SECONDS",
+    "assignments",
+    "download",
+    "grade_file",
+    "parse_points",
+    "parse_thresholds",
+    "thresholds_text",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +86,8 @@ FORM_DEFAULTS: dict[str, Any] = {
     "references": ["reference/random", "reference/greedy", "reference/counter"],
     "other_references": "",
     "thresholds": "A: counter\nB: greedy\nC: random\nF:",
+    "points": "100",
+    "runtimes": list(RUNTIMES),
     "elo1": "20",
     "alpha": "0.05",
     "beta": "0.05",
@@ -111,6 +125,32 @@ def parse_thresholds(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(grades)
 
 
+def parse_points(text: str) -> tuple[tuple[tuple[str, float], ...], float | None]:
+    """The form's points scale: a number (the best grade's points, spread down to 0 for the
+    last) or each grade's, ``A=10 B=8 C=6 F=0`` (spaces, commas or lines between), as
+    (each grade's points, the maximum); the service checks them against the grades.
+
+    >>> parse_points("10"), parse_points("A=10, F=0.5")
+    (((), 10.0), ((('A', 10.0), ('F', 0.5)), None))
+
+    Raises:
+        AssignmentError: neither (the message quotes what it cannot read).
+    """
+    words = [w for w in re.split(r"[\s,;]+", text) if w]
+    if not words:
+        return (), None
+    try:
+        if len(words) == 1 and "=" not in words[0]:
+            return (), float(words[0])
+        pairs = [w.split("=", 1) for w in words]
+        return tuple((g.strip(), float(v)) for g, v in pairs), None
+    except ValueError:
+        raise AssignmentError(
+            f"write the points as the best grade's (e.g. 10) or each grade's (A=10 B=8 C=6 "
+            f"F=0), not {text.strip()[:60]!r}"
+        ) from None
+
+
 # --- the creation form ------------------------------------------------------------------------
 
 
@@ -144,6 +184,7 @@ def _form_context(name: str, values: dict[str, Any]) -> dict[str, Any]:
         "rule_sets": row.rule_sets or ("block",),
         "zones": ZONES,
         "choices": _reference_choices(current_account()),
+        "runtimes": list(RUNTIMES.values()),
         "values": values,
     }
 
@@ -159,6 +200,7 @@ def _new_assignment(name: str, values: dict[str, Any]) -> NewAssignment:
         raise AssignmentError("choose a deadline")
     opens = str(values["opens"]).strip()
     others = [s for s in re.split(r"[\s,]+", str(values["other_references"])) if s]
+    points, max_points = parse_points(str(values["points"]))
     return NewAssignment(
         class_name=name,
         name=str(values["name"]),
@@ -174,6 +216,9 @@ def _new_assignment(name: str, values: dict[str, Any]) -> NewAssignment:
         beta=form_float("beta", 0.05),
         max_games=form_int("max_games", 400),
         move_ms=form_int("move_ms", 1000),
+        runtimes=tuple(values["runtimes"]),
+        points=points,
+        max_points=max_points,
     )
 
 
@@ -186,6 +231,7 @@ def new_assignment(name: str) -> BaseResponse | tuple[str, int] | str:
         return render_template("assignment_new.html", **_form_context(name, dict(FORM_DEFAULTS)))
     values: dict[str, Any] = {key: request.form.get(key, "") for key in FORM_DEFAULTS}
     values["references"] = request.form.getlist("references")
+    values["runtimes"] = request.form.getlist("runtimes")
     try:
         new = _new_assignment(name, values)
         row = create_assignment(get_store(), current_account(), new)
@@ -227,6 +273,7 @@ def _page_context(name: str, assignment: str, *, whole: bool = True) -> dict[str
         context["rows"] = assignment_grades(store, account, name, assignment)
     elif whole and account is not None:
         context["versions"] = [c for c in bot_choices(store, account) if c.kind == "yours"]
+        context["suffixes"] = sorted({RUNTIMES[r].suffix for r in view.runtimes if r in RUNTIMES})
     return context
 
 
@@ -268,10 +315,11 @@ def submit(name: str, assignment: str) -> BaseResponse | tuple[str, int]:
             received = take_upload(
                 store, account, filename, data,
                 purpose=Purpose.submission(name, assignment), name=bot, key=upload_key(),
+                runtime=form_runtime(filename, request.form.get("runtime", "")),
             )  # fmt: skip
             notice = received.notice
         else:
-            raise AssignmentError("choose a .py file to upload, or one of your versions")
+            raise AssignmentError("choose a bot file to upload, or one of your versions")
     except PermissionDenied:
         raise
     except (ArenaError, ValueError, LookupError) as exc:  # NotFound too: "you have no bot
@@ -295,11 +343,43 @@ def _again(name: str, assignment: str, exc: Exception) -> tuple[str, int]:
 @assignments.get("/classes/<name>/assignments/<assignment>/grades.csv")
 @guarded("manage-class", early=False)
 def grades_csv(name: str, assignment: str) -> Response:
-    """The grade table as CSV, for the class's teachers (arena.service.exports)."""
-    store, account = get_store(), current_account()
+    """The grades as CSV, for the class's teachers: the whole table, or with
+    ``?format=canvas`` / ``?format=moodle&by=idnumber|email`` the file that gradebook
+    imports (arena.service.gradebooks); UTF-8 with a byte-order mark."""
+    try:
+        found = grade_file(name, assignment, current_account())
+    except GradebookError as exc:
+        return Response(sentence(str(exc)), 400, mimetype="text/plain")
+    return download(found)
+
+
+def grade_file(name: str, assignment: str, account: Account | None) -> GradebookFile:
+    """The grade file the request's ``format`` and ``by`` ask for (the page's and the
+    API's).
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`arena.service.assignments.assignment_grades`.
+        GradebookError: a format (or Moodle's ``by``) there is none of.
+    """
+    store = get_store()
     rows = assignment_grades(store, account, name, assignment)
     view = assignment_view(store, account, name, assignment)
-    text = grade_csv(rows, view.labels)
-    response = Response(text, mimetype="text/csv")
-    response.headers["Content-Disposition"] = disposition(f"{name}-{view.name}-grades.csv")
+    return gradebook_file(
+        rows, class_name=view.class_name, assignment=view.name, references=view.labels,
+        max_points=view.max_points, kind=request.args.get("format", "table"),
+        by=request.args.get("by", "idnumber"),
+    )  # fmt: skip
+
+
+def download(found: GradebookFile) -> Response:
+    """A grade file as a download, UTF-8 with its byte-order mark (``X-Left-Out``: how
+    many students Moodle's file leaves out)."""
+    response = Response(found.text.encode("utf-8"), mimetype="text/csv")
+    response.headers["Content-Disposition"] = disposition(found.filename)
+    if found.left_out:
+        response.headers["X-Left-Out"] = str(len(found.left_out))
     return response
+
+
+#: The grade files the page offers (the format, what it is for).
+GRADE_FILES = tuple(zip(FORMATS, ("a spreadsheet", "Canvas", "Moodle"), strict=True))

@@ -84,6 +84,7 @@ from web.limits import (
     account_key,
     address_key,
     form_limit,
+    hashed,
     hashing,
     init_limits,
     login_name_key,
@@ -279,13 +280,14 @@ def log_in(account: Account) -> None:
 @password_forms
 @form_limit("ARENA_LOGIN_LIMIT", LOGIN_LIMIT, login_name_key, LOGIN_REFUSAL)
 @form_limit("ARENA_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT, address_key, LOGIN_REFUSAL)
-@hashing
+@hashing()
 def login() -> BaseResponse | tuple[str, int] | str:
     """Log in with a name and a password."""
     if request.method == "POST":
         name = request.form.get("name", "").strip()
         password = request.form.get("password", "")
         account = authenticate(get_store(), name, password, hasher=_hasher())
+        hashed(account is not None)
         if account is not None:
             log_in(account)
             return redirect(_safe_next(request.form.get("next")))
@@ -298,7 +300,7 @@ def login() -> BaseResponse | tuple[str, int] | str:
 @guarded("sign-up")
 @password_forms
 @form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
-@hashing
+@hashing()
 def signup() -> BaseResponse | tuple[str, int] | str:
     """Create an account (role ``user``) and log in."""
     limits = _password_limits()
@@ -315,6 +317,7 @@ def signup() -> BaseResponse | tuple[str, int] | str:
         except ArenaError as exc:
             flash(sentence(str(exc)))
             return render_template("signup.html", name=name, **limits), 400
+        hashed(True)
         log_in(account)
         flash(f"Welcome, {account.name}.")
         return redirect(url_for("pages.home"))
@@ -337,7 +340,7 @@ def logout() -> BaseResponse:
 @guarded("change-password")
 @password_forms
 @form_limit("ARENA_PASSWORD_CHANGE_LIMIT", PASSWORD_CHANGE_LIMIT, account_key, PASSWORD_REFUSAL)
-@hashing
+@hashing(account_key)
 def password() -> BaseResponse | tuple[str, int] | str:
     """Change the password; every other session of the account ends, and its API tokens
     are revoked unless the box is unticked."""

@@ -36,6 +36,7 @@ from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import classes as service
 from arena.service.assignment_views import class_assignments
 from arena.service.board_views import tournament_name as class_tournament_name
+from arena.service.class_roster import ROLES
 from arena.service.classes import ClassError, ClassRow, NewClass
 from arena.service.exports import spreadsheet_csv
 from arena.service.permissions import allowed
@@ -53,8 +54,8 @@ logger = logging.getLogger(__name__)
 
 classes = Blueprint("classes", __name__)
 
-#: A roster CSV's size, at most (a few hundred names).
-ROSTER_BYTES = 64 * 1024
+#: A roster file's size, at most (a Canvas gradebook of 500 students and 100 assignments).
+ROSTER_BYTES = 512 * 1024
 #: The join code's life the rotate form offers by default (hours).
 JOIN_HOURS = 24.0
 #: The one-click class tournament's games a pair, by default.
@@ -183,7 +184,7 @@ def class_page(name: str) -> str:
     axis, bars = _bars(board.rows)
     return render_template(
         "class_student.html", c=row, board=board, axis=axis, bars=bars, now=datetime.now(UTC),
-        teacher=False, **listed,
+        teacher=False, roster_login=service.login_to_change(store, account, row), **listed,
     )  # fmt: skip
 
 
@@ -293,30 +294,54 @@ def logins_csv(logins: list[Any]) -> str:
     return spreadsheet_csv([{c: getattr(login, c) for c in columns} for login in logins], columns)
 
 
+def _roster_text() -> str:
+    """The roster's text from the form: its uploaded file (decoded as the service reads a
+    file's bytes) or the text pasted (or carried from the preview)."""
+    file = request.files.get("roster")
+    if file is not None and file.filename:
+        _, data = read_file(file, ROSTER_BYTES)
+        if len(data) > ROSTER_BYTES:
+            raise ClassError(f"a roster file is at most {ROSTER_BYTES // 1024} KiB")
+        return service.decode_roster(data)
+    text = request.form.get("text", "")
+    if not text.strip():
+        raise ClassError("paste the roster or choose the CSV file your school's system exports")
+    return text
+
+
+def _roster_choices() -> dict[str, Any]:
+    """The teacher's choices on the preview: each column's role (``column-N``: the mapping
+    is the preview's selects, in order), how logins are made, flagged students."""
+    return {
+        "mapping": request.form.getlist("column") or None,
+        "logins": request.form.get("logins", "pseudonym"),
+        "flagged": request.form.get("flagged", "skip"),
+    }
+
+
 @classes.route("/classes/<name>/roster", methods=["GET", "POST"])
 @guarded("manage-class", early=False)
 def roster(name: str) -> tuple[str, int] | tuple[str, int, dict[str, str]] | str:
-    """Import a roster (a CSV pasted or uploaded: ``real name[,login]``): an account for
-    each student, with a first-time password it must change; the answer is a printable
-    page of the logins (and their CSV), shown this once."""
+    """Import a roster: the file a school's system exports (or a list pasted) is previewed
+    first (the format recognised, each column's role to change, what each student becomes:
+    made, updated, unchanged, flagged); confirmed (``action`` ``import``), it makes the
+    accounts with first-time passwords and answers a printable page of the new logins (and
+    their CSV), shown this once."""
     row = service.class_for_teacher(get_store(), current_account(), name)
     if request.method == "GET":
         return render_template("class_roster.html", c=row, text="")
     text = request.form.get("text", "")
-    file = request.files.get("roster")
     try:
-        if file is not None and file.filename:
-            _, data = read_file(file, ROSTER_BYTES)
-            if len(data) > ROSTER_BYTES:
-                raise ClassError(f"a roster file is at most {ROSTER_BYTES // 1024} KiB")
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise ClassError("the roster file is not UTF-8 text") from None
-        if not text.strip():
-            raise ClassError("paste the roster or choose its CSV file")
+        text = _roster_text()
+        choices = _roster_choices()
+        if request.form.get("action") != "import":
+            preview = service.preview_roster(get_store(), current_account(), name, text, **choices)
+            page = render_template(
+                "class_roster_preview.html", c=row, p=preview, text=text, roles=ROLES
+            )
+            return page, 200, NO_STORE
         hasher = current_app.config["ARENA_PASSWORD_HASHER"]
-        logins = service.import_roster(get_store(), current_account(), name, text, hasher)
+        done = service.import_roster(get_store(), current_account(), name, text, hasher, **choices)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
@@ -325,11 +350,31 @@ def roster(name: str) -> tuple[str, int] | tuple[str, int, dict[str, str]] | str
     page = render_template(
         "class_logins.html",
         c=row,
-        logins=logins,
-        csv_text=logins_csv(logins),
+        logins=done.logins,
+        done=done,
+        csv_text=logins_csv(done.logins),
         login_url=url_for("accounts.login", _external=True),
     )
     return page, 200, NO_STORE
+
+
+@classes.post("/classes/<name>/login")
+@guarded("change-password")
+def change_login(name: str) -> BaseResponse:
+    """A student changes the login a roster gave them (a pseudonym) until their first
+    upload; back to the class's page with a sentence."""
+    service.class_for_member(get_store(), current_account(), name)
+    try:
+        renamed = service.change_own_login(
+            get_store(), current_account(), request.form.get("login", "")
+        )
+    except (PermissionDenied, NotFound):
+        raise
+    except ArenaError as exc:
+        flash(_sentence(exc))
+    else:
+        flash(f"Your login is now {renamed.name}: log in with it from now on.")
+    return redirect(url_for("classes.class_page", name=name))
 
 
 @classes.post("/classes/<name>/students/<student>/password")

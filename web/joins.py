@@ -42,7 +42,9 @@ from web.limits import (
     SIGNUP_REFUSAL,
     address_key,
     form_limit,
+    hashed,
     hashing,
+    join_code_key,
     password_forms,
 )
 
@@ -75,7 +77,10 @@ def init_joins(app: Flask) -> None:
     app.register_blueprint(joins)
     app.before_request(_must_change_password)
     app.extensions[BUSY_FORMS]["joins.join"] = lambda: _join_form(
-        request.view_args.get("code", "") if request.view_args else "", status=503
+        request.view_args.get("code", "") if request.view_args else "",
+        status=503,
+        pseudonym=request.form.get("pseudonym", "").strip(),
+        real_name=request.form.get("real_name", "").strip(),
     )[0]
 
 
@@ -120,7 +125,7 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
 @guarded("sign-up")
 @password_forms
 @form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
-@hashing
+@hashing(join_code_key)
 def join(code: str) -> BaseResponse | tuple[str, int]:
     """Join a class with its code: a visitor makes an account (pseudonym, password,
     optional real name) and is logged in; a logged-in user joins with one click."""
@@ -150,6 +155,7 @@ def join(code: str) -> BaseResponse | tuple[str, int]:
             pseudonym=request.form.get("pseudonym", "").strip(),
             real_name=real_name,
         )
+    hashed(True)
     log_in(joined)
     row = class_by_code(get_store(), code)
     flash(f"Welcome, {joined.name}: you are in the class {row.name}.")

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -24,18 +25,21 @@ from arena.cli.common import (
     console,
     help_without_command,
     memory_option,
+    runtime_option,
     unsandboxed_option,
     url_option,
 )
 from arena.cli.competition import parse_when, store_checked_file
+from arena.match.runtimes import RUNTIMES
 from arena.service import assignments as service
 from arena.service.assignments import NewAssignment, SubmissionView
 from arena.service.competition_views import local_time
-from arena.service.exports import grade_csv, grade_rows
+from arena.service.exports import grade_rows
+from arena.service.gradebooks import BOM, FORMATS, MOODLE_KEYS, gradebook_file
 from arena.service.permissions import OPERATOR
 from arena.store.db import Store, open_store
 
-__all__ = ["assignment_group", "parse_grade"]
+__all__ = ["assignment_group", "parse_grade", "parse_points"]
 
 
 @contextmanager
@@ -60,6 +64,21 @@ def parse_grade(text: str) -> tuple[str, tuple[str, ...]]:
     if not sep:
         raise UsageError(f"{text!r} is not GRADE=REF[+REF...] (e.g. A=counter, F=)")
     return grade.strip(), tuple(b.strip() for b in beats.split("+") if b.strip())
+
+
+def parse_points(text: str) -> tuple[str, float]:
+    """``A=10``: grade A is worth 10 points.
+
+    Raises:
+        UsageError: not GRADE=NUMBER.
+    """
+    grade, sep, value = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError(text)
+        return grade.strip(), float(value)
+    except ValueError:
+        raise UsageError(f"{text!r} is not GRADE=POINTS (e.g. A=10, F=0)") from None
 
 
 @click.group(
@@ -104,12 +123,33 @@ def assignment_group(ctx: click.Context) -> None:
 @click.option("--move-ms", type=int, default=_DEFAULTS.move_ms, show_default=True)
 @click.option("--memory", type=int, default=_DEFAULTS.memory_mb, show_default=True)
 @click.option("--description", default="")
+@click.option(
+    "--runtime",
+    "runtimes",
+    multiple=True,
+    type=click.Choice(list(RUNTIMES)),
+    help="A runtime submissions may run under (repeat; default: all of them).",
+)
+@click.option(
+    "--points",
+    "points",
+    multiple=True,
+    metavar="GRADE=POINTS",
+    help="A grade's points for a gradebook (repeat, every grade: A=10 ... F=0).",
+)
+@click.option(
+    "--max-points",
+    type=float,
+    default=None,
+    help="Instead: the best grade's points, spread down to 0 for the last (default 100).",
+)
 @url_option
 def assignment_create(class_name: str, name: str, deadline: str, opens: str | None,
                       time_zone: str, rules_name: str, references: tuple[str, ...],
                       grades: tuple[str, ...], elo0: float, elo1: float, alpha: float,
                       beta: float, max_games: int, batch: int, move_ms: int, memory: int,
-                      description: str, url: str | None) -> None:  # fmt: skip
+                      description: str, runtimes: tuple[str, ...], points: tuple[str, ...],
+                      max_points: float | None, url: str | None) -> None:  # fmt: skip
     """Create assignment NAME of class CLASS: submissions until --deadline, each graded by
     its gauntlet against the --reference bots, mapped to a grade by --grade."""
     new = NewAssignment(
@@ -118,15 +158,18 @@ def assignment_create(class_name: str, name: str, deadline: str, opens: str | No
         rules=rules_name, references=references or _DEFAULTS.references,
         grades=tuple(parse_grade(g) for g in grades) or _DEFAULTS.grades, elo0=elo0,
         elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, batch=batch, move_ms=move_ms,
-        memory_mb=memory, description=description,
+        memory_mb=memory, description=description, runtimes=runtimes or _DEFAULTS.runtimes,
+        points=tuple(parse_points(p) for p in points), max_points=max_points,
     )  # fmt: skip
     with _opened(url) as store:
         row = service.create_assignment(store, OPERATOR, new)
     refs = ", ".join(f"{r['label']} ({r['bot']})" for r in row.references)
     grading = "; ".join(f"{g['grade']}: {'+'.join(g['beats']) or '-'}" for g in row.grades)
+    scale = ", ".join(f"{g} {p:g}" for g, p in row.settings["points"].items())
     click.echo(
         f"assignment {class_name}/{row.name}: {row.rules}, until "
-        f"{local_time(row.deadline, row.time_zone)}; references {refs}; grades {grading}"
+        f"{local_time(row.deadline, row.time_zone)}; references {refs}; grades {grading}; "
+        f"points {scale}; runtimes {', '.join(row.settings['runtimes'])}"
     )
 
 
@@ -180,12 +223,30 @@ def _plain(value: Any) -> Any:
 @click.argument("name")
 @click.option("--csv", "as_csv", is_flag=True, help="As CSV (a spreadsheet's columns).")
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@click.option(
+    "--format",
+    "kind",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="The CSV a gradebook imports: table (as --csv), canvas or moodle.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(MOODLE_KEYS),
+    default="idnumber",
+    show_default=True,
+    help="What Moodle's file matches students by.",
+)
+@click.option("--bom", is_flag=True, help="Begin the CSV with a byte-order mark (for Excel).")
 @url_option
 def assignment_grades(
-    class_name: str, name: str, as_csv: bool, as_json: bool, url: str | None
-) -> None:
+    class_name: str, name: str, as_csv: bool, as_json: bool, kind: str | None, by: str,
+    bom: bool, url: str | None,
+) -> None:  # fmt: skip
     """Every student of CLASS with the kept submission to NAME (the last before the
-    deadline), its verdict against each reference and its grade."""
+    deadline), its state, verdict against each reference, grade and points; as CSV for a
+    spreadsheet, Canvas or Moodle (students left out of Moodle's file are named on
+    stderr)."""
     with _opened(url) as store:
         view = service.assignment_view(store, OPERATOR, class_name, name)
         rows = service.assignment_grades(store, OPERATOR, class_name, name)
@@ -193,24 +254,32 @@ def assignment_grades(
     if as_json:
         click.echo(json.dumps(grade_rows(rows, labels), indent=2))
         return
-    if as_csv:
-        click.echo(grade_csv(rows, labels), nl=False)
+    if as_csv or kind is not None:
+        found = gradebook_file(
+            rows, class_name=view.class_name, assignment=view.name, references=labels,
+            max_points=view.max_points, kind=kind or "table", by=by,
+        )  # fmt: skip
+        click.echo(found.text if bom else found.text.removeprefix(BOM), nl=False)
+        for line in found.left_out:
+            click.echo(f"left out of Moodle's file: {line}", err=True)
         return
     table = Table(title=f"Grades of {view.class_name}/{view.name}")
-    for column in ("student", "real name", "version", *labels, "grade"):
+    for column in ("student", "real name", "state", "grade", "points", "version", *labels):
         table.add_column(column)
     for row in rows:
         results = {r.reference: r for r in row.references}
         cells = [_cell(results.get(label)) for label in labels]
-        grade = (row.grade or ("pending" if row.version else "")) + (" (late)" if row.late else "")
-        table.add_row(row.student, row.real_name or "", row.version or "", *cells, grade)
+        grade = (row.grade or "") + (" (late)" if row.late else "")
+        points = "" if row.points is None else f"{row.points:g}"
+        table.add_row(row.student, row.real_name or "", row.state, grade, points,
+                      row.version or "", *cells)  # fmt: skip
     console().print(table)
 
 
 def _cell(result: Any) -> str:
     if result is None:
         return ""
-    elo = "" if result.elo is None else f" {result.elo:+.0f}"
+    elo = "" if result.elo is None else f" {'>=' if result.bounded else ''}{result.elo:+.0f}"
     return f"{result.verdict}{elo} ({result.games})"
 
 
@@ -225,18 +294,26 @@ def _cell(result: Any) -> str:
 @broker_option
 @unsandboxed_option
 @memory_option
+@runtime_option
 def assignment_submit(class_name: str, name: str, bot: str | None, owner: str,
                       reference: str | None, bot_name: str | None, url: str | None,
-                      broker: str | None, unsandboxed: bool, memory: int) -> int:  # fmt: skip
+                      broker: str | None, unsandboxed: bool, memory: int,
+                      runtime: str | None) -> int:  # fmt: skip
     """Submit OWNER's bot to assignment NAME of CLASS: FILE (checked here as `arena bots
-    add` checks it, and stored as OWNER's bot) or --version; its gauntlet goes to the
-    workers, which grade it (see `arena assignment status`)."""
+    add` checks it, under --runtime, one the assignment takes, and stored as OWNER's bot)
+    or --version; its gauntlet goes to the workers, which grade it (see `arena assignment
+    status`)."""
     from arena.service.broker import configure
 
     if (bot is None) == (reference is None):
         raise UsageError("give a bot FILE or --version BOT@vN (one of them)")
     if bot is not None:
-        stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory)
+        with _opened(url) as store:  # a runtime the assignment refuses: no check
+            filename = Path(bot).name
+            runtime = service.submission_runtime(
+                store, OPERATOR, class_name, name, filename, runtime
+            )
+        stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory, runtime)
         if stored is None:
             return 1
         reference = stored

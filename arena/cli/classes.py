@@ -135,48 +135,117 @@ def _teacher_names(store: Any, ids: frozenset[int]) -> list[str]:
     return sorted(account.name for account in found if account is not None)
 
 
-@class_group.command("roster", short_help="A class's students, or import a roster CSV.")
+@class_group.command("roster", short_help="A class's students, or import a roster file.")
 @click.argument("name")
 @click.option(
     "--import",
     "import_file",
-    type=click.File("r", encoding="utf-8-sig"),
+    type=click.File("rb"),
     default=None,
     metavar="FILE",
-    help="A CSV of 'real name[,login]' ('-': stdin): prints the new logins.",
+    help="The CSV a school's system exports (Canvas, Moodle, Google Classroom, a list; "
+    "'-': stdin): prints the new logins.",
 )
-@click.option("--json", "as_json", is_flag=True, help="The roster as JSON.")
+@click.option("--preview", is_flag=True, help="With --import: show what it would do, make nothing.")
+@click.option(
+    "--columns",
+    default=None,
+    metavar="ROLES",
+    help="With --import: what each column holds, comma-separated "
+    "(name,first,last,id,login,email,section,ignore); default: as recognised.",
+)
+@click.option(
+    "--school-logins", is_flag=True, help="With --import: the school's logins, not pseudonyms."
+)
+@click.option(
+    "--flagged",
+    type=click.Choice(["skip", "link", "new"]),
+    default="skip",
+    show_default=True,
+    help="With --import: a namesake without the school id in the class.",
+)
+@click.option("--json", "as_json", is_flag=True, help="The roster (or the preview) as JSON.")
 @url_option
-def class_roster(name: str, import_file: Any, as_json: bool, url: str | None) -> None:
-    """Class NAME's students with their latest versions; with --import, make an account
-    for each line of FILE and print the logins with their first-time passwords (CSV:
-    real_name, login, password), shown this once."""
+def class_roster(
+    name: str,
+    import_file: Any,
+    preview: bool,
+    columns: str | None,
+    school_logins: bool,
+    flagged: str,
+    as_json: bool,
+    url: str | None,
+) -> None:
+    """Class NAME's students with their latest versions; with --import, the students of
+    FILE: --preview shows what the import does (the format and columns recognised, each
+    student made, updated, unchanged or flagged); without it, the accounts are made and the
+    logins printed with their first-time passwords (CSV: real_name, login, password), shown
+    this once."""
     from arena.service import classes as service
-    from arena.service.accounts import password_hasher
-    from arena.service.exports import spreadsheet_csv
 
     with open_store(url) as store:
         if import_file is not None:
-            made = service.import_roster(
-                store, OPERATOR, name, import_file.read(), password_hasher()
-            )
-            columns = ("real_name", "login", "password")
-            rows = [{c: getattr(r, c) for c in columns} for r in made]
-            sys.stdout.write(spreadsheet_csv(rows, columns))  # formulas quoted
+            text = service.decode_roster(import_file.read())
+            choices: dict[str, Any] = {
+                "mapping": None if columns is None else [c.strip() for c in columns.split(",")],
+                "logins": "school" if school_logins else "pseudonym",
+                "flagged": flagged,
+            }
+            _import(store, name, text, choices, preview=preview, as_json=as_json)
             return
         view = service.roster_view(store, OPERATOR, name)
     if as_json:
         click.echo(json.dumps([_roster_json(r) for r in view.students], indent=2))
         return
     table = Table(title=f"Class {view.name} ({view.rules})")
-    for column in ("student", "real name", "latest version", "uploaded", "check", "rating",
-                   "faults", "latest upload"):  # fmt: skip
+    for column in ("student", "real name", "school id", "latest version", "uploaded", "check",
+                   "rating", "faults", "latest upload"):  # fmt: skip
         table.add_column(column)
     for r in view.students:
         rating = "-" if r.rating is None else f"{r.rating:.0f} [{r.low:.0f}, {r.high:.0f}]"
-        table.add_row(r.student, r.real_name or "-", str(r.version or "-"), _when(r.uploaded),
-                      r.check_summary, rating, str(r.faults), r.upload_status or "-")  # fmt: skip
+        table.add_row(r.student, r.real_name or "-", r.school_id or "-", str(r.version or "-"),
+                      _when(r.uploaded), r.check_summary, rating, str(r.faults),
+                      r.upload_status or "-")  # fmt: skip
     console().print(table)
+
+
+def _import(
+    store: Any, name: str, text: str, choices: dict[str, Any], *, preview: bool, as_json: bool
+) -> None:
+    """``arena class roster --import``: the preview, or the import's logins as CSV."""
+    import dataclasses
+
+    from arena.service import classes as service
+    from arena.service.accounts import password_hasher
+    from arena.service.exports import spreadsheet_csv
+
+    if preview:
+        shown = service.preview_roster(store, OPERATOR, name, text, **choices)
+        if as_json:
+            click.echo(json.dumps(dataclasses.asdict(shown), indent=2))
+            return
+        mapping = ", ".join(f"{c.header or c.index + 1}: {c.role}" for c in shown.columns)
+        click.echo(f"{shown.format}; columns {mapping}")
+        table = Table(title=f"Roster for {shown.name}")
+        for column in ("line", "real name", "school id", "section", "becomes", "login", "note"):
+            table.add_column(column)
+        for s in shown.students:
+            table.add_row(str(s.line), s.real_name, s.school_id or "-", s.section or "-",
+                          s.action, s.login or "(pseudonym)", s.note)  # fmt: skip
+        console().print(table)
+        click.echo(", ".join(f"{shown.count(a)} {a}" for a in ("make", "update", "unchanged",
+                                                               "flagged")))  # fmt: skip
+        return
+    done = service.import_roster(store, OPERATOR, name, text, password_hasher(), **choices)
+    columns = ("real_name", "login", "password")
+    rows = [{c: getattr(r, c) for c in columns} for r in done.logins]
+    sys.stdout.write(spreadsheet_csv(rows, columns))  # formulas quoted
+    if done.updated or done.flagged:
+        click.echo(
+            f"{len(done.updated)} updated, {len(done.unchanged)} unchanged, "
+            f"{len(done.flagged)} flagged (not imported)",
+            err=True,
+        )
 
 
 def _roster_json(row: Any) -> dict[str, Any]:

@@ -45,7 +45,14 @@ from arena.service.board_views import REFERENCE_OWNER
 from arena.service.uploads import check_report_json
 from arena.store.db import resolve_url, sqlite_path, upgrade
 
-__all__ = ["DEMO_BOTS", "DEMO_TOURNAMENT", "instance_folder", "serve_command"]
+__all__ = [
+    "DEMO_BOTS",
+    "DEMO_TOURNAMENT",
+    "WEB_THREADS",
+    "instance_folder",
+    "serve_command",
+    "web_argv",
+]
 
 #: The reference bots (``bots/``) ``--demo`` stores, and its tournaments: a short opening,
 #: played first, then the long one.
@@ -153,7 +160,7 @@ def serve_command(
         wanted = {
             "the worker": celery_worker_argv(concurrency, "WARNING", quiet=True),
             "the fast worker": celery_worker_argv(1, "WARNING", lanes="fast", quiet=True),
-            "the web server": _web_argv(host, port),
+            "the web server": web_argv(host, port),
         }
         for name, argv in wanted.items():
             programs[name] = Program(name, argv, env)
@@ -240,7 +247,13 @@ def _check_port(host: str, port: int) -> int:
         return free
 
 
-def _web_argv(host: str, port: int) -> list[str]:
+#: The web server's threads a process: a request waiting in the hashing line holds one
+#: (web.limits.HASH_QUEUE, 12 a process), so more than that, for the pages meanwhile.
+WEB_THREADS = 16
+
+
+def web_argv(host: str, port: int) -> list[str]:
+    """The web server's command: gunicorn, 2 processes of :data:`WEB_THREADS` threads."""
     # gthread: pages poll while the tab is visible; a thread per request in flight.
     return [
         sys.executable,
@@ -253,7 +266,7 @@ def _web_argv(host: str, port: int) -> list[str]:
         "--worker-class",
         "gthread",
         "--threads",
-        "4",
+        str(WEB_THREADS),
         "--log-level",
         "warning",
         "web:create_app()",

@@ -16,25 +16,39 @@ threshold beats nothing, so every submission whose tests have ended has a grade.
 :func:`grade_of` also gives the grade early, as soon as no test still running could change
 it (a submission that already beat counter has its A whatever greedy's test says).
 
+A grade is also worth **points** on the teacher's scale (:func:`points_scale`): points for
+each grade, or a maximum spread evenly from the best grade down to 0 for the last, for a
+school's gradebook. And a test's Elo figure stays within what its games can measure
+(:func:`elo_figure`): a test's Elo is +inf when the submission's estimated expected score
+reaches 1 (every game won, or, for the margin test, margins whose exchange rate maps to a
+score of 1 or more), and a decided test must never show a blank figure.
+
 Standard library only, as the rest of arena.compete's pure parts.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "DEFAULT_MAX_POINTS",
     "ENDED",
     "MAX_GRADE",
+    "MAX_POINTS",
     "MAX_THRESHOLDS",
     "VERDICTS",
     "GradingError",
     "Threshold",
     "Verdict",
     "check_thresholds",
+    "elo_bound",
+    "elo_figure",
     "grade_of",
+    "points_scale",
     "verdict_of_status",
 ]
 
@@ -47,6 +61,10 @@ ENDED: frozenset[str] = frozenset({"pass", "fail", "undecided"})
 MAX_GRADE = 20
 #: The most thresholds an assignment may have.
 MAX_THRESHOLDS = 20
+#: The most points a grade may be worth.
+MAX_POINTS = 10_000.0
+#: The points of the best grade when the teacher chose no scale.
+DEFAULT_MAX_POINTS = 100.0
 
 
 class GradingError(ValueError):
@@ -153,3 +171,82 @@ def grade_of(thresholds: Sequence[Threshold], verdicts: Mapping[str, str]) -> st
             continue  # ruled out: a reference it asks for was not beaten
         return None  # still possible: a test it needs is running
     return None
+
+
+def points_scale(
+    thresholds: Sequence[Threshold],
+    points: Mapping[str, float] | None = None,
+    max_points: float | None = None,
+) -> dict[str, float]:
+    """Each grade's points: ``points`` as given (every grade of ``thresholds`` once, none
+    below the next grade's), or ``max_points`` (default :data:`DEFAULT_MAX_POINTS`) for the
+    best grade, spread evenly down to 0 for the last (to 0.01).
+
+    >>> grades = check_thresholds([("A", ["b"]), ("B", ["c"]), ("F", [])], ["b", "c"])
+    >>> points_scale(grades, max_points=10)
+    {'A': 10.0, 'B': 5.0, 'F': 0.0}
+
+    Raises:
+        GradingError: both or neither usable, a grade missing or unknown, a number that is
+            not 0 to :data:`MAX_POINTS`, or a better grade worth fewer points than a worse.
+    """
+    grades = [t.grade for t in thresholds]
+    if points:
+        if max_points is not None:
+            raise GradingError("give points for each grade or a maximum, not both.")
+        unknown = [g for g in points if g not in grades]
+        if unknown:
+            raise GradingError(
+                f"points are given for {', '.join(map(repr, unknown))}, which is not one of "
+                f"the grades ({', '.join(grades)})."
+            )
+        missing = [g for g in grades if g not in points]
+        if missing:
+            raise GradingError(f"give the points of every grade: {', '.join(missing)} has none.")
+        scale = {g: _points(g, points[g]) for g in grades}
+        for better, worse in itertools.pairwise(grades):
+            if scale[better] < scale[worse]:
+                raise GradingError(
+                    f"grade {better} ({scale[better]:g} points) is worth fewer points than "
+                    f"{worse} ({scale[worse]:g}): grades go best first."
+                )
+        return scale
+    top = _points("the maximum", DEFAULT_MAX_POINTS if max_points is None else max_points)
+    if top <= 0:
+        raise GradingError("the maximum points must be above 0.")
+    steps = max(len(grades) - 1, 1)
+    return {g: round(top * (len(grades) - 1 - i) / steps, 2) for i, g in enumerate(grades)}
+
+
+def _points(what: str, value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (math.isfinite(value) and 0 <= value <= MAX_POINTS)
+    ):
+        raise GradingError(
+            f"the points of {what} must be a number from 0 to {MAX_POINTS:g}, not {value!r:.30}."
+        )
+    return round(float(value), 2)
+
+
+def elo_bound(groups: int) -> float:
+    """The largest Elo difference ``groups`` deal groups measure: the Elo of an expected
+    score half a group from 1, ``400 log10(2 groups - 1)`` (+597 at 16 groups, +708 at 30).
+    """
+    return 400.0 * math.log10(max(2 * groups - 1, 1))
+
+
+def elo_figure(elo: float | None, groups: int) -> float | None:
+    """A test's Elo figure (its estimate, or a bound of its interval) within what ``groups``
+    deal groups can measure (:func:`elo_bound`, either way): an infinite estimate (every
+    game won, or margins mapped to a score of 1 or more) is that bound, never blank. None:
+    no estimate (NaN, None) or no group.
+
+    >>> round(elo_figure(float("inf"), 16) or 0, 1), elo_figure(-50.0, 16), elo_figure(-1e9, 1)
+    (596.5, -50.0, -0.0)
+    """
+    if elo is None or elo != elo or groups < 1:
+        return None
+    bound = elo_bound(groups)
+    return max(-bound, min(bound, elo))

@@ -35,7 +35,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize
+from scipy import optimize, stats
 
 from arena.compete.margins import LUCK_TERMS, GroupMargin
 
@@ -57,11 +57,14 @@ __all__ = [
     "elo_to_score",
     "los",
     "make_test",
+    "margin_dof",
     "margin_elo_estimate",
     "margin_llr",
     "margin_los",
+    "margin_verdicts",
     "normal_llr",
     "read_test",
+    "small_sample_factor",
     "statistic_of",
 ]
 
@@ -365,6 +368,7 @@ class _Calibration:
     luck: FloatArray  # beta: points of margin per unit of each luck term
     calibrated: npt.NDArray[np.bool_]
     sums: tuple[FloatArray, FloatArray, FloatArray]  # N, sum of y, sum of y^2 (kappa-adjusted)
+    dof: FloatArray  # the variance's degrees of freedom: N - 1 - the luck terms fitted
 
 
 def _calibrate(mo: MarginMoments) -> _Calibration:
@@ -408,7 +412,8 @@ def _calibrate(mo: MarginMoments) -> _Calibration:
     sum_y = np.where(calibrated, 0.5 * n + rate * sum_x, mo.g)
     sum_yy = np.where(calibrated, 0.25 * n + rate * sum_x + rate**2 * sum_xx, mo.gg)
     total = n + mo.forfeits
-    return _Calibration(rate, beta, calibrated, (total, sum_y + mo.f, sum_yy + mo.ff))
+    dof = np.maximum(total - 1 - terms, 1.0)
+    return _Calibration(rate, beta, calibrated, (total, sum_y + mo.f, sum_yy + mo.ff), dof)
 
 
 def normal_llr(
@@ -444,6 +449,36 @@ def margin_llr(moments: MarginMoments, s0: float, s1: float) -> FloatArray:
         s0,
         s1,
     )
+
+
+def margin_dof(moments: MarginMoments) -> FloatArray:
+    """The degrees of freedom of the margin test's variance over the batch of ``moments``:
+    the groups less one for the mean and one for each luck coefficient fitted (at least 1).
+    (The exchange rate is fitted too, but it scales the values' deviations from 1/2 and
+    their spread alike, so it does not change how far in the tail a mean looks.)"""
+    return _calibrate(moments).dof
+
+
+def small_sample_factor(dof: FloatArray | float, bound: float) -> FloatArray:
+    """The factor that widens an LLR bound of :func:`normal_llr` for a variance estimated
+    with ``dof`` degrees of freedom: ``(t / z)^2``, where ``z = sqrt(2 |bound|)`` and ``t``
+    is Student's t quantile with ``dof`` degrees of freedom of the normal tail beyond z.
+
+    With a known variance the normal LLR reaches ``bound`` only if the mean is ``z``
+    standard errors beyond the hypothesis it rejects (for every variance: the least
+    distance over the standard error); with the sample's variance the mean over its
+    estimated standard error is a t statistic, whose tail is heavier. The LLR is inversely
+    proportional to the variance, so multiplying the bound by the factor is inflating the
+    variance by it: the bound is then reached only if t is beyond the quantile, with the
+    normal tail's chance. The factor is 1 for infinite ``dof`` and near it for hundreds
+    (1.01 at 1,000 for alpha = 0.05), 1.3 at 14 for alpha = 0.05 and 1.8 for alpha = 0.001.
+    """
+    z = math.sqrt(2.0 * abs(bound))
+    tail = _NORMAL.cdf(-z)
+    dofs = np.asarray(dof, dtype=np.float64)
+    quantile = np.asarray(stats.t.isf(tail, np.where(np.isinf(dofs), 1.0, dofs)), dtype=np.float64)
+    factor: FloatArray = np.where(np.isinf(dofs), 1.0, (quantile / max(z, 1e-300)) ** 2)
+    return factor
 
 
 class MarginScores:
@@ -581,12 +616,14 @@ class MarginSPRT:
     """The margin test of H0: NEW - OLD = ``elo0`` against H1: NEW - OLD = ``elo1``
     (logistic Elo), on :class:`MarginScores`: H_k says the groups' mean value on the
     game-score scale is ``elo_to_score(elo_k)``. The LLR is :func:`margin_llr` (a normal
-    sample with the sample's variance); bounds, ``alpha`` and ``beta`` as :class:`SPRT`;
-    no decision before :data:`MIN_MARGIN_GROUPS` groups.
+    sample with the sample's variance); ``alpha`` and ``beta`` as :class:`SPRT`, and the
+    bounds Wald's widened for the variance's degrees of freedom
+    (:func:`small_sample_factor`); no decision before :data:`MIN_MARGIN_GROUPS` groups.
 
     With ``fast_pass`` (the default) a second SPRT runs beside it (:data:`FAST_SPAN`,
-    :data:`FAST_SHARE`): NEW also passes once that one's LLR reaches ``log(1 / alpha_f)``
-    (Ville's inequality: under H0 it ever gets there with chance at most ``alpha_f``).
+    :data:`FAST_SHARE`): NEW also passes once that one's LLR reaches ``log(1 / alpha_f)``,
+    widened alike (Ville's inequality: under H0 a likelihood ratio ever gets there with
+    chance at most ``alpha_f``).
 
     Raises:
         ValueError: ``elo0 >= elo1``, or alpha, beta not in (0, 1) with alpha + beta < 1.
@@ -611,14 +648,26 @@ class MarginSPRT:
         """The fast pass's H1, in Elo."""
         return self.elo0 + FAST_SPAN * (self.elo1 - self.elo0)
 
-    def bounds(self) -> tuple[float, float]:
-        """The main test's LLR bounds: H0 is accepted at or below the first, H1 at or above
-        the second."""
-        return _bounds(self.main_alpha, self.beta)
+    def bounds(self, samples: MarginScores | None = None) -> tuple[float, float]:
+        """The main test's LLR bounds over ``samples``: H0 is accepted at or below the
+        first, H1 at or above the second. Without samples Wald's, the limit for many groups.
+        """
+        lower, upper = _bounds(self.main_alpha, self.beta)
+        if samples is None or samples.n == 0:
+            return lower, upper
+        dof = margin_dof(samples.moments())
+        return (float(lower * small_sample_factor(dof, lower)),
+                float(upper * small_sample_factor(dof, upper)))  # fmt: skip
 
-    def fast_bound(self) -> float | None:
-        """The fast pass's LLR bound (None without a fast pass)."""
-        return math.log(1.0 / (self.alpha * FAST_SHARE)) if self.fast_pass else None
+    def fast_bound(self, samples: MarginScores | None = None) -> float | None:
+        """The fast pass's LLR bound over ``samples`` (None without a fast pass; without
+        samples Ville's, the limit for many groups)."""
+        if not self.fast_pass:
+            return None
+        bound = math.log(1.0 / (self.alpha * FAST_SHARE))
+        if samples is None or samples.n == 0:
+            return bound
+        return float(bound * small_sample_factor(margin_dof(samples.moments()), bound))
 
     def llr(self, samples: MarginScores) -> float:
         """The main test's log-likelihood ratio of H1 against H0 (0 with no samples)."""
@@ -640,12 +689,32 @@ class MarginSPRT:
     def status(self, samples: MarginScores) -> Status:
         """Whether the test has accepted H0 or H1, or must go on (always before
         :data:`MIN_MARGIN_GROUPS` groups)."""
-        if samples.n < MIN_MARGIN_GROUPS:
+        if samples.n == 0:
             return "continue"
-        fast, bound = self.fast_llr(samples), self.fast_bound()
-        if fast is not None and bound is not None and fast >= bound:
-            return "H1 accepted"
-        return _decide(self.llr(samples), self.bounds())
+        verdict = int(margin_verdicts(self, samples.moments()))
+        return "H1 accepted" if verdict > 0 else "H0 accepted" if verdict < 0 else "continue"
+
+
+def margin_verdicts(
+    test: MarginSPRT, moments: MarginMoments, small_sample: bool = True
+) -> npt.NDArray[np.int8]:
+    """:meth:`MarginSPRT.status` over the batch of ``moments``: 1 where H1 is accepted
+    (by the main test or the fast pass), -1 where H0 is, 0 where the test goes on.
+    ``small_sample=False`` keeps Wald's bounds whatever the groups (the test as it was
+    before :func:`small_sample_factor`, for benchmarks/verdicts.py's comparison)."""
+    groups = moments.n + moments.forfeits
+    s0 = elo_to_score(test.elo0)
+    llr = margin_llr(moments, s0, elo_to_score(test.elo1))
+    dof = margin_dof(moments) if small_sample else np.full_like(llr, np.inf)
+    lower, upper = _bounds(test.main_alpha, test.beta)
+    passed = llr >= upper * small_sample_factor(dof, upper)
+    bound = test.fast_bound()
+    if bound is not None:
+        fast = margin_llr(moments, s0, elo_to_score(test.fast_elo))
+        passed |= fast >= bound * small_sample_factor(dof, bound)
+    failed = ~passed & (llr <= lower * small_sample_factor(dof, lower))
+    verdict = np.where(passed, 1, np.where(failed, -1, 0)).astype(np.int8)
+    return np.where(groups >= MIN_MARGIN_GROUPS, verdict, 0).astype(np.int8)
 
 
 def margin_elo_estimate(samples: MarginScores) -> tuple[float, float, float]:
@@ -730,10 +799,10 @@ class Reading:
 
 def read_test(test: RegressionTest, samples: MarginScores) -> Reading:
     """``test`` over ``samples`` (the game-level test reads their game scores)."""
-    lower, upper = test.bounds()
     if isinstance(test, MarginSPRT):
+        lower, upper = test.bounds(samples)
         status = test.status(samples)
-        fast_llr, fast_upper = test.fast_llr(samples), test.fast_bound()
+        fast_llr, fast_upper = test.fast_llr(samples), test.fast_bound(samples)
         reading = Reading("margin", samples.n, status, test.llr(samples), lower, upper,
                           fast_llr, fast_upper)  # fmt: skip
         if samples.n >= 2:
@@ -742,6 +811,7 @@ def read_test(test: RegressionTest, samples: MarginScores) -> Reading:
                 reading, elo=elo, low=low, high=high, los=margin_los(samples)
             )
         return reading
+    lower, upper = test.bounds()
     scores = samples.game_scores()
     status = test.status(scores) if scores.n >= 2 else "continue"
     reading = Reading("game", scores.n, status, test.llr(scores), lower, upper)

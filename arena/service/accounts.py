@@ -48,6 +48,7 @@ from argon2.profiles import CHEAPEST
 
 from arena.compete.names import check_name, name_key
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service.passwords import reserved
 from arena.service.permissions import ROLES, Account, Actor, Operator, require
 from arena.store import accounts as stored
 from arena.store.accounts import AccountRow, TokenView, user_rows
@@ -272,13 +273,14 @@ def change_password(
         check_password(new, "" if account is None else account.name)
         return hasher.hash(new)
 
-    row = stored.replace_password(
-        store,
-        account_id,
-        replace,
-        keep_session=None if keep_session is None else _digest(keep_session),
-        revoke_tokens=revoke_tokens,
-    )
+    with reserved(hasher):  # the slot before the transaction: no wait in line inside it
+        row = stored.replace_password(
+            store,
+            account_id,
+            replace,
+            keep_session=None if keep_session is None else _digest(keep_session),
+            revoke_tokens=revoke_tokens,
+        )
     if row is None:
         raise AccountError("no such account")
     return _account(row)

@@ -4,7 +4,13 @@ and the teacher's grade table (:func:`assignment_grades`, one :class:`GradeRow` 
 
 The **kept** submission of a student is the last one before the deadline whose upload was
 accepted (computed here, at read time: nothing runs at the deadline). A student with only
-late submissions shows the last of them, marked late.
+late submissions shows the last of them, marked late. A student with none accepted has a
+**state** all the same (:data:`STATES`): nothing submitted, being checked, or rejected
+with the cause (``rejected: crash at import``), never an empty row.
+
+Each grade is worth **points** on the assignment's scale (:func:`assignment_points`), and
+the row carries the student's school id and e-mail (:func:`school_identities`) for a school's
+gradebook (arena.service.gradebooks).
 """
 
 from __future__ import annotations
@@ -14,30 +20,45 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.compete.grading import ENDED, check_thresholds, elo_bound, points_scale
 from arena.errors import NotFound
+from arena.match.runtimes import DEFAULT_RUNTIME
 from arena.service.classes import class_for_member, class_for_teacher, is_teacher
 from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.service.shapes import ELO, about
+from arena.service.uploads import rejection_cause
 from arena.store import assignments as stored
 from arena.store.assignments import AssignmentRow, SubmissionRow, TestRow
+from arena.store.classes import member_rows
 from arena.store.db import Store
 
 __all__ = [
+    "STATES",
     "AssignmentSummary",
     "AssignmentView",
     "GradeRow",
     "PinnedReference",
     "ReferenceResult",
+    "SchoolIdentity",
     "SubmissionView",
     "Threshold",
     "assignment_grades",
+    "assignment_points",
+    "assignment_runtimes",
     "assignment_view",
     "check_grading_visible",
     "class_assignments",
     "find_assignment",
     "kept_submission",
+    "school_identities",
     "submission_view",
 ]
+
+#: A grade row's state: ``not submitted``; ``checking`` (a submission's upload is being
+#: checked, none accepted yet); ``rejected: CAUSE`` (every submission was rejected by its
+#: check: ``rejected: crash at import``, ``rejected: timeout``...); ``grading``;
+#: ``graded``.
+STATES = ("not submitted", "checking", "rejected: CAUSE", "grading", "graded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +67,10 @@ class ReferenceResult:
 
     Attributes:
         score: the submission's mean game score against it (0-1; None before a group).
-        elo, low, high: its Elo advantage with the 95% interval (None before two groups).
+        elo, low, high: its Elo advantage with the 95% interval (None before two groups),
+            within what the games measure (arena.compete.grading.elo_figure): a decided
+            test always has them; ``bounded``: the estimate was beyond, the figure is the
+            bound (the submission won nearly everything).
         verdict: ``pass`` (beats it), ``fail``, ``undecided`` (the cap reached),
             ``running``, or ``pending`` (the upload is still being checked).
         games: the games played; ``tournament``: the compare's name (its games' page).
@@ -62,6 +86,10 @@ class ReferenceResult:
     verdict: str = field(metadata=about("pass, fail, undecided (the cap), running or pending"))
     games: int
     tournament: str = field(metadata=about("the compare tournament: its games"))
+    bounded: bool = field(
+        default=False,
+        metadata=about("the Elo is past what its games measure: the figure is that bound"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +160,17 @@ class AssignmentView:
     past_deadline: bool
     teacher: bool = field(metadata=about("the caller teaches the class (sees every submission)"))
     submissions: tuple[SubmissionView, ...]
+    runtimes: tuple[str, ...] = field(
+        default=("python",), metadata=about("the runtimes a submission may run under")
+    )
+    points: dict[str, float] = field(
+        default_factory=dict, metadata=about("each grade's points, best first")
+    )
+
+    @property
+    def max_points(self) -> float:
+        """The best grade's points (Canvas's points possible)."""
+        return max(self.points.values(), default=0.0)
 
     @property
     def labels(self) -> list[str]:
@@ -140,11 +179,26 @@ class AssignmentView:
 
 
 @dataclass(frozen=True, slots=True)
+class SchoolIdentity:
+    """A student as the school's systems know them (teachers only): the school's student
+    id (Canvas's SIS User ID, Moodle's ID number), login (Canvas's SIS Login ID), e-mail
+    and section; None where unknown."""
+
+    school_id: str | None = None
+    login: str | None = None
+    email: str | None = None
+    section: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GradeRow:
     """One student of the class with the kept submission (or none).
 
     Attributes:
-        real_name: seen by the class's teachers only.
+        real_name, school_id, login, email, section: seen by the class's teachers only
+            (None: unknown).
+        state: :data:`STATES`: ``graded``, ``grading``, ``checking``, ``not submitted``, or
+            ``rejected: CAUSE`` when every submission was rejected by its check.
         version, sha256, submitted: the kept submission's version and when it came (None:
             nothing submitted, or nothing accepted yet).
         late: the row shows a late submission (the student has no submission before the
@@ -152,8 +206,11 @@ class GradeRow:
         rating, low, high: the version's rating with its interval under the assignment's
             rule set (None: not rated).
         references: its result against each reference, in the assignment's order (empty:
-            nothing submitted).
-        grade: None while nothing is submitted or it is being graded.
+            nothing accepted).
+        grade: None while nothing is accepted or it is being graded.
+        points: the grade's points on the assignment's scale; 0 for a student whose every
+            submission was rejected; None while there is no grade.
+        submissions: how many the student made.
     """
 
     student: str
@@ -166,7 +223,58 @@ class GradeRow:
     low: float | None = field(metadata=ELO)
     high: float | None = field(metadata=ELO)
     references: tuple[ReferenceResult, ...]
-    grade: str | None = field(metadata=about("null: nothing submitted, or being graded"))
+    grade: str | None = field(metadata=about("null: nothing accepted, or being graded"))
+    state: str = field(
+        default="graded",
+        metadata=about("graded, grading, checking, not submitted, or rejected: CAUSE"),
+    )
+    points: float | None = field(
+        default=None, metadata=about("the grade's points (0: every submission rejected)")
+    )
+    submissions: int = 0
+    school_id: str | None = field(default=None, metadata=about("the school's student id"))
+    login: str | None = field(default=None, metadata=about("the school's login"))
+    email: str | None = None
+    section: str | None = None
+
+
+def school_identities(store: Store, class_id: int) -> dict[int, SchoolIdentity]:
+    """The school's id, e-mail and section of each student of class ``class_id`` (by user
+    id), as the teacher's roster import keeps them with the member; a student it does not
+    know is missing. The one place the grade exports read them.
+
+    The roster keeps one id a student (its id column, else its e-mail) and the section:
+    an id that is an e-mail address is the e-mail (Moodle matches it by e-mail, not as an
+    ID number; Canvas then finds the student by name); the school's login is not kept.
+    """
+    found = {}
+    for member in member_rows(store, class_id):
+        kept = member.school_id
+        if kept is None and member.section is None:
+            continue
+        email = kept if kept is not None and "@" in kept else None
+        found[member.user_id] = SchoolIdentity(
+            school_id=None if email is not None else kept, email=email, section=member.section
+        )
+    return found
+
+
+def assignment_points(row: AssignmentRow) -> dict[str, float]:
+    """Each grade's points on the assignment's scale (``settings["points"]``; an
+    assignment made before scales: :data:`~arena.compete.grading.DEFAULT_MAX_POINTS` for
+    the best grade, spread down to 0)."""
+    kept = row.settings.get("points")
+    if isinstance(kept, dict) and kept:
+        return {str(g): float(p) for g, p in kept.items()}
+    labels = [str(r["label"]) for r in row.references]
+    thresholds = check_thresholds(((g["grade"], tuple(g["beats"])) for g in row.grades), labels)
+    return points_scale(thresholds)
+
+
+def assignment_runtimes(row: AssignmentRow) -> tuple[str, ...]:
+    """The runtimes the assignment takes (``settings["runtimes"]``; one made before
+    runtimes took Python only)."""
+    return tuple(row.settings.get("runtimes") or (DEFAULT_RUNTIME,))
 
 
 def find_assignment(store: Store, class_id: int, class_name: str, name: str) -> AssignmentRow:
@@ -196,18 +304,26 @@ def _results(
     results = []
     for test in tests:
         summary = test.summary or {}
+        played = int(summary.get("games") or 0)
+        elo, low, high = (summary.get(key) for key in ("elo", "low", "high"))
+        if test.verdict in ENDED and None in (elo, low, high) and summary.get("score") is not None:
+            # kept before the figures were bounded, an infinity as None: the bound instead
+            bound = elo_bound(max(played // 2, 1))
+            up = float(summary["score"]) >= 0.5
+            elo = (bound if up else -bound) if elo is None else elo
+            low, high = (-bound if low is None else low), (bound if high is None else high)
+            summary = {**summary, "bounded": summary.get("elo") is None}
         results.append(
             ReferenceResult(
                 reference=test.reference,
                 score=summary.get("score"),
-                elo=summary.get("elo"),
-                low=summary.get("low"),
-                high=summary.get("high"),
+                elo=elo,
+                low=low,
+                high=high,
                 verdict=test.verdict or "running",
-                games=int(summary.get("games") or 0)
-                if test.verdict
-                else games.get(test.tournament_id, 0),
+                games=played if test.verdict else games.get(test.tournament_id, 0),
                 tournament=test.tournament,
+                bounded=bool(summary.get("bounded")),
             )
         )
     return tuple(results)
@@ -306,7 +422,8 @@ def assignment_view(
         grades=tuple(Threshold(str(g["grade"]), tuple(g["beats"])) for g in row.grades),
         opens=row.opens, deadline=row.deadline, time_zone=row.time_zone,
         is_open=row.opens <= moment <= row.deadline, past_deadline=moment > row.deadline,
-        teacher=teacher, submissions=tuple(views),
+        teacher=teacher, submissions=tuple(views), runtimes=assignment_runtimes(row),
+        points=assignment_points(row),
     )  # fmt: skip
 
 
@@ -330,18 +447,30 @@ def assignment_grades(
     views = {v.id: v for v in _views(store, found.name, row, list(kept.values()))}
     versions = [k.bot_version_id for k in kept.values() if k.bot_version_id is not None]
     ratings = stored.version_ratings(store, row.rule_set_id, versions)
+    scale = assignment_points(row)
+    identities = school_identities(store, found.id)
     rows = []
     for user_id, student, real_name in stored.member_names(store, found.id):
+        subs = by_student.get(user_id, [])
+        who = identities.get(user_id, SchoolIdentity())
+        common: dict[str, Any] = {
+            "student": student, "real_name": real_name, "submissions": len(subs),
+            "school_id": who.school_id, "login": who.login, "email": who.email,
+            "section": who.section,
+        }  # fmt: skip
         k = kept.get(user_id)
         if k is None:
-            rows.append(GradeRow(student, real_name, None, None, None, False, None, None, None,
-                                 (), None))  # fmt: skip
+            state = _unaccepted_state(subs)
+            rows.append(GradeRow(**common, version=None, sha256=None, submitted=None,
+                                 late=False, rating=None, low=None, high=None, references=(),
+                                 grade=None, state=state,
+                                 points=0.0 if state.startswith("rejected") else None))  # fmt: skip
             continue
         rating = ratings.get(k.bot_version_id or -1)
+        grade = k.grade if k.status == "graded" else None
         rows.append(
             GradeRow(
-                student=student,
-                real_name=real_name,
+                **common,
                 version=k.version,
                 sha256=k.sha256,
                 submitted=k.created,
@@ -350,10 +479,22 @@ def assignment_grades(
                 low=None if rating is None else rating[1],
                 high=None if rating is None else rating[2],
                 references=views[k.id].references,
-                grade=k.grade if k.status == "graded" else None,
+                grade=grade,
+                state="graded" if grade is not None else "grading",
+                points=None if grade is None else scale.get(grade),
             )
         )
     return rows
+
+
+def _unaccepted_state(submissions: Sequence[SubmissionRow]) -> str:
+    """The state of a student none of whose ``submissions`` (oldest first) was accepted:
+    ``not submitted``, ``checking``, or ``rejected: CAUSE`` (the last rejection's)."""
+    if not submissions:
+        return "not submitted"
+    if any(s.status == "pending" for s in submissions):
+        return "checking"
+    return f"rejected: {rejection_cause(submissions[-1].reason)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from arena.compete.grading import GradingError, check_thresholds
+from arena.compete.grading import GradingError, check_thresholds, points_scale
 from arena.compete.names import check_name, parse_reference
 from arena.compete.sprt import STATISTICS, RegressionTest, make_test
 from arena.engine.rules import Rules
 from arena.errors import ArenaError, NotFound
+from arena.match.runtimes import RUNTIMES
 from arena.service.accounts import Account, find_account
 from arena.service.assignment_views import (
     AssignmentView,
@@ -42,6 +43,7 @@ from arena.service.assignment_views import (
     ReferenceResult,
     SubmissionView,
     assignment_grades,
+    assignment_runtimes,
     assignment_view,
     find_assignment,
     submission_view,
@@ -69,10 +71,12 @@ from arena.service.gauntlets import (
 )
 from arena.service.permissions import Actor, Operator, actor_id, allowed
 from arena.service.tournaments import preset
+from arena.service.uploads import check_runtimes, offered_runtime
 from arena.store import assignments as stored
 from arena.store.accounts import user_id_named
 from arena.store.assignments import AssignmentRow
 from arena.store.db import Store
+from arena.store.matches import bot_sources
 
 __all__ = [
     "BOUNDS",
@@ -84,6 +88,7 @@ __all__ = [
     "ReferenceResult",
     "SubmissionView",
     "assignment_grades",
+    "assignment_runtimes",
     "assignment_view",
     "create_assignment",
     "grade_after_match",
@@ -91,6 +96,7 @@ __all__ = [
     "submission_accepted",
     "submission_checks",
     "submission_of_upload",
+    "submission_runtime",
     "submission_view",
     "submit_version",
 ]
@@ -131,6 +137,8 @@ class NewAssignment:
             LABEL is given.
         grades: best first, (grade, the reference labels a submission must beat); the last
             asks for none.
+        points, max_points: the grades' points for a gradebook (one or neither).
+        runtimes: those a student's bot may run under (python, python-numpy, javascript).
         elo0, elo1, alpha, beta: the sequential test "beats R": H1 (NEW - R >= elo1 Elo)
             against H0 (NEW - R <= elo0), at error rates alpha (a false "beats") and beta
             (a missed one); ``max_games``: its cap (an undecided test then).
@@ -163,6 +171,13 @@ class NewAssignment:
     description: str = ""
     #: The deals' seed (every submission plays the same deals); None: drawn at random.
     seed: int | None = None
+    #: The runtimes a submission may run under (a student chooses among them).
+    runtimes: tuple[str, ...] = tuple(RUNTIMES)
+    #: The points scale: each grade's points (every grade once), or the best grade's
+    #: points spread down to 0 for the last (arena.compete.grading.points_scale); neither:
+    #: 100 for the best.
+    points: tuple[tuple[str, float], ...] = ()
+    max_points: float | None = None
 
 
 def _now(now: datetime | None = None) -> datetime:
@@ -306,15 +321,17 @@ def create_assignment(
     if new.seed is not None and not 0 <= new.seed < 2**62:
         raise AssignmentError("the seed must be a whole number from 0 to 2**62 - 1.")
     references = _references(store, actor, new.references)
+    runtimes = check_runtimes(new.runtimes, AssignmentError)
     try:
         thresholds = check_thresholds(new.grades, [r["label"] for r in references])
+        points = points_scale(thresholds, dict(new.points), new.max_points)
     except GradingError as exc:
         raise AssignmentError(str(exc)) from None
     settings = {
         "move_seconds": new.move_ms / 1000, "memory_mb": int(new.memory_mb),
         "statistic": new.statistic, "elo0": float(new.elo0), "elo1": float(new.elo1),
         "alpha": float(new.alpha), "beta": float(new.beta), "max_games": int(new.max_games),
-        "batch": int(new.batch),
+        "batch": int(new.batch), "runtimes": list(runtimes), "points": points,
     }  # fmt: skip
     values = {
         "description": new.description.strip(), "created_by": actor_id(actor),
@@ -391,22 +408,54 @@ def submission_checks(
     actor: Actor,
     class_name: str,
     assignment: str,
+    filename: str,
+    runtime: str | None = None,
     *,
     now: datetime | None = None,
-) -> tuple[Account, AssignmentRow, bool]:
-    """Whether ``actor`` (a student of the class) may submit an uploaded bot file to the
-    assignment now, before it is screened (the intake, arena.service.intake, takes the
-    upload; assignments take Python bots): the student, the assignment and whether the
-    submission is late.
+) -> tuple[Account, AssignmentRow, bool, str]:
+    """Whether ``actor`` (a student of the class) may submit an uploaded bot file named
+    ``filename`` to the assignment now, to run under ``runtime`` (default: the one its
+    suffix names), before it is screened (the intake, arena.service.intake, takes the
+    upload): the student, the assignment, whether the submission is late and the runtime.
 
     Raises:
         PermissionDenied, NotFound: not logged in; no such class or assignment (or a
             stranger to the class).
-        AssignmentError: a teacher, or the assignment has not opened.
+        AssignmentError: a teacher, the assignment has not opened, or it takes no bot of
+            that runtime (the sentence names those it takes).
+        UploadError: no runtime takes the file.
     """
     student, class_id = _student(store, actor, class_name)
     row, late = _open_assignment(store, class_id, class_name, assignment, _now(now))
-    return student, row, late
+    return student, row, late, _runtime(row, filename, runtime)
+
+
+def _runtime(row: AssignmentRow, filename: str, runtime: str | None) -> str:
+    """The runtime of a file submitted to the assignment, if it takes it (by default its
+    suffix's, or the only one the assignment takes for that suffix).
+
+    Raises:
+        AssignmentError, UploadError: as :func:`arena.service.uploads.offered_runtime`.
+    """
+    what = f"assignment {row.name}"
+    offered = assignment_runtimes(row)
+    return offered_runtime(what, offered, filename, runtime, AssignmentError, only=True)
+
+
+def submission_runtime(
+    store: Store, actor: Actor, class_name: str, assignment: str, filename: str,
+    runtime: str | None = None,
+) -> str:  # fmt: skip
+    """The runtime a bot file named ``filename`` would be submitted under (``runtime``, or
+    its suffix's), before a caller checks it (the command line): the assignment's own
+    refusal, said before the check.
+
+    Raises:
+        NotFound, PermissionDenied: no such class or assignment, or a stranger to it.
+        AssignmentError, UploadError: the assignment takes no bot of that runtime.
+    """
+    found = class_for_member(store, actor, class_name)
+    return _runtime(find_assignment(store, found.id, found.name, assignment), filename, runtime)
 
 
 def submission_of_upload(store: Store, actor: Actor, upload_id: int) -> SubmissionView:
@@ -488,6 +537,12 @@ def submit_version(
     if version not in numbers:
         raise NotFound(f"your bot {parsed.name} has no version {version}")
     version_id = _version_id(store, view.id, version)
+    [(_, _, _, runtime)] = bot_sources(store, [version_id])
+    if runtime not in assignment_runtimes(row):
+        raise AssignmentError(
+            f"assignment {row.name} takes bots in {', '.join(assignment_runtimes(row))}: "
+            f"{parsed.name} v{version} is a {runtime} bot."
+        )
     submission_id = stored.insert_submission(
         store, row.id, student.id, upload_id=None, version_id=None, late=late, now=moment
     )

@@ -238,6 +238,8 @@ class RosterRow:
     Attributes:
         student, real_name, via, joined: the user's name (its pseudonym), the real name the
             teacher knows (None: not given), how it joined (``code``, ``roster``) and when.
+        school_id, section: the id the school's system gives the student and its section
+            there (a roster import keeps them; None: none).
         version: its most recent bot version (of any of its bots; None: none yet), and
             ``uploaded`` when it was stored.
         check: that version's check report, as stored (games, faults, timing).
@@ -252,6 +254,10 @@ class RosterRow:
     real_name: str | None
     via: str = field(metadata=about("code (a new account), roster, or account (an existing one)"))
     joined: datetime
+    school_id: str | None = field(
+        default=None, metadata=about("the school's id of the student (SIS id, number, e-mail)")
+    )
+    section: str | None = field(default=None, metadata=about("the school's section or group"))
     version: BotName | None = field(
         default=None, metadata=about("owner/bot vN: the latest version")
     )
@@ -312,7 +318,9 @@ def _roster_row(
     facts: dict[int, stored.VersionFacts],
     uploads: dict[int, stored.UploadFacts],
 ) -> RosterRow:
-    shown = RosterRow(member.name, member.real_name, member.via, member.joined)
+    shown = RosterRow(
+        member.name, member.real_name, member.via, member.joined, member.school_id, member.section
+    )
     upload = uploads.get(member.user_id)
     if upload is not None:
         shown = dataclasses.replace(

@@ -10,9 +10,11 @@ come in by the teacher's roster, and the class's teachers see their students' bo
   e-mail; a real name, optional, that only the class's teachers see) and :func:`join_as`
   (a logged-in user). A join code is :data:`CODE_LENGTH` characters of
   :data:`CODE_ALPHABET`, typed in any case, with or without spaces and dashes.
-- The roster: :func:`import_roster` (a CSV of real names, logins optional) makes the
-  students' accounts with random first-time passwords they must change
-  (``must_change_password``); :func:`reset_password` gives one a new first-time password.
+- The roster: :func:`preview_roster` reads the file a school's system exports (Canvas,
+  Moodle, Google Classroom, a list) and shows what :func:`import_roster` will do: make the
+  students' accounts (pseudonyms, or the school's logins) with random first-time passwords
+  they must change (``must_change_password``), update the members whose school id it names,
+  flag namesakes; :func:`reset_password` gives one a new first-time password.
 - Who sees what: :func:`class_for_teacher`, :func:`class_for_member`, :func:`is_teacher`,
   and :func:`bot_target`, the permission target of a student's bot: its owner and the
   teachers of every class its owner is in (they read its source, faults and uploads'
@@ -24,6 +26,7 @@ Every refusal of a mistake is a :class:`ClassError`, one sentence shown as it is
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 from dataclasses import dataclass, field
@@ -34,16 +37,19 @@ from arena.compete.entrants import Entrant
 from arena.compete.names import check_name, fit_name, name_key
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound
-from arena.service.accounts import Account, create_account
+from arena.service.accounts import Account, create_account, user_name
 from arena.service.board_views import REFERENCE_OWNER
 from arena.service.class_roster import (
     MAX_ROSTER,
+    RosterImported,
     RosterLogin,
+    RosterPreview,
+    decode_roster,
     first_time_hasher,
     first_time_password,
+    free_pseudonyms,
     hash_first_time,
-    parse_roster,
-    roster_logins,
+    preview_of,
 )
 from arena.service.class_views import (
     MAX_REAL_NAME,
@@ -99,11 +105,14 @@ __all__ = [
     "ClassView",
     "MemberRow",
     "NewClass",
+    "RosterImported",
     "RosterLogin",
+    "RosterPreview",
     "RosterRow",
     "RosterView",
     "add_teacher",
     "bot_target",
+    "change_own_login",
     "class_bots",
     "class_by_code",
     "class_for_member",
@@ -113,6 +122,7 @@ __all__ = [
     "class_view",
     "close_join_code",
     "create_class",
+    "decode_roster",
     "enforce_class_quotas",
     "find_class",
     "first_time_hasher",
@@ -122,8 +132,10 @@ __all__ = [
     "join_as",
     "join_class",
     "latest_versions",
+    "login_to_change",
     "my_classes",
     "normalise_code",
+    "preview_roster",
     "reset_password",
     "roster_view",
     "rotate_join_code",
@@ -400,35 +412,116 @@ def join_as(
 # --- the roster: accounts a teacher makes, first-time passwords -------------------------------
 
 
-def import_roster(
-    store: Store, actor: Actor, name: str, csv_text: str, hasher: PasswordHasher
-) -> list[RosterLogin]:
-    """Make an account for each student of a roster CSV (a line ``real name[,login]``, a
-    header optional) and add it to the class: a login made from the real name where none
-    is given, a random first-time password the student must change at the first login.
-    Return the logins with their passwords (shown once: only hashes are kept). All or
-    nothing: one refused line stores nothing.
+def preview_roster(
+    store: Store,
+    actor: Actor,
+    name: str,
+    text: str,
+    *,
+    mapping: list[str] | None = None,
+    logins: str = "pseudonym",
+    flagged: str = "skip",
+) -> RosterPreview:
+    """What importing the roster file ``text`` (its text: arena.service.class_roster's
+    decode_roster reads a file's bytes) into the class will do, with nothing made: the
+    format and columns recognised (``mapping``: the teacher's choice of each column's role),
+    and each student made, updated, unchanged or flagged (a namesake without its school id
+    is in the class). The page, the API and the CLI show it before :func:`import_roster`.
 
     Raises:
         NotFound, PermissionDenied: as :func:`class_for_teacher`.
-        ClassError: a line is refused (the message names it), or a login was taken
-            meanwhile.
+        ClassError: the file is refused (the message says why), or a bad choice.
+    """
+    row = class_for_teacher(store, actor, name)
+    return preview_of(store, row.id, row.name, text, mapping, logins, flagged)
+
+
+def import_roster(
+    store: Store,
+    actor: Actor,
+    name: str,
+    text: str,
+    hasher: PasswordHasher,
+    *,
+    mapping: list[str] | None = None,
+    logins: str = "pseudonym",
+    flagged: str = "skip",
+) -> RosterImported:
+    """Import the roster file ``text`` into the class as :func:`preview_roster` shows it: an
+    account for each student made (a pseudonym, or the school's login with ``logins``
+    ``school``; a random first-time password the student must change at the first login),
+    the members its school ids name updated (real name, section: never a second account),
+    flagged students skipped (or linked, or made: ``flagged``). Returns the logins made with
+    their passwords (shown once: only hashes are kept). All or nothing.
+
+    Raises:
+        NotFound, PermissionDenied: as :func:`class_for_teacher`.
+        ClassError: as :func:`preview_roster`; the class changed while it was imported.
         ServerBusy: another roster is being hashed in this process (arena.service.class_roster).
     """
     row = class_for_teacher(store, actor, name)
-    parsed = parse_roster(csv_text)
-    logins = roster_logins(store, parsed)
-    passwords = [first_time_password() for _ in parsed]
+    preview = preview_of(store, row.id, row.name, text, mapping, logins, flagged)
+    made = [s for s in preview.students if s.action == "make"]
+    taken = {name_key(s.login) for s in made if s.login}
+    drawn = iter(free_pseudonyms(store, sum(1 for s in made if not s.login), taken))
+    names = [s.login or next(drawn) for s in made]
+    passwords = [first_time_password() for _ in made]
     digests = hash_first_time(hasher, passwords, roster=True)
-    users = [stored.NewUser(login, digest, real) for login, digest, (real, _) in zip(
-        logins, digests, parsed, strict=True)]  # fmt: skip
-    if stored.insert_students(store, row.id, users) is None:
-        raise ClassError("a login was taken while the roster was read: import it again.")
-    logger.info("class %s: %d students imported by %s", row.name, len(users), _who(actor))
-    return [
-        RosterLogin(real, login, password)
-        for (real, _), login, password in zip(parsed, logins, passwords, strict=True)
+    users = [
+        stored.NewUser(login, digest, s.real_name, s.school_id, s.section)
+        for login, digest, s in zip(names, digests, made, strict=True)
     ]
+    changes = [
+        stored.MemberUpdate(s.user_id, s.real_name, s.school_id, s.section)
+        for s in preview.students
+        if s.action == "update" and s.user_id is not None
+    ]
+    if stored.insert_students(store, row.id, users, updates=changes) is None:
+        raise ClassError("the class or a login changed while the roster was read: import it again.")
+    logger.info("class %s: roster by %s: %d made, %d updated", row.name, _who(actor),
+                len(users), len(changes))  # fmt: skip
+    return RosterImported(
+        row.name,
+        [RosterLogin(s.real_name, n, p) for s, n, p in zip(made, names, passwords, strict=True)],
+        [s.login or "" for s in preview.students if s.action == "update"],
+        [s.login or "" for s in preview.students if s.action == "unchanged"],
+        [s.real_name for s in preview.students if s.action == "flagged"],
+    )
+
+
+def login_to_change(store: Store, actor: Actor, row: ClassRow) -> str | None:
+    """The login ``actor`` may still change (:func:`change_own_login`): theirs if a roster of
+    the class made it and they have no role, no bot and no upload yet; else None."""
+    if not isinstance(actor, Account) or actor.role != "user":
+        return None
+    return actor.name if stored.renamable(store, actor.id, row.id) else None
+
+
+def change_own_login(store: Store, actor: Actor, new_name: str) -> Account:
+    """The logged-in ``actor`` (a user without a role: a student) takes the login
+    ``new_name`` instead of the pseudonym a roster gave it, while nothing public holds its
+    name (no bot and no upload yet). Returns the account renamed.
+
+    Raises:
+        PermissionDenied: nobody is logged in (or the operator).
+        ParseError: ``new_name`` is not a valid user name.
+        ClassError: the name is taken; the account holds a role, or has a bot or an upload.
+    """
+    require(actor, "change-password", message="log in to change your login")
+    if not isinstance(actor, Account):
+        raise ClassError("the operator has no login to change.")
+    name = user_name(new_name)
+    if actor.role != "user":
+        raise ClassError(f"a {actor.role}'s login is changed by an admin only.")
+    refused = stored.rename_user(store, actor.id, name)
+    if refused == "taken":
+        raise ClassError(f"the login {name!r} is taken: choose another.")
+    if refused is not None:
+        raise ClassError(
+            "your login can be changed only until your first upload: your bots are known by it."
+        )
+    logger.info("user %s is now %s", actor.name, name)
+    return dataclasses.replace(actor, name=name)
 
 
 def reset_password(

@@ -28,7 +28,6 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import PurePath
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from arena.compete.names import check_name, fit_name
@@ -58,7 +57,7 @@ from arena.service.competition_views import (
 )
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
-from arena.service.uploads import upload_runtime
+from arena.service.uploads import check_runtimes, offered_runtime
 from arena.store import competitions as stored
 from arena.store.accounts import user_id_named
 from arena.store.bots import version_names
@@ -83,7 +82,6 @@ __all__ = [
     "RecentGame",
     "check_in_bounds",
     "check_open_for_entries",
-    "check_stored_runtime",
     "check_window",
     "check_zone",
     "close_now",
@@ -104,7 +102,6 @@ __all__ = [
     "over_limit",
     "rating_history",
     "rerun_final",
-    "runtime_of",
     "seconds_of_ms",
     "source_opened",
 ]
@@ -183,16 +180,6 @@ class NewCompetition:
 
 def _now(now: datetime | None = None) -> datetime:
     return datetime.now(UTC) if now is None else now.astimezone(UTC)
-
-
-def runtime_of(filename: str) -> str:
-    """The runtime a bot file runs under (``python`` for a ``.py`` file; else its
-    suffix, which no competition offers)."""
-    suffix = PurePath(filename).suffix
-    for runtime in RUNTIMES.values():
-        if suffix == runtime.suffix:
-            return runtime.name
-    return suffix.lstrip(".") or "no runtime"
 
 
 # --- creation ---------------------------------------------------------------------------------
@@ -310,12 +297,7 @@ def _check_settings(new: NewCompetition) -> None:
     for what in ("daily_submissions", "final_top", "final_confidence", "final_max_games",
                  "games_per_deal", "move_seconds", "memory_mb"):  # fmt: skip
         _in_bounds(what, getattr(new, what))
-    unknown = [r for r in new.runtimes if r not in RUNTIMES]
-    if not new.runtimes or unknown or len(set(new.runtimes)) != len(new.runtimes):
-        raise CompetitionError(
-            f"offer one or more of the runtimes {', '.join(RUNTIMES)}"
-            + (f", not {', '.join(map(repr, unknown))}." if unknown else ", each once.")
-        )
+    check_runtimes(new.runtimes, CompetitionError)
     if len(new.description) > MAX_DESCRIPTION:
         raise CompetitionError(f"the description may have at most {MAX_DESCRIPTION} characters.")
     if "\x00" in new.description:
@@ -477,46 +459,15 @@ def entry_of_upload(store: Store, row: CompetitionRow, user_id: int, upload_id: 
 
 
 def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> str:
-    """The upload's runtime (:func:`arena.service.uploads.upload_runtime`) if the
-    competition offers it.
+    """The upload's runtime if the competition offers it
+    (:func:`arena.service.uploads.offered_runtime`).
 
     Raises:
         CompetitionError: it does not (the sentence names those it offers).
         UploadError: no runtime takes the file.
     """
     offered = list(row.settings.get("runtimes") or ["python"])
-    endings = ", ".join(
-        f"{r} ({RUNTIMES[r].suffix if r in RUNTIMES else '?'} files)" for r in offered
-    )
-    if runtime is None and runtime_of(filename) not in offered:
-        raise CompetitionError(f"{row.name} takes bots in {endings}: {filename} is not one.")
-    chosen = upload_runtime(filename, runtime)
-    if chosen not in offered:
-        raise CompetitionError(
-            f"{row.name} takes bots in {endings}: not {chosen} bots; choose one of "
-            f"{', '.join(offered)}."
-        )
-    return chosen
-
-
-def check_stored_runtime(
-    row: CompetitionRow, bot: str, stored_version: tuple[int, int, str] | None
-) -> None:
-    """Refuse an upload that is already a stored version (``stored_version``: its id,
-    number and runtime) of a runtime the competition does not offer (the same source
-    stored before under another runtime keeps it).
-
-    Raises:
-        CompetitionError: naming the version, its runtime and those offered.
-    """
-    offered = list(row.settings.get("runtimes") or ["python"])
-    if stored_version is not None and stored_version[2] not in offered:
-        _, number, runtime = stored_version
-        raise CompetitionError(
-            f"{row.name} takes bots in {', '.join(offered)}: this source is already version "
-            f"{number} of your bot {bot}, a {runtime} bot (a version's runtime "
-            "never changes); enter it as another bot."
-        )
+    return offered_runtime(row.name, offered, filename, runtime, CompetitionError)
 
 
 def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:

@@ -3,8 +3,10 @@ and as JSON-ready rows (docs/assignments.md).
 
 - :func:`standings_rows` / :func:`standings_csv`: any tournament's standings (the
   tournament's page and ``GET /api/v1/tournaments/NAME/standings``), best first.
-- :func:`grade_rows` / :func:`grade_csv`: an assignment's grades, one row a student, with
-  a group of columns per reference bot (the teacher's page and the API).
+- :func:`grade_rows` / :func:`grade_csv`: an assignment's grades, one row a student (its
+  school id and e-mail where known, its state, grade and points first), with a group of
+  columns per reference bot (the teacher's page and the API). The files for a school's
+  gradebook (Canvas, Moodle) are arena.service.gradebooks'.
 
 A text cell that a spreadsheet would take for a formula (it starts with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return: a student's real name is free text) is written
@@ -59,10 +61,15 @@ class StandingsLine:
 #: ``name``: the stored version it stands for, as pages show it, else the label).
 STANDINGS_COLUMNS = tuple(f.name for f in fields(StandingsLine))
 
-#: A grade table's columns before and after the references' (docs/assignments.md).
+#: A grade table's columns before the references' (docs/assignments.md).
 GRADE_COLUMNS = (
     "student",
     "real_name",
+    "school_id",
+    "email",
+    "state",
+    "grade",
+    "points",
     "version",
     "sha256",
     "submitted_at",
@@ -142,28 +149,33 @@ def standings_csv(view: TournamentView) -> str:
 
 def grade_columns(references: Sequence[str]) -> list[str]:
     """A grade table's columns: :data:`GRADE_COLUMNS`, then :data:`REFERENCE_COLUMNS`
-    for each reference label (``random_score``, ..., ``random_verdict``), then ``grade``.
+    for each reference label (``random_score``, ..., ``random_verdict``).
 
-    >>> grade_columns(["random"])[-6:]
-    ['random_score', 'random_elo', 'random_elo_low', 'random_elo_high', 'random_verdict', 'grade']
+    >>> grade_columns(["random"])[-5:]
+    ['random_score', 'random_elo', 'random_elo_low', 'random_elo_high', 'random_verdict']
     """
     return [
         *GRADE_COLUMNS,
         *(f"{label}_{column}" for label in references for column in REFERENCE_COLUMNS),
-        "grade",
     ]
 
 
 def grade_rows(rows: Sequence[GradeRow], references: Sequence[str]) -> list[dict[str, Any]]:
     """The grade table as :func:`grade_columns` → value, a row a student in ``rows``'
     order: times in ISO 8601, ratings and Elo to 0.1, scores to 0.001; a reference the
-    student has no result against (nothing submitted) all None; ``grade`` None while
-    nothing is submitted or it is being graded."""
+    student has no result against (nothing accepted) all None; ``grade`` and ``points``
+    None while nothing is accepted or it is being graded (``state`` says which; a student
+    whose every submission was rejected has 0 points)."""
     flat = []
     for row in rows:
         item: dict[str, Any] = {
             "student": row.student,
             "real_name": row.real_name,
+            "school_id": row.school_id,
+            "email": row.email,
+            "state": row.state,
+            "grade": row.grade,
+            "points": row.points,
             "version": row.version,
             "sha256": row.sha256,
             "submitted_at": None if row.submitted is None else row.submitted.isoformat(),
@@ -190,7 +202,6 @@ def grade_rows(rows: Sequence[GradeRow], references: Sequence[str]) -> list[dict
                 (f"{label}_{column}", value)
                 for column, value in zip(REFERENCE_COLUMNS, values, strict=True)
             )
-        item["grade"] = row.grade
         flat.append(item)
     return flat
 

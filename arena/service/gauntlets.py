@@ -22,8 +22,14 @@ import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from arena.compete.grading import check_thresholds, grade_of, verdict_of_status
-from arena.compete.sprt import RegressionTest, make_test
+from arena.compete.grading import (
+    check_thresholds,
+    elo_bound,
+    elo_figure,
+    grade_of,
+    verdict_of_status,
+)
+from arena.compete.sprt import RegressionTest, elo_estimate, make_test
 from arena.engine.rules import Rules
 from arena.errors import VerdictError
 from arena.service.compares import CompareState, CompareTest, compare_state, create_compare
@@ -145,19 +151,28 @@ def _compare(
 
 
 def _finite(value: float | None) -> float | None:
-    """A number JSON (and PostgreSQL's JSON) can hold: an infinite bound (NEW won or lost
-    nearly everything) or NaN is None."""
+    """A number JSON (and PostgreSQL's JSON) can hold: NaN or an infinity is None."""
     return None if value is None or not math.isfinite(value) else float(value)
 
 
 def _summary(state: CompareState) -> dict[str, Any]:
-    """A test's reading as kept with its verdict (non-finite numbers as None)."""
+    """A test's reading as kept with its verdict. Its Elo and interval are figures
+    (arena.compete.grading.elo_figure): within what its deal groups measure, so a test
+    whose estimate is infinite (every game won; or margins whose exchange rate maps to a
+    score of 1 or more, seen at a game score of 0.84) keeps the bound, marked ``bounded``,
+    never None (docs/assignments.md: a decided grade's evidence is never blank)."""
     reading = state.reading
     scores = state.samples.game_scores()
+    estimate = (reading.elo, reading.low, reading.high)
+    if reading.elo is None and scores.n:  # fewer than two groups: the game score's
+        estimate = elo_estimate(scores)
+    groups = max(reading.groups, scores.n)
+    elo, low, high = (elo_figure(value, groups) for value in estimate)
+    beyond = estimate[0] is not None and not abs(estimate[0]) <= elo_bound(groups)
     return {
-        "score": _finite(scores.mean) if scores.n else None, "elo": _finite(reading.elo),
-        "low": _finite(reading.low), "high": _finite(reading.high), "games": state.played,
-        "llr": _finite(reading.llr), "status": state.status,
+        "score": _finite(scores.mean) if scores.n else None, "elo": elo, "low": low,
+        "high": high, "bounded": elo is not None and beyond,
+        "games": state.played, "llr": _finite(reading.llr), "status": state.status,
     }  # fmt: skip
 
 

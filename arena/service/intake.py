@@ -27,10 +27,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 
 from arena.compete.names import check_name
+from arena.errors import ArenaError
 from arena.match.newbot import declared_name
 from arena.service.accounts import Account
 from arena.service.assignments import (
+    AssignmentError,
     SubmissionView,
+    assignment_runtimes,
     submission_accepted,
     submission_checks,
     submission_of_upload,
@@ -39,7 +42,6 @@ from arena.service.classes import ClassError, enforce_class_quotas
 from arena.service.competitions import (
     CompetitionError,
     EntryView,
-    check_stored_runtime,
     entry_accepted,
     entry_checks,
     entry_of_upload,
@@ -50,6 +52,7 @@ from arena.service.permissions import Actor, require
 from arena.service.uploads import (
     UploadError,
     UploadView,
+    check_stored_runtime,
     create_placement,
     screen_source,
     upload_runtime,
@@ -138,6 +141,9 @@ class _Target:
     competition: CompetitionRow | None = None
     assignment_id: int | None = None
     late: bool = False
+    #: What the upload is for, the runtimes it takes, the error refusing another and what
+    #: to do with it instead (None: a placement, any runtime).
+    offered: tuple[str, tuple[str, ...], type[ArenaError], str] | None = None
 
     @property
     def competition_id(self) -> int | None:
@@ -174,7 +180,8 @@ def take_upload(
     """Take a bot file ``actor`` uploads for ``purpose`` (the upload page and the API, a
     competition's entry, an assignment's submission): its purpose's rules first, then
     ``data`` screened (read up to one byte past the size limit) as a bot of ``runtime``
-    (default: the one the file's suffix names; an assignment takes Python), the class
+    (default: the one the file's suffix names; a competition or an assignment takes those
+    it offers), the class
     quotas, and the upload stored as the actor's bot ``name`` (default: the ``NAME`` the
     file declares, else the file's stem) with its entry or submission; its check is sent to
     the workers (if the broker is down, the sweep sends it), or, for a source the bot has
@@ -207,8 +214,10 @@ def take_upload(
         if first is None:
             raise
         return _received(store, actor, target, _view(store, first), (purpose.kind, bot, digest))
-    if target.competition is not None:
-        check_stored_runtime(target.competition, bot, version_of_source(store, owner, bot, digest))
+    if target.offered is not None:  # a competition's or an assignment's runtimes
+        what, offered, error, verb = target.offered
+        stored = version_of_source(store, owner, bot, digest)
+        check_stored_runtime(what, offered, bot, stored, error, verb)
     taken = insert_upload(
         store,
         NewUpload(
@@ -269,12 +278,16 @@ def _target(
         account, row, chosen = entry_checks(
             store, actor, purpose.competition, filename, runtime, now=now
         )
-        return _Target(account, chosen, competition=row)
+        runtimes = tuple(str(r) for r in row.settings.get("runtimes") or ["python"])
+        offered = (row.name, runtimes, CompetitionError, "enter")
+        return _Target(account, chosen, competition=row, offered=offered)
     if purpose.kind == "assignment":
-        student, assignment, late = submission_checks(
-            store, actor, purpose.class_name, purpose.assignment, now=now
+        student, assignment, late, chosen = submission_checks(
+            store, actor, purpose.class_name, purpose.assignment, filename, runtime, now=now
         )
-        return _Target(student, "python", assignment_id=assignment.id, late=late)
+        what = f"assignment {assignment.name}"
+        refused = (what, assignment_runtimes(assignment), AssignmentError, "submit")
+        return _Target(student, chosen, assignment_id=assignment.id, late=late, offered=refused)
     if purpose.kind != "placement":
         raise UploadError(f"an upload is for one of {', '.join(PURPOSES)}: not {purpose.kind!r}.")
     require(actor, "upload", message="log in to upload a bot")

@@ -18,10 +18,12 @@ import dataclasses
 import hashlib
 import logging
 import os
+import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from arena.compete.entrants import Entrant
@@ -31,6 +33,7 @@ from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
 from arena.match.runtimes import (
     DEFAULT_RUNTIME,
+    RUNTIMES,
     find_runtime,
     runtime_for_upload,
     runtime_missing,
@@ -62,13 +65,18 @@ __all__ = [
     "UploadView",
     "check_in_sandbox",
     "check_report_json",
+    "check_runtimes",
+    "check_stored_runtime",
     "claim_upload",
     "create_placement",
     "form_runtime",
     "mark_sent",
+    "offered_runtime",
     "placement_name",
+    "rejection_cause",
     "release_upload",
     "renew_upload",
+    "runtime_of",
     "screen_source",
     "unsent_uploads",
     "upload_runtime",
@@ -98,6 +106,93 @@ def upload_runtime(filename: str, runtime: str | None = None) -> str:
         return runtime_for_upload(filename, runtime or None).name
     except ArenaError as exc:
         raise UploadError(str(exc)) from None
+
+
+def runtime_of(filename: str) -> str:
+    """The runtime a bot file runs under by its suffix (``python`` for a ``.py`` file; else
+    its suffix, which names no runtime)."""
+    suffix = PurePath(filename).suffix
+    for runtime in RUNTIMES.values():
+        if suffix == runtime.suffix:
+            return runtime.name
+    return suffix.lstrip(".") or "no runtime"
+
+
+def check_runtimes(runtimes: Sequence[str], error: type[ArenaError]) -> tuple[str, ...]:
+    """The runtimes a competition or an assignment offers, checked: one or more of
+    :data:`~arena.match.runtimes.RUNTIMES`, each once.
+
+    Raises:
+        error: none, an unknown one or one twice (the sentence lists them).
+    """
+    unknown = [r for r in runtimes if r not in RUNTIMES]
+    if not runtimes or unknown or len(set(runtimes)) != len(runtimes):
+        raise error(
+            f"offer one or more of the runtimes {', '.join(RUNTIMES)}"
+            + (f", not {', '.join(repr(r)[:40] for r in unknown)}." if unknown else ", each once.")
+        )
+    return tuple(runtimes)
+
+
+def offered_runtime(
+    what: str,
+    offered: Sequence[str],
+    filename: str,
+    runtime: str | None,
+    error: type[ArenaError],
+    *,
+    only: bool = False,
+) -> str:
+    """The runtime an upload named ``filename`` for ``what`` (a competition, an assignment)
+    runs under: ``runtime`` (:func:`upload_runtime`), if ``what`` offers it; by default the
+    one its suffix names, or with ``only`` the only one ``what`` offers for files of that
+    suffix (a ``.py`` file where python-numpy alone is offered).
+
+    Raises:
+        error: ``what`` does not offer it (the sentence names those it offers).
+        UploadError: no runtime takes the file.
+    """
+    endings = ", ".join(
+        f"{r} ({RUNTIMES[r].suffix if r in RUNTIMES else '?'} files)" for r in offered
+    )
+    if runtime is None and runtime_of(filename) not in offered:
+        suffix = PurePath(filename).suffix
+        taking = [r for r in offered if r in RUNTIMES and RUNTIMES[r].suffix == suffix]
+        if not only or len(taking) != 1:
+            raise error(f"{what} takes bots in {endings}: {filename} is not one.")
+        runtime = taking[0]
+    chosen = upload_runtime(filename, runtime)
+    if chosen not in offered:
+        raise error(
+            f"{what} takes bots in {endings}: not {chosen} bots; choose one of "
+            f"{', '.join(offered)}."
+        )
+    return chosen
+
+
+def check_stored_runtime(
+    what: str,
+    offered: Sequence[str],
+    bot: str,
+    stored_version: tuple[int, int, str] | None,
+    error: type[ArenaError],
+    verb: str = "submit",
+) -> None:
+    """Refuse an upload for ``what`` (a competition, an assignment) that is already a stored
+    version (``stored_version``: its id, number and runtime) of a runtime ``what`` does not
+    offer (the same source stored before under another runtime keeps it); the sentence
+    says to ``verb`` it as another bot.
+
+    Raises:
+        error: naming the version, its runtime and those offered.
+    """
+    if stored_version is not None and stored_version[2] not in offered:
+        _, number, runtime = stored_version
+        raise error(
+            f"{what} takes bots in {', '.join(offered)}: this source is already version "
+            f"{number} of your bot {bot}, a {runtime} bot (a version's runtime "
+            f"never changes); {verb} it as another bot."
+        )
 
 
 def form_runtime(filename: str, runtime: str) -> str | None:
@@ -294,6 +389,30 @@ def check_in_sandbox(
     note = f"Stored as version {version.version}." if created else None
     finish_upload(store, upload_id, status, report_json, note, version.id)
     return status
+
+
+#: A rejected check's message, as :func:`check_in_sandbox` writes it.
+_REJECTED = re.compile(r"Rejected: (?P<termination>[a-z_]+) under [^:]*: (?P<message>.*)", re.S)
+
+
+def rejection_cause(message: str | None) -> str:
+    """What a rejected upload's message (as :func:`check_in_sandbox` writes it) says went
+    wrong, in a few words: ``crash at import``, ``timeout``, ``illegal move``, ``played no
+    game``, ``not checked`` (its runtime is missing here); ``check failed`` otherwise.
+
+    >>> rejection_cause("Rejected: crash under block: /bot/a.py: failed at import: boom")
+    'crash at import'
+    """
+    found = _REJECTED.match(message or "")
+    if found is not None:
+        termination = found["termination"].replace("_", " ")
+        at_import = termination == "crash" and "failed at import" in found["message"]
+        return f"{termination} at import" if at_import else termination
+    if (message or "").startswith("Rejected: it played no game"):
+        return "played no game"
+    if (message or "").startswith("Not checked"):
+        return "not checked"
+    return "check failed"
 
 
 def upload_view(store: Store, upload_id: int) -> UploadView | None:

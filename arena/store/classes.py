@@ -35,6 +35,7 @@ from arena.store.models import Rating as RatingRow
 __all__ = [
     "ClassRow",
     "MemberRow",
+    "MemberUpdate",
     "NewUser",
     "UploadFacts",
     "VersionFacts",
@@ -46,7 +47,6 @@ __all__ = [
     "decide_request",
     "insert_class",
     "insert_students",
-    "keys_starting",
     "latest_uploads",
     "latest_versions",
     "member_rows",
@@ -54,6 +54,8 @@ __all__ = [
     "pending_checks",
     "quota_settings",
     "recent_uploads",
+    "renamable",
+    "rename_user",
     "requested_role",
     "reset_password",
     "role_request_rows",
@@ -86,22 +88,39 @@ class ClassRow:
 @dataclass(frozen=True, slots=True)
 class MemberRow:
     """A student of a class: the user's id and name, the real name the teacher knows
-    (None: not given), how it joined (``code`` or ``roster``) and when."""
+    (None: not given), how it joined (``code`` or ``roster``) and when, the id the school's
+    system gives it and its section there (None: none)."""
 
     user_id: int
     name: str
     real_name: str | None
     via: str
     joined: datetime
+    school_id: str | None = None
+    section: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class NewUser:
-    """A user a roster import creates: its name, password hash and real name."""
+    """A user a roster import creates: its name, password hash and real name, and the
+    school's id and section of its membership."""
 
     name: str
     digest: str
     real_name: str
+    school_id: str | None = None
+    section: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemberUpdate:
+    """A roster import's change to a student of the class: its real name, school id and
+    section as the school's file gives them."""
+
+    user_id: int
+    real_name: str
+    school_id: str | None
+    section: str | None
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -267,12 +286,23 @@ def member_rows(store: Store, class_id: int) -> list[MemberRow]:
     """The class's students, by name."""
     with store.read() as session:
         rows = session.execute(
-            select(User.id, User.name, ClassMember.real_name, ClassMember.via, ClassMember.joined)
+            select(
+                User.id,
+                User.name,
+                ClassMember.real_name,
+                ClassMember.via,
+                ClassMember.joined,
+                ClassMember.school_id,
+                ClassMember.section,
+            )
             .join(ClassMember, ClassMember.user_id == User.id)
             .where(ClassMember.class_id == class_id)
             .order_by(User.name_key)
         ).all()
-    return [MemberRow(int(i), str(n), r, str(v), as_utc(j)) for i, n, r, v, j in rows]
+    return [
+        MemberRow(int(i), str(n), r, str(v), as_utc(j), school, section)
+        for i, n, r, v, j, school, section in rows
+    ]
 
 
 def student_ids(store: Store, class_id: int) -> list[int]:
@@ -329,32 +359,24 @@ def taken_keys(store: Store, keys: Sequence[str]) -> set[str]:
         }
 
 
-def keys_starting(store: Store, prefixes: Sequence[str]) -> set[str]:
-    """The name keys users hold that start with one of ``prefixes``."""
-    if not prefixes:
-        return set()
-    with store.read() as session:
-        return {
-            str(k)
-            for k in session.scalars(
-                select(User.name_key).where(
-                    or_(*(User.name_key.startswith(p, autoescape=True) for p in prefixes))
-                )
-            )
-        }
-
-
 def insert_students(
-    store: Store, class_id: int, users: Sequence[NewUser], *, must_change: bool = True
+    store: Store,
+    class_id: int,
+    users: Sequence[NewUser],
+    *,
+    must_change: bool = True,
+    updates: Sequence[MemberUpdate] = (),
 ) -> list[int] | None:
     """Create ``users`` (role ``user``, ``must_change_password``) and make them students
-    of the class (``via`` roster), in one transaction; their ids, or None (nothing written)
-    if a name's key is taken."""
+    of the class (``via`` roster), and apply ``updates`` to its students, in one
+    transaction; the new users' ids, or None (nothing written) if a name's key is taken, a
+    school id is another student's of the class, or an updated student has left it."""
     try:
         with store.write() as session:
+            _update_members(session, class_id, updates)
             keys = [name_key(u.name) for u in users]
-            if session.scalar(select(User.id).where(User.name_key.in_(keys)).limit(1)):
-                return None
+            if keys and session.scalar(select(User.id).where(User.name_key.in_(keys)).limit(1)):
+                raise _ConflictError
             made = [
                 User(
                     name=u.name,
@@ -369,14 +391,50 @@ def insert_students(
             session.flush()
             session.add_all(
                 ClassMember(
-                    class_id=class_id, user_id=user.id, real_name=u.real_name or None, via="roster"
+                    class_id=class_id,
+                    user_id=user.id,
+                    real_name=u.real_name or None,
+                    via="roster",
+                    school_id=u.school_id,
+                    section=u.section,
                 )
                 for user, u in zip(made, users, strict=True)
             )
             session.flush()
             return [user.id for user in made]
-    except IntegrityError:
+    except (IntegrityError, _ConflictError):
         return None
+
+
+class _ConflictError(Exception):
+    """What rolls a roster's transaction back (caught in :func:`insert_students`)."""
+
+
+def _update_members(session: Session, class_id: int, updates: Sequence[MemberUpdate]) -> None:
+    where = [ClassMember.class_id == class_id]
+    ids = [u.user_id for u in updates]
+    if not ids:
+        return
+    # the ids cleared first: one may move from a student to another within the import
+    cleared = session.execute(
+        update(ClassMember)
+        .where(*where, ClassMember.user_id.in_(ids))
+        .values(school_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    if cleared.rowcount != len(set(ids)):  # type: ignore[attr-defined]
+        raise _ConflictError
+    for change in updates:
+        session.execute(
+            update(ClassMember)
+            .where(*where, ClassMember.user_id == change.user_id)
+            .values(
+                real_name=change.real_name or None,
+                school_id=change.school_id,
+                section=change.section,
+            )
+            .execution_options(synchronize_session=False)
+        )
 
 
 def user_role(store: Store, user_id: int) -> str | None:
@@ -599,3 +657,41 @@ def decide_request(store: Store, name: str, grant: bool) -> tuple[int, str, str]
         user.requested_role, user.requested_at = None, None
         session.flush()
         return int(user.id), str(user.name), str(user.role)
+
+
+def rename_user(store: Store, user_id: int, name: str) -> str | None:
+    """Give the user the name ``name`` (a valid user name) if it has no bot and no upload
+    yet (nothing public holds its name): None, or why not (``taken``, ``bots``, ``gone``)."""
+    try:
+        with store.write() as session:
+            user = session.get(User, user_id, with_for_update=True)
+            if user is None:
+                return "gone"
+            if _owns_anything(session, user_id):
+                return "bots"
+            key = name_key(name)
+            holder = session.scalar(select(User.id).where(User.name_key == key))
+            if holder is not None and holder != user_id:
+                return "taken"
+            user.name, user.name_key = name, key
+        return None
+    except IntegrityError:
+        return "taken"
+
+
+def _owns_anything(session: Session, user_id: int) -> bool:
+    owned = select(Bot.id).where(Bot.owner_id == user_id).limit(1)
+    sent = select(Upload.id).where(Upload.owner_id == user_id).limit(1)
+    return session.scalar(owned) is not None or session.scalar(sent) is not None
+
+
+def renamable(store: Store, user_id: int, class_id: int) -> bool:
+    """Whether the user came into the class by its roster and has no bot and no upload
+    yet (:func:`rename_user` would rename it)."""
+    with store.read() as session:
+        via = session.scalar(
+            select(ClassMember.via).where(
+                ClassMember.class_id == class_id, ClassMember.user_id == user_id
+            )
+        )
+        return via == "roster" and not _owns_anything(session, user_id)

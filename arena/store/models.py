@@ -562,12 +562,16 @@ class ClassMember(Base):
     """A student of a class (a student may be in several). ``real_name`` is seen by the
     class's teachers only; ``via`` is ``code`` (a new account joined with the join code),
     ``roster`` (imported by a teacher) or ``account`` (an existing account joined with the
-    code: its teachers never reset its password)."""
+    code: its teachers never reset its password). ``school_id`` is the id the school's
+    system gives the student (an SIS id, a student number, an e-mail; unique in the class:
+    a roster imported again updates the member it names), ``section`` the school's group;
+    both are seen by the class's teachers only."""
 
     __tablename__ = "class_members"
     __table_args__ = (
         UniqueConstraint("class_id", "user_id"),
         Index("ix_class_members_user", "user_id"),
+        Index("uq_class_members_school_id", "class_id", "school_id", unique=True),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -576,6 +580,8 @@ class ClassMember(Base):
     real_name: Mapped[str | None] = mapped_column(String(200))
     via: Mapped[str] = mapped_column(String(10), default="code")
     joined: Mapped[datetime] = _created()
+    school_id: Mapped[str | None] = mapped_column(String(200))
+    section: Mapped[str | None] = mapped_column(String(200))
 
 
 #: An assignment submission's status: ``pending`` while its upload is checked, ``rejected``

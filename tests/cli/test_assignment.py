@@ -18,7 +18,7 @@ from arena.service.accounts import password_hasher
 from arena.service.classes import NewClass, create_class, join_class
 from arena.service.permissions import OPERATOR
 from arena.store.db import Store
-from tests.paths import REFERENCE_BOTS
+from tests.paths import REFERENCE_BOTS, ZOO
 
 HASHER = password_hasher(cheap=True)
 
@@ -41,16 +41,25 @@ def test_an_assignment_from_creation_to_its_grades(url: str, store: Store, tmp_p
     join_class(store, HASHER, row.join_code, "bob", "correct horse battery")
     made = invoke(url, "assignment", "create", "c1", "hw1", "--deadline", "+7d",
                   "--reference", "reference/random", "--grade", "C=random", "--grade", "F=",
-                  "--max-games", "40")  # fmt: skip
+                  "--max-games", "40", "--points", "C=10", "--points", "F=2",
+                  "--runtime", "python", "--runtime", "python-numpy")  # fmt: skip
     assert made.exit_code == 0, made.output
     assert (
         "assignment c1/hw1: block" in made.output and "random (reference/random@1)" in made.output
     )
+    assert "points C 10, F 2; runtimes python, python-numpy" in made.output
     refused = invoke(url, "assignment", "create", "c1", "hw2", "--deadline", "+7d",
                      "--reference", "reference/counter")  # fmt: skip
     assert refused.exit_code == USAGE_ERROR
     assert "reference/counter is not a stored bot: store it with" in refused.output
     broker = f"filesystem://{tmp_path / 'broker'}"
+    js = invoke(url, "assignment", "submit", "c1", "hw1", str(ZOO / "first.js"),
+                "--owner", "ann", "--unsandboxed", "--broker", broker)  # fmt: skip
+    assert js.exit_code == USAGE_ERROR  # refused before its check: nothing stored
+    assert (
+        "assignment hw1 takes bots in python (.py files), python-numpy (.py files): "
+        "first.js is not one." in js.output
+    )
     sent = invoke(url, "assignment", "submit", "c1", "hw1", str(REFERENCE_BOTS / "greedy.py"),
                   "--owner", "ann", "--unsandboxed", "--broker", broker)  # fmt: skip
     assert sent.exit_code == 0, sent.output
@@ -64,7 +73,8 @@ def test_an_assignment_from_creation_to_its_grades(url: str, store: Store, tmp_p
     listed = json.loads(invoke(url, "assignment", "status", "c1", "hw1", "--json").output)
     assert [(s["student"], s["status"], s["kept"]) for s in listed] == [("ann", "grading", True)]
     table = invoke(url, "assignment", "grades", "c1", "hw1")
-    assert "Ann Smith" in table.output and "pending" in table.output
+    assert "Ann Smith" in table.output and "grading" in table.output
+    assert "not submitted" in table.output  # bob
     assert invoke(url, "class", "grades", "c1", "hw1").output == table.output
     rows = list(csv.DictReader(io.StringIO(invoke(url, "assignment", "grades", "c1", "hw1",
                                                   "--csv").output)))  # fmt: skip
@@ -72,10 +82,19 @@ def test_an_assignment_from_creation_to_its_grades(url: str, store: Store, tmp_p
             for r in rows] == [("ann", "Ann Smith", "ann/greedy@1", "running", ""),
                                ("bob", "", "", "", "")]  # fmt: skip
     assert list(rows[0]) == [
-        "student", "real_name", "version", "sha256", "submitted_at", "late", "rating",
-        "rating_low", "rating_high", "random_score", "random_elo", "random_elo_low",
-        "random_elo_high", "random_verdict", "grade",
+        "student", "real_name", "school_id", "email", "state", "grade", "points", "version",
+        "sha256", "submitted_at", "late", "rating", "rating_low", "rating_high",
+        "random_score", "random_elo", "random_elo_low", "random_elo_high", "random_verdict",
     ]  # fmt: skip
+    assert [r["state"] for r in rows] == ["grading", "not submitted"]
+    canvas = invoke(url, "assignment", "grades", "c1", "hw1", "--format", "canvas", "--bom")
+    assert canvas.output.startswith("\ufeff") and canvas.output[1:].splitlines() == [
+        "Student,ID,SIS User ID,SIS Login ID,Section,hw1", "    Points Possible,,,,,10.0",
+        "Ann Smith,,,,,", "bob,,,,,",
+    ]  # fmt: skip
+    moodle = invoke(url, "assignment", "grades", "c1", "hw1", "--format", "moodle")
+    assert moodle.stdout.splitlines() == ["ID number,Email address,Full name,hw1,Feedback"]
+    assert "left out of Moodle's file: ann: no school id known" in moodle.stderr
 
 
 def test_a_grade_is_read_as_typed() -> None:

@@ -16,6 +16,7 @@ from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
 from arena.service.accounts import authenticate, create_account, password_hasher
 from arena.store.db import Store
+from tests.service.test_class_roster import ROSTERS
 
 HASHER = password_hasher(cheap=True)
 
@@ -42,29 +43,39 @@ def test_a_class_from_creation_to_a_password_reset(url: str, store: Store, tmp_p
     assert [(c["name"], c["teachers"], c["students"], c["join_code"]) for c in listed] == [
         ("5b", ["mrs.t"], 0, code)
     ]
-    roster = tmp_path / "roster.csv"
-    roster.write_text("real name,login\nAda Lovelace\nAlan Turing,alan\n", encoding="utf-8")
-    imported = invoke(url, "class", "roster", "5b", "--import", str(roster))
+    roster = tmp_path / "canvas.csv"
+    roster.write_bytes((ROSTERS / "canvas.csv").read_bytes())  # as Canvas exports it
+    preview = invoke(url, "class", "roster", "5b", "--import", str(roster), "--preview")
+    assert preview.exit_code == 0, preview.output
+    assert "Canvas gradebook" in preview.output and "8 make, 0 update" in preview.output
+    imported = invoke(url, "class", "roster", "5b", "--import", str(roster), "--school-logins")
     assert imported.exit_code == 0, imported.output
     logins = list(csv.DictReader(io.StringIO(imported.output)))
-    assert [(r["real_name"], r["login"]) for r in logins] == [
-        ("Ada Lovelace", "ada.l"), ("Alan Turing", "alan")
+    assert [(r["real_name"], r["login"]) for r in logins][:2] == [
+        ("Ada Lovelace", "alovelace"), ("Katherine Johnson", "kjohnson")
     ]  # fmt: skip
-    account = authenticate(store, "ada.l", logins[0]["password"], hasher=password_hasher())
+    account = authenticate(store, "alovelace", logins[0]["password"], hasher=password_hasher())
     assert account is not None and account.must_change_password
+    again = invoke(url, "class", "roster", "5b", "--import", str(roster))
+    assert again.exit_code == 0 and list(csv.DictReader(io.StringIO(again.output))) == []
     shown = invoke(url, "class", "roster", "5b")
-    assert "Ada Lovelace" in shown.output and "alan" in shown.output
+    assert "Ada Lovelace" in shown.output and "kjohnson" in shown.output
     as_json = json.loads(invoke(url, "class", "roster", "5b", "--json").output)
-    assert [(r["student"], r["via"]) for r in as_json] == [("ada.l", "roster"), ("alan", "roster")]
+    assert len(as_json) == 8
+    assert ("alovelace", "roster", "S26-0001") in [
+        (r["student"], r["via"], r["school_id"]) for r in as_json
+    ]
+    bad = invoke(url, "class", "roster", "5b", "--import", str(roster), "--columns", "name")
+    assert bad.exit_code != 0 and "the roster has 19 columns" in bad.output
     rotated = invoke(url, "class", "join-code", "5b", "--rotate", "--hours", "1")
     assert rotated.exit_code == 0 and code not in rotated.output
     closed = invoke(url, "class", "join-code", "5b", "--close")
     assert "joining by code is closed" in closed.output
-    reset = invoke(url, "class", "reset-password", "5b", "alan")
+    reset = invoke(url, "class", "reset-password", "5b", "kjohnson")
     assert reset.exit_code == 0, reset.output
     password = reset.output.split("first-time password ")[1].split()[0]
-    again = authenticate(store, "alan", password, hasher=password_hasher())
-    assert again is not None and again.must_change_password
+    reset_to = authenticate(store, "kjohnson", password, hasher=password_hasher())
+    assert reset_to is not None and reset_to.must_change_password
 
 
 def test_mistakes_are_one_line_each(url: str, store: Store) -> None:

@@ -26,11 +26,14 @@ from arena.compete.sprt import (
     elo_to_score,
     los,
     make_test,
+    margin_dof,
     margin_elo_estimate,
     margin_llr,
     margin_los,
+    margin_verdicts,
     normal_llr,
     read_test,
+    small_sample_factor,
     statistic_of,
 )
 from arena.match.play import game_seeds
@@ -403,6 +406,57 @@ def test_the_fast_pass_passes_a_clearly_stronger_new_sooner() -> None:
     assert fast_llr is not None and fast_llr < 0 and test.status(weak) == "H0 accepted"
 
 
+#: 18 deal groups of `random` against its copy under `block` rules (score, margin),
+#: resampled from 3,000 played ones: NEW's mean margin is 11.9 points, t = 3.7 standard
+#: errors from 0. The test of tests/workers/test_classroom.py ([0, 100] Elo, alpha 0.001)
+#: with Wald's bounds passed them at its first look (LLR 7.10 >= 7.08): a t statistic of
+#: 17 degrees of freedom gets there 4.5 times as often as a normal one.
+COPY_GROUPS = [
+    (0.5, 4.0), (0.5, 15.0), (1.0, 23.0), (0.5, 8.0), (0.5, 6.0), (1.0, 37.0),
+    (1.0, 36.0), (0.5, 24.0), (0.5, 12.0), (0.5, -3.0), (0.5, 8.0), (0.5, 18.0),
+    (0.5, -10.0), (0.5, 5.0), (0.5, 3.0), (0.5, 29.0), (0.5, 0.0), (0.5, -1.0),
+]  # fmt: skip
+
+
+def test_a_copy_does_not_pass_on_a_few_lucky_groups() -> None:
+    test = MarginSPRT(0, 100, alpha=0.001, beta=0.05)
+    samples = MarginScores(GroupMargin(score, margin) for score, margin in COPY_GROUPS)
+    wald = test.bounds()
+    llr = test.llr(samples)
+    assert llr == pytest.approx(7.098, abs=1e-3) and llr > wald[1]  # Wald's bound: a pass
+    assert float(margin_dof(samples.moments())) == 17  # no luck under block rules
+    lower, upper = test.bounds(samples)
+    factor = float(small_sample_factor(17, wald[1]))
+    assert upper == pytest.approx(wald[1] * factor) and factor == pytest.approx(1.625, abs=1e-3)
+    assert lower == pytest.approx(wald[0] * float(small_sample_factor(17, wald[0])))
+    assert test.status(samples) == "continue"
+    # Many groups later the factor has all but gone.
+    assert float(small_sample_factor(5000, wald[1])) < 1.01
+    assert float(small_sample_factor(math.inf, wald[1])) == 1.0
+
+
+def test_normal_same_strength_groups_pass_no_more_often_than_with_a_known_variance() -> None:
+    # 18 groups of normal margins, mean 0: the t statistic's tail would pass 3.6e-4 of them
+    # under Wald's bounds; the widened bounds keep each look's false passes under the normal
+    # tail a known variance allows, Phi(-sqrt(2 A)) for each bound A the test can pass at.
+    runs, n = 60_000, 18
+    rng = np.random.default_rng(18)
+    m = rng.normal(0.0, 30.0, (runs, n))
+    g = np.where(m > 5, 1.0, np.where(m < -5, 0.0, 0.5))
+    zero, luck = np.zeros(runs), np.zeros((runs, 3))
+    moments = MarginMoments(
+        n=np.full(runs, float(n)), g=g.sum(1), gg=(g * g).sum(1), m=m.sum(1),
+        mm=(m * m).sum(1), gm=(g * m).sum(1), l=luck, ll=np.zeros((runs, 3, 3)), lm=luck,
+        forfeits=zero, f=zero, ff=zero,
+    )  # fmt: skip
+    test = MarginSPRT(0, 100, alpha=0.001, beta=0.05)
+    upper, fast = test.bounds()[1], test.fast_bound()
+    assert fast is not None
+    allowed = sum(0.5 * math.erfc(math.sqrt(bound)) for bound in (upper, fast))  # 1.0e-4
+    passes = int((margin_verdicts(test, moments) > 0).sum())
+    assert passes <= 2 * allowed * runs  # 4 here; with Wald's bounds 29
+
+
 def test_either_test_reads_the_same_groups() -> None:
     groups = MarginScores(synthetic_groups(200, 3, shift=8.0))
     margin, game = make_test("margin", 0, 10), make_test("game", 0, 10, 0.05, 0.1)
@@ -413,8 +467,8 @@ def test_either_test_reads_the_same_groups() -> None:
     read = read_test(margin, groups)
     assert read.statistic == "margin" and read.groups == 200
     assert read.llr == margin.llr(groups) and read.status == margin.status(groups)
-    assert (read.lower, read.upper) == margin.bounds()
-    assert read.fast_llr == margin.fast_llr(groups) and read.fast_upper == margin.fast_bound()
+    assert (read.lower, read.upper) == margin.bounds(groups)
+    assert read.fast_llr == margin.fast_llr(groups) and read.fast_upper == margin.fast_bound(groups)
     assert (read.elo, read.low, read.high) == margin_elo_estimate(groups)
     assert read.los == margin_los(groups)
     scores = groups.game_scores()

@@ -24,6 +24,7 @@ from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.assignments import AssignmentError, NewAssignment
 from arena.service.classes import ClassError, NewClass, create_class, join_class
 from arena.service.compares import compare_view, stop_if_decided
+from arena.service.exports import grade_rows
 from arena.service.matches import Config, run_match
 from arena.service.permissions import OPERATOR, Actor
 from arena.service.work import accept_upload
@@ -37,6 +38,8 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 RANDOM = (REFERENCE_BOTS / "random.py").read_bytes()
 Actors = dict[str, Actor]
+#: The deals of the tests that need the same games every run (greedy is deterministic).
+SEED = 1
 
 
 @pytest.fixture
@@ -98,6 +101,17 @@ def test_creation_pins_the_references_and_keeps_the_thresholds(
                           {"grade": "fail", "beats": []})  # fmt: skip
     assert row.rules == "block" and row.settings["elo1"] == 20.0
     assert row.settings["max_games"] == 400 and row.deadline == NOW + timedelta(days=7)
+    assert row.settings["runtimes"] == ["python", "python-numpy", "javascript"]
+    assert row.settings["points"] == {"pass": 100.0, "fail": 0.0}  # the default scale
+
+
+def test_the_points_scale_is_the_teachers(store: Store, actors: Actors) -> None:
+    row = assign.create_assignment(store, actors["teach"], _new(max_points=10.0))
+    assert row.settings["points"] == {"A": 10.0, "B": 6.67, "C": 3.33, "F": 0.0}
+    scale = (("A", 20.0), ("B", 16.0), ("C", 12.0), ("F", 5.0))
+    row = assign.create_assignment(store, actors["teach"], _new(name="hw2", points=scale))
+    assert row.settings["points"] == dict(scale)
+    assert assign.assignment_view(store, actors["teach"], "c1", "hw2").max_points == 20.0
 
 
 @pytest.mark.parametrize(
@@ -136,6 +150,14 @@ def test_creation_pins_the_references_and_keeps_the_thresholds(
         ({"time_zone": "Mars/Olympus"}, "not a known time zone"),
         ({"players": 3, "teams": True}, "block has no team play with 3 players"),
         ({"seed": -1}, "the seed must be a whole number from 0 to 2**62 - 1"),
+        ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript"),
+        ({"runtimes": ("cobol",)}, "not 'cobol'"),
+        ({"points": (("A", 10.0),)}, "give the points of every grade: B, C, F has none"),
+        ({"points": (("A", 1), ("B", 2), ("C", 1), ("F", 0))}, "grade A (1 points) is worth"),
+        ({"points": (("Z", 1.0),)}, "points are given for 'Z', which is not one of the grades"),
+        ({"max_points": -3.0}, "the points of the maximum must be a number from 0 to 10000"),
+        ({"max_points": 0.0}, "the maximum points must be above 0"),
+        ({"max_points": 10.0, "points": (("A", 1.0),)}, "not both"),
     ],
 )
 def test_each_mistake_is_refused_in_a_sentence(
@@ -190,7 +212,14 @@ def test_teachers_admins_and_the_operator_create(store: Store, actors: Actors, w
 # --- submissions ------------------------------------------------------------------------------
 
 
-def _play(store: Store, tournament_ids: list[int], cache: Path, *, grade: bool = True) -> None:
+def _play(
+    store: Store,
+    tournament_ids: list[int],
+    cache: Path,
+    *,
+    grade: bool = True,
+    sandboxed: bool = False,
+) -> None:
     """Play the tournaments' matches in order as a worker would, each followed by the
     worker's hooks (without ``grade``: as a worker that died before grading)."""
     config = Config(bot_cache=cache)
@@ -204,7 +233,7 @@ def _play(store: Store, tournament_ids: list[int], cache: Path, *, grade: bool =
             )
         if pending is None:
             return
-        assert run_match(store, pending, config=config, sandboxed=False) == "done"
+        assert run_match(store, pending, config=config, sandboxed=sandboxed) == "done"
         stop_if_decided(store, pending)
         if grade:
             assign.grade_after_match(store, pending)
@@ -287,9 +316,84 @@ def test_a_broken_upload_rejects_the_submission(
     assert seen.references == () and seen.grade is None
     with store.read() as session:
         assert session.scalar(select(func.count()).select_from(Tournament)) == 0
+    rows = {r.student: r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")}
+    row = rows["ann"]
+    assert row.version is None and row.grade is None and row.references == ()
+    # rejected, not absent: a state of its own (the cause), 0 points; bob never submitted
+    assert (row.state, row.points, row.submissions) == ("rejected: crash", 0.0, 1)
+    assert (rows["bob"].state, rows["bob"].points) == ("not submitted", None)
+
+
+def test_a_bot_that_fails_at_import_is_rejected_so(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    assign.create_assignment(store, actors["teach"], _new())
+    ann = _account(actors, "ann")
+    view = submit_upload(store, ann, "c1", "hw1", "b.py", (ZOO / "raise_at_import.py").read_bytes())
     [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
              if r.student == "ann"]  # fmt: skip
-    assert row.version is None and row.grade is None and row.references == ()
+    assert row.state == "checking" and row.points is None  # its check is queued
+    accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False)
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.state == "rejected: crash at import" and row.points == 0.0
+
+
+def test_a_decided_test_never_keeps_a_blank_elo(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    """The fresh machine's "pass with an empty random_elo": a test whose submission wins
+    (nearly) every game has an expected score of 1, an infinite Elo, which the summary kept
+    as None. Here the reference forfeits every game (it raises each move): every group
+    scores 1, the pass is certain and its Elo infinite. Its figure is the bound of what
+    its groups measure, marked bounded, in the table and every export."""
+    store.add_bot_version("reference", "broken", (ZOO / "raise_in_move.py").read_text(), {})
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/broken",), grades=(("C", ("broken",)), ("F", ())),
+             max_games=60, elo1=100.0, batch=8, seed=SEED),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    store.add_bot_version("ann", "mine", GREEDY.decode(), {})
+    view = assign.submit_version(store, ann, "c1", "hw1", "mine")
+    _play(store, _tournaments(store, view.id), tmp_path)
+    [result] = assign.submission_view(store, ann, view.id).references
+    assert result.verdict == "pass"
+    # the estimate's interval reaches a score of 1 (its top is infinite): the bound
+    assert result.elo is not None and result.low is not None and result.high is not None
+    bound = 400 * math.log10(2 * (result.games // 2) - 1)
+    assert result.high == pytest.approx(bound) and result.low <= result.elo <= result.high
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.grade == "C" and row.points == 100.0 and row.state == "graded"
+    [flat] = [r for r in grade_rows([row], ["broken"])]
+    assert flat["broken_verdict"] == "pass" and flat["broken_elo"] == round(result.elo, 1)
+
+
+def test_a_summary_kept_blank_before_reads_as_its_bound(
+    store: Store, actors: Actors, celery: Celery, tmp_path: Path
+) -> None:
+    """A test decided before the figures were bounded kept None for an infinite Elo: it
+    reads as the bound of its score all the same."""
+    store.add_bot_version("reference", "broken", (ZOO / "raise_in_move.py").read_text(), {})
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/broken",), grades=(("C", ("broken",)), ("F", ())),
+             max_games=40, elo1=100.0, batch=8, seed=SEED),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    store.add_bot_version("ann", "mine", GREEDY.decode(), {})
+    view = assign.submit_version(store, ann, "c1", "hw1", "mine")
+    _play(store, _tournaments(store, view.id), tmp_path)
+    with store.write() as session:
+        test = session.scalars(select(SubmissionTest)).one()
+        test.summary = {**(test.summary or {}), "elo": None, "low": None, "high": None,
+                        "bounded": False}  # fmt: skip
+    [result] = assign.submission_view(store, ann, view.id).references
+    assert result.verdict == "pass" and result.bounded
+    assert result.elo is not None and result.low is not None and result.high is not None
+    assert result.low <= result.elo <= result.high
+    assert result.high == pytest.approx(400 * math.log10(2 * (result.games // 2) - 1))
 
 
 def test_a_copy_of_a_reference_is_not_graded_as_beating_it(
@@ -436,3 +540,113 @@ def test_the_sweep_restarts_a_submission_left_half_settled(
         view = assign.submission_view(store, ann, submission)
         assert view.status == "grading" and len(_tournaments(store, submission)) == 1
     assert restart_stalled(store, now=later) == 0
+
+
+# --- runtimes ---------------------------------------------------------------------------------
+
+NUMPY_BOT = (REFERENCE_BOTS / "numpy_greedy.py").read_bytes()
+JS_BOT = (ZOO / "first.js").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "runtime", "version"),
+    [
+        ("np.py", NUMPY_BOT, "python-numpy", "ann/numpy-greedy@1"),
+        ("first.js", JS_BOT, None, "ann/first@1"),
+    ],
+)
+def test_a_submission_in_another_runtime_is_checked_and_graded_in_the_sandbox(
+    store: Store,
+    actors: Actors,
+    celery: Celery,
+    tmp_path: Path,
+    filename: str,
+    data: bytes,
+    runtime: str | None,
+    version: str,
+) -> None:
+    """A numpy bot under python-numpy and a JavaScript bot: checked in the sandbox, their
+    gauntlet played in the sandbox under their runtime (a numpy bot under plain python
+    fails at import: "No module named 'numpy'"), graded."""
+    assign.create_assignment(
+        store, actors["teach"],
+        _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
+             max_games=8, batch=4, seed=SEED),
+    )  # fmt: skip
+    ann = _account(actors, "ann")
+    view = submit_upload(store, ann, "c1", "hw1", filename, data, runtime=runtime)
+    assert accept_upload(store, view.upload_id or 0, config=Config()) == "accepted"
+    _play(store, _tournaments(store, view.id), tmp_path, sandboxed=True)
+    graded = assign.submission_view(store, ann, view.id)
+    assert graded.status == "graded" and graded.grade in ("C", "F") and graded.version == version
+    [result] = graded.references
+    assert result.games == 8 and result.verdict in ("pass", "fail", "undecided")
+    [row] = [r for r in assign.assignment_grades(store, actors["teach"], "c1", "hw1")
+             if r.student == "ann"]  # fmt: skip
+    assert row.state == "graded" and row.points in (100.0, 0.0)
+
+
+def test_a_runtime_the_assignment_does_not_take_is_refused_in_a_sentence(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    assign.create_assignment(store, actors["teach"], _new(runtimes=("python",)))
+    ann = _account(actors, "ann")
+    with pytest.raises(
+        AssignmentError,
+        match=r"^assignment hw1 takes bots in python \(\.py files\): first\.js is not one\.$",
+    ):
+        submit_upload(store, ann, "c1", "hw1", "first.js", JS_BOT)
+    with pytest.raises(
+        AssignmentError,
+        match=r"takes bots in python \(\.py files\): not python-numpy bots; choose one of python",
+    ):
+        submit_upload(store, ann, "c1", "hw1", "np.py", NUMPY_BOT, runtime="python-numpy")
+    store.add_bot_version("ann", "js", JS_BOT.decode(), {}, runtime="javascript")
+    with pytest.raises(AssignmentError, match="takes bots in python: js v1 is a javascript bot"):
+        assign.submit_version(store, ann, "c1", "hw1", "js")
+    with pytest.raises(AssignmentError, match="takes bots in python"):
+        assign.submission_runtime(store, OPERATOR, "c1", "hw1", "bot.js")
+    assert assign.submission_runtime(store, OPERATOR, "c1", "hw1", "bot.py") == "python"
+    # a source stored before keeps its runtime: one the assignment does not take is refused
+    assign.create_assignment(store, actors["teach"], _new(name="hw2", runtimes=("python-numpy",)))
+    store.add_bot_version("ann", "numpy-greedy", NUMPY_BOT.decode(), {})  # as plain python
+    with pytest.raises(
+        AssignmentError,
+        match=r"this source is already version 1 of your bot numpy-greedy, a python bot \(a "
+        r"version's runtime never changes\); submit it as another bot\.",
+    ):
+        submit_upload(store, ann, "c1", "hw2", "np.py", NUMPY_BOT)  # python-numpy: its only
+
+
+# --- the school's ids, from the roster --------------------------------------------------------
+
+
+def test_the_rosters_school_ids_reach_the_gradebook_files(
+    store: Store, actors: Actors, celery: Celery
+) -> None:
+    """A roster imported from the school's file keeps each student's id (else e-mail) and
+    section: the grade table carries them, Canvas's file has the SIS User ID and section,
+    Moodle's matches by ID number or by e-mail; a student who joined by code has none."""
+    from arena.service.classes import import_roster
+    from arena.service.gradebooks import canvas_csv, moodle_csv
+
+    roster = (  # Moodle's participants, with a group
+        "First name,Last name,ID number,Email address,Group\n"
+        "Inés,Núñez,S-7,ines@school.example,5B\n"
+        "Pat,Roe,,pat@school.example,5B\n"
+    )
+    imported = import_roster(store, actors["teach"], "c1", roster, HASHER)
+    assert len(imported.logins) == 2
+    assign.create_assignment(store, actors["teach"], _new())
+    rows = {r.real_name or r.student: r for r in
+            assign.assignment_grades(store, actors["teach"], "c1", "hw1")}  # fmt: skip
+    ines = rows["Inés Núñez"]
+    assert (ines.school_id, ines.email, ines.section) == ("S-7", None, "5B")
+    # the roster keeps one id: Pat's is the e-mail, which Moodle matches by e-mail
+    assert (rows["Pat Roe"].school_id, rows["Pat Roe"].email) == (None, "pat@school.example")
+    assert (rows["ann"].school_id, rows["ann"].section) == (None, None)  # joined by code
+    canvas = canvas_csv(list(rows.values()), "hw1", 100.0)
+    assert "Inés Núñez,,S-7,,5B,\r\n" in canvas
+    by_id, left_out = moodle_csv(list(rows.values()), "hw1", "idnumber")
+    assert "ann: no school id known" in left_out and "S-7" not in by_id  # no grade yet
+    assert any(line.startswith(f"{rows['Inés Núñez'].student}: not submitted") for line in left_out)

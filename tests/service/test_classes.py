@@ -7,6 +7,7 @@ operator)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -287,39 +288,44 @@ Ada Lindqvist
 def test_a_roster_makes_printable_logins_with_first_time_passwords(
     store: Store, actors: Actors
 ) -> None:
-    logins = cls.import_roster(store, actors["teacher"], "5b", ROSTER, HASHER)
-    assert [(r.real_name, r.login) for r in logins] == [
-        ("Ada Lovelace", "ada.l"), ("Alan Turing", "alan.t"), ("Grace Hopper", "grace"),
-        ("Zoë Ångström", "zoe.a"), ("Ada Lindqvist", "ada.l2"),
+    imported = cls.import_roster(store, actors["teacher"], "5b", ROSTER, HASHER)
+    # Ada Lovelace joined by code with that real name: flagged, not made twice
+    assert imported.flagged == ["Ada Lovelace"] and imported.updated == []
+    logins = imported.logins
+    assert [r.real_name for r in logins] == [
+        "Alan Turing", "Grace Hopper", "Zoë Ångström", "Ada Lindqvist"
     ]  # fmt: skip
-    assert len({r.password for r in logins}) == 5
-    for login in logins:
+    assert len({r.password for r in logins}) == 4
+    for login in logins:  # a pseudonym: two words and two digits, no part of the real name
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)+-[1-9][0-9]", login.login), login.login
+        assert not {w.casefold() for w in login.real_name.split()} & set(login.login.split("-"))
         assert len(login.password) == 14 and login.password.count("-") == 2
         account = authenticate(store, login.login, login.password, hasher=HASHER)
         assert account is not None and account.must_change_password
     roster = cls.roster_view(store, actors["teacher"], "5b")
     real = {r.student: (r.real_name, r.via) for r in roster.students}
-    assert real["ada.l2"] == ("Ada Lindqvist", "roster") and real["ada"] == ("Ada Lovelace", "code")
+    assert real[logins[3].login] == ("Ada Lindqvist", "roster")
+    assert real["ada"] == ("Ada Lovelace", "code")
     # the first login's change clears the flag
-    first = authenticate(store, "grace", logins[2].password, hasher=HASHER)
+    first = authenticate(store, logins[1].login, logins[1].password, hasher=HASHER)
     assert first is not None
-    changed = change_own_password(store, first, logins[2].password, PASSWORD, hasher=HASHER)
+    changed = change_own_password(store, first, logins[1].password, PASSWORD, hasher=HASHER)
     assert not changed.must_change_password
-    again = authenticate(store, "grace", PASSWORD, hasher=HASHER)
+    again = authenticate(store, logins[1].login, PASSWORD, hasher=HASHER)
     assert again is not None and not again.must_change_password
 
 
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ("", "the roster is empty: send one student a line, 'real name[,login]'."),
-        ("real name\n", "the roster is empty"),
-        ("a,b,c\n", "student 1 has 3 columns: a line is 'real name[,login]'."),
+        ("", "the roster is empty: send the CSV your school's system exports."),
+        ("real name\n", "the roster has a header but no students"),
         (" , \n\n", "the roster is empty"),
-        ("Ann,teacher\n", "the login 'teacher' is taken: leave it empty to have one made."),
-        ("Ann,x y\n", "student 1: user name 'x y' is not a valid name"),
-        ("Ann,bo\nBo,BO\n", "a login is given twice in the roster"),
+        ("Points Possible,10\n", "the roster names no student"),
         ("x\n" * 501, "a roster has at most 500 students, not 501."),
+        ("x\n" * 10_000, "a roster has at most 500 students, not over 510."),
+        ("name,id\nAnn,1\nBo,1\n", "lines 2 and 3 have the same school id '1'"),
+        ("A" * 201 + "\n", "line 1: a real name has over 200 characters."),
     ],
 )
 def test_each_roster_mistake_is_one_sentence_and_stores_nothing(
@@ -329,16 +335,22 @@ def test_each_roster_mistake_is_one_sentence_and_stores_nothing(
     with pytest.raises(ClassError) as refused:
         cls.import_roster(store, actors["teacher"], "5b", text, HASHER)
     assert said in str(refused.value)
+    with pytest.raises(ClassError):
+        cls.preview_roster(store, actors["teacher"], "5b", text)
     assert cls.roster_view(store, actors["teacher"], "5b").students == before
 
 
-def test_a_login_made_from_a_name_skips_every_taken_one(store: Store, actors: Actors) -> None:
-    for n in ("ann.b", "ann.b2", "ann.b3", "ANN.B4"):
-        create_account(store, n, PASSWORD, hasher=HASHER)
-    logins = cls.import_roster(store, actors["teacher"], "5b", "Ann Bee\nAnn Boleyn\n", HASHER)
-    assert [r.login for r in logins] == ["ann.b5", "ann.b6"]
-    only = cls.import_roster(store, actors["teacher"], "5b", "Plato\n\u674e\u767d\n", HASHER)
-    assert [r.login for r in only] == ["plato.1", "student"]
+def test_a_pseudonym_taken_is_drawn_again(
+    store: Store, actors: Actors, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.service import class_roster
+
+    create_account(store, "khaki-kestrel-42", PASSWORD, hasher=HASHER)
+    drawn = iter(["khaki-kestrel-42", "KHAKI-kestrel-42", "broad-ringtail-17", "broad-ringtail-17",
+                  "skilled-tanuki-90"])  # fmt: skip
+    monkeypatch.setattr(class_roster, "pseudonym", lambda: next(drawn))
+    made = cls.import_roster(store, actors["teacher"], "5b", "Ann Bee\nAnn Boleyn\n", HASHER)
+    assert [r.login for r in made.logins] == ["broad-ringtail-17", "skilled-tanuki-90"]
 
 
 def test_a_teacher_resets_a_students_password_and_nobody_elses(

@@ -5,13 +5,17 @@ any JavaScript error or Content-Security-Policy violation and saves screenshots.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 import pytest
+from argon2 import PasswordHasher
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
@@ -32,6 +36,39 @@ HASHER = password_hasher(cheap=True)
 ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
 #: Where the browser tests leave their screenshots (kept out of git: look at them).
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+class SlowHasher(PasswordHasher):
+    """The cheap hasher, each hash and verify taking ``seconds`` as argon2's defaults do on
+    a loaded machine; it counts its calls and the most it ran at once."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(time_cost=1, memory_cost=8, parallelism=1)
+        self.seconds = seconds
+        self.calls: list[str] = []
+        self.running = self.most = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def _running(self, call: str) -> Iterator[None]:
+        with self._lock:
+            self.calls.append(call)
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            time.sleep(self.seconds)
+            yield
+        finally:
+            with self._lock:
+                self.running -= 1
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        with self._running("hash"):
+            return super().hash(password, salt=salt)
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        with self._running("verify"):
+            return super().verify(hash, password)
 
 
 def csrf_token(client: FlaskClient, path: str = "/login") -> str:
@@ -142,12 +179,21 @@ def make_app(url: str, broker: Path, **config: object) -> Flask:
 @pytest.fixture
 def live_server(app: Flask) -> Iterator[str]:
     """The app on a real socket (werkzeug, threaded): its base URL."""
+    with serving(app) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def serving(app: Flask) -> Iterator[str]:
+    """``app`` on a real socket (werkzeug, threaded) for the block: its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join()
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -109,14 +109,17 @@ def test_a_roster_import_locks_the_api_until_the_password_changes(
 
     client = app.test_client()
     _class(client, tokens)
-    made = client.post("/api/v1/classes/5b/roster", json={"csv": "Alan Turing\nGrace Hopper,gh\n"},
-                       headers=tokens["teacher"])  # fmt: skip
+    roster = {"csv": "real name,login\nAlan Turing,alan.t\nGrace Hopper,gh\n", "logins": "school"}
+    made = client.post("/api/v1/classes/5b/roster", json=roster, headers=tokens["teacher"])
     assert made.status_code == 201, made.get_json()
     assert made.headers["Cache-Control"] == "no-store"  # first-time passwords: kept nowhere
     logins = made.get_json()["logins"]
     assert [(r["login"], r["real_name"]) for r in logins] == [
         ("alan.t", "Alan Turing"), ("gh", "Grace Hopper")
     ]  # fmt: skip
+    again = client.post("/api/v1/classes/5b/roster", json=roster, headers=tokens["teacher"])
+    assert again.status_code == 201 and again.get_json()["logins"] == []
+    assert again.get_json()["flagged"] == ["Alan Turing", "Grace Hopper"]  # no ids: namesakes
     alan = authenticate(store, "alan.t", logins[0]["password"], hasher=HASHER)
     assert alan is not None and alan.must_change_password
     headers = _token(store, alan.id)
@@ -133,6 +136,45 @@ def test_a_roster_import_locks_the_api_until_the_password_changes(
     assert refused.status_code == 404
     assert client.post("/api/v1/classes/5b/students/ada/password",
                        headers=tokens["bob"]).status_code == 403  # fmt: skip
+
+
+def test_a_schools_export_is_previewed_then_imported_once(
+    app: Flask, store: Store, tokens: dict[str, Headers]
+) -> None:
+    from tests.service.test_class_roster import NAMES, ROSTERS
+
+    client = app.test_client()
+    _class(client, tokens)  # ada joined with the real name Ada Lovelace: her line is flagged
+    canvas = {"csv": (ROSTERS / "canvas.csv").read_text(encoding="utf-8-sig")}
+    shown = client.post("/api/v1/classes/5b/roster/preview", json=canvas,
+                        headers=tokens["teacher"])  # fmt: skip
+    assert shown.status_code == 200, shown.get_json()
+    preview = shown.get_json()
+    assert preview["format"] == "Canvas gradebook" and preview["header_line"] == 1
+    assert [c["role"] for c in preview["columns"]][:5] == ["name", "ignore", "id", "login",
+                                                           "section"]  # fmt: skip
+    assert [s["action"] for s in preview["students"]] == ["flagged"] + ["make"] * 7
+    assert preview["skipped"] == [{"line": 2, "reason": "not a student (Points Possible)"},
+                                  {"line": 11, "reason": "Canvas's test student"}]  # fmt: skip
+    rows = client.get("/api/v1/classes/5b/roster", headers=tokens["teacher"]).get_json()
+    assert [r["student"] for r in rows["students"]] == ["ada", "bob"]  # the preview made none
+    for bad, said in (({"columns": ["name"]}, "the roster has 19 columns"),
+                      ({"logins": "mine"}, "logins are pseudonym or school"),
+                      ({"csv": ""}, "the roster is empty")):  # fmt: skip
+        refused = client.post("/api/v1/classes/5b/roster/preview", json=canvas | bad,
+                              headers=tokens["teacher"])  # fmt: skip
+        assert refused.status_code == 400 and said in refused.get_json()["error"]["message"]
+    denied = client.post("/api/v1/classes/5b/roster/preview", json=canvas, headers=tokens["bob"])
+    assert denied.status_code in (403, 404)
+    made = client.post("/api/v1/classes/5b/roster", json=canvas, headers=tokens["teacher"])
+    assert made.status_code == 201
+    assert [r["real_name"] for r in made.get_json()["logins"]] == NAMES[1:]
+    assert made.get_json()["flagged"] == ["Ada Lovelace"]
+    again = client.post("/api/v1/classes/5b/roster", json=canvas, headers=tokens["teacher"])
+    assert again.status_code == 201 and again.get_json()["logins"] == []
+    assert len(again.get_json()["unchanged"]) == 7
+    rows = client.get("/api/v1/classes/5b/roster", headers=tokens["teacher"]).get_json()["students"]
+    assert {r["real_name"]: r["school_id"] for r in rows}["Katherine Johnson"] == "S26-0002"
 
 
 def test_join_codes_teachers_and_tournaments(

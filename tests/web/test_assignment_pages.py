@@ -168,10 +168,16 @@ def test_a_missing_assignment_or_class_is_404(app: Flask, seeded: object) -> Non
 def test_the_teacher_sees_every_students_grade_with_verdicts(app: Flask, seeded: object) -> None:
     status, page = _text(logged_in(app, "teacher"), "/classes/5b/assignments/hw1")
     assert status == 200
-    rows = re.findall(r"<tr(?: class=\"late\")?>\n<td>(\w+)</td><td>([^<]*)</td>", page)
-    assert rows == [("ann", "Ada Lovelace"), ("bob", "Bob Secret"), ("cy", ""), ("dan", "")]
-    assert "nothing submitted" in page  # dan
+    rows = re.findall(r"<tr class=\"([\w -]+)\">\n<td>(\w+)</td><td>([^<]*)</td>", page)
+    assert rows == [("graded", "ann", "Ada Lovelace"), ("grading", "bob", "Bob Secret"),
+                    ("checking", "cy", ""), ("not-submitted", "dan", "")]  # fmt: skip
+    assert '<span class="state not-submitted">did not submit</span>' in page  # dan
+    assert '<span class="state checking">checking</span>' in page  # cy's upload
     assert 'href="/classes/5b/assignments/hw1/grades.csv"' in page
+    assert 'href="/classes/5b/assignments/hw1/grades.csv?format=canvas"' in page
+    assert 'href="/classes/5b/assignments/hw1/grades.csv?format=moodle&amp;by=email"' in page
+    assert "Points: A 100, C 50, F 0" in page
+    assert re.search(r'<td class="num">(100|50)</td>', page)  # ann's points
     assert re.search(r'<span class="outcome pass"><a href="/compares/compare-ann-[^"]+"', page)
     assert re.search(r"\[[+-]\d+, [+-]\d+\]", page)  # an Elo interval
     assert '<span class="grade">C</span>' in page or '<span class="grade">A</span>' in page
@@ -187,20 +193,47 @@ def test_the_grade_csv_has_the_contracts_columns(app: Flask, seeded: object) -> 
     reply = logged_in(app, "teacher").get("/classes/5b/assignments/hw1/grades.csv")
     assert reply.mimetype == "text/csv"
     assert reply.headers["Content-Disposition"] == 'attachment; filename="5b-hw1-grades.csv"'
-    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(reply.get_data(as_text=True)))}
+    data = reply.get_data()
+    assert data.startswith(b"\xef\xbb\xbf")  # UTF-8 with a BOM: Excel reads it as such
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(data.decode("utf-8-sig")))}
     assert list(rows) == ["ann", "bob", "cy", "dan"]
     ann = rows["ann"]
-    assert list(ann)[-6:] == ["greedy_score", "greedy_elo", "greedy_elo_low",
-                              "greedy_elo_high", "greedy_verdict", "grade"]  # fmt: skip
+    assert list(ann)[:7] == ["student", "real_name", "school_id", "email", "state", "grade",
+                             "points"]  # fmt: skip
+    assert list(ann)[-5:] == ["greedy_score", "greedy_elo", "greedy_elo_low",
+                              "greedy_elo_high", "greedy_verdict"]  # fmt: skip
     assert ann["real_name"] == "Ada Lovelace" and ann["version"] == "ann/mine@1"
     assert ann["random_verdict"] == "pass" and ann["grade"] in ("A", "C")
-    # An interval's open end (NEW won nearly every game: +inf) is an empty cell.
-    low, elo, high = (ann[f"random_elo{end}"] for end in ("_low", "", "_high"))
-    assert float(low) <= float(elo or "inf") <= float(high or "inf")
+    assert ann["points"] == {"A": "100.0", "C": "50.0"}[ann["grade"]]
+    # a decided test's figures are never blank (an infinite end is the games' bound)
+    low, elo, high = (float(ann[f"random_elo{end}"]) for end in ("_low", "", "_high"))
+    assert low <= elo <= high
     assert len(ann["sha256"]) == 64 and ann["late"] == "False"
     assert rows["bob"]["version"] == "bob/rando@1" and rows["bob"]["grade"] == ""  # grading
-    assert rows["bob"]["random_verdict"] == "running"
+    assert rows["bob"]["random_verdict"] == "running" and rows["bob"]["state"] == "grading"
+    assert rows["cy"]["state"] == "checking" and rows["cy"]["points"] == ""
     assert rows["dan"]["version"] == "" and rows["dan"]["grade"] == ""
+    assert rows["dan"]["state"] == "not submitted"
+
+
+def test_the_gradebook_files_are_canvas_and_moodles(app: Flask, seeded: object) -> None:
+    teacher = logged_in(app, "teacher")
+    reply = teacher.get("/classes/5b/assignments/hw1/grades.csv?format=canvas")
+    assert reply.headers["Content-Disposition"] == 'attachment; filename="5b-hw1-canvas.csv"'
+    lines = list(csv.reader(io.StringIO(reply.get_data().decode("utf-8-sig"))))
+    assert lines[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "hw1"]
+    assert lines[1][0].strip() == "Points Possible" and lines[1][5] == "100.0"
+    assert [line[0] for line in lines[2:]] == ["Ada Lovelace", "Bob Secret", "cy", "dan"]
+    assert lines[2][5] in ("100.0", "50.0") and lines[3][5] == ""  # bob is being graded
+    # no school ids yet (the roster import adds them): Moodle's file leaves all out, says so
+    reply = teacher.get("/classes/5b/assignments/hw1/grades.csv?format=moodle&by=email")
+    assert reply.get_data().decode("utf-8-sig").splitlines() == [
+        "ID number,Email address,Full name,hw1,Feedback"
+    ]
+    assert reply.headers["X-Left-Out"] == "4"
+    reply = teacher.get("/classes/5b/assignments/hw1/grades.csv?format=xls")
+    assert reply.status_code == 400
+    assert reply.get_data(as_text=True) == "The grades come as table, canvas, moodle: not 'xls'."
 
 
 # --- the students' pages ----------------------------------------------------------------------
@@ -254,7 +287,7 @@ def test_a_student_submits_a_file_and_a_version(app: Flask, store: Store, seeded
         as_text=True
     )
     empty = dan.post("/classes/5b/assignments/hw1/submit", data={"csrf_token": token})
-    assert empty.status_code == 400 and "Choose a .py file to upload" in empty.get_data(
+    assert empty.status_code == 400 and "Choose a bot file to upload" in empty.get_data(
         as_text=True
     )
 
@@ -292,9 +325,11 @@ def test_the_teacher_creates_an_assignment_in_their_zone(app: Flask, seeded: obj
         "name": "hw2", "rules": "draw", "time_zone": "America/New_York", "deadline": local,
         "references": ["reference/random", "reference/counter"], "other_references": "",
         "thresholds": "B: counter\nD: random\nF:", "elo1": "30", "alpha": "0.05",
-        "beta": "0.1", "max_games": "200", "move_ms": "500",
+        "beta": "0.1", "max_games": "200", "move_ms": "500", "points": "B=10, D=5, F=1",
+        "runtimes": ["python", "javascript"],
         "csrf_token": csrf_token(teacher, "/classes/5b/assignments/new"),
     }  # fmt: skip
+    assert 'name="runtimes" value="python-numpy" checked' in form and 'value="100"' in form
     reply = teacher.post("/classes/5b/assignments/new", data=fields)
     assert reply.status_code == 302 and reply.headers["Location"] == "/classes/5b/assignments/hw2"
     _, page = _text(teacher, "/classes/5b/assignments/hw2")
@@ -306,6 +341,15 @@ def test_the_teacher_creates_an_assignment_in_their_zone(app: Flask, seeded: obj
     )
     text = bad.get_data(as_text=True)
     assert bad.status_code == 400 and "Write each grade on a line of its own" in text
+    for field, value, said in (
+        ("points", "B=10 D=12 F=0", "Grade B (10 points) is worth fewer points than D (12)"),
+        ("points", "lots", "Write the points as the best grade&#39;s (e.g. 10)"),
+        ("runtimes", [], "Offer one or more of the runtimes python, python-numpy, javascript"),
+    ):
+        refused = teacher.post(
+            "/classes/5b/assignments/new", data={**fields, "name": "hw3", field: value}
+        )
+        assert refused.status_code == 400 and said in refused.get_data(as_text=True), said
     assert 'value="hw3"' in text  # the form keeps what was typed
     unknown = teacher.post(
         "/classes/5b/assignments/new", data={**fields, "name": "hw3", "thresholds": "A: nobody\nF:"}
@@ -343,7 +387,7 @@ def test_the_api_gives_the_same_grade_csv(app: Flask, store: Store, seeded: obje
     status, text = ask("teacher")
     page = logged_in(app, "teacher").get("/classes/5b/assignments/hw1/grades.csv")
     assert status == 200 and text == page.get_data(as_text=True)
-    assert text.startswith("student,real_name,version,sha256,submitted_at,late,")
+    assert text.startswith("\ufeffstudent,real_name,school_id,email,state,grade,points,")
     assert ask("ann")[0] == 403 and ask("stranger")[0] == 404 and ask("teacher2")[0] == 404
     assert "Ada Lovelace" not in ask("ann")[1]
     assert client.get("/api/v1/classes/5b/assignments/hw1/grades.csv").status_code == 401

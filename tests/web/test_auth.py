@@ -265,6 +265,7 @@ ROUTES = [
     ("GET", "/classes/none/roster", [404] * 5),
     ("POST", "/classes/none/roster", [404] * 5),
     ("POST", "/classes/none/logins.csv", [404] * 5),
+    ("POST", "/classes/none/login", [302, 404, 404, 404, 404]),  # a student's own login
     ("POST", "/classes/none/students/x/password", [404] * 5),
     ("POST", "/classes/none/teachers", [404] * 5),
     ("POST", "/classes/none/tournament", [404] * 5),

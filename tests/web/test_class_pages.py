@@ -9,6 +9,7 @@ filtered to a class, and the teacher role asked for and decided."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import re
 from pathlib import Path
@@ -286,7 +287,21 @@ def test_a_roster_import_shows_its_logins_once(app: Flask, store: Store) -> None
     empty = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=" ")
     assert empty.status_code == 400 and "Paste the roster" in empty.get_data(as_text=True)
     roster = "real name,login\nAda Lovelace\nAlan Turing,alan.t\n"
-    reply = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster)
+    # first the preview: nothing made
+    shown = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster,
+                  logins="school")  # fmt: skip
+    preview = shown.get_data(as_text=True)
+    assert shown.status_code == 200 and "Nothing is made yet" in preview
+    assert "a list with a header" in preview and "<code>alan.t</code>" in preview
+    assert '<option value="login" selected>' in preview
+    assert "Alan Turing" not in teacher.get("/classes/maths").get_data(as_text=True)
+    bad = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster,
+                column=["name", "name"])  # fmt: skip
+    assert bad.status_code == 400 and "Only one column can hold the real name" in bad.get_data(
+        as_text=True
+    )
+    reply = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=roster,
+                  logins="school", column=["name", "login"], action="import")  # fmt: skip
     assert reply.status_code == 200
     page = reply.get_data(as_text=True)
     assert "Shown this once" in page and "alan.t" in page and "Ada Lovelace" in page
@@ -325,6 +340,19 @@ def test_a_roster_import_shows_its_logins_once(app: Flask, store: Store) -> None
     # the roster shows the real names to the teacher only
     assert "Alan Turing" in teacher.get("/classes/maths").get_data(as_text=True)
     assert "Alan Turing" not in alan.get("/classes/maths").get_data(as_text=True)
+    # the login the roster gave him, he may change until his first upload
+    mine = alan.get("/classes/maths").get_data(as_text=True)
+    assert 'name="login" value="alan.t"' in mine
+    assert 'name="login"' not in clients["student"].get("/classes/maths").get_data(as_text=True)
+    taken = _post(alan, "/classes/maths/login", "/classes/maths", login="TESS")
+    assert taken.status_code == 302
+    assert "The login &#39;TESS&#39; is taken" in alan.get("/classes/maths").get_data(as_text=True)
+    renamed = _post(alan, "/classes/maths/login", "/classes/maths", login="turing-machine")
+    assert renamed.status_code == 302
+    page = alan.get("/classes/maths").get_data(as_text=True)
+    assert "Your login is now turing-machine" in page
+    assert "turing-machine" in teacher.get("/classes/maths").get_data(as_text=True)
+    assert _post(clients["stranger"], "/classes/maths/login", "/", login="x").status_code == 404
 
 
 def test_a_teacher_resets_a_students_password(app: Flask) -> None:
@@ -537,3 +565,39 @@ def test_the_class_page_lists_its_assignments(app: Flask, store: Store) -> None:
     student = clients["student"].get("/classes/maths").get_data(as_text=True)
     assert "/assignments/new" not in student and "/similarity" not in student
     assert "week1" not in clients["other student"].get("/classes/art").get_data(as_text=True)
+
+
+def test_a_schools_file_uploaded_is_previewed_then_imported(app: Flask) -> None:
+    """Moodle's export saved again by Excel (Windows-1252) is uploaded as it is: the preview
+    shows its students' accented names and a column to change, nothing made; the confirm
+    carries the file's text and makes each student once; a second upload makes none."""
+    from tests.service.test_class_roster import NAMES, ROSTERS
+
+    teacher = _clients(app)["teacher"]
+    data = (ROSTERS / "moodle_excel.csv").read_bytes()
+
+    def upload(**fields: Any) -> TestResponse:
+        form = {"roster": (io.BytesIO(data), "participants.csv"), **fields}
+        form["csrf_token"] = csrf_token(teacher, "/classes/maths/roster")
+        return teacher.post("/classes/maths/roster", data=form, content_type="multipart/form-data")
+
+    shown = upload()
+    page = shown.get_data(as_text=True)
+    assert shown.status_code == 200 and shown.headers["Cache-Control"] == "no-store"
+    assert '<strong class="roster-format">Moodle</strong>' in page
+    assert "José Núñez" in page and "Siobhán O&#39;Brien" in page
+    assert page.count('<span class="status accepted">made</span>') == 8
+    assert "José Núñez" not in teacher.get("/classes/maths").get_data(as_text=True)
+    carried = re.search(r'<textarea name="text" hidden>([^<]*)</textarea>', page)
+    assert carried is not None
+    text = html.unescape(carried.group(1))
+    done = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text=text,
+                 action="import")  # fmt: skip
+    slips = re.findall(r'<p class="who">([^<]*)</p>', done.get_data(as_text=True))
+    assert [html.unescape(s) for s in slips] == NAMES
+    again = upload(action="import").get_data(as_text=True)
+    assert re.findall(r'<p class="who">', again) == []
+    roster = teacher.get("/classes/maths").get_data(as_text=True)
+    assert roster.count("ada.lovelace@students.example.edu") == 1
+    binary = _post(teacher, "/classes/maths/roster", "/classes/maths/roster", text="\x00PK")
+    assert binary.status_code == 400 and "NUL character" in binary.get_data(as_text=True)

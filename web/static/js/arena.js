@@ -202,3 +202,92 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", () => window.print());
   });
 });
+
+// Password forms (data-patient: what the form does, e.g. "Joining"). The server checks
+// passwords a few at a time, the others waiting in line (arena.service.passwords): while the
+// post waits, the page says so. When the line was full, the server answers 503 with the form
+// again (data-retry-after: its Retry-After): the form is filled in again from what was typed
+// (kept in this tab's sessionStorage from the press until the next page, then removed) and
+// posted again by itself after the wait, the page saying so. One press is enough.
+const PATIENT_KEY = "arena.patient";
+
+function sayPatience(form, text) {
+  const status = form.querySelector(".patience");
+  if (status) {
+    status.hidden = false;
+    status.textContent = text;
+  }
+}
+
+function waitRetryAfter(form, seconds) {
+  return new Promise((resolve) => {
+    let left = seconds;
+    const tick = () => {
+      if (left <= 0) {
+        resolve();
+        return;
+      }
+      sayPatience(form, "Many passwords are being checked at once and the line is full: " +
+        `trying again by itself in ${left} s. No need to press again.`);
+      left -= 1;
+      window.setTimeout(tick, 1000);
+    };
+    tick();
+  });
+}
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.dataset.patient || event.defaultPrevented) {
+    return;
+  }
+  if (form.dataset.posting) {
+    event.preventDefault(); // pressed again: its post is under way
+    return;
+  }
+  form.dataset.posting = "1";
+  try {
+    const fields = {};
+    new FormData(form).forEach((value, name) => {
+      if (typeof value === "string" && name !== "csrf_token") {
+        fields[name] = value;
+      }
+    });
+    window.sessionStorage.setItem(PATIENT_KEY, JSON.stringify({ action: form.action, fields }));
+  } catch (error) {
+    // no storage: a refusal asks the student to press again
+  }
+  const began = Date.now();
+  const inLine = () => {
+    const seconds = Math.round((Date.now() - began) / 1000);
+    sayPatience(form, `${form.dataset.patient}… The server checks passwords a few at a time, ` +
+      `in turn: yours is in line${seconds ? ` (${seconds} s)` : ""}. No need to press again.`);
+  };
+  inLine();
+  window.setInterval(inLine, 1000);
+  window.setTimeout(() => { // once the post is under way (a disabled button posts nothing)
+    form.querySelectorAll("button[type=submit]").forEach((button) => { button.disabled = true; });
+  }, 0);
+});
+
+document.addEventListener("DOMContentLoaded", () => {
+  let kept = null;
+  try {
+    kept = JSON.parse(window.sessionStorage.getItem(PATIENT_KEY) || "null");
+    window.sessionStorage.removeItem(PATIENT_KEY);
+  } catch (error) {
+    kept = null;
+  }
+  const form = document.querySelector("form[data-patient][data-retry-after]");
+  if (!form || !kept || kept.action !== form.action || !kept.fields) {
+    return;
+  }
+  form.querySelectorAll("input[name]").forEach((input) => {
+    if (input.type === "checkbox") {
+      input.checked = Object.prototype.hasOwnProperty.call(kept.fields, input.name);
+    } else if (input.type !== "hidden" && typeof kept.fields[input.name] === "string") {
+      input.value = kept.fields[input.name];
+    }
+  });
+  waitRetryAfter(form, Number(form.dataset.retryAfter) || 1).then(() => form.requestSubmit());
+});
