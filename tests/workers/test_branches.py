@@ -1,7 +1,12 @@
 """What-if branches played by a real Celery worker (``arena worker``, bots in the real
-sandbox), on SQLite + the filesystem transport and on PostgreSQL + Redis: a game played by
-the workers, then a branch of it sent as the web sends one, and one whose task never left
-(the broker was down), which the sweep sends; both played, their records verify."""
+sandbox): a game played by the workers, then a branch of it sent as the web sends one, and
+one whose task never left (the broker was down), which the sweep sends; both played, their
+records verify.
+
+On a deployment's parts (PostgreSQL + Redis) only: creating a branch locks its requester's
+row on PostgreSQL alone (arena.store.branches.add_branch), and tests/service/test_branches.py
+runs on SQLite; the embedded default's sweep of a task that never left is
+tests/workers/test_tasks.py's upload test."""
 
 from __future__ import annotations
 
@@ -12,7 +17,12 @@ from sqlalchemy import select
 from arena.engine.records import verify_record
 from arena.service.accounts import Account
 from arena.store.models import Bot, BotVersion
-from tests.workers.test_tasks import Service, service  # noqa: F401  (the fixture)
+from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
+    Service,
+    _create,
+    on_deployment,
+    service,
+)
 
 
 def _waiting(running: Service, branch_id: int) -> bool:
@@ -26,15 +36,12 @@ def _waiting(running: Service, branch_id: int) -> bool:
     return view is not None and view.waiting
 
 
+@on_deployment
 def test_a_branch_is_played_on_a_worker(service: Service) -> None:  # noqa: F811
     from arena.service.branches import branch_view, create_branch, mark_branches_sent
     from arena.service.broker import make_app, send_branches
 
-    created = service.arena(
-        "tournament", "create", "spring", "--rules", "draw", "--bots", "random,greedy",
-        "--games", "1", "--seed", "7",
-    )  # fmt: skip
-    assert created.returncode == 0, created.stderr
+    _create(service, "spring", "random,greedy", games=1)
     service.worker("--concurrency", "2", steady=True)
     ran = service.arena("tournament", "run", "spring")
     assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()

@@ -1,7 +1,12 @@
-"""Live ratings with a real Celery worker (``arena worker``, prefork pool, sandboxed bots),
-on SQLite + the filesystem transport and on PostgreSQL + Redis: the rule set's leaderboard
-changes while a tournament runs (each done match books a refit within the interval), not
-only when it finishes, and the last refit covers every game."""
+"""Live ratings with a real Celery worker (``arena worker``, prefork pool, sandboxed bots)
+on a deployment's parts (PostgreSQL + Redis): the rule set's leaderboard changes while a
+tournament runs (each done match books a refit within the interval), not only when it
+finishes, and the last refit covers every game.
+
+On PostgreSQL only: a refit's claim locks its rule set's row there alone
+(arena.store.ratings.book_refit); the embedded default's refits after a tournament are
+tests/workers/test_tasks.py's first test (on both stacks), the refits' claim and lease
+tests/service/test_live.py (on both backends)."""
 
 from __future__ import annotations
 
@@ -13,8 +18,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import func, select
 
+from arena.cli.main import cli
 from arena.engine.rules import PRESETS
 from arena.service.results import rating_table
 from arena.store.db import connect
@@ -26,20 +33,14 @@ from tests.servers import ARENA, FAST, Worker, running_redis, start_worker, stop
 BOTS = ("random", "greedy", "fives", "counter")
 
 
-@pytest.fixture(params=["sqlite+filesystem", "postgresql+redis"])
+@pytest.fixture
 def deployment(
-    request: pytest.FixtureRequest, tmp_path: Path, databases: Databases
+    postgres_server: str, tmp_path: Path, databases: Databases
 ) -> Iterator[dict[str, str]]:
-    """The environment of a migrated database holding the reference bots, and a broker."""
-    if request.param == "sqlite+filesystem":
-        database, _ = databases.copy(None, tmp_path, None)
-        yield from _with_bots(
-            {"ARENA_DATABASE_URL": database, "ARENA_BROKER_URL": "filesystem://b"}
-        )
-        return
-    server: str = request.getfixturevalue("postgres_server")
+    """The environment of a migrated PostgreSQL database holding the reference bots, and a
+    Redis broker."""
     with running_redis() as redis:
-        database, _ = databases.copy(server, tmp_path, None)
+        database, _ = databases.copy(postgres_server, tmp_path, None)
         yield from _with_bots({"ARENA_DATABASE_URL": database, "ARENA_BROKER_URL": redis.url})
 
 
@@ -54,22 +55,14 @@ def _with_bots(env: dict[str, str]) -> Iterator[dict[str, str]]:
     yield env
 
 
-def _arena(env: dict[str, str], directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, **FAST, **env}
-    return subprocess.run(
-        [str(ARENA), *args], capture_output=True, text=True, env=environ, cwd=directory,
-        timeout=120, check=False,
-    )  # fmt: skip
-
-
 def test_the_leaderboard_changes_while_a_tournament_runs(
     deployment: dict[str, str], tmp_path: Path
 ) -> None:
-    created = _arena(
-        deployment, tmp_path, "tournament", "create", "spring", "--rules", "draw",
-        "--bots", ",".join(BOTS), "--games", "30", "--seed", "7",
+    created = CliRunner().invoke(  # in this process: the test is not about the command
+        cli, ["tournament", "create", "spring", "--rules", "draw", "--bots", ",".join(BOTS),
+              "--games", "30", "--seed", "7"], env={**FAST, **deployment},
     )  # fmt: skip
-    assert created.returncode == 0, created.stderr
+    assert created.exit_code == 0, created.output
     # A refit at most every 0.3 s (not 2 s): on an idle machine the tournament plays in a
     # few seconds, and the leaderboard must be seen changing while it runs.
     env = {**deployment, "ARENA_REFIT_SECONDS": "0.3"}

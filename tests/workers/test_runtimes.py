@@ -6,6 +6,9 @@ each seat's process (the worker's bot file ``<digest>.numpy.py``, ``.js``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from sqlalchemy import select
 
@@ -16,10 +19,21 @@ from arena.service.matches import Config
 from arena.service.uploads import upload_view
 from arena.store.models import BotVersion, Match, Tournament
 from arena.store.uploads import upload_with_version
+from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
 from tests.workers.test_scheduler import using_workers_broker
-from tests.workers.test_tasks import Service, service  # noqa: F401
+from tests.workers.test_tasks import Service, _running
+
+
+@pytest.fixture
+def service(tmp_path: Path, databases: Databases) -> Iterator[Service]:
+    """The embedded default (SQLite + the filesystem transport) with one reference bot
+    stored, greedy: each placement plays it and the uploads placed before it, 20 games
+    each (test_tasks' field of four tripled the games, and proved nothing more)."""
+    database, _ = databases.copy(None, tmp_path, None)
+    yield from _running(Service(tmp_path, database, "filesystem://broker"), field=("greedy",))
+
 
 JS_BOT = """const NAME = "js-heavy";
 function play(observation) {
@@ -48,9 +62,8 @@ def _placements_done(running: Service, names: list[str]) -> bool:
         store.close()
 
 
-@pytest.mark.parametrize("service", ["sqlite+filesystem"], indirect=True)
 def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
-    service: Service,  # noqa: F811
+    service: Service,
 ) -> None:
     missing = [f"{r.name}: {p}" for r in RUNTIMES.values() if (p := runtime_missing(r))]
     if missing:

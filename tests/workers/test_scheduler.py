@@ -1,7 +1,12 @@
 """The scheduler with real Celery workers (``arena worker`` processes, bots in the sandbox):
 tournaments are played in the order they were sent whatever the broker's order, upload
 checks have capacity long matches cannot take, and a dead worker's lease is re-queued by
-the sweep thread of a worker whose every process plays a long match (docs/workers.md)."""
+the sweep thread of a worker whose every process plays a long match (docs/workers.md).
+
+The dead worker's lease runs on a deployment's parts (PostgreSQL + Redis: a lease test);
+the rest on the embedded default (SQLite + the filesystem transport, the arena's own
+transport): the claims' order is the store's, tested on both backends in
+tests/store/test_queue.py."""
 
 from __future__ import annotations
 
@@ -15,7 +20,13 @@ from sqlalchemy import select
 from arena.store.models import Match, User
 from tests.paths import REFERENCE_BOTS
 from tests.servers import FAST, wait_for
-from tests.workers.test_tasks import Service, _create, _matches, service  # noqa: F401
+from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
+    Service,
+    _create,
+    _matches,
+    on_deployment,
+    service,
+)
 
 LEASE = float(FAST["ARENA_LEASE_SECONDS"])
 SWEEP = float(FAST["ARENA_SWEEP_SECONDS"])
@@ -80,6 +91,7 @@ def test_tournaments_are_played_in_the_order_they_were_sent_not_the_brokers(
     assert first < second, service.logs()
 
 
+@on_deployment
 @pytest.mark.slow
 def test_a_dead_workers_lease_is_requeued_within_the_bound_while_the_rest_play_long_matches(
     service: Service,  # noqa: F811

@@ -2,7 +2,15 @@
 pools, bots in the real sandbox), on the embedded default (SQLite + kombu's filesystem
 transport) and on a deployment's parts (PostgreSQL + Redis), with the faults the service
 must survive: a worker killed with SIGKILL mid-match, Redis restarted mid-tournament, a
-harness that keeps failing. After each: every match stored exactly once."""
+harness that keeps failing. After each: every match stored exactly once.
+
+Where each test runs (the ``service`` fixture; unparametrized, the embedded default): on
+both stacks (:data:`on_both`) the tests about the stack itself -- a tournament from the CLI
+to its ratings, an unreachable broker, the check's queue ahead of queued matches (Redis's
+priority order against the filesystem transport's turns); on the deployment
+(:data:`on_deployment`) the fault and lease tests, and the remote compare (a deployment's
+feature, where its zero-margin failure was seen, issue 29); on the embedded default the
+rest, whose SQL the store's tests run on both backends (tests/store, tests/service)."""
 
 from __future__ import annotations
 
@@ -10,14 +18,16 @@ import os
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from sqlalchemy import func, select
 
 from arena.cli.common import UNAVAILABLE, USAGE_ERROR
+from arena.cli.main import cli
 from arena.compete.margins import LUCK_TERMS
 from arena.engine.records import verify_record
 from arena.service.results import load_results
@@ -82,6 +92,18 @@ class Service:
             check=False,
         )
 
+    def cli(self, *args: str) -> Result:
+        """``arena ARGS`` in this process (click's runner), for the commands a test only sets
+        up with (``tournament create``) or reads with (``status``, ``workers``): the same
+        code as the console script, without a process's start (1.5 s of CPU). Commands that
+        send (``run``, ``compare``: they configure the process's broker) run in
+        :meth:`arena`'s processes, as does the console script's own test."""
+        env: dict[str, str | None] = {**FAST, **self.env, "COLUMNS": None}  # as arena()
+        result = CliRunner().invoke(cli, list(args), env=env)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result
+
     def run_in_background(self, name: str) -> subprocess.Popen[str]:
         environ = {**os.environ, **FAST, **self.env}
         environ.pop("COLUMNS", None)
@@ -98,13 +120,25 @@ class Service:
         return "\n".join(f"--- {w.log.name}\n{w.output()[-3000:]}" for w in self.workers)
 
 
-@pytest.fixture(params=["sqlite+filesystem", "postgresql+redis"])
+#: The stacks the ``service`` fixture runs: the embedded default, a deployment's parts.
+EMBEDDED, DEPLOYMENT = "sqlite+filesystem", "postgresql+redis"
+#: A test about the stack itself: once on each.
+on_both = pytest.mark.parametrize("service", [EMBEDDED, DEPLOYMENT], indirect=True)
+#: A fault or lease test: on a deployment's parts (PostgreSQL's row locks, Redis).
+on_deployment = pytest.mark.parametrize("service", [DEPLOYMENT], indirect=True)
+
+
+@pytest.fixture
 def service(
     request: pytest.FixtureRequest, tmp_path: Path, databases: Databases
 ) -> Iterator[Service]:
-    """The embedded default, or a deployment's parts (a throwaway PostgreSQL and Redis),
-    on a migrated database of the test's own (tests/conftest.py)."""
-    if request.param == "sqlite+filesystem":
+    """The embedded default, or (parametrized indirectly: :data:`on_both`,
+    :data:`on_deployment`) a deployment's parts, a throwaway PostgreSQL and Redis; on a
+    migrated database of the test's own (tests/conftest.py)."""
+    stack = getattr(request, "param", EMBEDDED)
+    if stack not in (EMBEDDED, DEPLOYMENT):
+        raise pytest.UsageError(f"no stack {stack!r}: they are {EMBEDDED}, {DEPLOYMENT}")
+    if stack == EMBEDDED:
         database, _ = databases.copy(None, tmp_path, None)
         yield from _running(Service(tmp_path, database, "filesystem://broker"))
         return
@@ -122,10 +156,15 @@ def deployment(postgres_server: str, tmp_path: Path, databases: Databases) -> It
         yield from _running(Service(tmp_path, database, redis.url, redis))
 
 
-def _running(service: Service) -> Iterator[Service]:
+#: The reference bots a service's database holds from the start (arena/NAME@v1).
+FIELD = ("random", "greedy", "fives", "counter")
+
+
+def _running(service: Service, field: Sequence[str] = FIELD) -> Iterator[Service]:
+    """``service`` with the reference bots of ``field`` stored; its workers stopped after."""
     store = service.store()
     try:
-        for bot in ("random", "greedy", "fives", "counter"):
+        for bot in field:
             source = (BOTS / f"{bot}.py").read_text()
             store.add_bot_version("arena", bot, source, {"checked": "by the test"})
     finally:
@@ -177,17 +216,25 @@ def _assert_stored_once(service: Service, name: str) -> list[Match]:
     return matches
 
 
-def _create(service: Service, name: str, bots: str, games: int) -> None:
-    created = service.arena(
+def _create(service: Service, name: str, bots: str, games: int, *options: str) -> None:
+    """``arena tournament create NAME`` (in this process): a round robin of ``bots`` unless
+    ``options`` say otherwise."""
+    created = service.cli(
         "tournament", "create", name, "--rules", "draw", "--bots", bots,
-        "--games", str(games), "--seed", "7",
+        "--games", str(games), "--seed", "7", *options,
     )  # fmt: skip
-    assert created.returncode == 0, created.stderr
+    assert created.exit_code == 0, created.stderr
     assert f"tournament {name!r}" in created.stdout
 
 
+@on_both
 def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) -> None:
-    _create(service, "spring", "random,greedy,fives", games=4)
+    created = service.arena(
+        "tournament", "create", "spring", "--rules", "draw", "--bots", "random,greedy,fives",
+        "--games", "4", "--seed", "7",
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    assert "tournament 'spring'" in created.stdout
     service.worker("--concurrency", "2", steady=True)
     ran = service.arena("tournament", "run", "spring")
     assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
@@ -197,11 +244,11 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
     assert len(matches) == 6
     assert all(match.attempts == 1 for match in matches)
     assert {match.result["worker"].split(":")[0] for match in matches if match.result}
-    status = service.arena("tournament", "status", "spring")
-    assert status.returncode == 0, status.stderr
+    status = service.cli("tournament", "status", "spring")
+    assert status.exit_code == 0, status.stderr
     assert "matches: 6 = 6 done + 0 void + 0 running + 0 pending; 12 game records" in status.stdout
-    standings = service.arena("tournament", "standings", "spring")
-    assert standings.returncode == 0 and "greedy" in standings.stdout
+    standings = service.cli("tournament", "standings", "spring")
+    assert standings.exit_code == 0 and "greedy" in standings.stdout
     again = service.arena("tournament", "run", "spring")  # nothing left: sends nothing
     assert again.returncode == 0
     assert "6 finished, 0 sent to the workers" in again.stdout
@@ -217,22 +264,25 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
             store.close()
 
     wait_for(rated, 30, "the ratings to be refitted after the tournament")
-    workers = service.arena("workers")
-    assert workers.returncode == 0, workers.stderr
+    workers = service.cli("workers")
+    assert workers.exit_code == 0, workers.stderr
     assert "  alive  2 processes  last seen" in workers.stdout
     service.workers[0].stop()
-    workers = service.arena("workers")
+    workers = service.cli("workers")
     assert "  stopped  2 processes" in workers.stdout
-    ratings = service.arena("ratings", "--rules", "draw", "--no-refit")
-    assert ratings.returncode == 0, ratings.stderr
+    ratings = service.cli("ratings", "--rules", "draw", "--no-refit")
+    assert ratings.exit_code == 0, ratings.stderr
     assert "arena/greedy@v1" in ratings.stdout
 
 
+@on_deployment
 @pytest.mark.slow
 def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
     service: Service,
 ) -> None:
-    _create(service, "autumn", "random,greedy,fives,counter", games=30)
+    """Three matches (two played at once: the victim's pool) are enough for one of them
+    to be cut short and claimed again."""
+    _create(service, "autumn", "random,greedy,fives", games=30)
     victim = service.worker("--concurrency", "2", "--no-beat")
     runner = service.run_in_background("autumn")
     try:
@@ -262,7 +312,7 @@ def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
         assert match.result["worker"].split(":")[1] in survivor_pools
     assert time.monotonic() - killed_at < 200
     # The killed worker's heartbeat stopped: it shows as gone; the survivor as alive.
-    listed = service.arena("workers").stdout
+    listed = service.cli("workers").stdout
     assert f"arena-{victim.pid}@" in listed and f"arena-{survivor.pid}@" in listed
     for line in listed.splitlines():
         if line.startswith(f"arena-{victim.pid}@"):
@@ -274,7 +324,7 @@ def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
 @pytest.mark.slow
 def test_redis_restarted_mid_tournament_the_tournament_completes(deployment: Service) -> None:
     assert deployment.redis is not None
-    _create(deployment, "winter", "random,greedy,fives,counter", games=20)
+    _create(deployment, "winter", "random,greedy,fives,counter", games=10)
     deployment.worker("--concurrency", "2")
     runner = deployment.run_in_background("winter")
     try:
@@ -295,6 +345,7 @@ def test_redis_restarted_mid_tournament_the_tournament_completes(deployment: Ser
     assert len(matches) == 12
 
 
+@on_deployment
 @pytest.mark.slow
 def test_a_harness_that_keeps_failing_voids_the_match_after_max_attempts(
     service: Service,
@@ -347,6 +398,7 @@ def test_a_bot_fault_is_a_verdict_not_a_retry(service: Service, tmp_path: Path) 
         assert all(v["seat"] == raiser for v in verdicts)
 
 
+@on_deployment
 def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
     service: Service,
 ) -> None:
@@ -432,12 +484,15 @@ def test_compare_remote_refuses_one_source_under_two_names(service: Service) -> 
 
 
 def test_run_without_workers_says_so_and_times_out(service: Service) -> None:
+    """A sweep (which finds no worker alive) every 0.2 s, the first long before the 2 s
+    timeout."""
     _create(service, "lonely", "random,greedy", games=2)
-    ran = service.arena("tournament", "run", "lonely", "--timeout", "3")
+    sweeps = {"ARENA_SWEEP_SECONDS": "0.2"}
+    ran = service.arena("tournament", "run", "lonely", "--timeout", "2", env=sweeps)
     assert ran.returncode == 1
     assert "no worker is alive to play the matches: start one with `arena worker`" in ran.stderr
-    assert "lonely: 0 of 2 matches finished after 3 s; the workers go on" in ran.stdout
-    status = service.arena("tournament", "status", "lonely")
+    assert "lonely: 0 of 2 matches finished after 2 s; the workers go on" in ran.stdout
+    status = service.cli("tournament", "status", "lonely")
     assert "lonely (id 1): pending;" in status.stdout
 
 
@@ -447,13 +502,14 @@ def test_run_with_no_worker_gives_up_after_the_default_and_logs_progress(
     """No --timeout: with no worker alive for ARENA_NO_WORKER_SECONDS the run gives up
     (exit 1) saying what to do, instead of waiting forever."""
     _create(service, "deserted", "random,greedy", games=2)
-    limit = {"ARENA_NO_WORKER_SECONDS": "3"}
-    ran = service.arena("tournament", "run", "deserted", timeout=60, env=limit)
+    limit = {"ARENA_NO_WORKER_SECONDS": "1.5", "ARENA_SWEEP_SECONDS": "0.2"}
+    ran = service.arena("tournament", "run", "deserted", env=limit)
     assert ran.returncode == 1, ran.stdout + ran.stderr
-    assert "deserted: no worker has been alive for 3 s, 0 of 2 matches finished" in ran.stdout
+    assert "deserted: no worker has been alive for 1.5 s, 0 of 2 matches finished" in ran.stdout
     assert "`arena worker`, then `arena tournament run deserted` again" in ran.stdout
 
 
+@on_both
 def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
     _create(service, "offline", "random,greedy", games=2)
     closed = "redis://127.0.0.1:1/0"
@@ -529,6 +585,7 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
         store.close()
 
 
+@on_both
 def test_an_uploads_check_does_not_wait_behind_queued_matches(service: Service) -> None:
     """Checks have a queue of their own that a worker looks at first (Redis) or in turn
     (the filesystem transport): an upload sent after 12 matches is checked long before

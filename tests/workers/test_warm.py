@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import Databases
 from tests.paths import ZOO
-from tests.workers.test_tasks import Service, _assert_stored_once, _running
+from tests.workers.test_tasks import Service, _assert_stored_once, _create, _running
 
 
 @pytest.fixture
@@ -51,11 +51,7 @@ def test_a_worker_keeps_a_pairs_bots_from_match_to_match(embedded: Service) -> N
         store.close()
     embedded.worker("--concurrency", "1", steady=True)  # one process plays every match
     for name in ("ladder", "other"):
-        created = embedded.arena(
-            "tournament", "create", name, "--rules", "draw", "--bots", "warmcount,greedy",
-            "--format", "duplicate", "--games", "3", "--seed", "7",
-        )  # fmt: skip
-        assert created.returncode == 0, created.stderr
+        _create(embedded, name, "warmcount,greedy", 3, "--format", "duplicate")
         ran = embedded.arena("tournament", "run", name)
         assert ran.returncode == 0, ran.stdout + ran.stderr + embedded.logs()
     # Two matches of the pair (the deal's two seatings): one process played all 6 games.
