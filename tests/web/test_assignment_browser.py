@@ -25,6 +25,7 @@ from arena.store.db import Store
 from arena.store.models import Assignment, Submission
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.test_similarity import OWN, _renamed
+from tests.submissions import submitted
 from tests.uploads import submit_upload
 from tests.web.conftest import PASSWORD, screenshot
 from tests.web.test_assignment_pages import graded_class, play_all
@@ -150,6 +151,8 @@ def test_the_similarity_report_marks_the_copied_lines(
     store.add_bot_version("ann", "mine", OWN, {})
     store.add_bot_version("cy", "copy", _renamed(OWN), {})
     store.add_bot_version("dan", "also", OWN.replace("def play", "def play_it") + "\n# dan\n", {})
+    for owner, bot in (("ann", "mine"), ("cy", "copy"), ("dan", "also")):
+        submitted(store, "5b", owner, bot)  # the report compares what was submitted to the class
     _log_in(page, live_server, "teacher")
     page.goto(f"{live_server}/classes/5b")
     page.get_by_role("link", name="Similar sources").first.click()

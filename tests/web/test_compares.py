@@ -69,9 +69,11 @@ def test_an_owner_starts_a_compare_and_reads_the_verdict(
     assert "NEW passed: H1 accepted" in done and "hx-get" not in done
     assert re.search(r"<dt>Elo difference</dt><dd>\+\d+\.\d \(95% interval \+", done)
     assert re.search(r"<dt>LOS</dt><dd>\d+\.\d%</dd>", done)
-    assert re.search(
-        r"<dt>Fast pass</dt><dd>[+-]\d+\.\d\d \(NEW passes at \+4\.61: H1 elo 125\)", done
+    fast = re.search(
+        r"<dt>Fast pass</dt><dd>[+-]\d+\.\d\d \(NEW passes at \+(\d+\.\d\d): H1 elo 125\)", done
     )
+    # Ville's bound log(1 / 0.01) = 4.61, widened on few deal groups (small_sample_factor)
+    assert fast is not None and float(fast[1]) >= 4.6, done
     assert '<svg class="llr"' in done
     with store.read() as session:
         tournament = session.scalar(select(Tournament))
