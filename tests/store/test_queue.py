@@ -181,6 +181,13 @@ def test_completion_is_idempotent_and_the_first_wins(store: Store) -> None:
     assert claim_match(store, "w3", lease_seconds=LEASE, now=T0 + timedelta(days=1)) is None
 
 
+def _both_claimed(folder: Path, worker: str, deadline: float) -> None:
+    """Say this worker has its first match; wait (until ``deadline``) for the other's."""
+    (folder / worker).touch()
+    while len(list(folder.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def _work(db_url: str, worker: str, barrier: str) -> tuple[list[int], list[str]]:
     """Wait for the other worker (both create a file in ``barrier``), then claim, "play" for
     a few ms and complete until nothing is left; return (claimed match ids, errors)."""
@@ -198,6 +205,8 @@ def _work(db_url: str, worker: str, barrier: str) -> tuple[list[int], list[str]]
                 if match is None:
                     break
                 claimed.append(match.match_id)
+                if len(claimed) == 1:  # the claims interleave, however loaded the machine
+                    _both_claimed(Path(f"{barrier}-claimed"), worker, deadline)
                 time.sleep(0.003)
                 records = [{"game": i, "worker": worker} for i in range(match.games)]
                 if not complete_match(
@@ -219,6 +228,7 @@ def test_two_processes_claim_and_complete_every_match_once(
     tid = _tournament(store, matches=40)
     barrier = tmp_path / "barrier"
     barrier.mkdir()
+    (tmp_path / "barrier-claimed").mkdir()
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         results = pool.starmap(_work, [(url, "p1", str(barrier)), (url, "p2", str(barrier))])
     (first, first_errors), (second, second_errors) = results
