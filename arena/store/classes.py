@@ -72,7 +72,6 @@ __all__ = [
     "submitted_versions",
     "taken_keys",
     "teacher_ids",
-    "teachers_of_student",
     "user_role",
     "version_facts",
 ]
@@ -429,19 +428,6 @@ def teacher_ids(store: Store, class_id: int) -> frozenset[int]:
     """The user ids of the class's teachers."""
     with store.read() as session:
         return _teachers(session, [class_id])[class_id]
-
-
-def teachers_of_student(store: Store, user_id: int) -> frozenset[int]:
-    """The ids of the teachers of every class the user is a student of."""
-    with store.read() as session:
-        return frozenset(
-            int(teacher)
-            for teacher in session.scalars(
-                select(ClassTeacher.user_id)
-                .join(ClassMember, ClassMember.class_id == ClassTeacher.class_id)
-                .where(ClassMember.user_id == user_id)
-            )
-        )
 
 
 def latest_versions(store: Store, class_id: int) -> dict[int, int]:
