@@ -10,7 +10,7 @@ from arena.service.competitions import EntryView
 from arena.service.intake import Purpose, take_upload
 from arena.service.permissions import Actor
 from arena.store.db import Store
-from arena.store.uploads import NewUpload, insert_upload
+from arena.store.uploads import NewUpload, Taken, insert_upload
 
 
 def store_upload(
@@ -29,7 +29,7 @@ def store_upload(
     taken = insert_upload(
         store, NewUpload(owner_id, bot, filename, source, digest, runtime, purpose=purpose)
     )
-    assert taken is not None and taken.created
+    assert isinstance(taken, Taken) and taken.created
     return taken.upload_id
 
 

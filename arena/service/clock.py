@@ -30,13 +30,14 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from arena.compete.final import FinalPolicy, FinalState, assess_final
+from arena.compete.finalists import Candidate, final_field
 from arena.compete.ladder import LadderEntrant, LadderPolicy, next_pairings
 from arena.compete.ratings import MEAN_RATING, PRIOR_SD, Rating
 from arena.service.dispatch import dispatch_match_ids
@@ -44,6 +45,7 @@ from arena.service.display import display_name
 from arena.service.matches import Config, list_workers
 from arena.service.results import games_matrix
 from arena.store import clock as stored
+from arena.store import entries as entries_store
 from arena.store.clock import Clock, EntryState
 from arena.store.db import Store, as_utc
 
@@ -69,6 +71,14 @@ OTHER_WORK_SHARE = 0.5
 #: Defaults of a competition's settings the clock reads.
 DEFAULT_GAMES_PER_DEAL = 2
 DEFAULT_PLACEMENT_GAMES = 8
+DEFAULT_FINAL_VERSIONS = 2
+#: Seconds after the deadline during which the ladder still places the versions accepted
+#: before it (those not placed by then stay out of the final, with a sentence).
+DEFAULT_PLACEMENT_GRACE = 1800.0
+#: Entry statuses whose version plays the ladder now (arena.store.competitions.PLAYING).
+PLAYING = ("active", "placing")
+#: Entry statuses whose placed version may go to the final.
+FINAL_STATUSES = ("active", "placing", "superseded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +299,7 @@ def _standings(
              "reason": None if entry is None else entry.reason}
         )  # fmt: skip
     for version, entry in sorted(entries.items()):
-        if entry.status == "active" and version not in fit.ratings:
+        if entry.status in PLAYING and version not in fit.ratings:
             rows.append(
                 {"version_id": version, "label": labels.get(version), "rank": None,
                  "rank_best": None, "rank_worst": None, "rating": None, "low": None,
@@ -300,12 +310,12 @@ def _standings(
 
 
 def _field_changed(clock: Clock, entries: Mapping[int, EntryState]) -> bool:
-    """Whether the stored standings miss an active entrant or show a stale entry status."""
+    """Whether the stored standings miss a playing entrant or show a stale entry status."""
     shown = {int(row["version_id"]): row.get("status") for row in clock.standings or ()}
     for version, entry in entries.items():
         if version in shown and shown[version] != entry.status:
             return True
-        if entry.status == "active" and version not in shown:
+        if entry.status in PLAYING and version not in shown:
             return True
     return False
 
@@ -320,8 +330,8 @@ def _stale(clock: Clock, entries: Mapping[int, EntryState]) -> bool:
 
 
 def _active(entries: Mapping[int, EntryState], labels: Mapping[int, str]) -> list[int]:
-    """The versions that play: active entries with a label on the ladder."""
-    return sorted(v for v, e in entries.items() if e.status == "active" and v in labels)
+    """The versions that play: active and placing entries with a label on the ladder."""
+    return sorted(v for v, e in entries.items() if e.status in PLAYING and v in labels)
 
 
 def _ladder(store: Store, clock: Clock, now: datetime, config: Config | None) -> CompetitionTick:
@@ -347,6 +357,7 @@ def _ladder(store: Store, clock: Clock, now: datetime, config: Config | None) ->
             return CompetitionTick(clock.id)
         if stale:
             stored.write_standings(session, row, standings, clock.last_result, now)
+            _place(session, clock, standings, now)
             actions.append("standings")
         flight = stored.in_flight(session, clock.ladder_id)
         wanted = _wanted(bound, flight, group)
@@ -466,25 +477,108 @@ def _close(store: Store, clock: Clock, now: datetime) -> CompetitionTick:
     return CompetitionTick(clock.id, ("closed",))
 
 
+def _placed_versions(clock: Clock, standings: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The rated versions that have played their placement games."""
+    placement = _placement_games(clock)
+    return {
+        int(r["version_id"]) for r in standings
+        if r.get("rating") is not None and int(r.get("games") or 0) >= placement
+    }  # fmt: skip
+
+
+def _place(
+    session: Any, clock: Clock, standings: Sequence[Mapping[str, Any]], now: datetime
+) -> None:
+    """Mark the versions that have played their placement games placed, and make each
+    placed ``placing`` version its entrant's active one (caller's transaction, locked)."""
+    entries_store.mark_placed(session, clock.id, _placed_versions(clock, standings), now)
+    entries_store.promote_placed(session, clock.id, clock.ladder_id, now)
+
+
+def _unplaced(
+    clock: Clock, entries: Mapping[int, EntryState], standings: Sequence[Mapping[str, Any]]
+) -> list[int]:
+    """The playing versions accepted by the deadline that are not placed yet."""
+    placed = _placed_versions(clock, standings)
+    return sorted(
+        v for v, e in entries.items()
+        if e.status in PLAYING and e.placed is None and v not in placed
+        and e.accepted is not None and e.accepted <= clock.deadline
+    )  # fmt: skip
+
+
+def _placement_closes(clock: Clock) -> datetime:
+    """When the ladder stops placing the versions accepted before the deadline."""
+    grace = clock.settings.get("placement_grace_seconds", DEFAULT_PLACEMENT_GRACE)
+    return clock.deadline + timedelta(seconds=float(grace))
+
+
+def _unplaced_reason(clock: Clock, games: int, now: datetime) -> str:
+    """Why a version accepted before the deadline stays out of the final."""
+    return (
+        f"not placed when the ladder closed at {now:%Y-%m-%d %H:%M} UTC: it had played "
+        f"{games} of its {_placement_games(clock)} placement games (after the deadline the "
+        "ladder places the versions accepted before it, until "
+        f"{_placement_closes(clock):%H:%M} UTC at the latest); it stays out of the final."
+    )
+
+
 def _finalists(
+    store: Store,
+    clock: Clock,
     standings: Sequence[Mapping[str, Any]],
     entries: Mapping[int, EntryState],
-    deadline: datetime,
-    top: int,
 ) -> list[int]:
-    """The ladder's top ``top`` rated versions whose entry is active (not disqualified,
-    superseded or late) and was accepted by the deadline, best first."""
-    chosen: list[int] = []
-    for row in standings:
-        entry = entries.get(int(row["version_id"]))
-        if row.get("rating") is None or entry is None or entry.status != "active":
-            continue
-        if entry.accepted is not None and entry.accepted > deadline:
-            continue
-        chosen.append(int(row["version_id"]))
-        if len(chosen) == top:
-            break
-    return chosen
+    """The final's versions, best first (arena.compete.finalists): of each entrant, the
+    placed versions it chose (or its best and latest placed) that were accepted by the
+    deadline and not disqualified nor late; the ladder's top ``final_top`` entrants."""
+    placed = _placed_versions(clock, standings)
+    rated = {int(r["version_id"]): r for r in standings if r.get("rating") is not None}
+    candidates = [
+        Candidate(v, str(e.user_id), float(rated[v]["rating"]), e.accepted.timestamp())
+        for v, e in entries.items()
+        if v in rated and e.status in FINAL_STATUSES and (e.placed is not None or v in placed)
+        and e.accepted is not None and e.accepted <= clock.deadline
+    ]  # fmt: skip
+    choices = {str(u): vs for u, vs in entries_store.final_choices(store, clock.id).items()}
+    per_entrant = int(clock.settings.get("final_versions") or DEFAULT_FINAL_VERSIONS)
+    return final_field(candidates, choices, per_entrant=per_entrant, top=clock.final_top)
+
+
+def _place_late(
+    store: Store,
+    clock: Clock,
+    fit: _Fit,
+    entries: Mapping[int, EntryState],
+    labels: Mapping[int, str],
+    standings: Sequence[Mapping[str, Any]],
+    now: datetime,
+) -> CompetitionTick | None:
+    """After the deadline, before the final: the versions accepted before it that are not
+    placed yet play their placement games (theirs only). None: none can be paired."""
+    unplaced = set(_unplaced(clock, entries, standings))
+    active = _active(entries, labels)
+    unit = _table_size(clock) * _games_per_deal(clock)
+    wanted = len(unplaced) * max(1, math.ceil(_placement_games(clock) / unit))
+    groups = [
+        g for g in _pairing_groups(clock, fit, active, entries, {}, wanted, now)
+        if unplaced & set(g[0])
+    ]  # fmt: skip
+    if not groups:
+        return None
+    with store.write() as session:
+        row = stored.lock_competition(store, session, clock.id)
+        if row is None or row.status != "final" or row.final_id is not None:
+            return CompetitionTick(clock.id)
+        stored.write_standings(session, row, standings, clock.last_result, now)
+        _place(session, clock, standings, now)
+        ids = stored.add_deal_groups(
+            session, clock.ladder_id, groups, games=_games_per_deal(clock),
+            seed_of=lambda n: deal_seed(clock.seed, "ladder", n), prefix="L", now=now,
+        )  # fmt: skip
+    dispatch_match_ids(store, ids)
+    logger.info("competition %s: %d placement matches after the deadline", clock.name, len(ids))
+    return CompetitionTick(clock.id, ("standings", "placement"), tuple(ids))
 
 
 def _policy(clock: Clock, round_matches: int = 0) -> FinalPolicy:
@@ -527,7 +621,16 @@ def _create_final(store: Store, clock: Clock, now: datetime) -> CompetitionTick:
     fit, _ = _fit(store, clock.ladder_id)
     last = stored.last_games(store, clock.ladder_id)
     standings = _standings(fit, entries, labels, last, _placement_games(clock))
-    finalists = _finalists(standings, entries, clock.deadline, clock.final_top)
+    if _unplaced(clock, entries, standings) and now < _placement_closes(clock):
+        placing = _place_late(store, clock, fit, entries, labels, standings, now)
+        if placing is not None:
+            return placing
+    games = {int(r["version_id"]): int(r.get("games") or 0) for r in standings}
+    unplaced = {
+        v: _unplaced_reason(clock, games.get(v, 0), now)
+        for v in _unplaced(clock, entries, standings)
+    }
+    finalists = _finalists(store, clock, standings, entries)
     names = [str(v) for v in finalists]
     first_round = assess_final(names, None, 0, _policy(clock))
     ids: list[int] = []
@@ -537,6 +640,8 @@ def _create_final(store: Store, clock: Clock, now: datetime) -> CompetitionTick:
         if row is None or row.status != "final" or row.final_id is not None:
             return CompetitionTick(clock.id)
         stored.write_standings(session, row, standings, clock.last_result, now)
+        _place(session, clock, standings, now)
+        entries_store.leave_unplaced(session, clock.id, unplaced)
         if len(finalists) < 2:
             table = _table_rows(store, first_round, labels)
             stored.publish(session, row, table, now)

@@ -51,6 +51,9 @@ __all__ = [
     "shown_status",
 ]
 
+#: Entry statuses the ladder shows: the versions playing it (a placing one too), and the
+#: disqualified ones.
+SHOWN = ("active", "placing", "disqualified")
 #: Games after which an entrant's rating is no longer marked provisional (when the fit
 #: does not say).
 PROVISIONAL_GAMES = 20
@@ -67,7 +70,9 @@ class EntryView:
 
     id: int
     competition: str
-    status: str = field(metadata=about("pending, active, superseded, disqualified, rejected, late"))
+    status: str = field(
+        metadata=about("pending, active, placing, superseded, disqualified, rejected, late")
+    )
     name: str | None
     version_id: int | None
     label: str | None
@@ -116,7 +121,7 @@ class LadderRow:
     games: int
     provisional: bool
     last_game: datetime | None
-    status: str = field(metadata=about("active or disqualified"))
+    status: str = field(metadata=about("active, placing or disqualified"))
     reason: str | None
 
 
@@ -262,8 +267,15 @@ def entry_view(row: CompetitionRow, entry: EntryRow) -> EntryView:
         notices.append("It came after the deadline: it does not play.")
     if entry.first_rated is not None:
         notices.append(f"First rated at {local_time(entry.first_rated, row.time_zone)}.")
+    if entry.status == "placing":
+        notices.append(
+            "It plays its placement games: your placed version plays on until it is placed."
+        )
     if entry.status in ("rejected", "disqualified") and entry.reason:
-        notices.append(f"{entry.status.capitalize()}: {entry.reason}")
+        said = f"{entry.status.capitalize()}: "  # (a check's message says it already)
+        notices.append(entry.reason if entry.reason.startswith(said) else said + entry.reason)
+    elif entry.status in ("active", "placing") and entry.reason:  # left unplaced at the close
+        notices.append(entry.reason[:1].upper() + entry.reason[1:])
     if row.status == "done" and entry.status == "active":
         notices.append("The final is done: see the final table.")
     return EntryView(
@@ -303,7 +315,7 @@ def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
     then the active ones not rated yet, then the disqualified ones the fit has not."""
     shown: dict[int, EntryRow] = {}
     for entry in sorted(entries, key=lambda e: e.id):  # the latest entry of a version wins
-        if entry.version_id is not None and entry.status in ("active", "disqualified"):
+        if entry.version_id is not None and entry.status in SHOWN:
             shown[entry.version_id] = entry
     rows: list[LadderRow] = []
     for fit in row.standings or []:
@@ -313,7 +325,7 @@ def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
         found = shown.pop(version_id, None) if version_id is not None else None
         if found is not None:
             rows.append(_ladder_row(found, fit))
-    rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "active"]
+    rows += [_ladder_row(e, {}) for e in shown.values() if e.status in ("active", "placing")]
     rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "disqualified"]
     return rows
 

@@ -61,7 +61,7 @@ from arena.service.uploads import check_runtimes, offered_runtime
 from arena.store import competitions as stored
 from arena.store.accounts import user_id_named
 from arena.store.bots import version_names
-from arena.store.competitions import CompetitionRow
+from arena.store.competitions import CompetitionRow, EnteredAlready
 from arena.store.db import Store
 from arena.store.matches import bot_sources
 from arena.store.uploads import upload_with_version
@@ -102,6 +102,7 @@ __all__ = [
     "over_limit",
     "rating_history",
     "rerun_final",
+    "same_source",
     "seconds_of_ms",
     "source_opened",
 ]
@@ -117,6 +118,7 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "players": (2, 5, ""),
     "daily_submissions": (1, 100, ""),
     "final_top": (2, 32, ""),
+    "final_versions": (1, 5, ""),
     "final_confidence": (0.5, 0.999, ""),
     "final_max_games": (10, 100_000, ""),
     "games_per_deal": (1, 50, ""),
@@ -156,6 +158,8 @@ class NewCompetition:
         games_per_deal: games of one ladder or final match.
         final_top, final_confidence, final_max_games: the final (the ladder's top N,
             adjacent places separated at this confidence, at most so many games).
+        final_versions: the versions each entrant may send to the final (its choice;
+            by default its best-rated placed one and its latest placed one).
     """
 
     name: str
@@ -175,6 +179,7 @@ class NewCompetition:
     final_top: int = 8
     final_confidence: float = 0.95
     final_max_games: int = 14000
+    final_versions: int = 2
     description: str = ""
 
 
@@ -295,7 +300,7 @@ def check_zone(time_zone: str, error: type[ArenaError] = ArenaError) -> None:
 
 def _check_settings(new: NewCompetition) -> None:
     for what in ("daily_submissions", "final_top", "final_confidence", "final_max_games",
-                 "games_per_deal", "move_seconds", "memory_mb"):  # fmt: skip
+                 "final_versions", "games_per_deal", "move_seconds", "memory_mb"):  # fmt: skip
         _in_bounds(what, getattr(new, what))
     check_runtimes(new.runtimes, CompetitionError)
     if len(new.description) > MAX_DESCRIPTION:
@@ -330,7 +335,7 @@ def create_competition(
         "description": new.description.strip(), "owner_id": actor_id(actor),
         "players": new.players, "teams": new.teams,
         "settings": {**played, "runtimes": list(new.runtimes),
-                     "games_per_deal": new.games_per_deal},
+                     "games_per_deal": new.games_per_deal, "final_versions": new.final_versions},
         "opens": opens, "deadline": deadline, "time_zone": new.time_zone,
         "daily_submissions": new.daily_submissions, "sources_public": new.sources_public,
         "final_top": new.final_top, "final_confidence": float(new.final_confidence),
@@ -534,11 +539,26 @@ def enter_with_version(
     if limit is not None:
         _check_daily(store, row, user_id, now)
     added = stored.add_active_entry(store, row.id, user_id, version_id, now, daily_limit=limit)
+    if isinstance(added, EnteredAlready):
+        raise CompetitionError(same_source(row, added, f"version {version_id}"))
     if added is None:  # another entry of the user's came in meanwhile, up to the limit
         raise CompetitionError(_over(row, store, user_id, now))
     entry_id, status = added
     logger.info("competition %s: entry %d of version %d: %s", name, entry_id, version_id, status)
     return _entry_view(store, row, user_id, entry_id)
+
+
+def same_source(row: CompetitionRow, same: EnteredAlready, sent: str) -> str:
+    """The refusal of a source the entrant entered already (``sent``: what was sent, a
+    file's or a version's name): it is no new entry and costs no daily entry."""
+    if same.version is not None:
+        what = f"version {same.version} of your bot {same.bot}"
+    else:
+        what = f"your upload {same.upload_id}, still being checked"
+    return (
+        f"{sent} is the same source as {what} (entry {same.entry_id} in {row.name}, "
+        f"{same.status}): it is not a new entry, and it costs none of your daily entries."
+    )
 
 
 def entry_accepted(store: Store, upload_id: int, now: datetime | None = None) -> int | None:

@@ -9,6 +9,10 @@ check to the workers; its purpose's own rules are asked first (the competition's
 source the bot has already), :func:`settle_upload` does what the stored purpose says: a
 placement tournament, the competition entry settled, or the submission's gauntlet.
 
+A competition entry whose source the entrant entered already (the same bytes as one of
+its versions there, or as its upload being checked) is refused in a sentence naming that
+version: it is no new entry and costs no daily entry.
+
 The same upload sent twice (a double click, a retried request) is one upload: sent again
 with the same client key (an API ``Idempotency-Key``, a form's one-time token), or with the
 same purpose, target, bot, runtime and source within :data:`REPEAT_WINDOW_SECONDS`, it
@@ -46,6 +50,7 @@ from arena.service.competitions import (
     entry_checks,
     entry_of_upload,
     over_limit,
+    same_source,
 )
 from arena.service.dispatch import dispatch_matches, dispatch_upload
 from arena.service.permissions import Actor, require
@@ -58,7 +63,7 @@ from arena.service.uploads import (
     upload_runtime,
     upload_view,
 )
-from arena.store.competitions import CompetitionRow
+from arena.store.competitions import CompetitionRow, EnteredAlready
 from arena.store.db import Store
 from arena.store.uploads import NewUpload, insert_upload, repeated_upload, version_of_source
 
@@ -227,6 +232,9 @@ def take_upload(
             entry_limit=target.entry_limit, late=target.late, now=moment,
         ),
     )  # fmt: skip
+    if isinstance(taken, EnteredAlready):  # an identical source: no entry, no daily cost
+        assert target.competition is not None
+        raise CompetitionError(same_source(target.competition, taken, filename))
     if taken is None:  # the competition's daily limit, counted in the upload's transaction
         assert target.competition is not None
         raise CompetitionError(over_limit(store, target.competition, owner, moment))

@@ -369,6 +369,8 @@ class EntryState:
         accepted: when its upload was accepted (None: not yet).
         first_rated: when the ladder first rated it (None: not yet).
         reason: why it was disqualified or rejected.
+        user_id: its entrant.
+        placed: when it had played its placement games (None: not yet).
     """
 
     version_id: int
@@ -376,6 +378,8 @@ class EntryState:
     accepted: datetime | None
     first_rated: datetime | None
     reason: str | None
+    user_id: int = 0
+    placed: datetime | None = None
 
 
 def entry_states(store: Store, competition_id: int) -> dict[int, EntryState]:
@@ -398,6 +402,8 @@ def entry_states(store: Store, competition_id: int) -> dict[int, EntryState]:
                 None if e.accepted is None else as_utc(e.accepted),
                 None if e.first_rated is None else as_utc(e.first_rated),
                 e.reason,
+                int(e.user_id),
+                None if e.placed is None else as_utc(e.placed),
             )
             for e in rows
             if e.bot_version_id is not None

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from arena.compete.names import fit_name
@@ -44,6 +44,7 @@ from arena.store.ratings import RatingPoint
 __all__ = [
     "ActiveEntrant",
     "CompetitionRow",
+    "EnteredAlready",
     "EntryRow",
     "LadderMatch",
     "RatingPoint",
@@ -54,6 +55,7 @@ __all__ = [
     "competition_row",
     "competition_rows",
     "disqualify_version",
+    "entered_source",
     "entries_of",
     "entry_of_upload",
     "entry_rows",
@@ -66,11 +68,15 @@ __all__ = [
     "reset_final",
     "set_deadline",
     "source_opened",
+    "supersede",
     "within_limit",
 ]
 
 #: Entry statuses that hold a version which played (or plays) on the ladder.
-PLAYED = ("active", "superseded", "disqualified")
+PLAYED = ("active", "placing", "superseded", "disqualified")
+#: Entry statuses whose version plays the ladder now: the user's active one, and a later
+#: one playing its placement games.
+PLAYING = ("active", "placing")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +147,7 @@ class EntryRow:
     created: datetime
     accepted: datetime | None
     first_rated: datetime | None
+    placed: datetime | None = None
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -371,8 +378,9 @@ def _activate(
 ) -> str:
     """Make the pending ``entry`` of ``version_id`` what it becomes at ``now``, in the
     caller's transaction: ``late`` after the deadline; ``rejected`` if the version was
-    disqualified here; else ``active`` (the user's active entry before it superseded, or
-    kept when it holds the same version: then this one is ``superseded`` at once)."""
+    disqualified here; ``superseded`` at once if the user plays that version already;
+    else ``placing`` while the user's active version is placed (it plays on until this
+    one is placed), or ``active`` (the user's versions playing before are superseded)."""
     competition = lock_competition(store, session, entry.competition_id)
     entry.bot_version_id = version_id
     entry.accepted = now
@@ -389,29 +397,41 @@ def _activate(
     if disqualified is not None:
         entry.status, entry.reason = "rejected", f"this version was disqualified: {disqualified}"
         return entry.status
-    active = session.scalars(
+    playing = session.scalars(
         select(CompetitionEntry).where(
             CompetitionEntry.competition_id == entry.competition_id,
             CompetitionEntry.user_id == entry.user_id,
-            CompetitionEntry.status == "active",
+            CompetitionEntry.status.in_(PLAYING),
             CompetitionEntry.id != entry.id,
         )
     ).all()
-    if any(other.bot_version_id == version_id for other in active):
+    if any(other.bot_version_id == version_id for other in playing):
         entry.status, entry.reason = "superseded", "this version is your active entry already"
         return entry.status
-    for other in active:  # only the latest plays: the ladder's pending matches of the
-        other.status = "superseded"  # one it replaces are void (its history stays)
-        if other.bot_version_id is not None:
-            _void_matches(
-                session,
-                _pending_matches_of(session, competition.ladder_id, other.bot_version_id),
-                f"superseded by version {version_id}",
-                now,
-            )
-    entry.status = "active"
+    # a placed version plays on until the new one is placed (arena.store.entries promotes
+    # it then); an unplaced one (a version being placed) is displaced at once
+    keep = [o for o in playing if o.status == "active" and o.placed is not None]
+    for other in playing:
+        if other not in keep:
+            supersede(session, competition.ladder_id, other, f"version {version_id}", now)
+    entry.status = "placing" if keep else "active"
     _ensure_entrant(session, competition.ladder_id, version_id)
     return entry.status
+
+
+def supersede(
+    session: Session, ladder_id: int, entry: CompetitionEntry, by: str, now: datetime
+) -> None:
+    """Mark ``entry`` superseded by ``by`` (its history stays) and void its version's
+    pending ladder matches, in the caller's transaction (the competition's row locked)."""
+    entry.status = "superseded"
+    if entry.bot_version_id is not None:
+        _void_matches(
+            session,
+            _pending_matches_of(session, ladder_id, entry.bot_version_id),
+            f"superseded by {by}",
+            now,
+        )
 
 
 def accept_entry(
@@ -441,6 +461,49 @@ def accept_entry(
         return entry.id, _activate(store, session, entry, version_id, now)
 
 
+@dataclass(frozen=True, slots=True)
+class EnteredAlready:
+    """The user's entry that holds a source already: its version's bot and number (None
+    while its upload is checked), the entry's id and status, its upload."""
+
+    entry_id: int
+    status: str
+    bot: str | None
+    version: int | None
+    upload_id: int | None
+
+
+def entered_source(
+    session: Session, competition_id: int, user_id: int, digest: str
+) -> EnteredAlready | None:
+    """The user's latest entry in the competition (not a rejected one) whose version, or
+    whose upload being checked, has the source of sha256 ``digest``; None if none."""
+    found = session.execute(
+        select(CompetitionEntry.id, CompetitionEntry.status, Bot.name, BotVersion.version,
+               CompetitionEntry.upload_id)
+        .outerjoin(BotVersion, BotVersion.id == CompetitionEntry.bot_version_id)
+        .outerjoin(Bot, Bot.id == BotVersion.bot_id)
+        .outerjoin(Upload, Upload.id == CompetitionEntry.upload_id)
+        .where(
+            CompetitionEntry.competition_id == competition_id,
+            CompetitionEntry.user_id == user_id,
+            CompetitionEntry.status != "rejected",
+            or_(
+                BotVersion.sha256 == digest,
+                (CompetitionEntry.bot_version_id.is_(None)) & (Upload.sha256 == digest),
+            ),
+        )
+        .order_by(CompetitionEntry.id.desc())
+        .limit(1)
+    ).first()  # fmt: skip
+    if found is None:
+        return None
+    entry_id, status, bot, version, upload_id = found
+    return EnteredAlready(
+        int(entry_id), str(status), bot, None if version is None else int(version), upload_id
+    )
+
+
 def add_active_entry(
     store: Store,
     competition_id: int,
@@ -449,12 +512,19 @@ def add_active_entry(
     now: datetime | None = None,
     *,
     daily_limit: int | None = None,
-) -> tuple[int, str] | None:
+) -> tuple[int, str] | EnteredAlready | None:
     """Enter a stored, accepted version at once: one transaction storing the entry and
-    settling it (see :func:`_activate`); return (its id, its status), or None (nothing
-    stored) when the user made ``daily_limit`` entries in the last 24 hours already."""
+    settling it (see :func:`_activate`); return (its id, its status). Nothing is stored
+    when the user entered this source already (that entry is returned: an identical
+    source is no new entry), nor when the user made ``daily_limit`` entries in the last
+    24 hours already (None)."""
     now = _now(now)
     with store.write() as session:
+        lock_competition(store, session, competition_id)
+        digest = session.scalar(select(BotVersion.sha256).where(BotVersion.id == version_id))
+        same = entered_source(session, competition_id, user_id, str(digest))
+        if same is not None:
+            return same
         if not within_limit(store, session, competition_id, user_id, daily_limit, now):
             return None
         entry = CompetitionEntry(
@@ -525,7 +595,7 @@ def _entry(found: Any) -> EntryRow:
         upload_id=e.upload_id, upload_status=upload_status, version_id=e.bot_version_id,
         bot=bot, version=version, label=label, status=e.status, reason=e.reason,
         created=as_utc(e.created), accepted=_aware(e.accepted),
-        first_rated=_aware(e.first_rated),
+        first_rated=_aware(e.first_rated), placed=_aware(e.placed),
     )  # fmt: skip
 
 
@@ -584,7 +654,7 @@ def disqualify_version(
             .where(
                 CompetitionEntry.competition_id == competition_id,
                 CompetitionEntry.bot_version_id == version_id,
-                CompetitionEntry.status.in_(("active", "superseded", "pending", "late")),
+                CompetitionEntry.status.in_(("active", "placing", "superseded", "pending", "late")),
             )
             .values(status="disqualified", reason=reason)
         ).rowcount  # type: ignore[attr-defined]

@@ -421,10 +421,12 @@ class Branch(Base):
 #: table is published.
 COMPETITION_STATUSES = ("open", "final", "done")
 #: A competition entry's status: ``pending`` while its upload is checked, ``active`` (the
-#: user's latest accepted version: it plays), ``superseded`` (a later one of the user's
-#: is active), ``disqualified`` (by the organiser; ``reason`` says why), ``rejected`` (its
-#: upload failed the check; ``reason``), ``late`` (accepted after the deadline: never plays).
-ENTRY_STATUSES = ("pending", "active", "superseded", "disqualified", "rejected", "late")
+#: user's latest placed version, or its first: it plays), ``placing`` (a later version
+#: playing its placement games: it displaces the active one once placed),
+#: ``superseded`` (a later one of the user's is active), ``disqualified`` (by the
+#: organiser; ``reason`` says why), ``rejected`` (its upload failed the check; ``reason``),
+#: ``late`` (accepted after the deadline: never plays).
+ENTRY_STATUSES = ("pending", "active", "placing", "superseded", "disqualified", "rejected", "late")
 
 
 class Competition(Base):
@@ -498,6 +500,25 @@ class CompetitionEntry(Base):
     #: When its upload was accepted, and when the ladder first rated it (its notices).
     accepted: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     first_rated: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: When it had played its placement games (the competition's ``placement_games``).
+    placed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class FinalChoice(Base):
+    """A version an entrant chose for a competition's final (arena.service.entries): at
+    most the competition's ``final_versions`` of a user; none chosen, the default ones go."""
+
+    __tablename__ = "competition_final_choices"
+    __table_args__ = (
+        UniqueConstraint("competition_id", "bot_version_id"),
+        Index("ix_final_choices_user", "competition_id", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    created: Mapped[datetime] = _created()
 
 
 class CompetitionRating(Base):

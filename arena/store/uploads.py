@@ -16,7 +16,12 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena.store.competitions import lock_competition, within_limit
+from arena.store.competitions import (
+    EnteredAlready,
+    entered_source,
+    lock_competition,
+    within_limit,
+)
 from arena.store.db import Store, renew_lease
 from arena.store.models import (
     Bot,
@@ -147,13 +152,14 @@ def _repeated(
     return None if found is None else int(found)
 
 
-def insert_upload(store: Store, new: NewUpload) -> Taken | None:
+def insert_upload(store: Store, new: NewUpload) -> Taken | EnteredAlready | None:
     """Store ``new`` for the owner's bot, with its competition entry or assignment
     submission (pending), in one transaction; return it. An upload with the same client
     key, or the same repeat key since the window's start, is returned instead (``created``
     False): the keys are unique for an owner, so of two sent at the same instant one is
-    stored and the other returns it. None (nothing stored): a competition entry over its
-    daily limit.
+    stored and the other returns it. Nothing is stored for a competition entry whose
+    source the owner entered already (that entry is returned: an identical source is no
+    new entry), nor over its daily limit (None).
 
     The upload is ``pending``, or ``already`` (finished now, with the version) when the bot
     has a version with this very source: an ``already`` upload takes that version's
@@ -168,6 +174,10 @@ def insert_upload(store: Store, new: NewUpload) -> Taken | None:
             found = _repeated(session, new.owner_id, new.client_key, new.repeat_key, start)
             if found is not None:
                 return Taken(found, False)
+            if new.purpose == "competition" and new.competition_id is not None:
+                same = entered_source(session, new.competition_id, new.owner_id, new.digest)
+                if same is not None:
+                    return same
             if new.purpose == "competition" and not within_limit(
                 store, session, new.competition_id or 0, new.owner_id, new.entry_limit, now
             ):

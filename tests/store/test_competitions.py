@@ -52,7 +52,7 @@ def _version(store: Store, owner: str, bot: str, n: int = 0) -> tuple[int, int]:
 
 def _status(store: Store, competition_id: int, user: int, version: int, now: datetime) -> str:
     added = c.add_active_entry(store, competition_id, user, version, now)
-    assert added is not None
+    assert isinstance(added, tuple)
     return added[1]
 
 
