@@ -540,7 +540,8 @@ def enter_with_version(
         _check_daily(store, row, user_id, now)
     added = stored.add_active_entry(store, row.id, user_id, version_id, now, daily_limit=limit)
     if isinstance(added, EnteredAlready):
-        raise CompetitionError(same_source(row, added, f"version {version_id}"))
+        sent = None if added.version_id == version_id else f"version {version_id}"
+        raise CompetitionError(same_source(row, added, sent))
     if added is None:  # another entry of the user's came in meanwhile, up to the limit
         raise CompetitionError(_over(row, store, user_id, now))
     entry_id, status = added
@@ -548,15 +549,18 @@ def enter_with_version(
     return _entry_view(store, row, user_id, entry_id)
 
 
-def same_source(row: CompetitionRow, same: EnteredAlready, sent: str) -> str:
+def same_source(row: CompetitionRow, same: EnteredAlready, sent: str | None) -> str:
     """The refusal of a source the entrant entered already (``sent``: what was sent, a
-    file's or a version's name): it is no new entry and costs no daily entry."""
-    if same.version is not None:
-        what = f"version {same.version} of your bot {same.bot}"
+    file's name, or None for the very version entered): it is no new entry and costs no
+    daily entry."""
+    if same.version is None:
+        what = f"is the same source as your upload {same.upload_id}, still being checked"
+    elif sent is None:
+        what = f"(version {same.version} of your bot {same.bot}) is entered already"
     else:
-        what = f"your upload {same.upload_id}, still being checked"
+        what = f"is the same source as version {same.version} of your bot {same.bot}"
     return (
-        f"{sent} is the same source as {what} (entry {same.entry_id} in {row.name}, "
+        f"{sent or 'this version'} {what} (entry {same.entry_id} in {row.name}, "
         f"{same.status}): it is not a new entry, and it costs none of your daily entries."
     )
 

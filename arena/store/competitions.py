@@ -471,6 +471,7 @@ class EnteredAlready:
     bot: str | None
     version: int | None
     upload_id: int | None
+    version_id: int | None = None
 
 
 def entered_source(
@@ -480,7 +481,7 @@ def entered_source(
     whose upload being checked, has the source of sha256 ``digest``; None if none."""
     found = session.execute(
         select(CompetitionEntry.id, CompetitionEntry.status, Bot.name, BotVersion.version,
-               CompetitionEntry.upload_id)
+               CompetitionEntry.upload_id, CompetitionEntry.bot_version_id)
         .outerjoin(BotVersion, BotVersion.id == CompetitionEntry.bot_version_id)
         .outerjoin(Bot, Bot.id == BotVersion.bot_id)
         .outerjoin(Upload, Upload.id == CompetitionEntry.upload_id)
@@ -498,10 +499,9 @@ def entered_source(
     ).first()  # fmt: skip
     if found is None:
         return None
-    entry_id, status, bot, version, upload_id = found
-    return EnteredAlready(
-        int(entry_id), str(status), bot, None if version is None else int(version), upload_id
-    )
+    entry_id, status, bot, version, upload_id, version_id = found
+    number = None if version is None else int(version)
+    return EnteredAlready(int(entry_id), str(status), bot, number, upload_id, version_id)
 
 
 def add_active_entry(

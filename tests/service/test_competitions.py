@@ -72,7 +72,9 @@ def _account(actors: Actors, name: str) -> Account:
 
 
 def _version(store: Store, owner: str, bot: str, source: bytes = GREEDY) -> int:
-    return store.add_bot_version(owner, bot, source.decode(), {})[0].id
+    """A stored version of ``source``, a comment naming it added (an entrant's identical
+    sources are one entry: tests/service/test_entries.py)."""
+    return store.add_bot_version(owner, bot, source.decode() + f"# {owner}/{bot}\n", {})[0].id
 
 
 # --- creation ---------------------------------------------------------------------------------
@@ -91,7 +93,8 @@ def test_creation_stores_the_competition_and_its_running_ladder(
     assert comp.competition_view(store, actors["alice"], "cup").can_enter
     assert view.ladder == "cup-ladder" and tournament_id_named(store, "cup-ladder") is not None
     assert view.settings == {
-        "move_seconds": 1.0, "memory_mb": 256, "runtimes": ["python"], "games_per_deal": 2
+        "move_seconds": 1.0, "memory_mb": 256, "runtimes": ["python"], "games_per_deal": 2,
+        "final_versions": 2,
     }  # fmt: skip
     assert view.standings == () and view.final is None
     with pytest.raises(NotFound, match="no competition called 'nope'"):
@@ -235,11 +238,11 @@ def test_an_upload_entry_is_checked_then_active_with_no_placement(
     assert tournament_id_named(store, "placement-alice-greedy-v1") is None
     [row] = comp.competition_view(store, None, "cup").standings
     assert (row.name, row.rating, row.games, row.provisional) == ("alice/greedy v1", None, 0, True)
-    # the same source again past the intake's repeat window: "already", settled at once
-    # (kept: it is the active entry); within the window it would be the first upload
+    # the same source again past the intake's repeat window: no new entry (within the
+    # window it would be the first upload)
     later = datetime.now(UTC) + timedelta(seconds=REPEAT_WINDOW_SECONDS + 1)
-    again = enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY, now=later)
-    assert (again.status, again.upload_status) == ("superseded", "already")
+    with pytest.raises(CompetitionError, match="same source as version 1 of your bot greedy"):
+        enter_upload(store, actors["alice"], "cup", "greedy.py", GREEDY, now=later)
 
 
 def test_a_rejected_upload_rejects_its_entry(store: Store, actors: Actors, celery: Celery) -> None:
@@ -284,7 +287,8 @@ def test_a_new_version_supersedes_the_users_previous_entry(store: Store, actors:
         comp.enter_with_version(store, actors["alice"], "cup", vb)  # bob's
     with pytest.raises(CompetitionError, match="--owner"):
         comp.enter_with_version(store, OPERATOR, "cup", v1)
-    assert comp.enter_with_version(store, OPERATOR, "cup", v1, owner="alice").status == "active"
+    with pytest.raises(CompetitionError, match=r"version 1 of your bot greedy\) is entered"):
+        comp.enter_with_version(store, OPERATOR, "cup", v1, owner="alice")
 
 
 def test_the_daily_limit_says_when_the_next_entry_is_allowed(store: Store, actors: Actors) -> None:
@@ -321,8 +325,8 @@ def test_disqualify_needs_a_reason_and_shows_it_on_the_row(store: Store, actors:
     [row] = comp.competition_view(store, None, "cup").standings
     assert (row.status, row.reason) == ("disqualified", "copied from bob")
     assert comp.ladder_rows(store, None, "cup")[0]["reason"] == "copied from bob"
-    again = comp.enter_with_version(store, actors["alice"], "cup", va)
-    assert again.status == "rejected" and "disqualified" in (again.reason or "")
+    with pytest.raises(CompetitionError, match=r"is entered already \(entry 1 in cup, disq"):
+        comp.enter_with_version(store, actors["alice"], "cup", va)
 
 
 def test_deadline_close_and_rerun_keep_their_order(store: Store, actors: Actors) -> None:

@@ -112,15 +112,16 @@ def test_entries_become_active_supersede_and_join_the_ladder(store: Store) -> No
     now = T0 + timedelta(hours=1)
     assert _status(store, competition_id, alice, v1, now) == "active"
     assert _status(store, competition_id, bob, vb, now) == "active"
-    # the same version again: kept, the new entry superseded at once
-    assert _status(store, competition_id, alice, v1, now) == "superseded"
+    # the same version again: no new entry, the one that holds it is returned
+    again = c.add_active_entry(store, competition_id, alice, v1, now)
+    assert isinstance(again, c.EnteredAlready) and (again.version, again.status) == (1, "active")
     assert _status(store, competition_id, alice, v2, now) == "active"
     entrants = c.active_entrants(store, competition_id)
     assert [(e.version_id, e.label, e.user_id) for e in entrants] == [
         (vb, "bob-greedy-v1", bob), (v2, "alice-greedy-v2", alice)
     ]  # fmt: skip
     statuses = [(e.version, e.status) for e in c.entries_of(store, competition_id, alice)]
-    assert statuses == [(2, "active"), (1, "superseded"), (1, "superseded")]
+    assert statuses == [(2, "active"), (1, "superseded")]
     assert c.competition_row(store, "cup").entrants == 2  # type: ignore[union-attr]
     # the superseded version keeps its ladder entrant (its games stay)
     assert "alice-greedy-v1" in {e.label for e in c.entry_rows(store, competition_id)}
@@ -176,8 +177,9 @@ def test_disqualify_voids_the_versions_pending_ladder_matches(store: Store) -> N
     assert [e.version_id for e in c.active_entrants(store, competition_id)] == [vb]
     entry = c.entries_of(store, competition_id, alice)[0]
     assert (entry.status, entry.reason) == ("disqualified", "copied code")
-    # entering it again is refused
-    assert _status(store, competition_id, alice, va, now) == "rejected"
+    # entering it again is refused: the disqualified entry holds its source
+    again = c.add_active_entry(store, competition_id, alice, va, now)
+    assert isinstance(again, c.EnteredAlready) and again.status == "disqualified"
 
 
 def test_reset_final_voids_it_and_goes_back_to_final(store: Store) -> None:
