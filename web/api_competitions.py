@@ -25,6 +25,7 @@ from werkzeug.datastructures import FileStorage
 from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as service
+from arena.service import entries
 from arena.service.competitions import (
     CompetitionError,
     CompetitionSummary,
@@ -34,6 +35,7 @@ from arena.service.competitions import (
     LadderRow,
     NewCompetition,
 )
+from arena.service.entries import FinalChoice
 from arena.service.intake import Purpose, take_upload
 from arena.service.permissions import require
 from arena.service.uploads import UploadError
@@ -77,6 +79,7 @@ class CompetitionCreate(BaseModel):
     final_top: int = 8
     final_confidence: float = 0.95
     final_max_games: int = 14000
+    final_versions: int = Field(2, description="versions an entrant may send to the final")
     description: str = Field("", max_length=5000)
 
 
@@ -85,6 +88,12 @@ class EntryForm(BaseModel):
     name: str = Field("", max_length=64, description="the bot's name (default: the file's)")
     runtime: str = Field(
         "", max_length=20, description="a runtime the competition offers (default: by suffix)"
+    )
+
+
+class FinalChoiceRequest(BaseModel):
+    versions: list[int] = Field(
+        max_length=100, description="your version ids for the final ([]: the default ones)"
     )
 
 
@@ -151,7 +160,8 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionView, in
             runtimes=tuple(json.runtimes), daily_submissions=json.daily_submissions,
             sources_public=json.sources_public, games_per_deal=json.games_per_deal,
             final_top=json.final_top, final_confidence=json.final_confidence,
-            final_max_games=json.final_max_games, description=json.description,
+            final_max_games=json.final_max_games, final_versions=json.final_versions,
+            description=json.description,
         )  # fmt: skip
         competition_id = service.create_competition(get_store(), account, new)
     except (PermissionDenied, NotFound):
@@ -195,6 +205,39 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int, dict[str, str
         _fail(400, str(exc))
     assert received.entry is not None
     return received.entry, 202, replayed(received)
+
+
+@api.get("/competitions/<name>/final-choice")
+@guarded("enter-competition", early=False)
+@spec.validate(resp=Responses(HTTP_200=FinalChoice, HTTP_404=ApiError, **ERRORS), tags=TAGS)
+def api_final_choice(name: str) -> FinalChoice:
+    """Your versions in the competition and which go to its final as things stand (an
+    ``upload`` token)."""
+    account = _caller("upload")
+    return entries.final_choice(get_store(), account, name)
+
+
+@api.put("/competitions/<name>/final-choice")
+@guarded("enter-competition", early=False)
+@spec.validate(
+    json=FinalChoiceRequest,
+    resp=Responses(HTTP_200=FinalChoice, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    tags=TAGS,
+)  # fmt: skip
+def api_choose_final(name: str, json: FinalChoiceRequest) -> FinalChoice:
+    """Choose which of your versions go to the final (an ``upload`` token), in place of
+    your earlier choice: at most the competition's ``final_versions``, until the final is
+    made; ``[]``: the default (your best-rated placed version and your latest placed
+    one). Sent again, the same choice is the same: safe to repeat."""
+    account = _caller("upload")
+    if any(not 1 <= v <= MAX_ID for v in json.versions):
+        _fail(400, "version ids are whole numbers from 1: send your versions' ids")
+    try:
+        return entries.choose_final(get_store(), account, name, list(json.versions))
+    except (PermissionDenied, NotFound):
+        raise
+    except ArenaError as exc:
+        return _fail(400, str(exc))  # type: ignore[no-any-return]
 
 
 def _control(name: str, act: Any) -> Done:

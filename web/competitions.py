@@ -26,6 +26,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
 from arena.service import competitions as service
+from arena.service import entries
 from arena.service.bot_views import RatingChart
 from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
@@ -90,9 +91,10 @@ def local_input(value: datetime, zone: str) -> str:
     return value.astimezone(tz).strftime("%Y-%m-%dT%H:%M")
 
 
-def countdown(value: datetime | None, now: datetime | None = None) -> str:
+def countdown(value: datetime | None, now: datetime | None = None, suffix: str = "") -> str:
     """The time left until ``value`` as the page shows it before its script ticks:
-    ``2 d 03:04:05``, ``03:04:05``; ``passed`` once it has."""
+    ``2 d 03:04:05``, ``03:04:05`` (followed by ``suffix``, e.g. `` left``); ``passed``
+    once it has (no suffix: never "passed left")."""
     if value is None:
         return ""
     left = int((value - (now or datetime.now(UTC))).total_seconds())
@@ -100,7 +102,7 @@ def countdown(value: datetime | None, now: datetime | None = None) -> str:
         return "passed"
     days, rest = divmod(left, 86400)
     clock = f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
-    return f"{days} d {clock}" if days else clock
+    return (f"{days} d {clock}" if days else clock) + suffix
 
 
 def parse_local(text: str, zone: str, field: str) -> datetime:
@@ -162,6 +164,7 @@ FORM_DEFAULTS: dict[str, Any] = {
     "final_top": "8",
     "final_confidence": "0.95",
     "final_max_games": "14000",
+    "final_versions": "2",
 }
 
 
@@ -224,6 +227,7 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
         final_top=form_int("final_top", 8),
         final_confidence=form_float("final_confidence", 0.95),
         final_max_games=form_int("final_max_games", 14000),
+        final_versions=form_int("final_versions", 2),
         description=str(values["description"]).strip(),
     )
 
@@ -261,6 +265,22 @@ def _page_context(name: str, *, whole: bool = True) -> dict[str, Any]:
         "tied": {place for place in places if places.count(place) > 1},
         "own_versions": [choice for choice in own if choice.kind == "yours"],
         "manage_choices": [r for r in view.standings if r.status == "active"],
+        **_entrant_context(name, whole),
+    }
+
+
+def _entrant_context(name: str, whole: bool) -> dict[str, Any]:
+    """The entrant's part of the page: how long placement takes now (with the deadline's
+    warning) and its versions for the final (arena.service.entries)."""
+    if not whole:
+        return {}
+    store, account = get_store(), current_account()
+    choice = None
+    if account is not None:
+        choice = entries.final_choice(store, account, name)
+    return {
+        "outlook": entries.placement_outlook(store, name),
+        "final_choice": choice if choice is not None and choice.versions else None,
     }
 
 
@@ -347,6 +367,27 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
         raise
     except (ArenaError, ValueError) as exc:
         return _again(name, exc)
+    return redirect(url_for("competitions.competition_page", name=name))
+
+
+@competitions.post("/competitions/<name>/final-choice")
+@guarded("enter-competition")
+def final_choice(name: str) -> BaseResponse | tuple[str, int]:
+    """Choose which of your versions go to the final (none ticked: the default, your
+    best-rated placed version and your latest placed one)."""
+    try:
+        chosen = request.form.getlist("version")
+        if not all(v.strip().isdigit() for v in chosen):
+            raise CompetitionError("choose your versions from the list")
+        ids = [_id(v.strip()) for v in chosen]
+        made = entries.choose_final(get_store(), current_account(), name, ids)
+    except (PermissionDenied, NotFound):
+        raise
+    except ArenaError as exc:
+        return _again(name, exc)
+    goes = ", ".join(v.name for v in made.versions if v.goes) or "none placed yet"
+    said = "your choice" if made.chosen else "the default (your best and your latest placed)"
+    flash(f"Saved: {said} goes to the final; as things stand: {goes}.")
     return redirect(url_for("competitions.competition_page", name=name))
 
 

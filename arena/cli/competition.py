@@ -1,4 +1,4 @@
-"""``arena competition create|list|status|enter|close|deadline|disqualify|final``
+"""``arena competition create|list|status|enter|final-choice|close|deadline|disqualify|final``
 (docs/competitions.md).
 
 The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`), through
@@ -99,14 +99,16 @@ def competition_group(ctx: click.Context) -> None:
 @click.option("--final-top", type=int, default=8, show_default=True)
 @click.option("--final-confidence", type=float, default=0.95, show_default=True)
 @click.option("--final-max-games", type=int, default=14000, show_default=True)
+@click.option("--final-versions", type=int, default=2, show_default=True,
+              help="Versions an entrant may send to the final.")  # fmt: skip
 @click.option("--description", default="")
 @url_option
 def competition_create(name: str, deadline: str, opens: str | None, time_zone: str,
                        rules_name: str, players: int, teams: bool, move_time: float,
                        memory: int, runtimes: tuple[str, ...], daily: int,
                        sources_public: bool, games_per_deal: int, final_top: int,
-                       final_confidence: float, final_max_games: int, description: str,
-                       url: str | None) -> None:  # fmt: skip
+                       final_confidence: float, final_max_games: int, final_versions: int,
+                       description: str, url: str | None) -> None:  # fmt: skip
     """Create competition NAME: entries from --opens to --deadline, the ladder meanwhile,
     then the final among the ladder's --final-top."""
     rules = resolve_rules(rules_name)
@@ -118,7 +120,7 @@ def competition_create(name: str, deadline: str, opens: str | None, time_zone: s
         daily_submissions=daily, sources_public=sources_public,
         games_per_deal=games_per_deal, final_top=final_top,
         final_confidence=final_confidence, final_max_games=final_max_games,
-        description=description,
+        final_versions=final_versions, description=description,
     )  # fmt: skip
     store = open_store(url)
     try:
@@ -312,6 +314,39 @@ def store_checked_file(bot: str, owner: str, bot_name: str | None, url: str | No
     finally:
         store.close()
     return f"{owner}/{name}@{number}"
+
+
+@competition_group.command("final-choice", short_help="An entrant's versions for the final.")
+@click.argument("name")
+@click.argument("versions", nargs=-1, metavar="[OWNER/BOT@vN]...")
+@click.option("--owner", required=True, help="The entrant's user name.")
+@click.option("--default", "to_default", is_flag=True,
+              help="Send the default versions (the best-rated and the latest placed).")  # fmt: skip
+@url_option
+def competition_final_choice(name: str, versions: tuple[str, ...], owner: str,
+                             to_default: bool, url: str | None) -> None:  # fmt: skip
+    """Show which of OWNER's versions go to competition NAME's final, or choose them:
+    VERSIONS (stored versions of OWNER's entered there), or --default."""
+    from arena.service import entries
+
+    if versions and to_default:
+        raise UsageError("give VERSIONS or --default, not both")
+    store = open_store(url)
+    try:
+        if versions or to_default:
+            ids = [_version_id(store, reference) for reference in versions]
+            choice = entries.choose_final(store, OPERATOR, name, ids, owner=owner)
+        else:
+            choice = entries.final_choice(store, OPERATOR, name, owner=owner)
+    finally:
+        store.close()
+    said = "chosen" if choice.chosen else "the default"
+    click.echo(f"{name}: {owner}'s versions for the final ({said}, at most {choice.limit}):")
+    for v in choice.versions:
+        rating = "-" if v.rating is None else f"{v.rating:.0f}"
+        placed = "placed" if v.placed else "not placed"
+        goes = "goes" if v.goes else "-"
+        click.echo(f"  {goes:5} {v.name} ({v.status}, {placed}, rating {rating}, {v.games} games)")
 
 
 @competition_group.command("close", short_help="Close a competition's entries now.")

@@ -143,7 +143,8 @@ document.addEventListener("change", (event) => {
 });
 
 // Countdowns (a competition's opening and deadline): <time data-countdown datetime=ISO>
-// holds the server's "2 d 03:04:05"; here it ticks every second. When one passes, the
+// holds the server's "2 d 03:04:05" (then its data-suffix, " left", until it passes: never
+// "passed left"); here it ticks every second. When one passes, the
 // page's live part is asked at once (the competition's status has changed), or the whole
 // page reloaded where the countdown says data-reload (an opening: the entry form appears).
 function countdownText(milliseconds) {
@@ -164,7 +165,7 @@ function tickCountdowns() {
     if (Number.isNaN(left)) {
       return;
     }
-    element.textContent = countdownText(left);
+    element.textContent = countdownText(left) + (left > 0 ? element.dataset.suffix || "" : "");
     const first = !element.dataset.ticked;
     element.dataset.ticked = "1";
     if (left <= 0 && !element.dataset.passed) {
