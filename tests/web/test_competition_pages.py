@@ -67,6 +67,9 @@ def test_a_countdown_before_the_script_ticks() -> None:
     )
     assert countdown(now + timedelta(minutes=1), now) == "00:01:00"
     assert countdown(now, now) == "passed"
+    # the page's "left" follows the time, never "passed" (issue 31: "passed left")
+    assert countdown(now + timedelta(minutes=1), now, " left") == "00:01:00 left"
+    assert countdown(now, now, " left") == "passed"
     assert countdown(now - timedelta(days=1), now) == "passed"
 
 
