@@ -100,3 +100,27 @@ def test_times_are_read_in_the_competitions_time_zone() -> None:
     paris = parse_when("2026-07-01T12:00", "Europe/Paris")
     assert paris.utcoffset() is not None and paris.utcoffset().total_seconds() == 7200  # type: ignore[union-attr]
     assert parse_when("2026-07-01T12:00+00:00", "Europe/Paris").utcoffset().total_seconds() == 0  # type: ignore[union-attr]
+
+
+def test_the_same_file_entered_twice_is_one_entry_and_the_final_choice(
+    url: str, store: Store
+) -> None:
+    assert invoke(url, "competition", "create", "cup", "--deadline", "+7d").exit_code == 0
+    greedy = str(REFERENCE_BOTS / "greedy.py")
+    first = invoke(url, "competition", "enter", "cup", greedy, "--owner", "alice", "--unsandboxed")
+    assert first.exit_code == 0, first.output
+    again = invoke(url, "competition", "enter", "cup", greedy, "--owner", "alice", "--unsandboxed")
+    assert again.exit_code != 0
+    assert again.output.strip().endswith(
+        "this version (version 1 of your bot greedy) is entered already (entry 1 in cup, "
+        "active): it is not a new entry, and it costs none of your daily entries."
+    )
+    shown = invoke(url, "competition", "final-choice", "cup", "--owner", "alice")
+    assert shown.exit_code == 0, shown.output
+    assert "alice's versions for the final (the default, at most 2)" in shown.output
+    assert "alice/greedy v1 (active, not placed" in shown.output
+    chosen = invoke(url, "competition", "final-choice", "cup", "alice/greedy@1", "--owner", "alice")
+    assert chosen.exit_code == 0 and "(chosen, at most 2)" in chosen.output
+    refused = invoke(url, "competition", "final-choice", "cup", "--default", "alice/greedy@1",
+                     "--owner", "alice")  # fmt: skip
+    assert refused.exit_code == USAGE_ERROR and "not both" in refused.output
