@@ -186,6 +186,7 @@ def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int, dict[str, str
     competition offers, default by the suffix; an ``upload`` token):
     202 with the entry, ``pending`` while its upload is checked on a worker (poll
     ``/uploads/{upload_id}`` or the competition); once accepted it is your active entry
+    (``placing`` while your active one is placed; a source you entered already: 400)
     and plays the ladder. An ``Idempotency-Key`` header sent again (or the same file again
     within a minute) answers the first entry, with ``Idempotent-Replayed: true``."""
     account = _caller("upload")

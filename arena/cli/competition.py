@@ -231,7 +231,8 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
                       memory: int, runtime: str | None) -> int:  # fmt: skip
     """Enter OWNER's bot in competition NAME: FILE (checked here as `arena bots add`
     checks it, under --runtime, and stored as OWNER's bot) or --version, a stored version of
-    OWNER's. It becomes OWNER's active entry; the previous one is superseded."""
+    OWNER's. It becomes OWNER's active entry (placing, while OWNER's active one is placed:
+    it displaces that one once placed itself). A source OWNER entered already is refused."""
     if (bot is None) == (reference is None):
         raise UsageError("give a bot FILE or --version OWNER/BOT@vN (one of them)")
     if bot is not None:

@@ -10,7 +10,9 @@ bots between its opening and its deadline, a ladder plays them continuously
   accepted version of one's own) enters a stored one; either while the
   competition is open, at most ``daily_submissions`` a user in any 24 hours;
   :func:`entry_accepted` settles an upload's entry once its check is done (the workers
-  call it): the user's new active entry supersedes the previous one, and joins the ladder.
+  call it): the new version joins the ladder, and supersedes the user's active one at once
+  or, while that one is placed, once placed itself (``placing`` meanwhile: arena.service.
+  clock promotes it). A source the user entered already is no new entry (:func:`same_source`).
 - The organiser's controls (``manage-competition``: its organiser, or an admin):
   :func:`extend_deadline`, :func:`disqualify`, :func:`close_now`, :func:`rerun_final`.
 - Reads: :func:`competition_list`, :func:`competition_view`, the exports
@@ -511,13 +513,15 @@ def enter_with_version(
     now: datetime | None = None,
 ) -> EntryView:
     """Enter a stored version: ``actor``'s own (the operator names its ``owner``), while
-    the competition is open (an account's entries within the daily limit); it becomes the
-    user's active entry at once. Return the entry.
+    the competition is open (an account's entries within the daily limit); it plays the
+    ladder at once, the user's active entry (or ``placing`` while the active one is placed).
+    Return the entry.
 
     Raises:
         PermissionDenied: ``actor`` may not enter (anonymous).
         NotFound: no competition called ``name``, or no such version of the user's.
-        CompetitionError: closed, over the daily limit, or the operator named no owner.
+        CompetitionError: closed, over the daily limit, the operator named no owner, or
+            the user entered this source already (nothing stored, no daily entry spent).
     """
     row = find_competition(store, name)
     now = _now(now)
@@ -568,7 +572,8 @@ def same_source(row: CompetitionRow, same: EnteredAlready, sent: str | None) -> 
 def entry_accepted(store: Store, upload_id: int, now: datetime | None = None) -> int | None:
     """Settle the competition entry made with this upload once its check is done (the
     workers call it after every check): accepted (or "already") -> active, superseding the
-    user's previous active entry (``late`` after the deadline); rejected -> rejected with
+    user's previous active entry, or placing while that one is placed (``late`` after the
+    deadline: arena.store.competitions.accept_entry); rejected -> rejected with
     the upload's message. Return the entry's id, or None if the upload is no entry (it is
     a plain upload: it gets its placement tournament). Idempotent.
     """
