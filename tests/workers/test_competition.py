@@ -74,10 +74,13 @@ def _entries(running: Service, cid: int) -> list[CompetitionEntry]:
 
 
 def _placed(running: Service, cid: int) -> bool:
-    """Every entrant active, placed and rated over 4 games or more in the standings (what
-    the test checks once the deadline has passed)."""
+    """Every entrant active, placed (its 4 placement games, marked by the clock: one not
+    placed by the deadline would be placed after it) and rated over 4 games or more in the
+    standings (what the test checks once the deadline has passed)."""
     entries = _entries(running, cid)
-    if len(entries) != 4 or any(e.status != "active" or e.first_rated is None for e in entries):
+    if len(entries) != 4 or any(
+        e.status != "active" or e.first_rated is None or e.placed is None for e in entries
+    ):
         return False
     rated = [r for r in _state(running, cid)[0].standings or [] if r.get("rating") is not None]
     return len(rated) == 4 and all(r["games"] >= 4 for r in rated)
@@ -95,6 +98,10 @@ def test_a_competition_runs_from_creation_to_a_published_final_by_itself(
             name="spring", deadline=deadline, games_per_deal=2, final_top=3, final_max_games=48
         )
         cid = create_competition(store, OPERATOR, new)
+        with store.write() as session:  # placed after 4 games, not 8: a shorter ladder
+            row = session.get(Competition, cid)
+            assert row is not None
+            row.settings = {**row.settings, "placement_games": 4}
         versions = {}
         for owner, bot in STORED.items():
             source = (REFERENCE_BOTS / f"{bot}.py").read_text()
