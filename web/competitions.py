@@ -338,8 +338,13 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
         if chosen:
             if not chosen.isdigit():
                 raise CompetitionError(f"choose one of your versions, not {chosen!r}")
-            service.enter_with_version(get_store(), current_account(), name, _id(chosen))
-            flash("Entered: your version plays on the ladder now.")
+            entry = service.enter_with_version(get_store(), current_account(), name, _id(chosen))
+            flash(
+                "Entered: your version plays its placement games now; your placed version "
+                "plays on until it is placed."
+                if entry.status == "placing"
+                else "Entered: your version plays on the ladder now."
+            )
         elif file is not None and file.filename:
             filename, data = read_file(file)
             received = take_upload(

@@ -253,6 +253,9 @@ def test_a_rejected_upload_rejects_its_entry(store: Store, actors: Actors, celer
     accept_upload(store, entry.upload_id, config=Config(), sandboxed=False)
     [mine] = comp.competition_view(store, actors["alice"], "cup").entries
     assert mine.status == "rejected" and (mine.reason or "").startswith("Rejected:")
+    # the notice says it once (issue 31: "Rejected: Rejected:")
+    assert any(n.startswith("Rejected: crash") for n in mine.notices), mine.notices
+    assert not any("Rejected: Rejected:" in n for n in mine.notices)
 
 
 def test_an_upload_accepted_after_the_deadline_is_late(
