@@ -276,7 +276,7 @@ def _entrant_context(name: str, whole: bool) -> dict[str, Any]:
         return {}
     store, account = get_store(), current_account()
     choice = None
-    if account is not None:
+    if account is not None and allowed(account, "enter-competition"):
         choice = entries.final_choice(store, account, name)
     return {
         "outlook": entries.placement_outlook(store, name),
