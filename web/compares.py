@@ -16,11 +16,11 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.compete.sprt import STATISTICS
-from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
 from arena.service.bot_views import bot_list
+from arena.service.rule_sets import rule_set_list
 from arena.service.compares import (
     MAX_COMPARE_GAMES,
     CompareRequest,
@@ -61,7 +61,7 @@ def _choices(account: Account, values: dict[str, str]) -> dict[str, Any]:
         "bots": bots,
         "new": new,
         "old": old,
-        "presets": list(PRESETS),
+        "rule_sets": rule_set_list(get_store()),
         "max_games": MAX_COMPARE_GAMES,
         "statistics": STATISTICS,
     }
