@@ -20,7 +20,6 @@ from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
 from arena.service.bot_views import bot_list
-from arena.service.rule_sets import rule_set_list
 from arena.service.compares import (
     MAX_COMPARE_GAMES,
     CompareRequest,
@@ -30,6 +29,7 @@ from arena.service.compares import (
 )
 from arena.service.display import entrant_names
 from arena.service.permissions import allowed
+from arena.service.rule_sets import rule_set_list
 from web.auth import current_account, guarded, public
 from web.extensions import get_store
 from web.forms import form_float, form_int, sentence

@@ -414,7 +414,9 @@ def competition_kit(name: str, out: str | None, server: str, url: str | None) ->
         store.close()
     target = Path(out if out is not None else kit.folder)
     if target.exists():
-        raise UsageError(f"{str(target)!r} exists already: choose a new --out (nothing is overwritten)")
+        raise UsageError(
+            f"{str(target)!r} exists already: choose a new --out (nothing is overwritten)"
+        )
     try:
         if target.suffix.lower() == ".zip":
             target.write_bytes(kits.kit_zip(kit))

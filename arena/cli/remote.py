@@ -189,7 +189,7 @@ def _table(players: int | None, teams: bool, move_time: float | None) -> dict[st
 @click.option("--players", type=click.IntRange(2, 9), default=None, help="Seats (default: 2).")
 @click.option("--teams", is_flag=True, help="2v2 (4 players): NEW and OLD each partner a copy.")
 @click.option(
-    "--move-time", type=MOVE_SECONDS, default=None, help="The compare's seconds a move (default: 1)."
+    "--move-time", type=MOVE_SECONDS, default=None, help="The compare's seconds a move (1)."
 )
 @runtime_option
 @click.option(

@@ -36,8 +36,7 @@ _SCORINGS = {
     Scoring.OPPONENTS_MINUS_OWN: "the round's winner scores the opponents' pips less its own",
     Scoring.POSITIVE_DIFFERENCES: "the round's winner scores, for each opponent, the pips "
     "it holds beyond the winner's (none if fewer)",
-    Scoring.DIFFERENCES: "the round's winner scores the sum of each opponent's pips less "
-    "its own",
+    Scoring.DIFFERENCES: "the round's winner scores the sum of each opponent's pips less its own",
     Scoring.ROUNDED_FIVES: "the round's winner scores a point for every 5 of the opponents' "
     "pips, rounded (3 or 4 over: up)",
     Scoring.ROUND_WINS: "no points for a round: the winner wins the round",
@@ -102,8 +101,7 @@ def _meanings(rules: Rules) -> dict[str, str]:
         "players": f"players at a table: {players_text(rules)}",
         "hand_size": "tiles dealt to each player: "
         + per_players_text(rules.hand_sizes, rules.players),
-        "reserve": "boneyard tiles never drawn: "
-        + per_players_text(rules.reserves, rules.players),
+        "reserve": "boneyard tiles never drawn: " + per_players_text(rules.reserves, rules.players),
         "lead": _LEADS[rules.lead],
         "draw_limit": "a player who cannot play draws " + draw_text(rules),
         "scoring": _SCORINGS[rules.scoring],

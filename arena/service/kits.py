@@ -55,9 +55,48 @@ def _table_args(row: CompetitionRow) -> str:
     return "--players 4 --teams" if row.teams else f"--players {row.players}"
 
 
-def _limits(row: CompetitionRow) -> str:
-    move = float(row.settings.get("move_seconds", 1.0))
-    return f"--move-time {move:g} --memory {int(row.settings.get('memory_mb', 256))}"
+def _move_seconds(row: CompetitionRow) -> float:
+    return float(row.settings.get("move_seconds", 1.0))
+
+
+def _memory_mb(row: CompetitionRow) -> int:
+    return int(row.settings.get("memory_mb", 256))
+
+
+def _facts(row: CompetitionRow, rules: Rules) -> str:
+    """What the competition plays, in a sentence."""
+    table = "4 players, 2 against 2" if row.teams else f"{row.players} players"
+    runtimes = ", ".join(row.settings.get("runtimes") or ("python",))
+    return (
+        f"{row.name} plays the rule set **{rules.name}** (version {rules.version}) with "
+        f"{table}, {_move_seconds(row) * 1000:g} ms a move and {_memory_mb(row)} MB a bot, "
+        f"in the {runtimes} runtime."
+    )
+
+
+def _commands(row: CompetitionRow, rules: Rules, bot: str) -> str:
+    """The commands that check, play and compare here under exactly the rules."""
+    rules_file = rule_file_name(rules, "toml")
+    flag = " --runtime python-numpy" if _runtime(row) == "python-numpy" else ""
+    opponents = "greedy" if row.teams else ",".join(["greedy"] * (row.players - 1))
+    table = _table_args(row)
+    limits = f"--move-time {_move_seconds(row):g} --memory {_memory_mb(row)}"
+    return "\n".join((
+        f"arena rules {rules_file}",
+        f"arena check{flag} {bot} {limits}",
+        f"arena play{flag} --rules {rules_file} {table} --bots {bot},{opponents} --games 20 "
+        + limits,
+        f"arena compare {bot} greedy --rules {rules_file} {table} --max-games 200 {limits}",
+    ))  # fmt: skip
+
+
+def _push(row: CompetitionRow, reference: str, bot: str) -> str:
+    """The command that pushes a version and compares it on the server, under the rules."""
+    flag = " --runtime python-numpy" if _runtime(row) == "python-numpy" else ""
+    return (
+        f"arena remote push{flag} {bot} --compare OWNER/{STARTER}@1 --rules {reference} "
+        f"{_table_args(row)} --move-time {_move_seconds(row):g}"
+    )
 
 
 def _readme(row: CompetitionRow, rules: Rules, reference: str, bot: str, server: str) -> str:
@@ -65,18 +104,11 @@ def _readme(row: CompetitionRow, rules: Rules, reference: str, bot: str, server:
     (tests/service/test_kits.py)."""
     rules_file = rule_file_name(rules, "toml")
     runtime = _runtime(row)
-    flag = " --runtime python-numpy" if runtime == "python-numpy" else ""
-    seats = 4 if row.teams else row.players
-    opponents = "greedy" if row.teams else ",".join(["greedy"] * (seats - 1))
-    table, limits = _table_args(row), _limits(row)
-    page = f"{server}/competitions/{row.name}" if server else f"/competitions/{row.name}"
-    table_words = "4 players, 2 against 2" if row.teams else f"{row.players} players"
+    copy = f"{STARTER}-v1{_SUFFIXES.get(runtime, '.py')}"
     return f"""# {row.name}: the kit
 
-{row.name} plays the rule set **{rules.name}** (version {rules.version}) with {table_words},
-{float(row.settings.get("move_seconds", 1.0)) * 1000:g} ms a move and
-{int(row.settings.get("memory_mb", 256))} MB a bot, in the {", ".join(row.settings.get("runtimes") or ("python",))} runtime.
-Its page: {page}
+{_facts(row, rules)}
+Its page: {server}/competitions/{row.name}
 
 - `{rules_file}`: the rule set, every parameter; `arena rules {rules_file}` explains each.
 - `{bot}`: a starter bot ({runtime}) that plays legally (the heaviest tile). Make it yours.
@@ -86,16 +118,12 @@ Its page: {page}
 With the arena's command line (`arena`):
 
 ```sh
-arena rules {rules_file}
-arena check{flag} {bot}
-arena play{flag} --rules {rules_file} {table} --bots {bot},{opponents} --games 20 {limits}
-arena compare {bot} greedy --rules {rules_file} {table} --max-games 200 {limits}
+{_commands(row, rules, bot)}
 ```
 
 `arena compare NEW OLD` plays duplicate deals until its test decides whether NEW is
 stronger (exit status 0), not (1), or cannot tell within --max-games (2): keep a copy of
-a version you trust (`cp {bot} {STARTER}-v1{_SUFFIXES.get(runtime, ".py")}`) and compare
-your next one against it.
+a version you trust (`cp {bot} {copy}`) and compare your next one against it.
 
 ## Compare on the server
 
@@ -104,7 +132,7 @@ version and compare it with one you stored before (OWNER/BOT@VERSION), under the
 
 ```sh
 export ARENA_SERVER={server or "https://the-arena"} ARENA_TOKEN=your-token
-arena remote push{flag} {bot} --compare OWNER/{STARTER}@1 --rules {reference} {table} --move-time {float(row.settings.get("move_seconds", 1.0)):g}
+{_push(row, reference, bot)}
 ```
 """
 

@@ -121,7 +121,9 @@ def _reference(rules: Rules, newest: dict[str, str]) -> str:
     non-preset name), else ``NAME@VERSION``."""
     if rules.name in PRESETS:
         return rules.name if rules.is_preset else f"{rules.name}@{rules.version}"
-    return rules.name if newest.get(rules.name) == rules.version else f"{rules.name}@{rules.version}"
+    if newest.get(rules.name) == rules.version:
+        return rules.name
+    return f"{rules.name}@{rules.version}"
 
 
 def _newest(rows: list[RuleSetRow]) -> dict[str, str]:

@@ -5,6 +5,7 @@ preset's too: a file named like a preset is that preset, with RULES.md's overrid
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,13 @@ from arena.errors import RulesError
 
 #: A custom rule set, won by rounds (its ``target`` unused), and overridden presets.
 CUSTOM = rules_from_document(
-    {"name": "cup-rounds", "base": "wooden", "players": [2, 3], "best_of": 5,
-     "description": "Wooden, best of 5, for 2 or 3."}  # fmt: skip
+    {
+        "name": "cup-rounds",
+        "base": "wooden",
+        "players": [2, 3],
+        "best_of": 5,
+        "description": "Wooden, best of 5, for 2 or 3.",
+    }
 )
 OVERRIDDEN = [find_rules("draw", target=50), find_rules("block-and-draw", draw_limit=None)]
 
@@ -37,7 +43,7 @@ def test_a_file_named_like_a_preset_may_change_only_its_overrides() -> None:
     assert rules_from_document({"name": "muggins", "target": 31}) == find_rules(
         "muggins", target=31
     )
-    refused = [
+    refused: list[tuple[dict[str, Any], str]] = [
         ({"name": "draw", "hand_size": 6}, "'draw' is a preset's name; name your rule set"),
         ({"name": "draw", "base": "block"}, "'draw' is a preset's name; name your rule set"),
         ({"name": "block", "draw_limit": 3}, "block takes no draw_limit"),  # block-and-draw's

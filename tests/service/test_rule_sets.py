@@ -28,8 +28,13 @@ from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.conftest import Recorder
 
 CUP = rules_from_document(
-    {"name": "cup", "base": "draw", "players": [2, 3], "target": 60,
-     "description": "Draw to 60, for 2 or 3."}  # fmt: skip
+    {
+        "name": "cup",
+        "base": "draw",
+        "players": [2, 3],
+        "target": 60,
+        "description": "Draw to 60, for 2 or 3.",
+    }
 )
 #: Another organiser's rule set of the same name, stored later: ``cup`` names it now.
 CUP_TOO = rules_from_document({"name": "cup", "base": "block", "target": 30})
