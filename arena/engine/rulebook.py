@@ -95,6 +95,12 @@ def end_text(rules: Rules) -> str:
     return f"first to {rules.target}"
 
 
+def _end_meaning(rules: Rules) -> str:
+    if rules.end is GameEnd.ROUNDS:
+        return f"the first to win {rules.wins_needed} rounds (best of {rules.best_of}) wins"
+    return f"the first to {rules.target} points wins the game"
+
+
 def _meanings(rules: Rules) -> dict[str, str]:
     return {
         "max_pip": f"double-{rules.max_pip} set, {rules.tile_count} tiles",
@@ -107,7 +113,7 @@ def _meanings(rules: Rules) -> dict[str, str]:
         "scoring": _SCORINGS[rules.scoring],
         "in_play": _IN_PLAY[rules.in_play],
         "team_play": "seats 0+2 v 1+3 with 4 players" if rules.team_play else "no teams",
-        "end": "the game is won by " + end_text(rules),
+        "end": _end_meaning(rules),
         "target": "points that win the game" if rules.target is not None else "not used",
         "best_of": "rounds of the game" if rules.best_of is not None else "not used",
     }

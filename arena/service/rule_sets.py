@@ -55,7 +55,8 @@ class RuleSetSummary:
     version: str = field(metadata=about("the hash of its parameters"))
     preset: bool = field(metadata=about("one of the seven presets, exactly as published"))
     description: str
-    players: str = field(metadata=about("the allowed player counts, e.g. 2-4"))
+    players: str = field(metadata=about("the allowed player counts in words, e.g. 2-4"))
+    seats: tuple[int, ...] = field(metadata=about("the allowed player counts"))
     end: str = field(metadata=about("what wins a game, e.g. first to 100"))
 
 
@@ -144,7 +145,8 @@ def reference_of(store: Store, rules: Rules) -> str:
 def _summary(rules: Rules, reference: str) -> RuleSetSummary:
     return RuleSetSummary(
         name=rules.name, reference=reference, version=rules.version, preset=rules.is_preset,
-        description=rules.description, players=players_text(rules), end=end_text(rules),
+        description=rules.description, players=players_text(rules), seats=rules.players,
+        end=end_text(rules),
     )  # fmt: skip
 
 

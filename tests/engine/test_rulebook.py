@@ -60,5 +60,7 @@ def test_every_parameter_has_a_meaning_in_words() -> None:
         assert all(p.meaning for p in found)
     meanings = {p.name: p.meaning for p in parameters(PRESETS["muggins"])}
     assert meanings["in_play"].startswith("after each tile, open ends adding up to a multiple")
-    assert meanings["end"] == "the game is won by first to 61"
+    assert meanings["end"] == "the first to 61 points wins the game"
+    wooden = {p.name: p.meaning for p in parameters(PRESETS["wooden"])}
+    assert wooden["end"] == "the first to win 2 rounds (best of 3) wins"
     assert {p.name: p.meaning for p in parameters(CUSTOM)}["target"] == "not used"

@@ -33,7 +33,8 @@ RULES = rules_from_document(
 )
 
 
-def _competition(store: Store) -> None:
+def competition(store: Store) -> None:
+    """The competition ``cup`` under the custom rule set ``RULES``, open a week."""
     new = NewCompetition(
         name="cup", deadline=datetime.now(UTC) + timedelta(days=7), rules=RULES.name,
         custom_rules=RULES, players=3,
@@ -42,7 +43,7 @@ def _competition(store: Store) -> None:
 
 
 def test_anyone_reads_a_rule_set_and_downloads_its_files(app: Flask, store: Store) -> None:
-    _competition(store)
+    competition(store)
     anonymous = app.test_client()
     index = anonymous.get("/rules").get_data(as_text=True)
     assert all(f'href="/rules/{name}"' in index for name in PRESETS)
@@ -52,7 +53,10 @@ def test_anyone_reads_a_rule_set_and_downloads_its_files(app: Flask, store: Stor
     page = anonymous.get("/rules/cup-rules")
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and "custom rule set" in text
-    assert "tiles dealt to each player: 5" in text and "the game is won by first to 40" in text
+    assert (
+        "tiles dealt to each player: 5" in text and "the first to 40 points wins the game" in text
+    )
+    assert "--players 3 --bots mybot.py,greedy,greedy" in text
     assert 'href="/competitions/cup"' in text
     for kind, read in (("toml", tomllib.loads), ("json", json.loads)):
         got = anonymous.get(f"/rules/cup-rules/download.{kind}")
@@ -73,7 +77,7 @@ def test_anyone_reads_a_rule_set_and_downloads_its_files(app: Flask, store: Stor
 def test_the_api_answers_the_rules_and_compares_under_a_custom_set(
     app: Flask, store: Store
 ) -> None:
-    _competition(store)
+    competition(store)
     ada = create_account(store, "ada", PASSWORD, hasher=HASHER)
     store.add_bot_version("ada", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
@@ -111,7 +115,7 @@ def test_the_api_answers_the_rules_and_compares_under_a_custom_set(
 
 
 def test_the_competition_page_shows_its_rules_and_its_kit(app: Flask, store: Store) -> None:
-    _competition(store)
+    competition(store)
     anonymous = app.test_client()
     page = anonymous.get("/competitions/cup").get_data(as_text=True)
     assert '<a href="/rules/cup-rules">cup-rules</a> (custom, version' in page
