@@ -81,6 +81,7 @@ def test_the_kits_commands_run_under_the_competitions_rules(
     assert push[:4] == ["push", "mybot.py", "--compare", "OWNER/mybot@1"]
     context = remote_push_command.make_context("push", [*push[1:], "--server", "http://x"])
     assert context.params["rules"] == "cup-rules" and context.params["move_time"] == 0.5
+    assert context.params["players"] == 2 and not context.params["teams"]
     assert find_rules(store, context.params["rules"]) == RULES  # what the server's compare reads
     # the command line writes the same files, and overwrites nothing
     written = runner.invoke(cli, ["competition", "kit", "cup", "--url", url, "--out", "k.zip"])

@@ -131,3 +131,13 @@ def test_the_competition_page_shows_its_rules_and_its_kit(app: Flask, store: Sto
     assert "Its page: http://localhost/competitions/cup" in readme
     assert "--rules cup-rules --players 3" in readme
     assert anonymous.get("/competitions/nope/kit.zip").status_code == 404
+    # another organiser stores a rule set of the same name: the page still links its own
+    store.ensure_rule_set(rules_from_document({"name": "cup-rules", "base": "block"}))
+    exact = f"cup-rules@{RULES.version}"
+    page = anonymous.get("/competitions/cup").get_data(as_text=True)
+    assert f'<a href="/rules/{exact}">cup-rules</a>' in page
+    linked = anonymous.get(f"/rules/{exact}").get_data(as_text=True)
+    assert "the first to 40 points wins the game" in linked
+    assert 'href="/rules/cup-rules"' in linked  # the other one, under the plain name
+    with zipfile.ZipFile(io.BytesIO(anonymous.get("/competitions/cup/kit.zip").get_data())) as z:
+        assert f"--rules {exact} --players 3" in z.read("cup-kit/README.md").decode()
