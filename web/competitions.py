@@ -31,6 +31,7 @@ from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
 from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.intake import Purpose, take_upload
+from arena.service.kits import competition_kit, competition_rules, kit_zip
 from arena.service.permissions import allowed
 from arena.service.uploads import form_runtime
 from web.auth import current_account, guarded, public
@@ -278,7 +279,23 @@ def _rated(
 def competition_page(name: str) -> str:
     """A competition: rules, dates, the live ladder, recent games, the final when it comes,
     the entrant's notices and entry form, the organiser's controls."""
-    return render_template("competition.html", **_page_context(name))
+    return render_template("competition.html", **_page_context(name), **_rules_context(name))
+
+
+def _rules_context(name: str) -> dict[str, Any]:
+    """The rule set the competition plays, for its page (its parameters, its page's link)."""
+    return {"rule_set": competition_rules(get_store(), name)}
+
+
+@competitions.get("/competitions/<name>/kit.zip")
+@public
+def kit_download(name: str) -> Response:
+    """The competition's kit: its rules file, a starter bot for its runtime and a README
+    with the commands to play and compare locally under exactly its rules (a zip)."""
+    kit = competition_kit(get_store(), name, server=request.host_url)
+    response = Response(kit_zip(kit), mimetype="application/zip")
+    response.headers["Content-Disposition"] = disposition(f"{kit.folder}.zip")
+    return response
 
 
 @competitions.get("/competitions/<name>/live")
@@ -291,7 +308,7 @@ def competition_live(name: str) -> str:
 def _again(name: str, exc: Exception) -> tuple[str, int]:
     """The competition's page again with the service's sentence (a refused form)."""
     flash(_sentence(exc))
-    return render_template("competition.html", **_page_context(name)), 400
+    return render_template("competition.html", **_page_context(name), **_rules_context(name)), 400
 
 
 def _sentence(exc: Exception) -> str:

@@ -1,4 +1,4 @@
-"""``arena competition create|list|status|enter|close|deadline|disqualify|final``
+"""``arena competition create|list|status|enter|close|deadline|disqualify|final|kit``
 (docs/competitions.md).
 
 The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`), through
@@ -37,6 +37,7 @@ from arena.cli.common import (
 from arena.compete.names import check_name
 from arena.errors import ArenaError
 from arena.service import competitions as service
+from arena.service import kits
 from arena.service.competitions import NewCompetition
 from arena.service.permissions import OPERATOR
 from arena.store.db import Store, open_store
@@ -390,3 +391,39 @@ def competition_final(name: str, rerun: bool, as_json: bool, as_csv: bool, url: 
         rating = "" if r["rating"] is None else f"{r['rating']:.0f}"
         table.add_row(str(r["place"]), r["name"], rating, interval, str(r["games"]))
     console().print(table)
+
+
+@competition_group.command("kit", short_help="Write a competition's kit: rules, starter, README.")
+@click.argument("name")
+@click.option(
+    "--out",
+    metavar="PATH",
+    default=None,
+    help="A new folder to write the files in, or a .zip (default: ./NAME-kit).",
+)
+@click.option("--server", default="", help="The arena's URL, for the README's links and push.")
+@url_option
+def competition_kit(name: str, out: str | None, server: str, url: str | None) -> None:
+    """Write competition NAME's kit: its rule set's file, a starter bot for its runtime and
+    a README with the commands to play and compare here under exactly its rules (the
+    competition page's download, as a folder or a zip)."""
+    store = open_store(url)
+    try:
+        kit = kits.competition_kit(store, name, server=server)
+    finally:
+        store.close()
+    target = Path(out if out is not None else kit.folder)
+    if target.exists():
+        raise UsageError(
+            f"{str(target)!r} exists already: choose a new --out (nothing is overwritten)"
+        )
+    try:
+        if target.suffix.lower() == ".zip":
+            target.write_bytes(kits.kit_zip(kit))
+        else:
+            target.mkdir(parents=True)
+            for file, text in kit.files.items():
+                (target / file).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {str(target)!r}: {exc.strerror}") from None
+    click.echo(f"{name}: its kit is in {target} ({', '.join(kit.files)}); read its README.md")
