@@ -182,7 +182,7 @@ def test_settings_change_after_creation_and_every_change_is_logged(
     version = _enter(store, people, "alice", ORIGINAL)
     comp.disqualify(store, owner, "cup", version, "a copy")
     comp.close_now(store, OPERATOR, "cup")
-    with pytest.raises(CompetitionError, match="closed at .*no longer change"):
+    with pytest.raises(CompetitionError, match=r"closed at .*no longer change"):
         tools.edit_settings(store, owner, "cup", tools.SettingsChange(final_top=3))
     assert tools.edit_settings(store, owner, "cup", tools.SettingsChange(description="Over."))
     log = tools.action_log(store, owner, "cup")
