@@ -330,7 +330,7 @@ def _checked_deadline(row: CompetitionRow, deadline: datetime, now: datetime) ->
 def _wanted(row: CompetitionRow, change: SettingsChange, now: datetime) -> dict[str, object]:
     """The settings ``change`` asks for, checked, that differ from the stored ones."""
     wanted: dict[str, object] = {}
-    if change.deadline is not None:
+    if change.deadline is not None and change.deadline != row.deadline:
         wanted["deadline"] = _checked_deadline(row, change.deadline, now)
     if change.description is not None:
         wanted["description"] = _plain_text(change.description, "description", MAX_DESCRIPTION)

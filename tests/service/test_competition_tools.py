@@ -88,7 +88,7 @@ def _cup(store: Store, people: dict[str, Actor], **changes: object) -> int:
 
 
 def _enter(store: Store, people: dict[str, Actor], owner: str, source: str, bot: str = "b") -> int:
-    version = store.add_bot_version(owner, bot, source, {}).__getitem__(0).id
+    version = store.add_bot_version(owner, bot, source, {})[0].id
     comp.enter_with_version(store, people[owner], "cup", version)
     return version
 
@@ -242,6 +242,7 @@ def test_pause_withdrawal_and_the_games_export(
     }
     with store.read() as session:
         ladder = session.scalar(select(Competition.ladder_id).where(Competition.id == cid))
+    assert ladder is not None
     assert tick_competition(store, cid, now=NOW).added
     played = _pending(store, ladder)[0]
     record = {"seats": list(played.labels or []), "result": {"verdict": {"seat": 0,
