@@ -478,7 +478,7 @@ def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> s
         UploadError: no runtime takes the file.
     """
     offered = list(row.settings.get("runtimes") or ["python"])
-    return offered_runtime(row.name, offered, filename, runtime, CompetitionError)
+    return offered_runtime(f"competition {row.name}", offered, filename, runtime, CompetitionError)
 
 
 def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:
