@@ -37,7 +37,7 @@ from web.auth import guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
 
-__all__ = ["SettingsRequest"]
+__all__ = ["Announcements", "Withdrawn"]
 
 TAGS = ["competitions"]
 T = TypeVar("T")
@@ -80,18 +80,6 @@ class CopiesQuery(BaseModel):
 
 class AnnouncementRequest(BaseModel):
     body: str = Field(max_length=tools.MAX_ANNOUNCEMENT)
-
-
-class SettingsRequest(BaseModel):
-    """The settings to change; a field left out keeps its value."""
-
-    deadline: datetime | None = Field(None, description="ISO 8601 with its offset")
-    description: str | None = Field(None, max_length=5000)
-    daily_submissions: int | None = None
-    min_account_days: int | None = Field(None, description="the youngest account that may enter")
-    final_top: int | None = None
-    final_confidence: float | None = None
-    final_max_games: int | None = None
 
 
 def _refused(act: Callable[[], T]) -> T:
@@ -171,18 +159,17 @@ def api_competition_log(name: str) -> ActionLog:
 @api.post("/competitions/<name>/settings")
 @guarded("manage-competition", early=False)
 @spec.validate(
-    json=SettingsRequest,
+    json=SettingsChange,
     resp=Responses(HTTP_200=Changes, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_competition_settings(name: str, json: SettingsRequest) -> Changes:
+def api_competition_settings(name: str, json: SettingsChange) -> Changes:
     """Change the settings that may change after creation (its organiser or an admin; a
     ``run`` token): the description at any time; the deadline, entries a day, the youngest
     account and the final's settings while it is open. Each change is logged; the answer
     lists them (none: nothing differed)."""
     account = _caller("run")
-    change = SettingsChange(**json.model_dump())
-    return Changes(list(_refused(lambda: tools.edit_settings(get_store(), account, name, change))))
+    return Changes(list(_refused(lambda: tools.edit_settings(get_store(), account, name, json))))
 
 
 @api.post("/competitions/<name>/<any(pause, resume):act>")

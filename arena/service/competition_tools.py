@@ -123,13 +123,15 @@ class AnnouncementView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SettingsChange:
-    """The settings to change (None: keep). ``deadline`` is aware; the rest as
-    arena.service.competitions.NewCompetition has them."""
+    """The settings to change (None: keep; the API's request as it is). ``deadline`` is
+    aware; the rest as arena.service.competitions.NewCompetition has them."""
 
-    deadline: datetime | None = None
-    description: str | None = None
+    deadline: datetime | None = field(default=None, metadata=about("ISO 8601 with its offset"))
+    description: str | None = field(default=None, metadata=about(max_length=MAX_DESCRIPTION))
     daily_submissions: int | None = None
-    min_account_days: int | None = None
+    min_account_days: int | None = field(
+        default=None, metadata=about("the youngest account that may enter, in days")
+    )
     final_top: int | None = None
     final_confidence: float | None = None
     final_max_games: int | None = None

@@ -406,7 +406,7 @@ def competition_view(
         standings_computed=row.standings_computed,
         can_manage=allowed(actor, "manage-competition", Target(row.owner_id)),
         can_enter=is_open(row, now) and allowed(actor, "enter-competition")
-        and user_id is not None,
+        and user_id is not None and all(e.status != "withdrawn" for e in mine),
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
         standings=tuple(_ladder(row, entries)), entries=tuple(mine), final=_final(store, row),
         recent=_recent(store, row),
