@@ -22,12 +22,13 @@ from pydantic import BaseModel, Field
 from spectree import Response as Responses
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service import competition_copies as copies
 from arena.service import competition_tools as tools
+from arena.service.competition_copies import CopyReport
 from arena.service.competition_tools import (
     ActionView,
     AnnouncementView,
     Change,
-    CopyReport,
     SettingsChange,
 )
 from web.api import ERRORS, ApiError, api, spec
@@ -75,7 +76,7 @@ class Withdrawn:
 
 
 class CopiesQuery(BaseModel):
-    threshold: float = Field(tools.THRESHOLD, ge=0, le=1, description="pairs above this score")
+    threshold: float = Field(copies.THRESHOLD, ge=0, le=1, description="pairs above this score")
 
 
 class AnnouncementRequest(BaseModel):
@@ -105,7 +106,7 @@ def api_competition_copies(name: str, query: CopiesQuery) -> CopyReport:
     byte-for-byte copies always (``identical``), with their scores and matching lines."""
     account = _caller("read")
     return _refused(
-        lambda: tools.copy_report(get_store(), account, name, threshold=query.threshold)
+        lambda: copies.copy_report(get_store(), account, name, threshold=query.threshold)
     )
 
 

@@ -27,6 +27,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.service import competition_copies as copies
 from arena.service import competition_tools as tools
 from arena.service import competitions as service
 from arena.service.competition_tools import CompetitionExtras, SettingsChange
@@ -166,8 +167,8 @@ def copies_page(name: str) -> tuple[str, int] | str:
     store, account = get_store(), current_account()
     threshold = request.args.get("threshold", "").strip()
     try:
-        chosen = float(threshold) if threshold else tools.THRESHOLD
-        report = tools.copy_report(store, account, name, threshold=chosen)
+        chosen = float(threshold) if threshold else copies.THRESHOLD
+        report = copies.copy_report(store, account, name, threshold=chosen)
     except (PermissionDenied, NotFound):
         raise
     except (ArenaError, ValueError) as exc:

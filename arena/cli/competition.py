@@ -39,6 +39,7 @@ from arena.cli.common import (
 )
 from arena.compete.names import check_name
 from arena.errors import ArenaError
+from arena.service import competition_copies as copies
 from arena.service import competition_tools as tools
 from arena.service import competitions as service
 from arena.service.competitions import NewCompetition
@@ -404,7 +405,7 @@ def competition_final(name: str, rerun: bool, as_json: bool, as_csv: bool, url: 
 
 @competition_group.command("copies", short_help="Copies and near-copies across entrants.")
 @click.argument("name")
-@click.option("--threshold", type=float, default=tools.THRESHOLD, show_default=True,
+@click.option("--threshold", type=float, default=copies.THRESHOLD, show_default=True,
               help="The lowest score shown (0 to 1); byte-for-byte copies always.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
 @url_option
@@ -412,7 +413,7 @@ def competition_copies(name: str, threshold: float, as_json: bool, url: str | No
     """The pairs of competition NAME's entrants whose entered versions are alike, with
     their scores (every version: the operator's comparison is not bounded)."""
     with contextlib.closing(open_store(url)) as store:
-        report = tools.copy_report(store, OPERATOR, name, threshold=threshold)
+        report = copies.copy_report(store, OPERATOR, name, threshold=threshold)
     if as_json:
         click.echo(json.dumps(plain(report), indent=2))
         return

@@ -15,6 +15,7 @@ from celery import Celery
 from sqlalchemy import select, update
 
 from arena.errors import NotFound, PermissionDenied
+from arena.service import competition_copies as copies
 from arena.service import competition_tools as tools
 from arena.service import competitions as comp
 from arena.service.accounts import Account, create_account, password_hasher
@@ -115,7 +116,7 @@ def test_copies_across_entrants_are_flagged_to_the_organiser_only(
     bob = _enter(store, people, "bob", ORIGINAL, "mine")
     _enter(store, people, "carol", RENAMED, "hefty")
     _enter(store, people, "dave", OTHER, "dice")
-    report = tools.copy_report(store, people["owner"], "cup")
+    report = copies.copy_report(store, people["owner"], "cup")
     pairs = {(p.a.entrant, p.b.entrant): p for p in report.pairs}
     assert set(pairs) == {("alice", "bob"), ("alice", "carol"), ("bob", "carol")}
     copy = pairs["alice", "bob"]
@@ -130,16 +131,16 @@ def test_copies_across_entrants_are_flagged_to_the_organiser_only(
     greedy = (REFERENCE_BOTS / "greedy.py").read_text()
     _enter(store, people, "alice", greedy, "g")
     _enter(store, people, "bob", greedy, "g")
-    again = tools.copy_report(store, OPERATOR, "cup")
+    again = copies.copy_report(store, OPERATOR, "cup")
     assert {(p.a.entrant, p.b.entrant) for p in again.pairs if p.identical} == {("alice", "bob")}
     for who in ("anonymous", "alice", "organiser"):
         with pytest.raises(PermissionDenied):
-            tools.copy_report(store, people[who], "cup")
-    assert tools.copy_report(store, people["admin"], "cup").pairs
+            copies.copy_report(store, people[who], "cup")
+    assert copies.copy_report(store, people["admin"], "cup").pairs
     with pytest.raises(CompetitionError, match="a share from 0 to 1, not 2"):
-        tools.copy_report(store, people["owner"], "cup", threshold=2.0)
+        copies.copy_report(store, people["owner"], "cup", threshold=2.0)
     with pytest.raises(NotFound):
-        tools.copy_report(store, people["owner"], "nope")
+        copies.copy_report(store, people["owner"], "nope")
 
 
 # --- settings and the log ----------------------------------------------------------------------
