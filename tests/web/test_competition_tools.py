@@ -15,10 +15,10 @@ from flask import Flask
 
 from arena.service.accounts import create_account, create_token
 from arena.service.competitions import BOUNDS, NewCompetition, create_competition
-from arena.service.permissions import OPERATOR
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
+from tests.web.test_competition_pages import account_named
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 SOURCE = (REFERENCE_BOTS / "greedy.py").read_text()
@@ -41,16 +41,13 @@ def _people(store: Store) -> dict[str, str]:
 
 
 def _cup(store: Store, name: str = "cup", **changes: object) -> None:
+    """Competition ``name``, organised by olga."""
+    olga = account_named(store, "olga")
     new = NewCompetition(
         name=name, deadline=NOW + timedelta(days=7), opens=NOW - timedelta(hours=1),
         time_zone="Europe/Paris", **changes,  # type: ignore[arg-type]
     )  # fmt: skip
-    create_competition(store, OPERATOR, new)
-    with store.write() as session:  # olga organises it
-        from sqlalchemy import text
-
-        session.execute(text("UPDATE competitions SET owner_id = (SELECT id FROM users "
-                             "WHERE name = 'olga') WHERE name = :n"), {"n": name})  # fmt: skip
+    create_competition(store, olga, new)
 
 
 def _flashes(page: str) -> list[str]:
