@@ -29,6 +29,7 @@ from werkzeug.exceptions import HTTPException
 
 import web.api_assignments  # its routes join the API's blueprint, as do these:
 import web.api_classes
+import web.api_competition_tools
 import web.api_competitions
 import web.api_reports
 import web.api_rules  # noqa: F401
@@ -42,6 +43,7 @@ from web.bots import bots
 from web.branches import branches
 from web.classes import ROSTER_BYTES, classes
 from web.compares import compares
+from web.competition_tools import competition_tools
 from web.competitions import competitions
 from web.extensions import STORE_KEY, get_store
 from web.forms import upload_token
@@ -109,6 +111,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(branches)
     app.register_blueprint(competitions)
     app.register_blueprint(rules)
+    app.register_blueprint(competition_tools)
     app.register_blueprint(classes)
     init_joins(app)  # after init_auth: its redirect reads the account loaded there
     app.register_blueprint(similarity)

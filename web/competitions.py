@@ -146,6 +146,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "runtimes": list(service.RUNTIMES),
         "zones": ZONES,
         "max_rule_bytes": MAX_RULE_FILE_BYTES,
+        "bounds": service.BOUNDS,
         "values": values,
     }
 
@@ -163,6 +164,7 @@ FORM_DEFAULTS: dict[str, Any] = {
     "final_top": "8",
     "final_confidence": "0.95",
     "final_max_games": "14000",
+    "min_account_days": "0",
 }
 
 
@@ -226,6 +228,7 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
         final_confidence=form_float("final_confidence", 0.95),
         final_max_games=form_int("final_max_games", 14000),
         description=str(values["description"]).strip(),
+        min_account_days=form_int("min_account_days", 0),
     )
 
 
