@@ -81,6 +81,7 @@ class CompetitionCreate(BaseModel):
     final_max_games: int = 14000
     final_versions: int = Field(2, description="versions an entrant may send to the final")
     description: str = Field("", max_length=5000)
+    min_account_days: int = Field(0, description="the youngest account that may enter, in days")
 
 
 class EntryForm(BaseModel):
@@ -161,7 +162,7 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionView, in
             sources_public=json.sources_public, games_per_deal=json.games_per_deal,
             final_top=json.final_top, final_confidence=json.final_confidence,
             final_max_games=json.final_max_games, final_versions=json.final_versions,
-            description=json.description,
+            description=json.description, min_account_days=json.min_account_days,
         )  # fmt: skip
         competition_id = service.create_competition(get_store(), account, new)
     except (PermissionDenied, NotFound):

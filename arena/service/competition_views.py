@@ -51,9 +51,9 @@ __all__ = [
     "shown_status",
 ]
 
-#: Entry statuses the ladder shows: the versions playing it (a placing one too), and the
-#: disqualified ones.
-SHOWN = ("active", "placing", "disqualified")
+#: The entry statuses the ladder shows: the versions playing it (a placing one too), the
+#: disqualified ones, and a withdrawn entrant's (its row says so, unranked).
+LADDER_STATUSES = ("active", "placing", "disqualified", "withdrawn")
 #: Games after which an entrant's rating is no longer marked provisional (when the fit
 #: does not say).
 PROVISIONAL_GAMES = 20
@@ -121,7 +121,7 @@ class LadderRow:
     games: int
     provisional: bool
     last_game: datetime | None
-    status: str = field(metadata=about("active, placing or disqualified"))
+    status: str = field(metadata=about("active, placing, disqualified or withdrawn"))
     reason: str | None
 
 
@@ -271,7 +271,7 @@ def entry_view(row: CompetitionRow, entry: EntryRow) -> EntryView:
         notices.append(
             "It plays its placement games: your placed version plays on until it is placed."
         )
-    if entry.status in ("rejected", "disqualified") and entry.reason:
+    if entry.status in ("rejected", "disqualified", "withdrawn") and entry.reason:
         said = f"{entry.status.capitalize()}: "  # (a check's message says it already)
         notices.append(entry.reason if entry.reason.startswith(said) else said + entry.reason)
     elif entry.status in ("active", "placing") and entry.reason:  # left unplaced at the close
@@ -312,21 +312,29 @@ def _time(value: Any) -> datetime | None:
 
 def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
     """The ladder's rows: the fit's entrants that are active or disqualified, best first,
-    then the active ones not rated yet, then the disqualified ones the fit has not."""
+    then the active ones not rated yet, then the disqualified ones the fit has not, then
+    the withdrawn ones (with their games, unranked)."""
     shown: dict[int, EntryRow] = {}
     for entry in sorted(entries, key=lambda e: e.id):  # the latest entry of a version wins
-        if entry.version_id is not None and entry.status in SHOWN:
+        if entry.version_id is not None and entry.status in LADDER_STATUSES:
             shown[entry.version_id] = entry
     rows: list[LadderRow] = []
+    withdrawn: dict[int, Mapping[str, Any]] = {}
     for fit in row.standings or []:
         if not isinstance(fit, Mapping):
             continue
         version_id = _int(fit.get("version_id"))
-        found = shown.pop(version_id, None) if version_id is not None else None
-        if found is not None:
-            rows.append(_ladder_row(found, fit))
+        found = shown.get(version_id) if version_id is not None else None
+        if found is not None and found.status == "withdrawn":
+            unranked = {"rank": None, "rank_best": None, "rank_worst": None}
+            withdrawn[version_id or 0] = {**fit, **unranked}
+        elif found is not None and version_id is not None:
+            rows.append(_ladder_row(shown.pop(version_id), fit))
     rows += [_ladder_row(e, {}) for e in shown.values() if e.status in ("active", "placing")]
     rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "disqualified"]
+    rows += [
+        _ladder_row(e, withdrawn.get(v, {})) for v, e in shown.items() if e.status == "withdrawn"
+    ]
     return rows
 
 
@@ -408,7 +416,7 @@ def competition_view(
         standings_computed=row.standings_computed,
         can_manage=allowed(actor, "manage-competition", Target(row.owner_id)),
         can_enter=is_open(row, now) and allowed(actor, "enter-competition")
-        and user_id is not None,
+        and user_id is not None and all(e.status != "withdrawn" for e in mine),
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
         standings=tuple(_ladder(row, entries)), entries=tuple(mine), final=_final(store, row),
         recent=_recent(store, row),
