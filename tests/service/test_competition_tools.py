@@ -127,7 +127,9 @@ def test_copies_across_entrants_are_flagged_to_the_organiser_only(
     assert not near.identical and near.score > 0.5 and near.a.lines  # renaming hides nothing
     assert (report.entrants, report.scope) == (4, "every entered version")
     # the same bytes of a reference bot (boilerplate to the fingerprints) is a copy too
-    _enter(store, people, "dave", OTHER, "dice2")  # (dave's own: not a pair)
+    # (dave's own source again is no second entry: tests/service/test_entries.py)
+    with pytest.raises(CompetitionError, match="same source as version 1 of your bot dice"):
+        _enter(store, people, "dave", OTHER, "dice2")
     greedy = (REFERENCE_BOTS / "greedy.py").read_text()
     _enter(store, people, "alice", greedy, "g")
     _enter(store, people, "bob", greedy, "g")
