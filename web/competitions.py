@@ -502,3 +502,4 @@ def entrant_page(name: str, entrant: str) -> str:
 competitions.add_app_template_filter(zoned)
 competitions.add_app_template_filter(countdown)
 competitions.add_app_template_filter(local_input)
+competitions.add_app_template_filter(service.rank_label, "rank_label")

@@ -203,9 +203,7 @@ def competition_status(name: str, as_json: bool, as_csv: bool, url: str | None) 
     for column in ("rank", "entrant", "rating", "interval", "games", "last game", "status"):
         table.add_column(column, justify="right" if column in ("rating", "games") else "left")
     for r in view.standings:
-        rank = "" if r.rank_best is None else (
-            f"{r.rank_best}" if r.rank_best == r.rank_worst else f"{r.rank_best}-{r.rank_worst}"
-        )  # fmt: skip
+        rank = service.rank_label(r)
         rating = "" if r.rating is None else f"{r.rating:.0f}" + ("?" if r.provisional else "")
         interval = "" if r.low is None or r.high is None else f"{r.low:.0f} to {r.high:.0f}"
         last = "" if r.last_game is None else service.local_time(r.last_game, tz)

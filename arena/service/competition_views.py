@@ -13,8 +13,8 @@ missing): ``version_id``, ``label``, ``rating``, ``low``, ``high``, ``games``, `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -44,13 +44,17 @@ __all__ = [
     "final_rows",
     "find_competition",
     "is_open",
+    "ladder_ranks",
     "ladder_rows",
     "local_time",
     "next_entry_at",
+    "rank_label",
     "rating_history",
     "shown_status",
 ]
 
+#: What stands for no rank, and between the ends of a rank range (an en dash).
+DASH = "\u2013"
 #: Games after which an entrant's rating is no longer marked provisional (when the fit
 #: does not say).
 PROVISIONAL_GAMES = 20
@@ -299,8 +303,9 @@ def _time(value: Any) -> datetime | None:
 
 
 def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
-    """The ladder's rows: the fit's entrants that are active or disqualified, best first,
-    then the active ones not rated yet, then the disqualified ones the fit has not."""
+    """The ladder's rows, ranked by :func:`ladder_ranks`: the fit's entrants whose latest
+    entry is active or disqualified (a superseded version is not shown), and the active
+    ones not rated yet."""
     shown: dict[int, EntryRow] = {}
     for entry in sorted(entries, key=lambda e: e.id):  # the latest entry of a version wins
         if entry.version_id is not None and entry.status in ("active", "disqualified"):
@@ -313,9 +318,40 @@ def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
         found = shown.pop(version_id, None) if version_id is not None else None
         if found is not None:
             rows.append(_ladder_row(found, fit))
-    rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "active"]
-    rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "disqualified"]
-    return rows
+    rows += [_ladder_row(e, {}) for e in shown.values()]
+    return ladder_ranks(rows)
+
+
+def ladder_ranks(rows: Sequence[LadderRow]) -> list[LadderRow]:
+    """The one ranking every surface shows (the page, ``ladder.csv``/``.json``, the API,
+    ``arena competition status``): the active rated entrants first, best first, ranked 1 to
+    n without gaps, their rank ranges (the fit's, computed among them alone) kept within
+    1..n and around the rank; then the active entrants not rated yet, then the disqualified
+    ones, both unranked (rank, rank_best and rank_worst None: a dash on the page, empty in
+    CSV, null in JSON)."""
+    ranked = sorted(
+        (r for r in rows if r.status == "active" and r.rating is not None),
+        key=lambda r: -(r.rating or 0.0),
+    )
+    out = []
+    for place, r in enumerate(ranked, start=1):
+        best = min(place, max(1, r.rank_best or place))
+        worst = max(place, min(len(ranked), r.rank_worst or place))
+        out.append(replace(r, rank=place, rank_best=best, rank_worst=worst))
+    unranked = [r for r in rows if r not in ranked]
+    unranked.sort(key=lambda r: r.status == "disqualified")  # stable: unrated active first
+    return out + [replace(r, rank=None, rank_best=None, rank_worst=None) for r in unranked]
+
+
+def rank_label(row: LadderRow) -> str:
+    """A ladder row's rank as the page and ``arena competition status`` show it: ``3``, a
+    range ``2\u20134`` (an en dash: those entrants cannot be told apart yet), or a dash
+    ``\u2013`` alone, unranked (not rated yet, or disqualified)."""
+    if row.rank is None or row.rank_best is None or row.rank_worst is None:
+        return DASH
+    if row.rank_best == row.rank_worst:
+        return str(row.rank)
+    return f"{row.rank_best}{DASH}{row.rank_worst}"
 
 
 def _ladder_row(entry: EntryRow, fit: Mapping[str, Any]) -> LadderRow:

@@ -50,9 +50,11 @@ from arena.service.competition_views import (
     final_rows,
     find_competition,
     is_open,
+    ladder_ranks,
     ladder_rows,
     local_time,
     next_entry_at,
+    rank_label,
     rating_history,
 )
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
@@ -97,9 +99,11 @@ __all__ = [
     "extend_deadline",
     "final_rows",
     "find_competition",
+    "ladder_ranks",
     "ladder_rows",
     "local_time",
     "over_limit",
+    "rank_label",
     "rating_history",
     "rerun_final",
     "seconds_of_ms",

@@ -449,8 +449,9 @@ def write_standings(
     """Store the ladder's ``standings`` (JSON, best first; each with ``version_id``,
     ``rating``, ``low``, ``high``, ``games``, ``rank``) as of result time ``computed``, in
     the caller's transaction (the competition's row locked); add a history point for each
-    rated entrant whose games changed since its last point, and mark the entries of newly
-    rated versions first rated (``now``). Return the points added."""
+    ranked entrant (active and rated: ``rank`` set) whose games changed since its last
+    point, and mark the entries of newly rated versions first rated (``now``). Return the
+    points added."""
     competition.standings = [dict(row) for row in standings]
     competition.standings_computed = computed
     rated = {int(r["version_id"]): r for r in standings if r.get("rating") is not None}
@@ -477,7 +478,7 @@ def write_standings(
          "rating": r["rating"], "low": r["low"], "high": r["high"], "games": r["games"],
          "rank": r["rank"]}
         for version, r in rated.items()
-        if known.get(version) != r["games"]
+        if known.get(version) != r["games"] and r.get("rank") is not None  # ranked: active
     ]  # fmt: skip
     if points:
         session.execute(insert(CompetitionRating), points)

@@ -22,8 +22,9 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.compete.names import fit_name
+from arena.compete.names import fit_name, name_key, taken_message
 from arena.engine.rules import Rules
+from arena.errors import NameTaken
 from arena.store.db import Store, as_utc
 from arena.store.models import (
     Bot,
@@ -170,16 +171,18 @@ def insert_competition(
     transaction: both or neither.
 
     Raises:
-        ValueError: a competition called ``name``, or a tournament called ``ladder_name``,
-            exists already.
+        NameTaken: a competition called ``name`` in any case exists already.
+        ValueError: a tournament called ``ladder_name`` exists already.
     """
     rule_set = store.ensure_rule_set(rules)
     now = datetime.now(UTC)
+    key = name_key(name)
     with store.write() as session:
-        if store.dialect == "postgresql":  # serialize creators of the same name
-            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": name})
-        if session.scalar(select(Competition.id).where(Competition.name == name)) is not None:
-            raise ValueError(f"a competition called {name!r} exists already")
+        if store.dialect == "postgresql":  # serialize creators of the same name, in any case
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": key})
+        taken = session.scalar(select(Competition.name).where(Competition.name_key == key))
+        if taken is not None:
+            raise NameTaken(taken_message("a competition", taken, name))
         if session.scalar(select(Tournament.id).where(Tournament.name == ladder_name)):
             raise ValueError(f"a tournament called {ladder_name!r} exists already")
         ladder = Tournament(
@@ -198,7 +201,12 @@ def insert_competition(
         session.add(ladder)
         session.flush()
         competition = Competition(
-            name=name, rule_set_id=rule_set.id, ladder_id=ladder.id, status="open", **values
+            name=name,
+            name_key=key,
+            rule_set_id=rule_set.id,
+            ladder_id=ladder.id,
+            status="open",
+            **values,
         )
         session.add(competition)
         session.flush()
