@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from arena.compete.final import FinalPolicy, FinalState, assess_final
+from arena.compete.final import FinalPolicy, FinalState, assess_final, rerun_share
 from arena.compete.ladder import LadderEntrant, LadderPolicy, next_pairings
 from arena.compete.ratings import MEAN_RATING, PRIOR_SD, Rating, rank_bounds
 from arena.service.dispatch import dispatch_match_ids
@@ -511,12 +511,15 @@ def _finalists(
 
 
 def _policy(clock: Clock, round_matches: int = 0) -> FinalPolicy:
-    """The final's policy; a later round fills ``round_matches`` matches (the in-flight
-    bound: no worker idles while one pair is left), in whole deals."""
+    """The final's policy: its pairs corrected together (Holm), its share of the error the
+    competition's ``final_number``-th final may spend (:func:`rerun_share`); a later round
+    fills ``round_matches`` matches (the in-flight bound: no worker idles while one pair is
+    left), in whole deals."""
     return FinalPolicy(
         confidence=clock.final_confidence,
         max_games=clock.final_max_games,
         round_deals=-(-round_matches // _table_size(clock)),
+        share=rerun_share(clock.final_number),
     )
 
 

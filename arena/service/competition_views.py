@@ -21,8 +21,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from arena.errors import NotFound
 from arena.service.accounts import Account
+from arena.service.board_views import tournament_view
 from arena.service.display import display_name
-from arena.service.permissions import Actor, Target, allowed
+from arena.service.permissions import OPERATOR, Actor, Target, allowed
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import competitions as stored
 from arena.store.bots import version_names
@@ -32,6 +33,7 @@ from arena.store.db import Store
 __all__ = [
     "CompetitionSummary",
     "CompetitionView",
+    "EarlierFinal",
     "EntryView",
     "FinalRow",
     "FinalView",
@@ -41,6 +43,7 @@ __all__ = [
     "competition_list",
     "competition_view",
     "entry_view",
+    "final_promise",
     "final_rows",
     "find_competition",
     "is_open",
@@ -127,7 +130,7 @@ class LadderRow:
 @dataclass(frozen=True, slots=True)
 class FinalRow:
     """A finalist's row: its place (tied finalists share it: ``tie``) and its final
-    rating."""
+    rating; while the final plays, its live standing (``place``: the rank so far)."""
 
     place: int | None
     tie: bool = field(metadata=about("the place is shared (not separated at the cap)"))
@@ -140,16 +143,44 @@ class FinalRow:
     high: float | None = field(metadata=ELO)
     games: int
     separated_from_next: bool | None
+    final: int = field(default=1, metadata=about("the final's number: 1, 2 after a rerun..."))
+    replaced: str | None = field(
+        default=None,
+        metadata=about(
+            "the organiser's reason when a rerun replaced this table (it stays in force "
+            "until the rerun's table is published)"
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierFinal:
+    """A final a rerun replaced: its table (None: stopped before one was published), when
+    it was published and replaced, by whom and why."""
+
+    number: int
+    tournament: str | None
+    rows: tuple[FinalRow, ...] | None
+    published: datetime | None
+    replaced: datetime | None
+    reason: str
+    by: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class FinalView:
-    """The final: its tournament, whether its table is published, and the table (the
-    published one; before that, none)."""
+    """The final: its tournament and number, whether its table is published, and the rows
+    shown: the published table; while it plays, its live standings (``live``; the
+    tournament page's); ``replaced``: the earlier table still in force while a rerun plays
+    (its rows marked with the reason); ``earlier``: every final a rerun replaced."""
 
     tournament: str | None
+    number: int
     published: bool
+    live: bool
     rows: tuple[FinalRow, ...]
+    replaced: EarlierFinal | None = None
+    earlier: tuple[EarlierFinal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +216,23 @@ class CompetitionView:
     entries: tuple[EntryView, ...] = field(metadata=about("your own entries"))
     final: FinalView | None
     recent: tuple[RecentGame, ...]
+
+
+def final_promise(confidence: float, max_games: int) -> str:
+    """What a final's confidence covers, as the page says it (docs/competitions.md, "The
+    final's confidence and its cap"): the whole published order, all its finals together
+    (arena.compete.final: Holm over the neighbour pairs, anytime-valid over the looks, a
+    share of the error a rerun)."""
+    shown, error = f"{100 * confidence:g}%", f"{100 * (1 - confidence):.3g}%"
+    return (
+        f"{shown} confidence covers the whole table: every pair of neighbours shown "
+        "separated is in the right order, all of them at once (corrected for the number of "
+        "pairs and for looking after every round), and for every table this competition "
+        "publishes, reruns included (each rerun spends a share of the error), so a rerun "
+        "separates a pair of an earlier table's separated neighbours in the opposite order "
+        f"with probability at most {error}. Neighbours not separated once {max_games} "
+        "games are played share a place (a tie, marked =)."
+    )
 
 
 def _now(now: datetime | None = None) -> datetime:
@@ -371,10 +419,11 @@ def _ladder_row(entry: EntryRow, fit: Mapping[str, Any]) -> LadderRow:
     )  # fmt: skip
 
 
-def _final(store: Store, row: CompetitionRow) -> FinalView | None:
-    if row.final_table is None and row.final is None:
-        return None
-    table = [fit for fit in row.final_table or [] if isinstance(fit, Mapping)]
+def _table(
+    store: Store, stored_table: Any, number: int, replaced: str | None = None
+) -> tuple[FinalRow, ...]:
+    """A stored final table (JSON rows) as rows of final ``number``."""
+    table = [fit for fit in stored_table or [] if isinstance(fit, Mapping)]
     ids = [v for v in (_int(fit.get("version_id")) for fit in table) if v is not None]
     names = version_names(store, ids)
     rows = []
@@ -382,17 +431,80 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         version_id = _int(fit.get("version_id"))
         if version_id is None or version_id not in names:
             continue
-        _, owner, bot, number = names[version_id]
+        _, owner, bot, version = names[version_id]
         separated = fit.get("separated_from_next")
         rows.append(FinalRow(
             place=_int(fit.get("place")), tie=bool(fit.get("tie")),
-            name=display_name(owner, bot, number),
+            name=display_name(owner, bot, version),
             version_id=version_id, label=fit.get("label"), owner=owner,
             rating=_float(fit.get("rating")), low=_float(fit.get("low")),
             high=_float(fit.get("high")), games=_int(fit.get("games")) or 0,
             separated_from_next=None if separated is None else bool(separated),
+            final=number, replaced=replaced,
         ))  # fmt: skip
-    return FinalView(row.final, row.final_table is not None, tuple(rows))
+    return tuple(rows)
+
+
+def _earlier(store: Store, row: CompetitionRow) -> tuple[EarlierFinal, ...]:
+    out = []
+    for number, kept in enumerate(row.earlier_finals, start=1):
+        if not isinstance(kept, Mapping):
+            continue
+        reason = str(kept.get("reason") or "")
+        table = kept.get("table")
+        out.append(EarlierFinal(
+            number=_int(kept.get("number")) or number, tournament=kept.get("tournament"),
+            rows=None if table is None else _table(store, table, number, reason),
+            published=_time(kept.get("published")), replaced=_time(kept.get("replaced")),
+            reason=reason, by=kept.get("by"),
+        ))  # fmt: skip
+    return tuple(out)
+
+
+def _live_final(
+    store: Store, final: str, entries: list[EntryRow], number: int
+) -> tuple[FinalRow, ...]:
+    """The playing final's standings as the tournament page counts them
+    (arena.service.board_views.tournament_view), its labels mapped to the entrants'
+    versions. Counted as the operator: the competition's tables show every finalist (a
+    private class's student too); only their bots' pages stay hidden."""
+    try:
+        view = tournament_view(store, final, viewer=OPERATOR)
+    except LookupError:
+        return ()
+    by_label = {e.label: e for e in entries if e.label is not None and e.version_id is not None}
+    rows = []
+    for standing in view.standings:
+        entry = by_label.get(standing.entrant)
+        if entry is None or entry.version_id is None:
+            continue
+        rows.append(FinalRow(
+            place=standing.rank, tie=False,
+            name=display_name(entry.user, entry.bot or "?", entry.version),
+            version_id=entry.version_id, label=entry.label, owner=entry.user,
+            rating=standing.rating, low=standing.low, high=standing.high,
+            games=standing.games, separated_from_next=None, final=number,
+        ))  # fmt: skip
+    return tuple(rows)
+
+
+def _final(
+    store: Store, row: CompetitionRow, entries: list[EntryRow], *, live: bool = True
+) -> FinalView | None:
+    """The final's view (``live``: with a playing final's standings)."""
+    earlier = _earlier(store, row)
+    if row.final_table is None and row.final is None and not earlier:
+        return None
+    number = len(earlier) + 1
+    published = row.final_table is not None
+    if published:
+        rows, playing = _table(store, row.final_table, number), False
+    elif row.final is not None and live:
+        rows, playing = _live_final(store, row.final, entries, number), True
+    else:  # a rerun asked, its final not made yet (or no live standings asked)
+        rows, playing = (), False
+    in_force = None if published else next((f for f in reversed(earlier) if f.rows), None)
+    return FinalView(row.final, number, published, playing, rows, in_force, earlier)
 
 
 def _recent(store: Store, row: CompetitionRow, limit: int = 20) -> tuple[RecentGame, ...]:
@@ -434,7 +546,8 @@ def competition_view(
         can_enter=is_open(row, now) and allowed(actor, "enter-competition")
         and user_id is not None,
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
-        standings=tuple(_ladder(row, entries)), entries=tuple(mine), final=_final(store, row),
+        standings=tuple(_ladder(row, entries)), entries=tuple(mine),
+        final=_final(store, row, entries),
         recent=_recent(store, row),
     )  # fmt: skip
 
@@ -458,16 +571,22 @@ def ladder_rows(store: Store, actor: Actor, name: str) -> list[dict[str, Any]]:
 
 
 def final_rows(store: Store, actor: Actor, name: str) -> list[dict[str, Any]]:
-    """The published final table as rows for CSV and JSON (:class:`FinalRow`'s fields),
-    first place first; [] until it is published.
+    """The final table in force as rows for CSV and JSON (:class:`FinalRow`'s fields),
+    first place first: the published one; while a rerun plays, the one it replaces (its
+    rows' ``replaced`` give the organiser's reason); [] until a table is published.
 
     Raises:
         NotFound: no competition is called ``name``.
     """
-    final = _final(store, find_competition(store, name))
-    if final is None or not final.published:
+    row = find_competition(store, name)
+    final = _final(store, row, [], live=False)
+    if final is None:
         return []
-    return [_export(r) for r in final.rows]
+    if final.published:
+        return [_export(r) for r in final.rows]
+    if final.replaced is not None and final.replaced.rows:
+        return [_export(r) for r in final.replaced.rows]
+    return []
 
 
 def rating_history(store: Store, actor: Actor, name: str, version_id: int) -> list[RatingPoint]:

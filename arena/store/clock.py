@@ -100,6 +100,8 @@ class Clock:
     standings: list[Any] | None
     standings_computed: datetime | None
     last_result: datetime | None
+    #: Which final plays or comes: 1, then 2 after a rerun, ... (its share of the error).
+    final_number: int = 1
 
 
 def _last_result(tournament: Any) -> Any:
@@ -132,6 +134,7 @@ def _clock(row: Competition, last: datetime | None) -> Clock:
         if row.standings_computed is None
         else as_utc(row.standings_computed),
         last_result=None if last is None else as_utc(last),
+        final_number=len(row.earlier_finals or []) + 1,
     )
 
 

@@ -105,6 +105,8 @@ class CompetitionRow:
     standings: list[Any] | None
     standings_computed: datetime | None
     final_table: list[Any] | None
+    #: The finals a rerun replaced, oldest first (arena.store.models.Competition).
+    earlier_finals: list[Any]
     created: datetime
     closed: datetime | None
     finished: datetime | None
@@ -247,7 +249,8 @@ def _row(found: Any) -> CompetitionRow:
         final_max_games=c.final_max_games, seed=int(c.seed), status=c.status,
         ladder_id=c.ladder_id, ladder=str(ladder), final_id=c.final_id, final=final,
         standings=c.standings, standings_computed=_aware(c.standings_computed),
-        final_table=c.final_table, created=as_utc(c.created), closed=_aware(c.closed),
+        final_table=c.final_table, earlier_finals=list(c.earlier_finals or []),
+        created=as_utc(c.created), closed=_aware(c.closed),
         finished=_aware(c.finished), entrants=int(entrants or 0),
     )  # fmt: skip
 
@@ -619,14 +622,32 @@ def _void_matches(session: Session, matches: list[int], reason: str, now: dateti
         )
 
 
-def reset_final(store: Store, competition_id: int, *, by: str) -> int:
-    """Rerun the competition's final: void its final tournament's unplayed matches (running
-    ones too) and mark it cancelled, clear ``final_id``, ``final_table`` and ``finished``,
-    status back to ``final`` (the scheduler's tick makes a new final). Return how many
-    matches were voided."""
+def reset_final(
+    store: Store, competition_id: int, *, by: str, reason: str, now: datetime | None = None
+) -> int:
+    """Rerun the competition's final: keep it in ``earlier_finals`` (its number, tournament,
+    published table or None, when it was published and replaced, ``reason``, ``by``), void
+    its final tournament's unplayed matches (running ones too) and mark it cancelled, clear
+    ``final_id``, ``final_table`` and ``finished``, status back to ``final`` (the
+    scheduler's tick makes a new final). Return how many matches were voided."""
+    now = _now(now)
     with store.write() as session:
         competition = lock_competition(store, session, competition_id)
         final_id = competition.final_id
+        earlier = list(competition.earlier_finals or [])
+        tournament = (
+            None
+            if final_id is None
+            else session.scalar(select(Tournament.name).where(Tournament.id == final_id))
+        )
+        finished = competition.finished
+        earlier.append(
+            {"number": len(earlier) + 1, "tournament": tournament,
+             "table": competition.final_table,
+             "published": None if finished is None else as_utc(finished).isoformat(),
+             "replaced": now.isoformat(), "reason": reason, "by": by}
+        )  # fmt: skip
+        competition.earlier_finals = earlier
         competition.final_id = None
         competition.final_table = None
         competition.finished = None

@@ -480,6 +480,10 @@ class Competition(Base):
     standings_computed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: The published final table (frozen): one object a finalist, best first.
     final_table: Mapped[list[Any] | None] = mapped_column(JSON)
+    #: The finals a rerun replaced, oldest first: one object each (``number``,
+    #: ``tournament``, ``table``: its published table or None, ``published``, ``replaced``,
+    #: ``reason``, ``by``); kept and shown (migration 0022).
+    earlier_finals: Mapped[list[Any] | None] = mapped_column(JSON)
     created: Mapped[datetime] = _created()
     closed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -1,4 +1,6 @@
-"""Competition, class and bot names compared without regard to case, as user names are
+"""A competition's earlier finals (``competitions.earlier_finals``: the finals a rerun
+replaced, each with its table, the organiser's reason, who and when), and competition,
+class and bot names compared without regard to case, as user names are
 (migration 0014): each gets a ``name_key`` (stripped, NFKC, case-folded) that is unique, so
 ``D9CUP`` or ``d9Cup`` beside ``d9cup`` is refused (a bot's key is unique among its owner's
 bots). A key in Python, not ``lower(name)`` in SQL: names are in any script, and SQLite's
@@ -68,9 +70,12 @@ def upgrade() -> None:
     op.create_index(op.f("ix_competitions_name_key"), "competitions", ["name_key"], unique=True)
     op.create_index(op.f("ix_classes_name_key"), "classes", ["name_key"], unique=True)
     op.create_index("uq_bots_owner_name_key", "bots", ["owner_id", "name_key"], unique=True)
+    op.add_column("competitions", sa.Column("earlier_finals", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("competitions") as batch:
+        batch.drop_column("earlier_finals")
     op.drop_index("uq_bots_owner_name_key", table_name="bots")
     op.drop_index(op.f("ix_classes_name_key"), table_name="classes")
     op.drop_index(op.f("ix_competitions_name_key"), table_name="competitions")
