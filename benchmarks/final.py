@@ -2,6 +2,7 @@
 
     ./run python benchmarks/final.py [--runs 10] [--cap 14000] [--finalists 8]
         [--correction none,mixture,pocock,obf] [--schedules final,final+bridges] [--quick]
+    ./run python benchmarks/final.py --reruns 40 [--rules stated,per-pair]
 
 Eight finalists (``--finalists``) of known strength, from the fields of
 ``benchmarks/ladder.py``: the top 8 of its 50 entrants over 400 Elo (8.2 Elo
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from arena.compete.final import FinalPolicy, FinalState, assess_final
+from arena.compete.final import FinalPolicy, FinalState, assess_final, rerun_share
 from arena.compete.ratings import ELO_PER_NAT, ResultMatrix
 
 FloatArray = npt.NDArray[np.float64]
@@ -106,9 +107,31 @@ def simulate(
     cap: int,
     per_deal: int,
     correction: str,
+    family: str = "holm",
+    share: float = 1.0,
 ) -> Outcome:
     """One final of ``schedule`` on ``truth`` until separated or ``cap`` games, its
-    repeated looks corrected by ``correction`` (:attr:`FinalPolicy.correction`)."""
+    repeated looks corrected by ``correction`` (:attr:`FinalPolicy.correction`), its pairs
+    by ``family``, spending ``share`` of the error (a competition's ``r``-th final:
+    :func:`rerun_share`)."""
+    state, games, rounds = play_final(
+        truth, schedule, seed, cap, per_deal, correction, family, share
+    )
+    wrong, declared = errors(state, {f"f{i}": i for i in range(truth.size)})
+    return Outcome(games, rounds, state.ties == 0, wrong, declared, state.ties)
+
+
+def play_final(
+    truth: FloatArray,
+    schedule: str,
+    seed: int,
+    cap: int,
+    per_deal: int,
+    correction: str,
+    family: str = "holm",
+    share: float = 1.0,
+) -> tuple[FinalState, int, int]:
+    """One final (:func:`simulate`): its last state, its games and its rounds."""
     names = [f"f{i}" for i in range(truth.size)]
     index = {name: i for i, name in enumerate(names)}
     everyone = list(itertools.combinations(range(truth.size), 2))
@@ -117,6 +140,8 @@ def simulate(
         bridges=schedule == "final+bridges",
         round_deals=ROUND_DEALS if schedule == f"final {ROUND_DEALS} a round" else 0,
         correction=correction,
+        family=family,
+        share=share,
     )
     rng = np.random.default_rng(seed)
     matrix = ResultMatrix()
@@ -133,8 +158,96 @@ def simulate(
         play(rng, truth, matrix, pairs, per_deal * policy.deals_per_round)
         games += per_deal * policy.deals_per_round * len(pairs)
         state = assess_final(names, matrix, games, policy)
-    wrong, declared = errors(state, index)
-    return Outcome(games, rounds, state.ties == 0, wrong, declared, state.ties)
+    return state, games, rounds
+
+
+@dataclass(frozen=True, slots=True)
+class Rerun:
+    """A published final and its rerun: the neighbour pairs the first separated, those the
+    rerun separates the other way round (a chain of separated neighbours from the lower to
+    the higher: a claim of the rerun's table), and those it merely places the other way
+    round (a better place, through a tie), and whether the first separated any pair wrongly."""
+
+    declared: int
+    contradicted: int
+    placed_above: int
+    first_wrong: bool
+
+
+def reversals(first: FinalState, rerun: FinalState) -> tuple[int, int, int]:
+    """The first table's separated neighbour pairs; of them, those the rerun separates in
+    the opposite order, and those it places the other way round."""
+    order = [s.id for s in rerun.standings]
+    at = {name: k for k, name in enumerate(order)}
+    place = {s.id: s.place for s in rerun.standings}
+    separated = [s.separated_from_next for s in rerun.standings]
+    declared = contradicted = placed = 0
+    for upper, lower in itertools.pairwise(first.standings):
+        if not upper.separated_from_next:
+            continue
+        declared += 1
+        if place[lower.id] < place[upper.id]:
+            placed += 1
+        a, b = at[lower.id], at[upper.id]
+        if a < b and all(separated[a:b]):
+            contradicted += 1
+    return declared, contradicted, placed
+
+
+def rerun_pair(
+    truth: FloatArray, seed: int, cap: int, per_deal: int, family: str, reruns: bool
+) -> Rerun:
+    """A competition's first final and its rerun on ``truth`` (independent games), each
+    spending its share of the error (:func:`rerun_share`; ``reruns`` False: each the whole
+    error, as if reruns were independent)."""
+    shares = (rerun_share(1), rerun_share(2)) if reruns else (1.0, 1.0)
+    correction = FinalPolicy().correction
+    first, _, _ = play_final(truth, "final", seed, cap, per_deal, correction, family, shares[0])
+    again, _, _ = play_final(
+        truth, "final", seed + 100_000, cap, per_deal, correction, family, shares[1]
+    )
+    declared, contradicted, placed = reversals(first, again)
+    wrong, _ = errors(first, {f"f{i}": i for i in range(truth.size)})
+    return Rerun(declared, contradicted, placed, wrong > 0)
+
+
+#: The rules :func:`report_reruns` compares: (label, the pairs' family, reruns share).
+RERUN_RULES = {
+    "stated": ("holm, reruns share (stated)", "holm", True),
+    "per-pair": ("per pair, reruns independent", "none", False),
+}
+
+
+def report_reruns(
+    title: str,
+    truth: FloatArray,
+    runs: int,
+    cap: int,
+    per_deal: int,
+    confidence: float,
+    rules: list[str],
+) -> None:
+    """Print how often a rerun reverses a separated neighbour pair of the published
+    table, under the rule the page states (Holm, shares) and the per-pair rule before."""
+    print(f"\n{title}: a final and its rerun, {runs} times, cap {cap} games")
+    print(
+        f"{'rule':>34} {'declared':>9} {'contradicted':>13} {'reruns with one':>16} "
+        f"{'placed above':>13} {'first wrong':>12}"
+    )
+    for label, family, reruns in (RERUN_RULES[rule] for rule in rules):
+        pairs = [rerun_pair(truth, seed, cap, per_deal, family, reruns) for seed in range(runs)]
+        declared = sum(p.declared for p in pairs)
+        contradicted = sum(p.contradicted for p in pairs)
+        any_contradicted = sum(1 for p in pairs if p.contradicted)
+        placed = sum(p.placed_above for p in pairs)
+        wrong = sum(1 for p in pairs if p.first_wrong)
+        print(
+            f"{label:>34} {declared:>9} {contradicted:>6} ({contradicted / max(declared, 1):>4.1%})"
+            f" {any_contradicted:>6}/{runs:<3} ({any_contradicted / runs:>4.1%})"
+            f" {placed:>6} ({placed / max(declared, 1):>4.1%}) {wrong:>5}/{runs:<3}"
+        )
+    print(f"  the page promises: a rerun contradicts a separated pair in at most "
+          f"{1 - confidence:.0%} of competitions")  # fmt: skip
 
 
 #: The final's ``round_deals`` in the schedule that fills its rounds (e.g. 8 worker processes).
@@ -196,9 +309,24 @@ def main() -> None:
     )
     parser.add_argument("--schedules", default=",".join(SCHEDULES), help="comma-separated")
     parser.add_argument("--quick", action="store_true", help="3 runs: a smoke check")
+    parser.add_argument(
+        "--reruns",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N finals and their reruns a field (and 8 equal finalists)",
+    )
+    parser.add_argument("--rules", default="stated,per-pair", help="with --reruns")
     args = parser.parse_args()
     runs, cap = (3 if args.quick else args.runs), args.cap
     schedules = args.schedules.split(",")
+    if args.reruns:
+        fielded = {**fields(args.finalists), f"{args.finalists} equal": np.zeros(args.finalists)}
+        for title, truth in fielded.items():
+            report_reruns(
+                title, truth, args.reruns, cap, args.games_per_deal, 0.95, args.rules.split(",")
+            )
+        return
     for correction in args.correction.split(","):
         for title, truth in fields(args.finalists).items():
             report(
