@@ -360,14 +360,20 @@ class Store:
         key = name_key(name)
         with self.write() as session:
             user = self._user(session, owner)
-            session.execute(
-                self._insert(Bot)
-                .values(name=name, name_key=key, owner_id=user.id, created=utcnow())
-                .on_conflict_do_nothing(index_elements=["owner_id", "name_key"])
+            bot = session.scalar(  # by its exact name: one stored before names had keys too
+                select(Bot).where(Bot.owner_id == user.id, Bot.name == name).with_for_update()
             )
-            bot = session.scalar(
-                select(Bot).where(Bot.owner_id == user.id, Bot.name_key == key).with_for_update()
-            )
+            if bot is None:
+                session.execute(
+                    self._insert(Bot)
+                    .values(name=name, name_key=key, owner_id=user.id, created=utcnow())
+                    .on_conflict_do_nothing(index_elements=["owner_id", "name_key"])
+                )
+                bot = session.scalar(
+                    select(Bot)
+                    .where(Bot.owner_id == user.id, Bot.name_key == key)
+                    .with_for_update()
+                )
             assert bot is not None
             if bot.name != name:
                 raise NameTaken(
