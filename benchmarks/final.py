@@ -2,7 +2,8 @@
 
     ./run python benchmarks/final.py [--runs 10] [--cap 14000] [--finalists 8]
         [--correction none,mixture,pocock,obf] [--schedules final,final+bridges] [--quick]
-    ./run python benchmarks/final.py --reruns 40 [--rules stated,per-pair]
+    ./run python benchmarks/final.py --reruns 40 [--rules stated,per-pair] [--round-deals 16]
+        [--fields 0,1,2,3]
 
 Eight finalists (``--finalists``) of known strength, from the fields of
 ``benchmarks/ladder.py``: the top 8 of its 50 entrants over 400 Elo (8.2 Elo
@@ -130,15 +131,23 @@ def play_final(
     correction: str,
     family: str = "holm",
     share: float = 1.0,
+    round_deals: int | None = None,
 ) -> tuple[FinalState, int, int]:
-    """One final (:func:`simulate`): its last state, its games and its rounds."""
+    """One final (:func:`simulate`; ``round_deals`` overrides the schedule's): its last
+    state, its games and its rounds."""
     names = [f"f{i}" for i in range(truth.size)]
     index = {name: i for i, name in enumerate(names)}
     everyone = list(itertools.combinations(range(truth.size), 2))
     policy = FinalPolicy(
         max_games=cap,
         bridges=schedule == "final+bridges",
-        round_deals=ROUND_DEALS if schedule == f"final {ROUND_DEALS} a round" else 0,
+        round_deals=(
+            round_deals
+            if round_deals is not None
+            else ROUND_DEALS
+            if schedule == f"final {ROUND_DEALS} a round"
+            else 0
+        ),
         correction=correction,
         family=family,
         share=share,
@@ -195,16 +204,24 @@ def reversals(first: FinalState, rerun: FinalState) -> tuple[int, int, int]:
 
 
 def rerun_pair(
-    truth: FloatArray, seed: int, cap: int, per_deal: int, family: str, reruns: bool
+    truth: FloatArray,
+    seed: int,
+    cap: int,
+    per_deal: int,
+    family: str,
+    reruns: bool,
+    round_deals: int = 0,
 ) -> Rerun:
     """A competition's first final and its rerun on ``truth`` (independent games), each
     spending its share of the error (:func:`rerun_share`; ``reruns`` False: each the whole
-    error, as if reruns were independent)."""
+    error, as if reruns were independent), their rounds filled to ``round_deals`` deals."""
     shares = (rerun_share(1), rerun_share(2)) if reruns else (1.0, 1.0)
     correction = FinalPolicy().correction
-    first, _, _ = play_final(truth, "final", seed, cap, per_deal, correction, family, shares[0])
+    first, _, _ = play_final(
+        truth, "final", seed, cap, per_deal, correction, family, shares[0], round_deals
+    )
     again, _, _ = play_final(
-        truth, "final", seed + 100_000, cap, per_deal, correction, family, shares[1]
+        truth, "final", seed + 100_000, cap, per_deal, correction, family, shares[1], round_deals
     )
     declared, contradicted, placed = reversals(first, again)
     wrong, _ = errors(first, {f"f{i}": i for i in range(truth.size)})
@@ -226,16 +243,23 @@ def report_reruns(
     per_deal: int,
     confidence: float,
     rules: list[str],
+    round_deals: int = 0,
 ) -> None:
     """Print how often a rerun reverses a separated neighbour pair of the published
     table, under the rule the page states (Holm, shares) and the per-pair rule before."""
-    print(f"\n{title}: a final and its rerun, {runs} times, cap {cap} games")
+    print(
+        f"\n{title}: a final and its rerun, {runs} times, cap {cap} games, "
+        f"rounds of {round_deals} deals"
+    )
     print(
         f"{'rule':>34} {'declared':>9} {'contradicted':>13} {'reruns with one':>16} "
         f"{'placed above':>13} {'first wrong':>12}"
     )
     for label, family, reruns in (RERUN_RULES[rule] for rule in rules):
-        pairs = [rerun_pair(truth, seed, cap, per_deal, family, reruns) for seed in range(runs)]
+        pairs = [
+            rerun_pair(truth, seed, cap, per_deal, family, reruns, round_deals)
+            for seed in range(runs)
+        ]
         declared = sum(p.declared for p in pairs)
         contradicted = sum(p.contradicted for p in pairs)
         any_contradicted = sum(1 for p in pairs if p.contradicted)
@@ -317,15 +341,24 @@ def main() -> None:
         help="instead: N finals and their reruns a field (and 8 equal finalists)",
     )
     parser.add_argument("--rules", default="stated,per-pair", help="with --reruns")
+    parser.add_argument(
+        "--round-deals",
+        type=int,
+        default=16,
+        help="with --reruns: each round filled to so many deals (the clock fills rounds to "
+        "the workers' in-flight bound; fewer rounds, a faster simulation)",
+    )
+    parser.add_argument("--fields", default="", help="with --reruns: comma-separated indexes")
     args = parser.parse_args()
     runs, cap = (3 if args.quick else args.runs), args.cap
     schedules = args.schedules.split(",")
     if args.reruns:
         fielded = {**fields(args.finalists), f"{args.finalists} equal": np.zeros(args.finalists)}
-        for title, truth in fielded.items():
-            report_reruns(
-                title, truth, args.reruns, cap, args.games_per_deal, 0.95, args.rules.split(",")
-            )
+        chosen = [int(k) for k in args.fields.split(",")] if args.fields else range(len(fielded))
+        for k, (title, truth) in enumerate(fielded.items()):
+            if k in chosen:
+                report_reruns(title, truth, args.reruns, cap, args.games_per_deal, 0.95,
+                              args.rules.split(","), args.round_deals)  # fmt: skip
         return
     for correction in args.correction.split(","):
         for title, truth in fields(args.finalists).items():

@@ -562,7 +562,7 @@ def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     assert sorted(r["name"] for r in table) == ["ada/greedy v1", "bob/rando v1", "cy/counter v1"]
     olga = logged_in(app, "olga")  # a rerun: the table stays in force, marked replaced
     refused = _post(olga, "/competitions/cup/rerun", "/competitions/cup", reason=" ")
-    assert refused.status_code == 400 and "give the reason for the rerun" in refused.text
+    assert refused.status_code == 400 and "the reason for the rerun: it is shown" in refused.text
     reply = _post(olga, "/competitions/cup/rerun", "/competitions/cup", reason="a host fault")
     assert reply.status_code == 302
     page = client.get("/competitions/cup").get_data(as_text=True)
