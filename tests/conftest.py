@@ -6,6 +6,8 @@ its own, to write as it likes, but as a copy of a template:
 
 - the schema is migrated once per backend into a template (a SQLite file; a PostgreSQL
   database), and every ``url`` is a copy of it (a file copy; ``CREATE DATABASE ... TEMPLATE``);
+  a PostgreSQL template is built once per test process (its server is the process's own), a
+  SQLite one once per run (the first process to need it builds it, the others copy it);
 - a test (or a module, with ``pytestmark``) marked ``@pytest.mark.seed(build=build)`` starts
   from a template that ``build(store, directory)`` filled once, on top of the migrated one
   (stored bots, a played round robin); the ``seeded`` fixture is what ``build`` returned.
@@ -31,9 +33,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import fcntl
 import itertools
 import json
 import os
+import pickle
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -195,10 +199,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class Databases:
-    """Template databases built once per test process, and the copies tests get of them."""
+    """Template databases built once per test process (the SQLite ones once per run), and
+    the copies tests get of them."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, shared: Path | None = None) -> None:
         self.root = root
+        #: where the run's test processes share their SQLite templates (None: not shared)
+        self.shared = shared
         self._names = itertools.count(1)
         #: (backend, server, seed) -> (the template's URL, what its seed returned)
         self._templates: dict[tuple[str, str | None, Seed | None], tuple[str, object]] = {}
@@ -245,8 +252,27 @@ class Databases:
 
     def _template(self, server: str | None, seed: Seed | None) -> tuple[str, object]:
         key = ("sqlite" if server is None else "postgresql", server, seed)
-        if key in self._templates:
-            return self._templates[key]
+        if key not in self._templates:
+            if server is None and self.shared is not None:
+                self._templates[key] = self._shared_template(self.shared, seed)
+            else:
+                self._templates[key] = self._build(server, seed)
+        return self._templates[key]
+
+    def _shared_template(self, shared: Path, seed: Seed | None) -> tuple[str, object]:
+        """The SQLite template for ``seed`` that the run's first test process to need it
+        built (this one, if none has): the others wait for it and copy it."""
+        name = "migrated" if seed is None else f"{seed.__module__}.{seed.__qualname__}"
+        path, saved = shared / f"{name}.db", shared / f"{name}.pickle"
+        with open(shared / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not saved.exists():
+                url, value = self._build(None, seed)
+                shutil.copyfile(url.removeprefix("sqlite:///"), path)
+                saved.write_bytes(pickle.dumps(value))
+        return f"sqlite:///{path}", pickle.loads(saved.read_bytes())
+
+    def _build(self, server: str | None, seed: Seed | None) -> tuple[str, object]:
         directory = self.root / f"template-{next(self._names)}"
         directory.mkdir()
         value: object = None
@@ -264,7 +290,6 @@ class Databases:
             path = url.removeprefix("sqlite:///")
             with contextlib.closing(sqlite3.connect(path)) as connection:
                 connection.execute("PRAGMA journal_mode=DELETE")
-        self._templates[key] = (url, value)
         return url, value
 
     def _name(self) -> str:
@@ -324,8 +349,14 @@ def postgres_server(databases: Databases) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def databases(tmp_path_factory: pytest.TempPathFactory) -> Databases:
-    """This test process's template databases."""
-    return Databases(tmp_path_factory.mktemp("templates"))
+    """This test process's template databases (the SQLite ones shared by the run's test
+    processes: each is built once a run, by the first process to need it)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of a run
+    shared = None
+    if run is not None:
+        shared = tmp_path_factory.getbasetemp().parent / f"templates-{run}"
+        shared.mkdir(exist_ok=True)
+    return Databases(tmp_path_factory.mktemp("templates"), shared)
 
 
 @pytest.fixture
