@@ -56,6 +56,8 @@ __all__ = [
     "shown_status",
 ]
 
+#: The entry statuses the ladder shows (a withdrawn entrant's row says so, unranked).
+LADDER_STATUSES = ("active", "disqualified", "withdrawn")
 #: What stands for no rank, and between the ends of a rank range (an en dash).
 DASH = "\u2013"
 #: Games after which an entrant's rating is no longer marked provisional (when the fit
@@ -123,7 +125,7 @@ class LadderRow:
     games: int
     provisional: bool
     last_game: datetime | None
-    status: str = field(metadata=about("active or disqualified"))
+    status: str = field(metadata=about("active, disqualified or withdrawn"))
     reason: str | None
 
 
@@ -314,7 +316,7 @@ def entry_view(row: CompetitionRow, entry: EntryRow) -> EntryView:
         notices.append("It came after the deadline: it does not play.")
     if entry.first_rated is not None:
         notices.append(f"First rated at {local_time(entry.first_rated, row.time_zone)}.")
-    if entry.status in ("rejected", "disqualified") and entry.reason:
+    if entry.status in ("rejected", "disqualified", "withdrawn") and entry.reason:
         notices.append(f"{entry.status.capitalize()}: {entry.reason}")
     if row.status == "done" and entry.status == "active":
         notices.append("The final is done: see the final table.")
@@ -352,11 +354,11 @@ def _time(value: Any) -> datetime | None:
 
 def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
     """The ladder's rows, ranked by :func:`ladder_ranks`: the fit's entrants whose latest
-    entry is active or disqualified (a superseded version is not shown), and the active
-    ones not rated yet."""
+    entry is active, disqualified or withdrawn (a superseded version is not shown; a
+    withdrawn one keeps its games), and the active ones not rated yet."""
     shown: dict[int, EntryRow] = {}
     for entry in sorted(entries, key=lambda e: e.id):  # the latest entry of a version wins
-        if entry.version_id is not None and entry.status in ("active", "disqualified"):
+        if entry.version_id is not None and entry.status in LADDER_STATUSES:
             shown[entry.version_id] = entry
     rows: list[LadderRow] = []
     for fit in row.standings or []:
@@ -375,8 +377,8 @@ def ladder_ranks(rows: Sequence[LadderRow]) -> list[LadderRow]:
     ``arena competition status``): the active rated entrants first, best first, ranked 1 to
     n without gaps, their rank ranges (the fit's, computed among them alone) kept within
     1..n and around the rank; then the active entrants not rated yet, then the disqualified
-    ones, both unranked (rank, rank_best and rank_worst None: a dash on the page, empty in
-    CSV, null in JSON)."""
+    ones, then the withdrawn ones, all unranked (rank, rank_best and rank_worst None: a
+    dash on the page, empty in CSV, null in JSON)."""
     ranked = sorted(
         (r for r in rows if r.status == "active" and r.rating is not None),
         key=lambda r: -(r.rating or 0.0),
@@ -387,14 +389,14 @@ def ladder_ranks(rows: Sequence[LadderRow]) -> list[LadderRow]:
         worst = max(place, min(len(ranked), r.rank_worst or place))
         out.append(replace(r, rank=place, rank_best=best, rank_worst=worst))
     unranked = [r for r in rows if r not in ranked]
-    unranked.sort(key=lambda r: r.status == "disqualified")  # stable: unrated active first
+    unranked.sort(key=lambda r: LADDER_STATUSES.index(r.status))  # stable: unrated first
     return out + [replace(r, rank=None, rank_best=None, rank_worst=None) for r in unranked]
 
 
 def rank_label(row: LadderRow) -> str:
     """A ladder row's rank as the page and ``arena competition status`` show it: ``3``, a
     range ``2\u20134`` (an en dash: those entrants cannot be told apart yet), or a dash
-    ``\u2013`` alone, unranked (not rated yet, or disqualified)."""
+    ``\u2013`` alone, unranked (not rated yet, disqualified or withdrawn)."""
     if row.rank is None or row.rank_best is None or row.rank_worst is None:
         return DASH
     if row.rank_best == row.rank_worst:
@@ -544,7 +546,7 @@ def competition_view(
         standings_computed=row.standings_computed,
         can_manage=allowed(actor, "manage-competition", Target(row.owner_id)),
         can_enter=is_open(row, now) and allowed(actor, "enter-competition")
-        and user_id is not None,
+        and user_id is not None and all(e.status != "withdrawn" for e in mine),
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
         standings=tuple(_ladder(row, entries)), entries=tuple(mine),
         final=_final(store, row, entries),

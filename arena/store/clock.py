@@ -102,6 +102,8 @@ class Clock:
     last_result: datetime | None
     #: Which final plays or comes: 1, then 2 after a rerun, ... (its share of the error).
     final_number: int = 1
+    #: The organiser paused the ladder: no ladder match is added (arena.service.clock).
+    paused: bool = False
 
 
 def _last_result(tournament: Any) -> Any:
@@ -135,6 +137,7 @@ def _clock(row: Competition, last: datetime | None) -> Clock:
         else as_utc(row.standings_computed),
         last_result=None if last is None else as_utc(last),
         final_number=len(row.earlier_finals or []) + 1,
+        paused=row.ladder_paused is not None,
     )
 
 
