@@ -11,6 +11,8 @@
     ├── DealError             an explicit deal that does not fit the rule set
     │                         (also a ValueError)
     ├── IllegalMoveError      a move that is not legal in the current position
+    ├── NameTaken             a name whose key (case-folded) another one of its kind
+    │                         holds: ``D9CUP`` beside ``d9cup`` (also a ValueError)
     ├── DatabaseError         a database that cannot be used as asked: missing,
     │                         unreachable, not a database, another schema; the
     │                         message says the fix
@@ -51,6 +53,11 @@ class DealError(ArenaError, ValueError):
 
 class IllegalMoveError(ArenaError):
     """A move that is not legal in the current position."""
+
+
+class NameTaken(ArenaError, ValueError):  # noqa: N818 (what it says)
+    """A competition, class or bot name that differs only in case (its key,
+    arena.compete.names.name_key) from one that exists: the message names the existing one."""
 
 
 class DatabaseError(ArenaError):

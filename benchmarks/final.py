@@ -2,6 +2,9 @@
 
     ./run python benchmarks/final.py [--runs 10] [--cap 14000] [--finalists 8]
         [--correction none,mixture,pocock,obf] [--schedules final,final+bridges] [--quick]
+        [--family holm|bonferroni|none] [--share 0.5]
+    ./run python benchmarks/final.py --reruns 40 [--rules stated,per-pair] [--round-deals 16]
+        [--fields 0,1,2,3]
 
 Eight finalists (``--finalists``) of known strength, from the fields of
 ``benchmarks/ladder.py``: the top 8 of its 50 entrants over 400 Elo (8.2 Elo
@@ -32,7 +35,20 @@ and mean games (runs that hit the cap count at the cap, and how many did), the
 median rounds, the separated neighbour pairs whose declared order is wrong (of
 all declared, and as a rate: the confidence promises at most 5%), and the ties
 left at the end (of 7). Figures from one run; no timing. The default run takes
-a few minutes of CPU; ``--quick`` (3 runs) about a minute.
+a few minutes of CPU; ``--quick`` (3 runs) about a minute. The finals share their
+error among the neighbour pairs by ``--family`` (Holm's, the policy's default) and
+spend ``--share`` of it (0.5: a competition's first final; its rerun 0.25).
+
+``--reruns N`` measures instead what the competition's page promises of a rerun:
+for each field (and 8 equal finalists, the worst case), N competitions' first
+final and their rerun on independent games, each spending its share
+(``rule stated``: Holm, shares 0.5 and 0.25) or, for comparison, each at the
+whole error per pair (``per pair``, the rule before). It prints the neighbour
+pairs the first table separated, those the rerun separates in the opposite
+order (a chain of separated neighbours: what the promise covers) and in how
+many competitions one did (the page promises at most 5%), those the rerun merely
+places the other way round (through a tie), and in how many competitions the
+first table held a wrong separation.
 """
 
 from __future__ import annotations
@@ -44,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from arena.compete.final import FinalPolicy, FinalState, assess_final
+from arena.compete.final import FinalPolicy, FinalState, assess_final, rerun_share
 from arena.compete.ratings import ELO_PER_NAT, ResultMatrix
 
 FloatArray = npt.NDArray[np.float64]
@@ -106,17 +122,49 @@ def simulate(
     cap: int,
     per_deal: int,
     correction: str,
+    family: str = "holm",
+    share: float = 1.0,
 ) -> Outcome:
     """One final of ``schedule`` on ``truth`` until separated or ``cap`` games, its
-    repeated looks corrected by ``correction`` (:attr:`FinalPolicy.correction`)."""
+    repeated looks corrected by ``correction`` (:attr:`FinalPolicy.correction`), its pairs
+    by ``family``, spending ``share`` of the error (a competition's ``r``-th final:
+    :func:`rerun_share`)."""
+    state, games, rounds = play_final(
+        truth, schedule, seed, cap, per_deal, correction, family, share
+    )
+    wrong, declared = errors(state, {f"f{i}": i for i in range(truth.size)})
+    return Outcome(games, rounds, state.ties == 0, wrong, declared, state.ties)
+
+
+def play_final(
+    truth: FloatArray,
+    schedule: str,
+    seed: int,
+    cap: int,
+    per_deal: int,
+    correction: str,
+    family: str = "holm",
+    share: float = 1.0,
+    round_deals: int | None = None,
+) -> tuple[FinalState, int, int]:
+    """One final (:func:`simulate`; ``round_deals`` overrides the schedule's): its last
+    state, its games and its rounds."""
     names = [f"f{i}" for i in range(truth.size)]
     index = {name: i for i, name in enumerate(names)}
     everyone = list(itertools.combinations(range(truth.size), 2))
     policy = FinalPolicy(
         max_games=cap,
         bridges=schedule == "final+bridges",
-        round_deals=ROUND_DEALS if schedule == f"final {ROUND_DEALS} a round" else 0,
+        round_deals=(
+            round_deals
+            if round_deals is not None
+            else ROUND_DEALS
+            if schedule == f"final {ROUND_DEALS} a round"
+            else 0
+        ),
         correction=correction,
+        family=family,
+        share=share,
     )
     rng = np.random.default_rng(seed)
     matrix = ResultMatrix()
@@ -133,8 +181,111 @@ def simulate(
         play(rng, truth, matrix, pairs, per_deal * policy.deals_per_round)
         games += per_deal * policy.deals_per_round * len(pairs)
         state = assess_final(names, matrix, games, policy)
-    wrong, declared = errors(state, index)
-    return Outcome(games, rounds, state.ties == 0, wrong, declared, state.ties)
+    return state, games, rounds
+
+
+@dataclass(frozen=True, slots=True)
+class Rerun:
+    """A published final and its rerun: the neighbour pairs the first separated, those the
+    rerun separates the other way round (a chain of separated neighbours from the lower to
+    the higher: a claim of the rerun's table), and those it merely places the other way
+    round (a better place, through a tie), and whether the first separated any pair wrongly."""
+
+    declared: int
+    contradicted: int
+    placed_above: int
+    first_wrong: bool
+
+
+def reversals(first: FinalState, rerun: FinalState) -> tuple[int, int, int]:
+    """The first table's separated neighbour pairs; of them, those the rerun separates in
+    the opposite order, and those it places the other way round."""
+    order = [s.id for s in rerun.standings]
+    at = {name: k for k, name in enumerate(order)}
+    place = {s.id: s.place for s in rerun.standings}
+    separated = [s.separated_from_next for s in rerun.standings]
+    declared = contradicted = placed = 0
+    for upper, lower in itertools.pairwise(first.standings):
+        if not upper.separated_from_next:
+            continue
+        declared += 1
+        if place[lower.id] < place[upper.id]:
+            placed += 1
+        a, b = at[lower.id], at[upper.id]
+        if a < b and all(separated[a:b]):
+            contradicted += 1
+    return declared, contradicted, placed
+
+
+def rerun_pair(
+    truth: FloatArray,
+    seed: int,
+    cap: int,
+    per_deal: int,
+    family: str,
+    reruns: bool,
+    round_deals: int = 0,
+) -> Rerun:
+    """A competition's first final and its rerun on ``truth`` (independent games), each
+    spending its share of the error (:func:`rerun_share`; ``reruns`` False: each the whole
+    error, as if reruns were independent), their rounds filled to ``round_deals`` deals."""
+    shares = (rerun_share(1), rerun_share(2)) if reruns else (1.0, 1.0)
+    correction = FinalPolicy().correction
+    first, _, _ = play_final(
+        truth, "final", seed, cap, per_deal, correction, family, shares[0], round_deals
+    )
+    again, _, _ = play_final(
+        truth, "final", seed + 100_000, cap, per_deal, correction, family, shares[1], round_deals
+    )
+    declared, contradicted, placed = reversals(first, again)
+    wrong, _ = errors(first, {f"f{i}": i for i in range(truth.size)})
+    return Rerun(declared, contradicted, placed, wrong > 0)
+
+
+#: The rules :func:`report_reruns` compares: (label, the pairs' family, reruns share).
+RERUN_RULES = {
+    "stated": ("holm, reruns share (stated)", "holm", True),
+    "per-pair": ("per pair, reruns independent", "none", False),
+}
+
+
+def report_reruns(
+    title: str,
+    truth: FloatArray,
+    runs: int,
+    cap: int,
+    per_deal: int,
+    confidence: float,
+    rules: list[str],
+    round_deals: int = 0,
+) -> None:
+    """Print how often a rerun reverses a separated neighbour pair of the published
+    table, under the rule the page states (Holm, shares) and the per-pair rule before."""
+    print(
+        f"\n{title}: a final and its rerun, {runs} times, cap {cap} games, "
+        f"rounds of {round_deals} deals"
+    )
+    print(
+        f"{'rule':>34} {'declared':>9} {'contradicted':>13} {'reruns with one':>16} "
+        f"{'placed above':>13} {'first wrong':>12}"
+    )
+    for label, family, reruns in (RERUN_RULES[rule] for rule in rules):
+        pairs = [
+            rerun_pair(truth, seed, cap, per_deal, family, reruns, round_deals)
+            for seed in range(runs)
+        ]
+        declared = sum(p.declared for p in pairs)
+        contradicted = sum(p.contradicted for p in pairs)
+        any_contradicted = sum(1 for p in pairs if p.contradicted)
+        placed = sum(p.placed_above for p in pairs)
+        wrong = sum(1 for p in pairs if p.first_wrong)
+        print(
+            f"{label:>34} {declared:>9} {contradicted:>6} ({contradicted / max(declared, 1):>4.1%})"
+            f" {any_contradicted:>6}/{runs:<3} ({any_contradicted / runs:>4.1%})"
+            f" {placed:>6} ({placed / max(declared, 1):>4.1%}) {wrong:>5}/{runs:<3}"
+        )
+    print(f"  the page promises: a rerun contradicts a separated pair in at most "
+          f"{1 - confidence:.0%} of competitions")  # fmt: skip
 
 
 #: The final's ``round_deals`` in the schedule that fills its rounds (e.g. 8 worker processes).
@@ -150,9 +301,14 @@ def report(
     per_deal: int,
     correction: str,
     schedules: list[str],
+    family: str = "holm",
+    share: float = 1.0,
 ) -> None:
     """Print one field's table."""
-    print(f"\n{title}, {runs} run(s), cap {cap} games, {per_deal} games a deal, {correction}")
+    print(
+        f"\n{title}, {runs} run(s), cap {cap} games, {per_deal} games a deal, {correction}, "
+        f"pairs {family}, share {share:g}"
+    )
     print(
         f"{'schedule':>17} {'median':>8} {'mean':>8} {'rounds':>7} {'capped':>7} "
         f"{'wrong/declared':>15} {'wrong':>6} {'ties':>5}"
@@ -160,7 +316,8 @@ def report(
     medians = {}
     for schedule in schedules:
         outcomes = [
-            simulate(truth, schedule, seed, cap, per_deal, correction) for seed in range(runs)
+            simulate(truth, schedule, seed, cap, per_deal, correction, family, share)
+            for seed in range(runs)
         ]
         games = [o.games for o in outcomes]
         capped = sum(1 for o in outcomes if not o.separated)
@@ -196,9 +353,40 @@ def main() -> None:
     )
     parser.add_argument("--schedules", default=",".join(SCHEDULES), help="comma-separated")
     parser.add_argument("--quick", action="store_true", help="3 runs: a smoke check")
+    parser.add_argument("--family", default="holm", help="the pairs' correction: holm, none")
+    parser.add_argument(
+        "--share",
+        type=float,
+        default=rerun_share(1),
+        help="the error's share the final spends (a competition's first: 0.5)",
+    )
+    parser.add_argument(
+        "--reruns",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N finals and their reruns a field (and 8 equal finalists)",
+    )
+    parser.add_argument("--rules", default="stated,per-pair", help="with --reruns")
+    parser.add_argument(
+        "--round-deals",
+        type=int,
+        default=16,
+        help="with --reruns: each round filled to so many deals (the clock fills rounds to "
+        "the workers' in-flight bound; fewer rounds, a faster simulation)",
+    )
+    parser.add_argument("--fields", default="", help="with --reruns: comma-separated indexes")
     args = parser.parse_args()
     runs, cap = (3 if args.quick else args.runs), args.cap
     schedules = args.schedules.split(",")
+    if args.reruns:
+        fielded = {**fields(args.finalists), f"{args.finalists} equal": np.zeros(args.finalists)}
+        chosen = [int(k) for k in args.fields.split(",")] if args.fields else range(len(fielded))
+        for k, (title, truth) in enumerate(fielded.items()):
+            if k in chosen:
+                report_reruns(title, truth, args.reruns, cap, args.games_per_deal, 0.95,
+                              args.rules.split(","), args.round_deals)  # fmt: skip
+        return
     for correction in args.correction.split(","):
         for title, truth in fields(args.finalists).items():
             report(
@@ -209,6 +397,8 @@ def main() -> None:
                 args.games_per_deal,
                 correction,
                 schedules,
+                args.family,
+                args.share,
             )
 
 

@@ -107,6 +107,10 @@ class DisqualifyRequest(BaseModel):
     reason: str = Field(max_length=500)
 
 
+class RerunRequest(BaseModel):
+    reason: str = Field(max_length=500, description="why: shown with the table it replaces")
+
+
 @dataclass(frozen=True, slots=True)
 class Done:
     """A competition after an organiser's control: its status now."""
@@ -290,11 +294,12 @@ def api_disqualify(name: str, json: DisqualifyRequest) -> Done:
 
 @api.post("/competitions/<name>/final/rerun")
 @guarded("manage-competition", early=False)
-@spec.validate(resp=CONTROL, tags=TAGS)
-def api_rerun_final(name: str) -> Done:
-    """Play the final again (its organiser or an admin): its unplayed matches are void and
-    its table cleared; a new final starts by itself."""
-    return _control(name, lambda actor: service.rerun_final(get_store(), actor, name))
+@spec.validate(json=RerunRequest, resp=CONTROL, tags=TAGS)
+def api_rerun_final(name: str, json: RerunRequest) -> Done:
+    """Play the final again, for a ``reason`` (its organiser or an admin): its unplayed
+    matches are void; its table stays in force, marked replaced with the reason, until
+    the new final (which starts by itself) publishes its own; earlier finals stay listed."""
+    return _control(name, lambda actor: service.rerun_final(get_store(), actor, name, json.reason))
 
 
 def _csv(rows: list[dict[str, Any]], columns: list[str], filename: str) -> Response:

@@ -16,6 +16,7 @@ import csv
 import dataclasses
 import io
 import logging
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -246,10 +247,8 @@ def _page_context(name: str, *, whole: bool = True) -> dict[str, Any]:
     view = service.competition_view(store, account, name)
     ladder = [_rated(r.rating, r.low, r.high) for r in view.standings]
     axis = Axis.spanning((low, high) for _, low, high in filter(None, ladder))
-    final_rows = list(view.final.rows) if view.final is not None else []
-    rated = [_rated(r.rating, r.low, r.high) for r in final_rows]
-    final_axis = Axis.spanning((low, high) for _, low, high in filter(None, rated))
-    places = [r.place for r in final_rows if r.place is not None]
+    final = view.final
+    replaced = final.replaced.rows if final is not None and final.replaced is not None else None
     entering = whole and account is not None and view.can_enter
     own = bot_choices(store, account) if entering and account is not None else []
     return {
@@ -263,10 +262,9 @@ def _page_context(name: str, *, whole: bool = True) -> dict[str, Any]:
             None if r is None else interval_svg(axis, *r, provisional=row.provisional)
             for r, row in zip(ladder, view.standings, strict=True)
         ],
-        "final_axis": axis_svg(final_axis),
-        "final_bars": [None if r is None else interval_svg(final_axis, *r) for r in rated],
-        # a place two finalists share: a tie (their ratings were not separated)
-        "tied": {place for place in places if places.count(place) > 1},
+        "final_table": _final_table(final.rows if final is not None else ()),
+        "confidence_note": service.final_promise(view.final_confidence, view.final_max_games),
+        "replaced_table": None if replaced is None else _final_table(replaced),
         "own_versions": [choice for choice in own if choice.kind == "yours"],
         "manage_choices": [r for r in view.standings if r.status == "active"],
         **_entrant_context(name, whole),
@@ -285,6 +283,20 @@ def _entrant_context(name: str, whole: bool) -> dict[str, Any]:
     return {
         "outlook": entries.placement_outlook(store, name),
         "final_choice": choice if choice is not None and choice.versions else None,
+    }
+
+
+def _final_table(rows: Sequence[FinalRow]) -> dict[str, Any]:
+    """A final table's pictures: its axis, a bar a row (None: not rated), and the places
+    two finalists share (a tie: their ratings were not separated)."""
+    rated = [_rated(r.rating, r.low, r.high) for r in rows]
+    axis = Axis.spanning((low, high) for _, low, high in filter(None, rated))
+    places = [r.place for r in rows if r.place is not None]
+    return {
+        "rows": list(rows),
+        "axis": axis_svg(axis),
+        "bars": [None if r is None else interval_svg(axis, *r) for r in rated],
+        "tied": {place for place in places if places.count(place) > 1},
     }
 
 
@@ -475,14 +487,16 @@ def close(name: str) -> BaseResponse | tuple[str, int]:
 @competitions.post("/competitions/<name>/rerun")
 @guarded("manage-competition", early=False)
 def rerun(name: str) -> BaseResponse | tuple[str, int]:
-    """Void the final and play it again (its games are kept, not counted)."""
+    """Play the final again, with the organiser's reason (its games are kept, not
+    counted; its table stays, marked replaced, until the new one is published)."""
     try:
-        service.rerun_final(get_store(), current_account(), name)
+        reason = request.form.get("reason", "")
+        service.rerun_final(get_store(), current_account(), name, reason)
     except (PermissionDenied, NotFound):
         raise
     except ArenaError as exc:
         return _again(name, exc)
-    flash("The final will be played again.")
+    flash("The final will be played again: its table stays, marked replaced, until then.")
     return redirect(url_for("competitions.competition_page", name=name))
 
 
@@ -568,3 +582,4 @@ def entrant_page(name: str, entrant: str) -> str:
 competitions.add_app_template_filter(zoned)
 competitions.add_app_template_filter(countdown)
 competitions.add_app_template_filter(local_input)
+competitions.add_app_template_filter(service.rank_label, "rank_label")

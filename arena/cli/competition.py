@@ -216,9 +216,7 @@ def competition_status(name: str, as_json: bool, as_csv: bool, url: str | None) 
     for column in ("rank", "entrant", "rating", "interval", "games", "last game", "status"):
         table.add_column(column, justify="right" if column in ("rating", "games") else "left")
     for r in view.standings:
-        rank = "" if r.rank_best is None else (
-            f"{r.rank_best}" if r.rank_best == r.rank_worst else f"{r.rank_best}-{r.rank_worst}"
-        )  # fmt: skip
+        rank = service.rank_label(r)
         rating = "" if r.rating is None else f"{r.rating:.0f}" + ("?" if r.provisional else "")
         interval = "" if r.low is None or r.high is None else f"{r.low:.0f} to {r.high:.0f}"
         last = "" if r.last_game is None else service.local_time(r.last_game, tz)
@@ -407,17 +405,25 @@ def competition_disqualify(name: str, reference: str, reason: str, url: str | No
 
 @competition_group.command("final", short_help="A competition's final table, or rerun it.")
 @click.argument("name")
-@click.option("--rerun", is_flag=True, help="Void the final and play it again.")
+@click.option("--rerun", is_flag=True, help="Play the final again (with --reason).")
+@click.option("--reason", default=None, help="Why it is rerun: shown with the table it replaces.")
 @click.option("--json", "as_json", is_flag=True, help="The table as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="The table as CSV.")
 @url_option
-def competition_final(name: str, rerun: bool, as_json: bool, as_csv: bool, url: str | None) -> None:
-    """Competition NAME's published final table (or export it); --rerun plays it again."""
+def competition_final(name: str, rerun: bool, reason: str | None, as_json: bool, as_csv: bool,
+                      url: str | None) -> None:  # fmt: skip
+    """Competition NAME's final table in force (or export it); --rerun --reason TEXT plays
+    it again (the table stays, marked replaced, until the new one is published)."""
+    if reason is not None and not rerun:
+        raise UsageError("--reason goes with --rerun")
     store = open_store(url)
     try:
         if rerun:
-            service.rerun_final(store, OPERATOR, name)
-            click.echo(f"{name}: the final will be played again")
+            service.rerun_final(store, OPERATOR, name, reason or "")
+            click.echo(
+                f"{name}: the final will be played again; its table stays, marked replaced, "
+                "until the new one is published"
+            )
             return
         rows = service.final_rows(store, OPERATOR, name)
         status = service.competition_view(store, OPERATOR, name).summary.status
@@ -429,7 +435,10 @@ def competition_final(name: str, rerun: bool, as_json: bool, as_csv: bool, url: 
     if not rows:
         click.echo(f"{name}: no final table yet ({status})")
         return
-    table = Table(title=f"Final of {name}")
+    title = f"Final of {name}" + (f" (final {rows[0]['final']})" if rows[0]["final"] > 1 else "")
+    if rows[0]["replaced"]:
+        title += f": replaced by a rerun that plays ({rows[0]['replaced']})"
+    table = Table(title=title)
     for column in ("place", "finalist", "rating", "interval", "games"):
         table.add_column(column)
     for r in rows:

@@ -40,6 +40,7 @@ __all__ = [
     "fit_name",
     "name_key",
     "parse_reference",
+    "taken_message",
 ]
 
 #: The longest name, in characters (after normalisation), on every database.
@@ -73,6 +74,17 @@ def name_key(text: str) -> str:
     was typed)."""
     folded = unicodedata.normalize("NFKC", text.strip()).casefold()
     return unicodedata.normalize("NFKC", folded)
+
+
+def taken_message(what: str, taken: str, name: str) -> str:
+    """The refusal of ``name`` where ``taken`` holds its key: ``a competition called
+    'd9cup' exists already ('D9CUP' differs from it only in case)``.
+
+    >>> taken_message("a class", "Year9", "year9")
+    "a class called 'Year9' exists already ('year9' differs from it only in case)"
+    """
+    said = f"{what} called {taken!r} exists already"
+    return said if taken == name else f"{said} ({name!r} differs from it only in case)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ __all__ = [
     "ResultMatrix",
     "fit_ratings",
     "fit_ratings_arrays",
+    "rank_bounds",
     "rating_history",
 ]
 
@@ -479,10 +480,7 @@ def _ratings(
         shift, own_variance = float(theta[a]), pair_variance[a]
     ratings = MEAN_RATING + ELO_PER_NAT * (theta - shift)
     stderr = ELO_PER_NAT * np.sqrt(np.maximum(own_variance, 0.0))
-    margin = _Z95 * ELO_PER_NAT * np.sqrt(np.maximum(pair_variance, 0.0))
-    gap = ratings[None, :] - ratings[:, None]
-    better = np.sum(gap > margin, axis=1)
-    worse = np.sum(-gap > margin, axis=1)
+    best, worst = rank_bounds(ratings, ELO_PER_NAT**2 * covariance)
     order = sorted(range(len(names)), key=lambda i: (-ratings[i], names[i]))
     return [
         Rating(
@@ -493,11 +491,33 @@ def _ratings(
             high=float(ratings[i] + _Z95 * stderr[i]),
             games=int(games[i]),
             rank=rank,
-            rank_best=int(1 + better[i]),
-            rank_worst=int(len(names) - worse[i]),
+            rank_best=int(best[i]),
+            rank_worst=int(worst[i]),
         )
         for rank, i in enumerate(order, start=1)
     ]
+
+
+def rank_bounds(
+    ratings: Sequence[float] | FloatArray, covariance: FloatArray
+) -> tuple[IntArray, IntArray]:
+    """The range of ranks (best, worst; 1 = best) the data allow each of these bots, among
+    them alone: one is above another when their rating difference exceeds its 95% margin,
+    ``1.96 sqrt(Var(r_i - r_j))``. ``ratings`` in Elo, ``covariance`` their covariance in
+    Elo^2 (the fit's, restricted to the bots ranked: a bot left out moves no one's range).
+
+    >>> best, worst = rank_bounds([1700.0, 1500.0, 1490.0], np.diag([100.0, 100.0, 100.0]))
+    >>> best.tolist(), worst.tolist()
+    ([1, 2, 2], [1, 3, 3])
+    """
+    values = np.asarray(ratings, dtype=np.float64)
+    variance = np.diag(covariance)
+    pair_variance = variance[:, None] + variance[None, :] - 2.0 * covariance
+    margin = _Z95 * np.sqrt(np.maximum(pair_variance, 0.0))
+    gap = values[None, :] - values[:, None]
+    better = np.sum(gap > margin, axis=1)
+    worse = np.sum(-gap > margin, axis=1)
+    return (1 + better).astype(np.int64), (values.size - worse).astype(np.int64)
 
 
 def fit_ratings(results: Iterable[GameResult], *, anchor: str | None = None) -> list[Rating]:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from arena.compete.entrants import Entrant
 from arena.compete.names import check_name, fit_name, name_key
 from arena.engine.rules import PRESETS
-from arena.errors import ArenaError, NotFound
+from arena.errors import ArenaError, NameTaken, NotFound
 from arena.service.accounts import Account, create_account, user_name
 from arena.service.board_views import REFERENCE_OWNER
 from arena.service.class_roster import (
@@ -299,11 +299,9 @@ def create_class(
                 created_by=actor_id(actor), rule_sets=rule_sets, settings=settings,
                 join_code=_new_code() if expires else None, join_expires=expires,
             )  # fmt: skip
+        except NameTaken as exc:
+            raise ClassError(f"{exc}: choose another name.") from None
         except ValueError:
-            if stored.class_row(store, name) is not None:
-                raise ClassError(
-                    f"a class called {name!r} exists already: choose another name."
-                ) from None
             continue  # the join code was drawn twice: draw again
         logger.info("class %s (id %s) created by %s", name, row.id, _who(actor))
         return row

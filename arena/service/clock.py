@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from arena.compete.final import FinalPolicy, FinalState, assess_final
+from arena.compete.final import FinalPolicy, FinalState, assess_final, rerun_share
 from arena.compete.finalists import Candidate, final_field
 from arena.compete.ladder import LadderEntrant, LadderPolicy, next_pairings
-from arena.compete.ratings import MEAN_RATING, PRIOR_SD, Rating
+from arena.compete.ratings import MEAN_RATING, PRIOR_SD, Rating, rank_bounds
 from arena.service.dispatch import dispatch_match_ids
 from arena.service.display import display_name
 from arena.service.matches import Config, list_workers
@@ -282,16 +282,20 @@ def _standings(
     last: Mapping[int, datetime],
     placement: int,
 ) -> list[dict[str, Any]]:
-    """The ladder's standings (JSON): every rated version best first (rank range from the
-    intervals, as the leaderboard's), then the active entrants not rated yet."""
+    """The ladder's standings (JSON): every rated version best first, then the active
+    entrants not rated yet. Only the rated active entries are ranked (rank and rank range
+    among them alone: :func:`_ranks`); superseded and disqualified versions keep their
+    rating and no rank."""
     rows: list[dict[str, Any]] = []
+    ranks = _ranks(fit, entries)
     for r in sorted(fit.ratings.values(), key=lambda r: (r.rank, r.bot)):
         version = int(r.bot)
         entry = entries.get(version)
         when = last.get(version)
+        rank, best, worst = ranks.get(version, (None, None, None))
         rows.append(
-            {"version_id": version, "label": labels.get(version), "rank": r.rank,
-             "rank_best": r.rank_best, "rank_worst": r.rank_worst, "rating": round(r.rating, 2),
+            {"version_id": version, "label": labels.get(version), "rank": rank,
+             "rank_best": best, "rank_worst": worst, "rating": round(r.rating, 2),
              "low": round(r.low, 2), "high": round(r.high, 2), "stderr": round(r.stderr, 2),
              "games": r.games, "provisional": r.games < placement,
              "last_game": None if when is None else when.isoformat(),
@@ -307,6 +311,25 @@ def _standings(
                  "last_game": None, "status": entry.status, "reason": entry.reason}
             )  # fmt: skip
     return rows
+
+
+def _ranks(fit: _Fit, entries: Mapping[int, EntryState]) -> dict[int, tuple[int, int, int]]:
+    """The rated active entries' (rank, best, worst), among them alone: ranks 1..n without
+    gaps by rating, the range from the fit's covariance restricted to them
+    (:func:`arena.compete.ratings.rank_bounds`)."""
+    ranked = sorted(
+        (r for r in fit.ratings.values()
+         if getattr(entries.get(int(r.bot)), "status", None) == "active"),
+        key=lambda r: (r.rank, r.bot),
+    )  # fmt: skip
+    if not ranked or fit.covariance is None:
+        return {}
+    codes = np.array([fit.codes[int(r.bot)] for r in ranked])
+    best, worst = rank_bounds([r.rating for r in ranked], fit.covariance[np.ix_(codes, codes)])
+    return {
+        int(r.bot): (rank, int(best[k]), int(worst[k]))
+        for k, (rank, r) in enumerate(zip(range(1, len(ranked) + 1), ranked, strict=True))
+    }
 
 
 def _field_changed(clock: Clock, entries: Mapping[int, EntryState]) -> bool:
@@ -582,12 +605,15 @@ def _place_late(
 
 
 def _policy(clock: Clock, round_matches: int = 0) -> FinalPolicy:
-    """The final's policy; a later round fills ``round_matches`` matches (the in-flight
-    bound: no worker idles while one pair is left), in whole deals."""
+    """The final's policy: its pairs corrected together (Holm), its share of the error the
+    competition's ``final_number``-th final may spend (:func:`rerun_share`); a later round
+    fills ``round_matches`` matches (the in-flight bound: no worker idles while one pair is
+    left), in whole deals."""
     return FinalPolicy(
         confidence=clock.final_confidence,
         max_games=clock.final_max_games,
         round_deals=-(-round_matches // _table_size(clock)),
+        share=rerun_share(clock.final_number),
     )
 
 

@@ -13,16 +13,17 @@ missing): ``version_id``, ``label``, ``rating``, ``low``, ``high``, ``games``, `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from arena.errors import NotFound
 from arena.service.accounts import Account
+from arena.service.board_views import tournament_view
 from arena.service.display import display_name
-from arena.service.permissions import Actor, Target, allowed
+from arena.service.permissions import OPERATOR, Actor, Target, allowed
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import competitions as stored
 from arena.store.bots import version_names
@@ -32,6 +33,7 @@ from arena.store.db import Store
 __all__ = [
     "CompetitionSummary",
     "CompetitionView",
+    "EarlierFinal",
     "EntryView",
     "FinalRow",
     "FinalView",
@@ -41,19 +43,25 @@ __all__ = [
     "competition_list",
     "competition_view",
     "entry_view",
+    "final_promise",
     "final_rows",
     "find_competition",
     "is_open",
+    "ladder_ranks",
     "ladder_rows",
     "local_time",
     "next_entry_at",
+    "rank_label",
     "rating_history",
     "shown_status",
 ]
 
-#: The entry statuses the ladder shows: the versions playing it (a placing one too), the
-#: disqualified ones, and a withdrawn entrant's (its row says so, unranked).
+#: The entry statuses the ladder shows, in the order its unranked rows come: the versions
+#: playing it (a placing one too: unranked until it displaces the active one), the
+#: disqualified ones, and a withdrawn entrant's (its row says so).
 LADDER_STATUSES = ("active", "placing", "disqualified", "withdrawn")
+#: What stands for no rank, and between the ends of a rank range (an en dash).
+DASH = "\u2013"
 #: Games after which an entrant's rating is no longer marked provisional (when the fit
 #: does not say).
 PROVISIONAL_GAMES = 20
@@ -128,7 +136,7 @@ class LadderRow:
 @dataclass(frozen=True, slots=True)
 class FinalRow:
     """A finalist's row: its place (tied finalists share it: ``tie``) and its final
-    rating."""
+    rating; while the final plays, its live standing (``place``: the rank so far)."""
 
     place: int | None
     tie: bool = field(metadata=about("the place is shared (not separated at the cap)"))
@@ -141,16 +149,44 @@ class FinalRow:
     high: float | None = field(metadata=ELO)
     games: int
     separated_from_next: bool | None
+    final: int = field(default=1, metadata=about("the final's number: 1, 2 after a rerun..."))
+    replaced: str | None = field(
+        default=None,
+        metadata=about(
+            "the organiser's reason when a rerun replaced this table (it stays in force "
+            "until the rerun's table is published)"
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierFinal:
+    """A final a rerun replaced: its table (None: stopped before one was published), when
+    it was published and replaced, by whom and why."""
+
+    number: int
+    tournament: str | None
+    rows: tuple[FinalRow, ...] | None
+    published: datetime | None
+    replaced: datetime | None
+    reason: str
+    by: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class FinalView:
-    """The final: its tournament, whether its table is published, and the table (the
-    published one; before that, none)."""
+    """The final: its tournament and number, whether its table is published, and the rows
+    shown: the published table; while it plays, its live standings (``live``; the
+    tournament page's); ``replaced``: the earlier table still in force while a rerun plays
+    (its rows marked with the reason); ``earlier``: every final a rerun replaced."""
 
     tournament: str | None
+    number: int
     published: bool
+    live: bool
     rows: tuple[FinalRow, ...]
+    replaced: EarlierFinal | None = None
+    earlier: tuple[EarlierFinal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +222,23 @@ class CompetitionView:
     entries: tuple[EntryView, ...] = field(metadata=about("your own entries"))
     final: FinalView | None
     recent: tuple[RecentGame, ...]
+
+
+def final_promise(confidence: float, max_games: int) -> str:
+    """What a final's confidence covers, as the page says it (docs/competitions.md, "The
+    final's confidence and its cap"): the whole published order, all its finals together
+    (arena.compete.final: Holm over the neighbour pairs, anytime-valid over the looks, a
+    share of the error a rerun)."""
+    shown, error = f"{100 * confidence:g}%", f"{100 * (1 - confidence):.3g}%"
+    return (
+        f"{shown} confidence covers the whole table: every pair of neighbours shown "
+        "separated is in the right order, all of them at once (corrected for the number of "
+        "pairs and for looking after every round), and for every table this competition "
+        "publishes, reruns included (each rerun spends a share of the error), so a rerun "
+        "separates a pair of an earlier table's separated neighbours in the opposite order "
+        f"with probability at most {error}. Neighbours not separated once {max_games} "
+        "games are played share a place (a tie, marked =)."
+    )
 
 
 def _now(now: datetime | None = None) -> datetime:
@@ -311,31 +364,55 @@ def _time(value: Any) -> datetime | None:
 
 
 def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
-    """The ladder's rows: the fit's entrants that are active or disqualified, best first,
-    then the active ones not rated yet, then the disqualified ones the fit has not, then
-    the withdrawn ones (with their games, unranked)."""
+    """The ladder's rows, ranked by :func:`ladder_ranks`: the fit's entrants whose latest
+    entry is active, disqualified or withdrawn (a superseded version is not shown; a
+    withdrawn one keeps its games), and the active ones not rated yet."""
     shown: dict[int, EntryRow] = {}
     for entry in sorted(entries, key=lambda e: e.id):  # the latest entry of a version wins
         if entry.version_id is not None and entry.status in LADDER_STATUSES:
             shown[entry.version_id] = entry
     rows: list[LadderRow] = []
-    withdrawn: dict[int, Mapping[str, Any]] = {}
     for fit in row.standings or []:
         if not isinstance(fit, Mapping):
             continue
         version_id = _int(fit.get("version_id"))
-        found = shown.get(version_id) if version_id is not None else None
-        if found is not None and found.status == "withdrawn":
-            unranked = {"rank": None, "rank_best": None, "rank_worst": None}
-            withdrawn[version_id or 0] = {**fit, **unranked}
-        elif found is not None and version_id is not None:
-            rows.append(_ladder_row(shown.pop(version_id), fit))
-    rows += [_ladder_row(e, {}) for e in shown.values() if e.status in ("active", "placing")]
-    rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "disqualified"]
-    rows += [
-        _ladder_row(e, withdrawn.get(v, {})) for v, e in shown.items() if e.status == "withdrawn"
-    ]
-    return rows
+        found = shown.pop(version_id, None) if version_id is not None else None
+        if found is not None:
+            rows.append(_ladder_row(found, fit))
+    rows += [_ladder_row(e, {}) for e in shown.values()]
+    return ladder_ranks(rows)
+
+
+def ladder_ranks(rows: Sequence[LadderRow]) -> list[LadderRow]:
+    """The one ranking every surface shows (the page, ``ladder.csv``/``.json``, the API,
+    ``arena competition status``): the active rated entrants first, best first, ranked 1 to
+    n without gaps, their rank ranges (the fit's, computed among them alone) kept within
+    1..n and around the rank; then the active entrants not rated yet, then the disqualified
+    ones, then the withdrawn ones, all unranked (rank, rank_best and rank_worst None: a
+    dash on the page, empty in CSV, null in JSON)."""
+    ranked = sorted(
+        (r for r in rows if r.status == "active" and r.rating is not None),
+        key=lambda r: -(r.rating or 0.0),
+    )
+    out = []
+    for place, r in enumerate(ranked, start=1):
+        best = min(place, max(1, r.rank_best or place))
+        worst = max(place, min(len(ranked), r.rank_worst or place))
+        out.append(replace(r, rank=place, rank_best=best, rank_worst=worst))
+    unranked = [r for r in rows if r not in ranked]
+    unranked.sort(key=lambda r: LADDER_STATUSES.index(r.status))  # stable: unrated first
+    return out + [replace(r, rank=None, rank_best=None, rank_worst=None) for r in unranked]
+
+
+def rank_label(row: LadderRow) -> str:
+    """A ladder row's rank as the page and ``arena competition status`` show it: ``3``, a
+    range ``2\u20134`` (an en dash: those entrants cannot be told apart yet), or a dash
+    ``\u2013`` alone, unranked (not rated yet, disqualified or withdrawn)."""
+    if row.rank is None or row.rank_best is None or row.rank_worst is None:
+        return DASH
+    if row.rank_best == row.rank_worst:
+        return str(row.rank)
+    return f"{row.rank_best}{DASH}{row.rank_worst}"
 
 
 def _ladder_row(entry: EntryRow, fit: Mapping[str, Any]) -> LadderRow:
@@ -355,10 +432,11 @@ def _ladder_row(entry: EntryRow, fit: Mapping[str, Any]) -> LadderRow:
     )  # fmt: skip
 
 
-def _final(store: Store, row: CompetitionRow) -> FinalView | None:
-    if row.final_table is None and row.final is None:
-        return None
-    table = [fit for fit in row.final_table or [] if isinstance(fit, Mapping)]
+def _table(
+    store: Store, stored_table: Any, number: int, replaced: str | None = None
+) -> tuple[FinalRow, ...]:
+    """A stored final table (JSON rows) as rows of final ``number``."""
+    table = [fit for fit in stored_table or [] if isinstance(fit, Mapping)]
     ids = [v for v in (_int(fit.get("version_id")) for fit in table) if v is not None]
     names = version_names(store, ids)
     rows = []
@@ -366,17 +444,80 @@ def _final(store: Store, row: CompetitionRow) -> FinalView | None:
         version_id = _int(fit.get("version_id"))
         if version_id is None or version_id not in names:
             continue
-        _, owner, bot, number = names[version_id]
+        _, owner, bot, version = names[version_id]
         separated = fit.get("separated_from_next")
         rows.append(FinalRow(
             place=_int(fit.get("place")), tie=bool(fit.get("tie")),
-            name=display_name(owner, bot, number),
+            name=display_name(owner, bot, version),
             version_id=version_id, label=fit.get("label"), owner=owner,
             rating=_float(fit.get("rating")), low=_float(fit.get("low")),
             high=_float(fit.get("high")), games=_int(fit.get("games")) or 0,
             separated_from_next=None if separated is None else bool(separated),
+            final=number, replaced=replaced,
         ))  # fmt: skip
-    return FinalView(row.final, row.final_table is not None, tuple(rows))
+    return tuple(rows)
+
+
+def _earlier(store: Store, row: CompetitionRow) -> tuple[EarlierFinal, ...]:
+    out = []
+    for number, kept in enumerate(row.earlier_finals, start=1):
+        if not isinstance(kept, Mapping):
+            continue
+        reason = str(kept.get("reason") or "")
+        table = kept.get("table")
+        out.append(EarlierFinal(
+            number=_int(kept.get("number")) or number, tournament=kept.get("tournament"),
+            rows=None if table is None else _table(store, table, number, reason),
+            published=_time(kept.get("published")), replaced=_time(kept.get("replaced")),
+            reason=reason, by=kept.get("by"),
+        ))  # fmt: skip
+    return tuple(out)
+
+
+def _live_final(
+    store: Store, final: str, entries: list[EntryRow], number: int
+) -> tuple[FinalRow, ...]:
+    """The playing final's standings as the tournament page counts them
+    (arena.service.board_views.tournament_view), its labels mapped to the entrants'
+    versions. Counted as the operator: the competition's tables show every finalist (a
+    private class's student too); only their bots' pages stay hidden."""
+    try:
+        view = tournament_view(store, final, viewer=OPERATOR)
+    except LookupError:
+        return ()
+    by_label = {e.label: e for e in entries if e.label is not None and e.version_id is not None}
+    rows = []
+    for standing in view.standings:
+        entry = by_label.get(standing.entrant)
+        if entry is None or entry.version_id is None:
+            continue
+        rows.append(FinalRow(
+            place=standing.rank, tie=False,
+            name=display_name(entry.user, entry.bot or "?", entry.version),
+            version_id=entry.version_id, label=entry.label, owner=entry.user,
+            rating=standing.rating, low=standing.low, high=standing.high,
+            games=standing.games, separated_from_next=None, final=number,
+        ))  # fmt: skip
+    return tuple(rows)
+
+
+def _final(
+    store: Store, row: CompetitionRow, entries: list[EntryRow], *, live: bool = True
+) -> FinalView | None:
+    """The final's view (``live``: with a playing final's standings)."""
+    earlier = _earlier(store, row)
+    if row.final_table is None and row.final is None and not earlier:
+        return None
+    number = len(earlier) + 1
+    published = row.final_table is not None
+    if published:
+        rows, playing = _table(store, row.final_table, number), False
+    elif row.final is not None and live:
+        rows, playing = _live_final(store, row.final, entries, number), True
+    else:  # a rerun asked, its final not made yet (or no live standings asked)
+        rows, playing = (), False
+    in_force = None if published else next((f for f in reversed(earlier) if f.rows), None)
+    return FinalView(row.final, number, published, playing, rows, in_force, earlier)
 
 
 def _recent(store: Store, row: CompetitionRow, limit: int = 20) -> tuple[RecentGame, ...]:
@@ -418,7 +559,8 @@ def competition_view(
         can_enter=is_open(row, now) and allowed(actor, "enter-competition")
         and user_id is not None and all(e.status != "withdrawn" for e in mine),
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
-        standings=tuple(_ladder(row, entries)), entries=tuple(mine), final=_final(store, row),
+        standings=tuple(_ladder(row, entries)), entries=tuple(mine),
+        final=_final(store, row, entries),
         recent=_recent(store, row),
     )  # fmt: skip
 
@@ -442,16 +584,22 @@ def ladder_rows(store: Store, actor: Actor, name: str) -> list[dict[str, Any]]:
 
 
 def final_rows(store: Store, actor: Actor, name: str) -> list[dict[str, Any]]:
-    """The published final table as rows for CSV and JSON (:class:`FinalRow`'s fields),
-    first place first; [] until it is published.
+    """The final table in force as rows for CSV and JSON (:class:`FinalRow`'s fields),
+    first place first: the published one; while a rerun plays, the one it replaces (its
+    rows' ``replaced`` give the organiser's reason); [] until a table is published.
 
     Raises:
         NotFound: no competition is called ``name``.
     """
-    final = _final(store, find_competition(store, name))
-    if final is None or not final.published:
+    row = find_competition(store, name)
+    final = _final(store, row, [], live=False)
+    if final is None:
         return []
-    return [_export(r) for r in final.rows]
+    if final.published:
+        return [_export(r) for r in final.rows]
+    if final.replaced is not None and final.replaced.rows:
+        return [_export(r) for r in final.replaced.rows]
+    return []
 
 
 def rating_history(store: Store, actor: Actor, name: str, version_id: int) -> list[RatingPoint]:

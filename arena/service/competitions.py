@@ -40,6 +40,7 @@ from arena.service.accounts import Account
 from arena.service.competition_views import (
     CompetitionSummary,
     CompetitionView,
+    EarlierFinal,
     EntryView,
     FinalRow,
     FinalView,
@@ -49,12 +50,15 @@ from arena.service.competition_views import (
     competition_list,
     competition_view,
     entry_view,
+    final_promise,
     final_rows,
     find_competition,
     is_open,
+    ladder_ranks,
     ladder_rows,
     local_time,
     next_entry_at,
+    rank_label,
     rating_history,
 )
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
@@ -76,6 +80,7 @@ __all__ = [
     "CompetitionError",
     "CompetitionSummary",
     "CompetitionView",
+    "EarlierFinal",
     "EntryView",
     "FinalRow",
     "FinalView",
@@ -99,11 +104,14 @@ __all__ = [
     "entry_checks",
     "entry_of_upload",
     "extend_deadline",
+    "final_promise",
     "final_rows",
     "find_competition",
+    "ladder_ranks",
     "ladder_rows",
     "local_time",
     "over_limit",
+    "rank_label",
     "rating_history",
     "rerun_final",
     "same_source",
@@ -664,11 +672,7 @@ def disqualify(store: Store, actor: Actor, name: str, version_id: int, reason: s
         CompetitionError: no reason given, or the version is not entered.
     """
     row = _manage(store, actor, name)
-    reason = " ".join(reason.replace("\x00", " ").split())
-    if not reason:
-        raise CompetitionError("give the reason for the disqualification: it is shown on its row.")
-    if len(reason) > MAX_REASON:
-        raise CompetitionError(f"the reason may have at most {MAX_REASON} characters.")
+    reason = _reason(reason, "the disqualification", "shown on its row")
     changed, voided = (
         stored.disqualify_version(store, row.id, version_id, reason)
         if 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
@@ -709,20 +713,39 @@ def close_now(store: Store, actor: Actor, name: str, *, now: datetime | None = N
     logger.info("competition %s closed by %s", name, _who(actor))
 
 
-def rerun_final(store: Store, actor: Actor, name: str) -> None:
-    """Play the final again: its unplayed matches are void and its table cleared; the
-    scheduler's next tick makes a new final.
+def rerun_final(store: Store, actor: Actor, name: str, reason: str) -> None:
+    """Play the final again, for ``reason`` (shown with the table it replaces): its
+    unplayed matches are void; its table stays shown, marked replaced with the reason,
+    until the new final's is published, and is kept among the earlier finals; the
+    scheduler's next tick makes a new final, which spends a smaller share of the error
+    (arena.compete.final.rerun_share). The page, the API and ``arena competition final
+    --rerun`` call this.
 
     Raises:
         NotFound, PermissionDenied: no such competition; not its organiser nor an admin.
-        CompetitionError: no final was made yet.
+        CompetitionError: no reason given (or too long), or no final was made yet.
     """
     row = _manage(store, actor, name)
     if row.status not in ("final", "done") or row.final_id is None:
         raise CompetitionError(f"competition {name} has no final to rerun yet.")
-    voided = stored.reset_final(store, row.id, by=_who(actor))
-    _log(store, actor, row, "rerun", "final", row.status, "rerun")
+    reason = _reason(reason, "the rerun", "shown with the table it replaces")
+    voided = stored.reset_final(store, row.id, by=_who(actor), reason=reason)
+    _log(store, actor, row, "rerun", "final", row.status, f"rerun: {reason}")
     logger.info("competition %s: final rerun by %s (%d matches void)", name, _who(actor), voided)
+
+
+def _reason(reason: str, what: str, where: str) -> str:
+    """An organiser's reason as stored: on one line, NULs dropped.
+
+    Raises:
+        CompetitionError: empty, or longer than :data:`MAX_REASON`.
+    """
+    reason = " ".join(reason.replace("\x00", " ").split())
+    if not reason:
+        raise CompetitionError(f"give the reason for {what}: it is {where}.")
+    if len(reason) > MAX_REASON:
+        raise CompetitionError(f"the reason may have at most {MAX_REASON} characters.")
+    return reason
 
 
 def source_opened(store: Store, owner: str, bot: str, version: int) -> bool:

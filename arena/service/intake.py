@@ -57,6 +57,7 @@ from arena.service.permissions import Actor, require
 from arena.service.uploads import (
     UploadError,
     UploadView,
+    check_bot_name,
     check_stored_runtime,
     create_placement,
     screen_source,
@@ -196,8 +197,9 @@ def take_upload(
     Raises:
         PermissionDenied, NotFound: ``actor`` may not (anonymous; not the class's); no
             such competition, class or assignment.
-        UploadError, CompetitionError, AssignmentError, ClassError, ParseError: the file,
-            the name, the key, the purpose's rules or a quota refuse it (nothing stored).
+        UploadError, CompetitionError, AssignmentError, ClassError, ParseError, NameTaken:
+            the file, the name (one of the actor's bots differs from it only in case), the
+            key, the purpose's rules or a quota refuse it (nothing stored).
     """
     moment = now or datetime.now(UTC)
     filename = PurePath(filename.replace("\\", "/")).name
@@ -210,6 +212,7 @@ def take_upload(
     repeat_key = target.key(purpose.kind, bot, chosen, digest)
     window_start = moment - timedelta(seconds=REPEAT_WINDOW_SECONDS)
     owner = target.account.id
+    check_bot_name(store, owner, bot)
     try:
         enforce_class_quotas(store, owner, now=moment)  # a class's (arena.service.classes)
     except ClassError:  # a repeat is not a second upload: no quota holds it

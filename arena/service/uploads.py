@@ -27,9 +27,9 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from arena.compete.entrants import Entrant
-from arena.compete.names import fit_name
+from arena.compete.names import fit_name, taken_message
 from arena.engine.events import Termination
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NameTaken
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.referee import TimeControl
 from arena.match.runtimes import (
@@ -46,6 +46,7 @@ from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_id_named
 from arena.store.uploads import (
     accepted_version,
+    bot_named_like,
     claim_upload,
     due_uploads,
     finish_upload,
@@ -65,6 +66,7 @@ __all__ = [
     "PLACEMENT_RULES_ENV",
     "UploadError",
     "UploadView",
+    "check_bot_name",
     "check_in_sandbox",
     "check_report_json",
     "check_runtimes",
@@ -97,6 +99,22 @@ STDERR_KEPT = 2000
 
 class UploadError(ArenaError):
     """An upload is refused before any check (the message says why, in a sentence)."""
+
+
+def check_bot_name(store: Store, owner_id: int, bot: str) -> None:
+    """Refuse ``bot`` as the name of a bot of the user ``owner_id`` when one of theirs is
+    called the same but for case (``Greedy`` beside ``greedy``): where the upload arrives,
+    before it is stored.
+
+    Raises:
+        NameTaken: saying which bot exists and what to do.
+    """
+    taken = bot_named_like(store, owner_id, bot)
+    if taken is not None:
+        raise NameTaken(
+            taken_message("your bot", taken, bot)
+            + f": send it as {taken!r} (a new version) or choose another name."
+        )
 
 
 def upload_runtime(filename: str, runtime: str | None = None) -> str:
@@ -407,9 +425,13 @@ def check_in_sandbox(
         reason = rejection(report, whose)
         finish_upload(store, upload_id, "rejected", report_json, f"Rejected: {reason}", None)
         return "rejected"
-    version, created = store.add_bot_version(
-        owner, bot_name, source, report_json, runtime=upload.runtime
-    )
+    try:
+        version, created = store.add_bot_version(
+            owner, bot_name, source, report_json, runtime=upload.runtime
+        )
+    except NameTaken as exc:  # a bot of that name in another case came in meanwhile
+        finish_upload(store, upload_id, "rejected", report_json, f"Rejected: {exc}.", None)
+        return "rejected"
     status = "accepted" if created else "already"
     note = f"Stored as version {version.version}." if created else None
     finish_upload(store, upload_id, status, report_json, note, version.id)

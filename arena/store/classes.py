@@ -17,7 +17,8 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena.compete.names import name_key
+from arena.compete.names import name_key, taken_message
+from arena.errors import NameTaken
 from arena.store.db import Store, as_utc
 from arena.store.models import (
     Assignment,
@@ -179,14 +180,18 @@ def insert_class(
     """Store the class ``name``, its creator (if an account) as its first teacher.
 
     Raises:
-        ValueError: a class called ``name`` exists already (or the join code is taken).
+        NameTaken: a class called ``name``, in any case, exists already.
+        ValueError: the join code is taken.
     """
+    key = name_key(name)
     try:
         with store.write() as session:
-            if session.scalar(select(SchoolClass.id).where(SchoolClass.name == name)):
-                raise ValueError(f"a class called {name!r} exists already")
+            taken = session.scalar(select(SchoolClass.name).where(SchoolClass.name_key == key))
+            if taken is not None:
+                raise NameTaken(taken_message("a class", taken, name))
             row = SchoolClass(
                 name=name,
+                name_key=key,
                 description=description or None,
                 created_by=created_by,
                 rule_sets=list(rule_sets),
@@ -200,8 +205,12 @@ def insert_class(
                 session.add(ClassTeacher(class_id=row.id, user_id=created_by))
                 session.flush()
             return _rows(session, [row])[0]
-    except IntegrityError:
-        raise ValueError(f"a class called {name!r} exists already") from None
+    except IntegrityError:  # a class of that name (in any case) came in meanwhile, or the code
+        with store.read() as session:
+            taken = session.scalar(select(SchoolClass.name).where(SchoolClass.name_key == key))
+        if taken is not None:
+            raise NameTaken(taken_message("a class", taken, name)) from None
+        raise ValueError(f"the join code of the class {name!r} is taken") from None
 
 
 def class_row(store: Store, name: str) -> ClassRow | None:

@@ -100,6 +100,8 @@ class Clock:
     standings: list[Any] | None
     standings_computed: datetime | None
     last_result: datetime | None
+    #: Which final plays or comes: 1, then 2 after a rerun, ... (its share of the error).
+    final_number: int = 1
     #: The organiser paused the ladder: no ladder match is added (arena.service.clock).
     paused: bool = False
 
@@ -134,6 +136,7 @@ def _clock(row: Competition, last: datetime | None) -> Clock:
         if row.standings_computed is None
         else as_utc(row.standings_computed),
         last_result=None if last is None else as_utc(last),
+        final_number=len(row.earlier_finals or []) + 1,
         paused=row.ladder_paused is not None,
     )
 
@@ -458,8 +461,9 @@ def write_standings(
     """Store the ladder's ``standings`` (JSON, best first; each with ``version_id``,
     ``rating``, ``low``, ``high``, ``games``, ``rank``) as of result time ``computed``, in
     the caller's transaction (the competition's row locked); add a history point for each
-    rated entrant whose games changed since its last point, and mark the entries of newly
-    rated versions first rated (``now``). Return the points added."""
+    ranked entrant (active and rated: ``rank`` set) whose games changed since its last
+    point, and mark the entries of newly rated versions first rated (``now``). Return the
+    points added."""
     competition.standings = [dict(row) for row in standings]
     competition.standings_computed = computed
     rated = {int(r["version_id"]): r for r in standings if r.get("rating") is not None}
@@ -486,7 +490,7 @@ def write_standings(
          "rating": r["rating"], "low": r["low"], "high": r["high"], "games": r["games"],
          "rank": r["rank"]}
         for version, r in rated.items()
-        if known.get(version) != r["games"]
+        if known.get(version) != r["games"] and r.get("rank") is not None  # ranked: active
     ]  # fmt: skip
     if points:
         session.execute(insert(CompetitionRating), points)

@@ -22,8 +22,9 @@ from typing import Any
 from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.compete.names import fit_name
+from arena.compete.names import fit_name, name_key, taken_message
 from arena.engine.rules import Rules
+from arena.errors import NameTaken
 from arena.store.db import Store, as_utc
 from arena.store.models import (
     Bot,
@@ -110,6 +111,8 @@ class CompetitionRow:
     standings: list[Any] | None
     standings_computed: datetime | None
     final_table: list[Any] | None
+    #: The finals a rerun replaced, oldest first (arena.store.models.Competition).
+    earlier_finals: list[Any]
     created: datetime
     closed: datetime | None
     finished: datetime | None
@@ -181,16 +184,18 @@ def insert_competition(
     transaction: both or neither.
 
     Raises:
-        ValueError: a competition called ``name``, or a tournament called ``ladder_name``,
-            exists already.
+        NameTaken: a competition called ``name`` in any case exists already.
+        ValueError: a tournament called ``ladder_name`` exists already.
     """
     rule_set = store.ensure_rule_set(rules)
     now = datetime.now(UTC)
+    key = name_key(name)
     with store.write() as session:
-        if store.dialect == "postgresql":  # serialize creators of the same name
-            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": name})
-        if session.scalar(select(Competition.id).where(Competition.name == name)) is not None:
-            raise ValueError(f"a competition called {name!r} exists already")
+        if store.dialect == "postgresql":  # serialize creators of the same name, in any case
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:n))"), {"n": key})
+        taken = session.scalar(select(Competition.name).where(Competition.name_key == key))
+        if taken is not None:
+            raise NameTaken(taken_message("a competition", taken, name))
         if session.scalar(select(Tournament.id).where(Tournament.name == ladder_name)):
             raise ValueError(f"a tournament called {ladder_name!r} exists already")
         ladder = Tournament(
@@ -209,7 +214,12 @@ def insert_competition(
         session.add(ladder)
         session.flush()
         competition = Competition(
-            name=name, rule_set_id=rule_set.id, ladder_id=ladder.id, status="open", **values
+            name=name,
+            name_key=key,
+            rule_set_id=rule_set.id,
+            ladder_id=ladder.id,
+            status="open",
+            **values,
         )
         session.add(competition)
         session.flush()
@@ -250,7 +260,8 @@ def _row(found: Any) -> CompetitionRow:
         final_max_games=c.final_max_games, seed=int(c.seed), status=c.status,
         ladder_id=c.ladder_id, ladder=str(ladder), final_id=c.final_id, final=final,
         standings=c.standings, standings_computed=_aware(c.standings_computed),
-        final_table=c.final_table, created=as_utc(c.created), closed=_aware(c.closed),
+        final_table=c.final_table, earlier_finals=list(c.earlier_finals or []),
+        created=as_utc(c.created), closed=_aware(c.closed),
         finished=_aware(c.finished), entrants=int(entrants or 0),
         ladder_paused=_aware(c.ladder_paused), min_account_days=int(c.min_account_days or 0),
     )  # fmt: skip
@@ -686,14 +697,32 @@ def _void_matches(session: Session, matches: list[int], reason: str, now: dateti
         )
 
 
-def reset_final(store: Store, competition_id: int, *, by: str) -> int:
-    """Rerun the competition's final: void its final tournament's unplayed matches (running
-    ones too) and mark it cancelled, clear ``final_id``, ``final_table`` and ``finished``,
-    status back to ``final`` (the scheduler's tick makes a new final). Return how many
-    matches were voided."""
+def reset_final(
+    store: Store, competition_id: int, *, by: str, reason: str, now: datetime | None = None
+) -> int:
+    """Rerun the competition's final: keep it in ``earlier_finals`` (its number, tournament,
+    published table or None, when it was published and replaced, ``reason``, ``by``), void
+    its final tournament's unplayed matches (running ones too) and mark it cancelled, clear
+    ``final_id``, ``final_table`` and ``finished``, status back to ``final`` (the
+    scheduler's tick makes a new final). Return how many matches were voided."""
+    now = _now(now)
     with store.write() as session:
         competition = lock_competition(store, session, competition_id)
         final_id = competition.final_id
+        earlier = list(competition.earlier_finals or [])
+        tournament = (
+            None
+            if final_id is None
+            else session.scalar(select(Tournament.name).where(Tournament.id == final_id))
+        )
+        finished = competition.finished
+        earlier.append(
+            {"number": len(earlier) + 1, "tournament": tournament,
+             "table": competition.final_table,
+             "published": None if finished is None else as_utc(finished).isoformat(),
+             "replaced": now.isoformat(), "reason": reason, "by": by}
+        )  # fmt: skip
+        competition.earlier_finals = earlier
         competition.final_id = None
         competition.final_table = None
         competition.finished = None

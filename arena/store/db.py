@@ -25,9 +25,9 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlche
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from arena.compete.names import check_name, name_key
+from arena.compete.names import check_name, name_key, taken_message
 from arena.engine.rules import Rules
-from arena.errors import DatabaseError
+from arena.errors import DatabaseError, NameTaken
 from arena.store.models import Bot, BotVersion, Branch, GameRecord, RuleSet, Upload, User, utcnow
 
 #: The database used when neither a URL nor ``ARENA_DATABASE_URL`` is given.
@@ -352,21 +352,34 @@ class Store:
 
         Raises:
             ParseError: ``owner`` or ``name`` is not a valid name (arena.compete.names).
+            NameTaken: the owner has a bot whose name differs from ``name`` only in case.
         """
         owner = check_name(owner, "owner name")
         name = check_name(name, "bot name")
         digest = source_hash(source)
+        key = name_key(name)
         with self.write() as session:
             user = self._user(session, owner)
-            session.execute(
-                self._insert(Bot)
-                .values(name=name, owner_id=user.id, created=utcnow())
-                .on_conflict_do_nothing(index_elements=["owner_id", "name"])
-            )
-            bot = session.scalar(
+            bot = session.scalar(  # by its exact name: one stored before names had keys too
                 select(Bot).where(Bot.owner_id == user.id, Bot.name == name).with_for_update()
             )
+            if bot is None:
+                session.execute(
+                    self._insert(Bot)
+                    .values(name=name, name_key=key, owner_id=user.id, created=utcnow())
+                    .on_conflict_do_nothing(index_elements=["owner_id", "name_key"])
+                )
+                bot = session.scalar(
+                    select(Bot)
+                    .where(Bot.owner_id == user.id, Bot.name_key == key)
+                    .with_for_update()
+                )
             assert bot is not None
+            if bot.name != name:
+                raise NameTaken(
+                    taken_message(f"{user.name}'s bot", bot.name, name)
+                    + f": send it as {bot.name!r} (a new version) or choose another name"
+                )
             existing = session.scalar(
                 select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.sha256 == digest)
             )

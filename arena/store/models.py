@@ -104,10 +104,16 @@ class UserSession(Base):
 
 class Bot(Base):
     __tablename__ = "bots"
-    __table_args__ = (UniqueConstraint("owner_id", "name"),)
+    __table_args__ = (
+        UniqueConstraint("owner_id", "name"),
+        Index("uq_bots_owner_name_key", "owner_id", "name_key", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
+    #: What an owner's bot names are compared by (arena.compete.names.name_key): one bot
+    #: of an owner per key, so ``Greedy`` beside ``greedy`` is refused. Filled from ``name``.
+    name_key: Mapped[str] = mapped_column(String(200), default=_name_key, server_default="")
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     #: Whether everyone may read the source (by default only its owner and admins).
     source_public: Mapped[bool] = mapped_column(default=False, server_default=false())
@@ -444,6 +450,11 @@ class Competition(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
+    #: What competition names are compared by (arena.compete.names.name_key): one
+    #: competition per key (``D9CUP`` beside ``d9cup`` is refused). Filled from ``name``.
+    name_key: Mapped[str] = mapped_column(
+        String(200), index=True, unique=True, default=_name_key, server_default=""
+    )
     description: Mapped[str | None] = mapped_column(Text)
     #: The organiser who created it (None: from the command line).
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
@@ -475,6 +486,10 @@ class Competition(Base):
     standings_computed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: The published final table (frozen): one object a finalist, best first.
     final_table: Mapped[list[Any] | None] = mapped_column(JSON)
+    #: The finals a rerun replaced, oldest first: one object each (``number``,
+    #: ``tournament``, ``table``: its published table or None, ``published``, ``replaced``,
+    #: ``reason``, ``by``); kept and shown (migration 0022).
+    earlier_finals: Mapped[list[Any] | None] = mapped_column(JSON)
     created: Mapped[datetime] = _created()
     closed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -592,6 +607,10 @@ class SchoolClass(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     #: Its URL name (``/classes/NAME``), like a competition's.
     name: Mapped[str] = mapped_column(String(200), unique=True)
+    #: What class names are compared by (arena.compete.names.name_key): one class per key.
+    name_key: Mapped[str] = mapped_column(
+        String(200), index=True, unique=True, default=_name_key, server_default=""
+    )
     description: Mapped[str | None] = mapped_column(Text)
     #: The teacher who created it (None: from the command line).
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))

@@ -16,6 +16,7 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from arena.compete.names import name_key
 from arena.store.competitions import (
     EnteredAlready,
     entered_source,
@@ -40,6 +41,7 @@ __all__ = [
     "NewUpload",
     "Taken",
     "accepted_version",
+    "bot_named_like",
     "claim_upload",
     "due_uploads",
     "finish_upload",
@@ -100,6 +102,17 @@ def version_of_source(
     """The owner's bot's version with this very source, as (id, number, runtime), or None."""
     with store.read() as session:
         return _version_of_source(session, owner_id, bot_name, digest)
+
+
+def bot_named_like(store: Store, owner_id: int, bot_name: str) -> str | None:
+    """The name of the owner's bot whose name differs from ``bot_name`` only in case (the
+    same :func:`arena.compete.names.name_key`), or None (no such bot, or it is spelled
+    ``bot_name`` exactly)."""
+    with store.read() as session:
+        found = session.scalar(
+            select(Bot.name).where(Bot.owner_id == owner_id, Bot.name_key == name_key(bot_name))
+        )
+    return None if found is None or found == bot_name else str(found)
 
 
 def _version_of_source(

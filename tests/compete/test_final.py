@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from statistics import NormalDist
 
 import numpy as np
 import pytest
 
-from arena.compete.final import FinalPolicy, assess_final, separation_z
+from arena.compete.final import FinalPolicy, assess_final, rerun_share, separation_z, separations
 from arena.compete.ratings import ELO_PER_NAT, ResultMatrix
 
 #: Hand-made results of a few dozen games: the mixture's boundary (the default) asks more of
@@ -69,11 +70,46 @@ def test_places_skip_after_a_tie() -> None:
     results = {("a", "b"): 10, ("b", "a"): 10, ("a", "c"): 10, ("c", "a"): 10}
     results.update({("b", "c"): 10, ("c", "b"): 10})
     results.update({(x, "d"): 40 for x in "abc"})
-    state = assess_final(
-        names, matrix_of(results, names), 180, FinalPolicy(max_games=100, correction="pocock")
-    )
+    policy = FinalPolicy(max_games=100, correction="pocock", family="none")  # one pair's rule
+    state = assess_final(names, matrix_of(results, names), 180, policy)
     assert state.done
     assert [s.place for s in state.standings] == [1, 1, 1, 4]
+
+
+def test_holm_shares_the_error_among_the_pairs_step_by_step() -> None:
+    """Holm's step-down (FinalPolicy.family): a pair is separated at alpha / (pairs left),
+    those separated leave, the rest are judged again at the larger level; Bonferroni judges
+    every pair at alpha / m; "none" each at alpha (the former per-pair rule)."""
+    policy = FinalPolicy(correction="none", confidence=0.95)
+    at = {m: NormalDist().inv_cdf(1 - 0.05 / m) for m in (1, 2, 3)}  # the one-look levels
+    z = [at[3] + 0.01, at[2] + 0.01, at[1] + 0.01]  # one clears 0.05/3, then 0.05/2, then 0.05
+    info = [1.0, 1.0, 1.0]
+    assert separations(policy, 4, 100, z, info) == [True, True, True]
+    bonferroni = FinalPolicy(correction="none", family="bonferroni")
+    assert separations(bonferroni, 4, 100, z, info) == [True, False, False]
+    per_pair = FinalPolicy(correction="none", family="none")
+    assert separations(per_pair, 4, 100, [at[1] - 0.01, *z[1:]], info) == [False, True, True]
+    # the step stops where no pair clears its level: none clears 0.05 / 3 here
+    assert separations(policy, 4, 100, [at[2], at[2], at[1]], info) == [False, False, False]
+
+
+def test_a_reruns_share_of_the_error_halves_each_time() -> None:
+    """The r-th final spends 2^-r of 1 - confidence: all of a competition's finals, however
+    many reruns, at most 1 - confidence together; a smaller share asks a larger lead."""
+    assert [rerun_share(n) for n in (1, 2, 3)] == [0.5, 0.25, 0.125]
+    assert sum(rerun_share(n) for n in range(1, 40)) < 1.0
+    with pytest.raises(ValueError, match="1 or more"):
+        rerun_share(0)
+    first, rerun = FinalPolicy(share=rerun_share(1)), FinalPolicy(share=rerun_share(2))
+    assert first.alpha == pytest.approx(0.025) and rerun.alpha == pytest.approx(0.0125)
+    information = 1 / 30.0**2
+    assert rerun.boundary(8, 5000, information, rerun.alpha) > first.boundary(
+        8, 5000, information, first.alpha
+    )
+    with pytest.raises(ValueError, match="share"):
+        FinalPolicy(share=0.0)
+    with pytest.raises(ValueError, match="family"):
+        FinalPolicy(family="sidak")
 
 
 def test_bridges_pair_second_neighbours_inside_a_run() -> None:

@@ -432,7 +432,7 @@ def test_a_rerun_final_is_made_again_by_the_next_tick(store: Store, celery: Cele
     strength = {versions[n]: 1500.0 + 600 * k for k, n in enumerate(names)}
     _ladder_played(store, cid, strength)
     first = _final_played(store, cid, strength)
-    reset_final(store, cid, by="the organiser")
+    reset_final(store, cid, by="the organiser", reason="a test")
     tick = tick_competition(store, cid, now=DEADLINE + timedelta(days=1))
     assert "final" in tick.actions
     row = _row(store, cid)

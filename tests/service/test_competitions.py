@@ -340,7 +340,7 @@ def test_deadline_close_and_rerun_keep_their_order(store: Store, actors: Actors)
     comp.extend_deadline(store, owner, "cup", NOW + timedelta(days=9))
     assert comp.competition_view(store, None, "cup").summary.deadline == NOW + timedelta(days=9)
     with pytest.raises(CompetitionError, match="no final to rerun"):
-        comp.rerun_final(store, owner, "cup")
+        comp.rerun_final(store, owner, "cup", "a bug")
     comp.close_now(store, owner, "cup")
     assert comp.competition_view(store, None, "cup").summary.status == "final"
     with pytest.raises(CompetitionError, match=r"closed at .* already"):
@@ -428,7 +428,7 @@ def test_only_its_organiser_and_admins_manage_it(store: Store, actors: Actors) -
         "admin": "CompetitionError",
         "operator": "CompetitionError",
     }  # fmt: skip (closed by the owner first: the others are told it is closed)
-    assert _outcomes(actors, lambda a: comp.rerun_final(store, a, "cup")) == {
+    assert _outcomes(actors, lambda a: comp.rerun_final(store, a, "cup", "a bug")) == {
         **refused,
         "owner": "CompetitionError",
         "admin": "CompetitionError",
@@ -522,10 +522,19 @@ def test_the_ladder_and_the_final_read_the_schedulers_tables(store: Store, actor
     exported = comp.ladder_rows(store, None, "cup")
     assert exported[0]["last_game"] == last and exported[0]["label"] == "bob-other-v1"
     assert [r["place"] for r in comp.final_rows(store, None, "cup")] == [1, 1]
-    comp.rerun_final(store, actors["owner"], "cup")
+    with pytest.raises(CompetitionError, match="give the reason for the rerun"):
+        comp.rerun_final(store, actors["owner"], "cup", "  ")
+    comp.rerun_final(store, actors["owner"], "cup", "a finalist's bot crashed on a host fault")
     rerun = comp.competition_view(store, None, "cup")
-    assert rerun.summary.status == "final" and rerun.final is None
-    assert comp.final_rows(store, None, "cup") == []
+    assert rerun.summary.status == "final" and rerun.final is not None
+    assert not rerun.final.published and rerun.final.number == 2  # the table stays in force:
+    replaced = rerun.final.replaced  # marked replaced, with the organiser's reason
+    assert replaced is not None and replaced.rows is not None and replaced.number == 1
+    assert replaced.reason == "a finalist's bot crashed on a host fault"
+    assert [f.number for f in rerun.final.earlier] == [1]
+    kept = comp.final_rows(store, None, "cup")
+    assert [(r["place"], r["final"]) for r in kept] == [(1, 1), (1, 1)]
+    assert {r["replaced"] for r in kept} == {"a finalist's bot crashed on a host fault"}
 
 
 @pytest.mark.backends("sqlite", "postgresql")  # a race the database settles

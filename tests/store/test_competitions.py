@@ -202,10 +202,14 @@ def test_reset_final_voids_it_and_goes_back_to_final(store: Store) -> None:
         row = session.get(Competition, competition_id)
         assert row is not None
         row.final_id, row.status, row.final_table = final_id, "done", [{"place": 1}]
-    assert c.reset_final(store, competition_id, by="operator") == 1
+    assert c.reset_final(store, competition_id, by="operator", reason="a bug") == 1
     after = c.competition_row(store, "cup")
     assert after is not None
     assert (after.status, after.final_id, after.final_table) == ("final", None, None)
+    [kept] = after.earlier_finals  # the replaced final, kept with its table and reason
+    assert (kept["number"], kept["table"], kept["reason"], kept["by"]) == (
+        1, [{"place": 1}], "a bug", "operator"
+    )  # fmt: skip
 
 
 def test_ladder_labels_are_names_and_unique() -> None:

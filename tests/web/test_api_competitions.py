@@ -152,7 +152,9 @@ def test_only_the_organiser_and_admins_use_the_controls(
         no_reason.status_code == 400
         and "give the reason" in no_reason.get_json()["error"]["message"]
     )
-    rerun = client.post("/api/v1/competitions/cup/final/rerun", headers=tokens["admin"])
+    rerun = client.post(
+        "/api/v1/competitions/cup/final/rerun", headers=tokens["admin"], json={"reason": "a bug"}
+    )
     assert rerun.status_code == 400 and "no final to rerun" in rerun.get_json()["error"]["message"]
     anonymous = client.post("/api/v1/competitions/cup/close")
     assert anonymous.status_code == 401

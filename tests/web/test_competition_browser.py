@@ -24,7 +24,7 @@ from arena.service.matches import Config
 from arena.service.permissions import OPERATOR
 from arena.service.work import accept_upload
 from arena.store.db import Store
-from arena.store.models import Competition
+from arena.store.models import Competition, Tournament
 from tests.paths import REFERENCE_BOTS
 from tests.web.conftest import PASSWORD, RULES, screenshot
 from tests.web.test_competition_pages import (
@@ -39,6 +39,7 @@ from tests.web.test_competition_pages import (
 )
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1100, "height": 800}
 
 
 @pytest.fixture
@@ -152,7 +153,15 @@ def _final(store: Store, ada: int, bob: int) -> None:
     """The cup's final published: ada first, bob second, separated."""
     with store.write() as session:
         competition = session.scalars(select(Competition)).one()
-        competition.status = "done"
+        ladder = session.get(Tournament, competition.ladder_id)
+        assert ladder is not None
+        final = Tournament(
+            name="cup-final", format="final", rule_set_id=ladder.rule_set_id, players=2,
+            teams=False, games_per_match=2, seed=1, status="done", settings={},
+        )  # fmt: skip
+        session.add(final)
+        session.flush()
+        competition.status, competition.final_id = "done", final.id
         competition.final_table = [
             {"version_id": ada, "label": "ada-greedy-v1", "place": 1, "rating": 1570.0,
              "low": 1530.0, "high": 1610.0, "games": 400, "separated_from_next": True},
@@ -195,11 +204,20 @@ def test_the_organiser_disqualifies_and_the_final_announces_the_winners(
     expect(winners).to_contain_text("ada/greedy v1")
     expect(page.locator("table.final-table tbody tr")).to_have_count(2)
     assert page.locator("#live").get_attribute("hx-get") is None  # done: no polling
+    expect(page.locator(".final .confidence")).to_contain_text("covers the whole table")
     screenshot(page, "competition-final")
     page.set_viewport_size(PHONE)
     page.reload()
     _fits_a_phone(page)
     screenshot(page, "competition-final-phone")
+    page.set_viewport_size(DESKTOP)
+    rerun = page.locator("section.manage form", has_text="Rerun the final")
+    rerun.locator("input[name=reason]").fill("A host fault voided bob's games")
+    rerun.get_by_role("button", name="Rerun the final").click()  # the table stays, replaced
+    expect(page.locator("p.replaced").first).to_contain_text("A host fault voided bob's games")
+    expect(page.locator("table.final-table tbody tr")).to_have_count(2)
+    expect(page.locator("details.earlier-finals")).to_contain_text("Final 1")
+    screenshot(page, "competition-final-replaced")
 
 
 def test_an_entrants_rating_chart_and_the_list_on_a_phone(

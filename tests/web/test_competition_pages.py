@@ -548,6 +548,12 @@ def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     assert 'class="rating-chart"' in entrant and "Its games" in entrant
     assert entrant.count('href="/games/') >= 2
     close_now(store, account_named(store, "olga"), "cup")
+    _play_final_round(store, tmp_path / "cache")
+    live = client.get("/competitions/cup/live").get_data(as_text=True)  # the final plays:
+    assert "playing: live standings" in live and "data-live" in live  # its standings so far
+    standings = live[live.index('<table class="list final-table live">') :]
+    assert standings[: standings.index("</table>")].count('class="interval') == 3
+    assert "covers the whole table" in live and "reruns included" in live
     play_until(store, "cup", tmp_path / "cache", "done")
     page = logged_in(app, "ada").get("/competitions/cup").get_data(as_text=True)
     assert '<span class="status done">done</span>' in page and 'class="winners"' in page
@@ -557,6 +563,42 @@ def test_a_competition_run_by_its_clock_shows_its_ladder_and_final(
     assert "The final is done: see the final table." in page
     table = client.get("/competitions/cup/final.json").get_json()["rows"]
     assert sorted(r["name"] for r in table) == ["ada/greedy v1", "bob/rando v1", "cy/counter v1"]
+    olga = logged_in(app, "olga")  # a rerun: the table stays in force, marked replaced
+    refused = _post(olga, "/competitions/cup/rerun", "/competitions/cup", reason=" ")
+    assert refused.status_code == 400 and "the reason for the rerun: it is shown" in refused.text
+    reply = _post(olga, "/competitions/cup/rerun", "/competitions/cup", reason="a host fault")
+    assert reply.status_code == 302
+    page = client.get("/competitions/cup").get_data(as_text=True)
+    assert "replaced: a rerun plays" in page and "a host fault" in page
+    kept = client.get("/competitions/cup/final.json").get_json()["rows"]
+    assert [r["place"] for r in kept] == [r["place"] for r in table]
+    assert {(r["final"], r["replaced"]) for r in kept} == {(1, "a host fault")}
+    play_until(store, "cup", tmp_path / "cache", "done")
+    page = client.get("/competitions/cup").get_data(as_text=True)
+    assert "Final 2" in page and "replaced: a rerun plays" not in page
+    earlier = page[page.index('<details class="earlier-finals">') :]
+    assert "Final 1" in earlier and "a host fault" in earlier
+    again = client.get("/competitions/cup/final.json").get_json()["rows"]
+    assert {r["final"] for r in again} == {2}
+
+
+def _play_final_round(store: Store, cache: Path) -> None:
+    """The deadline's ticks (the ladder's last matches played) until the final's first
+    round is sent; that round played, and no tick after it (the final is playing)."""
+    config = Config(bot_cache=cache)
+    for _ in range(10):
+        tick_competitions(store)
+        if competition_view(store, None, "cup").final_tournament is not None:
+            break
+        with store.read() as session:
+            pending = list(session.scalars(select(Match.id).where(Match.status == "pending")))
+        for match_id in pending:
+            run_match(store, match_id, config=config, sandboxed=False)
+    with store.read() as session:
+        pending = list(session.scalars(select(Match.id).where(Match.status == "pending")))
+    assert pending, "the final's first round"
+    for match_id in pending:
+        assert run_match(store, match_id, config=config, sandboxed=False) == "done"
 
 
 def test_an_upcoming_competition_counts_down_to_its_opening(app: Flask, store: Store) -> None:
