@@ -407,7 +407,7 @@ def ladder_ranks(rows: Sequence[LadderRow]) -> list[LadderRow]:
 def rank_label(row: LadderRow) -> str:
     """A ladder row's rank as the page and ``arena competition status`` show it: ``3``, a
     range ``2\u20134`` (an en dash: those entrants cannot be told apart yet), or a dash
-    ``\u2013`` alone, unranked (not rated yet, disqualified or withdrawn)."""
+    ``\u2013`` alone, unranked (not rated yet, placing, disqualified or withdrawn)."""
     if row.rank is None or row.rank_best is None or row.rank_worst is None:
         return DASH
     if row.rank_best == row.rank_worst:
