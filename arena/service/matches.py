@@ -64,6 +64,7 @@ from arena.store.queue import (
 )
 
 __all__ = [
+    "BANK_MOVES",
     "Config",
     "MatchSettings",
     "MatchStopped",
@@ -164,12 +165,25 @@ class Config:
         )
 
 
+#: A stored tournament's time bank a game, in moves' worth of its move time (10 s at 1 s a
+#: move, the protocol's default; 2 s at 200 ms): the grace scales with the limit it pays for.
+BANK_MOVES = 10
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """How a tournament's matches are played (stored as ``tournaments.settings``)."""
 
     move_seconds: float = 1.0
     memory_mb: int = 512
+
+    def time_control(self) -> TimeControl:
+        """The time control its matches are played under: ``move_seconds`` of CPU a move,
+        a bank of :data:`BANK_MOVES` moves a game, the protocol's wall-clock factor (what
+        a competition's page states: :meth:`TimeControl.rule`)."""
+        return TimeControl(
+            move_seconds=self.move_seconds, bank_seconds=BANK_MOVES * self.move_seconds
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> MatchSettings:
@@ -559,7 +573,7 @@ def _play(
         match,
         claimed.rules(),
         sandboxed=sandboxed,
-        time_control=TimeControl(move_seconds=settings.move_seconds),
+        time_control=settings.time_control(),
         limits=Limits(memory_mb=settings.memory_mb),
         first_slot=first_slot,
         stop=stop,
