@@ -31,7 +31,7 @@ from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchStopped, play_one
 from arena.compete.names import Reference, parse_reference
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import schedule
+from arena.compete.tournaments import in_legs, schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
 from arena.match.lineup import seat_source
@@ -289,6 +289,7 @@ def create_stored_tournament(
     matches: Sequence[ScheduledMatch] | None = None,
     owner_id: int | None = None,
     upload_id: int | None = None,
+    match_games: int | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
     """Schedule a tournament between stored bots and store it with its pending matches;
     return its id and its schedule. ``entrants`` and ``pool`` are stored entrants
@@ -297,6 +298,8 @@ def create_stored_tournament(
     :func:`arena.compete.tournaments.schedule`'s, unless ``matches`` gives the schedule
     (its seats are among the entrants). ``extra_settings`` are stored with ``settings``
     (a compare's test, for one). ``upload_id``: the upload whose placement it is.
+    ``match_games``: a match of more games is played in legs of at most that many
+    (:func:`arena.compete.tournaments.in_legs`).
 
     Raises:
         LookupError: an entrant is not stored.
@@ -318,6 +321,8 @@ def create_stored_tournament(
             seed=seed,
             pool=everyone[len(entrants) :],
         )
+    if match_games is not None:
+        matches = in_legs(matches, match_games)
     tournament_id = create_tournament(
         store,
         name=name,
