@@ -305,19 +305,19 @@ def _run(args: argparse.Namespace, concurrency: int) -> None:
     upgrade(url)
     store = connect(url)
     load_before = os.getloadavg()
-    opens = datetime.now(UTC)
-    deadline = opens + timedelta(minutes=args.minutes)
-    cid, kinds = _competition(store, opens, deadline)
-    with store.read() as session:
-        ladder = session.get_one(Competition, cid).ladder_id
     env = {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker, "ARENA_SWEEP_SECONDS": "2"}
     samples: list[tuple[float, int, int, bool]] = []  # (seconds, in flight, bound, other)
     waits: dict[str, _Waits] = {}
-    window = (deadline - opens).total_seconds()
-    sent_at = window / 5
-    arrivals = [sent_at + (k + 0.5) * window * 0.6 / max(1, args.newcomers)
-                for k in range(args.newcomers)]  # fmt: skip
     with _worker(directory, env, concurrency):
+        opens = datetime.now(UTC)  # once the worker is ready (a minute, on a loaded machine)
+        deadline = opens + timedelta(minutes=args.minutes)
+        cid, kinds = _competition(store, opens, deadline)
+        with store.read() as session:
+            ladder = session.get_one(Competition, cid).ladder_id
+        window = (deadline - opens).total_seconds()
+        sent_at = window / 5
+        arrivals = [sent_at + (k + 0.5) * window * 0.6 / max(1, args.newcomers)
+                    for k in range(args.newcomers)]  # fmt: skip
         while datetime.now(UTC) < deadline:
             elapsed = (datetime.now(UTC) - opens).total_seconds()
             if not waits and not args.no_other and elapsed > sent_at:
