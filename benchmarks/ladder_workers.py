@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -230,8 +231,8 @@ def _newcomer(store: Store, competition_id: int, number: int) -> None:
 
 
 def _first_rated(store: Store, competition_id: int, since: datetime) -> list[float | None]:
-    """Seconds from accepted to first rated of the entries accepted after ``since`` (None:
-    not rated yet)."""
+    """Seconds from accepted to first rated of the entries accepted from ``since`` on, in
+    the order accepted (None: not rated yet)."""
     with store.read() as session:
         rows = session.execute(
             select(CompetitionEntry.accepted, CompetitionEntry.first_rated)
@@ -241,7 +242,7 @@ def _first_rated(store: Store, competition_id: int, since: datetime) -> list[flo
     return [
         None if rated is None else (as_utc(rated) - as_utc(accepted)).total_seconds()
         for accepted, rated in rows
-        if accepted is not None and as_utc(accepted) > since
+        if accepted is not None and as_utc(accepted) >= since
     ]
 
 
@@ -277,6 +278,7 @@ def main() -> None:
         "--demo", action="store_true", help="the other tournament is arena serve --demo's"
     )
     parser.add_argument("--newcomers", type=int, default=6, help="entrants arriving later")
+    parser.add_argument("--no-final", action="store_true", help="stop at the deadline")
     args = parser.parse_args()
     for concurrency in (int(c) for c in args.concurrency.split(",")):
         _run(args, concurrency)
@@ -342,7 +344,8 @@ def _run(args: argparse.Namespace, concurrency: int) -> None:
         rated = _first_rated(store, cid, opens)
         started = time.monotonic()
         final_games = 0
-        while time.monotonic() - started < 600:
+        table: list[dict[str, Any]] = []
+        while not args.no_final and time.monotonic() - started < 600:
             with store.read() as session:
                 row = session.get_one(Competition, cid)
                 if row.status == "done":
@@ -357,8 +360,6 @@ def _run(args: argparse.Namespace, concurrency: int) -> None:
                     table = row.final_table or []
                     break
             time.sleep(1)
-        else:
-            table = []
         final_seconds = time.monotonic() - started
     load_after = os.getloadavg()
     print(
@@ -386,13 +387,14 @@ def _run(args: argparse.Namespace, concurrency: int) -> None:
         print(wait.line(what))
     done = [r for r in rated if r is not None]
     shown = ", ".join("not yet" if r is None else f"{r:.0f}" for r in rated)
-    print(f"accepted to first rated (s): {shown}")
+    print(f"accepted to first rated (s; the 8 at the opening, then the newcomers): {shown}")
     if done:
         print(
             f"  p50 {_percentile(done, 0.5):.1f} s, p95 {_percentile(done, 0.95):.1f} s, "
             f"{len(rated) - len(done)} not rated by the deadline"
         )
-    print(f"final: {final_games} games, published {final_seconds:.0f} s after the deadline")
+    if not args.no_final:
+        print(f"final: {final_games} games, published {final_seconds:.0f} s after the deadline")
     for entry in table:
         tie = " (tie)" if entry.get("tie") else ""
         print(f"  {entry['place']}. {entry['name']}{tie}  {entry['rating']:.0f}")
