@@ -462,9 +462,9 @@ class Watch:
         return self.times
 
 
-def _patiently(port: int, path: str, cookie: str, form: dict[str, str]) -> tuple[bool, int]:
-    """Post as the page's script does (again by itself after a 503's Retry-After): whether
-    it got in (a redirect) and how many posts it took."""
+def _patiently(port: int, path: str, cookie: str, form: dict[str, str]) -> tuple[int, int]:
+    """Post as the page's script does (again by itself after a 503's Retry-After): the last
+    answer's status (302: in) and how many posts it took."""
     posts = 0
     while True:
         posts += 1
@@ -472,7 +472,7 @@ def _patiently(port: int, path: str, cookie: str, form: dict[str, str]) -> tuple
         if status == 503 and "retry-after" in headers:
             time.sleep(int(headers["retry-after"]))
             continue
-        return status == 302, posts
+        return status, posts
 
 
 class Room:
@@ -499,16 +499,16 @@ class Room:
             together.wait()
             began = time.monotonic()
             try:
-                ok, posts = _patiently(port, path, cookie, form)
+                status, posts = _patiently(port, path, cookie, form)
             except OSError as exc:
-                ok, posts = False, 0
+                status, posts = 0, 0
                 self.failed.append(f"{name}: {exc}")
             with self.lock:
                 self.posts[name] = posts
-                if ok:
+                if status == 302:
                     self.done[name] = time.monotonic() - began
-                else:
-                    self.failed.append(name)
+                elif status:
+                    self.failed.append(f"{name}: {status}")
 
         threads = [threading.Thread(target=press, args=p, daemon=True) for p in prepared]
         for thread in threads:
@@ -602,7 +602,7 @@ def _phase(label: str, port: int, web: int, names: list[str], path: str, form_of
               f"posts, {answers[401]} hashed (401), {answers[503]} refused busy (503), "
               f"{answers[429]} over a limit (429), others {others}")  # fmt: skip
     if room.failed or watch.errors:
-        print(f"  failed: {room.failed[:5]}; page errors: {watch.errors[:5]}")
+        print(f"  failed ({len(room.failed)}): {room.failed[:5]}; page errors: {watch.errors[:5]}")
 
 
 def crowd(args: argparse.Namespace) -> None:

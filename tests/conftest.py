@@ -6,6 +6,8 @@ its own, to write as it likes, but as a copy of a template:
 
 - the schema is migrated once per backend into a template (a SQLite file; a PostgreSQL
   database), and every ``url`` is a copy of it (a file copy; ``CREATE DATABASE ... TEMPLATE``);
+  a PostgreSQL template is built once per test process (its server is the process's own), a
+  SQLite one once per run (the first process to need it builds it, the others copy it);
 - a test (or a module, with ``pytestmark``) marked ``@pytest.mark.seed(build=build)`` starts
   from a template that ``build(store, directory)`` filled once, on top of the migrated one
   (stored bots, a played round robin); the ``seeded`` fixture is what ``build`` returned.
@@ -31,9 +33,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import fcntl
 import itertools
 import json
 import os
+import pickle
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -42,7 +46,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
+from jinja2.bccache import Bucket, BytecodeCache
 from sqlalchemy import text
+from werkzeug.routing import Rule
 
 from arena.store.db import Store, connect, upgrade
 from tests.servers import running_postgres
@@ -62,6 +69,54 @@ def soak(trimmed: int, full: int) -> int:
     """How many rounds a soak test makes: ``trimmed`` in the default run, ``full`` with
     ``ARENA_TEST_FULL=1`` (``./run test --full``)."""
     return full if FULL else trimmed
+
+
+class _SharedBytecode(BytecodeCache):
+    """Jinja's compiled templates kept in memory for every app of the test process."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.codes:
+            bucket.bytecode_from_string(self.codes[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.codes[bucket.key] = bucket.bytecode_to_string()
+
+
+def _share_compiled_app_parts() -> None:
+    """Tests make an app each (about 560 web tests), and each app compiled its ~400 routes'
+    URL builders (werkzeug: an ``ast`` and a ``compile`` each, three quarters of
+    ``create_app``'s 0.36 s) and every template it rendered, the same as the last app's.
+    The test process compiles each once: Flask's documented ``jinja_options`` take a shared
+    bytecode cache, and werkzeug's builder, a function of the rule's parts, its defaults and
+    ``append_unknown`` only, is kept per those (the apps behave as before: the same
+    functions, made once)."""
+    Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _SharedBytecode()}
+    compile_builder = Rule._compile_builder
+    builders: dict[tuple[object, ...], Callable[..., tuple[str, str]]] = {}
+
+    def remembered(rule: Rule, append_unknown: bool = True) -> Callable[..., tuple[str, str]]:
+        defaults = rule.defaults or {}
+        key = (
+            tuple(rule._trace),
+            tuple(sorted((name, repr(value)) for name, value in defaults.items())),
+            tuple(
+                (name, type(rule._converters[name]), rule._converters[name].to_url(value))
+                for name, value in sorted(defaults.items())
+                if name in rule._converters
+            ),
+            append_unknown,
+        )
+        if key not in builders:
+            builders[key] = compile_builder(rule, append_unknown)
+        return builders[key]
+
+    Rule._compile_builder = remembered  # type: ignore[method-assign,assignment]
+
+
+_share_compiled_app_parts()
 
 
 #: What ``@pytest.mark.seed(build=build)`` runs once on a migrated template database: it stores
@@ -195,10 +250,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class Databases:
-    """Template databases built once per test process, and the copies tests get of them."""
+    """Template databases built once per test process (the SQLite ones once per run), and
+    the copies tests get of them."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, shared: Path | None = None) -> None:
         self.root = root
+        #: where the run's test processes share their SQLite templates (None: not shared)
+        self.shared = shared
         self._names = itertools.count(1)
         #: (backend, server, seed) -> (the template's URL, what its seed returned)
         self._templates: dict[tuple[str, str | None, Seed | None], tuple[str, object]] = {}
@@ -245,8 +303,27 @@ class Databases:
 
     def _template(self, server: str | None, seed: Seed | None) -> tuple[str, object]:
         key = ("sqlite" if server is None else "postgresql", server, seed)
-        if key in self._templates:
-            return self._templates[key]
+        if key not in self._templates:
+            if server is None and self.shared is not None:
+                self._templates[key] = self._shared_template(self.shared, seed)
+            else:
+                self._templates[key] = self._build(server, seed)
+        return self._templates[key]
+
+    def _shared_template(self, shared: Path, seed: Seed | None) -> tuple[str, object]:
+        """The SQLite template for ``seed`` that the run's first test process to need it
+        built (this one, if none has): the others wait for it and copy it."""
+        name = "migrated" if seed is None else f"{seed.__module__}.{seed.__qualname__}"
+        path, saved = shared / f"{name}.db", shared / f"{name}.pickle"
+        with open(shared / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not saved.exists():
+                url, value = self._build(None, seed)
+                shutil.copyfile(url.removeprefix("sqlite:///"), path)
+                saved.write_bytes(pickle.dumps(value))
+        return f"sqlite:///{path}", pickle.loads(saved.read_bytes())
+
+    def _build(self, server: str | None, seed: Seed | None) -> tuple[str, object]:
         directory = self.root / f"template-{next(self._names)}"
         directory.mkdir()
         value: object = None
@@ -264,7 +341,6 @@ class Databases:
             path = url.removeprefix("sqlite:///")
             with contextlib.closing(sqlite3.connect(path)) as connection:
                 connection.execute("PRAGMA journal_mode=DELETE")
-        self._templates[key] = (url, value)
         return url, value
 
     def _name(self) -> str:
@@ -324,8 +400,14 @@ def postgres_server(databases: Databases) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def databases(tmp_path_factory: pytest.TempPathFactory) -> Databases:
-    """This test process's template databases."""
-    return Databases(tmp_path_factory.mktemp("templates"))
+    """This test process's template databases (the SQLite ones shared by the run's test
+    processes: each is built once a run, by the first process to need it)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of a run
+    shared = None
+    if run is not None:
+        shared = tmp_path_factory.getbasetemp().parent / f"templates-{run}"
+        shared.mkdir(exist_ok=True)
+    return Databases(tmp_path_factory.mktemp("templates"), shared)
 
 
 @pytest.fixture

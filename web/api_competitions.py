@@ -78,6 +78,7 @@ class CompetitionCreate(BaseModel):
     final_confidence: float = 0.95
     final_max_games: int = 14000
     description: str = Field("", max_length=5000)
+    min_account_days: int = Field(0, description="the youngest account that may enter, in days")
 
 
 class EntryForm(BaseModel):
@@ -152,6 +153,7 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionView, in
             sources_public=json.sources_public, games_per_deal=json.games_per_deal,
             final_top=json.final_top, final_confidence=json.final_confidence,
             final_max_games=json.final_max_games, description=json.description,
+            min_account_days=json.min_account_days,
         )  # fmt: skip
         competition_id = service.create_competition(get_store(), account, new)
     except (PermissionDenied, NotFound):

@@ -29,8 +29,10 @@ from werkzeug.exceptions import HTTPException
 
 import web.api_assignments  # its routes join the API's blueprint, as do these:
 import web.api_classes
+import web.api_competition_tools
 import web.api_competitions
-import web.api_reports  # noqa: F401
+import web.api_reports
+import web.api_rules  # noqa: F401
 from arena.errors import NotFound, PermissionDenied
 from arena.service.broker import configure_lazily as configure_broker
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
@@ -41,6 +43,7 @@ from web.bots import bots
 from web.branches import branches
 from web.classes import ROSTER_BYTES, classes
 from web.compares import compares
+from web.competition_tools import competition_tools
 from web.competitions import competitions
 from web.extensions import STORE_KEY, get_store
 from web.forms import upload_token
@@ -48,6 +51,7 @@ from web.games import games
 from web.joins import init_joins
 from web.pages import pages
 from web.routing import init_routing
+from web.rules import rules
 from web.similarity import similarity
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 
@@ -106,6 +110,8 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(compares)
     app.register_blueprint(branches)
     app.register_blueprint(competitions)
+    app.register_blueprint(rules)
+    app.register_blueprint(competition_tools)
     app.register_blueprint(classes)
     init_joins(app)  # after init_auth: its redirect reads the account loaded there
     app.register_blueprint(similarity)

@@ -16,7 +16,6 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.compete.sprt import STATISTICS
-from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
@@ -30,6 +29,7 @@ from arena.service.compares import (
 )
 from arena.service.display import entrant_names
 from arena.service.permissions import allowed
+from arena.service.rule_sets import rule_set_list
 from web.auth import current_account, guarded, public
 from web.extensions import get_store
 from web.forms import form_float, form_int, sentence
@@ -61,7 +61,7 @@ def _choices(account: Account, values: dict[str, str]) -> dict[str, Any]:
         "bots": bots,
         "new": new,
         "old": old,
-        "presets": list(PRESETS),
+        "rule_sets": rule_set_list(get_store()),
         "max_games": MAX_COMPARE_GAMES,
         "statistics": STATISTICS,
     }

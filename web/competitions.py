@@ -31,6 +31,7 @@ from arena.service.branches import bot_choices
 from arena.service.competitions import CompetitionError, FinalRow, LadderRow, NewCompetition
 from arena.service.games import GameFilter, GameRow, game_list
 from arena.service.intake import Purpose, take_upload
+from arena.service.kits import competition_kit, competition_rules, kit_zip
 from arena.service.permissions import allowed
 from arena.service.uploads import form_runtime
 from web.auth import current_account, guarded, public
@@ -145,6 +146,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "runtimes": list(service.RUNTIMES),
         "zones": ZONES,
         "max_rule_bytes": MAX_RULE_FILE_BYTES,
+        "bounds": service.BOUNDS,
         "values": values,
     }
 
@@ -162,6 +164,7 @@ FORM_DEFAULTS: dict[str, Any] = {
     "final_top": "8",
     "final_confidence": "0.95",
     "final_max_games": "14000",
+    "min_account_days": "0",
 }
 
 
@@ -225,6 +228,7 @@ def _new_competition(values: dict[str, Any]) -> NewCompetition:
         final_confidence=form_float("final_confidence", 0.95),
         final_max_games=form_int("final_max_games", 14000),
         description=str(values["description"]).strip(),
+        min_account_days=form_int("min_account_days", 0),
     )
 
 
@@ -278,7 +282,23 @@ def _rated(
 def competition_page(name: str) -> str:
     """A competition: rules, dates, the live ladder, recent games, the final when it comes,
     the entrant's notices and entry form, the organiser's controls."""
-    return render_template("competition.html", **_page_context(name))
+    return render_template("competition.html", **_page_context(name), **_rules_context(name))
+
+
+def _rules_context(name: str) -> dict[str, Any]:
+    """The rule set the competition plays, for its page (its parameters, its page's link)."""
+    return {"rule_set": competition_rules(get_store(), name)}
+
+
+@competitions.get("/competitions/<name>/kit.zip")
+@public
+def kit_download(name: str) -> Response:
+    """The competition's kit: its rules file, a starter bot for its runtime and a README
+    with the commands to play and compare locally under exactly its rules (a zip)."""
+    kit = competition_kit(get_store(), name, server=request.host_url)
+    response = Response(kit_zip(kit), mimetype="application/zip")
+    response.headers["Content-Disposition"] = disposition(f"{kit.folder}.zip")
+    return response
 
 
 @competitions.get("/competitions/<name>/live")
@@ -291,7 +311,7 @@ def competition_live(name: str) -> str:
 def _again(name: str, exc: Exception) -> tuple[str, int]:
     """The competition's page again with the service's sentence (a refused form)."""
     flash(_sentence(exc))
-    return render_template("competition.html", **_page_context(name)), 400
+    return render_template("competition.html", **_page_context(name), **_rules_context(name)), 400
 
 
 def _sentence(exc: Exception) -> str:

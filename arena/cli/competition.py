@@ -1,4 +1,5 @@
-"""``arena competition create|list|status|enter|close|deadline|disqualify|final``
+"""``arena competition create|list|status|enter|close|deadline|disqualify|final|kit``, and
+the organiser's tools ``copies|games|announce|log|edit|pause|resume|withdraw``
 (docs/competitions.md).
 
 The command line acts as the operator (:data:`arena.service.permissions.OPERATOR`), through
@@ -29,6 +30,8 @@ from arena.cli.common import (
     help_without_command,
     memory_option,
     move_time_option,
+    open_out,
+    plural,
     resolve_rules,
     runtime_option,
     unsandboxed_option,
@@ -36,9 +39,13 @@ from arena.cli.common import (
 )
 from arena.compete.names import check_name
 from arena.errors import ArenaError
+from arena.service import competition_copies as copies
+from arena.service import competition_tools as tools
 from arena.service import competitions as service
+from arena.service import kits
 from arena.service.competitions import NewCompetition
 from arena.service.permissions import OPERATOR
+from arena.service.shapes import plain
 from arena.store.db import Store, open_store
 
 __all__ = ["competition_group", "parse_when", "store_checked_file"]
@@ -100,13 +107,15 @@ def competition_group(ctx: click.Context) -> None:
 @click.option("--final-confidence", type=float, default=0.95, show_default=True)
 @click.option("--final-max-games", type=int, default=14000, show_default=True)
 @click.option("--description", default="")
+@click.option("--min-account-days", type=int, default=0, show_default=True,
+              help="The youngest account that may enter, in days.")  # fmt: skip
 @url_option
 def competition_create(name: str, deadline: str, opens: str | None, time_zone: str,
                        rules_name: str, players: int, teams: bool, move_time: float,
                        memory: int, runtimes: tuple[str, ...], daily: int,
                        sources_public: bool, games_per_deal: int, final_top: int,
                        final_confidence: float, final_max_games: int, description: str,
-                       url: str | None) -> None:  # fmt: skip
+                       min_account_days: int, url: str | None) -> None:  # fmt: skip
     """Create competition NAME: entries from --opens to --deadline, the ladder meanwhile,
     then the final among the ladder's --final-top."""
     rules = resolve_rules(rules_name)
@@ -118,7 +127,7 @@ def competition_create(name: str, deadline: str, opens: str | None, time_zone: s
         daily_submissions=daily, sources_public=sources_public,
         games_per_deal=games_per_deal, final_top=final_top,
         final_confidence=final_confidence, final_max_games=final_max_games,
-        description=description,
+        description=description, min_account_days=min_account_days,
     )  # fmt: skip
     store = open_store(url)
     try:
@@ -390,3 +399,177 @@ def competition_final(name: str, rerun: bool, as_json: bool, as_csv: bool, url: 
         rating = "" if r["rating"] is None else f"{r['rating']:.0f}"
         table.add_row(str(r["place"]), r["name"], rating, interval, str(r["games"]))
     console().print(table)
+
+
+@competition_group.command("kit", short_help="Write a competition's kit: rules, starter, README.")
+@click.argument("name")
+@click.option(
+    "--out",
+    metavar="PATH",
+    default=None,
+    help="A new folder to write the files in, or a .zip (default: ./NAME-kit).",
+)
+@click.option("--server", default="", help="The arena's URL, for the README's links and push.")
+@url_option
+def competition_kit(name: str, out: str | None, server: str, url: str | None) -> None:
+    """Write competition NAME's kit: its rule set's file, a starter bot for its runtime and
+    a README with the commands to play and compare here under exactly its rules (the
+    competition page's download, as a folder or a zip)."""
+    store = open_store(url)
+    try:
+        kit = kits.competition_kit(store, name, server=server)
+    finally:
+        store.close()
+    target = Path(out if out is not None else kit.folder)
+    if target.exists():
+        raise UsageError(
+            f"{str(target)!r} exists already: choose a new --out (nothing is overwritten)"
+        )
+    try:
+        if target.suffix.lower() == ".zip":
+            target.write_bytes(kits.kit_zip(kit))
+        else:
+            target.mkdir(parents=True)
+            for file, text in kit.files.items():
+                (target / file).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {str(target)!r}: {exc.strerror}") from None
+    click.echo(f"{name}: its kit is in {target} ({', '.join(kit.files)}); read its README.md")
+
+
+# --- the organiser's tools (arena.service.competition_tools) --------------------------------
+
+
+@competition_group.command("copies", short_help="Copies and near-copies across entrants.")
+@click.argument("name")
+@click.option("--threshold", type=float, default=copies.THRESHOLD, show_default=True,
+              help="The lowest score shown (0 to 1); byte-for-byte copies always.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@url_option
+def competition_copies(name: str, threshold: float, as_json: bool, url: str | None) -> None:
+    """The pairs of competition NAME's entrants whose entered versions are alike, with
+    their scores (every version: the operator's comparison is not bounded)."""
+    with contextlib.closing(open_store(url)) as store:
+        report = copies.copy_report(store, OPERATOR, name, threshold=threshold)
+    if as_json:
+        click.echo(json.dumps(plain(report), indent=2))
+        return
+    click.echo(
+        f"{name}: {report.versions} sources of {report.entrants} entrants compared "
+        f"({report.scope}) in {report.seconds:.2f} s"
+    )
+    table = Table(title=f"Copies across the entrants of {name}")
+    for column in ("score", "entrant", "version", "entrant", "version", "lines"):
+        table.add_column(column)
+    for p in report.pairs:
+        score = "identical" if p.identical else f"{p.score:.2f}"
+        lines = ", ".join(f"{a}-{b}" for a, b in p.a.lines)
+        table.add_row(score, p.a.entrant, p.a.version, p.b.entrant, p.b.version, lines)
+    console().print(table)
+
+
+@competition_group.command("games", short_help="Write a competition's games as JSON lines.")
+@click.argument("name")
+@click.option("--out", metavar="FILE", help="Write to FILE (default: standard output).")
+@url_option
+def competition_games(name: str, out: str | None, url: str | None) -> None:
+    """Write every game record of competition NAME (its ladder's, then its final's), one
+    JSON document a line: the records `arena replay verify` re-simulates."""
+    count = 0
+    with contextlib.closing(open_store(url)) as store, open_out(out) as handle:
+        target = handle if handle is not None else sys.stdout
+        for line in tools.competition_games(store, OPERATOR, name):
+            target.write(line)
+            count += 1
+    if out is not None:
+        click.echo(f"{plural(count, 'game record')} of {name} written to {out}")
+
+
+@competition_group.command("announce", short_help="Post an announcement on a competition.")
+@click.argument("name")
+@click.argument("text")
+@url_option
+def competition_announce(name: str, text: str, url: str | None) -> None:
+    """Post TEXT on competition NAME's page (everyone who sees it reads it)."""
+    with contextlib.closing(open_store(url)) as store:
+        tools.post_announcement(store, OPERATOR, name, text)
+    click.echo(f"{name}: announced")
+
+
+@competition_group.command("log", short_help="A competition's action log.")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@url_option
+def competition_log(name: str, as_json: bool, url: str | None) -> None:
+    """Competition NAME's action log, the latest first: who changed what, when."""
+    with contextlib.closing(open_store(url)) as store:
+        lines = tools.action_log(store, OPERATOR, name)
+    if as_json:
+        click.echo(json.dumps([plain(line) for line in lines], indent=2))
+        return
+    for line in lines:
+        changes = "; ".join(f"{c.what}: {c.old} -> {c.new}" for c in line.changes)
+        click.echo(f"{line.time:%Y-%m-%d %H:%M:%S} UTC  {line.actor}  {line.action}  {changes}")
+
+
+@competition_group.command("edit", short_help="Change a competition's settings.")
+@click.argument("name")
+@click.option("--deadline", metavar="WHEN", help="ISO 8601 (in its time zone), or +2d.")
+@click.option("--description")
+@click.option("--daily", type=int, help="Entries a user a day.")
+@click.option("--min-account-days", type=int, help="The youngest account that may enter.")
+@click.option("--final-top", type=int)
+@click.option("--final-confidence", type=float)
+@click.option("--final-max-games", type=int)
+@url_option
+def competition_edit(name: str, deadline: str | None, description: str | None,
+                     daily: int | None, min_account_days: int | None, final_top: int | None,
+                     final_confidence: float | None, final_max_games: int | None,
+                     url: str | None) -> None:  # fmt: skip
+    """Change competition NAME's settings that may change after creation (each change goes
+    to its action log)."""
+    with contextlib.closing(open_store(url)) as store:
+        zone = service.competition_view(store, OPERATOR, name).summary.time_zone
+        change = tools.SettingsChange(
+            deadline=None if deadline is None else parse_when(deadline, zone),
+            description=description, daily_submissions=daily,
+            min_account_days=min_account_days, final_top=final_top,
+            final_confidence=final_confidence, final_max_games=final_max_games,
+        )  # fmt: skip
+        changes = tools.edit_settings(store, OPERATOR, name, change)
+    for c in changes:
+        click.echo(f"{name}: {c.what}: {c.old} -> {c.new}")
+    if not changes:
+        click.echo(f"{name}: nothing changed")
+
+
+@competition_group.command("pause", short_help="Pause a competition's ladder.")
+@click.argument("name")
+@url_option
+def competition_pause(name: str, url: str | None) -> None:
+    """Pause competition NAME's ladder: no ladder match is added until it resumes."""
+    with contextlib.closing(open_store(url)) as store:
+        voided = tools.pause_ladder(store, OPERATOR, name)
+    click.echo(f"{name}: the ladder is paused ({plural(voided, 'pending match')} void)")
+
+
+@competition_group.command("resume", short_help="Resume a competition's paused ladder.")
+@click.argument("name")
+@url_option
+def competition_resume(name: str, url: str | None) -> None:
+    """Let competition NAME's paused ladder play again."""
+    with contextlib.closing(open_store(url)) as store:
+        tools.resume_ladder(store, OPERATOR, name)
+    click.echo(f"{name}: the ladder plays again")
+
+
+@competition_group.command("withdraw", short_help="Withdraw a user from a competition.")
+@click.argument("name")
+@click.option("--owner", required=True, help="The entrant's user name.")
+@url_option
+def competition_withdraw(name: str, owner: str, url: str | None) -> None:
+    """Withdraw user --owner from competition NAME: their versions leave the ladder and the
+    final, and it takes no new entry of theirs."""
+    with contextlib.closing(open_store(url)) as store:
+        versions = tools.withdraw(store, OPERATOR, name, owner=owner)
+    click.echo(f"{name}: {owner} withdrew ({plural(len(versions), 'version')})")

@@ -29,44 +29,14 @@ from arena.cli.common import (
 from arena.cli.show import show_command
 from arena.engine.game import Game, new_seed
 from arena.engine.records import game_record
-from arena.engine.rules import PRESETS, GameEnd, Rules
+from arena.engine.rulebook import draw_text, end_text, parameters, per_players_text, players_text
+from arena.engine.rules import PRESETS, Rules
 from arena.errors import ParseError
 from arena.match.lineup import check_specs, is_bot_file, make_players, seat_name
 from arena.match.play import Summary, play_games
 from arena.match.referee import TimeControl, Verdict, play_match
 from arena.match.sandbox import Limits
 from arena.match.verdicts import DecisionTime
-
-
-def _players_text(rules: Rules) -> str:
-    counts = rules.players
-    if len(counts) > 1 and counts == tuple(range(counts[0], counts[-1] + 1)):
-        text = f"{counts[0]}-{counts[-1]}"
-    else:
-        text = ", ".join(map(str, counts))
-    return text + (" (4 as teams)" if rules.team_play else "")
-
-
-def _per_players_text(pairs: tuple[tuple[int, int], ...], players: tuple[int, ...]) -> str:
-    table = dict(pairs)
-    values = [table.get(n, 0) for n in players]
-    if len(set(values)) == 1:
-        return str(values[0])
-    return " ".join(f"{n}p:{value}" for n, value in zip(players, values, strict=True))
-
-
-def _draw_text(rules: Rules) -> str:
-    if rules.draw_limit == 0:
-        return "none: pass"
-    if rules.draw_limit is None:
-        return "until playable"
-    return f"up to {rules.draw_limit} a turn"
-
-
-def _end_text(rules: Rules) -> str:
-    if rules.end is GameEnd.ROUNDS:
-        return f"best of {rules.best_of} rounds"
-    return f"first to {rules.target}"
 
 
 def _presets_table() -> Table:
@@ -77,13 +47,13 @@ def _presets_table() -> Table:
     for rules in PRESETS.values():
         table.add_row(
             rules.name,
-            _players_text(rules),
-            _per_players_text(rules.hand_sizes, rules.players),
-            _draw_text(rules),
-            _per_players_text(rules.reserves, rules.players),
+            players_text(rules),
+            per_players_text(rules.hand_sizes, rules.players),
+            draw_text(rules),
+            per_players_text(rules.reserves, rules.players),
             rules.scoring.value,
             rules.in_play.value,
-            _end_text(rules),
+            end_text(rules),
             rules.version,
         )
     return table
@@ -97,24 +67,8 @@ def _rules_table(rules: Rules) -> Table:
     table.add_column("parameter", no_wrap=True)
     table.add_column("value")
     table.add_column("meaning")
-    meanings = {
-        "max_pip": f"double-{rules.max_pip} set, {rules.tile_count} tiles",
-        "players": _players_text(rules),
-        "hand_size": "tiles dealt to each player: "
-        + _per_players_text(rules.hand_sizes, rules.players),
-        "reserve": "boneyard tiles never drawn: "
-        + _per_players_text(rules.reserves, rules.players),
-        "lead": rules.lead.value,
-        "draw_limit": "draw " + _draw_text(rules),
-        "scoring": rules.scoring.value,
-        "in_play": rules.in_play.value,
-        "team_play": "seats 0+2 v 1+3 with 4 players" if rules.team_play else "no teams",
-        "end": _end_text(rules),
-        "target": "points that win the game" if rules.target is not None else "",
-        "best_of": "rounds of the game" if rules.best_of is not None else "",
-    }
-    for key, value in rules.params().items():
-        table.add_row(key, json.dumps(value), meanings.get(key, ""))
+    for parameter in parameters(rules):
+        table.add_row(parameter.name, json.dumps(parameter.value), parameter.meaning)
     return table
 
 

@@ -31,6 +31,7 @@ import httpx
 
 from arena.cli.common import (
     FAILED,
+    MOVE_SECONDS,
     OK,
     UNDECIDED,
     UnavailableError,
@@ -150,6 +151,19 @@ def _wait(what: str, deadline: float) -> None:
     time.sleep(POLL_SECONDS)
 
 
+def _table(players: int | None, teams: bool, move_time: float | None) -> dict[str, Any]:
+    """The compare's seats and time a move as the API takes them (the server's defaults for
+    those not given)."""
+    table: dict[str, Any] = {}
+    if players is not None or teams:
+        table["players"] = 4 if teams and players is None else players
+    if teams:
+        table["teams"] = True
+    if move_time is not None:
+        table["move_ms"] = round(move_time * 1000)
+    return table
+
+
 @remote_group.command("push", short_help="Upload a bot version; optionally compare it.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -167,7 +181,16 @@ def _wait(what: str, deadline: float) -> None:
     metavar="OLD",
     help="Then test the new version against OLD (OWNER/NAME[@VERSION]) under --rules.",
 )
-@click.option("--rules", help="The compare's rule set (a preset).")
+@click.option(
+    "--rules",
+    help="The compare's rule set: a preset or any the server stores, NAME or NAME@VERSION "
+    "(its /rules page; a competition's kit names its own).",
+)
+@click.option("--players", type=click.IntRange(2, 9), default=None, help="Seats (default: 2).")
+@click.option("--teams", is_flag=True, help="2v2 (4 players): NEW and OLD each partner a copy.")
+@click.option(
+    "--move-time", type=MOVE_SECONDS, default=None, help="The compare's seconds a move (1)."
+)
 @runtime_option
 @click.option(
     "--statistic",
@@ -198,6 +221,9 @@ def remote_push_command(
     name: str,
     old: str | None,
     rules: str | None,
+    players: int | None,
+    teams: bool,
+    move_time: float | None,
     runtime: str | None,
     statistic: str,
     elo0: float,
@@ -211,8 +237,8 @@ def remote_push_command(
     failed; 2 undecided."""
     if old is not None and not rules:
         raise UsageError("--compare needs --rules (the rule set to compare under)")
-    if old is None and rules:
-        raise UsageError("--rules is for --compare")
+    if old is None and (rules or players is not None or teams or move_time is not None):
+        raise UsageError("--rules, --players, --teams and --move-time are for --compare")
     api = _Server(server, timeout=60.0)
     deadline = time.monotonic() + timeout
     source = file.read_bytes()  # bytes, not the open file: a retried POST sends it all again
@@ -244,7 +270,7 @@ def remote_push_command(
         "/compares",
         json={
             "new": new, "old": old, "rules": rules, "statistic": statistic, "elo0": elo0,
-            "elo1": elo1, "max_games": max_games,
+            "elo1": elo1, "max_games": max_games, **_table(players, teams, move_time),
         },
     )  # fmt: skip
     click.echo(f"compare {new} against {old} under {rules}: {api.base}{compare['url']}")

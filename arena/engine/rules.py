@@ -631,14 +631,11 @@ def _from_document(document: dict[str, Any]) -> Rules:
         raise RulesError("a rule set needs a name")
     if not isinstance(name, str):
         raise RulesError("name must be text")
-    if name in PRESETS:
-        raise RulesError(
-            f"{name!r} is a preset's name; name your rule set otherwise "
-            f"(and write base = {name!r} to start from it)"
-        )
     description = document.pop("description", "")
     if not isinstance(description, str):
         raise RulesError("description must be text")
+    if name in PRESETS:
+        return _preset_document(name, document)
     base = document.pop("base", None)
     if base is None:
         return _build(name, _with_end_defaults(document), description)
@@ -654,6 +651,25 @@ def _from_document(document: dict[str, Any]) -> Rules:
     if "end" in document:
         params = _with_end_defaults(params, keep=document)
     return _build(name, params, description)
+
+
+def _preset_document(name: str, document: dict[str, Any]) -> Rules:
+    """A file named like a preset: that preset, changed only by the overrides RULES.md
+    allows (a preset's downloaded file reads back to it); its description is the preset's."""
+    base = document.pop("base", name)
+    preset = PRESETS[name]
+    params = preset.params() | document
+    if "end" in document:
+        params = _with_end_defaults(params, keep=document)
+    built = _build(name, params, preset.description)
+    changed = {key: value for key, value in built.params().items() if value != preset.params()[key]}
+    refused = [key for key in changed if key not in PRESET_OVERRIDES]
+    if base != name or refused:
+        raise RulesError(
+            f"{name!r} is a preset's name; name your rule set otherwise "
+            f"(and write base = {name!r} to start from it)"
+        )
+    return preset.with_overrides(**changed)
 
 
 def _with_end_defaults(

@@ -331,7 +331,7 @@ def _ladder(store: Store, clock: Clock, now: datetime, config: Config | None) ->
     group = _table_size(clock)
     with store.read() as session:
         flight = stored.in_flight(session, clock.ladder_id)
-    playable = len(active) >= group
+    playable = len(active) >= group and not clock.paused  # paused: no match added
     bound = _bound(store, clock, config, now) if playable else _Bound(0, False)
     stale = _stale(clock, entries)
     if not stale and _wanted(bound, flight, group) == 0:
@@ -506,9 +506,9 @@ def _final(store: Store, clock: Clock, now: datetime) -> CompetitionTick:
         count = stored.match_count(session, clock.final_id)
     settings = stored.tournament_settings(store, clock.final_id)
     entries = stored.entry_states(store, clock.id)
-    finalists = [  # a finalist disqualified meanwhile plays no more, nor is placed
+    finalists = [  # a finalist disqualified (or withdrawn) meanwhile plays no more, nor is placed
         str(v) for v in settings.get("finalists", [])
-        if getattr(entries.get(int(v)), "status", None) != "disqualified"
+        if getattr(entries.get(int(v)), "status", None) not in ("disqualified", "withdrawn")
     ]  # fmt: skip
     fit, matrix = _fit(store, clock.final_id)
     policy = _policy(clock, _bound(store, clock, None, now).limit)

@@ -54,7 +54,7 @@ from arena.compete.sprt import (
 )
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
-from arena.engine.rules import PRESETS, Rules
+from arena.engine.rules import Rules
 from arena.errors import ArenaError, NotFound, ParseError, VerdictError
 from arena.service.bot_views import bot_view
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
@@ -67,6 +67,7 @@ from arena.service.matches import (
 )
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
+from arena.service.rule_sets import find_rules
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     named_tournament,
@@ -825,7 +826,12 @@ class CompareRequest:
 
     new: str = field(metadata=about("your bot, OWNER/NAME[@VERSION]"))
     old: str = field(metadata=about("OWNER/NAME[@VERSION]"))
-    rules: str = field(metadata={**about("a preset rule set"), "examples": ["draw"]})
+    rules: str = field(
+        metadata={
+            **about("a rule set: a preset, or any stored one's NAME or NAME@VERSION (/rules)"),
+            "examples": ["draw"],
+        }
+    )
     players: int = field(default=2, metadata=about("seats; 4 with teams"))
     teams: bool = field(
         default=False, metadata=about("2v2 (muggins, 4 players): NEW and OLD each partner a copy")
@@ -863,16 +869,16 @@ class StartedCompare:
     sent: bool
 
 
-def _checked_rules(wanted: CompareRequest) -> Rules:
-    """The request's rule set, its players, games, time and batch checked.
+def _checked_rules(store: Store, wanted: CompareRequest) -> Rules:
+    """The request's rule set (a preset or any stored one, :mod:`arena.service.rule_sets`),
+    its players, games, time and batch checked.
 
     Raises:
+        NotFound: no rule set is called so (the sentence says what is).
         ArenaError: a parameter out of its range (the message says which).
         RulesError: players or teams the rule set does not allow.
     """
-    rules = PRESETS.get(wanted.rules)
-    if rules is None:
-        raise ArenaError(f"choose a rule set ({', '.join(PRESETS)})")
+    rules = find_rules(store, wanted.rules)
     if not 2 <= wanted.players <= max(rules.players):
         raise ArenaError(f"players must be 2 to {max(rules.players)} under {rules.name}")
     rules.check_players(wanted.players, wanted.teams)
@@ -931,7 +937,7 @@ def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> Started
         ArenaError, ValueError: a bad parameter, NEW = OLD, or the same source (the
             message says which).
     """
-    rules = _checked_rules(wanted)
+    rules = _checked_rules(store, wanted)
     _check_bots(store, actor, wanted)
     try:
         test = make_test(wanted.statistic, wanted.elo0, wanted.elo1, wanted.alpha, wanted.beta)

@@ -53,6 +53,8 @@ __all__ = [
     "time_rule",
 ]
 
+#: The entry statuses the ladder shows (a withdrawn entrant's row says so, unranked).
+LADDER_STATUSES = ("active", "disqualified", "withdrawn")
 #: Games after which an entrant's rating is no longer marked provisional (when the fit
 #: does not say).
 PROVISIONAL_GAMES = 20
@@ -118,7 +120,7 @@ class LadderRow:
     games: int
     provisional: bool
     last_game: datetime | None
-    status: str = field(metadata=about("active or disqualified"))
+    status: str = field(metadata=about("active, disqualified or withdrawn"))
     reason: str | None
 
 
@@ -268,7 +270,7 @@ def entry_view(row: CompetitionRow, entry: EntryRow) -> EntryView:
         notices.append("It came after the deadline: it does not play.")
     if entry.first_rated is not None:
         notices.append(f"First rated at {local_time(entry.first_rated, row.time_zone)}.")
-    if entry.status in ("rejected", "disqualified") and entry.reason:
+    if entry.status in ("rejected", "disqualified", "withdrawn") and entry.reason:
         notices.append(f"{entry.status.capitalize()}: {entry.reason}")
     if row.status == "done" and entry.status == "active":
         notices.append("The final is done: see the final table.")
@@ -306,21 +308,29 @@ def _time(value: Any) -> datetime | None:
 
 def _ladder(row: CompetitionRow, entries: list[EntryRow]) -> list[LadderRow]:
     """The ladder's rows: the fit's entrants that are active or disqualified, best first,
-    then the active ones not rated yet, then the disqualified ones the fit has not."""
+    then the active ones not rated yet, then the disqualified ones the fit has not, then
+    the withdrawn ones (with their games, unranked)."""
     shown: dict[int, EntryRow] = {}
     for entry in sorted(entries, key=lambda e: e.id):  # the latest entry of a version wins
-        if entry.version_id is not None and entry.status in ("active", "disqualified"):
+        if entry.version_id is not None and entry.status in LADDER_STATUSES:
             shown[entry.version_id] = entry
     rows: list[LadderRow] = []
+    withdrawn: dict[int, Mapping[str, Any]] = {}
     for fit in row.standings or []:
         if not isinstance(fit, Mapping):
             continue
         version_id = _int(fit.get("version_id"))
-        found = shown.pop(version_id, None) if version_id is not None else None
-        if found is not None:
-            rows.append(_ladder_row(found, fit))
+        found = shown.get(version_id) if version_id is not None else None
+        if found is not None and found.status == "withdrawn":
+            unranked = {"rank": None, "rank_best": None, "rank_worst": None}
+            withdrawn[version_id or 0] = {**fit, **unranked}
+        elif found is not None and version_id is not None:
+            rows.append(_ladder_row(shown.pop(version_id), fit))
     rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "active"]
     rows += [_ladder_row(e, {}) for e in shown.values() if e.status == "disqualified"]
+    rows += [
+        _ladder_row(e, withdrawn.get(v, {})) for v, e in shown.items() if e.status == "withdrawn"
+    ]
     return rows
 
 
@@ -402,7 +412,7 @@ def competition_view(
         standings_computed=row.standings_computed,
         can_manage=allowed(actor, "manage-competition", Target(row.owner_id)),
         can_enter=is_open(row, now) and allowed(actor, "enter-competition")
-        and user_id is not None,
+        and user_id is not None and all(e.status != "withdrawn" for e in mine),
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
         standings=tuple(_ladder(row, entries)), entries=tuple(mine), final=_final(store, row),
         recent=_recent(store, row), time_rule=time_rule(row.settings),

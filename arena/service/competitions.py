@@ -58,6 +58,7 @@ from arena.service.competition_views import (
 from arena.service.permissions import Actor, Operator, Target, actor_id, require
 from arena.service.tournaments import preset
 from arena.service.uploads import check_runtimes, offered_runtime
+from arena.store import competition_tools as tools
 from arena.store import competitions as stored
 from arena.store.accounts import user_id_named
 from arena.store.bots import version_names
@@ -81,6 +82,7 @@ __all__ = [
     "RatingPoint",
     "RecentGame",
     "check_in_bounds",
+    "check_may_enter",
     "check_open_for_entries",
     "check_window",
     "check_zone",
@@ -122,6 +124,7 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "games_per_deal": (1, 50, ""),
     "move_seconds": (0.01, 10.0, " s"),
     "memory_mb": (64, 2048, " MB"),
+    "min_account_days": (0, 365, " days"),
 }
 
 #: The longest description, in characters.
@@ -176,6 +179,8 @@ class NewCompetition:
     final_confidence: float = 0.95
     final_max_games: int = 14000
     description: str = ""
+    #: The youngest account that may enter, in days (0: any; arena.service.competition_tools).
+    min_account_days: int = 0
 
 
 def _now(now: datetime | None = None) -> datetime:
@@ -295,7 +300,7 @@ def check_zone(time_zone: str, error: type[ArenaError] = ArenaError) -> None:
 
 def _check_settings(new: NewCompetition) -> None:
     for what in ("daily_submissions", "final_top", "final_confidence", "final_max_games",
-                 "games_per_deal", "move_seconds", "memory_mb"):  # fmt: skip
+                 "games_per_deal", "move_seconds", "memory_mb", "min_account_days"):  # fmt: skip
         _in_bounds(what, getattr(new, what))
     check_runtimes(new.runtimes, CompetitionError)
     if len(new.description) > MAX_DESCRIPTION:
@@ -335,6 +340,7 @@ def create_competition(
         "daily_submissions": new.daily_submissions, "sources_public": new.sources_public,
         "final_top": new.final_top, "final_confidence": float(new.final_confidence),
         "final_max_games": new.final_max_games, "seed": seed,
+        "min_account_days": new.min_account_days,
     }  # fmt: skip
     try:
         competition_id = stored.insert_competition(
@@ -379,8 +385,12 @@ def _check_open(row: CompetitionRow, now: datetime) -> None:
         return
     tz = row.time_zone
     if row.status == "open" and now < row.opens:
-        raise CompetitionError(f"{row.name} opens for entries at {local_time(row.opens, tz)}.")
-    raise CompetitionError(f"{row.name} closed for entries at {local_time(row.deadline, tz)}.")
+        raise CompetitionError(
+            f"competition {row.name} opens for entries at {local_time(row.opens, tz)}."
+        )
+    raise CompetitionError(
+        f"competition {row.name} closed for entries at {local_time(row.deadline, tz)}."
+    )
 
 
 def _check_daily(store: Store, row: CompetitionRow, user_id: int, now: datetime) -> None:
@@ -395,7 +405,7 @@ def _over(
     now: datetime | None = None,
 ) -> str:
     """The daily limit's refusal, saying when the user's next entry is allowed."""
-    said = f"{row.name} takes {row.daily_submissions} entries a user in any 24 hours"
+    said = f"competition {row.name} takes {row.daily_submissions} entries a user in any 24 hours"
     if store is None or user_id is None or now is None:
         return f"{said}."
     at = next_entry_at(store, row, user_id, now) or now
@@ -438,6 +448,7 @@ def entry_checks(
     account = _entrant(actor, "log in to enter a competition")
     row = find_competition(store, name)
     _check_open(row, _now(now))
+    check_may_enter(store, row, account.id, _now(now))
     return account, row, _check_runtime(row, filename, runtime)
 
 
@@ -467,7 +478,7 @@ def _check_runtime(row: CompetitionRow, filename: str, runtime: str | None) -> s
         UploadError: no runtime takes the file.
     """
     offered = list(row.settings.get("runtimes") or ["python"])
-    return offered_runtime(row.name, offered, filename, runtime, CompetitionError)
+    return offered_runtime(f"competition {row.name}", offered, filename, runtime, CompetitionError)
 
 
 def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -> None:
@@ -480,8 +491,8 @@ def _check_version_runtime(store: Store, row: CompetitionRow, version_id: int) -
     [(_, _, _, runtime)] = bot_sources(store, [version_id])
     if runtime not in offered:
         raise CompetitionError(
-            f"{row.name} takes bots in {', '.join(offered)}: version {version_id} is a "
-            f"{runtime} bot."
+            f"competition {row.name} takes bots in {', '.join(offered)}: version "
+            f"{version_id} is a {runtime} bot."
         )
 
 
@@ -525,6 +536,7 @@ def enter_with_version(
     else:
         user_id = _entrant(actor, "log in to enter a competition").id
     _check_open(row, now)
+    check_may_enter(store, row, user_id, now, account_age=not isinstance(actor, Operator))
     in_range = 1 <= version_id <= MAX_ID  # (beyond: the database's integer overflows)
     names = version_names(store, [version_id]).get(version_id) if in_range else None
     if names is None or names[0] != user_id:
@@ -598,7 +610,7 @@ def extend_deadline(
         raise CompetitionError("give a date between the years 1 and 9999.") from None
     if row.status != "open" or now >= row.deadline:
         raise CompetitionError(
-            f"{name} closed at {local_time(row.deadline, row.time_zone)}: its deadline "
+            f"competition {name} closed at {local_time(row.deadline, row.time_zone)}: its deadline "
             "can no longer move."
         )
     if deadline <= row.deadline:
@@ -609,6 +621,7 @@ def extend_deadline(
     if deadline > now + MAX_AHEAD:
         raise CompetitionError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
     stored.set_deadline(store, row.id, deadline)
+    _log(store, actor, row, "deadline", "deadline", row.deadline, deadline)
     logger.info("competition %s: deadline moved to %s by %s", name, deadline, _who(actor))
 
 
@@ -633,6 +646,8 @@ def disqualify(store: Store, actor: Actor, name: str, version_id: int, reason: s
     )
     if not changed:
         raise CompetitionError(f"version {version_id} is not an entry of {name} to disqualify.")
+    _log(store, actor, row, "disqualify", f"version {version_id}", "entered",
+         f"disqualified: {reason}")  # fmt: skip
     logger.info(
         "competition %s: version %d disqualified by %s (%d matches void)",
         name, version_id, _who(actor), voided,
@@ -652,14 +667,15 @@ def close_now(store: Store, actor: Actor, name: str, *, now: datetime | None = N
     now = _now(now)
     if row.status != "open" or now >= row.deadline:
         raise CompetitionError(
-            f"{name} closed at {local_time(row.deadline, row.time_zone)} already."
+            f"competition {name} closed at {local_time(row.deadline, row.time_zone)} already."
         )
     if now < row.opens:
         raise CompetitionError(
-            f"{name} opens at {local_time(row.opens, row.time_zone)}: there is nothing to "
-            "close before its entries open."
+            f"competition {name} opens at {local_time(row.opens, row.time_zone)}: there is "
+            "nothing to close before its entries open."
         )
     stored.set_deadline(store, row.id, now)
+    _log(store, actor, row, "close", "deadline", row.deadline, now)
     logger.info("competition %s closed by %s", name, _who(actor))
 
 
@@ -673,8 +689,9 @@ def rerun_final(store: Store, actor: Actor, name: str) -> None:
     """
     row = _manage(store, actor, name)
     if row.status not in ("final", "done") or row.final_id is None:
-        raise CompetitionError(f"{name} has no final to rerun yet.")
+        raise CompetitionError(f"competition {name} has no final to rerun yet.")
     voided = stored.reset_final(store, row.id, by=_who(actor))
+    _log(store, actor, row, "rerun", "final", row.status, "rerun")
     logger.info("competition %s: final rerun by %s (%d matches void)", name, _who(actor), voided)
 
 
@@ -686,3 +703,44 @@ def source_opened(store: Store, owner: str, bot: str, version: int) -> bool:
 
 def _who(actor: Actor) -> str:
     return "anonymous" if actor is None else actor.name
+
+
+# --- the organiser's tools beside these (arena.service.competition_tools) --------------------
+
+
+def _log(
+    store: Store, actor: Actor, row: CompetitionRow, action: str, what: str, old: object,
+    new: object,
+) -> None:  # fmt: skip
+    """Add the change of ``what`` from ``old`` to ``new`` to the competition's action log."""
+    shown = [local_time(v, row.time_zone) if isinstance(v, datetime) else str(v)
+             for v in (old, new)]  # fmt: skip
+    change = {"what": what, "from": shown[0], "to": shown[1]}
+    tools.log_action(store, row.id, tools.Who(actor_id(actor), _who(actor)), action, [change])
+
+
+def check_may_enter(
+    store: Store, row: CompetitionRow, user_id: int, now: datetime, *, account_age: bool = True
+) -> None:
+    """Refuse an entry of a user who withdrew from the competition, or (with
+    ``account_age``) whose account is younger than its ``min_account_days``.
+
+    Raises:
+        CompetitionError: the sentence says which, and from when a young account may enter.
+    """
+    if any(e.status == "withdrawn" for e in stored.entries_of(store, row.id, user_id)):
+        raise CompetitionError(
+            f"you withdrew from competition {row.name}: a withdrawal is final, so it takes "
+            "no new entry of yours."
+        )
+    created = tools.user_created(store, user_id)
+    if not account_age or not row.min_account_days or created is None:
+        return
+    allowed_from = created + timedelta(days=row.min_account_days)
+    if now < allowed_from:
+        raise CompetitionError(
+            f"competition {row.name} takes entries from accounts at least "
+            f"{row.min_account_days} days old: yours was made at "
+            f"{local_time(created, row.time_zone)}, so it may enter from "
+            f"{local_time(allowed_from, row.time_zone)}."
+        )

@@ -20,8 +20,9 @@ ways, so that a flood cannot take the CPU nor the server's threads:
   key whose recent hashes mostly got in, :meth:`HashGuard.record`, takes
   :data:`FAVOURED_TURNS` a turn, a key that mostly guessed wrong one), and when the places
   are full a newcomer whose key holds fewer places than the longest key's line takes that
-  line's newest place (longest-queue drop), so a flood from one address holds at most its
-  share of the places and of the hashing time;
+  line's newest place (longest-queue drop; the lines weighed by their keys' turns, so a key
+  that gets in holds three places to a guesser's one), so a flood from one address holds at
+  most its share of the places and of the hashing time;
 - **time**: a waiter gives up after ``wait`` seconds (:class:`ServerBusy`).
 
 Between processes, the waiter at the head of each process's line asks for a machine slot
@@ -251,16 +252,23 @@ class HashGuard:
             return True
         if not self.queue:
             return False
-        own = len(self._lines.get(key, ()))
-        return max(len(line) for line in self._lines.values()) > own + 1
+        own = (len(self._lines.get(key, ())) + 1) / self._turns(key)
+        return max(self._share(line) for line in self._lines.values()) > own
+
+    def _share(self, line: deque[_Waiter]) -> float:
+        """A line's places for each hash its key takes a turn: the places are shared as the
+        turns are (a key that gets in holds :data:`FAVOURED_TURNS` places to a guesser's
+        one). Under the lock."""
+        return len(line) / self._turns(line[0].key)
 
     def _enter(self, key: str) -> _Waiter:
-        """A place in line for ``key`` (the newest place of the longest line if the line is
-        full and ``key`` holds less than it), or ServerBusy. Under the lock."""
+        """A place in line for ``key`` (the newest place of the longest line, weighed by
+        its turns, if the line is full and ``key`` holds less than it), or ServerBusy.
+        Under the lock."""
         if not self._has_place(key):
             raise self._busy(key)
         if self._waiting >= self.queue:  # full: the longest line's newest place is dropped
-            longest = max(self._lines.values(), key=len)
+            longest = max(self._lines.values(), key=self._share)
             dropped = longest[-1]
             self._leave(dropped)
             dropped.state = "dropped"

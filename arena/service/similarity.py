@@ -15,6 +15,8 @@ high. Each side carries its matching line ranges, for the page that shows the tw
 side by side.
 
 - :func:`compare_sources`: every pair of plain sources, scored (no database).
+- :func:`compare_cached`: the same, once a process for one set of versions (a class's
+  report, a competition's copies: arena.service.competition_tools).
 - :func:`similarity_report`: a class's students' latest versions, for its teachers only;
   one comparison at a time a process, cached by the set of versions compared (a class of
   30 is 435 pairs: about half a second here, docs/web.md, "Similar sources").
@@ -59,6 +61,7 @@ __all__ = [
     "Similarity",
     "SimilarityReport",
     "boilerplate",
+    "compare_cached",
     "compare_sources",
     "line_ranges",
     "similarity_report",
@@ -331,7 +334,7 @@ class SimilarityReport:
     cached: bool = field(metadata=HIDDEN)
 
 
-def _compared(
+def compare_cached(
     sources: Mapping[int, str], digests: Mapping[int, str]
 ) -> tuple[list[SimilarPair[int]], float, bool]:
     """Every pair of ``sources`` (version id → source) with something in common, the
@@ -404,7 +407,7 @@ def similarity_report(
     sources = {version_id: row[4] for version_id, row in sorted(rows.items())}
     if not isinstance(actor, Operator):
         _check_work(found.name, sources)
-    pairs, took, cached = _compared(sources, {v: row[3] for v, row in rows.items()})
+    pairs, took, cached = compare_cached(sources, {v: row[3] for v, row in rows.items()})
 
     def side(version_id: int, match: Similarity) -> ReportSide:
         owner, bot, number, _, _ = rows[version_id]

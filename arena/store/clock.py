@@ -100,6 +100,8 @@ class Clock:
     standings: list[Any] | None
     standings_computed: datetime | None
     last_result: datetime | None
+    #: The organiser paused the ladder: no ladder match is added (arena.service.clock).
+    paused: bool = False
 
 
 def _last_result(tournament: Any) -> Any:
@@ -132,6 +134,7 @@ def _clock(row: Competition, last: datetime | None) -> Clock:
         if row.standings_computed is None
         else as_utc(row.standings_computed),
         last_result=None if last is None else as_utc(last),
+        paused=row.ladder_paused is not None,
     )
 
 

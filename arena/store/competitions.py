@@ -109,6 +109,10 @@ class CompetitionRow:
     finished: datetime | None
     #: Active entries (the entrants playing the ladder now).
     entrants: int
+    #: Since when the ladder is paused (None: it plays); the youngest account that may
+    #: enter, in days (arena.service.competition_tools).
+    ladder_paused: datetime | None = None
+    min_account_days: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +245,7 @@ def _row(found: Any) -> CompetitionRow:
         standings=c.standings, standings_computed=_aware(c.standings_computed),
         final_table=c.final_table, created=as_utc(c.created), closed=_aware(c.closed),
         finished=_aware(c.finished), entrants=int(entrants or 0),
+        ladder_paused=_aware(c.ladder_paused), min_account_days=int(c.min_account_days or 0),
     )  # fmt: skip
 
 

@@ -423,8 +423,11 @@ COMPETITION_STATUSES = ("open", "final", "done")
 #: A competition entry's status: ``pending`` while its upload is checked, ``active`` (the
 #: user's latest accepted version: it plays), ``superseded`` (a later one of the user's
 #: is active), ``disqualified`` (by the organiser; ``reason`` says why), ``rejected`` (its
-#: upload failed the check; ``reason``), ``late`` (accepted after the deadline: never plays).
-ENTRY_STATUSES = ("pending", "active", "superseded", "disqualified", "rejected", "late")
+#: upload failed the check; ``reason``), ``late`` (accepted after the deadline: never plays),
+#: ``withdrawn`` (its entrant left the competition: it plays no more, in the ladder or the final).
+ENTRY_STATUSES = (
+    "pending", "active", "superseded", "disqualified", "rejected", "late", "withdrawn"
+)  # fmt: skip
 
 
 class Competition(Base):
@@ -472,6 +475,43 @@ class Competition(Base):
     created: Mapped[datetime] = _created()
     closed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Since when its organiser paused the ladder (None: it plays): no ladder match is added
+    #: while it is paused (arena.service.competition_tools).
+    ladder_paused: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The youngest account that may enter, in days (0: any).
+    min_account_days: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class CompetitionAnnouncement(Base):
+    """An organiser's announcement on a competition's page (everyone who sees the
+    competition reads it)."""
+
+    __tablename__ = "competition_announcements"
+    __table_args__ = (Index("ix_competition_announcements_key", "competition_id", "created"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
+    #: Its author's account (None: the operator, from the command line); ``author``: the name.
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    author: Mapped[str] = mapped_column(String(100))
+    body: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = _created()
+
+
+class CompetitionAction(Base):
+    """A line of a competition's action log, shown to its organiser: who did what when,
+    each change as ``{"what", "from", "to"}`` (text as the log shows it)."""
+
+    __tablename__ = "competition_actions"
+    __table_args__ = (Index("ix_competition_actions_key", "competition_id", "created"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    actor: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(40))
+    changes: Mapped[list[Any]] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
 
 
 class CompetitionEntry(Base):

@@ -118,7 +118,7 @@ def test_remote_push_mistakes_are_one_line(store: Store, server: str, tmp_path: 
         ((str(mybot), "--server", "ftp://x"), reader, USAGE_ERROR, "must be an http:// or"),
         ((str(mybot), "--server", "http://127.0.0.1:9"), reader, UNAVAILABLE, "cannot reach"),
         ((*bot, "--compare", "bob/first"), reader, USAGE_ERROR, "--compare needs --rules"),
-        ((*bot, "--rules", "draw"), reader, USAGE_ERROR, "--rules is for --compare"),
+        ((*bot, "--rules", "draw"), reader, USAGE_ERROR, "--rules, --players, --teams and"),
         (("nofile.py", "--server", server), reader, USAGE_ERROR, "does not exist"),
     ]
     for args, token, status, message in cases:

@@ -381,7 +381,7 @@ def test_rule_set_file_errors(tmp_path: Path) -> None:
         "bad.json": ("{", ParseError, "not valid JSON"),
         "list.json": ("[1, 2]", ParseError, "a rule set is a JSON object, not list"),
         "nameless.toml": ('base = "draw"', RulesError, "a rule set needs a name"),
-        "preset.toml": ('name = "draw"', RulesError, "'draw' is a preset's name"),
+        "preset.toml": ('name = "draw"\nhand_size = 6', RulesError, "'draw' is a preset's name"),
         "badbase.toml": ('name = "x"\nbase = "nope"', RulesError, "unknown rule set 'nope'"),
         "huge.toml": (
             'name = "huge"\nbase = "block"\nhand_size = 10',

@@ -282,3 +282,26 @@ def test_a_key_that_gets_in_takes_more_turns_than_one_that_guesses() -> None:
         "flood0", "pupil0", "pupil1", "pupil2", "flood1", "pupil3", "pupil4", "flood2",
         "flood3",
     ]  # fmt: skip
+
+
+def test_a_key_that_gets_in_holds_more_places_than_one_that_guesses() -> None:
+    # The places are shared as the turns are: beside a flood that filled the line, a class
+    # that gets in takes three of four places, the flood keeps one.
+    guard = HashGuard(1, queue=4)
+    for _ in range(3):
+        guard.record(True, "class-code:K7MX4PQ9")
+        guard.record(False, "address:10.0.0.9")
+    line = Line(guard)
+    with guard.slot():
+        for number in range(4):
+            line.start_in_line(f"flood{number}", "address:10.0.0.9")
+        for number in range(3):
+            line.start_in_line(f"pupil{number}", "class-code:K7MX4PQ9")
+            until(lambda number=number: len(line.refused) == number + 1)  # type: ignore[misc]
+        assert [name for name, _ in line.refused] == ["flood3", "flood2", "flood1"]
+        with pytest.raises(ServerBusy):
+            guard.check("class-code:K7MX4PQ9")  # three to one: its share
+        with pytest.raises(ServerBusy):
+            guard.check("address:10.0.0.9")
+    line.join()
+    assert line.served == ["flood0", "pupil0", "pupil1", "pupil2"]

@@ -111,7 +111,7 @@ def test_bad_compare_requests_are_one_message(app: Flask, store: Store) -> None:
         ({"elo1": "lots"}, "Elo1 must be a number, not &#39;lots&#39;."),
         ({"max_games": "1"}, "Games must be 2 to 20000."),
         ({"max_games": "99999999"}, "Games must be 2 to 20000."),
-        ({"rules": "chess"}, "Choose a rule set (block, draw"),
+        ({"rules": "chess"}, "No rule set called &#39;chess&#39;: a preset (block, draw"),
         ({"players": "9"}, "Players must be 2 to"),
         ({"old": "bob/nothing"}, "No bot bob/nothing."),
         ({"old": "nothing"}, "OLD must be OWNER/NAME[@VERSION], not &#39;nothing&#39;."),
