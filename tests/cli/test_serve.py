@@ -161,21 +161,15 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
         again.wait_for("nothing seeded", 60)
         again.wait_for("serving at", 120)
         assert "demo" in _get(f"http://127.0.0.1:{port}/tournaments")
+        # SIGTERM (as a service manager stops it), then Ctrl-C pressed during the stop:
+        # the stop is not cut short, and nothing is left running (the ``database`` fixture
+        # checks)
+        again.proc.send_signal(signal.SIGTERM)
+        again.wait_for("stopping the worker and the web server", 30)
+        again.proc.send_signal(signal.SIGINT)
     finally:
-        assert again.stop() == 0
-
-
-def test_a_second_ctrl_c_still_stops_everything(database: Path) -> None:
-    """Ctrl-C pressed twice (or a SIGTERM on top): the stop is not cut short, and nothing
-    is left running (the ``database`` fixture checks)."""
-    served = Served(["--port", str(_free_port()), "--url", f"sqlite:///{database}"])
-    served.wait_for("serving at", 120)
-    served.proc.send_signal(signal.SIGINT)
-    served.wait_for("stopping the worker and the web server", 30)
-    served.proc.send_signal(signal.SIGINT)
-    served.proc.send_signal(signal.SIGTERM)
-    assert served.stop() == 0, served.lines  # a third SIGINT, ignored as well
-    assert served.lines[-1] == "stopped"
+        assert again.stop() == 0, again.lines  # a second SIGINT, ignored as well
+    assert again.lines[-1] == "stopped"
 
 
 def test_serve_on_a_port_in_use_is_one_line(tmp_path: Path) -> None:
@@ -264,12 +258,9 @@ def _match_worker(serve_pid: int) -> int | None:
     return None
 
 
-def test_sigkill_of_serve_takes_every_process_it_started_with_it(database: Path) -> None:
-    """However serve dies (here SIGKILL, as an OOM kill would), its workers, their pools,
-    and the web server with its workers die too, and the port is free again."""
-    port = _free_port()
-    served = Session(["--port", str(port), "--url", f"sqlite:///{database}"])
-    served.wait_for("serving at", 120)
+def _killed_with_everything_it_started(served: Served, port: int) -> None:
+    """SIGKILL ``served`` (as an OOM kill would): its workers, their pools, and the web
+    server with its workers die too, and the port is free again."""
     tree = _tree(served.proc.pid) - {served.proc.pid}
     assert len(tree) >= 6, tree  # 2 workers with their pools, gunicorn with its 2 workers
     served.proc.kill()
@@ -288,7 +279,8 @@ def test_sigkill_of_serve_takes_every_process_it_started_with_it(database: Path)
 def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
     """Under ``arena serve --demo``, ``kill -9`` of the match worker mid-tournament: serve
     logs it and starts a new worker within 30 s, the site answers throughout, every match
-    is stored once, and a tournament cancelled meanwhile has nothing played."""
+    is stored once, and a tournament cancelled meanwhile has nothing played. Then ``kill
+    -9`` of serve itself: every process it started dies with it."""
     from sqlalchemy import func, select
 
     from arena.store.db import connect
@@ -371,10 +363,10 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
     finally:
         stop_polling.set()
         store.close()
-        status = served.stop()
-    assert status == 0, served.lines
     # serve's lines say whether the web server died (and why) when the site did not answer
     assert failures == [] and polls[0] > 20, (failures, polls, served.lines[-40:])
+    # however serve dies (here SIGKILL), everything it started dies with it
+    _killed_with_everything_it_started(served, port)
 
 
 def _tournament_matches(store: Store, name: str) -> list[Match]:
