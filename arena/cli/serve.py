@@ -67,6 +67,11 @@ DEMO_OPENING_GAMES = 20
 #: Games each pair of reference bots plays in the demo: about two minutes of play on two
 #: cores (24,000 games at about 200 a second), long enough to watch it live.
 DEMO_GAMES = 4000
+#: Games a match of the demo at most (its pairs' 2,000 games a seating in legs of this many):
+#: a worker changes tournament only between matches, so a competition's ladder or a new
+#: upload's placement sent while the demo plays waits for one of these, seconds, rather than
+#: for a match of 2,000 games (docs/workers.md, "Fair shares").
+DEMO_MATCH_GAMES = 100
 #: Seconds the web app has to answer its health check after it starts.
 START_SECONDS = 60.0
 #: Seconds each program has to stop after SIGTERM before it is killed.
@@ -385,6 +390,7 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
                 entrants=[f"{REFERENCE_OWNER}/{bot}" for bot in DEMO_BOTS],
                 games_per_match=per_pair,
                 seed=new_seed(),
+                match_games=DEMO_MATCH_GAMES,
             )
             ids.append(tournament_id)
             click.echo(

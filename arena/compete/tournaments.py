@@ -37,6 +37,7 @@ __all__ = [
     "Match",
     "arrange_seats",
     "balanced_tables",
+    "in_legs",
     "schedule",
 ]
 
@@ -266,6 +267,35 @@ def schedule(
     return _matches(
         format, everyone, arrange_seats(tables), teams, games_per_match, seed, duplicate
     )
+
+
+def in_legs(matches: Sequence[Match], most: int) -> list[Match]:
+    """The schedule with every match of more than ``most`` games played as legs of at most
+    ``most`` games (the same seats; ids ``ID.L``, each leg seeded from its id, a duplicate
+    deal's legs on the group's seed with the leg in the group's name), so that no match
+    holds a worker for long: a worker is taken from one tournament's turn to another's only
+    between matches (docs/workers.md, "Fair shares"). Matches of ``most`` games or fewer
+    are kept as they are.
+
+    Raises:
+        ValueError: ``most`` < 1.
+    """
+    if most < 1:
+        raise ValueError(f"games a leg must be 1 or more, not {most}")
+    legs: list[Match] = []
+    for match in matches:
+        if match.games <= most:
+            legs.append(match)
+            continue
+        for leg, start in enumerate(range(0, match.games, most)):
+            leg_id = f"{match.id}.{leg}"
+            group = None if match.deal_group is None else f"{match.deal_group}.{leg}"
+            seed = _derive("match", match.seed, leg_id)
+            if group is not None:  # a duplicate deal's legs share their group's deals
+                seed = _derive("deal", match.seed, group)
+            games = min(most, match.games - start)
+            legs.append(Match(leg_id, match.seats, games, seed, group, match.rotation, match.teams))
+    return legs
 
 
 def _check_names(entrants: Sequence[Entrant]) -> None:

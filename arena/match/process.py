@@ -364,14 +364,14 @@ class ProcessPlayer:
         cpu_budget = sum(time_control.move_seconds + max(0.0, bank) for bank in banks)
         wall = len(banks) * time_control.wall_seconds + max(0.0, *wall_banks)
         # The match's wall bound (TimeControl.match_wall_seconds) cuts a wait short.
-        # the limit it broke, said: "no reply within 1000 ms a move" (a caller may add whose)
-        late = f"no reply within {time_control.move_seconds * 1000:g} ms a move"
+        # the limit it broke, said: the whole rule (a caller may add whose)
+        late = f"no reply within the time control ({time_control.rule()})"
         deadline = self._sent_at + wall + 0.5
         if self._sent_at + self._wall_left < deadline:
             late = f"the bot's waits used up the match's wall-clock bound ({self._wall_rule})"
             deadline = self._sent_at + max(0.0, self._wall_left)
         try:
-            reply = self._read_reply(deadline, cpu_budget, late)
+            reply = self._read_reply(deadline, cpu_budget, late, time_control.rule())
         finally:
             self._wall_left -= time.monotonic() - self._sent_at
         self._waited = [(time.monotonic() - self._sent_at) / self._batch] * self._batch
@@ -438,11 +438,16 @@ class ProcessPlayer:
             raise self._fault(Termination.CRASH, self._exit_text("closed its input")) from None
 
     def _read_reply(
-        self, deadline: float, cpu_budget: float | None = None, late: str = "no reply in time"
+        self,
+        deadline: float,
+        cpu_budget: float | None = None,
+        late: str = "no reply in time",
+        rule: str = "",
     ) -> dict[str, Any]:
         """The next message; TIMEOUT (saying ``late``) past ``deadline`` or once the bot has
-        used more than ``cpu_budget`` CPU seconds since its last reply, PROTOCOL_ERROR once
-        its stderr is over its cap (both checked every 0.25 s)."""
+        used more than ``cpu_budget`` CPU seconds since its last reply (saying the time
+        control's ``rule``), PROTOCOL_ERROR once its stderr is over its cap (both checked
+        every 0.25 s)."""
         if self._dead is not None:
             raise self._dead
         assert self._lines is not None
@@ -456,9 +461,10 @@ class ProcessPlayer:
                     raise self._fault(Termination.TIMEOUT, late) from None
                 used = self._cpu_seconds() - self._cpu_mark
                 if cpu_budget is not None and used > cpu_budget:
-                    raise self._fault(
-                        Termination.TIMEOUT, f"no reply after {used:.1f} s of CPU time"
-                    ) from None
+                    over = f"no reply after {used:.1f} s of CPU time"
+                    if rule:
+                        over = f"{over}, over the time control ({rule})"
+                    raise self._fault(Termination.TIMEOUT, over) from None
             except LineTooLongError:
                 raise self._fault(
                     Termination.PROTOCOL_ERROR,

@@ -72,6 +72,17 @@ class TimeControl:
         """A game's wall-clock bank: what its decisions may take beyond :attr:`wall_seconds`."""
         return self.wall_factor * self.bank_seconds
 
+    def rule(self) -> str:
+        """The time control as people whose bots play under it read it (a competition's
+        page, a timeout's verdict): exactly what the referee enforces; a move that finds
+        either bank spent loses its game (docs/protocol.md, "Time, and faults")."""
+        return (
+            f"{_ms(self.move_seconds)} of CPU time a move (the bot's whole process tree), "
+            f"with a bank of {_ms(self.bank_seconds)} a game for moves over it; "
+            f"{_ms(self.wall_seconds)} of wall-clock time a move, with a wall-clock bank "
+            f"of {_ms(self.wall_bank_seconds)} a game beyond it"
+        )
+
     def game_wall(self) -> float:
         """One game's share of a bot's match wall bound, in seconds (see
         ``game_wall_seconds``): ``wall_bank_seconds + DECISIONS_PER_GAME * move_seconds``
@@ -149,3 +160,8 @@ class GameOutcome:
 
 #: What a player answers for one decision: a move, or the fault that stands instead.
 Answer = Move | BotFaultError
+
+
+def _ms(seconds: float) -> str:
+    """A duration as people read it: ``200 ms``, ``1 s``, ``2.5 s``."""
+    return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"

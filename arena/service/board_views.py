@@ -502,8 +502,9 @@ def tournament_view(
 def queue_position(store: Store, tournament_id: int) -> str | None:
     """Where the tournament stands in the workers' queue, and why it waits, in a phrase:
     "waiting: 2 tournaments ahead", "next: waiting for a free worker", "playing", "not
-    sent to the workers yet"; None when it is finished or cancelled. Tournaments are played
-    in the order they were first sent (docs/workers.md, "Lanes")."""
+    sent to the workers yet"; None when it is finished or cancelled. Within its queue,
+    tournaments are played in the order they were first sent; queues (a ladder, a final,
+    placements, the other tournaments) take turns (docs/workers.md, "Fair shares")."""
     place = queue_place(store, tournament_id)
     if place is None or (place.waiting == 0 and place.running == 0):
         return None

@@ -28,7 +28,6 @@ from arena.engine.game import new_seed
 from arena.errors import ArenaError, ParseError, RulesError
 from arena.match.branch import play_branches
 from arena.match.lineup import make_players
-from arena.match.referee import TimeControl
 from arena.match.sandbox import Limits
 from arena.service.accounts import Account
 from arena.service.board_views import REFERENCE_OWNER
@@ -393,7 +392,7 @@ def _play(
         seed=row.seed,
         names=[labels.get(v, f"version {v}") for v in seats],
         source=f"match {row.match_id} game {row.game_index}",
-        time_control=TimeControl(move_seconds=settings.move_seconds),
+        time_control=settings.time_control(),
     )
     return [branch.record for branch in sorted(played, key=lambda branch: branch.index)]
 

@@ -23,6 +23,7 @@ from arena.errors import NotFound
 from arena.service.accounts import Account
 from arena.service.board_views import tournament_view
 from arena.service.display import display_name
+from arena.service.matches import MatchSettings
 from arena.service.permissions import OPERATOR, Actor, Target, allowed
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import competitions as stored
@@ -54,6 +55,7 @@ __all__ = [
     "rank_label",
     "rating_history",
     "shown_status",
+    "time_rule",
 ]
 
 #: The entry statuses the ladder shows, in the order its unranked rows come: the versions
@@ -222,6 +224,10 @@ class CompetitionView:
     entries: tuple[EntryView, ...] = field(metadata=about("your own entries"))
     final: FinalView | None
     recent: tuple[RecentGame, ...]
+    time_rule: str = field(
+        default="",
+        metadata=about("the time control its matches are played under, as enforced"),
+    )
 
 
 def final_promise(confidence: float, max_games: int) -> str:
@@ -561,8 +567,14 @@ def competition_view(
         next_entry=None if user_id is None else next_entry_at(store, row, user_id, now),
         standings=tuple(_ladder(row, entries)), entries=tuple(mine),
         final=_final(store, row, entries),
-        recent=_recent(store, row),
+        recent=_recent(store, row), time_rule=time_rule(row.settings),
     )  # fmt: skip
+
+
+def time_rule(settings: Mapping[str, Any]) -> str:
+    """The competition's time control as its matches are played under it (the ladder's
+    and the final's settings: :meth:`arena.service.matches.MatchSettings.time_control`)."""
+    return MatchSettings.from_json(settings).time_control().rule()
 
 
 def _export(row: Any) -> dict[str, Any]:

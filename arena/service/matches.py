@@ -31,7 +31,7 @@ from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchStopped, play_one
 from arena.compete.names import Reference, parse_reference
 from arena.compete.tournaments import Match as ScheduledMatch
-from arena.compete.tournaments import schedule
+from arena.compete.tournaments import in_legs, schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
 from arena.match.lineup import seat_source
@@ -64,6 +64,7 @@ from arena.store.queue import (
 )
 
 __all__ = [
+    "BANK_MOVES",
     "Config",
     "MatchSettings",
     "MatchStopped",
@@ -164,12 +165,25 @@ class Config:
         )
 
 
+#: A stored tournament's time bank a game, in moves' worth of its move time (10 s at 1 s a
+#: move, the protocol's default; 2 s at 200 ms): the grace scales with the limit it pays for.
+BANK_MOVES = 10
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """How a tournament's matches are played (stored as ``tournaments.settings``)."""
 
     move_seconds: float = 1.0
     memory_mb: int = 512
+
+    def time_control(self) -> TimeControl:
+        """The time control its matches are played under: ``move_seconds`` of CPU a move,
+        a bank of :data:`BANK_MOVES` moves a game, the protocol's wall-clock factor (what
+        a competition's page states: :meth:`TimeControl.rule`)."""
+        return TimeControl(
+            move_seconds=self.move_seconds, bank_seconds=BANK_MOVES * self.move_seconds
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> MatchSettings:
@@ -275,6 +289,7 @@ def create_stored_tournament(
     matches: Sequence[ScheduledMatch] | None = None,
     owner_id: int | None = None,
     upload_id: int | None = None,
+    match_games: int | None = None,
 ) -> tuple[int, list[ScheduledMatch]]:
     """Schedule a tournament between stored bots and store it with its pending matches;
     return its id and its schedule. ``entrants`` and ``pool`` are stored entrants
@@ -283,6 +298,8 @@ def create_stored_tournament(
     :func:`arena.compete.tournaments.schedule`'s, unless ``matches`` gives the schedule
     (its seats are among the entrants). ``extra_settings`` are stored with ``settings``
     (a compare's test, for one). ``upload_id``: the upload whose placement it is.
+    ``match_games``: a match of more games is played in legs of at most that many
+    (:func:`arena.compete.tournaments.in_legs`).
 
     Raises:
         LookupError: an entrant is not stored.
@@ -304,6 +321,8 @@ def create_stored_tournament(
             seed=seed,
             pool=everyone[len(entrants) :],
         )
+    if match_games is not None:
+        matches = in_legs(matches, match_games)
     tournament_id = create_tournament(
         store,
         name=name,
@@ -559,7 +578,7 @@ def _play(
         match,
         claimed.rules(),
         sandboxed=sandboxed,
-        time_control=TimeControl(move_seconds=settings.move_seconds),
+        time_control=settings.time_control(),
         limits=Limits(memory_mb=settings.memory_mb),
         first_slot=first_slot,
         stop=stop,

@@ -39,7 +39,7 @@ from arena.match.runtimes import (
     runtime_for_upload,
     runtime_missing,
 )
-from arena.service.matches import Config, create_stored_tournament, keep_alive
+from arena.service.matches import Config, MatchSettings, create_stored_tournament, keep_alive
 from arena.service.shapes import HIDDEN
 from arena.store.assignments import assignment_by_id
 from arena.store.db import Store, as_utc
@@ -341,14 +341,14 @@ def check_time(store: Store, purpose: str, assignment_id: int | None) -> tuple[T
         row = assignment_by_id(store, assignment_id)
         if row is not None and "move_seconds" in row.settings:
             move = float(row.settings["move_seconds"])
-            return TimeControl(move_seconds=move), "the assignment's limit"
+            return MatchSettings(move_seconds=move).time_control(), "the assignment's limit"
     return TimeControl(), "the check's limit"
 
 
 def rejection(report: CheckReport, whose: str) -> str:
     """Why a check failed, in a phrase: the first fault, with the limit a timeout broke
-    and whose it is ("timeout under block: no reply within 1000 ms a move, the
-    assignment's limit")."""
+    and whose it is ("timeout under block: no reply within the time control (1 s of CPU
+    time a move, ...), the assignment's limit")."""
     first = report.faults[0][1].verdict if report.faults else None
     if first is None:
         return "it played no game"

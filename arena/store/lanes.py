@@ -1,36 +1,45 @@
-"""The workers' lanes and a tournament's place in the queue (docs/workers.md, "Lanes").
+"""The workers' lanes, their fair queues, and a tournament's place (docs/workers.md, "Lanes"
+and "Fair shares").
 
 Work of different kinds waits in different lanes, each with workers that other lanes'
 work cannot take: upload checks, interactive work (a compare's matches, a branch) and
-tournaments' matches. Within the matches lane, tournaments are played in the order they
-were first sent to the workers (``tournaments.queued``): a worker's task is a token, and
-:func:`arena.store.queue.claim_match` picks the oldest-sent tournament's next match, so the
-order depends neither on the broker's order nor on tasks sent again. A competition's ladder
-goes first (:data:`FIRST_FORMATS`): it never has more than its bound in flight, a share of
-the workers (arena.service.clock), so it cannot take every slot from a tournament, and no
-tournament sent before it can starve it.
+tournaments' matches. A worker's task is a token: :func:`arena.store.queue.claim_match`
+takes the lane's next match by :func:`claim_candidates`, so the order depends neither on
+the broker's order nor on tasks sent again.
+
+Within a lane, tournaments wait in queues (:func:`queue_of`): each competition's ladder and
+each final is a queue of its own; placements (a new upload's tournament) are one queue and
+every other tournament another, each played in the order first sent
+(``tournaments.queued``). A claim serves the queue with the fewest matches running, and
+among those the one served least recently (its last match finished longest ago, or never):
+so queues take turns, one claim each, however few the workers, and none waits for more than
+one match of each other queue with work waiting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy.orm import Session
 
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.models import Match, Tournament
 
 __all__ = [
-    "FIRST_FORMATS",
     "INTERACTIVE_FORMATS",
     "LANES",
+    "OWN_QUEUE_FORMATS",
     "QueuePlace",
-    "claim_order",
+    "claim_candidates",
+    "claimable",
     "in_lane",
     "lane_of",
     "match_lanes",
+    "queue_of",
     "queue_place",
 ]
 
@@ -39,22 +48,123 @@ __all__ = [
 LANES = ("matches", "interactive")
 #: The tournament formats whose matches are interactive work.
 INTERACTIVE_FORMATS = ("compare",)
-#: The formats whose matches are claimed before any other tournament's in their lane: a
-#: competition's ladder, which bounds its own matches in flight (arena.service.clock).
-FIRST_FORMATS = ("ladder",)
+#: The formats each of whose tournaments is a queue of its own in its lane: a competition's
+#: ladder and its final, which bound their own matches in flight (arena.service.clock).
+OWN_QUEUE_FORMATS = ("ladder", "final")
 
 
-def claim_order() -> tuple[Any, ...]:
-    """The order a lane's claimable matches are taken in: the formats that go first
-    (:data:`FIRST_FORMATS`), then the oldest-sent tournament's (``queued``, its id; never
-    sent last), each tournament's matches by id."""
-    return (
-        ~Tournament.format.in_(FIRST_FORMATS),
-        Tournament.queued.is_(None),
-        Tournament.queued,
-        Tournament.id,
-        Match.id,
+def queue_of(format: str, tournament_id: int, upload_id: int | None) -> str:
+    """The queue a tournament waits in within its lane: ``ladder-ID`` or ``final-ID`` (its
+    own), ``placements`` (an upload's placement), or ``tournaments`` (every other)."""
+    if format in OWN_QUEUE_FORMATS:
+        return f"{format}-{tournament_id}"
+    return "tournaments" if upload_id is None else "placements"
+
+
+def claimable(now: datetime) -> Any:
+    """A condition on ``Match``: it may be claimed at ``now`` (pending, or running with an
+    expired lease)."""
+    return or_(
+        Match.status == "pending",
+        and_(Match.status == "running", Match.lease_expires < now),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    """A tournament of the lane still playing: its queue, its place in it, its matches
+    running (leased), when its last match finished, whether it has one to claim."""
+
+    tournament_id: int
+    queue: str
+    place: tuple[bool, datetime | None, int]
+    running: int
+    last: datetime | None
+    ready: bool
+
+
+def claim_candidates(session: Session, lane: str, now: datetime) -> list[int]:
+    """The lane's tournaments with a match to claim at ``now``, in the order a claim tries
+    them: the queues (:func:`queue_of`) with the fewest matches running first, among those
+    the one served least recently (its latest finished match the oldest; never served
+    first), then ladders and finals before the rest; within a queue, the order first sent
+    (never sent last), then the tournament's id.
+
+    Raises:
+        ValueError: no such lane.
+    """
+    ready = exists().where(Match.tournament_id == Tournament.id, claimable(now))
+    running = (
+        select(func.count())
+        .where(
+            Match.tournament_id == Tournament.id,
+            Match.status == "running",
+            Match.lease_expires >= now,
+        )
+        .scalar_subquery()
+    )
+    last = (
+        select(func.max(Match.finished))
+        .where(Match.tournament_id == Tournament.id, Match.status == "done")
+        .scalar_subquery()
+    )
+    rows = session.execute(
+        select(
+            Tournament.id, Tournament.format, Tournament.upload_id, Tournament.queued,
+            running, last, ready,
+        ).where(Tournament.status.in_(("pending", "running")), in_lane(lane))
+    ).all()  # fmt: skip
+    waiting = [
+        _Waiting(
+            int(tid), queue_of(format, int(tid), upload), (queued is None, queued, int(tid)),
+            int(count or 0), None if done is None else as_utc(done), bool(has),
+        )
+        for tid, format, upload, queued, count, done, has in rows
+    ]  # fmt: skip
+    # A shared queue's last service outlives its tournaments: the latest finish of one done.
+    shared = _last_finished(session, lane)
+    queues: dict[str, list[_Waiting]] = {}
+    for w in waiting:
+        queues.setdefault(w.queue, []).append(w)
+    order = []
+    for queue, members in queues.items():
+        if not any(w.ready for w in members):
+            continue
+        finishes = [w.last for w in members if w.last is not None]
+        if queue in shared:
+            finishes.append(shared[queue])
+        served = max(finishes) if finishes else None
+        own = queue not in ("tournaments", "placements")
+        key = (
+            sum(w.running for w in members),
+            served is not None,
+            served or now,
+            not own,
+            min(w.place for w in members if w.ready),
+        )
+        order.append((key, sorted((w.place, w.tournament_id) for w in members if w.ready)))
+    order.sort(key=lambda item: item[0])
+    return [tid for _, members in order for _, tid in members]
+
+
+def _last_finished(session: Session, lane: str) -> dict[str, datetime]:
+    """When the shared queues' (``tournaments``, ``placements``) last finished tournament
+    of the lane finished."""
+    is_placement = Tournament.upload_id.is_not(None)
+    rows = session.execute(
+        select(is_placement, func.max(Tournament.finished))
+        .where(
+            Tournament.status == "done",
+            ~Tournament.format.in_(OWN_QUEUE_FORMATS),
+            in_lane(lane),
+        )
+        .group_by(is_placement)
+    ).all()
+    return {
+        ("placements" if placement else "tournaments"): as_utc(when)
+        for placement, when in rows
+        if when is not None
+    }
 
 
 def lane_of(format: str) -> str:
@@ -101,8 +211,9 @@ class QueuePlace:
             run is in no queue).
         waiting: its matches not yet taken by a worker.
         running: its matches being played.
-        ahead: tournaments sent before it (in its lane) with matches not yet taken: a
-            worker takes theirs before its own.
+        ahead: tournaments sent before it in its queue (:func:`queue_of`) with matches
+            not yet taken: a worker takes theirs before its own (a ladder or a final has
+            none; the other queues take turns with it, docs/workers.md "Fair shares").
     """
 
     lane: str
@@ -117,13 +228,13 @@ def queue_place(store: Store, tournament_id: int) -> QueuePlace | None:
     not stored."""
     with store.read() as session:
         row = session.execute(
-            select(Tournament.format, Tournament.status, Tournament.queued).where(
-                Tournament.id == tournament_id
-            )
+            select(
+                Tournament.format, Tournament.status, Tournament.queued, Tournament.upload_id
+            ).where(Tournament.id == tournament_id)
         ).first()
         if row is None or row[1] in ("done", "cancelled"):
             return None
-        format, _, queued = row
+        format, _, queued, upload_id = row
         counts = dict(
             session.execute(
                 select(Match.status, func.count())
@@ -132,15 +243,17 @@ def queue_place(store: Store, tournament_id: int) -> QueuePlace | None:
             ).all()
         )
         ahead = 0
-        if queued is not None:
-            earlier = or_(
-                Tournament.queued < queued,
-                and_(Tournament.queued == queued, Tournament.id < tournament_id),
+        if queued is not None and format not in OWN_QUEUE_FORMATS:
+            earlier = and_(
+                or_(
+                    Tournament.queued < queued,
+                    and_(Tournament.queued == queued, Tournament.id < tournament_id),
+                ),
+                ~Tournament.format.in_(OWN_QUEUE_FORMATS),
+                Tournament.upload_id.is_(None)
+                if upload_id is None
+                else Tournament.upload_id.is_not(None),
             )
-            if format in FIRST_FORMATS:
-                earlier = and_(earlier, Tournament.format.in_(FIRST_FORMATS))
-            else:
-                earlier = or_(earlier, Tournament.format.in_(FIRST_FORMATS))
             ahead = int(
                 session.scalar(
                     select(func.count(func.distinct(Match.tournament_id)))

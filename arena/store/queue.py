@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, false, func, insert, or_, select, text, update
+from sqlalchemy import false, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -34,7 +34,7 @@ from arena.compete.names import check_name
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import Rules
 from arena.store.db import Store, as_utc
-from arena.store.lanes import claim_order, in_lane
+from arena.store.lanes import LANES, claim_candidates, claimable, in_lane
 from arena.store.models import (
     MATCH_STATUSES,
     BotVersion,
@@ -237,11 +237,33 @@ def add_match_seats(
         session.execute(insert(MatchSeat), rows[start : start + 5000])
 
 
-def _claimable(now: datetime) -> Any:
-    return or_(
-        Match.status == "pending",
-        and_(Match.status == "running", Match.lease_expires < now),
-    )
+def _next_claimable(
+    store: Store, session: Session, now: datetime, match_id: int | None, lane: str | None
+) -> int | None:
+    """The match a claim takes (locked on PostgreSQL: ``FOR UPDATE SKIP LOCKED`` of the
+    match row only, so concurrent claimers take different rows without waiting)."""
+
+    def first(*conditions: Any) -> int | None:
+        query = (
+            select(Match.id)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .where(claimable(now), Tournament.status != "cancelled", *conditions)
+            .order_by(Match.id)
+            .limit(1)
+        )
+        if store.dialect == "postgresql":
+            query = query.with_for_update(skip_locked=True, of=Match)
+        found: int | None = session.scalar(query)
+        return found
+
+    if match_id is not None:
+        return first(Match.id == match_id, *(() if lane is None else (in_lane(lane),)))
+    for each in LANES if lane is None else (lane,):
+        for tournament_id in claim_candidates(session, each, now):
+            found = first(Match.tournament_id == tournament_id)
+            if found is not None:
+                return found
+    return None
 
 
 def claim_match(
@@ -255,32 +277,22 @@ def claim_match(
 ) -> ClaimedMatch | None:
     """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
     ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
-    ``lane`` (or in any lane): a competition's ladder's first, then the oldest-sent
-    tournament's (``tournaments.queued``, then the tournament's id), its matches in order
-    (:func:`arena.store.lanes.claim_order`). The match becomes running,
-    ``attempts`` + 1; its tournament running if it was pending. A cancelled tournament's
-    matches are never claimed. Return None when no match (or not that one) is claimable. A
-    match is never leased to two workers at once.
+    ``lane`` (or in any lane, by :data:`arena.store.lanes.LANES`' order): the first
+    claimable match, by id, of the first tournament in
+    :func:`arena.store.lanes.claim_candidates`' order (its queues take turns). The match
+    becomes running, ``attempts`` + 1; its tournament running if it was pending. A
+    cancelled tournament's matches are never claimed. Return None when no match (or not
+    that one) is claimable. A match is never leased to two workers at once.
 
     Raises:
         ValueError: ``lane`` is not one of :data:`arena.store.lanes.LANES`.
     """
     now = _now(now)
     expires = now + timedelta(seconds=lease_seconds)
+    if lane is not None:
+        in_lane(lane)  # the lane is checked before anything is read
     with store.write() as session:
-        query = (
-            select(Match.id)
-            .join(Tournament, Tournament.id == Match.tournament_id)
-            .where(_claimable(now), Tournament.status != "cancelled")
-        )
-        if match_id is not None:
-            query = query.where(Match.id == match_id)
-        if lane is not None:
-            query = query.where(in_lane(lane))
-        query = query.order_by(*claim_order()).limit(1)
-        if store.dialect == "postgresql":  # lock the match row only, not its tournament's
-            query = query.with_for_update(skip_locked=True, of=Match)
-        match_id = session.scalar(query)
+        match_id = _next_claimable(store, session, now, match_id, lane)
         if match_id is None:
             return None
         session.execute(

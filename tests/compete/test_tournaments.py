@@ -12,6 +12,7 @@ from arena.compete.tournaments import (
     Match,
     arrange_seats,
     balanced_tables,
+    in_legs,
     schedule,
 )
 from arena.engine.rules import Rules, find_rules
@@ -248,3 +249,25 @@ def test_invalid_setups_are_refused(
             assert isinstance(given, list)
             args[key] = [Entrant.parse(e) if isinstance(e, str) else e for e in given]
         schedule(**args)  # type: ignore[arg-type]
+
+
+def test_long_matches_are_played_in_legs_of_the_same_seats() -> None:
+    """The demo's 2,000-game matches in legs of 100 (docs/workers.md, "Fair shares"): the
+    same seats and games in all, distinct ids and seeds; a duplicate deal's legs keep one
+    seed across its rotations; short matches untouched."""
+    matches = schedule("round-robin", bots(3), rules=BLOCK, players=2, games_per_match=500, seed=4)
+    legs = in_legs(matches, 100)
+    assert len(legs) == 3 * len(matches)
+    for match in matches:
+        mine = [leg for leg in legs if leg.id.startswith(f"{match.id}.")]
+        assert [leg.games for leg in mine] == [100, 100, 50]  # 250 a seating
+        assert {leg.seats for leg in mine} == {match.seats}
+    assert len({leg.id for leg in legs}) == len({leg.seed for leg in legs}) == len(legs)
+    duplicate = schedule("duplicate", bots(2), rules=BLOCK, players=2, games_per_match=30, seed=4)
+    split = in_legs(duplicate, 20)
+    assert {(leg.deal_group, leg.games) for leg in split} == {("d0000.0", 20), ("d0000.1", 10)}
+    for group in ("d0000.0", "d0000.1"):
+        assert len({leg.seed for leg in split if leg.deal_group == group}) == 1
+    assert in_legs(matches, 250) == matches
+    with pytest.raises(ValueError, match="games a leg must be 1 or more"):
+        in_legs(matches, 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import random
 import threading
+from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -385,41 +386,68 @@ def test_two_ticks_at_once_add_the_matches_once(
         check.close()
 
 
-@BOTH
-def test_the_ladder_is_claimed_first_yet_leaves_a_tournament_its_share(
-    store: Store, celery: Celery
-) -> None:
-    """A tournament sent before the competition opened cannot starve its ladder (the
-    ladder's matches are claimed first), and the ladder, bounded to half the workers while
-    the tournament waits, leaves it the other half."""
-    from arena.store.lanes import queue_place
+def _other(store: Store, name: str, sent: datetime) -> int:
+    """A round robin of three bots of their own, sent at ``sent``."""
     from arena.store.queue import mark_queued
 
-    cid, versions = _competition(store)
-    entrants = [Entrant.stored(n, add_version(store, n)) for n in ("xa", "xb", "xc")]
-    early = create_tournament(
-        store, name="early", rules=find_rules("draw"), format="round-robin", players=2,
+    entrants = [Entrant.stored(n, add_version(store, f"{name}{n}")) for n in ("xa", "xb", "xc")]
+    other = create_tournament(
+        store, name=name, rules=find_rules("draw"), format="round-robin", players=2,
         teams=False, games_per_match=2, seed=1, entrants=entrants,
         matches=schedule("round-robin", entrants, rules=find_rules("draw"), players=2,
                          games_per_match=2, seed=1),
     )  # fmt: skip
-    mark_queued(store, [m.id for m in matches_of(store, early)], now=OPENS)
+    mark_queued(store, [m.id for m in matches_of(store, other)], now=sent)
+    return other
+
+
+@BOTH
+def test_one_process_serves_a_ladder_and_a_tournament_in_turn(store: Store, celery: Celery) -> None:
+    """One worker process, an open competition's ladder and a tournament: the tournament
+    gets the process within one ladder match (docs/workers.md, "Fair shares"), sent before
+    the ladder's first deal or after it, and so does the ladder: one claim each in turn
+    while both have work, the ladder topped up after each of its matches (as the worker
+    that finished it does), never starving the other."""
+    cid, _ = _competition(store)
+    strength: defaultdict[int, float] = defaultdict(lambda: 1500.0)  # every bot alike
+    ladder = _row(store, cid).ladder_id
+    now = OPENS + timedelta(minutes=1)
+    _workers(store, now, arena_1=1)
+    tick_competition(store, cid, now=now)
+    other = _other(store, "other", now)  # sent after the ladder's first deal
+    owners = []
+    for _ in range(8):
+        now += timedelta(seconds=3)
+        claimed = claim_match(store, "w", lease_seconds=60, lane="matches", now=now)
+        assert claimed is not None
+        owners.append(claimed.tournament_id)
+        play(store, [claimed.match_id], strength, random.Random(5), now=now + timedelta(seconds=2))
+        if claimed.tournament_id == ladder:
+            tick_competition(store, cid, now=now + timedelta(seconds=2))
+    assert owners == [ladder, other] * 4
+    from arena.store.lanes import queue_place
+
+    place = queue_place(store, other)
+    assert place is not None and place.ahead == 0 and place.waiting == 2
+
+
+@BOTH
+def test_four_processes_share_between_the_ladder_and_a_tournament(
+    store: Store, celery: Celery
+) -> None:
+    """A tournament sent before the competition opened cannot starve its ladder, and the
+    ladder, bounded to half the workers while the tournament waits, leaves it the other
+    half: claims at once alternate between them."""
+    cid, _ = _competition(store)
+    early = _other(store, "early", OPENS)
     now = OPENS + timedelta(minutes=1)
     _workers(store, now, arena_1=4)
     tick_competition(store, cid, now=now)
     ladder = _row(store, cid).ladder_id
     assert len(matches_of(store, ladder, "pending")) == 2  # half of 4: the tournament waits
-    claimed = [claim_match(store, f"w{k}", lease_seconds=60, lane="matches") for k in range(4)]
-    owners = [c.tournament_id for c in claimed if c is not None]
-    assert owners == [ladder, ladder, early, early]
-    place = queue_place(store, early)
-    assert place is not None and place.ahead == 0  # the ladder has nothing waiting
-    play(store, [c.match_id for c in claimed[:2] if c], dict.fromkeys(versions.values(), 1500.0),
-         random.Random(6))  # fmt: skip
-    tick_competition(store, cid, now=now)
-    assert len(matches_of(store, ladder, "pending", "running")) == 2
-    place = queue_place(store, early)
-    assert place is not None and place.ahead == 1  # the ladder's next deal goes first
+    claimed = [claim_match(store, f"w{k}", lease_seconds=60, lane="matches", now=now)
+               for k in range(4)]  # fmt: skip
+    assert [c.tournament_id for c in claimed if c is not None] == [ladder, early] * 2
 
 
 def test_a_rerun_final_is_made_again_by_the_next_tick(store: Store, celery: Celery) -> None:

@@ -278,6 +278,47 @@ def test_claims_take_the_oldest_sent_tournament_first_whatever_the_tokens_order(
     assert claim_match(store, "w", lease_seconds=LEASE, lane="matches", now=T0) is None
 
 
+def test_queues_take_turns_on_one_process(store: Store) -> None:
+    """A ladder, a placement and two tournaments on one process (a claim after each match
+    finished): the queues (the ladder, placements, tournaments) take one claim each in
+    turn; within the tournaments' queue the first sent is played first; a queue whose
+    tournament ended keeps its turn for the next (docs/workers.md, "Fair shares")."""
+    from arena.store.lanes import queue_of, queue_place
+    from arena.store.models import Tournament, Upload, User
+    from arena.store.queue import mark_queued
+
+    big, ladder, placement, later = (
+        _tournament(store, count, name=n)
+        for n, count in (("big", 2), ("lad", 3), ("place", 3), ("later", 3))
+    )
+    with store.write() as session:
+        user = session.scalar(select(func.min(User.id)))  # alice, the bots' owner
+        upload = Upload(owner_id=user, bot_name="b", filename="b.py", source="", sha256="0" * 64)
+        session.add(upload)
+        session.flush()
+        session.execute(update(Tournament).where(Tournament.id == ladder).values(format="ladder"))
+        session.execute(
+            update(Tournament).where(Tournament.id == placement).values(upload_id=upload.id)
+        )
+    for k, tournament in enumerate((big, ladder, placement, later)):
+        mark_queued(store, _ids(store, tournament), T0 + timedelta(seconds=k))
+    assert queue_of("ladder", ladder, None) == f"ladder-{ladder}"
+    assert queue_of("gauntlet", placement, 1) == "placements"
+    assert queue_of("round-robin", big, None) == "tournaments"
+    place = queue_place(store, later)
+    assert place is not None and place.ahead == 1  # big, in its queue; not the others
+    order = []
+    now = T0 + timedelta(minutes=1)
+    for _ in range(11):
+        claimed = claim_match(store, "w", lease_seconds=LEASE, lane="matches", now=now)
+        assert claimed is not None
+        order.append(claimed.tournament_id)
+        now += timedelta(seconds=1)
+        complete_match(store, claimed.match_id, "w", records=[], result={}, now=now)
+    assert order == [ladder, big, placement] * 2 + [ladder, later, placement, later, later]
+    assert claim_match(store, "w", lease_seconds=LEASE, lane="matches", now=now) is None
+
+
 def test_a_compare_is_in_the_interactive_lane(store: Store) -> None:
     from arena.store.lanes import match_lanes, queue_place
     from arena.store.models import Tournament

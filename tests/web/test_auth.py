@@ -264,6 +264,20 @@ ROUTES = [
     ("POST", "/competitions/none/disqualify", [404] * 5),
     ("POST", "/competitions/none/close", [404] * 5),
     ("POST", "/competitions/none/rerun", [404] * 5),
+    ("GET", "/competitions/none/kit.zip", [404] * 5),
+    # the organiser's tools (tests/web/test_competition_tools.py: an existing one)
+    ("GET", "/competitions/none/organiser", [404] * 5),
+    ("POST", "/competitions/none/settings", [404] * 5),
+    ("POST", "/competitions/none/pause", [404] * 5),
+    ("POST", "/competitions/none/announcements", [404] * 5),
+    ("GET", "/competitions/none/copies", [404] * 5),
+    ("POST", "/competitions/none/withdraw", [302, 404, 404, 404, 404]),
+    ("GET", "/competitions/none/games.jsonl", [404] * 5),
+    # the rules anyone reads (tests/web/test_rules_pages.py)
+    ("GET", "/rules", [200] * 5),
+    ("GET", "/rules/block", [200] * 5),
+    ("GET", "/rules/block/download.toml", [200] * 5),
+    ("GET", "/rules/nosuchrules", [404] * 5),
     # tests/web/test_class_pages.py: every class route for a class's members and strangers
     # (an anonymous visitor is sent to log in there); no such class: 404 for everyone
     ("GET", "/classes", [302, 200, 200, 200, 200]),

@@ -324,6 +324,12 @@ def test_an_organiser_creates_a_competition_in_her_time_zone(app: Flask, store: 
     page = olga.get("/competitions/winter").get_data(as_text=True)
     assert "2030-01-15 18:00 CET" in page and "Cold cup." in page and "2 against 2" in page
     assert "Competition winter created." in page and "Extend the deadline" in page
+    # the time control as the workers enforce it (tests/match/test_time_rule.py)
+    assert (
+        "500 ms of CPU time a move (the bot&#39;s whole process tree), with a bank of 5 s a game "
+        "for moves over it; 1.5 s of wall-clock time a move, with a wall-clock bank of 15 s a "
+        "game beyond it; a move that finds either bank spent loses its game (timeout)"
+    ) in page
 
 
 @pytest.mark.parametrize(
