@@ -3,7 +3,7 @@ time (when it had played its placement games: a later version displaces the acti
 only then), and the versions each entrant chose for a competition's final.
 
 Revision ID: 0021
-Revises: 0022 (0020 on its branch: re-chained after main's 0023 and 0022)
+Revises: 0020
 Create Date: 2026-11-29 00:00:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0021"
-down_revision: str | None = "0022"
+down_revision: str | None = "0020"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -11,7 +11,7 @@ lowest id) gets the plain key, each other one the key followed by ``#`` and its 
 in no name, so no new name can take it).
 
 Revision ID: 0022
-Revises: 0023 (re-chained after main's 0023: given 0020)
+Revises: 0021
 Create Date: 2026-11-29 00:10:00
 """
 
@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0022"
-down_revision: str | None = "0023"
+down_revision: str | None = "0021"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -3,7 +3,7 @@ its ladder's pause, its minimum account age; an entry may be ``withdrawn`` (a st
 column).
 
 Revision ID: 0023
-Revises: 0020
+Revises: 0022
 Create Date: 2026-11-28 23:50:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0023"
-down_revision: str | None = "0020"
+down_revision: str | None = "0022"
 branch_labels: str | None = None
 depends_on: str | None = None
 
