@@ -265,6 +265,7 @@ ROUTES = [
     ("POST", "/competitions/none/close", [404] * 5),
     ("POST", "/competitions/none/rerun", [404] * 5),
     ("GET", "/competitions/none/kit.zip", [404] * 5),
+    ("POST", "/competitions/none/final-choice", [302, 404, 404, 404, 404]),
     # the organiser's tools (tests/web/test_competition_tools.py: an existing one)
     ("GET", "/competitions/none/organiser", [404] * 5),
     ("POST", "/competitions/none/settings", [404] * 5),
