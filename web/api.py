@@ -9,7 +9,8 @@ model (or the service's own dataclass), validated; an answer is the service's vi
 ``{"error": {"status": N, "message": "..."}}`` (:func:`api_error`, the app's one handler
 under /api/: refusals, unknown paths, a method a path does not list (405 with ``Allow``),
 a database that does not answer (503 with ``Retry-After``)); lists take ``limit`` (1-100)
-and ``offset``; a client over its rate limit gets 429 with ``Retry-After``.
+and ``offset`` (the game list: ``before``, a cursor); a client over its rate limit gets 429
+with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ from arena.store.games import MatchRow
 from web.auth import guarded, public
 from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
-from web.games import FilterError, parse_filter, record_for_reader
+from web.games import FilterError, cursor_text, parse_cursor, parse_filter, record_for_reader
 from web.limits import API_LIMIT, api_key, api_limit, bearer
 from web.routing import MAX_ID
 
@@ -336,7 +337,10 @@ class ListedGame(GameRow):
 @dataclass(frozen=True, slots=True)
 class Games:
     games: list[ListedGame]
-    more: bool = field(metadata=about("older games follow: ask with offset + limit"))
+    more: bool = field(metadata=about("older games follow: ask with before=next"))
+    next: str | None = field(
+        default=None, metadata=about("the cursor of the next page (MATCH-INDEX), or null")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,7 +353,13 @@ class MatchQuery(Page):
     status: str | None = Field(None, pattern="^(pending|running|done|void)$")
 
 
-class GameQuery(Page):
+class GameQuery(BaseModel):
+    limit: int = Field(50, ge=1, le=100)
+    before: str | None = Field(
+        None, description="MATCH-INDEX: the games after this one (the last page's next)"
+    )
+    #: Gone (a walk past every game before the page): its presence is refused.
+    offset: str | None = Field(None, description="gone: page with before")
     tournament: str | None = None
     bot: str | None = Field(None, description="OWNER/NAME")
     opponent: str | None = Field(None, description="OWNER/NAME")
@@ -593,11 +603,14 @@ def api_matches(name: str, query: MatchQuery) -> Matches:
 def api_games(query: GameQuery) -> Games:
     """Stored games, newest first, with the games page's filters."""
     account = _caller("read")
+    if query.offset is not None:
+        _fail(400, "offset is gone from the game list: ask for the next page with before=NEXT, "
+              "the next of the page before")  # fmt: skip
     args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}
     try:
         page = game_list(
-            get_store(), parse_filter(args), limit=query.limit, offset=query.offset,
-            viewer=account,
+            get_store(), parse_filter(args), limit=query.limit,
+            before=parse_cursor(query.before), viewer=account,
         )  # fmt: skip
     except (FilterError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
@@ -607,6 +620,7 @@ def api_games(query: GameQuery) -> Games:
             for g in page.rows
         ],
         more=page.more,
+        next=cursor_text(page.next),
     )
 
 
