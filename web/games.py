@@ -52,6 +52,7 @@ from arena.service.permissions import allowed
 from web.auth import current_account, public
 from web.export import game_html
 from web.extensions import get_store
+from web.limits import reads, steps
 from web.viewer import (
     Position,
     PositionError,
@@ -162,6 +163,7 @@ def cursor_text(key: tuple[int, int] | None) -> str | None:
 
 @games.get("/games")
 @public
+@reads
 def game_index() -> tuple[str, int] | str | WerkzeugResponse:
     """Stored games, newest first, with filters; works without JavaScript. A page goes on
     from ``before`` (the last game of the page before); an old ``offset`` link starts over
@@ -292,6 +294,7 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
 
 @games.get("/games/<int:match_id>/<int:index>")
 @public
+@reads
 def game_page(match_id: int, index: int) -> str:
     """One game in the replay viewer, at the state the query names (``round``, ``step``,
     ``seat``): a forfeited game opens at the fault."""
@@ -313,6 +316,7 @@ def game_page(match_id: int, index: int) -> str:
 
 @games.get("/games/<int:match_id>/<int:index>/state")
 @public
+@steps
 def game_state(match_id: int, index: int) -> str:
     """The viewer's state alone (the script swaps it in): same query as the page."""
     _, record, replay = _replay(match_id, index)
@@ -364,6 +368,7 @@ def _group_state(games_: list[tuple[GameRow, Replay]], frames: list[int]) -> dic
 
 @games.get("/games/<int:match_id>/<int:index>/duplicate")
 @public
+@reads
 def duplicate_page(match_id: int, index: int) -> str:
     """The games that played this game's deals with the seats rotated, side by side and
     stepping together; opens where they first differ."""
@@ -384,6 +389,7 @@ def duplicate_page(match_id: int, index: int) -> str:
 
 @games.get("/games/<int:match_id>/<int:index>/duplicate/state")
 @public
+@steps
 def duplicate_state(match_id: int, index: int) -> str:
     """The duplicate view's state alone (the script swaps it in)."""
     games_, frames = _group(match_id, index)
@@ -392,6 +398,7 @@ def duplicate_state(match_id: int, index: int) -> str:
 
 @games.get("/games/<int:match_id>/<int:index>.html")
 @public
+@reads
 def game_html_file(match_id: int, index: int) -> Response:
     """The game as one self-contained HTML file that steps through it offline (a download:
     its script is inline, for a file opened from disk)."""
@@ -410,6 +417,7 @@ def game_html_file(match_id: int, index: int) -> Response:
 
 @games.get("/games/<int:match_id>/<int:index>.json")
 @public
+@reads
 def game_json(match_id: int, index: int) -> Response:
     """The game's record (the format ``arena replay verify`` checks)."""
     _, record = _stored(match_id, index)
