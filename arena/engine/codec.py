@@ -31,7 +31,13 @@ from typing import Any
 from arena.engine.deal import Deal
 from arena.engine.events import Play, Termination
 from arena.engine.game import Game
-from arena.engine.records import RECORD_FORMAT, deal_from_dict, deal_to_dict, game_record
+from arena.engine.records import (
+    RECORD_FORMAT,
+    RECORD_VERSIONS,
+    deal_from_dict,
+    deal_to_dict,
+    game_record,
+)
 from arena.engine.rules import PRESETS, Rules, rules_from_record
 from arena.engine.tiles import Move
 from arena.errors import ArenaError, ParseError
@@ -109,7 +115,7 @@ def encode(record: Mapping[str, Any], rules_table: RulesTable | None = None) -> 
         compact = _compact(record, rules_table)
         if compact is not None and canonical(decode(compact, rules_table)) == text:
             return compact
-    except Exception:  # noqa: BLE001 - whatever the compact path cannot take, the fallback keeps
+    except Exception:  # whatever the compact path cannot take, the fallback keeps
         pass
     return bytes([FALLBACK]) + zlib.compress(text.encode(), 9)
 
@@ -117,7 +123,13 @@ def encode(record: Mapping[str, Any], rules_table: RulesTable | None = None) -> 
 def _compact(record: Mapping[str, Any], table: RulesTable | None) -> bytes | None:
     """The compact encoding of ``record``, or None where it plainly does not fit (the
     caller checks the rest by decoding)."""
-    if record.get("format") != RECORD_FORMAT or not isinstance(record.get("rounds"), list):
+    version = record.get("version")
+    if (
+        record.get("format") != RECORD_FORMAT
+        or isinstance(version, bool)
+        or version not in RECORD_VERSIONS
+        or not isinstance(record.get("rounds"), list)
+    ):
         return None
     rounds: list[Mapping[str, Any]] = record["rounds"]
     rules_data = record["rules"]
@@ -143,7 +155,7 @@ def _compact(record: Mapping[str, Any], table: RulesTable | None) -> bytes | Non
                 plays.append(index)
                 game.apply(Move.parse(event["move"]))
     skeleton: dict[str, Any] = {
-        "v": record["version"],
+        "v": version,
         "r": _rules_reference(rules_data, table),
         "p": record["players"],
         "T": record["teams"],
@@ -312,9 +324,7 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value
 
 
-def _add_times(
-    rounds: list[dict[str, Any]], game: Game, timed: Sequence[int], data: bytes
-) -> None:
+def _add_times(rounds: list[dict[str, Any]], game: Game, timed: Sequence[int], data: bytes) -> None:
     """Put each timed round's ``times`` back, read from ``data`` (one entry a play)."""
     values = _varints(data)
     for round_, flag, played in zip(rounds, timed, game.rounds, strict=False):
