@@ -45,6 +45,7 @@ from arena.errors import ArenaError, ParseError
 __all__ = [
     "CODEC_VERSION",
     "FALLBACK",
+    "ZDICT",
     "RulesTable",
     "canonical",
     "decode",
@@ -66,6 +67,17 @@ RulesTable = Mapping[str, Mapping[str, Any]]
 #: unless it is a top-level field kept verbatim (``branch``, or a future one).
 _KNOWN = frozenset(
     {"format", "version", "rules", "players", "teams", "seats", "seed", "rounds", "result"}
+)
+#: zlib's preset dictionary for the compact encoding's skeleton: what most skeletons say
+#: (the presets' digests of this version, the built-in strategies' names, the keys). Part
+#: of encoding 1 for ever: changing a byte of it makes every stored record unreadable, so
+#: a new dictionary is a new encoding version (tests/engine/test_codec.py pins its checksum).
+ZDICT = (
+    b'"k":10,"n":,"t":[1,1,1,1,1,1,1,1,1,1,1,1,1,1],"d":null,"e":[{"hands":[["'
+    b'"seat":0,"termination":"timeout","message":"","stderr":""'
+    b'"r":"e73dc4682f499e22""r":"679f17275d4d95a0""r":"3ffab75c69f9cd1a"'
+    b'"r":"c5c4d81d971a6a70""r":"a89d66440d0f6a47""r":"b2732041b78a6cca""r":"c00b3645860579bf"'
+    b'{"v":2,"p":2,"T":false,"s":["random","greedy","fives","counter"],"d":'
 )
 #: The largest index a play's byte can hold.
 _MAX_INDEX = 255
@@ -181,7 +193,9 @@ def _compact(record: Mapping[str, Any], table: RulesTable | None) -> bytes | Non
     if extra:
         skeleton["x"] = extra
     head = json.dumps(skeleton, separators=(",", ":")).encode()
-    return bytes([CODEC_VERSION]) + zlib.compress(head + b"\n" + bytes(plays) + times, 9)
+    packer = zlib.compressobj(9, zdict=ZDICT)
+    body = packer.compress(head + b"\n" + bytes(plays) + times) + packer.flush()
+    return bytes([CODEC_VERSION]) + body
 
 
 def _explicit_deals(rounds: Sequence[Mapping[str, Any]]) -> list[Deal] | None:
@@ -253,7 +267,13 @@ def decode(data: bytes, rules_table: RulesTable | None = None) -> dict[str, Any]
             f"unknown record encoding {kind} (this arena reads {FALLBACK} and {CODEC_VERSION})"
         )
     try:
-        body = zlib.decompress(data[1:])
+        if kind == FALLBACK:
+            body = zlib.decompress(data[1:])
+        else:
+            unpacker = zlib.decompressobj(zdict=ZDICT)
+            body = unpacker.decompress(data[1:]) + unpacker.flush()
+            if not unpacker.eof:
+                raise ParseError("an encoded record is corrupt: it is cut short")
     except zlib.error as exc:
         raise ParseError(f"an encoded record is corrupt: {exc}") from None
     if kind == FALLBACK:

@@ -19,6 +19,7 @@ from arena.engine.branch import branch_game, branch_record
 from arena.engine.codec import (
     CODEC_VERSION,
     FALLBACK,
+    ZDICT,
     canonical,
     decode,
     encode,
@@ -264,3 +265,25 @@ def test_any_game_prefix_round_trips(
         verdict = {"seat": seat, "termination": forfeit.value, "message": "m", "stderr": ""}
     record = as_json(game_record(game, [str(s) for s in range(players)], verdict=verdict))
     assert_round_trip(record)
+
+
+#: A forfeited team game (``forfeited_record(3, TIMEOUT, timed=True)``) as encoding 1
+#: wrote it when the codec was made: stored records must stay readable.
+STORED = bytes.fromhex(
+    "0178f904215eab831982d53560b34dc066971495c28c4eca2f413617850b31d45247291b6c2a3084"
+    "8d8ce0f106944c03d908890a6362a2222f5f2137bf2c55a13cb32423334fc150cfc040a158412329"
+    "312f5ba1b82035af445321a6d4c8c0d004481918a42523475d485162726a526272b682466e7e7189"
+    "42516a3250834272624e8e424e627189a6554c9e82829e9e5e4c5e546a51be4b66596631d025ae45"
+    "45f9453179a3ba47758fea1ed53daa7b54f7a8ee51dda3ba69ad1bd876033501416d45233d430b1d"
+    "13733d4ba3d8da5a2e0626062060646204510ccc0c10f08dbd5b651ee77cb906b649b2671837701f"
+    "e55a2b73966d3bf33496991c9b592ec84f60bea0f4807712d377d6d9c2066704a6f16d6059cd798f"
+    "a58df3afd27466cd158cdda22a2b981fb1ff553ec9769cff1fe765e64ecefb6c00f18cde71"
+)
+
+
+def test_a_stored_encoding_still_decodes() -> None:
+    """The preset dictionary and the engine's replay are part of encoding 1: a record
+    encoded by the first version of the codec decodes to the same record today."""
+    assert zlib.adler32(ZDICT) == 69295787
+    record = forfeited_record(3, Termination.TIMEOUT, timed=True)
+    assert canonical(decode(STORED)) == canonical(record)
