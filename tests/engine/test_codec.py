@@ -32,6 +32,9 @@ from arena.engine.records import game_record
 from arena.engine.rules import PRESETS, Rules, rules_from_record
 from arena.errors import ParseError
 from arena.match.play import play_games
+from arena.match.players import InProcessPlayer, Player, StrategyPlayer
+from arena.match.referee import play_match
+from tests.paths import ZOO
 
 SETUPS = [
     (name, players, teams)
@@ -123,6 +126,19 @@ def test_forfeits_keep_their_verdict_stderr_and_times(termination: Termination) 
     record = forfeited_record(2, termination, timed=termination is Termination.ILLEGAL_MOVE)
     assert record["result"]["verdict"]["stderr"].startswith("Traceback")
     assert_round_trip(record)
+
+
+@pytest.mark.parametrize("bot", ["raise_in_move.py", "illegal.py"])
+def test_the_referees_records_round_trip(bot: str) -> None:
+    """Records as the referee writes them: a bot's every play timed (the built-in's
+    null), forfeits with the referee's verdicts and the forfeiting decision's time."""
+    players: list[Player] = [InProcessPlayer(ZOO / bot), StrategyPlayer("greedy")]
+    outcomes = list(play_match(find_rules("draw"), players, games=2, seed=3))
+    assert any(outcome.verdict is not None for outcome in outcomes)
+    for outcome in outcomes:
+        verdict = None if outcome.verdict is None else outcome.verdict.to_dict()
+        record = game_record(outcome.game, [bot, "greedy"], verdict=verdict, times=outcome.times)
+        assert_round_trip(as_json(record))
 
 
 def test_decision_times_round_trip_with_untimed_plays() -> None:
