@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from arena.engine.deal import Deal
@@ -310,6 +310,8 @@ def _rebuild(skeleton: dict[str, Any], tail: bytes, table: RulesTable | None) ->
         deals=deals,
     )
     count = skeleton["n"]
+    if len(tail) < count:
+        raise ParseError(f"an encoded record is corrupt: {len(tail)} bytes for {count} plays")
     for index in tail[:count]:
         game.apply(game.legal_moves()[index])
     verdict = skeleton.get("f")
@@ -355,9 +357,11 @@ def _add_times(rounds: list[dict[str, Any]], game: Game, timed: Sequence[int], d
             cpu = next(values)
             times.append(None if cpu == 0 else [(cpu - 1) / 100, next(values) / 100])
         round_["times"] = times
+    if next(values, None) is not None:
+        raise ParseError("an encoded record is corrupt: times left over")
 
 
-def _varints(data: bytes) -> Any:
+def _varints(data: bytes) -> Iterator[int]:
     value = shift = 0
     for byte in data:
         value |= (byte & 0x7F) << shift

@@ -232,6 +232,11 @@ def test_an_unknown_top_level_field_is_kept_compactly() -> None:
     assert_round_trip(record)
 
 
+def packed(body: bytes) -> bytes:
+    packer = zlib.compressobj(9, zdict=ZDICT)
+    return bytes([CODEC_VERSION]) + packer.compress(body) + packer.flush()
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -241,6 +246,15 @@ def test_an_unknown_top_level_field_is_kept_compactly() -> None:
         (bytes([FALLBACK]) + zlib.compress(b"[1, 2]"), "not a JSON object"),
         (bytes([CODEC_VERSION]) + zlib.compress(b'{"r": 5}\n'), "is corrupt"),
         (bytes([CODEC_VERSION]) + zlib.compress(b"{}\n"), "is corrupt"),
+        (packed(b'{"r": 5}\n'), "not an object"),
+        (packed(b'{"r":"c00b3645860579bf","d":1,"p":2,"T":false,"n":3}\n\x00'), "1 bytes for 3"),
+        (
+            packed(
+                b'{"r":"c00b3645860579bf","d":1,"p":2,"T":false,"n":0,"s":["a","b"],'
+                b'"v":2,"k":1,"t":[1]}\n\x00'
+            ),
+            "times left over",
+        ),
     ],
 )
 def test_bad_data_is_refused_with_a_sentence(data: bytes, message: str) -> None:
