@@ -2,15 +2,16 @@
 
 Usage::
 
-    ./run python benchmarks/codec.py [--games N] [--seed S]
+    ./run python benchmarks/codec.py [--games N] [--seed S] [--processes]
 
 Two kinds of records:
 
 - the demo's: ``draw``, 2 players, every pair of the demo's reference bots
   (``arena serve --demo``: random, greedy, fives, counter) through the referee, the
   bots loaded in its own process, so every play is timed (version 2's ``times``, as
-  the demo's sandboxed bots are; in-process times are shorter, so their varints are
-  a little smaller than a sandboxed bot's);
+  the demo's sandboxed bots are); ``--processes`` runs each bot in its own plain
+  process, as a worker does (without the sandbox), whose times are longer and noisier:
+  they compress less;
 - each preset at each player count (and 4-player team play where allowed), the
   built-in ``greedy`` and ``random`` in turn at the seats, untimed.
 
@@ -37,26 +38,27 @@ from arena.engine.records import game_record
 from arena.engine.rules import PRESETS, find_rules
 from arena.match.play import play_games
 from arena.match.players import InProcessPlayer, Player
-from arena.match.referee import play_match
+from arena.match.referee import PlainLauncher, ProcessPlayer, play_match
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 #: The reference bots ``arena serve --demo`` plays (arena/cli/serve.py's DEMO_BOTS).
 DEMO_BOTS = ("random", "greedy", "fives", "counter")
 
 
-def demo_records(games: int, seed: int) -> Iterator[dict[str, Any]]:
+def demo_records(games: int, seed: int, processes: bool) -> Iterator[dict[str, Any]]:
     """``games`` timed ``draw`` games of each pair of the demo's bots."""
     for first, second in itertools.combinations(DEMO_BOTS, 2):
-        players: list[Player] = [
-            InProcessPlayer(BOTS / f"{first}.py"),
-            InProcessPlayer(BOTS / f"{second}.py"),
-        ]
+        players = [bot_player(BOTS / f"{name}.py", processes) for name in (first, second)]
         for outcome in play_match(find_rules("draw"), players, games=games, seed=seed):
             verdict = None if outcome.verdict is None else outcome.verdict.to_dict()
             record = game_record(
                 outcome.game, [first, second], verdict=verdict, times=outcome.times
             )
             yield json.loads(json.dumps(record))
+
+
+def bot_player(path: Path, processes: bool) -> Player:
+    return ProcessPlayer(path, PlainLauncher()) if processes else InProcessPlayer(path)
 
 
 def preset_records(name: str, players: int, teams: bool, games: int, seed: int) -> list[Any]:
@@ -100,13 +102,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games a setup (default 20)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--processes", action="store_true", help="the demo's bots in their own processes"
+    )
     args = parser.parse_args()
     print(f"load {os.getloadavg()[0]:.1f}; bytes a record (mean, p95); ms a game (mean)")
     print(
         f"{'records':<26} {'games':>5} {'json':>8} {'p95':>8} {'zlib':>7} {'p95':>7}"
         f" {'codec':>7} {'p95':>7} {'enc ms':>7} {'dec ms':>7} {'compact':>11}"
     )
-    measure("demo: draw, 4 bots, timed", list(demo_records(args.games, args.seed)))
+    demo = list(demo_records(args.games, args.seed, args.processes))
+    measure("demo: draw, 4 bots, timed", demo)
     for name, rules in PRESETS.items():
         for players in rules.players:
             for teams in [False, True] if rules.team_play and players == 4 else [False]:
