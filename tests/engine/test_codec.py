@@ -317,3 +317,12 @@ def test_a_stored_encoding_still_decodes() -> None:
     assert zlib.adler32(ZDICT) == 69295787
     record = forfeited_record(3, Termination.TIMEOUT, timed=True)
     assert canonical(decode(STORED)) == canonical(record)
+
+
+def test_the_presets_are_the_ones_encoding_1_knows() -> None:
+    """Compact records name a preset by its digest and decode it from the presets of the
+    code that reads them: a preset whose parameters change leaves the records stored under
+    its old digest unreadable unless the rules table keeps the old rule set (and the
+    dictionary loses it). This fails first."""
+    for rules in PRESETS.values():
+        assert f'"r":"{rules.version}"'.encode() in ZDICT, f"preset {rules.name} changed"
