@@ -40,6 +40,8 @@ from web.extensions import get_store
 from web.forms import sentence
 from web.limits import (
     BUSY_FORMS,
+    JOIN_LIMIT,
+    JOIN_REFUSAL,
     SIGNUP_LIMIT,
     SIGNUP_REFUSAL,
     address_key,
@@ -141,10 +143,22 @@ def _code_refused(code: str) -> bool:
     return False
 
 
+def _unknown_code() -> bool:
+    """Whether the request's join code names no class (an address's guesses count as its
+    sign-ups, not as any class's joins)."""
+    code = request.view_args.get("code") if request.view_args else None
+    return not isinstance(code, str) or _code_refused(code)
+
+
+def _known_code() -> bool:
+    return not _unknown_code()
+
+
 @joins.route("/join/<code>", methods=["GET", "POST"])
 @guarded("sign-up")
 @password_forms
-@form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
+@form_limit("ARENA_JOIN_LIMIT", JOIN_LIMIT, join_code_key, JOIN_REFUSAL, _unknown_code)
+@form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL, _known_code)
 @hashing(join_code_key)
 def join(code: str) -> BaseResponse | tuple[str, int]:
     """Join a class with its code: a visitor makes an account (pseudonym, password,
