@@ -207,8 +207,12 @@ def _free_port() -> int:
 
 
 def serve(url: str, port: int) -> subprocess.Popen[bytes]:
-    """The app under gunicorn as ``arena serve`` runs it; returns once it answers."""
-    env = {**os.environ, "ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "benchmark"}
+    """The app under gunicorn as ``arena serve`` runs it, its read limits out of the way
+    (one address asks for every page here); returns once it answers."""
+    env = {
+        **os.environ, "ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "benchmark",
+        "ARENA_READ_LIMIT": "1000000 per minute", "ARENA_STEP_LIMIT": "1000000 per minute",
+    }  # fmt: skip
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
          "--worker-class", "gthread", "--threads", "4", "--log-level", "warning",
@@ -391,8 +395,6 @@ def load_mode(args: argparse.Namespace) -> None:
                   f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
         finally:
             store.close()
-        os.environ["ARENA_READ_LIMIT"] = "1000000 per minute"
-        os.environ["ARENA_STEP_LIMIT"] = "1000000 per minute"
         server = serve(url, port := _free_port())
         rng = random.Random(args.seed)
         bot = "{}/{}".format(*names[0])

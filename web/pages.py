@@ -161,6 +161,7 @@ def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
 
 @pages.get("/leaderboards/<rules>/export.csv")
 @public
+@reads
 def leaderboard_csv(rules: str) -> Response:
     """The leaderboard as CSV (the same toggles as the page)."""
     board = _board(rules)
@@ -175,6 +176,7 @@ def leaderboard_csv(rules: str) -> Response:
 
 @pages.get("/leaderboards/<rules>/export.json")
 @public
+@reads
 def leaderboard_json(rules: str) -> dict[str, Any]:
     """The leaderboard as JSON (the same toggles as the page), each row with its version's
     display name (``display``)."""
