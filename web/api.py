@@ -603,7 +603,7 @@ def api_matches(name: str, query: MatchQuery) -> Matches:
 def api_games(query: GameQuery) -> Games:
     """Stored games, newest first, with the games page's filters."""
     account = _caller("read")
-    if query.offset is not None:
+    if query.offset not in (None, "0"):  # 0: the first page, as before
         _fail(400, "offset is gone from the game list: ask for the next page with before=NEXT, "
               "the next of the page before")  # fmt: skip
     args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}

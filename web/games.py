@@ -151,7 +151,7 @@ def parse_cursor(text: str | None) -> tuple[int, int] | None:
     if text is None or not text.strip():
         return None
     match, dash, index = text.strip().partition("-")
-    if not dash or not match.isdigit() or not index.isdigit() or int(match) > 2**31:
+    if not dash or not match.isdigit() or not index.isdigit() or int(match) >= 2**31:
         raise FilterError(f"before must be a game as MATCH-INDEX (e.g. 12-3), not {text!r}")
     return int(match), int(index)
 
