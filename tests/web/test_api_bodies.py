@@ -90,7 +90,7 @@ def test_asking_for_the_teacher_role_needs_a_run_token(app: Flask, store: Store)
     client = app.test_client()
     reader = _headers(store, "ada", "user", ["read"])
     for body in ({"json": {"role": "teacher"}}, {}):  # with a body, and with none
-        refused = client.post("/api/v1/role-requests", headers=reader, **body)  # type: ignore[arg-type]
+        refused = client.post("/api/v1/role-requests", headers=reader, **body)
         assert refused.status_code == 403, refused.get_data(as_text=True)
         assert refused.get_json()["error"]["message"] == "this token lacks the 'run' scope"
     assert client.get("/api/v1/role-requests", headers=reader).status_code == 403  # admins'
