@@ -3,9 +3,9 @@ docs/web.md "Classes on the web").
 
 - ``/join/CODE``: a visitor picks a pseudonym and a password (no e-mail; a real name if
   they wish, which only the class's teachers see) and is a logged-in member at once; a
-  logged-in user joins with one click. Limited as the sign-up form is (per address: a
-  class of 30 behind one address joins within a minute), its views too
-  (``ARENA_JOIN_PAGE_LIMIT``).
+  logged-in user joins with one click. Its posts are limited per class (its code: classes
+  behind one school address join in the same minute), its views per address
+  (``ARENA_JOIN_PAGE_LIMIT``: a school's classes, not an endless walk through codes).
 - A user asks to be a teacher (``ARENA_TEACHER_REQUESTS``: admins decide, or granted at
   once, or no requests); admins grant or refuse on ``/admin/users``, and every page's nav
   shows an admin how many wait ("2 teacher requests").
@@ -41,6 +41,8 @@ from web.extensions import get_store
 from web.forms import sentence
 from web.limits import (
     BUSY_FORMS,
+    JOIN_LIMIT,
+    JOIN_REFUSAL,
     SIGNUP_LIMIT,
     SIGNUP_REFUSAL,
     address_key,
@@ -143,10 +145,22 @@ def _code_refused(code: str) -> bool:
     return False
 
 
+def _unknown_code() -> bool:
+    """Whether the request's join code names no class (an address's guesses count as its
+    sign-ups, not as any class's joins)."""
+    code = request.view_args.get("code") if request.view_args else None
+    return not isinstance(code, str) or _code_refused(code)
+
+
+def _known_code() -> bool:
+    return not _unknown_code()
+
+
 @joins.route("/join/<code>", methods=["GET", "POST"])
 @guarded("sign-up")
 @password_forms
-@form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL)
+@form_limit("ARENA_JOIN_LIMIT", JOIN_LIMIT, join_code_key, JOIN_REFUSAL, _unknown_code)
+@form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL, _known_code)
 @join_page_limit
 @hashing(join_code_key)
 def join(code: str) -> BaseResponse | tuple[str, int]:

@@ -35,7 +35,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, stats
+from scipy import special
 
 from arena.compete.margins import LUCK_TERMS, GroupMargin
 
@@ -204,7 +204,11 @@ def _multiplier(support: FloatArray, p: FloatArray, mean: float) -> float:
         b = high - width * 10.0**-exponent
         if secular(b) < 0:
             break
-    root: float = optimize.brentq(secular, a, b, xtol=1e-15, rtol=1e-13)
+    # Loaded here: scipy.optimize is half a second of every process's start (web, workers,
+    # the CLI), and only the game-level test's looks need it.
+    from scipy.optimize import brentq
+
+    root: float = brentq(secular, a, b, xtol=1e-15, rtol=1e-13)
     return root
 
 
@@ -476,7 +480,11 @@ def small_sample_factor(dof: FloatArray | float, bound: float) -> FloatArray:
     z = math.sqrt(2.0 * abs(bound))
     tail = _NORMAL.cdf(-z)
     dofs = np.asarray(dof, dtype=np.float64)
-    quantile = np.asarray(stats.t.isf(tail, np.where(np.isinf(dofs), 1.0, dofs)), dtype=np.float64)
+    # Student's t beyond ``tail`` (scipy.stats.t.isf, by the symmetry of t: without loading
+    # scipy.stats, most of a second of every process's start)
+    quantile = -np.asarray(
+        special.stdtrit(np.where(np.isinf(dofs), 1.0, dofs), tail), dtype=np.float64
+    )
     factor: FloatArray = np.where(np.isinf(dofs), 1.0, (quantile / max(z, 1e-300)) ** 2)
     return factor
 

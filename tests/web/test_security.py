@@ -23,6 +23,7 @@ from sqlalchemy.exc import OperationalError
 
 from arena.cli.main import cli
 from arena.service.accounts import create_account, create_token
+from arena.service.classes import NewClass, create_class
 from arena.store.db import Store
 from arena.store.models import Bot, BotVersion, Tournament, Upload, User
 from tests.paths import REFERENCE_BOTS
@@ -37,7 +38,7 @@ from tests.web.conftest import (
     make_app,
     store_bots,
 )
-from web.limits import LOGIN_ADDRESS_LIMIT, SIGNUP_LIMIT
+from web.limits import JOIN_LIMIT, LOGIN_ADDRESS_LIMIT, SIGNUP_LIMIT
 
 # --- findings 6, 8: server errors on bad input; the regression test's own edges ---------------
 
@@ -300,6 +301,35 @@ def test_sign_ups_from_one_address_are_limited(app: Flask, store: Store) -> None
     assert _attempt_signup(app, "one-too-many") == 429
     with store.read() as session:  # the refused one was not created
         assert session.scalar(select(User).where(User.name == "one-too-many")) is None
+
+
+def _attempt_join(app: Flask, code: str, name: str) -> int:
+    client = app.test_client()  # each student's own browser, the school's one address
+    data = {
+        "pseudonym": name,
+        "password": STUDENT_PASSWORD,
+        "confirm": STUDENT_PASSWORD,
+        "csrf_token": csrf_token(client, "/signup"),
+    }
+    return client.post(f"/join/{code}", data=data).status_code
+
+
+def test_joins_count_against_their_class_not_their_address(app: Flask, store: Store) -> None:
+    # Two classes behind one school address join in the same minute: more than the
+    # address's sign-ups, each class within its own code's budget. A code that names no
+    # class counts as the address's sign-up.
+    teacher = create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
+    codes = [create_class(store, teacher, NewClass(name=n)).join_code for n in ("7a", "7b")]
+    per_class = _allowed(SIGNUP_LIMIT) // 2 + 5  # together, past the address's sign-ups
+    for code in codes:
+        assert code is not None
+        joined = [_attempt_join(app, code, f"{code[:3]}{i:02d}") for i in range(per_class)]
+        assert joined == [302] * per_class
+    assert _allowed(JOIN_LIMIT) > per_class
+    assert _attempt_signup(app, "after-the-classes") == 302  # the address's own budget
+    guesses = [_attempt_join(app, f"NOPE{i:04d}", f"guess{i}") for i in range(60)]
+    assert 429 in guesses  # past the address's sign-ups
+    assert set(guesses) <= {400, 429}  # no such code: the form again, 400
 
 
 def test_a_classroom_behind_one_address_signs_up_and_logs_in_within_a_minute(
