@@ -15,9 +15,11 @@ and ``offset``; a client over its rate limit gets 429 with ``Retry-After``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -282,11 +284,17 @@ def readable_body() -> None:
             "multipart/form-data; boundary=... (curl -F and every HTTP library do)",
         )
     view = current_app.view_functions.get(request.endpoint or "")
-    takes_json = view is not None and "json" in inspect.signature(inspect.unwrap(view)).parameters
-    if takes_json and request.mimetype in FORM_TYPES:
+    if view is not None and _takes_json(view) and request.mimetype in FORM_TYPES:
         _fail(
             400, f"send this body as JSON (Content-Type: application/json), not {request.mimetype}"
         )
+
+
+@functools.cache
+def _takes_json(view: Callable[..., Any]) -> bool:
+    """Whether a view reads a JSON body (spectree's ``json`` parameter, under the
+    decorators)."""
+    return "json" in inspect.signature(inspect.unwrap(view)).parameters
 
 
 # --- models ----------------------------------------------------------------------------------
