@@ -102,8 +102,8 @@ MIN_PASSWORD, MAX_PASSWORD = 12, 256
 #: The least zxcvbn score a password needs (0-4; 3: about 10^8 guesses, "safely unguessable"
 #: against an online attack and a slow hash offline: zxcvbn's own advice).
 MIN_STRENGTH = 3
-#: The characters zxcvbn reads (its own bound: its time grows with the length, 0.2 s at 72
-#: in the worst case measured, seconds at 256); a longer password is judged by these.
+#: The characters zxcvbn reads (its own bound: its time grows with the length; the worst
+#: measured, 30-200 ms at 72, 5.5 s at 256); a longer password is judged by these.
 STRENGTH_CHARACTERS = 72
 #: Words a guesser of this site's passwords tries first (NIST SP 800-63B: "context-specific
 #: words, such as the name of the service").
