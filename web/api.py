@@ -16,8 +16,11 @@ with ``Retry-After``.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -25,6 +28,7 @@ from flask import (
     Blueprint,
     Flask,
     Response,
+    current_app,
     g,
     render_template,
     request,
@@ -83,6 +87,7 @@ from web.routing import MAX_ID
 
 __all__ = [
     "API_LIMIT",
+    "FORM_TYPES",
     "IDEMPOTENCY_KEY",
     "REPLAYED",
     "api",
@@ -91,6 +96,7 @@ __all__ = [
     "init_api",
     "json_error",
     "json_response",
+    "readable_body",
     "replayed",
     "spec",
 ]
@@ -258,6 +264,38 @@ def _caller(scope: str) -> Account:
         _fail(403, "change your first-time password first: log in on the web (/account/password)")
     g.api_account = account
     return account
+
+
+#: The bodies a form is sent in (spectree reads a JSON model from none of them).
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+@api.before_request
+def readable_body() -> None:
+    """Refuse (400, a sentence) a body the endpoint cannot read, before anything reads it:
+    a multipart body without its boundary (werkzeug would read it as empty), or a form's
+    body where the endpoint takes JSON (spectree would give it no body at all). One check
+    for every endpoint of the API, present and future."""
+    if request.method in ("GET", "HEAD", "OPTIONS", "DELETE"):
+        return
+    if request.mimetype == "multipart/form-data" and not request.mimetype_params.get("boundary"):
+        _fail(
+            400,
+            "a multipart/form-data body needs its boundary: send Content-Type: "
+            "multipart/form-data; boundary=... (curl -F and every HTTP library do)",
+        )
+    view = current_app.view_functions.get(request.endpoint or "")
+    if view is not None and _takes_json(view) and request.mimetype in FORM_TYPES:
+        _fail(
+            400, f"send this body as JSON (Content-Type: application/json), not {request.mimetype}"
+        )
+
+
+@functools.cache
+def _takes_json(view: Callable[..., Any]) -> bool:
+    """Whether a view reads a JSON body (spectree's ``json`` parameter, under the
+    decorators)."""
+    return "json" in inspect.signature(inspect.unwrap(view)).parameters
 
 
 # --- models ----------------------------------------------------------------------------------
