@@ -78,7 +78,12 @@ from arena.store.compares import (
 )
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament
-from arena.store.queue import tournament_progress, unqueued_matches, void_pending
+from arena.store.queue import (
+    cancel_tournament,
+    tournament_progress,
+    unqueued_matches,
+    void_pending,
+)
 from arena.store.tournaments import get_tournament, match_keys
 
 __all__ = [
@@ -331,6 +336,8 @@ def create_compare(
         matches=schedule,
         owner_id=owner_id,
     )
+    if owner_id is not None:
+        _recheck_caps(store, owner_id, tournament_id)
     return tournament_id, name
 
 
@@ -351,6 +358,24 @@ def _check_caps(store: Store, owner_id: int, matches: int) -> None:
             f"this compare's {matches:,} matches and the {load.matches:,} of your compares "
             f"still waiting would pass the {MAX_QUEUED_COMPARE_MATCHES:,} an account may have "
             "queued: ask for fewer games or larger batches, or wait for your compares to play"
+        )
+
+
+def _recheck_caps(store: Store, owner_id: int, tournament_id: int) -> None:
+    """Once the compare is stored (nothing sent yet), count again: requests of one account
+    at the same moment each passed :func:`_check_caps` before any was stored; those that
+    find the account past a cap now are cancelled (the safe side: all of them, maybe).
+
+    Raises:
+        ValueError: the compare was cancelled (the sentence says why).
+    """
+    load = compare_load(store, owner_id, COMPARE_FORMAT)
+    if load.compares > MAX_COMPARES_AT_ONCE or load.matches > MAX_QUEUED_COMPARE_MATCHES:
+        cancel_tournament(store, tournament_id, by="the account's compare caps")
+        raise ValueError(
+            "your compares started at the same moment took you past an account's caps "
+            f"({MAX_COMPARES_AT_ONCE} compares running, {MAX_QUEUED_COMPARE_MATCHES:,} "
+            "matches queued): this one is cancelled; start it again once the others are in"
         )
 
 
