@@ -4,7 +4,9 @@ bot's record against each opponent.
 A done match keeps its games' results in ``matches.result`` (see
 :mod:`arena.service.results`) and their records in ``game_records``. A list reads the
 matches newest first and stops as soon as it has its page, so "a bot's recent games" costs
-the matches it looks through, not the whole table; of each, it reads only the game summaries
+the matches it looks through, not the whole table; the next page starts after the last game
+shown (a cursor, ``before``), through the matches' index, so a deep page costs what the
+first one does; of each, it reads only the game summaries
 it goes through (the database takes them out of the result's JSON). A game's replay is kept
 per process (:class:`ReplayCache`): the viewer's steps replay nothing.
 
