@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from argon2 import PasswordHasher
@@ -183,10 +183,29 @@ def live_server(app: Flask) -> Iterator[str]:
         yield base
 
 
+def _whole_file(file: Any, buffer_size: int = 8192) -> list[bytes]:
+    """A ``wsgi.file_wrapper`` that reads the file at once and closes it: werkzeug's
+    development server skips closing a response whose client hung up while it drained the
+    request (a browser context closed mid-request), and the static file it left open was a
+    ResourceWarning in whichever test ran when it was collected."""
+    try:
+        return [file.read()]
+    finally:
+        file.close()
+
+
+def _closing_files(app: Flask) -> Any:
+    def wsgi(environ: dict[str, Any], start_response: Any) -> Any:
+        environ["wsgi.file_wrapper"] = _whole_file
+        return app(environ, start_response)
+
+    return wsgi
+
+
 @contextlib.contextmanager
 def serving(app: Flask) -> Iterator[str]:
     """``app`` on a real socket (werkzeug, threaded) for the block: its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = make_server("127.0.0.1", 0, _closing_files(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
