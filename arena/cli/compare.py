@@ -139,9 +139,9 @@ def compare_command(
     NEW and OLD are bot files or built-in strategies, played here in a process pool; with
     --remote they are stored bots, played by the workers (`arena worker`)."""
     # Imported as the command runs, so that its --help starts at once (docs/cli.md).
+    from arena.compete.compares import group_size
     from arena.compete.sprt import make_test
     from arena.engine.game import new_seed
-    from arena.service.compares import group_size
 
     ctx = click.get_current_context()
     if remote:
@@ -216,13 +216,13 @@ def _compare_local(
 ) -> int:
     """``arena compare`` here: the duplicate deals played in a process pool (``workers``
     > 1) or in this process. Returns the exit status."""
+    from arena.compete.compares import deal_groups, group_of, group_size, same_source_refusal
     from arena.compete.entrants import Entrant
     from arena.compete.localrun import process_pool, run_local
     from arena.compete.sprt import MarginScores, read_test, statistic_of
     from arena.match.lineup import check_specs, release_kept_players, seat_source
     from arena.match.referee import TimeControl
     from arena.match.sandbox import Limits
-    from arena.service.compares import deal_groups, group_of, group_size, same_source_refusal
 
     size = group_size(players, teams)
     statistic = statistic_of(test)
@@ -325,7 +325,7 @@ def _batches(
     """The duplicate-deal matches of each look at the test: the schedule of a compare on
     the workers (:func:`arena.service.compares.compare_schedule`: the same seed deals the
     same games here and there) of the ``entrants`` NEW and OLD here."""
-    from arena.service.compares import compare_schedule
+    from arena.compete.compares import compare_schedule
 
     new, old = entrants
     batches: dict[str, list[ScheduledMatch]] = {}

@@ -490,7 +490,13 @@ class LocalPool(concurrent.futures.ProcessPoolExecutor):
 
     def __init__(self, workers: int) -> None:
         methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if "forkserver" in methods:
+            context: Any = multiprocessing.get_context("forkserver")
+            # The server imports this module once and each process forks from it with
+            # the engine, referee and sandbox loaded (else each imports them again).
+            context.set_forkserver_preload([__name__])
+        else:
+            context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
         super().__init__(
             workers,
