@@ -19,6 +19,15 @@ The replay viewer (issue 11): the first bench match of ``block`` gets real game 
 and the state fragment the viewer's script fetches are timed the same way, and the game
 page's weight is printed. The goal is a game page under 100 ms server-side and 150 KB.
 
+``--mode load`` (issue 32, the audit's load): the database of ``pages`` (``--games``), served
+as above with the read limit raised out of the way (``ARENA_READ_LIMIT``: the pages' cost
+is measured, not the limit); then, for each of the heaviest pages (the game list, its deep
+pages by cursor from the oldest matches, a bot's games first and deep, an old ``offset``
+link, a bot page, a tournament page, a leaderboard), ``--requests`` GETs ``--parallel`` at
+a time on new connections while ``/healthz`` is asked every 0.05 s; p50/p95 of each page and
+of ``/healthz`` during the load, and the machine's load average. Goal: ``/healthz`` p95
+under 200 ms, each page's under 500 ms.
+
 ``--mode users`` (issue 19): many users while the worker plays. It stores the reference
 bots and plays a round robin between them under ``draw`` (``--history-games`` a pair:
 12,000 games at the default, real records, matches of 1,000 games; in-process, no sandbox)
@@ -49,6 +58,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +79,8 @@ from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import add_match_seats, cancel_tournament
 
 GAMES_PER_MATCH = 20
+#: When the first bench match finished.
+FIRST_FINISHED = datetime(2026, 1, 1, tzinfo=UTC)
 OWNERS = 20
 CHUNK = 5_000
 
@@ -154,6 +166,8 @@ def _match(
         "status": "done",
         "attempts": 1,
         "result": {"games": games, "seconds": 1.0, "worker": "bench:1"},
+        # as a worker stores it: a match a second, the latest the newest
+        "finished": FIRST_FINISHED + timedelta(seconds=number),
     }
 
 
@@ -193,8 +207,12 @@ def _free_port() -> int:
 
 
 def serve(url: str, port: int) -> subprocess.Popen[bytes]:
-    """The app under gunicorn as ``arena serve`` runs it; returns once it answers."""
-    env = {**os.environ, "ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "benchmark"}
+    """The app under gunicorn as ``arena serve`` runs it, its read limits out of the way
+    (one address asks for every page here); returns once it answers."""
+    env = {
+        **os.environ, "ARENA_DATABASE_URL": url, "ARENA_SECRET_KEY": "benchmark",
+        "ARENA_READ_LIMIT": "1000000 per minute", "ARENA_STEP_LIMIT": "1000000 per minute",
+    }  # fmt: skip
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
          "--worker-class", "gthread", "--threads", "4", "--log-level", "warning",
@@ -244,7 +262,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--mode",
-        choices=("pages", "users"),
+        choices=("pages", "load", "users"),
         default="pages",
         help="pages: one client over a big synthetic database (issue 10, 11); users: many "
         "users with the worker idle, then busy (issue 19). Default: %(default)s.",
@@ -253,6 +271,9 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=200, help="pages: bot versions.")
     parser.add_argument("--requests", type=int, default=200, help="pages: requests a page.")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--parallel", type=int, default=20, help="load: requests at once (default 20)."
+    )
     parser.add_argument("--url", help="Database URL (default: a new SQLite file).")
     parser.add_argument(
         "--rounds", type=int, default=20, help="pages: rounds of the replayed games."
@@ -282,6 +303,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.mode == "users":
         users_mode(args)
+        return
+    if args.mode == "load":
+        load_mode(args)
         return
     with tempfile.TemporaryDirectory() as directory:
         url = args.url or f"sqlite:///{Path(directory) / 'bench.db'}"
@@ -335,6 +359,88 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+
+# --- load: the audit's load on the heaviest pages --------------------------------------------
+
+
+def _status_get(port: int, path: str) -> tuple[int, float]:
+    """One GET on a new connection; its status (200, or a redirect) and seconds."""
+    status, seconds = _get(port, path)
+    if status not in (200, 302):
+        raise SystemExit(f"GET {path}: {status}")
+    return status, seconds
+
+
+def _deep_matches(store: Store, count: int) -> list[int]:
+    """The ids of the ``count`` matches finished first (the deepest pages start there)."""
+    with store.read() as session:
+        return list(
+            session.scalars(select(Match.id).order_by(Match.finished, Match.id).limit(count))
+        )
+
+
+def load_mode(args: argparse.Namespace) -> None:
+    """The load mode: the pages' database, then each heavy page under ``--parallel``
+    requests at once while /healthz is timed."""
+    with tempfile.TemporaryDirectory() as directory:
+        url = args.url or f"sqlite:///{Path(directory) / 'bench.db'}"
+        upgrade(url)
+        store = connect(url)
+        try:
+            began = time.perf_counter()
+            names = fill(store, args.games, args.bots, args.seed)
+            deep = _deep_matches(store, 50)
+            print(f"{store.dialect}: stored {args.games:,} games among {args.bots} bots "
+                  f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
+        finally:
+            store.close()
+        server = serve(url, port := _free_port())
+        rng = random.Random(args.seed)
+        bot = "{}/{}".format(*names[0])
+        pages: dict[str, Callable[[], str]] = {
+            "games": lambda: "/games",
+            "games, deep": lambda: f"/games?before={rng.choice(deep)}-0",
+            "games of a bot": lambda: f"/games?bot={bot}",
+            "games of a bot, deep": lambda: f"/games?bot={bot}&before={rng.choice(deep)}-0",
+            "games ?offset=": lambda: f"/games?offset={rng.randrange(10**6)}",
+            "bot page": lambda: "/bots/{}/{}".format(*rng.choice(names)),
+            "tournament page": lambda: f"/tournaments/bench-{rng.choice(list(PRESETS))}",
+            "leaderboard": lambda: f"/leaderboards/{rng.choice(list(PRESETS))}",
+        }
+        results: dict[str, tuple[list[float], list[float]]] = {}
+        try:
+            for page, path in pages.items():
+                health: list[float] = []
+                done = threading.Event()
+
+                def poll(health: list[float] = health, done: threading.Event = done) -> None:
+                    while not done.wait(0.05):
+                        health.append(_status_get(port, "/healthz")[1])
+
+                poller = threading.Thread(target=poll)
+                poller.start()
+                paths = [path() for _ in range(args.requests)]
+                with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
+                    times = [s for _, s in pool.map(lambda p: _status_get(port, p), paths)]
+                done.set()
+                poller.join()
+                results[page] = (times, health)
+                print(f"{page:22} p50 {statistics.median(times) * 1000:7.1f} ms  p95 "
+                      f"{_percentile(times, 0.95) * 1000:7.1f} ms | /healthz meanwhile p50 "
+                      f"{statistics.median(health) * 1000:6.1f} ms  p95 "
+                      f"{_percentile(health, 0.95) * 1000:6.1f} ms ({len(health)})",
+                      flush=True)  # fmt: skip
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        every = [t for _, health in results.values() for t in health]
+        load = os.getloadavg()
+        print(
+            f"/healthz over the whole load: p50 {statistics.median(every) * 1000:.1f} ms, "
+            f"p95 {_percentile(every, 0.95) * 1000:.1f} ms ({len(every)} checks); load average "
+            f"{load[0]:.1f} (1 min) {load[1]:.1f} (5 min), {os.cpu_count()} cores"
+        )
 
 
 # --- users: pages while the worker plays ---------------------------------------------------

@@ -229,6 +229,7 @@ def test_web_needs_a_secret_key_and_shares_its_rate_limits(config: dict[str, Any
     assert env["ARENA_SECRET_KEY"] == "a key for the tests"  # from the environment
     assert env["ARENA_LIMITER_URL"] == "redis://redis:6379/1"
     assert env["ARENA_HTTPS"] == ""
+    assert env["ARENA_TRUSTED_PROXIES"] == "0"  # no proxy in the file: trust no header
     without = {k: v for k, v in _compose_env().items() if k != "ARENA_SECRET_KEY"}
     result = _config(COMPOSE_FILE, env=without)
     assert result.returncode != 0

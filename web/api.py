@@ -9,14 +9,18 @@ model (or the service's own dataclass), validated; an answer is the service's vi
 ``{"error": {"status": N, "message": "..."}}`` (:func:`api_error`, the app's one handler
 under /api/: refusals, unknown paths, a method a path does not list (405 with ``Allow``),
 a database that does not answer (503 with ``Retry-After``)); lists take ``limit`` (1-100)
-and ``offset``; a client over its rate limit gets 429 with ``Retry-After``.
+and ``offset`` (the game list: ``before``, a cursor); a client over its rate limit gets 429
+with ``Retry-After``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -24,6 +28,7 @@ from flask import (
     Blueprint,
     Flask,
     Response,
+    current_app,
     g,
     render_template,
     request,
@@ -76,12 +81,13 @@ from arena.store.games import MatchRow
 from web.auth import guarded, public
 from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
-from web.games import FilterError, parse_filter, record_for_reader
+from web.games import FilterError, cursor_text, parse_cursor, parse_filter, record_for_reader
 from web.limits import API_LIMIT, api_key, api_limit, bearer
 from web.routing import MAX_ID
 
 __all__ = [
     "API_LIMIT",
+    "FORM_TYPES",
     "IDEMPOTENCY_KEY",
     "REPLAYED",
     "api",
@@ -90,6 +96,7 @@ __all__ = [
     "init_api",
     "json_error",
     "json_response",
+    "readable_body",
     "replayed",
     "spec",
 ]
@@ -259,6 +266,38 @@ def _caller(scope: str) -> Account:
     return account
 
 
+#: The bodies a form is sent in (spectree reads a JSON model from none of them).
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+@api.before_request
+def readable_body() -> None:
+    """Refuse (400, a sentence) a body the endpoint cannot read, before anything reads it:
+    a multipart body without its boundary (werkzeug would read it as empty), or a form's
+    body where the endpoint takes JSON (spectree would give it no body at all). One check
+    for every endpoint of the API, present and future."""
+    if request.method in ("GET", "HEAD", "OPTIONS", "DELETE"):
+        return
+    if request.mimetype == "multipart/form-data" and not request.mimetype_params.get("boundary"):
+        _fail(
+            400,
+            "a multipart/form-data body needs its boundary: send Content-Type: "
+            "multipart/form-data; boundary=... (curl -F and every HTTP library do)",
+        )
+    view = current_app.view_functions.get(request.endpoint or "")
+    if view is not None and _takes_json(view) and request.mimetype in FORM_TYPES:
+        _fail(
+            400, f"send this body as JSON (Content-Type: application/json), not {request.mimetype}"
+        )
+
+
+@functools.cache
+def _takes_json(view: Callable[..., Any]) -> bool:
+    """Whether a view reads a JSON body (spectree's ``json`` parameter, under the
+    decorators)."""
+    return "json" in inspect.signature(inspect.unwrap(view)).parameters
+
+
 # --- models ----------------------------------------------------------------------------------
 
 
@@ -336,7 +375,10 @@ class ListedGame(GameRow):
 @dataclass(frozen=True, slots=True)
 class Games:
     games: list[ListedGame]
-    more: bool = field(metadata=about("older games follow: ask with offset + limit"))
+    more: bool = field(metadata=about("older games follow: ask with before=next"))
+    next: str | None = field(
+        default=None, metadata=about("the cursor of the next page (MATCH-INDEX), or null")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,7 +391,13 @@ class MatchQuery(Page):
     status: str | None = Field(None, pattern="^(pending|running|done|void)$")
 
 
-class GameQuery(Page):
+class GameQuery(BaseModel):
+    limit: int = Field(50, ge=1, le=100)
+    before: str | None = Field(
+        None, description="MATCH-INDEX: the games after this one (the last page's next)"
+    )
+    #: Gone (a walk past every game before the page): its presence is refused.
+    offset: str | None = Field(None, description="gone: page with before")
     tournament: str | None = None
     bot: str | None = Field(None, description="OWNER/NAME")
     opponent: str | None = Field(None, description="OWNER/NAME")
@@ -593,11 +641,14 @@ def api_matches(name: str, query: MatchQuery) -> Matches:
 def api_games(query: GameQuery) -> Games:
     """Stored games, newest first, with the games page's filters."""
     account = _caller("read")
+    if query.offset not in (None, "0"):  # 0: the first page, as before
+        _fail(400, "offset is gone from the game list: ask for the next page with before=NEXT, "
+              "the next of the page before")  # fmt: skip
     args = {k: v for k, v in query.model_dump().items() if isinstance(v, str)}
     try:
         page = game_list(
-            get_store(), parse_filter(args), limit=query.limit, offset=query.offset,
-            viewer=account,
+            get_store(), parse_filter(args), limit=query.limit,
+            before=parse_cursor(query.before), viewer=account,
         )  # fmt: skip
     except (FilterError, ValueError, LookupError) as exc:
         _fail(400, str(exc.args[0] if exc.args else exc))
@@ -607,6 +658,7 @@ def api_games(query: GameQuery) -> Games:
             for g in page.rows
         ],
         more=page.more,
+        next=cursor_text(page.next),
     )
 
 

@@ -433,8 +433,9 @@ def api_class_tournament(name: str, json: ClassTournamentRequest) -> tuple[Start
 )
 def api_request_role(json: RoleRequestBody) -> RoleAsked:
     """Ask for the teacher role: ``requested`` (an admin decides), ``granted`` (the server
-    grants requests at once) or ``held``; 400 where the server takes no requests."""
-    account = _caller("read")
+    grants requests at once) or ``held``; 400 where the server takes no requests. A ``run``
+    token: a write, not a read (a read token leaked from a script asks for nothing)."""
+    account = _caller("run")
     return RoleAsked(status=_acting(lambda: roles.request_role(get_store(), account,
                                                                       json.role)))  # fmt: skip
 

@@ -14,7 +14,17 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from arena.engine.events import Play, Termination
 from arena.engine.records import round_times, slowest_decisions
@@ -28,6 +38,7 @@ from arena.service.display import entrant_names, seat_name, seat_names
 from arena.service.games import (
     GAME_RESULTS,
     GameFilter,
+    GamePage,
     GameRow,
     ReplayCache,
     duplicate_games,
@@ -41,6 +52,7 @@ from arena.service.permissions import allowed
 from web.auth import current_account, public
 from web.export import game_html
 from web.extensions import get_store
+from web.limits import reads, steps
 from web.viewer import (
     Position,
     PositionError,
@@ -55,7 +67,15 @@ from web.viewer import (
     timeline_svg,
 )
 
-__all__ = ["FAULT_CHOICES", "PAGE_SIZE", "games", "parse_filter", "record_for_reader"]
+__all__ = [
+    "FAULT_CHOICES",
+    "PAGE_SIZE",
+    "cursor_text",
+    "games",
+    "parse_cursor",
+    "parse_filter",
+    "record_for_reader",
+]
 
 games = Blueprint("games", __name__)
 # Every page naming a game's seats shows them by display name (templates/_names.html).
@@ -121,37 +141,58 @@ def parse_filter(args: Any) -> GameFilter:
     )
 
 
-def _offset() -> int:
-    text = request.args.get("offset", "0")
-    if not text.isdigit() or int(text) > 1_000_000:
-        abort(400, f"offset must be a whole number from 0 to 1000000, not {text!r}.")
-    return int(text)
+def parse_cursor(text: str | None) -> tuple[int, int] | None:
+    """The ``before`` parameter of a game list (``MATCH-INDEX``, the last game of the page
+    before) as (match id, game index), or None when absent.
+
+    Raises:
+        FilterError: anything else.
+    """
+    if text is None or not text.strip():
+        return None
+    match, dash, index = text.strip().partition("-")
+    if not dash or not match.isdigit() or not index.isdigit() or int(match) >= 2**31:
+        raise FilterError(f"before must be a game as MATCH-INDEX (e.g. 12-3), not {text!r}")
+    return int(match), int(index)
+
+
+def cursor_text(key: tuple[int, int] | None) -> str | None:
+    """A page's :attr:`GamePage.next` as the ``before`` parameter reads it, or None."""
+    return None if key is None else f"{key[0]}-{key[1]}"
 
 
 @games.get("/games")
 @public
-def game_index() -> tuple[str, int] | str:
-    """Stored games, newest first, with filters; works without JavaScript."""
-    offset = _offset()
+@reads
+def game_index() -> tuple[str, int] | str | WerkzeugResponse:
+    """Stored games, newest first, with filters; works without JavaScript. A page goes on
+    from ``before`` (the last game of the page before); an old ``offset`` link starts over
+    at the first page."""
+    if "offset" in request.args:
+        args = {k: v for k, v in request.args.items() if k not in ("offset", "before")}
+        return redirect(_list_url(args))
     try:
         wanted = parse_filter(request.args)
+        before = parse_cursor(request.args.get("before"))
         page = game_list(
-            get_store(), wanted, limit=PAGE_SIZE, offset=offset, viewer=current_account()
+            get_store(), wanted, limit=PAGE_SIZE, before=before, viewer=current_account()
         )
     except (FilterError, ValueError, LookupError) as exc:
         message = str(exc.args[0] if exc.args else exc)
         return render_template(
-            "games.html", error=message[:1].upper() + message[1:] + ".", **_context(None, 0)
+            "games.html", error=message[:1].upper() + message[1:] + ".", **_context(None)
         ), 400  # fmt: skip
-    return render_template("games.html", error=None, **_context(page, offset))
+    return render_template("games.html", error=None, **_context(page))
 
 
-def _context(page: Any, offset: int) -> dict[str, Any]:
-    args = {k: v for k, v in request.args.items() if k != "offset" and v}
+def _list_url(args: dict[str, str]) -> str:
+    return url_for("games.game_index") + ("?" + urlencode(args) if args else "")
 
-    def at(new_offset: int) -> str:
-        return url_for("games.game_index") + "?" + urlencode({**args, "offset": new_offset})
 
+def _context(page: GamePage | None) -> dict[str, Any]:
+    args = {k: v for k, v in request.args.items() if k != "before" and v}
+    older = None if page is None else cursor_text(page.next)
+    first = _list_url(args)
     tournament = args.get("tournament")
     named = tournament is not None and any(k in args for k in ("a", "b", "by"))
     return {
@@ -162,9 +203,8 @@ def _context(page: Any, offset: int) -> dict[str, Any]:
         "rule_sets": rule_set_names(get_store()),
         "results": GAME_RESULTS,
         "faults": FAULT_CHOICES,
-        "newer": at(max(0, offset - PAGE_SIZE)) if offset else None,
-        "older": at(offset + PAGE_SIZE) if page is not None and page.more else None,
-        "offset": offset,
+        "newest": first if request.args.get("before") else None,
+        "older": None if older is None else _list_url({**args, "before": older}),
     }
 
 
@@ -254,6 +294,7 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
 
 @games.get("/games/<int:match_id>/<int:index>")
 @public
+@reads
 def game_page(match_id: int, index: int) -> str:
     """One game in the replay viewer, at the state the query names (``round``, ``step``,
     ``seat``): a forfeited game opens at the fault."""
@@ -275,6 +316,7 @@ def game_page(match_id: int, index: int) -> str:
 
 @games.get("/games/<int:match_id>/<int:index>/state")
 @public
+@steps
 def game_state(match_id: int, index: int) -> str:
     """The viewer's state alone (the script swaps it in): same query as the page."""
     _, record, replay = _replay(match_id, index)
@@ -326,6 +368,7 @@ def _group_state(games_: list[tuple[GameRow, Replay]], frames: list[int]) -> dic
 
 @games.get("/games/<int:match_id>/<int:index>/duplicate")
 @public
+@reads
 def duplicate_page(match_id: int, index: int) -> str:
     """The games that played this game's deals with the seats rotated, side by side and
     stepping together; opens where they first differ."""
@@ -346,6 +389,7 @@ def duplicate_page(match_id: int, index: int) -> str:
 
 @games.get("/games/<int:match_id>/<int:index>/duplicate/state")
 @public
+@steps
 def duplicate_state(match_id: int, index: int) -> str:
     """The duplicate view's state alone (the script swaps it in)."""
     games_, frames = _group(match_id, index)
@@ -354,6 +398,7 @@ def duplicate_state(match_id: int, index: int) -> str:
 
 @games.get("/games/<int:match_id>/<int:index>.html")
 @public
+@reads
 def game_html_file(match_id: int, index: int) -> Response:
     """The game as one self-contained HTML file that steps through it offline (a download:
     its script is inline, for a file opened from disk)."""
@@ -372,6 +417,7 @@ def game_html_file(match_id: int, index: int) -> Response:
 
 @games.get("/games/<int:match_id>/<int:index>.json")
 @public
+@reads
 def game_json(match_id: int, index: int) -> Response:
     """The game's record (the format ``arena replay verify`` checks)."""
     _, record = _stored(match_id, index)

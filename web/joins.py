@@ -3,8 +3,9 @@ docs/web.md "Classes on the web").
 
 - ``/join/CODE``: a visitor picks a pseudonym and a password (no e-mail; a real name if
   they wish, which only the class's teachers see) and is a logged-in member at once; a
-  logged-in user joins with one click. Limited as the sign-up form is (per address: a
-  class of 30 behind one address joins within a minute).
+  logged-in user joins with one click. Its posts are limited per class (its code: classes
+  behind one school address join in the same minute), its views per address
+  (``ARENA_JOIN_PAGE_LIMIT``: a school's classes, not an endless walk through codes).
 - A user asks to be a teacher (``ARENA_TEACHER_REQUESTS``: admins decide, or granted at
   once, or no requests); admins grant or refuse on ``/admin/users``, and every page's nav
   shows an admin how many wait ("2 teacher requests").
@@ -49,6 +50,7 @@ from web.limits import (
     hashed,
     hashing,
     join_code_key,
+    join_page_limit,
     password_forms,
 )
 
@@ -159,6 +161,7 @@ def _known_code() -> bool:
 @password_forms
 @form_limit("ARENA_JOIN_LIMIT", JOIN_LIMIT, join_code_key, JOIN_REFUSAL, _unknown_code)
 @form_limit("ARENA_SIGNUP_LIMIT", SIGNUP_LIMIT, address_key, SIGNUP_REFUSAL, _known_code)
+@join_page_limit
 @hashing(join_code_key)
 def join(code: str) -> BaseResponse | tuple[str, int]:
     """Join a class with its code: a visitor makes an account (pseudonym, password,

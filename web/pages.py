@@ -29,6 +29,7 @@ from arena.service.permissions import Target, allowed
 from web.auth import current_account, public
 from web.downloads import disposition
 from web.extensions import get_store
+from web.limits import reads
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
 __all__ = ["BOARD_LIVE_SECONDS", "LIVE_SECONDS", "pages", "stat_block"]
@@ -109,6 +110,7 @@ def _board_context(rules: str) -> dict[str, Any]:
 
 @pages.get("/leaderboards/<rules>")
 @public
+@reads
 def leaderboard_page(rules: str) -> str:
     """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis;
     its table refreshes itself while the page is open (:func:`leaderboard_live`)."""
@@ -159,6 +161,7 @@ def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
 
 @pages.get("/leaderboards/<rules>/export.csv")
 @public
+@reads
 def leaderboard_csv(rules: str) -> Response:
     """The leaderboard as CSV (the same toggles as the page)."""
     board = _board(rules)
@@ -173,6 +176,7 @@ def leaderboard_csv(rules: str) -> Response:
 
 @pages.get("/leaderboards/<rules>/export.json")
 @public
+@reads
 def leaderboard_json(rules: str) -> dict[str, Any]:
     """The leaderboard as JSON (the same toggles as the page), each row with its version's
     display name (``display``)."""

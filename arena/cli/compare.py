@@ -138,7 +138,7 @@ def compare_command(
 
     NEW and OLD are bot files or built-in strategies, played here in a process pool; with
     --remote they are stored bots, played by the workers (`arena worker`)."""
-    # Imported as the command runs, so that its --help starts at once (docs/cli.md).
+    # Imported as the command runs, so that its --help starts at once (tests/cli/test_lazy.py).
     from arena.compete.compares import group_size
     from arena.compete.sprt import make_test
     from arena.engine.game import new_seed

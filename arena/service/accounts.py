@@ -15,8 +15,12 @@ in as ``bob``, and ``BOB`` cannot sign up next to ``bob``.
 
 **Passwords** follow NIST SP 800-63B (:func:`check_password`): 12 to 256 characters, not
 one of the 30,000 most common passwords (the list the ``zxcvbn`` package ships), not a
-character or pattern repeated (``passwordpassword``) or a run like ``abcdefghijkl``, and not
-the user's name nor containing it. No composition rules.
+character or pattern repeated (``passwordpassword``) or a run like ``abcdefghijkl``, not
+the user's name nor containing it, and not easy to guess by zxcvbn's estimate (its score
+at least :data:`MIN_STRENGTH`: about 10^8 guesses; the site's own name and the user's are
+in its dictionary, so ``Domino Arena`` and ``qwertyuiopas`` are refused). No composition
+rules. Sign-up, a class's join, an admin's ``arena users add`` and every password change go
+through it; a roster's first-time passwords are random and changed at the first login.
 
 **Sessions** are server-side: logging in stores a session (:func:`open_session`: a random
 token for the browser's cookie, its SHA-256 in the database), each request looks it up
@@ -57,9 +61,11 @@ from arena.store.db import Store
 __all__ = [
     "MAX_PASSWORD",
     "MIN_PASSWORD",
+    "MIN_STRENGTH",
     "ROLES",
     "SCOPES",
     "SESSION_DAYS",
+    "SITE_WORDS",
     "TOKEN_PREFIX",
     "Account",
     "AccountError",
@@ -93,6 +99,15 @@ __all__ = [
 #: Password length bounds (characters): at least OWASP ASVS 2.1.1's 12 (NIST SP 800-63B's
 #: floor is 8), at most what hashes fast.
 MIN_PASSWORD, MAX_PASSWORD = 12, 256
+#: The least zxcvbn score a password needs (0-4; 3: about 10^8 guesses, "safely unguessable"
+#: against an online attack and a slow hash offline: zxcvbn's own advice).
+MIN_STRENGTH = 3
+#: The characters zxcvbn reads (its own bound: its time grows with the length; the worst
+#: measured, 30-200 ms at 72, 5.5 s at 256); a longer password is judged by these.
+STRENGTH_CHARACTERS = 72
+#: Words a guesser of this site's passwords tries first (NIST SP 800-63B: "context-specific
+#: words, such as the name of the service").
+SITE_WORDS = ("domino arena", "dominoarena", "domino", "dominoes", "arena", "tournament")
 
 
 class AccountError(ArenaError):
@@ -141,7 +156,8 @@ def _is_run(text: str) -> bool:
 
 def check_password(password: str, name: str = "") -> None:
     """Accept ``password`` (for the user ``name``) or say why not, after NIST SP 800-63B:
-    its length, a list of common passwords, repetitions and runs, and the user's name.
+    its length, a list of common passwords, repetitions and runs, the user's name, and how
+    easily it is guessed (zxcvbn, with the site's name and the user's as dictionary words).
 
     Raises:
         AccountError: the password is refused (the message says why).
@@ -159,6 +175,57 @@ def check_password(password: str, name: str = "") -> None:
     key = name_key(name)
     if key and (folded == key or (len(key) >= 3 and key in folded)):
         raise AccountError("a password may not contain the name")
+    _check_strength(password, key)
+
+
+#: What a guessable password is built on, as the refusal says it (the first found).
+_GUESSABLE = (
+    "the site's name or yours",
+    "a common password",
+    "a row of keys",
+    "a sequence like 6543",
+    "a date",
+    "a repetition",
+    "common words or names",
+)
+#: zxcvbn's kinds of match -> the reason above.
+_GUESSABLE_KIND = {
+    "user_inputs": _GUESSABLE[0],
+    "passwords": _GUESSABLE[1],
+    "spatial": _GUESSABLE[2],
+    "sequence": _GUESSABLE[3],
+    "date": _GUESSABLE[4],
+    "repeat": _GUESSABLE[5],
+    "dictionary": _GUESSABLE[6],
+}
+
+
+def _kind(match: dict[str, object]) -> str:
+    """A zxcvbn match's kind: its dictionary's name (``passwords``, ``user_inputs``...)
+    for a word, else its pattern (``spatial``, ``date``...)."""
+    if match.get("pattern") == "dictionary" and match.get("dictionary_name") in (
+        "user_inputs",
+        "passwords",
+    ):
+        return str(match["dictionary_name"])
+    return str(match.get("pattern"))
+
+
+def _check_strength(password: str, name_key: str) -> None:
+    """Refuse a password zxcvbn scores under :data:`MIN_STRENGTH` (read on its first
+    :data:`STRENGTH_CHARACTERS` characters), saying what it found."""
+    from zxcvbn import zxcvbn  # (loads its dictionaries on first use: about 0.2 s)
+
+    words = [*SITE_WORDS, name_key, *re.split(r"[\W_]+", name_key)]  # "ada.t": ada, t
+    estimate = zxcvbn(password[:STRENGTH_CHARACTERS], user_inputs=words)
+    if estimate["score"] >= MIN_STRENGTH:
+        return
+    kinds = {_GUESSABLE_KIND.get(_kind(match)) for match in estimate["sequence"]}
+    why = next((reason for reason in _GUESSABLE if reason in kinds), _GUESSABLE[-1])
+    raise AccountError(
+        f"this password is easy to guess (it is built on {why}): choose a longer one, three "
+        "or four unrelated words say"
+    )
 
 
 def _check_role(role: str) -> None:

@@ -76,6 +76,7 @@ from arena.service.results import load_results
 from arena.service.rule_sets import find_rules
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
+    compare_load,
     named_tournament,
     source_hashes,
     tournament_of_match,
@@ -83,13 +84,20 @@ from arena.store.compares import (
 )
 from arena.store.db import Store, as_utc
 from arena.store.models import Tournament
-from arena.store.queue import tournament_progress, unqueued_matches, void_pending
+from arena.store.queue import (
+    cancel_tournament,
+    tournament_progress,
+    unqueued_matches,
+    void_pending,
+)
 from arena.store.tournaments import get_tournament, match_keys
 
 __all__ = [
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
+    "MAX_COMPARES_AT_ONCE",
     "MAX_COMPARE_GAMES",
+    "MAX_QUEUED_COMPARE_MATCHES",
     "REFUSED",
     "CompareRequest",
     "CompareState",
@@ -124,6 +132,12 @@ COMPARE_FORMAT = "compare"
 MAX_COMPARE_GAMES = 20_000
 #: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`).
 REFUSED = "refused"
+#: Compares an account may have unfinished at once (the operator's and a class's gauntlets
+#: are not counted: they have no owner).
+MAX_COMPARES_AT_ONCE = 4
+#: Matches of an account's unfinished compares not yet played, at most (a compare of
+#: 20,000 games in batches of one deal group is 10,000 matches).
+MAX_QUEUED_COMPARE_MATCHES = 10_000
 #: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
 #: the workers never run dry (the web sends every batch at once).
 COMPARE_AHEAD = 4
@@ -249,6 +263,12 @@ def create_compare(
         new, old, test.elo0, test.elo1, test.alpha, test.beta, max_games, batch,
         statistic_of(test), new_source, old_source, allow_same_source,
     )  # fmt: skip
+    schedule = compare_schedule(
+        rules, players, new=new_entrant, old=old_entrant, max_games=max_games, batch=batch,
+        seed=seed, teams=teams,
+    )  # fmt: skip
+    if owner_id is not None:
+        _check_caps(store, owner_id, len(schedule))
     tournament_id, _ = create_stored_tournament(
         store,
         name=name,
@@ -261,19 +281,50 @@ def create_compare(
         seed=seed,
         settings=settings,
         extra_settings={"sprt": dataclasses.asdict(stored)},
-        matches=compare_schedule(
-            rules,
-            players,
-            new=new_entrant,
-            old=old_entrant,
-            max_games=max_games,
-            batch=batch,
-            seed=seed,
-            teams=teams,
-        ),
+        matches=schedule,
         owner_id=owner_id,
     )
+    if owner_id is not None:
+        _recheck_caps(store, owner_id, tournament_id)
     return tournament_id, name
+
+
+def _check_caps(store: Store, owner_id: int, matches: int) -> None:
+    """Refuse a compare of ``matches`` matches that would take the account past its caps.
+
+    Raises:
+        ValueError: the sentence says which cap, where the account stands, and what to do.
+    """
+    load = compare_load(store, owner_id, COMPARE_FORMAT)
+    if load.compares >= MAX_COMPARES_AT_ONCE:
+        raise ValueError(
+            f"you have {load.compares} compares running, the most an account may have at "
+            "once: wait for one to finish, or cancel one, before starting another"
+        )
+    if load.matches + matches > MAX_QUEUED_COMPARE_MATCHES:
+        raise ValueError(
+            f"this compare's {matches:,} matches and the {load.matches:,} of your compares "
+            f"still waiting would pass the {MAX_QUEUED_COMPARE_MATCHES:,} an account may have "
+            "queued: ask for fewer games or larger batches, or wait for your compares to play"
+        )
+
+
+def _recheck_caps(store: Store, owner_id: int, tournament_id: int) -> None:
+    """Once the compare is stored (nothing sent yet), count again: requests of one account
+    at the same moment each passed :func:`_check_caps` before any was stored; those that
+    find the account past a cap now are cancelled (the safe side: all of them, maybe).
+
+    Raises:
+        ValueError: the compare was cancelled (the sentence says why).
+    """
+    load = compare_load(store, owner_id, COMPARE_FORMAT)
+    if load.compares > MAX_COMPARES_AT_ONCE or load.matches > MAX_QUEUED_COMPARE_MATCHES:
+        cancel_tournament(store, tournament_id, by="the account's compare caps")
+        raise ValueError(
+            "your compares started at the same moment took you past an account's caps "
+            f"({MAX_COMPARES_AT_ONCE} compares running, {MAX_QUEUED_COMPARE_MATCHES:,} "
+            "matches queued): this one is cancelled; start it again once the others are in"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,9 @@ bot's record against each opponent.
 A done match keeps its games' results in ``matches.result`` (see
 :mod:`arena.service.results`) and their records in ``game_records``. A list reads the
 matches newest first and stops as soon as it has its page, so "a bot's recent games" costs
-the matches it looks through, not the whole table; of each, it reads only the game summaries
+the matches it looks through, not the whole table; the next page starts after the last game
+shown (a cursor, ``before``), through the matches' index, so a deep page costs what the
+first one does; of each, it reads only the game summaries
 it goes through (the database takes them out of the result's JSON). A game's replay is kept
 per process (:class:`ReplayCache`): the viewer's steps replay nothing.
 
@@ -131,7 +133,8 @@ class GameRow:
 
 @dataclass(frozen=True, slots=True)
 class GamePage:
-    """A page of games, newest first; ``more``: there are older ones."""
+    """A page of games, newest first; ``more``: there are older ones (the next page is
+    the one ``before`` its last row's key, :attr:`next`)."""
 
     rows: list[GameRow]
     more: bool
@@ -139,15 +142,28 @@ class GamePage:
     #: Whether the scan stopped at :data:`SCAN_LIMIT` matches before the page was full.
     truncated: bool = False
 
+    @property
+    def next(self) -> tuple[int, int] | None:
+        """The key (match id, game index) the next page starts before, or None."""
+        return (self.rows[-1].match_id, self.rows[-1].index) if self.more and self.rows else None
+
 
 def game_list(
-    store: Store, wanted: GameFilter, *, limit: int = 50, offset: int = 0, viewer: Actor = None
+    store: Store,
+    wanted: GameFilter,
+    *,
+    limit: int = 50,
+    before: tuple[int, int] | None = None,
+    viewer: Actor = None,
 ) -> GamePage:
     """A page of the games ``wanted`` picks, newest first (a match's games last to first),
-    without those holding a bot hidden from ``viewer`` (arena.service.privacy).
+    without those holding a bot hidden from ``viewer`` (arena.service.privacy); with
+    ``before`` (match id, game index), the games listed after that one ("older than game
+    X"): a page starts at its cursor through the matches' index, never walks past those
+    before it.
 
     Raises:
-        LookupError: ``bot`` or ``opponent`` names no stored bot.
+        LookupError: ``bot`` or ``opponent`` names no stored bot, ``before`` no stored match.
         ValueError: a ``result`` without a ``bot``, or an unknown ``result``.
     """
     if wanted.result is not None and (wanted.bot is None or wanted.result not in GAME_RESULTS):
@@ -156,7 +172,7 @@ def game_list(
             else f"result must be one of {', '.join(GAME_RESULTS)}"
         )  # fmt: skip
     rows: list[GameRow] = []
-    skipped = scanned = 0
+    scanned = 0
     hidden = hidden_from(store, viewer)
     for ref in (wanted.bot, wanted.opponent):
         if ref is not None and hidden.owner(ref[0]):  # as if there were none
@@ -169,7 +185,8 @@ def game_list(
         held += scan.entrant_bots(wanted.tournament, entrants)
         faulted = None if wanted.fault in (None, "none") else wanted.fault
         query = MatchScan(wanted.tournament, wanted.rules, tuple(held), faulted, bot)
-        for match in scan.matches(query):
+        start, below = (None, None) if before is None else before
+        for match in scan.matches(query, start):
             scanned += 1
             labels = match.labels
             if wanted.labels and not set(wanted.labels) <= set(labels):
@@ -185,12 +202,9 @@ def game_list(
                 b == opponent and s not in mine for s, b in enumerate(bots)
             ):
                 continue
-            for game in scan.newest_games(match.id):
+            for game in scan.newest_games(match.id, below if match.id == start else None):
                 # judged on the stored dict: a row is built only for what the page shows
                 if not _keep(game, wanted, mine, labels, match.teams):
-                    continue
-                if skipped < offset:
-                    skipped += 1
                     continue
                 if len(rows) == limit:
                     return GamePage(rows, more=True, scanned=scanned)

@@ -1,6 +1,6 @@
 """Reads of stored tournaments that :mod:`arena.service.compares` needs: the tournament a
 match belongs to, a tournament with its rule set's and owner's names, a tournament's
-settings, and the source hashes of bot versions.
+settings, the source hashes of bot versions, and an account's compares not finished.
 
 Queries live in the store (docs/architecture.md): callers get detached rows and plain
 values, never a session.
@@ -12,13 +12,15 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena.store.db import Store
 from arena.store.models import BotVersion, Match, RuleSet, Tournament, User
 
 __all__ = [
+    "CompareLoad",
     "NamedTournament",
+    "compare_load",
     "named_tournament",
     "source_hashes",
     "tournament_of_match",
@@ -79,3 +81,30 @@ def source_hashes(store: Store, version_ids: Collection[int]) -> dict[int, str]:
             select(BotVersion.id, BotVersion.sha256).where(BotVersion.id.in_(set(version_ids)))
         ).all()
     return {int(version_id): str(digest) for version_id, digest in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class CompareLoad:
+    """An account's compares not finished (pending or running) and their matches not
+    yet played (pending or running)."""
+
+    compares: int
+    matches: int
+
+
+def compare_load(store: Store, owner_id: int, format: str) -> CompareLoad:
+    """What the account ``owner_id`` has running of tournaments of ``format`` (through
+    the tournaments' index by status, then the matches' by tournament and status)."""
+    with store.read() as session:
+        active = select(Tournament.id).where(
+            Tournament.status.in_(("pending", "running")),
+            Tournament.owner_id == owner_id,
+            Tournament.format == format,
+        )
+        compares = session.scalar(select(func.count()).select_from(active.subquery())) or 0
+        matches = session.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(Match.tournament_id.in_(active), Match.status.in_(("pending", "running")))
+        )
+    return CompareLoad(int(compares), int(matches or 0))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, tuple_
 from sqlalchemy.orm import Session, aliased, defer
 
 from arena.store.db import Store, as_utc
@@ -194,9 +194,15 @@ class GameScan:
         """Load the names of the versions in ``ids`` into :attr:`names` (those not known)."""
         _load_names(self._session, self.names, ids)
 
-    def matches(self, scan: MatchScan) -> Iterator[DoneMatch]:
+    def matches(self, scan: MatchScan, start: int | None = None) -> Iterator[DoneMatch]:
         """The done matches ``scan`` picks, newest first, read a few at a time (at most
-        :data:`SCAN_LIMIT`)."""
+        :data:`SCAN_LIMIT`); with ``start``, from done match ``start`` on (it included,
+        when ``scan`` picks it): each read starts after the last match read, by the game
+        lists' index (finished, id), so a deep page costs what the first one does.
+
+        Raises:
+            LookupError: ``start`` is no done match.
+        """
         query = (
             select(Match, Tournament.name, RuleSet.name, Tournament.teams)
             .join(Tournament, Tournament.id == Match.tournament_id)
@@ -225,25 +231,42 @@ class GameScan:
                     )
                 )
             )
-        elif scan.faulted is not None:
+        elif scan.faulted is not None:  # per match, through match_seats' key
             query = query.where(
-                Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.faults > 0))
+                select(MatchSeat.match_id)
+                .where(MatchSeat.match_id == Match.id, MatchSeat.faults > 0)
+                .exists()
             )
-        offset, size = 0, 16  # most pages need a match or two: start small, then read more
-        while offset < SCAN_LIMIT:
-            rows = self._session.execute(query.limit(size).offset(offset)).all()
+        after: tuple[Any, int] | None = None
+        if start is not None:
+            finished = self._session.scalar(
+                select(Match.finished).where(Match.id == start, Match.status == "done")
+            )
+            if finished is None:
+                raise LookupError(f"no finished match {start}")
+            query = query.where(tuple_(Match.finished, Match.id) <= tuple_(finished, start))
+        read, size = 0, 16  # most pages need a match or two: start small, then read more
+        while read < SCAN_LIMIT:
+            page = query
+            if after is not None:
+                page = page.where(tuple_(Match.finished, Match.id) < tuple_(*after))
+            rows = self._session.execute(page.limit(size)).all()
             yield from (_done_match(m, t, r, teams) for m, t, r, teams in rows)
             if len(rows) < size:
                 return
-            offset += size
+            read += size
+            after = (rows[-1][0].finished, rows[-1][0].id)
             size = min(_CHUNK, 2 * size)
 
-    def newest_games(self, match_id: int) -> Iterator[dict[str, Any]]:
+    def newest_games(self, match_id: int, below: int | None = None) -> Iterator[dict[str, Any]]:
         """A done match's game summaries (``result.games``), the last first, read a few at
-        a time as the caller goes on (most pages need the last few dozen)."""
+        a time as the caller goes on (most pages need the last few dozen); with ``below``,
+        only games of a lower index (a match's games are stored in index order)."""
         session = self._session
         count_sql, games_sql = _GAMES_SQL[session.get_bind().dialect.name]
         high = session.scalar(text(count_sql), {"match": match_id}) or 0
+        if below is not None:
+            high = min(high, below)
         size = 64
         while high > 0:
             low = max(0, high - size)
@@ -251,9 +274,14 @@ class GameScan:
                 text(games_sql), {"match": match_id, "low": low, "high": high}
             ):
                 game = json.loads(value) if isinstance(value, str) else value
-                if isinstance(game, dict):
+                if isinstance(game, dict) and (below is None or _index(game) < below):
                     yield game
             high, size = low, 2 * size
+
+
+def _index(game: dict[str, Any]) -> int:
+    index = game.get("index")
+    return index if isinstance(index, int) else 0
 
 
 @contextmanager

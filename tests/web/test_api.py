@@ -307,6 +307,24 @@ def test_tournaments_matches_and_games_over_the_api(
     ).get_json()
     assert len(games["games"]) == 10 and not games["more"]
     assert {g["outcome"] for g in games["games"]} <= {"win", "draw", "loss"}
+    # pages by cursor: "older than the last game of the page before"; offset is refused
+    first = client.get("/api/v1/games?tournament=spring&limit=7&offset=0", headers=reader)
+    first = first.get_json()
+    rest = client.get(
+        f"/api/v1/games?tournament=spring&limit=100&before={first['next']}", headers=reader
+    ).get_json()
+    assert first["more"] and not rest["more"] and rest["next"] is None
+    keys = [g["record"] for g in first["games"] + rest["games"]]
+    assert len(keys) == len(set(keys)) == 12  # one game a match here
+    for query, message in (
+        ("offset=50", "offset is gone from the game list: ask for the next page with before="),
+        ("before=12", "before must be a game as MATCH-INDEX (e.g. 12-3), not '12'"),
+        ("before=99999-0", "no finished match 99999"),
+        ("before=2147483648-0", "before must be a game as MATCH-INDEX"),
+    ):
+        refused = client.get(f"/api/v1/games?{query}", headers=reader)
+        assert refused.status_code == 400, query
+        assert refused.get_json()["error"]["message"].startswith(message), query
     record = client.get(games["games"][0]["record"], headers=reader)
     assert record.status_code == 200
     verify_record(record.get_json())

@@ -147,7 +147,7 @@ def test_a_password_change_ends_the_other_sessions(app: Flask, store: Store) -> 
     assert "Password changed" in laptop.get("/").get_data(as_text=True)
     assert "Log out" in laptop.get("/").get_data(as_text=True)  # this session goes on
     assert "Log in" in phone.get("/").get_data(as_text=True)  # the other one has ended
-    data = {"current": "wrong", "new": "another one!", "confirm": "another one!"}
+    data = {"current": "wrong", "new": "amber kettle sky", "confirm": "amber kettle sky"}
     wrong = laptop.post("/account/password", data={**data, "csrf_token": csrf_token(laptop, "/")})
     assert wrong.status_code == 400
     assert "The current password is not right." in wrong.get_data(as_text=True)

@@ -202,8 +202,14 @@ def test_bad_filters_are_one_clear_message(app: Flask) -> None:
     for query, message in BAD_FILTERS:
         page = _get(client, f"/games?{query}", 400)
         assert message in page, (query, page)
-    for offset in ("-1", "x", "99999999"):
-        assert "offset must be a whole number" in _get(client, f"/games?offset={offset}", 400)
+    for before in ("-1", "x", "3", "1-x"):
+        assert "Before must be a game as MATCH-INDEX" in _get(
+            client, f"/games?before={before}", 400
+        )
+    assert "No finished match 99999." in _get(client, "/games?before=99999-0", 400)
+    # an old link by offset starts over at the first page, its filters kept
+    old = client.get("/games?tournament=spring&offset=999999")
+    assert old.status_code == 302 and old.headers["Location"] == "/games?tournament=spring"
 
 
 def test_a_long_list_pages(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -211,13 +217,14 @@ def test_a_long_list_pages(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(web.games, "PAGE_SIZE", 10)
     client = app.test_client()
-    first = _get(client, "/games")
-    assert 'rel="next"' in first and 'rel="prev"' not in first
-    second = _get(client, "/games?offset=10")
+    first = _get(client, "/games?rules=")
+    assert 'rel="next"' in first and 'rel="first"' not in first
+    older = re.search(r'href="([^"]+)" rel="next"', first).group(1)  # type: ignore[union-attr]
+    assert re.fullmatch(r"/games\?before=\d+-\d+", older), older
+    second = _get(client, older)
     assert len(_game_links(second)) == 6 and 'rel="next"' not in second
-    assert 'rel="prev"' in second
-    seen = [_game_links(_get(client, f"/games?offset={n}")) for n in (0, 10)]
-    flat = [link for links in seen for link in links]
+    assert re.search(r'href="/games" rel="first"', second)
+    flat = _game_links(first) + _game_links(second)
     assert len(flat) == len(set(flat)) == 16
 
 

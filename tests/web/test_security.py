@@ -701,6 +701,10 @@ WEAK = {
     "passwordpassword": "repetition or a sequence",
     "abcdefghijkl": "repetition or a sequence",
     "zyxwvutsrqpo": "repetition or a sequence",
+    "123456789012": "easy to guess",  # issue 32's: zxcvbn's estimate
+    "qwertyuiopas": "easy to guess",
+    "iloveyou1234": "easy to guess",
+    "Domino Arena": "easy to guess",
 }
 
 
