@@ -2,7 +2,7 @@
 
 Usage::
 
-    ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom] [--runs 2000]
+    ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom|time] [--runs 2000]
         [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
         [--batch 16] [--montecarlo] [--unsandboxed] [--only TEXT] [--seed 1]
         [--max-games 60]
@@ -71,6 +71,12 @@ test, the margin test with the fast pass and Wald's bounds throughout (as before
 :func:`~arena.compete.sprt.small_sample_factor`), and the margin test without and with the
 fast pass. Printed: the pass rate (at Elo 0 the false passes, flagged against alpha) and
 the share undecided at the cap.
+
+**Time to a verdict** (``--part time``, only when asked for; issue 33). For each pair of
+:data:`TIMED`, ``arena compare`` as a process with its default settings (wall seconds to
+its exit, games), the games ``--statistic game`` needs for the same pair and seed, and the
+wall seconds ``arena play`` takes for that many games: the ratio is the first over the
+last (goal: 0.5 for a clear pair). Printed with the machine's load averages.
 """
 
 from __future__ import annotations
@@ -79,7 +85,10 @@ import argparse
 import contextlib
 import hashlib
 import math
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -801,11 +810,48 @@ def report_real(
                 )
 
 
+#: ``--part time``'s pairs: NEW, OLD, the rule set and the test's options beyond the defaults.
+TIMED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("bots/counter.py", "bots/greedy.py", "draw", ()),
+    ("greedy", "random", "draw", ("--elo1", "50")),
+)
+
+
+def _timed(command: list[str]) -> tuple[float, str]:
+    """Run an ``arena`` command as a process: its wall seconds and its last line."""
+    started = time.perf_counter()
+    arena = str(Path(sys.executable).with_name("arena"))  # this environment's
+    done = subprocess.run([arena, *command], capture_output=True, text=True, check=False)
+    lines = done.stdout.strip().splitlines() or [done.stderr.strip()]
+    return time.perf_counter() - started, lines[-1]
+
+
+def report_time(seed: int, unsandboxed: bool) -> None:
+    """Time to a verdict (issue 33): ``arena compare`` as a process with its default
+    settings, against ``arena play`` of the games a game-level SPRT needs for the pair."""
+    print(f"load averages {os.getloadavg()}")
+    print("pair                         compare games    s | game-level games | play s | ratio")
+    for new, old, rules, options in TIMED:
+        base = ["compare", new, old, "--rules", rules, "--seed", str(seed), *options]
+        base += ["--unsandboxed"] if unsandboxed else []
+        seconds, verdict = _timed(base)
+        games = int(verdict.rsplit(", ", 1)[-1].split()[0])
+        _, game_verdict = _timed([*base, "--statistic", "game"])
+        game_games = int(game_verdict.rsplit(", ", 1)[-1].split()[0])
+        play = ["play", "--rules", rules, "--bots", f"{new},{old}", "--games", str(game_games)]
+        play += ["--seed", str(seed), *(["--unsandboxed"] if unsandboxed else [])]
+        play_seconds, _ = _timed(play)
+        print(
+            f"{new + ' v ' + old:28.28} {games:13d} {seconds:4.1f} | {game_games:16d} | "
+            f"{play_seconds:6.1f} | {seconds / play_seconds:5.2f}"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the parts asked for."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--part", choices=("all", "pools", "sim", "real", "classroom"), default="all"
+        "--part", choices=("all", "pools", "sim", "real", "classroom", "time"), default="all"
     )
     parser.add_argument("--runs", type=int, default=2000, help="simulated tests a point")
     parser.add_argument("--pool", type=int, default=2000, help="deal groups a pool")
@@ -825,6 +871,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only", default="", help="pairs whose label contains one of these (comma-separated)"
     )
     args = parser.parse_args(argv)
+    if args.part == "time":
+        report_time(args.seed, args.unsandboxed)
+        return 0
     if args.part == "classroom":
         pools = []
         for pair in [p for p in CLASSROOM if any(t in p.label for t in args.only.split(","))]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,38 +26,18 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
-from arena.cli.stored import open_store, warn_once
-from arena.compete.entrants import Entrant
-from arena.compete.localrun import MatchResult, process_pool, run_local
-from arena.compete.sprt import (
-    STATISTICS,
-    MarginScores,
-    Reading,
-    RegressionTest,
-    Statistic,
-    make_test,
-    read_test,
-    statistic_of,
-)
-from arena.compete.tournaments import Match as ScheduledMatch
-from arena.engine.game import new_seed
-from arena.engine.rules import Rules
-from arena.match.lineup import check_specs, release_kept_players, seat_source
-from arena.match.referee import TimeControl
-from arena.match.sandbox import Limits
-from arena.service.broker import configure, location
-from arena.service.compares import (
-    CompareStep,
-    compare_schedule,
-    create_compare,
-    deal_groups,
-    follow_compare,
-    group_of,
-    group_size,
-    same_source_refusal,
-    stop_compare,
-)
-from arena.service.matches import Config, MatchSettings
+
+if TYPE_CHECKING:
+    from arena.compete.entrants import Entrant
+    from arena.compete.localrun import MatchResult
+    from arena.compete.sprt import Reading, RegressionTest, Statistic
+    from arena.compete.tournaments import Match as ScheduledMatch
+    from arena.engine.rules import Rules
+    from arena.service.compares import CompareStep
+
+#: The statistics of ``--statistic``: :data:`arena.compete.sprt.STATISTICS` (which loads
+#: numpy and scipy: kept out of ``--help``; tests/cli/test_compare.py checks they agree).
+STATISTICS = ("margin", "game")
 
 #: At most this many games of a seat rotation played together, the matches of several
 #: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
@@ -157,6 +138,11 @@ def compare_command(
 
     NEW and OLD are bot files or built-in strategies, played here in a process pool; with
     --remote they are stored bots, played by the workers (`arena worker`)."""
+    # Imported as the command runs, so that its --help starts at once (tests/cli/test_lazy.py).
+    from arena.compete.compares import group_size
+    from arena.compete.sprt import make_test
+    from arena.engine.game import new_seed
+
     ctx = click.get_current_context()
     if remote:
         refuse(ctx, ("workers", "unsandboxed"), "--remote plays on the workers, in their sandbox")
@@ -193,6 +179,53 @@ def compare_command(
             memory=memory,
             allow_same_source=allow_same_source,
         )
+    return _compare_local(
+        new,
+        old,
+        rules=rules,
+        players=players,
+        teams=teams,
+        test=test,
+        max_games=max_games,
+        batch=batch,
+        seed=seed,
+        workers=workers,
+        unsandboxed=unsandboxed,
+        move_time=move_time,
+        memory=memory,
+        allow_same_source=allow_same_source,
+    )
+
+
+def _compare_local(
+    new: str,
+    old: str,
+    *,
+    rules: Rules,
+    players: int,
+    teams: bool,
+    test: RegressionTest,
+    max_games: int,
+    batch: int,
+    seed: int,
+    workers: int,
+    unsandboxed: bool,
+    move_time: float,
+    memory: int,
+    allow_same_source: bool,
+) -> int:
+    """``arena compare`` here: the duplicate deals played in a process pool (``workers``
+    > 1) or in this process. Returns the exit status."""
+    from arena.compete.compares import deal_groups, group_of, group_size, same_source_refusal
+    from arena.compete.entrants import Entrant
+    from arena.compete.localrun import process_pool, run_local
+    from arena.compete.sprt import MarginScores, read_test, statistic_of
+    from arena.match.lineup import check_specs, release_kept_players, seat_source
+    from arena.match.referee import TimeControl
+    from arena.match.sandbox import Limits
+
+    size = group_size(players, teams)
+    statistic = statistic_of(test)
     check_specs([new, old])  # a missing bot file is refused before anything is printed
     if seat_source(new) == seat_source(old) and not allow_same_source:
         raise UsageError(same_source_refusal(new, old, seat_source(new)))
@@ -260,6 +293,8 @@ def _table(rules: Rules, players: int, teams: bool) -> str:
 
 def _describe(test: RegressionTest) -> str:
     """The test, as the first line shows it."""
+    from arena.compete.sprt import statistic_of
+
     parameters = f"elo0={test.elo0:g} elo1={test.elo1:g} alpha={test.alpha:g} beta={test.beta:g}"
     if statistic_of(test) == "game":
         return f"game-level SPRT {parameters}"
@@ -290,6 +325,8 @@ def _batches(
     """The duplicate-deal matches of each look at the test: the schedule of a compare on
     the workers (:func:`arena.service.compares.compare_schedule`: the same seed deals the
     same games here and there) of the ``entrants`` NEW and OLD here."""
+    from arena.compete.compares import compare_schedule
+
     new, old = entrants
     batches: dict[str, list[ScheduledMatch]] = {}
     for match in compare_schedule(
@@ -346,6 +383,12 @@ def compare_remote(
     tournament (format ``compare``), played by the workers a few batches ahead of the test
     (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
     decides, the matches not yet started are void. Returns the exit status."""
+    from arena.cli.stored import open_store
+    from arena.compete.sprt import MarginScores, read_test
+    from arena.service.broker import configure, location
+    from arena.service.compares import create_compare, follow_compare, stop_compare
+    from arena.service.matches import Config, MatchSettings
+
     config = Config.from_env()
     configure(broker, config, url)
 
@@ -388,6 +431,9 @@ def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:
     """Show a step of the compare: its progress line when more games are in, and, once
     each, that the broker cannot be reached or that no worker is alive; return the games
     shown."""
+    from arena.cli.stored import warn_once
+    from arena.service.broker import location
+
     played = step.state.played
     if played != shown:
         _progress_line(played, step.state.reading, final=False)

@@ -21,6 +21,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import multiprocessing
+import multiprocessing.synchronize
 import multiprocessing.util
 import os
 import threading
@@ -29,12 +30,10 @@ from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from arena.compete.entrants import Entrant, check_entrants
 from arena.compete.margins import kept_lucks
-from arena.compete.ratings import GameResult as RatedGame
-from arena.compete.ratings import Rating, fit_ratings
 from arena.compete.tournaments import Match
 from arena.engine.events import Outcome
 from arena.engine.game import Game
@@ -47,9 +46,17 @@ from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 from arena.match.verdicts import DecisionTime
 from arena.match.warm import MatchSetup
 
+#: What stops a match (:func:`play_one`'s ``stop``): a thread's event, or a pool's.
+Stop: TypeAlias = threading.Event | multiprocessing.synchronize.Event
+
+if TYPE_CHECKING:  # (the rating fit's numpy and scipy load when ratings are fitted)
+    from arena.compete.ratings import GameResult as RatedGame
+    from arena.compete.ratings import Rating
+
 __all__ = [
     "EntrantStats",
     "GameResult",
+    "LocalPool",
     "MatchResult",
     "MatchStopped",
     "Standings",
@@ -166,7 +173,7 @@ def play_one(
     limits: Limits | None = None,
     first_slot: int | None = None,
     keep_games: int = 0,
-    stop: threading.Event | None = None,
+    stop: Stop | None = None,
     files: Mapping[int, Path] | None = None,
     scope: str = "",
     luck: bool = True,
@@ -217,7 +224,7 @@ def play_chain(
     limits: Limits | None = None,
     first_slot: int | None = None,
     keep_games: int = 0,
-    stop: threading.Event | None = None,
+    stop: Stop | None = None,
     files: Mapping[int, Path] | None = None,
     scope: str = "",
     luck: bool = True,
@@ -320,7 +327,7 @@ def run_local(
     limits: Limits | None = None,
     first_slot: int | None = None,
     keep_going: bool = False,
-    pool: concurrent.futures.ProcessPoolExecutor | None = None,
+    pool: LocalPool | None = None,
     keep_games: int = 0,
     luck: bool = True,
     chain_games: int = 0,
@@ -329,9 +336,11 @@ def run_local(
 
     ``pool`` (from :func:`process_pool`) is used instead of a pool of its own, and left
     running: a caller that plays batch after batch (``arena compare``) pays the processes'
-    start-up once. With ``keep_games`` > 0 it also keeps the bots running from one match
-    to the next (each bot process plays at most that many games); they stop with the
-    pool's processes, or, with ``workers=1``, at
+    start-up once. A caller that closes the results before the last (a decided test)
+    stops the pool's matches in flight (:meth:`LocalPool.stop_matches`): shut it down
+    then. With ``keep_games`` > 0 it also keeps the bots running from one match to the
+    next (each bot process plays at most that many games); they stop with the pool's
+    processes, or, with ``workers=1``, at
     :func:`arena.match.lineup.release_kept_players`. ``luck``: as :func:`play_one`'s.
     ``chain_games`` > 0: matches with the same seats and teams are played together
     (:func:`play_chain`, in schedule order, chains of doubling size up to that many games):
@@ -450,24 +459,61 @@ def _play_in_worker(
     matches: list[Match], rules: Rules, options: dict[str, Any]
 ) -> list[MatchResult]:
     # Each pool process seats its bots in its own block of the machine-wide registry.
+    if _stop is not None and _stop.is_set():  # its run stopped before this chain began
+        raise MatchStopped(f"match {matches[0].id} stopped")
     if options.get("keep_games") and os.getpid() not in _releases_at_exit:
         # Kept bots stop when the pool's process does (sandboxed ones would anyway:
         # --die-with-parent); multiprocessing runs these finalizers, not atexit's.
         multiprocessing.util.Finalize(None, release_kept_players, exitpriority=10)
         _releases_at_exit.add(os.getpid())
-    return chain_with_retries(matches, rules, **options)
+    return chain_with_retries(matches, rules, stop=_stop, **options)
 
 
 #: The processes that release their kept bots when they exit.
 _releases_at_exit: set[int] = set()
 
+#: In a :class:`LocalPool`'s process: its pool's stop (:meth:`LocalPool.stop_matches`).
+_stop: Stop | None = None
 
-def process_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+
+def _pool_process_started(stop: Stop) -> None:
+    global _stop  # (a pool process's own: set once as it starts)
+    _stop = stop
+
+
+class LocalPool(concurrent.futures.ProcessPoolExecutor):
+    """A process pool for :func:`run_local` whose matches in flight can be stopped: once
+    :meth:`stop_matches` is called, each of its processes stops its match as its current
+    game ends (:class:`MatchStopped`, the bots closed) and starts no other; the pool is
+    then only good for shutting down. ``arena compare`` stops them once its test has
+    decided, so that a verdict is not followed by seconds of games nobody reads."""
+
+    def __init__(self, workers: int) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        if "forkserver" in methods:
+            context: Any = multiprocessing.get_context("forkserver")
+            # The server imports this module once and each process forks from it with
+            # the engine, referee and sandbox loaded (else each imports them again).
+            context.set_forkserver_preload([__name__])
+        else:
+            context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        super().__init__(
+            workers,
+            mp_context=context,
+            initializer=_pool_process_started,
+            initargs=(self._stop,),
+        )
+
+    def stop_matches(self) -> None:
+        """Stop the matches in flight and those not started (see the class)."""
+        self._stop.set()
+
+
+def process_pool(workers: int) -> LocalPool:
     """A pool of ``workers`` processes for :func:`run_local` (forkserver where offered: a
-    clean process, not a fork of the caller's threads)."""
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+    clean process, not a fork of the caller's threads), whose matches can be stopped."""
+    return LocalPool(workers)
 
 
 def _pooled(
@@ -475,7 +521,7 @@ def _pooled(
     rules: Rules,
     workers: int,
     options: dict[str, Any],
-    shared: concurrent.futures.ProcessPoolExecutor | None,
+    shared: LocalPool | None,
 ) -> Iterator[MatchResult]:
     pool = shared or process_pool(workers)
     futures: dict[concurrent.futures.Future[list[MatchResult]], list[Match]] = {}
@@ -490,7 +536,9 @@ def _pooled(
             except Exception as exc:
                 exc.add_note(f"in match {first}")
                 raise
-    finally:  # a caller that stops early (a decided test) cancels what has not started
+    finally:  # a caller that stops early (a decided test) stops what is not done
+        if not all(future.done() for future in futures):
+            pool.stop_matches()
         for future in futures:
             future.cancel()
         if shared is None:
@@ -628,6 +676,8 @@ def by_deal(results: Iterable[MatchResult]) -> dict[tuple[str, int], dict[int, G
 def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
     """The games of ``results`` as the rating fit takes them: each seat's entrant (by
     label) and place; team play: seats 0+2 v 1+3. Void matches have none."""
+    from arena.compete.ratings import GameResult as RatedGame  # (numpy, scipy: when used)
+
     return [
         RatedGame(
             bots=tuple(seat.label for seat in result.match.seats),
@@ -642,6 +692,8 @@ def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
 def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
     """Each entrant's rating (by label) over the games of ``results`` (void
     matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
+    from arena.compete.ratings import fit_ratings  # (numpy, scipy: when used)
+
     rated = rated_games(results)
     if len({bot for game in rated for bot in game.bots}) < 2:
         return {}

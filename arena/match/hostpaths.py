@@ -89,19 +89,21 @@ def bot_paths(program: str) -> HostPaths:
     root = Path(stdlib)
     modules = [str(path) for path in root.glob("lib-dynload/*.so")]
     hidden = frozenset(str(root / name) for name in _PACKAGE_DIRS if (root / name).is_dir())
-    libraries = frozenset().union(*(shared_libraries(module) for module in modules))
+    libraries = shared_libraries(*modules)
     return runtime | HostPaths(libraries, frozenset({stdlib}), hidden)
 
 
 @functools.cache
-def shared_libraries(binary: str) -> frozenset[str]:
-    """The shared libraries ``binary`` loads (and the loader), as ``ldd`` names them, their
-    directories' symlinks resolved (``/lib`` is ``/usr/lib`` on merged-/usr systems)."""
+def shared_libraries(*binaries: str) -> frozenset[str]:
+    """The shared libraries the ``binaries`` load (and the loader), as ``ldd`` names them,
+    their directories' symlinks resolved (``/lib`` is ``/usr/lib`` on merged-/usr systems).
+    One ``ldd`` for them all: a Python's standard library has about 50 modules of C, and
+    an ``ldd`` each was a second of every process that started a sandbox."""
     ldd = shutil.which("ldd", path=_SEARCH_PATH)
-    if ldd is None:
+    if ldd is None or not binaries:
         return frozenset()
     listed = subprocess.run(
-        [ldd, binary],
+        [ldd, *binaries],
         capture_output=True,
         text=True,
         check=False,

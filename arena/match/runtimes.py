@@ -257,7 +257,7 @@ def _environment(directory: str) -> HostPaths:
     its extension modules load."""
     root = os.path.realpath(directory)
     modules = [str(p) for p in Path(root).rglob("*.so*") if p.is_file()]
-    libraries = frozenset().union(*(shared_libraries(m) for m in modules))
+    libraries = shared_libraries(*modules)
     outside = frozenset(p for p in libraries if not p.startswith(root + "/"))
     return HostPaths(outside, frozenset({directory, root}))
 

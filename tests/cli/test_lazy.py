@@ -23,9 +23,12 @@ print("LOADED", ",".join(sorted(loaded)), file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["tournament"], []])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["--version"], ["tournament"], [], ["compare", "--help"]]
+)
 def test_help_and_version_load_no_heavy_package(argv: list[str]) -> None:
-    """``arena --help`` and ``--version`` import no statistics, database or broker."""
+    """``arena --help``, ``--version`` and ``arena compare --help`` import no statistics,
+    database or broker (the compare's are imported as it runs)."""
     probe = [sys.executable, "-c", PROBE, ",".join(HEAVY), *argv]
     result = subprocess.run(probe, capture_output=True, text=True, check=True)
     loaded = result.stderr.strip().splitlines()[-1]
@@ -50,3 +53,12 @@ def test_every_group_of_the_root_is_lazy() -> None:
     tournament = cli.get_command(ctx, "tournament")
     assert isinstance(tournament, click.Group)
     assert tournament.list_commands(ctx) == sorted(COMMANDS["tournament"])
+
+
+def test_the_compare_commands_statistics_are_the_tests() -> None:
+    """``arena compare --statistic`` offers exactly the statistics of arena.compete.sprt
+    (repeated in arena.cli.compare, which loads no scipy for its --help)."""
+    from arena.cli import compare
+    from arena.compete import sprt
+
+    assert compare.STATISTICS == sprt.STATISTICS

@@ -245,3 +245,19 @@ def test_a_void_chain_is_played_again_match_by_match(monkeypatch: pytest.MonkeyP
     assert all(r.void is None and len(r.games) == 2 for r in results)
     assert sorted(r.id for r in results) == sorted(m.id for m in matches)
     assert 4 in calls  # a chain was tried, then its matches alone
+
+
+def test_closing_a_runs_results_early_stops_its_pools_matches() -> None:
+    """A caller that stops reading before the last result (a decided compare) stops the
+    pool's matches: what has not begun is refused with MatchStopped, not played on."""
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    matches = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=2, seed=3)
+    pool = localrun.process_pool(2)
+    try:
+        results = run_local(matches * 20, DRAW, pool=pool, sandboxed=False)
+        next(results)
+        results.close()
+        with pytest.raises(localrun.MatchStopped):  # (the pool is only good for shutting down)
+            list(run_local(matches[:1], DRAW, pool=pool, sandboxed=False))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

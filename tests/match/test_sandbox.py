@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import subprocess
+import sysconfig
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from arena.match.hostpaths import HostPaths, bot_paths
+from arena.match.hostpaths import HostPaths, bot_paths, shared_libraries
 from arena.match.runtimes import find_runtime, host_paths, numpy_dir, runtime_missing
 from arena.match.sandbox import (
     SANDBOX_ENV,
@@ -416,3 +417,15 @@ def test_a_javascript_bot_sees_node_and_nothing_else() -> None:
     for absent in ("/usr/bin/python3", "/usr/bin/sh", "/bin/sh", "/usr/bin/env", "/usr/bin/npm"):
         assert absent not in paths
     assert not any(p.startswith(("/usr/lib/python3", "/usr/share/nodejs/")) for p in paths)
+
+
+def test_one_ldd_names_the_libraries_of_each_binary() -> None:
+    """``shared_libraries`` of several binaries (one ``ldd``: a Python's modules of C, at
+    every sandbox's first start) is the union of each one's."""
+    dynload = Path(sysconfig.get_path("stdlib")) / "lib-dynload"
+    modules = sorted(str(path) for path in dynload.glob("*.so"))[:6]
+    assert len(modules) == 6, f"no modules of C in {dynload}"
+    each = frozenset().union(*(shared_libraries(module) for module in modules))
+    assert any("libc.so" in path for path in each)
+    assert shared_libraries(*modules) == each
+    assert shared_libraries() == frozenset()
