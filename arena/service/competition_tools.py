@@ -31,12 +31,13 @@ from arena.errors import NotFound
 from arena.service.accounts import Account
 from arena.service.competitions import (
     BOUNDS,
-    MAX_AHEAD,
     MAX_DESCRIPTION,
     CompetitionError,
     check_in_bounds,
+    check_not_too_far,
     find_competition,
     local_time,
+    new_deadline_in_utc,
 )
 from arena.service.games import redact_record
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
@@ -244,12 +245,7 @@ def _shown(value: object, row: CompetitionRow) -> str:
 
 
 def _checked_deadline(row: CompetitionRow, deadline: datetime, now: datetime) -> datetime:
-    if deadline.tzinfo is None:
-        raise CompetitionError("give the new deadline with its time zone.")
-    try:
-        deadline = deadline.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise CompetitionError("give a date between the years 1 and 9999.") from None
+    deadline = new_deadline_in_utc(deadline)
     shown = local_time(deadline, row.time_zone)
     if deadline <= now:
         raise CompetitionError(f"the new deadline ({shown}) has passed already.")
@@ -258,8 +254,7 @@ def _checked_deadline(row: CompetitionRow, deadline: datetime, now: datetime) ->
             f"the new deadline ({shown}) must come after the opening "
             f"({local_time(row.opens, row.time_zone)})."
         )
-    if deadline > now + MAX_AHEAD:
-        raise CompetitionError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
+    check_not_too_far(deadline, now)
     return deadline
 
 

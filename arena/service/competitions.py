@@ -90,6 +90,7 @@ __all__ = [
     "RecentGame",
     "check_in_bounds",
     "check_may_enter",
+    "check_not_too_far",
     "check_open_for_entries",
     "check_window",
     "check_zone",
@@ -110,6 +111,7 @@ __all__ = [
     "ladder_ranks",
     "ladder_rows",
     "local_time",
+    "new_deadline_in_utc",
     "over_limit",
     "rank_label",
     "rating_history",
@@ -628,6 +630,26 @@ def _entry_view(store: Store, row: CompetitionRow, user_id: int, entry_id: int) 
 # --- the organiser's controls -----------------------------------------------------------------
 
 
+def new_deadline_in_utc(deadline: datetime) -> datetime:
+    """A deadline an organiser moves, in UTC.
+
+    Raises:
+        CompetitionError: without its time zone, or out of the calendar's range.
+    """
+    if deadline.tzinfo is None:
+        raise CompetitionError("give the new deadline with its time zone.")
+    try:
+        return deadline.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise CompetitionError("give a date between the years 1 and 9999.") from None
+
+
+def check_not_too_far(deadline: datetime, now: datetime) -> None:
+    """Raise CompetitionError if ``deadline`` is more than :data:`MAX_AHEAD` from ``now``."""
+    if deadline > now + MAX_AHEAD:
+        raise CompetitionError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
+
+
 def extend_deadline(
     store: Store, actor: Actor, name: str, deadline: datetime, *, now: datetime | None = None
 ) -> None:
@@ -640,12 +662,7 @@ def extend_deadline(
     """
     row = _manage(store, actor, name)
     now = _now(now)
-    if deadline.tzinfo is None:
-        raise CompetitionError("give the new deadline with its time zone.")
-    try:
-        deadline = deadline.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise CompetitionError("give a date between the years 1 and 9999.") from None
+    deadline = new_deadline_in_utc(deadline)
     if row.status != "open" or now >= row.deadline:
         raise CompetitionError(
             f"competition {name} closed at {local_time(row.deadline, row.time_zone)}: its deadline "
@@ -656,8 +673,7 @@ def extend_deadline(
             f"the new deadline ({local_time(deadline, row.time_zone)}) must come after the "
             f"current one ({local_time(row.deadline, row.time_zone)})."
         )
-    if deadline > now + MAX_AHEAD:
-        raise CompetitionError(f"the deadline must be within {MAX_AHEAD.days} days from now.")
+    check_not_too_far(deadline, now)
     stored.set_deadline(store, row.id, deadline)
     _log(store, actor, row, "deadline", "deadline", row.deadline, deadline)
     logger.info("competition %s: deadline moved to %s by %s", name, deadline, _who(actor))
