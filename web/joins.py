@@ -137,6 +137,10 @@ def _join_form(code: str, status: int = 200, **values: str) -> tuple[str, int]:
     return page, status if found is not None or status != 200 else 404
 
 
+#: Where :func:`_unknown_code` keeps its answer, in the request's environ.
+_UNKNOWN_CODE = "arena.unknown_join_code"
+
+
 def _code_refused(code: str) -> bool:
     try:
         class_by_code(get_store(), code)
@@ -147,9 +151,12 @@ def _code_refused(code: str) -> bool:
 
 def _unknown_code() -> bool:
     """Whether the request's join code names no class (an address's guesses count as its
-    sign-ups, not as any class's joins)."""
-    code = request.view_args.get("code") if request.view_args else None
-    return not isinstance(code, str) or _code_refused(code)
+    sign-ups, not as any class's joins); looked up once a request, for both limits."""
+    if _UNKNOWN_CODE not in request.environ:
+        code = request.view_args.get("code") if request.view_args else None
+        request.environ[_UNKNOWN_CODE] = not isinstance(code, str) or _code_refused(code)
+    unknown: bool = request.environ[_UNKNOWN_CODE]
+    return unknown
 
 
 def _known_code() -> bool:
