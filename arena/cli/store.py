@@ -15,6 +15,8 @@ from arena.cli.common import (
     help_without_command,
     memory_option,
     move_time_option,
+    plural,
+    progress,
     runtime_option,
     unsandboxed_option,
     url_option,
@@ -26,6 +28,7 @@ from arena.match.runtimes import runtime_for_upload
 from arena.match.sandbox import Limits
 from arena.service.uploads import check_report_json
 from arena.store.db import as_utc, check_url, open_store, upgrade, where
+from arena.store.records import convert_records, sqlite_free_bytes, unconverted_records
 
 # --- arena db ---------------------------------------------------------------------------
 
@@ -40,11 +43,34 @@ def db_group(ctx: click.Context) -> None:
 @db_group.command("upgrade", short_help="Create or migrate the database schema.")
 @url_option
 def db_upgrade_command(url: str | None) -> None:
-    """Create the database's tables, or migrate them to the current schema (safe to repeat)."""
+    """Create the database's tables, or migrate them to the current schema (safe to repeat);
+    then convert the game records stored as JSON to compact bytes, a batch at a time, with
+    a progress bar (the server may run meanwhile; interrupted, the next upgrade goes on)."""
     started = time.perf_counter()
-    upgrade(url)
+    upgrade(url, convert=False)
     shown = where(check_url(url))
     click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
+    store = open_store(url)
+    try:
+        total = unconverted_records(store)
+        if not total:
+            return
+        click.echo(f"converting {plural(total, 'game record')} to compact bytes")
+        with progress(total, "records", minimum=0) as advance:
+            done = convert_records(store, progress=advance)
+        free = sqlite_free_bytes(store)
+    finally:
+        store.close()
+    click.echo(
+        f"{plural(done.converted, 'game record')} converted in {done.seconds:.1f} s: "
+        f"{done.json_bytes / 1e6:,.1f} MB of JSON now {done.compact_bytes / 1e6:,.1f} MB"
+    )
+    if free:
+        click.echo(
+            f"the SQLite file keeps its size ({free / 1e6:,.0f} MB now free inside it, reused "
+            "by new rows); to give it back to the disk, stop the server and run "
+            f"`sqlite3 {shown} VACUUM` (it needs free disk space for a copy of the database)"
+        )
 
 
 # --- arena bots -------------------------------------------------------------------------

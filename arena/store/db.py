@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -82,9 +82,12 @@ def make_engine(url: str | None = None) -> Engine:
     return engine
 
 
-def upgrade(url: str | None = None, revision: str = "head") -> None:
+def upgrade(url: str | None = None, revision: str = "head", *, convert: bool = True) -> None:
     """Run the Alembic migrations on the database at ``url`` up to ``revision``
-    (idempotent: an up-to-date database is left alone); a new SQLite file is created.
+    (idempotent: an up-to-date database is left alone); a new SQLite file is created. At
+    the head, then convert the game records stored as JSON to compact bytes unless not
+    ``convert`` (:func:`arena.store.records.convert_records`: ``arena db upgrade`` does
+    it itself, with a progress bar).
 
     Raises:
         DatabaseError: a bad URL, a path that is a directory or not an SQLite file, an
@@ -120,6 +123,14 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
         ) from None
     finally:
         engine.dispose()
+    if convert and revision == "head":
+        from arena.store.records import convert_records
+
+        store = connect(resolved)
+        try:
+            convert_records(store)
+        finally:
+            store.close()
 
 
 def schema_revisions(store: Store) -> tuple[str | None, str]:
@@ -295,6 +306,8 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._reader = engine.execution_options(sqlite_begin="DEFERRED")
+        #: The stored rule sets the record codec has read, by version (arena.store.records).
+        self.rules_cache: dict[str, Mapping[str, Any]] = {}
 
     @property
     def dialect(self) -> str:
@@ -437,11 +450,15 @@ class Store:
 
     def store_game_record(self, match_id: int, index: int, record: dict[str, Any]) -> bool:
         """Store game ``index`` of match ``match_id``; return False (and store nothing) if it
-        was stored already: safe to call twice, e.g. from a task that ran twice."""
+        was stored already: safe to call twice, e.g. from a task that ran twice. Stored as
+        compact bytes (arena.store.records)."""
+        from arena.store.records import encode_records
+
+        (data,) = encode_records(self, [record])
         with self.write() as session:
             result = session.execute(
                 self._insert(GameRecord)
-                .values(match_id=match_id, game_index=index, record=record)
+                .values(match_id=match_id, game_index=index, data=data)
                 .on_conflict_do_nothing(index_elements=["match_id", "game_index"])
                 .returning(GameRecord.id)
             )

@@ -34,6 +34,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import TournamentEntrant as Entrant
+from arena.store.records import load_record
 
 __all__ = [
     "SCAN_LIMIT",
@@ -311,20 +312,21 @@ def game_summary(store: Store, match_id: int, index: int) -> StoredSummary | Non
                 Tournament.name,
                 RuleSet.name,
                 Tournament.teams,
-                GameRecord.record,
                 # the game's summary where the worker puts it (games in index order): the
                 # database reads it out of the result, Python never decodes the whole result
                 Match.result[("games", index)],
             )
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .join(GameRecord, GameRecord.match_id == Match.id)
-            .where(Match.id == match_id, GameRecord.game_index == index, Match.status == "done")
+            .where(Match.id == match_id, Match.status == "done")
             .options(defer(Match.result))
         ).first()
         if found is None:
             return None
-        match, tournament, rules, teams, record, game = found
+        record = load_record(store, session, match_id, index)
+        if record is None:  # never stored, or pruned
+            return None
+        match, tournament, rules, teams, game = found
         if not isinstance(game, dict) or game.get("index") != index:  # elsewhere: look for it
             games = (match.result or {}).get("games", [])
             game = next((g for g in games if g.get("index") == index), None)

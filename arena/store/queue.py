@@ -45,6 +45,7 @@ from arena.store.models import (
     Tournament,
 )
 from arena.store.models import TournamentEntrant as Entrant
+from arena.store.records import encode_records
 
 #: Statuses after which a match never changes again.
 FINISHED = ("done", "void")
@@ -368,12 +369,14 @@ def complete_match(
     result: Mapping[str, Any],
     now: datetime | None = None,
 ) -> bool:
-    """Store the match's game records (record ``i`` as game index ``i``) and mark it done with
-    ``result``, in one transaction; return True. If the match is already done or void, store
-    nothing and return False: the first completion wins, whoever held the lease (the games
-    are seeded alike, so a stale worker's result is as valid as a fresh one's, though bots
-    with randomness of their own may have played differently: only one is ever kept)."""
+    """Store the match's game records (record ``i`` as game index ``i``, as compact bytes:
+    arena.store.records) and mark it done with ``result``, in one transaction; return
+    True. If the match is already done or void, store nothing and return False: the first
+    completion wins, whoever held the lease (the games are seeded alike, so a stale
+    worker's result is as valid as a fresh one's, though bots with randomness of their own
+    may have played differently: only one is ever kept)."""
     now = _now(now)
+    encoded = encode_records(store, records)  # before the write lock: milliseconds a game
     with store.write() as session:
         match = _lock_match(store, session, match_id)
         if match is None:
@@ -381,14 +384,14 @@ def complete_match(
         if match.status in FINISHED:
             return False
         insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
-        if records:  # one executemany for all the games
+        if encoded:  # one executemany for all the games
             session.execute(
                 insert(GameRecord).on_conflict_do_nothing(
                     index_elements=["match_id", "game_index"]
                 ),
                 [
-                    {"match_id": match_id, "game_index": index, "record": dict(record)}
-                    for index, record in enumerate(records)
+                    {"match_id": match_id, "game_index": index, "data": data}
+                    for index, data in enumerate(encoded)
                 ],
             )
         session.execute(

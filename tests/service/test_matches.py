@@ -61,6 +61,7 @@ from arena.store.queue import (
     unqueued_matches,
     void_match,
 )
+from arena.store.records import load_records
 from tests.paths import REFERENCE_BOTS
 from tests.service.conftest import Recorder
 
@@ -146,12 +147,7 @@ def _tournament(store: Store, tid: int) -> Tournament:
 
 def _records(store: Store, match_id: int) -> list[dict[str, Any]]:
     with store.read() as session:
-        query = (
-            select(GameRecord.record)
-            .where(GameRecord.match_id == match_id)
-            .order_by(GameRecord.game_index)
-        )
-        return list(session.scalars(query))
+        return [r for _, _, r in load_records(store, session, GameRecord.match_id == match_id)]
 
 
 def _config(tmp_path: Path, **changes: Any) -> Config:

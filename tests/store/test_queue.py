@@ -25,6 +25,7 @@ from arena.store.queue import (
     tournament_progress,
     void_match,
 )
+from arena.store.records import load_records
 
 # SQL can differ here (the queue's claims and leases): on SQLite and PostgreSQL.
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -172,7 +173,7 @@ def test_completion_is_idempotent_and_the_first_wins(store: Store) -> None:
     assert _records(store) == [(stale.match_id, 0), (stale.match_id, 1)]
     with store.read() as session:
         done = session.get(Match, stale.match_id)
-        stored = session.scalars(select(GameRecord.record).order_by(GameRecord.game_index)).all()
+        stored = [record for _, _, record in load_records(store, session)]
     assert done is not None and done.status == "done" and done.result == {"by": "w1"}
     assert done.lease_expires is None and done.finished is not None
     assert list(stored) == records
