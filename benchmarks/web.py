@@ -77,6 +77,7 @@ from arena.service.results import refit_ratings
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import add_match_seats, cancel_tournament
+from arena.store.records import encode_records, load_record
 
 GAMES_PER_MATCH = 20
 #: When the first bench match finished.
@@ -184,6 +185,7 @@ def store_records(store: Store, rounds: int, seed: int) -> tuple[int, list[int]]
             game.apply(rng.choice(game.legal_moves()))
         if len(game.rounds) >= rounds:
             records.append(game_record(game, ["owner00/bot000@v1", "owner01/bot001@v1"]))
+    encoded = encode_records(store, records)
     with store.write() as session:
         match_id = session.execute(
             text(
@@ -193,7 +195,7 @@ def store_records(store: Store, rounds: int, seed: int) -> tuple[int, list[int]]
         ).scalar_one()
         session.execute(
             insert(GameRecord),
-            [{"match_id": match_id, "game_index": i, "record": r} for i, r in enumerate(records)],
+            [{"match_id": match_id, "game_index": i, "data": d} for i, d in enumerate(encoded)],
         )
     states = [sum(len(r["events"]) + 1 for r in record["rounds"]) for record in records]
     return match_id, states
@@ -516,11 +518,7 @@ def game_pool(store: Store, size: int, rng: random.Random) -> list[tuple[int, in
         keys = session.execute(select(GameRecord.match_id, GameRecord.game_index)).all()
         pool = []
         for match_id, index in rng.sample(keys, min(size, len(keys))):
-            record = session.scalar(
-                select(GameRecord.record).where(
-                    GameRecord.match_id == match_id, GameRecord.game_index == index
-                )
-            )
+            record = load_record(store, session, match_id, index)
             assert record is not None
             pool.append((match_id, index, [len(r["events"]) + 1 for r in record["rounds"]]))
     return pool

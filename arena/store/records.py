@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import ColumnElement, bindparam, func, null, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.engine.codec import canonical, decode, encode
+from arena.engine.codec import FALLBACK, canonical, decode, encode
 from arena.engine.rules import PRESETS
 from arena.errors import DatabaseError
 from arena.store.models import GameRecord, Match, RuleSet
@@ -177,8 +177,10 @@ def convert_records(
     rows a transaction, in the order of their ids; ``progress(n)`` after each batch, ``n``
     the rows it converted.
 
-    Each row is read, encoded and decoded again outside any write transaction, and written
-    only if the decoded record's canonical JSON is the stored one's, byte for byte: then
+    Each row is read and encoded outside any write transaction, and written only if its
+    bytes decode to the stored record, byte for byte after canonical serialisation
+    (:func:`~arena.engine.codec.encode` checks its compact encoding so, with the same rules
+    table, and takes the fallback otherwise; the fallback is checked here): then
     its ``data`` is set and its JSON dropped, in a short transaction that changes a row only
     while it still holds no ``data`` (a second conversion running at the same time, or one
     resumed after a kill, converts each row once). Killed at any point, it loses nothing:
@@ -207,7 +209,9 @@ def convert_records(
         for row_id, record in rows:
             text_before = canonical(record)
             data = encode(record, table)
-            if canonical(decode(data, table)) != text_before:
+            # encode checked a compact encoding by decoding it with this table (and took
+            # the fallback unless it came back identical): check the fallback here
+            if data[0] == FALLBACK and canonical(decode(data, table)) != text_before:
                 raise DatabaseError(
                     f"game record row {row_id} does not come back identical from its compact "
                     "bytes: nothing of its batch was converted (please report it)"
