@@ -238,7 +238,7 @@ def measure(
     with opened(url) as store:
         print(f"  before (JSON):    {sizes(store, url, games)}  ({load()})")
     started = time.perf_counter()
-    upgrade(url, convert=False)
+    upgrade(url)
     schema = time.perf_counter() - started
     with opened(url) as store:
         print(f"  read before:      {read_time(store, read)}")

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -26,9 +28,9 @@ from arena.match.lineup import check_bot
 from arena.match.referee import TimeControl
 from arena.match.runtimes import runtime_for_upload
 from arena.match.sandbox import Limits
+from arena.service.database import upgrade_database
 from arena.service.uploads import check_report_json
-from arena.store.db import as_utc, check_url, open_store, upgrade, where
-from arena.store.records import convert_records, sqlite_free_bytes, unconverted_records
+from arena.store.db import as_utc, check_url, open_store, where
 
 # --- arena db ---------------------------------------------------------------------------
 
@@ -47,29 +49,30 @@ def db_upgrade_command(url: str | None) -> None:
     then convert the game records stored as JSON to compact bytes, a batch at a time, with
     a progress bar (the server may run meanwhile; interrupted, the next upgrade goes on)."""
     started = time.perf_counter()
-    upgrade(url, convert=False)
     shown = where(check_url(url))
-    click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
-    store = open_store(url)
-    try:
-        total = unconverted_records(store)
-        if not total:
-            return
+
+    @contextmanager
+    def converting(total: int) -> Iterator[Callable[[int], None]]:
+        click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
         click.echo(f"converting {plural(total, 'game record')} to compact bytes")
         with progress(total, "records", minimum=0) as advance:
-            done = convert_records(store, progress=advance)
-        free = sqlite_free_bytes(store)
-    finally:
-        store.close()
+            yield advance
+
+    upgraded = upgrade_database(url, progress=converting)
+    done = upgraded.conversion
+    if done is None:
+        click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
+        return
     click.echo(
         f"{plural(done.converted, 'game record')} converted in {done.seconds:.1f} s: "
         f"{done.json_bytes / 1e6:,.1f} MB of JSON now {done.compact_bytes / 1e6:,.1f} MB"
     )
-    if free:
+    if upgraded.free_bytes:
         click.echo(
-            f"the SQLite file keeps its size ({free / 1e6:,.0f} MB now free inside it, reused "
-            "by new rows); to give it back to the disk, stop the server and run "
-            f"`sqlite3 {shown} VACUUM` (it needs free disk space for a copy of the database)"
+            f"the SQLite file keeps its size ({upgraded.free_bytes / 1e6:,.0f} MB now free "
+            "inside it, reused by new rows); to give it back to the disk, stop the server "
+            f"and run `sqlite3 {shown} VACUUM` (it needs free disk space for a copy of the "
+            "database)"
         )
 
 

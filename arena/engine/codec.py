@@ -12,8 +12,8 @@ Every encoding starts with a byte naming it (:data:`CODEC_VERSION`, :data:`FALLB
 - ``1``, compact: zlib (level 9) of a small JSON skeleton, a newline, one byte a play,
   then the times;
 - ``0``, the fallback: zlib of the record's JSON (canonical, but its keys in the order
-  given), for any record the compact encoding cannot reproduce (an unknown field, a future record version, a record the
-  engine does not replay).
+  given), for any record the compact encoding cannot reproduce (an unknown field, a
+  future record version, a record the engine does not replay).
 
 :func:`encode` decodes what it made and compares it with the record, canonically
 serialised (:func:`canonical`); anything short of byte-identical takes the fallback, so

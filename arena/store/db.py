@@ -82,12 +82,11 @@ def make_engine(url: str | None = None) -> Engine:
     return engine
 
 
-def upgrade(url: str | None = None, revision: str = "head", *, convert: bool = True) -> None:
+def upgrade(url: str | None = None, revision: str = "head") -> None:
     """Run the Alembic migrations on the database at ``url`` up to ``revision``
-    (idempotent: an up-to-date database is left alone); a new SQLite file is created. At
-    the head, then convert the game records stored as JSON to compact bytes unless not
-    ``convert`` (:func:`arena.store.records.convert_records`: ``arena db upgrade`` does
-    it itself, with a progress bar).
+    (idempotent: an up-to-date database is left alone); a new SQLite file is created. The
+    game records stored as JSON before revision 0024 stay JSON:
+    :func:`arena.service.database.upgrade_database` converts them after this.
 
     Raises:
         DatabaseError: a bad URL, a path that is a directory or not an SQLite file, an
@@ -123,14 +122,6 @@ def upgrade(url: str | None = None, revision: str = "head", *, convert: bool = T
         ) from None
     finally:
         engine.dispose()
-    if convert and revision == "head":
-        from arena.store.records import convert_records
-
-        store = connect(resolved)
-        try:
-            convert_records(store)
-        finally:
-            store.close()
 
 
 def schema_revisions(store: Store) -> tuple[str | None, str]:

@@ -198,7 +198,7 @@ def test_a_living_database_converts_stopped_and_resumed_without_losing_a_game(ur
             )
     finally:
         store.close()
-    upgrade(url, convert=False)
+    upgrade(url)
     store = connect(url)
     try:
         column = {c["name"]: c for c in inspect(store.engine).get_columns("game_records")}
