@@ -55,7 +55,7 @@ def _kept_forever(session: Session) -> list[ColumnElement[bool]]:
         select(Competition.earlier_finals).where(Competition.earlier_finals.is_not(None))
     ):
         earlier |= {str(f["tournament"]) for f in finals or () if f.get("tournament")}
-    conditions = [
+    conditions: list[ColumnElement[bool]] = [
         Match.tournament_id.not_in(
             select(Competition.final_id).where(Competition.final_id.is_not(None))
         ),

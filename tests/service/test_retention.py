@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
 from arena.engine.rules import PRESETS
 from arena.errors import RecordPruned
@@ -47,7 +47,7 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 RULES = PRESETS["block"]
 ENTRANTS = {"a": ("ann", "random"), "b": ("bob", "greedy"), "c": ("cy", "random")}
 PAIR = {"a": ("ann", "random"), "b": ("bob", "greedy")}
-GAMES = 2
+GAMES = 2  # a pair's: a match of one game a seating in a round robin of three
 
 
 def _build(store: Store, directory: Path) -> dict[str, Any]:
@@ -88,6 +88,7 @@ def _build(store: Store, directory: Path) -> dict[str, Any]:
             )
         )
         user = session.scalar(select(User.id).where(User.name == "ann"))
+        assert user is not None
         school = SchoolClass(name="5b", rule_sets=["block"], settings={})
         session.add(school)
         session.flush()
@@ -183,38 +184,37 @@ def test_the_days_limit_keeps_the_window_and_what_is_kept_forever(
 def test_the_games_limit_keeps_each_tournaments_newest_games(
     store: Store, seeded: dict[str, Any]
 ) -> None:
-    plain = seeded["plain_matches"]
-    newest = plain[-1]
-    prune_records(store, RetentionPolicy(keep_games=GAMES), now=NOW)
+    plain = seeded["plain_matches"]  # a game each (a pair's games: a match a seating)
+    prune_records(store, RetentionPolicy(keep_games=2), now=NOW)
     stored = _records(store)
-    # the newest match holds the newest GAMES games; the branched first one stays
-    assert {m for m in plain if m in stored} == {plain[0], newest}
-    assert {m for m in _matches(store, seeded["final"]) if m in stored}  # a final: all kept
-    # one game more than a match holds: the match crossing the count is kept whole
-    prune_records(store, RetentionPolicy(keep_games=GAMES + 1), now=NOW)
-    assert {m for m in plain if m in _records(store)} == {plain[0], newest}
-    assert prune_records(store, RetentionPolicy(keep_games=GAMES), now=NOW).records == 0
+    # the newest two matches hold the newest two games; the branched first one stays
+    assert {m for m in plain if m in stored} == {plain[0], *plain[-2:]}
+    for name in ("final", "earlier", "gauntlet"):  # one match of two games each: kept
+        assert set(_matches(store, seeded[name])) <= set(stored)
+    assert prune_records(store, RetentionPolicy(keep_games=2), now=NOW).records == 0
+    prune_records(store, RetentionPolicy(keep_games=1), now=NOW)
+    assert {m for m in plain if m in _records(store)} == {plain[0], plain[-1]}
 
 
 def test_both_limits_each_bound_what_is_kept(store: Store, seeded: dict[str, Any]) -> None:
     plain = seeded["plain_matches"]
     # the days keep the newest two, the games the newest one: the newest one is kept
-    prune_records(store, RetentionPolicy(keep_days=2.5, keep_games=GAMES), now=NOW)
+    prune_records(store, RetentionPolicy(keep_days=2.5, keep_games=1), now=NOW)
     assert {m for m in plain if m in _records(store)} == {plain[0], plain[-1]}
 
 
 def test_a_big_prune_goes_in_batches_bounded_a_sweep(store: Store, seeded: dict[str, Any]) -> None:
     with store.write() as session:  # forget the branch: every plain match may go
-        session.execute(Branch.__table__.delete())
+        session.execute(delete(Branch))
     plain = seeded["plain_matches"]
-    policy = RetentionPolicy(keep_days=0.5, batch_records=GAMES, sweep_records=2 * GAMES)
+    assert len(plain) == 6
+    policy = RetentionPolicy(keep_days=0.5, batch_records=2, sweep_records=4)
     first = prune_records(store, policy, now=NOW)
-    assert (first.matches, first.records, first.batches) == (2, 2 * GAMES, 2)
-    assert set(plain[:2]).isdisjoint(_records(store))  # the oldest first
-    rest = len(plain) - 2
+    assert (first.matches, first.records, first.batches) == (4, 4, 2)
+    assert set(plain[:4]).isdisjoint(_records(store))  # the oldest first
     second = prune_records(store, policy, now=NOW)
-    assert (second.matches, second.records) == (rest, rest * GAMES)
-    assert prune_records(store, policy, now=NOW).records == 0
+    assert (second.matches, second.records, second.batches) == (2, 2, 1)
+    assert prune_records(store, policy, now=NOW) == type(first)()
     assert set(plain).isdisjoint(_records(store))
 
 
@@ -223,17 +223,21 @@ def test_a_pruned_game_says_so_and_a_never_stored_one_is_not_found(
 ) -> None:
     plain = seeded["plain_matches"]
     prune_records(store, RetentionPolicy(keep_days=1.5), now=NOW)
-    with pytest.raises(RecordPruned, match=r"record pruned: the record of game 1 of match"):
-        game_record(store, plain[1], 1)
-    assert game_record(store, plain[-1], 1) is not None
-    assert game_record(store, plain[1], 99) is None  # no such game
+    with pytest.raises(
+        RecordPruned,
+        match=rf"^record pruned: the record of game 0 of match {plain[1]} was deleted on "
+        r"2026-06-01 by this deployment's retention",
+    ):
+        game_record(store, plain[1], 0)
+    assert game_record(store, plain[-1], 0) is not None
+    assert game_record(store, plain[1], 9) is None  # no such game
     listed = {(r.match_id, r.record_pruned) for r in game_list(store, GameFilter()).rows}
     assert (plain[1], True) in listed and (plain[-1], False) in listed
     with store.write() as session:  # a record never stored (not pruned): not found
-        session.execute(GameRecord.__table__.delete().where(GameRecord.match_id == plain[-1]))
-    assert game_record(store, plain[-1], 1) is None
+        session.execute(delete(GameRecord).where(GameRecord.match_id == plain[-1]))
+    assert game_record(store, plain[-1], 0) is None
     note = pruned_note(store, [seeded["plain"]])
-    assert note is not None and f"records of {len(plain) - 2} matches'" in note
+    assert note is not None and "the game records of 4 matches' are not in" in note
     assert pruned_note(store, [seeded["final"]]) is None
 
 

@@ -14,11 +14,13 @@ from flask import Flask
 from sqlalchemy import select, update
 
 from arena.engine.rules import PRESETS
+from arena.service.accounts import create_account, create_token
 from arena.service.retention import RetentionPolicy, prune_records
 from arena.store.db import Store
 from arena.store.models import Competition, Match
 from tests.service.ladder_fixtures import make_competition
 from tests.service.test_results import stored_tournament
+from tests.web.conftest import HASHER, PASSWORD
 from web.downloads import PRUNED_HEADER
 
 NOW = datetime.now(UTC)
@@ -26,7 +28,7 @@ NOW = datetime.now(UTC)
 
 def _build(store: Store, directory: Path) -> dict[str, int]:
     """A competition whose ladder is a round robin of two built-in strategies (2 matches
-    of 2 games), its first match finished ten days ago and pruned (a day's records kept)."""
+    of a game), its first match finished ten days ago and pruned (a day's records kept)."""
     tournament, _ = stored_tournament(
         store, "plain", {"a": ("ann", "random"), "b": ("bob", "greedy")},
         rules=PRESETS["block"], games=2,
@@ -56,33 +58,36 @@ def _build(store: Store, directory: Path) -> dict[str, int]:
 pytestmark = pytest.mark.seed(build=_build)
 
 
-def test_a_pruned_game_says_so_everywhere(app: Flask, seeded: dict[str, int]) -> None:
+def test_a_pruned_game_says_so_everywhere(app: Flask, store: Store, seeded: dict[str, int]) -> None:
     client = app.test_client()
     pruned, kept = seeded["pruned"], seeded["kept"]
-    for path in (f"/games/{pruned}/1", f"/games/{pruned}/1/state"):
+    for path in (f"/games/{pruned}/0", f"/games/{pruned}/0/state"):
         response = client.get(path)
         assert response.status_code == 410, path
         page = response.get_data(as_text=True)
         assert "Record pruned" in page
-        assert f"the record of game 1 of match {pruned} was deleted on" in page
-    assert client.get(f"/games/{kept}/1").status_code == 200
+        assert f"the record of game 0 of match {pruned} was deleted on" in page
+    assert client.get(f"/games/{kept}/0").status_code == 200
     assert client.get(f"/games/{pruned}/9").status_code == 404  # no such game
 
-    answer = client.get(f"/api/v1/games/{pruned}/1")
+    account = create_account(store, "ada", PASSWORD, hasher=HASHER)
+    token = {"Authorization": f"Bearer {create_token(store, account.id, 'read', ['read'])}"}
+    answer = client.get(f"/api/v1/games/{pruned}/0", headers=token)
     assert answer.status_code == 410
     error: dict[str, Any] = answer.get_json()["error"]
     assert error["status"] == 410
-    assert error["message"].startswith(f"record pruned: the record of game 1 of match {pruned}")
-    assert client.get(f"/api/v1/games/{kept}/1").status_code == 200
+    assert error["message"].startswith(f"record pruned: the record of game 0 of match {pruned}")
+    assert client.get(f"/api/v1/games/{kept}/0", headers=token).status_code == 200
 
     listed = client.get("/games").get_data(as_text=True)
-    assert f"{pruned}.1 (record pruned)" in listed
-    assert f'href="/games/{kept}/1"' in listed
-    rows = client.get("/api/v1/games").get_json()["games"]
+    assert f"{pruned}.0 (record pruned)" in listed
+    assert f'href="/games/{kept}/0"' in listed
+    rows = client.get("/api/v1/games", headers=token).get_json()["games"]
     assert {(row["match"], row["record_pruned"]) for row in rows} >= {(pruned, True), (kept, False)}
 
     export = client.get("/competitions/cup/games.jsonl")
     assert export.status_code == 200
-    assert len(export.get_data(as_text=True).splitlines()) == 2  # the kept match's games
+    assert len(export.get_data(as_text=True).splitlines()) == 1  # the kept match's game
     assert export.headers[PRUNED_HEADER].startswith("record pruned: the game records of 1 match's")
-    assert PRUNED_HEADER in client.get("/api/v1/competitions/cup/games.jsonl").headers
+    api_export = client.get("/api/v1/competitions/cup/games.jsonl", headers=token)
+    assert PRUNED_HEADER in api_export.headers
