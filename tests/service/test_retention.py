@@ -50,7 +50,7 @@ PAIR = {"a": ("ann", "random"), "b": ("bob", "greedy")}
 GAMES = 2  # a pair's: a match of one game a seating in a round robin of three
 
 
-def _build(store: Store, directory: Path) -> dict[str, Any]:
+def build_played(store: Store, directory: Path) -> dict[str, Any]:
     """Tournaments played here, every match finished long ago but ``plain``'s newest:
     ``plain`` (a round robin of three: its matches a day apart, the last one yesterday; a
     branch taken from its first), a competition's ``final``, a final a rerun replaced
@@ -119,7 +119,7 @@ def _build(store: Store, directory: Path) -> dict[str, Any]:
     return ids
 
 
-pytestmark = pytest.mark.seed(build=_build)
+pytestmark = pytest.mark.seed(build=build_played)
 
 
 def _records(store: Store) -> dict[int, int]:
