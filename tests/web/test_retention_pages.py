@@ -61,7 +61,10 @@ pytestmark = pytest.mark.seed(build=_build)
 def test_a_pruned_game_says_so_everywhere(app: Flask, store: Store, seeded: dict[str, int]) -> None:
     client = app.test_client()
     pruned, kept = seeded["pruned"], seeded["kept"]
-    for path in (f"/games/{pruned}/0", f"/games/{pruned}/0/state"):
+    for path in (
+        f"/games/{pruned}/0", f"/games/{pruned}/0/state", f"/games/{pruned}/0.json",
+        f"/games/{pruned}/0.html", f"/games/{pruned}/0/duplicate",
+    ):  # fmt: skip
         response = client.get(path)
         assert response.status_code == 410, path
         page = response.get_data(as_text=True)
