@@ -181,6 +181,7 @@ def test_the_days_limit_keeps_the_window_and_what_is_kept_forever(
     assert set(_records(store)) == kept
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # the grouping by tournament on both
 def test_the_games_limit_keeps_each_tournaments_newest_games(
     store: Store, seeded: dict[str, Any]
 ) -> None:
