@@ -53,13 +53,15 @@ GAMES = 2  # a pair's: a match of one game a seating in a round robin of three
 def build_played(store: Store, directory: Path) -> dict[str, Any]:
     """Tournaments played here, every match finished long ago but ``plain``'s newest:
     ``plain`` (a round robin of three: its matches a day apart, the last one yesterday; a
-    branch taken from its first), a competition's ``final``, a final a rerun replaced
-    (``earlier``) and an assignment's gauntlet (``gauntlet``), one match each."""
+    branch taken from its first), a competition's ``final`` (two matches of two games), a
+    final a rerun replaced (``earlier``) and an assignment's gauntlet (``gauntlet``), two
+    matches of a game each."""
     ids: dict[str, Any] = {}
-    for name, entrants in (
-        ("plain", ENTRANTS), ("final", PAIR), ("earlier", PAIR), ("gauntlet", PAIR)
+    for name, entrants, games in (
+        ("plain", ENTRANTS, GAMES), ("final", PAIR, 2 * GAMES), ("earlier", PAIR, GAMES),
+        ("gauntlet", PAIR, GAMES),
     ):  # fmt: skip
-        ids[name], _ = stored_tournament(store, name, entrants, rules=RULES, games=GAMES)
+        ids[name], _ = stored_tournament(store, name, entrants, rules=RULES, games=games)
     competition, versions = make_competition(
         store, "cup", ["dora", "eve"], opens=NOW - timedelta(days=60),
         deadline=NOW - timedelta(days=40), rules="block",
@@ -217,6 +219,25 @@ def test_a_big_prune_goes_in_batches_bounded_a_sweep(store: Store, seeded: dict[
     assert (second.matches, second.records, second.batches) == (2, 2, 1)
     assert prune_records(store, policy, now=NOW) == type(first)()
     assert set(plain).isdisjoint(_records(store))
+
+
+def test_matches_of_several_games_go_whole(store: Store, seeded: dict[str, Any]) -> None:
+    final = _matches(store, seeded["final"])  # two matches of two games, finished at once
+    with store.write() as session:  # no longer a final: the limits apply
+        session.execute(update(Competition).values(final_id=None))
+        session.execute(
+            update(Match).where(Match.id == final[1]).values(finished=NOW - timedelta(days=29))
+        )
+    # the newest match holds 2 of the newest 3 games: the one crossing the count stays whole
+    prune_records(store, RetentionPolicy(keep_games=3), now=NOW)
+    assert set(final) <= set(_records(store))
+    # a match bigger than a batch, and than a sweep's bound, is a batch of its own
+    policy = RetentionPolicy(keep_days=29.5, batch_records=1, sweep_records=1)
+    report = prune_records(store, policy, now=NOW)
+    assert (report.matches, report.records, report.batches) == (1, 2, 1)
+    assert final[0] not in _records(store) and final[1] in _records(store)
+    prune_records(store, RetentionPolicy(keep_games=2), now=NOW)
+    assert final[1] in _records(store)  # it holds the newest 2
 
 
 def test_a_pruned_game_says_so_and_a_never_stored_one_is_not_found(
