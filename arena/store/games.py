@@ -102,6 +102,7 @@ class DoneMatch:
     Attributes:
         seats: the bot version id at each seat.
         labels: each seat's entrant label (the version id when the match has none).
+        pruned: when retention deleted its games' records (None: kept).
     """
 
     id: int
@@ -111,6 +112,7 @@ class DoneMatch:
     seats: tuple[int, ...]
     labels: tuple[str, ...]
     finished: datetime | None
+    pruned: datetime | None = None
 
 
 def _done_match(match: Match, tournament: str, rules: str, teams: object) -> DoneMatch:
@@ -123,6 +125,7 @@ def _done_match(match: Match, tournament: str, rules: str, teams: object) -> Don
         seats=seats,
         labels=tuple(str(label) for label in (match.labels or seats)),
         finished=None if match.finished is None else as_utc(match.finished),
+        pruned=None if match.records_pruned is None else as_utc(match.records_pruned),
     )
 
 
@@ -299,12 +302,14 @@ class StoredSummary:
 
     match: DoneMatch
     game: dict[str, Any]
-    record: dict[str, Any]
+    #: None: retention pruned it (``match.pruned`` says when).
+    record: dict[str, Any] | None
     names: VersionNames
 
 
 def game_summary(store: Store, match_id: int, index: int) -> StoredSummary | None:
-    """Game ``index`` of done match ``match_id``: summary, record and names, or None."""
+    """Game ``index`` of done match ``match_id``: summary, record and names, or None (also
+    when its record is missing, unless retention pruned it: then ``record`` is None)."""
     with store.read() as session:
         found = session.execute(
             select(
@@ -323,10 +328,10 @@ def game_summary(store: Store, match_id: int, index: int) -> StoredSummary | Non
         ).first()
         if found is None:
             return None
-        record = load_record(store, session, match_id, index)
-        if record is None:  # never stored, or pruned
-            return None
         match, tournament, rules, teams, game = found
+        record = load_record(store, session, match_id, index)
+        if record is None and match.records_pruned is None:  # never stored
+            return None
         if not isinstance(game, dict) or game.get("index") != index:  # elsewhere: look for it
             games = (match.result or {}).get("games", [])
             game = next((g for g in games if g.get("index") == index), None)

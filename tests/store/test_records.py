@@ -115,7 +115,7 @@ def _every_reader(store: Store, tournament_id: int, match_id: int) -> list[list[
     return [
         list(tournament_records(store, tournament_id)),
         [found[match_id, index] for index in range(count)],
-        [page.record if page is not None else {} for page in pages],
+        [page.record if page is not None and page.record else {} for page in pages],
         [_branch_record(store, branch) for branch in ids],
     ]
 
