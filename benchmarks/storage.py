@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, text, update
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.servers
@@ -55,7 +55,8 @@ from arena.store.records import StoredRules, convert_records, load_records
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 DEMO_BOTS = ("random", "greedy", "fives", "counter")
 MATCH_GAMES = 100  # arena/cli/serve.py's DEMO_MATCH_GAMES
-PAIRS = len(DEMO_BOTS) * (len(DEMO_BOTS) - 1) // 2
+#: Each played match's ``result`` and its records.
+Played = list[tuple[dict[str, Any], list[Any]]]
 
 
 def load() -> str:
@@ -78,7 +79,7 @@ def _tournament(store: Store, games_per_pair: int, match_games: int = MATCH_GAME
     return tournament_id
 
 
-def play_demo(directory: Path, per_pair: int) -> list[tuple[dict[str, Any], list[Any]]]:
+def play_demo(directory: Path, per_pair: int) -> Played:
     """Each played match's ``result`` and records (the demo's, played for real)."""
     url = f"sqlite:///{directory / 'played.db'}"
     upgrade(url)
@@ -102,30 +103,43 @@ def play_demo(directory: Path, per_pair: int) -> list[tuple[dict[str, Any], list
         store.close()
 
 
-def build(url: str, games: int, played: list[tuple[dict[str, Any], list[Any]]]) -> int:
-    """A database at revision 0023 with ``games`` games copied from ``played``; its games."""
+def _insert(session: Session, table: str, **values: Any) -> int:
+    """A row of ``table`` (raw SQL: the schema of revision 0023, which the models are not)."""
+    columns = ", ".join(f'"{name}"' for name in values)
+    marks = ", ".join(f":{name}" for name in values)
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) RETURNING id"
+    return int(session.execute(text(sql), values).scalar_one())
+
+
+def build(url: str, games: int, played: Played) -> int:
+    """A database at revision 0023 with ``games`` games copied from ``played`` (each match
+    a played one's result and records, the records as JSON as 0023 stored them): its games."""
     upgrade(url, "0023")
+    rules = PRESETS["draw"]
+    texts = [[json.dumps(record) for record in records] for _, records in played]
+    now = "2026-11-29 00:00:00"
     store = connect(url)
     try:
-        size = len(played[0][1])  # the played matches' games
-        tournament_id = _tournament(store, games // PAIRS, size)
-        with store.read() as session:
-            ids = list(
-                session.scalars(
-                    select(Match.id).where(Match.tournament_id == tournament_id).order_by(Match.id)
-                )
-            )
-        texts = [[json.dumps(record) for record in records] for _, records in played]
-        stored = 0
-        for number, match_id in enumerate(ids):
+        with store.write() as session:
+            rule_set = _insert(
+                session, "rule_sets", name=rules.name, version=rules.version,
+                params=json.dumps(rules.params()), is_preset=True,
+            )  # fmt: skip
+            tournament = _insert(
+                session, "tournaments", name="demo", format="round-robin", rule_set_id=rule_set,
+                players=2, teams=False, games_per_match=MATCH_GAMES, seed=1, status="done",
+                created=now,
+            )  # fmt: skip
+        stored, number = 0, 0
+        while stored < games:
             result, records = played[number % len(played)]
-            lines = texts[number % len(played)]
             with store.write() as session:
-                session.execute(
-                    update(Match)
-                    .where(Match.id == match_id)
-                    .values(status="done", result=result, attempts=1, games=len(records))
-                )
+                match_id = _insert(
+                    session, "matches", tournament_id=tournament, key=f"m{number}",
+                    seats="[1, 2]", labels='["a", "b"]', games=len(records), seed=number,
+                    status="done", attempts=1, result=json.dumps(result), created=now,
+                    finished=now,
+                )  # fmt: skip
                 session.execute(
                     text(
                         "INSERT INTO game_records (match_id, game_index, record) "
@@ -133,10 +147,11 @@ def build(url: str, games: int, played: list[tuple[dict[str, Any], list[Any]]]) 
                     ),
                     [
                         {"match": match_id, "index": i, "record": line}
-                        for i, line in enumerate(lines)
+                        for i, line in enumerate(texts[number % len(played)])
                     ],
                 )
             stored += len(records)
+            number += 1
         return stored
     finally:
         store.close()
@@ -213,7 +228,7 @@ def read_time(store: Store, count: int) -> str:
     )
 
 
-def codec_times(played: list[tuple[dict[str, Any], list[Any]]], store: Store) -> str:
+def codec_times(played: Played, store: Store) -> str:
     records = [record for _, match in played for record in match]
     table = StoredRules(store)
     encode_ms, decode_ms, lengths = [], [], []
