@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import inspect, select, text
+from sqlalchemy.orm import Session
 
 from arena import find_rules
 from arena.cli.main import cli
@@ -32,6 +33,7 @@ from arena.store.records import convert_records, load_records, unconverted_recor
 from tests.engine.test_codec import SETUPS, as_json, forfeited_record, random_game, version_1
 from tests.paths import ZOO
 
+T = "2026-11-01 12:00:00"
 CUSTOM = rules_from_record("house", find_rules("block").params() | {"target": 50})
 
 
@@ -162,17 +164,46 @@ def test_every_reader_gets_every_kind_of_record_back_as_stored(url: str) -> None
         fresh.close()
 
 
-def _insert_json(store: Store, match_id: int, records: list[dict[str, Any]]) -> None:
-    """Rows as revision 0023 wrote them: the record as JSON (raw SQL)."""
-    with store.write() as session:
-        for index, record in enumerate(records):
-            session.execute(
-                text(
-                    "INSERT INTO game_records (match_id, game_index, record) "
-                    "VALUES (:match, :index, :record)"
-                ),
-                {"match": match_id, "index": index, "record": json.dumps(record)},
-            )
+def _insert(session: Session, table: str, **values: Any) -> int:
+    """A row of ``table`` (raw SQL: the schema of revision 0023, which the models are not)."""
+    columns = ", ".join(f'"{name}"' for name in values)
+    marks = ", ".join(f":{name}" for name in values)
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) RETURNING id"
+    return int(session.execute(text(sql), values).scalar_one())
+
+
+def _at_0023(url: str, rules: Rules, records: list[dict[str, Any]]) -> tuple[int, int]:
+    """A database at revision 0023 with one done match of ``records``, stored as JSON as
+    0023 stored them: (tournament id, match id)."""
+    upgrade(url, "0023")
+    store = connect(url)
+    try:
+        with store.write() as session:
+            rule_set = _insert(
+                session, "rule_sets", name=rules.name, version=rules.version,
+                params=json.dumps(rules.params()), is_preset=False,
+            )  # fmt: skip
+            tournament = _insert(
+                session, "tournaments", name="t", format="round-robin", rule_set_id=rule_set,
+                players=2, teams=False, games_per_match=len(records), seed=1, status="done",
+                created=T,
+            )  # fmt: skip
+            match = _insert(
+                session, "matches", tournament_id=tournament, key="a-b", seats="[1, 2]",
+                games=len(records), seed=7, status="done", attempts=1,
+                result=json.dumps(_result(records)), created=T, finished=T,
+            )  # fmt: skip
+            for index, record in enumerate(records):
+                session.execute(
+                    text(
+                        "INSERT INTO game_records (match_id, game_index, record) "
+                        "VALUES (:match, :index, :record)"
+                    ),
+                    {"match": match, "index": index, "record": json.dumps(record)},
+                )
+        return tournament, match
+    finally:
+        store.close()
 
 
 class StoppedError(Exception):
@@ -185,19 +216,7 @@ def test_a_living_database_converts_stopped_and_resumed_without_losing_a_game(ur
     """A database at 0023 with JSON records: upgraded, converted two rows a batch and
     stopped after two batches (readers meanwhile get every record, half converted),
     resumed to the end, then nothing left to do; every record identical throughout."""
-    upgrade(url, "0023")
-    store = connect(url)
-    try:
-        tournament_id, match_id = _match(store, CUSTOM)
-        _insert_json(store, match_id, RECORDS)
-        with store.write() as session:
-            session.execute(text("UPDATE matches SET status = 'done'"))
-            session.execute(
-                text("UPDATE matches SET result = :result"),
-                {"result": json.dumps(_result(RECORDS))},
-            )
-    finally:
-        store.close()
+    tournament_id, match_id = _at_0023(url, CUSTOM, RECORDS)
     upgrade(url)
     store = connect(url)
     try:
@@ -233,13 +252,7 @@ def test_a_living_database_converts_stopped_and_resumed_without_losing_a_game(ur
 
 @pytest.mark.empty_database
 def test_arena_db_upgrade_converts_and_says_how_to_give_the_space_back(url: str) -> None:
-    upgrade(url, "0023")
-    store = connect(url)
-    try:
-        _, match_id = _match(store, find_rules("draw"))
-        _insert_json(store, match_id, RECORDS[:5] * 4)
-    finally:
-        store.close()
+    _at_0023(url, find_rules("draw"), RECORDS[:5] * 4)
     result = CliRunner().invoke(cli, ["db", "upgrade", "--url", url])
     assert result.exit_code == 0, result.output
     assert "converting 20 game records to compact bytes" in result.output
