@@ -245,9 +245,13 @@ def test_a_living_database_converts_stopped_and_resumed_without_losing_a_game(ur
                 == 0
             )
             assert [r for _, _, r in load_records(store, session)] == RECORDS
-        _assert_identical(_every_reader(store, tournament_id, match_id))
     finally:
         store.close()
+    fresh = connect(url)  # the custom rule set looked up while the records stream
+    try:
+        _assert_identical(_every_reader(fresh, tournament_id, match_id))
+    finally:
+        fresh.close()
 
 
 @pytest.mark.empty_database
