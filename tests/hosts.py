@@ -88,10 +88,9 @@ class Host:
             if held:
                 self.worker.kill()
                 return Kill(
-                    host=self.name,
-                    matches=tuple(sorted(held)),
+                    held={match: owner for match, (owner, _) in held.items()},
                     at=time.monotonic(),
-                    lease_expires=max(held.values()),
+                    lease_expires=max(expires for _, expires in held.values()),
                 )
             os.killpg(self.worker.pid, signal.SIGCONT)
             if time.monotonic() > deadline:
@@ -101,13 +100,17 @@ class Host:
 
 @dataclass(frozen=True)
 class Kill:
-    """A host killed mid-match: the matches it held (running under its lease), when
-    (``time.monotonic()``), and when the latest of their leases was to run out."""
+    """A host killed mid-match: the matches it held (running under its processes' leases),
+    by their leases' owners (``HOST:PID``); when (``time.monotonic()``); when the latest of
+    those leases was to run out."""
 
-    host: str
-    matches: tuple[int, ...]
+    held: Mapping[int, str]
     at: float
     lease_expires: datetime
+
+    @property
+    def matches(self) -> tuple[int, ...]:
+        return tuple(sorted(self.held))
 
 
 def competition_ladder(store: Store, name: str, entrants: Mapping[str, str]) -> int:
@@ -131,31 +134,42 @@ def host_of(worker: str | None) -> str:
     return (worker or "").rpartition(":")[0]
 
 
-def leases_of(store: Store, host: str) -> dict[int, datetime]:
-    """The matches running under a lease of ``host``'s processes, with their leases' ends."""
+def leases_of(store: Store, host: str) -> dict[int, tuple[str, datetime]]:
+    """The matches running under a lease of ``host``'s processes: their leases' owners
+    (``HOST:PID``) and ends."""
     with store.read() as session:
         rows = session.execute(
-            select(Match.id, Match.lease_expires).where(
+            select(Match.id, Match.lease_owner, Match.lease_expires).where(
                 Match.status == "running", Match.lease_owner.like(f"{host}:%")
             )
         ).all()
-    return {int(match_id): as_utc(expires) for match_id, expires in rows if expires is not None}
+    return {
+        int(match_id): (str(owner), as_utc(expires))
+        for match_id, owner, expires in rows
+        if expires is not None
+    }
 
 
 def wait_requeued(store: Store, kill: Kill, timeout: float = 60) -> float:
-    """Seconds from the kill until none of the matches the host held is under its lease any
-    more (back to pending, or claimed by another host).
+    """Seconds from the kill until none of the matches the host held is under its dead
+    processes' leases any more (back to pending, or claimed by a live process).
 
     Raises:
         AssertionError: some still are after ``timeout`` seconds.
     """
     deadline = kill.at + timeout
     while True:
-        held = set(leases_of(store, kill.host)) & set(kill.matches)
+        with store.read() as session:
+            rows = session.execute(
+                select(Match.id, Match.lease_owner).where(
+                    Match.id.in_(kill.matches), Match.status == "running"
+                )
+            ).all()
+        held = sorted(int(match) for match, owner in rows if kill.held[match] == owner)
         if not held:
             return time.monotonic() - kill.at
         if time.monotonic() > deadline:
-            raise AssertionError(f"matches {sorted(held)} still leased to dead {kill.host}")
+            raise AssertionError(f"matches {held} still leased to the dead {kill.held}")
         time.sleep(0.02)
 
 

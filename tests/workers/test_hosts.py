@@ -16,14 +16,7 @@ from sqlalchemy import select
 
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
-from tests.hosts import (
-    Host,
-    competition_ladder,
-    done_by_host,
-    host_of,
-    stored_once,
-    wait_requeued,
-)
+from tests.hosts import Host, competition_ladder, done_by_host, stored_once, wait_requeued
 from tests.servers import FAST, stop_workers, wait_for
 from tests.workers.test_scheduler import _send
 from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
@@ -55,15 +48,16 @@ def test_two_hosts_share_the_work_and_survive_the_death_of_one(
         work = (ladder, rr)
         a, b = (Host.make(tmp_path, n, service.env, "--concurrency", "1") for n in ("a", "b"))
         service.workers += [a.spawn(), b.spawn()]  # started together
+        _send(service, "rr")
         a.worker.wait_ready()
         b.worker.wait_ready()
-        _send(service, "rr")
         wait_for(
             lambda: set(done_by_host(store, work)) == {"a", "b"}, 60, "both hosts to play a match"
         )
 
         kill = a.kill_mid_match(store)
         killed = datetime.now(UTC)
+        service.workers.append(a.spawn())  # a comes back at once, as restart: unless-stopped
         took = wait_requeued(store, kill)
         # the bound counts from the last heartbeat, before the kill; 2 s for a loaded machine
         assert took < LEASE + SWEEP + 2, f"re-queued {took:.1f} s after the kill"
@@ -73,14 +67,9 @@ def test_two_hosts_share_the_work_and_survive_the_death_of_one(
                 return list(session.scalars(select(Match).where(Match.id.in_(kill.matches))))
 
         wait_for(lambda: all(m.status == "done" for m in replayed()), 60, "the dead host's matches")
-        assert {host_of((m.result or {}).get("worker")) for m in replayed()} == {"b"}
-        wait_for(
-            lambda: done_by_host(store, work, since=killed)["b"] >= 3, 60, "b to play on alone"
-        )
-
-        returned = datetime.now(UTC)
-        service.workers.append(a.spawn())
         a.worker.wait_ready()
+        returned = datetime.now(UTC)
+        assert done_by_host(store, work, since=killed, until=returned)["b"] >= 1, "b stopped"
         wait_for(
             lambda: done_by_host(store, work, since=returned)["a"] >= 1, 60, "a to take work again"
         )
