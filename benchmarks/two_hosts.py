@@ -3,8 +3,8 @@ worker`` hosts on this machine (each its own host name, in a UTS namespace, and 
 temporary directory: tests/hosts.py) share a round robin tournament and a competition's
 ladder through one PostgreSQL and one Redis. Once both have played, ``--seconds`` pass
 ("before"); host ``a`` is killed (``kill -9`` of its whole process group) mid-match, and
-``--seconds`` pass with ``b`` alone ("during"); then ``a`` starts again, and ``--seconds``
-pass once it is ready ("after").
+``--seconds`` pass with ``b`` alone ("during"); then ``a`` starts again ("a starting":
+``b`` still alone), and ``--seconds`` pass once it is ready ("after").
 
 Prints, in one run: matches a second (and games a second) in each phase, each host's share;
 seconds from the kill to the dead host's matches re-queued (and from the end of their
@@ -138,6 +138,7 @@ def _drill(args: argparse.Namespace, folder: Path, database: str, broker: str) -
         for phase, since, until in (
             ("before", start, killed),
             ("during (a dead)", killed, returned),
+            ("a starting", returned, back),
             ("after (a back)", back, end),
         ):
             _phase(store, work, phase, since, until)

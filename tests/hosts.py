@@ -72,6 +72,12 @@ class Host:
     def worker(self) -> Worker:
         return self.workers[-1]
 
+    @property
+    def bot_cache(self) -> Path:
+        """Where it writes the bot files it runs (``ARENA_BOT_CACHE``'s default, in its
+        ``TMPDIR``)."""
+        return Path(self.env["TMPDIR"]) / "arena-bot-cache"
+
     def kill_mid_match(self, store: Store, timeout: float = 60) -> Kill:
         """``kill -9`` of the whole host while it plays a match: the group is stopped
         (``SIGSTOP``: nothing of it can finish a match or renew a lease meanwhile), the

@@ -86,6 +86,8 @@ def test_two_hosts_share_the_work_and_survive_the_death_of_one(
     finally:
         store.close()
     assert not problems, "\n".join(problems) + service.logs()
+    for host in (a, b):  # each wrote the bots it ran from the database, on its own disk
+        assert list(host.bot_cache.glob("*.py")), host.name
     _assert_stored_once(service, "rr")
 
 
