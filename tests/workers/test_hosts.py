@@ -1,10 +1,11 @@
 """The two-host drill (issue 32): two ``arena worker`` hosts on one machine, each with its own
 host name and temporary directory (tests/hosts.py), share a tournament and a competition's
 ladder through one PostgreSQL and one Redis; one host is killed (``kill -9`` of its whole
-process group) mid-match: its matches are re-queued within the documented bound (the lease
-plus one sweep interval, docs/workers.md "Sweep") and played by the other, which plays on;
-then it comes back and takes work again. Every done match is stored once, claimed once (the
-dead host's twice), with one record a game. benchmarks/two_hosts.py measures the same drill
+process group) mid-match and started again at once (as ``restart: unless-stopped`` would):
+its matches are re-queued within the documented bound (the lease plus one sweep interval,
+docs/workers.md "Sweep") and played again, the other host plays on while it starts, and
+once back it takes work again. Every done match is stored once, claimed once (the dead
+host's twice), with one record a game. benchmarks/two_hosts.py measures the same drill
 (matches a second before, during and after, the time to re-queue, each host's share)."""
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def test_two_hosts_share_the_work_and_survive_the_death_of_one(
         _, problems = stored_once(store, work, replayed=kill.matches)
     finally:
         store.close()
-    assert not problems, "\n".join(problems) + service.logs()
+    assert not problems, "\n".join([*problems, service.logs()])
     for host in (a, b):  # each wrote the bots it ran from the database, on its own disk
         assert list(host.bot_cache.glob("*.py")), host.name
     _assert_stored_once(service, "rr")
