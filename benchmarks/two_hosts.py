@@ -17,8 +17,8 @@ record a game). The load average at the start and the end.
         [--lease 2] [--sweep 1] [--database postgresql://...]
 
 Without ``--database``, a throwaway PostgreSQL is started (tests/servers.py, as root: the
-``postgres`` user runs it); Redis is always a throwaway one. Run as root (the hosts' UTS
-namespaces; otherwise ``unshare --map-current-user`` is used).
+``postgres`` user runs it); Redis is always a throwaway one. Run as root: each host has a
+UTS namespace of its own.
 """
 
 from __future__ import annotations

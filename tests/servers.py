@@ -231,16 +231,22 @@ def spawn_worker(
     """Start ``arena worker ARGS`` (in ``directory``, with ``env`` added to ours) and return
     at once: :meth:`Worker.wait_ready` waits for it to consume, so that several start
     together. ``host``: in a UTS namespace of its own whose host name is ``host``
-    (``unshare --uts``; ``--map-current-user`` too when we are not root), so that its Celery
-    node name, its leases (``host:pid``) and its row in ``workers`` name that host, as on a
-    machine of its own; the process group is still the worker's (``unshare`` and ``sh``
-    exec it), so :meth:`Worker.kill` is ``kill -9`` of the whole host."""
+    (``unshare --uts``, as root: a user namespace's root could name it, but its bots could
+    not then drop to their slots' uids), so that its Celery node name, its leases
+    (``host:pid``) and its row in ``workers`` name that host, as on a machine of its own;
+    the process group is still the worker's (``unshare`` and ``sh`` exec it), so
+    :meth:`Worker.kill` is ``kill -9`` of the whole host."""
     log = directory / f"{name}-{time.monotonic_ns()}.log"
     environ = {**os.environ, **FAST, **env}
     command = [str(ARENA), "worker", *args]
     if host is not None:
-        unshare = ["unshare", "--uts", *(() if os.geteuid() == 0 else ("--map-current-user",))]
-        command = [*unshare, "--", "sh", "-c", 'hostname "$0" && exec "$@"', host, *command]
+        if os.geteuid() != 0:
+            pytest.fail(
+                f"a worker host named {host!r} runs in a UTS namespace of its own, which needs "
+                "root: run this test as root"
+            )
+        script = 'hostname "$0" && exec "$@"'
+        command = ["unshare", "--uts", "--", "sh", "-c", script, host, *command]
     with log.open("wb") as out:
         process = subprocess.Popen(
             command,
