@@ -219,7 +219,7 @@ def _compare_local(
     from arena.compete.compares import deal_groups, group_of, group_size, same_source_refusal
     from arena.compete.entrants import Entrant
     from arena.compete.localrun import process_pool, run_local
-    from arena.compete.sprt import MarginScores, read_test, statistic_of
+    from arena.compete.sprt import MarginScores, preload_scipy, read_test, statistic_of
     from arena.match.lineup import check_specs, release_kept_players, seat_source
     from arena.match.referee import TimeControl
     from arena.match.sandbox import Limits
@@ -241,10 +241,12 @@ def _compare_local(
     with contextlib.ExitStack() as stack:
         pool = None
         if workers > 1:  # one pool for every look at the test: its processes start once
-            pool = process_pool(workers)
+            files = any(entrant.file is not None for entrant in entrants)
+            pool = process_pool(workers, sandboxed=files and not unsandboxed)
             stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         else:
             stack.callback(release_kept_players)
+        preload_scipy(test)  # (in a thread, while the first games are played)
         # Every batch is scheduled up front and the pool plays them in order, a look at
         # the test behind: no worker waits for the slowest match of a batch, and the bots
         # keep running from match to match. Once the test decides, the rest is cancelled.

@@ -486,12 +486,20 @@ class LocalPool(concurrent.futures.ProcessPoolExecutor):
     :meth:`stop_matches` is called, each of its processes stops its match as its current
     game ends (:class:`MatchStopped`, the bots closed) and starts no other; the pool is
     then only good for shutting down. ``arena compare`` stops them once its test has
-    decided, so that a verdict is not followed by seconds of games nobody reads."""
+    decided, so that a verdict is not followed by seconds of games nobody reads.
+
+    Its processes start at once, forked from this one when it runs a single thread (a
+    fork then copies no other thread's locks): they start in milliseconds with everything
+    this process has loaded and found (the engine, the sandbox's trial, the bots' host
+    paths and seccomp filter). Else from a fork server (a clean process that imports this
+    module once, each process forked from it), or spawned where neither is offered."""
 
     def __init__(self, workers: int) -> None:
         methods = multiprocessing.get_all_start_methods()
-        if "forkserver" in methods:
-            context: Any = multiprocessing.get_context("forkserver")
+        if "fork" in methods and threading.active_count() == 1:
+            context: Any = multiprocessing.get_context("fork")
+        elif "forkserver" in methods:
+            context = multiprocessing.get_context("forkserver")
             # The server imports this module once and each process forks from it with
             # the engine, referee and sandbox loaded (else each imports them again).
             context.set_forkserver_preload([__name__])
@@ -504,15 +512,24 @@ class LocalPool(concurrent.futures.ProcessPoolExecutor):
             initializer=_pool_process_started,
             initargs=(self._stop,),
         )
+        # Started now, all of them (a fork pool starts every process at its first task),
+        # before this process starts any thread: warm by the first match.
+        for _ in range(workers):
+            self.submit(os.getpid)
 
     def stop_matches(self) -> None:
         """Stop the matches in flight and those not started (see the class)."""
         self._stop.set()
 
 
-def process_pool(workers: int) -> LocalPool:
-    """A pool of ``workers`` processes for :func:`run_local` (forkserver where offered: a
-    clean process, not a fork of the caller's threads), whose matches can be stopped."""
+def process_pool(workers: int, sandboxed: bool = False) -> LocalPool:
+    """A pool of ``workers`` processes for :func:`run_local`, started at once (see
+    :class:`LocalPool`), whose matches can be stopped. ``sandboxed``: the sandbox is tried
+    here first (:func:`arena.match.sandbox.check_sandbox`, cached), so that forked
+    processes start with what the trial found (the bots' host paths: half a second of
+    ``ldd`` each on a loaded machine) instead of each finding it again."""
+    if sandboxed:
+        check_sandbox()  # (its verdict is given by run_local's check)
     return LocalPool(workers)
 
 
@@ -523,7 +540,7 @@ def _pooled(
     options: dict[str, Any],
     shared: LocalPool | None,
 ) -> Iterator[MatchResult]:
-    pool = shared or process_pool(workers)
+    pool = shared or process_pool(workers)  # (run_local's check tried the sandbox)
     futures: dict[concurrent.futures.Future[list[MatchResult]], list[Match]] = {}
     try:
         futures = {pool.submit(_play_in_worker, chain, rules, options): chain for chain in chains}
