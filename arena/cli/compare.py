@@ -264,6 +264,7 @@ def _compare_local(
             keep_games=max_games,
             luck=statistic == "margin",  # the game-level test reads no luck of the draw
             chain_games=CHAIN_GAMES,
+            records=False,  # (the test reads the results' fields and luck)
         )
         with contextlib.closing(results):
             for result in results:

@@ -85,7 +85,8 @@ class GameResult:
         winners: the winning seats.
         termination: how the game ended (``target``, or a bot fault).
         verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
-        record: the game record (``arena.engine.records.game_record``).
+        record: the game record (``arena.engine.records.game_record``; empty where the
+            match was played with ``records=False``).
         luck: each seat's luck of the draw (:func:`arena.compete.margins.kept_lucks`),
             for a match of duplicate deals (``deal_group``), computed where the game was
             played; it is stored with the match's result. Empty otherwise.
@@ -177,6 +178,7 @@ def play_one(
     files: Mapping[int, Path] | None = None,
     scope: str = "",
     luck: bool = True,
+    records: bool = True,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
@@ -187,6 +189,9 @@ def play_one(
     wrote, :func:`arena.service.matches.bot_files`). ``luck``: a duplicate-deal match's
     games carry their luck of the draw (``GameResult.luck``, what the margin test reads:
     rollouts that cost milliseconds a game); False leaves it out (the game-level test).
+    ``records=False``: each game's ``record`` is left empty once its luck is read (a
+    compare reads the result's own fields: :func:`arena.compete.compares.new_game`), so
+    that a pool's results are a tenth of the bytes to send.
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked as each game ends; once set, the bots
@@ -212,6 +217,7 @@ def play_one(
         files=files,
         scope=scope,
         luck=luck,
+        records=records,
     )[0]
 
 
@@ -228,6 +234,7 @@ def play_chain(
     files: Mapping[int, Path] | None = None,
     scope: str = "",
     luck: bool = True,
+    records: bool = True,
 ) -> list[MatchResult]:
     """:func:`play_one` for several matches with the same seats and teams, played as one:
     the same bots play every match's games (each seeded as in its own match, so each game
@@ -280,6 +287,8 @@ def play_chain(
                 game = _game_result(index, outcome.game, names, outcome.verdict, outcome.times)
                 if luck and matches[number].deal_group is not None:  # the margin test's
                     game = dataclasses.replace(game, luck=kept_lucks(game.record))
+                if not records:
+                    game = dataclasses.replace(game, record={})
                 games[number].append(game)
     except InfrastructureError as exc:
         seconds = (time.monotonic() - started) / len(matches)
@@ -331,6 +340,7 @@ def run_local(
     keep_games: int = 0,
     luck: bool = True,
     chain_games: int = 0,
+    records: bool = True,
 ) -> Generator[MatchResult, None, None]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
 
@@ -341,7 +351,8 @@ def run_local(
     then. With ``keep_games`` > 0 it also keeps the bots running from one match to the
     next (each bot process plays at most that many games); they stop with the pool's
     processes, or, with ``workers=1``, at
-    :func:`arena.match.lineup.release_kept_players`. ``luck``: as :func:`play_one`'s.
+    :func:`arena.match.lineup.release_kept_players`. ``luck``, ``records``: as
+    :func:`play_one`'s.
     ``chain_games`` > 0: matches with the same seats and teams are played together
     (:func:`play_chain`, in schedule order, chains of doubling size up to that many games):
     more games in flight, fewer round trips to the bots; a match's result then comes
@@ -370,6 +381,7 @@ def run_local(
         "limits": limits,
         "keep_games": keep_games,
         "luck": luck,
+        "records": records,
     }
     chains = _chains(todo, chain_games)
     if workers == 1:

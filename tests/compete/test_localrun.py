@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from arena.compete import localrun
+from arena.compete.compares import compare_schedule, deal_groups
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import (
     MatchResult,
@@ -261,3 +262,18 @@ def test_closing_a_runs_results_early_stops_its_pools_matches() -> None:
             list(run_local(matches[:1], DRAW, pool=pool, sandboxed=False))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.parametrize(("players", "teams"), [(2, False), (3, False), (4, True)])
+def test_a_compare_reads_the_same_groups_without_the_records(players: int, teams: bool) -> None:
+    rules = find_rules("muggins") if teams else DRAW
+    matches = compare_schedule(
+        rules, players, new=Entrant.builtin("greedy"), old=Entrant.builtin("random"),
+        max_games=24, batch=4, seed=7, teams=teams,
+    )  # fmt: skip
+    kept = list(run_local(matches, rules, workers=1))
+    bare = list(run_local(matches, rules, workers=1, records=False))
+    assert all(g.record for r in kept for g in r.games)
+    assert not any(g.record for r in bare for g in r.games)
+    assert [g.luck for r in bare for g in r.games] == [g.luck for r in kept for g in r.games]
+    assert deal_groups(bare) == deal_groups(kept)
