@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections import Counter
 from typing import Any
 
@@ -277,3 +278,25 @@ def test_a_compare_reads_the_same_groups_without_the_records(players: int, teams
     assert not any(g.record for r in bare for g in r.games)
     assert [g.luck for r in bare for g in r.games] == [g.luck for r in kept for g in r.games]
     assert deal_groups(bare) == deal_groups(kept)
+
+
+@pytest.mark.parametrize("others", [False, True])
+def test_a_pool_forks_its_processes_at_once_only_from_a_single_thread(
+    monkeypatch: pytest.MonkeyPatch, others: bool
+) -> None:
+    """A pool forks every process as it starts when this process runs one thread, else
+    starts them from a fork server (a fork copies no other thread's locks)."""
+    if others:  # another thread alive as the pool starts
+        monkeypatch.setattr(threading, "active_count", lambda: 2)
+    single = threading.active_count() == 1
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    matches = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=2, seed=3)
+    pool = localrun.process_pool(2)
+    try:
+        assert pool._mp_context is not None
+        assert pool._mp_context.get_start_method() == ("fork" if single else "forkserver")
+        assert len(pool._processes) == 2  # (before any match)
+        results = list(run_local(matches, DRAW, pool=pool, sandboxed=False))
+        assert sorted(r.id for r in results) == sorted(m.id for m in matches)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
