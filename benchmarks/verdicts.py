@@ -873,8 +873,11 @@ def _remote_service(directory: Path) -> Iterator[dict[str, str]]:
     env = {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": f"filesystem://{directory / 'broker'}"}
     upgrade(url)
     store = connect(url)
-    for path in sorted(BOTS.glob("*.py")):
-        store.add_bot_version("bench", path.stem, path.read_text(), {"bench": True})
+    for pair in TIMED:
+        for name in (pair.new, pair.old):
+            if pair.files:
+                path = BOTS / Path(name).name
+                store.add_bot_version("bench", path.stem, path.read_text(), {"bench": True})
     log = directory / "worker.log"
     with log.open("wb") as out:
         worker = subprocess.Popen(
@@ -904,10 +907,9 @@ def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
     settings, against ``arena play`` of the games a game-level SPRT needs for the pair;
     with ``remote``, ``arena compare --remote`` of the pairs of bot files too, on one
     ``arena worker`` of two processes (SQLite, filesystem broker)."""
-    print(f"load averages at the start {os.getloadavg()}")
+    print(f"load averages at the start {os.getloadavg()}", flush=True)
     print(f"{'pair':10} {'NEW v OLD':30} | {'compare: games':>14} {'s':>5} | "
-          f"{'game-level: games':>17} | {'play s':>6} | {'ratio':>5} | "
-          f"{'remote s':>8} {'ratio':>5}")  # fmt: skip
+          f"{'game-level: games':>17} | {'play s':>6} | {'ratio':>5}", flush=True)  # fmt: skip
     rows = []
     for pair in TIMED:
         base = ["compare", pair.new, pair.old, "--rules", pair.rules, "--seed", str(seed),
@@ -923,26 +925,33 @@ def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
             "--seed", str(seed)]  # fmt: skip
         play += ["--unsandboxed"] if unsandboxed and pair.files else []
         play_seconds, _ = _timed(play)
-        rows.append((pair, base, seconds, _games_of(verdict), game_games, play_seconds))
-    remote_seconds: dict[str, float] = {}
-    if remote:
-        with tempfile.TemporaryDirectory() as temp, _remote_service(Path(temp)) as env:
-            for pair, base, *_ in rows:
-                if pair.files:
-                    stored = [f"bench/{Path(name).stem}" for name in (pair.new, pair.old)]
-                    options = [o for o in base[3:] if o != "--unsandboxed"]
-                    seconds, verdict = _timed(["compare", *stored, *options, "--remote"], env)
-                    _games_of(verdict)  # (a verdict, or the benchmark stops here)
-                    remote_seconds[pair.label] = seconds
-    for pair, _, seconds, games, game_games, play_seconds in rows:
-        line = (
-            f"{pair.label:10} {pair.new + ' v ' + pair.old:30.30} | {games:14d} {seconds:5.1f} | "
-            f"{game_games:17d} | {play_seconds:6.1f} | {seconds / play_seconds:5.2f} |"
+        rows.append((pair, base, play_seconds))
+        print(
+            f"{pair.label:10} {pair.new + ' v ' + pair.old:30.30} | {_games_of(verdict):14d} "
+            f"{seconds:5.1f} | {game_games:17d} | {play_seconds:6.1f} | "
+            f"{seconds / play_seconds:5.2f}",
+            flush=True,
         )
-        if (remote_s := remote_seconds.get(pair.label)) is not None:
-            line += f" {remote_s:8.1f} {remote_s / play_seconds:5.2f}"
-        print(line)
-    print(f"load averages at the end {os.getloadavg()}")
+    print(f"load averages {os.getloadavg()}", flush=True)
+    if not remote:
+        return
+    print("arena compare --remote (one arena worker, 2 processes; SQLite, filesystem broker), "
+          "against the same arena play", flush=True)  # fmt: skip
+    with tempfile.TemporaryDirectory() as temp, _remote_service(Path(temp)) as env:
+        print(f"(worker ready) load averages {os.getloadavg()}", flush=True)
+        for pair, base, play_seconds in rows:
+            if not pair.files:
+                continue
+            stored = [f"bench/{Path(name).stem}" for name in (pair.new, pair.old)]
+            options = [o for o in base[3:] if o != "--unsandboxed"]
+            seconds, verdict = _timed(["compare", *stored, *options, "--remote"], env)
+            print(
+                f"{pair.label:10} {' v '.join(stored):30.30} | {_games_of(verdict):14d} "
+                f"{seconds:5.1f} | {'':17} | {play_seconds:6.1f} | "
+                f"{seconds / play_seconds:5.2f}",
+                flush=True,
+            )
+    print(f"load averages at the end {os.getloadavg()}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -25,6 +25,7 @@ from arena.cli.common import (
     resolve_rules,
     unsandboxed_option,
     url_option,
+    warn_once,
 )
 
 if TYPE_CHECKING:
@@ -386,16 +387,18 @@ def compare_remote(
     tournament (format ``compare``), played by the workers a few batches ahead of the test
     (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
     decides, the matches not yet started are void. Returns the exit status."""
-    from arena.cli.stored import open_store
+    # (not arena.cli.stored's open_store: that module loads the tables, boards and
+    # rating fit of the other stored commands, seconds on a loaded machine)
     from arena.compete.sprt import MarginScores, read_test
     from arena.service.broker import configure, location
     from arena.service.compares import create_compare, follow_compare, stop_compare
     from arena.service.matches import Config, MatchSettings
+    from arena.store.db import open_store
 
     config = Config.from_env()
     configure(broker, config, url)
 
-    with open_store(url) as store:
+    with contextlib.closing(open_store(url)) as store:
         try:
             tournament_id, name = create_compare(
                 store,
@@ -434,7 +437,6 @@ def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:
     """Show a step of the compare: its progress line when more games are in, and, once
     each, that the broker cannot be reached or that no worker is alive; return the games
     shown."""
-    from arena.cli.stored import warn_once
     from arena.service.broker import location
 
     played = step.state.played
