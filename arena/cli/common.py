@@ -158,6 +158,13 @@ def progress(
         yield lambda count=1: progress.advance(task, count)
 
 
+def warn_once(warned: list[bool], which: int, message: str) -> None:
+    """Print ``message`` on stderr unless warning ``which`` of ``warned`` was given."""
+    if not warned[which]:
+        warned[which] = True
+        click.echo(f"arena: {message}", err=True)
+
+
 def plural(count: int, noun: str) -> str:
     """``1 game``, ``2 games``; ``2 matches``, ``2 processes``."""
     if count == 1:
