@@ -33,11 +33,17 @@ class Upgraded:
     #: A SQLite file's bytes free inside it after the conversion (None: PostgreSQL, or
     #: nothing converted): given back to the disk only by ``VACUUM``.
     free_bytes: int | None
+    #: The records left to convert (not 0 only when not asked to convert).
+    unconverted: int = 0
 
 
-def upgrade_database(url: str | None = None, *, progress: Progress | None = None) -> Upgraded:
+def upgrade_database(
+    url: str | None = None, *, progress: Progress | None = None, convert: bool = True
+) -> Upgraded:
     """Migrate the database at ``url`` to this code's schema, then convert its JSON game
-    records (``progress``: told how many, then each batch).
+    records (``progress``: told how many, then each batch); with ``convert`` False, only
+    count them (``arena serve`` starts at once on a big old database, and ``arena db
+    upgrade`` converts its records while it serves).
 
     Raises:
         DatabaseError: as :func:`arena.store.db.upgrade`; or a record that would not come
@@ -47,8 +53,8 @@ def upgrade_database(url: str | None = None, *, progress: Progress | None = None
     store = connect(url)
     try:
         total = unconverted_records(store)
-        if not total:
-            return Upgraded(None, None)
+        if not total or not convert:
+            return Upgraded(None, None, total)
         with progress(total) if progress is not None else nullcontext(None) as advance:
             done = convert_records(store, progress=advance)
         return Upgraded(done, sqlite_free_bytes(store))
