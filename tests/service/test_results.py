@@ -570,7 +570,7 @@ def test_a_tournament_page_counts_forfeits_by_entrant_and_kind(store: Store) -> 
     ):
         games = tuple(
             GameResult(i, 11 + i, (0, 1) if v is None or v["seat"] else (1, 0), (30 + i, 7 * i),
-                       (0,), "target" if v is None else v["termination"], v, {})
+                       (0,), "target" if v is None else str(v["termination"]), v, {})
             for i, v in enumerate(verdicts)
         )  # fmt: skip
         played = result_json(MatchResult(match, games, None, 1.0), WORKER)
