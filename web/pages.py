@@ -29,7 +29,7 @@ from arena.service.permissions import Target, allowed
 from web.auth import current_account, public
 from web.downloads import disposition
 from web.extensions import get_store
-from web.limits import reads
+from web.limits import heavy, reads
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
 __all__ = ["BOARD_LIVE_SECONDS", "LIVE_SECONDS", "pages", "stat_block"]
@@ -111,6 +111,7 @@ def _board_context(rules: str) -> dict[str, Any]:
 @pages.get("/leaderboards/<rules>")
 @public
 @reads
+@heavy
 def leaderboard_page(rules: str) -> str:
     """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis;
     its table refreshes itself while the page is open (:func:`leaderboard_live`)."""
@@ -121,6 +122,7 @@ def leaderboard_page(rules: str) -> str:
 
 @pages.get("/leaderboards/<rules>/live")
 @public
+@heavy
 def leaderboard_live(rules: str) -> str:
     """The leaderboard's table and its age (polled by htmx every ``BOARD_LIVE_SECONDS``:
     live ratings refit a rule set within seconds of each result, docs/ratings.md)."""
@@ -162,6 +164,7 @@ def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
 @pages.get("/leaderboards/<rules>/export.csv")
 @public
 @reads
+@heavy
 def leaderboard_csv(rules: str) -> Response:
     """The leaderboard as CSV (the same toggles as the page)."""
     board = _board(rules)
@@ -177,6 +180,7 @@ def leaderboard_csv(rules: str) -> Response:
 @pages.get("/leaderboards/<rules>/export.json")
 @public
 @reads
+@heavy
 def leaderboard_json(rules: str) -> dict[str, Any]:
     """The leaderboard as JSON (the same toggles as the page), each row with its version's
     display name (``display``)."""
@@ -262,6 +266,7 @@ def stat_block(view: TournamentView) -> str:
 
 @pages.get("/tournaments/<name>")
 @public
+@heavy
 def tournament_page(name: str) -> str:
     """A tournament: progress, standings with intervals, crosstable; live while it runs."""
     return render_template("tournament.html", **_tournament_context(name))
@@ -269,6 +274,7 @@ def tournament_page(name: str) -> str:
 
 @pages.get("/tournaments/<name>/live")
 @public
+@heavy
 def tournament_live(name: str) -> str:
     """The live part of a tournament's page (polled by htmx while it runs)."""
     return render_template("_tournament_live.html", **_tournament_context(name))
