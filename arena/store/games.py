@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text, tuple_
+from sqlalchemy import ColumnElement, func, select, text, tuple_
 from sqlalchemy.orm import Session, aliased, defer
 
 from arena.store.db import Store, as_utc
@@ -55,6 +55,9 @@ _CHUNK = 200
 #: At most this many matches are looked through for one page (a filter that matches
 #: nothing in a big database says "none among the latest N matches", never scans forever).
 SCAN_LIMIT = 20_000
+#: A bot with fewer matches than this is looked up by its list of matches (sorted by
+#: finish); one with more, by a probe of each match the list walks through (newest first).
+FEW_MATCHES = 2_000
 
 
 @dataclass(slots=True)
@@ -219,10 +222,8 @@ class GameScan:
             query = query.where(Tournament.name == scan.tournament)
         if scan.rules is not None:
             query = query.where(RuleSet.name == scan.rules)
-        for bot in scan.held:  # through match_seats' index by bot
-            query = query.where(
-                Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot))
-            )
+        for bot in scan.held:
+            query = query.where(self._holding(bot))
         if scan.faulted == "mine" and scan.mine is not None:  # the bot's forfeiting seats
             query = query.where(
                 Match.id.in_(
@@ -257,6 +258,21 @@ class GameScan:
             read += size
             after = (rows[-1][0].finished, rows[-1][0].id)
             size = min(_CHUNK, 2 * size)
+
+    def _holding(self, bot: int) -> ColumnElement[bool]:
+        """The matches where ``bot`` holds a seat, as a condition the list's walk can use:
+        a bot with few matches, the list of them (match_seats' index by bot, sorted once);
+        a bot in many, a probe of each match the walk reaches by its key (sorting every
+        match of a bot that plays in most of them cost the whole table)."""
+        few = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot).limit(FEW_MATCHES)
+        matches = self._session.scalar(select(func.count()).select_from(few.subquery())) or 0
+        if matches < FEW_MATCHES:
+            return Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot))
+        return (
+            select(MatchSeat.match_id)
+            .where(MatchSeat.match_id == Match.id, MatchSeat.bot_id == bot)
+            .exists()
+        )
 
     def newest_games(self, match_id: int, below: int | None = None) -> Iterator[dict[str, Any]]:
         """A done match's game summaries (``result.games``), the last first, read a few at
