@@ -164,3 +164,37 @@ def test_a_bots_games_are_the_same_found_by_its_list_or_by_probes(
         for w, page in zip(wanted, listed, strict=True)
     ]
     assert [len(page.rows) for page in after] == [36 - 10, 12 - 10]  # 6 and 2 matches of 3, twice
+
+
+def _every_game(store: Store, wanted: GameFilter) -> list[tuple[int, int]]:
+    """Every game a filter lists, page after page (7 a page)."""
+    found, before = [], None
+    while True:
+        page = game_list(store, wanted, limit=7, before=before)
+        found += [(row.match_id, row.index) for row in page.rows]
+        if not page.more:
+            return found
+        before = page.next
+
+
+def test_a_list_walked_in_windows_finds_what_one_statement_finds(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(store)
+    filters = [
+        GameFilter(),
+        GameFilter(fault="any"),
+        GameFilter(tournament="t2", fault="none"),
+        GameFilter(bot=("alice", "a"), opponent=("bob", "b")),
+        GameFilter(rules="draw", fault="none"),
+    ]
+    whole = [_every_game(store, wanted) for wanted in filters]
+    assert [len(games) for games in whole] == [72, 12, 24, 12, 60]
+    # windows of 5 matches (24 done), every bot found by probes: the same games in order
+    monkeypatch.setattr(arena.store.games, "_CHUNK", 5)
+    monkeypatch.setattr(arena.store.games, "FEW_MATCHES", 1)
+    assert [_every_game(store, wanted) for wanted in filters] == whole
+    # a filter that matches nothing looks through SCAN_LIMIT matches, not the whole table
+    monkeypatch.setattr(arena.store.games, "SCAN_LIMIT", 10)
+    page = game_list(store, GameFilter(fault="crash"))
+    assert (page.rows, page.more, page.truncated) == ([], False, True)
