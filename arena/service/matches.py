@@ -608,11 +608,16 @@ def worker_heartbeat(
     pid: int,
     concurrency: int,
     now: datetime | None = None,
+    started: datetime | None = None,
 ) -> None:
     """Record that worker ``name`` is alive (``online``, ``last_seen`` now), registering it
-    (``started`` now) if it is new or was stopped."""
+    (``started``: when this life of it started, by default now) if it is new, was stopped,
+    or died under that name and started again since (a container restarted after a crash
+    keeps its node name: ``arena workers`` then shows the new start, not the first)."""
     now = datetime.now(UTC) if now is None else now
-    record_worker_alive(store, name, host=host, pid=pid, concurrency=concurrency, now=now)
+    record_worker_alive(
+        store, name, host=host, pid=pid, concurrency=concurrency, now=now, started=started
+    )
 
 
 def worker_stopped(store: Store, name: str, now: datetime | None = None) -> None:

@@ -977,6 +977,30 @@ def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:
     assert (first.name, first.alive, first.started) == ("arena-1@a", True, again)
 
 
+def test_a_worker_that_died_and_started_again_under_its_name_shows_its_new_start(
+    store: Store,
+) -> None:
+    """A container restarted after a crash (``kill -9``, the OOM killer) keeps its host name
+    and its pids, so its node name: it never said it stopped, yet its start is the new
+    life's, and each life's own beats keep it (docs/deployment.md, "More hosts")."""
+    t0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    reborn = t0 + timedelta(seconds=90)  # died after its last beat (t0 + 20 s); restarted
+    later = reborn + timedelta(seconds=20)
+    for now, started in (
+        (t0, t0),
+        (t0 + timedelta(seconds=20), t0),
+        (reborn, reborn),
+        (later, reborn),
+    ):
+        worker_heartbeat(
+            store, "arena-1@c0ffee", host="c0ffee", pid=1, concurrency=2, now=now, started=started
+        )
+    (state,) = list_workers(store, config=Config(lease_seconds=60), now=later)
+    assert (state.alive, state.status, state.started, state.last_seen) == (
+        True, "online", reborn, later,
+    )  # fmt: skip
+
+
 def test_the_default_broker_is_the_databases_wherever_it_starts(
     no_broker_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
