@@ -652,25 +652,39 @@ class Standings:
             self._add_game(result.match.seats, game)
 
     def _add_game(self, seats: Sequence[Entrant], game: GameResult) -> None:
-        self.games += 1
+        offender = None if game.verdict is None else game.verdict["seat"]
+        self.add_games([seat.label for seat in seats], game.places, game.points, offender)
+
+    def add_games(
+        self,
+        labels: Sequence[str],
+        places: Sequence[int],
+        points: Sequence[int],
+        offender: int | None,
+        count: int = 1,
+    ) -> None:
+        """Count ``count`` games with the entrant ``labels`` at their seats that ended alike:
+        the same ``places``, the same forfeiting seat ``offender`` (None: none); ``points``:
+        each seat's points over them (a stored tournament's games grouped by the database)."""
+        self.games += count
         place: dict[str, int] = {}
-        points: dict[str, int] = {}
-        for seat, entrant in enumerate(seats):  # a self-partnered entrant counts once
-            place[entrant.label] = min(place.get(entrant.label, len(seats)), game.places[seat])
-            points[entrant.label] = game.points[seat]
-        offender = None if game.verdict is None else seats[game.verdict["seat"]].label
+        scored: dict[str, int] = {}
+        for seat, label in enumerate(labels):  # a self-partnered entrant counts once
+            place[label] = min(place.get(label, len(labels)), places[seat])
+            scored[label] = points[seat]
+        offending = None if offender is None else labels[offender]
         for label in place:
             stats = self._entrant(label)
-            stats.games += 1
-            stats.wins += place[label] == 0
-            stats.points += points[label]
-            stats.places += place[label]
-            stats.forfeits += label == offender
+            stats.games += count
+            stats.wins += count * (place[label] == 0)
+            stats.points += scored[label]
+            stats.places += count * place[label]
+            stats.forfeits += count * (label == offending)
         for a in place:
             for b in place:
                 if a != b:
-                    self.met[a][b] = self.met[a].get(b, 0) + 1
-                    self.ahead[a][b] = self.ahead[a].get(b, 0) + (place[a] < place[b])
+                    self.met[a][b] = self.met[a].get(b, 0) + count
+                    self.ahead[a][b] = self.ahead[a].get(b, 0) + count * (place[a] < place[b])
 
     def score(self, a: str, b: str) -> float:
         """``a``'s score against ``b``: games finished ahead, plus half the ties."""
