@@ -352,14 +352,13 @@ _Standings = tuple[list[StandingRow], Crosstable | None, list[VoidMatch], list[F
 
 
 class _Counted:
-    """A tournament's figures so far, kept per (database, tournament) and brought up to
-    date with only the matches that finished since (their games grouped by the database:
-    :func:`arena.store.boards.tournament_tally`), its page being asked for every few
-    seconds while its matches finish."""
+    """A tournament's figures from its stored tally (:func:`arena.store.boards.stored_tally`,
+    a few rows a pair of entrants), kept per (database, tournament) with the tally's size
+    (games and void matches) they were counted at: the ratings' fit is redone only when
+    that changed."""
 
-    def __init__(self, labels: Sequence[str]) -> None:
-        self.lock = threading.Lock()
-        self.ids: set[int] = set()
+    def __init__(self, labels: Sequence[str], size: tuple[int, int]) -> None:
+        self.size = size
         self.standings = Standings(labels)
         #: The rated games as histogram rows (:func:`games_matrix`): each entrant label by
         #: its number in :attr:`codes`, so that the fit names it.
@@ -368,9 +367,8 @@ class _Counted:
         self.faults: Counter[tuple[str, str]] = Counter()
         self.shown: _Standings | None = None
 
-    def add(self, ids: set[int], tally: boards.TournamentTally, teams: bool) -> None:
-        """Count ``tally``, the matches ``ids`` (finished: done or void)."""
-        self.ids |= ids
+    def add(self, tally: boards.TournamentTally, teams: bool) -> None:
+        """Count ``tally``."""
         standings = self.standings
         standings.void.extend(tally.void)
         for group in tally.groups:
@@ -439,23 +437,24 @@ _counted_lock = threading.Lock()
 
 
 def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
-    """The tournament's standings, crosstable, void matches and faults: counted once per
-    process, then brought up to date with the matches finished since."""
-    finished = boards.finished_match_ids(store, tournament.id)
+    """The tournament's standings, crosstable, void matches and faults, from its stored
+    tally; the figures of the last read kept while the tally has not grown."""
+    tally = boards.stored_tally(store, tournament.id)
+    size = (sum(group.count for group in tally.groups), len(tally.void))
     key = (str(store.engine.url), tournament.id)
     with _counted_lock:
         counted = _counted.pop(key, None)
-        if counted is None or not counted.ids <= finished:
-            counted = _Counted(labels)
-        _counted[key] = counted  # the most recently counted last
+        if counted is not None and counted.size == size:
+            _counted[key] = counted  # the most recently read last
+            return counted.figures(tournament)
+    counted = _Counted(labels, size)
+    counted.add(tally, tournament.teams)
+    figures = counted.figures(tournament)
+    with _counted_lock:
+        _counted[key] = counted
         while len(_counted) > STANDINGS_CACHED:
             _counted.pop(next(iter(_counted)))
-    with counted.lock:  # one thread counts; the others wait for its figures
-        new = finished - counted.ids
-        if new:
-            tally = boards.tournament_tally(store, tournament.id, new)
-            counted.add(new, tally, tournament.teams)
-        return counted.figures(tournament)
+    return figures
 
 
 def tournament_view(

@@ -9,15 +9,15 @@ dataclasses and detached rows, never a session.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from arena.engine.rules import MAX_PLAYERS
+from arena.store import tallies
 from arena.store.db import Store
 from arena.store.models import (
     Bot,
@@ -30,16 +30,16 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import Rating as RatingRow
-from arena.store.queue import FINISHED
+from arena.store.models import TallyGroup as TallyRow
 
 __all__ = [
     "GameGroup",
     "TournamentPage",
     "TournamentTally",
     "entrant_names",
-    "finished_match_ids",
     "newest_rule_set_id",
     "rule_set_names",
+    "stored_tally",
     "tournament_owner",
     "tournament_page",
     "tournament_tally",
@@ -116,18 +116,6 @@ def tournament_totals(
     ]
 
 
-def finished_match_ids(store: Store, tournament_id: int) -> set[int]:
-    """The ids of the tournament's finished (done or void) matches."""
-    with store.read() as session:
-        return set(
-            session.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == tournament_id, Match.status.in_(FINISHED)
-                )
-            )
-        )
-
-
 @dataclass(frozen=True, slots=True)
 class GameGroup:
     """Done games of a tournament alike in what its page counts: the same entrant label
@@ -159,72 +147,49 @@ class TournamentTally:
     void: list[tuple[str, str]]
 
 
-# A tournament's done games grouped by the database (labels, places, forfeiting seat,
-# ending), each group's count and its seats' points summed: the page's standings, crosstable,
-# faults and rating fit come from these groups (a few per match) without sending a game's
-# JSON to Python. {ids}: a filter on match ids, or nothing; {points}: a sum per seat.
-_TALLY_SQL = {
-    "sqlite": """
-        WITH played AS MATERIALIZED (
-            SELECT coalesce(m.labels, m.seats) AS labels,
-                   json_extract(m.result, g.fullkey || '.places') AS places,
-                   json_extract(m.result, g.fullkey || '.verdict.seat') AS fault_seat,
-                   json_extract(m.result, g.fullkey || '.termination') AS termination,
-                   json_extract(m.result, g.fullkey || '.points') AS points
-            FROM matches AS m, json_each(m.result, '$.games') AS g
-            WHERE m.tournament_id = :tournament AND m.status = 'done' {ids}
-        )
-        SELECT labels, places, fault_seat, termination, count(*), {points}
-        FROM played GROUP BY labels, places, fault_seat, termination
-    """,
-    "postgresql": """
-        SELECT coalesce(m.labels, m.seats)::text, (g.value -> 'places')::text,
-               (g.value -> 'verdict' ->> 'seat')::int, g.value ->> 'termination', count(*),
-               {points}
-        FROM matches AS m CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
-        WHERE m.tournament_id = :tournament AND m.status = 'done' {ids}
-        GROUP BY 1, 2, 3, 4
-    """,
-}
-_POINTS_SQL = {
-    "sqlite": "sum(json_extract(points, '$[{seat}]'))",
-    "postgresql": "sum((g.value -> 'points' ->> {seat})::bigint)",
-}
-#: Match ids a tally's query names at most (the rest in further queries).
-_IDS_A_QUERY = 1000
-
-
-def tournament_tally(
-    store: Store, tournament_id: int, only: Collection[int] | None = None
-) -> TournamentTally:
-    """The tournament's finished matches (``only``: these ids only) as its page counts
-    them: the done games grouped by the database, and the void matches."""
-    dialect = store.dialect
-    points = ", ".join(_POINTS_SQL[dialect].format(seat=seat) for seat in range(MAX_PLAYERS))
-    chunks: list[list[int] | None] = [None]
-    if only is not None:
-        wanted = sorted(only)
-        chunks = [wanted[i : i + _IDS_A_QUERY] for i in range(0, len(wanted), _IDS_A_QUERY)]
-    groups: list[GameGroup] = []
-    void: list[tuple[str, str]] = []
-    parsed: dict[str, Any] = {}  # labels and places, as JSON text: a few groups share each
+def tournament_tally(store: Store, tournament_id: int) -> TournamentTally:
+    """The tournament's finished matches as its page counts them, counted from its games
+    (the database grouping their JSON: time in proportion to its games): the reference
+    :func:`stored_tally` equals, and what :func:`arena.store.tallies.fill` stores."""
+    sql = tallies.grouped_sql(store.dialect, "m.tournament_id = :tournament AND m.status = 'done'")
     with store.read() as session:
-        for ids in chunks:
-            sql = _TALLY_SQL[dialect].format(
-                ids="" if ids is None else "AND m.id IN :ids", points=points
+        rows = session.execute(text(sql), {"tournament": tournament_id}).all()
+        void = _void(session, tournament_id)
+    parsed: dict[str, Any] = {}
+    return TournamentTally([_group(parsed, *row[1:]) for row in rows], void)
+
+
+def stored_tally(store: Store, tournament_id: int) -> TournamentTally:
+    """The tournament's finished matches as its page counts them: its stored tally
+    (``tournament_tallies``, a few rows a pair of entrants, kept up to date as each match
+    is stored: arena.store.tallies) and its void matches."""
+    with store.read() as session:
+        rows = session.execute(
+            select(
+                TallyRow.tournament_id,
+                TallyRow.labels,
+                TallyRow.places,
+                TallyRow.fault_seat,
+                TallyRow.termination,
+                TallyRow.count,
+                *(getattr(TallyRow, f"points{seat}") for seat in range(MAX_PLAYERS)),
             )
-            query, values = text(sql), {"tournament": tournament_id, "ids": ids}
-            voided = select(Match.key, Match.result).where(
-                Match.tournament_id == tournament_id, Match.status == "void"
-            )
-            if ids is not None:
-                query = query.bindparams(bindparam("ids", expanding=True))
-                voided = voided.where(Match.id.in_(ids))
-            for labels, places, seat, ending, count, *sums in session.execute(query, values):
-                groups.append(_group(parsed, labels, places, seat, ending, count, sums))
-            for key, result in session.execute(voided):
-                void.append((str(key), str((result or {}).get("void", "void"))))
-    return TournamentTally(groups, void)
+            .where(TallyRow.tournament_id == tournament_id)
+            .order_by(TallyRow.id)
+        ).all()
+        void = _void(session, tournament_id)
+    parsed: dict[str, Any] = {}
+    return TournamentTally([_group(parsed, *row[1:]) for row in rows], void)
+
+
+def _void(session: Session, tournament_id: int) -> list[tuple[str, str]]:
+    """The tournament's void matches as (key, reason)."""
+    rows = session.execute(
+        select(Match.key, Match.result).where(
+            Match.tournament_id == tournament_id, Match.status == "void"
+        )
+    )
+    return [(str(key), str((result or {}).get("void", "void"))) for key, result in rows]
 
 
 def _group(
@@ -234,19 +199,19 @@ def _group(
     seat: Any,
     ending: object,
     count: int,
-    sums: list[Any],
+    *sums: Any,
 ) -> GameGroup:
-    """A group of the tally's query as a :class:`GameGroup` (JSON parsed once a text)."""
+    """A group of the tally (JSON parsed once a text) as a :class:`GameGroup`."""
     seats = parsed.get(labels)
     if seats is None:
         seats = parsed[labels] = tuple(str(label) for label in json.loads(labels))
     found: tuple[int, ...] = ()
-    if places is not None:
+    if places:
         found = parsed.get(places) or parsed.setdefault(places, _places(places))
     return GameGroup(
         labels=seats,
         places=found,
-        fault_seat=None if seat is None else int(seat),
+        fault_seat=None if seat is None or int(seat) == tallies.NO_SEAT else int(seat),
         termination=str(ending or ""),
         points=tuple(int(sums[s] or 0) for s in range(len(seats))),
         count=int(count),

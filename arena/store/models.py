@@ -236,6 +236,46 @@ class Match(Base):
     records_pruned: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class TallyGroup(Base):
+    """A group of a tournament's done games as its page counts them (arena.store.tallies):
+    the same entrant label at each seat, places, forfeiting seat and ending; kept up to date
+    in the transaction storing each match's result."""
+
+    __tablename__ = "tournament_tallies"
+    __table_args__ = (
+        Index(
+            "uq_tournament_tallies_group",
+            "tournament_id",
+            "labels",
+            "places",
+            "fault_seat",
+            "termination",
+            unique=True,
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    #: The entrant label at each seat, as JSON text (as the match stores them).
+    labels: Mapped[str] = mapped_column(Text)
+    #: Each seat's place, as JSON text ('': none stored).
+    places: Mapped[str] = mapped_column(Text)
+    #: The seat that forfeited the games (-1: none).
+    fault_seat: Mapped[int] = mapped_column(Integer)
+    termination: Mapped[str] = mapped_column(Text)
+    count: Mapped[int] = mapped_column(BigInteger)
+    #: Each seat's points summed over the group's games (seats past the last: 0).
+    points0: Mapped[int] = mapped_column(BigInteger, default=0)
+    points1: Mapped[int] = mapped_column(BigInteger, default=0)
+    points2: Mapped[int] = mapped_column(BigInteger, default=0)
+    points3: Mapped[int] = mapped_column(BigInteger, default=0)
+    points4: Mapped[int] = mapped_column(BigInteger, default=0)
+    points5: Mapped[int] = mapped_column(BigInteger, default=0)
+    points6: Mapped[int] = mapped_column(BigInteger, default=0)
+    points7: Mapped[int] = mapped_column(BigInteger, default=0)
+    points8: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
 class MatchSeat(Base):
     """Who holds each seat of a match, by bot and version, and how many of its games that
     seat forfeited: the index behind "a bot's games" and "its faults" (``matches.seats`` and

@@ -33,6 +33,7 @@ from arena.compete.entrants import Entrant as Entry  # (Entrant here is the mode
 from arena.compete.names import check_name
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import Rules
+from arena.store import tallies
 from arena.store.db import Store, as_utc
 from arena.store.lanes import LANES, claim_candidates, claimable, in_lane
 from arena.store.models import (
@@ -411,6 +412,7 @@ def complete_match(
                 .where(MatchSeat.match_id == match_id, MatchSeat.seat == seat)
                 .values(faults=count)
             )
+        tallies.add_match(session, store.dialect, match_id)  # the page's stored tally
         _finish_tournament_if_done(session, match.tournament_id, now)
         return True
 
