@@ -9,7 +9,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select, update
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import func, inspect, select, update
 
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult, Standings, play_one, tournament_ratings
@@ -29,7 +31,8 @@ from arena.service.results import (
     result_json,
     version_names,
 )
-from arena.store.db import Store
+from arena.store.boards import stored_tally, tournament_tally
+from arena.store.db import MIGRATIONS, Store
 from arena.store.models import Match, RatingHistory
 from arena.store.models import Rating as RatingRow
 from arena.store.queue import complete_match, create_tournament, void_match
@@ -529,6 +532,9 @@ def _page_agrees(store: Store, name: str, tournament_id: int) -> TournamentView:
     """The tournament's page (its games grouped by the database) counts what the local
     runner's Standings and fit count over every stored result; the page's view."""
     view = tournament_view(store, name)
+    stored, counted = stored_tally(store, tournament_id), tournament_tally(store, tournament_id)
+    assert stored.groups and sorted(stored.groups, key=repr) == sorted(counted.groups, key=repr)
+    assert sorted(stored.void) == sorted(counted.void)
     loaded = load_results(store, tournament_id)
     local = Standings(sorted({s.label for r in loaded for s in r.match.seats}))
     for result in loaded:
@@ -553,6 +559,25 @@ def test_a_tournament_page_counts_what_the_local_runner_counts(store: Store) -> 
     muggins = {"r": ("alice", "random"), "g": ("alice", "greedy")}
     teams_id, _ = stored_tournament(store, "teams", muggins, rules=PRESETS["muggins"], teams=True)
     _page_agrees(store, "teams", teams_id)
+
+
+def _migrate(store: Store, revision: str, *, down: bool = False) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.downgrade if down else command.upgrade)(config, revision)
+
+
+def test_the_migration_fills_the_tally_of_a_tournament_played_before_it(store: Store) -> None:
+    tournament_id, _ = stored_tournament(store, "t1", THREE, games=3, void=[2])
+    before = tournament_view(store, "t1")
+    _migrate(store, "0025", down=True)  # as stored before the table existed
+    with store.read() as session:
+        assert "tournament_tallies" not in inspect(session.connection()).get_table_names()
+    _migrate(store, "head")
+    assert tournament_view(store, "t1") == before
+    _page_agrees(store, "t1", tournament_id)
 
 
 def test_a_tournament_page_counts_forfeits_by_entrant_and_kind(store: Store) -> None:
