@@ -75,6 +75,7 @@ from arena.service.broker import BROKER_ENV, configure, resolve_broker_url
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import Config, create_stored_tournament, run_match
 from arena.service.results import refit_ratings
+from arena.store import tallies
 from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match, Tournament, TournamentEntrant
 from arena.store.queue import add_match_seats, cancel_tournament
@@ -127,6 +128,8 @@ def fill(store: Store, games: int, bots: int, seed: int) -> list[tuple[str, str]
                 session.execute(insert(Match), rows)
         with store.write() as session:  # who holds each seat, as creating a tournament writes
             add_match_seats(session, tournament_id)
+        with store.write() as session:  # its page's tally, as storing each result adds to it
+            tallies.fill(session, store.dialect, tournament_id)
     with store.engine.connect() as connection:  # statistics, as autovacuum would gather
         connection.execute(text("ANALYZE"))
         connection.commit()

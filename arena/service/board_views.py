@@ -351,14 +351,21 @@ STANDINGS_CACHED = 64
 _Standings = tuple[list[StandingRow], Crosstable | None, list[VoidMatch], list[FaultCount]]
 
 
-class _Counted:
-    """A tournament's figures from its stored tally (:func:`arena.store.boards.stored_tally`,
-    a few rows a pair of entrants), kept per (database, tournament) with the tally's size
-    (games and void matches) they were counted at: the ratings' fit is redone only when
-    that changed."""
+class _Latest:
+    """A tournament's figures as last counted in this process, with the size of the tally
+    they were counted at (games, void matches), kept per (database, tournament): the
+    ratings' fit is redone only when the tally grew."""
 
-    def __init__(self, labels: Sequence[str], size: tuple[int, int]) -> None:
-        self.size = size
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # held by the thread counting
+        self.latest: tuple[tuple[int, int], _Standings] | None = None
+
+
+class _Counted:
+    """A tournament's figures counted from its stored tally
+    (:func:`arena.store.boards.stored_tally`: a few rows a pair of entrants)."""
+
+    def __init__(self, labels: Sequence[str]) -> None:
         self.standings = Standings(labels)
         #: The rated games as histogram rows (:func:`games_matrix`): each entrant label by
         #: its number in :attr:`codes`, so that the fit names it.
@@ -432,29 +439,44 @@ class _Counted:
         return self.shown
 
 
-_counted: dict[tuple[str, int], _Counted] = {}
+_counted: dict[tuple[str, int], _Latest] = {}
 _counted_lock = threading.Lock()
 
 
 def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
     """The tournament's standings, crosstable, void matches and faults, from its stored
-    tally; the figures of the last read kept while the tally has not grown."""
-    tally = boards.stored_tally(store, tournament.id)
-    size = (sum(group.count for group in tally.groups), len(tally.void))
+    tally; the figures of the last count kept while the tally's size has not grown. One
+    thread a process counts a tournament: the others meanwhile get the figures counted
+    before (or, on the first count, wait for it)."""
+    size = boards.tally_size(store, tournament.id)
     key = (str(store.engine.url), tournament.id)
     with _counted_lock:
-        counted = _counted.pop(key, None)
-        if counted is not None and counted.size == size:
-            _counted[key] = counted  # the most recently read last
-            return counted.figures(tournament)
-    counted = _Counted(labels, size)
-    counted.add(tally, tournament.teams)
-    figures = counted.figures(tournament)
-    with _counted_lock:
-        _counted[key] = counted
+        entry = _counted.pop(key, None) or _Latest()
+        _counted[key] = entry  # the most recently read last
         while len(_counted) > STANDINGS_CACHED:
             _counted.pop(next(iter(_counted)))
-    return figures
+    latest = entry.latest
+    if latest is not None and (_covers(latest[0], size) or not entry.lock.acquire(False)):
+        return latest[1]  # up to date, or another thread is counting
+    if latest is None:
+        entry.lock.acquire()
+    try:
+        latest = entry.latest
+        if latest is None or not _covers(latest[0], size):
+            tally = boards.stored_tally(store, tournament.id)
+            counted = _Counted(labels)
+            counted.add(tally, tournament.teams)
+            counted_size = (sum(group.count for group in tally.groups), len(tally.void))
+            latest = entry.latest = (counted_size, counted.figures(tournament))
+        return latest[1]
+    finally:
+        entry.lock.release()
+
+
+def _covers(counted: tuple[int, int], size: tuple[int, int]) -> bool:
+    """Whether figures counted at tally size ``counted`` (games, void matches) are up to
+    date at ``size`` (a tally only grows)."""
+    return counted[0] >= size[0] and counted[1] >= size[1]
 
 
 def tournament_view(
