@@ -38,7 +38,7 @@ from types import FrameType
 import click
 
 from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
-from arena.cli.worker import celery_worker_argv
+from arena.cli.worker import celery_worker_argv, check_settings
 from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
 from arena.service.board_views import REFERENCE_OWNER
@@ -129,6 +129,7 @@ def serve_command(
     directory beside it by default: nothing to install). Ctrl-C stops everything."""
     from arena.service.broker import BROKER_ENV, resolve_broker_url
 
+    check_settings()
     if not unsandboxed:
         missing = check_sandbox()
         if missing:
