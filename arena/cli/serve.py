@@ -42,8 +42,9 @@ from arena.cli.worker import celery_worker_argv, check_settings
 from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
 from arena.service.board_views import REFERENCE_OWNER
+from arena.service.database import upgrade_database
 from arena.service.uploads import check_report_json
-from arena.store.db import resolve_url, sqlite_path, upgrade
+from arena.store.db import resolve_url, sqlite_path
 
 __all__ = [
     "DEMO_BOTS",
@@ -143,7 +144,14 @@ def serve_command(
         broker_url = resolve_broker_url(broker, url)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
-    upgrade(url)  # DatabaseError: one line naming the fix (arena.cli.main)
+    # DatabaseError: one line naming the fix (arena.cli.main)
+    unconverted = upgrade_database(url, convert=False).unconverted
+    if unconverted:
+        click.echo(
+            f"arena serve: {unconverted:,} game records are stored as JSON (from before the "
+            "compact records); `arena db upgrade` converts them while the server serves",
+            err=True,
+        )
     port = _check_port(host, port)
     seeded = _seed_demo(url, demo_games, sandboxed=not unsandboxed) if demo else None
     env = dict(os.environ)
