@@ -137,6 +137,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "end (with -o enable_assertion_pass_hook=true); JSON: also write each test's count "
         "there",
     )
+    parser.addoption(
+        "--cpu-durations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print the N tests that took the most CPU seconds (the test process's and the "
+        "processes it started and reaped: workers, servers, bots), setup and teardown "
+        "included, and the run's total (0: every test); on a loaded machine these compare "
+        "where --durations' wall seconds do not",
+    )
 
 
 class AssertionCounter:
@@ -166,7 +176,46 @@ class AssertionCounter:
             Path(self.path).write_text(json.dumps(self.counts, indent=0, sort_keys=True))
 
 
+class CpuClock:
+    """CPU seconds by test (``--cpu-durations``): user and system time of the test process
+    and of the children it reaped, over the test's setup, call and teardown; with xdist each
+    worker measures its own and sends them back."""
+
+    def __init__(self, shown: int) -> None:
+        self.shown = shown
+        self.seconds: dict[str, float] = {}
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        began = os.times()
+        try:
+            return (yield)
+        finally:
+            ended = os.times()
+            self.seconds[item.nodeid] = sum(ended[:4]) - sum(began[:4])
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:  # an xdist worker: the controller adds them up
+            output["cpu_seconds"] = json.dumps(self.seconds)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any) -> None:
+        self.seconds.update(json.loads(node.workeroutput.get("cpu_seconds", "{}")))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        ranked = sorted(self.seconds.items(), key=lambda pair: -pair[1])
+        terminalreporter.write_sep("=", "CPU seconds by test (with the processes it reaped)")
+        for nodeid, seconds in ranked[: self.shown or None]:
+            terminalreporter.write_line(f"{seconds:8.2f} {nodeid}")
+        total = sum(self.seconds.values())
+        terminalreporter.write_line(f"{total:.1f} CPU seconds in {len(self.seconds)} tests")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    shown = config.getoption("cpu_durations")
+    if shown is not None:
+        config.pluginmanager.register(CpuClock(shown), "arena-cpu-clock")
     path = config.getoption("count_assertions")
     if path is not None:
         if not config.getini("enable_assertion_pass_hook"):

@@ -239,8 +239,18 @@ def add_match_seats(
         session.execute(insert(MatchSeat), rows[start : start + 5000])
 
 
+#: How far past its tournament's first claimable match a claim looks for one of the pairs
+#: its process keeps warm (``prefer`` of :func:`claim_match`).
+PREFER_WINDOW = 200
+
+
 def _next_claimable(
-    store: Store, session: Session, now: datetime, match_id: int | None, lane: str | None
+    store: Store,
+    session: Session,
+    now: datetime,
+    match_id: int | None,
+    lane: str | None,
+    prefer: Collection[tuple[int, tuple[int, ...]]] = (),
 ) -> int | None:
     """The match a claim takes (locked on PostgreSQL: ``FOR UPDATE SKIP LOCKED`` of the
     match row only, so concurrent claimers take different rows without waiting)."""
@@ -262,6 +272,25 @@ def _next_claimable(
         return first(Match.id == match_id, *(() if lane is None else (in_lane(lane),)))
     for each in LANES if lane is None else (lane,):
         for tournament_id in claim_candidates(session, each, now):
+            kept = {seats for tid, seats in prefer if tid == tournament_id}
+            if kept:
+                window = session.execute(
+                    select(Match.id, Match.seats)
+                    .join(Tournament, Tournament.id == Match.tournament_id)
+                    .where(
+                        Match.tournament_id == tournament_id,
+                        claimable(now),
+                        Tournament.status != "cancelled",
+                    )
+                    .order_by(Match.id)
+                    .limit(PREFER_WINDOW)
+                ).all()
+                for candidate, seats in window:
+                    if tuple(sorted(int(v) for v in seats)) in kept:
+                        found = first(Match.id == candidate)  # taken meanwhile: None
+                        if found is not None:
+                            return found
+                        break
             found = first(Match.tournament_id == tournament_id)
             if found is not None:
                 return found
@@ -276,6 +305,7 @@ def claim_match(
     match_id: int | None = None,
     lane: str | None = None,
     now: datetime | None = None,
+    prefer: Collection[tuple[int, tuple[int, ...]]] = (),
 ) -> ClaimedMatch | None:
     """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
     ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
@@ -286,6 +316,11 @@ def claim_match(
     cancelled tournament's matches are never claimed. Return None when no match (or not
     that one) is claimable. A match is never leased to two workers at once.
 
+    ``prefer``: (tournament id, bot version ids sorted) of the pairs whose bots the
+    claiming process keeps warm. Within the tournament the queues' order chose, the first
+    claimable match of such a pair among its first :data:`PREFER_WINDOW` claimable ones
+    is taken before the first one (the order between tournaments does not change).
+
     Raises:
         ValueError: ``lane`` is not one of :data:`arena.store.lanes.LANES`.
     """
@@ -294,7 +329,7 @@ def claim_match(
     if lane is not None:
         in_lane(lane)  # the lane is checked before anything is read
     with store.write() as session:
-        match_id = _next_claimable(store, session, now, match_id, lane)
+        match_id = _next_claimable(store, session, now, match_id, lane, prefer)
         if match_id is None:
             return None
         session.execute(

@@ -141,13 +141,13 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
         deadline = time.monotonic() + 180
         while '<span class="status done">done</span>' not in _get(address + "tournaments/demo"):
             assert time.monotonic() < deadline, "the demo tournament did not finish"
-            time.sleep(1)
+            time.sleep(0.25)
         page = _get(address + "tournaments/demo")
         assert "12 of 12 matches finished" in page and "24 of 24 games" in page
         # the worker refits the ratings when the tournament finishes
         while _get(address + "leaderboards/draw").count("<circle") < 4:
             assert time.monotonic() < deadline, "the demo's ratings never appeared"
-            time.sleep(1)
+            time.sleep(0.25)
     finally:
         began = time.monotonic()
         status = served.stop()
@@ -289,7 +289,9 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
 
     port = _free_port()
     url = f"sqlite:///{database}"
-    served = Session(["--demo", "--demo-games", "300", "--port", str(port), "--url", url])
+    # 200 games a pair: each seating one match of DEMO_MATCH_GAMES (100) games, long enough
+    # to be caught running and killed; 1,200 games to finish after the kill (300: 1,800)
+    served = Session(["--demo", "--demo-games", "200", "--port", str(port), "--url", url])
     address = f"http://127.0.0.1:{port}/"
     failures: list[str] = []
     polls = [0]
@@ -340,7 +342,7 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
             _get(address + "tournaments/demo").count('<span class="status done">done</span>') == 0
         ):
             assert time.monotonic() < deadline + 300, served.lines[-20:]
-            time.sleep(1)
+            time.sleep(0.25)
         matches = _tournament_matches(store, "demo")
         with store.read() as session:
             for match in matches:

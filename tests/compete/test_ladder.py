@@ -7,7 +7,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from arena.compete.ladder import (
     LadderEntrant,
@@ -191,6 +190,8 @@ def simulate(truth: np.ndarray, batches: int, seed: int, *, ladder: bool) -> flo
         matrix.add_pairs(codes[np.where(wins, first, second)], codes[np.where(wins, second, first)])
         fit = matrix.fit_with_covariance()
     estimate = {r.bot: r.rating for r in fit[0]} if fit else {}
+    from scipy import stats  # here: scipy.stats is most of a second of every test process's start
+
     return float(stats.spearmanr([estimate[n] for n in names], truth).statistic)
 
 

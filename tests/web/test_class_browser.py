@@ -42,11 +42,11 @@ from tests.web.conftest import (
 )
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
-#: The class's size: its students join through the form, one browser context each; six
+#: The class's size: its students join through the form, one browser context each; four
 #: times the crowd server's two places in line, so that the line fills and pages retry by
 #: themselves (30 students, on gunicorn with a worker playing, are measured by
 #: ``benchmarks/classroom.py --crowd``: a browser context each costs a second here).
-STUDENTS = 12
+STUDENTS = 8
 #: The bots the students upload (a few of them: the rest have none yet).
 STRATEGIES = ("random", "greedy", "counter")
 
