@@ -259,8 +259,8 @@ def test_durations_read_well(seconds: float, text: str) -> None:
 def test_standings_counted_as_matches_finish_equal_a_fresh_count(
     store: Store, tmp_path: Path
 ) -> None:
-    """A page counts a tournament once, then only the matches finished since (a void one
-    too); the figures equal a count from scratch."""
+    """A page's figures follow the tournament's stored tally as its matches finish (a void
+    one too), kept between reads while it has not grown; they equal a count from scratch."""
     from sqlalchemy import select
 
     from arena.service import board_views as views
