@@ -3,16 +3,17 @@
 
 Usage::
 
-    ./run python benchmarks/starts.py [--runs N] [--only WORD]
+    ./run python benchmarks/starts.py [--runs N] [--only WORD] [--before TREE]
 
 Prints, for every command (walked from the root group, subcommands included), the best and
 the median wall time of ``--runs`` runs (3 by default) of ``arena COMMAND --help``, beside
 its bound (issue 33: 0.5 s for a command's help, 0.3 s for ``--version``), and the load
 average before and after (the machine is shared: a figure means little without it).
 ``--only WORD`` times only the commands whose path contains WORD. The console script next
-to this interpreter (``.venv/bin/arena``) is what runs, so its start-up counts; with
-``PYTHONPATH=TREE`` it runs the arena of another source tree (the code before a change,
-from ``git archive``), to compare the two in one sitting.
+to this interpreter (``.venv/bin/arena``) is what runs, so its start-up counts.
+``--before TREE`` also times the arena of another source tree (the code before a change,
+``git archive main | tar -x -C TREE``), put first on ``PYTHONPATH``, each of its runs right
+after the same run of this tree's, so that both meet the same load.
 """
 
 from __future__ import annotations
@@ -48,13 +49,20 @@ def command_paths(command: click.Command, path: tuple[str, ...] = ()) -> Iterato
                 yield from command_paths(sub, (*path, name))
 
 
-def timed(argv: list[str], runs: int) -> list[float]:
-    """Wall seconds of ``runs`` runs of ``argv`` (each must exit 0)."""
-    times = []
+def timed(argv: list[str], trees: list[str | None], runs: int) -> list[list[float]]:
+    """Wall seconds of ``runs`` runs of ``argv`` (each must exit 0) for each of ``trees``
+    (None: this one; else a tree first on ``PYTHONPATH``), the trees' runs interleaved."""
+    times: list[list[float]] = [[] for _ in trees]
     for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - started)
+        for tree, kept in zip(trees, times, strict=True):
+            env = dict(os.environ)
+            if tree is not None:
+                env["PYTHONPATH"] = tree
+            started = time.perf_counter()
+            subprocess.run(
+                argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+            )
+            kept.append(time.perf_counter() - started)
     return times
 
 
@@ -66,23 +74,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="Runs of each command (3).")
     parser.add_argument("--only", default="", help="Only the commands whose path has this.")
+    parser.add_argument("--before", metavar="TREE", help="Also time this tree's arena.")
     args = parser.parse_args()
+    trees: list[str | None] = [None] if args.before is None else [None, args.before]
     script = Path(sys.executable).with_name("arena")
     arena = [str(script)] if script.exists() else [sys.executable, "-m", "arena"]
     cases: list[tuple[tuple[str, ...], float]] = [(("--version",), VERSION_BOUND)]
     cases += [((*path, "--help"), HELP_BOUND) for path in command_paths(cli)]
     cases = [case for case in cases if args.only in " ".join(case[0])]
     print(f"{' '.join(arena)}: {len(cases)} commands, {args.runs} runs each; {load()}")
-    print(f"{'command':44} {'best':>7} {'median':>7} {'bound':>6}")
-    over = []
+    before = f" {'before: best':>13} {'median':>7}" if args.before else ""
+    print(f"{'command':44} {'best':>7} {'median':>7} {'bound':>6}{before}")
+    over = 0
     for argv, bound in cases:
-        times = timed([*arena, *argv], args.runs)
-        best, median = min(times), statistics.median(times)
-        mark = "" if best <= bound else "  OVER"
-        if mark:
-            over.append(" ".join(argv))
-        print(f"arena {' '.join(argv):38} {best:7.3f} {median:7.3f} {bound:6.1f}{mark}")
-    print(f"{len(cases) - len(over)} of {len(cases)} within their bound (best run); {load()}")
+        times = timed([*arena, *argv], trees, args.runs)
+        best, median = min(times[0]), statistics.median(times[0])
+        mark = "" if best <= bound else " OVER"
+        over += bool(mark)
+        line = f"arena {' '.join(argv):38} {best:7.3f} {median:7.3f} {bound:6.1f}{mark:5}"
+        if args.before:
+            line += f" {min(times[1]):13.3f} {statistics.median(times[1]):7.3f}"
+        print(line)
+    print(f"{len(cases) - over} of {len(cases)} within their bound (best run); {load()}")
     return 0
 
 

@@ -21,7 +21,10 @@
 No command module imports this one: each defines its commands, and this module names them
 in :data:`COMMANDS` with their one-line help. A command's module is imported only when the
 command runs (or its own help is asked for), so ``arena --help`` and ``arena --version``
-load neither numpy, scipy, SQLAlchemy nor Celery. Errors in the arguments print one line,
+load no command; and a command's module imports the database, the broker, the statistics,
+HTTP and the service only as the command runs, so no command's ``--help`` loads numpy,
+scipy, SQLAlchemy, Celery or httpx (tests/cli/test_lazy.py; benchmarks/starts.py times
+them: 0.5 s a command's help, 0.3 s ``--version``). Errors in the arguments print one line,
 ``arena: error: ...``, on stderr, with the exit statuses of :mod:`arena.cli.common`.
 """
 
