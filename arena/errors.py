@@ -24,7 +24,9 @@
     │                         the web answers 403 (anonymous: the login page), the
     │                         API 403 in its JSON error shape
     └── NotFound              the object an action names does not exist, or is
-                              hidden from this actor (also a LookupError): 404
+        │                     hidden from this actor (also a LookupError): 404
+        └── RecordPruned      a stored game whose record the deployment's retention
+                              deleted (its result is kept): 410, "record pruned"
 
 "Cannot parse" (``ParseError``) is kept apart from "not allowed here" (the
 others), and "not allowed here" from "not allowed to you" (``PermissionDenied``).
@@ -33,6 +35,8 @@ illegal replies) are not exceptions: they become verdicts in the game record.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 
 class ArenaError(Exception):
@@ -93,3 +97,24 @@ class PermissionDenied(ArenaError, PermissionError):  # noqa: N818 (the HTTP nam
 class NotFound(ArenaError, LookupError):  # noqa: N818 (the HTTP name)
     """The object an action names does not exist, or is not acknowledged to this actor (a
     private upload, branch or source): the message names it."""
+
+
+class RecordPruned(NotFound):
+    """A stored game's record was deleted by the deployment's retention
+    (arena.service.retention); the game's result and the ratings made from it are kept. The
+    web answers 410 Gone with the message (the API in its JSON error shape).
+
+    Attributes:
+        match_id, index: the game.
+        pruned: when its record was deleted.
+    """
+
+    def __init__(self, match_id: int, index: int, pruned: datetime) -> None:
+        super().__init__(
+            f"record pruned: the record of game {index} of match {match_id} was deleted on "
+            f"{pruned:%Y-%m-%d} by this deployment's retention (its result and the ratings "
+            "made from it are kept)"
+        )
+        self.match_id = match_id
+        self.index = index
+        self.pruned = pruned

@@ -45,7 +45,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import rules_from_document
-from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.errors import ArenaError, NotFound, PermissionDenied, RecordPruned
 from arena.service import compares as compare_service
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
@@ -664,10 +664,13 @@ def api_games(query: GameQuery) -> Games:
 
 @api.get("/games/<int:match_id>/<int:index>")
 @public
-@spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["games"])
+@spec.validate(
+    resp=Responses("HTTP_200", HTTP_404=ApiError, HTTP_410=ApiError, **ERRORS), tags=["games"]
+)
 def api_game(match_id: int, index: int) -> Response:
     """A game's record (the format ``arena replay verify`` checks); a fault's message and
-    stderr only for the faulting bot's owner and the admins."""
+    stderr only for the faulting bot's owner and the admins. 410 when the deployment's
+    retention pruned it (its result is kept; the message says when)."""
     account = _caller("read")
     check_grading_visible(get_store(), account, match_id=match_id)
     found = game_record(get_store(), match_id, index, account)
@@ -749,9 +752,12 @@ def document() -> dict[str, Any]:
 
 def api_error(error: Exception) -> BaseResponse:
     """Any error under /api/ in the API's shape: an HTTP error (:func:`json_error`), a
-    refused action (403, 404), a database that does not answer (503, ``Retry-After``)."""
+    refused action (403, 404), a record retention pruned (410), a database that does not
+    answer (503, ``Retry-After``)."""
     if isinstance(error, HTTPException):
         return json_error(error)
+    if isinstance(error, RecordPruned):  # retention deleted it: 410 Gone, and said so
+        return json_response(410, str(error))
     if isinstance(error, PermissionDenied | NotFound):
         return json_response(403 if isinstance(error, PermissionDenied) else 404, str(error))
     if isinstance(error, DATABASE_ERRORS):

@@ -35,7 +35,7 @@ from web.api import ERRORS, ApiError, api, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded, public
-from web.downloads import disposition
+from web.downloads import PRUNED_HEADER, disposition
 from web.extensions import get_store
 
 __all__ = ["Announcements", "Withdrawn"]
@@ -121,6 +121,9 @@ def api_competition_games(name: str) -> Response:
     lines = tools.competition_games(get_store(), account, name)  # 404 before the first line
     response = Response(stream_with_context(lines), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = disposition(f"{name}-games.jsonl")
+    note = tools.competition_games_note(get_store(), name)
+    if note is not None:  # retention pruned some: say so beside the lines
+        response.headers[PRUNED_HEADER] = note
     return response
 
 

@@ -6,7 +6,8 @@ deployment's health check: the database answers ``SELECT 1``), the security head
 response carries, and one error handler (:func:`_error`): under ``/api/`` every error is
 the API's JSON (:func:`web.api.api_error`), elsewhere an error page: a refused action
 (:class:`~arena.errors.PermissionDenied`) is 403, or the login page for anonymous visitors,
-:class:`~arena.errors.NotFound` is 404, a database that does not answer 503. ``<int:...>``
+:class:`~arena.errors.NotFound` is 404 (a record retention pruned,
+:class:`~arena.errors.RecordPruned`, 410), a database that does not answer 503. ``<int:...>``
 in every route is a database id (:mod:`web.routing`: a larger number is no route, 404).
 The :class:`~arena.store.db.Store` is created once per app and kept in
 ``app.extensions["arena_store"]`` (:mod:`web.extensions`: the blueprints import it from
@@ -33,7 +34,7 @@ import web.api_competition_tools
 import web.api_competitions
 import web.api_reports
 import web.api_rules  # noqa: F401
-from arena.errors import NotFound, PermissionDenied
+from arena.errors import NotFound, PermissionDenied, RecordPruned
 from arena.service.broker import configure_lazily as configure_broker
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url
 from web.api import api_error, init_api
@@ -46,7 +47,7 @@ from web.compares import compares
 from web.competition_tools import competition_tools
 from web.competitions import competitions
 from web.extensions import STORE_KEY, get_store
-from web.forms import upload_token
+from web.forms import sentence, upload_token
 from web.games import games
 from web.joins import init_joins
 from web.pages import pages
@@ -193,6 +194,11 @@ def _error(error: Exception) -> Any:
         logger.error("database error: %s", _database_message(error))
     if request.path.startswith("/api/"):
         return api_error(error)
+    if isinstance(error, RecordPruned):  # retention deleted it: gone, and said so
+        page = render_template(
+            "error.html", code=410, title="Record pruned", message=sentence(str(error))
+        )
+        return page, 410
     if isinstance(error, PermissionDenied | NotFound):
         answer = refusal(error)
         return _page(answer) if isinstance(answer, HTTPException) else answer

@@ -33,7 +33,7 @@ from arena.service import competitions as service
 from arena.service.competition_tools import CompetitionExtras, SettingsChange
 from web.auth import current_account, guarded, public
 from web.competitions import local_input, parse_local
-from web.downloads import disposition
+from web.downloads import PRUNED_HEADER, disposition
 from web.extensions import get_store
 from web.forms import form_float, form_int, sentence
 from web.limits import reads
@@ -203,6 +203,9 @@ def games_export(name: str) -> Response:
     lines = tools.competition_games(get_store(), current_account(), name)  # 404 first
     response = Response(stream_with_context(lines), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = disposition(f"{name}-games.jsonl")
+    note = tools.competition_games_note(get_store(), name)
+    if note is not None:  # retention pruned some: say so beside the lines
+        response.headers[PRUNED_HEADER] = note
     return response
 
 

@@ -1,11 +1,16 @@
-"""What a download's response says about its file: the ``Content-Disposition`` header."""
+"""What a download's response says about its file: the ``Content-Disposition`` header, and
+``X-Records-Pruned`` when retention left records out of it."""
 
 from __future__ import annotations
 
 import unicodedata
 from urllib.parse import quote
 
-__all__ = ["disposition"]
+__all__ = ["PRUNED_HEADER", "disposition"]
+
+#: The header of an export of game records that retention left some out of: a sentence
+#: saying how many (arena.service.retention.pruned_note).
+PRUNED_HEADER = "X-Records-Pruned"
 
 
 def disposition(filename: str, kind: str = "attachment") -> str:

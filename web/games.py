@@ -29,7 +29,7 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 from arena.engine.events import Play, Termination
 from arena.engine.records import round_times, slowest_decisions
 from arena.engine.replay import Replay
-from arena.errors import ArenaError
+from arena.errors import ArenaError, RecordPruned
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
 from arena.service.board_views import rule_set_names
@@ -243,6 +243,8 @@ def _replay(match_id: int, index: int) -> tuple[GameRow, dict[str, Any], Replay]
     check_grading_visible(get_store(), current_account(), match_id=match_id)
     try:
         found = replayed_game(get_store(), match_id, index, _replays(), current_account())
+    except RecordPruned:  # 410, said by the app's error handler
+        raise
     except ArenaError as exc:
         abort(500, f"Game {index} of match {match_id} cannot be replayed: {exc}")
     if found is None:
@@ -329,6 +331,7 @@ def _group(match_id: int, index: int) -> tuple[list[tuple[GameRow, Replay]], lis
     check_grading_visible(get_store(), current_account(), match_id=match_id)
     keys = duplicate_games(get_store(), match_id, index)
     if not keys:
+        _stored(match_id, index)  # its record pruned: 410 says so
         abort(404, f"Game {index} of match {match_id} is not part of a duplicate deal.")
     games_ = []
     for key in keys:

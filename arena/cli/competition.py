@@ -571,8 +571,11 @@ def competition_games(name: str, out: str | None, url: str | None) -> None:
         for line in tools.competition_games(store, OPERATOR, name):
             target.write(line)
             count += 1
+        note = tools.competition_games_note(store, name)
     if out is not None:
         click.echo(f"{plural(count, 'game record')} of {name} written to {out}")
+    if note is not None:
+        click.echo(f"{name}: {note}", err=True)
 
 
 @competition_group.command("announce", short_help="Post an announcement on a competition.")

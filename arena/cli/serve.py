@@ -38,7 +38,7 @@ from types import FrameType
 import click
 
 from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
-from arena.cli.worker import celery_worker_argv
+from arena.cli.worker import celery_worker_argv, check_settings
 from arena.match.sandbox import check_sandbox
 
 # (The database and the service, SQLAlchemy and Celery, are imported as the command runs, not
@@ -129,6 +129,7 @@ def serve_command(
     from arena.service.broker import BROKER_ENV, resolve_broker_url
     from arena.store.db import resolve_url, upgrade
 
+    check_settings()
     if not unsandboxed:
         missing = check_sandbox()
         if missing:

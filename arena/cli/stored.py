@@ -392,6 +392,7 @@ def tournament_export(name: str, out: str | None, url: str | None) -> None:
     """Write every game record of the stored tournament NAME, one JSON document per line, by
     match then game: the records `arena replay verify` re-simulates (docs/records.md)."""
     from arena.service.results import tournament_records
+    from arena.service.retention import pruned_note
 
     with open_store(url) as store:
         tournament = find_tournament(store, name)
@@ -401,5 +402,8 @@ def tournament_export(name: str, out: str | None, url: str | None) -> None:
             for record in tournament_records(store, tournament.id):
                 target.write(json.dumps(record, separators=(",", ":")) + "\n")
                 count += 1
+        note = pruned_note(store, [tournament.id])
     if out is not None:
         click.echo(f"{plural(count, 'game record')} of {name} written to {out}")
+    if note is not None:
+        click.echo(f"{name}: {note}", err=True)

@@ -10,7 +10,14 @@ from datetime import UTC, datetime
 
 import click
 
-from arena.cli.common import UnavailableError, broker_option, plural, unsandboxed_option, url_option
+from arena.cli.common import (
+    UnavailableError,
+    UsageError,
+    broker_option,
+    plural,
+    unsandboxed_option,
+    url_option,
+)
 from arena.cli.stored import open_store, when
 from arena.match.sandbox import check_sandbox
 
@@ -59,6 +66,7 @@ def worker_command(
     from arena.service.broker import BROKER_ENV, resolve_broker_url
     from arena.store.db import resolve_url
 
+    check_settings()
     if not unsandboxed:
         missing = check_sandbox()
         if missing:
@@ -80,6 +88,21 @@ def worker_command(
     argv = celery_worker_argv(concurrency, loglevel, lanes=lanes)
     sys.stdout.flush()
     os.execve(sys.executable, argv, env)
+
+
+def check_settings() -> None:
+    """Read the workers' ``ARENA_*`` settings (timings, retention: :class:`Config`) before
+    a worker starts, so a wrong one stops the command with its sentence.
+
+    Raises:
+        UsageError: a setting is wrong (the message names it).
+    """
+    from arena.service.matches import Config
+
+    try:
+        Config.from_env()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def celery_worker_argv(

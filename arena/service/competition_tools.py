@@ -6,7 +6,8 @@ and ``arena competition`` share, checking its own permission:
   the copies across entrants are arena.service.competition_copies'.
 - :func:`competition_games`: every game record of the competition (its ladder and its
   final) as JSON lines, streamed; anyone (faults' messages for admins only, games of bots
-  hidden from the reader left out).
+  hidden from the reader left out); :func:`competition_games_note` says what retention
+  pruned (arena.service.retention).
 - :func:`post_announcement` (the organiser) and :func:`announcements` (anyone), newest
   first.
 - :func:`edit_settings`: the settings that may change after creation (deadline,
@@ -43,6 +44,7 @@ from arena.service.games import redact_record
 from arena.service.permissions import Actor, Operator, Target, actor_id, allowed, require
 from arena.service.privacy import hidden_from
 from arena.service.results import tournament_records
+from arena.service.retention import pruned_note
 from arena.service.shapes import HIDDEN, about
 from arena.store import competition_tools as stored
 from arena.store.accounts import user_id_named
@@ -60,6 +62,7 @@ __all__ = [
     "announcements",
     "competition_extras",
     "competition_games",
+    "competition_games_note",
     "edit_settings",
     "organiser_row",
     "pause_ladder",
@@ -449,6 +452,18 @@ def competition_games(store: Store, actor: Actor, name: str) -> Iterator[str]:
     whole = allowed(actor, "read-faults")  # an admin's (no owner: every bot's)
     tournaments = [row.ladder_id] + ([row.final_id] if row.final_id is not None else [])
     return _lines(store, tournaments, labels, whole)
+
+
+def competition_games_note(store: Store, name: str) -> str | None:
+    """What :func:`competition_games` leaves out of competition ``name`` for retention, as
+    a sentence (the games of the ladder whose records were pruned), or None.
+
+    Raises:
+        NotFound: no such competition.
+    """
+    row = find_competition(store, name)
+    tournaments = [row.ladder_id] + ([row.final_id] if row.final_id is not None else [])
+    return pruned_note(store, tournaments)
 
 
 def _lines(store: Store, tournaments: list[int], hidden: set[str], whole: bool) -> Iterator[str]:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.engine.replay import Replay, replay_record
+from arena.errors import RecordPruned
 from arena.service.permissions import Actor
 from arena.service.privacy import hidden_from
 from arena.service.results import OUTCOMES, outcome
@@ -110,6 +111,7 @@ class GameRow:
         outcome: ``win``/``draw``/``loss`` for the bot the list is filtered on, else None.
         fault_message: the forfeit's message (private to the bot's owner: the caller
             decides whether to show it).
+        record_pruned: the deployment's retention deleted its record (its result stays).
     """
 
     match_id: int = field(metadata=about(name="match"))
@@ -129,6 +131,9 @@ class GameRow:
         default=None, metadata=about("win, draw or loss for the bot filtered on")
     )
     fault_message: str | None = field(default=None, metadata=HIDDEN)
+    record_pruned: bool = field(
+        default=False, metadata=about("retention deleted its record (its result is kept)")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +243,7 @@ def _row(
         finished=match.finished,
         outcome=outcome(places, mine, match.teams) if mine else None,
         fault_message=verdict.get("message") if isinstance(verdict.get("message"), str) else None,
+        record_pruned=match.pruned is not None,
     )
 
 
@@ -283,20 +289,28 @@ class StoredGame:
 
 def game_record(store: Store, match_id: int, index: int, viewer: Actor = None) -> StoredGame | None:
     """Game ``index`` of done match ``match_id`` with its record, or None (also when it
-    holds a bot hidden from ``viewer``: arena.service.privacy)."""
+    holds a bot hidden from ``viewer``: arena.service.privacy).
+
+    Raises:
+        RecordPruned: the deployment's retention deleted its record
+            (:mod:`arena.service.retention`; a game hidden from ``viewer`` is None first).
+    """
     found = game_summary(store, match_id, index)
     if found is None:
         return None
     row = _row(found.match, found.game, found.names, [])
     if row is None or hidden_from(store, viewer).any(row.owners):
         return None
+    if found.record is None:
+        raise RecordPruned(match_id, index, found.match.pruned or datetime.now(UTC))
     return StoredGame(row, found.record)
 
 
 class ReplayCache:
     """The latest replayed games of one process, at most ``size`` (least recently used
     out first), by (match id, game index): a stored game never changes, so an entry never
-    goes stale. Safe to share between threads."""
+    goes stale (one whose record retention pruned is shown until it drops out). Safe to
+    share between threads."""
 
     def __init__(self, size: int = REPLAYS_KEPT) -> None:
         self.size = size
@@ -346,6 +360,7 @@ def replayed_game(
 
     Raises:
         ParseError: the stored record does not verify.
+        RecordPruned: as :func:`game_record` (unless ``cache`` still holds the game).
     """
     key = (match_id, index)
     found = None if cache is None else cache.get(key)

@@ -22,7 +22,7 @@ import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from arena.match.runtimes import find_runtime
 from arena.match.sandbox import Limits, SandboxUnavailable
 from arena.match.warm import MAX_GAMES
 from arena.service.results import result_json, stored_entrants
+from arena.service.retention import RetentionPolicy
 from arena.store.db import Store, as_utc
 from arena.store.matches import (
     bot_sources,
@@ -106,6 +107,8 @@ class Config:
             (``ARENA_BOT_CACHE``; default ``arena-bot-cache`` in the temporary directory).
         warm_bots: keep a match's bots running for the next match with the same key
             (:mod:`arena.match.warm`; ``ARENA_WARM_BOTS=0`` starts every match cold).
+        retention: the game records the sweep keeps (:mod:`arena.service.retention`:
+            ``ARENA_KEEP_RECORDS_DAYS``, ``ARENA_KEEP_RECORDS_GAMES``; all by default).
     """
 
     lease_seconds: float = 60.0
@@ -117,6 +120,7 @@ class Config:
     no_worker_seconds: float = 120.0
     bot_cache: Path = Path(tempfile.gettempdir()) / "arena-bot-cache"
     warm_bots: bool = True
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -124,8 +128,9 @@ class Config:
 
         Raises:
             ValueError: a variable is not a positive finite number (a whole one for
-                ``ARENA_MAX_ATTEMPTS``), or the heartbeat is not shorter than the lease;
-                the message names the variable.
+                ``ARENA_MAX_ATTEMPTS``), or the heartbeat is not shorter than the lease,
+                or a retention limit is not one (:meth:`RetentionPolicy.from_env`); the
+                message names the variable.
         """
         env = os.environ if environ is None else environ
 
@@ -162,6 +167,7 @@ class Config:
             no_worker_seconds=number("ARENA_NO_WORKER_SECONDS", cls.no_worker_seconds),
             bot_cache=Path(env.get("ARENA_BOT_CACHE") or cls.bot_cache),
             warm_bots=env.get("ARENA_WARM_BOTS", "1") != "0",
+            retention=RetentionPolicy.from_env(env),
         )
 
 

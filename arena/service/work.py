@@ -19,6 +19,7 @@ from arena.service.gauntlets import restart_stalled
 from arena.service.intake import settle_upload
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next
+from arena.service.retention import prune_records
 from arena.service.uploads import check_in_sandbox, unsent_uploads
 from arena.store.clock import competition_of_match
 from arena.store.db import Store
@@ -101,12 +102,13 @@ UPLOAD_RESEND_SECONDS = 120.0
 @dataclass(frozen=True, slots=True)
 class SweepTotals:
     """What one sweep sent again: matches whose lease ran out, matches whose task was lost,
-    uploads' checks and branches."""
+    uploads' checks and branches; and the game records it pruned (its retention)."""
 
     expired: int
     resent: int
     uploads: int
     branches: int
+    pruned: int = 0
 
 
 def sweep_all(store: Store, config: Config) -> SweepTotals:
@@ -114,7 +116,9 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
     (a cancelled tournament's are voided instead); send again the pending matches of each
     lane whose queue is empty, the pending uploads if the checks' queue is, and the
     branches if the interactive queue is; a check or branch whose lease holds is never
-    sent again. Idempotent: run it from every worker at once.
+    sent again; prune the game records the deployment's retention no longer keeps
+    (:func:`arena.service.retention.prune_records`, a bounded number a sweep). Idempotent:
+    run it from every worker at once.
 
     Raises:
         OSError, KombuError: the broker cannot be reached (the next sweep will do).
@@ -146,8 +150,11 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
     ticked = tick_competitions(store, config=config)  # reads only when nothing is due
     if ticked.added:
         logger.info("sweep: %d competition matches added", ticked.added)
-    totals = SweepTotals(len(report.expired), len(report.resent), len(uploads), len(branches))
-    if any(dataclasses.astuple(totals)):
+    pruned = prune_records(store, config.retention)  # logs what it pruned
+    totals = SweepTotals(
+        len(report.expired), len(report.resent), len(uploads), len(branches), pruned.records
+    )
+    if any(dataclasses.astuple(totals)[:4]):
         logger.warning(
             "sweep: %d expired leases re-queued, %d lost match tasks, %d uploads' checks and "
             "%d branches sent again",

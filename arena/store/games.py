@@ -101,6 +101,7 @@ class DoneMatch:
     Attributes:
         seats: the bot version id at each seat.
         labels: each seat's entrant label (the version id when the match has none).
+        pruned: when retention deleted its games' records (None: kept).
     """
 
     id: int
@@ -110,6 +111,7 @@ class DoneMatch:
     seats: tuple[int, ...]
     labels: tuple[str, ...]
     finished: datetime | None
+    pruned: datetime | None = None
 
 
 def _done_match(match: Match, tournament: str, rules: str, teams: object) -> DoneMatch:
@@ -122,6 +124,7 @@ def _done_match(match: Match, tournament: str, rules: str, teams: object) -> Don
         seats=seats,
         labels=tuple(str(label) for label in (match.labels or seats)),
         finished=None if match.finished is None else as_utc(match.finished),
+        pruned=None if match.records_pruned is None else as_utc(match.records_pruned),
     )
 
 
@@ -298,12 +301,14 @@ class StoredSummary:
 
     match: DoneMatch
     game: dict[str, Any]
-    record: dict[str, Any]
+    #: None: retention pruned it (``match.pruned`` says when).
+    record: dict[str, Any] | None
     names: VersionNames
 
 
 def game_summary(store: Store, match_id: int, index: int) -> StoredSummary | None:
-    """Game ``index`` of done match ``match_id``: summary, record and names, or None."""
+    """Game ``index`` of done match ``match_id``: summary, record and names, or None (also
+    when its record is missing, unless retention pruned it: then ``record`` is None)."""
     with store.read() as session:
         found = session.execute(
             select(
@@ -318,13 +323,17 @@ def game_summary(store: Store, match_id: int, index: int) -> StoredSummary | Non
             )
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .join(GameRecord, GameRecord.match_id == Match.id)
-            .where(Match.id == match_id, GameRecord.game_index == index, Match.status == "done")
+            .outerjoin(
+                GameRecord, (GameRecord.match_id == Match.id) & (GameRecord.game_index == index)
+            )
+            .where(Match.id == match_id, Match.status == "done")
             .options(defer(Match.result))
         ).first()
         if found is None:
             return None
         match, tournament, rules, teams, record, game = found
+        if record is None and match.records_pruned is None:  # never stored
+            return None
         if not isinstance(game, dict) or game.get("index") != index:  # elsewhere: look for it
             games = (match.result or {}).get("games", [])
             game = next((g for g in games if g.get("index") == index), None)

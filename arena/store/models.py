@@ -205,6 +205,9 @@ class Match(Base):
         # tournament: without them a list sorts every done match (reading past each result).
         Index("ix_matches_status_finished", "status", "finished", "id"),
         Index("ix_matches_tournament_finished", "tournament_id", "status", "finished", "id"),
+        # Retention (arena.service.retention): the done matches whose records are kept, the
+        # oldest first, without walking the pruned ones (migration 0025).
+        Index("ix_matches_unpruned", "status", "records_pruned", "finished", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -227,6 +230,9 @@ class Match(Base):
     queued: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created: Mapped[datetime] = _created()
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: When the deployment's retention deleted its game records (arena.service.retention;
+    #: its result stays); None: they are kept (or it never had any).
+    records_pruned: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class MatchSeat(Base):
