@@ -14,12 +14,15 @@ average before and after (the machine is shared: a figure means little without i
 to this interpreter (``.venv/bin/arena``) is what runs, so its start-up counts.
 ``--before TREE`` also times the arena of another source tree (the code before a change,
 ``git archive main | tar -x -C TREE``), put first on ``PYTHONPATH``, each of its runs right
-after the same run of this tree's, so that both meet the same load.
+after the same run of this tree's, so that both meet the same load. Both trees' modules
+are compiled to bytecode first, as an installed arena's are after its first run (with
+``PYTHONDONTWRITEBYTECODE`` set, every run would compile the arena's sources again).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import resource
 import statistics
@@ -86,6 +89,9 @@ def main() -> int:
     parser.add_argument("--before", metavar="TREE", help="Also time this tree's arena.")
     args = parser.parse_args()
     trees: list[str | None] = [None] if args.before is None else [None, args.before]
+    here = Path(__file__).resolve().parent.parent
+    for tree in trees:
+        compileall.compile_dir(str(Path(tree or here) / "arena"), quiet=1)
     script = Path(sys.executable).with_name("arena")
     arena = [str(script)] if script.exists() else [sys.executable, "-m", "arena"]
     cases: list[tuple[tuple[str, ...], float]] = [(("--version",), VERSION_BOUND)]
