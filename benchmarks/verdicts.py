@@ -4,7 +4,7 @@ Usage::
 
     ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom|time] [--runs 2000]
         [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
-        [--batch 16] [--montecarlo] [--unsandboxed] [--only TEXT] [--seed 1]
+        [--batch 16] [--montecarlo] [--unsandboxed] [--remote] [--only TEXT] [--seed 1]
         [--max-games 60]
 
 Three parts, each printing a table (docs/ratings.md keeps the last figures), and a
@@ -73,10 +73,14 @@ fast pass. Printed: the pass rate (at Elo 0 the false passes, flagged against al
 the share undecided at the cap.
 
 **Time to a verdict** (``--part time``, only when asked for; issue 33). For each pair of
-:data:`TIMED`, ``arena compare`` as a process with its default settings (wall seconds to
-its exit, games), the games ``--statistic game`` needs for the same pair and seed, and the
-wall seconds ``arena play`` takes for that many games: the ratio is the first over the
-last (goal: 0.5 for a clear pair). Printed with the machine's load averages.
+:data:`TIMED` (a clear one, one near elo1, one near elo0, a 3-player one), ``arena
+compare`` as a process with its default settings (wall seconds to its exit, games), the
+games ``--statistic game`` needs for the same pair and seed, and the wall seconds ``arena
+play`` takes for that many games: the ratio is the first over the last (goals: 0.5 for a
+clear pair, 1.0 near the hypotheses). With ``--remote``, ``arena compare --remote`` of
+the pairs of bot files too (the bots stored, one ``arena worker`` of two processes on
+SQLite and the filesystem broker, started once for all of them), its ratio against the
+same ``arena play``. Printed with the machine's load averages.
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ import hashlib
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -810,41 +815,143 @@ def report_real(
                 )
 
 
-#: ``--part time``'s pairs: NEW, OLD, the rule set and the test's options beyond the defaults.
-TIMED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("bots/counter.py", "bots/greedy.py", "draw", ()),
-    ("greedy", "random", "draw", ("--elo1", "50")),
+@dataclass(frozen=True)
+class Timed:
+    """A pair of ``--part time``: NEW, OLD (bot files in bots/ or built-in strategies), the
+    rule set and the test's options beyond the defaults."""
+
+    label: str
+    new: str
+    old: str
+    rules: str
+    options: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> bool:
+        return self.new not in STRATEGIES and self.old not in STRATEGIES
+
+
+#: ``--part time``'s pairs (issue 33): a clear one, one near elo1 and one near elo0
+#: (greedy against random plays at about +75 Elo in ``draw``: the hypotheses are set
+#: around it), and a 3-player one.
+TIMED: tuple[Timed, ...] = (
+    Timed("clear", "bots/counter.py", "bots/greedy.py", "draw"),
+    Timed("near elo1", "greedy", "random", "draw", ("--elo0", "55", "--elo1", "75")),
+    Timed("near elo0", "greedy", "random", "draw", ("--elo0", "75", "--elo1", "95")),
+    Timed("3 players", "bots/counter.py", "bots/greedy.py", "draw", ("--players", "3")),
 )
 
 
-def _timed(command: list[str]) -> tuple[float, str]:
+def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
     """Run an ``arena`` command as a process: its wall seconds and its last line."""
     started = time.perf_counter()
     arena = str(Path(sys.executable).with_name("arena"))  # this environment's
-    done = subprocess.run([arena, *command], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [arena, *command], capture_output=True, text=True, check=False,
+        env=None if env is None else {**os.environ, **env},
+    )  # fmt: skip
     lines = done.stdout.strip().splitlines() or [done.stderr.strip()]
     return time.perf_counter() - started, lines[-1]
 
 
-def report_time(seed: int, unsandboxed: bool) -> None:
+def _games_of(verdict: str) -> int:
+    """The games of ``arena compare``'s verdict line (``NEW passed (..., 32 games)``)."""
+    try:
+        return int(verdict.rsplit(", ", 1)[-1].split()[0])
+    except (IndexError, ValueError):
+        sys.exit(f"no verdict: {verdict}")
+
+
+@contextlib.contextmanager
+def _remote_service(directory: Path) -> Iterator[dict[str, str]]:
+    """A store (SQLite) and broker (filesystem) in ``directory``, the reference bots
+    stored as ``bench/NAME``, and one ``arena worker`` (two processes) serving them: the
+    environment that points ``arena compare --remote`` at them."""
+    from arena.store.db import connect, upgrade
+
+    url = f"sqlite:///{directory / 'arena.db'}"
+    env = {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": f"filesystem://{directory / 'broker'}"}
+    upgrade(url)
+    store = connect(url)
+    for pair in TIMED:
+        for name in (pair.new, pair.old):
+            if pair.files:
+                path = BOTS / Path(name).name
+                store.add_bot_version("bench", path.stem, path.read_text(), {"bench": True})
+    log = directory / "worker.log"
+    with log.open("wb") as out:
+        worker = subprocess.Popen(
+            [str(Path(sys.executable).with_name("arena")), "worker", "--concurrency", "2"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, **env}, cwd=directory, start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while "ready." not in log.read_text(errors="replace"):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"arena worker did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.05)
+        yield env
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+
+def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
     """Time to a verdict (issue 33): ``arena compare`` as a process with its default
-    settings, against ``arena play`` of the games a game-level SPRT needs for the pair."""
-    print(f"load averages {os.getloadavg()}")
-    print("pair                         compare games    s | game-level games | play s | ratio")
-    for new, old, rules, options in TIMED:
-        base = ["compare", new, old, "--rules", rules, "--seed", str(seed), *options]
-        base += ["--unsandboxed"] if unsandboxed else []
+    settings, against ``arena play`` of the games a game-level SPRT needs for the pair;
+    with ``remote``, ``arena compare --remote`` of the pairs of bot files too, on one
+    ``arena worker`` of two processes (SQLite, filesystem broker)."""
+    print(f"load averages at the start {os.getloadavg()}", flush=True)
+    print(f"{'pair':10} {'NEW v OLD':30} | {'compare: games':>14} {'s':>5} | "
+          f"{'game-level: games':>17} | {'play s':>6} | {'ratio':>5}", flush=True)  # fmt: skip
+    rows = []
+    for pair in TIMED:
+        base = ["compare", pair.new, pair.old, "--rules", pair.rules, "--seed", str(seed),
+                *pair.options]  # fmt: skip
+        base += ["--unsandboxed"] if unsandboxed and pair.files else []
         seconds, verdict = _timed(base)
-        games = int(verdict.rsplit(", ", 1)[-1].split()[0])
         _, game_verdict = _timed([*base, "--statistic", "game"])
-        game_games = int(game_verdict.rsplit(", ", 1)[-1].split()[0])
-        play = ["play", "--rules", rules, "--bots", f"{new},{old}", "--games", str(game_games)]
-        play += ["--seed", str(seed), *(["--unsandboxed"] if unsandboxed else [])]
+        game_games = _games_of(game_verdict)
+        players = pair.options[pair.options.index("--players") + 1] if "--players" in \
+            pair.options else "2"  # fmt: skip
+        play = ["play", "--rules", pair.rules, "--bots", ",".join(
+            [pair.new, *[pair.old] * (int(players) - 1)]), "--games", str(game_games),
+            "--seed", str(seed)]  # fmt: skip
+        play += ["--unsandboxed"] if unsandboxed and pair.files else []
         play_seconds, _ = _timed(play)
+        rows.append((pair, base, play_seconds))
         print(
-            f"{new + ' v ' + old:28.28} {games:13d} {seconds:4.1f} | {game_games:16d} | "
-            f"{play_seconds:6.1f} | {seconds / play_seconds:5.2f}"
+            f"{pair.label:10} {pair.new + ' v ' + pair.old:30.30} | {_games_of(verdict):14d} "
+            f"{seconds:5.1f} | {game_games:17d} | {play_seconds:6.1f} | "
+            f"{seconds / play_seconds:5.2f}",
+            flush=True,
         )
+    print(f"load averages {os.getloadavg()}", flush=True)
+    if not remote:
+        return
+    print("arena compare --remote (one arena worker, 2 processes; SQLite, filesystem broker), "
+          "against the same arena play", flush=True)  # fmt: skip
+    with tempfile.TemporaryDirectory() as temp, _remote_service(Path(temp)) as env:
+        print(f"(worker ready) load averages {os.getloadavg()}", flush=True)
+        for pair, base, play_seconds in rows:
+            if not pair.files:
+                continue
+            stored = [f"bench/{Path(name).stem}" for name in (pair.new, pair.old)]
+            options = [o for o in base[3:] if o != "--unsandboxed"]
+            seconds, verdict = _timed(["compare", *stored, *options, "--remote"], env)
+            print(
+                f"{pair.label:10} {' v '.join(stored):30.30} | {_games_of(verdict):14d} "
+                f"{seconds:5.1f} | {'':17} | {play_seconds:6.1f} | "
+                f"{seconds / play_seconds:5.2f}",
+                flush=True,
+            )
+    print(f"load averages at the end {os.getloadavg()}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -863,6 +970,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=16, help="deal groups between looks")
     parser.add_argument("--montecarlo", action="store_true", help="add montecarlo v counter")
     parser.add_argument("--unsandboxed", action="store_true", help="bot files unsandboxed")
+    parser.add_argument(
+        "--remote", action="store_true", help="--part time: arena compare --remote too"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--max-games", type=int, default=60, help="--part classroom's cap (and looks: --batch)"
@@ -872,7 +982,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.part == "time":
-        report_time(args.seed, args.unsandboxed)
+        report_time(args.seed, args.unsandboxed, args.remote)
         return 0
     if args.part == "classroom":
         pools = []

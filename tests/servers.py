@@ -168,6 +168,21 @@ class Worker:
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Wait until it consumes (its log says ``ready``); fail with its output if it exits
+        first (it is stopped if it does not start)."""
+        try:
+            wait_for(
+                lambda: "ready." in self.output() or self.process.poll() is not None,
+                timeout,
+                "the worker to start",
+            )
+            if self.process.poll() is not None:
+                pytest.fail(f"arena worker exited with {self.process.returncode}:\n{self.output()}")
+        except BaseException:
+            self.stop()
+            raise
+
 
 def stop_workers(workers: Sequence[Worker], grace: float = 0.0) -> None:
     """What a test's teardown does with its workers: SIGTERM to each main process, then,
@@ -197,14 +212,44 @@ def start_worker(
     env: Mapping[str, str],
     *args: str,
     name: str = "worker",
+    host: str | None = None,
 ) -> Worker:
     """Start ``arena worker ARGS`` with ``env`` added to ours; return once it is consuming
-    (its log says ``ready``)."""
+    (its log says ``ready``). ``host``: as a host of that name (:func:`spawn_worker`)."""
+    worker = spawn_worker(directory, env, *args, name=name, host=host)
+    worker.wait_ready()
+    return worker
+
+
+def spawn_worker(
+    directory: Path,
+    env: Mapping[str, str],
+    *args: str,
+    name: str = "worker",
+    host: str | None = None,
+) -> Worker:
+    """Start ``arena worker ARGS`` (in ``directory``, with ``env`` added to ours) and return
+    at once: :meth:`Worker.wait_ready` waits for it to consume, so that several start
+    together. ``host``: in a UTS namespace of its own whose host name is ``host``
+    (``unshare --uts``, as root: a user namespace's root could name it, but its bots could
+    not then drop to their slots' uids), so that its Celery node name, its leases
+    (``host:pid``) and its row in ``workers`` name that host, as on a machine of its own;
+    the process group is still the worker's (``unshare`` and ``sh`` exec it), so
+    :meth:`Worker.kill` is ``kill -9`` of the whole host."""
     log = directory / f"{name}-{time.monotonic_ns()}.log"
     environ = {**os.environ, **FAST, **env}
+    command = [str(ARENA), "worker", *args]
+    if host is not None:
+        if os.geteuid() != 0:
+            pytest.fail(
+                f"a worker host named {host!r} runs in a UTS namespace of its own, which needs "
+                "root: run this test as root"
+            )
+        script = 'hostname "$0" && exec "$@"'
+        command = ["unshare", "--uts", "--", "sh", "-c", script, host, *command]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(ARENA), "worker", *args],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -212,19 +257,7 @@ def start_worker(
             cwd=directory,
             start_new_session=True,
         )
-    worker = Worker(process, log)
-    try:
-        wait_for(
-            lambda: "ready." in worker.output() or process.poll() is not None,
-            60,
-            "the worker to start",
-        )
-        if process.poll() is not None:
-            pytest.fail(f"arena worker exited with {process.returncode}:\n{worker.output()}")
-    except BaseException:
-        worker.stop()
-        raise
-    return worker
+    return Worker(process, log)
 
 
 # --- a throwaway PostgreSQL server ------------------------------------------------------

@@ -42,6 +42,8 @@ from tests.paths import REPO
 
 ROOT = REPO
 COMPOSE_FILE = ROOT / "docker-compose.yml"
+#: The further machines' workers (docs/deployment.md, "More hosts").
+WORKERS_FILE = ROOT / "docker-compose.workers.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 # The project's console scripts (arena, celery, gunicorn) sit beside this interpreter.
@@ -190,6 +192,35 @@ def test_worker_is_scalable(config: dict[str, Any]) -> None:
     assert "container_name" not in worker
     assert "ports" not in worker
     assert worker.get("privileged") is True, "the sandbox needs it (docs/deployment.md)"
+
+
+def test_further_machines_run_the_same_workers_on_the_first_ones_servers(
+    config: dict[str, Any],
+) -> None:
+    """docker-compose.workers.yml is valid; its services are docker-compose.yml's workers
+    but for their environment (the first machine's PostgreSQL and Redis, which it refuses to
+    start without) and their start order (nothing to wait for on that machine), so the two
+    files cannot drift apart."""
+    urls = {
+        "ARENA_DATABASE_URL": "postgresql+psycopg://arena:secret@10.0.0.1:5432/arena",
+        "ARENA_BROKER_URL": "redis://10.0.0.1:6379/0",
+    }
+    result = _config(WORKERS_FILE, env={**_compose_env(), **urls})
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    further: dict[str, Any] = _yaml_to_json(result.stdout)
+    assert set(_services(further)) == set(WORKERS)
+    assert set(further["volumes"]) == {"arena-slots"}
+    for name in WORKERS:
+        here, there = _services(config)[name], _services(further)[name]
+        assert there["environment"] == urls, name
+        assert "depends_on" not in there, name
+        same = set(here) - {"environment", "depends_on"}
+        assert {key: there.get(key) for key in same} == {key: here[key] for key in same}, name
+        assert set(there) == same | {"environment"}, name
+    without = {k: v for k, v in _compose_env().items() if k not in urls}
+    result = _config(WORKERS_FILE, "-q", env={**without, "ARENA_BROKER_URL": "redis://x:6379/0"})
+    assert result.returncode != 0
+    assert "set ARENA_DATABASE_URL to the first machine's PostgreSQL" in result.stderr
 
 
 def test_a_fast_worker_takes_checks_and_interactive_work_and_nobody_beats(

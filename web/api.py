@@ -82,7 +82,7 @@ from web.auth import guarded, public
 from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
 from web.games import FilterError, cursor_text, parse_cursor, parse_filter, record_for_reader
-from web.limits import API_LIMIT, api_key, api_limit, bearer
+from web.limits import API_LIMIT, api_key, api_limit, bearer, heavy
 from web.routing import MAX_ID
 
 __all__ = [
@@ -435,6 +435,7 @@ def api_rule_sets() -> RuleSets:
 
 @api.get("/leaderboards/<rules>")
 @public
+@heavy
 @spec.validate(
     query=LeaderboardQuery,
     resp=Responses(HTTP_200=Leaderboard, HTTP_404=ApiError, **ERRORS),
@@ -467,6 +468,7 @@ def api_bots(query: Page) -> Bots:
 
 @api.get("/bots/<owner>/<name>")
 @public
+@heavy
 @spec.validate(resp=Responses(HTTP_200=BotView, HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_bot(owner: str, name: str) -> BotView:
     """A bot: its versions and their ratings in every rule set."""
@@ -551,6 +553,7 @@ def api_tournaments(query: Page) -> Tournaments:
 
 @api.get("/tournaments/<name>")
 @public
+@heavy
 @spec.validate(
     resp=Responses(HTTP_200=TournamentView, HTTP_404=ApiError, **ERRORS), tags=["tournaments"]
 )
@@ -634,6 +637,7 @@ def api_matches(name: str, query: MatchQuery) -> Matches:
 
 @api.get("/games")
 @public
+@heavy
 @spec.validate(
     query=GameQuery, resp=Responses(HTTP_200=Games, HTTP_400=ApiError, **ERRORS),
     tags=["games"],
@@ -664,6 +668,7 @@ def api_games(query: GameQuery) -> Games:
 
 @api.get("/games/<int:match_id>/<int:index>")
 @public
+@heavy
 @spec.validate(
     resp=Responses("HTTP_200", HTTP_404=ApiError, HTTP_410=ApiError, **ERRORS), tags=["games"]
 )

@@ -38,6 +38,7 @@ from web.auth import current_account, guarded, public, to_login
 from web.downloads import disposition
 from web.extensions import get_store
 from web.forms import read_file, sentence, upload_key
+from web.limits import heavy
 
 __all__ = ["UPLOAD_LIVE_SECONDS", "bots"]
 
@@ -132,6 +133,7 @@ def bot_index() -> str:
 
 @bots.get("/bots/<owner>/<name>")
 @public
+@heavy
 def bot_page(owner: str, name: str) -> str:
     """A bot: its versions with their check reports and ratings; faults and the source
     for those allowed to see them."""

@@ -36,7 +36,7 @@ from web.competitions import local_input, parse_local
 from web.downloads import PRUNED_HEADER, disposition
 from web.extensions import get_store
 from web.forms import form_float, form_int, sentence
-from web.limits import reads
+from web.limits import heavy, reads
 
 __all__ = ["competition_tools", "extras"]
 
@@ -197,6 +197,7 @@ def withdraw(name: str) -> BaseResponse:
 @competition_tools.get("/competitions/<name>/games.jsonl")
 @public
 @reads
+@heavy
 def games_export(name: str) -> Response:
     """Every game record of the competition (ladder, then final), one JSON document a line,
     streamed as it is read."""

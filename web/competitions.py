@@ -40,7 +40,7 @@ from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
 from web.forms import form_float, form_int, read_file, sentence, upload_key
-from web.limits import reads
+from web.limits import heavy, reads
 from web.render import Axis, axis_svg, interval_svg
 from web.tournaments import MAX_RULE_FILE_BYTES, rule_file
 
@@ -521,6 +521,7 @@ def _export_rows(name: str, table: str) -> list[dict[str, Any]]:
 @competitions.get("/competitions/<name>/<any(ladder, final):table>.csv")
 @public
 @reads
+@heavy
 def export_csv(name: str, table: str) -> Response:
     """The ladder (best first) or the published final table (first place first; only the
     header before) as CSV."""
@@ -536,6 +537,7 @@ def export_csv(name: str, table: str) -> Response:
 @competitions.get("/competitions/<name>/<any(ladder, final):table>.json")
 @public
 @reads
+@heavy
 def export_json(name: str, table: str) -> dict[str, Any]:
     """The ladder or the published final table as JSON, ``{"rows": [...]}``."""
     return {"competition": name, "table": table, "rows": _export_rows(name, table)}

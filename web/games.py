@@ -52,7 +52,7 @@ from arena.service.permissions import allowed
 from web.auth import current_account, public
 from web.export import game_html
 from web.extensions import get_store
-from web.limits import reads, steps
+from web.limits import heavy, reads, steps
 from web.viewer import (
     Position,
     PositionError,
@@ -164,6 +164,7 @@ def cursor_text(key: tuple[int, int] | None) -> str | None:
 @games.get("/games")
 @public
 @reads
+@heavy
 def game_index() -> tuple[str, int] | str | WerkzeugResponse:
     """Stored games, newest first, with filters; works without JavaScript. A page goes on
     from ``before`` (the last game of the page before); an old ``offset`` link starts over
@@ -297,6 +298,7 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
 @games.get("/games/<int:match_id>/<int:index>")
 @public
 @reads
+@heavy
 def game_page(match_id: int, index: int) -> str:
     """One game in the replay viewer, at the state the query names (``round``, ``step``,
     ``seat``): a forfeited game opens at the fault."""
@@ -372,6 +374,7 @@ def _group_state(games_: list[tuple[GameRow, Replay]], frames: list[int]) -> dic
 @games.get("/games/<int:match_id>/<int:index>/duplicate")
 @public
 @reads
+@heavy
 def duplicate_page(match_id: int, index: int) -> str:
     """The games that played this game's deals with the seats rotated, side by side and
     stepping together; opens where they first differ."""
@@ -402,6 +405,7 @@ def duplicate_state(match_id: int, index: int) -> str:
 @games.get("/games/<int:match_id>/<int:index>.html")
 @public
 @reads
+@heavy
 def game_html_file(match_id: int, index: int) -> Response:
     """The game as one self-contained HTML file that steps through it offline (a download:
     its script is inline, for a file opened from disk)."""
@@ -421,6 +425,7 @@ def game_html_file(match_id: int, index: int) -> Response:
 @games.get("/games/<int:match_id>/<int:index>.json")
 @public
 @reads
+@heavy
 def game_json(match_id: int, index: int) -> Response:
     """The game's record (the format ``arena replay verify`` checks)."""
     _, record = _stored(match_id, index)

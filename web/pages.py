@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.service.assignment_views import check_grading_visible
@@ -29,7 +32,7 @@ from arena.service.permissions import Target, allowed
 from web.auth import current_account, public
 from web.downloads import disposition
 from web.extensions import get_store
-from web.limits import reads
+from web.limits import heavy, reads
 from web.render import Axis, axis_svg, interval_svg, progress_svg
 
 __all__ = ["BOARD_LIVE_SECONDS", "LIVE_SECONDS", "pages", "stat_block"]
@@ -111,6 +114,7 @@ def _board_context(rules: str) -> dict[str, Any]:
 @pages.get("/leaderboards/<rules>")
 @public
 @reads
+@heavy
 def leaderboard_page(rules: str) -> str:
     """A rule set's leaderboard: rank ranges, ratings with 95% intervals on a shared axis;
     its table refreshes itself while the page is open (:func:`leaderboard_live`)."""
@@ -121,6 +125,7 @@ def leaderboard_page(rules: str) -> str:
 
 @pages.get("/leaderboards/<rules>/live")
 @public
+@heavy
 def leaderboard_live(rules: str) -> str:
     """The leaderboard's table and its age (polled by htmx every ``BOARD_LIVE_SECONDS``:
     live ratings refit a rule set within seconds of each result, docs/ratings.md)."""
@@ -162,6 +167,7 @@ def _export_rows(board: Leaderboard) -> list[dict[str, Any]]:
 @pages.get("/leaderboards/<rules>/export.csv")
 @public
 @reads
+@heavy
 def leaderboard_csv(rules: str) -> Response:
     """The leaderboard as CSV (the same toggles as the page)."""
     board = _board(rules)
@@ -177,6 +183,7 @@ def leaderboard_csv(rules: str) -> Response:
 @pages.get("/leaderboards/<rules>/export.json")
 @public
 @reads
+@heavy
 def leaderboard_json(rules: str) -> dict[str, Any]:
     """The leaderboard as JSON (the same toggles as the page), each row with its version's
     display name (``display``)."""
@@ -201,11 +208,40 @@ def tournaments() -> str:
 
 
 def _tournament_context(name: str) -> dict[str, Any]:
+    """A tournament page's values, its live part rendered (:func:`_live_part`)."""
     check_grading_visible(get_store(), current_account(), name=name)
     try:
         view = tournament_view(get_store(), name, viewer=current_account())
     except LookupError:
         abort(404, f"No tournament called {name!r}.")
+    can_cancel = allowed(current_account(), "cancel-tournament", Target(view.owner_id))
+    return {"t": view, "live": _live_part(view, can_cancel)}
+
+
+#: Live parts of tournament pages a process keeps rendered (the least recently used go first).
+LIVE_KEPT = 32
+_live_kept: OrderedDict[tuple[Any, ...], Markup] = OrderedDict()
+_live_lock = threading.Lock()
+
+
+def _live_part(view: TournamentView, can_cancel: bool) -> Markup:
+    """The tournament's live part, rendered once a state of it (its matches and games
+    counted, its pace, its workers, its entrants' names) for every viewer who cannot cancel
+    it (nothing in it is theirs then): a table of 200 entrants is rendered again when a
+    match finishes, not at each request."""
+    key = (
+        str(get_store().engine.url), request.script_root, view.name, view.status,
+        tuple(view.progress.items()),
+        view.games_done, view.games_total, view.workers_alive, view.queue,
+        None if view.eta_seconds is None else round(view.eta_seconds),
+        tuple((label, name.display) for label, name in view.names.items()),
+    )  # fmt: skip
+    if not can_cancel:
+        with _live_lock:
+            kept = _live_kept.get(key)
+            if kept is not None:
+                _live_kept.move_to_end(key)
+                return kept
     rated = [(row.low, row.high) for row in view.standings if row.low is not None]
     axis = Axis.spanning((low, high) for low, high in rated if high is not None)
     bars = [
@@ -214,15 +250,24 @@ def _tournament_context(name: str) -> dict[str, Any]:
         else interval_svg(axis, row.rating, row.low, row.high)
         for row in view.standings
     ]
-    return {
-        "t": view,
-        "stat_block": stat_block(view),
-        "can_cancel": allowed(current_account(), "cancel-tournament", Target(view.owner_id)),
-        "progress": progress_svg(view.progress),
-        "axis": axis_svg(axis),
-        "bars": bars,
-        "live_seconds": LIVE_SECONDS,
-    }
+    rendered = Markup(
+        render_template(
+            "_tournament_live.html",
+            t=view,
+            stat_block=stat_block(view),
+            can_cancel=can_cancel,
+            progress=progress_svg(view.progress),
+            axis=axis_svg(axis),
+            bars=bars,
+            live_seconds=LIVE_SECONDS,
+        )
+    )
+    if not can_cancel:
+        with _live_lock:
+            _live_kept[key] = rendered
+            while len(_live_kept) > LIVE_KEPT:
+                _live_kept.popitem(last=False)
+    return rendered
 
 
 def stat_block(view: TournamentView) -> str:
@@ -262,6 +307,7 @@ def stat_block(view: TournamentView) -> str:
 
 @pages.get("/tournaments/<name>")
 @public
+@heavy
 def tournament_page(name: str) -> str:
     """A tournament: progress, standings with intervals, crosstable; live while it runs."""
     return render_template("tournament.html", **_tournament_context(name))
@@ -269,6 +315,8 @@ def tournament_page(name: str) -> str:
 
 @pages.get("/tournaments/<name>/live")
 @public
+@heavy
 def tournament_live(name: str) -> str:
     """The live part of a tournament's page (polled by htmx while it runs)."""
-    return render_template("_tournament_live.html", **_tournament_context(name))
+    live: str = _tournament_context(name)["live"]
+    return live

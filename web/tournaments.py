@@ -35,7 +35,7 @@ from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
 from web.forms import form_int, sentence
-from web.limits import reads
+from web.limits import heavy, reads
 
 __all__ = ["MAX_GAMES", "form_int", "rule_file", "tournaments"]
 
@@ -170,6 +170,7 @@ def cancel(name: str) -> BaseResponse:
 @tournaments.get("/tournaments/<name>/standings.csv")
 @public
 @reads
+@heavy
 def standings_export(name: str) -> Response:
     """Any tournament's standings as CSV, best first (arena.service.exports)."""
     check_grading_visible(get_store(), current_account(), name=name)

@@ -28,6 +28,7 @@ import os
 import signal
 import socket
 import threading
+from datetime import UTC, datetime
 from typing import Any
 
 from celery import Task
@@ -122,6 +123,7 @@ def _start_heartbeat(sender: Any = None, **_: Any) -> None:
     stop = threading.Event()
     name = getattr(sender, "hostname", None) or worker_id()
     concurrency = int(getattr(getattr(sender, "pool", None), "limit", 0) or 0)
+    started = datetime.now(UTC)  # this life's: a restart under the same name is a new one
     _main.update(store=store, stop=stop, name=name)
 
     def beat() -> None:
@@ -133,6 +135,7 @@ def _start_heartbeat(sender: Any = None, **_: Any) -> None:
                     host=socket.gethostname(),
                     pid=os.getpid(),
                     concurrency=concurrency,
+                    started=started,
                 )
             except Exception as exc:  # the database is away: keep trying
                 logger.warning("worker heartbeat failed: %s", exc)

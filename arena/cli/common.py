@@ -145,10 +145,13 @@ def open_out(path: str | None) -> Iterator[TextIO | None]:
 
 
 @contextmanager
-def progress(games: int) -> Iterator[Callable[[], None]]:
-    """Yield a function to call after each game: a progress bar on long runs at a terminal."""
-    if games <= PROGRESS_MIN_GAMES or not sys.stderr.isatty():
-        yield lambda: None
+def progress(
+    games: int, what: str = "games", *, minimum: int = PROGRESS_MIN_GAMES
+) -> Iterator[Callable[..., None]]:
+    """Yield a function to call after each game (or with how many more are done): a
+    progress bar with the time left on runs longer than ``minimum``, at a terminal."""
+    if games <= minimum or not sys.stderr.isatty():
+        yield lambda count=1: None
         return
     from rich.console import Console
     from rich.progress import (
@@ -160,14 +163,21 @@ def progress(games: int) -> Iterator[Callable[[], None]]:
     )
 
     columns = (
-        TextColumn("games"),
+        TextColumn(what),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("games", total=games)
-        yield lambda: progress.advance(task)
+        task = progress.add_task(what, total=games)
+        yield lambda count=1: progress.advance(task, count)
+
+
+def warn_once(warned: list[bool], which: int, message: str) -> None:
+    """Print ``message`` on stderr unless warning ``which`` of ``warned`` was given."""
+    if not warned[which]:
+        warned[which] = True
+        click.echo(f"arena: {message}", err=True)
 
 
 def plural(count: int, noun: str) -> str:

@@ -25,6 +25,7 @@ from arena.cli.common import (
     resolve_rules,
     unsandboxed_option,
     url_option,
+    warn_once,
 )
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def _compare_local(
     from arena.compete.compares import deal_groups, group_of, group_size, same_source_refusal
     from arena.compete.entrants import Entrant
     from arena.compete.localrun import process_pool, run_local
-    from arena.compete.sprt import MarginScores, read_test, statistic_of
+    from arena.compete.sprt import MarginScores, preload_scipy, read_test, statistic_of
     from arena.match.lineup import check_specs, release_kept_players, seat_source
     from arena.match.referee import TimeControl
     from arena.match.sandbox import Limits
@@ -241,10 +242,12 @@ def _compare_local(
     with contextlib.ExitStack() as stack:
         pool = None
         if workers > 1:  # one pool for every look at the test: its processes start once
-            pool = process_pool(workers)
+            files = any(entrant.file is not None for entrant in entrants)
+            pool = process_pool(workers, sandboxed=files and not unsandboxed)
             stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         else:
             stack.callback(release_kept_players)
+        preload_scipy(test)  # (in a thread, while the first games are played)
         # Every batch is scheduled up front and the pool plays them in order, a look at
         # the test behind: no worker waits for the slowest match of a batch, and the bots
         # keep running from match to match. Once the test decides, the rest is cancelled.
@@ -262,6 +265,7 @@ def _compare_local(
             keep_games=max_games,
             luck=statistic == "margin",  # the game-level test reads no luck of the draw
             chain_games=CHAIN_GAMES,
+            records=False,  # (the test reads the results' fields and luck)
         )
         with contextlib.closing(results):
             for result in results:
@@ -383,16 +387,18 @@ def compare_remote(
     tournament (format ``compare``), played by the workers a few batches ahead of the test
     (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
     decides, the matches not yet started are void. Returns the exit status."""
-    from arena.cli.stored import open_store
+    # (not arena.cli.stored's open_store: that module loads the tables, boards and
+    # rating fit of the other stored commands, seconds on a loaded machine)
     from arena.compete.sprt import MarginScores, read_test
     from arena.service.broker import configure, location
     from arena.service.compares import create_compare, follow_compare, stop_compare
     from arena.service.matches import Config, MatchSettings
+    from arena.store.db import open_store
 
     config = Config.from_env()
     configure(broker, config, url)
 
-    with open_store(url) as store:
+    with contextlib.closing(open_store(url)) as store:
         try:
             tournament_id, name = create_compare(
                 store,
@@ -431,7 +437,6 @@ def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:
     """Show a step of the compare: its progress line when more games are in, and, once
     each, that the broker cannot be reached or that no worker is alive; return the games
     shown."""
-    from arena.cli.stored import warn_once
     from arena.service.broker import location
 
     played = step.state.played

@@ -127,7 +127,8 @@ def serve_command(
     tournaments, on the database at --url (SQLite by default) and the broker at --broker (a
     directory beside it by default: nothing to install). Ctrl-C stops everything."""
     from arena.service.broker import BROKER_ENV, resolve_broker_url
-    from arena.store.db import resolve_url, upgrade
+    from arena.service.database import upgrade_database
+    from arena.store.db import resolve_url
 
     check_settings()
     if not unsandboxed:
@@ -143,7 +144,14 @@ def serve_command(
         broker_url = resolve_broker_url(broker, url)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
-    upgrade(url)  # DatabaseError: one line naming the fix (arena.cli.main)
+    # DatabaseError: one line naming the fix (arena.cli.main)
+    unconverted = upgrade_database(url, convert=False).unconverted
+    if unconverted:
+        click.echo(
+            f"arena serve: {unconverted:,} game records are stored as JSON (from before the "
+            "compact records); `arena db upgrade` converts them while the server serves",
+            err=True,
+        )
     port = _check_port(host, port)
     seeded = _seed_demo(url, demo_games, sandboxed=not unsandboxed) if demo else None
     env = dict(os.environ)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -14,6 +16,8 @@ from arena.cli.common import (
     help_without_command,
     memory_option,
     move_time_option,
+    plural,
+    progress,
     runtime_option,
     unsandboxed_option,
     url_option,
@@ -40,13 +44,38 @@ def db_group(ctx: click.Context) -> None:
 @db_group.command("upgrade", short_help="Create or migrate the database schema.")
 @url_option
 def db_upgrade_command(url: str | None) -> None:
-    """Create the database's tables, or migrate them to the current schema (safe to repeat)."""
-    from arena.store.db import check_url, upgrade, where
+    """Create the database's tables, or migrate them to the current schema (safe to repeat);
+    then convert the game records stored as JSON to compact bytes, a batch at a time, with
+    a progress bar (the server may run meanwhile; interrupted, the next upgrade goes on)."""
+    from arena.service.database import upgrade_database
+    from arena.store.db import check_url, where
 
     started = time.perf_counter()
-    upgrade(url)
     shown = where(check_url(url))
-    click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
+
+    @contextmanager
+    def converting(total: int) -> Iterator[Callable[[int], None]]:
+        click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
+        click.echo(f"converting {plural(total, 'game record')} to compact bytes")
+        with progress(total, "records", minimum=0) as advance:
+            yield advance
+
+    upgraded = upgrade_database(url, progress=converting)
+    done = upgraded.conversion
+    if done is None:
+        click.echo(f"{shown}: schema up to date ({time.perf_counter() - started:.2f} s)")
+        return
+    click.echo(
+        f"{plural(done.converted, 'game record')} converted in {done.seconds:.1f} s: "
+        f"{done.json_bytes / 1e6:,.1f} MB of JSON now {done.compact_bytes / 1e6:,.1f} MB"
+    )
+    if upgraded.free_bytes:
+        click.echo(
+            f"the SQLite file keeps its size ({upgraded.free_bytes / 1e6:,.0f} MB now free "
+            "inside it, reused by new rows); to give it back to the disk, stop the server "
+            f"and run `sqlite3 {shown} VACUUM` (it needs free disk space for a copy of the "
+            "database)"
+        )
 
 
 # --- arena bots -------------------------------------------------------------------------

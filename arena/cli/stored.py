@@ -39,6 +39,7 @@ from arena.cli.common import (
     split,
     stderr_console,
     url_option,
+    warn_once,
 )
 from arena.engine.game import new_seed
 
@@ -230,12 +231,6 @@ def sweep_and_check(store: Store, config: Config, warned: list[bool]) -> bool:
         "(same database and broker)",
     )
     return False
-
-
-def warn_once(warned: list[bool], which: int, message: str) -> None:
-    if not warned[which]:
-        warned[which] = True
-        click.echo(f"arena: {message}", err=True)
 
 
 def unreachable(exc: BaseException) -> str:

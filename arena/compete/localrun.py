@@ -85,7 +85,8 @@ class GameResult:
         winners: the winning seats.
         termination: how the game ended (``target``, or a bot fault).
         verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
-        record: the game record (``arena.engine.records.game_record``).
+        record: the game record (``arena.engine.records.game_record``; empty where the
+            match was played with ``records=False``).
         luck: each seat's luck of the draw (:func:`arena.compete.margins.kept_lucks`),
             for a match of duplicate deals (``deal_group``), computed where the game was
             played; it is stored with the match's result. Empty otherwise.
@@ -177,6 +178,7 @@ def play_one(
     files: Mapping[int, Path] | None = None,
     scope: str = "",
     luck: bool = True,
+    records: bool = True,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
@@ -187,6 +189,9 @@ def play_one(
     wrote, :func:`arena.service.matches.bot_files`). ``luck``: a duplicate-deal match's
     games carry their luck of the draw (``GameResult.luck``, what the margin test reads:
     rollouts that cost milliseconds a game); False leaves it out (the game-level test).
+    ``records=False``: each game's ``record`` is left empty once its luck is read (a
+    compare reads the result's own fields: :func:`arena.compete.compares.new_game`), so
+    that a pool's results are a tenth of the bytes to send.
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked as each game ends; once set, the bots
@@ -212,6 +217,7 @@ def play_one(
         files=files,
         scope=scope,
         luck=luck,
+        records=records,
     )[0]
 
 
@@ -228,6 +234,7 @@ def play_chain(
     files: Mapping[int, Path] | None = None,
     scope: str = "",
     luck: bool = True,
+    records: bool = True,
 ) -> list[MatchResult]:
     """:func:`play_one` for several matches with the same seats and teams, played as one:
     the same bots play every match's games (each seeded as in its own match, so each game
@@ -280,6 +287,8 @@ def play_chain(
                 game = _game_result(index, outcome.game, names, outcome.verdict, outcome.times)
                 if luck and matches[number].deal_group is not None:  # the margin test's
                     game = dataclasses.replace(game, luck=kept_lucks(game.record))
+                if not records:
+                    game = dataclasses.replace(game, record={})
                 games[number].append(game)
     except InfrastructureError as exc:
         seconds = (time.monotonic() - started) / len(matches)
@@ -331,6 +340,7 @@ def run_local(
     keep_games: int = 0,
     luck: bool = True,
     chain_games: int = 0,
+    records: bool = True,
 ) -> Generator[MatchResult, None, None]:
     """Play ``matches`` in ``workers`` processes; yield each result as its match finishes.
 
@@ -341,7 +351,8 @@ def run_local(
     then. With ``keep_games`` > 0 it also keeps the bots running from one match to the
     next (each bot process plays at most that many games); they stop with the pool's
     processes, or, with ``workers=1``, at
-    :func:`arena.match.lineup.release_kept_players`. ``luck``: as :func:`play_one`'s.
+    :func:`arena.match.lineup.release_kept_players`. ``luck``, ``records``: as
+    :func:`play_one`'s.
     ``chain_games`` > 0: matches with the same seats and teams are played together
     (:func:`play_chain`, in schedule order, chains of doubling size up to that many games):
     more games in flight, fewer round trips to the bots; a match's result then comes
@@ -370,6 +381,7 @@ def run_local(
         "limits": limits,
         "keep_games": keep_games,
         "luck": luck,
+        "records": records,
     }
     chains = _chains(todo, chain_games)
     if workers == 1:
@@ -486,12 +498,20 @@ class LocalPool(concurrent.futures.ProcessPoolExecutor):
     :meth:`stop_matches` is called, each of its processes stops its match as its current
     game ends (:class:`MatchStopped`, the bots closed) and starts no other; the pool is
     then only good for shutting down. ``arena compare`` stops them once its test has
-    decided, so that a verdict is not followed by seconds of games nobody reads."""
+    decided, so that a verdict is not followed by seconds of games nobody reads.
+
+    Its processes start at once, forked from this one when it runs a single thread (a
+    fork then copies no other thread's locks): they start in milliseconds with everything
+    this process has loaded and found (the engine, the sandbox's trial, the bots' host
+    paths and seccomp filter). Else from a fork server (a clean process that imports this
+    module once, each process forked from it), or spawned where neither is offered."""
 
     def __init__(self, workers: int) -> None:
         methods = multiprocessing.get_all_start_methods()
-        if "forkserver" in methods:
-            context: Any = multiprocessing.get_context("forkserver")
+        if "fork" in methods and threading.active_count() == 1:
+            context: Any = multiprocessing.get_context("fork")
+        elif "forkserver" in methods:
+            context = multiprocessing.get_context("forkserver")
             # The server imports this module once and each process forks from it with
             # the engine, referee and sandbox loaded (else each imports them again).
             context.set_forkserver_preload([__name__])
@@ -504,15 +524,24 @@ class LocalPool(concurrent.futures.ProcessPoolExecutor):
             initializer=_pool_process_started,
             initargs=(self._stop,),
         )
+        # Started now, all of them (a fork pool starts every process at its first task),
+        # before this process starts any thread: warm by the first match.
+        for _ in range(workers):
+            self.submit(os.getpid)
 
     def stop_matches(self) -> None:
         """Stop the matches in flight and those not started (see the class)."""
         self._stop.set()
 
 
-def process_pool(workers: int) -> LocalPool:
-    """A pool of ``workers`` processes for :func:`run_local` (forkserver where offered: a
-    clean process, not a fork of the caller's threads), whose matches can be stopped."""
+def process_pool(workers: int, sandboxed: bool = False) -> LocalPool:
+    """A pool of ``workers`` processes for :func:`run_local`, started at once (see
+    :class:`LocalPool`), whose matches can be stopped. ``sandboxed``: the sandbox is tried
+    here first (:func:`arena.match.sandbox.check_sandbox`, cached), so that forked
+    processes start with what the trial found (the bots' host paths: half a second of
+    ``ldd`` each on a loaded machine) instead of each finding it again."""
+    if sandboxed:
+        check_sandbox()  # (its verdict is given by run_local's check)
     return LocalPool(workers)
 
 
@@ -523,7 +552,7 @@ def _pooled(
     options: dict[str, Any],
     shared: LocalPool | None,
 ) -> Iterator[MatchResult]:
-    pool = shared or process_pool(workers)
+    pool = shared or process_pool(workers)  # (run_local's check tried the sandbox)
     futures: dict[concurrent.futures.Future[list[MatchResult]], list[Match]] = {}
     try:
         futures = {pool.submit(_play_in_worker, chain, rules, options): chain for chain in chains}
@@ -623,25 +652,39 @@ class Standings:
             self._add_game(result.match.seats, game)
 
     def _add_game(self, seats: Sequence[Entrant], game: GameResult) -> None:
-        self.games += 1
+        offender = None if game.verdict is None else game.verdict["seat"]
+        self.add_games([seat.label for seat in seats], game.places, game.points, offender)
+
+    def add_games(
+        self,
+        labels: Sequence[str],
+        places: Sequence[int],
+        points: Sequence[int],
+        offender: int | None,
+        count: int = 1,
+    ) -> None:
+        """Count ``count`` games with the entrant ``labels`` at their seats that ended alike:
+        the same ``places``, the same forfeiting seat ``offender`` (None: none); ``points``:
+        each seat's points over them (a stored tournament's games grouped by the database)."""
+        self.games += count
         place: dict[str, int] = {}
-        points: dict[str, int] = {}
-        for seat, entrant in enumerate(seats):  # a self-partnered entrant counts once
-            place[entrant.label] = min(place.get(entrant.label, len(seats)), game.places[seat])
-            points[entrant.label] = game.points[seat]
-        offender = None if game.verdict is None else seats[game.verdict["seat"]].label
+        scored: dict[str, int] = {}
+        for seat, label in enumerate(labels):  # a self-partnered entrant counts once
+            place[label] = min(place.get(label, len(labels)), places[seat])
+            scored[label] = points[seat]
+        offending = None if offender is None else labels[offender]
         for label in place:
             stats = self._entrant(label)
-            stats.games += 1
-            stats.wins += place[label] == 0
-            stats.points += points[label]
-            stats.places += place[label]
-            stats.forfeits += label == offender
+            stats.games += count
+            stats.wins += count * (place[label] == 0)
+            stats.points += scored[label]
+            stats.places += count * place[label]
+            stats.forfeits += count * (label == offending)
         for a in place:
             for b in place:
                 if a != b:
-                    self.met[a][b] = self.met[a].get(b, 0) + 1
-                    self.ahead[a][b] = self.ahead[a].get(b, 0) + (place[a] < place[b])
+                    self.met[a][b] = self.met[a].get(b, 0) + count
+                    self.ahead[a][b] = self.ahead[a].get(b, 0) + count * (place[a] < place[b])
 
     def score(self, a: str, b: str) -> float:
         """``a``'s score against ``b``: games finished ahead, plus half the ties."""

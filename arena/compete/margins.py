@@ -53,7 +53,6 @@ from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
 from arena.engine.tiles import Move, Tile
 from arena.errors import ArenaError
-from arena.match.strategies import heaviest
 
 __all__ = [
     "LUCK_TERMS",
@@ -206,29 +205,6 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
     return luck
 
 
-def _rollout(round_: Round, move: Move) -> tuple[int, ...]:
-    """Play ``move``, then ``round_`` to its end with ``greedy`` at every seat: each side's
-    points."""
-    round_.apply(move)
-    greedy = _GREEDY
-    while (result := round_.result) is None:
-        moves = round_.legal_moves()
-        cached = greedy.get(id(moves))
-        if cached is None or cached[0] is not moves:
-            cached = (moves, heaviest(moves))
-            if len(greedy) >= _GREEDY_SIZE:
-                greedy.clear()
-            greedy[id(moves)] = cached
-        round_.apply(cached[1])
-    return result.points
-
-
-#: greedy's choice by the id of the tuple of legal moves (the entry holds the tuple, so its
-#: id is not reused while cached): the engine hands out the same tuples again and again.
-_GREEDY: dict[int, tuple[tuple[Move, ...], Move]] = {}
-_GREEDY_SIZE = 1 << 16
-
-
 def _rules_of(record: Record) -> Rules | None:
     data = record.get("rules")
     if not isinstance(data, Mapping):
@@ -273,11 +249,12 @@ def _round_values(
     place = 0  # the boneyard's place of the draw
     for played, made in enumerate(draws[: last + 1]):
         if made:
-            # The rollouts start from the round just before the play that drew (a copy of
-            # it with the boneyard's order changed behind the draws made so far, exactly
-            # the round dealt with that order: nothing undrawn has been seen). The order
-            # as drawn gives the same rollout for every draw after this play.
-            as_drawn = _rollout(main.copy(), plays[played])
+            # The rollouts start from the round just before the play that drew (with the
+            # boneyard's order changed behind the draws made so far: exactly the round
+            # dealt with that order, nothing undrawn has been seen), on the round's own
+            # bitmasks (Round.greedy_points). The order as drawn gives the same rollout
+            # for every draw after this play.
+            as_drawn = main.greedy_points(plays[played])
             before = place  # the draws made before this play
             for _ in range(made):
                 outcomes = [as_drawn]
@@ -286,8 +263,7 @@ def _round_values(
                 for other in (place + (k * left) // swaps for k in range(1, swaps)):
                     order = boneyard[:]
                     order[place], order[other] = order[other], order[place]
-                    trial = main.copy(order[before:])
-                    outcomes.append(_rollout(trial, plays[played]))
+                    outcomes.append(main.greedy_points(plays[played], order[before:]))
                 for side in range(count):
                     values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(
                         outcomes

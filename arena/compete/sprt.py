@@ -27,7 +27,9 @@ same logistic Elo; docs/ratings.md has the argument and its measured error rates
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -35,7 +37,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from arena.compete.margins import LUCK_TERMS, GroupMargin
 
@@ -63,6 +64,7 @@ __all__ = [
     "margin_los",
     "margin_verdicts",
     "normal_llr",
+    "preload_scipy",
     "read_test",
     "small_sample_factor",
     "statistic_of",
@@ -463,6 +465,18 @@ def margin_dof(moments: MarginMoments) -> FloatArray:
     return _calibrate(moments).dof
 
 
+def preload_scipy(test: RegressionTest) -> threading.Thread:
+    """Load the part of scipy that ``test``'s looks need (scipy.special for the margin
+    test's :func:`small_sample_factor`, scipy.optimize for the game-level test's
+    :func:`_multiplier`: each half a second of a process's start, left out of the
+    imports) in a thread of its own, started here: a caller that waits for its first
+    games meanwhile (``arena compare``) has it by the first look."""
+    module = "scipy.optimize" if statistic_of(test) == "game" else "scipy.special"
+    thread = threading.Thread(target=importlib.import_module, args=(module,), daemon=True)
+    thread.start()
+    return thread
+
+
 def small_sample_factor(dof: FloatArray | float, bound: float) -> FloatArray:
     """The factor that widens an LLR bound of :func:`normal_llr` for a variance estimated
     with ``dof`` degrees of freedom: ``(t / z)^2``, where ``z = sqrt(2 |bound|)`` and ``t``
@@ -480,6 +494,10 @@ def small_sample_factor(dof: FloatArray | float, bound: float) -> FloatArray:
     z = math.sqrt(2.0 * abs(bound))
     tail = _NORMAL.cdf(-z)
     dofs = np.asarray(dof, dtype=np.float64)
+    # Loaded here, as the first look needs it: scipy.special is half a second of a process's
+    # start (``arena compare`` loads it while its first games are played: preload_scipy).
+    from scipy import special
+
     # Student's t beyond ``tail`` (scipy.stats.t.isf, by the symmetry of t: without loading
     # scipy.stats, most of a second of every process's start)
     quantile = -np.asarray(

@@ -11,9 +11,9 @@ Every encoding starts with a byte naming it (:data:`CODEC_VERSION`, :data:`FALLB
 
 - ``1``, compact: zlib (level 9) of a small JSON skeleton, a newline, one byte a play,
   then the times;
-- ``0``, the fallback: zlib of the record's canonical JSON, for any record the compact
-  encoding cannot reproduce (an unknown field, a future record version, a record the
-  engine does not replay).
+- ``0``, the fallback: zlib of the record's JSON (canonical, but its keys in the order
+  given), for any record the compact encoding cannot reproduce (an unknown field, a
+  future record version, a record the engine does not replay).
 
 :func:`encode` decodes what it made and compares it with the record, canonically
 serialised (:func:`canonical`); anything short of byte-identical takes the fallback, so
@@ -56,7 +56,7 @@ __all__ = [
 
 #: The first byte of a compact encoding.
 CODEC_VERSION = 1
-#: The first byte of the fallback: zlib of the canonical JSON.
+#: The first byte of the fallback: zlib of the JSON (no spaces, the keys' order kept).
 FALLBACK = 0
 
 #: Rule sets a compact record may name by digest: ``{version: {"name", "version", "params"}}``,
@@ -129,7 +129,8 @@ def encode(record: Mapping[str, Any], rules_table: RulesTable | None = None) -> 
             return compact
     except Exception:  # whatever the compact path cannot take, the fallback keeps
         pass
-    return bytes([FALLBACK]) + zlib.compress(text.encode(), 9)
+    kept = json.dumps(record, separators=(",", ":"))  # canonical but for the keys' order
+    return bytes([FALLBACK]) + zlib.compress(kept.encode(), 9)
 
 
 def _compact(record: Mapping[str, Any], table: RulesTable | None) -> bytes | None:
@@ -211,7 +212,7 @@ def _explicit_deals(rounds: Sequence[Mapping[str, Any]]) -> list[Deal] | None:
 def _rules_reference(rules: Mapping[str, Any], table: RulesTable | None) -> Any:
     """The rule set's digest when ``table`` or the presets hold exactly it, else inline."""
     version = rules["version"]
-    for known in (table or {}, _PRESETS):
+    for known in ({} if table is None else table, _PRESETS):
         entry = known.get(version)
         if entry is not None and canonical(entry) == canonical(rules):
             return version
@@ -331,7 +332,7 @@ def _rebuild(skeleton: dict[str, Any], tail: bytes, table: RulesTable | None) ->
 def _rules_of(reference: Any, table: RulesTable | None) -> Mapping[str, Any]:
     if not isinstance(reference, str):
         return _mapping(reference)
-    entry = (table or {}).get(reference) or _PRESETS.get(reference)
+    entry = ({} if table is None else table).get(reference) or _PRESETS.get(reference)
     if entry is None:
         raise ParseError(
             f"the record names rule set {reference}, which neither the rules table "

@@ -580,6 +580,131 @@ class Round:
         copy._result, copy._legal, copy._seat = self._result, self._legal, self._seat
         return copy
 
+    # --- rollouts ---------------------------------------------------------------
+
+    def greedy_points(self, move: Move, rest: Sequence[Tile] | None = None) -> tuple[int, ...]:
+        """The round's ``result.points`` when the seat to move plays ``move`` and then every
+        seat plays greedy (the heaviest of its legal moves, the first of equals:
+        :func:`arena.match.strategies.heaviest`) to the round's end; with ``rest``, the
+        boneyard's undrawn tiles in that order (as :meth:`copy`). Exactly
+        ``copy(rest)``, ``apply(move)``, then ``apply(heaviest(legal_moves()))`` until the
+        round is over, without copying the round or recording its events (the luck of the
+        draw's rollouts, :mod:`arena.compete.margins`); the round itself is unchanged.
+
+        Raises:
+            IllegalMoveError: the round is over or ``move`` is not legal now.
+            DealError: ``rest`` is not the undrawn tiles in some order.
+        """
+        if type(move) is not Move or self._result is not None:
+            raise IllegalMoveError(self._illegal_message(move))
+        seat = self._seat
+        tile = move.tile_id
+        end = move.end
+        left, right = self._left, self._right
+        if end is None:
+            if move not in self._legal:
+                raise IllegalMoveError(self._illegal_message(move))
+        elif not self._hands[seat] & _BIT[tile] & _SUIT[left if end is _LEFT else right]:
+            raise IllegalMoveError(self._illegal_message(move))
+        boneyard = self._boneyard
+        next_draw = self._next_draw
+        if rest is not None:
+            ids = list(map(_ID, rest))
+            if sorted(ids) != sorted(boneyard[next_draw:]):
+                raise DealError("a copy's boneyard must be the undrawn tiles in some order")
+            boneyard = boneyard[:next_draw] + ids
+        hands = self._hands[:]
+        sides, next_seat = self._sides, self._next_seat
+        draw_limit, draw_end = self._draw_limit, self._draw_end
+        fives = self._fives
+        scores = self._scores[:]
+        in_play = [0] * len(scores)  # this round's in-play points, logged and to come
+        target = _INF
+        if fives:
+            for entry in self._log:
+                if len(entry) == 3 and entry[2]:
+                    in_play[sides[entry[0]]] += entry[2]
+            if self.rules.end is GameEnd.POINTS:
+                target = self.rules.wins_needed
+        left_tile, right_tile = self._left_tile, self._right_tile
+        choice = _GREEDY_CHOICE
+        # ``end``: None for the lead, else the end's code: 1 left, 2 right.
+        code = 0 if end is None else 1 if end is _LEFT else 2
+        while True:
+            if code == 1:
+                left = _PIPS[tile] - left
+                left_tile = tile
+            elif code == 2:
+                right = _PIPS[tile] - right
+                right_tile = tile
+            else:
+                left, right = _HIGH[tile], _LOW[tile]
+                left_tile = right_tile = tile
+            hand = hands[seat] ^ _BIT[tile]
+            hands[seat] = hand
+            if fives:
+                if left_tile == right_tile:
+                    count = _PIPS[left_tile]
+                else:
+                    count = left * _END_WEIGHT[left_tile] + right * _END_WEIGHT[right_tile]
+                if count > 0 and count % 5 == 0:
+                    side = sides[seat]
+                    scores[side] += count // 5
+                    in_play[side] += count // 5
+                    if scores[side] >= target:
+                        return tuple(in_play)  # the game is won in play
+            if not hand:
+                return self._rollout_points(hands, sides[seat], in_play)
+            seat = next_seat[seat]
+            ends = _SUIT[left] | _SUIT[right]
+            playable = hands[seat] & ends
+            while not playable:  # draw, pass or block, as _settle
+                if draw_limit and next_draw < draw_end:
+                    drawn = 0
+                    while drawn < draw_limit and next_draw < draw_end:
+                        drawn_tile = boneyard[next_draw]
+                        next_draw += 1
+                        drawn += 1
+                        hands[seat] |= _BIT[drawn_tile]
+                        if ends >> drawn_tile & 1:
+                            playable = _BIT[drawn_tile]
+                            break
+                    if playable:
+                        break
+                    blocked = not next_draw < draw_end
+                else:
+                    blocked = True
+                if blocked and not any(other & ends for other in hands):
+                    return self._rollout_points(hands, None, in_play)
+                seat = next_seat[seat]
+                playable = hands[seat] & ends
+            tile = choice.get(playable, -1)
+            if tile < 0:
+                tile = _heaviest_id(playable)
+            code = 1 if _BIT[tile] & _SUIT[left] else 2
+
+    def _rollout_points(
+        self, hands: list[int], domino: int | None, in_play: list[int]
+    ) -> tuple[int, ...]:
+        """:meth:`greedy_points`'s end: the side ``domino`` went out (None: the round is
+        blocked) with ``hands`` left; what :meth:`_finish_domino` or
+        :meth:`_finish_blocked` would report, this round's in-play points added."""
+        side_pips = [0] * len(in_play)
+        for seat, side in enumerate(self._sides):
+            side_pips[side] += _pips_of(hands[seat])
+        points = [0] * len(in_play)
+        if domino is not None:
+            side_pips[domino] = 0
+            points[domino] = self._end_points(domino, side_pips)
+        else:
+            winner = _blocked_winner(side_pips, hands, self._sides)
+            if winner is not None:
+                points[winner] = self._end_points(winner, side_pips)
+        if self._fives:
+            for side, gained in enumerate(in_play):
+                points[side] += gained
+        return tuple(points)
+
     # --- the state machine ------------------------------------------------------
 
     def apply(self, move: Move) -> None:
@@ -753,16 +878,7 @@ class Round:
 
     def _blocked_winner(self, side_pips: list[int]) -> int | None:
         """Lowest pips; tied: the lowest single tile held; still tied: drawn (None)."""
-        lowest = min(side_pips)
-        if side_pips.count(lowest) == 1:
-            return side_pips.index(lowest)
-        tied = [side for side, pips in enumerate(side_pips) if pips == lowest]
-        lowest_tile = [_INF] * len(side_pips)
-        for seat, side in enumerate(self._sides):
-            lowest_tile[side] = min(lowest_tile[side], _lowest_tile_pips(self._hands[seat]))
-        best = min(lowest_tile[side] for side in tied)
-        holders = [side for side in tied if lowest_tile[side] == best]
-        return holders[0] if len(holders) == 1 else None
+        return _blocked_winner(side_pips, self._hands, self._sides)
 
     def _finish(
         self,
@@ -865,3 +981,41 @@ def _lowest_tile_pips(mask: int) -> int:
         lowest = min(lowest, _PIPS[bit.bit_length() - 1])
         mask ^= bit
     return lowest
+
+
+def _blocked_winner(side_pips: list[int], hands: Sequence[int], sides: Sequence[int]) -> int | None:
+    """A blocked round's winning side: lowest pips; tied: the lowest single tile held; still
+    tied: drawn (None)."""
+    lowest = min(side_pips)
+    if side_pips.count(lowest) == 1:
+        return side_pips.index(lowest)
+    tied = [side for side, pips in enumerate(side_pips) if pips == lowest]
+    lowest_tile = [_INF] * len(side_pips)
+    for seat, side in enumerate(sides):
+        lowest_tile[side] = min(lowest_tile[side], _lowest_tile_pips(hands[seat]))
+    best = min(lowest_tile[side] for side in tied)
+    holders = [side for side in tied if lowest_tile[side] == best]
+    return holders[0] if len(holders) == 1 else None
+
+
+#: A ``muggins`` count's weight of an end's tile: a double counts both halves.
+_END_WEIGHT = [2 if t.is_double else 1 for t in TILES]
+#: Greedy's tile among a mask of playable tiles (:func:`_heaviest_id`), by the mask.
+_GREEDY_CHOICE: dict[int, int] = {}
+_GREEDY_CHOICE_SIZE = 1 << 16
+
+
+def _heaviest_id(playable: int) -> int:
+    """The heaviest tile of the mask, the lowest id of equals (the first of the legal moves,
+    which are sorted by tile): greedy's tile. Cached in :data:`_GREEDY_CHOICE`."""
+    best, best_pips, mask = -1, -1, playable
+    while mask:
+        bit = mask & -mask
+        tile = bit.bit_length() - 1
+        if _PIPS[tile] > best_pips:
+            best, best_pips = tile, _PIPS[tile]
+        mask ^= bit
+    if len(_GREEDY_CHOICE) >= _GREEDY_CHOICE_SIZE:
+        _GREEDY_CHOICE.clear()
+    _GREEDY_CHOICE[playable] = best
+    return best

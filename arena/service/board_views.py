@@ -11,20 +11,21 @@ thin. A bot's pages: :mod:`arena.service.bot_views`.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from arena.compete.localrun import MatchResult, Standings, rated_games
-from arena.compete.ratings import ResultMatrix
+from arena.compete.localrun import Standings
+from arena.compete.ratings import Rating
 from arena.errors import NotFound
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
 from arena.service.permissions import Actor
 from arena.service.privacy import hidden_from
-from arena.service.results import load_results, rating_table
+from arena.service.results import games_matrix, rating_table
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import boards
 from arena.store import bots as stored_bots
@@ -352,43 +353,52 @@ _Standings = tuple[list[StandingRow], Crosstable | None, list[VoidMatch], list[F
 
 class _Counted:
     """A tournament's figures so far, kept per (database, tournament) and brought up to
-    date with only the matches that finished since: a tournament of 200 bots and 140,000
-    games takes seconds to count from scratch, and its page is asked for every few seconds
-    while its matches finish."""
+    date with only the matches that finished since (their games grouped by the database:
+    :func:`arena.store.boards.tournament_tally`), its page being asked for every few
+    seconds while its matches finish."""
 
     def __init__(self, labels: Sequence[str]) -> None:
         self.lock = threading.Lock()
         self.ids: set[int] = set()
         self.standings = Standings(labels)
-        self.matrix = ResultMatrix()
+        #: The rated games as histogram rows (:func:`games_matrix`): each entrant label by
+        #: its number in :attr:`codes`, so that the fit names it.
+        self.rated: Counter[tuple[str, str, bool]] = Counter()
+        self.codes: dict[str, int] = {}
         self.faults: Counter[tuple[str, str]] = Counter()
         self.shown: _Standings | None = None
 
-    def add(self, ids: set[int], results: Sequence[MatchResult]) -> None:
-        """Count ``results``, the matches ``ids`` (finished: done or void)."""
+    def add(self, ids: set[int], tally: boards.TournamentTally, teams: bool) -> None:
+        """Count ``tally``, the matches ``ids`` (finished: done or void)."""
         self.ids |= ids
-        games = rated_games(results)
-        if games:
-            self.matrix.extend(games)
-        for result in results:
-            self.standings.add(result)
-            seats = [seat.label for seat in result.match.seats]
-            for game in result.games:
-                seat = (game.verdict or {}).get("seat")
-                if isinstance(seat, int) and 0 <= seat < len(seats):
-                    self.faults[seats[seat], game.termination] += 1
+        standings = self.standings
+        standings.void.extend(tally.void)
+        for group in tally.groups:
+            labels, places, seat = group.labels, group.places, group.fault_seat
+            if len(places) != len(labels) or not (seat is None or 0 <= seat < len(labels)):
+                continue  # a game stored without usable places (never written so)
+            standings.add_games(labels, places, group.points, seat, group.count)
+            if seat is not None:
+                self.faults[labels[seat], group.termination] += group.count
+            codes = [self.codes.setdefault(label, len(self.codes)) for label in labels]
+            self.rated[json.dumps(codes), json.dumps(list(places)), teams] += group.count
         self.shown = None
+
+    def ratings(self) -> dict[str, Rating]:
+        """Each entrant's rating (by label) over the games counted; {} below two."""
+        rows = [(*key, count) for key, count in self.rated.items()]
+        matrix, _ = games_matrix(rows)
+        if len(matrix.bots) < 2:
+            return {}
+        labels = {str(code): label for label, code in self.codes.items()}
+        return {labels[rating.bot]: rating for rating in matrix.fit()}
 
     def figures(self, tournament: Tournament) -> _Standings:
         """Standings rows, crosstable, void matches and faults, as counted so far."""
         if self.shown is not None:
             return self.shown
         standings = self.standings
-        ratings = (
-            {rating.bot: rating for rating in self.matrix.fit()}
-            if len(self.matrix.bots) >= 2
-            else {}
-        )
+        ratings = self.ratings()
         ranking = standings.ranking()
         rows = []
         for rank, stats in enumerate(ranking, start=1):
@@ -443,7 +453,8 @@ def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Stan
     with counted.lock:  # one thread counts; the others wait for its figures
         new = finished - counted.ids
         if new:
-            counted.add(new, load_results(store, tournament.id, only=new))
+            tally = boards.tournament_tally(store, tournament.id, new)
+            counted.add(new, tally, tournament.teams)
         return counted.figures(tournament)
 
 

@@ -216,7 +216,10 @@ def game_list(
                 row = _row(match, game, scan.names, mine)
                 if row is not None:
                     rows.append(row)
-    return GamePage(rows, more=False, scanned=scanned, truncated=scanned >= SCAN_LIMIT)
+    truncated = scan.truncated or scanned >= SCAN_LIMIT
+    return GamePage(
+        rows, more=False, scanned=max(scanned, SCAN_LIMIT if truncated else 0), truncated=truncated
+    )
 
 
 def _row(

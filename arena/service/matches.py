@@ -37,7 +37,7 @@ from arena.errors import ParseError
 from arena.match.lineup import seat_source
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.runtimes import find_runtime
-from arena.match.sandbox import Limits, SandboxUnavailable
+from arena.match.sandbox import SLOT_BLOCK, Limits, SandboxUnavailable
 from arena.match.warm import MAX_GAMES
 from arena.service.results import result_json, stored_entrants
 from arena.service.retention import RetentionPolicy
@@ -497,8 +497,9 @@ def play_next(
     first_slot: int | None = None,
     sandboxed: bool = True,
 ) -> tuple[int | None, str]:
-    """Claim the next match of ``lane`` (the oldest-sent tournament's first:
-    :func:`arena.store.queue.claim_match`), play it and store it; return its id and what
+    """Claim the next match of ``lane`` (the oldest-sent tournament's first, or with warm
+    bots one of the pairs this process keeps: :func:`arena.store.queue.claim_match`,
+    :class:`_KeptPairs`), play it and store it; return its id and what
     happened (as :func:`run_match`), or ``(None, "idle")`` when nothing in the lane is
     claimable. What a worker does with a task: the task is a token, the database decides
     which match it plays.
@@ -508,10 +509,57 @@ def play_next(
     """
     config = config or Config()
     worker = worker or worker_id()
-    claimed = claim_match(store, worker, lease_seconds=config.lease_seconds, lane=lane)
+    prefer = _KEPT.prefer() if config.warm_bots else ()
+    claimed = claim_match(
+        store, worker, lease_seconds=config.lease_seconds, lane=lane, prefer=prefer
+    )
     if claimed is None:
         return None, "idle"
-    return claimed.match_id, _run_claimed(store, claimed, worker, config, first_slot, sandboxed)
+    outcome = _run_claimed(store, claimed, worker, config, first_slot, sandboxed)
+    if config.warm_bots:
+        _KEPT.played(claimed.tournament_id, claimed.seats, outcome == "done")
+    return claimed.match_id, outcome
+
+
+#: Matches in a row a process takes for the pairs it keeps warm before it takes its
+#: tournament's first waiting match again (so none waits for more than this many claims of
+#: each process).
+WARM_STREAK = 7
+
+
+class _KeptPairs:
+    """The pairs whose bots this process keeps warm, as a claim prefers them
+    (:func:`arena.store.queue.claim_match`'s ``prefer``): the latest played (tournament,
+    versions) whose seats fit in the process's slot block (:data:`SLOT_BLOCK`, as the warm
+    pool keeps them), and how many claims in a row went to one of them (at most
+    :data:`WARM_STREAK`, then the tournament's first waiting match is taken). A forked
+    process starts with none (the warm pool is its own)."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.pairs: dict[tuple[int, tuple[int, ...]], None] = {}
+        self.streak = 0
+        self.asked = False
+
+    def prefer(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """What the next claim prefers (none after a streak of :data:`WARM_STREAK`)."""
+        if self.pid != os.getpid():
+            self.pid, self.pairs, self.streak = os.getpid(), {}, 0
+        self.asked = self.streak < WARM_STREAK and bool(self.pairs)
+        return tuple(self.pairs) if self.asked else ()
+
+    def played(self, tournament_id: int, seats: Sequence[int], kept: bool) -> None:
+        """Book a claimed match: its pair is kept if it was played to its end."""
+        pair = (tournament_id, tuple(sorted(int(v) for v in seats)))
+        self.streak = self.streak + 1 if self.asked and pair in self.pairs else 0
+        self.pairs.pop(pair, None)
+        if kept:
+            self.pairs[pair] = None  # the latest last
+            while sum(len(versions) for _, versions in self.pairs) > SLOT_BLOCK:
+                del self.pairs[next(iter(self.pairs))]
+
+
+_KEPT = _KeptPairs()
 
 
 def _run_claimed(
@@ -608,11 +656,16 @@ def worker_heartbeat(
     pid: int,
     concurrency: int,
     now: datetime | None = None,
+    started: datetime | None = None,
 ) -> None:
     """Record that worker ``name`` is alive (``online``, ``last_seen`` now), registering it
-    (``started`` now) if it is new or was stopped."""
+    (``started``: when this life of it started, by default now) if it is new, was stopped,
+    or died under that name and started again since (a container restarted after a crash
+    keeps its node name: ``arena workers`` then shows the new start, not the first)."""
     now = datetime.now(UTC) if now is None else now
-    record_worker_alive(store, name, host=host, pid=pid, concurrency=concurrency, now=now)
+    record_worker_alive(
+        store, name, host=host, pid=pid, concurrency=concurrency, now=now, started=started
+    )
 
 
 def worker_stopped(store: Store, name: str, now: datetime | None = None) -> None:

@@ -8,12 +8,16 @@ dataclasses and detached rows, never a session.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.orm import Session
 
+from arena.engine.rules import MAX_PLAYERS
 from arena.store.db import Store
 from arena.store.models import (
     Bot,
@@ -29,13 +33,16 @@ from arena.store.models import Rating as RatingRow
 from arena.store.queue import FINISHED
 
 __all__ = [
+    "GameGroup",
     "TournamentPage",
+    "TournamentTally",
     "entrant_names",
     "finished_match_ids",
     "newest_rule_set_id",
     "rule_set_names",
     "tournament_owner",
     "tournament_page",
+    "tournament_tally",
     "tournament_totals",
     "tournaments_holding",
 ]
@@ -119,6 +126,136 @@ def finished_match_ids(store: Store, tournament_id: int) -> set[int]:
                 )
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class GameGroup:
+    """Done games of a tournament alike in what its page counts: the same entrant label
+    at each seat, the same places, the same forfeiting seat (None: none) and ending.
+
+    Attributes:
+        points: each seat's points summed over the group's games.
+        count: its number of games.
+    """
+
+    labels: tuple[str, ...]
+    places: tuple[int, ...]
+    fault_seat: int | None
+    termination: str
+    points: tuple[int, ...]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTally:
+    """A tournament's finished matches as its page counts them (:func:`tournament_tally`).
+
+    Attributes:
+        groups: its done games, grouped (:class:`GameGroup`).
+        void: its void matches, as (key, reason).
+    """
+
+    groups: list[GameGroup]
+    void: list[tuple[str, str]]
+
+
+# A tournament's done games grouped by the database (labels, places, forfeiting seat,
+# ending), each group's count and its seats' points summed: the page's standings, crosstable,
+# faults and rating fit come from these groups (a few per match) without sending a game's
+# JSON to Python. {ids}: a filter on match ids, or nothing; {points}: a sum per seat.
+_TALLY_SQL = {
+    "sqlite": """
+        WITH played AS MATERIALIZED (
+            SELECT coalesce(m.labels, m.seats) AS labels,
+                   json_extract(m.result, g.fullkey || '.places') AS places,
+                   json_extract(m.result, g.fullkey || '.verdict.seat') AS fault_seat,
+                   json_extract(m.result, g.fullkey || '.termination') AS termination,
+                   json_extract(m.result, g.fullkey || '.points') AS points
+            FROM matches AS m, json_each(m.result, '$.games') AS g
+            WHERE m.tournament_id = :tournament AND m.status = 'done' {ids}
+        )
+        SELECT labels, places, fault_seat, termination, count(*), {points}
+        FROM played GROUP BY labels, places, fault_seat, termination
+    """,
+    "postgresql": """
+        SELECT coalesce(m.labels, m.seats)::text, (g.value -> 'places')::text,
+               (g.value -> 'verdict' ->> 'seat')::int, g.value ->> 'termination', count(*),
+               {points}
+        FROM matches AS m CROSS JOIN LATERAL json_array_elements(m.result -> 'games') AS g(value)
+        WHERE m.tournament_id = :tournament AND m.status = 'done' {ids}
+        GROUP BY 1, 2, 3, 4
+    """,
+}
+_POINTS_SQL = {
+    "sqlite": "sum(json_extract(points, '$[{seat}]'))",
+    "postgresql": "sum((g.value -> 'points' ->> {seat})::bigint)",
+}
+#: Match ids a tally's query names at most (the rest in further queries).
+_IDS_A_QUERY = 1000
+
+
+def tournament_tally(
+    store: Store, tournament_id: int, only: Collection[int] | None = None
+) -> TournamentTally:
+    """The tournament's finished matches (``only``: these ids only) as its page counts
+    them: the done games grouped by the database, and the void matches."""
+    dialect = store.dialect
+    points = ", ".join(_POINTS_SQL[dialect].format(seat=seat) for seat in range(MAX_PLAYERS))
+    chunks: list[list[int] | None] = [None]
+    if only is not None:
+        wanted = sorted(only)
+        chunks = [wanted[i : i + _IDS_A_QUERY] for i in range(0, len(wanted), _IDS_A_QUERY)]
+    groups: list[GameGroup] = []
+    void: list[tuple[str, str]] = []
+    parsed: dict[str, Any] = {}  # labels and places, as JSON text: a few groups share each
+    with store.read() as session:
+        for ids in chunks:
+            sql = _TALLY_SQL[dialect].format(
+                ids="" if ids is None else "AND m.id IN :ids", points=points
+            )
+            query, values = text(sql), {"tournament": tournament_id, "ids": ids}
+            voided = select(Match.key, Match.result).where(
+                Match.tournament_id == tournament_id, Match.status == "void"
+            )
+            if ids is not None:
+                query = query.bindparams(bindparam("ids", expanding=True))
+                voided = voided.where(Match.id.in_(ids))
+            for labels, places, seat, ending, count, *sums in session.execute(query, values):
+                groups.append(_group(parsed, labels, places, seat, ending, count, sums))
+            for key, result in session.execute(voided):
+                void.append((str(key), str((result or {}).get("void", "void"))))
+    return TournamentTally(groups, void)
+
+
+def _group(
+    parsed: dict[str, Any],
+    labels: str,
+    places: str | None,
+    seat: Any,
+    ending: object,
+    count: int,
+    sums: list[Any],
+) -> GameGroup:
+    """A group of the tally's query as a :class:`GameGroup` (JSON parsed once a text)."""
+    seats = parsed.get(labels)
+    if seats is None:
+        seats = parsed[labels] = tuple(str(label) for label in json.loads(labels))
+    found: tuple[int, ...] = ()
+    if places is not None:
+        found = parsed.get(places) or parsed.setdefault(places, _places(places))
+    return GameGroup(
+        labels=seats,
+        places=found,
+        fault_seat=None if seat is None else int(seat),
+        termination=str(ending or ""),
+        points=tuple(int(sums[s] or 0) for s in range(len(seats))),
+        count=int(count),
+    )
+
+
+def _places(text: str) -> tuple[int, ...]:
+    found = json.loads(text)
+    return tuple(int(p) for p in found) if isinstance(found, list) else ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,9 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 
 from arena.store.db import Store, renew_lease
-from arena.store.models import Bot, BotVersion, GameRecord, Match, Tournament, User
+from arena.store.models import Bot, BotVersion, Match, Tournament, User
 from arena.store.models import Branch as BranchRow
+from arena.store.records import load_record
 
 __all__ = [
     "BranchAdded",
@@ -246,11 +247,7 @@ def branch_inputs(store: Store, branch_id: int) -> BranchInputs | None:
         row = session.get(BranchRow, branch_id)
         if row is None:
             return None
-        record = session.scalar(
-            select(GameRecord.record).where(
-                GameRecord.match_id == row.match_id, GameRecord.game_index == row.game_index
-            )
-        )
+        record = load_record(store, session, row.match_id, row.game_index)
         settings = session.scalar(
             select(Tournament.settings)
             .join(Match, Match.tournament_id == Tournament.id)

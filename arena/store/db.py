@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -84,7 +84,9 @@ def make_engine(url: str | None = None) -> Engine:
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
     """Run the Alembic migrations on the database at ``url`` up to ``revision``
-    (idempotent: an up-to-date database is left alone); a new SQLite file is created.
+    (idempotent: an up-to-date database is left alone); a new SQLite file is created. The
+    game records stored as JSON before revision 0024 stay JSON:
+    :func:`arena.service.database.upgrade_database` converts them after this.
 
     Raises:
         DatabaseError: a bad URL, a path that is a directory or not an SQLite file, an
@@ -295,6 +297,8 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._reader = engine.execution_options(sqlite_begin="DEFERRED")
+        #: The stored rule sets the record codec has read, by version (arena.store.records).
+        self.rules_cache: dict[str, Mapping[str, Any]] = {}
 
     @property
     def dialect(self) -> str:
@@ -437,11 +441,15 @@ class Store:
 
     def store_game_record(self, match_id: int, index: int, record: dict[str, Any]) -> bool:
         """Store game ``index`` of match ``match_id``; return False (and store nothing) if it
-        was stored already: safe to call twice, e.g. from a task that ran twice."""
+        was stored already: safe to call twice, e.g. from a task that ran twice. Stored as
+        compact bytes (arena.store.records)."""
+        from arena.store.records import encode_records
+
+        (data,) = encode_records(self, [record])
         with self.write() as session:
             result = session.execute(
                 self._insert(GameRecord)
-                .values(match_id=match_id, game_index=index, record=record)
+                .values(match_id=match_id, game_index=index, data=data)
                 .on_conflict_do_nothing(index_elements=["match_id", "game_index"])
                 .returning(GameRecord.id)
             )

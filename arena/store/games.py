@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text, tuple_
+from sqlalchemy import ColumnElement, func, select, text, tuple_
 from sqlalchemy.orm import Session, aliased, defer
 
 from arena.store.db import Store, as_utc
@@ -34,6 +34,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import TournamentEntrant as Entrant
+from arena.store.records import load_record
 
 __all__ = [
     "SCAN_LIMIT",
@@ -55,6 +56,9 @@ _CHUNK = 200
 #: At most this many matches are looked through for one page (a filter that matches
 #: nothing in a big database says "none among the latest N matches", never scans forever).
 SCAN_LIMIT = 20_000
+#: A bot with fewer matches than this is looked up by its list of matches (sorted by
+#: finish); one with more, by a probe of each match the list walks through (newest first).
+FEW_MATCHES = 2_000
 
 
 @dataclass(slots=True)
@@ -171,6 +175,8 @@ class GameScan:
     def __init__(self, session: Session) -> None:
         self._session = session
         self.names = VersionNames()
+        #: Whether :meth:`matches` stopped at :data:`SCAN_LIMIT` matches looked through.
+        self.truncated = False
 
     def bot_id(self, ref: tuple[str, str]) -> int:
         """The id of bot ``(owner, name)``.
@@ -222,11 +228,21 @@ class GameScan:
             query = query.where(Tournament.name == scan.tournament)
         if scan.rules is not None:
             query = query.where(RuleSet.name == scan.rules)
-        for bot in scan.held:  # through match_seats' index by bot
-            query = query.where(
-                Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot))
+        # The matches the list walks, newest first, by the index its order follows: windows
+        # of it bound what one statement reads when the filters are probes (a filter that
+        # matches nothing reads no more than SCAN_LIMIT matches); a bot's or its faults' list
+        # of matches bounds a statement by itself (FEW_MATCHES at most).
+        walk = select(Match.finished, Match.id).where(Match.status == "done")
+        if scan.tournament is not None:
+            walk = walk.join(Tournament, Tournament.id == Match.tournament_id).where(
+                Tournament.name == scan.tournament
             )
+        listed = False
+        for bot in scan.held:
+            condition, few = self._holding(bot)
+            query, listed = query.where(condition), listed or few
         if scan.faulted == "mine" and scan.mine is not None:  # the bot's forfeiting seats
+            listed = True
             query = query.where(
                 Match.id.in_(
                     select(MatchSeat.match_id).where(
@@ -248,18 +264,51 @@ class GameScan:
             if finished is None:
                 raise LookupError(f"no finished match {start}")
             query = query.where(tuple_(Match.finished, Match.id) <= tuple_(finished, start))
+            walk = walk.where(tuple_(Match.finished, Match.id) <= tuple_(finished, start))
         read, size = 0, 16  # most pages need a match or two: start small, then read more
         while read < SCAN_LIMIT:
-            page = query
+            page, window = query, walk
             if after is not None:
                 page = page.where(tuple_(Match.finished, Match.id) < tuple_(*after))
+                window = window.where(tuple_(Match.finished, Match.id) < tuple_(*after))
+            low = None
+            if not listed:  # the window's oldest match: the statement reads no further
+                low = self._session.execute(
+                    window.order_by(Match.finished.desc(), Match.id.desc())
+                    .offset(_CHUNK - 1)
+                    .limit(1)
+                ).first()
+                if low is not None:
+                    page = page.where(tuple_(Match.finished, Match.id) >= tuple_(*low))
             rows = self._session.execute(page.limit(size)).all()
             yield from (_done_match(m, t, r, teams) for m, t, r, teams in rows)
-            if len(rows) < size:
+            if len(rows) == size:  # more may follow in the window
+                read += size
+                after = (rows[-1][0].finished, rows[-1][0].id)
+                size = min(_CHUNK, 2 * size)
+            elif low is None:  # the last window, or the list's last matches
                 return
-            read += size
-            after = (rows[-1][0].finished, rows[-1][0].id)
-            size = min(_CHUNK, 2 * size)
+            else:  # the window is read: the next one starts below it
+                read += _CHUNK
+                after = (low[0], low[1])
+        self.truncated = True
+
+    def _holding(self, bot: int) -> tuple[ColumnElement[bool], bool]:
+        """The matches where ``bot`` holds a seat, as a condition the list's walk can use,
+        and whether it is a list: a bot with few matches, the list of them (match_seats'
+        index by bot, sorted once); a bot in many, a probe of each match the walk reaches by
+        its key (sorting every match of a bot that plays in most of them cost the whole
+        table)."""
+        few = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot).limit(FEW_MATCHES)
+        matches = self._session.scalar(select(func.count()).select_from(few.subquery())) or 0
+        if matches < FEW_MATCHES:
+            return Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot)), True
+        probe = (
+            select(MatchSeat.match_id)
+            .where(MatchSeat.match_id == Match.id, MatchSeat.bot_id == bot)
+            .exists()
+        )
+        return probe, False
 
     def newest_games(self, match_id: int, below: int | None = None) -> Iterator[dict[str, Any]]:
         """A done match's game summaries (``result.games``), the last first, read a few at
@@ -316,22 +365,19 @@ def game_summary(store: Store, match_id: int, index: int) -> StoredSummary | Non
                 Tournament.name,
                 RuleSet.name,
                 Tournament.teams,
-                GameRecord.record,
                 # the game's summary where the worker puts it (games in index order): the
                 # database reads it out of the result, Python never decodes the whole result
                 Match.result[("games", index)],
             )
             .join(Tournament, Tournament.id == Match.tournament_id)
             .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .outerjoin(
-                GameRecord, (GameRecord.match_id == Match.id) & (GameRecord.game_index == index)
-            )
             .where(Match.id == match_id, Match.status == "done")
             .options(defer(Match.result))
         ).first()
         if found is None:
             return None
-        match, tournament, rules, teams, record, game = found
+        match, tournament, rules, teams, game = found
+        record = load_record(store, session, match_id, index)
         if record is None and match.records_pruned is None:  # never stored
             return None
         if not isinstance(game, dict) or game.get("index") != index:  # elsewhere: look for it

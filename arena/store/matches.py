@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, Match, Tournament, User, Worker
 
 __all__ = [
@@ -95,13 +95,24 @@ def latest_tournament_names(store: Store, limit: int = 5) -> list[str]:
 
 
 def record_worker_alive(
-    store: Store, name: str, *, host: str, pid: int, concurrency: int, now: datetime
+    store: Store,
+    name: str,
+    *,
+    host: str,
+    pid: int,
+    concurrency: int,
+    now: datetime,
+    started: datetime | None = None,
 ) -> None:
-    """Worker ``name`` is alive (``online``, ``last_seen`` now), registered (``started``
-    now) if it is new or was stopped; one transaction, the row locked on PostgreSQL."""
+    """Worker ``name`` is alive (``online``, ``last_seen`` now), registered (``started``: its
+    start, by default now) if it is new, was stopped, or is a new life of a worker that died
+    under that name (a container restarted after a crash keeps its host name and its pids:
+    the row's start is older than ``started``); one transaction, the row locked on
+    PostgreSQL."""
     with store.write() as session:
         worker = session.get(Worker, name, with_for_update=store.dialect == "postgresql")
-        if worker is None or worker.status != "online":
+        reborn = worker is not None and started is not None and as_utc(worker.started) < started
+        if worker is None or worker.status != "online" or reborn:
             session.merge(
                 Worker(
                     name=name,
@@ -109,7 +120,7 @@ def record_worker_alive(
                     pid=pid,
                     concurrency=concurrency,
                     status="online",
-                    started=now,
+                    started=now if started is None else started,
                     last_seen=now,
                 )
             )

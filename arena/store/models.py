@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -258,7 +259,13 @@ class GameRecord(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
     game_index: Mapped[int] = mapped_column(Integer)
-    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: The record as compact bytes (arena.engine.codec: the first byte names the
+    #: encoding); every row written since migration 0024. Read through
+    #: arena.store.records, never directly.
+    data: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: The record as JSON: rows stored before migration 0024 that the conversion
+    #: (arena.store.records.convert_records) has not reached yet; null once converted.
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class Rating(Base):

@@ -45,6 +45,7 @@ from arena.store.models import (
     Tournament,
 )
 from arena.store.models import TournamentEntrant as Entrant
+from arena.store.records import encode_records
 
 #: Statuses after which a match never changes again.
 FINISHED = ("done", "void")
@@ -237,8 +238,18 @@ def add_match_seats(
         session.execute(insert(MatchSeat), rows[start : start + 5000])
 
 
+#: How far past its tournament's first claimable match a claim looks for one of the pairs
+#: its process keeps warm (``prefer`` of :func:`claim_match`).
+PREFER_WINDOW = 200
+
+
 def _next_claimable(
-    store: Store, session: Session, now: datetime, match_id: int | None, lane: str | None
+    store: Store,
+    session: Session,
+    now: datetime,
+    match_id: int | None,
+    lane: str | None,
+    prefer: Collection[tuple[int, tuple[int, ...]]] = (),
 ) -> int | None:
     """The match a claim takes (locked on PostgreSQL: ``FOR UPDATE SKIP LOCKED`` of the
     match row only, so concurrent claimers take different rows without waiting)."""
@@ -260,6 +271,25 @@ def _next_claimable(
         return first(Match.id == match_id, *(() if lane is None else (in_lane(lane),)))
     for each in LANES if lane is None else (lane,):
         for tournament_id in claim_candidates(session, each, now):
+            kept = {seats for tid, seats in prefer if tid == tournament_id}
+            if kept:
+                window = session.execute(
+                    select(Match.id, Match.seats)
+                    .join(Tournament, Tournament.id == Match.tournament_id)
+                    .where(
+                        Match.tournament_id == tournament_id,
+                        claimable(now),
+                        Tournament.status != "cancelled",
+                    )
+                    .order_by(Match.id)
+                    .limit(PREFER_WINDOW)
+                ).all()
+                for candidate, seats in window:
+                    if tuple(sorted(int(v) for v in seats)) in kept:
+                        found = first(Match.id == candidate)  # taken meanwhile: None
+                        if found is not None:
+                            return found
+                        break
             found = first(Match.tournament_id == tournament_id)
             if found is not None:
                 return found
@@ -274,6 +304,7 @@ def claim_match(
     match_id: int | None = None,
     lane: str | None = None,
     now: datetime | None = None,
+    prefer: Collection[tuple[int, tuple[int, ...]]] = (),
 ) -> ClaimedMatch | None:
     """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
     ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
@@ -284,6 +315,11 @@ def claim_match(
     cancelled tournament's matches are never claimed. Return None when no match (or not
     that one) is claimable. A match is never leased to two workers at once.
 
+    ``prefer``: (tournament id, bot version ids sorted) of the pairs whose bots the
+    claiming process keeps warm. Within the tournament the queues' order chose, the first
+    claimable match of such a pair among its first :data:`PREFER_WINDOW` claimable ones
+    is taken before the first one (the order between tournaments does not change).
+
     Raises:
         ValueError: ``lane`` is not one of :data:`arena.store.lanes.LANES`.
     """
@@ -292,7 +328,7 @@ def claim_match(
     if lane is not None:
         in_lane(lane)  # the lane is checked before anything is read
     with store.write() as session:
-        match_id = _next_claimable(store, session, now, match_id, lane)
+        match_id = _next_claimable(store, session, now, match_id, lane, prefer)
         if match_id is None:
             return None
         session.execute(
@@ -368,12 +404,14 @@ def complete_match(
     result: Mapping[str, Any],
     now: datetime | None = None,
 ) -> bool:
-    """Store the match's game records (record ``i`` as game index ``i``) and mark it done with
-    ``result``, in one transaction; return True. If the match is already done or void, store
-    nothing and return False: the first completion wins, whoever held the lease (the games
-    are seeded alike, so a stale worker's result is as valid as a fresh one's, though bots
-    with randomness of their own may have played differently: only one is ever kept)."""
+    """Store the match's game records (record ``i`` as game index ``i``, as compact bytes:
+    arena.store.records) and mark it done with ``result``, in one transaction; return
+    True. If the match is already done or void, store nothing and return False: the first
+    completion wins, whoever held the lease (the games are seeded alike, so a stale
+    worker's result is as valid as a fresh one's, though bots with randomness of their own
+    may have played differently: only one is ever kept)."""
     now = _now(now)
+    encoded = encode_records(store, records)  # before the write lock: milliseconds a game
     with store.write() as session:
         match = _lock_match(store, session, match_id)
         if match is None:
@@ -381,14 +419,14 @@ def complete_match(
         if match.status in FINISHED:
             return False
         insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
-        if records:  # one executemany for all the games
+        if encoded:  # one executemany for all the games
             session.execute(
                 insert(GameRecord).on_conflict_do_nothing(
                     index_elements=["match_id", "game_index"]
                 ),
                 [
-                    {"match_id": match_id, "game_index": index, "record": dict(record)}
-                    for index, record in enumerate(records)
+                    {"match_id": match_id, "game_index": index, "data": data}
+                    for index, data in enumerate(encoded)
                 ],
             )
         session.execute(

@@ -23,7 +23,6 @@ from arena.store.db import Store, as_utc
 from arena.store.models import (
     Bot,
     BotVersion,
-    GameRecord,
     Match,
     PairRecord,
     RatingHistory,
@@ -33,6 +32,7 @@ from arena.store.models import (
 )
 from arena.store.models import Rating as RatingRow
 from arena.store.queue import FINISHED
+from arena.store.records import load_records
 
 __all__ = [
     "FinishedMatches",
@@ -173,11 +173,7 @@ def finished_matches(
             ]
         stored: dict[tuple[int, int], dict[str, Any]] = {}
         if records:
-            found = session.execute(
-                select(GameRecord.match_id, GameRecord.game_index, GameRecord.record)
-                .join(Match, Match.id == GameRecord.match_id)
-                .where(Match.tournament_id == tournament_id)
-            ).all()
+            found = load_records(store, session, Match.tournament_id == tournament_id)
             stored = {(match_id, index): record for match_id, index, record in found}
     return FinishedMatches(bool(tournament.teams), matches, stored)
 
@@ -192,14 +188,8 @@ def tournament_records(store: Store, tournament_id: int) -> Iterator[dict[str, A
     with store.read() as session:
         if session.get(Tournament, tournament_id) is None:
             raise LookupError(f"no tournament with id {tournament_id} in the database")
-        rows = session.execute(
-            select(GameRecord.record)
-            .join(Match, Match.id == GameRecord.match_id)
-            .where(Match.tournament_id == tournament_id)
-            .order_by(Match.id, GameRecord.game_index)
-            .execution_options(yield_per=500)
-        ).scalars()
-        yield from rows
+        for _, _, record in load_records(store, session, Match.tournament_id == tournament_id):
+            yield record
 
 
 # --- a rule set's ratings -----------------------------------------------------------------

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections import Counter
 from typing import Any
 
 import pytest
 
 from arena.compete import localrun
+from arena.compete.compares import compare_schedule, deal_groups
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import (
     MatchResult,
@@ -259,5 +261,42 @@ def test_closing_a_runs_results_early_stops_its_pools_matches() -> None:
         results.close()
         with pytest.raises(localrun.MatchStopped):  # (the pool is only good for shutting down)
             list(run_local(matches[:1], DRAW, pool=pool, sandboxed=False))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.parametrize(("players", "teams"), [(2, False), (3, False), (4, True)])
+def test_a_compare_reads_the_same_groups_without_the_records(players: int, teams: bool) -> None:
+    rules = find_rules("muggins") if teams else DRAW
+    matches = compare_schedule(
+        rules, players, new=Entrant.builtin("greedy"), old=Entrant.builtin("random"),
+        max_games=24, batch=4, seed=7, teams=teams,
+    )  # fmt: skip
+    kept = list(run_local(matches, rules, workers=1))
+    bare = list(run_local(matches, rules, workers=1, records=False))
+    assert all(g.record for r in kept for g in r.games)
+    assert not any(g.record for r in bare for g in r.games)
+    assert [g.luck for r in bare for g in r.games] == [g.luck for r in kept for g in r.games]
+    assert deal_groups(bare) == deal_groups(kept)
+
+
+@pytest.mark.parametrize("others", [False, True])
+def test_a_pool_forks_its_processes_at_once_only_from_a_single_thread(
+    monkeypatch: pytest.MonkeyPatch, others: bool
+) -> None:
+    """A pool forks every process as it starts when this process runs one thread, else
+    starts them from a fork server (a fork copies no other thread's locks)."""
+    if others:  # another thread alive as the pool starts
+        monkeypatch.setattr(threading, "active_count", lambda: 2)
+    single = threading.active_count() == 1
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    matches = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=2, seed=3)
+    pool = localrun.process_pool(2)
+    try:
+        assert pool._mp_context is not None
+        assert pool._mp_context.get_start_method() == ("fork" if single else "forkserver")
+        assert len(pool._processes) == 2  # (before any match)
+        results = list(run_local(matches, DRAW, pool=pool, sandboxed=False))
+        assert sorted(r.id for r in results) == sorted(m.id for m in matches)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from arena.engine.codec import encode
 from arena.engine.records import verify_record
 from arena.engine.rules import PRESETS
 from arena.match.sandbox import SandboxUnavailable
@@ -216,7 +217,7 @@ def test_a_record_that_does_not_verify_is_refused(store: Store, world: dict[str,
     rounds[0]["deal"] = {**rounds[0]["deal"], "hands": hands}
     record["rounds"] = rounds
     with store.write() as session:
-        session.execute(update(GameRecord).values(record=record))
+        session.execute(update(GameRecord).values(data=encode(record)))
     seats = [world["v"]("reference/random@v1")] * 2
     with pytest.raises(BranchError, match="the record does not verify up to round 1, turn 2"):
         create_branch(store, world["accounts"]["alice"], 1, 0, 1, 2, seats, 1)

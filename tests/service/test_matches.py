@@ -61,6 +61,7 @@ from arena.store.queue import (
     unqueued_matches,
     void_match,
 )
+from arena.store.records import load_records
 from tests.paths import REFERENCE_BOTS
 from tests.service.conftest import Recorder
 
@@ -146,12 +147,7 @@ def _tournament(store: Store, tid: int) -> Tournament:
 
 def _records(store: Store, match_id: int) -> list[dict[str, Any]]:
     with store.read() as session:
-        query = (
-            select(GameRecord.record)
-            .where(GameRecord.match_id == match_id)
-            .order_by(GameRecord.game_index)
-        )
-        return list(session.scalars(query))
+        return [r for _, _, r in load_records(store, session, GameRecord.match_id == match_id)]
 
 
 def _config(tmp_path: Path, **changes: Any) -> Config:
@@ -977,6 +973,30 @@ def test_worker_heartbeats_alive_gone_and_stopped(store: Store) -> None:
     assert (first.name, first.alive, first.started) == ("arena-1@a", True, again)
 
 
+def test_a_worker_that_died_and_started_again_under_its_name_shows_its_new_start(
+    store: Store,
+) -> None:
+    """A container restarted after a crash (``kill -9``, the OOM killer) keeps its host name
+    and its pids, so its node name: it never said it stopped, yet its start is the new
+    life's, and each life's own beats keep it (docs/deployment.md, "More hosts")."""
+    t0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    reborn = t0 + timedelta(seconds=90)  # died after its last beat (t0 + 20 s); restarted
+    later = reborn + timedelta(seconds=20)
+    for now, started in (
+        (t0, t0),
+        (t0 + timedelta(seconds=20), t0),
+        (reborn, reborn),
+        (later, reborn),
+    ):
+        worker_heartbeat(
+            store, "arena-1@c0ffee", host="c0ffee", pid=1, concurrency=2, now=now, started=started
+        )
+    (state,) = list_workers(store, config=Config(lease_seconds=60), now=later)
+    assert (state.alive, state.status, state.started, state.last_seen) == (
+        True, "online", reborn, later,
+    )  # fmt: skip
+
+
 def test_the_default_broker_is_the_databases_wherever_it_starts(
     no_broker_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1084,3 +1104,32 @@ def test_an_upload_being_checked_is_never_sent_again_until_its_lease_runs_out(
         row = session.get(Upload, upload)
         assert row is not None and row.lease_expires is None
     assert claim_upload(store, upload, lease_seconds=60)
+
+
+def test_a_process_prefers_the_pairs_it_keeps_for_a_bounded_streak() -> None:
+    """The pairs a worker process keeps warm, as its claims prefer them: the latest played
+    to their end, as many as its slot block holds; after WARM_STREAK preferred claims in a
+    row, one claim takes its tournament's first waiting match; a match not played to its
+    end keeps nothing; a forked process starts with none."""
+    from arena.match.sandbox import SLOT_BLOCK
+    from arena.service.matches import WARM_STREAK, _KeptPairs
+
+    kept = _KeptPairs()
+    assert kept.prefer() == ()
+    kept.played(1, (2, 1), kept=True)
+    assert kept.prefer() == ((1, (1, 2)),)
+    kept.played(1, (3, 4), kept=False)  # the head, cold, stopped half-way: not kept
+    assert kept.prefer() == ((1, (1, 2)),)
+    for pair in range(SLOT_BLOCK):
+        kept.played(2, (10 + pair, 20 + pair), kept=True)
+    assert len(kept.prefer()) == SLOT_BLOCK // 2
+    assert kept.prefer()[-1] == (2, (10 + SLOT_BLOCK - 1, 20 + SLOT_BLOCK - 1))
+    latest = kept.prefer()[-1]
+    for _ in range(WARM_STREAK):
+        assert kept.prefer()
+        kept.played(latest[0], latest[1], kept=True)
+    assert kept.prefer() == ()  # the streak's end: the first waiting match
+    kept.played(9, (1, 1), kept=True)
+    assert (9, (1, 1)) in kept.prefer()  # preferred again
+    kept.pid = -1  # as in a forked child
+    assert kept.prefer() == ()

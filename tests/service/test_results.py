@@ -18,6 +18,7 @@ from arena.compete.ratings import GameResult as RatedGame
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS, Rules
+from arena.service.board_views import FaultCount, TournamentView, VoidMatch, tournament_view
 from arena.service.results import (
     find_rule_set,
     find_tournament,
@@ -519,3 +520,67 @@ def test_refit_stores_the_pair_records(store: Store) -> None:
     refit_ratings(store, PRESETS["block"])  # replaced, not added to
     with store.read() as session:
         assert session.scalar(select(func.count()).select_from(PairRecord)) == 2
+
+
+# --- a tournament's page: its games grouped by the database ----------------------------------
+
+
+def _page_agrees(store: Store, name: str, tournament_id: int) -> TournamentView:
+    """The tournament's page (its games grouped by the database) counts what the local
+    runner's Standings and fit count over every stored result; the page's view."""
+    view = tournament_view(store, name)
+    loaded = load_results(store, tournament_id)
+    local = Standings(sorted({s.label for r in loaded for s in r.match.seats}))
+    for result in loaded:
+        local.add(result)
+    assert [(r.entrant, r.games, r.wins, r.points, r.forfeits) for r in view.standings] == [
+        (s.name, s.games, s.wins, s.points, s.forfeits) for s in local.ranking()
+    ]
+    assert [(v.match, v.reason) for v in view.void] == sorted(local.void)
+    fitted = tournament_ratings(loaded)
+    assert {r.entrant for r in view.standings if r.rating is not None} == set(fitted)
+    for row in view.standings:
+        if row.rating is not None:
+            assert row.rating == pytest.approx(fitted[row.entrant].rating, abs=1e-6)
+    return view
+
+
+def test_a_tournament_page_counts_what_the_local_runner_counts(store: Store) -> None:
+    tournament_id, local = stored_tournament(store, "t1", THREE, games=3, void=[5])
+    view = _page_agrees(store, "t1", tournament_id)
+    assert view.void == [VoidMatch(local[5].id, VOID)]
+    assert view.crosstable is not None and len(view.crosstable.entrants) == 3
+    muggins = {"r": ("alice", "random"), "g": ("alice", "greedy")}
+    teams_id, _ = stored_tournament(store, "teams", muggins, rules=PRESETS["muggins"], teams=True)
+    _page_agrees(store, "teams", teams_id)
+
+
+def test_a_tournament_page_counts_forfeits_by_entrant_and_kind(store: Store) -> None:
+    versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
+    a, b = Entrant.stored("a", versions["a"]), Entrant.stored("b", versions["b"])
+    matches = [ScheduledMatch(f"m{n}", (a, b) if n else (b, a), 3, 5 + n) for n in range(2)]
+    tournament_id = create_tournament(
+        store, name="t1", rules=PRESETS["block"], format="round-robin", players=2, teams=False,
+        games_per_match=3, seed=1, entrants=[a, b], matches=matches,
+    )  # fmt: skip
+    crash = {"seat": 1, "termination": "crash", "message": "boom", "stderr": ""}
+    timeout = {"seat": 0, "termination": "timeout", "message": "slow", "stderr": ""}
+    for match, verdicts in zip(
+        matches, [(None, crash, crash), (timeout, None, crash)], strict=True
+    ):
+        games = tuple(
+            GameResult(i, 11 + i, (0, 1) if v is None or v["seat"] else (1, 0), (30 + i, 7 * i),
+                       (0,), "target" if v is None else str(v["termination"]), v, {})
+            for i, v in enumerate(verdicts)
+        )  # fmt: skip
+        played = result_json(MatchResult(match, games, None, 1.0), WORKER)
+        ids = match_ids(store, tournament_id)
+        assert complete_match(store, ids[match.id], WORKER, records=[], result=played)
+    view = _page_agrees(store, "t1", tournament_id)
+    # m0 (b, a): a at seat 1 crashed twice; m1 (a, b): a at seat 0 timed out, b crashed
+    assert view.faults == [
+        FaultCount("a", "crash", 2),
+        FaultCount("a", "timeout", 1),
+        FaultCount("b", "crash", 1),
+    ]
+    assert {r.entrant: r.forfeits for r in view.standings} == {"a": 3, "b": 1}

@@ -15,7 +15,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
 from arena.store.db import URL_ENV, Store, connect, resolve_url, upgrade
-from arena.store.models import Base, GameRecord, Match, Tournament, User
+from arena.store.models import Base, Match, Tournament, User
+from arena.store.records import load_records
 from tests.paths import ZOO
 
 # SQL can differ here (the store's SQL and its migrations): on SQLite and PostgreSQL.
@@ -118,8 +119,8 @@ def test_game_records_stored_twice_stay_once(store: Store) -> None:
     assert not store.store_game_record(match_id, 0, {"moves": ["other"]})
     assert store.store_game_record(match_id, 1, {"moves": []})
     with store.read() as session:
-        records = session.scalars(select(GameRecord).order_by(GameRecord.game_index)).all()
-    assert [(r.game_index, r.record) for r in records] == [
+        records = list(load_records(store, session))
+    assert [(index, record) for _, index, record in records] == [
         (0, {"moves": ["6-6"]}),
         (1, {"moves": []}),
     ]

@@ -25,6 +25,7 @@ from arena.store.queue import (
     tournament_progress,
     void_match,
 )
+from arena.store.records import load_records
 
 # SQL can differ here (the queue's claims and leases): on SQLite and PostgreSQL.
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -172,7 +173,7 @@ def test_completion_is_idempotent_and_the_first_wins(store: Store) -> None:
     assert _records(store) == [(stale.match_id, 0), (stale.match_id, 1)]
     with store.read() as session:
         done = session.get(Match, stale.match_id)
-        stored = session.scalars(select(GameRecord.record).order_by(GameRecord.game_index)).all()
+        stored = [record for _, _, record in load_records(store, session)]
     assert done is not None and done.status == "done" and done.result == {"by": "w1"}
     assert done.lease_expires is None and done.finished is not None
     assert list(stored) == records
@@ -502,3 +503,38 @@ def test_the_sweep_finishes_a_tournament_left_running_with_every_match_finished(
         done, left = session.get(Tournament, stalled), session.get(Tournament, waiting)
         assert done is not None and done.status == "done" and done.finished is not None
         assert left is not None and left.status == "pending"
+
+
+def test_a_claim_prefers_a_pair_its_process_keeps_warm_within_its_tournament(
+    store: Store,
+) -> None:
+    """``prefer``: within the tournament the queues' order chose, the first waiting match of
+    a kept pair is taken before the tournament's first one (either seating: a deal's two
+    seatings are one pair); a kept pair of another tournament changes nothing, nor does a
+    kept pair with no match waiting."""
+    from arena.store.queue import mark_queued
+
+    v = _versions(store, 3)
+    a, b, c = (Entrant.stored(label, version) for label, version in zip("abc", v, strict=True))
+    pairs = [(a, b), (a, c), (b, c), (c, a), (a, b)]
+    scheduled = [ScheduledMatch(f"m{i}", seats, 2, 100 + i) for i, seats in enumerate(pairs)]
+    tid = create_tournament(
+        store, name="lad", rules=PRESETS["block"], format="round-robin", players=2,
+        teams=False, games_per_match=2, seed=7, entrants=[a, b, c], matches=scheduled,
+    )  # fmt: skip
+    other = _tournament(store, 2, name="other")
+    mark_queued(store, _ids(store, tid), T0)
+    mark_queued(store, _ids(store, other), T0 + timedelta(seconds=1))
+    ac = (tid, tuple(sorted((v[0], v[2]))))
+
+    def claim(*prefer: tuple[int, tuple[int, ...]]) -> str:
+        claimed = claim_match(store, "w", lease_seconds=LEASE, lane="matches", now=T0,
+                              prefer=prefer)  # fmt: skip
+        assert claimed is not None
+        return claimed.key
+
+    assert claim((other, tuple(sorted(v[:2])))) == "m0"  # another tournament's pair
+    assert claim(ac) == "m1"
+    assert claim(ac) == "m3"  # the same pair seated the other way round
+    assert claim(ac) == "m2"  # none of it waits: the first
+    assert claim((tid, (v[1], v[2]))) == "m4"

@@ -1,6 +1,8 @@
 """Expensive page reads are rate-limited per address (per account when logged in): the game
 lists, a game's page, exports; a replay viewer's steps have a budget of their own (web/limits.py
-``reads`` and ``steps``). Past it: 429 with Retry-After and a sentence."""
+``reads`` and ``steps``). Past it: 429 with Retry-After and a sentence. Heavy reads at once are
+bounded in each process, whoever asks (``heavy``): beyond the bound and its line, 503 with
+Retry-After and a sentence, while the health check and the light pages answer."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 
 from arena.store.db import Store
 from tests.web.conftest import make_app
-from web.limits import READ_REFUSAL
+from web.limits import HEAVY_KEY, HEAVY_REFUSAL, READ_REFUSAL, ReadBound
 
 
 def test_a_flood_of_reads_is_429_with_retry_after_and_steps_count_apart(
@@ -36,3 +38,37 @@ def test_a_flood_of_reads_is_429_with_retry_after_and_steps_count_apart(
         assert all(client.get("/healthz").status_code == 200 for _ in range(5))
     finally:
         app.extensions["arena_store"].close()
+
+
+def test_heavy_reads_beyond_the_bound_are_503_while_light_pages_answer(
+    store: Store, url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    broker = tmp_path_factory.mktemp("broker")
+    app = make_app(url, broker, ARENA_HEAVY_READS=1, ARENA_HEAVY_QUEUE=1, ARENA_HEAVY_WAIT=0.01)
+    try:
+        client = app.test_client()
+        assert client.get("/games").status_code == 200  # a slot is free
+        bound: ReadBound = app.extensions[HEAVY_KEY]
+        with bound.slot():  # another request holds the only slot; the line waits 0.01 s
+            for path in ("/games", "/bots/nobody/none", "/tournaments/none", "/leaderboards/x"):
+                busy = client.get(path)
+                assert busy.status_code == 503, path
+                assert busy.headers["Retry-After"] == "2"
+                assert HEAVY_REFUSAL in busy.get_data(as_text=True)
+            api = client.get("/api/v1/games")
+            assert api.status_code == 503 and api.get_json()["error"]["message"] == HEAVY_REFUSAL
+            assert client.get("/healthz").status_code == 200
+            assert client.get("/bots").status_code == 200  # a light page
+            bound.queue = 0  # no line: refused at once
+            assert client.get("/games").status_code == 503
+        assert client.get("/games").status_code == 200  # the slot is free again
+    finally:
+        app.extensions["arena_store"].close()
+
+
+@pytest.mark.parametrize("value", ["many", "0", "-1"])
+def test_a_bad_heavy_reads_setting_is_a_sentence(
+    url: str, tmp_path_factory: pytest.TempPathFactory, value: str
+) -> None:
+    with pytest.raises(ValueError, match=f"ARENA_HEAVY_READS is '{value}': set it to a number"):
+        make_app(url, tmp_path_factory.mktemp("broker"), ARENA_HEAVY_READS=value)

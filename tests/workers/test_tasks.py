@@ -34,6 +34,7 @@ from arena.service.results import load_results
 from arena.store.db import Store, connect
 from arena.store.models import GameRecord, Match, RatingHistory, Tournament
 from arena.store.models import Rating as RatingRow
+from arena.store.records import load_records
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import (
@@ -198,16 +199,10 @@ def _assert_stored_once(service: Service, name: str) -> list[Match]:
                 assert match.status == "done", (match.id, match.status, match.result)
                 assert match.result is not None
                 assert [g["index"] for g in match.result["games"]] == list(range(match.games))
-                records = list(
-                    session.scalars(
-                        select(GameRecord)
-                        .where(GameRecord.match_id == match.id)
-                        .order_by(GameRecord.game_index)
-                    )
-                )
-                assert [r.game_index for r in records] == list(range(match.games))
-                for record in records[:2]:
-                    assert verify_record(record.record) == []
+                records = list(load_records(store, session, GameRecord.match_id == match.id))
+                assert [index for _, index, _ in records] == list(range(match.games))
+                for _, _, record in records[:2]:
+                    assert verify_record(record) == []
             tournament = session.scalar(select(Tournament).where(Tournament.name == name))
             assert tournament is not None and tournament.status == "done"
             assert tournament.started is not None and tournament.finished is not None

@@ -3,7 +3,7 @@ retention deleted a done match's game records (its result stays), and the index 
 walks (done matches whose records are kept, the oldest first).
 
 Revision ID: 0025
-Revises: 0023
+Revises: 0024
 Create Date: 2026-11-29 02:30:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0025"
-down_revision: str | None = "0023"
+down_revision: str | None = "0024"
 branch_labels: str | None = None
 depends_on: str | None = None
 

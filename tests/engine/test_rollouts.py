@@ -1,0 +1,72 @@
+"""Round.greedy_points: the luck of the draw's rollout on the round's bitmasks, equal to
+playing a copy of the round on with greedy at every seat, on every preset and player count."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.engine.round import Round
+from arena.engine.rules import PRESETS, GameEnd
+from arena.engine.tiles import Move, Tile
+from arena.errors import DealError, IllegalMoveError
+from arena.match.strategies import heaviest
+from tests.engine.test_conformance import CONFIGS, config_id
+
+
+def _played_on(round_: Round, move: Move, rest: list[Tile] | None = None) -> tuple[int, ...]:
+    """The reference: a copy of the round, ``move``, then greedy to the end."""
+    copy = round_.copy(rest)
+    copy.apply(move)
+    while (result := copy.result) is None:
+        copy.apply(heaviest(copy.legal_moves()))
+    return result.points
+
+
+def _start_scores(name: str, players: int, teams: bool, rng: random.Random) -> list[int]:
+    """Scores before the round: near the target half the time, so that in-play points
+    may win the game mid-round."""
+    rules = PRESETS[name]
+    sides = 2 if teams else players
+    if rules.end is not GameEnd.POINTS or rng.random() < 0.5:
+        return [0] * sides
+    return [rules.wins_needed - rng.randrange(1, 12) for _ in range(sides)]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_greedy_points_are_the_rounds_played_on_with_greedy(
+    config: tuple[str, int, bool],
+) -> None:
+    name, players, teams = config
+    rules = PRESETS[name]
+    compared = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        scores = _start_scores(name, players, teams, rng)
+        round_ = Round.dealt(rules, players, rng, teams=teams, scores=scores)
+        while round_.result is None:
+            before = (round_.events, round_.scores, round_.legal_moves(), round_.boneyard)
+            for move in round_.legal_moves():
+                assert round_.greedy_points(move) == _played_on(round_, move)
+                rest = list(round_.boneyard)
+                rng.shuffle(rest)
+                assert round_.greedy_points(move, rest) == _played_on(round_, move, rest)
+                compared += 2
+            after = (round_.events, round_.scores, round_.legal_moves(), round_.boneyard)
+            assert after == before  # the round itself is left alone
+            round_.apply(rng.choice(round_.legal_moves()))
+    assert compared > 100
+
+
+def test_greedy_points_refuse_what_apply_and_copy_refuse() -> None:
+    round_ = Round.dealt(PRESETS["draw"], 2, random.Random(3))
+    legal = round_.legal_moves()
+    held = round_.hand(round_.seat or 0)
+    illegal = next(Move.of(tile) for tile in held if Move.of(tile) not in legal)
+    with pytest.raises(IllegalMoveError):
+        round_.greedy_points(illegal)
+    round_.apply(legal[0])
+    rest = list(round_.boneyard)
+    with pytest.raises(DealError, match="undrawn tiles"):
+        round_.greedy_points(round_.legal_moves()[0], rest[1:])
