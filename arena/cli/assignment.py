@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
-from rich.table import Table
 
 from arena.cli.common import (
     UsageError,
@@ -31,27 +30,54 @@ from arena.cli.common import (
 )
 from arena.cli.competition import parse_when, store_checked_file
 from arena.match.runtimes import RUNTIMES
-from arena.service import assignments as service
-from arena.service.assignments import NewAssignment, SubmissionView
-from arena.service.competition_views import local_time
-from arena.service.exports import grade_rows
-from arena.service.gradebooks import BOM, FORMATS, MOODLE_KEYS, gradebook_file
 from arena.service.permissions import OPERATOR
-from arena.store.db import Store, open_store
 
-__all__ = ["assignment_group", "parse_grade", "parse_points"]
+# The service and the database (SQLAlchemy, Celery, scipy) are imported as a command runs,
+# not by its --help (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    from arena.service.assignments import SubmissionView
+    from arena.store.db import Store
+
+__all__ = [
+    "CREATE_DEFAULTS",
+    "GRADEBOOKS",
+    "MOODLE_KEYS",
+    "CreateDefaults",
+    "assignment_group",
+    "parse_grade",
+    "parse_points",
+]  # fmt: skip
+
+
+#: ``assignment create``'s defaults, as its --help shows them: those of
+#: arena.service.assignments.NewAssignment, repeated here so that the help imports no
+#: service (tests/cli/test_lazy.py checks that they agree).
+class CreateDefaults(NamedTuple):
+    elo0: float = 0.0
+    elo1: float = 20.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 400
+    batch: int = 8
+    move_ms: int = 1000
+    memory_mb: int = 256
+
+
+CREATE_DEFAULTS = CreateDefaults()
+#: arena.service.gradebooks.FORMATS and MOODLE_KEYS, repeated likewise.
+GRADEBOOKS = ("table", "canvas", "moodle")
+MOODLE_KEYS = ("idnumber", "email")
 
 
 @contextmanager
 def _opened(url: str | None) -> Iterator[Store]:
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         yield store
     finally:
         store.close()
-
-
-_DEFAULTS = NewAssignment(class_name="", name="", deadline=datetime.min)
 
 
 def parse_grade(text: str) -> tuple[str, tuple[str, ...]]:
@@ -114,14 +140,14 @@ def assignment_group(ctx: click.Context) -> None:
     metavar="GRADE=REF[+REF]",
     help="Best first (repeat): A=counter ... F= (default A=counter B=greedy C=random F=).",
 )
-@click.option("--elo0", type=float, default=_DEFAULTS.elo0, show_default=True)
-@click.option("--elo1", type=float, default=_DEFAULTS.elo1, show_default=True)
-@click.option("--alpha", type=float, default=_DEFAULTS.alpha, show_default=True)
-@click.option("--beta", type=float, default=_DEFAULTS.beta, show_default=True)
-@click.option("--max-games", type=int, default=_DEFAULTS.max_games, show_default=True)
-@click.option("--batch", type=int, default=_DEFAULTS.batch, show_default=True)
-@click.option("--move-ms", type=int, default=_DEFAULTS.move_ms, show_default=True)
-@click.option("--memory", type=int, default=_DEFAULTS.memory_mb, show_default=True)
+@click.option("--elo0", type=float, default=CREATE_DEFAULTS.elo0, show_default=True)
+@click.option("--elo1", type=float, default=CREATE_DEFAULTS.elo1, show_default=True)
+@click.option("--alpha", type=float, default=CREATE_DEFAULTS.alpha, show_default=True)
+@click.option("--beta", type=float, default=CREATE_DEFAULTS.beta, show_default=True)
+@click.option("--max-games", type=int, default=CREATE_DEFAULTS.max_games, show_default=True)
+@click.option("--batch", type=int, default=CREATE_DEFAULTS.batch, show_default=True)
+@click.option("--move-ms", type=int, default=CREATE_DEFAULTS.move_ms, show_default=True)
+@click.option("--memory", type=int, default=CREATE_DEFAULTS.memory_mb, show_default=True)
 @click.option("--description", default="")
 @click.option(
     "--runtime",
@@ -152,13 +178,18 @@ def assignment_create(class_name: str, name: str, deadline: str, opens: str | No
                       max_points: float | None, url: str | None) -> None:  # fmt: skip
     """Create assignment NAME of class CLASS: submissions until --deadline, each graded by
     its gauntlet against the --reference bots, mapped to a grade by --grade."""
+    from arena.service import assignments as service
+    from arena.service.assignments import NewAssignment
+    from arena.service.competition_views import local_time
+
+    defaults = NewAssignment(class_name="", name="", deadline=datetime.min)
     new = NewAssignment(
         class_name=class_name, name=name, deadline=parse_when(deadline, time_zone),
         opens=None if opens is None else parse_when(opens, time_zone), time_zone=time_zone,
-        rules=rules_name, references=references or _DEFAULTS.references,
-        grades=tuple(parse_grade(g) for g in grades) or _DEFAULTS.grades, elo0=elo0,
+        rules=rules_name, references=references or defaults.references,
+        grades=tuple(parse_grade(g) for g in grades) or defaults.grades, elo0=elo0,
         elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, batch=batch, move_ms=move_ms,
-        memory_mb=memory, description=description, runtimes=runtimes or _DEFAULTS.runtimes,
+        memory_mb=memory, description=description, runtimes=runtimes or defaults.runtimes,
         points=tuple(parse_points(p) for p in points), max_points=max_points,
     )  # fmt: skip
     with _opened(url) as store:
@@ -184,6 +215,11 @@ def _verdicts(view: SubmissionView) -> str:
 @url_option
 def assignment_status(class_name: str, name: str, as_json: bool, url: str | None) -> None:
     """Assignment NAME of CLASS: its settings, then every submission with its verdicts."""
+    from rich.table import Table
+
+    from arena.service import assignments as service
+    from arena.service.competition_views import local_time
+
     with _opened(url) as store:
         view = service.assignment_view(store, OPERATOR, class_name, name)
     if as_json:
@@ -226,7 +262,7 @@ def _plain(value: Any) -> Any:
 @click.option(
     "--format",
     "kind",
-    type=click.Choice(FORMATS),
+    type=click.Choice(GRADEBOOKS),
     default=None,
     help="The CSV a gradebook imports: table (as --csv), canvas or moodle.",
 )
@@ -247,6 +283,12 @@ def assignment_grades(
     deadline), its state, verdict against each reference, grade and points; as CSV for a
     spreadsheet, Canvas or Moodle (students left out of Moodle's file are named on
     stderr)."""
+    from rich.table import Table
+
+    from arena.service import assignments as service
+    from arena.service.exports import grade_rows
+    from arena.service.gradebooks import BOM, gradebook_file
+
     with _opened(url) as store:
         view = service.assignment_view(store, OPERATOR, class_name, name)
         rows = service.assignment_grades(store, OPERATOR, class_name, name)
@@ -303,6 +345,7 @@ def assignment_submit(class_name: str, name: str, bot: str | None, owner: str,
     add` checks it, under --runtime, one the assignment takes, and stored as OWNER's bot)
     or --version; its gauntlet goes to the workers, which grade it (see `arena assignment
     status`)."""
+    from arena.service import assignments as service
     from arena.service.broker import configure
 
     if (bot is None) == (reference is None):

@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 
 import click
-from rich.table import Table
 
 from arena.cli.assignment import assignment_grades
 from arena.cli.common import console, help_without_command, url_option
@@ -119,6 +118,8 @@ def class_list(as_json: bool, url: str | None) -> None:
     if not listed:
         click.echo("no classes")
         return
+    from rich.table import Table
+
     table = Table(title="Classes")
     for column in ("name", "rules", "teachers", "students", "join code"):
         table.add_column(column)
@@ -197,6 +198,8 @@ def class_roster(
     if as_json:
         click.echo(json.dumps([_roster_json(r) for r in view.students], indent=2))
         return
+    from rich.table import Table
+
     table = Table(title=f"Class {view.name} ({view.rules})")
     for column in ("student", "real name", "school id", "latest version", "uploaded", "check",
                    "rating", "faults", "latest upload"):  # fmt: skip
@@ -226,6 +229,8 @@ def _import(
             return
         mapping = ", ".join(f"{c.header or c.index + 1}: {c.role}" for c in shown.columns)
         click.echo(f"{shown.format}; columns {mapping}")
+        from rich.table import Table
+
         table = Table(title=f"Roster for {shown.name}")
         for column in ("line", "real name", "school id", "section", "becomes", "login", "note"):
             table.add_column(column)

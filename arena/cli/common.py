@@ -8,16 +8,20 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from arena.compete.tournaments import FORMATS
 from arena.engine.rules import PRESETS, Rules, load_rules
 from arena.errors import RulesError
 from arena.match.runtimes import RUNTIMES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# rich is imported where a command prints with it, not by every command's --help (the
+# commands start at once: tests/cli/test_lazy.py).
 
 #: Runs longer than this many games show a progress bar (when stderr is a terminal).
 PROGRESS_MIN_GAMES = 50
@@ -99,6 +103,8 @@ def help_without_command(ctx: click.Context) -> None:
 
 def console() -> Console:
     """Return a console on stdout; wide tables stay on one line when piped (``COLUMNS`` wins)."""
+    from rich.console import Console
+
     console = Console(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = PIPE_WIDTH
@@ -147,6 +153,15 @@ def progress(
     if games <= minimum or not sys.stderr.isatty():
         yield lambda count=1: None
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (
         TextColumn(what),
         BarColumn(),
@@ -278,6 +293,8 @@ def schedule_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def stderr_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True)
 
 

@@ -18,11 +18,10 @@ import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
-from rich.table import Table
 
 from arena.cli.common import (
     UsageError,
@@ -37,16 +36,15 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
+from arena.cli.similarity import THRESHOLD
 from arena.compete.names import check_name
 from arena.errors import ArenaError
-from arena.service import competition_copies as copies
-from arena.service import competition_tools as tools
-from arena.service import competitions as service
-from arena.service import kits
-from arena.service.competitions import NewCompetition
 from arena.service.permissions import OPERATOR
-from arena.service.shapes import plain
-from arena.store.db import Store, open_store
+
+# The service and the database (SQLAlchemy, Celery, scipy) are imported as a command runs,
+# not by its --help (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    from arena.store.db import Store
 
 __all__ = ["competition_group", "parse_when", "store_checked_file"]
 
@@ -121,6 +119,10 @@ def competition_create(name: str, deadline: str, opens: str | None, time_zone: s
                        url: str | None) -> None:  # fmt: skip
     """Create competition NAME: entries from --opens to --deadline, the ladder meanwhile,
     then the final among the ladder's --final-top."""
+    from arena.service import competitions as service
+    from arena.service.competitions import NewCompetition
+    from arena.store.db import open_store
+
     rules = resolve_rules(rules_name)
     new = NewCompetition(
         name=name, deadline=parse_when(deadline, time_zone),
@@ -152,6 +154,11 @@ def competition_create(name: str, deadline: str, opens: str | None, time_zone: s
 @url_option
 def competition_list(as_json: bool, url: str | None) -> None:
     """Every competition, the latest deadline first."""
+    from rich.table import Table
+
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         listed = service.competition_list(store)
@@ -197,6 +204,11 @@ def _export(rows: list[dict[str, Any]], columns: list[str], as_json: bool) -> No
 @url_option
 def competition_status(name: str, as_json: bool, as_csv: bool, url: str | None) -> None:
     """Competition NAME: its dates and status, then its ladder (or export it)."""
+    from rich.table import Table
+
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         if as_json or as_csv:
@@ -242,6 +254,9 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
     checks it, under --runtime, and stored as OWNER's bot) or --version, a stored version of
     OWNER's. It becomes OWNER's active entry (placing, while OWNER's active one is placed:
     it displaces that one once placed itself). A source OWNER entered already is refused."""
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     if (bot is None) == (reference is None):
         raise UsageError("give a bot FILE or --version OWNER/BOT@vN (one of them)")
     if bot is not None:
@@ -290,6 +305,7 @@ def store_checked_file(bot: str, owner: str, bot_name: str | None, url: str | No
     from arena.match.sandbox import Limits
     from arena.service.bots import add_checked_bot
     from arena.service.uploads import check_report_json
+    from arena.store.db import open_store
 
     path = Path(bot)
     if not path.is_file():
@@ -338,6 +354,7 @@ def competition_final_choice(name: str, versions: tuple[str, ...], owner: str,
     """Show which of OWNER's versions go to competition NAME's final, or choose them:
     VERSIONS (stored versions of OWNER's entered there), or --default."""
     from arena.service import entries
+    from arena.store.db import open_store
 
     if versions and to_default:
         raise UsageError("give VERSIONS or --default, not both")
@@ -364,6 +381,9 @@ def competition_final_choice(name: str, versions: tuple[str, ...], owner: str,
 @url_option
 def competition_close(name: str, url: str | None) -> None:
     """Close competition NAME now: its ladder stops and its final starts by itself."""
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         service.close_now(store, OPERATOR, name)
@@ -378,6 +398,9 @@ def competition_close(name: str, url: str | None) -> None:
 @url_option
 def competition_deadline(name: str, when: str, url: str | None) -> None:
     """Move competition NAME's deadline to WHEN (ISO 8601, in its time zone, or +2d)."""
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         zone = service.competition_view(store, OPERATOR, name).summary.time_zone
@@ -395,6 +418,9 @@ def competition_deadline(name: str, when: str, url: str | None) -> None:
 @url_option
 def competition_disqualify(name: str, reference: str, reason: str, url: str | None) -> None:
     """Disqualify a version entered in competition NAME: it stops playing."""
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         service.disqualify(store, OPERATOR, name, _version_id(store, reference), reason)
@@ -414,6 +440,11 @@ def competition_final(name: str, rerun: bool, reason: str | None, as_json: bool,
                       url: str | None) -> None:  # fmt: skip
     """Competition NAME's final table in force (or export it); --rerun --reason TEXT plays
     it again (the table stays, marked replaced, until the new one is published)."""
+    from rich.table import Table
+
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     if reason is not None and not rerun:
         raise UsageError("--reason goes with --rerun")
     store = open_store(url)
@@ -462,6 +493,9 @@ def competition_kit(name: str, out: str | None, server: str, url: str | None) ->
     """Write competition NAME's kit: its rule set's file, a starter bot for its runtime and
     a README with the commands to play and compare here under exactly its rules (the
     competition page's download, as a folder or a zip)."""
+    from arena.service import kits
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         kit = kits.competition_kit(store, name, server=server)
@@ -489,13 +523,19 @@ def competition_kit(name: str, out: str | None, server: str, url: str | None) ->
 
 @competition_group.command("copies", short_help="Copies and near-copies across entrants.")
 @click.argument("name")
-@click.option("--threshold", type=float, default=copies.THRESHOLD, show_default=True,
+@click.option("--threshold", type=float, default=THRESHOLD, show_default=True,
               help="The lowest score shown (0 to 1); byte-for-byte copies always.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
 @url_option
 def competition_copies(name: str, threshold: float, as_json: bool, url: str | None) -> None:
     """The pairs of competition NAME's entrants whose entered versions are alike, with
     their scores (every version: the operator's comparison is not bounded)."""
+    from rich.table import Table
+
+    from arena.service import competition_copies as copies
+    from arena.service.shapes import plain
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         report = copies.copy_report(store, OPERATOR, name, threshold=threshold)
     if as_json:
@@ -522,6 +562,9 @@ def competition_copies(name: str, threshold: float, as_json: bool, url: str | No
 def competition_games(name: str, out: str | None, url: str | None) -> None:
     """Write every game record of competition NAME (its ladder's, then its final's), one
     JSON document a line: the records `arena replay verify` re-simulates."""
+    from arena.service import competition_tools as tools
+    from arena.store.db import open_store
+
     count = 0
     with contextlib.closing(open_store(url)) as store, open_out(out) as handle:
         target = handle if handle is not None else sys.stdout
@@ -541,6 +584,9 @@ def competition_games(name: str, out: str | None, url: str | None) -> None:
 @url_option
 def competition_announce(name: str, text: str, url: str | None) -> None:
     """Post TEXT on competition NAME's page (everyone who sees it reads it)."""
+    from arena.service import competition_tools as tools
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         tools.post_announcement(store, OPERATOR, name, text)
     click.echo(f"{name}: announced")
@@ -552,6 +598,10 @@ def competition_announce(name: str, text: str, url: str | None) -> None:
 @url_option
 def competition_log(name: str, as_json: bool, url: str | None) -> None:
     """Competition NAME's action log, the latest first: who changed what, when."""
+    from arena.service import competition_tools as tools
+    from arena.service.shapes import plain
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         lines = tools.action_log(store, OPERATOR, name)
     if as_json:
@@ -578,6 +628,10 @@ def competition_edit(name: str, deadline: str | None, description: str | None,
                      url: str | None) -> None:  # fmt: skip
     """Change competition NAME's settings that may change after creation (each change goes
     to its action log)."""
+    from arena.service import competition_tools as tools
+    from arena.service import competitions as service
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         zone = service.competition_view(store, OPERATOR, name).summary.time_zone
         change = tools.SettingsChange(
@@ -598,6 +652,9 @@ def competition_edit(name: str, deadline: str | None, description: str | None,
 @url_option
 def competition_pause(name: str, url: str | None) -> None:
     """Pause competition NAME's ladder: no ladder match is added until it resumes."""
+    from arena.service import competition_tools as tools
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         voided = tools.pause_ladder(store, OPERATOR, name)
     click.echo(f"{name}: the ladder is paused ({plural(voided, 'pending match')} void)")
@@ -608,6 +665,9 @@ def competition_pause(name: str, url: str | None) -> None:
 @url_option
 def competition_resume(name: str, url: str | None) -> None:
     """Let competition NAME's paused ladder play again."""
+    from arena.service import competition_tools as tools
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         tools.resume_ladder(store, OPERATOR, name)
     click.echo(f"{name}: the ladder plays again")
@@ -620,6 +680,9 @@ def competition_resume(name: str, url: str | None) -> None:
 def competition_withdraw(name: str, owner: str, url: str | None) -> None:
     """Withdraw user --owner from competition NAME: their versions leave the ladder and the
     final, and it takes no new entry of theirs."""
+    from arena.service import competition_tools as tools
+    from arena.store.db import open_store
+
     with contextlib.closing(open_store(url)) as store:
         versions = tools.withdraw(store, OPERATOR, name, owner=owner)
     click.echo(f"{name}: {owner} withdrew ({plural(len(versions), 'version')})")

@@ -21,7 +21,10 @@
 No command module imports this one: each defines its commands, and this module names them
 in :data:`COMMANDS` with their one-line help. A command's module is imported only when the
 command runs (or its own help is asked for), so ``arena --help`` and ``arena --version``
-load neither numpy, scipy, SQLAlchemy nor Celery. Errors in the arguments print one line,
+load no command; and a command's module imports the database, the broker, the statistics,
+HTTP and the service only as the command runs, so no command's ``--help`` loads numpy,
+scipy, SQLAlchemy, Celery or httpx (tests/cli/test_lazy.py; benchmarks/starts.py times
+them: 0.5 s a command's help, 0.3 s ``--version``). Errors in the arguments print one line,
 ``arena: error: ...``, on stderr, with the exit statuses of :mod:`arena.cli.common`.
 """
 
@@ -36,6 +39,7 @@ from typing import Any
 
 import click
 
+from arena import __version__
 from arena.cli.common import (
     INTERNAL_ERROR,
     INTERRUPTED,
@@ -45,8 +49,6 @@ from arena.cli.common import (
     help_without_command,
 )
 from arena.errors import ArenaError, DatabaseError, IllegalMoveError, VerdictError
-from arena.match.sandbox import SandboxUnavailable
-from arena.match.verdicts import InfrastructureError
 
 __all__ = ["cli", "main"]
 
@@ -70,24 +72,8 @@ def _run(invoke: Callable[[], Any]) -> int:
     except click.ClickException as exc:  # ours carry their status (common.UsageError...)
         error(exc.format_message())
         return exc.exit_code
-    except IllegalMoveError as exc:  # a built-in strategy's bug, not the user's arguments
-        error(f"internal error: {exc}")
-        return INTERNAL_ERROR
-    except InfrastructureError as exc:  # the harness failed: the unfinished games are void
-        error(f"infrastructure failure (no bot's fault; unfinished games are void): {exc}")
-        return INTERNAL_ERROR
-    except VerdictError as exc:  # a compare's games cannot give its verdict: no verdict
-        error(f"no verdict: {exc}")
-        return INTERNAL_ERROR
-    except DatabaseError as exc:  # missing, unreachable, another schema: the fix
-        error(str(exc))
-        return UNAVAILABLE
-    except SandboxUnavailable as exc:  # bot files, but no sandbox here: what is missing
-        error(str(exc))
-        return UNAVAILABLE
-    except ArenaError as exc:  # unknown preset, bad player count, unreadable file...
-        error(str(exc))
-        return USAGE_ERROR
+    except ArenaError as exc:  # the arena's own: what went wrong, and its status
+        return _arena_error(exc)
     except Exception as exc:  # a bug: one line, the traceback on request
         if os.environ.get("ARENA_DEBUG"):
             traceback.print_exc()
@@ -97,6 +83,28 @@ def _run(invoke: Callable[[], Any]) -> int:
         )
         return INTERNAL_ERROR
     return status if isinstance(status, int) else 0
+
+
+def _arena_error(exc: ArenaError) -> int:
+    """Print the one line an error of the arena's own tree gets and return its status (the
+    sandbox's and the referee's modules, imported only by the commands that raise their
+    errors, are imported here only then)."""
+    from arena.match.sandbox import SandboxUnavailable
+    from arena.match.verdicts import InfrastructureError
+
+    if isinstance(exc, IllegalMoveError):  # a built-in strategy's bug, not the arguments
+        error(f"internal error: {exc}")
+        return INTERNAL_ERROR
+    if isinstance(exc, InfrastructureError):  # the harness failed: unfinished games are void
+        error(f"infrastructure failure (no bot's fault; unfinished games are void): {exc}")
+        return INTERNAL_ERROR
+    if isinstance(exc, VerdictError):  # a compare's games cannot give its verdict
+        error(f"no verdict: {exc}")
+        return INTERNAL_ERROR
+    error(str(exc))
+    if isinstance(exc, DatabaseError | SandboxUnavailable):  # missing, unreachable: the fix
+        return UNAVAILABLE
+    return USAGE_ERROR  # unknown preset, bad player count, unreadable file...
 
 
 #: The commands of each group: name -> ("module:attribute", its one-line help). The help is
@@ -228,7 +236,9 @@ class ArenaGroup(LazyGroup):
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(package_name="domino-arena", prog_name="arena")
+# The version from the package itself: asking the installed distribution's metadata for
+# it (click's package_name) scans every installed package, a third of the command's start.
+@click.version_option(__version__, prog_name="arena")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Domino Arena: play dominoes between bots, locally or on workers."""

@@ -4,14 +4,20 @@ is arena.service.results.refit_ratings; docs/ratings.md "Stored ratings")."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from arena.cli.common import console, plural, resolve_rules, url_option
 from arena.engine.rules import Rules
-from arena.service.results import StoredRating, rating_table, refit_ratings
-from arena.store.db import Store, open_store
+
+# The database and the fit (SQLAlchemy, scipy) are imported as the command runs, not by its
+# --help (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from arena.service.results import StoredRating
+    from arena.store.db import Store
 
 
 @click.command("ratings", short_help="Ratings of the stored bot versions under a rule set.")
@@ -30,6 +36,8 @@ def ratings_command(rules_name: str, url: str | None, refit: bool) -> None:
     ratings and adds a point to each version's rating history. Exit status 0, also when no
     games are rated yet (that is said on one line); 64 for an unknown rule set, 69 for a
     database that cannot be used."""
+    from arena.store.db import open_store
+
     rules = resolve_rules(rules_name)
     store = open_store(url)
     try:
@@ -42,6 +50,8 @@ def ratings_command(rules_name: str, url: str | None, refit: bool) -> None:
 
 
 def _show_refit(store: Store, rules: Rules) -> None:
+    from arena.service.results import refit_ratings
+
     try:
         fit = refit_ratings(store, rules)
     except LookupError:
@@ -58,6 +68,8 @@ def _show_refit(store: Store, rules: Rules) -> None:
 
 
 def _show_stored(store: Store, rules: Rules) -> None:
+    from arena.service.results import rating_table
+
     try:
         ratings = rating_table(store, rules)
     except LookupError:
@@ -87,6 +99,8 @@ def _rank(rating: StoredRating) -> str:
 
 
 def _table(ratings: Sequence[StoredRating], title: str) -> Table:
+    from rich.table import Table
+
     ranges = any(_rank(rating) != str(rating.rank) for rating in ratings)
     caption = "rank (best-worst): the ranks the data cannot rule out (95%)" if ranges else None
     table = Table(title=title, caption=caption)

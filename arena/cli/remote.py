@@ -24,10 +24,9 @@ import time
 import traceback
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import httpx
 
 from arena.cli.common import (
     FAILED,
@@ -40,7 +39,11 @@ from arena.cli.common import (
     elo1_option,
     runtime_option,
 )
-from arena.compete.sprt import STATISTICS
+from arena.cli.compare import STATISTICS
+
+# httpx is imported as a command talks to a server, not by its --help (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["remote_group"]
 
@@ -52,11 +55,18 @@ POLL_SECONDS = 2.0
 KEEPALIVE_SECONDS = 1.0
 #: Seconds before each new try of a request that may be sent again (see the module's doc).
 RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0)
-#: Failures after which nothing reached the server: any request may be sent again.
-NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-#: Failures of a sent request that a GET survives by being sent again: the connection
-#: dropped or reset, no answer.
-DROPPED = (*NOT_SENT, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+def retried(safe: bool) -> tuple[type[Exception], ...]:
+    """The failures after which a request is sent again: for any request, those after which
+    nothing reached the server; for one ``safe`` to repeat (a GET), also those of a sent
+    request whose connection dropped or was reset, with no answer."""
+    import httpx
+
+    not_sent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+    return (*not_sent, httpx.NetworkError, httpx.RemoteProtocolError) if safe else not_sent
+
+
 #: Answers of a proxy in front of a server restarting: a GET tries again.
 GATEWAY_STATUSES = frozenset({502, 503, 504})
 
@@ -70,6 +80,8 @@ class _Server:
     """The API of the server at ``base``, with the token from the environment."""
 
     def __init__(self, base: str, timeout: float) -> None:
+        import httpx
+
         token = os.environ.get("ARENA_TOKEN", "").strip()
         if not token:
             raise UsageError(
@@ -112,8 +124,10 @@ class _Server:
         :data:`RETRY_DELAYS` while it fails in a way that repeating it is safe for."""
         # A POST with an Idempotency-Key is as safe to repeat as a GET: the server answers a
         # repeated key with the first upload (docs/api.md).
+        import httpx
+
         safe = method in ("GET", "HEAD") or "Idempotency-Key" in kwargs.get("headers", {})
-        again = DROPPED if safe else NOT_SENT
+        again = retried(safe)
         for delay in (*RETRY_DELAYS, None):
             try:
                 response = self.client.request(method, path, **kwargs)

@@ -39,12 +39,10 @@ import click
 
 from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
 from arena.cli.worker import celery_worker_argv, check_settings
-from arena.match.lineup import check_bot
 from arena.match.sandbox import check_sandbox
-from arena.service.board_views import REFERENCE_OWNER
-from arena.service.database import upgrade_database
-from arena.service.uploads import check_report_json
-from arena.store.db import resolve_url, sqlite_path
+
+# (The database and the service, SQLAlchemy and Celery, are imported as the command runs, not
+# by its --help: tests/cli/test_lazy.py.)
 
 __all__ = [
     "DEMO_BOTS",
@@ -129,6 +127,8 @@ def serve_command(
     tournaments, on the database at --url (SQLite by default) and the broker at --broker (a
     directory beside it by default: nothing to install). Ctrl-C stops everything."""
     from arena.service.broker import BROKER_ENV, resolve_broker_url
+    from arena.service.database import upgrade_database
+    from arena.store.db import resolve_url
 
     check_settings()
     if not unsandboxed:
@@ -207,6 +207,8 @@ def instance_folder(url: str) -> Path:
     ``ARENA_SECRET_KEY`` is not set): ``arena-instance/`` beside an SQLite database, else
     ``$XDG_DATA_HOME/domino-arena`` (``~/.local/share/domino-arena``), never the folder the
     code was installed from."""
+    from arena.store.db import sqlite_path
+
     database = sqlite_path(url)
     if database is not None:
         return database.resolve().parent / "arena-instance"
@@ -361,10 +363,13 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
     was not empty, nothing seeded)."""
     from arena.engine.game import new_seed
     from arena.engine.rules import PRESETS
+    from arena.match.lineup import check_bot
     from arena.match.referee import TimeControl
+    from arena.service.board_views import REFERENCE_OWNER
     from arena.service.bots import add_checked_bot
     from arena.service.matches import create_stored_tournament
     from arena.service.permissions import OPERATOR
+    from arena.service.uploads import check_report_json
     from arena.store.db import connect
     from arena.store.tournaments import count_tournaments
 

@@ -9,16 +9,22 @@ common (the reference bots and the starter bot left out), with each side's match
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from arena.cli.common import console, url_option
-from arena.service.permissions import OPERATOR
-from arena.service.similarity import THRESHOLD, ReportSide, SimilarityReport, similarity_report
-from arena.store.db import open_store
 
-__all__ = ["report_json", "similarity_command"]
+# The report's service (SQLAlchemy, copydetect) is imported as the command runs, not by its
+# --help (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    from arena.service.similarity import ReportSide, SimilarityReport
+
+__all__ = ["THRESHOLD", "report_json", "similarity_command"]
+
+#: ``--threshold``'s default: arena.service.similarity.THRESHOLD, repeated so that the
+#: command's --help imports no service (tests/cli/test_lazy.py checks that they agree).
+THRESHOLD = 0.5
 
 
 def _lines(side: ReportSide) -> str:
@@ -69,6 +75,12 @@ def similarity_command(name: str, threshold: float, as_json: bool, url: str | No
     """The pairs of class NAME's students whose latest versions look alike: winnowed
     fingerprints (copydetect, as MOSS), the reference bots and the starter bot left out;
     each side's share found in the other and its matching lines."""
+    from rich.table import Table
+
+    from arena.service.permissions import OPERATOR
+    from arena.service.similarity import similarity_report
+    from arena.store.db import open_store
+
     store = open_store(url)
     try:
         report = similarity_report(store, OPERATOR, name, threshold=threshold)

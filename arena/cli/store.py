@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from arena.cli.bots import show_check
 from arena.cli.common import (
@@ -28,9 +27,9 @@ from arena.match.lineup import check_bot
 from arena.match.referee import TimeControl
 from arena.match.runtimes import runtime_for_upload
 from arena.match.sandbox import Limits
-from arena.service.database import upgrade_database
-from arena.service.uploads import check_report_json
-from arena.store.db import as_utc, check_url, open_store, where
+
+# The database's and the service's modules (SQLAlchemy) are imported as a command runs, not
+# by its --help (tests/cli/test_lazy.py).
 
 # --- arena db ---------------------------------------------------------------------------
 
@@ -48,6 +47,9 @@ def db_upgrade_command(url: str | None) -> None:
     """Create the database's tables, or migrate them to the current schema (safe to repeat);
     then convert the game records stored as JSON to compact bytes, a batch at a time, with
     a progress bar (the server may run meanwhile; interrupted, the next upgrade goes on)."""
+    from arena.service.database import upgrade_database
+    from arena.store.db import check_url, where
+
     started = time.perf_counter()
     shown = where(check_url(url))
 
@@ -108,6 +110,9 @@ def bots_add_command(
     """Validate FILE as `arena check` does and, if it passes, store it as the next version of
     OWNER's bot NAME. Uploading the same source again stores nothing. Exit status 0: stored
     (or already stored); 1: the bot failed its check (nothing stored)."""
+    from arena.service.uploads import check_report_json
+    from arena.store.db import open_store
+
     path = Path(bot)
     if not path.is_file():
         raise click.BadParameter(f"no bot file {bot!r}", param_hint="'FILE'")
@@ -153,6 +158,10 @@ def bots_add_command(
 @url_option
 def bots_list_command(url: str | None) -> None:
     """Every stored bot version: owner/name, version, source hash, upload time."""
+    from rich.table import Table
+
+    from arena.store.db import as_utc, open_store
+
     store = open_store(url)
     try:
         listings = store.list_bots()

@@ -20,10 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from arena.cli.common import (
     FAILED,
@@ -42,29 +41,21 @@ from arena.cli.common import (
     url_option,
     warn_once,
 )
-from arena.cli.tables import crosstable, standings_table
-from arena.compete.localrun import Standings, tournament_ratings
 from arena.engine.game import new_seed
-from arena.service.board_views import tournament_list as listed_tournaments
-from arena.service.broker import configure, location
-from arena.service.dispatch import BROKER_ERRORS, send_pending, sweep_matches
-from arena.service.matches import Config, MatchSettings, tournament_by_name
-from arena.service.permissions import OPERATOR
-from arena.service.tournaments import NewTournament, create_tournament
-from arena.store import db
-from arena.store.db import Store, as_utc
-from arena.store.models import Tournament
-from arena.store.queue import tournament_progress
-from arena.store.tournaments import (
-    entrant_labels,
-    get_tournament,
-    tournament_counts,
-)
+
+# The database, the broker and the service (SQLAlchemy, Celery, numpy) are imported as a
+# command runs, never by its --help: the commands start at once (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    from arena.service.matches import Config
+    from arena.store.db import Store
+    from arena.store.models import Tournament
 
 
 @contextmanager
 def open_store(url: str | None) -> Iterator[Store]:
     """The database, checked to exist at the current schema (a DatabaseError says the fix)."""
+    from arena.store import db
+
     store = db.open_store(url)
     try:
         yield store
@@ -73,6 +64,8 @@ def open_store(url: str | None) -> Iterator[Store]:
 
 
 def find_tournament(store: Store, name: str) -> Tournament:
+    from arena.service.matches import tournament_by_name
+
     try:
         return tournament_by_name(store, name)
     except LookupError as exc:
@@ -80,6 +73,8 @@ def find_tournament(store: Store, name: str) -> Tournament:
 
 
 def when(value: datetime) -> str:
+    from arena.store.db import as_utc
+
     return f"{as_utc(value):%Y-%m-%d %H:%M:%S} UTC"
 
 
@@ -116,6 +111,9 @@ def tournament_create(
 ) -> int:
     """Schedule a tournament between stored bots (see `arena bots add`) and store it with
     its matches, ready for the workers (`arena tournament run NAME`)."""
+    from arena.service.matches import MatchSettings
+    from arena.service.permissions import OPERATOR
+    from arena.service.tournaments import NewTournament, create_tournament
 
     rules = resolve_rules(rules_name)
     seed = new_seed() if seed is None else seed
@@ -162,6 +160,11 @@ def run_stored(
     follow its progress (sweeping meanwhile), print its standings. Exit status 0 when it is
     done, 1 when it timed out or no worker was alive for ``ARENA_NO_WORKER_SECONDS`` (120 s
     by default; it goes on on the workers, or when one starts)."""
+    from arena.service.broker import configure
+    from arena.service.dispatch import BROKER_ERRORS, send_pending
+    from arena.service.matches import Config
+    from arena.store.queue import tournament_progress
+
     config = Config.from_env()
     configure(broker, config, url)
     with open_store(url) as store:
@@ -212,6 +215,7 @@ def run_stored(
 def sweep_and_check(store: Store, config: Config, warned: list[bool]) -> bool:
     """Sweep as beat does (so a tournament finishes without one), and say once, on stderr,
     when no worker is alive to play anything; return whether one is."""
+    from arena.service.dispatch import BROKER_ERRORS, sweep_matches
     from arena.service.matches import list_workers
 
     try:
@@ -231,6 +235,8 @@ def sweep_and_check(store: Store, config: Config, warned: list[bool]) -> bool:
 
 def unreachable(exc: BaseException) -> str:
     """The sentence for a broker that cannot be reached (the process's, configured)."""
+    from arena.service.broker import location
+
     return f"cannot reach the broker {location()}: {exc}"
 
 
@@ -249,6 +255,8 @@ def _match_progress(name: str, total: int) -> Iterator[Callable[[int, int], None
 
         yield log
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (
         TextColumn("matches"),
         BarColumn(),
@@ -267,6 +275,9 @@ def _match_progress(name: str, total: int) -> Iterator[Callable[[int, int], None
 def tournament_status(name: str, url: str | None) -> None:
     """Where a stored tournament stands: its matches by status, games stored, matches
     played more than once, and the workers holding leases now."""
+    from arena.store.queue import tournament_progress
+    from arena.store.tournaments import tournament_counts
+
     with open_store(url) as store:
         tournament = find_tournament(store, name)
         counts = tournament_progress(store, tournament.id)
@@ -306,7 +317,10 @@ def tournament_standings(name: str, url: str | None) -> None:
 
 
 def print_standings(store: Store, tournament_id: int) -> None:
+    from arena.cli.tables import crosstable, standings_table
+    from arena.compete.localrun import Standings, tournament_ratings
     from arena.service.results import load_results
+    from arena.store.tournaments import entrant_labels, get_tournament
 
     tournament = get_tournament(store, tournament_id)
     assert tournament is not None
@@ -333,6 +347,7 @@ def tournament_cancel(name: str, url: str | None) -> None:
     """Cancel the stored tournament NAME, as the web's cancel button does: every match not
     finished is void (a running one stops at its worker's next heartbeat and stores
     nothing), finished results are kept, and no worker plays it again."""
+    from arena.service.permissions import OPERATOR
     from arena.service.tournaments import cancel_tournament
 
     with open_store(url) as store:
@@ -347,6 +362,10 @@ def tournament_cancel(name: str, url: str | None) -> None:
 @url_option
 def tournament_list(url: str | None) -> None:
     """Every stored tournament, newest first: name, status, matches finished."""
+    from rich.table import Table
+
+    from arena.service.board_views import tournament_list as listed_tournaments
+
     with open_store(url) as store:
         rows = listed_tournaments(store)
     if not rows:

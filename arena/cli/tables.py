@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
-from arena.compete.localrun import Standings
-from arena.compete.ratings import Rating
+if TYPE_CHECKING:  # (the fit's modules, numpy and scipy, are imported by who fits)
+    from arena.compete.localrun import Standings
+    from arena.compete.ratings import Rating
 
 
 def standings_table(standings: Standings, ratings: dict[str, Rating]) -> Table:

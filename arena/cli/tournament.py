@@ -4,6 +4,7 @@ stored one followed while the workers play it (see arena.cli.stored)."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,13 +26,13 @@ from arena.cli.common import (
     unsandboxed_option,
     url_option,
 )
-from arena.cli.tables import crosstable, standings_table
-from arena.compete.entrants import Entrant
-from arena.compete.localrun import MatchResult, Standings, run_local, tournament_ratings
 from arena.compete.tournaments import schedule
 from arena.engine.game import new_seed
-from arena.match.referee import TimeControl
-from arena.match.sandbox import Limits
+
+# The local run's modules (numpy, scipy, the referee) are imported as the command runs, not
+# by its --help (tests/cli/test_lazy.py).
+if TYPE_CHECKING:
+    from arena.compete.localrun import MatchResult
 
 #: The options of a tournament played here (--local); a stored one has its own settings.
 LOCAL_ONLY = (
@@ -96,6 +97,12 @@ def tournament_run(
     create`) to the workers (`arena worker`) and follows it to the end. `arena tournament run
     --local --rules R --bots A,B,...` schedules one and plays it here, in a process pool,
     with no broker and no database."""
+    from arena.cli.tables import crosstable, standings_table
+    from arena.compete.entrants import Entrant
+    from arena.compete.localrun import Standings, run_local, tournament_ratings
+    from arena.match.referee import TimeControl
+    from arena.match.sandbox import Limits
+
     ctx = click.get_current_context()
     if not local:
         if name is None:

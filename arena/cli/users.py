@@ -12,7 +12,7 @@ import click
 
 from arena.cli.common import help_without_command, url_option
 from arena.cli.stored import open_store
-from arena.service.permissions import ROLES
+from arena.service.permissions import ROLES  # (standard library only: the roles' names)
 
 
 @click.group("users", invoke_without_command=True, short_help="Accounts: add, give a role, list.")

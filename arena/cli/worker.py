@@ -20,8 +20,6 @@ from arena.cli.common import (
 )
 from arena.cli.stored import open_store, when
 from arena.match.sandbox import check_sandbox
-from arena.service.matches import Config
-from arena.store.db import resolve_url
 
 
 @click.command("worker", short_help="Run a Celery worker that plays stored matches.")
@@ -66,6 +64,7 @@ def worker_command(
     stored tournaments: bots in the sandbox, results to the database. Start as many as you
     like, on as many machines as share the database and the broker."""
     from arena.service.broker import BROKER_ENV, resolve_broker_url
+    from arena.store.db import resolve_url
 
     check_settings()
     if not unsandboxed:
@@ -98,6 +97,8 @@ def check_settings() -> None:
     Raises:
         UsageError: a setting is wrong (the message names it).
     """
+    from arena.service.matches import Config
+
     try:
         Config.from_env()
     except ValueError as exc:
@@ -143,7 +144,7 @@ def celery_worker_argv(
 def workers_command(url: str | None) -> None:
     """Every worker that has played here: alive (online, and its last heartbeat within the
     lease), stopped, or gone (online but silent: it died, and its matches go to others)."""
-    from arena.service.matches import list_workers
+    from arena.service.matches import Config, list_workers
 
     now = datetime.now(UTC)
     with open_store(url) as store:

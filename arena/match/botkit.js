@@ -1,7 +1,8 @@
 "use strict";
-// The JavaScript bot kit: the bot side of the arena's protocol (docs/protocol.md, version 1)
-// for a bot written as one .js file. In a sandbox it is the only arena code next to the
-// bot file, run as (arena/match/runtimes.py, the `javascript` runtime):
+// The JavaScript bot kit: the bot side of the arena's protocol (docs/protocol.md, version 3,
+// as arena/match/botkit.py speaks it) for a bot written as one .js file. In a sandbox it is
+// the only arena code next to the bot file, run as (arena/match/runtimes.py, the
+// `javascript` runtime):
 //
 //     node [flags] /kit/botkit.js /bot/mybot.js
 //
@@ -18,8 +19,11 @@
 //     }
 //
 // (`module.exports.play = ...` works too, and `const NAME = "mybot"` names the bot.)
-// `observation` is the protocol's observation object as is: `legal_moves` are notations
-// such as "6-4L", and `play` returns one of them. See docs/writing-a-bot.md.
+// `observation` is the protocol's version 1 observation object (docs/protocol.md, "The
+// observation"): `legal_moves` are notations such as "6-4L", and `play` returns one of
+// them. Over version 3 the referee sends only each game's new events, and the kit folds
+// them into the round's state (GameView below), so the bot sees the same object.
+// See docs/writing-a-bot.md.
 //
 // Node's standard modules are available through `require`; what the bot prints (console.log,
 // process.stdout) goes to standard error, never into the protocol.
@@ -29,7 +33,7 @@ const path = require("path");
 const readline = require("readline");
 const vm = require("vm");
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 3;
 
 // The protocol's own channel: file descriptor 1, written synchronously, before the bot
 // can touch anything. The bot's output goes to standard error. The kit keeps its own
@@ -44,6 +48,19 @@ console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
 process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+
+// Output written synchronously, as a Python bot's is: a write waits until the pipe takes
+// it. Node's default for a pipe is to queue, in memory and without bound, what the pipe
+// does not take at once; when the referee stops reading a flooding bot's stderr (past the
+// match's cap, docs/protocol.md "Time, and faults"), such a bot went on playing and
+// queueing until V8 ran out of memory: a crash, where a Python bot blocks on its full pipe
+// and gets the flood verdict. (Node makes its stdio pipes blocking on Windows only;
+// `setBlocking` is libuv's uv_stream_set_blocking on the stream's handle.)
+for (const stream of [process.stderr, process.stdout]) {
+  if (stream._handle && typeof stream._handle.setBlocking === "function") {
+    stream._handle.setBlocking(true);
+  }
+}
 
 class BotError extends Error {}
 
@@ -87,8 +104,179 @@ function loadBot(file) {
   return { play, Bot, name: (name || path.basename(file, ".js")).slice(0, 64) };
 }
 
+// --- a game as the bot has seen it (protocols 2 and 3) ------------------------------------
+
+// "6-4" -> [6, 4], high half first (either order in the notation).
+function parseTile(text) {
+  const parts = text.split("-");
+  const a = Number(parts[0]);
+  const b = Number(parts[1]);
+  if (parts.length !== 2 || !Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) {
+    throw new Error(`not a tile: ${stringify(text)}`);
+  }
+  return a >= b ? [a, b] : [b, a];
+}
+
+// Tiles in the observation's order: by high half, then low half.
+const byTile = (x, y) => x[0] - y[0] || x[1] - y[1];
+
+// An event's notation (protocol 3) as the observation's history holds it: "play 0 6-4L"
+// (with points after it when a muggins play scored), "draw 1" or "draw 1 6-4", "pass 0".
+function parseEvent(text) {
+  const parts = String(text).split(" ");
+  const seat = parts.length > 1 && /^[0-9]+$/.test(parts[1]) ? Number(parts[1]) : -1;
+  if (seat >= 0 && parts[0] === "play" && (parts.length === 3 || parts.length === 4)) {
+    const event = { type: "play", seat, move: parts[2] };
+    if (parts.length === 4 && /^[0-9]+$/.test(parts[3])) {
+      if (Number(parts[3]) > 0) event.points = Number(parts[3]);
+      return event;
+    }
+    if (parts.length === 3) return event;
+  } else if (seat >= 0 && parts[0] === "draw" && (parts.length === 2 || parts.length === 3)) {
+    if (parts.length === 3) parseTile(parts[2]);
+    return { type: "draw", seat, tile: parts.length === 3 ? parts[2] : null };
+  } else if (seat >= 0 && parts[0] === "pass" && parts.length === 2) {
+    return { type: "pass", seat };
+  }
+  throw new Error(`not an event: ${stringify(text)}`);
+}
+
+// One game as this bot has seen it: its start (seat, players, teams, rules); over protocol 2
+// the round's history so far, to which each request's new events are added; over protocol 3
+// also the round's state, kept up to date by folding in each new event. Either way `play`
+// gets the version 1 observation (docs/protocol.md), a fresh object at every request.
+class GameView {
+  constructor(start) {
+    this.seat = start.seat;
+    this.players = start.players;
+    this.teams = start.teams;
+    this.rules = start.rules;
+    this.round = -1;
+    this.history = [];
+    this.leader = 0;
+    this.hand = []; // [high, low] pairs, in order
+    this.line = []; // [left half, right half] pairs, left to right
+    this.left = -1;
+    this.right = -1;
+    this.sizes = [];
+    this.boneyard = 0;
+    this.drawable = 0;
+    this.scores = [];
+  }
+
+  // Protocol 2: the observation a delta stands for.
+  observe(delta) {
+    if (delta.round !== this.round || delta.history_from === 0) {
+      this.round = delta.round;
+      this.history = [];
+    }
+    if (delta.history_from !== this.history.length) {
+      throw new Error(`history_from ${delta.history_from}, but ${this.history.length} events seen`);
+    }
+    for (const event of delta.events) this.history.push(event);
+    const observation = { ...delta, rules: this.rules, history: this.history.map(copy) };
+    delete observation.history_from;
+    delete observation.events;
+    return observation;
+  }
+
+  // Protocol 3: a new round's state (`round`) if there is one, then each new event folded in.
+  fold(request) {
+    if (request.round !== undefined) this.begin(request.round);
+    for (const text of request.events) {
+      const event = parseEvent(text);
+      if (event.type === "play") this.play(event);
+      else if (event.type === "draw") this.draw(event);
+      this.history.push(event);
+    }
+    return {
+      seat: this.seat,
+      players: this.players,
+      teams: this.teams,
+      rules: this.rules,
+      round: this.round,
+      leader: this.leader,
+      to_move: this.seat,
+      hand: this.hand.map(([a, b]) => `${a}-${b}`),
+      line: this.line.map(([a, b]) => [a, b]),
+      ends: this.left < 0 ? null : [this.left, this.right],
+      hand_sizes: this.sizes.slice(),
+      boneyard_size: this.boneyard,
+      drawable: this.drawable,
+      scores: this.scores.slice(),
+      history: this.history.map(copy),
+      legal_moves: request.legal_moves.slice(),
+    };
+  }
+
+  begin(start) {
+    this.round = start.number;
+    this.leader = start.leader;
+    this.hand = start.hand.map(parseTile).sort(byTile);
+    this.sizes = start.hand_sizes.slice();
+    this.boneyard = start.boneyard_size;
+    this.drawable = start.drawable;
+    this.scores = start.scores.slice();
+    this.line = [];
+    this.left = this.right = -1;
+    this.history = [];
+  }
+
+  play(event) {
+    const text = event.move;
+    const end = text.endsWith("L") ? "L" : text.endsWith("R") ? "R" : null;
+    const [high, low] = parseTile(end === null ? text : text.slice(0, -1));
+    if (end === null) {
+      this.left = high;
+      this.right = low;
+      this.line.push([high, low]);
+    } else {
+      const old = end === "L" ? this.left : this.right;
+      if (high !== old && low !== old) throw new Error(`${text} does not match the end ${old}`);
+      const other = high === old ? low : high;
+      if (end === "L") {
+        this.left = other;
+        this.line.unshift([other, old]);
+      } else {
+        this.right = other;
+        this.line.push([old, other]);
+      }
+    }
+    this.sizes[event.seat] -= 1;
+    if (event.seat === this.seat) {
+      const at = this.hand.findIndex(([a, b]) => a === high && b === low);
+      if (at < 0) throw new Error(`${text}: seat ${this.seat} does not hold ${high}-${low}`);
+      this.hand.splice(at, 1);
+    }
+    if (event.points) this.scores[this.teams ? event.seat % 2 : event.seat] += event.points;
+  }
+
+  draw(event) {
+    this.sizes[event.seat] += 1;
+    this.boneyard -= 1;
+    this.drawable -= 1;
+    if (event.seat === this.seat && event.tile !== null) {
+      const tile = parseTile(event.tile);
+      const at = this.hand.findIndex((held) => byTile(held, tile) > 0);
+      this.hand.splice(at < 0 ? this.hand.length : at, 0, tile);
+    }
+  }
+}
+
+const copy = (event) => ({ ...event });
+
+// The observation a request stands for, whichever protocol it came in.
+function observationOf(request, views) {
+  if (request.events !== undefined) return views.get(request.game).fold(request);
+  if (request.delta !== undefined) return views.get(request.game).observe(request.delta);
+  return request.observation;
+}
+
+// --- the protocol loop --------------------------------------------------------------------
+
 function serve(bot, file) {
   const games = new Map(); // game id -> Bot instance (class bots)
+  const views = new Map(); // game id -> GameView
   const answer = (game, observation) => {
     try {
       const instance = games.get(game);
@@ -110,10 +298,18 @@ function serve(bot, file) {
   input.on("line", (line) => {
     const message = parse(line);
     switch (message.type) {
-      case "hello":
-        writeOut({ type: "hello", protocol: PROTOCOL_VERSION, bot: bot.name });
+      case "hello": {
+        // The newest version both speak: an older referee (max_protocol 2, or none) is
+        // never answered 3.
+        const offered = message.max_protocol ?? message.protocol ?? 1;
+        const protocol = Number.isInteger(offered)
+          ? Math.max(1, Math.min(offered, PROTOCOL_VERSION))
+          : 1;
+        writeOut({ type: "hello", protocol, bot: bot.name });
         break;
+      }
       case "start":
+        views.set(message.game, new GameView(message));
         if (bot.Bot !== undefined) {
           try {
             const instance = new bot.Bot();
@@ -128,12 +324,13 @@ function serve(bot, file) {
         writeOut({
           type: "moves",
           seq: message.seq,
-          moves: message.requests.map((r) => answer(r.game, r.observation)),
+          moves: message.requests.map((r) => answer(r.game, observationOf(r, views))),
         });
         break;
       case "end": {
         const instance = games.get(message.game);
         games.delete(message.game);
+        views.delete(message.game);
         if (instance !== undefined && typeof instance.end === "function") {
           try {
             instance.end(message.result);

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -27,6 +28,7 @@ from arena.match.referee import (
     TimeControl,
     play_match,
 )
+from arena.match.runtimes import RUNTIMES
 from arena.match.warm import KeptPlayer
 from tests.engine.test_conformance import CONFIGS
 from tests.paths import REFERENCE_BOTS, ZOO
@@ -111,6 +113,89 @@ def test_an_in_process_bot_sees_the_v1_observation_at_every_decision(
             replay.apply(event.move)
         assert replay.is_terminal()
         assert all(next(view, None) is None for view in views)  # nothing more was seen
+
+
+#: muggins (scoring plays) in teams and a drawing game: protocol 2's deltas are checked there.
+DELTA_CONFIGS = [("muggins", 4, True), ("draw", 3, False)]
+#: Decisions of each game the JavaScript kit is checked at (a few rounds of each).
+JS_DECISIONS = 120
+
+
+@pytest.mark.parametrize(("protocol", "configs"), [(3, CONFIGS), (2, DELTA_CONFIGS)])
+def test_the_javascript_kit_hands_its_bot_the_v1_observation_at_every_decision(
+    protocol: int, configs: list[tuple[str, int, bool]], tmp_path: Path
+) -> None:
+    """The JavaScript kit (arena/match/botkit.js), offered ``protocol``, answers it and
+    hands its bot, at each of the first JS_DECISIONS decisions of a seeded game of every
+    preset and table (every seat a game of its own, all in one node process), the v1
+    observation: folded from v3's events into the round's start; rebuilt from v2's deltas
+    (two of them)."""
+    messages: list[dict[str, Any]] = [{"type": "hello", "protocol": 1, "max_protocol": protocol}]
+    expected: list[tuple[dict[str, Any], str]] = []  # (v1 observation but rules, preset)
+    for name, players, teams in configs:
+        rules = PRESETS[name]
+        game = Game(rules, players, teams=teams, seed=7)
+        ids = [f"{name}-{players}{'t' if teams else ''}-{seat}" for seat in range(players)]
+        for index, game_id in enumerate(ids):
+            start = {"game": game_id, "seat": index, "players": players, "teams": teams}
+            messages.append({"type": "start", **start, "rules": _rules(name)})
+        rng = random.Random(7)
+        sent: dict[int, tuple[int, int]] = {}
+        for _ in range(JS_DECISIONS):  # (several rounds: the kit starts each afresh)
+            if game.is_terminal():
+                break
+            seat = game.seat
+            assert seat is not None
+            observation = game.observation(seat)
+            last = sent.get(seat)
+            fresh = last is None or last[0] != observation.round
+            since = 0 if fresh or last is None else last[1]
+            sent[seat] = (observation.round, len(observation.history))
+            if protocol == 3:
+                request = {"game": ids[seat], **game.wire(seat, since, fresh)}
+            else:
+                request = {"game": ids[seat], "delta": game.delta(seat, since)}
+            messages.append({"type": "act", "seq": len(expected) + 1, "requests": [request]})
+            v1 = observation.to_delta(0)  # to_dict()'s fields but the rules, as lists
+            del v1["history_from"]
+            v1["history"] = v1.pop("events")
+            expected.append((v1, name))
+            game.apply(rng.choice(observation.legal_moves))
+    messages.append({"type": "quit"})
+    bot = tmp_path / "seen.js"
+    bot.write_text(
+        'const fs = require("fs");\n'
+        "function play(o) {\n"
+        '  fs.writeSync(2, JSON.stringify(o) + "\\n");\n'
+        "  return o.legal_moves[o.legal_moves.length - 1];\n"
+        "}\n"
+    )
+    javascript = RUNTIMES["javascript"]
+    kit = Path(botkit.__file__).with_name(javascript.kit)
+    done = subprocess.run(
+        [javascript.interpreter, str(kit), str(bot)],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    replies = done.stdout.splitlines()
+    assert json.loads(replies[0]) == {"type": "hello", "protocol": protocol, "bot": "seen"}
+    assert len(replies) == len(expected) + 1
+    assert json.loads(replies[-1])["seq"] == len(expected)
+    started = {name: json.loads(json.dumps(_rules(name))) for name, _, _ in configs}
+    seen = done.stderr.splitlines()
+    assert len(seen) == len(expected)
+    for line, (v1, name) in zip(seen, expected, strict=True):
+        observation = json.loads(line)
+        assert observation.pop("rules") == started[name]
+        assert observation == v1
+
+
+def _rules(name: str) -> dict[str, Any]:
+    """A preset as ``start`` names it (its name and parameters)."""
+    return {"name": name, "params": PRESETS[name].params()}
 
 
 def _json(value: Any) -> str:

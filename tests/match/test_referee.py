@@ -44,6 +44,7 @@ ZOO: dict[str, Termination | None] = {
     "first.py": None,
     "first.js": None,
     "stderr_flood.py": T.PROTOCOL_ERROR,
+    "stderr_flood.js": T.PROTOCOL_ERROR,
     "illegal.py": T.ILLEGAL_MOVE,
     "not_a_move.py": T.ILLEGAL_MOVE,
     "raise_in_move.py": T.CRASH,
