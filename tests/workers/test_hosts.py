@@ -28,7 +28,10 @@ from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
     service,
 )
 
-LEASE = float(FAST["ARENA_LEASE_SECONDS"])
+#: The hosts' lease: longer than the tests' 2 s, so that only the killed host's matches are
+#: claimed twice (a loaded machine once stalled a live host's heartbeats for 2 s, and its
+#: match, re-claimed as it should be, was counted as claimed twice).
+LEASE = 2 * float(FAST["ARENA_LEASE_SECONDS"])
 SWEEP = float(FAST["ARENA_SWEEP_SECONDS"])
 #: The ladder's entrants: their owners' reference bots.
 ENTRANTS = {"ann": "counter", "bob": "greedy", "dan": "random"}
@@ -47,7 +50,8 @@ def test_two_hosts_share_the_work_and_survive_the_death_of_one(
             rr = session.scalar(select(Tournament.id).where(Tournament.name == "rr"))
         assert rr is not None
         work = (ladder, rr)
-        a, b = (Host.make(tmp_path, n, service.env, "--concurrency", "1") for n in ("a", "b"))
+        env = {**service.env, "ARENA_LEASE_SECONDS": f"{LEASE:g}"}
+        a, b = (Host.make(tmp_path, n, env, "--concurrency", "1") for n in ("a", "b"))
         service.workers += [a.spawn(), b.spawn()]  # started together
         _send(service, "rr")
         a.worker.wait_ready()
