@@ -60,6 +60,7 @@ from arena.store.queue import (
     complete_match,
     create_tournament,
     heartbeat,
+    pair_of,
     release_match,
     void_match,
 )
@@ -550,7 +551,7 @@ class _KeptPairs:
 
     def played(self, tournament_id: int, seats: Sequence[int], kept: bool) -> None:
         """Book a claimed match: its pair is kept if it was played to its end."""
-        pair = (tournament_id, tuple(sorted(int(v) for v in seats)))
+        pair = (tournament_id, pair_of(seats))
         self.streak = self.streak + 1 if self.asked and pair in self.pairs else 0
         self.pairs.pop(pair, None)
         if kept:

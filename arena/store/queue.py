@@ -239,6 +239,12 @@ def add_match_seats(
         session.execute(insert(MatchSeat), rows[start : start + 5000])
 
 
+def pair_of(seats: Sequence[Any]) -> tuple[int, ...]:
+    """A match's pair as :func:`claim_match`'s ``prefer`` names it: its seats' bot version
+    ids, sorted (a deal's two seatings are one pair)."""
+    return tuple(sorted(int(version) for version in seats))
+
+
 #: How far past its tournament's first claimable match a claim looks for one of the pairs
 #: its process keeps warm (``prefer`` of :func:`claim_match`).
 PREFER_WINDOW = 200
@@ -255,14 +261,17 @@ def _next_claimable(
     """The match a claim takes (locked on PostgreSQL: ``FOR UPDATE SKIP LOCKED`` of the
     match row only, so concurrent claimers take different rows without waiting)."""
 
-    def first(*conditions: Any) -> int | None:
-        query = (
+    def waiting(*conditions: Any) -> Any:
+        """The claimable matches (of a tournament not cancelled) by id."""
+        return (
             select(Match.id)
             .join(Tournament, Tournament.id == Match.tournament_id)
             .where(claimable(now), Tournament.status != "cancelled", *conditions)
             .order_by(Match.id)
-            .limit(1)
         )
+
+    def first(*conditions: Any) -> int | None:
+        query = waiting(*conditions).limit(1)
         if store.dialect == "postgresql":
             query = query.with_for_update(skip_locked=True, of=Match)
         found: int | None = session.scalar(query)
@@ -275,18 +284,12 @@ def _next_claimable(
             kept = {seats for tid, seats in prefer if tid == tournament_id}
             if kept:
                 window = session.execute(
-                    select(Match.id, Match.seats)
-                    .join(Tournament, Tournament.id == Match.tournament_id)
-                    .where(
-                        Match.tournament_id == tournament_id,
-                        claimable(now),
-                        Tournament.status != "cancelled",
-                    )
-                    .order_by(Match.id)
+                    waiting(Match.tournament_id == tournament_id)
+                    .add_columns(Match.seats)
                     .limit(PREFER_WINDOW)
                 ).all()
                 for candidate, seats in window:
-                    if tuple(sorted(int(v) for v in seats)) in kept:
+                    if pair_of(seats) in kept:
                         found = first(Match.id == candidate)  # taken meanwhile: None
                         if found is not None:
                             return found
