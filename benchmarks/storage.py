@@ -42,7 +42,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.servers
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.servers, tests.rawsql
 
 from arena.engine.codec import decode, encode
 from arena.engine.rules import PRESETS
@@ -51,6 +51,7 @@ from arena.store.db import Store, connect, upgrade
 from arena.store.models import GameRecord, Match
 from arena.store.ratings import finished_matches
 from arena.store.records import StoredRules, convert_records, load_records
+from tests.rawsql import insert_row
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 DEMO_BOTS = ("random", "greedy", "fives", "counter")
@@ -103,14 +104,6 @@ def play_demo(directory: Path, per_pair: int) -> Played:
         store.close()
 
 
-def _insert(session: Session, table: str, **values: Any) -> int:
-    """A row of ``table`` (raw SQL: the schema of revision 0023, which the models are not)."""
-    columns = ", ".join(f'"{name}"' for name in values)
-    marks = ", ".join(f":{name}" for name in values)
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) RETURNING id"
-    return int(session.execute(text(sql), values).scalar_one())
-
-
 def build(url: str, games: int, played: Played) -> int:
     """A database at revision 0023 with ``games`` games copied from ``played`` (each match
     a played one's result and records, the records as JSON as 0023 stored them): its games."""
@@ -121,11 +114,11 @@ def build(url: str, games: int, played: Played) -> int:
     store = connect(url)
     try:
         with store.write() as session:
-            rule_set = _insert(
+            rule_set = insert_row(
                 session, "rule_sets", name=rules.name, version=rules.version,
                 params=json.dumps(rules.params()), is_preset=True,
             )  # fmt: skip
-            tournament = _insert(
+            tournament = insert_row(
                 session, "tournaments", name="demo", format="round-robin", rule_set_id=rule_set,
                 players=2, teams=False, games_per_match=MATCH_GAMES, seed=1, status="done",
                 created=now,
@@ -134,7 +127,7 @@ def build(url: str, games: int, played: Played) -> int:
         while stored < games:
             result, records = played[number % len(played)]
             with store.write() as session:
-                match_id = _insert(
+                match_id = insert_row(
                     session, "matches", tournament_id=tournament, key=f"m{number}",
                     seats="[1, 2]", labels='["a", "b"]', games=len(records), seed=number,
                     status="done", attempts=1, result=json.dumps(result), created=now,

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import inspect, select, text
-from sqlalchemy.orm import Session
 
 from arena import find_rules
 from arena.cli.main import cli
@@ -32,6 +31,7 @@ from arena.store.ratings import finished_matches, tournament_records
 from arena.store.records import convert_records, load_records, unconverted_records
 from tests.engine.test_codec import SETUPS, as_json, forfeited_record, random_game, version_1
 from tests.paths import ZOO
+from tests.rawsql import insert_row
 
 T = "2026-11-01 12:00:00"
 CUSTOM = rules_from_record("house", find_rules("block").params() | {"target": 50})
@@ -164,14 +164,6 @@ def test_every_reader_gets_every_kind_of_record_back_as_stored(url: str) -> None
         fresh.close()
 
 
-def _insert(session: Session, table: str, **values: Any) -> int:
-    """A row of ``table`` (raw SQL: the schema of revision 0023, which the models are not)."""
-    columns = ", ".join(f'"{name}"' for name in values)
-    marks = ", ".join(f":{name}" for name in values)
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) RETURNING id"
-    return int(session.execute(text(sql), values).scalar_one())
-
-
 def _at_0023(url: str, rules: Rules, records: list[dict[str, Any]]) -> tuple[int, int]:
     """A database at revision 0023 with one done match of ``records``, stored as JSON as
     0023 stored them: (tournament id, match id)."""
@@ -179,16 +171,16 @@ def _at_0023(url: str, rules: Rules, records: list[dict[str, Any]]) -> tuple[int
     store = connect(url)
     try:
         with store.write() as session:
-            rule_set = _insert(
+            rule_set = insert_row(
                 session, "rule_sets", name=rules.name, version=rules.version,
                 params=json.dumps(rules.params()), is_preset=False,
             )  # fmt: skip
-            tournament = _insert(
+            tournament = insert_row(
                 session, "tournaments", name="t", format="round-robin", rule_set_id=rule_set,
                 players=2, teams=False, games_per_match=len(records), seed=1, status="done",
                 created=T,
             )  # fmt: skip
-            match = _insert(
+            match = insert_row(
                 session, "matches", tournament_id=tournament, key="a-b", seats="[1, 2]",
                 games=len(records), seed=7, status="done", attempts=1,
                 result=json.dumps(_result(records)), created=T, finished=T,
