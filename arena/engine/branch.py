@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.engine.game import Game
-from arena.engine.records import deal_from_dict, game_record, verify_record
+from arena.engine.records import deal_from_dict, game_record, recorded_game, verify_record
 from arena.engine.rules import rules_from_record
 from arena.engine.tiles import Move
 from arena.errors import ParseError, RulesError
@@ -126,13 +126,7 @@ def branch_game(record: Mapping[str, Any], round_number: int, turn: int) -> Game
         # record verified that they follow from it): a branch keeps "dealt": "seed".
         game = Game(rules, prefix["players"], teams=prefix["teams"], seed=seed, deals=deals[:given])
     else:
-        game = Game(
-            rules,
-            prefix["players"],
-            teams=prefix["teams"],
-            seed=seed if isinstance(seed, int) else 0,
-            deals=deals,
-        )
+        game = recorded_game(rules, prefix["players"], prefix["teams"], seed, deals)
     for data in rounds:
         for event in data["events"]:
             if _is_play(event):

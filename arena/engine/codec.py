@@ -37,6 +37,7 @@ from arena.engine.records import (
     deal_from_dict,
     deal_to_dict,
     game_record,
+    recorded_game,
 )
 from arena.engine.rules import PRESETS, Rules, rules_from_record
 from arena.engine.tiles import Move
@@ -151,13 +152,7 @@ def _compact(record: Mapping[str, Any], table: RulesTable | None) -> bytes | Non
     if explicit is None:
         return None
     seed = record["seed"]
-    game = Game(
-        rules,
-        record["players"],
-        teams=record["teams"],
-        seed=seed if isinstance(seed, int) else 0,
-        deals=explicit,
-    )
+    game = recorded_game(rules, record["players"], record["teams"], seed, explicit)
     plays = bytearray()
     for round_ in rounds:
         for event in round_["events"]:
@@ -303,13 +298,7 @@ def _rebuild(skeleton: dict[str, Any], tail: bytes, table: RulesTable | None) ->
     rules = rules_from_record(rules_data["name"], rules_data["params"])
     seed = skeleton["d"]
     deals = [deal_from_dict(deal) for deal in skeleton.get("e", [])]
-    game = Game(
-        rules,
-        skeleton["p"],
-        teams=skeleton["T"],
-        seed=seed if isinstance(seed, int) else 0,
-        deals=deals,
-    )
+    game = recorded_game(rules, skeleton["p"], skeleton["T"], seed, deals)
     count = skeleton["n"]
     if len(tail) < count:
         raise ParseError(f"an encoded record is corrupt: {len(tail)} bytes for {count} plays")

@@ -40,6 +40,7 @@ __all__ = [
     "decision_times",
     "game_record",
     "read_records",
+    "recorded_game",
     "round_times",
     "slowest_decisions",
     "verified_game",
@@ -487,12 +488,20 @@ def _verify(
         deal_from_dict(_mapping(r, f"round {i + 1}").get("deal")) for i, r in enumerate(rounds)
     ]
     _check_seeded_deals(rules, players, seed, rounds, deals)
-    game = Game(rules, players, teams=teams, seed=seed if isinstance(seed, int) else 0, deals=deals)
+    game = recorded_game(rules, players, teams, seed, deals)
     for index, data in enumerate(rounds):
         _replay_round(game, index, data, watcher)
         _check_times(data, version, f"round {index + 1}")
     _check_result(game, record.get("result"), version)
     return game
+
+
+def recorded_game(
+    rules: Rules, players: int, teams: bool, seed: Any, deals: Sequence[Deal]
+) -> Game:
+    """A new game as a record sets it up: its seed, or 0 where it has none (a record whose
+    deals are all written may give none), and its written deals."""
+    return Game(rules, players, teams=teams, seed=seed if isinstance(seed, int) else 0, deals=deals)
 
 
 def _mapping(value: Any, where: str) -> Mapping[str, Any]:
