@@ -74,10 +74,11 @@ the share undecided at the cap.
 
 **Time to a verdict** (``--part time``, only when asked for; issue 33). For each pair of
 :data:`TIMED` (a clear one, one near elo1, one near elo0, a 3-player one), ``arena
-compare`` as a process with its default settings (wall seconds to its exit, games), the
-games ``--statistic game`` needs for the same pair and seed, and the wall seconds ``arena
-play`` takes for that many games: the ratio is the first over the last (goals: 0.5 for a
-clear pair, 1.0 near the hypotheses). With ``--remote``, ``arena compare --remote`` of
+compare`` as a process with its default settings (wall seconds to its verdict line and to
+its exit, games), the games ``--statistic game`` needs for the same pair and seed, and the
+wall seconds ``arena play`` takes for that many games: the ratio is the seconds to the
+verdict over the last (``(exit)``: to the exit; goals: 0.5 for a clear pair, 1.0 near the
+hypotheses). With ``--remote``, ``arena compare --remote`` of
 the pairs of bot files too (the bots stored, one ``arena worker`` of two processes on
 SQLite and the filesystem broker, started once for all of them), its ratio against the
 same ``arena play``. Printed with the machine's load averages.
@@ -842,16 +843,27 @@ TIMED: tuple[Timed, ...] = (
 )
 
 
-def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
-    """Run an ``arena`` command as a process: its wall seconds and its last line."""
+def _timed(
+    command: list[str], env: dict[str, str] | None = None
+) -> tuple[float, str, float | None]:
+    """Run an ``arena`` command as a process: its wall seconds to its exit, its last line,
+    and its wall seconds to the verdict (the line ``NEW passed ...``, as it is printed;
+    None without one)."""
     started = time.perf_counter()
     arena = str(Path(sys.executable).with_name("arena"))  # this environment's
-    done = subprocess.run(
-        [arena, *command], capture_output=True, text=True, check=False,
+    with subprocess.Popen(
+        [arena, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=None if env is None else {**os.environ, **env},
-    )  # fmt: skip
-    lines = done.stdout.strip().splitlines() or [done.stderr.strip()]
-    return time.perf_counter() - started, lines[-1]
+    ) as process:  # fmt: skip
+        assert process.stdout is not None and process.stderr is not None
+        verdict_at, lines = None, []
+        for line in process.stdout:
+            if line.startswith("NEW ") and verdict_at is None:
+                verdict_at = time.perf_counter() - started
+            lines.append(line.strip())
+        errors = process.stderr.read()
+    lines = [line for line in lines if line] or [errors.strip()]
+    return time.perf_counter() - started, lines[-1], verdict_at
 
 
 def _games_of(verdict: str) -> int:
@@ -908,15 +920,16 @@ def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
     with ``remote``, ``arena compare --remote`` of the pairs of bot files too, on one
     ``arena worker`` of two processes (SQLite, filesystem broker)."""
     print(f"load averages at the start {os.getloadavg()}", flush=True)
-    print(f"{'pair':10} {'NEW v OLD':30} | {'compare: games':>14} {'s':>5} | "
-          f"{'game-level: games':>17} | {'play s':>6} | {'ratio':>5}", flush=True)  # fmt: skip
+    print(f"{'pair':10} {'NEW v OLD':30} | {'compare: games':>14} {'verdict s':>9} "
+          f"{'exit s':>6} | {'game-level: games':>17} | {'play s':>6} | {'ratio':>5} "
+          f"{'(exit)':>6}", flush=True)  # fmt: skip
     rows = []
     for pair in TIMED:
         base = ["compare", pair.new, pair.old, "--rules", pair.rules, "--seed", str(seed),
                 *pair.options]  # fmt: skip
         base += ["--unsandboxed"] if unsandboxed and pair.files else []
-        seconds, verdict = _timed(base)
-        _, game_verdict = _timed([*base, "--statistic", "game"])
+        seconds, verdict, verdict_at = _timed(base)
+        _, game_verdict, _ = _timed([*base, "--statistic", "game"])
         game_games = _games_of(game_verdict)
         players = pair.options[pair.options.index("--players") + 1] if "--players" in \
             pair.options else "2"  # fmt: skip
@@ -924,12 +937,13 @@ def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
             [pair.new, *[pair.old] * (int(players) - 1)]), "--games", str(game_games),
             "--seed", str(seed)]  # fmt: skip
         play += ["--unsandboxed"] if unsandboxed and pair.files else []
-        play_seconds, _ = _timed(play)
+        play_seconds, _, _ = _timed(play)
         rows.append((pair, base, play_seconds))
         print(
             f"{pair.label:10} {pair.new + ' v ' + pair.old:30.30} | {_games_of(verdict):14d} "
-            f"{seconds:5.1f} | {game_games:17d} | {play_seconds:6.1f} | "
-            f"{seconds / play_seconds:5.2f}",
+            f"{verdict_at or seconds:9.2f} {seconds:6.2f} | {game_games:17d} | "
+            f"{play_seconds:6.2f} | {(verdict_at or seconds) / play_seconds:5.2f} "
+            f"{seconds / play_seconds:6.2f}",
             flush=True,
         )
     print(f"load averages {os.getloadavg()}", flush=True)
@@ -944,11 +958,11 @@ def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
                 continue
             stored = [f"bench/{Path(name).stem}" for name in (pair.new, pair.old)]
             options = [o for o in base[3:] if o != "--unsandboxed"]
-            seconds, verdict = _timed(["compare", *stored, *options, "--remote"], env)
+            seconds, verdict, verdict_at = _timed(["compare", *stored, *options, "--remote"], env)
             print(
                 f"{pair.label:10} {' v '.join(stored):30.30} | {_games_of(verdict):14d} "
-                f"{seconds:5.1f} | {'':17} | {play_seconds:6.1f} | "
-                f"{seconds / play_seconds:5.2f}",
+                f"{verdict_at or seconds:9.2f} {seconds:6.2f} | {'':17} | {play_seconds:6.2f} | "
+                f"{(verdict_at or seconds) / play_seconds:5.2f} {seconds / play_seconds:6.2f}",
                 flush=True,
             )
     print(f"load averages at the end {os.getloadavg()}", flush=True)

@@ -287,8 +287,12 @@ def _compare_local(
                         break
                 if reading.status != "continue" or batch_number == len(batches):
                     break
-    _progress_line(played, reading, final=True)
-    return _verdict(reading, played)
+        # The verdict is printed as soon as the test decides, before the pool's teardown
+        # (its processes stop their matches in flight and close their bots meanwhile).
+        _progress_line(played, reading, final=True)
+        code = _verdict(reading, played)
+        sys.stdout.flush()
+    return code
 
 
 def _table(rules: Rules, players: int, teams: bool) -> str:

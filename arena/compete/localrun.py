@@ -194,9 +194,10 @@ def play_one(
     that a pool's results are a tenth of the bytes to send.
 
     An :class:`InfrastructureError` makes the result void (with the reason),
-    whichever games had finished. ``stop``: checked as each game ends; once set, the bots
-    are closed and :class:`MatchStopped` raised (a cooperative stop: the referee is never
-    interrupted between two of its own steps).
+    whichever games had finished. ``stop``: checked before each step of the games in
+    flight (one decision in each) and as each game ends; once set, the bots are closed and
+    :class:`MatchStopped` raised (a cooperative stop: the referee is never interrupted
+    within one of its steps).
 
     Raises:
         MatchStopped: ``stop`` was set.
@@ -277,6 +278,7 @@ def play_chain(
             teams=first.teams,
             time_control=time_control,
             seeds=seeds if len(matches) > 1 else None,
+            stop=None if stop is None else stop.is_set,  # (asked between two moves)
         )
         # closing(): a stop closes the referee's generator at once, which closes the bots
         with contextlib.closing(outcomes):
@@ -290,6 +292,8 @@ def play_chain(
                 if not records:
                     game = dataclasses.replace(game, record={})
                 games[number].append(game)
+        if stop is not None and sum(map(len, games)) < len(seeds):  # stopped between moves
+            raise MatchStopped(f"match {first.id} stopped")
     except InfrastructureError as exc:
         seconds = (time.monotonic() - started) / len(matches)
         return [MatchResult(m, (), str(exc), seconds, os.getpid(), sources) for m in matches]

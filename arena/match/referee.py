@@ -20,7 +20,7 @@ The names of the modules it is built from are re-exported here: the referee's vo
 from __future__ import annotations
 
 import collections
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.events import Play, Termination
@@ -88,6 +88,7 @@ def play_match(
     start: Sequence[Game] | None = None,
     until_round: int | None = None,
     seeds: Sequence[int] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Generator[GameOutcome, None, None]:
     """Play ``games`` games with ``players[seat]`` at each seat; yield each game as it ends.
 
@@ -100,7 +101,10 @@ def play_match(
     position ``start[i]`` (same rules, seats and teams) instead of a fresh deal, its bots
     still seeded by game ``i``'s seed; with ``until_round``, a game stops (is yielded,
     unfinished) once that round is over. ``seeds``: the games' seeds, instead of ``seed``'s
-    (several matches' games played as one, more of them in flight).
+    (several matches' games played as one, more of them in flight). ``stop``: asked before
+    each step of the games in flight (one decision in each); once it answers True, no
+    other step is played and the generator ends, its games in flight unfinished and not
+    yielded (a decided compare's matches: :func:`arena.compete.localrun.play_chain`).
 
     Raises:
         InfrastructureError: the harness failed; the games not yet yielded are void.
@@ -124,7 +128,7 @@ def play_match(
     try:
         broken = _open_all(players, clock)
         yield from _play(
-            rules, players, seeded, teams, concurrency, clock, broken, start, until_round
+            rules, players, seeded, teams, concurrency, clock, broken, start, until_round, stop
         )
     finally:
         for player in players:
@@ -151,10 +155,13 @@ def _play(
     broken: dict[int, BotFaultError],
     start: Sequence[Game] | None = None,
     until_round: int | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Iterator[GameOutcome]:
     waiting = collections.deque(enumerate(seeds))
     live: list[_Live] = []
     while waiting or live:
+        if stop is not None and stop():
+            return
         begun: list[_Live] = []  # (a branch may begin past the round it stops after)
         while waiting and len(live) + len(begun) < concurrency:
             index, game_seed = waiting.popleft()
