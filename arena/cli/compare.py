@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -139,12 +141,15 @@ def compare_command(
 
     NEW and OLD are bot files or built-in strategies, played here in a process pool; with
     --remote they are stored bots, played by the workers (`arena worker`)."""
+    ctx = click.get_current_context()
+    # The sandbox's trial (its host paths: ldd; one sandboxed process) runs in a thread
+    # while this command's imports load; the pool is forked once it has ended.
+    trial = None if remote or unsandboxed else _sandbox_trial([new, old])
     # Imported as the command runs, so that its --help starts at once (tests/cli/test_lazy.py).
     from arena.compete.compares import group_size
     from arena.compete.sprt import make_test
     from arena.engine.game import new_seed
 
-    ctx = click.get_current_context()
     if remote:
         refuse(ctx, ("workers", "unsandboxed"), "--remote plays on the workers, in their sandbox")
     else:
@@ -195,7 +200,22 @@ def compare_command(
         move_time=move_time,
         memory=memory,
         allow_same_source=allow_same_source,
+        trial=trial,
     )
+
+
+def _sandbox_trial(specs: list[str]) -> threading.Thread | None:
+    """:func:`arena.match.sandbox.check_sandbox` (cached: its verdict is read later) started
+    in a thread, when a spec is a bot file here; None otherwise."""
+    if not any(Path(spec).is_file() for spec in specs):
+        return None
+    # (imported here, not in the thread: two threads importing the same modules at once
+    # could each see the other's half-loaded)
+    from arena.match.sandbox import check_sandbox
+
+    thread = threading.Thread(target=check_sandbox, name="sandbox-trial", daemon=True)
+    thread.start()
+    return thread
 
 
 def _compare_local(
@@ -214,9 +234,12 @@ def _compare_local(
     move_time: float,
     memory: int,
     allow_same_source: bool,
+    trial: threading.Thread | None = None,
 ) -> int:
     """``arena compare`` here: the duplicate deals played in a process pool (``workers``
-    > 1) or in this process. Returns the exit status."""
+    > 1) or in this process. Returns the exit status. ``trial``: the sandbox's trial
+    (:func:`_sandbox_trial`), waited for before anything is played (so that the pool is
+    forked from one thread, with what the trial found)."""
     from arena.compete.compares import deal_groups, group_of, group_size, same_source_refusal
     from arena.compete.entrants import Entrant
     from arena.compete.localrun import process_pool, run_local
@@ -239,6 +262,8 @@ def _compare_local(
         f"{_table(rules, players, teams)}: NEW {new} against OLD {old}, seed {seed}, "
         f"{_describe(test)}"
     )
+    if trial is not None:
+        trial.join()
     with contextlib.ExitStack() as stack:
         pool = None
         if workers > 1:  # one pool for every look at the test: its processes start once

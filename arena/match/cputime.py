@@ -3,12 +3,18 @@ charges a bot for its decisions (and for what it burns between them)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 
-__all__ = ["tree_cpu_seconds", "walk_tree"]
+__all__ = ["TreeClock", "tree_cpu_seconds", "walk_tree"]
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+#: Processes a :class:`TreeClock` keeps its /proc files open for; a larger tree is read as
+#: :func:`tree_cpu_seconds` reads it (a bot that forks many processes costs its referee
+#: no more descriptors than that).
+MAX_KEPT_PROCESSES = 16
+_READ = 1 << 16
 
 
 def tree_cpu_seconds(root: int) -> float:
@@ -55,3 +61,110 @@ def _task_cpu_seconds(task: str) -> float:
         return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+class TreeClock:
+    """:func:`tree_cpu_seconds` of one ``root``, read again and again (the referee reads a
+    bot's after each of its replies): the /proc files of the tree's processes and threads
+    are kept open and read again with ``pread``, a third of the system calls of opening,
+    reading and closing each one every time. A process's threads are listed again when
+    its thread count (``stat``) changes, or a file of a thread gone fails; a process gone
+    is dropped; a tree of more than :data:`MAX_KEPT_PROCESSES` processes is read afresh
+    each time. :meth:`close` closes the files.
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        # pid -> (its stat's descriptor, {tid: (schedstat's, children's descriptors)})
+        self._kept: dict[int, tuple[int, dict[str, tuple[int | None, int]]]] = {}
+
+    def seconds(self) -> float:
+        """CPU seconds of the root and its live descendants, as :func:`tree_cpu_seconds`."""
+        total, stack, seen = 0.0, [self.root], set()
+        while stack:
+            pid = stack.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            if len(seen) > MAX_KEPT_PROCESSES:
+                self.close()
+                return tree_cpu_seconds(self.root)
+            tasks = self._tasks(pid)
+            if tasks is None:
+                continue
+            for tid, (schedstat, children) in tasks.items():
+                try:
+                    if schedstat is None:
+                        total += _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
+                    else:
+                        total += int(os.pread(schedstat, 64, 0).split()[0]) / 1e9
+                    stack.extend(int(child) for child in _pread_all(children).split())
+                except (OSError, IndexError, ValueError):  # a thread gone: listed again next
+                    self._drop(pid)
+                    break
+        for pid in [pid for pid in self._kept if pid not in seen]:
+            self._drop(pid)
+        return total
+
+    def _tasks(self, pid: int) -> dict[str, tuple[int | None, int]] | None:
+        """The process's threads' open files, listed again when its thread count changed;
+        None when it is gone."""
+        kept = self._kept.get(pid)
+        try:
+            if kept is None:
+                kept = (os.open(f"/proc/{pid}/stat", os.O_RDONLY), {})
+                self._kept[pid] = kept
+            count = int(os.pread(kept[0], 1024, 0).rsplit(b")", 1)[1].split()[17])
+        except (OSError, IndexError, ValueError):
+            self._drop(pid)
+            return None
+        tasks = kept[1]
+        if count == len(tasks):
+            return tasks
+        try:
+            listed = set(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            self._drop(pid)
+            return None
+        for tid in [tid for tid in tasks if tid not in listed]:
+            _close(*tasks.pop(tid))
+        for tid in listed - tasks.keys():
+            try:
+                children = os.open(f"/proc/{pid}/task/{tid}/children", os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                schedstat: int | None = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+            except OSError:
+                schedstat = None
+            tasks[tid] = (schedstat, children)
+        return tasks
+
+    def _drop(self, pid: int) -> None:
+        kept = self._kept.pop(pid, None)
+        if kept is not None:
+            _close(kept[0])
+            for files in kept[1].values():
+                _close(*files)
+
+    def close(self) -> None:
+        """Close every file kept open."""
+        for pid in list(self._kept):
+            self._drop(pid)
+
+
+def _pread_all(fd: int) -> bytes:
+    data = os.pread(fd, _READ, 0)
+    while len(data) % _READ == 0 and data:
+        more = os.pread(fd, _READ, len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def _close(*fds: int | None) -> None:
+    for fd in fds:
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)

@@ -19,7 +19,7 @@ from arena.engine.rules import Rules
 from arena.engine.tiles import Move
 from arena.errors import ArenaError
 from arena.match import botkit
-from arena.match.cputime import tree_cpu_seconds
+from arena.match.cputime import TreeClock
 from arena.match.pipes import (
     MAX_LINE_BYTES,
     LineReader,
@@ -150,6 +150,7 @@ class ProcessPlayer:
         #: Games the process will play (set by :func:`play_match`): its CPU backstop.
         self.games = 1
         self._proc: subprocess.Popen[bytes] | None = None
+        self._clock: TreeClock | None = None  # the process tree's CPU time
         self._stdin: IO[bytes] | None = None
         #: Encoded messages waiting to go with the next one written (``start``, ``end``).
         self._outbox: list[str] = []
@@ -194,6 +195,7 @@ class ProcessPlayer:
             raise InfrastructureError(f"cannot start bot {self.name}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc, self._stdin = proc, proc.stdin
+        self._clock = TreeClock(proc.pid)
         self._lines = LineReader(proc.stdout)
         self._stderr.limit = output_cap_bytes(self.games)
         self._stderr.follow(proc.stderr)
@@ -287,7 +289,9 @@ class ProcessPlayer:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        self._proc = None
+        if self._clock is not None:
+            self._clock.close()
+        self._proc = self._clock = None
 
     def stderr_tail(self) -> str:
         return self._stderr.text()
@@ -507,7 +511,7 @@ class ProcessPlayer:
 
     def _cpu_seconds(self) -> float:
         """CPU time of the bot's process tree so far (0.0 where /proc cannot tell)."""
-        return 0.0 if self._proc is None else tree_cpu_seconds(self._proc.pid)
+        return 0.0 if self._clock is None else self._clock.seconds()
 
     # -- kept between matches (arena.match.warm) --
 

@@ -300,3 +300,48 @@ def test_a_pool_forks_its_processes_at_once_only_from_a_single_thread(
         assert sorted(r.id for r in results) == sorted(m.id for m in matches)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def test_a_stop_set_mid_chain_ends_its_games_in_flight_between_two_moves() -> None:
+    """The stop is asked between two moves, not only as a game ends: a chain whose games
+    all play at once (no game has ended when the stop comes) stops with MatchStopped
+    after a few moves, its bots closed."""
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    match = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=64, seed=3)[0]
+    stop, asked = threading.Event(), 0
+
+    class Counted:  # the stop, set at its fifth question
+        def is_set(self) -> bool:
+            nonlocal asked
+            asked += 1
+            if asked == 5:
+                stop.set()
+            return stop.is_set()
+
+    real, ended = referee.play_match, []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        for outcome in real(*args, **kwargs):
+            ended.append(outcome)
+            yield outcome
+
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(localrun.MatchStopped):
+        patch.setattr(localrun, "play_match", counted)
+        localrun.play_one(match, DRAW, sandboxed=False, stop=Counted())  # type: ignore[arg-type]
+    assert asked == 5 and ended == []  # asked before each step; no game had ended
+
+
+def test_a_stop_set_once_every_game_has_ended_keeps_the_results() -> None:
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    match = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=4, seed=3)[0]
+    stop = threading.Event()
+    real = referee.play_match
+
+    def then_stop(*args: Any, **kwargs: Any) -> Any:
+        yield from real(*args, **kwargs)
+        stop.set()  # (after the last game, before play_chain looks)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(localrun, "play_match", then_stop)
+        result = localrun.play_one(match, DRAW, sandboxed=False, stop=stop)
+    assert result.void is None and len(result.games) == match.games > 1

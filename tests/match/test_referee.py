@@ -295,3 +295,27 @@ def play_path(bot: Path, launcher: Launcher) -> Verdict | None:
     players: list[Player] = [ProcessPlayer(bot, launcher), StrategyPlayer("greedy")]
     outcomes = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=CLOCK))
     return outcomes[0].verdict
+
+
+def test_a_stop_ends_the_match_between_two_moves_and_closes_the_players() -> None:
+    rules = find_rules("draw")
+    closed: list[int] = []
+
+    class Closing(StrategyPlayer):
+        def close(self) -> None:
+            closed.append(1)
+            super().close()
+
+    steps = 0
+
+    def stop() -> bool:
+        nonlocal steps
+        steps += 1
+        return steps > 3
+
+    players = [Closing("random"), Closing("greedy")]
+    games = list(play_match(rules, players, games=4, seed=1, stop=stop))
+    assert games == [] and steps == 4 and len(closed) == 2  # (no game ends in 3 moves)
+    fresh: list[Player] = [StrategyPlayer("random"), StrategyPlayer("greedy")]
+    played = list(play_match(rules, fresh, games=4, seed=1, stop=lambda: False))
+    assert len(played) == 4
