@@ -16,16 +16,20 @@ are only read (their first line).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["HostPaths", "bot_paths", "interpreter_of", "shared_libraries"]
+__all__ = ["HostPaths", "bot_paths", "cache_file", "interpreter_of", "shared_libraries"]
 
 _SEARCH_PATH = "/usr/bin:/bin"
 #: An ``ldd`` line naming a library file: ``libm.so.6 => /lib/.../libm.so.6 (0x...)`` or
@@ -98,10 +102,16 @@ def shared_libraries(*binaries: str) -> frozenset[str]:
     """The shared libraries the ``binaries`` load (and the loader), as ``ldd`` names them,
     their directories' symlinks resolved (``/lib`` is ``/usr/lib`` on merged-/usr systems).
     One ``ldd`` for them all: a Python's standard library has about 50 modules of C, and
-    an ``ldd`` each was a second of every process that started a sandbox."""
+    an ``ldd`` each was a second of every process that started a sandbox. Kept on disk
+    (:func:`_cached`) while the binaries, the libraries found and the loader's cache are
+    unchanged: the one ``ldd`` is still a hundred processes, seconds on a loaded machine."""
     ldd = shutil.which("ldd", path=_SEARCH_PATH)
     if ldd is None or not binaries:
         return frozenset()
+    key = "libraries\0" + "\0".join(binaries)
+    kept = _cached(key, binaries)
+    if kept is not None:
+        return frozenset(kept)
     listed = subprocess.run(
         [ldd, *binaries],
         capture_output=True,
@@ -115,7 +125,92 @@ def shared_libraries(*binaries: str) -> frozenset[str]:
         path = match.group(1)
         found.add(os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path)))
         found.add(os.path.realpath(path))
+    _keep(key, binaries, sorted(found))
     return frozenset(found)
+
+
+# --- the cache on disk ----------------------------------------------------------------
+
+#: The files whose change makes a cached answer stale besides the binaries and libraries
+#: themselves: the loader's cache (``ldconfig``).
+_LOADER_FILES = ("/etc/ld.so.cache",)
+
+
+def cache_file() -> Path:
+    """Where the host paths found are kept: ``$XDG_CACHE_HOME/arena`` (default
+    ``~/.cache/arena``), one file per user."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "arena" / f"hostpaths-{os.geteuid()}.json"
+
+
+def _stamps(paths: Iterable[str]) -> list[list[Any]]:
+    """Each path's identity (device, inode, size, modification time), None where gone."""
+    stamps: list[list[Any]] = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+            stamps.append([path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns])
+        except OSError:
+            stamps.append([path, None])
+    return stamps
+
+
+def _trusted(path: Path) -> bool:
+    """Whether ``path`` (and its directory) is this user's and no one else may write it:
+    what it says chooses what a sandbox shows its bot."""
+    try:
+        for item in (path.parent, path):
+            info = item.stat()
+            if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _read_cache() -> dict[str, Any]:
+    path = cache_file()
+    if not _trusted(path):
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _cached(key: str, inputs: Sequence[str]) -> list[str] | None:
+    """The answer kept for ``key``, if its ``inputs``, its answer's files and the loader's
+    cache are as they were when it was kept (else None: found again)."""
+    entry = _read_cache().get(key)
+    if not isinstance(entry, dict):
+        return None
+    answer = entry.get("answer")
+    if not isinstance(answer, list) or not all(isinstance(item, str) for item in answer):
+        return None
+    if entry.get("stamps") != _stamps([*inputs, *_LOADER_FILES, *answer]):
+        return None
+    return answer
+
+
+def _keep(key: str, inputs: Sequence[str], answer: list[str]) -> None:
+    """Keep ``answer`` for ``key`` (best effort: a cache that cannot be written is left)."""
+    path = cache_file()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        data = _read_cache()
+        data[key] = {"answer": answer, "stamps": _stamps([*inputs, *_LOADER_FILES, *answer])}
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, prefix=".hostpaths-", delete=False
+        ) as handle:
+            json.dump(data, handle)
+    except OSError:
+        return
+    try:
+        os.replace(handle.name, path)  # (atomic: a reader sees the old file or the new)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
 
 
 @functools.cache
@@ -123,6 +218,10 @@ def _python_stdlib(program: str) -> str | None:
     """The standard library directory of ``program`` if it is a Python, else None."""
     if not Path(program).name.startswith("python"):
         return None
+    key = f"stdlib\0{program}"
+    kept = _cached(key, [program])
+    if kept is not None:
+        return kept[0] if kept else None
     probe = "import json, sysconfig; print(json.dumps(sysconfig.get_path('stdlib')))"
     try:
         printed = subprocess.run(
@@ -136,4 +235,6 @@ def _python_stdlib(program: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     stdlib = json.loads(printed)
-    return stdlib if isinstance(stdlib, str) and os.path.isdir(stdlib) else None
+    found = stdlib if isinstance(stdlib, str) and os.path.isdir(stdlib) else None
+    _keep(key, [program], [] if found is None else [found])
+    return found
