@@ -29,7 +29,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[
         ran.append(command)
         return real(command, *args, **kwargs)
 
-    monkeypatch.setattr(hostpaths.subprocess, "run", counted)
+    monkeypatch.setattr(subprocess, "run", counted)
     clear()
     yield ran
     clear()
