@@ -914,7 +914,7 @@ def _remote_service(directory: Path) -> Iterator[dict[str, str]]:
             worker.wait()
 
 
-def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
+def report_time(seed: int, unsandboxed: bool, remote: bool, only: Sequence[str] = ("",)) -> None:
     """Time to a verdict (issue 33): ``arena compare`` as a process with its default
     settings, against ``arena play`` of the games a game-level SPRT needs for the pair;
     with ``remote``, ``arena compare --remote`` of the pairs of bot files too, on one
@@ -924,7 +924,7 @@ def report_time(seed: int, unsandboxed: bool, remote: bool) -> None:
           f"{'exit s':>6} | {'game-level: games':>17} | {'play s':>6} | {'ratio':>5} "
           f"{'(exit)':>6}", flush=True)  # fmt: skip
     rows = []
-    for pair in TIMED:
+    for pair in [pair for pair in TIMED if any(text in pair.label for text in only)]:
         base = ["compare", pair.new, pair.old, "--rules", pair.rules, "--seed", str(seed),
                 *pair.options]  # fmt: skip
         base += ["--unsandboxed"] if unsandboxed and pair.files else []
@@ -996,7 +996,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.part == "time":
-        report_time(args.seed, args.unsandboxed, args.remote)
+        report_time(args.seed, args.unsandboxed, args.remote, args.only.split(","))
         return 0
     if args.part == "classroom":
         pools = []
