@@ -159,6 +159,10 @@ class ProcessPlayer:
         self._seq = 0
         self._batch = 0
         self._cpu_mark = 0.0
+        # The handshake in flight (launch, then greet): sent when, its reply due when, and
+        # the fault met sending it.
+        self._started = self._deadline = 0.0
+        self._greeting: BotFaultError | None = None
         self._sent_at = 0.0
         self._charged: list[float] = []
         self._waited: list[float] = []
@@ -183,8 +187,19 @@ class ProcessPlayer:
     # -- life cycle --
 
     def open(self, time_control: TimeControl) -> None:
+        self.launch(time_control)
+        self.greet(time_control)
+
+    def launch(self, time_control: TimeControl) -> None:
+        """The first half of :meth:`open`: start the process and send it the handshake,
+        whose reply :meth:`greet` reads (the referee starts every seat's bot before it
+        waits for the first: their start-ups overlap).
+
+        Raises:
+            InfrastructureError: the process could not be started.
+        """
         files, interpreter, argv = self._command()
-        started = time.monotonic()
+        self._started = started = time.monotonic()
         launcher = self._launcher
         raise_cpu = getattr(launcher, "with_cpu_seconds", None)
         if raise_cpu is not None:  # a sandbox: its CPU limit must last the whole match
@@ -199,13 +214,29 @@ class ProcessPlayer:
         self._lines = LineReader(proc.stdout)
         self._stderr.limit = output_cap_bytes(self.games)
         self._stderr.follow(proc.stderr)
+        self._deadline = started + time_control.startup_seconds
+        self._greeting = None
         try:
-            reply = self._call(
-                # protocol 1 for bots that know only it; "max_protocol" offers deltas (v2)
-                # and events folded by the bot (v3)
-                {"type": "hello", "protocol": 1, "max_protocol": botkit.PROTOCOL_VERSION},
-                time_control.startup_seconds,
-            )
+            # protocol 1 for bots that know only it; "max_protocol" offers deltas (v2) and
+            # events folded by the bot (v3)
+            self._write({"type": "hello", "protocol": 1, "max_protocol": botkit.PROTOCOL_VERSION})
+            self._deadline = time.monotonic() + time_control.startup_seconds
+        except BotFaultError as fault:  # (said by greet, as a failed reply is)
+            self._greeting = fault
+
+    def greet(self, time_control: TimeControl) -> None:
+        """The second half of :meth:`open`: read the handshake's reply (within the time
+        control's start-up seconds of sending it) and check it.
+
+        Raises:
+            BotFaultError: no reply in time, or a bad one.
+            InfrastructureError: the sandbox failed to start.
+        """
+        started = self._started
+        try:
+            if self._greeting is not None:
+                raise self._greeting
+            reply = self._read_reply(self._deadline)
         except BotFaultError as fault:
             self._blame_harness(fault)
             raise self._load_failure() or fault from None

@@ -136,12 +136,25 @@ def play_match(
 
 
 def _open_all(players: Sequence[Player], clock: TimeControl) -> dict[int, BotFaultError]:
+    """Open every seat's player; the bots' processes are all started before the referee
+    waits for the first one's handshake (their start-ups overlap)."""
     broken: dict[int, BotFaultError] = {}
+    launched: list[ProcessPlayer | KeptPlayer] = []
     for seat, player in enumerate(players):
         try:
-            player.open(clock)
+            if isinstance(player, ProcessPlayer | KeptPlayer):
+                player.launch(clock)
+                launched.append(player)
+            else:
+                player.open(clock)
         except BotFaultError as fault:
             broken[seat] = fault
+    for seat, player in enumerate(players):
+        if player in launched and seat not in broken:
+            try:
+                player.greet(clock)
+            except BotFaultError as fault:
+                broken[seat] = fault
     return broken
 
 

@@ -197,6 +197,7 @@ class KeptPlayer:
         self._played = 0
         self._match_games = 0
         self._paused = False
+        self._greeting = False  # a new process's handshake sent, its reply not yet read
         #: Processes started (1 for a bot kept for every match).
         self.starts = 0
         #: Why the last process retired ("" while none did).
@@ -278,10 +279,17 @@ class KeptPlayer:
     # -- the Player protocol --
 
     def open(self, time_control: TimeControl) -> None:
+        self.launch(time_control)
+        self.greet(time_control)
+
+    def launch(self, time_control: TimeControl) -> None:
+        """The first half of :meth:`open` (as :meth:`ProcessPlayer.launch`): a kept process
+        is resumed and ready; a new one is started, its handshake sent."""
         why = self._reuse_check()
         if why:
             self._retire(why)
         self._match_games = 0
+        self._greeting = False
         if self._inner is not None:
             self._inner.rearm(time_control, self.games)
             return
@@ -292,7 +300,16 @@ class KeptPlayer:
         self._born = time.monotonic()
         self._played = 0
         self.starts += 1
-        inner.open(time_control)
+        inner.launch(time_control)
+        self._greeting = True
+
+    def greet(self, time_control: TimeControl) -> None:
+        """The second half of :meth:`open`: a new process's handshake reply read."""
+        if not self._greeting:
+            return
+        self._greeting = False
+        inner = self._player()
+        inner.greet(time_control)
         # The wall bound and the output cap are this match's (the CPU backstop, its life's).
         inner.rearm(time_control, self.games, inner.startup_seconds)
         self.name = inner.name

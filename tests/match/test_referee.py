@@ -319,3 +319,31 @@ def test_a_stop_ends_the_match_between_two_moves_and_closes_the_players() -> Non
     fresh: list[Player] = [StrategyPlayer("random"), StrategyPlayer("greedy")]
     played = list(play_match(rules, fresh, games=4, seed=1, stop=lambda: False))
     assert len(played) == 4
+
+
+# A bot that notes when it started (the system's monotonic clock) in a file beside itself,
+# then takes a while to load.
+SLOW_START = """
+import time
+from pathlib import Path
+Path(__file__).with_suffix(".started").write_text(repr(time.monotonic()))
+time.sleep(1.5)
+
+
+def play(observation):
+    return observation.legal_moves[0]
+"""
+
+
+def test_the_seats_bots_start_together_before_the_referee_waits_for_one(tmp_path: Path) -> None:
+    """Every seat's process is started before the referee reads the first handshake: two
+    bots that each take 1.5 s to load start well within 1.5 s of each other."""
+    files = [tmp_path / "first.py", tmp_path / "second.py"]
+    for file in files:
+        file.write_text(SLOW_START)
+    players: list[Player] = [ProcessPlayer(file, PlainLauncher()) for file in files]
+    clock = TimeControl(startup_seconds=20.0)
+    games = list(play_match(find_rules("draw"), players, games=1, seed=1, time_control=clock))
+    assert len(games) == 1 and games[0].verdict is None
+    first, second = (float(file.with_suffix(".started").read_text()) for file in files)
+    assert abs(second - first) < 1.2  # one after the other: 1.5 s or more apart
