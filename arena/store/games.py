@@ -47,6 +47,7 @@ __all__ = [
     "duplicate_group",
     "game_scan",
     "game_summary",
+    "newest_done",
     "opponent_sums",
     "tournament_matches",
 ]
@@ -334,6 +335,19 @@ class GameScan:
 def _index(game: dict[str, Any]) -> int:
     index = game.get("index")
     return index if isinstance(index, int) else 0
+
+
+def newest_done(store: Store) -> tuple[datetime | None, int] | None:
+    """(finished, id) of the newest done match, or None: what changes a game list's first
+    page (one read of the game lists' index, ``ix_matches_status_finished``)."""
+    with store.read() as session:
+        row = session.execute(
+            select(Match.finished, Match.id)
+            .where(Match.status == "done")
+            .order_by(Match.finished.desc(), Match.id.desc())
+            .limit(1)
+        ).first()
+    return None if row is None else (row[0], int(row[1]))
 
 
 @contextmanager
