@@ -5,8 +5,10 @@
 Fills a fresh database (default: a SQLite file in a temporary directory; ``--url`` for an
 empty PostgreSQL database) with ``--games`` stored games (done 2-player matches of 20 games,
 their results as the workers store them) among ``--bots`` bot versions of 20 owners, spread
-over one round robin per preset (7 rule sets), and refits each rule set's ratings (the
-worker's code; timed). Game records (the replays) are not stored: no page here reads them.
+over one round robin per preset (7 rule sets), with each tournament's stored tally and
+figures (as storing each result and the live refit keep them), and refits each rule set's
+ratings (the worker's code; timed). Game records (the replays) are not stored: no page here
+reads them.
 Then it serves the app as ``arena serve`` does (gunicorn, 2 processes of 16 threads) and asks,
 over one kept-alive HTTP connection, for ``--requests`` leaderboards (a random rule set), bot
 pages (a random bot: its versions, ratings, recent games and record against each opponent)
@@ -71,6 +73,7 @@ from arena.compete.ratings import ELO_PER_NAT
 from arena.engine.game import Game
 from arena.engine.records import game_record
 from arena.engine.rules import PRESETS
+from arena.service.board_views import refit_figures
 from arena.service.broker import BROKER_ENV, configure, resolve_broker_url
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import Config, create_stored_tournament, run_match
@@ -130,6 +133,7 @@ def fill(store: Store, games: int, bots: int, seed: int) -> list[tuple[str, str]
             add_match_seats(session, tournament_id)
         with store.write() as session:  # its page's tally, as storing each result adds to it
             tallies.fill(session, store.dialect, tournament_id)
+        refit_figures(store, rule_set.id)  # its page's figures, as the live refit fits them
     with store.engine.connect() as connection:  # statistics, as autovacuum would gather
         connection.execute(text("ANALYZE"))
         connection.commit()

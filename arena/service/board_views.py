@@ -48,6 +48,7 @@ __all__ = [
     "leaderboard",
     "queue_position",
     "rank_ranges",
+    "refit_figures",
     "rule_set_names",
     "tournament_list",
     "tournament_name",
@@ -493,6 +494,24 @@ def _fit(
     tallies.store_figures(store, tournament.id, version, _encode(figures), datetime.now(UTC))
     _keep(key, (version, figures))
     return figures
+
+
+def refit_figures(store: Store, rule_set_id: int) -> int:
+    """Fit again the stored figures of the rule set's tournaments that lag their tally
+    (:func:`arena.store.tallies.stale_figures`), each under its claim as a page would take
+    it (one a page holds is left to it): the live refit's, after the rule set's ratings,
+    so that a page reads figures fitted already. Return the tournaments fitted."""
+    fitted = 0
+    for tournament_id, version in tallies.stale_figures(store, rule_set_id):
+        found = get_tournament(store, tournament_id)
+        page = None if found is None else boards.tournament_page(store, str(found.name))
+        now = datetime.now(UTC)
+        if page is None or not tallies.claim_figures(store, tournament_id, now, FIT_CLAIM_SECONDS):
+            continue
+        key = (str(store.engine.url), tournament_id)
+        _fit(store, page.tournament, page.labels, version, key)
+        fitted += 1
+    return fitted
 
 
 def _keep(key: tuple[str, int], kept: tuple[tuple[int, int], _Standings]) -> None:

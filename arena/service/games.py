@@ -41,7 +41,7 @@ from arena.store.games import (
     duplicate_group,
     game_scan,
     game_summary,
-    newest_done,
+    lists_version,
     opponent_sums,
     tournament_matches,
 )
@@ -168,7 +168,7 @@ def game_list(
     ``before`` (match id, game index), the games listed after that one ("older than game
     X"): a page starts at its cursor through the matches' index, never walks past those
     before it. A page read is kept (:data:`LIST_KEPT_SECONDS`, keyed by the filter, the
-    cursor, what is hidden from ``viewer`` and the newest done match).
+    cursor, what is hidden from ``viewer``, the newest done match and the latest pruning).
 
     Raises:
         LookupError: ``bot`` or ``opponent`` names no stored bot, ``before`` no stored match.
@@ -183,7 +183,7 @@ def game_list(
     for ref in (wanted.bot, wanted.opponent):
         if ref is not None and hidden.owner(ref[0]):  # as if there were none
             raise LookupError(f"no bot {ref[0]}/{ref[1]}")
-    key = (str(store.engine.url), wanted, limit, before, hidden, newest_done(store))
+    key = (str(store.engine.url), wanted, limit, before, hidden, lists_version(store))
     now = time.monotonic()
     with _lists_lock:
         kept = _lists.get(key)
@@ -200,8 +200,8 @@ def game_list(
 
 
 #: Pages of games a process keeps (the least recently read go first), and the seconds one
-#: is kept: a page is read again once a match is done (the newest done match is part of
-#: its key), what changes without one (a record pruned, a bot renamed) within this.
+#: is kept: a page is read again once a match is done or records are pruned (the newest
+#: of each is part of its key), what changes otherwise (a bot renamed) within this.
 LISTS_KEPT = 256
 LIST_KEPT_SECONDS = 5.0
 _lists: OrderedDict[tuple[Any, ...], tuple[float, GamePage]] = OrderedDict()

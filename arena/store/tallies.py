@@ -21,12 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, or_, select, text, update
+from sqlalchemy import Connection, func, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from arena.engine.rules import MAX_PLAYERS
 from arena.store.db import Store, as_utc
+from arena.store.models import Match, Tournament
 from arena.store.models import TournamentFigures as Figures
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "fill",
     "grouped_sql",
     "release_figures",
+    "stale_figures",
     "store_figures",
     "stored_figures",
 ]
@@ -227,3 +229,33 @@ def release_figures(store: Store, tournament_id: int) -> None:
         session.execute(
             update(Figures).where(Figures.tournament_id == tournament_id).values(claimed_until=None)
         )
+
+
+def stale_figures(store: Store, rule_set_id: int) -> list[tuple[int, tuple[int, int]]]:
+    """The tournaments under the rule set whose stored figures lag their tally, with the
+    tally's version (done and void matches): those with a done match, still playing or
+    finished since their figures were fitted (or never fitted); a tournament finished
+    before its last fit is not counted again."""
+    done = func.count().filter(Match.status == "done")
+    void = func.count().filter(Match.status == "void")
+    with store.read() as session:
+        rows = session.execute(
+            select(Match.tournament_id, done, void, Figures.done, Figures.void)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .outerjoin(Figures, Figures.tournament_id == Tournament.id)
+            .where(
+                Tournament.rule_set_id == rule_set_id,
+                or_(
+                    Tournament.status != "done",
+                    Figures.computed.is_(None),
+                    Figures.computed < Tournament.finished,
+                ),
+            )
+            .group_by(Match.tournament_id, Figures.done, Figures.void)
+            .having(done > 0)
+        ).all()
+    return [
+        (int(tournament), (int(d), int(v)))
+        for tournament, d, v, fitted_done, fitted_void in rows
+        if (fitted_done, fitted_void) != (d, v)
+    ]
