@@ -19,13 +19,14 @@ process's bound) and counts against :data:`web.limits.watches` per account or ad
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Blueprint, current_app, render_template
 from markupsafe import Markup
 
 from arena.engine.tiles import Tile
-from arena.service.livefeed import Feed, live_feed
+from arena.service.livefeed import LiveFeed, live_feed
 from arena.service.watching import WatchedMatch, watch_match
 from web.auth import current_account, public
 from web.board import hand_svg, line_svg
@@ -35,6 +36,8 @@ from web.viewer import SeatView, describe
 
 __all__ = ["WATCH_SECONDS", "live_state", "watching"]
 
+log = logging.getLogger(__name__)
+
 watching = Blueprint("watching", __name__)
 
 #: Seconds between two polls of a live game's fragment.
@@ -43,9 +46,14 @@ WATCH_SECONDS = 1
 EVENTS_SHOWN = 12
 
 
-def _feed() -> Feed | None:
-    """The deployment's live feed (the app's ``ARENA_LIVE_URL``, else the environment's)."""
-    return live_feed(current_app.config.get("ARENA_LIVE_URL"))
+def _feed() -> LiveFeed | None:
+    """The deployment's live feed (the app's ``ARENA_LIVE_URL``, else the environment's);
+    None with none, or with a setting that names none (logged)."""
+    try:
+        return live_feed(current_app.config.get("ARENA_LIVE_URL"))
+    except ValueError as exc:
+        log.warning("no live feed: %s", exc)
+        return None
 
 
 def _pairs(tiles: list[str]) -> list[tuple[int, int]]:

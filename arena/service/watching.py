@@ -20,7 +20,7 @@ from arena.errors import NotFound
 from arena.service.assignment_views import check_grading_visible
 from arena.service.competition_views import find_competition
 from arena.service.display import display_name
-from arena.service.livefeed import FEED_ERRORS, Feed, match_key
+from arena.service.livefeed import FEED_ERRORS, LiveFeed, match_key
 from arena.service.permissions import Actor
 from arena.service.privacy import Hidden, hidden_from
 from arena.store.boards import entrant_names, tournament_owner
@@ -150,7 +150,7 @@ def competition_live_games(store: Store, viewer: Actor, name: str) -> list[LiveG
     return _listed(store, shown)
 
 
-def watch_match(store: Store, viewer: Actor, match_id: int, feed: Feed | None) -> WatchedMatch:
+def watch_match(store: Store, viewer: Actor, match_id: int, feed: LiveFeed | None) -> WatchedMatch:
     """Match ``match_id`` for its live page: while it is played, marked watched on ``feed``
     (so its worker publishes it) and its latest view read.
 

@@ -261,7 +261,7 @@ def test_a_browser_watches_a_game_progress_to_its_replay(
             page.get_by_role("link", name=f"Watch match {match_id}").click()
             expect(page.locator("#state[data-game]")).to_be_visible()
             screenshot(page, "live-playing")
-            seen = set()
+            seen: set[tuple[str | None, str | None, str]] = set()
             while worker.is_alive() and len(seen) < 3:
                 state = page.locator("#state")
                 events = state.get_attribute("data-events")
