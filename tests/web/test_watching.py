@@ -5,6 +5,7 @@ worker plays (the one browser test: a game seen to progress, then the replays' l
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterator
@@ -43,6 +44,7 @@ from tests.web.test_competition_pages import (
     open_competition,
     version_id_of,
 )
+from web.limits import HEAVY_KEY, ReadBound
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +156,32 @@ def test_unknown_matches_are_not_found(app: Flask, store: Store, feed: Feed) -> 
     client = logged_in(app, None)
     for path in ("/live/424242", "/live/424242/state", "/live/99999999999999", "/live/x"):
         assert client.get(path).status_code == 404, path
+
+
+def test_polls_have_their_own_budget_and_wait_for_the_heavy_reads_bound(
+    store: Store, url: str, tmp_path: Path, redis: Redis
+) -> None:
+    """Past ``ARENA_WATCH_LIMIT`` an address's polls are 429 (another address polls on);
+    with the process's heavy reads all taken, 503 with Retry-After."""
+    store_bots(store)
+    match_id = _running(store, "busy-cup", ENTRANTS[:2])
+    app = make_app(url, tmp_path / "broker", ARENA_LIVE_URL=redis.url,
+                   ARENA_WATCH_LIMIT="2 per minute", ARENA_HEAVY_QUEUE=0)  # fmt: skip
+    try:
+        client = app.test_client()
+        path = f"/live/{match_id}/state"
+        assert [client.get(path).status_code for _ in range(3)] == [200, 200, 429]
+        assert int(client.get(path).headers["Retry-After"]) > 0
+        other = {"REMOTE_ADDR": "192.0.2.9"}
+        assert client.get(path, environ_base=other).status_code == 200
+        bound: ReadBound = app.extensions[HEAVY_KEY]
+        with contextlib.ExitStack() as held:
+            for _ in range(bound.slots):
+                held.enter_context(bound.slot())
+            busy = client.get(f"/live/{match_id}", environ_base=other)
+            assert busy.status_code == 503 and busy.headers["Retry-After"] == "2"
+    finally:
+        app.extensions["arena_store"].close()
 
 
 def test_a_private_classs_match_is_watched_by_its_members_only(
