@@ -34,6 +34,7 @@ install, as the filesystem broker.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -198,6 +199,7 @@ class FolderFeed:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self._pruned = float("-inf")
 
     def _path(self, key: str, suffix: str) -> Path:
         return self.folder / (key.replace("/", "_").replace(":", "_") + suffix)
@@ -249,6 +251,21 @@ class FolderFeed:
         """
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._path(key, ".watching").touch()
+        if time.monotonic() - self._pruned > TTL_SECONDS:
+            self._pruned = time.monotonic()
+            self.prune()
+
+    def prune(self) -> int:
+        """Delete the files older than :data:`TTL_SECONDS` (matches over, marks gone
+        stale; done by :meth:`watch` at most once in that time); return how many."""
+        deleted = 0
+        now = time.time()
+        for path in self.folder.iterdir():
+            with contextlib.suppress(OSError):  # (another process pruned it first)
+                if now - path.stat().st_mtime > TTL_SECONDS:
+                    path.unlink()
+                    deleted += 1
+        return deleted
 
     def watched(self, key: str) -> bool:
         """Whether ``key`` was marked watched in the last :data:`WATCH_SECONDS`."""

@@ -4,6 +4,8 @@ match is played, only while watched, throttled; a Redis gone never fails a match
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -155,6 +157,11 @@ def test_a_folder_feed_keeps_the_latest_view_and_the_watching_marks(tmp_path: Pa
     assert found is not None and found[1]["game"] == 1 and found[1]["outcome"] is not None
     assert feed.read(key, after="0-0") == [found] and feed.read(key, after=found[0]) == []
     assert feed.read(key, after=found[0], block_seconds=0.1) == []
+    stale = time.time() - TTL_SECONDS - 1
+    for path in (tmp_path / "live").iterdir():
+        os.utime(path, (stale, stale))
+    assert feed.latest(key) is None and not feed.watched(key)  # a view or a mark gone stale
+    assert feed.prune() == 2 and list((tmp_path / "live").iterdir()) == []
 
 
 def test_a_feed_url_names_redis_or_a_folder() -> None:
