@@ -20,7 +20,7 @@ from arena.engine.spectate import spectator_view
 from arena.service import classes as cls
 from arena.service.accounts import create_account
 from arena.service.classes import NewClass, create_class, join_class
-from arena.service.livefeed import Feed, match_key
+from arena.service.livefeed import Feed, feed_url, match_key, open_feed
 from arena.service.matches import Config, run_match
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
@@ -139,6 +139,26 @@ def test_a_match_over_links_its_replays_and_stops_polling(
     assert "The match is over" in text and "data-live" not in text
     assert f'href="/games/{match_id}/0"' in text  # (a leg of the pair: one game a match)
     assert "/live/" not in logged_in(app, None).get("/tournaments/done-cup").get_data(as_text=True)
+
+
+def test_a_worker_publishes_the_watched_match_it_plays(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run_match (a worker's task) publishes its game in play on the deployment's feed
+    while it is marked watched, here arena serve's folder: the last view, the game over."""
+    monkeypatch.delenv("ARENA_LIVE_URL", raising=False)
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+    monkeypatch.setenv("ARENA_INSTANCE_PATH", str(tmp_path / "instance"))
+    store_bots(store)
+    create(store, "folder-cup", ENTRANTS[:2], games=2)
+    match_id = _matches(store, "folder-cup")[0]
+    feed = open_feed(feed_url() or "")
+    feed.watch(match_key(match_id))
+    config = Config(bot_cache=tmp_path / "cache")
+    assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+    found = feed.latest(match_key(match_id))
+    assert found is not None and found[1]["outcome"] is not None
+    assert found[1]["ended"][-1]["game"] == found[1]["game"]
 
 
 def test_without_a_feed_the_page_says_so(store: Store, url: str, tmp_path: Path) -> None:
