@@ -113,8 +113,19 @@ def live_state(watched: WatchedMatch) -> dict[str, Any]:
         events=[describe(e, watched.players) for e in events][-EVENTS_SHOWN:],
         event_count=len(events),
         last_round=view["last_round"],
+        last_hands=_last_hands(view["last_round"]),
     )
     return values
+
+
+def _last_hands(last: dict[str, Any] | None) -> list[Markup]:
+    """The hands the round before ended with, face up (it is over)."""
+    if last is None or last["hands"] is None:
+        return []
+    return [
+        hand_svg(_pairs(tiles), label=f"Seat {seat}'s hand at the end", ids=f"le{seat}")
+        for seat, tiles in enumerate(last["hands"])
+    ]
 
 
 @watching.get("/live/<int:match_id>")
