@@ -90,11 +90,10 @@ def _players(store: Store, matches: Sequence[LiveMatch]) -> dict[int, tuple[str,
 
 
 def _check_tournament(store: Store, viewer: Actor, name: str, hidden: Hidden) -> None:
-    """Raise NotFound unless ``viewer`` may see the tournament ``name`` (as its page)."""
+    """Raise NotFound unless ``viewer`` may see the stored tournament ``name`` (as its
+    page)."""
     check_grading_visible(store, viewer, name=name)
-    if tournament_owner(store, name) is None or hidden.any(
-        owner for owner, _, _ in entrant_names(store, name).values()
-    ):
+    if hidden.any(owner for owner, _, _ in entrant_names(store, name).values()):
         raise NotFound(f"no tournament {name!r}")
 
 
@@ -123,10 +122,10 @@ def tournament_live_games(store: Store, viewer: Actor, name: str) -> list[LiveGa
     Raises:
         NotFound: no tournament ``name``, or one hidden from ``viewer``.
     """
-    hidden = hidden_from(store, viewer)
-    _check_tournament(store, viewer, name, hidden)
     found = tournament_owner(store, name)
-    assert found is not None
+    if found is None:
+        raise NotFound(f"no tournament {name!r}")
+    _check_tournament(store, viewer, name, hidden_from(store, viewer))
     return _listed(store, running_matches(store, [found[0]], LIVE_LISTED))
 
 
