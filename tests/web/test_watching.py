@@ -26,7 +26,7 @@ from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from arena.store.queue import claim_match
 from tests.paths import REFERENCE_BOTS
-from tests.servers import Redis, running_redis
+from tests.servers import Redis, free_port, running_redis
 from tests.web.conftest import (
     ENTRANTS,
     HASHER,
@@ -161,7 +161,9 @@ def test_a_worker_publishes_the_watched_match_it_plays(
     assert found[1]["ended"][-1]["game"] == found[1]["game"]
 
 
-def test_without_a_feed_the_page_says_so(store: Store, url: str, tmp_path: Path) -> None:
+def test_without_a_feed_or_with_its_redis_away_the_page_says_so(
+    store: Store, url: str, tmp_path: Path
+) -> None:
     store_bots(store)
     match_id = _running(store, "quiet-cup", ENTRANTS[:2])
     app = make_app(url, tmp_path / "broker")  # (no ARENA_LIVE_URL, a filesystem broker)
@@ -170,6 +172,13 @@ def test_without_a_feed_the_page_says_so(store: Store, url: str, tmp_path: Path)
     finally:
         app.extensions["arena_store"].close()
     assert "This deployment has no live feed" in text
+    gone = f"redis://127.0.0.1:{free_port()}/0"  # a feed whose Redis is away: said, not 500
+    app = make_app(url, tmp_path / "broker", ARENA_LIVE_URL=gone)
+    try:
+        reply = logged_in(app, None).get(f"/live/{match_id}/state")
+    finally:
+        app.extensions["arena_store"].close()
+    assert reply.status_code == 200 and "does not answer" in reply.get_data(as_text=True)
 
 
 def test_unknown_matches_are_not_found(app: Flask, store: Store, feed: Feed) -> None:
