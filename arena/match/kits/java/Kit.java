@@ -80,8 +80,10 @@ public final class Kit {
             System.exit(2);
         }
         Kit kit;
+        Kit practice;
         try {
             kit = new Kit(load(botClass));
+            practice = new Kit(load(botClass));
         } catch (LoadError exc) {
             err.println("botkit: " + exc.getMessage());
             System.exit(3);
@@ -91,7 +93,7 @@ public final class Kit {
             System.exit(3);
             return;
         }
-        kit.warmUp();
+        practice.warmUp();
         BufferedReader in = new BufferedReader(
                 new InputStreamReader(new FileInputStream(FileDescriptor.in), StandardCharsets.UTF_8),
                 1 << 16);
@@ -329,33 +331,48 @@ public final class Kit {
 
     /**
      * Plays practice rounds (seat 0 the bot, seat 1 the first legal move) through
-     * {@link #handle}, as the referee's messages would arrive, until practice is over
+     * {@link #handle}, as the referee's messages would arrive, in a thread of their own and
+     * in this kit of their own (never the one that serves the referee), until practice is over
      * ({@link #practiceOver}); the bot's output is discarded meanwhile, and whatever it throws
-     * is ignored.
+     * is ignored. A bot stuck in a practice move is stopped (Thread.stop: Java 17 still has it)
+     * and left behind.
      */
+    @SuppressWarnings({"deprecation", "removal"})
     private void warmUp() {
         PrintStream err = System.err;
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
         System.setErr(nowhere);
         System.setOut(nowhere);
         wallLimit = System.nanoTime() + WARM_WALL_MILLIS * 1_000_000L;
-        Random random = new Random(1);
-        StringBuilder reply = new StringBuilder(256);
-        try {
-            for (int game = 0; !practiceOver(); game++) {
-                practice("warm-up-" + game, random, reply);
+        Thread rounds = new Thread(() -> {
+            Random random = new Random(1);
+            StringBuilder reply = new StringBuilder(256);
+            try {
+                for (int game = 0; !practiceOver(); game++) {
+                    practice("practice-" + game, random, reply);
+                }
+            } catch (RuntimeException | Error exc) {
+                // a bot that fails in practice fails in its games: they say so
             }
-        } catch (RuntimeException | Error exc) {
-            // a bot that fails in practice fails in its games: they say so
+        }, "arena-practice");
+        rounds.setDaemon(true);
+        rounds.start();
+        try {
+            rounds.join(WARM_WALL_MILLIS + 500);
+            if (rounds.isAlive()) {
+                over = true;
+                rounds.stop();
+                rounds.join(500);
+            }
+        } catch (InterruptedException exc) {
+            Thread.currentThread().interrupt();
         } finally {
-            views.clear();
-            bots.clear();
-            broken.clear();
             System.setErr(err);
             System.setOut(err);
         }
     }
 
+    private volatile boolean over;
     private long wallLimit;
     private int practised;
     private int checked = -1;
@@ -363,7 +380,7 @@ public final class Kit {
     /** Whether practice is over: enough decisions, or the CPU or wall-clock time is spent (the
      * CPU time, read from /proc at 72 us a read, every 16 decisions). */
     private boolean practiceOver() {
-        if (practised >= WARM_DECISIONS || System.nanoTime() > wallLimit) {
+        if (over || practised >= WARM_DECISIONS || System.nanoTime() > wallLimit) {
             return true;
         }
         if (practised % 16 != 0 || practised == checked) {
