@@ -1,6 +1,6 @@
 package arena;
 
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 
 /**
@@ -8,7 +8,7 @@ import java.util.Map;
  * the round's first tile. Written {@code "6-4L"}, {@code "6-4R"}, {@code "6-6"}.
  */
 public record Move(Tile tile, String end) {
-    private static final Map<String, Move> PARSED = new HashMap<>();
+    private static final Map<String, Move> PARSED = new ConcurrentHashMap<>();
 
     public Move {
         if (tile == null || !(end == null || end.equals("L") || end.equals("R"))) {
