@@ -1,7 +1,7 @@
 package arena;
 
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A move: a tile and the end of the line it goes on, {@code "L"} or {@code "R"}, or null for
