@@ -3,7 +3,8 @@
 Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
-choice numpy scores; ``javascript``, for the kit ``botkit.js``); :func:`write_starter_bot`
+choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``cpp``, for the kit
+``kits/arena.hpp``); :func:`write_starter_bot`
 writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
@@ -186,22 +187,65 @@ function play(observation) {{
 // }}
 """
 
-#: Each runtime's template and file suffix.
+#: The cpp starter (the kit arena/match/kits/arena.hpp).
+_CPP_TEMPLATE = """// {name}: my domino bot, in C++17 (the cpp runtime: g++ and the kit arena.hpp).
+//
+// Written from the arena's starter template. Read docs/writing-a-bot.md for the
+// whole story. The arena compiles it (g++ -std=c++17 -O2 -static, arena.hpp in the include
+// path) in the sandbox, and shows the compiler's errors as it printed them. Check it and
+// play it with:
+//
+//     ./run arena check {file}
+//     ./run arena play --rules draw --bots {file},greedy --games 200
+//
+// Rules: one file, the C++ standard library only; no files, no network, no processes
+// (threads are fine); answer within the time limit. Your bot never draws or passes: the
+// referee does that for it. What you print (std::cout, printf) goes to standard error.
+
+#define ARENA_NAME "{name}"
+#include "arena.hpp"
+
+// Return one of observation.legal_moves.
+//
+//   observation.seat, .players, .teams, .rules, .params["target"].as_int(), .round, .leader
+//   observation.hand         your tiles (arena::Tile: .high, .low, .pips()), ascending
+//   observation.line         the line, left to right: pairs (left half, right half)
+//   observation.ends         std::optional pair (left, right); empty when you lead
+//   observation.hand_sizes, .boneyard_size, .drawable, .scores, .history, .game
+//   observation.legal_moves  your legal moves (arena::Move: .tile, .end 'L', 'R' or 0)
+arena::Move play(const arena::Observation& observation) {{
+    // Play the heaviest tile that fits: a fine first strategy. Make it yours.
+    const arena::Move* best = &observation.legal_moves.front();
+    for (const arena::Move& move : observation.legal_moves) {{
+        if (move.tile.pips() > best->tile.pips()) best = &move;
+    }}
+    return *best;
+}}
+"""
+
+#: Each runtime's template and file suffix (a ``c`` bot is a program speaking the protocol
+#: itself: it has no starter).
 _TEMPLATES = {
     "python": (_TEMPLATE, ".py"),
     "python-numpy": (_NUMPY_TEMPLATE, ".py"),
     "javascript": (_JS_TEMPLATE, ".js"),
+    "cpp": (_CPP_TEMPLATE, ".cpp"),
 }
 
 
 def starter_bot(name: str, runtime: str = "python") -> str:
     """Return the text of a starter bot file for a bot called ``name``, written for
-    ``runtime`` (``python``, ``python-numpy``, ``javascript``).
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``).
 
     Raises:
         ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
             is none of those.
     """
+    if runtime == "c":
+        raise ValueError(
+            "no starter bot for runtime 'c': a C bot is a program speaking the protocol "
+            "itself (docs/protocol.md); for a kit, write C++ (--runtime cpp)"
+        )
     if runtime not in _TEMPLATES:
         raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}")
     template, suffix = _TEMPLATES[runtime]
