@@ -103,9 +103,9 @@ def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -
 @click.argument("name")
 @runtime_option
 def new_bot_command(name: str, runtime: str | None) -> None:
-    """Write NAME.py (NAME.js with --runtime javascript, NAME.cpp with --runtime cpp; or
-    NAME, if it ends so): a commented starter bot to edit, for the runtime (python by
-    default; python-numpy; javascript; cpp)."""
+    """Write NAME.py (NAME.js with --runtime javascript, NAME.cpp with --runtime cpp, NAME.c
+    with --runtime c; or NAME, if it ends so): a commented starter bot to edit, for the
+    runtime (python by default; python-numpy; javascript; cpp; c)."""
     runtime = runtime or "python"
     suffix = find_runtime(runtime).suffix
     path = Path(name if name.endswith(suffix) else name + suffix)

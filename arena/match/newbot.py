@@ -4,7 +4,8 @@ Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
 choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``cpp``, for the kit
-``kits/arena.hpp``); :func:`write_starter_bot`
+``kits/arena.hpp``; ``c``, a program speaking the protocol, ``kits/starter.c``);
+:func:`write_starter_bot`
 writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
@@ -223,8 +224,11 @@ arena::Move play(const arena::Observation& observation) {{
 }}
 """
 
-#: Each runtime's template and file suffix (a ``c`` bot is a program speaking the protocol
-#: itself: it has no starter).
+#: The c starter: a program speaking the protocol itself (the c runtime has no kit), with
+#: ``@NAME@`` and ``@FILE@`` to fill in (C is all braces).
+_C_STARTER = Path(__file__).resolve().with_name("kits") / "starter.c"
+
+#: Each runtime's template and file suffix (c's: :data:`_C_STARTER`).
 _TEMPLATES = {
     "python": (_TEMPLATE, ".py"),
     "python-numpy": (_NUMPY_TEMPLATE, ".py"),
@@ -235,20 +239,18 @@ _TEMPLATES = {
 
 def starter_bot(name: str, runtime: str = "python") -> str:
     """Return the text of a starter bot file for a bot called ``name``, written for
-    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``).
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``).
 
     Raises:
         ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
             is none of those.
     """
     if runtime == "c":
-        raise ValueError(
-            "no starter bot for runtime 'c': a C bot is a program speaking the protocol "
-            "itself (docs/protocol.md); for a kit, write C++ (--runtime cpp)"
-        )
-    if runtime not in _TEMPLATES:
-        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}")
-    template, suffix = _TEMPLATES[runtime]
+        template, suffix = _C_STARTER.read_text(encoding="utf-8"), ".c"
+    elif runtime in _TEMPLATES:
+        template, suffix = _TEMPLATES[runtime]
+    else:
+        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}, c")
     file = name if name.endswith(suffix) else f"{name}{suffix}"
     stem = file[: -len(suffix)]
     if not STARTER_NAME.fullmatch(stem):
@@ -256,6 +258,8 @@ def starter_bot(name: str, runtime: str = "python") -> str:
             f"{name!r} cannot name a bot: use a letter, then letters, digits, '_' or '-' "
             "(at most 64; e.g. mybot)"
         )
+    if runtime == "c":
+        return template.replace("@NAME@", stem).replace("@FILE@", file)
     return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
 
 

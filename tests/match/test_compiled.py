@@ -22,9 +22,9 @@ from arena.engine.records import game_record
 from arena.engine.rules import PRESETS, find_rules
 from arena.match import compiler
 from arena.match.compiler import CompileError, build
-from arena.match.lineup import check_bot, make_players
+from arena.match.lineup import check_bot, make_players, release_kept_players
 from arena.match.newbot import starter_bot, write_starter_bot
-from arena.match.referee import play_match
+from arena.match.referee import Player, play_match
 from arena.match.runtimes import (
     RUNTIMES,
     find_runtime,
@@ -34,6 +34,7 @@ from arena.match.runtimes import (
     runtime_version,
 )
 from arena.match.sandbox import Limits, Sandbox
+from arena.match.warm import KeptPlayer, MatchSetup
 from arena.service.uploads import rejection, rejection_cause
 from tests.paths import REFERENCE_BOTS, own_slot
 
@@ -73,6 +74,20 @@ def greedy_cpp() -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def c_starter() -> Iterator[Path]:
+    """The c starter (``arena new-bot NAME --runtime c``: greedy, speaking the protocol
+    itself), compiled once in the sandbox."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-compiled-test-"))
+    folder.chmod(0o755)
+    path = folder / "cgreedy.c"
+    write_starter_bot(path, "c")
+    path.chmod(0o644)
+    build(path, C, Sandbox(Limits(), own_slot(299)))
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")
@@ -93,15 +108,18 @@ def test_the_compiled_runtimes_are_declared_with_their_toolchains() -> None:
         CPP, compiler=dataclasses.replace(CPP.compiler, program="/usr/bin/g++-99")
     )
     assert runtime_missing(gone) == "/usr/bin/g++-99 is missing: apt-get install g++-12"
-    with pytest.raises(ValueError, match="no starter bot for runtime 'c': a C bot is a program"):
-        starter_bot("mine", "c")
+    assert '"bot\\":\\"mine\\"' in starter_bot("mine", "c")  # the c starter's own name
+    with pytest.raises(ValueError, match="no starter bot for runtime 'cobol': python, "):
+        starter_bot("mine", "cobol")
 
 
 # --- the reference bot and the starter ------------------------------------------------------
 
 
 @pytest.mark.parametrize(("rules", "seats"), [("draw", 2), ("block", 3), ("block-and-draw", 4)])
-def test_greedy_cpp_plays_exactly_as_greedy_py(greedy_cpp: Path, rules: str, seats: int) -> None:
+def test_greedy_cpp_and_the_c_starter_play_exactly_as_greedy_py(
+    greedy_cpp: Path, c_starter: Path, rules: str, seats: int
+) -> None:
     others = ["random"] * (seats - 1)
 
     def records(bot: Path) -> list[str]:
@@ -111,7 +129,9 @@ def test_greedy_cpp_plays_exactly_as_greedy_py(greedy_cpp: Path, rules: str, sea
         ordered = sorted(games, key=lambda o: o.index)
         return [json.dumps(game_record(o.game, names)) for o in ordered]
 
-    assert records(greedy_cpp) == records(REFERENCE_BOTS / "greedy.py")
+    python = records(REFERENCE_BOTS / "greedy.py")
+    assert records(greedy_cpp) == python
+    assert records(c_starter) == python
 
 
 def test_an_artefact_is_compiled_once_and_kept_by_its_content(
@@ -199,3 +219,29 @@ def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, b
     message = str(raised.value)
     assert "(the compile went over its limit of" in message and limit in message, message
     assert "/src/" not in message
+
+
+def test_a_compiled_bot_is_kept_warm_between_matches(greedy_cpp: Path) -> None:
+    """arena.match.warm keeps a compiled bot's process as it keeps a Python one's."""
+    setup = MatchSetup(find_rules("draw").version, 2, False, None, "compiled")
+    limits = Limits(memory_mb=256, processes=32, file_size_mb=8, tmp_size_mb=8)
+
+    def kept() -> list[Player]:
+        return make_players(
+            [str(greedy_cpp), "random"], keep_games=10, setup=setup, limits=limits,
+            first_slot=own_slot(310),
+        )  # fmt: skip
+
+    try:
+        first = kept()
+        assert all(
+            o.verdict is None for o in play_match(find_rules("draw"), first, games=1, seed=3)
+        )
+        second = kept()
+        assert second[0] is first[0] and isinstance(first[0], KeptPlayer)
+        assert all(
+            o.verdict is None for o in play_match(find_rules("draw"), second, games=1, seed=4)
+        )
+        assert first[0].starts == 1
+    finally:
+        release_kept_players()
