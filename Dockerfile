@@ -7,10 +7,11 @@ FROM python:3.11-slim-bookworm
 # before bwrap). util-linux is already in the base image; it is named so the dependency is
 # explicit. The bots' runtimes (arena/match/runtimes.py): Debian's python3 (/usr/bin/python3,
 # what python and python-numpy bots run under, apart from the image's own Python) and
-# nodejs (/usr/bin/node, the javascript runtime).
+# nodejs (/usr/bin/node, the javascript runtime); Debian's GCC 12 for the compiled runtimes,
+# cpp (g++-12) and c (gcc-12), and libc6-dev for their static binaries.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap libseccomp2 util-linux \
-        python3 nodejs \
+        python3 nodejs g++-12 gcc-12 libc6-dev \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

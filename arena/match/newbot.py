@@ -3,8 +3,9 @@
 Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
-choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``java``, for the kit
-``kits/java``); :func:`write_starter_bot`
+choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``cpp``, for the kit
+``kits/arena.hpp``; ``c``, a program speaking the protocol, ``kits/starter.c``; ``java``,
+for the kit ``kits/java``); :func:`write_starter_bot`
 writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
@@ -192,6 +193,46 @@ function play(observation) {{
 // }}
 """
 
+#: The cpp starter (the kit arena/match/kits/arena.hpp).
+_CPP_TEMPLATE = """// {name}: my domino bot, in C++17 (the cpp runtime: g++ and the kit arena.hpp).
+//
+// Written from the arena's starter template. Read docs/writing-a-bot.md for the
+// whole story. The arena compiles it (g++ -std=c++17 -O2 -static, arena.hpp in the include
+// path) in the sandbox, and shows the compiler's errors as it printed them. Check it and
+// play it with:
+//
+//     ./run arena check {file}
+//     ./run arena play --rules draw --bots {file},greedy --games 200
+//
+// Rules: one file, the C++ standard library only; no files, no network, no processes
+// (threads are fine); answer within the time limit. Your bot never draws or passes: the
+// referee does that for it. What you print (std::cout, printf) goes to standard error.
+
+#define ARENA_NAME "{name}"
+#include "arena.hpp"
+
+// Return one of observation.legal_moves.
+//
+//   observation.seat, .players, .teams, .rules, .params["target"].as_int(), .round, .leader
+//   observation.hand         your tiles (arena::Tile: .high, .low, .pips()), ascending
+//   observation.line         the line, left to right: pairs (left half, right half)
+//   observation.ends         std::optional pair (left, right); empty when you lead
+//   observation.hand_sizes, .boneyard_size, .drawable, .scores, .history, .game
+//   observation.legal_moves  your legal moves (arena::Move: .tile, .end 'L', 'R' or 0)
+arena::Move play(const arena::Observation& observation) {{
+    // Play the heaviest tile that fits: a fine first strategy. Make it yours.
+    const arena::Move* best = &observation.legal_moves.front();
+    for (const arena::Move& move : observation.legal_moves) {{
+        if (move.tile.pips() > best->tile.pips()) best = &move;
+    }}
+    return *best;
+}}
+"""
+
+#: The c starter: a program speaking the protocol itself (the c runtime has no kit), with
+#: ``@NAME@`` and ``@FILE@`` to fill in (C is all braces).
+_C_STARTER = Path(__file__).resolve().with_name("kits") / "starter.c"
+
 #: The java starter (the kit arena/match/kits/java, package ``arena``).
 _JAVA_TEMPLATE = """// {name}: my domino bot, in Java (the java runtime: OpenJDK 17, the kit arena).
 //
@@ -247,26 +288,30 @@ public class {name} implements Player {{
 }}
 """
 
-#: Each runtime's template and file suffix.
+#: Each runtime's template and file suffix (c's: :data:`_C_STARTER`).
 _TEMPLATES = {
     "python": (_TEMPLATE, ".py"),
     "python-numpy": (_NUMPY_TEMPLATE, ".py"),
     "javascript": (_JS_TEMPLATE, ".js"),
+    "cpp": (_CPP_TEMPLATE, ".cpp"),
     "java": (_JAVA_TEMPLATE, ".java"),
 }
 
 
 def starter_bot(name: str, runtime: str = "python") -> str:
     """Return the text of a starter bot file for a bot called ``name``, written for
-    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``java``).
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``, ``java``).
 
     Raises:
         ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
             is none of those.
     """
-    if runtime not in _TEMPLATES:
-        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}")
-    template, suffix = _TEMPLATES[runtime]
+    if runtime == "c":
+        template, suffix = _C_STARTER.read_text(encoding="utf-8"), ".c"
+    elif runtime in _TEMPLATES:
+        template, suffix = _TEMPLATES[runtime]
+    else:
+        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}, c")
     file = name if name.endswith(suffix) else f"{name}{suffix}"
     stem = file[: -len(suffix)]
     if not STARTER_NAME.fullmatch(stem):
@@ -279,6 +324,8 @@ def starter_bot(name: str, runtime: str = "python") -> str:
             f"{name!r} cannot name a Java bot: its class is called so, so use a letter, then "
             "letters, digits or '_' (e.g. MyBot)"
         )
+    if runtime == "c":
+        return template.replace("@NAME@", stem).replace("@FILE@", file)
     return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
 
 

@@ -11,7 +11,19 @@ runtime                   files       how it runs (inside the sandbox)
 ``javascript``            ``.js``     ``/usr/bin/node FLAGS /kit/botkit.js BOT`` (Debian's Node):
                                       the file defines ``play(observation)``; a file that
                                       begins with ``#!`` speaks the protocol itself
+``cpp``                   ``.cpp``    compiled first (Debian's ``g++-12``, C++17, static) with
+                                      the kit ``/kit/arena.hpp``: the file defines
+                                      ``play(observation)``; the binary runs as the program
+``c``                     ``.c``      compiled first (Debian's ``gcc-12``, C11, static): a
+                                      program speaking the protocol itself (no kit)
 ========================  ==========  ==========================================================
+
+A compiled runtime (:attr:`BotRuntime.compiler`, a :class:`Compiler`) has a compile step:
+its argv templates run in the sandbox (:mod:`arena.match.compiler`, with limits of their
+own and a writable ``/out``), once per source, toolchain and kit; the artefact is kept
+content-addressed and reused by every match. Then the artefact runs: as the program itself
+when the runtime has no interpreter (``cpp``, ``c``), else under the interpreter with the
+artefact as its argument (``argv``; how ``java`` runs its classes).
 
 The sandbox binds only what the chosen runtime needs (:func:`host_paths`): the
 interpreter, the shared libraries it loads, Python's standard library, and for
@@ -54,6 +66,7 @@ __all__ = [
     "NUMPY_VERSION",
     "RUNTIMES",
     "BotRuntime",
+    "Compiler",
     "RuntimeMissing",
     "find_runtime",
     "host_paths",
@@ -81,6 +94,46 @@ class RuntimeMissing(ArenaError):  # noqa: N818 (like SandboxUnavailable)
 
 
 @dataclass(frozen=True, slots=True)
+class Compiler:
+    """A compiled runtime's compile step, run in the sandbox (:mod:`arena.match.compiler`).
+
+    Attributes:
+        program: the toolchain's driver (host path, the same inside), asked ``--version``
+            for the artefact's key.
+        steps: the argv of each step, in order; ``{source}`` is the author's file (in the
+            working directory, under its own name), ``{out}`` the writable output
+            directory, ``{kit}`` the kit's directory (read-only).
+        artefact: the file the steps leave in ``{out}``: what runs.
+        package: the Debian package that installs the toolchain (pinned by ./run and the
+            Dockerfile).
+        directories: host directories the toolchain needs, bound whole and read-only (its
+            headers, libraries, internal programs).
+        programs: other host programs it runs (the assembler, the linker), bound with the
+            libraries they load.
+        kit: the kit's files in ``arena/match/kits`` shown in ``{kit}`` (a C++ header).
+    """
+
+    program: str
+    steps: tuple[tuple[str, ...], ...]
+    artefact: str
+    package: str
+    directories: tuple[str, ...] = ()
+    programs: tuple[str, ...] = ()
+    kit: tuple[str, ...] = ()
+
+
+#: What GCC's drivers need besides themselves: headers, libraries (static ones too, in the
+#: architecture's own directory under /usr/lib), their own programs (cc1plus, collect2), the
+#: assembler and the linker.
+_GCC_DIRECTORIES = ("/usr/include", "/usr/lib", "/usr/libexec")
+_BINUTILS = ("/usr/bin/as", "/usr/bin/ld", "/usr/bin/ld.bfd")
+#: GCC's flags for every compiled runtime: optimised, static (a binary needs no host
+#: library in the sandbox), at most 10 errors printed.
+_GCC_FLAGS = ("-O2", "-static", "-pipe", "-fmax-errors=10")
+_GCC_OUT = ("-o", "{out}/bot", "{source}")
+
+
+@dataclass(frozen=True, slots=True)
 class BotRuntime:
     """One runtime: how a bot file of it is named, started and sandboxed.
 
@@ -95,6 +148,10 @@ class BotRuntime:
         packages: whether a package environment (numpy's) is bound and put on the path.
         extra_address_mb: RLIMIT_AS above the memory limit (V8's reservations).
         heap_flag: an interpreter flag taking a heap cap in MB (``--max-old-space-size=``).
+        package: the Debian package of its interpreter (what to install where it is missing).
+        program: its toolchain for people (``Python``, ``g++``), with the version its
+            :attr:`toolchain` prints.
+        compiler: its compile step, for a compiled runtime (None: the source runs as it is).
     """
 
     name: str
@@ -107,6 +164,15 @@ class BotRuntime:
     packages: bool = False
     extra_address_mb: int = 0
     heap_flag: str = ""
+    package: str = "python3"
+    program: str = "Python"
+    compiler: Compiler | None = None
+
+    @property
+    def toolchain(self) -> str:
+        """The host program whose ``--version`` names the runtime's version: the compiler
+        of a compiled runtime, else the interpreter."""
+        return self.interpreter if self.compiler is None else self.compiler.program
 
     def argv(self, kit: str, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` under the kit at ``kit`` (inside
@@ -158,6 +224,45 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             arguments=("--single-threaded", "--max-semi-space-size=8"),
             extra_address_mb=1024,
             heap_flag="--max-old-space-size=",
+            package="nodejs",
+            program="Node.js",
+        ),
+        BotRuntime(
+            name="cpp",
+            label="C++17 (g++)",
+            suffix=".cpp",
+            stored_suffix=".cpp",
+            interpreter="",  # the artefact is the program
+            kit="",
+            package="g++-12",
+            program="g++",
+            compiler=Compiler(
+                program="/usr/bin/g++-12",
+                steps=(("/usr/bin/g++-12", "-std=c++17", *_GCC_FLAGS, "-I{kit}", *_GCC_OUT),),
+                artefact="bot",
+                package="g++-12",
+                directories=_GCC_DIRECTORIES,
+                programs=_BINUTILS,
+                kit=("arena.hpp",),
+            ),
+        ),
+        BotRuntime(
+            name="c",
+            label="C11 (gcc), a program speaking the protocol",
+            suffix=".c",
+            stored_suffix=".c",
+            interpreter="",
+            kit="",
+            package="gcc-12",
+            program="gcc",
+            compiler=Compiler(
+                program="/usr/bin/gcc-12",
+                steps=(("/usr/bin/gcc-12", "-std=c11", *_GCC_FLAGS, *_GCC_OUT, "-lm"),),
+                artefact="bot",
+                package="gcc-12",
+                directories=_GCC_DIRECTORIES,
+                programs=_BINUTILS,
+            ),
         ),
     )
 }
@@ -187,7 +292,8 @@ def runtime_of_file(path: str | PurePath) -> BotRuntime | None:
 
 def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     """The runtime of an upload named ``filename``: ``runtime`` if given (its files must end
-    with its suffix), else the one its suffix names (``.py``: python, ``.js``: javascript).
+    with its suffix), else the one its suffix names (``.py``: python, ``.js``: javascript,
+    ``.cpp``: cpp, ``.c``: c).
 
     Raises:
         RuntimeMissing: an unknown runtime, or a file of none (the sentence says which).
@@ -204,9 +310,10 @@ def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     for candidate in RUNTIMES.values():  # the first of a suffix is its default
         if candidate.suffix == suffix:
             return candidate
+    suffixes = list(dict.fromkeys(r.suffix for r in RUNTIMES.values()))
     raise RuntimeMissing(
-        f"{filename or 'the file'} is not a .py file nor a .js file: a bot is one Python or "
-        "JavaScript file."
+        f"{filename or 'the file'} is not a {', '.join(suffixes[:-1])} or {suffixes[-1]} file: "
+        f"a bot is one file of a runtime ({', '.join(RUNTIMES)})."
     )
 
 
@@ -226,9 +333,10 @@ def numpy_install_command() -> str:
 
 def runtime_missing(runtime: BotRuntime) -> str | None:
     """Why ``runtime`` cannot run here (what to install), or None."""
-    if not os.path.isfile(runtime.interpreter):
-        package = "nodejs" if runtime.name == "javascript" else "python3"
-        return f"{runtime.interpreter} is missing: apt-get install {package}"
+    if runtime.compiler is not None and not os.path.isfile(runtime.compiler.program):
+        return f"{runtime.compiler.program} is missing: apt-get install {runtime.compiler.package}"
+    if runtime.interpreter and not os.path.isfile(runtime.interpreter):
+        return f"{runtime.interpreter} is missing: apt-get install {runtime.package}"
     if runtime.packages and not (Path(numpy_dir()) / "numpy" / "__init__.py").is_file():
         return f"the numpy environment {numpy_dir()} is missing: {numpy_install_command()}"
     if runtime.packages and any(
@@ -244,7 +352,7 @@ def runtime_missing(runtime: BotRuntime) -> str | None:
 def host_paths(runtime: BotRuntime) -> HostPaths:
     """What ``runtime`` needs from the host: its interpreter's runtime and, with packages,
     the environment's directory and the host libraries its extension modules load."""
-    paths = bot_paths(runtime.interpreter)
+    paths = bot_paths(runtime.interpreter) if runtime.interpreter else HostPaths(frozenset())
     if runtime.packages and os.path.isdir(numpy_dir()):
         # (a missing environment is never cached: one installed later is bound at once)
         paths |= _environment(numpy_dir())
@@ -267,13 +375,13 @@ _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 @functools.cache
 def runtime_version(name: str) -> str:
-    """The versions ``name`` runs with, for a bot's page: ``Python 3.11.2, numpy 2.2.6``
-    (the interpreter asked once; ``unknown`` where it cannot say)."""
+    """The versions ``name`` runs with, for a bot's page: ``Python 3.11.2, numpy 2.2.6``,
+    ``g++ 12.2.0`` (its toolchain asked once; ``unknown`` where it cannot say)."""
     runtime = find_runtime(name)
-    program = "Node.js" if runtime.name == "javascript" else "Python"
+    program = runtime.program
     try:
         printed = subprocess.run(
-            [runtime.interpreter, "--version"],
+            [runtime.toolchain, "--version"],
             capture_output=True,
             text=True,
             timeout=10,
