@@ -293,7 +293,10 @@ class ProcessPlayer:
             inside = "/bot/" + runtime.compiler.artefact
             if not runtime.interpreter:  # the artefact is the program
                 return {inside: self.built.path}, Path(inside), []
-            # (an artefact run by an interpreter with the runtime's kit, as java runs classes)
+            if not runtime.kit:  # an artefact run by an interpreter (java's jar: its kit in it)
+                files = {inside: self.built.path}
+                return files, Path(runtime.interpreter), runtime.program_argv(inside, memory_mb)
+            # (an artefact run by an interpreter with the runtime's kit beside it)
             kit = f"/kit/{runtime.kit}"
             files = {inside: self.built.path, kit: BOTKIT.with_name(runtime.kit)}
             return files, Path(runtime.interpreter), runtime.argv(kit, inside, memory_mb)

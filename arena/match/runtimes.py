@@ -16,6 +16,9 @@ runtime                   files       how it runs (inside the sandbox)
                                       ``play(observation)``; the binary runs as the program
 ``c``                     ``.c``      compiled first (Debian's ``gcc-12``, C11, static): a
                                       program speaking the protocol itself (no kit)
+``java``                  ``.java``   compiled first (Debian's OpenJDK 17 javac, with the kit
+                                      ``kits/java``, by ``kits/JavaBuild.java``) into a jar:
+                                      ``java FLAGS -Xmx.. -jar /bot/bot.jar``
 ========================  ==========  ==========================================================
 
 A compiled runtime (:attr:`BotRuntime.compiler`, a :class:`Compiler`) has a compile step:
@@ -41,8 +44,18 @@ memory limit (``--max-old-space-size``), and the per-slot memory cgroup (where t
 one) bounds what the bot really uses. Without a cgroup (rlimits only) a JavaScript bot's
 buffers, which V8's heap cap does not count, may use up to that extra gigabyte as well.
 
+The JVM reserves about 420 MB of address space besides its heap (the JDK's module image
+mapped, the code cache, the class space, malloc's arenas), so the ``java`` runtime's RLIMIT_AS
+is the memory limit plus 512 MB, with the heap capped at three quarters of the memory limit
+(``-Xmx``). Its flags (:data:`JVM_FLAGS`) keep it small and its clock the bot's: the serial
+collector (no collector threads), C1 only with one compiler thread (nothing compiling in
+the background through a match, charged to its moves), no performance-data file, a 64 MB class
+space (not 1 GB of address space), and the JVM's own messages on stderr (stdout is the
+protocol's). The kit plays practice rounds before its handshake, so the JVM's start and JIT
+warm-up are paid from the start-up budget (docs/writing-a-bot.md, section 10).
+
 A stored version's runtime travels with its file on a worker: the file is named
-``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``), and :func:`runtime_of_file`
+``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``, ``.java``...), and :func:`runtime_of_file`
 reads it back (the longest matching ending wins).
 """
 
@@ -61,6 +74,8 @@ from arena.match.hostpaths import HostPaths, bot_paths, shared_libraries
 
 __all__ = [
     "DEFAULT_RUNTIME",
+    "JAVA_HOME",
+    "JVM_FLAGS",
     "NUMPY_DEFAULT_DIR",
     "NUMPY_DIR_ENV",
     "NUMPY_VERSION",
@@ -132,6 +147,40 @@ _BINUTILS = ("/usr/bin/as", "/usr/bin/ld", "/usr/bin/ld.bfd")
 _GCC_FLAGS = ("-O2", "-static", "-pipe", "-fmax-errors=10")
 _GCC_OUT = ("-o", "{out}/bot", "{source}")
 
+#: Debian's OpenJDK 17 (package openjdk-17-jdk-headless: javac; its -jre-headless: java).
+JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
+#: What the JVM needs besides its launcher: its libraries, module image and class-data
+#: archive (lib), its configuration (conf, links into /etc/java-17-openjdk).
+_JAVA_DIRECTORIES = (f"{JAVA_HOME}/lib", f"{JAVA_HOME}/conf", "/etc/java-17-openjdk")
+#: The JVM's own libraries (loaded with dlopen, so ldd of its launcher does not name them):
+#: the libraries they load are bound.
+_JVM_LIBRARIES = tuple(
+    f"{JAVA_HOME}/lib/{name}"
+    for name in ("server/libjvm.so", "libjava.so", "libjimage.so", "libzip.so", "libnio.so",
+                 "libnet.so", "libverify.so")
+)  # fmt: skip
+#: The JVM's flags in the sandbox (measured: benchmarks/runtimes.py, docs/writing-a-bot.md).
+JVM_FLAGS = (
+    "-XX:+UseSerialGC",  # no collector threads
+    "-XX:TieredStopAtLevel=1",  # C1 only: nothing compiling through the match on its clock
+    "-XX:CICompilerCount=1",
+    # A compiler thread that ends takes its CPU time out of the tree's sum (cputime.py reads
+    # live threads): the moves after it would be charged less than nothing.
+    "-XX:-UseDynamicNumberOfCompilerThreads",
+    "-XX:-UsePerfData",  # no hsperfdata file in /tmp
+    "-XX:CompressedClassSpaceSize=64m",  # (1 GB of address space by default)
+    "-XX:MaxMetaspaceSize=128m",
+    "-XX:ReservedCodeCacheSize=32m",
+    # The JVM's own messages (warnings, a failed start) on stderr: stdout is the protocol's.
+    "-XX:+DisplayVMOutputToStderr",
+    "-Xlog:disable",
+    "-Xlog:all=warning:stderr",
+)
+#: The kit's sources (package arena), compiled with every Java bot.
+_JAVA_KIT = tuple(
+    sorted(f"java/{p.name}" for p in (Path(__file__).with_name("kits") / "java").glob("*.java"))
+)
+
 
 @dataclass(frozen=True, slots=True)
 class BotRuntime:
@@ -146,8 +195,13 @@ class BotRuntime:
         kit: the bot kit's file in ``arena/match`` (``botkit.py``), run as ``/kit/<kit>``.
         arguments: the interpreter's arguments before the kit.
         packages: whether a package environment (numpy's) is bound and put on the path.
-        extra_address_mb: RLIMIT_AS above the memory limit (V8's reservations).
-        heap_flag: an interpreter flag taking a heap cap in MB (``--max-old-space-size=``).
+        extra_address_mb: RLIMIT_AS above the memory limit (V8's, the JVM's reservations).
+        heap_flag: an interpreter flag taking a heap cap in MB (``--max-old-space-size=``,
+            ``-Xmx``), followed by ``heap_unit`` (``m``).
+        launch: the interpreter's arguments just before the bot (java's ``-jar``).
+        directories: host directories its interpreter needs, bound whole and read-only.
+        libraries: host libraries its interpreter loads itself (dlopen, which ldd of the
+            interpreter does not see): the libraries they load are bound.
         package: the Debian package of its interpreter (what to install where it is missing).
         program: its toolchain for people (``Python``, ``g++``), with the version its
             :attr:`toolchain` prints.
@@ -164,6 +218,10 @@ class BotRuntime:
     packages: bool = False
     extra_address_mb: int = 0
     heap_flag: str = ""
+    heap_unit: str = ""
+    launch: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
     package: str = "python3"
     program: str = "Python"
     compiler: Compiler | None = None
@@ -181,12 +239,15 @@ class BotRuntime:
         return [*self.arguments, *self._heap(memory_mb), kit, *path, bot]
 
     def program_argv(self, bot: str, memory_mb: int) -> list[str]:
-        """The interpreter's arguments that run ``bot`` as a program speaking the protocol."""
-        return [*self.arguments, *self._heap(memory_mb), bot]
+        """The interpreter's arguments that run ``bot`` as a program speaking the protocol
+        (or, for java, a jar holding the kit)."""
+        return [*self.arguments, *self._heap(memory_mb), *self.launch, bot]
 
     def _heap(self, memory_mb: int) -> list[str]:
         """The heap cap flag, three quarters of ``memory_mb`` (at least 16 MB), if any."""
-        return [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
+        if not self.heap_flag:
+            return []
+        return [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}{self.heap_unit}"]
 
 
 #: Every runtime, by name: the one place they are declared.
@@ -264,6 +325,39 @@ RUNTIMES: Mapping[str, BotRuntime] = {
                 programs=_BINUTILS,
             ),
         ),
+        BotRuntime(
+            name="java",
+            label="Java 17 (OpenJDK)",
+            suffix=".java",
+            stored_suffix=".java",
+            interpreter=f"{JAVA_HOME}/bin/java",
+            kit="",  # compiled into the jar
+            arguments=JVM_FLAGS,
+            extra_address_mb=512,
+            heap_flag="-Xmx",
+            heap_unit="m",
+            launch=("-jar",),
+            directories=_JAVA_DIRECTORIES,
+            libraries=_JVM_LIBRARIES,
+            package="openjdk-17-jre-headless",
+            program="Java",
+            compiler=Compiler(
+                program=f"{JAVA_HOME}/bin/javac",
+                # javac in a JVM of its own (JavaBuild.java runs it through javax.tools):
+                # the author's file under its own name, whatever its class is called
+                steps=(
+                    (f"{JAVA_HOME}/bin/java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                     "-XX:-UsePerfData", "-Xmx512m", "-XX:CompressedClassSpaceSize=64m",
+                     "-XX:ReservedCodeCacheSize=32m", "-XX:+DisplayVMOutputToStderr",
+                     "{kit}/JavaBuild.java", "{source}", "{out}/bot.jar", "{kit}/java"),
+                ),  # fmt: skip
+                artefact="bot.jar",
+                package="openjdk-17-jdk-headless",
+                directories=(JAVA_HOME, "/etc/java-17-openjdk"),
+                programs=_JVM_LIBRARIES,  # (bound with the libraries they load)
+                kit=("JavaBuild.java", *_JAVA_KIT),
+            ),
+        ),
     )
 }
 
@@ -293,7 +387,7 @@ def runtime_of_file(path: str | PurePath) -> BotRuntime | None:
 def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     """The runtime of an upload named ``filename``: ``runtime`` if given (its files must end
     with its suffix), else the one its suffix names (``.py``: python, ``.js``: javascript,
-    ``.cpp``: cpp, ``.c``: c).
+    ``.cpp``: cpp, ``.c``: c, ``.java``: java).
 
     Raises:
         RuntimeMissing: an unknown runtime, or a file of none (the sentence says which).
@@ -350,9 +444,13 @@ def runtime_missing(runtime: BotRuntime) -> str | None:
 
 
 def host_paths(runtime: BotRuntime) -> HostPaths:
-    """What ``runtime`` needs from the host: its interpreter's runtime and, with packages,
-    the environment's directory and the host libraries its extension modules load."""
+    """What ``runtime`` needs from the host: its interpreter's runtime (and its directories:
+    the JDK's) and, with packages, the environment's directory and the host libraries its
+    extension modules load."""
     paths = bot_paths(runtime.interpreter) if runtime.interpreter else HostPaths(frozenset())
+    paths |= HostPaths(frozenset(), frozenset(d for d in runtime.directories if os.path.isdir(d)))
+    if runtime.libraries:
+        paths |= HostPaths(shared_libraries(*runtime.libraries))
     if runtime.packages and os.path.isdir(numpy_dir()):
         # (a missing environment is never cached: one installed later is bound at once)
         paths |= _environment(numpy_dir())

@@ -1,0 +1,140 @@
+"""The java runtime (arena/match/runtimes.py, the kit arena/match/kits/java): compiled in the
+real sandbox once per source with javac, javac's errors shown as it printed them, the
+reference bots/Greedy.java playing exactly as bots/greedy.py on every table, the starter
+playing, and hostile Java bots (a thread bomb, a heap hog, a process ignoring SIGTERM with a
+shutdown hook that never returns) contained with their verdicts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.engine.events import Termination
+from arena.engine.records import game_record
+from arena.engine.rules import find_rules
+from arena.match.compiler import build
+from arena.match.lineup import check_bot, make_players
+from arena.match.newbot import write_starter_bot
+from arena.match.process import ProcessPlayer
+from arena.match.referee import GameOutcome, play_match
+from arena.match.runtimes import RUNTIMES, runtime_for_upload, runtime_missing, runtime_version
+from arena.match.sandbox import Limits, Sandbox
+from tests.paths import REFERENCE_BOTS, ZOO, own_slot
+
+JAVA = RUNTIMES["java"]
+#: A source with two errors, on lines 5 and 6.
+BROKEN = (
+    "import arena.*;\n\n"
+    "public class Broken implements Player {\n"
+    "    public Move play(Observation observation) {\n"
+    '        int count = "several";\n'
+    "        return observation.legalMove.get(0);\n"
+    "    }\n"
+    "}\n"
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def java_installed() -> None:
+    problem = runtime_missing(JAVA)
+    if problem:
+        pytest.fail(f"java unavailable: {problem}", pytrace=False)
+
+
+@pytest.fixture
+def readable() -> Iterator[Path]:
+    """A folder every user can read (the sandbox's uid reads the bots written there)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-java-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def greedy_java() -> Path:
+    """bots/Greedy.java, compiled once in the sandbox (every later build takes the cache's)."""
+    path = REFERENCE_BOTS / "Greedy.java"
+    build(path, JAVA, Sandbox(Limits(), own_slot(400)))
+    return path
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o644)
+    return path
+
+
+def _play(bot: Path, games: int = 1, memory_mb: int = 512) -> list[GameOutcome]:
+    players = make_players([str(bot), "random"], limits=Limits(memory_mb=memory_mb))
+    return sorted(play_match(find_rules("draw"), players, games=games, seed=3), key=lambda o: o.index)
+
+
+def test_java_is_declared_with_its_toolchain() -> None:
+    assert runtime_for_upload("Mine.java", None) is JAVA
+    assert runtime_version("java").startswith("Java 17.")
+
+
+@pytest.mark.parametrize(
+    ("rules", "seats", "teams"), [("draw", 2, False), ("block", 3, False), ("muggins", 4, True)]
+)
+def test_greedy_java_plays_exactly_as_greedy_py(
+    greedy_java: Path, rules: str, seats: int, teams: bool
+) -> None:
+    others = ["random"] * (seats - 1)
+
+    def records(bot: Path) -> list[str]:
+        players = make_players([str(bot), *others])
+        games = play_match(find_rules(rules), players, games=2, seed=11, teams=teams)
+        names = ["greedy", *others]
+        return [json.dumps(game_record(o.game, names)) for o in sorted(games, key=lambda o: o.index)]
+
+    assert records(greedy_java) == records(REFERENCE_BOTS / "greedy.py")
+
+
+def test_javacs_errors_reach_the_author_as_javac_printed_them(readable: Path) -> None:
+    broken = _write(readable, "Broken.java", BROKEN)
+    *_, (stage, report) = check_bot(str(broken), games=1)
+    assert stage == "compile" and not report.ok
+    error = report.compile_error
+    assert "Broken.java:5: error: incompatible types: String cannot be converted to int" in error
+    assert "Broken.java:6: error: cannot find symbol" in error and "2 errors" in error
+    assert "/src/" not in error and "/tmp/" not in error
+    lonely = _write(readable, "Lonely.java", "public class Lonely {}\n")
+    *_, (_, report) = check_bot(str(lonely), games=1)
+    assert "Lonely.java: no public class implements arena.Player" in report.compile_error
+
+
+def test_the_starter_compiles_and_plays_every_preset(readable: Path) -> None:
+    starter = readable / "MyBot.java"
+    write_starter_bot(starter, "java")
+    starter.chmod(0o644)
+    *_, (_, report) = check_bot(str(starter), games=1)
+    assert report.ok, report.faults
+    assert report.name == "MyBot"
+
+
+def test_a_thread_bomb_is_stopped_by_the_process_limit(readable: Path) -> None:
+    [outcome] = _play(ZOO / "ThreadBomb.java")
+    assert outcome.verdict is not None and outcome.verdict.termination is Termination.CRASH
+    assert "unable to create native thread" in outcome.verdict.message
+
+
+def test_a_heap_hog_is_stopped_by_the_heap_cap() -> None:
+    [outcome] = _play(ZOO / "HeapHog.java", memory_mb=256)
+    assert outcome.verdict is not None and outcome.verdict.termination is Termination.CRASH
+    assert "OutOfMemoryError" in outcome.verdict.message
+
+
+def test_a_bot_ignoring_sigterm_with_a_hook_that_never_returns_is_gone_after_its_match() -> None:
+    player = ProcessPlayer(ZOO / "Stubborn.java", Sandbox(Limits(), own_slot(401)))
+    opened = time.monotonic()
+    outcomes = list(play_match(find_rules("draw"), [player, make_players(["random"])[0]], games=1, seed=3))
+    assert [o.verdict for o in outcomes] == [None]
+    assert player.pid is None and time.monotonic() - opened < 60
