@@ -55,8 +55,8 @@ protocol's). The kit plays practice rounds before its handshake, so the JVM's st
 warm-up are paid from the start-up budget (docs/writing-a-bot.md, section 10).
 
 A stored version's runtime travels with its file on a worker: the file is named
-``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``, ``.java``...), and :func:`runtime_of_file`
-reads it back (the longest matching ending wins).
+``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``, ``.java``...), and
+:func:`runtime_of_file` reads it back (the longest matching ending wins).
 """
 
 from __future__ import annotations
@@ -176,6 +176,15 @@ JVM_FLAGS = (
     "-Xlog:disable",
     "-Xlog:all=warning:stderr",
 )
+#: javac in a JVM of its own (kits/JavaBuild.java runs it through javax.tools): the
+#: author's file under its own name, whatever its class is called, compiled with the kit
+#: into a jar.
+_JAVAC_STEP = (
+    f"{JAVA_HOME}/bin/java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+    "-Xmx512m", "-XX:CompressedClassSpaceSize=64m", "-XX:ReservedCodeCacheSize=32m",
+    "-XX:+DisplayVMOutputToStderr", "{kit}/JavaBuild.java", "{source}", "{out}/bot.jar",
+    "{kit}/java",
+)  # fmt: skip
 #: The kit's sources (package arena), compiled with every Java bot.
 _JAVA_KIT = tuple(
     sorted(f"java/{p.name}" for p in (Path(__file__).with_name("kits") / "java").glob("*.java"))
@@ -343,14 +352,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             program="Java",
             compiler=Compiler(
                 program=f"{JAVA_HOME}/bin/javac",
-                # javac in a JVM of its own (JavaBuild.java runs it through javax.tools):
-                # the author's file under its own name, whatever its class is called
-                steps=(
-                    (f"{JAVA_HOME}/bin/java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                     "-XX:-UsePerfData", "-Xmx512m", "-XX:CompressedClassSpaceSize=64m",
-                     "-XX:ReservedCodeCacheSize=32m", "-XX:+DisplayVMOutputToStderr",
-                     "{kit}/JavaBuild.java", "{source}", "{out}/bot.jar", "{kit}/java"),
-                ),  # fmt: skip
+                steps=(_JAVAC_STEP,),
                 artefact="bot.jar",
                 package="openjdk-17-jdk-headless",
                 directories=(JAVA_HOME, "/etc/java-17-openjdk"),

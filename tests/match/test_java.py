@@ -9,20 +9,21 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena.engine.events import Termination
 from arena.engine.records import game_record
 from arena.engine.rules import find_rules
-from arena.match.compiler import build
+from arena.match.compiler import CompileError, build
+from arena.match.cputime import walk_tree
 from arena.match.lineup import check_bot, make_players
 from arena.match.newbot import write_starter_bot
 from arena.match.process import ProcessPlayer
-from arena.match.referee import GameOutcome, play_match
+from arena.match.referee import GameOutcome, StrategyPlayer, play_match
 from arena.match.runtimes import RUNTIMES, runtime_for_upload, runtime_missing, runtime_version
 from arena.match.sandbox import Limits, Sandbox
 from tests.paths import REFERENCE_BOTS, ZOO, own_slot
@@ -73,7 +74,9 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 def _play(bot: Path, games: int = 1, memory_mb: int = 512) -> list[GameOutcome]:
     players = make_players([str(bot), "random"], limits=Limits(memory_mb=memory_mb))
-    return sorted(play_match(find_rules("draw"), players, games=games, seed=3), key=lambda o: o.index)
+    return sorted(
+        play_match(find_rules("draw"), players, games=games, seed=3), key=lambda o: o.index
+    )
 
 
 def test_java_is_declared_with_its_toolchain() -> None:
@@ -93,7 +96,9 @@ def test_greedy_java_plays_exactly_as_greedy_py(
         players = make_players([str(bot), *others])
         games = play_match(find_rules(rules), players, games=2, seed=11, teams=teams)
         names = ["greedy", *others]
-        return [json.dumps(game_record(o.game, names)) for o in sorted(games, key=lambda o: o.index)]
+        return [
+            json.dumps(game_record(o.game, names)) for o in sorted(games, key=lambda o: o.index)
+        ]
 
     assert records(greedy_java) == records(REFERENCE_BOTS / "greedy.py")
 
@@ -133,8 +138,39 @@ def test_a_heap_hog_is_stopped_by_the_heap_cap() -> None:
 
 
 def test_a_bot_ignoring_sigterm_with_a_hook_that_never_returns_is_gone_after_its_match() -> None:
-    player = ProcessPlayer(ZOO / "Stubborn.java", Sandbox(Limits(), own_slot(401)))
-    opened = time.monotonic()
-    outcomes = list(play_match(find_rules("draw"), [player, make_players(["random"])[0]], games=1, seed=3))
-    assert [o.verdict for o in outcomes] == [None]
-    assert player.pid is None and time.monotonic() - opened < 60
+    """Stubborn.java plays legally, ignores SIGTERM and hangs in its shutdown hook when the
+    kit exits at "quit": the sandbox's kill still ends every process of it with the match."""
+    player = ProcessPlayer(ZOO / "Stubborn.java", Sandbox(Limits(), own_slot(401)), "java")
+    seen: set[int] = set()
+
+    class Watch(StrategyPlayer):
+        """The opponent, which notes the bot's processes at each game's end."""
+
+        def end(self, game: str, result: Mapping[str, Any]) -> None:
+            if player.pid is not None:
+                seen.update(pid for pid, _ in walk_tree(player.pid))
+
+    outcomes = list(play_match(find_rules("draw"), [player, Watch("random")], games=2, seed=3))
+    assert [o.verdict for o in outcomes] == [None, None]
+    assert len(seen) >= 2  # bwrap and the JVM
+    assert not [pid for pid in seen if _alive(pid)]
+
+
+def test_a_compile_bomb_ends_in_a_sentence(readable: Path) -> None:
+    """A source nested too deeply for javac's stack: javac gives up, and the author reads why."""
+    deep = "(" * 20000 + "1" + ")" * 20000
+    source = _write(readable, "Deep.java", BROKEN.replace('"several"', deep))
+    with pytest.raises(CompileError) as raised:
+        build(source, JAVA, Sandbox(Limits(), own_slot(402)))
+    assert str(raised.value).startswith(
+        "Deep.java: javac ran out of stack: the source is nested too deeply (java.lang."
+        "StackOverflowError)\n"
+    )
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, or a pid gone, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -19,6 +19,7 @@ from arena.engine.events import Play
 from arena.engine.game import Game
 from arena.engine.rules import PRESETS
 from arena.match import botkit
+from arena.match.compiler import build
 from arena.match.lineup import make_players, release_kept_players
 from arena.match.process import PlainLauncher, ProcessPlayer
 from arena.match.referee import (
@@ -31,7 +32,6 @@ from arena.match.referee import (
 from arena.match.runtimes import RUNTIMES
 from arena.match.warm import KeptPlayer
 from tests.engine.test_conformance import CONFIGS
-from tests.match.java import JAVA, JarMaker
 from tests.paths import REFERENCE_BOTS, ZOO
 
 
@@ -153,26 +153,26 @@ def test_the_javascript_kit_hands_its_bot_the_v1_observation_at_every_decision(
     _check_seen(done, protocol, configs, expected, "seen")
 
 
-def test_the_java_kit_hands_its_bot_the_v1_observation_at_every_decision(
-    java_jar: JarMaker,
-) -> None:
+def test_the_java_kit_hands_its_bot_the_v1_observation_at_every_decision(tmp_path: Path) -> None:
     """The Java kit (arena/match/kits/java), offered v3, answers it and hands its bot an
     Observation whose JSON (``toString``) is the v1 observation, at each of the first
     KIT_DECISIONS decisions of a seeded game of every preset and table (all in one JVM);
     its practice games before the handshake are never seen (their output is discarded)."""
     messages, expected = _kit_session(3, CONFIGS)
-    jar = java_jar(
-        "Seen.java",
+    source = tmp_path / "Seen.java"
+    source.write_text(
         "import arena.*;\n"
         "public class Seen implements Player {\n"
         "    public Move play(Observation o) {\n"
         "        System.out.println(o);\n"  # (System.out is the bot's stderr)
         "        return o.legalMoves.get(o.legalMoves.size() - 1);\n"
         "    }\n"
-        "}\n",
+        "}\n"
     )
+    java = RUNTIMES["java"]
+    jar = build(source, java, None).path  # (once a machine: the compile cache keeps it)
     done = subprocess.run(
-        [JAVA, "-XX:TieredStopAtLevel=1", "-jar", str(jar)],
+        [java.interpreter, *java.program_argv(str(jar), 512)],
         input="".join(json.dumps(m) + "\n" for m in messages),
         capture_output=True,
         text=True,

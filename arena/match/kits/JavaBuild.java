@@ -1,6 +1,7 @@
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -51,7 +52,8 @@ public final class JavaBuild {
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         Path classes = Files.createTempDirectory("classes");
-        PrintWriter err = new PrintWriter(System.err, true);
+        StringWriter printed = new StringWriter();
+        PrintWriter err = new PrintWriter(printed, true);
         try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, StandardCharsets.UTF_8);
                 Stream<Path> listed = Files.list(Path.of(args[2]))) {
             List<JavaFileObject> units = new ArrayList<>();
@@ -61,7 +63,9 @@ public final class JavaBuild {
             List<String> options = List.of("-d", classes.toString(), "--release", "17", "-g",
                     "-proc:none", "-implicit:none", "-Xmaxerrs", "20", "-Xlint:none",
                     "-classpath", classes.toString(), "-sourcepath", classes.toString());
-            if (!javac.getTask(err, files, null, options, null, units).call()) {
+            boolean compiled = javac.getTask(err, files, null, options, null, units).call();
+            System.err.print(said(printed.toString(), name));
+            if (!compiled) {
                 System.exit(1);
             }
         }
@@ -78,6 +82,20 @@ public final class JavaBuild {
             jar.write(bot.getBytes(StandardCharsets.UTF_8));
             jar.closeEntry();
         }
+    }
+
+    /** What javac printed, and, when javac itself gave up (a source nested too deeply for
+     * its stack, too big for its memory), a sentence saying so first. */
+    private static String said(String printed, String name) {
+        String[] gaveUp = {"java.lang.StackOverflowError", "ran out of stack: the source is nested"
+                + " too deeply", "java.lang.OutOfMemoryError", "ran out of memory: the source is too"
+                + " big"};
+        for (int i = 0; i < gaveUp.length; i += 2) {
+            if (printed.contains(gaveUp[i])) {
+                return name + ": javac " + gaveUp[i + 1] + " (" + gaveUp[i] + ")\n" + printed;
+            }
+        }
+        return printed;
     }
 
     /** The one public class of the source implementing arena.Player (its classes are loaded,
