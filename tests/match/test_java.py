@@ -125,6 +125,28 @@ def test_the_starter_compiles_and_plays_every_preset(readable: Path) -> None:
     assert report.name == "MyBot"
 
 
+def test_an_exception_is_the_games_crash_naming_the_line_of_the_authors_file(
+    readable: Path,
+) -> None:
+    """(the file named otherwise than its class: javac still compiles it, and the line is
+    the file's)"""
+    crashy = _write(
+        readable,
+        "crashy.java",
+        "import arena.*;\n\n"
+        "public class Crashy implements Player {\n"
+        "    public Move play(Observation observation) {\n"
+        '        String nothing = observation.legalMoves.size() > 0 ? null : "x";\n'
+        "        return Move.parse(nothing.trim());\n"
+        "    }\n"
+        "}\n",
+    )
+    [outcome] = _play(crashy)
+    assert outcome.verdict is not None and outcome.verdict.termination is Termination.CRASH
+    assert outcome.verdict.message.startswith("NullPointerException: ")
+    assert outcome.verdict.message.endswith("(line 6)")
+
+
 def test_a_thread_bomb_is_stopped_by_the_process_limit(readable: Path) -> None:
     [outcome] = _play(ZOO / "ThreadBomb.java")
     assert outcome.verdict is not None and outcome.verdict.termination is Termination.CRASH

@@ -55,7 +55,6 @@ public final class Kit {
     public static final int WARM_WALL_MILLIS = 3000;
 
     private final Constructor<? extends Player> make;
-    private final String botClass;
     private final String name;
     private final Map<String, GameView> views = new HashMap<>();
     private final Map<String, Player> bots = new HashMap<>();
@@ -64,7 +63,6 @@ public final class Kit {
 
     private Kit(Class<? extends Player> bot) throws NoSuchMethodException {
         this.make = bot.getConstructor();
-        this.botClass = bot.getName();
         this.name = nameOf(bot);
     }
 
@@ -116,7 +114,7 @@ public final class Kit {
         } catch (ClassNotFoundException exc) {
             throw new LoadError("no class " + name + " was compiled (a bot is one public class)");
         } catch (ExceptionInInitializerError exc) {
-            throw new LoadError(name + " failed at load: " + errorLine(exc.getCause(), name));
+            throw new LoadError(name + " failed at load: " + errorLine(exc.getCause()));
         } catch (LinkageError exc) {
             throw new LoadError(name + " cannot be loaded: " + exc);
         }
@@ -292,19 +290,20 @@ public final class Kit {
     }
 
     private void crash(StringBuilder reply, Throwable problem) {
-        String line = errorLine(problem, botClass);
+        String line = errorLine(problem);
         reply.append("{\"error\":\"crash\",\"message\":");
         Json.write(reply, line.length() > 500 ? line.substring(0, 500) : line);
         reply.append('}');
     }
 
-    /** {@code Type: message (line N)}: N the line of the bot's file where it went wrong. */
-    static String errorLine(Throwable problem, String botClass) {
+    /** {@code Type: message (line N)}: N the line of the bot's file where it went wrong (its
+     * first frame that is neither the JDK's, in a module of its own, nor the kit's). */
+    static String errorLine(Throwable problem) {
         String text = problem.getClass().getSimpleName()
                 + (problem.getMessage() == null ? "" : ": " + problem.getMessage());
-        String file = botClass.substring(botClass.lastIndexOf('.') + 1) + ".java";
         for (StackTraceElement frame : problem.getStackTrace()) {
-            if (file.equals(frame.getFileName()) && frame.getLineNumber() > 0) {
+            if (frame.getModuleName() == null && !frame.getClassName().startsWith("arena.")
+                    && frame.getLineNumber() > 0) {
                 return text + " (line " + frame.getLineNumber() + ")";
             }
         }
