@@ -1,4 +1,5 @@
-"""The runtimes' cost in the sandbox: cold start and memory of a bot of each runtime.
+"""The runtimes' cost in the sandbox: compile time, cold start, memory and time a move of a
+bot of each runtime.
 
 Usage::
 
@@ -6,16 +7,20 @@ Usage::
 
 For each runtime (arena/match/runtimes.py) and its sample bot -- ``python``:
 ``bots/greedy.py``; ``python-numpy``: ``bots/numpy_greedy.py`` (imports numpy);
-``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``) --
-prints, from one run:
+``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``);
+``cpp``: ``bots/greedy.cpp``; ``c``: the c starter (a program); ``java``:
+``bots/Greedy.java`` -- prints, from one run:
 
+- a compiled runtime's compile time: the source compiled in the sandbox, into a compile
+  cache of the run's own (so it is compiled, not found);
 - the cold start, process start to its handshake reply, median (and the slowest) of
   ``--starts`` starts in the sandbox (the first start of a runtime, which also lists its
   libraries with ``ldd`` once per process, is left out);
 - the bot process's peak resident memory (``VmHWM`` of the sandbox's pid 1, the bot) after
   ``--games`` games of ``draw`` against ``random``, and its address space (``VmPeak``),
   which RLIMIT_AS bounds;
-- the average time the referee charged it per move.
+- the average time the referee charged it per move (CPU time of its whole process tree), in
+  µs and against python's.
 
 Timings on a shared machine are noisy: compare the runtimes within one run.
 Needs the sandbox and every runtime: ``./run test`` installs them as root.
@@ -24,12 +29,14 @@ Needs the sandbox and every runtime: ``./run test`` installs them as root.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from arena.engine.rules import find_rules
+from arena.match import compiler
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import ProcessPlayer, StrategyPlayer, TimeControl, play_match
 from arena.match.runtimes import RUNTIMES, runtime_missing
@@ -54,6 +61,15 @@ def _descendants(pid: int) -> list[int]:
     return [int(c) for c in children] + [d for c in children for d in _descendants(int(c))]
 
 
+def compile_seconds(path: Path, runtime: str, slot: int) -> float | None:
+    """Seconds compiling ``path`` takes in the sandbox (into the run's own cache, where the
+    later starts find it); None for a runtime that runs its source."""
+    chosen = RUNTIMES[runtime]
+    if chosen.compiler is None:
+        return None
+    return compiler.build(path, chosen, Sandbox(slot=slot)).seconds
+
+
 def cold_starts(path: Path, runtime: str, starts: int, slot: int) -> list[float]:
     """Seconds from starting the bot to its handshake reply, ``starts + 1`` times, the
     first left out."""
@@ -68,7 +84,7 @@ def cold_starts(path: Path, runtime: str, starts: int, slot: int) -> list[float]
 
 
 def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, float]:
-    """(peak RSS KiB, peak address space KiB, ms a move) of the bot after ``games`` games."""
+    """(peak RSS KiB, peak address space KiB, µs a move) of the bot after ``games`` games."""
     player = ProcessPlayer(path, Sandbox(slot=slot), runtime)
     seen: dict[str, int] = {}
 
@@ -85,7 +101,7 @@ def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, f
 
     opponent = Watch("random")
     list(play_match(find_rules("draw"), [player, opponent], games=games, seed=1))
-    per_move = player.seconds_spent / max(1, player.decisions) * 1000
+    per_move = player.seconds_spent / max(1, player.decisions) * 1e6
     return seen.get("VmHWM", 0), seen.get("VmPeak", 0), per_move
 
 
@@ -103,24 +119,36 @@ def main(argv: list[str] | None = None) -> int:
     slot = process_slots()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
         Path(directory).chmod(0o755)
-        js = Path(directory) / "starter.js"
-        write_starter_bot(js, "javascript")
-        js.chmod(0o644)
+        os.environ[compiler.CACHE_ENV] = str(Path(directory) / "compiled")  # compiled, not found
+        starters = {}
+        for runtime, name in (("javascript", "starter.js"), ("c", "starter.c")):
+            starters[runtime] = Path(directory) / name
+            write_starter_bot(starters[runtime], runtime)
+            starters[runtime].chmod(0o644)
         bots = {
             "python": ROOT / "bots" / "greedy.py",
             "python-numpy": ROOT / "bots" / "numpy_greedy.py",
-            "javascript": js,
+            "javascript": starters["javascript"],
+            "cpp": ROOT / "bots" / "greedy.cpp",
+            "c": starters["c"],
+            "java": ROOT / "bots" / "Greedy.java",
         }
-        print(f"{'runtime':<14} {'cold start ms (median, max)':>28} {'peak RSS MB':>12} "
-              f"{'address space MB':>17} {'ms a move':>10}")  # fmt: skip
+        print(f"{'runtime':<14} {'compile s':>9} {'cold start ms (median, max)':>28} "
+              f"{'peak RSS MB':>12} {'address space MB':>17} {'µs a move':>10} "
+              f"{'x python':>9}")  # fmt: skip
+        python_move = 0.0
         for runtime, path in bots.items():
+            built = compile_seconds(path, runtime, slot)
             times = cold_starts(path, runtime, args.starts, slot)
             rss, peak, per_move = memory(path, runtime, args.games, slot)
+            python_move = python_move or per_move
+            compiled = "-" if built is None else f"{built:.1f}"
             print(
-                f"{runtime:<14} {statistics.median(times) * 1000:>20.0f} "
+                f"{runtime:<14} {compiled:>9} {statistics.median(times) * 1000:>20.0f} "
                 f"{max(times) * 1000:>7.0f} {rss / 1024:>12.1f} {peak / 1024:>17.0f} "
-                f"{per_move:>10.3f}"
+                f"{per_move:>10.0f} {per_move / python_move:>9.2f}"
             )
+        print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (uptime)")
     return 0
 
 
