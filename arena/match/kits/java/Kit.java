@@ -52,7 +52,7 @@ public final class Kit {
     /** The process's CPU time (its start included) after which practice stops, in ms. */
     public static final int WARM_CPU_MILLIS = 1000;
     /** Wall-clock time after which practice stops, in ms (a bot that sleeps). */
-    public static final int WARM_WALL_MILLIS = 3000;
+    public static final int WARM_WALL_MILLIS = 2000;
 
     private final Constructor<? extends Player> make;
     private final String name;
