@@ -226,8 +226,9 @@ def _compile_sandboxed(
     for step in compiler.steps:
         argv = _argv(step, shown, _OUT_DIR, _KIT_DIR)
         proc = limited.build(
-            files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out
-        )
+            files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out,
+            extra_address_mb=compiler.extra_address_mb,
+        )  # fmt: skip
         _finish(proc, limited.kill, shown)
 
 
@@ -235,7 +236,12 @@ def _compile_plain(data: bytes, shown: str, compiler: Compiler, work: Path, out:
     sources = work / "src"
     sources.mkdir()
     (sources / shown).write_bytes(data)
-    limits = [(r, v) for r, v in COMPILE_LIMITS.rlimits() if r != resource.RLIMIT_NPROC]
+    extra = compiler.extra_address_mb * 1024 * 1024
+    limits = [
+        (r, v + extra if r == resource.RLIMIT_AS else v)
+        for r, v in COMPILE_LIMITS.rlimits()
+        if r != resource.RLIMIT_NPROC
+    ]
 
     def limit() -> None:  # pragma: no cover (in the child)
         for which, value in limits:

@@ -209,6 +209,15 @@ BOMBS = {
 }
 
 
+def test_a_compile_over_its_wall_clock_is_stopped_in_a_sentence(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    monkeypatch.setattr(compiler, "COMPILE_WALL_SECONDS", 0.05)
+    source = _write(readable, "slow.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    with pytest.raises(CompileError, match=r"the compile took longer than 0\.05 s \(wall clock\)"):
+        build(source, C, Sandbox(Limits(), own_slot(309)))
+
+
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
 def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, bomb: str) -> None:
     text, limit = BOMBS[bomb]
