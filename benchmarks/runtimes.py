@@ -8,20 +8,21 @@ Usage::
 For each runtime (arena/match/runtimes.py) and its sample bot -- ``python``:
 ``bots/greedy.py``; ``python-numpy``: ``bots/numpy_greedy.py`` (imports numpy);
 ``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``);
-``cpp``: ``bots/greedy.cpp``; ``c``: the c starter (a program); ``java``:
-``bots/Greedy.java`` -- prints, from one run:
+``cpp``: ``bots/greedy.cpp`` (the kit arena.hpp); ``c``: the c starter (greedy, speaking
+the protocol itself); ``java``: ``bots/Greedy.java`` (the kit arena/match/kits/java; its cold
+start includes the kit's practice rounds, the JVM's JIT warm-up) -- prints, from one run:
 
-- a compiled runtime's compile time: the source compiled in the sandbox, into a compile
-  cache of the run's own (so it is compiled, not found);
+- for a compiled runtime, the compile in the sandbox (:mod:`arena.match.compiler`), into a
+  compile cache of the run's own (so it really compiles);
 - the cold start, process start to its handshake reply, median (and the slowest) of
   ``--starts`` starts in the sandbox (the first start of a runtime, which also lists its
   libraries with ``ldd`` once per process, is left out);
 - the bot process's peak resident memory (``VmHWM`` of the sandbox's pid 1, the bot) after
   ``--games`` games of ``draw`` against ``random``, and its address space (``VmPeak``),
   which RLIMIT_AS bounds;
-- the average time the referee charged it per move (CPU time of its whole process tree), in
-  µs and against python's.
+- the average time the referee charged it per move, in µs, and as a multiple of python's.
 
+A runtime with a sample bot in :func:`sample_bots` gets a row (the same code for each).
 Timings on a shared machine are noisy: compare the runtimes within one run.
 Needs the sandbox and every runtime: ``./run test`` installs them as root.
 """
@@ -36,10 +37,10 @@ import time
 from pathlib import Path
 
 from arena.engine.rules import find_rules
-from arena.match import compiler
+from arena.match.compiler import CACHE_ENV, build
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import ProcessPlayer, StrategyPlayer, TimeControl, play_match
-from arena.match.runtimes import RUNTIMES, runtime_missing
+from arena.match.runtimes import RUNTIMES, find_runtime, runtime_missing
 from arena.match.sandbox import Sandbox, check_sandbox, process_slots
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,15 +62,6 @@ def _descendants(pid: int) -> list[int]:
     return [int(c) for c in children] + [d for c in children for d in _descendants(int(c))]
 
 
-def compile_seconds(path: Path, runtime: str, slot: int) -> float | None:
-    """Seconds compiling ``path`` takes in the sandbox (into the run's own cache, where the
-    later starts find it); None for a runtime that runs its source."""
-    chosen = RUNTIMES[runtime]
-    if chosen.compiler is None:
-        return None
-    return compiler.build(path, chosen, Sandbox(slot=slot)).seconds
-
-
 def cold_starts(path: Path, runtime: str, starts: int, slot: int) -> list[float]:
     """Seconds from starting the bot to its handshake reply, ``starts + 1`` times, the
     first left out."""
@@ -84,7 +76,7 @@ def cold_starts(path: Path, runtime: str, starts: int, slot: int) -> list[float]
 
 
 def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, float]:
-    """(peak RSS KiB, peak address space KiB, µs a move) of the bot after ``games`` games."""
+    """(peak RSS KiB, peak address space KiB, ms a move) of the bot after ``games`` games."""
     player = ProcessPlayer(path, Sandbox(slot=slot), runtime)
     seen: dict[str, int] = {}
 
@@ -101,8 +93,34 @@ def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, f
 
     opponent = Watch("random")
     list(play_match(find_rules("draw"), [player, opponent], games=games, seed=1))
-    per_move = player.seconds_spent / max(1, player.decisions) * 1e6
+    per_move = player.seconds_spent / max(1, player.decisions) * 1000
     return seen.get("VmHWM", 0), seen.get("VmPeak", 0), per_move
+
+
+def sample_bots(directory: Path) -> dict[str, Path]:
+    """Each runtime's sample bot (starters written to ``directory``, readable by all)."""
+    starters = {}
+    for runtime, name in (("javascript", "starter.js"), ("c", "cstarter.c")):
+        path = directory / name
+        write_starter_bot(path, runtime)
+        path.chmod(0o644)
+        starters[runtime] = path
+    return {
+        "python": ROOT / "bots" / "greedy.py",
+        "python-numpy": ROOT / "bots" / "numpy_greedy.py",
+        "javascript": starters["javascript"],
+        "cpp": ROOT / "bots" / "greedy.cpp",
+        "c": starters["c"],
+        "java": ROOT / "bots" / "Greedy.java",
+    }
+
+
+def compile_seconds(path: Path, runtime: str, slot: int) -> float | None:
+    """Seconds the compile of ``path`` took in the sandbox (None: not a compiled runtime)."""
+    chosen = find_runtime(runtime)
+    if chosen.compiler is None:
+        return None
+    return build(path, chosen, Sandbox(slot=slot)).seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,38 +135,28 @@ def main(argv: list[str] | None = None) -> int:
         print("cannot run: " + "; ".join(problems))
         return 2
     slot = process_slots()
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
+        tempfile.TemporaryDirectory(prefix="arena-bench-cache-") as cache,
+    ):
+        os.environ[CACHE_ENV] = cache  # a cache of the run's own: every compile is timed
         Path(directory).chmod(0o755)
-        os.environ[compiler.CACHE_ENV] = str(Path(directory) / "compiled")  # compiled, not found
-        starters = {}
-        for runtime, name in (("javascript", "starter.js"), ("c", "starter.c")):
-            starters[runtime] = Path(directory) / name
-            write_starter_bot(starters[runtime], runtime)
-            starters[runtime].chmod(0o644)
-        bots = {
-            "python": ROOT / "bots" / "greedy.py",
-            "python-numpy": ROOT / "bots" / "numpy_greedy.py",
-            "javascript": starters["javascript"],
-            "cpp": ROOT / "bots" / "greedy.cpp",
-            "c": starters["c"],
-            "java": ROOT / "bots" / "Greedy.java",
-        }
         print(f"{'runtime':<14} {'compile s':>9} {'cold start ms (median, max)':>28} "
               f"{'peak RSS MB':>12} {'address space MB':>17} {'µs a move':>10} "
               f"{'x python':>9}")  # fmt: skip
-        python_move = 0.0
-        for runtime, path in bots.items():
-            built = compile_seconds(path, runtime, slot)
+        python_move = None
+        for runtime, path in sample_bots(Path(directory)).items():
+            compiled = compile_seconds(path, runtime, slot)
             times = cold_starts(path, runtime, args.starts, slot)
             rss, peak, per_move = memory(path, runtime, args.games, slot)
             python_move = python_move or per_move
-            compiled = "-" if built is None else f"{built:.1f}"
             print(
-                f"{runtime:<14} {compiled:>9} {statistics.median(times) * 1000:>20.0f} "
-                f"{max(times) * 1000:>7.0f} {rss / 1024:>12.1f} {peak / 1024:>17.0f} "
-                f"{per_move:>10.0f} {per_move / python_move:>9.2f}"
+                f"{runtime:<14} {'-' if compiled is None else f'{compiled:.1f}':>9} "
+                f"{statistics.median(times) * 1000:>20.0f} {max(times) * 1000:>7.0f} "
+                f"{rss / 1024:>12.1f} {peak / 1024:>17.0f} {per_move * 1000:>10.0f} "
+                f"{per_move / python_move:>9.2f}"
             )
-        print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (uptime)")
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores here)")
     return 0
 
 

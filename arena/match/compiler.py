@@ -29,6 +29,7 @@ import hashlib
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -226,8 +227,9 @@ def _compile_sandboxed(
     for step in compiler.steps:
         argv = _argv(step, shown, _OUT_DIR, _KIT_DIR)
         proc = limited.build(
-            files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out
-        )
+            files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out,
+            extra_address_mb=compiler.extra_address_mb,
+        )  # fmt: skip
         _finish(proc, limited.kill, shown)
 
 
@@ -235,7 +237,12 @@ def _compile_plain(data: bytes, shown: str, compiler: Compiler, work: Path, out:
     sources = work / "src"
     sources.mkdir()
     (sources / shown).write_bytes(data)
-    limits = [(r, v) for r, v in COMPILE_LIMITS.rlimits() if r != resource.RLIMIT_NPROC]
+    extra = compiler.extra_address_mb * 1024 * 1024
+    limits = [
+        (r, v + extra if r == resource.RLIMIT_AS else v)
+        for r, v in COMPILE_LIMITS.rlimits()
+        if r != resource.RLIMIT_NPROC
+    ]
 
     def limit() -> None:  # pragma: no cover (in the child)
         for which, value in limits:
@@ -284,7 +291,9 @@ def _finish(
         return
     if printed.lstrip().startswith(("bwrap:", "setpriv:")):
         raise SandboxUnavailable(f"the compile sandbox failed to start: {printed[:300]}")
-    raise CompileError(_first(printed, shown, ERROR_LINES).lstrip("\n") + _limit(printed, elapsed))
+    raise CompileError(
+        _first(printed, shown, ERROR_LINES).lstrip("\n") + _limit(printed, elapsed, proc.returncode)
+    )
 
 
 def _first(printed: str, shown: str, lines: int) -> str:
@@ -305,8 +314,10 @@ _LIMIT_SIGNS = (
 )
 
 
-def _limit(printed: str, elapsed: float) -> str:
-    """Which limit the compile broke, as a sentence after its output ("" if none did)."""
+def _limit(printed: str, elapsed: float, status: int) -> str:
+    """Which limit the compile broke, as a sentence after its output ("" if none did); for
+    a compiler that printed nothing, how it ended (``status``: its exit status, negative
+    for a signal, or 128 + the signal as the sandbox reports it)."""
     limits = COMPILE_LIMITS
     said = {
         "memory": f"{limits.memory_mb} MB of memory",
@@ -319,12 +330,19 @@ def _limit(printed: str, elapsed: float) -> str:
                 f"\n(the compile went over its limit of {said[which]}: limits are "
                 f"{said['memory']}, {said['time']}, {said['size']})"
             )
-    if not printed.strip():
-        return (
-            f"the compiler stopped after {elapsed:.1f} s, printing nothing (over a limit: "
-            f"{said['memory']}, {said['time']}, {said['size']})"
-        )
-    return ""
+    if printed.strip():
+        return ""
+    number = -status if status < 0 else status - 128 if status > 128 else 0
+    limits_said = f"{said['memory']}, {said['time']}, {said['size']}"
+    if number in (signal.SIGKILL, signal.SIGXCPU, signal.SIGXFSZ):
+        return f"the compiler was killed after {elapsed:.1f} s by its limits ({limits_said})"
+    if number:
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"the compiler crashed ({name}) after {elapsed:.1f} s, printing nothing"
+    return f"the compiler failed (exit status {status}) after {elapsed:.1f} s, printing nothing"
 
 
 class _Head:

@@ -126,6 +126,7 @@ class Compiler:
         programs: other host programs it runs (the assembler, the linker), bound with the
             libraries they load.
         kit: the kit's files in ``arena/match/kits`` shown in ``{kit}`` (a C++ header).
+        extra_address_mb: RLIMIT_AS above the compile's memory limit (a JVM's reservations).
     """
 
     program: str
@@ -135,6 +136,7 @@ class Compiler:
     directories: tuple[str, ...] = ()
     programs: tuple[str, ...] = ()
     kit: tuple[str, ...] = ()
+    extra_address_mb: int = 0
 
 
 #: What GCC's drivers need besides themselves: headers, libraries (static ones too, in the

@@ -551,19 +551,23 @@ class Sandbox:
         program: Path,
         toolchain: HostPaths,
         output: Path,
+        extra_address_mb: int = 0,
     ) -> subprocess.Popen[bytes]:
         """Start a toolchain's ``program argv...`` (a compiler) in the sandbox: as
         :meth:`spawn`, but it may start processes (its compiler, assembler, linker: at most
         the limits' ``processes``), sees ``toolchain`` (host paths, read-only) and writes
         only to the host directory ``output``, shown at ``/out`` (each file it writes at
-        most the limits' ``file_size_mb``). Raises SandboxUnavailable."""
+        most the limits' ``file_size_mb``); its RLIMIT_AS is the memory limit plus
+        ``extra_address_mb`` (a JVM's reservations). Raises SandboxUnavailable."""
         missing = check_sandbox()
         if missing:
             raise SandboxUnavailable("; ".join(missing))
         if _is_root():
             os.chown(output, self.uid, self.uid)  # the slot's uid writes it
         try:
-            return self._start(files, argv, program, toolchain=toolchain, output=output)
+            return self._start(
+                files, argv, program, toolchain=toolchain, output=output, extra_mb=extra_address_mb
+            )
         except subprocess.SubprocessError as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
 
@@ -576,6 +580,7 @@ class Sandbox:
         *,
         toolchain: HostPaths | None = None,
         output: Path | None = None,
+        extra_mb: int = 0,
     ) -> subprocess.Popen[bytes]:
         paths = [_inside_path(p) for p in files]
         cwd = str(PurePosixPath(paths[0]).parent) if paths else "/tmp"
@@ -589,7 +594,6 @@ class Sandbox:
 
             seccomp_fd = track(_pipe_with(_seccomp_bpf(toolchain is not None)))
             runtime = _runtime(files, interpreter) if toolchain is None else toolchain
-            extra_mb = 0
             if runtime_name is not None:
                 chosen = find_runtime(runtime_name)
                 runtime |= host_paths(chosen)

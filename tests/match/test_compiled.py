@@ -209,6 +209,26 @@ BOMBS = {
 }
 
 
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "plain"])
+def test_a_compiler_that_crashes_ends_in_a_sentence(readable: Path, sandboxed: bool) -> None:
+    assert C.compiler is not None
+    segfault = ("/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)")
+    crashing = dataclasses.replace(C, compiler=dataclasses.replace(C.compiler, steps=(segfault,)))
+    source = _write(readable, "any.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    sandbox = Sandbox(Limits(), own_slot(308)) if sandboxed else None
+    with pytest.raises(CompileError, match=r"^the compiler crashed \(SIGSEGV\) after [0-9.]+ s, "):
+        build(source, crashing, sandbox)
+
+
+def test_a_compile_over_its_wall_clock_is_stopped_in_a_sentence(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    monkeypatch.setattr(compiler, "COMPILE_WALL_SECONDS", 0.05)
+    source = _write(readable, "slow.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    with pytest.raises(CompileError, match=r"the compile took longer than 0\.05 s \(wall clock\)"):
+        build(source, C, Sandbox(Limits(), own_slot(309)))
+
+
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
 def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, bomb: str) -> None:
     text, limit = BOMBS[bomb]
