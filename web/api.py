@@ -506,8 +506,8 @@ def api_upload(form: UploadForm) -> tuple[UploadView, int, dict[str, str]]:
     """Upload a bot (multipart: ``source``, a bot file (.py, .js, .cpp, .c, .java); ``name``,
     default the file's stem; ``runtime``: one of arena.match.runtimes, default by the file's
     suffix): 202 with the upload, checked on a worker; poll ``/uploads/{id}``. An
-    ``Idempotency-Key`` header sent again (or the same file again within a minute) answers the first upload,
-    with ``Idempotent-Replayed: true``."""
+    ``Idempotency-Key`` header sent again (or the same file again within a minute) answers
+    the first upload, with ``Idempotent-Replayed: true``."""
     account = _caller("upload")
     # no body at all: spectree validates nothing and passes None
     file = form.source if form is not None and isinstance(form.source, FileStorage) else None
