@@ -177,3 +177,31 @@ def test_a_cpp_upload_is_compiled_by_its_check_its_errors_shown_as_printed(store
     assert check_in_sandbox(store, upload) == "accepted"
     view = upload_view(store, upload)
     assert view is not None and view.report is not None and view.report["name"] == "greedy-cpp"
+
+
+def test_a_java_upload_is_compiled_by_its_check_javacs_errors_shown_as_printed(
+    store: Store,
+) -> None:
+    """The check compiles a Java upload with javac in the sandbox: one that does not compile
+    is rejected with javac's lines (the author's file name, line numbers); bots/Greedy.java
+    is accepted as a java version, named by its NAME."""
+    ada = _owner(store, "ada")
+    broken = (
+        "import arena.*;\n\n"
+        "public class Mine implements Player {\n"
+        "    public Move play(Observation o) { return o.legalMoves.get(oops); }\n"
+        "}\n"
+    )
+    upload = store_upload(store, ada, "mine", "Mine.java", broken, "java")
+    assert check_in_sandbox(store, upload) == "rejected"
+    view = upload_view(store, upload)
+    assert view is not None and view.message is not None and view.report is not None
+    assert view.message.startswith(
+        "Rejected: it does not compile:\nMine.java:4: error: cannot find symbol"
+    )
+    assert view.report["runtime"] == "java" and rejection_cause(view.message) == "compile error"
+    source = (REFERENCE_BOTS / "Greedy.java").read_text()
+    upload = store_upload(store, ada, "mine", "Greedy.java", source, "java")
+    assert check_in_sandbox(store, upload) == "accepted"
+    view = upload_view(store, upload)
+    assert view is not None and view.report is not None and view.report["name"] == "greedy-java"
