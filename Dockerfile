@@ -7,11 +7,12 @@ FROM python:3.11-slim-bookworm
 # before bwrap). util-linux is already in the base image; it is named so the dependency is
 # explicit. The bots' runtimes (arena/match/runtimes.py): Debian's python3 (/usr/bin/python3,
 # what python and python-numpy bots run under, apart from the image's own Python) and
-# nodejs (/usr/bin/node, the javascript runtime); Debian's GCC 12 for the compiled runtimes,
-# cpp (g++-12) and c (gcc-12), and libc6-dev for their static binaries.
+# nodejs (/usr/bin/node, the javascript runtime); Debian's compilers for the compiled
+# runtimes: GCC 12 for cpp (g++-12) and c (gcc-12), libc6-dev for static binaries, Go 1.19
+# for go (golang-1.19-go), rustc 1.63 for rust (linked by gcc-12).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap libseccomp2 util-linux \
-        python3 nodejs g++-12 gcc-12 libc6-dev \
+        python3 nodejs g++-12 gcc-12 libc6-dev golang-1.19-go rustc \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

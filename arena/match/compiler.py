@@ -64,7 +64,7 @@ CACHE_ENV = "ARENA_COMPILE_CACHE"
 KITS = Path(__file__).resolve().with_name("kits")
 #: A compile's limits: generous for a bot of 256 KiB, tight for a compile bomb.
 COMPILE_LIMITS = Limits(
-    memory_mb=1536, cpu_seconds=60, processes=16, file_size_mb=64, open_files=256,
+    memory_mb=1536, cpu_seconds=60, processes=64, file_size_mb=64, open_files=256,
     tmp_size_mb=256,
 )  # fmt: skip
 #: A compile's wall-clock bound (a compiler blocked on a read of a device, say).
@@ -110,11 +110,12 @@ def compile_cache() -> Path:
 
 
 @functools.cache
-def toolchain_version(program: str) -> str:
-    """The first line ``program --version`` prints (``g++-12 (Debian 12.2.0-14) 12.2.0``)."""
+def toolchain_version(program: str, argument: str = "--version") -> str:
+    """The first line ``program --version`` (or ``argument``) prints (``g++-12 (Debian
+    12.2.0-14) 12.2.0``)."""
     try:
         printed = subprocess.run(
-            [program, "--version"], capture_output=True, text=True, timeout=30, check=False,
+            [program, argument], capture_output=True, text=True, timeout=30, check=False,
             env={"PATH": "/usr/bin:/bin"},
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as exc:
@@ -135,7 +136,7 @@ def artefact_key(source: bytes, runtime: BotRuntime) -> str:
     for part in (
         hashlib.sha256(source).hexdigest(),
         runtime.name,
-        toolchain_version(compiler.program),
+        toolchain_version(compiler.program, compiler.version),
         repr(compiler.steps),
         *(hashlib.sha256(path.read_bytes()).hexdigest() for path in _kit_files(compiler).values()),
     ):
@@ -228,7 +229,7 @@ def _compile_sandboxed(
         argv = _argv(step, shown, _OUT_DIR, _KIT_DIR)
         proc = limited.build(
             files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out,
-            extra_address_mb=compiler.extra_address_mb,
+            extra_address_mb=compiler.extra_address_mb, environment=dict(compiler.environment),
         )  # fmt: skip
         _finish(proc, limited.kill, shown)
 
@@ -252,7 +253,8 @@ def _compile_plain(data: bytes, shown: str, compiler: Compiler, work: Path, out:
         proc = subprocess.Popen(
             _argv(step, shown, str(out), str(KITS)),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=sources, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            cwd=sources, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work),
+                              **dict(compiler.environment)},
             start_new_session=True, preexec_fn=limit,
         )  # fmt: skip
         _finish(proc, kill_process_group, shown)

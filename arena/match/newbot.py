@@ -4,7 +4,8 @@ Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
 choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``cpp``, for the kit
-``kits/arena.hpp``; ``c``, a program speaking the protocol, ``kits/starter.c``);
+``kits/arena.hpp``; ``c``, ``go`` and ``rust``, programs speaking the protocol,
+``kits/starter.c`` ...);
 :func:`write_starter_bot`
 writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
@@ -224,11 +225,14 @@ arena::Move play(const arena::Observation& observation) {{
 }}
 """
 
-#: The c starter: a program speaking the protocol itself (the c runtime has no kit), with
-#: ``@NAME@`` and ``@FILE@`` to fill in (C is all braces).
-_C_STARTER = Path(__file__).resolve().with_name("kits") / "starter.c"
+#: The starters of the runtimes without a kit (c, go, rust): programs speaking the protocol
+#: themselves, files in ``kits/`` with ``@NAME@`` and ``@FILE@`` to fill in (all braces).
+_STARTER_FILES = {
+    runtime: Path(__file__).resolve().with_name("kits") / f"starter{suffix}"
+    for runtime, suffix in (("c", ".c"), ("go", ".go"), ("rust", ".rs"))
+}
 
-#: Each runtime's template and file suffix (c's: :data:`_C_STARTER`).
+#: Each runtime's template and file suffix (and :data:`_STARTER_FILES`).
 _TEMPLATES = {
     "python": (_TEMPLATE, ".py"),
     "python-numpy": (_NUMPY_TEMPLATE, ".py"),
@@ -239,18 +243,21 @@ _TEMPLATES = {
 
 def starter_bot(name: str, runtime: str = "python") -> str:
     """Return the text of a starter bot file for a bot called ``name``, written for
-    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``).
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``, ``go``,
+    ``rust``).
 
     Raises:
         ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
             is none of those.
     """
-    if runtime == "c":
-        template, suffix = _C_STARTER.read_text(encoding="utf-8"), ".c"
+    starter = _STARTER_FILES.get(runtime)
+    if starter is not None:
+        template, suffix = starter.read_text(encoding="utf-8"), starter.suffix
     elif runtime in _TEMPLATES:
         template, suffix = _TEMPLATES[runtime]
     else:
-        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}, c")
+        runtimes = ", ".join([*_TEMPLATES, *_STARTER_FILES])
+        raise ValueError(f"no starter bot for runtime {runtime!r}: {runtimes}")
     file = name if name.endswith(suffix) else f"{name}{suffix}"
     stem = file[: -len(suffix)]
     if not STARTER_NAME.fullmatch(stem):
@@ -258,7 +265,7 @@ def starter_bot(name: str, runtime: str = "python") -> str:
             f"{name!r} cannot name a bot: use a letter, then letters, digits, '_' or '-' "
             "(at most 64; e.g. mybot)"
         )
-    if runtime == "c":
+    if starter is not None:
         return template.replace("@NAME@", stem).replace("@FILE@", file)
     return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
 
