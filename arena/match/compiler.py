@@ -137,7 +137,7 @@ def artefact_key(source: bytes, runtime: BotRuntime) -> str:
         hashlib.sha256(source).hexdigest(),
         runtime.name,
         toolchain_version(compiler.program, compiler.version),
-        repr(compiler.steps),
+        repr((compiler.steps, compiler.environment, compiler.source_name)),
         *(hashlib.sha256(path.read_bytes()).hexdigest() for path in _kit_files(compiler).values()),
     ):
         digest.update(part.encode() + b"\0")
@@ -150,12 +150,10 @@ def _compiler(runtime: BotRuntime) -> Compiler:
     return runtime.compiler
 
 
-def build(
-    source: Path, runtime: BotRuntime, sandbox: Sandbox | None, *, name: str | None = None
-) -> Built:
+def build(source: Path, runtime: BotRuntime, sandbox: Sandbox | None) -> Built:
     """The artefact of ``source`` under ``runtime``: from the cache, or compiled now in
-    ``sandbox`` (None: unsandboxed, a developer's own bot) with the source shown as ``name``
-    (default: its own file name).
+    ``sandbox`` (None: unsandboxed, a developer's own bot) with the source shown under its
+    own file name (or its compiler's ``source_name``).
 
     Raises:
         CompileError: the source does not compile, or its compile broke a limit.
@@ -177,7 +175,7 @@ def build(
         Path(work).chmod(0o711)
         out = Path(work) / "out"
         out.mkdir()
-        shown = _shown_name(name or source.name, runtime)
+        shown = compiler.source_name or _shown_name(source.name, runtime)
         if sandbox is None:
             _compile_plain(data, shown, compiler, Path(work), out)
         else:
@@ -198,11 +196,14 @@ def build(
 
 
 def _shown_name(name: str, runtime: BotRuntime) -> str:
-    """A file name the compiler may be given: the author's, if plain, else ``bot`` with the
-    runtime's suffix."""
+    """A file name the compiler may be given: the author's, if plain (and not a worker's
+    ``<sha256>`` name), else ``bot`` with the runtime's suffix."""
     plain = Path(name).name
     ok = plain.endswith(runtime.suffix) and all(c.isalnum() or c in "._-" for c in plain)
-    return plain if ok and not plain.startswith((".", "-")) else f"bot{runtime.suffix}"
+    hashed = len(plain.split(".")[0]) == 64 and all(c in "0123456789abcdef" for c in plain[:64])
+    if not ok or hashed or plain.startswith((".", "-")):
+        return f"bot{runtime.suffix}"
+    return plain
 
 
 def _argv(step: Sequence[str], source: str, out: str, kit: str) -> list[str]:

@@ -119,6 +119,9 @@ class Compiler:
         extra_address_mb: RLIMIT_AS above the compile's memory limit (a JVM's reservations).
         environment: variables the steps run with, besides the sandbox's (Go's cache).
         version: the argument that makes :attr:`program` print its version.
+        source_name: the name the source is compiled under (``Bot.java``: a language that
+            names a file after what it holds); empty: the author's own (a worker's copy of a
+            stored version is named by its hash, so its errors then show ``bot.cpp``).
     """
 
     program: str
@@ -131,6 +134,7 @@ class Compiler:
     extra_address_mb: int = 0
     environment: tuple[tuple[str, str], ...] = ()
     version: str = "--version"
+    source_name: str = ""
 
 
 #: What GCC's drivers need besides themselves: headers, libraries (static ones too, in the

@@ -8,6 +8,7 @@ tests/match/test_referee.py's zoo."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import shutil
 import tempfile
@@ -276,3 +277,11 @@ def test_a_compiled_bot_is_kept_warm_between_matches(greedy_cpp: Path) -> None:
         assert first[0].starts == 1
     finally:
         release_kept_players()
+
+
+def test_a_workers_hashed_copy_compiles_under_a_plain_name(readable: Path) -> None:
+    """A worker's copy of a stored version is named by its SHA-256: its errors say bot.c."""
+    text = f"int main(void) {{ return nothing; }} /* {uuid.uuid4()} */\n"
+    hashed = _write(readable, f"{hashlib.sha256(text.encode()).hexdigest()}.c", text)
+    with pytest.raises(CompileError, match=r"^bot\.c: In function .main.:\nbot\.c:1:"):
+        build(hashed, C, Sandbox(Limits(), own_slot(311)))
