@@ -8,9 +8,10 @@ Usage::
 For each runtime (arena/match/runtimes.py) and its sample bot -- ``python``:
 ``bots/greedy.py``; ``python-numpy``: ``bots/numpy_greedy.py`` (imports numpy);
 ``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``);
-``cpp``: ``bots/greedy.cpp`` (the kit arena.hpp); ``c``: the c starter (greedy, speaking
-the protocol itself); ``java``: ``bots/Greedy.java`` (the kit arena/match/kits/java; its cold
-start includes the kit's practice rounds, the JVM's JIT warm-up) -- prints, from one run:
+``cpp``: ``bots/greedy.cpp`` (the kit arena.hpp); ``c``, ``go``, ``rust``: their starters
+(greedy, speaking the protocol themselves); ``java``: ``bots/Greedy.java`` (the kit
+arena/match/kits/java; its cold start includes the kit's practice rounds, the JVM's JIT
+warm-up) -- prints, from one run:
 
 - for a compiled runtime, the compile in the sandbox (:mod:`arena.match.compiler`), into a
   compile cache of the run's own (so it really compiles);
@@ -100,7 +101,9 @@ def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, f
 def sample_bots(directory: Path) -> dict[str, Path]:
     """Each runtime's sample bot (starters written to ``directory``, readable by all)."""
     starters = {}
-    for runtime, name in (("javascript", "starter.js"), ("c", "cstarter.c")):
+    named = (("javascript", "starter.js"), ("c", "cstarter.c"), ("go", "gostarter.go"),
+             ("rust", "ruststarter.rs"))  # fmt: skip
+    for runtime, name in named:
         path = directory / name
         write_starter_bot(path, runtime)
         path.chmod(0o644)
@@ -111,6 +114,8 @@ def sample_bots(directory: Path) -> dict[str, Path]:
         "javascript": starters["javascript"],
         "cpp": ROOT / "bots" / "greedy.cpp",
         "c": starters["c"],
+        "go": starters["go"],
+        "rust": starters["rust"],
         "java": ROOT / "bots" / "Greedy.java",
     }
 

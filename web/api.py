@@ -335,8 +335,7 @@ class Tournaments:
 class UploadForm(BaseModel):
     source: BaseFile
     name: str = Field("", max_length=64)
-    #: python, python-numpy, javascript, cpp, c or java (arena.match.runtimes); default: by
-    #: the suffix.
+    #: a runtime of arena.match.runtimes (python, cpp, ...); default: by the suffix.
     runtime: str = Field("", max_length=20)
 
 

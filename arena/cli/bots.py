@@ -40,10 +40,10 @@ def check_command(
     bot: str, games: int, unsandboxed: bool, move_time: float, memory: int, runtime: str | None
 ) -> int:
     """Start BOT_FILE under its runtime (--runtime: python, python-numpy, javascript, cpp,
-    c, java; by default the file's suffix says; a C, C++ or Java file is compiled first, its
-    compiler's errors shown as it printed them), check its handshake, play it against random
-    under every preset, and report its timing and any fault with the tail of its stderr.
-    Exit status 0: the bot passed; 1: it faulted."""
+    c, go, rust, java; by default the file's suffix says; a compiled one's file is compiled first,
+    its compiler's errors shown as it printed them), check its handshake, play it against
+    random under every preset, and report its timing and any fault with the tail of its
+    stderr. Exit status 0: the bot passed; 1: it faulted."""
     if not Path(bot).is_file():
         raise click.BadParameter(f"no bot file {bot!r}", param_hint="'BOT_FILE'")
     reports = check_bot(
@@ -103,10 +103,10 @@ def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -
 @click.argument("name")
 @runtime_option
 def new_bot_command(name: str, runtime: str | None) -> None:
-    """Write NAME.py (NAME.js with --runtime javascript, NAME.cpp with --runtime cpp, NAME.c
-    with --runtime c, NAME.java with --runtime java; or NAME, if it ends so): a commented
-    starter bot to edit, for the runtime (python by default; python-numpy; javascript; cpp;
-    c; java)."""
+    """Write NAME.py (NAME.js with --runtime javascript, NAME.cpp with --runtime cpp, and so
+    on; or NAME, if it ends so): a commented starter bot to edit, for the runtime (python by
+    default; python-numpy; javascript; cpp; java; c, go, rust: programs speaking the
+    protocol)."""
     runtime = runtime or "python"
     suffix = find_runtime(runtime).suffix
     path = Path(name if name.endswith(suffix) else name + suffix)

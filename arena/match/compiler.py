@@ -64,7 +64,7 @@ CACHE_ENV = "ARENA_COMPILE_CACHE"
 KITS = Path(__file__).resolve().with_name("kits")
 #: A compile's limits: generous for a bot of 256 KiB, tight for a compile bomb.
 COMPILE_LIMITS = Limits(
-    memory_mb=1536, cpu_seconds=60, processes=16, file_size_mb=64, open_files=256,
+    memory_mb=1536, cpu_seconds=60, processes=64, file_size_mb=64, open_files=256,
     tmp_size_mb=256,
 )  # fmt: skip
 #: A compile's wall-clock bound (a compiler blocked on a read of a device, say).
@@ -110,11 +110,12 @@ def compile_cache() -> Path:
 
 
 @functools.cache
-def toolchain_version(program: str) -> str:
-    """The first line ``program --version`` prints (``g++-12 (Debian 12.2.0-14) 12.2.0``)."""
+def toolchain_version(program: str, argument: str = "--version") -> str:
+    """The first line ``program --version`` (or ``argument``) prints (``g++-12 (Debian
+    12.2.0-14) 12.2.0``)."""
     try:
         printed = subprocess.run(
-            [program, "--version"], capture_output=True, text=True, timeout=30, check=False,
+            [program, argument], capture_output=True, text=True, timeout=30, check=False,
             env={"PATH": "/usr/bin:/bin"},
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as exc:
@@ -135,8 +136,8 @@ def artefact_key(source: bytes, runtime: BotRuntime) -> str:
     for part in (
         hashlib.sha256(source).hexdigest(),
         runtime.name,
-        toolchain_version(compiler.program),
-        repr(compiler.steps),
+        toolchain_version(compiler.program, compiler.version),
+        repr((compiler.steps, compiler.environment, compiler.source_name)),
         *(hashlib.sha256(path.read_bytes()).hexdigest() for path in _kit_files(compiler).values()),
     ):
         digest.update(part.encode() + b"\0")
@@ -149,12 +150,10 @@ def _compiler(runtime: BotRuntime) -> Compiler:
     return runtime.compiler
 
 
-def build(
-    source: Path, runtime: BotRuntime, sandbox: Sandbox | None, *, name: str | None = None
-) -> Built:
+def build(source: Path, runtime: BotRuntime, sandbox: Sandbox | None) -> Built:
     """The artefact of ``source`` under ``runtime``: from the cache, or compiled now in
-    ``sandbox`` (None: unsandboxed, a developer's own bot) with the source shown as ``name``
-    (default: its own file name).
+    ``sandbox`` (None: unsandboxed, a developer's own bot) with the source shown under its
+    own file name (or its compiler's ``source_name``).
 
     Raises:
         CompileError: the source does not compile, or its compile broke a limit.
@@ -176,7 +175,7 @@ def build(
         Path(work).chmod(0o711)
         out = Path(work) / "out"
         out.mkdir()
-        shown = _shown_name(name or source.name, runtime)
+        shown = compiler.source_name or _shown_name(source.name, runtime)
         if sandbox is None:
             _compile_plain(data, shown, compiler, Path(work), out)
         else:
@@ -197,11 +196,14 @@ def build(
 
 
 def _shown_name(name: str, runtime: BotRuntime) -> str:
-    """A file name the compiler may be given: the author's, if plain, else ``bot`` with the
-    runtime's suffix."""
+    """A file name the compiler may be given: the author's, if plain (and not a worker's
+    ``<sha256>`` name), else ``bot`` with the runtime's suffix."""
     plain = Path(name).name
     ok = plain.endswith(runtime.suffix) and all(c.isalnum() or c in "._-" for c in plain)
-    return plain if ok and not plain.startswith((".", "-")) else f"bot{runtime.suffix}"
+    hashed = len(plain.split(".")[0]) == 64 and all(c in "0123456789abcdef" for c in plain[:64])
+    if not ok or hashed or plain.startswith((".", "-")):
+        return f"bot{runtime.suffix}"
+    return plain
 
 
 def _argv(step: Sequence[str], source: str, out: str, kit: str) -> list[str]:
@@ -228,7 +230,7 @@ def _compile_sandboxed(
         argv = _argv(step, shown, _OUT_DIR, _KIT_DIR)
         proc = limited.build(
             files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out,
-            extra_address_mb=compiler.extra_address_mb,
+            extra_address_mb=compiler.extra_address_mb, environment=dict(compiler.environment),
         )  # fmt: skip
         _finish(proc, limited.kill, shown)
 
@@ -252,7 +254,8 @@ def _compile_plain(data: bytes, shown: str, compiler: Compiler, work: Path, out:
         proc = subprocess.Popen(
             _argv(step, shown, str(out), str(KITS)),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=sources, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            cwd=sources, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work),
+                              **dict(compiler.environment)},
             start_new_session=True, preexec_fn=limit,
         )  # fmt: skip
         _finish(proc, kill_process_group, shown)

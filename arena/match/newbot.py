@@ -4,8 +4,9 @@ Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
 choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``cpp``, for the kit
-``kits/arena.hpp``; ``c``, a program speaking the protocol, ``kits/starter.c``; ``java``,
-for the kit ``kits/java``); :func:`write_starter_bot`
+``kits/arena.hpp``; ``c``, ``go`` and ``rust``, programs speaking the protocol,
+``kits/starter.c`` ...; ``java``, for the kit ``kits/java``);
+:func:`write_starter_bot`
 writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
@@ -229,9 +230,12 @@ arena::Move play(const arena::Observation& observation) {{
 }}
 """
 
-#: The c starter: a program speaking the protocol itself (the c runtime has no kit), with
-#: ``@NAME@`` and ``@FILE@`` to fill in (C is all braces).
-_C_STARTER = Path(__file__).resolve().with_name("kits") / "starter.c"
+#: The starters of the runtimes without a kit (c, go, rust): programs speaking the protocol
+#: themselves, files in ``kits/`` with ``@NAME@`` and ``@FILE@`` to fill in (all braces).
+_STARTER_FILES = {
+    runtime: Path(__file__).resolve().with_name("kits") / f"starter{suffix}"
+    for runtime, suffix in (("c", ".c"), ("go", ".go"), ("rust", ".rs"))
+}
 
 #: The java starter (the kit arena/match/kits/java, package ``arena``).
 _JAVA_TEMPLATE = """// {name}: my domino bot, in Java (the java runtime: OpenJDK 17, the kit arena).
@@ -288,7 +292,7 @@ public class {name} implements Player {{
 }}
 """
 
-#: Each runtime's template and file suffix (c's: :data:`_C_STARTER`).
+#: Each runtime's template and file suffix (and :data:`_STARTER_FILES`).
 _TEMPLATES = {
     "python": (_TEMPLATE, ".py"),
     "python-numpy": (_NUMPY_TEMPLATE, ".py"),
@@ -300,18 +304,21 @@ _TEMPLATES = {
 
 def starter_bot(name: str, runtime: str = "python") -> str:
     """Return the text of a starter bot file for a bot called ``name``, written for
-    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``, ``java``).
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``, ``go``,
+    ``rust``, ``java``).
 
     Raises:
         ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
             is none of those.
     """
-    if runtime == "c":
-        template, suffix = _C_STARTER.read_text(encoding="utf-8"), ".c"
+    starter = _STARTER_FILES.get(runtime)
+    if starter is not None:
+        template, suffix = starter.read_text(encoding="utf-8"), starter.suffix
     elif runtime in _TEMPLATES:
         template, suffix = _TEMPLATES[runtime]
     else:
-        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}, c")
+        runtimes = ", ".join([*_TEMPLATES, *_STARTER_FILES])
+        raise ValueError(f"no starter bot for runtime {runtime!r}: {runtimes}")
     file = name if name.endswith(suffix) else f"{name}{suffix}"
     stem = file[: -len(suffix)]
     if not STARTER_NAME.fullmatch(stem):
@@ -324,7 +331,7 @@ def starter_bot(name: str, runtime: str = "python") -> str:
             f"{name!r} cannot name a Java bot: its class is called so, so use a letter, then "
             "letters, digits or '_' (e.g. MyBot)"
         )
-    if runtime == "c":
+    if starter is not None:
         return template.replace("@NAME@", stem).replace("@FILE@", file)
     return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
 

@@ -16,6 +16,11 @@ runtime                   files       how it runs (inside the sandbox)
                                       ``play(observation)``; the binary runs as the program
 ``c``                     ``.c``      compiled first (Debian's ``gcc-12``, C11, static): a
                                       program speaking the protocol itself (no kit)
+``go``                    ``.go``     compiled first (Debian's Go 1.19, ``go build``, no cgo):
+                                      a program speaking the protocol itself (encoding/json);
+                                      RLIMIT_AS 1 GB above the limit, as for Node
+``rust``                  ``.rs``     compiled first (Debian's rustc 1.63, edition 2021, static,
+                                      linked by gcc-12): a program speaking the protocol itself
 ``java``                  ``.java``   compiled first (Debian's OpenJDK 17 javac, with the kit
                                       ``kits/java``, by ``kits/JavaBuild.java``) into a jar:
                                       ``java FLAGS -Xmx.. -jar /bot/bot.jar``
@@ -127,6 +132,11 @@ class Compiler:
             libraries they load.
         kit: the kit's files in ``arena/match/kits`` shown in ``{kit}`` (a C++ header).
         extra_address_mb: RLIMIT_AS above the compile's memory limit (a JVM's reservations).
+        environment: variables the steps run with, besides the sandbox's (Go's cache).
+        version: the argument that makes :attr:`program` print its version.
+        source_name: the name the source is compiled under (``Bot.java``: a language that
+            names a file after what it holds); empty: the author's own (a worker's copy of a
+            stored version is named by its hash, so its errors then show ``bot.cpp``).
     """
 
     program: str
@@ -137,6 +147,9 @@ class Compiler:
     programs: tuple[str, ...] = ()
     kit: tuple[str, ...] = ()
     extra_address_mb: int = 0
+    environment: tuple[tuple[str, str], ...] = ()
+    version: str = "--version"
+    source_name: str = ""
 
 
 #: What GCC's drivers need besides themselves: headers, libraries (static ones too, in the
@@ -148,6 +161,10 @@ _BINUTILS = ("/usr/bin/as", "/usr/bin/ld", "/usr/bin/ld.bfd")
 #: library in the sandbox), at most 10 errors printed.
 _GCC_FLAGS = ("-O2", "-static", "-pipe", "-fmax-errors=10")
 _GCC_OUT = ("-o", "{out}/bot", "{source}")
+_GO = "/usr/lib/go-1.19/bin/go"
+_RUSTC = "/usr/bin/rustc"
+#: rustc links with GCC (named: /usr/bin/cc is an alternatives link), statically.
+_RUST_STATIC = ("-C", "target-feature=+crt-static", "-C", "linker=/usr/bin/gcc-12")
 
 #: Debian's OpenJDK 17 (package openjdk-17-jdk-headless: javac; its -jre-headless: java).
 JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
@@ -238,10 +255,12 @@ class BotRuntime:
     compiler: Compiler | None = None
 
     @property
-    def toolchain(self) -> str:
-        """The host program whose ``--version`` names the runtime's version: the compiler
-        of a compiled runtime, else the interpreter."""
-        return self.interpreter if self.compiler is None else self.compiler.program
+    def toolchain(self) -> tuple[str, str]:
+        """The host program and argument that print the runtime's version: the compiler's
+        of a compiled runtime, else the interpreter's ``--version``."""
+        if self.compiler is None:
+            return self.interpreter, "--version"
+        return self.compiler.program, self.compiler.version
 
     def argv(self, kit: str, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` under the kit at ``kit`` (inside
@@ -334,6 +353,49 @@ RUNTIMES: Mapping[str, BotRuntime] = {
                 package="gcc-12",
                 directories=_GCC_DIRECTORIES,
                 programs=_BINUTILS,
+            ),
+        ),
+        BotRuntime(
+            name="go",
+            label="Go 1.19, a program speaking the protocol",
+            suffix=".go",
+            stored_suffix=".go",
+            interpreter="",
+            kit="",
+            package="golang-1.19-go",
+            program="Go",
+            # Go's runtime reserves about 720 MB of address space before main (its heap's
+            # maps): RLIMIT_AS is the memory limit plus this; the cgroup bounds real use.
+            extra_address_mb=1024,
+            compiler=Compiler(
+                program=_GO,
+                # (no -trimpath: it would make the standard library's packages, installed
+                # built, stale: a minute of rebuilding them at every compile)
+                steps=((_GO, "build", "-o", "{out}/bot", "{source}"),),
+                artefact="bot",
+                package="golang-1.19-go",
+                directories=("/usr/lib/go-1.19", "/usr/share/go-1.19"),
+                # static, and nothing fetched (the build cache goes to $HOME, the sandbox's /tmp)
+                environment=(("CGO_ENABLED", "0"), ("GOPROXY", "off")),
+                version="version",
+            ),
+        ),
+        BotRuntime(
+            name="rust",
+            label="Rust 1.63 (rustc), a program speaking the protocol",
+            suffix=".rs",
+            stored_suffix=".rs",
+            interpreter="",
+            kit="",
+            package="rustc",
+            program="rustc",
+            compiler=Compiler(
+                program=_RUSTC,
+                steps=((_RUSTC, "--edition=2021", "-O", *_RUST_STATIC, *_GCC_OUT),),
+                artefact="bot",
+                package="rustc",
+                directories=_GCC_DIRECTORIES,  # its libraries, and GCC's as its linker
+                programs=("/usr/bin/gcc-12", *_BINUTILS),
             ),
         ),
         BotRuntime(
@@ -483,7 +545,7 @@ def runtime_version(name: str) -> str:
     program = runtime.program
     try:
         printed = subprocess.run(
-            [runtime.toolchain, "--version"],
+            list(runtime.toolchain),
             capture_output=True,
             text=True,
             timeout=10,

@@ -552,13 +552,15 @@ class Sandbox:
         toolchain: HostPaths,
         output: Path,
         extra_address_mb: int = 0,
+        environment: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
         """Start a toolchain's ``program argv...`` (a compiler) in the sandbox: as
         :meth:`spawn`, but it may start processes (its compiler, assembler, linker: at most
         the limits' ``processes``), sees ``toolchain`` (host paths, read-only) and writes
         only to the host directory ``output``, shown at ``/out`` (each file it writes at
         most the limits' ``file_size_mb``); its RLIMIT_AS is the memory limit plus
-        ``extra_address_mb`` (a JVM's reservations). Raises SandboxUnavailable."""
+        ``extra_address_mb`` (a JVM's reservations); ``environment`` is set besides
+        :data:`SANDBOX_ENV`. Raises SandboxUnavailable."""
         missing = check_sandbox()
         if missing:
             raise SandboxUnavailable("; ".join(missing))
@@ -566,8 +568,9 @@ class Sandbox:
             os.chown(output, self.uid, self.uid)  # the slot's uid writes it
         try:
             return self._start(
-                files, argv, program, toolchain=toolchain, output=output, extra_mb=extra_address_mb
-            )
+                files, argv, program, toolchain=toolchain, output=output,
+                extra_mb=extra_address_mb, environment=environment,
+            )  # fmt: skip
         except subprocess.SubprocessError as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
 
@@ -581,6 +584,7 @@ class Sandbox:
         toolchain: HostPaths | None = None,
         output: Path | None = None,
         extra_mb: int = 0,
+        environment: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
         paths = [_inside_path(p) for p in files]
         cwd = str(PurePosixPath(paths[0]).parent) if paths else "/tmp"
@@ -599,6 +603,8 @@ class Sandbox:
                 runtime |= host_paths(chosen)
                 extra_mb = chosen.extra_address_mb
             args = [_tool("bwrap") or "bwrap", *self._bwrap_options(runtime)]
+            for key, value in (environment or {}).items():
+                args += ["--setenv", key, value]
             for inside, host in zip(paths, files.values(), strict=True):
                 fd = track(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
                 perms = "0555" if inside == str(interpreter) else "0444"  # a bot binary runs

@@ -1,4 +1,5 @@
-"""The compiled runtimes (cpp, c: arena/match/compiler.py, the kit arena/match/kits/arena.hpp):
+"""The compiled runtimes (cpp, c, go, rust: arena/match/compiler.py, the C++ kit
+arena/match/kits/arena.hpp, the others' starters speaking the protocol themselves):
 compiled in the real sandbox once per source, the compiler's errors shown as it printed
 them, compile bombs ended in a sentence, and bots/greedy.cpp playing exactly as
 bots/greedy.py. The hostile compiled bots that run (fork, huge maps, SIGTERM) are in
@@ -7,6 +8,7 @@ tests/match/test_referee.py's zoo."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import shutil
 import tempfile
@@ -74,17 +76,23 @@ def greedy_cpp() -> Path:
     return path
 
 
+#: The runtimes whose starter (``arena new-bot NAME --runtime R``) is a program speaking the
+#: protocol itself, greedy as it is, and its file's suffix.
+PROGRAMS = {"c": ".c", "go": ".go", "rust": ".rs"}
+
+
 @pytest.fixture(scope="module")
-def c_starter() -> Iterator[Path]:
-    """The c starter (``arena new-bot NAME --runtime c``: greedy, speaking the protocol
-    itself), compiled once in the sandbox."""
+def starters() -> Iterator[dict[str, Path]]:
+    """The c, go and rust starters, each compiled once in the sandbox."""
     folder = Path(tempfile.mkdtemp(prefix="arena-compiled-test-"))
     folder.chmod(0o755)
-    path = folder / "cgreedy.c"
-    write_starter_bot(path, "c")
-    path.chmod(0o644)
-    build(path, C, Sandbox(Limits(), own_slot(299)))
-    yield path
+    made = {}
+    for offset, (runtime, suffix) in enumerate(PROGRAMS.items()):
+        path = made[runtime] = folder / f"{runtime}greedy{suffix}"
+        write_starter_bot(path, runtime)
+        path.chmod(0o644)
+        build(path, RUNTIMES[runtime], Sandbox(Limits(), own_slot(295 + offset)))
+    yield made
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -103,13 +111,16 @@ def test_the_compiled_runtimes_are_declared_with_their_toolchains() -> None:
     assert runtime_of_file("0f3a.cpp") is CPP and runtime_of_file("0f3a.c") is C
     assert runtime_version("cpp").startswith("g++ 12.")
     assert runtime_version("c").startswith("gcc 12.")
+    assert runtime_version("go") == "Go 1.19.8" and runtime_version("rust") == "rustc 1.63.0"
+    assert runtime_of_file("0f3a.go") is RUNTIMES["go"]
+    assert runtime_of_file("0f3a.rs") is RUNTIMES["rust"]
     assert CPP.compiler is not None
     gone = dataclasses.replace(
         CPP, compiler=dataclasses.replace(CPP.compiler, program="/usr/bin/g++-99")
     )
     assert runtime_missing(gone) == "/usr/bin/g++-99 is missing: apt-get install g++-12"
     assert '"bot\\":\\"mine\\"' in starter_bot("mine", "c")  # the c starter's own name
-    with pytest.raises(ValueError, match="no starter bot for runtime 'cobol': python, "):
+    with pytest.raises(ValueError, match=r"no starter bot for runtime 'cobol': python, .*, rust"):
         starter_bot("mine", "cobol")
 
 
@@ -117,8 +128,8 @@ def test_the_compiled_runtimes_are_declared_with_their_toolchains() -> None:
 
 
 @pytest.mark.parametrize(("rules", "seats"), [("draw", 2), ("block", 3), ("block-and-draw", 4)])
-def test_greedy_cpp_and_the_c_starter_play_exactly_as_greedy_py(
-    greedy_cpp: Path, c_starter: Path, rules: str, seats: int
+def test_greedy_cpp_and_the_program_starters_play_exactly_as_greedy_py(
+    greedy_cpp: Path, starters: dict[str, Path], rules: str, seats: int
 ) -> None:
     others = ["random"] * (seats - 1)
 
@@ -131,7 +142,8 @@ def test_greedy_cpp_and_the_c_starter_play_exactly_as_greedy_py(
 
     python = records(REFERENCE_BOTS / "greedy.py")
     assert records(greedy_cpp) == python
-    assert records(c_starter) == python
+    for runtime, path in starters.items():
+        assert records(path) == python, runtime
 
 
 def test_an_artefact_is_compiled_once_and_kept_by_its_content(
@@ -265,3 +277,11 @@ def test_a_compiled_bot_is_kept_warm_between_matches(greedy_cpp: Path) -> None:
         assert first[0].starts == 1
     finally:
         release_kept_players()
+
+
+def test_a_workers_hashed_copy_compiles_under_a_plain_name(readable: Path) -> None:
+    """A worker's copy of a stored version is named by its SHA-256: its errors say bot.c."""
+    text = f"int main(void) {{ return nothing; }} /* {uuid.uuid4()} */\n"
+    hashed = _write(readable, f"{hashlib.sha256(text.encode()).hexdigest()}.c", text)
+    with pytest.raises(CompileError, match=r"^bot\.c: In function .main.:\nbot\.c:1:"):
+        build(hashed, C, Sandbox(Limits(), own_slot(311)))

@@ -118,7 +118,8 @@ MISTAKES = [
     ({"games_per_deal": 0}, "games per deal must be 1 to 50, not 0"),
     (
         {"runtimes": ("cobol",)},
-        "offer one or more of the runtimes python, python-numpy, javascript, cpp, c, not 'cobol'",
+        "offer one or more of the runtimes python, python-numpy, javascript, cpp, c, go, rust, "
+        "not 'cobol'",
     ),
     ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript, cpp"),
     ({"move_seconds": 60.0}, "move seconds must be 0.01 to 10 s, not 60 s"),
