@@ -151,7 +151,7 @@ def ada_id(store: Store) -> int:
 @pytest.mark.parametrize(
     ("filename", "data", "message"),
     [
-        ("bot.txt", GREEDY, "is not a .py, .js, .cpp, .c, .go or .rs file"),
+        ("bot.txt", GREEDY, "is not a .py, .js, .cpp, .c, .go, .rs or .java file"),
         ("bot.py", b"", "is empty"),
         ("bot.py", b"\x89PNG\r\n\x1a\n\x00\x00", "is not UTF-8"),
         ("bot.py", "def play(o):\n    return 'é'\n".encode("latin-1"), "is not UTF-8"),
