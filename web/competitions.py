@@ -401,7 +401,7 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
             )
         else:
             raise CompetitionError(
-                "choose a bot file to upload (.py, or .js for JavaScript), or one of your versions"
+                "choose a bot file to upload (.py, .js, .cpp, .c or .java), or one of your versions"
             )
     except (PermissionDenied, NotFound):
         raise
