@@ -1,5 +1,12 @@
 """CPU time of a bot's whole process tree, every thread, from /proc: what the referee
-charges a bot for its decisions (and for what it burns between them)."""
+charges a bot for its decisions (and for what it burns between them).
+
+A process's CPU time is the larger of its live threads' nanoseconds (``schedstat``) and
+its own totals in ``stat``: user and system time of every thread it ever had, exited
+ones included, plus those of the children it has reaped (clock ticks, 10 ms). Without
+the totals, work done in a thread or a child that ends before the next reading would
+drop out of the sum: never charged, and the move after it charged less than nothing.
+"""
 
 from __future__ import annotations
 
@@ -24,9 +31,11 @@ def tree_cpu_seconds(root: int) -> float:
     the clock ticks (10 ms) of ``stat``.
     """
     return sum(
-        _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
+        max(
+            sum(_task_cpu_seconds(f"/proc/{pid}/task/{tid}") for tid in tasks),
+            _process_totals(f"/proc/{pid}/stat"),
+        )
         for pid, tasks in walk_tree(root)
-        for tid in tasks
     )
 
 
@@ -47,6 +56,25 @@ def walk_tree(root: int) -> Iterator[tuple[int, list[str]]]:
                     stack.extend(int(child) for child in handle.read().split())
             except (OSError, ValueError):
                 continue
+
+
+def _process_totals(stat: str) -> float:
+    """The process's user and system seconds, its exited threads' included, and its reaped
+    children's (0 for a process gone)."""
+    try:
+        with open(stat, "rb") as handle:
+            return _totals(handle.read())
+    except OSError:
+        return 0.0
+
+
+def _totals(stat: bytes) -> float:
+    """utime + stime + cutime + cstime of a ``stat`` line, in seconds."""
+    try:
+        fields = stat.rsplit(b")", 1)[1].split()
+        return sum(int(field) for field in fields[11:15]) / _CLOCK_TICKS
+    except (IndexError, ValueError):
+        return 0.0
 
 
 def _task_cpu_seconds(task: str) -> float:
@@ -89,38 +117,42 @@ class TreeClock:
             if len(seen) > MAX_KEPT_PROCESSES:
                 self.close()
                 return tree_cpu_seconds(self.root)
-            tasks = self._tasks(pid)
-            if tasks is None:
+            listed = self._tasks(pid)
+            if listed is None:
                 continue
+            tasks, floor = listed
+            threads = 0.0
             for tid, (schedstat, children) in tasks.items():
                 try:
                     if schedstat is None:
-                        total += _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
+                        threads += _task_cpu_seconds(f"/proc/{pid}/task/{tid}")
                     else:
-                        total += int(os.pread(schedstat, 64, 0).split()[0]) / 1e9
+                        threads += int(os.pread(schedstat, 64, 0).split()[0]) / 1e9
                     stack.extend(int(child) for child in _pread_all(children).split())
                 except (OSError, IndexError, ValueError):  # a thread gone: listed again next
                     self._drop(pid)
                     break
+            total += max(threads, floor)
         for pid in [pid for pid in self._kept if pid not in seen]:
             self._drop(pid)
         return total
 
-    def _tasks(self, pid: int) -> dict[str, tuple[int | None, int]] | None:
-        """The process's threads' open files, listed again when its thread count changed;
-        None when it is gone."""
+    def _tasks(self, pid: int) -> tuple[dict[str, tuple[int | None, int]], float] | None:
+        """The process's threads' open files, listed again when its thread count changed,
+        and its own totals (:func:`_totals`); None when it is gone."""
         kept = self._kept.get(pid)
         try:
             if kept is None:
                 kept = (os.open(f"/proc/{pid}/stat", os.O_RDONLY), {})
                 self._kept[pid] = kept
-            count = int(os.pread(kept[0], 1024, 0).rsplit(b")", 1)[1].split()[17])
+            stat = os.pread(kept[0], 1024, 0)
+            count = int(stat.rsplit(b")", 1)[1].split()[17])
         except (OSError, IndexError, ValueError):
             self._drop(pid)
             return None
-        tasks = kept[1]
+        tasks, floor = kept[1], _totals(stat)
         if count == len(tasks):
-            return tasks
+            return tasks, floor
         try:
             listed = set(os.listdir(f"/proc/{pid}/task"))
         except OSError:
@@ -138,7 +170,7 @@ class TreeClock:
             except OSError:
                 schedstat = None
             tasks[tid] = (schedstat, children)
-        return tasks
+        return tasks, floor
 
     def _drop(self, pid: int) -> None:
         kept = self._kept.pop(pid, None)

@@ -97,3 +97,46 @@ def test_a_gone_process_reads_zero_and_keeps_nothing() -> None:
     before = _open_files()
     assert TreeClock(proc.pid).seconds() == 0.0
     assert _open_files() == before
+
+
+# A process whose thread spins, ends, and whose child spins, exits and is reaped: the
+# work of both is gone from the live threads the clock lists.
+GONE = """
+import os, sys, threading, time
+def spin():
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+print("start", flush=True)
+sys.stdin.readline()
+thread = threading.Thread(target=spin)
+thread.start()
+thread.join()
+pid = os.fork()
+if pid == 0:
+    end = time.perf_counter() + 0.3
+    while time.perf_counter() < end:
+        pass
+    os._exit(0)
+os.waitpid(pid, 0)
+print("done", flush=True)
+time.sleep(60)
+"""
+
+
+def test_work_in_a_thread_or_child_that_ended_is_still_charged() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", GONE], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdout.readline() == b"start\n"
+        clock = TreeClock(proc.pid)
+        before = clock.seconds()
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == b"done\n"
+        # Both spins (0.3 s each) are over and gone from the live threads; ticks are 10 ms.
+        assert clock.seconds() - before >= 0.55
+        assert tree_cpu_seconds(proc.pid) - before >= 0.55
+        clock.close()
+        proc.kill()
