@@ -193,7 +193,7 @@ def test_an_invited_person_takes_the_partners_seat(
         store,
         carol,
         address="10.0.0.1",
-        rules="block",
+        rules="muggins",
         players=4,
         teams=True,
         seat=0,
