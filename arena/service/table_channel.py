@@ -3,10 +3,11 @@ the table, and what each seat may see from the worker to the web.
 
 Per table and seat, two keys (docs/tables.md):
 
-- ``arena:table:ID:moves:SEAT``, a list: the web pushes a checked move (with the decision's
-  number it answers); the worker waits on it (``BLPOP``, the person's move time at most) and
-  drops a move sent for an earlier decision.
-- ``arena:table:ID:views:SEAT``, a stream: the worker adds the seat's view
+- ``arena:table:KEY:moves:SEAT`` (KEY: the table's random channel key), a list: the web
+  pushes a checked move (with the decision's number it answers); the worker waits on it
+  (``BLPOP``, the person's move time at most) and drops a move sent for an earlier
+  decision.
+- ``arena:table:KEY:views:SEAT``, a stream: the worker adds the seat's view
   (:func:`arena.engine.seatview.seat_view`, with the seats' names and the move's deadline)
   whenever a person is to move and when the game ends; the web reads the newest, or waits
   (``XREAD BLOCK``) for one after the page's. ``views:all`` is the spectators'.
@@ -94,17 +95,17 @@ def channel(url: str | None = None) -> redis.Redis:
         return client
 
 
-def _moves(table_id: int, seat: int) -> str:
-    return f"arena:table:{table_id}:moves:{seat}"
+def _moves(table: str, seat: int) -> str:
+    return f"arena:table:{table}:moves:{seat}"
 
 
-def _views(table_id: int, seat: int | str) -> str:
-    return f"arena:table:{table_id}:views:{seat}"
+def _views(table: str, seat: int | str) -> str:
+    return f"arena:table:{table}:views:{seat}"
 
 
-def push_move(client: redis.Redis, table_id: int, seat: int, turn: int, move: str) -> None:
+def push_move(client: redis.Redis, table: str, seat: int, turn: int, move: str) -> None:
     """Send the move of the person at ``seat`` for decision ``turn`` to the worker."""
-    key = _moves(table_id, seat)
+    key = _moves(table, seat)
     pipe = client.pipeline()
     pipe.rpush(key, json.dumps({"turn": turn, "move": move}))
     pipe.expire(key, KEY_SECONDS)
@@ -117,19 +118,19 @@ def _view(entry: Any) -> tuple[str, dict[str, Any]]:
 
 
 def latest_view(
-    client: redis.Redis, table_id: int, seat: int | str
+    client: redis.Redis, table: str, seat: int | str
 ) -> tuple[str, dict[str, Any]] | None:
     """The newest view of ``seat`` (an int, or :data:`SPECTATORS`) with its id, or None."""
-    entries: Any = client.xrevrange(_views(table_id, seat), count=1)
+    entries: Any = client.xrevrange(_views(table, seat), count=1)
     return _view(entries[0]) if entries else None
 
 
 def next_view(
-    client: redis.Redis, table_id: int, seat: int | str, after: str, wait_seconds: float
+    client: redis.Redis, table: str, seat: int | str, after: str, wait_seconds: float
 ) -> tuple[str, dict[str, Any]] | None:
     """The newest view of ``seat`` after the one with id ``after`` ("0": any), waiting up to
     ``wait_seconds`` for one; None when none came."""
-    key = _views(table_id, seat)
+    key = _views(table, seat)
     found: Any = client.xread({key: after}, block=max(1, int(wait_seconds * 1000)))
     if not found:
         return None
@@ -141,19 +142,20 @@ class RedisFeed:
     """The worker's side (:class:`arena.match.human.TableFeed`): the views of the people at
     ``humans`` and the spectators' view published, the people's moves awaited.
 
-    ``names`` are the seats' names (the page shows them); ``move_seconds`` is a person's
+    ``table`` is the table's channel key; ``names`` are the seats' names (the page shows
+    them); ``move_seconds`` is a person's
     time for a move (the page counts it down)."""
 
     def __init__(
         self,
         client: redis.Redis,
-        table_id: int,
+        table: str,
         humans: Sequence[int],
         names: Sequence[str],
         move_seconds: float,
     ) -> None:
         self.client = client
-        self.table_id = table_id
+        self.table = table
         self.humans = list(humans)
         self.names = list(names)
         self.move_seconds = move_seconds
@@ -170,7 +172,7 @@ class RedisFeed:
         }
         pipe = self.client.pipeline()
         for seat in [*self.humans, None]:
-            key = _views(self.table_id, SPECTATORS if seat is None else seat)
+            key = _views(self.table, SPECTATORS if seat is None else seat)
             view = {**seat_view(game, seat), **extra}
             pipe.xadd(key, {"view": json.dumps(view)}, maxlen=STREAM_LENGTH, approximate=True)
             pipe.expire(key, KEY_SECONDS)
@@ -180,7 +182,7 @@ class RedisFeed:
         """The move the person at ``seat`` sent for decision ``turn`` (moves for earlier
         ones are dropped), or None after ``seconds``."""
         deadline = time.monotonic() + seconds
-        key = _moves(self.table_id, seat)
+        key = _moves(self.table, seat)
         while True:
             left = deadline - time.monotonic()
             if left <= 0:

@@ -52,6 +52,7 @@ from arena.service.table_channel import (
     next_view,
     push_move,
 )
+from arena.store.bots import version_id
 from arena.store.branches import seatable_versions, versions_by_id
 from arena.store.db import Store
 from arena.store.tables import (
@@ -80,6 +81,7 @@ __all__ = [
     "join_table",
     "max_tables",
     "open_table",
+    "playable_version",
     "record_against_people",
     "run_table",
     "seat_of",
@@ -236,6 +238,7 @@ def open_table(
         seed=new_seed() if seed is None else seed,
         move_seconds=MOVE_SECONDS,
         seats=seats,
+        channel=secrets.token_hex(16),
         invite=code,
         bounds=(MAX_PER_ACCOUNT, MAX_PER_ADDRESS, limit),
     )
@@ -248,6 +251,12 @@ def open_table(
     if code is None:
         dispatch_table(store, added.table_id)
     return OpenedTable(added.table_id, code)
+
+
+def playable_version(store: Store, owner: str, name: str, version: int) -> int | None:
+    """The id of bot ``owner/name``'s version ``version`` (a bot page's "Play against this
+    bot"), or None."""
+    return version_id(store, owner, name, version)
 
 
 def join_table(store: Store, actor: Actor, table_id: int, code: str) -> int:
@@ -312,9 +321,9 @@ def table_view(
     client = channel()
     found = None
     if wait_seconds > 0 and row.status in ("waiting", "pending", "running"):
-        found = next_view(client, table_id, key, after, min(wait_seconds, WAIT_SECONDS))
+        found = next_view(client, row.channel, key, after, min(wait_seconds, WAIT_SECONDS))
     if found is None:
-        found = latest_view(client, table_id, key)
+        found = latest_view(client, row.channel, key)
     if found is None:
         return row, None, None
     return row, found[0], found[1]
@@ -338,7 +347,7 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     if row.status != "running":
         raise TableError(f"the table's game is {_status_words(row.status)}: no move is taken")
     client = channel()
-    found = latest_view(client, table_id, seat)
+    found = latest_view(client, row.channel, seat)
     view = found[1] if found is not None else None
     if view is None or view.get("status") != "playing" or view["round"]["to_move"] != seat:
         raise TableError("it is not your turn")
@@ -347,7 +356,7 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     legal = view["round"]["legal_moves"]
     if move not in legal:
         raise TableError(f"{move[:20]!r} is not a legal move here: play one of {', '.join(legal)}")
-    push_move(client, table_id, seat, turn, move)
+    push_move(client, row.channel, seat, turn, move)
 
 
 def _status_words(status: str) -> str:
@@ -388,7 +397,7 @@ def run_table(
     assert row is not None
     feed = RedisFeed(
         channel(),
-        table_id,
+        row.channel,
         [s.seat for s in row.seats if s.human],
         [_seat_name(s) for s in row.seats],
         row.move_seconds,

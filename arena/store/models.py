@@ -826,6 +826,9 @@ class GameTable(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     #: A person's time for one move; one who takes longer forfeits.
     move_seconds: Mapped[float] = mapped_column(Float)
+    #: The table's key in its channel (arena.service.table_channel): random, so tables of
+    #: two databases sharing one Redis never meet.
+    channel: Mapped[str] = mapped_column(String(64))
     #: The invitation's code (None: nobody is invited).
     invite: Mapped[str | None] = mapped_column(String(64), unique=True)
     status: Mapped[str] = mapped_column(String(20), default="waiting")

@@ -63,6 +63,7 @@ class TableRow:
     teams: bool
     seed: int
     move_seconds: float
+    channel: str
     invite: str | None
     status: str
     message: str | None
@@ -104,6 +105,7 @@ def add_table(
     seed: int,
     move_seconds: float,
     seats: Sequence[SeatRow],
+    channel: str,
     invite: str | None,
     bounds: tuple[int, int, int],
 ) -> TableAdded:
@@ -132,6 +134,7 @@ def add_table(
             teams=teams,
             seed=seed,
             move_seconds=move_seconds,
+            channel=channel,
             invite=invite,
             status="waiting" if empty else "pending",
         )
@@ -176,6 +179,7 @@ def table_row(store: Store, table_id: int) -> TableRow | None:
             teams=row.teams,
             seed=int(row.seed),
             move_seconds=row.move_seconds,
+            channel=row.channel,
             invite=row.invite,
             status=row.status,
             message=row.message,

@@ -17,7 +17,6 @@ from arena.service.accounts import Account
 from arena.service.broker import install
 from arena.service.broker import make_app as make_celery
 from arena.service.matches import Config
-from arena.service.table_channel import TABLES_URL_ENV
 from arena.service.tables import (
     TableError,
     close_idle,
@@ -32,22 +31,14 @@ from arena.store.db import Store
 from arena.store.models import Match
 from arena.store.tables import table_row
 from tests.paths import REFERENCE_BOTS
-from tests.servers import Redis, running_redis
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[Redis]:
-    with running_redis() as server:
-        yield server
 
 
 @pytest.fixture
 def seated(
-    store: Store, redis_server: Redis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    store: Store, tables_channel: str, tmp_path: Path
 ) -> Iterator[tuple[Account, Account, int]]:
-    """Two people (carol, dave), the reference bots; the channel on the test's Redis, the
-    broker a directory nobody reads (the test referees the tables itself)."""
-    monkeypatch.setenv(TABLES_URL_ENV, redis_server.url)
+    """Two people (carol, dave), the reference bots; the channel on the session's Redis,
+    the broker a directory nobody reads (the test referees the tables itself)."""
     for name in ("greedy", "random"):
         store.add_bot_version("reference", name, (REFERENCE_BOTS / f"{name}.py").read_text(), {})
     carol, dave = (Account(store.add_user(name).id, name, "user", 0) for name in ("carol", "dave"))
@@ -71,7 +62,7 @@ def _play_out(store: Store, person: Account, table_id: int) -> int:
     return the moves made."""
     after, moves = "0", 0
     for _ in range(500):
-        row, view_id, view = table_view(store, person, table_id, after=after, wait_seconds=5)
+        _, view_id, view = table_view(store, person, table_id, after=after, wait_seconds=5)
         if view is None or view_id is None:
             continue
         after = view_id
@@ -114,7 +105,7 @@ def test_a_person_who_leaves_forfeits_and_releases_the_bots(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    carol, _, bot_id = seated
+    carol, _, _ = seated
     monkeypatch.setattr(tables, "MOVE_SECONDS", 0.2)
     opened = open_table(
         store, carol, address="10.0.0.1", rules="draw", players=2, teams=False, seat=0, bot=None

@@ -29,6 +29,7 @@ def upgrade() -> None:
         sa.Column("teams", sa.Boolean(), nullable=False),
         sa.Column("seed", sa.BigInteger(), nullable=False),
         sa.Column("move_seconds", sa.Float(), nullable=False),
+        sa.Column("channel", sa.String(64), nullable=False),
         sa.Column("invite", sa.String(64), nullable=True),
         sa.Column("status", sa.String(20), nullable=False),
         sa.Column("message", sa.Text(), nullable=True),
