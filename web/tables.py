@@ -131,6 +131,17 @@ def _row(table_id: int) -> TableRow:
         abort(404, _sentence(exc))
 
 
+def _view(
+    table_id: int, *, after: str = "0", wait: float = 0.0, row: TableRow | None = None
+) -> tuple[TableRow, str | None, dict[str, Any] | None]:
+    try:
+        return table_view(
+            get_store(), current_account(), table_id, after=after, wait_seconds=wait, row=row
+        )
+    except NotFound as exc:
+        abort(404, _sentence(exc))
+
+
 def _tile(text: str) -> tuple[int, int]:
     a, _, b = text.partition("-")
     return int(a), int(b.rstrip("LR"))
@@ -271,8 +282,7 @@ def table_page(table_id: int) -> str:
     """The table: the line, your hand with its legal moves, the others' tile counts, the
     events as they happen, the scores and each round's counting; its game in the viewer
     once over."""
-    _row(table_id)
-    row, view_id, view = table_view(get_store(), current_account(), table_id)
+    row, view_id, view = _view(table_id)
     invite_url = None
     if row.invite is not None and row.status == "waiting":
         invite_url = url_for("tables.join_page", table_id=row.id, code=row.invite, _external=True)
@@ -289,13 +299,10 @@ def table_page(table_id: int) -> str:
 def table_state(table_id: int) -> str:
     """The table's state alone, once the worker has published a view after ``after`` (or
     after :data:`POLL_SECONDS`, the newest): the page's script swaps it in."""
-    _row(table_id)
     after = request.args.get("after", "0")[:40]
     if not all(c.isdigit() or c == "-" for c in after):
         abort(400, "after must be a view's id, as the page gives it.")
-    row, view_id, view = table_view(
-        get_store(), current_account(), table_id, after=after, wait_seconds=POLL_SECONDS
-    )
+    row, view_id, view = _view(table_id, after=after, wait=POLL_SECONDS)
     return render_template("_table_state.html", **_state(row, view_id, view))
 
 
@@ -304,19 +311,18 @@ def table_state(table_id: int) -> str:
 def table_move(table_id: int) -> tuple[str, int] | str:
     """Play ``move`` for decision ``turn``; answer with the state once the bots have
     replied (or after :data:`MOVE_WAIT_SECONDS`), or 400 with a sentence."""
-    _row(table_id)
     turn_text = request.form.get("turn", "")
     move = request.form.get("move", "").strip()[:20]
     after = request.form.get("after", "0")[:40]
-    if not turn_text.isdigit():
-        return "The move needs its turn's number, as the page gives it.", 400
+    if not turn_text.isdigit() or not all(c.isdigit() or c == "-" for c in after):
+        return "The move needs its turn's and view's numbers, as the page gives them.", 400
     try:
-        send_move(get_store(), current_account(), table_id, int(turn_text), move)
+        row = send_move(get_store(), current_account(), table_id, int(turn_text), move)
+    except NotFound as exc:
+        abort(404, _sentence(exc))
     except TableError as exc:
         return _sentence(exc), 400
-    row, view_id, view = table_view(
-        get_store(), current_account(), table_id, after=after, wait_seconds=MOVE_WAIT_SECONDS
-    )
+    row, view_id, view = _view(table_id, after=after, wait=MOVE_WAIT_SECONDS, row=row)
     return render_template("_table_state.html", **_state(row, view_id, view))
 
 

@@ -306,16 +306,23 @@ def table_for(store: Store, actor: Actor, table_id: int) -> TableRow:
 
 
 def table_view(
-    store: Store, actor: Actor, table_id: int, *, after: str = "0", wait_seconds: float = 0.0
+    store: Store,
+    actor: Actor,
+    table_id: int,
+    *,
+    after: str = "0",
+    wait_seconds: float = 0.0,
+    row: TableRow | None = None,
 ) -> tuple[TableRow, str | None, dict[str, Any] | None]:
-    """The table, and the newest view of ``actor``'s seat (the spectators' for an admin
-    not seated) with its id: the one after ``after``, waiting up to ``wait_seconds``
-    (at most :data:`WAIT_SECONDS`) for it; (row, None, None) before the worker's first.
+    """The table (``row`` when the caller has it), and the newest view of ``actor``'s
+    seat (the spectators' for an admin not seated) with its id: the one after ``after``,
+    waiting up to ``wait_seconds`` (at most :data:`WAIT_SECONDS`) for it; (row, None,
+    None) before the worker's first.
 
     Raises:
         NotFound: as :func:`table_for`.
     """
-    row = table_for(store, actor, table_id)
+    row = row or table_for(store, actor, table_id)
     seat = seat_of(row, actor if isinstance(actor, Account) else None)
     key: int | str = "all" if seat is None else seat
     client = channel()
@@ -329,9 +336,9 @@ def table_view(
     return row, found[0], found[1]
 
 
-def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -> None:
+def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -> TableRow:
     """Relay ``actor``'s move for decision ``turn`` to the worker, once checked against
-    the view the worker published for the seat.
+    the view the worker published for the seat; return the table (for :func:`table_view`).
 
     Raises:
         PermissionDenied: anonymous.
@@ -357,6 +364,7 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     if move not in legal:
         raise TableError(f"{move[:20]!r} is not a legal move here: play one of {', '.join(legal)}")
     push_move(client, row.channel, seat, turn, move)
+    return row
 
 
 def _status_words(status: str) -> str:
