@@ -132,11 +132,22 @@ def _row(table_id: int) -> TableRow:
 
 
 def _view(
-    table_id: int, *, after: str = "0", wait: float = 0.0, row: TableRow | None = None
+    table_id: int,
+    *,
+    after: str = "0",
+    wait: float = 0.0,
+    row: TableRow | None = None,
+    until_mine: bool = False,
 ) -> tuple[TableRow, str | None, dict[str, Any] | None]:
     try:
         return table_view(
-            get_store(), current_account(), table_id, after=after, wait_seconds=wait, row=row
+            get_store(),
+            current_account(),
+            table_id,
+            after=after,
+            wait_seconds=wait,
+            row=row,
+            until_mine=until_mine,
         )
     except NotFound as exc:
         abort(404, _sentence(exc))
@@ -248,7 +259,7 @@ def _state(row: TableRow, view_id: str | None, view: dict[str, Any] | None) -> d
         for s in range(view["players"])
         if s != seat
     ]
-    finished = view["rounds"][-1] if view["rounds"] else None
+    finished = current if current["result"] is not None else view["last_round"]
     outcome = view["outcome"]
     won = None
     if outcome is not None and seat is not None:
@@ -268,9 +279,10 @@ def _state(row: TableRow, view_id: str | None, view: dict[str, Any] | None) -> d
         "counting": _counting(finished, view, seat) if finished is not None else None,
         "scores": [
             {"side": _side_name(side, view, seat), "score": score}
-            for side, score in enumerate(view["scores"])
+            for side, score in enumerate(current["scores"])
         ],
         "won": won,
+        "ends": (line[0][0], line[-1][1]) if line else None,
         "left": max(0, int(view["deadline"] - time.time())),
         "verdict": view.get("verdict"),
     }
@@ -322,7 +334,9 @@ def table_move(table_id: int) -> tuple[str, int] | str:
         abort(404, _sentence(exc))
     except TableError as exc:
         return _sentence(exc), 400
-    row, view_id, view = _view(table_id, after=after, wait=MOVE_WAIT_SECONDS, row=row)
+    row, view_id, view = _view(
+        table_id, after=after, wait=MOVE_WAIT_SECONDS, row=row, until_mine=True
+    )
     return render_template("_table_state.html", **_state(row, view_id, view))
 
 

@@ -9,8 +9,12 @@ Per table and seat, two keys (docs/tables.md):
   decision.
 - ``arena:table:KEY:views:SEAT``, a stream: the worker adds the seat's view
   (:func:`arena.engine.seatview.seat_view`, with the seats' names and the move's deadline)
-  whenever a person is to move and when the game ends; the web reads the newest, or waits
-  (``XREAD BLOCK``) for one after the page's. ``views:all`` is the spectators'.
+  after every move and when the game ends; the web reads the newest, or waits
+  (``XREAD BLOCK``) for one after the page's.
+
+The spectators' view of a table is the live feed's (:mod:`arena.service.livefeed`, its
+stream :func:`table_key`), as a match's is: a watching page reads a table as it reads a
+match.
 
 Streams are capped (:data:`STREAM_LENGTH`) and every key expires a day after its last
 write: nothing in Redis outlives the table's use. The table's state and record are the
@@ -23,6 +27,7 @@ The channel's Redis is ``ARENA_TABLES_URL``, else the broker's when it is Redis
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -32,12 +37,13 @@ from typing import Any
 import redis
 
 from arena.engine.game import Game
-from arena.engine.seatview import seat_view
+from arena.engine.seatview import game_turn, seat_view
+from arena.engine.spectate import spectator_view
 from arena.errors import ArenaError
 from arena.service.broker import BROKER_ENV
+from arena.service.livefeed import FEED_ERRORS, Feed
 
 __all__ = [
-    "SPECTATORS",
     "STREAM_LENGTH",
     "TABLES_URL_ENV",
     "RedisFeed",
@@ -47,6 +53,7 @@ __all__ = [
     "latest_view",
     "next_view",
     "push_move",
+    "table_key",
 ]
 
 #: The environment variable naming the channel's Redis.
@@ -55,14 +62,14 @@ TABLES_URL_ENV = "ARENA_TABLES_URL"
 STREAM_LENGTH = 64
 #: A key lives this long after its last write.
 KEY_SECONDS = 24 * 3600
-#: The stream of the spectators' view.
-SPECTATORS = "all"
 
 
 class TableError(ArenaError):
     """A table cannot be opened, joined or played as asked (the message says why, in a
     sentence)."""
 
+
+log = logging.getLogger(__name__)
 
 _clients: dict[str, redis.Redis] = {}
 _lock = threading.Lock()
@@ -95,6 +102,11 @@ def channel(url: str | None = None) -> redis.Redis:
         return client
 
 
+def table_key(table_id: int) -> str:
+    """The live feed's stream of table ``table_id``'s game (a spectator's view)."""
+    return f"arena:live:table:{table_id}"
+
+
 def _moves(table: str, seat: int) -> str:
     return f"arena:table:{table}:moves:{seat}"
 
@@ -117,16 +129,14 @@ def _view(entry: Any) -> tuple[str, dict[str, Any]]:
     return str(entry_id), json.loads(fields["view"])
 
 
-def latest_view(
-    client: redis.Redis, table: str, seat: int | str
-) -> tuple[str, dict[str, Any]] | None:
-    """The newest view of ``seat`` (an int, or :data:`SPECTATORS`) with its id, or None."""
+def latest_view(client: redis.Redis, table: str, seat: int) -> tuple[str, dict[str, Any]] | None:
+    """The newest view of ``seat`` with its id, or None."""
     entries: Any = client.xrevrange(_views(table, seat), count=1)
     return _view(entries[0]) if entries else None
 
 
 def next_view(
-    client: redis.Redis, table: str, seat: int | str, after: str, wait_seconds: float
+    client: redis.Redis, table: str, seat: int, after: str, wait_seconds: float
 ) -> tuple[str, dict[str, Any]] | None:
     """The newest view of ``seat`` after the one with id ``after`` ("0": any), waiting up to
     ``wait_seconds`` for one; None when none came."""
@@ -140,28 +150,43 @@ def next_view(
 
 class RedisFeed:
     """The worker's side (:class:`arena.match.human.TableFeed`): the views of the people at
-    ``humans`` and the spectators' view published, the people's moves awaited.
+    ``humans`` published after every move (:meth:`step`, the referee's ``watch``) and when a
+    person is to move, the spectators' view on the live feed, the people's moves awaited.
 
-    ``table`` is the table's channel key; ``names`` are the seats' names (the page shows
-    them); ``move_seconds`` is a person's
-    time for a move (the page counts it down)."""
+    ``table_id`` is the table's id and ``table`` its channel key; ``names`` are the seats'
+    names (the page shows them); ``move_seconds`` is a person's time for a move (the page
+    counts it down)."""
 
     def __init__(
         self,
         client: redis.Redis,
+        table_id: int,
         table: str,
         humans: Sequence[int],
         names: Sequence[str],
         move_seconds: float,
     ) -> None:
         self.client = client
+        self.table_id = table_id
         self.table = table
         self.humans = list(humans)
         self.names = list(names)
         self.move_seconds = move_seconds
+        self._shown: tuple[int, int, str] | None = None
+
+    def step(self, index: int, game: Game) -> None:
+        """The referee's ``watch``: publish the game after a move (once a state; the end
+        is the table's to publish, with its verdict)."""
+        if not game.is_terminal():
+            self.publish(game)
 
     def publish(self, game: Game, *, status: str = "playing", verdict: Any = None) -> None:
-        """Add each person's view and the spectators' to their streams."""
+        """Add each person's view to their streams, and the spectators' to the live feed;
+        nothing when this state (its decision and status) was published already."""
+        state = (len(game.rounds), game_turn(game), status)
+        if state == self._shown:
+            return
+        self._shown = state
         extra = {
             "names": self.names,
             "humans": self.humans,
@@ -170,13 +195,17 @@ class RedisFeed:
             "status": status,
             "verdict": verdict,
         }
-        pipe = self.client.pipeline()
-        for seat in [*self.humans, None]:
-            key = _views(self.table, SPECTATORS if seat is None else seat)
+        pipe = self.client.pipeline(transaction=False)
+        for seat in self.humans:
+            key = _views(self.table, seat)
             view = {**seat_view(game, seat), **extra}
             pipe.xadd(key, {"view": json.dumps(view)}, maxlen=STREAM_LENGTH, approximate=True)
             pipe.expire(key, KEY_SECONDS)
         pipe.execute()
+        try:
+            Feed(self.client).publish(table_key(self.table_id), {**spectator_view(game), **extra})
+        except FEED_ERRORS as exc:  # the spectators' view never stops the game
+            log.warning("table %s: the live feed failed: %s", self.table_id, exc)
 
     def wait_move(self, seat: int, turn: int, seconds: float) -> str | None:
         """The move the person at ``seat`` sent for decision ``turn`` (moves for earlier

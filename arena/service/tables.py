@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -313,27 +314,42 @@ def table_view(
     after: str = "0",
     wait_seconds: float = 0.0,
     row: TableRow | None = None,
+    until_mine: bool = False,
 ) -> tuple[TableRow, str | None, dict[str, Any] | None]:
     """The table (``row`` when the caller has it), and the newest view of ``actor``'s
-    seat (the spectators' for an admin not seated) with its id: the one after ``after``,
-    waiting up to ``wait_seconds`` (at most :data:`WAIT_SECONDS`) for it; (row, None,
-    None) before the worker's first.
+    seat with its id: the one after ``after``, waiting up to ``wait_seconds`` (at most
+    :data:`WAIT_SECONDS`) for one (with ``until_mine``, for one where the seat is to move
+    or the game is over, the newest seen meanwhile otherwise); (row, None, None) before the
+    worker's first, or for an admin not seated (the spectators' view is the live feed's).
 
     Raises:
         NotFound: as :func:`table_for`.
     """
     row = row or table_for(store, actor, table_id)
     seat = seat_of(row, actor if isinstance(actor, Account) else None)
-    key: int | str = "all" if seat is None else seat
+    if seat is None:
+        return row, None, None
     client = channel()
     found = None
     if wait_seconds > 0 and row.status in ("waiting", "pending", "running"):
-        found = next_view(client, row.channel, key, after, min(wait_seconds, WAIT_SECONDS))
+        deadline = time.monotonic() + min(wait_seconds, WAIT_SECONDS)
+        while (left := deadline - time.monotonic()) > 0:
+            newer = next_view(client, row.channel, seat, after, left)
+            if newer is None:
+                break
+            found, after = newer, newer[0]
+            if not until_mine or _settled(newer[1], seat):
+                break
     if found is None:
-        found = latest_view(client, row.channel, key)
+        found = latest_view(client, row.channel, seat)
     if found is None:
         return row, None, None
     return row, found[0], found[1]
+
+
+def _settled(view: Mapping[str, Any], seat: int) -> bool:
+    """Whether ``seat`` is to move in ``view``, or the game is over."""
+    return view.get("status") != "playing" or view["round"]["to_move"] == seat
 
 
 def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -> TableRow:
@@ -405,6 +421,7 @@ def run_table(
     assert row is not None
     feed = RedisFeed(
         channel(),
+        table_id,
         row.channel,
         [s.seat for s in row.seats if s.human],
         [_seat_name(s) for s in row.seats],
@@ -461,6 +478,7 @@ def _play(
             seed=row.seed,
             teams=row.teams,
             time_control=settings.time_control(),
+            watch=feed.step,
         )
     )
     verdict = outcome.verdict.to_dict() if outcome.verdict is not None else None
