@@ -31,6 +31,7 @@ from arena.service.tables import (
     TableError,
     join_table,
     open_table,
+    playable_version,
     seat_of,
     send_move,
     table_for,
@@ -100,6 +101,13 @@ def new_table() -> BaseResponse | tuple[str, int] | str:
         form["seat"] = _whole("seat", 0, 4, 0)
         if form["bot"] and not form["bot"].isdigit():
             raise TableError(f"the bot must be a version's number, not {form['bot']!r}")
+        if not form["bot"] and request.args.get("owner"):  # a leaderboard's row
+            owner, name = request.args.get("owner", "")[:100], request.args.get("name", "")[:100]
+            version = _whole("version", 1, 2**31 - 1, 1)
+            found = playable_version(get_store(), owner, name, version)
+            if found is None:
+                raise TableError(f"no bot {owner}/{name} v{version} is stored")
+            form["bot"] = str(found)
     except TableError as exc:
         flash(_sentence(exc))
         form.update(players=2, seat=0, bot="")

@@ -128,3 +128,11 @@ def test_the_form_says_what_is_wrong(app: Flask, store: Store, tables_channel: s
         answer = carol.post("/tables/new", data={"csrf_token": token, **data})
         assert answer.status_code == 400, data
         assert sentence in answer.get_data(as_text=True), (data, answer.get_data(as_text=True))
+    # a leaderboard's row names the bot by owner, name and version
+    row = carol.get("/tables/new?owner=bob&name=counter&version=1&rules=block")
+    assert row.status_code == 200
+    assert re.search(r'name="bot" value="\d+"', row.get_data(as_text=True))
+    assert '<option value="block" selected>' in row.get_data(as_text=True)
+    missing = carol.get("/tables/new?owner=bob&name=counter&version=9")
+    assert missing.status_code == 400
+    assert "No bot bob/counter v9 is stored." in missing.get_data(as_text=True)
