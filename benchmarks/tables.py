@@ -66,6 +66,8 @@ class Person(threading.Thread):
     def __init__(self, base: str, name: str, bot: int, start: threading.Barrier) -> None:
         super().__init__(name=name)
         self.base, self.user, self.bot, self.start_line = base, name, bot, start
+        self.client = httpx.Client(base_url=base, timeout=60)
+        self.token = ""
         self.trips: list[float] = []
         self.pages: list[float] = []
         self.error: str | None = None
@@ -82,13 +84,19 @@ class Person(threading.Thread):
         assert found, f"no CSRF token on {path}"
         return found.group(1)
 
+    def log_in(self) -> None:
+        """Log in (one person after another: the login's hashing line is not measured)."""
+        token = self._token(self.client, "/login")
+        answer = self.client.post("/login", data={"name": self.user, "password": PASSWORD,
+                                                  "csrf_token": token})  # fmt: skip
+        if answer.status_code != 302:
+            raise SystemExit(f"{self.user} could not log in: {answer.status_code}")
+        self.token = self._token(self.client, "/tables/new")
+
     def _play(self) -> None:
-        with httpx.Client(base_url=self.base, timeout=60) as client:
-            token = self._token(client, "/login")
-            client.post("/login", data={"name": self.user, "password": PASSWORD,
-                                        "csrf_token": token})  # fmt: skip
-            token = self._token(client, "/tables/new")
-            self.start_line.wait()
+        client, token = self.client, self.token
+        try:
+            self.start_line.wait(timeout=120)
             opened = client.post("/tables/new", data={
                 "rules": "draw", "players": "2", "seat": "0", "bot": str(self.bot),
                 "csrf_token": token,
@@ -123,6 +131,8 @@ class Person(threading.Thread):
                     began = time.perf_counter()
                     client.get(path)
                     self.pages.append(time.perf_counter() - began)
+        finally:
+            client.close()
 
 
 def main() -> None:
@@ -177,6 +187,8 @@ def main() -> None:
                     time.sleep(0.2)
             start = threading.Barrier(args.humans)
             people = [Person(base, name, greedy, start) for name in names]
+            for person in people:
+                person.log_in()
             began = time.perf_counter()
             for person in people:
                 person.start()
