@@ -1,6 +1,7 @@
 """People playing bots in the browser (issue 35): a move's round trip, p50 and p95.
 
-    PYTHONPATH=$PWD python benchmarks/tables.py [--humans 30] [--url URL] [--no-tournament]
+    PYTHONPATH=$PWD python benchmarks/tables.py [--humans 30] [--postgres | --url URL]
+        [--no-tournament]
 
 A deployment on this machine: a throwaway redis-server (the broker and the tables'
 channel), the app under gunicorn as ``arena serve`` runs it (2 processes of 16 threads), a
@@ -20,6 +21,7 @@ is shared: say it beside the figures). The goal is a round trip under 200 ms.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import statistics
@@ -41,7 +43,7 @@ from arena.service.broker import configure
 from arena.service.dispatch import dispatch_matches
 from arena.service.matches import create_stored_tournament
 from arena.store.db import connect, upgrade
-from tests.servers import free_port, running_redis, start_worker, stop_workers
+from tests.servers import free_port, running_postgres, running_redis, start_worker, stop_workers
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 PASSWORD = "correct horse battery"
@@ -139,11 +141,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--humans", type=int, default=30)
     parser.add_argument("--url", help="an empty PostgreSQL database (default: SQLite)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="a throwaway PostgreSQL server's database"
+    )
     parser.add_argument("--no-tournament", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as directory, running_redis() as redis:
-        root = Path(directory)
+    with contextlib.ExitStack() as stack:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        redis = stack.enter_context(running_redis())
         url = args.url or f"sqlite:///{root / 'tables.db'}"
+        if args.postgres:
+            url = f"{stack.enter_context(running_postgres())}/postgres"
         upgrade(url)
         store = connect(url)
         hasher = password_hasher(cheap=True)
@@ -206,7 +214,7 @@ def main() -> None:
         errors = [f"{p.name}: {p.error}" for p in people if p.error]
         done = sum(1 for p in people if p.result == "done")
         busy = "no tournament" if args.no_tournament else "a tournament playing"
-        backend = "PostgreSQL" if args.url else "SQLite"
+        backend = "SQLite" if url.startswith("sqlite") else "PostgreSQL"
         print(f"{args.humans} people at once, {busy}, {backend}: "
               f"{done} games played to the end in {seconds:.0f} s, {len(trips)} moves")  # fmt: skip
         if trips:

@@ -62,6 +62,10 @@ TABLES_URL_ENV = "ARENA_TABLES_URL"
 STREAM_LENGTH = 64
 #: A key lives this long after its last write.
 KEY_SECONDS = 24 * 3600
+#: The longest a blocking read waits at once (a person's move is awaited in such slices),
+#: and the socket's timeout above it: a Redis gone away costs a wait at most that.
+BLOCK_SECONDS = 15.0
+SOCKET_SECONDS = BLOCK_SECONDS + 5
 
 
 class TableError(ArenaError):
@@ -98,7 +102,12 @@ def channel(url: str | None = None) -> redis.Redis:
     with _lock:
         client = _clients.get(url)
         if client is None:
-            client = _clients[url] = redis.Redis.from_url(url, decode_responses=True)
+            client = _clients[url] = redis.Redis.from_url(
+                url,
+                decode_responses=True,
+                socket_timeout=SOCKET_SECONDS,
+                socket_connect_timeout=5,
+            )
         return client
 
 
@@ -141,7 +150,8 @@ def next_view(
     """The newest view of ``seat`` after the one with id ``after`` ("0": any), waiting up to
     ``wait_seconds`` for one; None when none came."""
     key = _views(table, seat)
-    found: Any = client.xread({key: after}, block=max(1, int(wait_seconds * 1000)))
+    block = max(1, int(min(wait_seconds, BLOCK_SECONDS) * 1000))
+    found: Any = client.xread({key: after}, block=block)
     if not found:
         return None
     entries = found[0][1]
@@ -216,9 +226,9 @@ class RedisFeed:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            popped: Any = self.client.blpop([key], timeout=left)
+            popped: Any = self.client.blpop([key], timeout=min(left, BLOCK_SECONDS))
             if popped is None:
-                return None
+                continue
             try:
                 sent = json.loads(popped[1])
             except ValueError:
