@@ -159,6 +159,8 @@ def _view(
         )
     except NotFound as exc:
         abort(404, _sentence(exc))
+    except TableError as exc:  # the channel is away: the page's next poll tries again
+        abort(503, _sentence(exc))
 
 
 def _tile(text: str) -> tuple[int, int]:

@@ -44,6 +44,7 @@ from arena.service.broker import BROKER_ENV
 from arena.service.livefeed import FEED_ERRORS, Feed
 
 __all__ = [
+    "CHANNEL_ERRORS",
     "STREAM_LENGTH",
     "TABLES_URL_ENV",
     "RedisFeed",
@@ -74,6 +75,9 @@ class TableError(ArenaError):
 
 
 log = logging.getLogger(__name__)
+
+#: What the channel's Redis raises when it is away or refuses.
+CHANNEL_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
 
 _clients: dict[str, redis.Redis] = {}
 _lock = threading.Lock()

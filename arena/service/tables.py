@@ -21,10 +21,11 @@ rating counts it; each bot's page shows its record against people
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -46,6 +47,7 @@ from arena.service.permissions import Actor, allowed, require
 from arena.service.privacy import hidden_from
 from arena.service.rule_sets import find_rules
 from arena.service.table_channel import (
+    CHANNEL_ERRORS,
     RedisFeed,
     TableError,
     channel,
@@ -329,6 +331,13 @@ def table_view(
     seat = seat_of(row, actor if isinstance(actor, Account) else None)
     if seat is None:
         return row, None, None
+    with _answering():
+        return _newest(row, seat, after, wait_seconds, until_mine)
+
+
+def _newest(
+    row: TableRow, seat: int, after: str, wait_seconds: float, until_mine: bool
+) -> tuple[TableRow, str | None, dict[str, Any] | None]:
     client = channel()
     found = None
     if wait_seconds > 0 and row.status in ("waiting", "pending", "running"):
@@ -345,6 +354,15 @@ def table_view(
     if found is None:
         return row, None, None
     return row, found[0], found[1]
+
+
+@contextlib.contextmanager
+def _answering() -> Iterator[None]:
+    """The channel's faults as a sentence (a page shows it; the next poll tries again)."""
+    try:
+        yield
+    except CHANNEL_ERRORS as exc:
+        raise TableError(f"the table's channel is not answering ({exc}): try again") from None
 
 
 def _settled(view: Mapping[str, Any], seat: int) -> bool:
@@ -369,8 +387,9 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
         raise NotFound(f"no table {table_id} of yours")
     if row.status != "running":
         raise TableError(f"the table's game is {_status_words(row.status)}: no move is taken")
-    client = channel()
-    found = latest_view(client, row.channel, seat)
+    with _answering():
+        client = channel()
+        found = latest_view(client, row.channel, seat)
     view = found[1] if found is not None else None
     if view is None or view.get("status") != "playing" or view["round"]["to_move"] != seat:
         raise TableError("it is not your turn")
@@ -379,7 +398,8 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     legal = view["round"]["legal_moves"]
     if move not in legal:
         raise TableError(f"{move[:20]!r} is not a legal move here: play one of {', '.join(legal)}")
-    push_move(client, row.channel, seat, turn, move)
+    with _answering():
+        push_move(client, row.channel, seat, turn, move)
     return row
 
 
