@@ -53,7 +53,12 @@ STATE = re.compile(r'id="table-state"([^>]*)>')
 def _attrs(html: str) -> dict[str, str]:
     found = STATE.search(html)
     if found is None:
-        raise SystemExit(f"no table state in the answer: {html[:300]!r}")
+        title = re.search(r"<title>([^<]*)", html)
+        shown = re.search(r"<main>\s*(?:<[^>]*>\s*)*([^<]{0,300})", html)
+        raise RuntimeError(
+            f"no table state in the answer: {title.group(1) if title else ''} "
+            f"{shown.group(1).strip() if shown else html[:200]!r}"
+        )
     return dict(re.findall(r'(data-[a-z]+)="([^"]*)"', found.group(1)))
 
 
@@ -111,6 +116,9 @@ class Person(threading.Thread):
                 state = _attrs(html)
                 if state["data-status"] in ("done", "closed", "failed"):
                     self.result = state["data-status"]
+                    if self.result != "done":
+                        found = re.search(r'class="caption">([^<]*)', html)
+                        self.error = f"{self.result}: {found.group(1) if found else '?'}"
                     return
                 if not state.get("data-mine"):
                     html = client.get(f"{path}/state?after={state['data-after']}").text
@@ -167,6 +175,9 @@ def main() -> None:
             "ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": redis.url,
             "ARENA_TABLES_MAX": str(args.humans), "ARENA_SECRET_KEY": "benchmark",
             "ARENA_LOGIN_ADDRESS_LIMIT": "1000 per minute",
+            # a deployment's leases (the tests' 2 s ones run out on a loaded machine)
+            "ARENA_LEASE_SECONDS": "60", "ARENA_HEARTBEAT_SECONDS": "20",
+            "ARENA_SWEEP_SECONDS": "15",
             "ARENA_READ_LIMIT": "1000000 per minute",
             "ARENA_STEP_LIMIT": "1000000 per minute",
         }  # fmt: skip
