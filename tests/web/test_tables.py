@@ -136,3 +136,27 @@ def test_the_form_says_what_is_wrong(app: Flask, store: Store, tables_channel: s
     missing = carol.get("/tables/new?owner=bob&name=counter&version=9")
     assert missing.status_code == 400
     assert "No bot bob/counter v9 is stored." in missing.get_data(as_text=True)
+
+
+def test_an_invitation_seats_a_second_person(app: Flask, store: Store, tables_channel: str) -> None:
+    store_bots(store)
+    for name in ("carol", "dave"):
+        create_account(store, name, PASSWORD, hasher=HASHER)
+    carol, dave = logged_in(app, "carol"), logged_in(app, "dave")
+    token = csrf_token(carol, "/tables/new")
+    opened = carol.post(
+        "/tables/new",
+        data={"rules": "draw", "players": "3", "seat": "0", "invite": "1", "csrf_token": token},
+    )
+    assert opened.status_code == 302
+    page = carol.get(opened.location).get_data(as_text=True)
+    assert "Waiting for the invited person to sit down" in page
+    link = re.search(r'<code id="invite-url">http://localhost(/tables/1/join/[^<]+)</code>', page)
+    assert link, page
+    assert dave.get("/tables/1").status_code == 404
+    assert "Sit down" in dave.get(link.group(1)).get_data(as_text=True)
+    wrong = dave.post("/tables/1/join/nope", data={"csrf_token": csrf_token(dave, link.group(1))})
+    assert wrong.status_code == 404
+    joined = dave.post(link.group(1), data={"csrf_token": csrf_token(dave, link.group(1))})
+    assert joined.status_code == 302 and joined.location == "/tables/1"
+    assert "Waiting for a worker to deal" in dave.get("/tables/1").get_data(as_text=True)
