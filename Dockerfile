@@ -7,10 +7,14 @@ FROM python:3.11-slim-bookworm
 # before bwrap). util-linux is already in the base image; it is named so the dependency is
 # explicit. The bots' runtimes (arena/match/runtimes.py): Debian's python3 (/usr/bin/python3,
 # what python and python-numpy bots run under, apart from the image's own Python) and
-# nodejs (/usr/bin/node, the javascript runtime).
-RUN apt-get update \
+# nodejs (/usr/bin/node, the javascript runtime); Debian's compilers for the compiled
+# runtimes: GCC 12 for cpp (g++-12) and c (gcc-12), libc6-dev for static binaries, Go 1.19
+# for go (golang-1.19-go), rustc 1.63 for rust (linked by gcc-12), OpenJDK 17 for java
+# (openjdk-17-jdk-headless: javac, and java with it; its postinst links man pages into
+# /usr/share/man/man1, which the slim image lacks).
+RUN mkdir -p /usr/share/man/man1 && apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap libseccomp2 util-linux \
-        python3 nodejs \
+        python3 nodejs g++-12 gcc-12 libc6-dev golang-1.19-go rustc openjdk-17-jdk-headless \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

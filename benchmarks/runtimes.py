@@ -1,4 +1,5 @@
-"""The runtimes' cost in the sandbox: cold start and memory of a bot of each runtime.
+"""The runtimes' cost in the sandbox: compile time, cold start, memory and time a move of a
+bot of each runtime.
 
 Usage::
 
@@ -6,17 +7,23 @@ Usage::
 
 For each runtime (arena/match/runtimes.py) and its sample bot -- ``python``:
 ``bots/greedy.py``; ``python-numpy``: ``bots/numpy_greedy.py`` (imports numpy);
-``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``) --
-prints, from one run:
+``javascript``: the javascript starter bot (``arena new-bot --runtime javascript``);
+``cpp``: ``bots/greedy.cpp`` (the kit arena.hpp); ``c``, ``go``, ``rust``: their starters
+(greedy, speaking the protocol themselves); ``java``: ``bots/Greedy.java`` (the kit
+arena/match/kits/java; its cold start includes the kit's practice rounds, the JVM's JIT
+warm-up) -- prints, from one run:
 
+- for a compiled runtime, the compile in the sandbox (:mod:`arena.match.compiler`), into a
+  compile cache of the run's own (so it really compiles);
 - the cold start, process start to its handshake reply, median (and the slowest) of
   ``--starts`` starts in the sandbox (the first start of a runtime, which also lists its
   libraries with ``ldd`` once per process, is left out);
 - the bot process's peak resident memory (``VmHWM`` of the sandbox's pid 1, the bot) after
   ``--games`` games of ``draw`` against ``random``, and its address space (``VmPeak``),
   which RLIMIT_AS bounds;
-- the average time the referee charged it per move.
+- the average time the referee charged it per move, in µs, and as a multiple of python's.
 
+A runtime with a sample bot in :func:`sample_bots` gets a row (the same code for each).
 Timings on a shared machine are noisy: compare the runtimes within one run.
 Needs the sandbox and every runtime: ``./run test`` installs them as root.
 """
@@ -24,15 +31,17 @@ Needs the sandbox and every runtime: ``./run test`` installs them as root.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from arena.engine.rules import find_rules
+from arena.match.compiler import CACHE_ENV, build
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import ProcessPlayer, StrategyPlayer, TimeControl, play_match
-from arena.match.runtimes import RUNTIMES, runtime_missing
+from arena.match.runtimes import RUNTIMES, find_runtime, runtime_missing
 from arena.match.sandbox import Sandbox, check_sandbox, process_slots
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,6 +98,36 @@ def memory(path: Path, runtime: str, games: int, slot: int) -> tuple[int, int, f
     return seen.get("VmHWM", 0), seen.get("VmPeak", 0), per_move
 
 
+def sample_bots(directory: Path) -> dict[str, Path]:
+    """Each runtime's sample bot (starters written to ``directory``, readable by all)."""
+    starters = {}
+    named = (("javascript", "starter.js"), ("c", "cstarter.c"), ("go", "gostarter.go"),
+             ("rust", "ruststarter.rs"))  # fmt: skip
+    for runtime, name in named:
+        path = directory / name
+        write_starter_bot(path, runtime)
+        path.chmod(0o644)
+        starters[runtime] = path
+    return {
+        "python": ROOT / "bots" / "greedy.py",
+        "python-numpy": ROOT / "bots" / "numpy_greedy.py",
+        "javascript": starters["javascript"],
+        "cpp": ROOT / "bots" / "greedy.cpp",
+        "c": starters["c"],
+        "go": starters["go"],
+        "rust": starters["rust"],
+        "java": ROOT / "bots" / "Greedy.java",
+    }
+
+
+def compile_seconds(path: Path, runtime: str, slot: int) -> float | None:
+    """Seconds the compile of ``path`` took in the sandbox (None: not a compiled runtime)."""
+    chosen = find_runtime(runtime)
+    if chosen.compiler is None:
+        return None
+    return build(path, chosen, Sandbox(slot=slot)).seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--starts", type=int, default=10, help="cold starts to time (10)")
@@ -101,26 +140,28 @@ def main(argv: list[str] | None = None) -> int:
         print("cannot run: " + "; ".join(problems))
         return 2
     slot = process_slots()
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
+        tempfile.TemporaryDirectory(prefix="arena-bench-cache-") as cache,
+    ):
+        os.environ[CACHE_ENV] = cache  # a cache of the run's own: every compile is timed
         Path(directory).chmod(0o755)
-        js = Path(directory) / "starter.js"
-        write_starter_bot(js, "javascript")
-        js.chmod(0o644)
-        bots = {
-            "python": ROOT / "bots" / "greedy.py",
-            "python-numpy": ROOT / "bots" / "numpy_greedy.py",
-            "javascript": js,
-        }
-        print(f"{'runtime':<14} {'cold start ms (median, max)':>28} {'peak RSS MB':>12} "
-              f"{'address space MB':>17} {'ms a move':>10}")  # fmt: skip
-        for runtime, path in bots.items():
+        print(f"{'runtime':<14} {'compile s':>9} {'cold start ms (median, max)':>28} "
+              f"{'peak RSS MB':>12} {'address space MB':>17} {'µs a move':>10} "
+              f"{'x python':>9}")  # fmt: skip
+        python_move = None
+        for runtime, path in sample_bots(Path(directory)).items():
+            compiled = compile_seconds(path, runtime, slot)
             times = cold_starts(path, runtime, args.starts, slot)
             rss, peak, per_move = memory(path, runtime, args.games, slot)
+            python_move = python_move or per_move
             print(
-                f"{runtime:<14} {statistics.median(times) * 1000:>20.0f} "
-                f"{max(times) * 1000:>7.0f} {rss / 1024:>12.1f} {peak / 1024:>17.0f} "
-                f"{per_move:>10.3f}"
+                f"{runtime:<14} {'-' if compiled is None else f'{compiled:.1f}':>9} "
+                f"{statistics.median(times) * 1000:>20.0f} {max(times) * 1000:>7.0f} "
+                f"{rss / 1024:>12.1f} {peak / 1024:>17.0f} {per_move * 1000:>10.0f} "
+                f"{per_move / python_move:>9.2f}"
             )
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores here)")
     return 0
 
 

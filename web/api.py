@@ -335,7 +335,7 @@ class Tournaments:
 class UploadForm(BaseModel):
     source: BaseFile
     name: str = Field("", max_length=64)
-    #: python, python-numpy or javascript (arena.match.runtimes); default: by the suffix.
+    #: a runtime of arena.match.runtimes (python, cpp, ...); default: by the suffix.
     runtime: str = Field("", max_length=20)
 
 
@@ -502,11 +502,11 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     tags=["bots"],
 )
 def api_upload(form: UploadForm) -> tuple[UploadView, int, dict[str, str]]:
-    """Upload a bot (multipart: ``source``, a .py or .js file; ``name``, default the file's
-    stem; ``runtime``: python, python-numpy or javascript, default by the file's suffix): 202
-    with the upload, checked on a worker; poll ``/uploads/{id}``. An ``Idempotency-Key``
-    header sent again (or the same file again within a minute) answers the first upload,
-    with ``Idempotent-Replayed: true``."""
+    """Upload a bot (multipart: ``source``, a bot file (.py, .js, .cpp, .c, .java); ``name``,
+    default the file's stem; ``runtime``: one of arena.match.runtimes, default by the file's
+    suffix): 202 with the upload, checked on a worker; poll ``/uploads/{id}``. An
+    ``Idempotency-Key`` header sent again (or the same file again within a minute) answers
+    the first upload, with ``Idempotent-Replayed: true``."""
     account = _caller("upload")
     # no body at all: spectree validates nothing and passes None
     file = form.source if form is not None and isinstance(form.source, FileStorage) else None

@@ -74,7 +74,7 @@ class AssignmentCreate(BaseModel):
     runtimes: list[str] = Field(
         default_factory=lambda: list(_DEFAULTS.runtimes),
         max_length=8,
-        description="python, python-numpy, javascript: those a submission may run under",
+        description="the runtimes a submission may run under (python, cpp, ...)",
     )
     points: dict[str, float] = Field(
         default_factory=dict,

@@ -67,7 +67,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         return render_template("upload.html", **context)
     file = request.files.get("source")
     if file is None or not file.filename:
-        flash("Choose a .py or .js file to upload.")
+        flash("Choose a bot file to upload (.py, .js, .cpp, .c or .java).")
         return render_template("upload.html", **context), 400
     context["name"] = request.form.get("name", "").strip() or PurePath(file.filename).stem
     filename, data = read_file(file)

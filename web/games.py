@@ -10,6 +10,8 @@ is redacted for everyone else. The replay viewer will take over the game's page 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
@@ -24,6 +26,7 @@ from flask import (
     request,
     url_for,
 )
+from markupsafe import Markup
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from arena.engine.events import Play, Termination
@@ -82,6 +85,34 @@ games = Blueprint("games", __name__)
 # Every page naming a game's seats shows them by display name (templates/_names.html).
 games.add_app_template_global(seat_name, "seat_name")
 games.add_app_template_global(seat_names, "seat_names")
+
+
+#: Game rows a process keeps rendered (the least recently shown go first): about 20 pages
+#: of 50 games.
+ROWS_KEPT = 1000
+_rows_kept: OrderedDict[tuple[Any, ...], Markup] = OrderedDict()
+_rows_lock = threading.Lock()
+
+
+@games.app_template_global("game_row")
+def game_row(row: GameRow, show_outcome: bool) -> Markup:
+    """A game list's row (``_game_row.html``), rendered once for every page that lists the
+    game: a stored game's row changes only with what its value holds (its record pruned,
+    say), which is the cache's key; privacy filtered it in or out before."""
+    key = (request.script_root, bool(show_outcome), row)
+    with _rows_lock:
+        kept = _rows_kept.get(key)
+        if kept is not None:
+            _rows_kept.move_to_end(key)
+            return kept
+    template = current_app.jinja_env.get_template("_game_row.html")
+    rendered = Markup(template.render(g=row, show_outcome=show_outcome))
+    with _rows_lock:
+        _rows_kept[key] = rendered
+        while len(_rows_kept) > ROWS_KEPT:
+            _rows_kept.popitem(last=False)
+    return rendered
+
 
 #: Games a page lists.
 PAGE_SIZE = 50

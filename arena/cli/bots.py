@@ -17,6 +17,7 @@ from arena.cli.common import (
 from arena.match.lineup import CheckReport, check_bot
 from arena.match.newbot import write_starter_bot
 from arena.match.referee import TimeControl
+from arena.match.runtimes import find_runtime
 from arena.match.sandbox import Limits
 
 # --- arena check, arena new-bot -----------------------------------------------------------
@@ -38,10 +39,11 @@ from arena.match.sandbox import Limits
 def check_command(
     bot: str, games: int, unsandboxed: bool, move_time: float, memory: int, runtime: str | None
 ) -> int:
-    """Start BOT_FILE under its runtime (--runtime: python, python-numpy, javascript; by
-    default the file's suffix says), check its handshake, play it against random under every
-    preset, and report its timing and any fault with the tail of its stderr. Exit status 0:
-    the bot passed; 1: it faulted."""
+    """Start BOT_FILE under its runtime (--runtime: python, python-numpy, javascript, cpp,
+    c, go, rust, java; by default the file's suffix says; a compiled one's file is compiled first,
+    its compiler's errors shown as it printed them), check its handshake, play it against
+    random under every preset, and report its timing and any fault with the tail of its
+    stderr. Exit status 0: the bot passed; 1: it faulted."""
     if not Path(bot).is_file():
         raise click.BadParameter(f"no bot file {bot!r}", param_hint="'BOT_FILE'")
     reports = check_bot(
@@ -63,9 +65,14 @@ def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -
     final report (``arena check`` and ``arena bots add``)."""
     report = None
     for preset, report in reports:
+        if report.compile_error:
+            click.echo(f"{report.bot} does not compile:\n{report.compile_error}")
+            return report
         faulted = [o for name, o in report.faults if name == preset]
         click.echo(f"{preset:<15} {'FAULT' if faulted else 'ok'}")
     assert report is not None
+    if report.compile_seconds:
+        click.echo(f"compiled in {report.compile_seconds:.1f} s")
     click.echo(
         f"{report.name}: {plural(report.games, 'game')}, start-up "
         f"{report.startup_seconds * 1000:.0f} ms, {plural(report.decisions, 'move')}, "
@@ -96,10 +103,12 @@ def show_check(reports: Iterator[tuple[str, CheckReport]], *, sandboxed: bool) -
 @click.argument("name")
 @runtime_option
 def new_bot_command(name: str, runtime: str | None) -> None:
-    """Write NAME.py (NAME.js with --runtime javascript; or NAME, if it ends so): a commented
-    starter bot to edit, for the runtime (python by default; python-numpy; javascript)."""
+    """Write NAME.py (NAME.js with --runtime javascript, NAME.cpp with --runtime cpp, and so
+    on; or NAME, if it ends so): a commented starter bot to edit, for the runtime (python by
+    default; python-numpy; javascript; cpp; java; c, go, rust: programs speaking the
+    protocol)."""
     runtime = runtime or "python"
-    suffix = ".js" if runtime == "javascript" else ".py"
+    suffix = find_runtime(runtime).suffix
     path = Path(name if name.endswith(suffix) else name + suffix)
     try:
         write_starter_bot(path, runtime)

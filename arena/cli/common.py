@@ -251,7 +251,7 @@ runtime_option = click.option(
     "--runtime",
     type=click.Choice(list(RUNTIMES)),
     default=None,
-    help="What the bot file runs under (default: .py python, .js javascript).",
+    help="What the bot file runs under (default: by its suffix: .py python, .js javascript, ...).",
 )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from arena.engine.events import Termination
 from arena.engine.rules import PRESETS
 from arena.errors import ParseError
+from arena.match.compiler import CompileError
 from arena.match.referee import (
     GameOutcome,
     PlainLauncher,
@@ -246,11 +247,16 @@ class CheckReport:
     slowest: float = 0.0
     #: (rule set, verdict) of every game the bot forfeited.
     faults: list[tuple[str, GameOutcome]] = field(default_factory=list)
+    #: A compiled runtime's compile: its seconds (0.0 when the artefact was cached), and
+    #: what the compiler printed when the source does not compile (then no game is played).
+    compile_seconds: float = 0.0
+    compile_error: str = ""
 
     @property
     def ok(self) -> bool:
-        """Whether the bot played every game without a fault."""
-        return not self.faults and self.games > 0
+        """Whether the bot compiled (if it is compiled) and played every game without a
+        fault."""
+        return not self.compile_error and not self.faults and self.games > 0
 
     @property
     def mean_move_seconds(self) -> float:
@@ -268,11 +274,14 @@ def check_bot(
     limits: Limits | None = None,
     runtime: str | None = None,
 ) -> Iterator[tuple[str, CheckReport]]:
-    """Validate a bot as an upload would be: it starts, answers the handshake, and plays
+    """Validate a bot as an upload would be: a compiled runtime's source compiles (in the
+    sandbox, :mod:`arena.match.compiler`), it starts, answers the handshake, and plays
     ``games`` 2-player games against ``random`` under every preset, under ``runtime``
     (default: the one the file's name says).
 
     Yields (preset, report so far) after each preset; the last report is the final one.
+    A source that does not compile yields (``"compile"``, its report with the compiler's
+    output in ``compile_error``) and plays nothing.
 
     Raises:
         ParseError: no such file.
@@ -288,6 +297,14 @@ def check_bot(
         )
         bot = players[0]
         assert isinstance(bot, ProcessPlayer)
+        try:
+            built = bot.prepare()
+        except CompileError as exc:
+            report.compile_error = str(exc)
+            yield "compile", report
+            return
+        if built is not None and not built.cached:
+            report.compile_seconds = built.seconds
         for outcome in play_match(
             rules, players, games=games, seed=seed, time_control=time_control
         ):

@@ -3,7 +3,10 @@
 Standard library only. :func:`starter_bot` returns the text of a commented bot
 file that plays legally as it is (the heaviest tile, like ``greedy``) and shows
 every field of the observation, for each runtime (``python``; ``python-numpy``, whose
-choice numpy scores; ``javascript``, for the kit ``botkit.js``); :func:`write_starter_bot`
+choice numpy scores; ``javascript``, for the kit ``botkit.js``; ``cpp``, for the kit
+``kits/arena.hpp``; ``c``, ``go`` and ``rust``, programs speaking the protocol,
+``kits/starter.c`` ...; ``java``, for the kit ``kits/java``);
+:func:`write_starter_bot`
 writes it, never over an existing file. The tutorial is ``docs/writing-a-bot.md``.
 """
 
@@ -18,18 +21,23 @@ __all__ = ["STARTER_NAME", "declared_name", "starter_bot", "write_starter_bot"]
 
 #: What a starter bot's file may be called (its stem is the bot's name in its handshake).
 STARTER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+#: A Java starter's name is its class's too: no '-'.
+JAVA_CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 
 #: A bot file's own name: ``NAME = "mybot"`` on a line of its own at the top level (in
-#: JavaScript ``const NAME = "mybot";``).
+#: JavaScript ``const NAME = "mybot";``; in Java, indented, ``public static final String NAME
+#: = "mybot";``).
 _DECLARED = re.compile(
-    r"""^(?:(?:const|let|var)\s+)?NAME\s*=\s*(["'])([^"'\\\n]{1,64})\1\s*;?\s*(?:(?:#|//).*)?$""",
+    r"""^(?:(?:const|let|var)\s+|[ \t]*(?:public\s+)?static\s+final\s+String\s+)?NAME\s*=\s*"""
+    r"""(["'])([^"'\\\n]{1,64})\1\s*;?\s*(?:(?:#|//).*)?$""",
     re.MULTILINE,
 )
 
 
 def declared_name(source: str) -> str | None:
     """The name a bot file gives itself (``NAME = "mybot"`` at the top level, as the
-    tutorial says; ``const NAME = "mybot";`` in JavaScript), or None. Read as text, never
+    tutorial says; ``const NAME = "mybot";`` in JavaScript; ``public static final String NAME
+    = "mybot";`` in Java), or None. Read as text, never
     run or parsed: the file may be hostile."""
     found = _DECLARED.findall(source)
     return found[-1][1] if found else None  # the last one, as when the file runs
@@ -186,25 +194,131 @@ function play(observation) {{
 // }}
 """
 
-#: Each runtime's template and file suffix.
+#: The cpp starter (the kit arena/match/kits/arena.hpp).
+_CPP_TEMPLATE = """// {name}: my domino bot, in C++17 (the cpp runtime: g++ and the kit arena.hpp).
+//
+// Written from the arena's starter template. Read docs/writing-a-bot.md for the
+// whole story. The arena compiles it (g++ -std=c++17 -O2 -static, arena.hpp in the include
+// path) in the sandbox, and shows the compiler's errors as it printed them. Check it and
+// play it with:
+//
+//     ./run arena check {file}
+//     ./run arena play --rules draw --bots {file},greedy --games 200
+//
+// Rules: one file, the C++ standard library only; no files, no network, no processes
+// (threads are fine); answer within the time limit. Your bot never draws or passes: the
+// referee does that for it. What you print (std::cout, printf) goes to standard error.
+
+#define ARENA_NAME "{name}"
+#include "arena.hpp"
+
+// Return one of observation.legal_moves.
+//
+//   observation.seat, .players, .teams, .rules, .params["target"].as_int(), .round, .leader
+//   observation.hand         your tiles (arena::Tile: .high, .low, .pips()), ascending
+//   observation.line         the line, left to right: pairs (left half, right half)
+//   observation.ends         std::optional pair (left, right); empty when you lead
+//   observation.hand_sizes, .boneyard_size, .drawable, .scores, .history, .game
+//   observation.legal_moves  your legal moves (arena::Move: .tile, .end 'L', 'R' or 0)
+arena::Move play(const arena::Observation& observation) {{
+    // Play the heaviest tile that fits: a fine first strategy. Make it yours.
+    const arena::Move* best = &observation.legal_moves.front();
+    for (const arena::Move& move : observation.legal_moves) {{
+        if (move.tile.pips() > best->tile.pips()) best = &move;
+    }}
+    return *best;
+}}
+"""
+
+#: The starters of the runtimes without a kit (c, go, rust): programs speaking the protocol
+#: themselves, files in ``kits/`` with ``@NAME@`` and ``@FILE@`` to fill in (all braces).
+_STARTER_FILES = {
+    runtime: Path(__file__).resolve().with_name("kits") / f"starter{suffix}"
+    for runtime, suffix in (("c", ".c"), ("go", ".go"), ("rust", ".rs"))
+}
+
+#: The java starter (the kit arena/match/kits/java, package ``arena``).
+_JAVA_TEMPLATE = """// {name}: my domino bot, in Java (the java runtime: OpenJDK 17, the kit arena).
+//
+// Written from the arena's starter template. Read docs/writing-a-bot.md for the
+// whole story. The arena compiles it (javac, with the kit) in the sandbox, and shows
+// javac's errors as it printed them. Check it and play it with:
+//
+//     ./run arena check {file}
+//     ./run arena play --rules draw --bots {file},greedy --games 200
+//
+// Rules: one file, one public class implementing Player, Java's standard library only; no
+// files, no network, no processes (threads are fine); answer within the time limit. Your
+// bot never draws or passes: the referee does that for it. What you print goes to stderr.
+
+import arena.*;
+import java.util.Map;
+
+public class {name} implements Player {{
+    public static final String NAME = "{name}";
+
+    // A new {name} plays each game: its fields live for one game (all its rounds).
+
+    // Return one of observation.legalMoves.
+    //
+    //   observation.seat, .players, .teams, .rules, .intParam("target", 100), .round, .leader
+    //   observation.hand         your tiles (List<Tile>: tile.high(), .low(), .pips()), ascending
+    //   observation.line         the line, left to right: List<int[]> of {{left half, right half}}
+    //   observation.ends         the open ends {{left, right}}, or null when you lead
+    //   observation.handSizes, .boneyardSize, .drawable, .scores, .history (List<Event>)
+    //   observation.legalMoves   your legal moves (List<Move>: move.tile(), move.end() "L",
+    //                            "R", or null for the round's first tile)
+    @Override
+    public Move play(Observation observation) {{
+        // Play the heaviest tile that fits: a fine first strategy. Make it yours.
+        Move best = observation.legalMoves.get(0);
+        for (Move move : observation.legalMoves) {{
+            if (move.tile().pips() > best.tile().pips()) {{
+                best = move;
+            }}
+        }}
+        return best;
+    }}
+
+    @Override
+    public void start(GameInfo game) {{
+        // Optional: game.seat(), game.players(), game.teams(), game.rules(), game.params()
+    }}
+
+    @Override
+    public void end(Map<String, Object> result) {{
+        // Optional: the game's result ("winners", "scores", ...)
+    }}
+}}
+"""
+
+#: Each runtime's template and file suffix (and :data:`_STARTER_FILES`).
 _TEMPLATES = {
     "python": (_TEMPLATE, ".py"),
     "python-numpy": (_NUMPY_TEMPLATE, ".py"),
     "javascript": (_JS_TEMPLATE, ".js"),
+    "cpp": (_CPP_TEMPLATE, ".cpp"),
+    "java": (_JAVA_TEMPLATE, ".java"),
 }
 
 
 def starter_bot(name: str, runtime: str = "python") -> str:
     """Return the text of a starter bot file for a bot called ``name``, written for
-    ``runtime`` (``python``, ``python-numpy``, ``javascript``).
+    ``runtime`` (``python``, ``python-numpy``, ``javascript``, ``cpp``, ``c``, ``go``,
+    ``rust``, ``java``).
 
     Raises:
         ValueError: ``name`` is empty or not one line of printable text, or ``runtime``
             is none of those.
     """
-    if runtime not in _TEMPLATES:
-        raise ValueError(f"no starter bot for runtime {runtime!r}: {', '.join(_TEMPLATES)}")
-    template, suffix = _TEMPLATES[runtime]
+    starter = _STARTER_FILES.get(runtime)
+    if starter is not None:
+        template, suffix = starter.read_text(encoding="utf-8"), starter.suffix
+    elif runtime in _TEMPLATES:
+        template, suffix = _TEMPLATES[runtime]
+    else:
+        runtimes = ", ".join([*_TEMPLATES, *_STARTER_FILES])
+        raise ValueError(f"no starter bot for runtime {runtime!r}: {runtimes}")
     file = name if name.endswith(suffix) else f"{name}{suffix}"
     stem = file[: -len(suffix)]
     if not STARTER_NAME.fullmatch(stem):
@@ -212,6 +326,13 @@ def starter_bot(name: str, runtime: str = "python") -> str:
             f"{name!r} cannot name a bot: use a letter, then letters, digits, '_' or '-' "
             "(at most 64; e.g. mybot)"
         )
+    if runtime == "java" and not JAVA_CLASS_NAME.fullmatch(stem):
+        raise ValueError(
+            f"{name!r} cannot name a Java bot: its class is called so, so use a letter, then "
+            "letters, digits or '_' (e.g. MyBot)"
+        )
+    if starter is not None:
+        return template.replace("@NAME@", stem).replace("@FILE@", file)
     return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
 
 

@@ -19,6 +19,7 @@ from arena.engine.rules import Rules
 from arena.engine.tiles import Move
 from arena.errors import ArenaError
 from arena.match import botkit
+from arena.match.compiler import Built, CompileError, build
 from arena.match.cputime import tree_cpu_seconds
 from arena.match.pipes import (
     MAX_LINE_BYTES,
@@ -29,7 +30,7 @@ from arena.match.pipes import (
 )
 from arena.match.players import Request
 from arena.match.runtimes import BotRuntime, find_runtime, runtime_of_file
-from arena.match.sandbox import kill_process_group, plain_spawn
+from arena.match.sandbox import Sandbox, kill_process_group, plain_spawn
 from arena.match.verdicts import (
     DECISIONS_PER_GAME,
     Answer,
@@ -132,7 +133,9 @@ class ProcessPlayer:
     Args:
         path: the bot file: it runs under its runtime's kit (``botkit.py``, ``botkit.js``);
             a file of no runtime (or a ``.js`` file beginning with ``#!``) is executed
-            directly and must speak the protocol itself.
+            directly and must speak the protocol itself; a compiled runtime's source is
+            compiled first (:meth:`prepare`, :mod:`arena.match.compiler`) and its artefact
+            runs.
         launcher: starts and kills the process: a sandbox, or plain subprocesses
             for a developer's own bots.
         runtime: the runtime's name (:data:`arena.match.runtimes.RUNTIMES`); None: the
@@ -178,10 +181,35 @@ class ProcessPlayer:
         self.decisions = 0
         self.seconds_spent = 0.0
         self.slowest = 0.0
+        #: A compiled runtime's artefact, once :meth:`prepare` has it.
+        self.built: Built | None = None
 
     # -- life cycle --
 
+    def prepare(self) -> Built | None:
+        """Compile the bot's source if its runtime is compiled (in the sandbox of its slot,
+        or unsandboxed with plain processes), or take its artefact from the compile cache;
+        None for a runtime that runs its source. Done by :meth:`open` if not before; outside
+        every clock of the match.
+
+        Raises:
+            CompileError: the source does not compile (the compiler's first lines).
+            SandboxUnavailable: the toolchain or the sandbox is missing.
+        """
+        if self.runtime is None or self.runtime.compiler is None:
+            return None
+        if self.built is None:
+            sandbox = self._launcher if isinstance(self._launcher, Sandbox) else None
+            self.built = build(self.path, self.runtime, sandbox)
+        return self.built
+
     def open(self, time_control: TimeControl) -> None:
+        try:
+            self.prepare()
+        except CompileError as exc:
+            raise BotFaultError(Termination.CRASH, f"it does not compile: {exc}"[:2000]) from None
+        except (OSError, ArenaError) as exc:
+            raise InfrastructureError(f"cannot compile bot {self.name}: {exc}") from exc
         files, interpreter, argv = self._command()
         started = time.monotonic()
         launcher = self._launcher
@@ -261,6 +289,17 @@ class ProcessPlayer:
             return {inside: self.path}, Path(inside), []
         limits = getattr(self._launcher, "limits", None)
         memory_mb = int(getattr(limits, "memory_mb", 512))
+        if runtime.compiler is not None and self.built is not None:
+            inside = "/bot/" + runtime.compiler.artefact
+            if not runtime.interpreter:  # the artefact is the program
+                return {inside: self.built.path}, Path(inside), []
+            if not runtime.kit:  # an artefact run by an interpreter (java's jar: its kit in it)
+                files = {inside: self.built.path}
+                return files, Path(runtime.interpreter), runtime.program_argv(inside, memory_mb)
+            # (an artefact run by an interpreter with the runtime's kit beside it)
+            kit = f"/kit/{runtime.kit}"
+            files = {inside: self.built.path, kit: BOTKIT.with_name(runtime.kit)}
+            return files, Path(runtime.interpreter), runtime.argv(kit, inside, memory_mb)
         interpreter = Path(runtime.interpreter)
         if runtime.name == "javascript" and _starts_with_hashbang(self.path):
             return {inside: self.path}, interpreter, runtime.program_argv(inside, memory_mb)

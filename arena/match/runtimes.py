@@ -11,7 +11,27 @@ runtime                   files       how it runs (inside the sandbox)
 ``javascript``            ``.js``     ``/usr/bin/node FLAGS /kit/botkit.js BOT`` (Debian's Node):
                                       the file defines ``play(observation)``; a file that
                                       begins with ``#!`` speaks the protocol itself
+``cpp``                   ``.cpp``    compiled first (Debian's ``g++-12``, C++17, static) with
+                                      the kit ``/kit/arena.hpp``: the file defines
+                                      ``play(observation)``; the binary runs as the program
+``c``                     ``.c``      compiled first (Debian's ``gcc-12``, C11, static): a
+                                      program speaking the protocol itself (no kit)
+``go``                    ``.go``     compiled first (Debian's Go 1.19, ``go build``, no cgo):
+                                      a program speaking the protocol itself (encoding/json);
+                                      RLIMIT_AS 1 GB above the limit, as for Node
+``rust``                  ``.rs``     compiled first (Debian's rustc 1.63, edition 2021, static,
+                                      linked by gcc-12): a program speaking the protocol itself
+``java``                  ``.java``   compiled first (Debian's OpenJDK 17 javac, with the kit
+                                      ``kits/java``, by ``kits/JavaBuild.java``) into a jar:
+                                      ``java FLAGS -Xmx.. -jar /bot/bot.jar``
 ========================  ==========  ==========================================================
+
+A compiled runtime (:attr:`BotRuntime.compiler`, a :class:`Compiler`) has a compile step:
+its argv templates run in the sandbox (:mod:`arena.match.compiler`, with limits of their
+own and a writable ``/out``), once per source, toolchain and kit; the artefact is kept
+content-addressed and reused by every match. Then the artefact runs: as the program itself
+when the runtime has no interpreter (``cpp``, ``c``), else under the interpreter with the
+artefact as its argument (``argv``; how ``java`` runs its classes).
 
 The sandbox binds only what the chosen runtime needs (:func:`host_paths`): the
 interpreter, the shared libraries it loads, Python's standard library, and for
@@ -29,9 +49,19 @@ memory limit (``--max-old-space-size``), and the per-slot memory cgroup (where t
 one) bounds what the bot really uses. Without a cgroup (rlimits only) a JavaScript bot's
 buffers, which V8's heap cap does not count, may use up to that extra gigabyte as well.
 
+The JVM reserves about 420 MB of address space besides its heap (the JDK's module image
+mapped, the code cache, the class space, malloc's arenas), so the ``java`` runtime's RLIMIT_AS
+is the memory limit plus 512 MB, with the heap capped at three quarters of the memory limit
+(``-Xmx``). Its flags (:data:`JVM_FLAGS`) keep it small and its clock the bot's: the serial
+collector (no collector threads), C1 only with one compiler thread (nothing compiling in
+the background through a match, charged to its moves), no performance-data file, a 64 MB class
+space (not 1 GB of address space), and the JVM's own messages on stderr (stdout is the
+protocol's). The kit plays practice rounds before its handshake, so the JVM's start and JIT
+warm-up are paid from the start-up budget (docs/writing-a-bot.md, section 10).
+
 A stored version's runtime travels with its file on a worker: the file is named
-``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``), and :func:`runtime_of_file`
-reads it back (the longest matching ending wins).
+``<digest><stored_suffix>`` (``.py``, ``.numpy.py``, ``.js``, ``.java``...), and
+:func:`runtime_of_file` reads it back (the longest matching ending wins).
 """
 
 from __future__ import annotations
@@ -49,11 +79,14 @@ from arena.match.hostpaths import HostPaths, bot_paths, shared_libraries
 
 __all__ = [
     "DEFAULT_RUNTIME",
+    "JAVA_HOME",
+    "JVM_FLAGS",
     "NUMPY_DEFAULT_DIR",
     "NUMPY_DIR_ENV",
     "NUMPY_VERSION",
     "RUNTIMES",
     "BotRuntime",
+    "Compiler",
     "RuntimeMissing",
     "find_runtime",
     "host_paths",
@@ -81,6 +114,103 @@ class RuntimeMissing(ArenaError):  # noqa: N818 (like SandboxUnavailable)
 
 
 @dataclass(frozen=True, slots=True)
+class Compiler:
+    """A compiled runtime's compile step, run in the sandbox (:mod:`arena.match.compiler`).
+
+    Attributes:
+        program: the toolchain's driver (host path, the same inside), asked ``--version``
+            for the artefact's key.
+        steps: the argv of each step, in order; ``{source}`` is the author's file (in the
+            working directory, under its own name), ``{out}`` the writable output
+            directory, ``{kit}`` the kit's directory (read-only).
+        artefact: the file the steps leave in ``{out}``: what runs.
+        package: the Debian package that installs the toolchain (pinned by ./run and the
+            Dockerfile).
+        directories: host directories the toolchain needs, bound whole and read-only (its
+            headers, libraries, internal programs).
+        programs: other host programs it runs (the assembler, the linker), bound with the
+            libraries they load.
+        kit: the kit's files in ``arena/match/kits`` shown in ``{kit}`` (a C++ header).
+        extra_address_mb: RLIMIT_AS above the compile's memory limit (a JVM's reservations).
+        environment: variables the steps run with, besides the sandbox's (Go's cache).
+        version: the argument that makes :attr:`program` print its version.
+        source_name: the name the source is compiled under (``Bot.java``: a language that
+            names a file after what it holds); empty: the author's own (a worker's copy of a
+            stored version is named by its hash, so its errors then show ``bot.cpp``).
+    """
+
+    program: str
+    steps: tuple[tuple[str, ...], ...]
+    artefact: str
+    package: str
+    directories: tuple[str, ...] = ()
+    programs: tuple[str, ...] = ()
+    kit: tuple[str, ...] = ()
+    extra_address_mb: int = 0
+    environment: tuple[tuple[str, str], ...] = ()
+    version: str = "--version"
+    source_name: str = ""
+
+
+#: What GCC's drivers need besides themselves: headers, libraries (static ones too, in the
+#: architecture's own directory under /usr/lib), their own programs (cc1plus, collect2), the
+#: assembler and the linker.
+_GCC_DIRECTORIES = ("/usr/include", "/usr/lib", "/usr/libexec")
+_BINUTILS = ("/usr/bin/as", "/usr/bin/ld", "/usr/bin/ld.bfd")
+#: GCC's flags for every compiled runtime: optimised, static (a binary needs no host
+#: library in the sandbox), at most 10 errors printed.
+_GCC_FLAGS = ("-O2", "-static", "-pipe", "-fmax-errors=10")
+_GCC_OUT = ("-o", "{out}/bot", "{source}")
+_GO = "/usr/lib/go-1.19/bin/go"
+_RUSTC = "/usr/bin/rustc"
+#: rustc links with GCC (named: /usr/bin/cc is an alternatives link), statically.
+_RUST_STATIC = ("-C", "target-feature=+crt-static", "-C", "linker=/usr/bin/gcc-12")
+
+#: Debian's OpenJDK 17 (package openjdk-17-jdk-headless: javac; its -jre-headless: java).
+JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
+#: What the JVM needs besides its launcher: its libraries, module image and class-data
+#: archive (lib), its configuration (conf, links into /etc/java-17-openjdk).
+_JAVA_DIRECTORIES = (f"{JAVA_HOME}/lib", f"{JAVA_HOME}/conf", "/etc/java-17-openjdk")
+#: The JVM's own libraries (loaded with dlopen, so ldd of its launcher does not name them):
+#: the libraries they load are bound.
+_JVM_LIBRARIES = tuple(
+    f"{JAVA_HOME}/lib/{name}"
+    for name in ("server/libjvm.so", "libjava.so", "libjimage.so", "libzip.so", "libnio.so",
+                 "libnet.so", "libverify.so")
+)  # fmt: skip
+#: The JVM's flags in the sandbox (measured: benchmarks/runtimes.py, docs/writing-a-bot.md).
+JVM_FLAGS = (
+    "-XX:+UseSerialGC",  # no collector threads
+    "-XX:TieredStopAtLevel=1",  # C1 only: nothing compiling through the match on its clock
+    "-XX:CICompilerCount=1",
+    # A compiler thread that ends takes its CPU time out of the tree's sum (cputime.py reads
+    # live threads): the moves after it would be charged less than nothing.
+    "-XX:-UseDynamicNumberOfCompilerThreads",
+    "-XX:-UsePerfData",  # no hsperfdata file in /tmp
+    "-XX:CompressedClassSpaceSize=64m",  # (1 GB of address space by default)
+    "-XX:MaxMetaspaceSize=128m",
+    "-XX:ReservedCodeCacheSize=32m",
+    # The JVM's own messages (warnings, a failed start) on stderr: stdout is the protocol's.
+    "-XX:+DisplayVMOutputToStderr",
+    "-Xlog:disable",
+    "-Xlog:all=warning:stderr",
+)
+#: javac in a JVM of its own (kits/JavaBuild.java runs it through javax.tools): the
+#: author's file under its own name, whatever its class is called, compiled with the kit
+#: into a jar.
+_JAVAC_STEP = (
+    f"{JAVA_HOME}/bin/java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+    "-Xmx512m", "-XX:CompressedClassSpaceSize=64m", "-XX:ReservedCodeCacheSize=32m",
+    "-XX:+DisplayVMOutputToStderr", "{kit}/JavaBuild.java", "{source}", "{out}/bot.jar",
+    "{kit}/java",
+)  # fmt: skip
+#: The kit's sources (package arena), compiled with every Java bot.
+_JAVA_KIT = tuple(
+    sorted(f"java/{p.name}" for p in (Path(__file__).with_name("kits") / "java").glob("*.java"))
+)
+
+
+@dataclass(frozen=True, slots=True)
 class BotRuntime:
     """One runtime: how a bot file of it is named, started and sandboxed.
 
@@ -93,8 +223,17 @@ class BotRuntime:
         kit: the bot kit's file in ``arena/match`` (``botkit.py``), run as ``/kit/<kit>``.
         arguments: the interpreter's arguments before the kit.
         packages: whether a package environment (numpy's) is bound and put on the path.
-        extra_address_mb: RLIMIT_AS above the memory limit (V8's reservations).
-        heap_flag: an interpreter flag taking a heap cap in MB (``--max-old-space-size=``).
+        extra_address_mb: RLIMIT_AS above the memory limit (V8's, the JVM's reservations).
+        heap_flag: an interpreter flag taking a heap cap in MB (``--max-old-space-size=``,
+            ``-Xmx``), followed by ``heap_unit`` (``m``).
+        launch: the interpreter's arguments just before the bot (java's ``-jar``).
+        directories: host directories its interpreter needs, bound whole and read-only.
+        libraries: host libraries its interpreter loads itself (dlopen, which ldd of the
+            interpreter does not see): the libraries they load are bound.
+        package: the Debian package of its interpreter (what to install where it is missing).
+        program: its toolchain for people (``Python``, ``g++``), with the version its
+            :attr:`toolchain` prints.
+        compiler: its compile step, for a compiled runtime (None: the source runs as it is).
     """
 
     name: str
@@ -107,6 +246,21 @@ class BotRuntime:
     packages: bool = False
     extra_address_mb: int = 0
     heap_flag: str = ""
+    heap_unit: str = ""
+    launch: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
+    package: str = "python3"
+    program: str = "Python"
+    compiler: Compiler | None = None
+
+    @property
+    def toolchain(self) -> tuple[str, str]:
+        """The host program and argument that print the runtime's version: the compiler's
+        of a compiled runtime, else the interpreter's ``--version``."""
+        if self.compiler is None:
+            return self.interpreter, "--version"
+        return self.compiler.program, self.compiler.version
 
     def argv(self, kit: str, bot: str, memory_mb: int) -> list[str]:
         """The interpreter's arguments that run ``bot`` under the kit at ``kit`` (inside
@@ -115,12 +269,15 @@ class BotRuntime:
         return [*self.arguments, *self._heap(memory_mb), kit, *path, bot]
 
     def program_argv(self, bot: str, memory_mb: int) -> list[str]:
-        """The interpreter's arguments that run ``bot`` as a program speaking the protocol."""
-        return [*self.arguments, *self._heap(memory_mb), bot]
+        """The interpreter's arguments that run ``bot`` as a program speaking the protocol
+        (or, for java, a jar holding the kit)."""
+        return [*self.arguments, *self._heap(memory_mb), *self.launch, bot]
 
     def _heap(self, memory_mb: int) -> list[str]:
         """The heap cap flag, three quarters of ``memory_mb`` (at least 16 MB), if any."""
-        return [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}"] if self.heap_flag else []
+        if not self.heap_flag:
+            return []
+        return [f"{self.heap_flag}{max(16, memory_mb * 3 // 4)}{self.heap_unit}"]
 
 
 #: Every runtime, by name: the one place they are declared.
@@ -158,6 +315,114 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             arguments=("--single-threaded", "--max-semi-space-size=8"),
             extra_address_mb=1024,
             heap_flag="--max-old-space-size=",
+            package="nodejs",
+            program="Node.js",
+        ),
+        BotRuntime(
+            name="cpp",
+            label="C++17 (g++)",
+            suffix=".cpp",
+            stored_suffix=".cpp",
+            interpreter="",  # the artefact is the program
+            kit="",
+            package="g++-12",
+            program="g++",
+            compiler=Compiler(
+                program="/usr/bin/g++-12",
+                steps=(("/usr/bin/g++-12", "-std=c++17", *_GCC_FLAGS, "-I{kit}", *_GCC_OUT),),
+                artefact="bot",
+                package="g++-12",
+                directories=_GCC_DIRECTORIES,
+                programs=_BINUTILS,
+                kit=("arena.hpp",),
+            ),
+        ),
+        BotRuntime(
+            name="c",
+            label="C11 (gcc), a program speaking the protocol",
+            suffix=".c",
+            stored_suffix=".c",
+            interpreter="",
+            kit="",
+            package="gcc-12",
+            program="gcc",
+            compiler=Compiler(
+                program="/usr/bin/gcc-12",
+                steps=(("/usr/bin/gcc-12", "-std=c11", *_GCC_FLAGS, *_GCC_OUT, "-lm"),),
+                artefact="bot",
+                package="gcc-12",
+                directories=_GCC_DIRECTORIES,
+                programs=_BINUTILS,
+            ),
+        ),
+        BotRuntime(
+            name="go",
+            label="Go 1.19, a program speaking the protocol",
+            suffix=".go",
+            stored_suffix=".go",
+            interpreter="",
+            kit="",
+            package="golang-1.19-go",
+            program="Go",
+            # Go's runtime reserves about 720 MB of address space before main (its heap's
+            # maps): RLIMIT_AS is the memory limit plus this; the cgroup bounds real use.
+            extra_address_mb=1024,
+            compiler=Compiler(
+                program=_GO,
+                # (no -trimpath: it would make the standard library's packages, installed
+                # built, stale: a minute of rebuilding them at every compile)
+                steps=((_GO, "build", "-o", "{out}/bot", "{source}"),),
+                artefact="bot",
+                package="golang-1.19-go",
+                directories=("/usr/lib/go-1.19", "/usr/share/go-1.19"),
+                # static, and nothing fetched (the build cache goes to $HOME, the sandbox's /tmp)
+                environment=(("CGO_ENABLED", "0"), ("GOPROXY", "off")),
+                version="version",
+            ),
+        ),
+        BotRuntime(
+            name="rust",
+            label="Rust 1.63 (rustc), a program speaking the protocol",
+            suffix=".rs",
+            stored_suffix=".rs",
+            interpreter="",
+            kit="",
+            package="rustc",
+            program="rustc",
+            compiler=Compiler(
+                program=_RUSTC,
+                steps=((_RUSTC, "--edition=2021", "-O", *_RUST_STATIC, *_GCC_OUT),),
+                artefact="bot",
+                package="rustc",
+                directories=_GCC_DIRECTORIES,  # its libraries, and GCC's as its linker
+                programs=("/usr/bin/gcc-12", *_BINUTILS),
+            ),
+        ),
+        BotRuntime(
+            name="java",
+            label="Java 17 (OpenJDK)",
+            suffix=".java",
+            stored_suffix=".java",
+            interpreter=f"{JAVA_HOME}/bin/java",
+            kit="",  # compiled into the jar
+            arguments=JVM_FLAGS,
+            extra_address_mb=512,
+            heap_flag="-Xmx",
+            heap_unit="m",
+            launch=("-jar",),
+            directories=_JAVA_DIRECTORIES,
+            libraries=_JVM_LIBRARIES,
+            package="openjdk-17-jre-headless",
+            program="Java",
+            compiler=Compiler(
+                program=f"{JAVA_HOME}/bin/javac",
+                steps=(_JAVAC_STEP,),
+                artefact="bot.jar",
+                package="openjdk-17-jdk-headless",
+                directories=(JAVA_HOME, "/etc/java-17-openjdk"),
+                programs=_JVM_LIBRARIES,  # (bound with the libraries they load)
+                kit=("JavaBuild.java", *_JAVA_KIT),
+            ),
         ),
     )
 }
@@ -187,7 +452,8 @@ def runtime_of_file(path: str | PurePath) -> BotRuntime | None:
 
 def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     """The runtime of an upload named ``filename``: ``runtime`` if given (its files must end
-    with its suffix), else the one its suffix names (``.py``: python, ``.js``: javascript).
+    with its suffix), else the one its suffix names (``.py``: python, ``.js``: javascript,
+    ``.cpp``: cpp, ``.c``: c, ``.java``: java).
 
     Raises:
         RuntimeMissing: an unknown runtime, or a file of none (the sentence says which).
@@ -204,9 +470,10 @@ def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     for candidate in RUNTIMES.values():  # the first of a suffix is its default
         if candidate.suffix == suffix:
             return candidate
+    suffixes = list(dict.fromkeys(r.suffix for r in RUNTIMES.values()))
     raise RuntimeMissing(
-        f"{filename or 'the file'} is not a .py file nor a .js file: a bot is one Python or "
-        "JavaScript file."
+        f"{filename or 'the file'} is not a {', '.join(suffixes[:-1])} or {suffixes[-1]} file: "
+        f"a bot is one file of a runtime ({', '.join(RUNTIMES)})."
     )
 
 
@@ -226,9 +493,10 @@ def numpy_install_command() -> str:
 
 def runtime_missing(runtime: BotRuntime) -> str | None:
     """Why ``runtime`` cannot run here (what to install), or None."""
-    if not os.path.isfile(runtime.interpreter):
-        package = "nodejs" if runtime.name == "javascript" else "python3"
-        return f"{runtime.interpreter} is missing: apt-get install {package}"
+    if runtime.compiler is not None and not os.path.isfile(runtime.compiler.program):
+        return f"{runtime.compiler.program} is missing: apt-get install {runtime.compiler.package}"
+    if runtime.interpreter and not os.path.isfile(runtime.interpreter):
+        return f"{runtime.interpreter} is missing: apt-get install {runtime.package}"
     if runtime.packages and not (Path(numpy_dir()) / "numpy" / "__init__.py").is_file():
         return f"the numpy environment {numpy_dir()} is missing: {numpy_install_command()}"
     if runtime.packages and any(
@@ -242,9 +510,13 @@ def runtime_missing(runtime: BotRuntime) -> str | None:
 
 
 def host_paths(runtime: BotRuntime) -> HostPaths:
-    """What ``runtime`` needs from the host: its interpreter's runtime and, with packages,
-    the environment's directory and the host libraries its extension modules load."""
-    paths = bot_paths(runtime.interpreter)
+    """What ``runtime`` needs from the host: its interpreter's runtime (and its directories:
+    the JDK's) and, with packages, the environment's directory and the host libraries its
+    extension modules load."""
+    paths = bot_paths(runtime.interpreter) if runtime.interpreter else HostPaths(frozenset())
+    paths |= HostPaths(frozenset(), frozenset(d for d in runtime.directories if os.path.isdir(d)))
+    if runtime.libraries:
+        paths |= HostPaths(shared_libraries(*runtime.libraries))
     if runtime.packages and os.path.isdir(numpy_dir()):
         # (a missing environment is never cached: one installed later is bound at once)
         paths |= _environment(numpy_dir())
@@ -267,13 +539,13 @@ _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 @functools.cache
 def runtime_version(name: str) -> str:
-    """The versions ``name`` runs with, for a bot's page: ``Python 3.11.2, numpy 2.2.6``
-    (the interpreter asked once; ``unknown`` where it cannot say)."""
+    """The versions ``name`` runs with, for a bot's page: ``Python 3.11.2, numpy 2.2.6``,
+    ``g++ 12.2.0`` (its toolchain asked once; ``unknown`` where it cannot say)."""
     runtime = find_runtime(name)
-    program = "Node.js" if runtime.name == "javascript" else "Python"
+    program = runtime.program
     try:
         printed = subprocess.run(
-            [runtime.interpreter, "--version"],
+            list(runtime.toolchain),
             capture_output=True,
             text=True,
             timeout=10,

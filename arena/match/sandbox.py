@@ -208,8 +208,10 @@ def _seccomp_module() -> Any:
 
 
 @functools.cache
-def _seccomp_bpf() -> bytes:
-    """The compiled seccomp filter (BPF), built once per process."""
+def _seccomp_bpf(processes: bool = False) -> bytes:
+    """The compiled seccomp filter (BPF), built once per process; with ``processes`` (a
+    toolchain's driver starts its compiler, assembler and linker) new processes are allowed,
+    bounded by RLIMIT_NPROC, and namespaces still are not."""
     sc = _seccomp_module()
     flt = sc.SyscallFilter(defaction=sc.ALLOW)
     for name in DENIED_SYSCALLS:
@@ -221,8 +223,9 @@ def _seccomp_bpf() -> bytes:
         flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     # No new processes, threads only: a clone without CLONE_THREAD is a fork (os.fork,
     # subprocess, multiprocessing, a daemonising bot), and fork/vfork are denied outright.
-    flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
-    for name in ("fork", "vfork"):
+    if not processes:
+        flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    for name in () if processes else ("fork", "vfork"):
         try:
             flt.add_rule(sc.ERRNO(errno.EPERM), name)
         except (OSError, ValueError, RuntimeError):
@@ -540,12 +543,48 @@ class Sandbox:
         except subprocess.SubprocessError as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
 
+    def build(
+        self,
+        files: Mapping[str, Path],
+        argv: Sequence[str],
+        *,
+        program: Path,
+        toolchain: HostPaths,
+        output: Path,
+        extra_address_mb: int = 0,
+        environment: Mapping[str, str] | None = None,
+    ) -> subprocess.Popen[bytes]:
+        """Start a toolchain's ``program argv...`` (a compiler) in the sandbox: as
+        :meth:`spawn`, but it may start processes (its compiler, assembler, linker: at most
+        the limits' ``processes``), sees ``toolchain`` (host paths, read-only) and writes
+        only to the host directory ``output``, shown at ``/out`` (each file it writes at
+        most the limits' ``file_size_mb``); its RLIMIT_AS is the memory limit plus
+        ``extra_address_mb`` (a JVM's reservations); ``environment`` is set besides
+        :data:`SANDBOX_ENV`. Raises SandboxUnavailable."""
+        missing = check_sandbox()
+        if missing:
+            raise SandboxUnavailable("; ".join(missing))
+        if _is_root():
+            os.chown(output, self.uid, self.uid)  # the slot's uid writes it
+        try:
+            return self._start(
+                files, argv, program, toolchain=toolchain, output=output,
+                extra_mb=extra_address_mb, environment=environment,
+            )  # fmt: skip
+        except subprocess.SubprocessError as exc:
+            raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from exc
+
     def _start(
         self,
         files: Mapping[str, Path],
         argv: Sequence[str],
         interpreter: Path,
         runtime_name: str | None = None,
+        *,
+        toolchain: HostPaths | None = None,
+        output: Path | None = None,
+        extra_mb: int = 0,
+        environment: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
         paths = [_inside_path(p) for p in files]
         cwd = str(PurePosixPath(paths[0]).parent) if paths else "/tmp"
@@ -557,18 +596,21 @@ class Sandbox:
                 fds.append(fd)
                 return fd
 
-            seccomp_fd = track(_pipe_with(_seccomp_bpf()))
-            runtime = _runtime(files, interpreter)
-            extra_mb = 0
+            seccomp_fd = track(_pipe_with(_seccomp_bpf(toolchain is not None)))
+            runtime = _runtime(files, interpreter) if toolchain is None else toolchain
             if runtime_name is not None:
                 chosen = find_runtime(runtime_name)
                 runtime |= host_paths(chosen)
                 extra_mb = chosen.extra_address_mb
             args = [_tool("bwrap") or "bwrap", *self._bwrap_options(runtime)]
+            for key, value in (environment or {}).items():
+                args += ["--setenv", key, value]
             for inside, host in zip(paths, files.values(), strict=True):
                 fd = track(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
                 perms = "0555" if inside == str(interpreter) else "0444"  # a bot binary runs
                 args += ["--perms", perms, "--ro-bind-data", str(fd), inside]
+            if output is not None:
+                args += ["--bind", str(output), "/out"]
             args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(seccomp_fd)]
             args += ["--", str(interpreter), *argv]
             proc = subprocess.Popen(

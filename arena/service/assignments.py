@@ -141,7 +141,7 @@ class NewAssignment:
         grades: best first, (grade, the reference labels a submission must beat); the last
             asks for none.
         points, max_points: the grades' points for a gradebook (one or neither).
-        runtimes: those a student's bot may run under (python, python-numpy, javascript).
+        runtimes: those a student's bot may run under (arena.match.runtimes: python, cpp, ...).
         elo0, elo1, alpha, beta: the sequential test "beats R": H1 (NEW - R >= elo1 Elo)
             against H0 (NEW - R <= elo0), at error rates alpha (a false "beats") and beta
             (a missed one); ``max_games``: its cap (an undecided test then).

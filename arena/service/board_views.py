@@ -11,9 +11,11 @@ thin. A bot's pages: :mod:`arena.service.bot_views`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
-from collections import Counter
+import time
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,7 +29,7 @@ from arena.service.permissions import Actor
 from arena.service.privacy import hidden_from
 from arena.service.results import games_matrix, rating_table
 from arena.service.shapes import ELO, HIDDEN, about
-from arena.store import boards
+from arena.store import boards, tallies
 from arena.store import bots as stored_bots
 from arena.store.db import Store, as_utc
 from arena.store.lanes import queue_place
@@ -46,6 +48,7 @@ __all__ = [
     "leaderboard",
     "queue_position",
     "rank_ranges",
+    "refit_figures",
     "rule_set_names",
     "tournament_list",
     "tournament_name",
@@ -345,20 +348,10 @@ class TournamentView:
 
 #: The crosstable is shown up to this many entrants (a bigger one is a wall of numbers).
 CROSSTABLE_LIMIT = 24
-#: Tournaments whose counts a process keeps (the least recently counted go first).
+#: Tournaments whose figures a process keeps decoded (the least recently read go first).
 STANDINGS_CACHED = 64
 
 _Standings = tuple[list[StandingRow], Crosstable | None, list[VoidMatch], list[FaultCount]]
-
-
-class _Latest:
-    """A tournament's figures as last counted in this process, with the size of the tally
-    they were counted at (games, void matches), kept per (database, tournament): the
-    ratings' fit is redone only when the tally grew."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()  # held by the thread counting
-        self.latest: tuple[tuple[int, int], _Standings] | None = None
 
 
 class _Counted:
@@ -372,7 +365,6 @@ class _Counted:
         self.rated: Counter[tuple[str, str, bool]] = Counter()
         self.codes: dict[str, int] = {}
         self.faults: Counter[tuple[str, str]] = Counter()
-        self.shown: _Standings | None = None
 
     def add(self, tally: boards.TournamentTally, teams: bool) -> None:
         """Count ``tally``."""
@@ -387,7 +379,6 @@ class _Counted:
                 self.faults[labels[seat], group.termination] += group.count
             codes = [self.codes.setdefault(label, len(self.codes)) for label in labels]
             self.rated[json.dumps(codes), json.dumps(list(places)), teams] += group.count
-        self.shown = None
 
     def ratings(self) -> dict[str, Rating]:
         """Each entrant's rating (by label) over the games counted; {} below two."""
@@ -400,8 +391,6 @@ class _Counted:
 
     def figures(self, tournament: Tournament) -> _Standings:
         """Standings rows, crosstable, void matches and faults, as counted so far."""
-        if self.shown is not None:
-            return self.shown
         standings = self.standings
         ratings = self.ratings()
         ranking = standings.ranking()
@@ -435,48 +424,127 @@ class _Counted:
             crosstable = Crosstable(order, cells)
         void = [VoidMatch(key, reason) for key, reason in sorted(standings.void)]
         faults = [FaultCount(e, kind, n) for (e, kind), n in sorted(self.faults.items())]
-        self.shown = (rows, crosstable, void, faults)
-        return self.shown
+        return rows, crosstable, void, faults
 
 
-_counted: dict[tuple[str, int], _Latest] = {}
-_counted_lock = threading.Lock()
+#: Seconds a process's claim to fit a tournament's figures holds (a process that dies while
+#: fitting delays the next fit this long; a fit takes a fraction of a second).
+FIT_CLAIM_SECONDS = 30.0
+#: Seconds between looks at the stored figures while another process fits the first ones.
+FIT_POLL_SECONDS = 0.1
+
+#: Figures read from the store, decoded, kept in this process (the least recently read go
+#: first): (database, tournament) -> (the tally's version, the figures).
+_kept: OrderedDict[tuple[str, int], tuple[tuple[int, int], _Standings]] = OrderedDict()
+_kept_lock = threading.Lock()
 
 
-def _standings(store: Store, tournament: Tournament, labels: list[str]) -> _Standings:
-    """The tournament's standings, crosstable, void matches and faults, from its stored
-    tally; the figures of the last count kept while the tally's size has not grown. One
-    thread a process counts a tournament: the others meanwhile get the figures counted
-    before (or, on the first count, wait for it)."""
-    size = boards.tally_size(store, tournament.id)
+def _standings(
+    store: Store, tournament: Tournament, labels: list[str], version: tuple[int, int]
+) -> _Standings:
+    """The tournament's standings, crosstable, void matches and faults at the tally's
+    ``version`` (its done and void matches), fitted once for every process: read from
+    ``tournament_figures`` when they were fitted at ``version``; else the one caller that
+    claims the fit (:func:`arena.store.tallies.claim_figures`) counts them from the stored
+    tally and stores them, while the others get the figures fitted before (or, before the
+    first fit, wait for it)."""
     key = (str(store.engine.url), tournament.id)
-    with _counted_lock:
-        entry = _counted.pop(key, None) or _Latest()
-        _counted[key] = entry  # the most recently read last
-        while len(_counted) > STANDINGS_CACHED:
-            _counted.pop(next(iter(_counted)))
-    latest = entry.latest
-    if latest is not None and (_covers(latest[0], size) or not entry.lock.acquire(False)):
-        return latest[1]  # up to date, or another thread is counting
-    if latest is None:
-        entry.lock.acquire()
+    with _kept_lock:
+        kept = _kept.get(key)
+        if kept is not None:
+            _kept.move_to_end(key)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    deadline = time.monotonic() + FIT_CLAIM_SECONDS
+    while True:
+        stored = tallies.stored_figures(store, tournament.id)
+        if stored is not None and stored.figures is not None:
+            if kept is None or kept[0] != stored.version:
+                kept = (stored.version, _decode(stored.figures))
+                _keep(key, kept)
+            if stored.version == version:
+                return kept[1]
+        now = datetime.now(UTC)
+        free = stored is None or stored.claimed_until is None or stored.claimed_until < now
+        if free and tallies.claim_figures(store, tournament.id, now, FIT_CLAIM_SECONDS):
+            return _fit(store, tournament, labels, version, key)
+        if kept is not None:
+            return kept[1]  # another process fits the new ones: these meanwhile
+        if time.monotonic() > deadline:  # its claim outlived its process: fit here
+            return _fit(store, tournament, labels, version, key)
+        time.sleep(FIT_POLL_SECONDS)
+
+
+def _fit(
+    store: Store,
+    tournament: Tournament,
+    labels: list[str],
+    version: tuple[int, int],
+    key: tuple[str, int],
+) -> _Standings:
+    """Count and fit the tournament's figures from its stored tally under a claim, store
+    them (the claim ended) and keep them in this process."""
     try:
-        latest = entry.latest
-        if latest is None or not _covers(latest[0], size):
-            tally = boards.stored_tally(store, tournament.id)
-            counted = _Counted(labels)
-            counted.add(tally, tournament.teams)
-            counted_size = (sum(group.count for group in tally.groups), len(tally.void))
-            latest = entry.latest = (counted_size, counted.figures(tournament))
-        return latest[1]
-    finally:
-        entry.lock.release()
+        counted = _Counted(labels)
+        counted.add(boards.stored_tally(store, tournament.id), tournament.teams)
+        figures = counted.figures(tournament)
+    except BaseException:
+        tallies.release_figures(store, tournament.id)
+        raise
+    tallies.store_figures(store, tournament.id, version, _encode(figures), datetime.now(UTC))
+    _keep(key, (version, figures))
+    return figures
 
 
-def _covers(counted: tuple[int, int], size: tuple[int, int]) -> bool:
-    """Whether figures counted at tally size ``counted`` (games, void matches) are up to
-    date at ``size`` (a tally only grows)."""
-    return counted[0] >= size[0] and counted[1] >= size[1]
+def refit_figures(store: Store, rule_set_id: int) -> int:
+    """Fit again the stored figures of the rule set's tournaments that lag their tally
+    (:func:`arena.store.tallies.stale_figures`), each under its claim as a page would take
+    it (one a page holds is left to it): the live refit's, after the rule set's ratings,
+    so that a page reads figures fitted already. Return the tournaments fitted."""
+    fitted = 0
+    for tournament_id, version in tallies.stale_figures(store, rule_set_id):
+        found = get_tournament(store, tournament_id)
+        page = None if found is None else boards.tournament_page(store, str(found.name))
+        now = datetime.now(UTC)
+        if page is None or not tallies.claim_figures(store, tournament_id, now, FIT_CLAIM_SECONDS):
+            continue
+        key = (str(store.engine.url), tournament_id)
+        _fit(store, page.tournament, page.labels, version, key)
+        fitted += 1
+    return fitted
+
+
+def _keep(key: tuple[str, int], kept: tuple[tuple[int, int], _Standings]) -> None:
+    with _kept_lock:
+        _kept[key] = kept
+        _kept.move_to_end(key)
+        while len(_kept) > STANDINGS_CACHED:
+            _kept.popitem(last=False)
+
+
+def _encode(figures: _Standings) -> str:
+    """The figures as JSON text (floats exactly, NaN as NaN)."""
+    rows, crosstable, void, faults = figures
+    return json.dumps(
+        {
+            "standings": [dataclasses.astuple(row) for row in rows],
+            "crosstable": None if crosstable is None else dataclasses.asdict(crosstable),
+            "void": [dataclasses.astuple(row) for row in void],
+            "faults": [dataclasses.astuple(row) for row in faults],
+        }
+    )
+
+
+def _decode(text: str) -> _Standings:
+    """The figures :func:`_encode` wrote."""
+    found = json.loads(text)
+    crosstable = found["crosstable"]
+    return (
+        [StandingRow(*row) for row in found["standings"]],
+        None if crosstable is None else Crosstable(**crosstable),
+        [VoidMatch(*row) for row in found["void"]],
+        [FaultCount(*row) for row in found["faults"]],
+    )
 
 
 def tournament_view(
@@ -495,7 +563,8 @@ def tournament_view(
     tournament, rules, owner = page.tournament, page.rules, page.owner
     games_total, games_done, labels = page.games_total, page.games_done, page.labels
     progress = tournament_progress(store, tournament.id)
-    rows, crosstable, void, faults = _standings(store, tournament, labels)
+    version = (progress["done"], progress["void"])  # the tally grows with these only
+    rows, crosstable, void, faults = _standings(store, tournament, labels, version)
     started = None if tournament.started is None else as_utc(tournament.started)
     eta = None
     done = progress["pending"] + progress["running"] == 0

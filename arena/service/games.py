@@ -18,6 +18,7 @@ them.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from typing import Any
 from arena.engine.replay import Replay, replay_record
 from arena.errors import RecordPruned
 from arena.service.permissions import Actor
-from arena.service.privacy import hidden_from
+from arena.service.privacy import Hidden, hidden_from
 from arena.service.results import OUTCOMES, outcome
 from arena.service.shapes import HIDDEN, about
 from arena.store.boards import tournaments_holding
@@ -40,6 +41,7 @@ from arena.store.games import (
     duplicate_group,
     game_scan,
     game_summary,
+    lists_version,
     opponent_sums,
     tournament_matches,
 )
@@ -165,7 +167,8 @@ def game_list(
     without those holding a bot hidden from ``viewer`` (arena.service.privacy); with
     ``before`` (match id, game index), the games listed after that one ("older than game
     X"): a page starts at its cursor through the matches' index, never walks past those
-    before it.
+    before it. A page read is kept (:data:`LIST_KEPT_SECONDS`, keyed by the filter, the
+    cursor, what is hidden from ``viewer``, the newest done match and the latest pruning).
 
     Raises:
         LookupError: ``bot`` or ``opponent`` names no stored bot, ``before`` no stored match.
@@ -176,12 +179,45 @@ def game_list(
             "a result filter needs a bot" if wanted.bot is None
             else f"result must be one of {', '.join(GAME_RESULTS)}"
         )  # fmt: skip
-    rows: list[GameRow] = []
-    scanned = 0
     hidden = hidden_from(store, viewer)
     for ref in (wanted.bot, wanted.opponent):
         if ref is not None and hidden.owner(ref[0]):  # as if there were none
             raise LookupError(f"no bot {ref[0]}/{ref[1]}")
+    key = (str(store.engine.url), wanted, limit, before, hidden, lists_version(store))
+    now = time.monotonic()
+    with _lists_lock:
+        kept = _lists.get(key)
+        if kept is not None and now - kept[0] < LIST_KEPT_SECONDS:
+            _lists.move_to_end(key)
+            return kept[1]
+    page = _game_list(store, wanted, hidden, limit, before)
+    with _lists_lock:
+        _lists[key] = (now, page)
+        _lists.move_to_end(key)
+        while len(_lists) > LISTS_KEPT:
+            _lists.popitem(last=False)
+    return page
+
+
+#: Pages of games a process keeps (the least recently read go first), and the seconds one
+#: is kept: a page is read again once a match is done or records are pruned (the newest
+#: of each is part of its key), what changes otherwise (a bot renamed) within this.
+LISTS_KEPT = 256
+LIST_KEPT_SECONDS = 5.0
+_lists: OrderedDict[tuple[Any, ...], tuple[float, GamePage]] = OrderedDict()
+_lists_lock = threading.Lock()
+
+
+def _game_list(
+    store: Store,
+    wanted: GameFilter,
+    hidden: Hidden,
+    limit: int,
+    before: tuple[int, int] | None,
+) -> GamePage:
+    """The page of :func:`game_list`, read from the store."""
+    rows: list[GameRow] = []
+    scanned = 0
     with game_scan(store) as scan:
         bot = None if wanted.bot is None else scan.bot_id(wanted.bot)
         opponent = None if wanted.opponent is None else scan.bot_id(wanted.opponent)

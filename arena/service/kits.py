@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from arena.engine.rules import Rules, rules_from_record
 from arena.match.newbot import starter_bot
+from arena.match.runtimes import find_runtime
 from arena.service.competition_views import find_competition
 from arena.service.rule_sets import (
     RuleSetView,
@@ -34,7 +35,6 @@ __all__ = ["STARTER", "Kit", "competition_kit", "competition_rules", "kit_zip"]
 STARTER = "mybot"
 #: The runtimes a kit's starter is written for first, in this order (else the first one).
 _PREFERRED = ("python", "javascript")
-_SUFFIXES = {"javascript": ".js"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,7 @@ def _readme(row: CompetitionRow, rules: Rules, reference: str, bot: str, server:
     (tests/service/test_kits.py)."""
     rules_file = rule_file_name(rules, "toml")
     runtime = _runtime(row)
-    copy = f"{STARTER}-v1{_SUFFIXES.get(runtime, '.py')}"
+    copy = f"{STARTER}-v1{find_runtime(runtime).suffix}"
     return f"""# {row.name}: the kit
 
 {_facts(row, rules)}
@@ -147,7 +147,7 @@ def competition_kit(store: Store, name: str, *, server: str = "") -> Kit:
     row = find_competition(store, name)
     rules = rules_from_record(row.rules, row.rules_params)
     runtime = _runtime(row)
-    bot = STARTER + _SUFFIXES.get(runtime, ".py")
+    bot = STARTER + find_runtime(runtime).suffix
     server = server.rstrip("/")
     files = {
         rule_file_name(rules, "toml"): rule_file(rules, "toml"),

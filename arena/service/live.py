@@ -9,7 +9,9 @@ results, within a stated lag, at a bounded cost.
   the interval plus a refit.
 - :func:`refit_if_changed` (the task) refits only if a done match is not covered yet, and
   only one at a time a rule set (a lease in the database: workers never fit the same rule
-  set at once). A duplicate or a late task costs one small read.
+  set at once), then the figures of the rule set's tournaments whose tally moved on
+  (:func:`arena.service.board_views.refit_figures`: their pages read them fitted). A
+  duplicate or a late task costs one small read.
 - :func:`resend_stale` (the sweep) sends again the refits of rule sets whose booked refit
   was due long ago and still has not run (its task was lost with its worker).
 
@@ -27,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from arena.service.board_views import refit_figures
 from arena.service.broker import INTERACTIVE_QUEUE
 from arena.service.dispatch import BROKER_ERRORS, send_refit
 from arena.service.results import Refit, refit_ratings
@@ -207,6 +210,7 @@ def refit_if_changed(
         seconds = refit.seconds
     finally:
         stored.release_refit(store, rule_set_id, seconds)
+    refit_figures(store, rule_set_id)  # its tournaments' pages: figures fitted already
     return LiveRefit(rule_set_id, "refitted", refit)
 
 

@@ -24,18 +24,26 @@ does, publishes the followed game at most once every :data:`PUBLISH_SECONDS` (an
 the game ends). A Redis fault never fails a match: the publisher logs it and rests.
 
 The deployment's feed is ``ARENA_LIVE_URL``, else the broker's when it is Redis
-(``ARENA_BROKER_URL``); with neither there is no feed (:func:`live_feed` is None) and games
-are not watched live.
+(``ARENA_BROKER_URL``), else a folder in ``ARENA_INSTANCE_PATH`` (which ``arena serve``
+sets: its web and its workers share one machine); with none of them there is no feed
+(:func:`live_feed` is None) and games are not watched live. A folder (``file:///PATH``,
+:class:`FolderFeed`) keeps only each key's latest view, one small file replaced whole, and
+the watching marks as files' times: the same methods, for one machine with nothing to
+install, as the filesystem broker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
 
 import redis
 
@@ -51,11 +59,14 @@ __all__ = [
     "TTL_SECONDS",
     "WATCH_SECONDS",
     "Feed",
+    "FolderFeed",
+    "LiveFeed",
     "MatchPublisher",
     "feed_url",
     "live_feed",
     "match_key",
     "match_watch",
+    "open_feed",
 ]
 
 log = logging.getLogger(__name__)
@@ -88,6 +99,22 @@ def match_key(match_id: int) -> str:
 
 def _watching_key(key: str) -> str:
     return f"{key}:watching"
+
+
+class LiveFeed(Protocol):
+    """What publishers and readers use of a feed (:class:`Feed`, :class:`FolderFeed`)."""
+
+    def publish(self, key: str, view: Mapping[str, Any]) -> str: ...
+
+    def latest(self, key: str) -> tuple[str, dict[str, Any]] | None: ...
+
+    def read(
+        self, key: str, after: str = "0-0", *, count: int = KEEP, block_seconds: float = 0.0
+    ) -> list[tuple[str, dict[str, Any]]]: ...
+
+    def watch(self, key: str) -> None: ...
+
+    def watched(self, key: str) -> bool: ...
 
 
 class Feed:
@@ -165,6 +192,95 @@ def _entry(entry: Any) -> tuple[str, dict[str, Any]]:
     return _text(entry_id), view
 
 
+class FolderFeed:
+    """A feed in a folder of one machine: each key's latest view in a file (replaced whole,
+    so a reader never sees half of one), ignored once :data:`TTL_SECONDS` old; a key's
+    watching mark is a file's time. Ids are the views' times in nanoseconds, ``N-0``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._pruned = float("-inf")
+
+    def _path(self, key: str, suffix: str) -> Path:
+        return self.folder / (key.replace("/", "_").replace(":", "_") + suffix)
+
+    def publish(self, key: str, view: Mapping[str, Any]) -> str:
+        """Replace ``key``'s view with ``view``; return its id.
+
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        entry_id = f"{time.time_ns()}-0"
+        text = json.dumps({"id": entry_id, "view": view}, separators=(",", ":"))
+        with tempfile.NamedTemporaryFile("w", dir=self.folder, delete=False) as partial:
+            partial.write(text)
+        os.replace(partial.name, self._path(key, ".json"))
+        return entry_id
+
+    def latest(self, key: str) -> tuple[str, dict[str, Any]] | None:
+        """``key``'s view and its id, or None (none, or older than :data:`TTL_SECONDS`)."""
+        path = self._path(key, ".json")
+        try:
+            if time.time() - path.stat().st_mtime > TTL_SECONDS:
+                return None
+            entry = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return str(entry["id"]), dict(entry["view"])
+
+    def read(
+        self, key: str, after: str = "0-0", *, count: int = KEEP, block_seconds: float = 0.0
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``key``'s view if it is newer than the id ``after`` (only the latest is kept);
+        with ``block_seconds``, look again every 50 ms that long for one."""
+        deadline = time.monotonic() + block_seconds
+        while True:
+            found = self.latest(key)
+            if found is not None and _order(found[0]) > _order(after):
+                return [found]
+            if time.monotonic() >= deadline:
+                return []
+            time.sleep(0.05)
+
+    def watch(self, key: str) -> None:
+        """Mark ``key`` watched for :data:`WATCH_SECONDS`.
+
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._path(key, ".watching").touch()
+        if time.monotonic() - self._pruned > TTL_SECONDS:
+            self._pruned = time.monotonic()
+            self.prune()
+
+    def prune(self) -> int:
+        """Delete the files older than :data:`TTL_SECONDS` (matches over, marks gone
+        stale; done by :meth:`watch` at most once in that time); return how many."""
+        deleted = 0
+        now = time.time()
+        for path in self.folder.iterdir():
+            with contextlib.suppress(OSError):  # (another process pruned it first)
+                if now - path.stat().st_mtime > TTL_SECONDS:
+                    path.unlink()
+                    deleted += 1
+        return deleted
+
+    def watched(self, key: str) -> bool:
+        """Whether ``key`` was marked watched in the last :data:`WATCH_SECONDS`."""
+        try:
+            marked = self._path(key, ".watching").stat().st_mtime
+        except OSError:
+            return False
+        return time.time() - marked <= WATCH_SECONDS
+
+
+def _order(entry_id: str) -> tuple[int, int]:
+    first, _, second = entry_id.partition("-")
+    return int(first or 0), int(second or 0)
+
+
 class MatchPublisher:
     """The referee's ``watch`` for one match (:func:`arena.match.referee.play_match`):
     while someone watches ``key``, publishes the game it is told of, throttled (see the
@@ -172,7 +288,7 @@ class MatchPublisher:
 
     def __init__(
         self,
-        feed: Feed,
+        feed: LiveFeed,
         key: str,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -216,33 +332,63 @@ class MatchPublisher:
 
 
 def feed_url(environ: Mapping[str, str] | None = None) -> str | None:
-    """The deployment's feed: ``ARENA_LIVE_URL``, else the broker's Redis, else None."""
+    """The deployment's feed: ``ARENA_LIVE_URL``, else the broker's Redis, else the folder
+    ``live`` in ``ARENA_INSTANCE_PATH``, else None."""
     env = os.environ if environ is None else environ
     configured = env.get(FEED_ENV, "").strip()
     if configured:
         return configured
     broker = env.get("ARENA_BROKER_URL", "").strip()  # (broker.BROKER_ENV: it imports us)
-    return broker if broker.startswith(("redis://", "rediss://")) else None
+    if broker.startswith(("redis://", "rediss://")):
+        return broker
+    instance = env.get("ARENA_INSTANCE_PATH", "").strip()
+    return (Path(instance).resolve() / "live").as_uri() if instance else None
 
 
-_feeds: dict[tuple[int, str], Feed] = {}
+def open_feed(url: str) -> LiveFeed:
+    """The feed at ``url``: ``redis://`` or ``rediss://`` (:class:`Feed`), ``file:///PATH``
+    (:class:`FolderFeed`).
+
+    Raises:
+        ValueError: ``url`` is neither (the sentence names it).
+    """
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return Feed.from_url(url)
+    parts = urlsplit(url)
+    if parts.scheme == "file" and parts.path:
+        return FolderFeed(Path(unquote(parts.path)))
+    raise ValueError(
+        f"{FEED_ENV} is {url!r}: give a Redis URL (redis://HOST:PORT/DB) or a folder "
+        "(file:///PATH) for the live feed"
+    )
 
 
-def live_feed(url: str | None = None) -> Feed | None:
+_feeds: dict[tuple[int, str], LiveFeed] = {}
+
+
+def live_feed(url: str | None = None) -> LiveFeed | None:
     """This process's feed on ``url`` (default :func:`feed_url`), made once a process (a
-    forked worker makes its own connection); None when the deployment has none."""
+    forked worker makes its own connection); None when the deployment has none.
+
+    Raises:
+        ValueError: the URL names no feed (:func:`open_feed`).
+    """
     url = url or feed_url()
     if url is None:
         return None
     key = (os.getpid(), url)
     feed = _feeds.get(key)
     if feed is None:
-        feed = _feeds[key] = Feed.from_url(url)
+        feed = _feeds[key] = open_feed(url)
     return feed
 
 
 def match_watch(match_id: int) -> MatchPublisher | None:
     """The referee's ``watch`` for stored match ``match_id`` on the deployment's feed, or
-    None without one."""
-    feed = live_feed()
+    None without one (or with a setting that names none: logged, the match played)."""
+    try:
+        feed = live_feed()
+    except ValueError as exc:
+        log.warning("no live feed: %s", exc)
+        return None
     return None if feed is None else MatchPublisher(feed, match_key(match_id))

@@ -219,10 +219,11 @@ def check_stored_runtime(
 
 def form_runtime(filename: str, runtime: str) -> str | None:
     """The runtime an upload form's select asks for, for a file named ``filename``: None (by
-    the file's suffix) when the select is empty, or names a Python runtime for a ``.js`` file
-    (the select lists the Python runtimes first: a JavaScript file is JavaScript whatever it
-    says); else the select's choice, checked later (:func:`upload_runtime`)."""
-    if not runtime or (filename.endswith(".js") and runtime.startswith("python")):
+    the file's suffix) when the select is empty, or names a Python runtime for a file that
+    is not ``.py`` (the select lists the Python runtimes first: a JavaScript or C++ file is
+    what its suffix says whatever the select says); else the select's choice, checked later
+    (:func:`upload_runtime`)."""
+    if not runtime or (not filename.endswith(".py") and runtime.startswith("python")):
         return None
     return runtime
 
@@ -346,9 +347,12 @@ def check_time(store: Store, purpose: str, assignment_id: int | None) -> tuple[T
 
 
 def rejection(report: CheckReport, whose: str) -> str:
-    """Why a check failed, in a phrase: the first fault, with the limit a timeout broke
-    and whose it is ("timeout under block: no reply within the time control (1 s of CPU
-    time a move, ...), the assignment's limit")."""
+    """Why a check failed, in a phrase: what the compiler printed for a source that does not
+    compile, else the first fault, with the limit a timeout broke and whose it is
+    ("timeout under block: no reply within the time control (1 s of CPU time a move, ...),
+    the assignment's limit")."""
+    if report.compile_error:
+        return f"it does not compile:\n{report.compile_error}"
     first = report.faults[0][1].verdict if report.faults else None
     if first is None:
         return "it played no game"
@@ -457,6 +461,8 @@ def rejection_cause(message: str | None) -> str:
         return f"{termination} at import" if at_import else termination
     if (message or "").startswith("Rejected: it played no game"):
         return "played no game"
+    if (message or "").startswith("Rejected: it does not compile"):
+        return "compile error"
     if (message or "").startswith("Not checked"):
         return "not checked"
     return "check failed"

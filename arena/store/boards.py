@@ -40,7 +40,6 @@ __all__ = [
     "newest_rule_set_id",
     "rule_set_names",
     "stored_tally",
-    "tally_size",
     "tournament_owner",
     "tournament_page",
     "tournament_tally",
@@ -181,21 +180,6 @@ def stored_tally(store: Store, tournament_id: int) -> TournamentTally:
         void = _void(session, tournament_id)
     parsed: dict[str, Any] = {}
     return TournamentTally([_group(parsed, *row[1:]) for row in rows], void)
-
-
-def tally_size(store: Store, tournament_id: int) -> tuple[int, int]:
-    """The size of the tournament's stored tally: (games counted, void matches), which
-    grows with every match finished (two index range reads, no JSON)."""
-    with store.read() as session:
-        games = session.scalar(
-            select(func.coalesce(func.sum(TallyRow.count), 0)).where(
-                TallyRow.tournament_id == tournament_id
-            )
-        )
-        void = session.scalar(
-            select(func.count()).where(Match.tournament_id == tournament_id, Match.status == "void")
-        )
-    return int(games or 0), int(void or 0)
 
 
 def _void(session: Session, tournament_id: int) -> list[tuple[str, str]]:

@@ -47,6 +47,7 @@ __all__ = [
     "duplicate_group",
     "game_scan",
     "game_summary",
+    "lists_version",
     "opponent_sums",
     "tournament_matches",
 ]
@@ -334,6 +335,27 @@ class GameScan:
 def _index(game: dict[str, Any]) -> int:
     index = game.get("index")
     return index if isinstance(index, int) else 0
+
+
+def lists_version(store: Store) -> tuple[Any, ...]:
+    """What changes a game list's pages: the newest done match's (finished, id) (a first
+    page), and the latest pruning of records (a row's "record pruned"); two reads of an
+    index each (``ix_matches_status_finished``, ``ix_matches_unpruned``), in one statement."""
+    newest = (
+        select(Match.finished, Match.id)
+        .where(Match.status == "done")
+        .order_by(Match.finished.desc(), Match.id.desc())
+        .limit(1)
+        .subquery()
+    )
+    pruned = select(func.max(Match.records_pruned)).where(Match.status == "done")
+    with store.read() as session:
+        row = session.execute(
+            select(newest.c.finished, newest.c.id, pruned.scalar_subquery())
+        ).first()
+        if row is None:  # no done match
+            return (session.scalar(pruned),)
+    return tuple(row)
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -276,6 +277,26 @@ class TallyGroup(Base):
     points8: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
+class TournamentFigures(Base):
+    """A tournament's figures as its page shows them (standings with each entrant's rating
+    fitted, crosstable, void matches, faults: arena.service.board_views), fitted from its
+    stored tally once for every web process, with the tally's version they were fitted at
+    (its done and void matches); ``claimed_until``: a process is fitting them again."""
+
+    __tablename__ = "tournament_figures"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    #: The tally's version the figures were fitted at: its done matches and void matches
+    #: (-1, -1: never fitted yet).
+    done: Mapped[int] = mapped_column(Integer)
+    void: Mapped[int] = mapped_column(Integer)
+    #: The figures as JSON text (None: never fitted yet).
+    figures: Mapped[str | None] = mapped_column(Text)
+    #: Until when the process fitting them holds its claim (None: nobody is).
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    computed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class MatchSeat(Base):
     """Who holds each seat of a match, by bot and version, and how many of its games that
     seat forfeited: the index behind "a bot's games" and "its faults" (``matches.seats`` and
@@ -294,7 +315,17 @@ class MatchSeat(Base):
 
 class GameRecord(Base):
     __tablename__ = "game_records"
-    __table_args__ = (UniqueConstraint("match_id", "game_index"),)
+    __table_args__ = (
+        UniqueConstraint("match_id", "game_index"),
+        # the rows still holding JSON (stored before migration 0024): counted at every
+        # start of ``arena serve`` and walked by the conversion, without reading the table
+        Index(
+            "ix_game_records_unconverted",
+            "id",
+            sqlite_where=text("data IS NULL"),
+            postgresql_where=text("data IS NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))

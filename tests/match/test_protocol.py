@@ -19,6 +19,7 @@ from arena.engine.events import Play
 from arena.engine.game import Game
 from arena.engine.rules import PRESETS
 from arena.match import botkit
+from arena.match.compiler import build
 from arena.match.lineup import make_players, release_kept_players
 from arena.match.process import PlainLauncher, ProcessPlayer
 from arena.match.referee import (
@@ -117,8 +118,8 @@ def test_an_in_process_bot_sees_the_v1_observation_at_every_decision(
 
 #: muggins (scoring plays) in teams and a drawing game: protocol 2's deltas are checked there.
 DELTA_CONFIGS = [("muggins", 4, True), ("draw", 3, False)]
-#: Decisions of each game the JavaScript kit is checked at (a few rounds of each).
-JS_DECISIONS = 120
+#: Decisions of each game a kit is checked at (a few rounds of each).
+KIT_DECISIONS = 120
 
 
 @pytest.mark.parametrize(("protocol", "configs"), [(3, CONFIGS), (2, DELTA_CONFIGS)])
@@ -126,12 +127,69 @@ def test_the_javascript_kit_hands_its_bot_the_v1_observation_at_every_decision(
     protocol: int, configs: list[tuple[str, int, bool]], tmp_path: Path
 ) -> None:
     """The JavaScript kit (arena/match/botkit.js), offered ``protocol``, answers it and
-    hands its bot, at each of the first JS_DECISIONS decisions of a seeded game of every
+    hands its bot, at each of the first KIT_DECISIONS decisions of a seeded game of every
     preset and table (every seat a game of its own, all in one node process), the v1
     observation: folded from v3's events into the round's start; rebuilt from v2's deltas
     (two of them)."""
+    messages, expected = _kit_session(protocol, configs)
+    bot = tmp_path / "seen.js"
+    bot.write_text(
+        'const fs = require("fs");\n'
+        "function play(o) {\n"
+        '  fs.writeSync(2, JSON.stringify(o) + "\\n");\n'
+        "  return o.legal_moves[o.legal_moves.length - 1];\n"
+        "}\n"
+    )
+    javascript = RUNTIMES["javascript"]
+    kit = Path(botkit.__file__).with_name(javascript.kit)
+    done = subprocess.run(
+        [javascript.interpreter, str(kit), str(bot)],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    _check_seen(done, protocol, configs, expected, "seen")
+
+
+def test_the_java_kit_hands_its_bot_the_v1_observation_at_every_decision(tmp_path: Path) -> None:
+    """The Java kit (arena/match/kits/java), offered v3, answers it and hands its bot an
+    Observation whose JSON (``toString``) is the v1 observation, at each of the first
+    KIT_DECISIONS decisions of a seeded game of every preset and table (all in one JVM);
+    its practice games before the handshake are never seen (their output is discarded)."""
+    messages, expected = _kit_session(3, CONFIGS)
+    source = tmp_path / "Seen.java"
+    source.write_text(
+        "import arena.*;\n"
+        "public class Seen implements Player {\n"
+        "    public Move play(Observation o) {\n"
+        "        System.out.println(o);\n"  # (System.out is the bot's stderr)
+        "        return o.legalMoves.get(o.legalMoves.size() - 1);\n"
+        "    }\n"
+        "}\n"
+    )
+    java = RUNTIMES["java"]
+    jar = build(source, java, None).path  # (once a machine: the compile cache keeps it)
+    done = subprocess.run(
+        [java.interpreter, *java.program_argv(str(jar), 512)],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    _check_seen(done, 3, CONFIGS, expected, "Seen")
+
+
+def _kit_session(
+    protocol: int, configs: list[tuple[str, int, bool]]
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:
+    """A kit's session offered ``protocol``: the referee's messages for the first
+    KIT_DECISIONS decisions of a seeded game of each of ``configs`` (every seat a game of
+    its own), and what the bot must see at each: (the v1 observation but its rules, preset)."""
     messages: list[dict[str, Any]] = [{"type": "hello", "protocol": 1, "max_protocol": protocol}]
-    expected: list[tuple[dict[str, Any], str]] = []  # (v1 observation but rules, preset)
+    expected: list[tuple[dict[str, Any], str]] = []
     for name, players, teams in configs:
         rules = PRESETS[name]
         game = Game(rules, players, teams=teams, seed=7)
@@ -141,7 +199,7 @@ def test_the_javascript_kit_hands_its_bot_the_v1_observation_at_every_decision(
             messages.append({"type": "start", **start, "rules": _rules(name)})
         rng = random.Random(7)
         sent: dict[int, tuple[int, int]] = {}
-        for _ in range(JS_DECISIONS):  # (several rounds: the kit starts each afresh)
+        for _ in range(KIT_DECISIONS):  # (several rounds: the kit starts each afresh)
             if game.is_terminal():
                 break
             seat = game.seat
@@ -162,26 +220,20 @@ def test_the_javascript_kit_hands_its_bot_the_v1_observation_at_every_decision(
             expected.append((v1, name))
             game.apply(rng.choice(observation.legal_moves))
     messages.append({"type": "quit"})
-    bot = tmp_path / "seen.js"
-    bot.write_text(
-        'const fs = require("fs");\n'
-        "function play(o) {\n"
-        '  fs.writeSync(2, JSON.stringify(o) + "\\n");\n'
-        "  return o.legal_moves[o.legal_moves.length - 1];\n"
-        "}\n"
-    )
-    javascript = RUNTIMES["javascript"]
-    kit = Path(botkit.__file__).with_name(javascript.kit)
-    done = subprocess.run(
-        [javascript.interpreter, str(kit), str(bot)],
-        input="".join(json.dumps(m) + "\n" for m in messages),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    return messages, expected
+
+
+def _check_seen(
+    done: subprocess.CompletedProcess[str],
+    protocol: int,
+    configs: list[tuple[str, int, bool]],
+    expected: list[tuple[dict[str, Any], str]],
+    bot: str,
+) -> None:
+    """The kit answered the handshake and every request, and its bot printed (a line of
+    stderr each) the v1 observation at each decision."""
     replies = done.stdout.splitlines()
-    assert json.loads(replies[0]) == {"type": "hello", "protocol": protocol, "bot": "seen"}
+    assert json.loads(replies[0]) == {"type": "hello", "protocol": protocol, "bot": bot}
     assert len(replies) == len(expected) + 1
     assert json.loads(replies[-1])["seq"] == len(expected)
     started = {name: json.loads(json.dumps(_rules(name))) for name, _, _ in configs}

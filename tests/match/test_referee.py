@@ -76,6 +76,11 @@ SANDBOX_ONLY: dict[str, Termination | None] = {
     "kill_parent.py": None,
     "huge_file.py": None,
     "snoop.py": None,
+    # compiled (the cpp and c runtimes): compiled in the sandbox first
+    "compile_error.cpp": T.CRASH,
+    "forker.c": T.CRASH,
+    "memory_map.c": T.CRASH,
+    "ignore_sigterm.c": T.TIMEOUT,
 }
 
 

@@ -76,7 +76,8 @@ def test_a_files_runtime_is_read_from_its_name() -> None:
     assert runtime_for_upload("a.py", "python-numpy").name == "python-numpy"
     with pytest.raises(RuntimeMissing, match=r"a\.js is not a \.py file: a python-numpy bot"):
         runtime_for_upload("a.js", "python-numpy")
-    with pytest.raises(RuntimeMissing, match=r"a\.txt is not a \.py file nor a \.js file"):
+    unknown = r"a\.txt is not a \.py, \.js, \.cpp, \.c, \.go, \.rs or \.java file"
+    with pytest.raises(RuntimeMissing, match=unknown):
         runtime_for_upload("a.txt", None)
     with pytest.raises(RuntimeMissing, match="no runtime 'cobol': the runtimes are python, "):
         find_runtime("cobol")

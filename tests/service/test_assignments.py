@@ -150,7 +150,7 @@ def test_the_points_scale_is_the_teachers(store: Store, actors: Actors) -> None:
         ({"time_zone": "Mars/Olympus"}, "not a known time zone"),
         ({"players": 3, "teams": True}, "block has no team play with 3 players"),
         ({"seed": -1}, "the seed must be a whole number from 0 to 2**62 - 1"),
-        ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript"),
+        ({"runtimes": ()}, "one or more of the runtimes python, python-numpy, javascript, cpp"),
         ({"runtimes": ("cobol",)}, "not 'cobol'"),
         ({"points": (("A", 10.0),)}, "give the points of every grade: B, C, F has none"),
         ({"points": (("A", 1), ("B", 2), ("C", 1), ("F", 0))}, "grade A (1 points) is worth"),

@@ -118,9 +118,10 @@ MISTAKES = [
     ({"games_per_deal": 0}, "games per deal must be 1 to 50, not 0"),
     (
         {"runtimes": ("cobol",)},
-        "offer one or more of the runtimes python, python-numpy, javascript, not 'cobol'",
+        "offer one or more of the runtimes python, python-numpy, javascript, cpp, c, go, rust, "
+        "not 'cobol'",
     ),
-    ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript"),
+    ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript, cpp"),
     ({"move_seconds": 60.0}, "move seconds must be 0.01 to 10 s, not 60 s"),
     ({"memory_mb": 8}, "memory mb must be 64 to 2048 MB, not 8 MB"),
     ({"description": "x" * 6000}, "at most 5000 characters"),

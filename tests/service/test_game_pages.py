@@ -106,7 +106,8 @@ def test_a_deep_page_is_one_indexed_read_of_the_matches(
         event.remove(store.engine, "before_cursor_execute", seen)
     assert len(deep) <= shallow  # a deep page reads no more than a shallow one
     # the window's oldest match (an index-only walk of 200 at most), then the page's matches
-    walks = [(s, p) for s, p in deep if "ORDER BY matches.finished DESC" in s]
+    # (beside them the lists' version: the newest done match, the latest pruning)
+    walks = [(s, p) for s, p in deep if "ORDER BY matches.finished DESC" in s and "max(" not in s]
     assert len(walks) == 2
     for sql, params in walks:
         with store.engine.connect() as connection:
@@ -120,3 +121,30 @@ def test_a_deep_page_is_one_indexed_read_of_the_matches(
     assert "OFFSET" not in sql or params[-1] == 0  # SQLite's dialect writes OFFSET 0
     with store.engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM matches")).scalar() == 12
+
+
+def test_a_page_is_kept_until_a_match_is_done_or_records_are_pruned(
+    store: Store, done: list[tuple[int, int]]
+) -> None:
+    """A page read is kept (the same value again), read anew once the newest done match
+    changes (a match finished since) or records were pruned (its rows say so)."""
+    first = game_list(store, GameFilter(), limit=4)
+    assert game_list(store, GameFilter(), limit=4) is first
+    assert game_list(store, GameFilter(), limit=5) is not first  # another key
+    oldest = done[-1][0]
+    with store.write() as session:  # the oldest match, finished again as the newest
+        session.execute(
+            update(Match)
+            .where(Match.id == oldest)
+            .values(finished=datetime(2026, 1, 2, tzinfo=UTC))
+        )
+    newer = game_list(store, GameFilter(), limit=4)
+    assert [row.match_id for row in newer.rows[:GAMES]] == [oldest] * GAMES
+    with store.write() as session:  # retention prunes its records
+        session.execute(
+            update(Match)
+            .where(Match.id == oldest)
+            .values(records_pruned=datetime(2026, 1, 3, tzinfo=UTC))
+        )
+    pruned = game_list(store, GameFilter(), limit=4)
+    assert [row.record_pruned for row in pruned.rows] == [True] * GAMES + [False]

@@ -103,3 +103,13 @@ def test_a_javascript_competition_gets_a_javascript_starter(store: Store) -> Non
     assert view.summary.reference == "cup-rules" and view.competitions == ("jscup", "cup")[:1]
     with pytest.raises(NotFound, match="no competition called 'nope'"):
         competition_kit(store, "nope")
+
+
+def test_a_java_competition_gets_a_java_starter(store: Store) -> None:
+    """(the starter's name is its suffix's: a java competition's was mybot.py, in Java)"""
+    _create(store, "javacup", runtimes=("java",))
+    kit = competition_kit(store, "javacup")
+    assert list(kit.files) == ["cup-rules.toml", "mybot.java", "README.md"]
+    assert "public class mybot implements Player {" in kit.files["mybot.java"]
+    assert "cp mybot.java mybot-v1.java" in kit.files["README.md"]
+    assert "mybot.java,greedy" in _commands(kit.files["README.md"])[2]

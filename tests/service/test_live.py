@@ -17,7 +17,7 @@ from arena.compete.entrants import Entrant
 from arena.compete.localrun import play_one
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
-from arena.service.board_views import leaderboard, tournament_view
+from arena.service.board_views import leaderboard, refit_figures, tournament_view
 from arena.service.broker import INTERACTIVE_QUEUE, REFIT, using
 from arena.service.live import (
     RefitPolicy,
@@ -28,6 +28,7 @@ from arena.service.live import (
 )
 from arena.service.results import rating_table, refit_ratings, result_json
 from arena.store import ratings as stored
+from arena.store import tallies
 from arena.store.db import Store
 from arena.store.models import Match, PairRecord, RatingHistory, RuleSet, Tournament
 from arena.store.queue import complete_match
@@ -119,6 +120,9 @@ def test_a_done_match_books_one_refit_and_later_ones_ride_on_it(store: Store, se
     assert live.refit.games == games[0]
     clock = refit_clock(store, rule_set)
     assert (clock.asked, clock.covered, clock.lease) == (1, 1, None)
+    # and the tournament's page figures, fitted at its tally's version (1 done, 0 void)
+    figures = tallies.stored_figures(store, tournament_id)
+    assert figures is not None and figures.version == (1, 0) and figures.figures
     assert clock.seconds is not None and clock.seconds < 2.0
     # A duplicate of the task finds nothing changed, and writes nothing.
     assert refit_if_changed(store, rule_set, policy=POLICY).outcome == "unchanged"
@@ -140,6 +144,9 @@ def test_a_done_match_books_one_refit_and_later_ones_ride_on_it(store: Store, se
     live = refit_if_changed(store, rule_set, policy=POLICY)
     assert live.outcome == "refitted" and live.refit is not None
     assert live.refit.games == sum(games)
+    figures = tallies.stored_figures(store, tournament_id)
+    assert figures is not None and figures.version == (3, 0)
+    assert refit_figures(store, rule_set) == 0  # none lags its tally now
     assert refit_if_changed(store, rule_set, policy=POLICY).outcome == "unchanged"
     assert sum(r.games for r in rating_table(store, rule_set)) == 2 * sum(games)
 

@@ -4,7 +4,10 @@ match is played, only while watched, throttled; a Redis gone never fails a match
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +19,11 @@ from arena.service.livefeed import (
     KEEP,
     TTL_SECONDS,
     Feed,
+    FolderFeed,
     MatchPublisher,
     feed_url,
     match_key,
+    open_feed,
 )
 from tests.engine.test_spectate import _named_tiles, _played
 from tests.servers import free_port, running_redis
@@ -136,11 +141,40 @@ def test_a_redis_gone_never_fails_a_match(caplog: pytest.LogCaptureFixture) -> N
     assert sum("live feed k" in r.getMessage() for r in caplog.records) == 1
 
 
-def test_the_feed_is_the_live_url_else_the_brokers_redis() -> None:
+def test_a_folder_feed_keeps_the_latest_view_and_the_watching_marks(tmp_path: Path) -> None:
+    """arena serve's feed (no Redis): the same methods, the latest view only."""
+    feed = open_feed((tmp_path / "live").as_uri())
+    assert isinstance(feed, FolderFeed)
+    key = match_key(5)
+    assert feed.latest(key) is None and feed.read(key) == [] and not feed.watched(key)
+    feed.watch(key)
+    assert feed.watched(key)
+    publisher = MatchPublisher(feed, key, publish_seconds=0.0)
+    players = [StrategyPlayer("random"), StrategyPlayer("greedy")]
+    list(play_match(find_rules("block"), players, games=2, seed=3, watch=publisher))
+    assert publisher.published > 5
+    found = feed.latest(key)
+    assert found is not None and found[1]["game"] == 1 and found[1]["outcome"] is not None
+    assert feed.read(key, after="0-0") == [found] and feed.read(key, after=found[0]) == []
+    assert feed.read(key, after=found[0], block_seconds=0.1) == []
+    stale = time.time() - TTL_SECONDS - 1
+    for path in (tmp_path / "live").iterdir():
+        os.utime(path, (stale, stale))
+    assert feed.latest(key) is None and not feed.watched(key)  # a view or a mark gone stale
+    assert feed.prune() == 2 and list((tmp_path / "live").iterdir()) == []
+
+
+def test_a_feed_url_names_redis_or_a_folder() -> None:
+    with pytest.raises(ValueError, match=r"give a Redis URL .* or a folder"):
+        open_feed("memcached://x")
+
+
+def test_the_feed_is_the_live_url_else_the_brokers_redis_else_the_instance_folder() -> None:
     assert (
         feed_url({"ARENA_LIVE_URL": "redis://a/1", "ARENA_BROKER_URL": "redis://b"})
         == "redis://a/1"
     )
     assert feed_url({"ARENA_BROKER_URL": "redis://b/0"}) == "redis://b/0"
     assert feed_url({"ARENA_BROKER_URL": "filesystem://"}) is None
+    assert feed_url({"ARENA_INSTANCE_PATH": "/srv/arena"}) == "file:///srv/arena/live"
     assert feed_url({}) is None

@@ -503,6 +503,41 @@ def test_sweep_resends_lost_tasks_only_when_the_queue_is_empty(
 # --- playing a match ----------------------------------------------------------------------
 
 
+def test_a_worker_plays_a_stored_cpp_version_compiled_in_its_sandbox(
+    store: Store, tmp_path: Path
+) -> None:
+    """A stored cpp version is written to the worker's bot cache as ``<sha256>.cpp``, compiled
+    there in its seat's sandbox (or taken from the compile cache) and played."""
+    _add_reference_bots(store, ("greedy",))
+    store.add_bot_version(
+        "arena", "cppgreedy", (BOTS / "greedy.cpp").read_text(), {}, runtime="cpp"
+    )
+    _, (first, _) = _create(store, games=2, entrants=("cppgreedy", "greedy"))
+    assert run_match(store, first, worker="w1", config=_config(tmp_path)) == "done"
+    result = _match(store, first).result
+    assert result is not None
+    assert [game["verdict"] for game in result["games"]] == [None]  # (the other seat order: 1)
+    assert sorted(path.suffix for path in (tmp_path / "bot-cache").iterdir()) == [".cpp", ".py"]
+
+
+def test_a_worker_plays_a_stored_java_version_compiled_in_its_sandbox(
+    store: Store, tmp_path: Path
+) -> None:
+    """A stored java version is written to the worker's bot cache as ``<sha256>.java`` (a
+    name javac would refuse for a public class Greedy: the kit's build does not mind),
+    compiled there in its seat's sandbox (or taken from the compile cache) and played."""
+    _add_reference_bots(store, ("greedy",))
+    store.add_bot_version(
+        "arena", "javagreedy", (BOTS / "Greedy.java").read_text(), {}, runtime="java"
+    )
+    _, (first, _) = _create(store, games=2, entrants=("javagreedy", "greedy"))
+    assert run_match(store, first, worker="w1", config=_config(tmp_path)) == "done"
+    result = _match(store, first).result
+    assert result is not None
+    assert [game["verdict"] for game in result["games"]] == [None]
+    assert sorted(path.suffix for path in (tmp_path / "bot-cache").iterdir()) == [".java", ".py"]
+
+
 def test_run_match_plays_stores_and_a_second_call_finds_it_finished(
     store: Store, tmp_path: Path
 ) -> None:

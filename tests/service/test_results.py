@@ -580,6 +580,29 @@ def test_the_migration_fills_the_tally_of_a_tournament_played_before_it(store: S
     _page_agrees(store, "t1", tournament_id)
 
 
+@pytest.mark.backends("sqlite", "postgresql")
+def test_one_caller_claims_a_tournaments_fit_until_it_stores_or_expires(store: Store) -> None:
+    from arena.store import tallies
+
+    tournament_id, _ = stored_tournament(store, "t1", THREE, games=1)
+    now = datetime.now(UTC)
+    assert tallies.stored_figures(store, tournament_id) is None
+    assert tallies.claim_figures(store, tournament_id, now, 30)
+    assert not tallies.claim_figures(store, tournament_id, now, 30)
+    held = tallies.stored_figures(store, tournament_id)
+    assert held is not None and held.figures is None and held.version == (-1, -1)
+    assert held.claimed_until == now + timedelta(seconds=30)
+    tallies.store_figures(store, tournament_id, (3, 0), '{"x": NaN}', now)
+    assert tallies.stored_figures(store, tournament_id) == tallies.StoredFigures(
+        (3, 0), '{"x": NaN}', None
+    )
+    assert tallies.claim_figures(store, tournament_id, now, 30)  # stored: free again
+    later = now + timedelta(seconds=31)  # a claim its process never ended
+    assert tallies.claim_figures(store, tournament_id, later, 30)
+    tallies.release_figures(store, tournament_id)
+    assert tallies.claim_figures(store, tournament_id, later, 30)
+
+
 def test_a_tournament_page_counts_forfeits_by_entrant_and_kind(store: Store) -> None:
     versions = add_versions(store, {"a": ("alice", "greedy"), "b": ("bob", "random")})
     a, b = Entrant.stored("a", versions["a"]), Entrant.stored("b", versions["b"])

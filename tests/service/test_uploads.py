@@ -15,6 +15,7 @@ from arena.service.uploads import (
     check_in_sandbox,
     create_placement,
     placement_name,
+    rejection_cause,
     screen_source,
     upload_view,
 )
@@ -151,3 +152,56 @@ def test_an_upload_of_a_runtime_not_installed_is_rejected_in_a_sentence(
     with store.read() as session:
         stored = session.get(Upload, upload)
         assert stored is not None and stored.source == source
+
+
+def test_a_cpp_upload_is_compiled_by_its_check_its_errors_shown_as_printed(store: Store) -> None:
+    """The check compiles a C++ upload in the sandbox: a source that does not compile is
+    rejected with the compiler's own lines (the author's file name, line numbers), kept in
+    its report for the page and the API; bots/greedy.cpp is accepted as a cpp version."""
+    ada = _owner(store, "ada")
+    broken = (
+        '#include "arena.hpp"\n\n'
+        "arena::Move play(const arena::Observation& o) {\n"
+        "    return o.legal_moves[0] + oops;\n}\n"
+    )
+    upload = store_upload(store, ada, "mine", "mine.cpp", broken, "cpp")
+    assert check_in_sandbox(store, upload) == "rejected"
+    view = upload_view(store, upload)
+    assert view is not None and view.message is not None and view.report is not None
+    assert view.message.startswith("Rejected: it does not compile:\nmine.cpp: In function")
+    assert "mine.cpp:4:" in view.message and "oops" in view.message
+    assert view.report["compile_error"] in view.message and view.report["runtime"] == "cpp"
+    assert rejection_cause(view.message) == "compile error"
+    source = (REFERENCE_BOTS / "greedy.cpp").read_text()
+    upload = store_upload(store, ada, "mine", "greedy.cpp", source, "cpp")
+    assert check_in_sandbox(store, upload) == "accepted"
+    view = upload_view(store, upload)
+    assert view is not None and view.report is not None and view.report["name"] == "greedy-cpp"
+
+
+def test_a_java_upload_is_compiled_by_its_check_javacs_errors_shown_as_printed(
+    store: Store,
+) -> None:
+    """The check compiles a Java upload with javac in the sandbox: one that does not compile
+    is rejected with javac's lines (the author's file name, line numbers); bots/Greedy.java
+    is accepted as a java version, named by its NAME."""
+    ada = _owner(store, "ada")
+    broken = (
+        "import arena.*;\n\n"
+        "public class Mine implements Player {\n"
+        "    public Move play(Observation o) { return o.legalMoves.get(oops); }\n"
+        "}\n"
+    )
+    upload = store_upload(store, ada, "mine", "Mine.java", broken, "java")
+    assert check_in_sandbox(store, upload) == "rejected"
+    view = upload_view(store, upload)
+    assert view is not None and view.message is not None and view.report is not None
+    assert view.message.startswith(
+        "Rejected: it does not compile:\nMine.java:4: error: cannot find symbol"
+    )
+    assert view.report["runtime"] == "java" and rejection_cause(view.message) == "compile error"
+    source = (REFERENCE_BOTS / "Greedy.java").read_text()
+    upload = store_upload(store, ada, "mine", "Greedy.java", source, "java")
+    assert check_in_sandbox(store, upload) == "accepted"
+    view = upload_view(store, upload)
+    assert view is not None and view.report is not None and view.report["name"] == "greedy-java"

@@ -523,10 +523,11 @@ def test_an_upload_names_its_runtime_and_a_wrong_one_is_a_json_error(
         (
             "np.py",
             "cobol",
-            "no runtime 'cobol': the runtimes are python, python-numpy, javascript.",
+            "no runtime 'cobol': the runtimes are python, python-numpy, javascript, cpp, c, go, "
+            "rust, java.",
         ),
         ("np.js", "python-numpy", "np.js is not a .py file: a python-numpy bot is one .py file."),
-        ("np.txt", None, "np.txt is not a .py file nor a .js file"),
+        ("np.txt", None, "np.txt is not a .py, .js, .cpp, .c, .go, .rs or .java file"),
     ):
         refused = send(name, b"x = 1\n", runtime)
         assert refused.status_code == 400, refused.get_json()
@@ -557,7 +558,7 @@ def test_hostile_runtime_fields_are_json_sentences_and_store_nothing(
         ("a.py", "x" * 5000, "runtime"),
         ("a.py", ".py", "no runtime '.py'"),
         ("a.py", "javascript", "a.py is not a .js file: a javascript bot is one .js file."),
-        ("a", None, "a is not a .py file nor a .js file"),
+        ("a", None, "a is not a .py, .js, .cpp, .c, .go, .rs or .java file"),
         ("a.py.js", "python", "a.py.js is not a .py file: a python bot is one .py file."),
     ):
         refused = send(name, runtime)

@@ -344,7 +344,7 @@ def test_the_teacher_creates_an_assignment_in_their_zone(app: Flask, seeded: obj
     for field, value, said in (
         ("points", "B=10 D=12 F=0", "Grade B (10 points) is worth fewer points than D (12)"),
         ("points", "lots", "Write the points as the best grade&#39;s (e.g. 10)"),
-        ("runtimes", [], "Offer one or more of the runtimes python, python-numpy, javascript"),
+        ("runtimes", [], "Offer one or more of the runtimes python, python-numpy, javascript, cpp"),
     ):
         refused = teacher.post(
             "/classes/5b/assignments/new", data={**fields, "name": "hw3", field: value}

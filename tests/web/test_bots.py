@@ -9,10 +9,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from arena.service.accounts import create_account
+from arena.service.accounts import create_account, create_token
 from arena.service.uploads import MAX_SOURCE_BYTES, check_in_sandbox
 from arena.store.db import Store
-from arena.store.models import Upload
+from arena.store.models import Upload, User
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
 
@@ -119,10 +119,39 @@ def test_a_bot_that_faults_its_check_is_rejected_with_the_reason(app: Flask, sto
     assert logged_in(app, "root").get(location).status_code == 200
 
 
+def test_a_cpp_upload_that_does_not_compile_shows_the_compilers_lines(
+    app: Flask, store: Store
+) -> None:
+    """The page and the API show a C++ upload's compiler errors as the compiler printed them
+    (the author's file name, line numbers), never a sandbox path."""
+    ada = logged_in(app, "ada")
+    broken = b'#include "arena.hpp"\n\narena::Move play(const arena::Observation& o) {\n'
+    broken += b"    return o.legal_moves[0] + oops;\n}\n"
+    status, location = _upload(ada, "mine.cpp", broken)
+    assert status == 302
+    assert check_in_sandbox(store, 1) == "rejected"
+    page = ada.get(location).get_data(as_text=True)
+    assert "It does not compile: the compiler's first lines are below." in page
+    assert '<pre class="stderr">mine.cpp: In function' in page and "mine.cpp:4:" in page
+    assert "/src/" not in page
+    token = create_token(store, ada_id(store), "ci", ["read"])
+    api = app.test_client().get("/api/v1/uploads/1", headers={"Authorization": f"Bearer {token}"})
+    message = api.get_json()["message"]
+    assert message.startswith("Rejected: it does not compile:\nmine.cpp: In function")
+    assert "mine.cpp:4:" in message and "oops" in message
+
+
+def ada_id(store: Store) -> int:
+    with store.read() as session:
+        found = session.scalar(select(User.id).where(User.name == "ada"))
+    assert found is not None
+    return int(found)
+
+
 @pytest.mark.parametrize(
     ("filename", "data", "message"),
     [
-        ("bot.txt", GREEDY, "is not a .py file"),
+        ("bot.txt", GREEDY, "is not a .py, .js, .cpp, .c, .go, .rs or .java file"),
         ("bot.py", b"", "is empty"),
         ("bot.py", b"\x89PNG\r\n\x1a\n\x00\x00", "is not UTF-8"),
         ("bot.py", "def play(o):\n    return 'é'\n".encode("latin-1"), "is not UTF-8"),

@@ -350,3 +350,28 @@ def test_the_replay_cache_keeps_the_latest_games() -> None:
     assert cache.get((1, 1)) is None
     assert cache.get((1, 0)) is games[0] and cache.get((2, 0)) is games[2]
     assert len(cache) == 2
+
+
+def test_a_game_row_is_rendered_once_and_again_when_its_record_is_pruned(app: Flask) -> None:
+    """A game list's row is kept rendered under its value: the same row is not rendered
+    again; the row with its record pruned is another (a span, no link)."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    import web.games
+    from arena.service.games import GameRow
+
+    row = GameRow(
+        match_id=7, index=2, tournament="t", rules="draw", teams=False,
+        seats=("alice/a@v1", "bob/b@v2"), owners=(1, 2), labels=("a", "b"), places=(0, 1),
+        points=(10, 4), termination="target", fault_seat=None,
+        finished=datetime(2026, 1, 1, tzinfo=UTC),
+    )  # fmt: skip
+    web.games._rows_kept.clear()
+    with app.test_request_context("/games"):
+        shown = web.games.game_row(row, False)
+        assert web.games.game_row(row, False) is shown and len(web.games._rows_kept) == 1
+        assert 'href="/games/7/2"' in shown and "alice/a v1" in shown
+        pruned = web.games.game_row(dataclasses.replace(row, record_pruned=True), False)
+    assert "(record pruned)" in pruned and 'href="/games/7/2"' not in pruned
+    assert len(web.games._rows_kept) == 2

@@ -261,11 +261,11 @@ def test_standings_counted_as_matches_finish_equal_a_fresh_count(
 ) -> None:
     """A page's figures follow the tournament's stored tally as its matches finish (a void
     one too), kept between reads while it has not grown; they equal a count from scratch."""
-    from sqlalchemy import select
+    from sqlalchemy import delete, select
 
     from arena.service import board_views as views
     from arena.service.matches import Config, run_match
-    from arena.store.models import Match
+    from arena.store.models import Match, TournamentFigures
     from arena.store.queue import void_match
 
     store_bots(store)
@@ -282,7 +282,9 @@ def test_standings_counted_as_matches_finish_equal_a_fresh_count(
         if number % 4 == 0:
             seen.append(views.tournament_view(store, "growing"))
     live = views.tournament_view(store, "growing")
-    views._counted.clear()
+    with store.write() as session:  # fitted again from scratch
+        session.execute(delete(TournamentFigures))
+    views._kept.clear()
     fresh = views.tournament_view(store, "growing")
     assert seen[0].standings != live.standings  # it did count as it went
     assert live.crosstable == fresh.crosstable and live.void == fresh.void
@@ -398,3 +400,54 @@ def test_a_stored_version_has_one_display_name_on_every_page(client: FlaskClient
     assert "a=alice.greedy" in tournament or "b=alice.greedy" in tournament
     block = tournament.split('id="stat-block">', 1)[1].split("</pre>", 1)[0]
     assert "alice/greedy v2" in block and "bob/counter v1" in block
+
+
+@pytest.mark.seed(build=_played)
+def test_a_tournaments_figures_are_fitted_once_for_every_process(
+    played: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The figures fitted from the tally are stored: another process (its own figures
+    forgotten) reads them and fits nothing; once the tally moves on, the first reader
+    claims the fit and fits again, while the fit another process claimed leaves the
+    others the figures before; a process that dies holding the claim delays the first
+    figures by the claim's length only."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import delete, update
+
+    from arena.service import board_views as views
+    from arena.store import boards, tallies
+    from arena.store.models import Match, TournamentFigures
+
+    store = played
+    fits: list[int] = []
+    counted = boards.stored_tally
+
+    def stored_tally(store: Store, tournament_id: int) -> boards.TournamentTally:
+        fits.append(tournament_id)
+        return counted(store, tournament_id)
+
+    monkeypatch.setattr(boards, "stored_tally", stored_tally)
+    views._kept.clear()
+    first = views.tournament_view(store, "spring")
+    assert len(fits) == 1 and first.standings[0].rating is not None
+    views._kept.clear()  # another process
+    assert views.tournament_view(store, "spring") == first and len(fits) == 1
+    with store.write() as session:  # the tally moves on (as a match would void)
+        match_id = session.scalar(Match.__table__.select().with_only_columns(Match.id).limit(1))
+        session.execute(update(Match).where(Match.id == match_id).values(status="void"))
+    tournament_id = first_id = fits[0]
+    assert tallies.claim_figures(store, tournament_id, datetime.now(UTC), 60)  # elsewhere
+    assert views.tournament_view(store, "spring").standings == first.standings
+    assert len(fits) == 1  # the figures before, while the other process fits
+    tallies.release_figures(store, tournament_id)
+    moved = views.tournament_view(store, "spring")
+    assert len(fits) == 2 and moved.void and not first.void
+    assert views.tournament_view(store, "spring") == moved and len(fits) == 2
+    with store.write() as session:  # no figures yet, and a dead process's claim
+        session.execute(delete(TournamentFigures))
+    views._kept.clear()
+    assert tallies.claim_figures(store, first_id, datetime.now(UTC), 0.2)
+    assert not tallies.claim_figures(store, first_id, datetime.now(UTC), 0.2)
+    monkeypatch.setattr(views, "FIT_POLL_SECONDS", 0.02)
+    assert views.tournament_view(store, "spring") == moved and len(fits) == 3

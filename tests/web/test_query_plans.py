@@ -198,3 +198,15 @@ def test_a_list_walked_in_windows_finds_what_one_statement_finds(
     monkeypatch.setattr(arena.store.games, "SCAN_LIMIT", 10)
     page = game_list(store, GameFilter(fault="crash"))
     assert (page.rows, page.more, page.truncated) == ([], False, True)
+
+
+def test_arena_serve_counts_the_json_records_by_their_partial_index(store: Store) -> None:
+    """``arena serve`` counts the records still stored as JSON at every start: through
+    ``ix_game_records_unconverted`` (migration 0029), never reading the table of records."""
+    from arena.store.records import unconverted_records
+
+    with statements(store) as seen:
+        assert unconverted_records(store) == 0
+    ((_, plan),) = list(plans(store, seen))
+    assert any("USING INDEX ix_game_records_unconverted" in step for step in plan), plan
+    assert unbounded(store, seen) == []

@@ -3,7 +3,7 @@
 counts a table's game.
 
 Revision ID: 0028
-Revises: 0026
+Revises: 0029
 Create Date: 2026-11-29 05:30:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0028"
-down_revision: str | None = "0026"
+down_revision: str | None = "0029"
 branch_labels: str | None = None
 depends_on: str | None = None
 

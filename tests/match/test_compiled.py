@@ -1,0 +1,287 @@
+"""The compiled runtimes (cpp, c, go, rust: arena/match/compiler.py, the C++ kit
+arena/match/kits/arena.hpp, the others' starters speaking the protocol themselves):
+compiled in the real sandbox once per source, the compiler's errors shown as it printed
+them, compile bombs ended in a sentence, and bots/greedy.cpp playing exactly as
+bots/greedy.py. The hostile compiled bots that run (fork, huge maps, SIGTERM) are in
+tests/match/test_referee.py's zoo."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+from arena.engine.records import game_record
+from arena.engine.rules import PRESETS, find_rules
+from arena.match import compiler
+from arena.match.compiler import CompileError, build
+from arena.match.lineup import check_bot, make_players, release_kept_players
+from arena.match.newbot import starter_bot, write_starter_bot
+from arena.match.referee import Player, play_match
+from arena.match.runtimes import (
+    RUNTIMES,
+    find_runtime,
+    runtime_for_upload,
+    runtime_missing,
+    runtime_of_file,
+    runtime_version,
+)
+from arena.match.sandbox import Limits, Sandbox
+from arena.match.warm import KeptPlayer, MatchSetup
+from arena.service.uploads import rejection, rejection_cause
+from tests.paths import REFERENCE_BOTS, own_slot
+
+CPP, C = RUNTIMES["cpp"], RUNTIMES["c"]
+#: A source with two errors, on lines 5 and 6.
+BROKEN = (
+    '#include "arena.hpp"\n\n'
+    "arena::Move play(const arena::Observation& observation) {\n"
+    "    int unused = 0;\n"
+    "    return observation.legal_moves[0] + missing;\n"
+    "    no_such_function();\n"
+    "}\n"
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def toolchains_installed() -> None:
+    missing = [f"{r.name}: {p}" for r in (CPP, C) if (p := runtime_missing(r))]
+    if missing:
+        pytest.fail("compilers unavailable: " + "; ".join(missing), pytrace=False)
+
+
+@pytest.fixture
+def readable() -> Iterator[Path]:
+    """A folder every user can read (the sandbox's uid reads the bots written there)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-compiled-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def greedy_cpp() -> Path:
+    """bots/greedy.cpp, compiled once in the sandbox (every later build takes the cache's)."""
+    path = REFERENCE_BOTS / "greedy.cpp"
+    build(path, CPP, Sandbox(Limits(), own_slot(300)))
+    return path
+
+
+#: The runtimes whose starter (``arena new-bot NAME --runtime R``) is a program speaking the
+#: protocol itself, greedy as it is, and its file's suffix.
+PROGRAMS = {"c": ".c", "go": ".go", "rust": ".rs"}
+
+
+@pytest.fixture(scope="module")
+def starters() -> Iterator[dict[str, Path]]:
+    """The c, go and rust starters, each compiled once in the sandbox."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-compiled-test-"))
+    folder.chmod(0o755)
+    made = {}
+    for offset, (runtime, suffix) in enumerate(PROGRAMS.items()):
+        path = made[runtime] = folder / f"{runtime}greedy{suffix}"
+        write_starter_bot(path, runtime)
+        path.chmod(0o644)
+        build(path, RUNTIMES[runtime], Sandbox(Limits(), own_slot(295 + offset)))
+    yield made
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o644)
+    return path
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+
+def test_the_compiled_runtimes_are_declared_with_their_toolchains() -> None:
+    assert runtime_for_upload("a.cpp", None) is CPP and runtime_for_upload("a.c", None) is C
+    assert runtime_of_file("0f3a.cpp") is CPP and runtime_of_file("0f3a.c") is C
+    assert runtime_version("cpp").startswith("g++ 12.")
+    assert runtime_version("c").startswith("gcc 12.")
+    assert runtime_version("go") == "Go 1.19.8" and runtime_version("rust") == "rustc 1.63.0"
+    assert runtime_of_file("0f3a.go") is RUNTIMES["go"]
+    assert runtime_of_file("0f3a.rs") is RUNTIMES["rust"]
+    assert CPP.compiler is not None
+    gone = dataclasses.replace(
+        CPP, compiler=dataclasses.replace(CPP.compiler, program="/usr/bin/g++-99")
+    )
+    assert runtime_missing(gone) == "/usr/bin/g++-99 is missing: apt-get install g++-12"
+    assert '"bot\\":\\"mine\\"' in starter_bot("mine", "c")  # the c starter's own name
+    with pytest.raises(ValueError, match=r"no starter bot for runtime 'cobol': python, .*, rust"):
+        starter_bot("mine", "cobol")
+
+
+# --- the reference bot and the starter ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rules", "seats"), [("draw", 2), ("block", 3), ("block-and-draw", 4)])
+def test_greedy_cpp_and_the_program_starters_play_exactly_as_greedy_py(
+    greedy_cpp: Path, starters: dict[str, Path], rules: str, seats: int
+) -> None:
+    others = ["random"] * (seats - 1)
+
+    def records(bot: Path) -> list[str]:
+        players = make_players([str(bot), *others])
+        games = play_match(find_rules(rules), players, games=3, seed=11)
+        names = ["greedy", *others]
+        ordered = sorted(games, key=lambda o: o.index)
+        return [json.dumps(game_record(o.game, names)) for o in ordered]
+
+    python = records(REFERENCE_BOTS / "greedy.py")
+    assert records(greedy_cpp) == python
+    for runtime, path in starters.items():
+        assert records(path) == python, runtime
+
+
+def test_an_artefact_is_compiled_once_and_kept_by_its_content(
+    greedy_cpp: Path, readable: Path
+) -> None:
+    again = build(greedy_cpp, CPP, Sandbox(Limits(), own_slot(301)))
+    assert again.cached and again.seconds == 0.0
+    copy = _write(readable, "renamed.cpp", greedy_cpp.read_text())
+    assert build(copy, CPP, None).path == again.path  # same bytes: the same artefact
+    players = make_players([str(copy), "random"])
+    [outcome] = play_match(find_rules("draw"), players, games=1, seed=2)
+    assert outcome.verdict is None
+
+
+def test_the_cpp_starter_passes_its_check(readable: Path) -> None:
+    starter = readable / "starter.cpp"
+    write_starter_bot(starter, "cpp")
+    starter.chmod(0o644)
+    reports = list(check_bot(str(starter), games=1))
+    assert [name for name, _ in reports] == list(PRESETS)
+    report = reports[-1][1]
+    assert report.ok, [(n, o.verdict) for n, o in report.faults]
+    assert report.name == "starter"
+
+
+def test_a_c_program_compiles_unsandboxed_too(readable: Path) -> None:
+    # (a source never seen: the cache is the machine's)
+    source = _write(readable, "tiny.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    built = build(source, C, None)
+    assert built.path.is_file() and not built.cached and built.seconds > 0
+    assert build(source, C, None) == dataclasses.replace(built, seconds=0.0, cached=True)
+
+
+# --- compiler errors ------------------------------------------------------------------------
+
+
+def test_a_compile_error_reaches_the_check_as_the_compiler_printed_it(readable: Path) -> None:
+    broken = _write(readable, "mine.cpp", BROKEN)
+    [(name, report)] = list(check_bot(str(broken)))
+    assert name == "compile" and not report.ok and report.games == 0
+    error = report.compile_error
+    # (GCC's quotes in a UTF-8 locale, as it printed them)
+    assert "mine.cpp:5:" in error and "\u2018missing\u2019 was not declared" in error, error
+    assert "mine.cpp:6:" in error and "/src/" not in error and "/out/" not in error
+    reason = rejection(report, "the check's limit")
+    assert reason.startswith("it does not compile:\nmine.cpp: In function")
+    assert rejection_cause(f"Rejected: {reason}") == "compile error"
+    shown = CliRunner().invoke(cli, ["check", str(broken)])
+    assert shown.exit_code == 1
+    assert f"{broken} does not compile:\nmine.cpp: In function" in shown.output
+    assert "mine.cpp:5:" in shown.output and shown.output.endswith("failed\n")
+
+
+@pytest.fixture
+def tight_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compile limits a bomb reaches in seconds (the defaults would take a minute)."""
+    tight = Limits(memory_mb=192, cpu_seconds=5, processes=16, file_size_mb=8, tmp_size_mb=16)
+    monkeypatch.setattr(compiler, "COMPILE_LIMITS", tight)
+    monkeypatch.setattr(compiler, "COMPILE_WALL_SECONDS", 20.0)
+
+
+BOMBS = {
+    "random.cpp": ('#include "/dev/random"\n', "192 MB of memory"),
+    "templates.cpp": (
+        "#include <utility>\n"
+        "template <class T> struct Bomb { using type = typename Bomb<std::pair<T, T>>::type; };\n"
+        "using Boom = Bomb<int>::type;\nint main() { return 0; }\n",
+        "of memory",  # the doubling types' names, before the depth limit of 900
+    ),
+    "huge.c": (
+        "char big[1 << 30] = {1};\n"
+        "int main(int argc, char **argv) { (void)argv; return big[argc * 12345]; }\n",
+        "8 MB a file it writes",
+    ),
+}
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "plain"])
+def test_a_compiler_that_crashes_ends_in_a_sentence(readable: Path, sandboxed: bool) -> None:
+    assert C.compiler is not None
+    segfault = ("/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)")
+    crashing = dataclasses.replace(C, compiler=dataclasses.replace(C.compiler, steps=(segfault,)))
+    source = _write(readable, "any.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    sandbox = Sandbox(Limits(), own_slot(308)) if sandboxed else None
+    with pytest.raises(CompileError, match=r"^the compiler crashed \(SIGSEGV\) after [0-9.]+ s, "):
+        build(source, crashing, sandbox)
+
+
+def test_a_compile_over_its_wall_clock_is_stopped_in_a_sentence(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    monkeypatch.setattr(compiler, "COMPILE_WALL_SECONDS", 0.05)
+    source = _write(readable, "slow.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    with pytest.raises(CompileError, match=r"the compile took longer than 0\.05 s \(wall clock\)"):
+        build(source, C, Sandbox(Limits(), own_slot(309)))
+
+
+@pytest.mark.parametrize("bomb", sorted(BOMBS))
+def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, bomb: str) -> None:
+    text, limit = BOMBS[bomb]
+    source = _write(readable, bomb, text)
+    runtime = find_runtime("cpp" if bomb.endswith(".cpp") else "c")
+    with pytest.raises(CompileError) as raised:
+        build(source, runtime, Sandbox(Limits(), own_slot(302 + sorted(BOMBS).index(bomb))))
+    message = str(raised.value)
+    assert "(the compile went over its limit of" in message and limit in message, message
+    assert "/src/" not in message
+
+
+def test_a_compiled_bot_is_kept_warm_between_matches(greedy_cpp: Path) -> None:
+    """arena.match.warm keeps a compiled bot's process as it keeps a Python one's."""
+    setup = MatchSetup(find_rules("draw").version, 2, False, None, "compiled")
+    limits = Limits(memory_mb=256, processes=32, file_size_mb=8, tmp_size_mb=8)
+
+    def kept() -> list[Player]:
+        return make_players(
+            [str(greedy_cpp), "random"], keep_games=10, setup=setup, limits=limits,
+            first_slot=own_slot(310),
+        )  # fmt: skip
+
+    try:
+        first = kept()
+        assert all(
+            o.verdict is None for o in play_match(find_rules("draw"), first, games=1, seed=3)
+        )
+        second = kept()
+        assert second[0] is first[0] and isinstance(first[0], KeptPlayer)
+        assert all(
+            o.verdict is None for o in play_match(find_rules("draw"), second, games=1, seed=4)
+        )
+        assert first[0].starts == 1
+    finally:
+        release_kept_players()
+
+
+def test_a_workers_hashed_copy_compiles_under_a_plain_name(readable: Path) -> None:
+    """A worker's copy of a stored version is named by its SHA-256: its errors say bot.c."""
+    text = f"int main(void) {{ return nothing; }} /* {uuid.uuid4()} */\n"
+    hashed = _write(readable, f"{hashlib.sha256(text.encode()).hexdigest()}.c", text)
+    with pytest.raises(CompileError, match=r"^bot\.c: In function .main.:\nbot\.c:1:"):
+        build(hashed, C, Sandbox(Limits(), own_slot(311)))
