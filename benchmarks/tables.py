@@ -1,7 +1,7 @@
 """People playing bots in the browser (issue 35): a move's round trip, p50 and p95.
 
     PYTHONPATH=$PWD python benchmarks/tables.py [--humans 30] [--postgres | --url URL]
-        [--no-tournament]
+        [--no-tournament] [--think SECONDS]
 
 A deployment on this machine: a throwaway redis-server (the broker and the tables'
 channel), the app under gunicorn as ``arena serve`` runs it (2 processes of 16 threads), a
@@ -12,7 +12,8 @@ each its own account and HTTP client) each log in, open a 2-seat ``draw`` table 
 ``reference/greedy`` from ``/tables/new`` and play the whole game as the page does: the
 first legal move the state offers, posted to ``/tables/ID/move``, whose answer is the
 state once the bot has replied and it is the person's turn again (a long poll of
-``/tables/ID/state`` when the answer came before that). The round trip is the move's POST,
+``/tables/ID/state`` when the answer came before that), after ``--think`` seconds (0 by
+default: every person moves the moment they can, the worst case). The round trip is the move's POST,
 from sending it to the bot's reply on the page; "page" is a GET of the table's page during
 the game. Prints p50/p95 of each, the moves and games, and the load average (the machine
 is shared: say it beside the figures). The goal is a round trip under 200 ms.
@@ -70,8 +71,11 @@ def _percentile(values: list[float], share: float) -> float:
 class Person(threading.Thread):
     """One simulated person: log in, open a table, play the whole game."""
 
-    def __init__(self, base: str, name: str, bot: int, start: threading.Barrier) -> None:
+    def __init__(
+        self, base: str, name: str, bot: int, start: threading.Barrier, think: float = 0.0
+    ) -> None:
         super().__init__(name=name)
+        self.think = think
         self.base, self.user, self.bot, self.start_line = base, name, bot, start
         self.client = httpx.Client(base_url=base, timeout=60)
         self.token = ""
@@ -125,6 +129,7 @@ class Person(threading.Thread):
                     continue
                 move = re.search(r'class="move" data-move="([^"]+)"', html)
                 assert move is not None
+                time.sleep(self.think)
                 began = time.perf_counter()
                 answer = client.post(f"{path}/move", data={
                     "move": move.group(1), "turn": state["data-turn"],
@@ -153,6 +158,12 @@ def main() -> None:
         "--postgres", action="store_true", help="a throwaway PostgreSQL server's database"
     )
     parser.add_argument("--no-tournament", action="store_true")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds each person thinks before a move (0: every move at once, the worst case)",
+    )
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory()))
@@ -205,7 +216,7 @@ def main() -> None:
                 except httpx.HTTPError:
                     time.sleep(0.2)
             start = threading.Barrier(args.humans)
-            people = [Person(base, name, greedy, start) for name in names]
+            people = [Person(base, name, greedy, start, args.think) for name in names]
             for person in people:
                 person.log_in()
             began = time.perf_counter()
@@ -226,7 +237,7 @@ def main() -> None:
         done = sum(1 for p in people if p.result == "done")
         busy = "no tournament" if args.no_tournament else "a tournament playing"
         backend = "SQLite" if url.startswith("sqlite") else "PostgreSQL"
-        print(f"{args.humans} people at once, {busy}, {backend}: "
+        print(f"{args.humans} people at once, {args.think:g} s thinking a move, {busy}, {backend}: "
               f"{done} games played to the end in {seconds:.0f} s, {len(trips)} moves")  # fmt: skip
         if trips:
             print(f"move round trip (move posted -> bot's reply on the page): p50 "
