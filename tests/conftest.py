@@ -52,7 +52,7 @@ from sqlalchemy import text
 from werkzeug.routing import Rule
 
 from arena.store.db import Store, connect, upgrade
-from tests.servers import running_postgres
+from tests.servers import running_postgres, running_redis
 
 # The web app's session key in tests (else it would keep one in the clone's instance
 # folder); tests/web/test_auth.py checks the generated one apart.
@@ -486,6 +486,21 @@ def seeded(url: str, request: pytest.FixtureRequest) -> object:
     if request.node.get_closest_marker("seed") is None:
         pytest.fail(f"{request.node.name} needs a seed marker: @pytest.mark.seed(build=...)")
     return copy.deepcopy(request.node.stash[_SEEDED])
+
+
+@pytest.fixture(scope="session")
+def tables_redis() -> Iterator[str]:
+    """A redis-server for the tables' channel (arena.service.table_channel), once a
+    session: its URL."""
+    with running_redis() as server:
+        yield server.url
+
+
+@pytest.fixture
+def tables_channel(tables_redis: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The tables' channel on the session's Redis (``ARENA_TABLES_URL``): its URL."""
+    monkeypatch.setenv("ARENA_TABLES_URL", tables_redis)
+    return tables_redis
 
 
 @pytest.fixture

@@ -54,6 +54,7 @@ from web.pages import pages
 from web.routing import init_routing
 from web.rules import rules
 from web.similarity import similarity
+from web.tables import tables
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
 from web.watching import watching
 
@@ -117,6 +118,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(classes)
     init_joins(app)  # after init_auth: its redirect reads the account loaded there
     app.register_blueprint(similarity)
+    app.register_blueprint(tables)
     app.register_blueprint(assignments)
     app.register_blueprint(watching)
     app.after_request(_security_headers)

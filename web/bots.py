@@ -27,6 +27,7 @@ from arena.service.classes import bot_target, class_bots, upload_target
 from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.intake import take_upload
 from arena.service.permissions import allowed, require
+from arena.service.tables import playable_version, record_against_people
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
@@ -143,6 +144,8 @@ def bot_page(owner: str, name: str) -> str:
         abort(404, f"No bot {owner}/{name}.")
     target = bot_target(store, view.owner_id, bot_id=view.id)
     can_read_faults = allowed(account, "read-faults", target)
+    newest = view.versions[0].version if view.versions else None
+    play = None if newest is None else playable_version(store, owner, name, newest)
     mine = GameFilter(bot=(owner, name))
     faults = GameFilter(bot=(owner, name), fault="mine")
     return render_template(
@@ -153,6 +156,8 @@ def bot_page(owner: str, name: str) -> str:
         can_publish=account is not None and allowed(account, "change-visibility", target),
         recent=game_list(store, mine, limit=RECENT_GAMES, viewer=account).rows,
         opponents=opponent_table(store, owner, name, account),
+        play_url=None if play is None else url_for("tables.new_table", bot=play),
+        people=record_against_people(store, view.id),
         faults=(
             game_list(store, faults, limit=RECENT_GAMES, viewer=account).rows
             if can_read_faults

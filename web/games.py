@@ -78,6 +78,7 @@ __all__ = [
     "parse_cursor",
     "parse_filter",
     "record_for_reader",
+    "viewer_state",
 ]
 
 games = Blueprint("games", __name__)
@@ -324,6 +325,15 @@ def _state(replay: Replay, position: Position, verdict: dict[str, Any] | None) -
         "views": [None, *range(replay.players)],
         "rounds": len(frames),
     }
+
+
+def viewer_state(
+    replay: Replay, frames: list[int], opening: tuple[int, int] | None
+) -> dict[str, Any]:
+    """The viewer's state of ``replay`` at the position the query names (``opening`` by
+    default): what ``_game_state.html`` shows (a table's finished game uses it too)."""
+    position = _position(frames, replay.players, opening)
+    return _state(replay, position, record_verdict(dict(replay.record)))
 
 
 @games.get("/games/<int:match_id>/<int:index>")

@@ -5,6 +5,7 @@
 next match, the oldest-sent tournament's first (:func:`arena.service.work.play_token`);
 ``arena.check_upload(upload_id)`` checks an upload and, once it is accepted, sends its
 placement; ``arena.run_branch(branch_id)`` plays a what-if branch asked from the web;
+``arena.play_table(table_id)`` referees a table, people playing bots in the browser;
 ``arena.refit_ratings(rule_set_id)``, booked after every done match
 (:func:`arena.service.live.schedule_refit`: at most one refit a rule set every few seconds),
 re-fits the rule set's ratings over every stored game if one is not in them yet, one worker
@@ -46,6 +47,7 @@ from arena.service.branches import run_branch
 from arena.service.broker import (
     CHECK_UPLOAD,
     PLAY_MATCH,
+    PLAY_TABLE,
     REFIT,
     RUN_BRANCH,
     SWEEP,
@@ -54,6 +56,7 @@ from arena.service.broker import (
 )
 from arena.service.live import refit_if_changed
 from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
+from arena.service.tables import TABLE_TIME_LIMIT, run_table
 from arena.service.work import accept_upload, play_token, sweep_all
 from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, connect
 from workers.app import app
@@ -273,6 +276,29 @@ def run_branch_task(self: Task[Any, Any], branch_id: int) -> str:
     except TRANSIENT_DATABASE_ERRORS as exc:
         raise _retry(self, f"branch {branch_id}", exc) from exc
     logger.info("branch %s: %s", branch_id, status)
+    return status
+
+
+@app.task(
+    name=PLAY_TABLE,
+    acks_late=True,
+    reject_on_worker_lost=False,  # a table is played once: a lost one is closed, not replayed
+    ignore_result=True,
+    time_limit=TABLE_TIME_LIMIT,
+    soft_time_limit=TABLE_TIME_LIMIT - 30,
+)
+def play_table_task(table_id: int) -> str:
+    """Referee a table (:func:`run_table`): its bots in the sandbox, its people through the
+    table's channel; return its status. Never retried: a table whose harness failed is
+    failed (its people are told), and nobody waits for a replay."""
+    status = run_table(
+        _store(),
+        table_id,
+        config=_state["config"],
+        first_slot=_first_slot(),
+        sandboxed=_sandboxed(),
+    )
+    logger.info("table %s: %s", table_id, status)
     return status
 
 

@@ -32,12 +32,14 @@ from arena.match.sandbox import check_sandbox
 )
 @click.option(
     "--lanes",
-    type=click.Choice(["all", "fast"]),
+    type=click.Choice(["all", "fast", "tables"]),
     default="all",
     show_default=True,
     help="The work this worker takes: all (upload checks first, then interactive work, "
-    "then tournaments' matches), or fast (upload checks, compares and branches only: "
-    "capacity that long matches cannot take).",
+    "tables, then tournaments' matches), fast (upload checks, compares and branches only: "
+    "capacity that long matches cannot take), or tables (people playing bots in the "
+    "browser: each holds a process for its game, mostly waiting, so give it a high "
+    "--concurrency).",
 )
 @click.option(
     "--sweep/--no-sweep",
@@ -109,13 +111,14 @@ def celery_worker_argv(
     concurrency: int, loglevel: str, *, lanes: str = "all", quiet: bool = False
 ) -> list[str]:
     """The command line of a Celery worker of ``workers.app`` consuming ``lanes``' queues
-    (``all``, or ``fast``: upload checks and interactive work only; ``quiet``: without
+    (``all``; ``fast``: upload checks and interactive work only; ``tables``: the tables'
+    queue only; ``quiet``: without
     Celery's start-up banner). Its node name is ``arena-PID@HOST`` (``arena-fast-PID@HOST``
-    for a fast one), PID this process's."""
-    from arena.service.broker import ALL_QUEUES, FAST_QUEUES
+    for a fast one, ``arena-tables-PID@HOST`` for a tables one), PID this process's."""
+    from arena.service.broker import ALL_QUEUES, FAST_QUEUES, TABLES_QUEUE
 
-    queues = FAST_QUEUES if lanes == "fast" else ALL_QUEUES
-    prefix = "arena-fast" if lanes == "fast" else "arena"
+    queues = {"fast": FAST_QUEUES, "tables": (TABLES_QUEUE,)}.get(lanes, ALL_QUEUES)
+    prefix = {"fast": "arena-fast", "tables": "arena-tables"}.get(lanes, "arena")
     return [
         sys.executable,
         "-m",

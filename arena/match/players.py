@@ -31,12 +31,14 @@ class Request:
     whole :class:`Observation`, protocol v2's delta or v3's events (built straight from the
     engine's state, never through an Observation: a match asks this at every move)."""
 
-    __slots__ = ("_round", "game", "round", "seat")
+    __slots__ = ("_round", "game", "round", "seat", "state")
 
     def __init__(self, game: str, state: Game, seat: int) -> None:
         #: The game's id in the match.
         self.game = game
         self.seat = seat
+        #: The game itself (the referee's: a person's seat shows it, a bot never sees it).
+        self.state = state
         self._round = state.round
         #: The number of the round being played.
         self.round = self._round.number

@@ -27,6 +27,7 @@ from arena.engine.events import Play, Termination
 from arena.engine.game import Game
 from arena.engine.rules import Rules
 from arena.errors import IllegalMoveError
+from arena.match.human import HumanPlayer
 from arena.match.play import game_seeds
 from arena.match.players import InProcessPlayer, Player, Request, StrategyPlayer
 from arena.match.process import Launcher, PlainLauncher, ProcessPlayer
@@ -291,8 +292,9 @@ def _collect(
         for entry in entries:
             _forfeit(entry, seat, fault, player)
         return
-    # Built-in strategies are the arena's own code, not timed: 0 s charged means nothing.
-    timed = not isinstance(player, StrategyPlayer)
+    # Built-in strategies are the arena's own code, not timed: 0 s charged means nothing;
+    # nor are people (their stated move time is the feed's: arena.match.human).
+    timed = not isinstance(player, StrategyPlayer | HumanPlayer)
     move_seconds, wall_seconds = clock.move_seconds, clock.wall_seconds
     for entry, answer, spent, waited in zip(
         entries, answers, player.charged(), player.waited(), strict=True

@@ -56,10 +56,12 @@ __all__ = [
     "INTERACTIVE_QUEUE",
     "LANE_QUEUES",
     "PLAY_MATCH",
+    "PLAY_TABLE",
     "QUEUE",
     "REFIT",
     "RUN_BRANCH",
     "SWEEP",
+    "TABLES_QUEUE",
     "configure",
     "configure_lazily",
     "current",
@@ -72,6 +74,7 @@ __all__ = [
     "resolve_broker_url",
     "send_branches",
     "send_matches",
+    "send_table",
     "send_uploads",
     "using",
 ]
@@ -92,8 +95,13 @@ CHECK_QUEUE = "arena-checks"
 #: Interactive work: branches, and compares' matches (the ``interactive`` lane); the fast
 #: worker consumes it too.
 INTERACTIVE_QUEUE = "arena-interactive"
+#: Tables (people playing bots in the browser): each holds a worker's process for its whole
+#: game, mostly waiting for a person, so they have a queue of their own, which a worker
+#: with room for them consumes (``arena worker --lanes tables --concurrency N``); any
+#: worker of every lane takes them too.
+TABLES_QUEUE = "arena-tables"
 #: The queues in the order a worker looks at them.
-ALL_QUEUES = (CHECK_QUEUE, INTERACTIVE_QUEUE, QUEUE)
+ALL_QUEUES = (CHECK_QUEUE, INTERACTIVE_QUEUE, TABLES_QUEUE, QUEUE)
 #: What the fast worker consumes: long matches can never take its processes.
 FAST_QUEUES = (CHECK_QUEUE, INTERACTIVE_QUEUE)
 #: The queue of each lane of matches (arena.store.lanes.LANES).
@@ -104,6 +112,7 @@ SWEEP = "arena.sweep"
 REFIT = "arena.refit_ratings"
 CHECK_UPLOAD = "arena.check_upload"
 RUN_BRANCH = "arena.run_branch"
+PLAY_TABLE = "arena.play_table"
 
 #: How often a consumer of the filesystem transport looks for new messages (kombu's default
 #: is 1 s, which every task's latency would pay).
@@ -363,6 +372,11 @@ def send_branches(app: Celery, branch_ids: Sequence[int]) -> None:
     with app.producer_or_acquire() as producer:
         for branch_id in branch_ids:
             app.send_task(RUN_BRANCH, args=(branch_id,), queue=INTERACTIVE_QUEUE, producer=producer)
+
+
+def send_table(app: Celery, table_id: int) -> None:
+    """Send an ``arena.play_table`` task for the table (the tables' queue)."""
+    app.send_task(PLAY_TABLE, args=(table_id,), queue=TABLES_QUEUE)
 
 
 def queue_length(app: Celery | None = None) -> int:

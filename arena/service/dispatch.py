@@ -30,6 +30,7 @@ from arena.store.branches import mark_branches_sent
 from arena.store.db import Store
 from arena.store.lanes import match_lanes
 from arena.store.queue import mark_queued, requeue_expired, unqueued_matches
+from arena.store.tables import mark_table_sent
 from arena.store.uploads import mark_sent
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "dispatch_branch",
     "dispatch_match_ids",
     "dispatch_matches",
+    "dispatch_table",
     "dispatch_upload",
     "send_branch_ids",
     "send_match_ids",
@@ -203,6 +205,19 @@ def send_branch_ids(store: Store, branch_ids: Sequence[int]) -> None:
         return
     broker.send_branches(broker.current(), branch_ids)
     mark_branches_sent(store, branch_ids)
+
+
+def dispatch_table(store: Store, table_id: int) -> bool:
+    """Send the table to the workers (the tables' queue) and record when; return False
+    (logged) when the broker is down: the table waits, pending, until the sweep closes it
+    as idle (a person waiting at a table does not wait for a sweep)."""
+    try:
+        broker.send_table(broker.current(), table_id)
+    except BROKER_ERRORS as exc:
+        logger.warning("table %s: broker unreachable (%s)", table_id, exc)
+        return False
+    mark_table_sent(store, table_id)
+    return True
 
 
 def send_refit(rule_set_id: int, *, queue: str = QUEUE, countdown: float | None = None) -> None:

@@ -128,6 +128,10 @@ PERMISSIONS: dict[str, tuple[str, bool]] = {
     "start-branch": ("user", True),
     # a branch seats one's own bots, reference bots and public ones; these roles any bot
     "seat-any-bot": ("admin", False),
+    # tables (arena.service.tables): a person plays bots in the browser; its page and
+    # moves are the seated people's (the service checks the seat), every table the admins'
+    "play-table": ("user", False),
+    "read-tables": ("admin", False),
     # competitions (arena.service.competitions): the target is the competition, its owner
     # the organiser who created it
     "create-competition": ("organiser", False),

@@ -20,6 +20,7 @@ from arena.service.intake import settle_upload
 from arena.service.live import resend_stale, schedule_refit
 from arena.service.matches import Config, finished_rule_set, play_next
 from arena.service.retention import prune_records
+from arena.service.tables import close_idle
 from arena.service.uploads import check_in_sandbox, unsent_uploads
 from arena.store.clock import competition_of_match
 from arena.store.db import Store
@@ -150,6 +151,9 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
     ticked = tick_competitions(store, config=config)  # reads only when nothing is due
     if ticked.added:
         logger.info("sweep: %d competition matches added", ticked.added)
+    closed = close_idle(store)  # tables nobody came to, or whose worker is gone
+    if closed:
+        logger.info("sweep: %d idle tables closed", len(closed))
     pruned = prune_records(store, config.retention)  # logs what it pruned
     totals = SweepTotals(
         len(report.expired), len(report.resent), len(uploads), len(branches), pruned.records

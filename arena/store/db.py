@@ -28,7 +28,17 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from arena.compete.names import check_name, name_key, taken_message
 from arena.engine.rules import Rules
 from arena.errors import DatabaseError, NameTaken
-from arena.store.models import Bot, BotVersion, Branch, GameRecord, RuleSet, Upload, User, utcnow
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Branch,
+    GameRecord,
+    GameTable,
+    RuleSet,
+    Upload,
+    User,
+    utcnow,
+)
 
 #: The database used when neither a URL nor ``ARENA_DATABASE_URL`` is given.
 DEFAULT_URL = "sqlite:///arena.db"
@@ -471,7 +481,7 @@ class Store:
 
 def renew_lease(
     store: Store,
-    table: type[Upload] | type[Branch],
+    table: type[Upload] | type[Branch] | type[GameTable],
     row_id: int,
     status: str,
     *,

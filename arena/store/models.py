@@ -826,3 +826,64 @@ class SubmissionTest(Base):
     verdict: Mapped[str | None] = mapped_column(String(20))
     #: The test's reading when it ended: score, Elo difference with its interval, games.
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+#: A table's status (arena.service.tables): ``waiting`` for an invited person to sit down,
+#: ``pending`` until a worker takes it, ``running`` while it plays, then ``done`` (``record``
+#: holds its game), ``closed`` (nobody came, or no worker took it, in time) or ``failed``
+#: (the harness failed; ``message`` says why).
+TABLE_STATUSES = ("waiting", "pending", "running", "done", "closed", "failed")
+
+
+class GameTable(Base):
+    """A game a person plays in the browser against bots (and perhaps with a second
+    person, invited by ``invite``): refereed on a worker like any match, its people's moves
+    coming through the table's channel. Kept apart from matches, so no rating counts it."""
+
+    __tablename__ = "game_tables"
+    __table_args__ = (
+        Index("ix_game_tables_status", "status"),
+        Index("ix_game_tables_owner", "owner_id", "status"),
+        Index("ix_game_tables_address", "address", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    #: The address the table was opened from (the per-address bound).
+    address: Mapped[str] = mapped_column(String(64))
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
+    players: Mapped[int] = mapped_column(Integer)
+    teams: Mapped[bool] = mapped_column(default=False)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    #: A person's time for one move; one who takes longer forfeits.
+    move_seconds: Mapped[float] = mapped_column(Float)
+    #: The table's key in its channel (arena.service.table_channel): random, so tables of
+    #: two databases sharing one Redis never meet.
+    channel: Mapped[str] = mapped_column(String(64))
+    #: The invitation's code (None: nobody is invited).
+    invite: Mapped[str | None] = mapped_column(String(64), unique=True)
+    status: Mapped[str] = mapped_column(String(20), default="waiting")
+    message: Mapped[str | None] = mapped_column(Text)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    #: The winning seats once done.
+    winners: Mapped[list[Any] | None] = mapped_column(JSON)
+    created: Mapped[datetime] = _created()
+    sent: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class TableSeat(Base):
+    """One seat of a table: a person (``user_id``; None while an invited seat is empty) or
+    a bot version (``bot_version_id``), and the name the record gives it."""
+
+    __tablename__ = "table_seats"
+    __table_args__ = (Index("ix_table_seats_version", "bot_version_id"),)
+
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    human: Mapped[bool] = mapped_column(default=False)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
+    name: Mapped[str | None] = mapped_column(String(200))

@@ -126,6 +126,9 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/join/<code>": "sign-up",
         "/account/teacher-request": "change-password",
         "/admin/users/<name>/request": "manage-users",
+        "/tables/new": "play-table",
+        "/tables/<int:table_id>/move": "play-table",
+        "/tables/<int:table_id>/join/<code>": "play-table",
     }
 
 

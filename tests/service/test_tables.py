@@ -1,0 +1,204 @@
+"""Tables: a person plays bots through the service, refereed here as a worker would (the
+reference bots unsandboxed: they are trusted), the moves and views through a real Redis."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from arena.engine.records import verify_record
+from arena.errors import NotFound, PermissionDenied
+from arena.service import tables
+from arena.service.accounts import Account
+from arena.service.broker import install
+from arena.service.broker import make_app as make_celery
+from arena.service.matches import Config
+from arena.service.tables import (
+    TableError,
+    close_idle,
+    join_table,
+    open_table,
+    record_against_people,
+    run_table,
+    send_move,
+    table_view,
+)
+from arena.store.db import Store
+from arena.store.models import Match
+from arena.store.tables import table_row
+from tests.paths import REFERENCE_BOTS
+
+
+@pytest.fixture
+def seated(
+    store: Store, tables_channel: str, tmp_path: Path
+) -> Iterator[tuple[Account, Account, int]]:
+    """Two people (carol, dave), the reference bots; the channel on the session's Redis,
+    the broker a directory nobody reads (the test referees the tables itself)."""
+    for name in ("greedy", "random"):
+        store.add_bot_version("reference", name, (REFERENCE_BOTS / f"{name}.py").read_text(), {})
+    carol, dave = (Account(store.add_user(name).id, name, "user", 0) for name in ("carol", "dave"))
+    bot, _ = store.add_bot_version("erin", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
+    previous = install(make_celery(f"filesystem://{tmp_path / 'broker'}", None, None))
+    yield carol, dave, bot.bot_id
+    install(previous)
+
+
+def _referee(store: Store, table_id: int, tmp_path: Path) -> threading.Thread:
+    config = Config(bot_cache=tmp_path / "bots")
+    thread = threading.Thread(
+        target=run_table, args=(store, table_id), kwargs={"config": config, "sandboxed": False}
+    )
+    thread.start()
+    return thread
+
+
+def _play_out(store: Store, person: Account, table_id: int) -> int:
+    """Play the first legal move at every turn of ``person`` until the game is over;
+    return the moves made."""
+    after, moves = "0", 0
+    for _ in range(500):
+        _, view_id, view = table_view(store, person, table_id, after=after, wait_seconds=5)
+        if view is None or view_id is None:
+            continue
+        after = view_id
+        if view["status"] == "done":
+            return moves
+        if view["round"]["to_move"] == view["seat"]:
+            send_move(store, person, table_id, view["turn"], view["round"]["legal_moves"][0])
+            moves += 1
+    raise AssertionError("the game did not end")
+
+
+def test_a_person_plays_a_whole_game_against_a_bot(
+    store: Store, seated: tuple[Account, Account, int], tmp_path: Path
+) -> None:
+    carol, _, bot_id = seated
+    opened = open_table(
+        store, carol, address="10.0.0.1", rules="draw", players=2, teams=False, seat=1, bot=None
+    )
+    referee = _referee(store, opened.id, tmp_path)
+    moves = _play_out(store, carol, opened.id)
+    referee.join(30)
+    row = table_row(store, opened.id)
+    assert row is not None and row.status == "done" and row.record is not None
+    assert moves > 0
+    assert verify_record(row.record) == []
+    assert row.record["seats"][1] == "carol" and row.record["humans"] == [1]
+    assert row.record["seats"][0].startswith("reference/greedy@v")
+    with store.read() as session:  # no match: no rating counts it
+        assert session.scalar(select(func.count()).select_from(Match)) == 0
+    greedy, _ = store.add_bot_version(
+        "reference", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {}
+    )
+    assert record_against_people(store, greedy.bot_id).games == 1
+    assert record_against_people(store, bot_id).games == 0
+
+
+def test_a_person_who_leaves_forfeits_and_releases_the_bots(
+    store: Store,
+    seated: tuple[Account, Account, int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    carol, _, _ = seated
+    monkeypatch.setattr(tables, "MOVE_SECONDS", 0.2)
+    opened = open_table(
+        store, carol, address="10.0.0.1", rules="draw", players=2, teams=False, seat=0, bot=None
+    )
+    _referee(store, opened.id, tmp_path).join(30)
+    row = table_row(store, opened.id)
+    assert row is not None and row.status == "done" and row.record is not None
+    verdict = row.record["result"]["verdict"]
+    assert verdict["seat"] == 0 and verdict["termination"] == "timeout"
+    assert "carol made no move in 0.2 s" in verdict["message"]
+    assert row.winners == (1,)
+    assert verify_record(row.record) == []
+
+
+def test_moves_are_checked_against_the_published_view(
+    store: Store, seated: tuple[Account, Account, int], tmp_path: Path
+) -> None:
+    carol, dave, _ = seated
+    opened = open_table(
+        store, carol, address="10.0.0.1", rules="draw", players=2, teams=False, seat=0, bot=None
+    )
+    with pytest.raises(TableError, match="waiting for a worker: no move is taken"):
+        send_move(store, carol, opened.id, 0, "6-6")
+    referee = _referee(store, opened.id, tmp_path)
+    _, _, view = table_view(store, carol, opened.id, wait_seconds=10)
+    while view is not None and view["round"]["to_move"] != 0:
+        _, _, view = table_view(store, carol, opened.id, wait_seconds=10)
+    assert view is not None
+    turn, legal = view["turn"], view["round"]["legal_moves"]
+    with pytest.raises(TableError, match="is not a legal move here: play one of"):
+        send_move(store, carol, opened.id, turn, "9-9L")
+    with pytest.raises(TableError, match="answers an earlier turn"):
+        send_move(store, carol, opened.id, turn + 5, legal[0])
+    with pytest.raises(NotFound):
+        send_move(store, dave, opened.id, turn, legal[0])
+    with pytest.raises(PermissionDenied):
+        send_move(store, None, opened.id, turn, legal[0])
+    _play_out(store, carol, opened.id)
+    referee.join(30)
+
+
+def test_tables_are_bounded_with_a_sentence(
+    store: Store, seated: tuple[Account, Account, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    carol, dave, _ = seated
+
+    def open_one(who: Account, address: str = "10.0.0.1") -> int:
+        return open_table(
+            store, who, address=address, rules="draw", players=2, teams=False, seat=0, bot=None
+        ).id
+
+    open_one(carol)
+    open_one(carol)
+    with pytest.raises(TableError, match="You have 2 tables open \\(at most 2\\)"):
+        open_one(carol)
+    monkeypatch.setattr(tables, "MAX_PER_ADDRESS", 3)
+    open_one(dave)
+    with pytest.raises(TableError, match="3 tables are open from your address"):
+        open_one(dave)
+    monkeypatch.setenv(tables.TABLES_MAX_ENV, "3")
+    with pytest.raises(TableError, match="All 3 tables are taken"):
+        open_one(dave, "10.0.0.2")
+    with pytest.raises(TableError, match="your seat must be 0 to 1, not 2"):
+        open_table(store, dave, address="x", rules="draw", players=2, teams=False, seat=2, bot=None)
+    with pytest.raises(NotFound, match="no rule set called 'nope'"):
+        open_table(store, dave, address="x", rules="nope", players=2, teams=False, seat=0, bot=None)
+    with pytest.raises(NotFound, match="no bot version 999 is stored"):
+        open_table(store, dave, address="y", rules="draw", players=2, teams=False, seat=0, bot=999)
+
+
+def test_an_invited_person_takes_the_partners_seat(
+    store: Store, seated: tuple[Account, Account, int]
+) -> None:
+    carol, dave, _ = seated
+    opened = open_table(
+        store,
+        carol,
+        address="10.0.0.1",
+        rules="muggins",
+        players=4,
+        teams=True,
+        seat=0,
+        bot=None,
+        invite=True,
+    )
+    assert opened.invite is not None
+    row = table_row(store, opened.id)
+    assert row is not None and row.status == "waiting"
+    assert [s.human for s in row.seats] == [True, False, True, False]
+    with pytest.raises(NotFound, match="has this invitation"):
+        join_table(store, dave, opened.id, "wrong")
+    assert join_table(store, dave, opened.id, opened.invite) == 2
+    assert join_table(store, dave, opened.id, opened.invite) == 2  # twice: the same seat
+    row = table_row(store, opened.id)
+    assert row is not None and row.status == "pending" and row.seats[2].name == "dave"
+    assert close_idle(store, now=row.created) == []

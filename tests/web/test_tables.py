@@ -1,0 +1,162 @@
+"""Tables through the web (Flask's test client): open one from a bot's page, play it to the
+end by posting the moves the state offers (refereed here as a worker would, the reference
+bots unsandboxed), the replay and the record, who may see it, and the sentences."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from arena.engine.records import verify_record
+from arena.service.accounts import create_account
+from arena.service.matches import Config
+from arena.service.tables import run_table
+from arena.store.db import Store
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, store_bots
+
+
+def _attr(html: str, name: str) -> str:
+    found = re.search(rf'id="table-state"[^>]*\b{name}="([^"]*)"', html)
+    assert found, f"no {name} in the state"
+    return found.group(1)
+
+
+def _play_out(client: FlaskClient, table_id: int, html: str, token: str) -> str:
+    """Post the first move the state offers until the game is over; the last state."""
+    for _ in range(300):
+        if _attr(html, "data-status") == "done":
+            return html
+        if not _attr(html, "data-mine"):
+            after = _attr(html, "data-after")
+            html = client.get(f"/tables/{table_id}/state?after={after}").get_data(as_text=True)
+            continue
+        move = re.search(r'<button type="button" class="move" data-move="([^"]+)"', html)
+        assert move, html
+        answer = client.post(
+            f"/tables/{table_id}/move",
+            data={
+                "move": move.group(1),
+                "turn": _attr(html, "data-turn"),
+                "after": _attr(html, "data-after"),
+                "csrf_token": token,
+            },
+        )
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        html = answer.get_data(as_text=True)
+    raise AssertionError("the game did not end")
+
+
+def test_a_person_plays_a_bot_from_its_page_to_the_replay(
+    app: Flask, store: Store, tables_channel: str, tmp_path: Path
+) -> None:
+    store_bots(store)
+    for name in ("carol", "dave"):
+        create_account(store, name, PASSWORD, hasher=HASHER)
+    carol = logged_in(app, "carol")
+    bot_page = carol.get("/bots/bob/counter").get_data(as_text=True)
+    link = re.search(
+        r'<a class="button" href="(/tables/new\?bot=\d+)">Play against this bot', bot_page
+    )
+    assert link, bot_page
+    assert "Against people: no game yet." in bot_page
+    form = carol.get(link.group(1)).get_data(as_text=True)
+    assert "120 seconds for each move" in form
+    token = csrf_token(carol, link.group(1))
+    bot = link.group(1).rsplit("=", 1)[1]
+    opened = carol.post(
+        "/tables/new",
+        data={"rules": "draw", "players": "2", "seat": "0", "bot": bot, "csrf_token": token},
+    )
+    assert opened.status_code == 302 and opened.location == "/tables/1"
+    page = carol.get("/tables/1").get_data(as_text=True)
+    assert "Waiting for a worker to deal" in page
+    assert logged_in(app, "dave").get("/tables/1").status_code == 404  # not seated there
+    assert app.test_client().get("/tables/1").status_code == 302  # to the login page
+    stale = carol.post("/tables/1/move", data={"move": "6-6", "turn": "0", "csrf_token": token})
+    assert stale.status_code == 400
+    assert (
+        stale.get_data(as_text=True)
+        == "The table's game is waiting for a worker: no move is taken."
+    )
+    referee = threading.Thread(
+        target=run_table,
+        args=(store, 1),
+        kwargs={"config": Config(bot_cache=tmp_path / "bots"), "sandboxed": False},
+    )
+    referee.start()
+    state = carol.get("/tables/1/state?after=0").get_data(as_text=True)
+    if _attr(state, "data-mine"):
+        wrong = carol.post(
+            "/tables/1/move",
+            data={"move": "9-9L", "turn": _attr(state, "data-turn"), "csrf_token": token},
+        )
+        assert wrong.status_code == 400
+        assert "is not a legal move here: play one of" in wrong.get_data(as_text=True)
+    last = _play_out(carol, 1, state, token)
+    referee.join(30)
+    assert "Game over: you" in last and "Replay it in the viewer" in last
+    replay = carol.get("/tables/1/replay")
+    assert replay.status_code == 200
+    assert "carol" in replay.get_data(as_text=True)
+    assert carol.get("/tables/1/replay/state?round=1&step=1").status_code == 200
+    record = carol.get("/tables/1.json").get_json()
+    assert verify_record(record) == []
+    assert record["seats"][0] == "carol" and record["seats"][1] == "bob/counter@v1"
+    assert record["humans"] == [0]
+    after = carol.get("/bots/bob/counter").get_data(as_text=True)
+    assert re.search(r"Against people: \d won, \d lost of 1 game \(not rated\)", after)
+
+
+def test_the_form_says_what_is_wrong(app: Flask, store: Store, tables_channel: str) -> None:
+    store_bots(store)
+    create_account(store, "carol", PASSWORD, hasher=HASHER)
+    carol = logged_in(app, "carol")
+    token = csrf_token(carol, "/tables/new")
+    for data, sentence in (
+        ({"players": "7"}, "Players must be a whole number 2 to 5."),
+        ({"players": "4", "teams": "1", "rules": "draw"}, "Draw has no team play with 4 players"),
+        ({"players": "2", "seat": "3"}, "Your seat must be 0 to 1, not 3."),
+        ({"players": "2", "bot": "x"}, "The bot must be a version&#39;s number, not &#39;x&#39;."),
+        ({"players": "2", "bot": "999"}, "No bot version 999 is stored."),
+        ({"players": "2", "invite": "1"}, "A second person needs a table of 3 or more seats"),
+        ({"players": "2", "rules": "nope"}, "No rule set called &#39;nope&#39;"),
+    ):
+        answer = carol.post("/tables/new", data={"csrf_token": token, **data})
+        assert answer.status_code == 400, data
+        assert sentence in answer.get_data(as_text=True), (data, answer.get_data(as_text=True))
+    # a leaderboard's row names the bot by owner, name and version
+    row = carol.get("/tables/new?owner=bob&name=counter&version=1&rules=block")
+    assert row.status_code == 200
+    assert re.search(r'name="bot" value="\d+"', row.get_data(as_text=True))
+    assert '<option value="block" selected>' in row.get_data(as_text=True)
+    missing = carol.get("/tables/new?owner=bob&name=counter&version=9")
+    assert missing.status_code == 400
+    assert "No bot bob/counter v9 is stored." in missing.get_data(as_text=True)
+
+
+def test_an_invitation_seats_a_second_person(app: Flask, store: Store, tables_channel: str) -> None:
+    store_bots(store)
+    for name in ("carol", "dave"):
+        create_account(store, name, PASSWORD, hasher=HASHER)
+    carol, dave = logged_in(app, "carol"), logged_in(app, "dave")
+    token = csrf_token(carol, "/tables/new")
+    opened = carol.post(
+        "/tables/new",
+        data={"rules": "draw", "players": "3", "seat": "0", "invite": "1", "csrf_token": token},
+    )
+    assert opened.status_code == 302
+    page = carol.get(opened.location).get_data(as_text=True)
+    assert "Waiting for the invited person to sit down" in page
+    link = re.search(r'<code id="invite-url">http://localhost(/tables/1/join/[^<]+)</code>', page)
+    assert link, page
+    assert dave.get("/tables/1").status_code == 404
+    assert "Sit down" in dave.get(link.group(1)).get_data(as_text=True)
+    wrong = dave.post("/tables/1/join/nope", data={"csrf_token": csrf_token(dave, link.group(1))})
+    assert wrong.status_code == 404
+    joined = dave.post(link.group(1), data={"csrf_token": csrf_token(dave, link.group(1))})
+    assert joined.status_code == 302 and joined.location == "/tables/1"
+    assert "Waiting for a worker to deal" in dave.get("/tables/1").get_data(as_text=True)
