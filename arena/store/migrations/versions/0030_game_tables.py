@@ -2,7 +2,7 @@
 ``table_seats``, its seats (a person or a bot version). Kept apart from matches: no rating
 counts a table's game.
 
-Revision ID: 0028
+Revision ID: 0030
 Revises: 0029
 Create Date: 2026-11-29 05:30:00
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0028"
+revision: str = "0030"
 down_revision: str | None = "0029"
 branch_labels: str | None = None
 depends_on: str | None = None
