@@ -502,7 +502,8 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
     tags=["bots"],
 )
 def api_upload(form: UploadForm) -> tuple[UploadView, int, dict[str, str]]:
-    """Upload a bot (multipart: ``source``, a bot file (.py, .js, .cpp, .c, .java); ``name``,
+    """Upload a bot (multipart: ``source``, a bot file
+    (.py, .js, .cpp, .c, .go, .rs, .java); ``name``,
     default the file's stem; ``runtime``: one of arena.match.runtimes, default by the file's
     suffix): 202 with the upload, checked on a worker; poll ``/uploads/{id}``. An
     ``Idempotency-Key`` header sent again (or the same file again within a minute) answers

@@ -187,7 +187,8 @@ def api_create_competition(json: CompetitionCreate) -> tuple[CompetitionView, in
     tags=TAGS,
 )  # fmt: skip
 def api_enter(name: str, form: EntryForm) -> tuple[EntryView, int, dict[str, str]]:
-    """Enter a bot (multipart: ``source``, a bot file (.py, .js, .cpp, .c, .java); ``name``;
+    """Enter a bot (multipart: ``source``, a bot file
+    (.py, .js, .cpp, .c, .go, .rs, .java); ``name``;
     ``runtime``, one the competition offers, default by the suffix; an ``upload`` token):
     202 with the entry, ``pending`` while its upload is checked on a worker (poll
     ``/uploads/{upload_id}`` or the competition); once accepted it is your active entry

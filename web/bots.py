@@ -20,7 +20,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
-from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
+from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, file_kinds
 from arena.service.bot_views import bot_list, bot_view
 from arena.service.bots import read_source, set_visibility
 from arena.service.classes import bot_target, class_bots, upload_target
@@ -67,7 +67,7 @@ def upload() -> BaseResponse | tuple[str, int] | str:
         return render_template("upload.html", **context)
     file = request.files.get("source")
     if file is None or not file.filename:
-        flash("Choose a bot file to upload (.py, .js, .cpp, .c or .java).")
+        flash(f"Choose a bot file to upload ({file_kinds()}).")
         return render_template("upload.html", **context), 400
     context["name"] = request.form.get("name", "").strip() or PurePath(file.filename).stem
     filename, data = read_file(file)

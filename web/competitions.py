@@ -26,6 +26,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import PRESETS
 from arena.errors import ArenaError, NotFound, PermissionDenied
+from arena.match.runtimes import file_kinds
 from arena.service import competitions as service
 from arena.service import entries
 from arena.service.bot_views import RatingChart
@@ -401,7 +402,7 @@ def enter(name: str) -> BaseResponse | tuple[str, int]:
             )
         else:
             raise CompetitionError(
-                "choose a bot file to upload (.py, .js, .cpp, .c or .java), or one of your versions"
+                f"choose a bot file to upload ({file_kinds()}), or one of your versions"
             )
     except (PermissionDenied, NotFound):
         raise

@@ -88,6 +88,7 @@ __all__ = [
     "BotRuntime",
     "Compiler",
     "RuntimeMissing",
+    "file_kinds",
     "find_runtime",
     "host_paths",
     "numpy_dir",
@@ -470,11 +471,16 @@ def runtime_for_upload(filename: str, runtime: str | None) -> BotRuntime:
     for candidate in RUNTIMES.values():  # the first of a suffix is its default
         if candidate.suffix == suffix:
             return candidate
-    suffixes = list(dict.fromkeys(r.suffix for r in RUNTIMES.values()))
     raise RuntimeMissing(
-        f"{filename or 'the file'} is not a {', '.join(suffixes[:-1])} or {suffixes[-1]} file: "
+        f"{filename or 'the file'} is not {file_kinds()}: "
         f"a bot is one file of a runtime ({', '.join(RUNTIMES)})."
     )
+
+
+def file_kinds() -> str:
+    """The files a bot may be, for sentences: ``a .py, .js, ... or .rs file``."""
+    suffixes = list(dict.fromkeys(runtime.suffix for runtime in RUNTIMES.values()))
+    return f"a {', '.join(suffixes[:-1])} or {suffixes[-1]} file"
 
 
 def numpy_dir() -> str:

@@ -396,8 +396,8 @@ def test_a_user_enters_with_a_file_or_a_version(app: Flask, store: Store, celery
     reply = _post(ada, "/competitions/cup/enter", "/competitions/cup")
     assert reply.status_code == 400
     assert (
-        "Choose a bot file to upload (.py, or .js for JavaScript), or one of your versions."
-        in reply.get_data(as_text=True)
+        "Choose a bot file to upload (a .py, .js, .cpp, .c, .go, .rs or .java file), or one of "
+        "your versions." in reply.get_data(as_text=True)
     )
     # someone else's version: refused as not found
     bob = version_id_of(store, "bob", "rando")
