@@ -363,9 +363,9 @@ def _reference_bots() -> Path:
 
 
 def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
-    """Store the reference bots and the demo's tournaments (the opening, then the demo) if
-    the database holds no tournament; return their ids in that order (None: the database
-    was not empty, nothing seeded)."""
+    """Store the reference bots and the demo's tournaments (the opening, unless the demo is
+    no longer than it, then the demo) if the database holds no tournament; return their ids
+    in that order (None: the database was not empty, nothing seeded)."""
     from arena.engine.game import new_seed
     from arena.engine.rules import PRESETS
     from arena.match.lineup import check_bot
@@ -402,7 +402,9 @@ def _seed_demo(url: str, games: int, *, sandboxed: bool) -> list[int] | None:
                 check_report_json(report, sandboxed),
             )
         ids = []
-        for name, per_pair in ((DEMO_OPENING, DEMO_OPENING_GAMES), (DEMO_TOURNAMENT, games)):
+        # no opening before a demo no longer than it: its own first matches are as short
+        plan = [(DEMO_OPENING, DEMO_OPENING_GAMES)] if games > DEMO_OPENING_GAMES else []
+        for name, per_pair in [*plan, (DEMO_TOURNAMENT, games)]:
             tournament_id, matches = create_stored_tournament(
                 store,
                 name=name,
