@@ -55,6 +55,7 @@ from web.routing import init_routing
 from web.rules import rules
 from web.similarity import similarity
 from web.tournaments import MAX_RULE_FILE_BYTES, tournaments
+from web.watching import watching
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
@@ -117,6 +118,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     init_joins(app)  # after init_auth: its redirect reads the account loaded there
     app.register_blueprint(similarity)
     app.register_blueprint(assignments)
+    app.register_blueprint(watching)
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)

@@ -36,6 +36,7 @@ from arena.service.intake import Purpose, take_upload
 from arena.service.kits import competition_kit, competition_rules, kit_zip
 from arena.service.permissions import allowed
 from arena.service.uploads import form_runtime
+from arena.service.watching import competition_live_games
 from web.auth import current_account, guarded, public
 from web.downloads import disposition
 from web.extensions import get_store
@@ -267,6 +268,7 @@ def _page_context(name: str, *, whole: bool = True) -> dict[str, Any]:
         "confidence_note": service.final_promise(view.final_confidence, view.final_max_games),
         "replaced_table": None if replaced is None else _final_table(replaced),
         "own_versions": [choice for choice in own if choice.kind == "yours"],
+        "live_games": competition_live_games(store, account, name),
         "manage_choices": [r for r in view.standings if r.status == "active"],
         **_entrant_context(name, whole),
     }

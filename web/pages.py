@@ -29,6 +29,7 @@ from arena.service.board_views import (
     tournament_view,
 )
 from arena.service.permissions import Target, allowed
+from arena.service.watching import LiveGame, tournament_live_games
 from web.auth import current_account, public
 from web.downloads import disposition
 from web.extensions import get_store
@@ -215,7 +216,8 @@ def _tournament_context(name: str) -> dict[str, Any]:
     except LookupError:
         abort(404, f"No tournament called {name!r}.")
     can_cancel = allowed(current_account(), "cancel-tournament", Target(view.owner_id))
-    return {"t": view, "live": _live_part(view, can_cancel)}
+    playing = () if view.done else tournament_live_games(get_store(), current_account(), name)
+    return {"t": view, "live": _live_part(view, can_cancel, tuple(playing))}
 
 
 #: Live parts of tournament pages a process keeps rendered (the least recently used go first).
@@ -224,17 +226,20 @@ _live_kept: OrderedDict[tuple[Any, ...], Markup] = OrderedDict()
 _live_lock = threading.Lock()
 
 
-def _live_part(view: TournamentView, can_cancel: bool) -> Markup:
+def _live_part(
+    view: TournamentView, can_cancel: bool, playing: tuple[LiveGame, ...] = ()
+) -> Markup:
     """The tournament's live part, rendered once a state of it (its matches and games
-    counted, its pace, its workers, its entrants' names) for every viewer who cannot cancel
-    it (nothing in it is theirs then): a table of 200 entrants is rendered again when a
-    match finishes, not at each request."""
+    counted, its pace, its workers, its entrants' names, the matches being played: a link
+    each to watch it) for every viewer who cannot cancel it (nothing in it is theirs then):
+    a table of 200 entrants is rendered again when a match finishes, not at each request."""
     key = (
         str(get_store().engine.url), request.script_root, view.name, view.status,
         tuple(view.progress.items()),
         view.games_done, view.games_total, view.workers_alive, view.queue,
         None if view.eta_seconds is None else round(view.eta_seconds),
         tuple((label, name.display) for label, name in view.names.items()),
+        playing,
     )  # fmt: skip
     if not can_cancel:
         with _live_lock:
@@ -260,6 +265,7 @@ def _live_part(view: TournamentView, can_cancel: bool) -> Markup:
             axis=axis_svg(axis),
             bars=bars,
             live_seconds=LIVE_SECONDS,
+            live_games=playing,
         )
     )
     if not can_cancel:

@@ -41,7 +41,7 @@ from arena.engine.records import game_record
 from arena.engine.rules import Rules
 from arena.match.lineup import check_specs, make_players, release_kept_players, seat_source
 from arena.match.play import game_seeds
-from arena.match.referee import InfrastructureError, TimeControl, Verdict, play_match
+from arena.match.referee import InfrastructureError, TimeControl, Verdict, Watch, play_match
 from arena.match.sandbox import Limits, SandboxUnavailable, check_sandbox
 from arena.match.verdicts import DecisionTime
 from arena.match.warm import MatchSetup
@@ -179,6 +179,7 @@ def play_one(
     scope: str = "",
     luck: bool = True,
     records: bool = True,
+    watch: Watch | None = None,
 ) -> MatchResult:
     """Play one match in this process (bots in slots ``first_slot + seat``; by default in
     this process's block of the registry). ``keep_games`` > 0 keeps the bots' processes
@@ -196,7 +197,8 @@ def play_one(
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked as each game ends; once set, the bots
     are closed and :class:`MatchStopped` raised (a cooperative stop: the referee is never
-    interrupted between two of its own steps).
+    interrupted between two of its own steps). ``watch``: the referee's watcher (a live
+    feed: :func:`arena.match.referee.play_match`).
 
     Raises:
         MatchStopped: ``stop`` was set.
@@ -218,6 +220,7 @@ def play_one(
         scope=scope,
         luck=luck,
         records=records,
+        watch=watch,
     )[0]
 
 
@@ -235,11 +238,13 @@ def play_chain(
     scope: str = "",
     luck: bool = True,
     records: bool = True,
+    watch: Watch | None = None,
 ) -> list[MatchResult]:
     """:func:`play_one` for several matches with the same seats and teams, played as one:
     the same bots play every match's games (each seeded as in its own match, so each game
     is the one its match would play), more of them in flight at once. A result per match,
-    in order; an :class:`InfrastructureError` makes every one of them void.
+    in order; an :class:`InfrastructureError` makes every one of them void. ``watch`` is told
+    the games' indices in the chain (a match's own with one match).
 
     Raises:
         ValueError: no matches, or matches whose seats or teams differ.
@@ -277,6 +282,7 @@ def play_chain(
             teams=first.teams,
             time_control=time_control,
             seeds=seeds if len(matches) > 1 else None,
+            watch=watch,
         )
         # closing(): a stop closes the referee's generator at once, which closes the bots
         with contextlib.closing(outcomes):

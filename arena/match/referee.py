@@ -20,7 +20,7 @@ The names of the modules it is built from are re-exported here: the referee's vo
 from __future__ import annotations
 
 import collections
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.events import Play, Termination
@@ -46,6 +46,10 @@ from arena.match.warm import KeptPlayer
 #: 2-core machine, where every round trip waits for the scheduler: benchmarks/sandbox.py).
 GAMES_IN_FLIGHT = 256
 
+#: What a match's watcher is told after each of the referee's steps: the lowest-numbered game
+#: in flight (its index in the match, the game as it stands, over on the step it ended).
+Watch = Callable[[int, Game], None]
+
 __all__ = [
     "BotFaultError",
     "GameOutcome",
@@ -59,6 +63,7 @@ __all__ = [
     "StrategyPlayer",
     "TimeControl",
     "Verdict",
+    "Watch",
     "play_match",
 ]
 
@@ -88,6 +93,7 @@ def play_match(
     start: Sequence[Game] | None = None,
     until_round: int | None = None,
     seeds: Sequence[int] | None = None,
+    watch: Watch | None = None,
 ) -> Generator[GameOutcome, None, None]:
     """Play ``games`` games with ``players[seat]`` at each seat; yield each game as it ends.
 
@@ -101,6 +107,10 @@ def play_match(
     still seeded by game ``i``'s seed; with ``until_round``, a game stops (is yielded,
     unfinished) once that round is over. ``seeds``: the games' seeds, instead of ``seed``'s
     (several matches' games played as one, more of them in flight).
+
+    ``watch`` (a live feed, :mod:`arena.service.livefeed`): called after every step with the
+    lowest-numbered game in flight, so a spectator follows one game, then the next; it must
+    be cheap (it runs between the bots' decisions) and never raise.
 
     Raises:
         InfrastructureError: the harness failed; the games not yet yielded are void.
@@ -124,7 +134,7 @@ def play_match(
     try:
         broken = _open_all(players, clock)
         yield from _play(
-            rules, players, seeded, teams, concurrency, clock, broken, start, until_round
+            rules, players, seeded, teams, concurrency, clock, broken, start, until_round, watch
         )
     finally:
         for player in players:
@@ -151,6 +161,7 @@ def _play(
     broken: dict[int, BotFaultError],
     start: Sequence[Game] | None = None,
     until_round: int | None = None,
+    watch: Watch | None = None,
 ) -> Iterator[GameOutcome]:
     waiting = collections.deque(enumerate(seeds))
     live: list[_Live] = []
@@ -162,6 +173,8 @@ def _play(
             entry = _begin(rules, players, index, game_seed, teams, clock, broken, game)
             (begun if _stopped(entry.game, until_round) else live).append(entry)
         _decide(live, players, clock, broken)  # every game in ``live`` goes on
+        if watch is not None and live:  # (``live`` is in game order)
+            watch(live[0].index, live[0].game)
         stopped = [e for e in live if _stopped(e.game, until_round)]
         if stopped:
             live = [e for e in live if not _stopped(e.game, until_round)]

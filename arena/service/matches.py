@@ -39,6 +39,7 @@ from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.runtimes import find_runtime
 from arena.match.sandbox import SLOT_BLOCK, Limits, SandboxUnavailable
 from arena.match.warm import MAX_GAMES
+from arena.service.livefeed import match_watch
 from arena.service.results import result_json, stored_entrants
 from arena.service.retention import RetentionPolicy
 from arena.store.db import Store, as_utc
@@ -617,7 +618,8 @@ def _play(
     """Play the claimed match (until ``stop`` is set: :class:`MatchStopped`); return its
     ``result`` column and its game records. With ``warm``, its bots are kept running in
     this process for its next match with the same key (:mod:`arena.match.warm`), whose
-    scope is the match's tournament."""
+    scope is the match's tournament. Its game in play is published for spectators on the
+    deployment's live feed, while someone watches (:mod:`arena.service.livefeed`)."""
     files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(
@@ -640,6 +642,7 @@ def _play(
         files=files,
         keep_games=MAX_GAMES if warm else 0,
         scope=f"tournament-{claimed.tournament_id}",
+        watch=match_watch(claimed.match_id),
     )
     if played.void is not None:
         raise InfrastructureError(played.void)
