@@ -273,11 +273,12 @@ def check_bot(
     time_control: TimeControl | None = None,
     limits: Limits | None = None,
     runtime: str | None = None,
+    presets: Sequence[str] | None = None,
 ) -> Iterator[tuple[str, CheckReport]]:
     """Validate a bot as an upload would be: a compiled runtime's source compiles (in the
     sandbox, :mod:`arena.match.compiler`), it starts, answers the handshake, and plays
-    ``games`` 2-player games against ``random`` under every preset, under ``runtime``
-    (default: the one the file's name says).
+    ``games`` 2-player games against ``random`` under every preset (or only those of
+    ``presets``), under ``runtime`` (default: the one the file's name says).
 
     Yields (preset, report so far) after each preset; the last report is the final one.
     A source that does not compile yields (``"compile"``, its report with the compiler's
@@ -291,7 +292,8 @@ def check_bot(
     if runtime is not None:
         runtime_for_upload(path, runtime)  # its files' suffix
     report = CheckReport(bot=path)
-    for name, rules in PRESETS.items():
+    for name in PRESETS if presets is None else presets:
+        rules = PRESETS[name]
         players = make_players(
             [path, "random"], sandboxed=sandboxed, limits=limits, runtime=runtime
         )

@@ -144,6 +144,10 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
             time.sleep(0.25)
         page = _get(address + "tournaments/demo")
         assert "12 of 12 matches finished" in page and "24 of 24 games" in page
+        # each reference bot checked under the demo's rules; no opening before 4 games a pair
+        assert sum("checking the reference bot" in line for line in served.lines) == 4
+        assert all(" under draw ..." in line for line in served.lines if "checking" in line)
+        assert not any("demo-opening" in line for line in served.lines), served.lines
         # the worker refits the ratings when the tournament finishes
         while _get(address + "leaderboards/draw").count("<circle") < 4:
             assert time.monotonic() < deadline, "the demo's ratings never appeared"
@@ -309,6 +313,7 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
     store = connect(url)
     try:
         served.wait_for("serving at", 240)
+        served.wait_for("stored the tournament 'demo-opening'", 1)  # before 200 games a pair
         poller.start()
         created = subprocess.run(
             [str(ARENA), "tournament", "create", "doomed", "--rules", "draw", "--bots",

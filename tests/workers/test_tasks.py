@@ -5,12 +5,14 @@ must survive: a worker killed with SIGKILL mid-match, Redis restarted mid-tourna
 harness that keeps failing. After each: every match stored exactly once.
 
 Where each test runs (the ``service`` fixture; unparametrized, the embedded default): on
-both stacks (:data:`on_both`) the tests about the stack itself -- a tournament from the CLI
-to its ratings, an unreachable broker, the check's queue ahead of queued matches (Redis's
-priority order against the filesystem transport's turns); on the deployment
-(:data:`on_deployment`) the fault and lease tests, and the remote compare (a deployment's
-feature, where its zero-margin failure was seen, issue 29); on the embedded default the
-rest, whose SQL the store's tests run on both backends (tests/store, tests/service)."""
+both stacks (:data:`on_both`) the tests whose brokers behave differently -- the check's
+queue ahead of queued matches (Redis's priority order against the filesystem transport's
+turns); on the deployment (:data:`on_deployment`) the fault and lease tests, the remote
+compare (a deployment's feature, where its zero-margin failure was seen, issue 29) and a
+tournament from the CLI to its ratings (on the embedded default, tests/workers/test_warm.py
+runs tournaments from the CLI to the end and tests/cli/test_serve.py's demo to its ratings);
+on the embedded default the rest (an unreachable broker is the same closed Redis address on
+either), whose SQL the store's tests run on both backends (tests/store, tests/service)."""
 
 from __future__ import annotations
 
@@ -222,7 +224,7 @@ def _create(service: Service, name: str, bots: str, games: int, *options: str) -
     assert f"tournament {name!r}" in created.stdout
 
 
-@on_both
+@on_deployment
 def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) -> None:
     created = service.arena(
         "tournament", "create", "spring", "--rules", "draw", "--bots", "random,greedy,fives",
@@ -504,7 +506,6 @@ def test_run_with_no_worker_gives_up_after_the_default_and_logs_progress(
     assert "`arena worker`, then `arena tournament run deserted` again" in ran.stdout
 
 
-@on_both
 def test_an_unreachable_broker_is_one_clear_error(service: Service) -> None:
     _create(service, "offline", "random,greedy", games=2)
     closed = "redis://127.0.0.1:1/0"
