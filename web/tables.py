@@ -29,6 +29,7 @@ from arena.service.tables import (
     MAX_PER_ACCOUNT,
     MOVE_SECONDS,
     TableError,
+    invited_table,
     join_table,
     open_table,
     playable_version,
@@ -355,6 +356,10 @@ def table_move(table_id: int) -> tuple[str, int] | str:
 def join_page(table_id: int, code: str) -> BaseResponse | tuple[str, int] | str:
     """An invitation: sit down at the table (a button, so a link's preview seats nobody)."""
     if request.method == "GET":
+        try:
+            invited_table(get_store(), table_id, code[:64])
+        except NotFound as exc:
+            abort(404, _sentence(exc))
         return render_template("table_join.html", table_id=table_id, code=code[:64])
     try:
         join_table(get_store(), current_account(), table_id, code[:64])

@@ -81,6 +81,7 @@ __all__ = [
     "PeopleRecord",
     "TableError",
     "close_idle",
+    "invited_table",
     "join_table",
     "max_tables",
     "open_table",
@@ -273,9 +274,7 @@ def join_table(store: Store, actor: Actor, table_id: int, code: str) -> int:
         TableError: the table no longer waits (its seats are taken, or it is over).
     """
     account = _account(actor, "sit at a table")
-    row = table_row(store, table_id)
-    if row is None or row.invite is None or not secrets.compare_digest(row.invite, code):
-        raise NotFound(f"no table {table_id} has this invitation")
+    row = invited_table(store, table_id, code)
     mine = seat_of(row, account)
     if mine is not None:
         return mine
@@ -286,6 +285,18 @@ def join_table(store: Store, actor: Actor, table_id: int, code: str) -> int:
     if after is not None and after.status == "pending":
         dispatch_table(store, table_id)
     return seat
+
+
+def invited_table(store: Store, table_id: int, code: str) -> TableRow:
+    """The table its invitation ``code`` opens.
+
+    Raises:
+        NotFound: no such table, or a wrong code.
+    """
+    row = table_row(store, table_id)
+    if row is None or row.invite is None or not secrets.compare_digest(row.invite, code):
+        raise NotFound(f"no table {table_id} has this invitation")
+    return row
 
 
 def seat_of(row: TableRow, account: Account | None) -> int | None:

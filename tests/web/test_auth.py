@@ -310,6 +310,20 @@ ROUTES = [
     ("GET", "/classes/none/assignments/x/grades.csv", [404] * 5),
     ("GET", "/classes/none/similarity", [404] * 5),
     ("GET", "/tournaments/none/standings.csv", [404] * 5),
+    # tables (issue 35): a person's seat, so anonymous is asked to log in; no such table
+    ("GET", "/tables/new", [302, 200, 200, 200, 200]),
+    ("POST", "/tables/new", [302, 400, 400, 400, 400]),  # no bot chosen
+    ("GET", "/tables/999", [302, 404, 404, 404, 404]),
+    ("GET", "/tables/999/state", [302, 404, 404, 404, 404]),
+    ("POST", "/tables/999/move", [302, 400, 400, 400, 400]),  # no turn: the form first
+    ("GET", "/tables/999/join/NONE", [302, 404, 404, 404, 404]),
+    ("POST", "/tables/999/join/NONE", [302, 404, 404, 404, 404]),
+    ("GET", "/tables/999/replay", [302, 404, 404, 404, 404]),
+    ("GET", "/tables/999/replay/state", [302, 404, 404, 404, 404]),
+    ("GET", "/tables/999.json", [302, 404, 404, 404, 404]),
+    # watching live: no such match
+    ("GET", "/live/999", [404] * 5),
+    ("GET", "/live/999/state", [404] * 5),
 ]
 
 
