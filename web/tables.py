@@ -37,6 +37,7 @@ from arena.service.tables import (
     send_move,
     table_for,
     table_view,
+    watch_code,
 )
 from arena.store.tables import TableRow
 from web.auth import current_account, guarded
@@ -309,9 +310,14 @@ def table_page(table_id: int) -> str:
     invite_url = None
     if row.invite is not None and row.status == "waiting":
         invite_url = url_for("tables.join_page", table_id=row.id, code=row.invite, _external=True)
+    watch_url = None
+    if row.status in ("waiting", "pending", "running"):
+        code = watch_code(row)
+        watch_url = url_for("watching.table_watch_page", table_id=row.id, code=code, _external=True)
     return render_template(
         "table.html",
         invite_url=invite_url,
+        watch_url=watch_url,
         poll_seconds=POLL_SECONDS,
         **_state(row, view_id, view),
     )

@@ -15,6 +15,10 @@ gunicorn's sync worker blocks altogether under one (docs of the dashboard, measu
 poll holds one for a few milliseconds. The worker publishes at most every 0.5 s, so a
 poll a second misses nothing a person could follow. Each request is a heavy read (the
 process's bound) and counts against :data:`web.limits.watches` per account or address.
+
+A table's game (a person playing bots, docs/tables.md) is watched the same way at
+``/tables/ID/watch/CODE``, its watch link (:func:`arena.service.tables.watch_table`): the
+spectators' view its worker publishes, drawn by the same fragment.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from markupsafe import Markup
 
 from arena.engine.tiles import Tile
 from arena.service.livefeed import LiveFeed, live_feed
+from arena.service.tables import WatchedTable, watch_table
 from arena.service.watching import WatchedMatch, watch_match
 from web.auth import current_account, public
 from web.board import hand_svg, line_svg
@@ -68,7 +73,9 @@ def _placed(round_view: dict[str, Any]) -> int | None:
     return 0 if not events[-1]["move"].endswith("R") else len(round_view["line"]) - 1
 
 
-def _seats(watched: WatchedMatch, round_view: dict[str, Any], teams: bool) -> list[SeatView]:
+def _seats(
+    watched: WatchedMatch | WatchedTable, round_view: dict[str, Any], teams: bool
+) -> list[SeatView]:
     """Each seat's row: its tiles face down while the round is played, face up after."""
     shown = round_view["hands"]
     rows = []
@@ -94,7 +101,7 @@ def _ends(line: list[list[int]]) -> tuple[int, int] | None:
     return (line[0][0], line[-1][1]) if line else None
 
 
-def live_state(watched: WatchedMatch) -> dict[str, Any]:
+def live_state(watched: WatchedMatch | WatchedTable) -> dict[str, Any]:
     """The fragment's values for ``watched`` (its latest view drawn, if any)."""
     view = watched.view
     values: dict[str, Any] = {"w": watched, "view": view, "watch_seconds": WATCH_SECONDS}
@@ -146,3 +153,23 @@ def live_fragment(match_id: int) -> str:
     """The live page's state alone (polled every :data:`WATCH_SECONDS`)."""
     watched = watch_match(get_store(), current_account(), match_id, _feed())
     return render_template("_live_state.html", **live_state(watched))
+
+
+@watching.get("/tables/<int:table_id>/watch/<code>")
+@public
+@reads
+@heavy
+def table_watch_page(table_id: int, code: str) -> str:
+    """A table's game followed live by a spectator holding its watch link."""
+    watched = watch_table(get_store(), current_account(), table_id, code[:64])
+    return render_template("table_watch.html", code=code[:64], **live_state(watched))
+
+
+@watching.get("/tables/<int:table_id>/watch/<code>/state")
+@public
+@watches
+@heavy
+def table_watch_fragment(table_id: int, code: str) -> str:
+    """The table's watching page's state alone (polled every :data:`WATCH_SECONDS`)."""
+    watched = watch_table(get_store(), current_account(), table_id, code[:64])
+    return render_template("_table_watch_state.html", code=code[:64], **live_state(watched))

@@ -12,9 +12,12 @@ Per table and seat, two keys (docs/tables.md):
   after every move and when the game ends; the web reads the newest, or waits
   (``XREAD BLOCK``) for one after the page's.
 
-The spectators' view of a table is the live feed's (:mod:`arena.service.livefeed`, its
-stream :func:`table_key`), as a match's is: a watching page reads a table as it reads a
-match.
+- ``arena:table:KEY:views:all`` (:data:`SPECTATORS`), a stream: the spectators' view
+  (:func:`arena.engine.spectate.spectator_view`, no hand shown until its round is over),
+  added with the seats'; a table's watching page reads the newest
+  (:func:`arena.service.tables.watch_table`). It is keyed by the channel, not the table's
+  id, so two databases sharing one Redis never meet, and it lives as the seats' do (a
+  person may think longer than the live feed keeps a match's stream).
 
 Streams are capped (:data:`STREAM_LENGTH`) and every key expires a day after its last
 write: nothing in Redis outlives the table's use. The table's state and record are the
@@ -27,7 +30,6 @@ The channel's Redis is ``ARENA_TABLES_URL``, else the broker's when it is Redis
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 import time
@@ -41,10 +43,10 @@ from arena.engine.seatview import game_turn, seat_view
 from arena.engine.spectate import spectator_view
 from arena.errors import ArenaError
 from arena.service.broker import BROKER_ENV
-from arena.service.livefeed import FEED_ERRORS, Feed
 
 __all__ = [
     "CHANNEL_ERRORS",
+    "SPECTATORS",
     "STREAM_LENGTH",
     "TABLES_URL_ENV",
     "RedisFeed",
@@ -54,11 +56,12 @@ __all__ = [
     "latest_view",
     "next_view",
     "push_move",
-    "table_key",
 ]
 
 #: The environment variable naming the channel's Redis.
 TABLES_URL_ENV = "ARENA_TABLES_URL"
+#: The stream's name of the spectators' view (in place of a seat's number).
+SPECTATORS = "all"
 #: The views kept in a seat's stream.
 STREAM_LENGTH = 64
 #: A key lives this long after its last write.
@@ -73,8 +76,6 @@ class TableError(ArenaError):
     """A table cannot be opened, joined or played as asked (the message says why, in a
     sentence)."""
 
-
-log = logging.getLogger(__name__)
 
 #: What the channel's Redis raises when it is away or refuses.
 CHANNEL_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
@@ -115,11 +116,6 @@ def channel(url: str | None = None) -> redis.Redis:
         return client
 
 
-def table_key(table_id: int) -> str:
-    """The live feed's stream of table ``table_id``'s game (a spectator's view)."""
-    return f"arena:live:table:{table_id}"
-
-
 def _moves(table: str, seat: int) -> str:
     return f"arena:table:{table}:moves:{seat}"
 
@@ -142,8 +138,10 @@ def _view(entry: Any) -> tuple[str, dict[str, Any]]:
     return str(entry_id), json.loads(fields["view"])
 
 
-def latest_view(client: redis.Redis, table: str, seat: int) -> tuple[str, dict[str, Any]] | None:
-    """The newest view of ``seat`` with its id, or None."""
+def latest_view(
+    client: redis.Redis, table: str, seat: int | str
+) -> tuple[str, dict[str, Any]] | None:
+    """The newest view of ``seat`` (or :data:`SPECTATORS`) with its id, or None."""
     entries: Any = client.xrevrange(_views(table, seat), count=1)
     return _view(entries[0]) if entries else None
 
@@ -165,7 +163,7 @@ def next_view(
 class RedisFeed:
     """The worker's side (:class:`arena.match.human.TableFeed`): the views of the people at
     ``humans`` published after every move (:meth:`step`, the referee's ``watch``) and when a
-    person is to move, the spectators' view on the live feed, the people's moves awaited.
+    person is to move, the spectators' view beside them, the people's moves awaited.
 
     ``table_id`` is the table's id and ``table`` its channel key; ``names`` are the seats'
     names (the page shows them); ``move_seconds`` is a person's time for a move (the page
@@ -195,8 +193,8 @@ class RedisFeed:
             self.publish(game)
 
     def publish(self, game: Game, *, status: str = "playing", verdict: Any = None) -> None:
-        """Add each person's view to their streams, and the spectators' to the live feed;
-        nothing when this state (its decision and status) was published already."""
+        """Add each person's view to their streams, and the spectators' to theirs; nothing
+        when this state (its decision and status) was published already."""
         state = (len(game.rounds), game_turn(game), status)
         if state == self._shown:
             return
@@ -209,17 +207,17 @@ class RedisFeed:
             "status": status,
             "verdict": verdict,
         }
+        views: list[tuple[int | str, dict[str, Any]]] = [
+            (seat, seat_view(game, seat)) for seat in self.humans
+        ]
+        views.append((SPECTATORS, spectator_view(game)))
         pipe = self.client.pipeline(transaction=False)
-        for seat in self.humans:
+        for seat, view in views:
             key = _views(self.table, seat)
-            view = {**seat_view(game, seat), **extra}
-            pipe.xadd(key, {"view": json.dumps(view)}, maxlen=STREAM_LENGTH, approximate=True)
+            entry = json.dumps({**view, **extra})
+            pipe.xadd(key, {"view": entry}, maxlen=STREAM_LENGTH, approximate=True)
             pipe.expire(key, KEY_SECONDS)
         pipe.execute()
-        try:
-            Feed(self.client).publish(table_key(self.table_id), {**spectator_view(game), **extra})
-        except FEED_ERRORS as exc:  # the spectators' view never stops the game
-            log.warning("table %s: the live feed failed: %s", self.table_id, exc)
 
     def wait_move(self, seat: int, turn: int, seconds: float) -> str | None:
         """The move the person at ``seat`` sent for decision ``turn`` (moves for earlier

@@ -11,6 +11,11 @@ through the same referee as any match. The web's :func:`send_move` checks a move
 the view the worker published for that seat (its legal moves, its decision's number)
 before it relays it; :func:`table_view` reads or awaits the newest view.
 
+Anyone with a table's watch link (:func:`watch_code`, shown to the people seated there) may
+follow its game as a spectator (:func:`watch_table`: the spectators' view the worker
+publishes, no hand shown until its round is over), unless one of its bots is hidden from
+them (a private class's, :mod:`arena.service.privacy`).
+
 A person who does not move within the table's stated move time (:data:`MOVE_SECONDS`)
 forfeits, which ends the game and releases the bots. The record names each person's seat
 by the person's name (never a bot's ``owner/name@vN``) and lists the people's seats
@@ -22,6 +27,7 @@ rating counts it; each bot's page shows its record against people
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 import time
@@ -48,6 +54,7 @@ from arena.service.privacy import hidden_from
 from arena.service.rule_sets import find_rules
 from arena.service.table_channel import (
     CHANNEL_ERRORS,
+    SPECTATORS,
     RedisFeed,
     TableError,
     channel,
@@ -80,6 +87,7 @@ __all__ = [
     "OpenedTable",
     "PeopleRecord",
     "TableError",
+    "WatchedTable",
     "close_idle",
     "invited_table",
     "join_table",
@@ -92,6 +100,8 @@ __all__ = [
     "send_move",
     "table_for",
     "table_view",
+    "watch_code",
+    "watch_table",
 ]
 
 #: A person's time for one move, stated on the page; one who takes longer forfeits.
@@ -422,6 +432,68 @@ def _status_words(status: str) -> str:
         "closed": "closed",
         "failed": "stopped by a failure",
     }.get(status, status)
+
+
+# --- watching -----------------------------------------------------------------------------
+
+
+def watch_code(row: TableRow) -> str:
+    """The code of the table's watch link (``/tables/ID/watch/CODE``): derived from its
+    secret channel key, so only its link's holders (and the people seated) know it."""
+    return hashlib.sha256(f"watch:{row.channel}".encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchedTable:
+    """A table as its watching page shows it.
+
+    Attributes:
+        table: the stored table.
+        players: each seat's name (a person's, or a bot's ``owner/name@vN``).
+        view: the newest spectators' view (:func:`arena.engine.spectate.spectator_view`,
+            with the seats' ``names``, ``humans``, ``status`` and ``verdict``), or None.
+        entry: that view's id, or None.
+        feed: ``"live"`` (read), ``"none"`` (tables are off: no Redis), ``"away"`` (the
+            channel's Redis did not answer).
+    """
+
+    table: TableRow
+    players: tuple[str, ...]
+    view: dict[str, Any] | None
+    entry: str | None
+    feed: str
+
+    @property
+    def playing(self) -> bool:
+        """Whether the table's game is still to be played or being played."""
+        return self.table.status in ("waiting", "pending", "running")
+
+
+def watch_table(store: Store, viewer: Actor, table_id: int, code: str) -> WatchedTable:
+    """Table ``table_id`` for a spectator holding its watch link's ``code``: its newest
+    spectators' view.
+
+    Raises:
+        NotFound: no such table, a wrong code, or a bot of the table hidden from ``viewer``.
+    """
+    row = table_row(store, table_id)
+    if row is None or not secrets.compare_digest(watch_code(row), code):
+        raise NotFound(f"no table {table_id} is watched with this link")
+    bots = [s.version_id for s in row.seats if s.version_id is not None]
+    hidden = hidden_from(store, viewer)
+    if hidden.any(v.owner_id for v in versions_by_id(store, bots).values()):
+        raise NotFound(f"no table {table_id} is watched with this link")
+    players = tuple(_seat_name(s) for s in row.seats)
+    try:
+        client = channel()
+    except TableError:
+        return WatchedTable(row, players, None, None, "none")
+    try:
+        found = latest_view(client, row.channel, SPECTATORS)
+    except CHANNEL_ERRORS:
+        return WatchedTable(row, players, None, None, "away")
+    entry, view = (None, None) if found is None else found
+    return WatchedTable(row, players, view, entry, "live")
 
 
 # --- playing (the worker) ------------------------------------------------------------------

@@ -11,6 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.engine.records import verify_record
+from arena.engine.replay import replay_record
+from arena.engine.rules import PRESETS
 from arena.errors import NotFound, PermissionDenied
 from arena.service import tables
 from arena.service.accounts import Account
@@ -26,6 +28,8 @@ from arena.service.tables import (
     run_table,
     send_move,
     table_view,
+    watch_code,
+    watch_table,
 )
 from arena.store.db import Store
 from arena.store.models import Match
@@ -202,3 +206,95 @@ def test_an_invited_person_takes_the_partners_seat(
     row = table_row(store, opened.id)
     assert row is not None and row.status == "pending" and row.seats[2].name == "dave"
     assert close_idle(store, now=row.created) == []
+
+
+#: A table of every preset: (rules, seats, 2v2, the person's seat); 3 to 5 seats and teams.
+EVERY_PRESET = [
+    ("block", 3, False, 2),
+    ("draw", 4, False, 0),
+    ("muggins", 4, True, 1),
+    ("giant", 2, False, 1),
+    ("block-and-draw", 5, False, 3),
+    ("wooden", 3, False, 0),
+    ("three-minute", 4, False, 2),
+]
+
+
+def test_every_preset_is_listed() -> None:
+    assert {case[0] for case in EVERY_PRESET} == set(PRESETS)
+
+
+@pytest.mark.parametrize(("rules", "players", "teams", "seat"), EVERY_PRESET)
+def test_a_person_plays_a_whole_game_of_every_preset(
+    store: Store,
+    seated: tuple[Account, Account, int],
+    tmp_path: Path,
+    rules: str,
+    players: int,
+    teams: bool,
+    seat: int,
+) -> None:
+    """The first legal move at each of the person's turns, erin's bot beside them and the
+    reference bots around; the record verifies and replays, the spectators saw the end."""
+    carol, _, bot_id = seated
+    version = store.add_bot_version(
+        "erin", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {}
+    )[0]
+    opened = open_table(
+        store,
+        carol,
+        address="10.0.0.1",
+        rules=rules,
+        players=players,
+        teams=teams,
+        seat=seat,
+        bot=version.id,
+        seed=7,
+    )
+    referee = _referee(store, opened.id, tmp_path)
+    assert _play_out(store, carol, opened.id) > 0
+    referee.join(30)
+    row = table_row(store, opened.id)
+    assert row is not None and row.status == "done" and row.record is not None, row
+    assert verify_record(row.record) == []
+    assert row.record["seats"][seat] == "carol" and row.record["humans"] == [seat]
+    assert row.record["seats"][(seat + 1) % players].startswith("erin/greedy@v")
+    replay = replay_record(row.record)
+    assert replay.rounds and all(r.frames for r in replay.rounds)
+    watched = watch_table(store, None, opened.id, watch_code(row))
+    assert watched.view is not None and watched.view["outcome"] is not None
+    assert watched.view["round"]["hands"] is not None  # the game over: its hands shown
+    assert record_against_people(store, bot_id).games == 1
+
+
+def test_anyone_with_the_watch_link_sees_what_a_spectator_may(
+    store: Store, seated: tuple[Account, Account, int], tmp_path: Path
+) -> None:
+    carol, dave, _ = seated
+    opened = open_table(
+        store, carol, address="10.0.0.1", rules="draw", players=3, teams=False, seat=0, bot=None
+    )
+    row = table_row(store, opened.id)
+    assert row is not None
+    code = watch_code(row)
+    waiting = watch_table(store, None, opened.id, code)
+    assert waiting.view is None and waiting.playing and waiting.feed == "live"
+    for wrong in ("nope", code[:-1] + "x", ""):
+        with pytest.raises(NotFound, match="is watched with this link"):
+            watch_table(store, dave, opened.id, wrong)
+    with pytest.raises(NotFound):
+        watch_table(store, dave, opened.id + 1, code)
+    referee = _referee(store, opened.id, tmp_path)
+    _, _, seen = table_view(store, carol, opened.id, wait_seconds=10)
+    assert seen is not None
+    watched = watch_table(store, dave, opened.id, code)  # not seated: the link is enough
+    assert watched.view is not None and watched.players[0] == "carol"
+    spectated = watched.view["round"]
+    assert spectated["hands"] is None and "hand" not in spectated  # no hand while played
+    assert "legal_moves" not in spectated and "seed" not in watched.view
+    assert all(e["tile"] is None for e in spectated["events"] if e["type"] == "draw")
+    assert spectated["hand_sizes"] == seen["round"]["hand_sizes"]
+    _play_out(store, carol, opened.id)
+    referee.join(30)
+    over = watch_table(store, None, opened.id, code)
+    assert not over.playing and over.view is not None and over.view["status"] == "done"

@@ -321,6 +321,9 @@ ROUTES = [
     ("GET", "/tables/999/replay", [302, 404, 404, 404, 404]),
     ("GET", "/tables/999/replay/state", [302, 404, 404, 404, 404]),
     ("GET", "/tables/999.json", [302, 404, 404, 404, 404]),
+    # watching a table: anyone with its watch link; no such table
+    ("GET", "/tables/999/watch/NONE", [404] * 5),
+    ("GET", "/tables/999/watch/NONE/state", [404] * 5),
     # watching live: no such match
     ("GET", "/live/999", [404] * 5),
     ("GET", "/live/999/state", [404] * 5),

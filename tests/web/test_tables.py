@@ -74,6 +74,12 @@ def test_a_person_plays_a_bot_from_its_page_to_the_replay(
     assert opened.status_code == 302 and opened.location == "/tables/1"
     page = carol.get("/tables/1").get_data(as_text=True)
     assert "Waiting for a worker to deal" in page
+    watch = re.search(r'<code id="watch-url">http://localhost(/tables/1/watch/\w+)</code>', page)
+    assert watch, page
+    spectator = app.test_client()  # anyone with the link, logged in or not
+    assert "Waiting for the worker to deal" in spectator.get(watch.group(1)).get_data(as_text=True)
+    assert spectator.get("/tables/1/watch/nope").status_code == 404
+    assert spectator.get("/tables/1/watch/nope/state").status_code == 404
     assert logged_in(app, "dave").get("/tables/1").status_code == 404  # not seated there
     assert app.test_client().get("/tables/1").status_code == 302  # to the login page
     stale = carol.post("/tables/1/move", data={"move": "6-6", "turn": "0", "csrf_token": token})
@@ -89,6 +95,11 @@ def test_a_person_plays_a_bot_from_its_page_to_the_replay(
     )
     referee.start()
     state = carol.get("/tables/1/state?after=0").get_data(as_text=True)
+    watched = spectator.get(f"{watch.group(1)}/state").get_data(as_text=True)
+    assert 'data-status="running"' in watched and "data-live" in watched
+    assert "Seat 0 · carol" in watched and "Boneyard:" in watched
+    hands = watched[watched.index('class="hands"') :]
+    assert "data-tile" not in hands  # every hand face down while the round is played
     if _attr(state, "data-mine"):
         wrong = carol.post(
             "/tables/1/move",
@@ -99,6 +110,9 @@ def test_a_person_plays_a_bot_from_its_page_to_the_replay(
     last = _play_out(carol, 1, state, token)
     referee.join(30)
     assert "Game over: you" in last and "Replay it in the viewer" in last
+    over = spectator.get(f"{watch.group(1)}/state").get_data(as_text=True)
+    assert "The game is over" in over and "data-live" not in over
+    assert "watch-url" not in carol.get("/tables/1").get_data(as_text=True)
     replay = carol.get("/tables/1/replay")
     assert replay.status_code == 200
     assert "carol" in replay.get_data(as_text=True)
