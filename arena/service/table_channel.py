@@ -211,7 +211,7 @@ class RedisFeed:
             (seat, seat_view(game, seat)) for seat in self.humans
         ]
         views.append((SPECTATORS, spectator_view(game)))
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self.client.pipeline()  # (MULTI: a reader sees every view of a state, or none)
         for seat, view in views:
             key = _views(self.table, seat)
             entry = json.dumps({**view, **extra})

@@ -15,9 +15,10 @@ from arena.engine.replay import replay_record
 from arena.engine.rules import PRESETS
 from arena.errors import NotFound, PermissionDenied
 from arena.service import tables
-from arena.service.accounts import Account
+from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.broker import install
 from arena.service.broker import make_app as make_celery
+from arena.service.classes import NewClass, create_class, join_class, set_private
 from arena.service.matches import Config
 from arena.service.tables import (
     TableError,
@@ -286,6 +287,8 @@ def test_anyone_with_the_watch_link_sees_what_a_spectator_may(
         watch_table(store, dave, opened.id + 1, code)
     referee = _referee(store, opened.id, tmp_path)
     _, _, seen = table_view(store, carol, opened.id, wait_seconds=10)
+    while seen is not None and seen["round"]["to_move"] != 0:  # (the game waits for her)
+        _, _, seen = table_view(store, carol, opened.id, wait_seconds=10)
     assert seen is not None
     watched = watch_table(store, dave, opened.id, code)  # not seated: the link is enough
     assert watched.view is not None and watched.players[0] == "carol"
@@ -298,3 +301,30 @@ def test_anyone_with_the_watch_link_sees_what_a_spectator_may(
     referee.join(30)
     over = watch_table(store, None, opened.id, code)
     assert not over.playing and over.view is not None and over.view["status"] == "done"
+
+
+def test_a_table_with_a_private_classs_bot_is_watched_by_its_members_only(
+    store: Store, seated: tuple[Account, Account, int]
+) -> None:
+    """Carol plays sam's bot before his class turns private: dave, a stranger with the
+    link, then sees nothing; sam and his teacher do."""
+    carol, dave, _ = seated
+    hasher = password_hasher(cheap=True)
+    tess = create_account(store, "tess", "correct horse", role="teacher", hasher=hasher)
+    maths = create_class(store, tess, NewClass(name="maths"))
+    assert maths.join_code is not None
+    sam = join_class(store, hasher, maths.join_code, "sam", "correct horse")
+    version, _ = store.add_bot_version("sam", "g", (REFERENCE_BOTS / "greedy.py").read_text(), {})
+    opened = open_table(
+        store, carol, address="x", rules="draw", players=2, teams=False, seat=0, bot=version.id
+    )
+    row = table_row(store, opened.id)
+    assert row is not None
+    code = watch_code(row)
+    assert watch_table(store, dave, opened.id, code).playing
+    set_private(store, tess, "maths", True)
+    for stranger in (dave, None):
+        with pytest.raises(NotFound, match="is watched with this link"):
+            watch_table(store, stranger, opened.id, code)
+    for member in (sam, tess):
+        assert watch_table(store, member, opened.id, code).players[1] == "sam/g@v1"

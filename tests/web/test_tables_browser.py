@@ -2,7 +2,7 @@
 Playwright): from the bot's page, "Play against this bot", sit down at a 2-seat ``draw``
 table, play every move (a click on a highlighted tile, a move's button, or its key) while
 the bot answers from the sandbox, refereed here as a worker referees it; half-way the
-window becomes a phone's. The game ends on the page without a reload and opens in the
+window becomes a phone's, and a spectator opens the table's watch link. The game ends on the page without a reload and opens in the
 viewer. Any JavaScript error or CSP violation fails the test (tests/web/conftest.py); the
 screenshots are tests/web/screenshots/table-*.png."""
 
@@ -60,6 +60,14 @@ def test_a_person_plays_a_whole_game_against_a_bot_in_the_browser(
                 tile.click()  # one end: played; both: the ends to choose are marked
                 if state.locator("button.move.chosen").count():
                     page.keyboard.press("l")
+            elif moves == 2:  # a spectator with the table's watch link: no hand face up
+                watcher = page.context.new_page()
+                watcher.goto(page.locator("#watch-url").inner_text())
+                expect(watcher.locator("#state[data-round]")).to_be_visible()
+                assert watcher.locator("ol.hands:not(.last-hands) [data-tile]").count() == 0
+                screenshot(watcher, "table-watch")
+                watcher.close()
+                buttons.first.click()
             elif moves == 3:
                 page.set_viewport_size(PHONE)
                 screenshot(page, "table-phone")
