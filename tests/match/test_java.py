@@ -7,9 +7,7 @@ shutdown hook that never returns) contained with their verdicts."""
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from arena.match.referee import GameOutcome, Player, StrategyPlayer, play_match
 from arena.match.runtimes import RUNTIMES, runtime_for_upload, runtime_missing, runtime_version
 from arena.match.sandbox import Limits, Sandbox
 from arena.match.warm import KeptPlayer, MatchSetup
-from tests.paths import REFERENCE_BOTS, ZOO, own_slot
+from tests.paths import REFERENCE_BOTS, ZOO, own_slot, write_readable
 
 JAVA = RUNTIMES["java"]
 #: A source with two errors, on lines 5 and 6.
@@ -49,27 +47,11 @@ def java_installed() -> None:
         pytest.fail(f"java unavailable: {problem}", pytrace=False)
 
 
-@pytest.fixture
-def readable() -> Iterator[Path]:
-    """A folder every user can read (the sandbox's uid reads the bots written there)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-java-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 def greedy_java() -> Path:
     """bots/Greedy.java, compiled once in the sandbox (every later build takes the cache's)."""
     path = REFERENCE_BOTS / "Greedy.java"
     build(path, JAVA, Sandbox(Limits(), own_slot(400)))
-    return path
-
-
-def _write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o644)
     return path
 
 
@@ -130,14 +112,14 @@ def test_a_java_bot_is_kept_warm_between_matches(greedy_java: Path) -> None:
 
 
 def test_javacs_errors_reach_the_author_as_javac_printed_them(readable: Path) -> None:
-    broken = _write(readable, "Broken.java", BROKEN)
+    broken = write_readable(readable, "Broken.java", BROKEN)
     *_, (stage, report) = check_bot(str(broken), games=1)
     assert stage == "compile" and not report.ok
     error = report.compile_error
     assert "Broken.java:5: error: incompatible types: String cannot be converted to int" in error
     assert "Broken.java:6: error: cannot find symbol" in error and "2 errors" in error
     assert "/src/" not in error and "/tmp/" not in error
-    lonely = _write(readable, "Lonely.java", "public class Lonely {}\n")
+    lonely = write_readable(readable, "Lonely.java", "public class Lonely {}\n")
     *_, (_, report) = check_bot(str(lonely), games=1)
     assert "Lonely.java: no public class implements arena.Player" in report.compile_error
 
@@ -156,7 +138,7 @@ def test_an_exception_is_the_games_crash_naming_the_line_of_the_authors_file(
 ) -> None:
     """(the file named otherwise than its class: javac still compiles it, and the line is
     the file's)"""
-    crashy = _write(
+    crashy = write_readable(
         readable,
         "crashy.java",
         "import arena.*;\n\n"
@@ -207,7 +189,7 @@ def test_a_bot_ignoring_sigterm_with_a_hook_that_never_returns_is_gone_after_its
 def test_a_compile_bomb_ends_in_a_sentence(readable: Path) -> None:
     """A source nested too deeply for javac's stack: javac gives up, and the author reads why."""
     deep = "(" * 20000 + "1" + ")" * 20000
-    source = _write(readable, "Deep.java", BROKEN.replace('"several"', deep))
+    source = write_readable(readable, "Deep.java", BROKEN.replace('"several"', deep))
     with pytest.raises(CompileError) as raised:
         build(source, JAVA, Sandbox(Limits(), own_slot(402)))
     assert str(raised.value).startswith(
