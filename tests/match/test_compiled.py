@@ -24,9 +24,9 @@ from arena.engine.records import game_record
 from arena.engine.rules import PRESETS, find_rules
 from arena.match import compiler
 from arena.match.compiler import CompileError, build
-from arena.match.lineup import check_bot, make_players, release_kept_players
+from arena.match.lineup import check_bot, make_players
 from arena.match.newbot import starter_bot, write_starter_bot
-from arena.match.referee import Player, play_match
+from arena.match.referee import play_match
 from arena.match.runtimes import (
     RUNTIMES,
     find_runtime,
@@ -36,8 +36,8 @@ from arena.match.runtimes import (
     runtime_version,
 )
 from arena.match.sandbox import Limits, Sandbox
-from arena.match.warm import KeptPlayer, MatchSetup
 from arena.service.uploads import rejection, rejection_cause
+from tests.match.kept import assert_kept_between_matches
 from tests.paths import REFERENCE_BOTS, own_slot, write_readable
 
 CPP, C = RUNTIMES["cpp"], RUNTIMES["c"]
@@ -245,28 +245,8 @@ def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, b
 
 def test_a_compiled_bot_is_kept_warm_between_matches(greedy_cpp: Path) -> None:
     """arena.match.warm keeps a compiled bot's process as it keeps a Python one's."""
-    setup = MatchSetup(find_rules("draw").version, 2, False, None, "compiled")
     limits = Limits(memory_mb=256, processes=32, file_size_mb=8, tmp_size_mb=8)
-
-    def kept() -> list[Player]:
-        return make_players(
-            [str(greedy_cpp), "random"], keep_games=10, setup=setup, limits=limits,
-            first_slot=own_slot(310),
-        )  # fmt: skip
-
-    try:
-        first = kept()
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), first, games=1, seed=3)
-        )
-        second = kept()
-        assert second[0] is first[0] and isinstance(first[0], KeptPlayer)
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), second, games=1, seed=4)
-        )
-        assert first[0].starts == 1
-    finally:
-        release_kept_players()
+    assert_kept_between_matches(greedy_cpp, "compiled", own_slot(310), limits)
 
 
 def test_a_workers_hashed_copy_compiles_under_a_plain_name(readable: Path) -> None:

@@ -18,13 +18,13 @@ from arena.engine.records import game_record
 from arena.engine.rules import find_rules
 from arena.match.compiler import CompileError, build
 from arena.match.cputime import walk_tree
-from arena.match.lineup import check_bot, make_players, release_kept_players
+from arena.match.lineup import check_bot, make_players
 from arena.match.newbot import write_starter_bot
 from arena.match.process import ProcessPlayer
-from arena.match.referee import GameOutcome, Player, StrategyPlayer, play_match
+from arena.match.referee import GameOutcome, StrategyPlayer, play_match
 from arena.match.runtimes import RUNTIMES, runtime_for_upload, runtime_missing, runtime_version
 from arena.match.sandbox import Limits, Sandbox
-from arena.match.warm import KeptPlayer, MatchSetup
+from tests.match.kept import assert_kept_between_matches
 from tests.paths import REFERENCE_BOTS, ZOO, own_slot, write_readable
 
 JAVA = RUNTIMES["java"]
@@ -89,26 +89,7 @@ def test_greedy_java_plays_exactly_as_greedy_py(
 def test_a_java_bot_is_kept_warm_between_matches(greedy_java: Path) -> None:
     """arena.match.warm keeps a JVM (its compiled code with it) as it keeps a Python bot's
     process: the second match starts no JVM."""
-    setup = MatchSetup(find_rules("draw").version, 2, False, None, "java")
-
-    def kept() -> list[Player]:
-        return make_players(
-            [str(greedy_java), "random"], keep_games=10, setup=setup, first_slot=own_slot(410)
-        )
-
-    try:
-        first = kept()
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), first, games=1, seed=3)
-        )
-        second = kept()
-        assert second[0] is first[0] and isinstance(first[0], KeptPlayer)
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), second, games=1, seed=4)
-        )
-        assert first[0].starts == 1
-    finally:
-        release_kept_players()
+    assert_kept_between_matches(greedy_java, "java", own_slot(410))
 
 
 def test_javacs_errors_reach_the_author_as_javac_printed_them(readable: Path) -> None:
