@@ -33,7 +33,8 @@ import web.api_classes
 import web.api_competition_tools
 import web.api_competitions
 import web.api_reports
-import web.api_rules  # noqa: F401
+import web.api_rules
+import web.api_tables  # noqa: F401
 from arena.errors import NotFound, PermissionDenied, RecordPruned
 from arena.service.broker import configure_lazily as configure_broker
 from arena.store.db import DATABASE_ERRORS, connect, ping, resolve_url

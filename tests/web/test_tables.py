@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from arena.engine.records import verify_record
-from arena.service.accounts import create_account
+from arena.service.accounts import create_account, create_token
 from arena.service.matches import Config
 from arena.service.tables import run_table
 from arena.store.db import Store
@@ -174,3 +174,64 @@ def test_an_invitation_seats_a_second_person(app: Flask, store: Store, tables_ch
     joined = dave.post(link.group(1), data={"csrf_token": csrf_token(dave, link.group(1))})
     assert joined.status_code == 302 and joined.location == "/tables/1"
     assert "Waiting for a worker to deal" in dave.get("/tables/1").get_data(as_text=True)
+
+
+def test_a_program_plays_a_table_through_the_api(
+    app: Flask, store: Store, tables_channel: str, tmp_path: Path
+) -> None:
+    """POST /api/v1/tables, then the state and the moves, as the pages do; every refusal
+    is the API's JSON error with the service's sentence."""
+    store_bots(store)
+    carol = create_account(store, "carol", PASSWORD, hasher=HASHER)
+    dave = create_account(store, "dave", PASSWORD, hasher=HASHER)
+
+    def bearer(account_id: int, scopes: list[str]) -> dict[str, str]:
+        return {"Authorization": f"Bearer {create_token(store, account_id, 't', scopes)}"}
+
+    player, reader = bearer(carol.id, ["read", "upload"]), bearer(carol.id, ["read"])
+    client = app.test_client()
+    assert client.post("/api/v1/tables", json={}, headers=reader).status_code == 403
+    bad = client.post("/api/v1/tables", json={"players": 2, "seat": 3}, headers=player)
+    assert bad.status_code == 400
+    assert bad.get_json()["error"]["message"] == "your seat must be 0 to 1, not 3"
+    opened = client.post("/api/v1/tables", json={"rules": "draw", "seat": 1}, headers=player)
+    assert opened.status_code == 201, opened.get_data(as_text=True)
+    table = opened.get_json()
+    assert table["id"] == 1 and table["join"] is None
+    assert table["state"].endswith("/api/v1/tables/1") and "/tables/1/watch/" in table["watch"]
+    assert client.get("/api/v1/tables/1", headers=bearer(dave.id, ["read"])).status_code == 404
+    assert client.get("/api/v1/tables/1?wait=99", headers=reader).status_code == 422
+    referee = threading.Thread(
+        target=run_table,
+        args=(store, 1),
+        kwargs={"config": Config(bot_cache=tmp_path / "bots"), "sandboxed": False},
+    )
+    referee.start()
+    state = client.get("/api/v1/tables/1?after=0&wait=5", headers=reader).get_json()
+    moves = 0
+    for _ in range(300):
+        view = state["view"]
+        if view is not None and view["status"] == "done":
+            break
+        if view is None or view["round"]["to_move"] != 1:
+            after = state["view_id"] or "0"
+            state = client.get(f"/api/v1/tables/1?after={after}&wait=5", headers=reader).get_json()
+            continue
+        if moves == 0:
+            wrong = client.post(
+                "/api/v1/tables/1/moves", json={"turn": view["turn"], "move": "9-9L"},
+                headers=player,
+            )  # fmt: skip
+            assert wrong.status_code == 400
+            assert "is not a legal move here" in wrong.get_json()["error"]["message"]
+        answer = client.post(
+            "/api/v1/tables/1/moves",
+            json={"turn": view["turn"], "move": view["round"]["legal_moves"][0]},
+            headers=player,
+        )
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        state, moves = answer.get_json(), moves + 1
+    referee.join(30)
+    assert moves > 0 and state["view"]["status"] == "done" and state["seat"] == 1
+    final = client.get("/api/v1/tables/1", headers=reader).get_json()
+    assert final["status"] == "done"

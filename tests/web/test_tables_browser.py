@@ -1,10 +1,11 @@
 """A person plays a whole game against a bot in a real browser (Debian's chromium through
 Playwright): from the bot's page, "Play against this bot", sit down at a 2-seat ``draw``
 table, play every move (a click on a highlighted tile, a move's button, or its key) while
-the bot answers from the sandbox, refereed here as a worker referees it; half-way the
-window becomes a phone's, and a spectator opens the table's watch link. The game ends on the page without a reload and opens in the
-viewer. Any JavaScript error or CSP violation fails the test (tests/web/conftest.py); the
-screenshots are tests/web/screenshots/table-*.png."""
+the bot answers from the sandbox, refereed here as a worker referees it; a spectator
+opens the table's watch link, and half-way the window becomes a phone's. The game ends on
+the page without a reload and opens in the viewer. Any JavaScript error or CSP violation
+fails the test (tests/web/conftest.py); the screenshots are
+tests/web/screenshots/table-*.png."""
 
 from __future__ import annotations
 
