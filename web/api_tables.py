@@ -28,6 +28,7 @@ from arena.service.tables import (
     open_table,
     seat_of,
     send_move,
+    table_for,
     table_view,
     watch_code,
 )
@@ -129,7 +130,7 @@ def api_open_table(json: TableRequest) -> tuple[TableOpened, int]:
             invite=json.invite,
         )
     )
-    row, _, _ = table_view(get_store(), account, opened.id)
+    row = table_for(get_store(), account, opened.id)
     join = None
     if opened.invite is not None:
         join = url_for("tables.join_page", table_id=opened.id, code=opened.invite, _external=True)
