@@ -29,3 +29,11 @@ def own_slot(offset: int) -> int:
     assert 0 <= offset < 1000, offset
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     return _TEST_SLOTS + 1000 * int(worker or 0) + offset
+
+
+def write_readable(folder: Path, name: str, text: str) -> Path:
+    """Write ``text`` to ``folder/name``, readable by every user (the sandbox's uid)."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o644)
+    return path

@@ -24,9 +24,9 @@ from arena.engine.records import game_record
 from arena.engine.rules import PRESETS, find_rules
 from arena.match import compiler
 from arena.match.compiler import CompileError, build
-from arena.match.lineup import check_bot, make_players, release_kept_players
+from arena.match.lineup import check_bot, make_players
 from arena.match.newbot import starter_bot, write_starter_bot
-from arena.match.referee import Player, play_match
+from arena.match.referee import play_match
 from arena.match.runtimes import (
     RUNTIMES,
     find_runtime,
@@ -36,10 +36,10 @@ from arena.match.runtimes import (
     runtime_version,
 )
 from arena.match.sandbox import Limits, Sandbox
-from arena.match.warm import KeptPlayer, MatchSetup
 from arena.service.matches import Config
 from arena.service.uploads import rejection, rejection_cause
-from tests.paths import REFERENCE_BOTS, own_slot
+from tests.match.kept import assert_kept_between_matches
+from tests.paths import REFERENCE_BOTS, own_slot, write_readable
 
 CPP, C = RUNTIMES["cpp"], RUNTIMES["c"]
 #: A source with two errors, on lines 5 and 6.
@@ -58,15 +58,6 @@ def toolchains_installed() -> None:
     missing = [f"{r.name}: {p}" for r in (CPP, C) if (p := runtime_missing(r))]
     if missing:
         pytest.fail("compilers unavailable: " + "; ".join(missing), pytrace=False)
-
-
-@pytest.fixture
-def readable() -> Iterator[Path]:
-    """A folder every user can read (the sandbox's uid reads the bots written there)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-compiled-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -95,13 +86,6 @@ def starters() -> Iterator[dict[str, Path]]:
         build(path, RUNTIMES[runtime], Sandbox(Limits(), own_slot(295 + offset)))
     yield made
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def _write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o644)
-    return path
 
 
 # --- the registry ---------------------------------------------------------------------------
@@ -152,7 +136,7 @@ def test_an_artefact_is_compiled_once_and_kept_by_its_content(
 ) -> None:
     again = build(greedy_cpp, CPP, Sandbox(Limits(), own_slot(301)))
     assert again.cached and again.seconds == 0.0
-    copy = _write(readable, "renamed.cpp", greedy_cpp.read_text())
+    copy = write_readable(readable, "renamed.cpp", greedy_cpp.read_text())
     assert build(copy, CPP, None).path == again.path  # same bytes: the same artefact
     players = make_players([str(copy), "random"])
     [outcome] = play_match(find_rules("draw"), players, games=1, seed=2)
@@ -172,7 +156,9 @@ def test_the_cpp_starter_passes_its_check(readable: Path) -> None:
 
 def test_a_c_program_compiles_unsandboxed_too(readable: Path) -> None:
     # (a source never seen: the cache is the machine's)
-    source = _write(readable, "tiny.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    source = write_readable(
+        readable, "tiny.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n"
+    )
     built = build(source, C, None)
     assert built.path.is_file() and not built.cached and built.seconds > 0
     assert build(source, C, None) == dataclasses.replace(built, seconds=0.0, cached=True)
@@ -203,7 +189,9 @@ def test_the_compile_cache_keeps_the_most_recently_used_within_its_bound(
     older = artefact("b" * 64 + "-bot", 300, long_ago)
     recent = artefact("c" * 64 + "-bot.jar", 700, time.time() - 60)  # a match may start it
     partial = artefact("tmp1.part", 1, long_ago)
-    source = _write(readable, "tiny.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    source = write_readable(
+        readable, "tiny.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n"
+    )
     built = build(source, C, None)
     assert not built.cached and built.path.parent == cache
     assert sorted(p.name for p in cache.iterdir()) == sorted([older.name, recent.name,
@@ -224,7 +212,7 @@ def test_the_compile_cache_keeps_the_most_recently_used_within_its_bound(
 
 
 def test_a_compile_error_reaches_the_check_as_the_compiler_printed_it(readable: Path) -> None:
-    broken = _write(readable, "mine.cpp", BROKEN)
+    broken = write_readable(readable, "mine.cpp", BROKEN)
     [(name, report)] = list(check_bot(str(broken)))
     assert name == "compile" and not report.ok and report.games == 0
     error = report.compile_error
@@ -269,7 +257,9 @@ def test_a_compiler_that_crashes_ends_in_a_sentence(readable: Path, sandboxed: b
     assert C.compiler is not None
     segfault = ("/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)")
     crashing = dataclasses.replace(C, compiler=dataclasses.replace(C.compiler, steps=(segfault,)))
-    source = _write(readable, "any.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    source = write_readable(
+        readable, "any.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n"
+    )
     sandbox = Sandbox(Limits(), own_slot(308)) if sandboxed else None
     with pytest.raises(CompileError, match=r"^the compiler crashed \(SIGSEGV\) after [0-9.]+ s, "):
         build(source, crashing, sandbox)
@@ -279,7 +269,9 @@ def test_a_compile_over_its_wall_clock_is_stopped_in_a_sentence(
     monkeypatch: pytest.MonkeyPatch, readable: Path
 ) -> None:
     monkeypatch.setattr(compiler, "COMPILE_WALL_SECONDS", 0.05)
-    source = _write(readable, "slow.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n")
+    source = write_readable(
+        readable, "slow.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n"
+    )
     with pytest.raises(CompileError, match=r"the compile took longer than 0\.05 s \(wall clock\)"):
         build(source, C, Sandbox(Limits(), own_slot(309)))
 
@@ -287,7 +279,7 @@ def test_a_compile_over_its_wall_clock_is_stopped_in_a_sentence(
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
 def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, bomb: str) -> None:
     text, limit = BOMBS[bomb]
-    source = _write(readable, bomb, text)
+    source = write_readable(readable, bomb, text)
     runtime = find_runtime("cpp" if bomb.endswith(".cpp") else "c")
     with pytest.raises(CompileError) as raised:
         build(source, runtime, Sandbox(Limits(), own_slot(302 + sorted(BOMBS).index(bomb))))
@@ -298,33 +290,13 @@ def test_a_compile_bomb_ends_in_a_sentence(tight_limits: None, readable: Path, b
 
 def test_a_compiled_bot_is_kept_warm_between_matches(greedy_cpp: Path) -> None:
     """arena.match.warm keeps a compiled bot's process as it keeps a Python one's."""
-    setup = MatchSetup(find_rules("draw").version, 2, False, None, "compiled")
     limits = Limits(memory_mb=256, processes=32, file_size_mb=8, tmp_size_mb=8)
-
-    def kept() -> list[Player]:
-        return make_players(
-            [str(greedy_cpp), "random"], keep_games=10, setup=setup, limits=limits,
-            first_slot=own_slot(310),
-        )  # fmt: skip
-
-    try:
-        first = kept()
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), first, games=1, seed=3)
-        )
-        second = kept()
-        assert second[0] is first[0] and isinstance(first[0], KeptPlayer)
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), second, games=1, seed=4)
-        )
-        assert first[0].starts == 1
-    finally:
-        release_kept_players()
+    assert_kept_between_matches(greedy_cpp, "compiled", own_slot(310), limits)
 
 
 def test_a_workers_hashed_copy_compiles_under_a_plain_name(readable: Path) -> None:
     """A worker's copy of a stored version is named by its SHA-256: its errors say bot.c."""
     text = f"int main(void) {{ return nothing; }} /* {uuid.uuid4()} */\n"
-    hashed = _write(readable, f"{hashlib.sha256(text.encode()).hexdigest()}.c", text)
+    hashed = write_readable(readable, f"{hashlib.sha256(text.encode()).hexdigest()}.c", text)
     with pytest.raises(CompileError, match=r"^bot\.c: In function .main.:\nbot\.c:1:"):
         build(hashed, C, Sandbox(Limits(), own_slot(311)))

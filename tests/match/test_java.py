@@ -7,9 +7,7 @@ shutdown hook that never returns) contained with their verdicts."""
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +18,14 @@ from arena.engine.records import game_record
 from arena.engine.rules import find_rules
 from arena.match.compiler import CompileError, build
 from arena.match.cputime import walk_tree
-from arena.match.lineup import check_bot, make_players, release_kept_players
+from arena.match.lineup import check_bot, make_players
 from arena.match.newbot import write_starter_bot
 from arena.match.process import ProcessPlayer
-from arena.match.referee import GameOutcome, Player, StrategyPlayer, play_match
+from arena.match.referee import GameOutcome, StrategyPlayer, play_match
 from arena.match.runtimes import RUNTIMES, runtime_for_upload, runtime_missing, runtime_version
 from arena.match.sandbox import Limits, Sandbox
-from arena.match.warm import KeptPlayer, MatchSetup
-from tests.paths import REFERENCE_BOTS, ZOO, own_slot
+from tests.match.kept import assert_kept_between_matches
+from tests.paths import REFERENCE_BOTS, ZOO, own_slot, write_readable
 
 JAVA = RUNTIMES["java"]
 #: A source with two errors, on lines 5 and 6.
@@ -49,27 +47,11 @@ def java_installed() -> None:
         pytest.fail(f"java unavailable: {problem}", pytrace=False)
 
 
-@pytest.fixture
-def readable() -> Iterator[Path]:
-    """A folder every user can read (the sandbox's uid reads the bots written there)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-java-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 def greedy_java() -> Path:
     """bots/Greedy.java, compiled once in the sandbox (every later build takes the cache's)."""
     path = REFERENCE_BOTS / "Greedy.java"
     build(path, JAVA, Sandbox(Limits(), own_slot(400)))
-    return path
-
-
-def _write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o644)
     return path
 
 
@@ -107,37 +89,18 @@ def test_greedy_java_plays_exactly_as_greedy_py(
 def test_a_java_bot_is_kept_warm_between_matches(greedy_java: Path) -> None:
     """arena.match.warm keeps a JVM (its compiled code with it) as it keeps a Python bot's
     process: the second match starts no JVM."""
-    setup = MatchSetup(find_rules("draw").version, 2, False, None, "java")
-
-    def kept() -> list[Player]:
-        return make_players(
-            [str(greedy_java), "random"], keep_games=10, setup=setup, first_slot=own_slot(410)
-        )
-
-    try:
-        first = kept()
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), first, games=1, seed=3)
-        )
-        second = kept()
-        assert second[0] is first[0] and isinstance(first[0], KeptPlayer)
-        assert all(
-            o.verdict is None for o in play_match(find_rules("draw"), second, games=1, seed=4)
-        )
-        assert first[0].starts == 1
-    finally:
-        release_kept_players()
+    assert_kept_between_matches(greedy_java, "java", own_slot(410))
 
 
 def test_javacs_errors_reach_the_author_as_javac_printed_them(readable: Path) -> None:
-    broken = _write(readable, "Broken.java", BROKEN)
+    broken = write_readable(readable, "Broken.java", BROKEN)
     *_, (stage, report) = check_bot(str(broken), games=1)
     assert stage == "compile" and not report.ok
     error = report.compile_error
     assert "Broken.java:5: error: incompatible types: String cannot be converted to int" in error
     assert "Broken.java:6: error: cannot find symbol" in error and "2 errors" in error
     assert "/src/" not in error and "/tmp/" not in error
-    lonely = _write(readable, "Lonely.java", "public class Lonely {}\n")
+    lonely = write_readable(readable, "Lonely.java", "public class Lonely {}\n")
     *_, (_, report) = check_bot(str(lonely), games=1)
     assert "Lonely.java: no public class implements arena.Player" in report.compile_error
 
@@ -156,7 +119,7 @@ def test_an_exception_is_the_games_crash_naming_the_line_of_the_authors_file(
 ) -> None:
     """(the file named otherwise than its class: javac still compiles it, and the line is
     the file's)"""
-    crashy = _write(
+    crashy = write_readable(
         readable,
         "crashy.java",
         "import arena.*;\n\n"
@@ -207,7 +170,7 @@ def test_a_bot_ignoring_sigterm_with_a_hook_that_never_returns_is_gone_after_its
 def test_a_compile_bomb_ends_in_a_sentence(readable: Path) -> None:
     """A source nested too deeply for javac's stack: javac gives up, and the author reads why."""
     deep = "(" * 20000 + "1" + ")" * 20000
-    source = _write(readable, "Deep.java", BROKEN.replace('"several"', deep))
+    source = write_readable(readable, "Deep.java", BROKEN.replace('"several"', deep))
     with pytest.raises(CompileError) as raised:
         build(source, JAVA, Sandbox(Limits(), own_slot(402)))
     assert str(raised.value).startswith(

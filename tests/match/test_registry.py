@@ -9,8 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -102,15 +100,6 @@ players = make_players([sys.argv[1], "greedy"], sandboxed=True)
 games = list(play_match(find_rules("draw"), players, games=2, seed=3, time_control=TimeControl()))
 print(json.dumps([None if g.verdict is None else g.verdict.message for g in games]))
 """
-
-
-@pytest.fixture
-def readable() -> Iterator[Path]:
-    """A folder in /tmp that every user can read (pytest's own are 0700), removed after."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-readable-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_an_ordinary_user_plays_sandboxed_beside_roots_runs(readable: Path) -> None:

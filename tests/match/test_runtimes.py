@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,7 @@ from arena.match.runtimes import (
 )
 from arena.match.sandbox import Limits, Sandbox, SandboxUnavailable
 from arena.match.verdicts import InfrastructureError
-from tests.paths import REFERENCE_BOTS, ZOO, own_slot
+from tests.paths import REFERENCE_BOTS, ZOO, own_slot, write_readable
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -41,22 +40,6 @@ def runtimes_installed() -> None:
     missing = [f"{r.name}: {p}" for r in RUNTIMES.values() if (p := runtime_missing(r))]
     if missing:
         pytest.fail("runtimes unavailable: " + "; ".join(missing), pytrace=False)
-
-
-@pytest.fixture
-def readable() -> Iterator[Path]:
-    """A folder every user can read (the sandbox's uid reads the bots written there)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-runtimes-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def _write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o644)
-    return path
 
 
 def _play(path: Path, runtime: str | None = None, games: int = 2) -> list[GameOutcome]:
@@ -129,7 +112,9 @@ def test_a_numpy_environment_installed_later_is_bound_at_once(
     assert str(later) not in host_paths(RUNTIMES["python-numpy"]).directories
     later.symlink_to(numpy_dir_default())
     assert str(later) in host_paths(RUNTIMES["python-numpy"]).directories
-    bot = _write(readable, "np.py", "import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n")
+    bot = write_readable(
+        readable, "np.py", "import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n"
+    )
     try:
         outcomes = _play(bot, "python-numpy", games=1)
     finally:
@@ -168,7 +153,9 @@ def test_the_numpy_sample_plays_every_preset_in_the_sandbox() -> None:
 
 
 def test_numpy_is_only_there_under_python_numpy(readable: Path) -> None:
-    bot = _write(readable, "np.py", "import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n")
+    bot = write_readable(
+        readable, "np.py", "import numpy\n\ndef play(o):\n    return o.legal_moves[0]\n"
+    )
     [outcome, _] = _play(bot)  # python: the standard library only
     assert outcome.verdict is not None and outcome.verdict.termination is Termination.CRASH
     assert "No module named 'numpy'" in outcome.verdict.message
@@ -186,7 +173,7 @@ def test_a_numpy_bot_computes_on_one_thread(readable: Path) -> None:
         "    assert threads == 1, threads\n"
         "    return o.legal_moves[int(a[0, 0]) % len(o.legal_moves)]\n"
     )
-    bot = _write(readable, "blas.py", source)
+    bot = write_readable(readable, "blas.py", source)
     outcomes = _play(bot, "python-numpy")
     assert [o.verdict for o in outcomes] == [None, None]
 
@@ -209,26 +196,26 @@ def test_the_javascript_starter_and_a_class_bot_play_every_preset(readable: Path
         "  end(result) {}\n"
         "}\n"
     )
-    report = list(check_bot(str(_write(readable, "klass.js", source))))[-1][1]
+    report = list(check_bot(str(write_readable(readable, "klass.js", source))))[-1][1]
     assert report.ok and report.name == "counting", report.faults
 
 
 def test_a_javascript_bot_s_faults_are_its_own(readable: Path) -> None:
     """Its exceptions are crashes with the line, a move not offered is illegal, a load
     error says what and where, and its console.log never reaches the protocol."""
-    throws = _write(readable, "throws.js", 'console.log("noise");\n\nfunction play(o) {\n'
+    throws = write_readable(readable, "throws.js", 'console.log("noise");\n\nfunction play(o) {\n'
                     "  return o.nothing.here;\n}\n")  # fmt: skip
     [first, _] = _play(throws)
     assert first.verdict is not None and first.verdict.termination is Termination.CRASH
     assert "TypeError" in first.verdict.message and "(line 4)" in first.verdict.message
-    illegal = _write(readable, "illegal.js", 'function play(o) { return "9-9L"; }\n')
+    illegal = write_readable(readable, "illegal.js", 'function play(o) { return "9-9L"; }\n')
     [first, _] = _play(illegal)
     assert first.verdict is not None and first.verdict.termination is Termination.ILLEGAL_MOVE
-    broken = _write(readable, "broken.js", "function play(o) { return ;; }}\n")
+    broken = write_readable(readable, "broken.js", "function play(o) { return ;; }}\n")
     [first, _] = _play(broken)
     assert first.verdict is not None and first.verdict.termination is Termination.CRASH
     assert "failed at load: SyntaxError" in first.verdict.message
-    empty = _write(readable, "empty.js", "const x = 1;\n")
+    empty = write_readable(readable, "empty.js", "const x = 1;\n")
     [first, _] = _play(empty)
     assert first.verdict is not None
     assert "defines neither a function play(observation) nor a class Bot" in first.verdict.message
@@ -251,7 +238,7 @@ def test_node_runs_within_the_memory_limit_plus_its_reservations(readable: Path)
         "  return o.legal_moves[0];\n"
         "}\n"
     )
-    first, _ = _hog_game(_write(readable, "hog.js", source), 256)
+    first, _ = _hog_game(write_readable(readable, "hog.js", source), 256)
     assert first.verdict is not None
     assert first.verdict.termination in (Termination.CRASH, Termination.TIMEOUT)
 
@@ -274,7 +261,7 @@ def test_without_a_memory_cgroup_a_javascript_bot_stays_within_a_gigabyte_over_i
         "  return o.legal_moves[0];\n"
         "}\n"
     )
-    first, stderr = _hog_game(_write(readable, "buffers.js", source), 128)
+    first, stderr = _hog_game(write_readable(readable, "buffers.js", source), 128)
     assert first.verdict is not None and first.verdict.seat == 0
     held = [int(m) for m in re.findall(r"held (\d+) MB", stderr)]
     assert held and max(held) < 128 + 1024, max(held)
@@ -290,7 +277,7 @@ def test_a_javascript_bot_may_start_a_worker_thread(readable: Path) -> None:
         'worker.on("error", (error) => { failed = error; });\n'
         "function play(o) { if (failed) throw failed; return o.legal_moves[0]; }\n"
     )
-    outcomes = _play(_write(readable, "worker.js", source))
+    outcomes = _play(write_readable(readable, "worker.js", source))
     assert [o.verdict for o in outcomes] == [None, None]
 
 
@@ -303,7 +290,7 @@ def test_a_javascript_bot_replacing_json_or_fs_keeps_its_protocol(readable: Path
         'require("fs").writeSync = () => 0;\n'
         "function play(o) { return o.legal_moves[0]; }\n"
     )
-    outcomes = _play(_write(readable, "patcher.js", source))
+    outcomes = _play(write_readable(readable, "patcher.js", source))
     assert [o.verdict for o in outcomes] == [None, None]
 
 
