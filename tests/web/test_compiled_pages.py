@@ -20,12 +20,13 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from arena.service import assignments as assign
-from arena.service.accounts import create_account
+from arena.service.accounts import create_account, create_token
 from arena.service.assignments import NewAssignment
 from arena.service.classes import NewClass, create_class, join_class
 from arena.service.clock import tick_competition
 from arena.service.matches import Config, run_match
 from arena.service.work import accept_upload
+from arena.store.accounts import user_id_named
 from arena.store.db import Store
 from arena.store.models import Competition, Match, Submission
 from tests.paths import REFERENCE_BOTS
@@ -152,3 +153,12 @@ def test_java_and_cpp_bots_enter_a_competition_and_an_assignment_on_the_web(
     assert "It does not compile: the compiler's first lines are below." in report
     assert re.search(r"kim\.cpp:\d+:\d+: error: ", report), report
     assert "/src/" not in report
+    kim_id = user_id_named(store, "kim")
+    assert kim_id is not None
+    token = create_token(store, kim_id, "ci", ["read"])
+    api = app.test_client().get(
+        f"/api/v1/uploads/{upload}", headers={"Authorization": f"Bearer {token}"}
+    )
+    message = api.get_json()["message"]
+    assert message.startswith("Rejected: it does not compile:\nkim.cpp:")
+    assert re.search(r"kim\.cpp:\d+:\d+: error: ", message)
