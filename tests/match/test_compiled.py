@@ -39,7 +39,7 @@ from arena.match.sandbox import Limits, Sandbox
 from arena.service.matches import Config
 from arena.service.uploads import rejection, rejection_cause
 from tests.match.kept import assert_kept_between_matches
-from tests.paths import REFERENCE_BOTS, own_slot, write_readable
+from tests.paths import REFERENCE_BOTS, REPO, own_slot, write_readable
 
 CPP, C = RUNTIMES["cpp"], RUNTIMES["c"]
 #: A source with two errors, on lines 5 and 6.
@@ -107,6 +107,25 @@ def test_the_compiled_runtimes_are_declared_with_their_toolchains() -> None:
     assert '"bot\\":\\"mine\\"' in starter_bot("mine", "c")  # the c starter's own name
     with pytest.raises(ValueError, match=r"no starter bot for runtime 'cobol': python, .*, rust"):
         starter_bot("mine", "cobol")
+
+
+def test_every_runtimes_package_is_installed_by_run_and_the_dockerfile() -> None:
+    """Each runtime's Debian package (its toolchain's, else its interpreter's) is one ./run
+    installs as root for `arena serve` and the tests alike (its missing_runtimes), and one
+    the Dockerfile installs."""
+    run = (REPO / "run").read_text()
+    listed = run[run.index("missing_runtimes() {") :]
+    listed = listed[: listed.index("\n}\n")]
+    dockerfile = (REPO / "Dockerfile").read_text()
+    for runtime in RUNTIMES.values():
+        # (a compiled one's toolchain brings its interpreter: javac's JDK, java's JRE)
+        package = runtime.compiler.package if runtime.compiler else runtime.package
+        if package != "python3":  # (the bots' Python: ./run's own interpreter's)
+            assert f"missing+=({package})" in listed, (runtime.name, package)
+            assert f" {package} " in dockerfile, (runtime.name, package)
+    for tools in ("ensure_test_tools() {", "ensure_sandbox_tools() {"):
+        body = run[run.index(tools) :]
+        assert "missing_runtimes" in body[: body.index("\n}\n")], tools
 
 
 # --- the reference bot and the starter ------------------------------------------------------
