@@ -1,6 +1,7 @@
-"""``python -m arena``: the command line, as the ``arena`` console script."""
+"""``python -m arena``: the command line, as the ``arena`` console script (its exit status
+too: 1 for a check that failed)."""
 
 from arena.cli.main import main
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -18,12 +18,17 @@ The artefact is kept content-addressed in the compile cache (:func:`compile_cach
 SHA-256, the runtime, the toolchain's version and the kit's bytes
 (:func:`artefact_key`): compiled once by the check of an upload, reused by every match of
 the version on that machine (a machine that has not got it compiles it once, the same
-way). Unsandboxed (a developer's own bots, ``--unsandboxed``) the steps run as plain
-processes under the same rlimits.
+way). The cache is bounded (:data:`CACHE_MB_ENV`, :data:`CACHE_MB_DEFAULT` MB): each use
+marks an artefact's time, and after each compile the least recently used are removed until
+it fits (:func:`prune_cache`; one used in the last :data:`IN_USE_SECONDS` is kept, a match
+may be starting it; a version pruned is compiled again when it plays). Unsandboxed (a
+developer's own bots, ``--unsandboxed``) the steps run as plain processes under the same
+rlimits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -34,7 +39,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -46,6 +51,8 @@ from arena.match.sandbox import Limits, Sandbox, SandboxUnavailable, kill_proces
 
 __all__ = [
     "CACHE_ENV",
+    "CACHE_MB_DEFAULT",
+    "CACHE_MB_ENV",
     "COMPILE_LIMITS",
     "COMPILE_WALL_SECONDS",
     "ERROR_LINES",
@@ -54,12 +61,20 @@ __all__ = [
     "CompileError",
     "artefact_key",
     "build",
+    "cache_limit_mb",
     "compile_cache",
+    "prune_cache",
     "toolchain_version",
 ]
 
 #: The environment variable naming the compile cache's directory.
 CACHE_ENV = "ARENA_COMPILE_CACHE"
+#: The environment variable bounding the compile cache, in MB, and its default: a thousand
+#: C++ bots (static binaries of about 2 MB), or tens of thousands of Java ones.
+CACHE_MB_ENV = "ARENA_COMPILE_CACHE_MB"
+CACHE_MB_DEFAULT = 2048
+#: An artefact used (or a compile's partial copy written) this recently is never pruned.
+IN_USE_SECONDS = 3600.0
 #: The kits' directory: their files are shown read-only in ``/kit``.
 KITS = Path(__file__).resolve().with_name("kits")
 #: A compile's limits: generous for a bot of 256 KiB, tight for a compile bomb.
@@ -107,6 +122,52 @@ def compile_cache() -> Path:
             f"the compile cache {directory} is not this user's own directory: set {CACHE_ENV}"
         )
     return directory
+
+
+def cache_limit_mb(environ: Mapping[str, str] | None = None) -> int:
+    """The compile cache's bound in MB (``ARENA_COMPILE_CACHE_MB``, else
+    :data:`CACHE_MB_DEFAULT`).
+
+    Raises:
+        ValueError: it is not a whole number above 0 (the message names the variable).
+    """
+    raw = (os.environ if environ is None else environ).get(CACHE_MB_ENV) or ""
+    if not raw:
+        return CACHE_MB_DEFAULT
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{CACHE_MB_ENV} must be a whole number of MB above 0, not {raw!r}")
+    return int(raw)
+
+
+def prune_cache(cache: Path, limit_bytes: int, *, now: float | None = None) -> list[Path]:
+    """Remove the least recently used artefacts of ``cache`` (by their time, which each use
+    marks) until it holds at most ``limit_bytes``, and the partial copies interrupted
+    compiles left; never one used in the last :data:`IN_USE_SECONDS`. Return what was
+    removed (another process pruning at once is no matter: a file gone is skipped)."""
+    now = time.time() if now is None else now
+    kept: list[tuple[float, int, Path]] = []
+    removed = []
+    for path in cache.iterdir():
+        try:
+            found = path.lstat()
+        except FileNotFoundError:
+            continue
+        recent = now - found.st_mtime < IN_USE_SECONDS
+        if path.suffix == ".part" and not recent:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+        elif path.is_file() and not path.is_symlink():
+            kept.append((found.st_mtime, found.st_size, path))
+    total = sum(size for _, size, _ in kept)
+    for mtime, size, path in sorted(kept):
+        if total <= limit_bytes:
+            break
+        if now - mtime < IN_USE_SECONDS or path.suffix == ".part":
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path)
+        total -= size
+    return removed
 
 
 @functools.cache
@@ -168,7 +229,9 @@ def build(source: Path, runtime: BotRuntime, sandbox: Sandbox | None) -> Built:
     cache = compile_cache()
     kept = cache / f"{artefact_key(data, runtime)}-{compiler.artefact}"
     if kept.is_file():
-        return Built(kept, 0.0, True)
+        with contextlib.suppress(FileNotFoundError):  # (pruned at this instant: compiled anew)
+            os.utime(kept)  # its last use: the cache keeps the most recently used
+            return Built(kept, 0.0, True)
     started = time.monotonic()
     # (outside the private cache: the sandbox's uid must reach its /out)
     with tempfile.TemporaryDirectory(prefix="arena-compile-") as work:
@@ -192,6 +255,7 @@ def build(source: Path, runtime: BotRuntime, sandbox: Sandbox | None) -> Built:
         except BaseException:
             Path(copy).unlink(missing_ok=True)
             raise
+    prune_cache(cache, cache_limit_mb() * 1024 * 1024)
     return Built(kept, time.monotonic() - started, False)
 
 

@@ -34,6 +34,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import in_legs, schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
+from arena.match.compiler import cache_limit_mb
 from arena.match.lineup import seat_source
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.runtimes import find_runtime
@@ -155,6 +156,7 @@ class Config:
                 f"ARENA_HEARTBEAT_SECONDS ({beat:g}) must be shorter than "
                 f"ARENA_LEASE_SECONDS ({lease:g}), or leases run out during matches"
             )
+        cache_limit_mb(env)  # (read where it bounds; checked here: a wrong one stops a start)
         attempts = number("ARENA_MAX_ATTEMPTS", cls.max_attempts, "a whole number")
         if attempts != int(attempts):
             raw = env.get("ARENA_MAX_ATTEMPTS")

@@ -359,6 +359,15 @@ def test_console_script_bad_arguments(name: str) -> None:
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("arena: error: ")
 
 
+def test_python_m_arena_exits_with_the_commands_status() -> None:
+    """``python -m arena`` exits as the console script does (a failed command is not 0)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", *BAD_ARGUMENTS["unknown preset"]],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == USAGE_ERROR and result.stderr.startswith("arena: error: ")
+
+
 def test_console_script_help() -> None:
     result = run_script("--help")
     assert result.returncode == 0 and result.stdout.startswith("Usage: arena ")

@@ -36,9 +36,10 @@ from arena.match.runtimes import (
     runtime_version,
 )
 from arena.match.sandbox import Limits, Sandbox
+from arena.service.matches import Config
 from arena.service.uploads import rejection, rejection_cause
 from tests.match.kept import assert_kept_between_matches
-from tests.paths import REFERENCE_BOTS, own_slot, write_readable
+from tests.paths import REFERENCE_BOTS, REPO, own_slot, write_readable
 
 CPP, C = RUNTIMES["cpp"], RUNTIMES["c"]
 #: A source with two errors, on lines 5 and 6.
@@ -108,6 +109,25 @@ def test_the_compiled_runtimes_are_declared_with_their_toolchains() -> None:
         starter_bot("mine", "cobol")
 
 
+def test_every_runtimes_package_is_installed_by_run_and_the_dockerfile() -> None:
+    """Each runtime's Debian package (its toolchain's, else its interpreter's) is one ./run
+    installs as root for `arena serve` and the tests alike (its missing_runtimes), and one
+    the Dockerfile installs."""
+    run = (REPO / "run").read_text()
+    listed = run[run.index("missing_runtimes() {") :]
+    listed = listed[: listed.index("\n}\n")]
+    dockerfile = (REPO / "Dockerfile").read_text()
+    for runtime in RUNTIMES.values():
+        # (a compiled one's toolchain brings its interpreter: javac's JDK, java's JRE)
+        package = runtime.compiler.package if runtime.compiler else runtime.package
+        if package != "python3":  # (the bots' Python: ./run's own interpreter's)
+            assert f"missing+=({package})" in listed, (runtime.name, package)
+            assert f" {package} " in dockerfile, (runtime.name, package)
+    for tools in ("ensure_test_tools() {", "ensure_sandbox_tools() {"):
+        body = run[run.index(tools) :]
+        assert "missing_runtimes" in body[: body.index("\n}\n")], tools
+
+
 # --- the reference bot and the starter ------------------------------------------------------
 
 
@@ -161,6 +181,50 @@ def test_a_c_program_compiles_unsandboxed_too(readable: Path) -> None:
     built = build(source, C, None)
     assert built.path.is_file() and not built.cached and built.seconds > 0
     assert build(source, C, None) == dataclasses.replace(built, seconds=0.0, cached=True)
+
+
+def test_the_compile_cache_keeps_the_most_recently_used_within_its_bound(
+    readable: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a compile, the least recently used artefacts go until the cache fits its
+    bound (ARENA_COMPILE_CACHE_MB), with interrupted compiles' partial copies; one used in
+    the last hour stays whatever; a use marks an artefact's time."""
+    import os
+    import time
+
+    cache = tmp_path / "compiled"
+    monkeypatch.setenv(compiler.CACHE_ENV, str(cache))
+    monkeypatch.setenv(compiler.CACHE_MB_ENV, "2")  # (the C binary: about 0.8 MB, static)
+    cache.mkdir(mode=0o700)
+    long_ago = time.time() - 2 * compiler.IN_USE_SECONDS
+
+    def artefact(name: str, kib: int, when: float) -> Path:
+        path = cache / name
+        path.write_bytes(b"x" * kib * 1024)
+        os.utime(path, (when, when))
+        return path
+
+    oldest = artefact("a" * 64 + "-bot", 600, long_ago - 10)
+    older = artefact("b" * 64 + "-bot", 300, long_ago)
+    recent = artefact("c" * 64 + "-bot.jar", 700, time.time() - 60)  # a match may start it
+    partial = artefact("tmp1.part", 1, long_ago)
+    source = write_readable(
+        readable, "tiny.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n"
+    )
+    built = build(source, C, None)
+    assert not built.cached and built.path.parent == cache
+    assert sorted(p.name for p in cache.iterdir()) == sorted([older.name, recent.name,
+                                                               built.path.name])  # fmt: skip
+    assert not oldest.exists() and not partial.exists()
+    os.utime(built.path, (long_ago, long_ago))
+    assert build(source, C, None).cached and built.path.stat().st_mtime > long_ago + 60
+    assert compiler.prune_cache(cache, 0) == [older]  # the used ones stay an hour
+    for wrong in ("0", "-5", "lots", "1.5"):
+        with pytest.raises(ValueError, match="ARENA_COMPILE_CACHE_MB must be a whole number"):
+            compiler.cache_limit_mb({compiler.CACHE_MB_ENV: wrong})
+    assert compiler.cache_limit_mb({}) == compiler.CACHE_MB_DEFAULT
+    with pytest.raises(ValueError, match="ARENA_COMPILE_CACHE_MB must be"):  # a worker's start
+        Config.from_env({compiler.CACHE_MB_ENV: "0"})
 
 
 # --- compiler errors ------------------------------------------------------------------------
