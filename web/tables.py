@@ -344,6 +344,10 @@ def table_move(table_id: int) -> tuple[str, int] | str:
     move = request.form.get("move", "").strip()[:20]
     after = request.form.get("after", "0")[:40]
     if not turn_text.isdigit() or not all(c.isdigit() or c == "-" for c in after):
+        try:  # no such table (or not this person's) is 404 before the form's mistakes
+            table_for(get_store(), current_account(), table_id)
+        except NotFound as exc:
+            abort(404, _sentence(exc))
         return "The move needs its turn's and view's numbers, as the page gives them.", 400
     try:
         row = send_move(get_store(), current_account(), table_id, int(turn_text), move)

@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 
 from arena.compete.sprt import elo_to_score
 from arena.errors import NotFound, PermissionDenied
+from arena.match.runtimes import RUNTIMES
 from arena.service import assignments as assign
 from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.assignments import AssignmentError, NewAssignment
@@ -101,7 +102,7 @@ def test_creation_pins_the_references_and_keeps_the_thresholds(
                           {"grade": "fail", "beats": []})  # fmt: skip
     assert row.rules == "block" and row.settings["elo1"] == 20.0
     assert row.settings["max_games"] == 400 and row.deadline == NOW + timedelta(days=7)
-    assert row.settings["runtimes"] == ["python", "python-numpy", "javascript"]
+    assert row.settings["runtimes"] == list(RUNTIMES)  # every runtime, unless narrowed
     assert row.settings["points"] == {"pass": 100.0, "fail": 0.0}  # the default scale
 
 

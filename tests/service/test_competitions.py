@@ -119,7 +119,7 @@ MISTAKES = [
     (
         {"runtimes": ("cobol",)},
         "offer one or more of the runtimes python, python-numpy, javascript, cpp, c, go, rust, "
-        "not 'cobol'",
+        "java, not 'cobol'",
     ),
     ({"runtimes": ()}, "offer one or more of the runtimes python, python-numpy, javascript, cpp"),
     ({"move_seconds": 60.0}, "move seconds must be 0.01 to 10 s, not 60 s"),

@@ -925,10 +925,11 @@ def test_make_app_reliability_settings_on_redis(no_broker_env: Path) -> None:
     assert conf.task_acks_late is True and conf.task_reject_on_worker_lost is True
     assert conf.worker_prefetch_multiplier == 1 and conf.task_ignore_result is True
     assert conf.task_default_queue == broker.QUEUE
-    # uploads' checks first, then interactive work: a worker takes them before a match
+    # uploads' checks first, then interactive work and people's tables: before a match
     assert [q.name for q in conf.task_queues] == [
         broker.CHECK_QUEUE,
         broker.INTERACTIVE_QUEUE,
+        broker.TABLES_QUEUE,
         broker.QUEUE,
     ]
     assert conf.broker_transport_options["queue_order_strategy"] == "priority"

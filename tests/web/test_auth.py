@@ -315,7 +315,7 @@ ROUTES = [
     ("POST", "/tables/new", [302, 400, 400, 400, 400]),  # no bot chosen
     ("GET", "/tables/999", [302, 404, 404, 404, 404]),
     ("GET", "/tables/999/state", [302, 404, 404, 404, 404]),
-    ("POST", "/tables/999/move", [302, 400, 400, 400, 400]),  # no turn: the form first
+    ("POST", "/tables/999/move", [302, 404, 404, 404, 404]),
     ("GET", "/tables/999/join/NONE", [302, 404, 404, 404, 404]),
     ("POST", "/tables/999/join/NONE", [302, 404, 404, 404, 404]),
     ("GET", "/tables/999/replay", [302, 404, 404, 404, 404]),
