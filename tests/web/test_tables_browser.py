@@ -90,6 +90,7 @@ def test_a_person_plays_a_whole_game_against_a_bot_in_the_browser(
     page.get_by_role("link", name="Replay it in the viewer").click()
     expect(page).to_have_url(f"{live_server}/tables/1/replay")
     expect(page.locator(".facts")).to_contain_text("0 carol (a person)")
+    expect(page.locator(".player")).to_be_visible()  # the viewer's script has started
     page.keyboard.press("ArrowRight")
     expect(page.locator("#state")).to_have_attribute("data-step", "1")
     screenshot(page, "table-replay")
