@@ -136,24 +136,31 @@ def play(
         assert run_match(store, match_id, config=config, sandboxed=False) == "done"
 
 
-def play_pending(store: Store, cache: Path, pause: float = 0.0) -> None:
+def play_pending(
+    store: Store, cache: Path, pause: float = 0.0, *, sandboxed: bool = False
+) -> list[int]:
     """Play the pending matches (of every tournament) in order as workers would, each
-    followed by the compare stop a worker applies, until none is left (``pause`` seconds
-    before each: a test can watch it go)."""
+    followed by what a worker does after a match (the compare stop, then an assignment's
+    grading), until none is left (``pause`` seconds before each: a test can watch it go);
+    the ids of the matches played."""
+    from arena.service.assignments import grade_after_match
     from arena.service.compares import stop_if_decided
 
     config = Config(bot_cache=cache)
+    played: list[int] = []
     while True:
         with store.read() as session:
             pending = session.scalar(
                 select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
             )
         if pending is None:
-            return
+            return played
         if pause:
             threading.Event().wait(pause)
-        run_match(store, pending, config=config, sandboxed=False)
+        run_match(store, pending, config=config, sandboxed=sandboxed)
         stop_if_decided(store, pending)
+        grade_after_match(store, pending)
+        played.append(pending)
 
 
 @pytest.fixture

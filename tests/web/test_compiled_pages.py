@@ -24,13 +24,13 @@ from arena.service.accounts import create_account, create_token
 from arena.service.assignments import NewAssignment
 from arena.service.classes import NewClass, create_class, join_class
 from arena.service.clock import tick_competition
-from arena.service.matches import Config, run_match
+from arena.service.matches import Config
 from arena.service.work import accept_upload
 from arena.store.accounts import user_id_named
 from arena.store.db import Store
 from arena.store.models import Competition, Match, Submission
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
+from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in, play_pending
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 
@@ -49,23 +49,12 @@ def _last_upload(client: FlaskClient, page: str) -> int:
 
 
 def _play_pending(store: Store, cache: Path) -> list[Match]:
-    """Play every pending match in the sandbox as a worker would (grading hooks included);
-    the matches played."""
-    played = []
-    while True:
-        with store.read() as session:
-            match_id = session.scalar(
-                select(Match.id).where(Match.status == "pending").order_by(Match.id).limit(1)
-            )
-        if match_id is None:
-            break
-        assert run_match(store, match_id, config=Config(bot_cache=cache)) == "done"
-        assign.grade_after_match(store, match_id)
-        with store.read() as session:
-            match = session.get(Match, match_id)
-            assert match is not None
-            played.append(match)
-    return played
+    """Play every pending match in the sandbox as a worker would; the matches played."""
+    played = play_pending(store, cache, sandboxed=True)
+    with store.read() as session:
+        matches = [session.get(Match, match_id) for match_id in played]
+    assert all(match is not None for match in matches)
+    return [match for match in matches if match is not None]
 
 
 @pytest.mark.slow
