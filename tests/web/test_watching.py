@@ -345,3 +345,4 @@ def test_a_browser_watches_a_game_progress_to_its_replay(
         screenshot(page, "live-over")
         page.get_by_role("link", name="Game 0").click()
         expect(page.locator("#viewer")).to_be_visible()
+        page.wait_for_load_state("load")  # its scripts in before the server stops
