@@ -463,13 +463,15 @@ def test_web_command_and_healthcheck(config: dict[str, Any], tmp_path: Path) -> 
     assert argv[0] == "gunicorn"
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(url)
-    with _gunicorn(argv, url, tmp_path / "good.log") as port:
+    # the command with one process (gunicorn's last --workers wins, the first still parsed):
+    # each loads the app, seconds of CPU, and the health check's answer does not depend on
+    # how many there are
+    one = [*argv, "--workers", "1"]
+    with _gunicorn(one, url, tmp_path / "good.log") as port:
         result = _healthcheck(config, port)
         assert result.returncode == 0, result.stderr
     unreachable = "postgresql+psycopg://x@127.0.0.1:1/x?connect_timeout=1"
-    # the same command with one process (gunicorn's last --workers wins): each loads the app,
-    # seconds of CPU, and the health check's answer does not depend on how many there are
-    with _gunicorn([*argv, "--workers", "1"], unreachable, tmp_path / "bad.log") as port:
+    with _gunicorn(one, unreachable, tmp_path / "bad.log") as port:
         result = _healthcheck(config, port)
         assert result.returncode != 0
         assert "503" in result.stderr, result.stderr
