@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import select
 from werkzeug.serving import make_server
 
+from arena.cli import remote
 from arena.cli.common import FAILED, OK, UNAVAILABLE, USAGE_ERROR
 from arena.cli.main import main
 from arena.service import intake
@@ -137,6 +138,9 @@ def test_remote_push_mistakes_are_one_line(
         (("nofile.py", "--server", server), reader, USAGE_ERROR, "does not exist"),
     ]
     monkeypatch.chdir(tmp_path)
+    # the unreachable server is tried as often as ever, without the 3.7 s of waits between
+    # (the waits' own test: test_polling_survives_dropped_connections)
+    monkeypatch.setattr(remote, "RETRY_DELAYS", (0.0,) * len(remote.RETRY_DELAYS))
     for number, (args, token, status, message) in enumerate(cases):
         if number == 0:
             ran = _push(tmp_path, *args, token=token)
