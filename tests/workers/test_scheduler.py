@@ -100,8 +100,11 @@ def test_a_dead_workers_lease_is_requeued_within_the_bound_while_the_rest_play_l
     busy with a long match, a killed worker's match is back to pending within the lease
     plus one sweep interval (a sweep sent as a task would wait behind the long match)."""
     _create(service, "long", "random,greedy,fives,counter", games=2000)
-    victim = service.worker("--concurrency", "1", "--no-sweep")
+    victim = service.worker("--concurrency", "1", "--no-sweep", wait=False)
+    busy = service.worker("--concurrency", "1", wait=False)  # the two start together
     _send(service, "long")
+    victim.wait_ready()
+    busy.wait_ready()
 
     def victims_match() -> Match | None:
         pools = {str(pid) for pid in victim.pool_pids()}
@@ -113,7 +116,6 @@ def test_a_dead_workers_lease_is_requeued_within_the_bound_while_the_rest_play_l
     wait_for(lambda: victims_match() is not None, 60, "the victim to start a match")
     lost = victims_match()
     assert lost is not None
-    busy = service.worker("--concurrency", "1")
     wait_for(lambda: len(_playing(service, "long")) == 2, 60, "the second worker to play")
     victim.kill()
     killed = time.monotonic()
@@ -143,8 +145,10 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
 
     _create(service, "long", "random,greedy", games=2000)
     _create(service, "later", "random,greedy", games=2)
-    service.worker("--concurrency", "1", steady=True)
-    service.worker("--lanes", "fast", "--concurrency", "1", steady=True)
+    match_worker = service.worker("--concurrency", "1", steady=True, wait=False)
+    fast_worker = service.worker("--lanes", "fast", "--concurrency", "1", steady=True, wait=False)
+    match_worker.wait_ready()  # the two start together
+    fast_worker.wait_ready()
     _send(service, "long")
     wait_for(lambda: bool(_playing(service, "long")), 60, "the long match to start")
     # sent before the upload, so the upload's placement (if the field has one) queues behind

@@ -45,6 +45,7 @@ from tests.servers import (
     Redis,
     Worker,
     running_redis,
+    spawn_worker,
     start_worker,
     stop_workers,
     wait_for,
@@ -70,14 +71,18 @@ class Service:
     def store(self) -> Store:
         return connect(self.database)
 
-    def worker(self, *args: str, steady: bool = False) -> Worker:
+    def worker(self, *args: str, steady: bool = False, wait: bool = True) -> Worker:
         """Start a worker; ``steady``: with a 15 s lease, for tests that count attempts and
-        must not see a lease run out on a loaded machine (the fault tests keep FAST's 2 s)."""
+        must not see a lease run out on a loaded machine (the fault tests keep FAST's 2 s);
+        ``wait=False``: return at once, so that its start (seconds) overlaps what the test
+        does next or another worker's start, until :meth:`Worker.wait_ready`."""
         env = dict(self.env)
         if steady:
             env.update(ARENA_LEASE_SECONDS="15", ARENA_HEARTBEAT_SECONDS="1")
-        worker = start_worker(self.directory, env, *args)
+        worker = spawn_worker(self.directory, env, *args)
         self.workers.append(worker)
+        if wait:
+            worker.wait_ready()
         return worker
 
     def arena(
@@ -226,13 +231,14 @@ def _create(service: Service, name: str, bots: str, games: int, *options: str) -
 
 @on_deployment
 def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) -> None:
+    worker = service.worker("--concurrency", "2", steady=True, wait=False)  # starts meanwhile
     created = service.arena(
         "tournament", "create", "spring", "--rules", "draw", "--bots", "random,greedy,fives",
         "--games", "4", "--seed", "7",
     )  # fmt: skip
     assert created.returncode == 0, created.stderr
     assert "tournament 'spring'" in created.stdout
-    service.worker("--concurrency", "2", steady=True)
+    worker.wait_ready()
     ran = service.arena("tournament", "run", "spring")
     assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
     assert "spring: 6 matches, 0 finished, 6 sent to the workers" in ran.stdout
