@@ -66,7 +66,7 @@ def worker_command(
     this process) that plays the matches of stored tournaments: bots in the sandbox,
     results to the database. Start as many as you like, on as many machines as share the
     database and the broker."""
-    from arena.service.broker import BROKER_ENV, resolve_broker_url
+    from arena.service.broker import BROKER_ENV, resolve_broker_url, run_celery
     from arena.store.db import resolve_url
 
     check_settings()
@@ -90,13 +90,8 @@ def worker_command(
     os.environ[BROKER_ENV] = broker_url
     os.environ["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
     os.environ["ARENA_WORKER_SWEEP"] = "1" if sweep else "0"
-    # Celery's own command, in this process: exec'ing `python -m celery` would start a
-    # second interpreter and import again what this one has (the service, SQLAlchemy,
-    # the statistics: 1.2 s of CPU of a worker's 3.8 s start). It exits with its status.
-    from celery.bin.celery import celery
-
     sys.stdout.flush()
-    celery.main(celery_worker_args(concurrency, loglevel, lanes=lanes), prog_name="celery")
+    run_celery(celery_worker_args(concurrency, loglevel, lanes=lanes))
 
 
 def check_settings() -> None:
