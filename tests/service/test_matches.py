@@ -1166,7 +1166,7 @@ def test_a_process_prefers_the_pairs_it_keeps_for_a_bounded_streak() -> None:
     for number in range(WARM_STREAK):
         assert kept.prefer() and kept.asked
         kept.played(latest[0], latest[1] if number % 2 else (5, 6), kept=True)
-    assert kept.prefer() == () and not kept.asked  # the streak's end: the first waiting
+    assert (kept.prefer(), kept.asked) == ((), False)  # the streak's end: the first waiting
     kept.played(9, (1, 1), kept=True)
     assert (9, (1, 1)) in kept.prefer() and kept.asked  # preferred again
     kept.pid = -1  # as in a forked child
