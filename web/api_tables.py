@@ -33,7 +33,7 @@ from arena.service.tables import (
     watch_code,
 )
 from arena.store.tables import TableRow
-from web.api import ERRORS, ApiError, api, spec
+from web.api import ERRORS, REPLAYED, ApiError, api, idempotency_key, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded
@@ -112,10 +112,12 @@ def _state(row: TableRow, view_id: str | None, view: dict[str, Any] | None) -> T
     resp=Responses(HTTP_201=TableOpened, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_open_table(json: TableRequest) -> tuple[TableOpened, int]:
+def api_open_table(json: TableRequest) -> tuple[TableOpened, int, dict[str, str]]:
     """Open a table (an ``upload`` token): the rule set, the seats, your seat, the bot
     beside you (a version's id; null: a reference bot) and reference bots at the others,
-    under the same bounds as the page's (docs/tables.md). 201 with its links."""
+    under the same bounds as the page's (docs/tables.md). 201 with its links. An
+    ``Idempotency-Key`` header sent again answers the first table's links, with
+    ``Idempotent-Replayed: true``, and opens nothing."""
     account = _caller("upload")
     opened = _refused(
         lambda: open_table(
@@ -128,20 +130,28 @@ def api_open_table(json: TableRequest) -> tuple[TableOpened, int]:
             seat=json.seat,
             bot=json.bot,
             invite=json.invite,
+            key=idempotency_key(),
         )
     )
     row = table_for(get_store(), account, opened.id)
     join = None
     if opened.invite is not None:
         join = url_for("tables.join_page", table_id=opened.id, code=opened.invite, _external=True)
-    return TableOpened(
-        id=opened.id,
-        state=url_for("api.api_table_state", table_id=opened.id, _external=True),
-        watch=url_for(
-            "watching.table_watch_page", table_id=opened.id, code=watch_code(row), _external=True
+    return (
+        TableOpened(
+            id=opened.id,
+            state=url_for("api.api_table_state", table_id=opened.id, _external=True),
+            watch=url_for(
+                "watching.table_watch_page",
+                table_id=opened.id,
+                code=watch_code(row),
+                _external=True,
+            ),
+            join=join,
         ),
-        join=join,
-    ), 201
+        201,
+        {REPLAYED: "true"} if opened.repeated else {},
+    )
 
 
 @api.get("/tables/<int:table_id>")

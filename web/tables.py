@@ -43,6 +43,7 @@ from arena.store.tables import TableRow
 from web.auth import current_account, guarded
 from web.board import hand_svg, line_svg
 from web.extensions import get_store
+from web.forms import upload_key
 from web.games import viewer_state
 from web.limits import address_key
 from web.viewer import marks, timeline_svg
@@ -83,7 +84,8 @@ def _whole(field: str, low: int, high: int, default: int) -> int:
 def new_table() -> BaseResponse | tuple[str, int] | str:
     """Open a table: the rule set, the seats (2 to 5; 2v2 where the rules allow), your
     seat, the bot (``bot``: a version id, from a bot's page) and whether a second person
-    is invited; the other seats get reference bots."""
+    is invited; the other seats get reference bots. The form carries a one-time token:
+    sent twice (a double click), it opens one table, and both answers lead to it."""
     account = _account()
     rule_sets = rule_set_list(get_store())
     form: dict[str, Any] = {
@@ -127,6 +129,7 @@ def new_table() -> BaseResponse | tuple[str, int] | str:
             seat=form["seat"],
             bot=int(form["bot"]) if form["bot"] else None,
             invite=form["invite"],
+            key=upload_key(),  # the form's one-time token: pressed twice, one table
         )
     except (TableError, NotFound) as exc:
         flash(_sentence(exc))

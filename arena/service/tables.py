@@ -48,6 +48,7 @@ from arena.match.sandbox import Limits
 from arena.service.accounts import Account
 from arena.service.board_views import REFERENCE_OWNER
 from arena.service.dispatch import dispatch_table
+from arena.service.intake import MAX_CLIENT_KEY
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
 from arena.service.privacy import hidden_from
@@ -150,10 +151,12 @@ def max_tables(environ: Mapping[str, str] | None = None) -> int:
 
 @dataclass(frozen=True, slots=True)
 class OpenedTable:
-    """A table just opened: its id, and its invitation's code (None: nobody invited)."""
+    """A table just opened: its id, and its invitation's code (None: nobody invited);
+    ``repeated``: its client key was sent before, and this is the table it opened then."""
 
     id: int
     invite: str | None
+    repeated: bool = False
 
 
 def _account(actor: Actor, what: str) -> Account:
@@ -186,21 +189,27 @@ def open_table(
     bot: int | None,
     invite: bool = False,
     seed: int | None = None,
+    key: str | None = None,
 ) -> OpenedTable:
     """Open a table under ``rules`` (a preset or a stored rule set's NAME[@VERSION]) with
     ``players`` seats (``teams``: 2v2), ``actor`` at ``seat``, the bot version ``bot`` at
     the next seat (None: a reference bot) and reference bots at the others; with
     ``invite``, one more seat is a second person's, taken by the invitation's link (the
     seat across the table in 2v2, so the two are partners; else the seat after the bot's).
-    Send it to the workers at once when nobody is invited.
+    Send it to the workers at once when nobody is invited. ``key``: the client's key (the
+    form's one-time token, the API's ``Idempotency-Key``): sent again, it opens nothing and
+    answers with the table it opened first (``repeated``), as an upload's does
+    (:mod:`arena.service.intake`): "Sit down" pressed twice opens one table.
 
     Raises:
         PermissionDenied: anonymous (log in to play).
         NotFound: no such rule set, or the bot is not stored or not visible to ``actor``.
         TableError: one sentence on what is wrong: the seats or teams out of the rule set's
-            range; no reference bot stored; a bound full; tables off (no Redis).
+            range; no reference bot stored; a bound full; tables off (no Redis); a key
+            that is no key, or one sent before to open another table.
     """
     account = _account(actor, "play at a table")
+    client_key = _client_key(key)
     found = find_rules(store, rules)
     try:
         found.check_players(players, teams)
@@ -255,7 +264,11 @@ def open_table(
         channel=secrets.token_hex(16),
         invite=code,
         bounds=(MAX_PER_ACCOUNT, MAX_PER_ADDRESS, limit),
+        client_key=client_key,
     )
+    if added.repeated:
+        assert added.table_id is not None
+        return _repeated(store, added.table_id, found.version, teams, seats)
     if added.table_id is None:
         assert added.full is not None
         bound = {"account": MAX_PER_ACCOUNT, "address": MAX_PER_ADDRESS, "total": limit}
@@ -265,6 +278,45 @@ def open_table(
     if code is None:
         dispatch_table(store, added.table_id)
     return OpenedTable(added.table_id, code)
+
+
+def _client_key(key: str | None) -> str | None:
+    """The client's key, checked as an upload's: 1 to :data:`MAX_CLIENT_KEY` printable
+    ASCII characters.
+
+    Raises:
+        TableError: it is not.
+    """
+    if key is None or (0 < len(key) <= MAX_CLIENT_KEY and key.isascii() and key.isprintable()):
+        return key
+    raise TableError(
+        f"an idempotency key is 1 to {MAX_CLIENT_KEY} printable ASCII characters (a UUID, "
+        f"say): not {key[: MAX_CLIENT_KEY + 1]!r}"
+    )
+
+
+def _repeated(
+    store: Store, table_id: int, version: str, teams: bool, seats: list[SeatRow]
+) -> OpenedTable:
+    """The table a client key opened first, if it was opened by the same request (its rule
+    set, its teams, and each seat a person's or the same bot version's).
+
+    Raises:
+        TableError: the key opened another table.
+    """
+    row = table_row(store, table_id)
+    assert row is not None  # (tables are never deleted)
+    asked = [(s.seat, s.human, s.version_id) for s in seats]
+    if (
+        rules_from_record(row.rules_name, row.rules_params).version != version
+        or [(s.seat, s.human, s.version_id) for s in row.seats] != asked
+        or row.teams != teams
+    ):
+        raise TableError(
+            f"this idempotency key (or form) opened another table (table {table_id}): send "
+            "each new table with a new key (reload the form)"
+        )
+    return OpenedTable(row.id, row.invite, repeated=True)
 
 
 def playable_version(store: Store, owner: str, name: str, version: int) -> int | None:

@@ -78,11 +78,13 @@ class TableRow:
 @dataclass(frozen=True, slots=True)
 class TableAdded:
     """What :func:`add_table` did: the new table's id, or None with the bound that was full
-    (``account``, ``address`` or ``total``) and how many tables it holds."""
+    (``account``, ``address`` or ``total``) and how many tables it holds; ``repeated``: the
+    client's key was sent before, and ``table_id`` is that first table's."""
 
     table_id: int | None
     full: str | None = None
     count: int = 0
+    repeated: bool = False
 
 
 def _open_count(session: Any, *conditions: Any) -> int:
@@ -108,15 +110,27 @@ def add_table(
     channel: str,
     invite: str | None,
     bounds: tuple[int, int, int],
+    client_key: str | None = None,
 ) -> TableAdded:
     """Store a table (``waiting`` while a person's seat is empty, else ``pending``) unless
     one of ``bounds`` (open tables per account, per address, in all) is reached: counted and
     added in one transaction, the account's row locked (PostgreSQL; SQLite's write
     transactions are serialised), so one account's requests at once cannot pass its bound
-    (the total may be passed by as many requests as arrive at the same instant)."""
+    (the total may be passed by as many requests as arrive at the same instant). A
+    ``client_key`` the owner sent before adds nothing: its table is returned (``repeated``),
+    looked up under the same lock, so of two requests at once with one key one table is
+    stored (the key is unique for an owner too)."""
     per_account, per_address, total = bounds
     with store.write() as session:
         session.get(User, owner_id, with_for_update=store.dialect == "postgresql")
+        if client_key is not None:
+            first = session.scalar(
+                select(GameTable.id).where(
+                    GameTable.owner_id == owner_id, GameTable.client_key == client_key
+                )
+            )
+            if first is not None:
+                return TableAdded(int(first), repeated=True)
         for bound, limit, conditions in (
             ("account", per_account, (GameTable.owner_id == owner_id,)),
             ("address", per_address, (GameTable.address == address,)),
@@ -137,6 +151,7 @@ def add_table(
             channel=channel,
             invite=invite,
             status="waiting" if empty else "pending",
+            client_key=client_key,
         )
         session.add(row)
         session.flush()

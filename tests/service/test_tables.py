@@ -33,7 +33,7 @@ from arena.service.tables import (
     watch_table,
 )
 from arena.store.db import Store
-from arena.store.models import Match
+from arena.store.models import GameTable, Match
 from arena.store.tables import table_row
 from tests.paths import REFERENCE_BOTS
 
@@ -207,6 +207,48 @@ def test_an_invited_person_takes_the_partners_seat(
     row = table_row(store, opened.id)
     assert row is not None and row.status == "pending" and row.seats[2].name == "dave"
     assert close_idle(store, now=row.created) == []
+
+
+def test_a_client_key_sent_twice_opens_one_table(
+    store: Store, seated: tuple[Account, Account, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A double click on "Sit down" (the form's one-time token, the API's Idempotency-Key):
+    one table stored and sent, the second answer the first's; the key is the owner's."""
+    carol, dave, _ = seated
+
+    def sit(who: Account, key: str | None, rules: str = "draw") -> tables.OpenedTable:
+        return open_table(
+            store, who, address="10.0.0.1", rules=rules, players=3, teams=False, seat=0,
+            bot=None, invite=True, key=key,
+        )  # fmt: skip
+
+    first = sit(carol, "form-1")
+    again = sit(carol, "form-1")
+    assert not first.repeated and again.repeated
+    assert (again.id, again.invite) == (first.id, first.invite)
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(GameTable)) == 1
+    with pytest.raises(TableError, match=f"opened another table \\(table {first.id}\\)"):
+        sit(carol, "form-1", rules="block")
+    other = sit(dave, "form-1")  # another person's key is theirs
+    assert other.id != first.id and not other.repeated
+    sit(carol, "form-2")  # carol's second table: her bound (2) is full now
+    assert sit(carol, "form-2").repeated  # a repeat is no new table: no bound refuses it
+    with pytest.raises(TableError, match="You have 2 tables open"):
+        sit(carol, "form-3")
+    for bad in ("", "x" * 101, "caf\u00e9", "a\nb"):
+        with pytest.raises(TableError, match="an idempotency key is 1 to 100 printable ASCII"):
+            sit(dave, bad)
+    sent: list[int] = []  # each table with nobody invited is sent once
+    monkeypatch.setattr(tables, "dispatch_table", lambda _, table_id: sent.append(table_id))
+    alone = [
+        open_table(
+            store, dave, address="10.0.0.1", rules="draw", players=2, teams=False, seat=0,
+            bot=None, key="k",
+        ).id
+        for _ in range(2)
+    ]  # fmt: skip
+    assert alone[0] == alone[1] and sent == alone[:1]
 
 
 #: A table of every preset: (rules, seats, 2v2, the person's seat); 3 to 5 seats and teams.

@@ -235,3 +235,42 @@ def test_a_program_plays_a_table_through_the_api(
     assert moves > 0 and state["view"]["status"] == "done" and state["seat"] == 1
     final = client.get("/api/v1/tables/1", headers=reader).get_json()
     assert final["status"] == "done"
+
+
+def test_sit_down_pressed_twice_opens_one_table(
+    app: Flask, store: Store, tables_channel: str
+) -> None:
+    """The form's one-time token and the API's Idempotency-Key: the same request sent
+    again answers with the first table, and opens no second."""
+    store_bots(store)
+    create_account(store, "carol", PASSWORD, hasher=HASHER)
+    client = logged_in(app, "carol")
+    form = client.get("/tables/new").get_data(as_text=True)
+    found = re.search(r'name="upload_token" value="([^"]+)"', form)
+    assert found, form
+    data = {"rules": "draw", "players": "2", "seat": "0", "upload_token": found.group(1)}
+    data["csrf_token"] = csrf_token(client, "/tables/new")
+    first, second = (client.post("/tables/new", data=data) for _ in range(2))
+    assert first.status_code == second.status_code == 302
+    assert first.location == second.location == "/tables/1"
+    fresh = client.post("/tables/new", data={**data, "upload_token": "another"})
+    assert fresh.location == "/tables/2"
+    # the API: the header sent again answers the first table, said by Idempotent-Replayed
+    dave = create_account(store, "dave", PASSWORD, hasher=HASHER)
+    token = create_token(store, dave.id, "t", ["read", "upload"])
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "retry-1"}
+    api = app.test_client()
+    opened, again = (api.post("/api/v1/tables", json={}, headers=headers) for _ in range(2))
+    assert opened.status_code == again.status_code == 201
+    assert opened.get_json() == again.get_json() and opened.get_json()["id"] == 3
+    assert "Idempotent-Replayed" not in opened.headers
+    assert again.headers["Idempotent-Replayed"] == "true"
+    other = api.post("/api/v1/tables", json={"players": 3}, headers=headers)
+    assert other.status_code == 400
+    assert (
+        "this idempotency key (or form) opened another table (table 3)"
+        in (other.get_json()["error"]["message"])
+    )
+    bad = api.post("/api/v1/tables", json={}, headers={**headers, "Idempotency-Key": "x" * 101})
+    assert bad.status_code == 400
+    assert "an idempotency key is 1 to 100" in bad.get_json()["error"]["message"]
