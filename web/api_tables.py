@@ -1,12 +1,12 @@
 """Tables in the JSON API (docs/api.md, docs/tables.md), on the API's blueprint
 (:mod:`web.api`): open a table against bots, read its state (the seat's newest view, or
-the next one, waited for), play a move. Each route calls the function of
-arena.service.tables the pages call (``open_table``, ``table_view``, ``send_move``); a
-refusal is the API's JSON error with the service's sentence.
+the next one, waited for), take an invited seat, play a move. Each route calls the function
+of arena.service.tables the pages call (``open_table``, ``table_view``, ``join_table``,
+``send_move``); a refusal is the API's JSON error with the service's sentence.
 
-Playing acts for the token's account: opening a table and moving need an ``upload`` token,
-reading its state a ``read`` one. The bots still play on a worker; a program seated at a
-table is a person's seat, with the person's move time.
+Playing acts for the token's account: opening a table, joining one and moving need an
+``upload`` token, reading its state a ``read`` one. The bots still play on a worker; a
+program seated at a table is a person's seat, with the person's move time.
 
 Imported by web.app before the blueprint is registered (its routes join it then).
 """
@@ -25,6 +25,7 @@ from arena.errors import NotFound, PermissionDenied
 from arena.service.shapes import about
 from arena.service.tables import (
     TableError,
+    join_table,
     open_table,
     seat_of,
     send_move,
@@ -60,6 +61,10 @@ class TableRequest(BaseModel):
 class StateQuery(BaseModel):
     after: str = Field("0", max_length=40, pattern=r"^[0-9-]+$", description="a view's id")
     wait: float = Field(0, ge=0, le=WAIT_SECONDS, description="seconds to wait for a newer view")
+
+
+class JoinRequest(BaseModel):
+    code: str = Field(max_length=64, description="the invitation's code (its join link's end)")
 
 
 class MoveRequest(BaseModel):
@@ -172,6 +177,24 @@ def api_table_state(table_id: int, query: StateQuery) -> TableState:
         )
     )
     return _state(*found)
+
+
+@api.post("/tables/<int:table_id>/join")
+@guarded("play-table", early=False)
+@spec.validate(
+    json=JoinRequest,
+    resp=Responses(HTTP_200=TableState, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    tags=TAGS,
+)
+def api_join_table(table_id: int, json: JoinRequest) -> TableState:
+    """Take the invited person's seat (an ``upload`` token), as the join link's page does:
+    ``code`` is the link's last part. The state of the table, with your seat; sent again,
+    the same seat. 404 for no such table or a wrong code, 400 with a sentence when its
+    seats are taken or its game is over."""
+    account = _caller("upload")
+    store = get_store()
+    _refused(lambda: join_table(store, account, table_id, json.code))
+    return _state(*_refused(lambda: table_view(store, account, table_id)))
 
 
 @api.post("/tables/<int:table_id>/moves")

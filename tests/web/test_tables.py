@@ -274,3 +274,45 @@ def test_sit_down_pressed_twice_opens_one_table(
     bad = api.post("/api/v1/tables", json={}, headers={**headers, "Idempotency-Key": "x" * 101})
     assert bad.status_code == 400
     assert "an idempotency key is 1 to 100" in bad.get_json()["error"]["message"]
+
+
+def test_a_program_takes_an_invited_seat_through_the_api(
+    app: Flask, store: Store, tables_channel: str
+) -> None:
+    """POST /api/v1/tables/ID/join with the invitation's code: join_table, as the page."""
+    store_bots(store)
+    people = {
+        n: create_account(store, n, PASSWORD, hasher=HASHER) for n in ("carol", "dave", "erin")
+    }
+
+    def bearer(name: str, scopes: tuple[str, ...] = ("read", "upload")) -> dict[str, str]:
+        token = create_token(store, people[name].id, "t", list(scopes))
+        return {"Authorization": f"Bearer {token}"}
+
+    api = app.test_client()
+    opened = api.post(
+        "/api/v1/tables", json={"players": 3, "invite": True}, headers=bearer("carol")
+    ).get_json()
+    code = opened["join"].rsplit("/", 1)[1]
+    dave = bearer("dave")
+    for table, body, status, message in (
+        (1, {"code": "nope"}, 404, "no table 1 has this invitation"),
+        (9, {"code": code}, 404, "no table 9 has this invitation"),
+    ):
+        answer = api.post(f"/api/v1/tables/{table}/join", json=body, headers=dave)
+        assert answer.status_code == status and answer.get_json()["error"]["message"] == message
+    assert api.post("/api/v1/tables/1/join", json={}, headers=dave).status_code == 422
+    assert api.post("/api/v1/tables/1/join", json={"code": code}).status_code == 401
+    reader = bearer("dave", ("read",))
+    assert api.post("/api/v1/tables/1/join", json={"code": code}, headers=reader).status_code == 403
+    joined = api.post("/api/v1/tables/1/join", json={"code": code}, headers=dave)
+    assert joined.status_code == 200, joined.get_data(as_text=True)
+    assert joined.get_json()["seat"] == 2 and joined.get_json()["status"] == "pending"
+    again = api.post("/api/v1/tables/1/join", json={"code": code}, headers=dave)
+    assert again.get_json()["seat"] == 2  # sent again: the same seat
+    late = api.post("/api/v1/tables/1/join", json={"code": code}, headers=bearer("erin"))
+    assert late.status_code == 400
+    assert late.get_json()["error"]["message"] == (
+        "this table's seats are all taken, or its game is over"
+    )
+    assert api.get("/api/v1/tables/1", headers=dave).get_json()["seat"] == 2
