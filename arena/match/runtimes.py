@@ -219,6 +219,8 @@ class BotRuntime:
         name: its name in settings, the API and the database (``python-numpy``).
         label: for people (``Python 3 + numpy``).
         suffix: what an uploaded file of it ends with (``.py``).
+        media_type: its file's media type, as the API serves a version's source
+            (``text/x-python``).
         stored_suffix: what a worker's copy of a stored version is named with.
         interpreter: the host program, shown at the same path inside the sandbox.
         kit: the bot kit's file in ``arena/match`` (``botkit.py``), run as ``/kit/<kit>``.
@@ -243,6 +245,7 @@ class BotRuntime:
     stored_suffix: str
     interpreter: str
     kit: str
+    media_type: str = "text/x-python"
     arguments: tuple[str, ...] = ()
     packages: bool = False
     extra_address_mb: int = 0
@@ -308,6 +311,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="javascript",
             label="JavaScript (Node.js)",
             suffix=".js",
+            media_type="text/javascript",
             stored_suffix=".js",
             interpreter="/usr/bin/node",
             kit="botkit.js",
@@ -323,6 +327,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="cpp",
             label="C++17 (g++)",
             suffix=".cpp",
+            media_type="text/x-c++src",
             stored_suffix=".cpp",
             interpreter="",  # the artefact is the program
             kit="",
@@ -342,6 +347,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="c",
             label="C11 (gcc), a program speaking the protocol",
             suffix=".c",
+            media_type="text/x-csrc",
             stored_suffix=".c",
             interpreter="",
             kit="",
@@ -360,6 +366,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="go",
             label="Go 1.19, a program speaking the protocol",
             suffix=".go",
+            media_type="text/x-go",
             stored_suffix=".go",
             interpreter="",
             kit="",
@@ -385,6 +392,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="rust",
             label="Rust 1.63 (rustc), a program speaking the protocol",
             suffix=".rs",
+            media_type="text/x-rust",
             stored_suffix=".rs",
             interpreter="",
             kit="",
@@ -403,6 +411,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="java",
             label="Java 17 (OpenJDK)",
             suffix=".java",
+            media_type="text/x-java",
             stored_suffix=".java",
             interpreter=f"{JAVA_HOME}/bin/java",
             kit="",  # compiled into the jar
