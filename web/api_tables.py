@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 from flask import url_for
@@ -27,6 +28,7 @@ from arena.service.tables import (
     TableError,
     join_table,
     open_table,
+    open_tables,
     seat_of,
     send_move,
     table_for,
@@ -41,7 +43,7 @@ from web.auth import guarded
 from web.extensions import get_store
 from web.limits import address_key
 
-__all__ = ["TableOpened", "TableState"]
+__all__ = ["TableOpened", "TableState", "YourTables"]
 
 TAGS = ["tables"]
 T = TypeVar("T")
@@ -94,6 +96,29 @@ class TableState:
     seat: int | None = field(metadata=about("your seat (null: an admin not seated)"))
     view_id: str | None = field(metadata=about("the view's id: ask for the next with after"))
     view: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class YourTable:
+    """One of your open tables."""
+
+    id: int
+    status: str = field(metadata=about("waiting, pending or running"))
+    rules: str = field(metadata=about("its rule set's name"))
+    players: int
+    teams: bool
+    seat: int | None = field(metadata=about("your seat"))
+    seats: list[str | None] = field(metadata=about("each seat's name (null: an invited seat, empty)"))
+    created: datetime
+    state: str = field(metadata=about("its state in the API"))
+    page: str = field(metadata=about("its page"))
+
+
+@dataclass(frozen=True, slots=True)
+class YourTables:
+    """Your open tables (waiting, pending or being played), newest first."""
+
+    tables: list[YourTable]
 
 
 def _refused(act: Callable[[], T]) -> T:
@@ -156,6 +181,34 @@ def api_open_table(json: TableRequest) -> tuple[TableOpened, int, dict[str, str]
         ),
         201,
         {REPLAYED: "true"} if opened.repeated else {},
+    )
+
+
+@api.get("/tables")
+@guarded("play-table", early=False)
+@spec.validate(resp=Responses(HTTP_200=YourTables, **ERRORS), tags=TAGS)
+def api_my_tables() -> YourTables:
+    """Your open tables (a ``read`` token): opened by you or joined by invitation, still
+    waiting, pending or being played, newest first, each with its state's and page's
+    links: a table a program lost track of is found again."""
+    account = _caller("read")
+    rows = _refused(lambda: open_tables(get_store(), account))
+    return YourTables(
+        [
+            YourTable(
+                id=row.id,
+                status=row.status,
+                rules=row.rules_name,
+                players=row.players,
+                teams=row.teams,
+                seat=seat_of(row, account),
+                seats=[s.name for s in row.seats],
+                created=row.created,
+                state=url_for("api.api_table_state", table_id=row.id, _external=True),
+                page=url_for("tables.table_page", table_id=row.id, _external=True),
+            )
+            for row in rows
+        ]
     )
 
 

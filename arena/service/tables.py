@@ -73,6 +73,7 @@ from arena.store.tables import (
     claim_table,
     close_idle_tables,
     finish_table,
+    open_tables_of,
     renew_table,
     seat_invited,
     table_row,
@@ -94,11 +95,13 @@ __all__ = [
     "join_table",
     "max_tables",
     "open_table",
+    "open_tables",
     "playable_version",
     "record_against_people",
     "run_table",
     "seat_of",
     "send_move",
+    "status_words",
     "table_for",
     "table_view",
     "watch_code",
@@ -381,6 +384,29 @@ def table_for(store: Store, actor: Actor, table_id: int) -> TableRow:
     return row
 
 
+def open_tables(store: Store, actor: Actor) -> list[TableRow]:
+    """``actor``'s open tables (waiting, pending or playing; opened, or joined by
+    invitation), newest first: a table left in another tab is found again.
+
+    Raises:
+        PermissionDenied: anonymous.
+        TableError: the operator (no account, no tables).
+    """
+    return open_tables_of(store, _account(actor, "see your tables").id)
+
+
+def status_words(status: str) -> str:
+    """A table's status for people: ``waiting for the invited person``, ``over``..."""
+    return {
+        "waiting": "waiting for the invited person",
+        "pending": "waiting for a worker",
+        "running": "being played",
+        "done": "over",
+        "closed": "closed",
+        "failed": "stopped by a failure",
+    }.get(status, status)
+
+
 def table_view(
     store: Store,
     actor: Actor,
@@ -459,7 +485,7 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     if seat is None:
         raise NotFound(f"no table {table_id} of yours")
     if row.status != "running":
-        raise TableError(f"the table's game is {_status_words(row.status)}: no move is taken")
+        raise TableError(f"the table's game is {status_words(row.status)}: no move is taken")
     with _answering():
         client = channel()
         found = latest_view(client, row.channel, seat)
@@ -474,16 +500,6 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     with _answering():
         push_move(client, row.channel, seat, turn, move)
     return row
-
-
-def _status_words(status: str) -> str:
-    return {
-        "waiting": "waiting for the invited person",
-        "pending": "waiting for a worker",
-        "done": "over",
-        "closed": "closed",
-        "failed": "stopped by a failure",
-    }.get(status, status)
 
 
 # --- watching -----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The tables (games people play in the browser against bots): one stored under its bounds,
-an invited person seated, its worker's lease, its outcome, idle ones closed, a bot's
-record against people.
+an invited person seated, a person's open tables, its worker's lease, its outcome, idle
+ones closed, a bot's record against people.
 
 Queries live in the store (docs/architecture.md): callers get plain values and frozen
 dataclasses, never a session. Each function is one transaction.
@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc, renew_lease
 from arena.store.models import Bot, BotVersion, GameTable, RuleSet, TableSeat, User
@@ -28,6 +29,7 @@ __all__ = [
     "close_idle_tables",
     "finish_table",
     "mark_table_sent",
+    "open_tables_of",
     "renew_table",
     "seat_invited",
     "table_row",
@@ -172,19 +174,34 @@ def add_table(
 def table_row(store: Store, table_id: int) -> TableRow | None:
     """The table with its seats, or None."""
     with store.read() as session:
-        found = session.execute(
-            select(GameTable, RuleSet.name, RuleSet.params, User.name)
-            .join(RuleSet, RuleSet.id == GameTable.rule_set_id)
-            .join(User, User.id == GameTable.owner_id)
-            .where(GameTable.id == table_id)
-        ).first()
-        if found is None:
-            return None
-        row, rules_name, params, owner = found
-        seats = session.scalars(
-            select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
-        ).all()
-        return TableRow(
+        rows = _table_rows(session, GameTable.id == table_id)
+        return rows[0] if rows else None
+
+
+def open_tables_of(store: Store, user_id: int) -> list[TableRow]:
+    """The open tables (:data:`OPEN_STATUSES`) where the user has a seat (opened by them, or
+    taken by invitation), newest first."""
+    with store.read() as session:
+        seated = select(TableSeat.table_id).where(TableSeat.user_id == user_id)
+        return _table_rows(session, GameTable.id.in_(seated), GameTable.status.in_(OPEN_STATUSES))
+
+
+def _table_rows(session: Session, *conditions: Any) -> list[TableRow]:
+    """The tables matching ``conditions`` with their seats, newest first."""
+    found = session.execute(
+        select(GameTable, RuleSet.name, RuleSet.params, User.name)
+        .join(RuleSet, RuleSet.id == GameTable.rule_set_id)
+        .join(User, User.id == GameTable.owner_id)
+        .where(*conditions)
+        .order_by(GameTable.id.desc())
+    ).all()
+    seats: dict[int, list[SeatRow]] = {row.id: [] for row, *_ in found}
+    for s in session.scalars(
+        select(TableSeat).where(TableSeat.table_id.in_(seats)).order_by(TableSeat.seat)
+    ):
+        seats[s.table_id].append(SeatRow(s.seat, s.human, s.user_id, s.bot_version_id, s.name))
+    return [
+        TableRow(
             id=row.id,
             owner_id=row.owner_id,
             owner=owner,
@@ -203,10 +220,10 @@ def table_row(store: Store, table_id: int) -> TableRow | None:
             created=as_utc(row.created),
             started=None if row.started is None else as_utc(row.started),
             finished=None if row.finished is None else as_utc(row.finished),
-            seats=tuple(
-                SeatRow(s.seat, s.human, s.user_id, s.bot_version_id, s.name) for s in seats
-            ),
+            seats=tuple(seats[row.id]),
         )
+        for row, rules_name, params, owner in found
+    ]
 
 
 def seat_invited(store: Store, table_id: int, invite: str, user_id: int, name: str) -> int | None:

@@ -316,3 +316,40 @@ def test_a_program_takes_an_invited_seat_through_the_api(
         "this table's seats are all taken, or its game is over"
     )
     assert api.get("/api/v1/tables/1", headers=dave).get_json()["seat"] == 2
+
+
+def test_a_person_finds_their_open_tables_again(
+    app: Flask, store: Store, tables_channel: str
+) -> None:
+    """/tables and GET /api/v1/tables: the tables a person opened or joined, while open;
+    linked from the form where "Sit down" is."""
+    store_bots(store)
+    people = {n: create_account(store, n, PASSWORD, hasher=HASHER) for n in ("carol", "dave")}
+    carol, dave = logged_in(app, "carol"), logged_in(app, "dave")
+    assert "You have no table open." in carol.get("/tables").get_data(as_text=True)
+    token = csrf_token(carol, "/tables/new")
+    seats = {"rules": "block", "players": "3", "seat": "1", "csrf_token": token}
+    carol.post("/tables/new", data={**seats, "invite": "1"})
+    carol.post("/tables/new", data={**seats, "rules": "draw", "players": "2", "seat": "0"})
+    form = carol.get("/tables/new").get_data(as_text=True)
+    assert '<a href="/tables">Your open tables</a> (2 open)' in form
+    mine = carol.get("/tables").get_data(as_text=True)
+    rows = re.findall(r'<a href="/tables/(\d+)">Table \d+</a>', mine)
+    assert rows == ["2", "1"]  # newest first
+    assert "waiting for the invited person" in mine and "waiting for a worker" in mine
+    assert "an invited person" in mine and "carol" in mine
+    assert re.findall(r'href="/tables/\d+"', dave.get("/tables").get_data(as_text=True)) == []
+    page = carol.get("/tables/1").get_data(as_text=True)
+    link = re.search(r'<code id="invite-url">http://localhost(/tables/1/join/[^<]+)</code>', page)
+    assert link, page
+    dave.post(link.group(1), data={"csrf_token": csrf_token(dave, link.group(1))})
+    assert 'href="/tables/1"' in dave.get("/tables").get_data(as_text=True)
+    assert app.test_client().get("/tables").status_code == 302  # to the login page
+    bearer = {"Authorization": f"Bearer {create_token(store, people['dave'].id, 't', ['read'])}"}
+    listed = app.test_client().get("/api/v1/tables", headers=bearer)
+    assert listed.status_code == 200, listed.get_data(as_text=True)
+    (table,) = listed.get_json()["tables"]
+    assert table["id"] == 1 and table["seat"] == 0 and table["status"] == "pending"
+    assert table["rules"] == "block" and table["seats"][:2] == ["dave", "carol"]
+    assert table["state"].endswith("/api/v1/tables/1") and table["page"].endswith("/tables/1")
+    assert app.test_client().get("/api/v1/tables").status_code == 401
