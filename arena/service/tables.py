@@ -38,7 +38,7 @@ from typing import Any
 
 from arena.engine.game import new_seed
 from arena.engine.records import game_record
-from arena.engine.rules import rules_from_record
+from arena.engine.rules import Rules, rules_from_record
 from arena.errors import ArenaError, NotFound
 from arena.match.human import HumanPlayer
 from arena.match.lineup import make_players
@@ -66,6 +66,7 @@ from arena.service.table_channel import (
 from arena.store.bots import version_id
 from arena.store.branches import seatable_versions, versions_by_id
 from arena.store.db import Store
+from arena.store.ratings import find_rule_set
 from arena.store.tables import (
     SeatRow,
     TableRow,
@@ -258,7 +259,7 @@ def open_table(
         store,
         owner_id=account.id,
         address=address[:64],
-        rule_set_id=store.ensure_rule_set(found).id,
+        rule_set_id=_rule_set_id(store, found),
         players=players,
         teams=teams,
         seed=new_seed() if seed is None else seed,
@@ -281,6 +282,16 @@ def open_table(
     if code is None:
         dispatch_table(store, added.table_id)
     return OpenedTable(added.table_id, code)
+
+
+def _rule_set_id(store: Store, rules: Rules) -> int:
+    """The stored rule set's id, read (no write lock: on SQLite every write waits for the
+    one writer, and a burst of tables must not queue a write each for a rule set stored
+    long ago); stored first if no table or tournament used it yet."""
+    try:
+        return find_rule_set(store, rules).id
+    except LookupError:
+        return store.ensure_rule_set(rules).id
 
 
 def _client_key(key: str | None) -> str | None:

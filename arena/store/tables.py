@@ -89,15 +89,6 @@ class TableAdded:
     repeated: bool = False
 
 
-def _open_count(session: Any, *conditions: Any) -> int:
-    query = (
-        select(func.count())
-        .select_from(GameTable)
-        .where(GameTable.status.in_(OPEN_STATUSES), *conditions)
-    )
-    return int(session.scalar(query) or 0)
-
-
 def add_table(
     store: Store,
     *,
@@ -123,8 +114,9 @@ def add_table(
     looked up under the same lock, so of two requests at once with one key one table is
     stored (the key is unique for an owner too)."""
     per_account, per_address, total = bounds
-    with store.write() as session:
-        session.get(User, owner_id, with_for_update=store.dialect == "postgresql")
+    with store.write() as session:  # short: SQLite has one writer at a time (docs/tables.md)
+        if store.dialect == "postgresql":
+            session.get(User, owner_id, with_for_update=True)
         if client_key is not None:
             first = session.scalar(
                 select(GameTable.id).where(
@@ -133,14 +125,18 @@ def add_table(
             )
             if first is not None:
                 return TableAdded(int(first), repeated=True)
-        for bound, limit, conditions in (
-            ("account", per_account, (GameTable.owner_id == owner_id,)),
-            ("address", per_address, (GameTable.address == address,)),
-            ("total", total, ()),
+        counts = session.execute(  # the three bounds' counts in one statement
+            select(
+                func.count().filter(GameTable.owner_id == owner_id),
+                func.count().filter(GameTable.address == address),
+                func.count(),
+            ).where(GameTable.status.in_(OPEN_STATUSES))
+        ).one()
+        for bound, limit, count in zip(
+            ("account", "address", "total"), (per_account, per_address, total), counts, strict=True
         ):
-            count = _open_count(session, *conditions)
             if count >= limit:
-                return TableAdded(None, bound, count)
+                return TableAdded(None, bound, int(count))
         empty = any(s.human and s.user_id is None for s in seats)
         row = GameTable(
             owner_id=owner_id,

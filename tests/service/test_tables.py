@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
+from sqlalchemy.engine import Connection
 
 from arena.engine.records import verify_record
 from arena.engine.replay import replay_record
@@ -249,6 +250,52 @@ def test_a_client_key_sent_twice_opens_one_table(
         for _ in range(2)
     ]  # fmt: skip
     assert alone[0] == alone[1] and sent == alone[:1]
+
+
+def test_ten_people_open_tables_at_once_on_sqlite(
+    store: Store, seated: tuple[Account, Account, int]
+) -> None:
+    """Thirty tables opened at once on SQLite (benchmarks/tables.py) answered "database is
+    locked": no write was held long, but each open took SQLite's one write lock three times
+    (its rule set stored again, the table, its sending), each commit waiting for the disk,
+    so a burst queued past the 5 s busy timeout. Ten at once: each opens, taking the lock
+    twice (the table, its sending), the rule set only read once stored."""
+    assert store.dialect == "sqlite"
+    people = [Account(store.add_user(f"p{k}").id, f"p{k}", "user", 0) for k in range(10)]
+    store.ensure_rule_set(PRESETS["draw"])  # stored by an earlier table
+    writes: list[str] = []
+
+    def count(connection: Connection) -> None:
+        if connection.get_execution_options().get("sqlite_begin", "IMMEDIATE") == "IMMEDIATE":
+            writes.append(threading.current_thread().name)
+
+    start = threading.Barrier(len(people))
+    opened: list[int] = []
+    failed: list[BaseException] = []
+
+    def sit(person: Account) -> None:
+        start.wait()
+        try:
+            opened.append(
+                open_table(
+                    store, person, address="10.0.0.9", rules="draw", players=2, teams=False,
+                    seat=0, bot=None,
+                ).id
+            )  # fmt: skip
+        except BaseException as exc:  # every failure reported
+            failed.append(exc)
+
+    event.listen(store.engine, "begin", count)
+    try:
+        threads = [threading.Thread(target=sit, args=(p,), name=p.name) for p in people]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        event.remove(store.engine, "begin", count)
+    assert failed == [] and len(set(opened)) == len(people)
+    assert sorted(writes) == sorted(p.name for p in people for _ in range(2))
 
 
 #: A table of every preset: (rules, seats, 2v2, the person's seat); 3 to 5 seats and teams.
