@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import functools
 import os
+import platform
 import re
 import subprocess
 from collections.abc import Mapping
@@ -81,6 +82,7 @@ __all__ = [
     "DEFAULT_RUNTIME",
     "JAVA_HOME",
     "JVM_FLAGS",
+    "JVM_ROOT",
     "NUMPY_DEFAULT_DIR",
     "NUMPY_DIR_ENV",
     "NUMPY_VERSION",
@@ -91,6 +93,7 @@ __all__ = [
     "file_kinds",
     "find_runtime",
     "host_paths",
+    "java_home",
     "numpy_dir",
     "numpy_install_command",
     "runtime_for_upload",
@@ -167,8 +170,30 @@ _RUSTC = "/usr/bin/rustc"
 #: rustc links with GCC (named: /usr/bin/cc is an alternatives link), statically.
 _RUST_STATIC = ("-C", "target-feature=+crt-static", "-C", "linker=/usr/bin/gcc-12")
 
-#: Debian's OpenJDK 17 (package openjdk-17-jdk-headless: javac; its -jre-headless: java).
-JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
+#: Where Debian installs its JDKs.
+JVM_ROOT = Path("/usr/lib/jvm")
+#: Debian's names of machine architectures (``platform.machine()``'s), as in a JDK's folder.
+_DEBIAN_ARCHITECTURES = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf", "i686": "i386"}
+
+
+def java_home(root: Path = JVM_ROOT, machine: str | None = None) -> str:
+    """Debian's OpenJDK 17 on this machine (package openjdk-17-jdk-headless: javac; its
+    -jre-headless: java): the installed ``java-17-openjdk-ARCH`` folder under ``root``
+    (the first, by name, holding ``bin/java``); with none installed, this machine's
+    architecture's (``amd64``, ``arm64``...), where the package would put it."""
+    installed = sorted(
+        path
+        for path in root.glob("java-17-openjdk-*")
+        if not path.is_symlink() and (path / "bin" / "java").is_file()
+    )
+    if installed:
+        return str(installed[0])
+    machine = machine or platform.machine()
+    return str(root / f"java-17-openjdk-{_DEBIAN_ARCHITECTURES.get(machine, machine)}")
+
+
+#: The OpenJDK 17 the java runtime runs (:func:`java_home`, found once).
+JAVA_HOME = java_home()
 #: What the JVM needs besides its launcher: its libraries, module image and class-data
 #: archive (lib), its configuration (conf, links into /etc/java-17-openjdk).
 _JAVA_DIRECTORIES = (f"{JAVA_HOME}/lib", f"{JAVA_HOME}/conf", "/etc/java-17-openjdk")
