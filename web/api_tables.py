@@ -108,7 +108,7 @@ class YourTable:
     players: int
     teams: bool
     seat: int | None = field(metadata=about("your seat"))
-    seats: list[str | None] = field(metadata=about("each seat's name (null: an invited seat, empty)"))
+    seats: list[str | None] = field(metadata=about("each seat's name (null: an invited seat)"))
     created: datetime
     state: str = field(metadata=about("its state in the API"))
     page: str = field(metadata=about("its page"))
