@@ -256,18 +256,31 @@ def test_ten_people_open_tables_at_once_on_sqlite(
     store: Store, seated: tuple[Account, Account, int]
 ) -> None:
     """Thirty tables opened at once on SQLite (benchmarks/tables.py) answered "database is
-    locked": no write was held long, but each open took SQLite's one write lock three times
-    (its rule set stored again, the table, its sending), each commit waiting for the disk,
-    so a burst queued past the 5 s busy timeout. Ten at once: each opens, taking the lock
-    twice (the table, its sending), the rule set only read once stored."""
+    locked": no write was held long, but every request polled for SQLite's one write lock
+    on a connection of its own (sleeping up to 100 ms between tries while others took
+    it), three times an open (its rule set stored again, the table, its sending), and some
+    waited past the 5 s busy timeout. Ten at once: each opens, taking the lock twice (the
+    rule set only read once stored), and never while another of them holds it (they take
+    turns in the process instead of polling)."""
     assert store.dialect == "sqlite"
     people = [Account(store.add_user(f"p{k}").id, f"p{k}", "user", 0) for k in range(10)]
     store.ensure_rule_set(PRESETS["draw"])  # stored by an earlier table
     writes: list[str] = []
+    holding: set[Connection] = set()  # the connections in a write transaction
+    polled: list[str] = []  # the writes begun while another was held: SQLite's busy wait
 
-    def count(connection: Connection) -> None:
-        if connection.get_execution_options().get("sqlite_begin", "IMMEDIATE") == "IMMEDIATE":
+    def beginning(connection: Connection, cursor: object, statement: str, *_: object) -> None:
+        if statement == "BEGIN IMMEDIATE":
             writes.append(threading.current_thread().name)
+            if holding:
+                polled.append(threading.current_thread().name)
+
+    def begun(connection: Connection, cursor: object, statement: str, *_: object) -> None:
+        if statement == "BEGIN IMMEDIATE":
+            holding.add(connection)
+
+    def ended(connection: Connection) -> None:
+        holding.discard(connection)
 
     start = threading.Barrier(len(people))
     opened: list[int] = []
@@ -285,7 +298,14 @@ def test_ten_people_open_tables_at_once_on_sqlite(
         except BaseException as exc:  # every failure reported
             failed.append(exc)
 
-    event.listen(store.engine, "begin", count)
+    listeners = [
+        ("before_cursor_execute", beginning),
+        ("after_cursor_execute", begun),
+        ("commit", ended),
+        ("rollback", ended),
+    ]
+    for name, listener in listeners:
+        event.listen(store.engine, name, listener)
     try:
         threads = [threading.Thread(target=sit, args=(p,), name=p.name) for p in people]
         for thread in threads:
@@ -293,9 +313,11 @@ def test_ten_people_open_tables_at_once_on_sqlite(
         for thread in threads:
             thread.join(60)
     finally:
-        event.remove(store.engine, "begin", count)
+        for name, listener in listeners:
+            event.remove(store.engine, name, listener)
     assert failed == [] and len(set(opened)) == len(people)
     assert sorted(writes) == sorted(p.name for p in people for _ in range(2))
+    assert polled == []
 
 
 #: A table of every preset: (rules, seats, 2v2, the person's seat); 3 to 5 seats and teams.
