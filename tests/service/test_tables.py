@@ -4,7 +4,7 @@ reference bots unsandboxed: they are trusted), the moves and views through a rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -298,7 +298,7 @@ def test_ten_people_open_tables_at_once_on_sqlite(
         except BaseException as exc:  # every failure reported
             failed.append(exc)
 
-    listeners = [
+    listeners: list[tuple[str, Callable[..., None]]] = [
         ("before_cursor_execute", beginning),
         ("after_cursor_execute", begun),
         ("commit", ended),
