@@ -2,7 +2,7 @@
 ``game_tables.client_key``, unique for its owner, so "Sit down" pressed twice (or a request
 sent again) opens one table, and the second answers with the first.
 
-Revision ID: 0033
+Revision ID: 0031
 Revises: 0030
 Create Date: 2026-11-29 08:30:00
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0033"
+revision: str = "0031"
 down_revision: str | None = "0030"
 branch_labels: str | None = None
 depends_on: str | None = None
