@@ -37,6 +37,8 @@ from click.testing import CliRunner
 from sqlalchemy.engine import make_url
 
 from arena.match.sandbox import SLOT_LOCK_DIR
+from arena.service import broker
+from arena.service.broker import BROKER_ENV
 from arena.store.db import upgrade
 from tests.paths import REPO
 
@@ -366,8 +368,9 @@ def test_worker_healthcheck_pings_the_worker_node(
     config: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """The health check's ``-d`` names the node ``arena worker`` starts in the container:
-    ``arena worker`` execs celery with ``--hostname arena-<pid>@<host>``, and it runs as
-    PID 1 there. Runs the real command up to its ``execve`` (the sandbox check skipped)."""
+    ``arena worker`` runs celery's worker command with ``--hostname arena-<pid>@<host>``,
+    and it runs as PID 1 there. Runs the real command up to Celery's (the sandbox check
+    skipped)."""
 
     from arena.cli.main import cli
 
@@ -379,17 +382,20 @@ def test_worker_healthcheck_pings_the_worker_node(
 
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(url)
-    execs: list[list[str]] = []
+    runs: list[list[str]] = []
 
-    def fake_execve(path: str, argv: list[str], env: dict[str, str]) -> None:
-        execs.append(list(argv))
+    def fake_run(args: list[str]) -> None:
+        runs.append(list(args))
         raise SystemExit(0)
 
-    monkeypatch.setattr(os, "execve", fake_execve)
+    monkeypatch.setattr(broker, "run_celery", fake_run)
+    # the command hands the worker its settings in this process's environment: restored after
+    for key in ("ARENA_DATABASE_URL", BROKER_ENV, "ARENA_WORKER_UNSANDBOXED", "ARENA_WORKER_SWEEP"):
+        monkeypatch.setenv(key, os.environ.get(key, ""))
     argv = [*_command(worker)[1:], "--url", url, "--broker", "redis://127.0.0.1:1/0"]
     result = CliRunner().invoke(cli, [*argv, "--unsandboxed"])
-    assert result.exit_code == 0 and execs, result.output
-    node = execs[0][execs[0].index("--hostname") + 1]
+    assert result.exit_code == 0 and runs, result.output
+    node = runs[0][runs[0].index("--hostname") + 1]
     in_container = re.sub(rf"-{os.getpid()}@", "-1@", node, count=1)
     assert destination.replace("$HOSTNAME", socket.gethostname()) == in_container
 
