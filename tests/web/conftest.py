@@ -34,6 +34,8 @@ RULES = PRESETS["block"].with_overrides(target=10)
 PASSWORD = "correct horse"
 HASHER = password_hasher(cheap=True)
 ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
+#: How often the live parts of a served app's pages ask again (a deployment's: 1-5 s).
+POLL_SECONDS = 0.5
 #: Where the browser tests leave their screenshots (kept out of git: look at them).
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -211,7 +213,10 @@ def _closing_files(app: Flask) -> Any:
 
 @contextlib.contextmanager
 def serving(app: Flask) -> Iterator[str]:
-    """``app`` on a real socket (werkzeug, threaded) for the block: its base URL."""
+    """``app`` on a real socket (werkzeug, threaded) for the block: its base URL. Its
+    pages' live parts ask again every :data:`POLL_SECONDS` (a test waits for what a page
+    shows, not for a deployment's period) unless the app's config says otherwise."""
+    app.config.setdefault("ARENA_POLL_SECONDS", POLL_SECONDS)
     server = make_server("127.0.0.1", 0, _closing_files(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -268,9 +268,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     page.get_by_role("button", name="Start the test").click()
     expect(page.locator("#live .verdict")).to_have_text("Running")
 
-    worker = threading.Thread(
-        target=play_pending, args=(store, tmp_path / "cache"), kwargs={"pause": 0.2}
-    )
+    worker = threading.Thread(target=play_pending, args=(store, tmp_path / "cache"))
     worker.start()
     try:
         # (either test may pass it: "NEW passed: H1 accepted by the fast pass" too)
