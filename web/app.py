@@ -159,8 +159,8 @@ def ms(milliseconds: float) -> str:
 
 def poll(seconds: float) -> str:
     """How often a live part of a page asks again, as htmx's ``every`` takes it: its own
-    ``seconds``, or the app's ``ARENA_POLL_SECONDS`` where set (the browser tests' servers
-    poll faster: a test waits for what the page shows, not for the period)."""
+    ``seconds``, or the app's ``ARENA_POLL_SECONDS`` where set (a browser test that waits
+    for a page to change polls faster: it waits for what the page shows, not the period)."""
     configured = current_app.config.get("ARENA_POLL_SECONDS")
     return f"{configured or seconds}s"
 

@@ -34,7 +34,8 @@ RULES = PRESETS["block"].with_overrides(target=10)
 PASSWORD = "correct horse"
 HASHER = password_hasher(cheap=True)
 ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
-#: How often the live parts of a served app's pages ask again (a deployment's: 1-5 s).
+#: How often the live parts of the pages ask again in a test that waits for a page to
+#: change by itself (:func:`live_polls`; a deployment's: 1-5 s).
 POLL_SECONDS = 0.5
 #: Where the browser tests leave their screenshots (kept out of git: look at them).
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -186,6 +187,14 @@ def make_app(url: str, broker: Path, **config: object) -> Flask:
 
 
 @pytest.fixture
+def live_polls(app: Flask) -> None:
+    """The app's live parts ask again every :data:`POLL_SECONDS`: for a browser test that
+    waits for a page to change by itself (it waits for what the page shows, not for the
+    period; the others keep the deployment's, their page still while they measure it)."""
+    app.config["ARENA_POLL_SECONDS"] = POLL_SECONDS
+
+
+@pytest.fixture
 def live_server(app: Flask) -> Iterator[str]:
     """The app on a real socket (werkzeug, threaded): its base URL."""
     with serving(app) as base:
@@ -213,10 +222,7 @@ def _closing_files(app: Flask) -> Any:
 
 @contextlib.contextmanager
 def serving(app: Flask) -> Iterator[str]:
-    """``app`` on a real socket (werkzeug, threaded) for the block: its base URL. Its
-    pages' live parts ask again every :data:`POLL_SECONDS` (a test waits for what a page
-    shows, not for a deployment's period) unless the app's config says otherwise."""
-    app.config.setdefault("ARENA_POLL_SECONDS", POLL_SECONDS)
+    """``app`` on a real socket (werkzeug, threaded) for the block: its base URL."""
     server = make_server("127.0.0.1", 0, _closing_files(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -77,7 +77,7 @@ def _fits_a_phone(page: Page) -> None:
 
 
 def test_an_organiser_creates_a_competition_and_a_user_enters_it(
-    app: Flask, store: Store, live_server: str, paris: Page
+    app: Flask, store: Store, live_server: str, live_polls: None, paris: Page
 ) -> None:
     page = paris
     accounts_and_bots(store)
@@ -284,11 +284,10 @@ def test_a_competition_run_by_its_clock_in_a_browser(
 
 
 def test_at_the_deadline_the_page_turns_to_the_final_by_itself(
-    store: Store, app: Flask, live_server: str, page: Page
+    store: Store, live_server: str, page: Page
 ) -> None:
     """The countdown reaches its end on an open page: the live part is fetched at once
     and says the ladder has stopped (no reload, no waiting for the next poll)."""
-    app.config["ARENA_POLL_SECONDS"] = None  # the deployment's 5 s: the countdown must ask
     accounts_and_bots(store)
     soon = datetime.now(UTC) + timedelta(seconds=3)
     open_competition(store, opens=soon - timedelta(hours=1), deadline=soon)

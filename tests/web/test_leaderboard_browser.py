@@ -47,7 +47,7 @@ def _play_and_refit(
 
 
 def test_the_leaderboard_fills_and_grows_without_a_reload(
-    store: Store, live_server: str, page: Page, tmp_path: Path
+    store: Store, live_server: str, live_polls: None, page: Page, tmp_path: Path
 ) -> None:
     store_bots(store)
     create(store, "spring", ENTRANTS, 2)
