@@ -6,6 +6,7 @@ any JavaScript error or Content-Security-Policy violation and saves screenshots.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import threading
@@ -281,11 +282,15 @@ def page(browser: object) -> Iterator[object]:
 
 
 def screenshot(page: object, name: str) -> Path:
-    """Save a full-page screenshot as ``tests/web/screenshots/NAME.png``."""
+    """Save a full-page screenshot as ``tests/web/screenshots/NAME.png`` when
+    ``ARENA_SCREENSHOTS=1`` (each costs a quarter of a second of the browser's and more on
+    a loaded machine, and no test reads them: they are for people to look at)."""
     from playwright.sync_api import Page
 
     assert isinstance(page, Page)
-    SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    if os.environ.get("ARENA_SCREENSHOTS", "") in ("", "0"):
+        return path
+    SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(path), full_page=True)
     return path
