@@ -582,18 +582,26 @@ class Round:
 
     # --- rollouts ---------------------------------------------------------------
 
-    def greedy_points(self, move: Move, rest: Sequence[Tile] | None = None) -> tuple[int, ...]:
+    def greedy_points(
+        self,
+        move: Move,
+        rest: Sequence[Tile] | None = None,
+        swap: tuple[int, int] | None = None,
+    ) -> tuple[int, ...]:
         """The round's ``result.points`` when the seat to move plays ``move`` and then every
         seat plays greedy (the heaviest of its legal moves, the first of equals:
         :func:`arena.match.strategies.heaviest`) to the round's end; with ``rest``, the
-        boneyard's undrawn tiles in that order (as :meth:`copy`). Exactly
+        boneyard's undrawn tiles in that order (as :meth:`copy`); with ``swap`` ``(i, j)``,
+        the undrawn tiles' order with its ``i``-th and ``j``-th (0: the next to be drawn)
+        swapped (a ``rest`` that needs no check: the luck of the draw's swaps). Exactly
         ``copy(rest)``, ``apply(move)``, then ``apply(heaviest(legal_moves()))`` until the
         round is over, without copying the round or recording its events (the luck of the
         draw's rollouts, :mod:`arena.compete.margins`); the round itself is unchanged.
 
         Raises:
             IllegalMoveError: the round is over or ``move`` is not legal now.
-            DealError: ``rest`` is not the undrawn tiles in some order.
+            DealError: ``rest`` is not the undrawn tiles in some order, ``swap`` names a
+                place beyond them, or both are given.
         """
         if type(move) is not Move or self._result is not None:
             raise IllegalMoveError(self._illegal_message(move))
@@ -613,6 +621,18 @@ class Round:
             if sorted(ids) != sorted(boneyard[next_draw:]):
                 raise DealError("a copy's boneyard must be the undrawn tiles in some order")
             boneyard = boneyard[:next_draw] + ids
+        if swap is not None:
+            first, second = swap
+            undrawn = len(boneyard) - next_draw
+            if rest is not None or not (0 <= first < undrawn and 0 <= second < undrawn):
+                raise DealError(
+                    f"a swap of the undrawn tiles takes two places of 0 to {undrawn - 1}"
+                    f" and no other order, not {swap}"
+                )
+            boneyard = boneyard[:]
+            first += next_draw
+            second += next_draw
+            boneyard[first], boneyard[second] = boneyard[second], boneyard[first]
         hands = self._hands[:]
         sides, next_seat = self._sides, self._next_seat
         draw_limit, draw_end = self._draw_limit, self._draw_end
