@@ -648,19 +648,20 @@ class Round:
                 target = self.rules.wins_needed
         left_tile, right_tile = self._left_tile, self._right_tile
         choice = _GREEDY_CHOICE
+        pips_of, bit_of, suit_of = _PIPS, _BIT, _SUIT  # (locals: the loop is hot)
         # ``end``: None for the lead, else the end's code: 1 left, 2 right.
         code = 0 if end is None else 1 if end is _LEFT else 2
         while True:
             if code == 1:
-                left = _PIPS[tile] - left
+                left = pips_of[tile] - left
                 left_tile = tile
             elif code == 2:
-                right = _PIPS[tile] - right
+                right = pips_of[tile] - right
                 right_tile = tile
             else:
                 left, right = _HIGH[tile], _LOW[tile]
                 left_tile = right_tile = tile
-            hand = hands[seat] ^ _BIT[tile]
+            hand = hands[seat] ^ bit_of[tile]
             hands[seat] = hand
             if fives:
                 if left_tile == right_tile:
@@ -676,7 +677,7 @@ class Round:
             if not hand:
                 return self._rollout_points(hands, sides[seat], in_play)
             seat = next_seat[seat]
-            ends = _SUIT[left] | _SUIT[right]
+            ends = suit_of[left] | suit_of[right]
             playable = hands[seat] & ends
             while not playable:  # draw, pass or block, as _settle
                 if draw_limit and next_draw < draw_end:
@@ -685,23 +686,27 @@ class Round:
                         drawn_tile = boneyard[next_draw]
                         next_draw += 1
                         drawn += 1
-                        hands[seat] |= _BIT[drawn_tile]
+                        hands[seat] |= bit_of[drawn_tile]
                         if ends >> drawn_tile & 1:
-                            playable = _BIT[drawn_tile]
+                            playable = bit_of[drawn_tile]
                             break
                     if playable:
                         break
                     blocked = not next_draw < draw_end
                 else:
                     blocked = True
-                if blocked and not any(other & ends for other in hands):
-                    return self._rollout_points(hands, None, in_play)
+                if blocked:
+                    for other in hands:  # (a loop: any() of a generator costs more here)
+                        if other & ends:
+                            break
+                    else:
+                        return self._rollout_points(hands, None, in_play)
                 seat = next_seat[seat]
                 playable = hands[seat] & ends
             tile = choice.get(playable, -1)
             if tile < 0:
                 tile = _heaviest_id(playable)
-            code = 1 if _BIT[tile] & _SUIT[left] else 2
+            code = 1 if bit_of[tile] & suit_of[left] else 2
 
     def _rollout_points(
         self, hands: list[int], domino: int | None, in_play: list[int]
