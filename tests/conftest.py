@@ -36,6 +36,8 @@ import copy
 import fcntl
 import itertools
 import json
+import multiprocessing
+import multiprocessing.context
 import os
 import pickle
 import shutil
@@ -486,6 +488,24 @@ def seeded(url: str, request: pytest.FixtureRequest) -> object:
     if request.node.get_closest_marker("seed") is None:
         pytest.fail(f"{request.node.name} needs a seed marker: @pytest.mark.seed(build=...)")
     return copy.deepcopy(request.node.stash[_SEEDED])
+
+
+#: What the processes of :func:`processes` find imported (their fork server imports these
+#: once): the store, the broker, and pytest (which the tests' modules import).
+PROCESS_PRELOAD = ["arena.store.db", "arena.service.broker", "pytest"]
+
+
+@pytest.fixture(scope="session")
+def processes() -> multiprocessing.context.ForkServerContext:
+    """The multiprocessing context for a test's own processes (concurrent uploaders,
+    claimers, a broker's producers and consumers): each is forked from a server process
+    that imported :data:`PROCESS_PRELOAD` once (``forkserver``), where ``spawn`` started a
+    new interpreter that imported them again (0.6 CPU s or so each). The fork server is
+    started clean by this test process (no thread, connection or open file of the test's
+    is inherited); its processes are real processes, with their own connections."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PROCESS_PRELOAD)
+    return context
 
 
 @pytest.fixture(scope="session")
