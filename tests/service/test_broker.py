@@ -43,7 +43,7 @@ def _consume(url: str, results: Any, stop: Any) -> None:
 
 
 def test_concurrent_producers_and_consumers_each_message_once_and_whole(
-    tmp_path: Path, processes: multiprocessing.context.BaseContext
+    tmp_path: Path, processes: multiprocessing.context.ForkServerContext
 ) -> None:
     url = f"filesystem://{tmp_path / 'broker'}"
     results, stop = processes.Queue(), processes.Event()

@@ -151,7 +151,7 @@ def _write_rows(db_url: str, tag: str, rows: int = 200) -> int:
 
 
 def test_sqlite_concurrent_read_then_write_never_locks(
-    tmp_path: Path, processes: multiprocessing.context.BaseContext
+    tmp_path: Path, processes: multiprocessing.context.ForkServerContext
 ) -> None:
     db_url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(db_url)

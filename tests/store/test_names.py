@@ -64,7 +64,7 @@ def _upload(url: str, index: int) -> tuple[int, int, bool]:
 
 
 def test_concurrent_uploads_of_one_bot_lose_nothing(
-    store: Store, url: str, processes: multiprocessing.context.BaseContext
+    store: Store, url: str, processes: multiprocessing.context.ForkServerContext
 ) -> None:
     """8 processes upload 8 different sources of one new bot at the same moment: 8 versions
     1..8, each source once, no error (one was lost to an IntegrityError on PostgreSQL)."""

@@ -224,7 +224,7 @@ def _work(db_url: str, worker: str, barrier: str) -> tuple[list[int], list[str]]
 
 
 def test_two_processes_claim_and_complete_every_match_once(
-    url: str, store: Store, tmp_path: Path, processes: multiprocessing.context.BaseContext
+    url: str, store: Store, tmp_path: Path, processes: multiprocessing.context.ForkServerContext
 ) -> None:
     tid = _tournament(store, matches=40)
     barrier = tmp_path / "barrier"
