@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
+import fnmatch
 import itertools
 import json
 import multiprocessing
@@ -42,12 +43,14 @@ import os
 import pickle
 import shutil
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.assertion import rewrite
 from flask import Flask
 from jinja2.bccache import Bucket, BytecodeCache
 from sqlalchemy import text
@@ -214,7 +217,40 @@ class CpuClock:
         terminalreporter.write_line(f"{total:.1f} CPU seconds in {len(self.seconds)} tests")
 
 
+def _rewrite_share_ahead(config: pytest.Config) -> None:
+    """In a run's test process (xdist's gwN of M), rewrite the asserts of every Mth test
+    module, starting at the Nth, into pytest's cache of rewritten modules, before
+    collection: the processes start together and collect the same modules, and on a fresh
+    clone each rewrote all of them (a third of collection's CPU each, 6 CPU s or so); so
+    each rewrites its share, and finds the others' shares made as it collects. pytest reads
+    these files as its own (a source-hash checked pyc, written as pytest writes it: its
+    ``_rewrite_test`` and ``_write_pyc``); a module not made yet is rewritten by pytest as
+    before."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if (
+        not worker.startswith("gw")
+        or count < 2
+        or sys.dont_write_bytecode
+        or config.getoption("assertmode") != "rewrite"
+    ):
+        return
+    patterns = [*config.getini("python_files"), "conftest.py"]
+    modules: set[Path] = set()
+    for argument in config.args:
+        path = Path(config.invocation_params.dir, argument.split("::")[0])
+        found = path.rglob("*.py") if path.is_dir() else [path]
+        modules.update(p for p in found if any(fnmatch.fnmatch(p.name, n) for n in patterns))
+    state = config.stash[rewrite.assertstate_key]
+    for module in sorted(modules)[int(worker.removeprefix("gw")) :: count]:
+        pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+        if rewrite._read_pyc(module, pyc) is None and rewrite.try_makedirs(pyc.parent):
+            source_hash, code = rewrite._rewrite_test(module, config)
+            rewrite._write_pyc(state, code, source_hash, pyc)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _rewrite_share_ahead(config)
     shown = config.getoption("cpu_durations")
     if shown is not None:
         config.pluginmanager.register(CpuClock(shown), "arena-cpu-clock")
