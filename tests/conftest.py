@@ -39,6 +39,7 @@ import itertools
 import json
 import multiprocessing
 import multiprocessing.context
+import multiprocessing.forkserver
 import os
 import pickle
 import shutil
@@ -187,10 +188,25 @@ class AssertionCounter:
             Path(self.path).write_text(json.dumps(self.counts, indent=0, sort_keys=True))
 
 
+def _fork_server_seconds() -> float:
+    """The CPU seconds so far of the test process's fork server (:func:`processes`) and of
+    the processes it forked and reaped (0 before it starts): its processes are its children,
+    not the test process's, so ``os.times`` does not see them."""
+    pid = getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # gone (the session is ending)
+        return 0.0
+    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 class CpuClock:
     """CPU seconds by test (``--cpu-durations``): user and system time of the test process
-    and of the children it reaped, over the test's setup, call and teardown; with xdist each
-    worker measures its own and sends them back."""
+    and of the children it reaped, and of its fork server's processes (:func:`processes`),
+    over the test's setup, call and teardown; with xdist each worker measures its own and
+    sends them back."""
 
     def __init__(self, shown: int) -> None:
         self.shown = shown
@@ -198,12 +214,12 @@ class CpuClock:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
-        began = os.times()
+        began = sum(os.times()[:4]) + _fork_server_seconds()
         try:
             return (yield)
         finally:
-            ended = os.times()
-            self.seconds[item.nodeid] = sum(ended[:4]) - sum(began[:4])
+            ended = sum(os.times()[:4]) + _fork_server_seconds()
+            self.seconds[item.nodeid] = ended - began
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
