@@ -239,6 +239,18 @@ class CpuClock:
         terminalreporter.write_line(f"{total:.1f} CPU seconds in {len(self.seconds)} tests")
 
 
+#: The parts of pytest's assertion rewriting that :func:`_rewrite_share_ahead` calls.
+_REWRITE_PARTS = (
+    "assertstate_key",
+    "get_cache_dir",
+    "PYC_TAIL",
+    "try_makedirs",
+    "_read_pyc",
+    "_rewrite_test",
+    "_write_pyc",
+)
+
+
 def _rewrite_share_ahead(config: pytest.Config) -> None:
     """In a run's test process (xdist's gwN of M), rewrite the asserts of every Mth test
     module, starting at the Nth, into pytest's cache of rewritten modules, before
@@ -255,8 +267,9 @@ def _rewrite_share_ahead(config: pytest.Config) -> None:
         or count < 2
         or sys.dont_write_bytecode
         or config.getoption("assertmode") != "rewrite"
+        or not all(hasattr(rewrite, name) for name in _REWRITE_PARTS)
     ):
-        return
+        return  # (a pytest without these parts: it rewrites everything itself, as before)
     patterns = [*config.getini("python_files"), "conftest.py"]
     modules: set[Path] = set()
     for argument in config.args:
