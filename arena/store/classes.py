@@ -281,13 +281,17 @@ class PrivacyFacts:
     viewer_classes: frozenset[int]
 
 
+# Every class's settings (built once: its building cost more than the read).
+_CLASS_SETTINGS = select(SchoolClass.id, SchoolClass.settings)
+
+
 def privacy_facts(store: Store, viewer: int | None) -> PrivacyFacts:
     """The students of the private classes (``settings["private"]``) and the classes the
     user ``viewer`` belongs to (None: none)."""
     with store.read() as session:
         private = [
             int(class_id)
-            for class_id, settings in session.execute(select(SchoolClass.id, SchoolClass.settings))
+            for class_id, settings in session.execute(_CLASS_SETTINGS)
             if (settings or {}).get("private")
         ]
         students: dict[int, dict[int, str]] = {class_id: {} for class_id in private}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, text, tuple_
+from sqlalchemy import ColumnElement, Select, bindparam, func, select, text, tuple_
 from sqlalchemy.orm import Session, aliased, defer
 
 from arena.store.db import Store, as_utc
@@ -87,16 +87,20 @@ def _load_names(session: Session, names: VersionNames, ids: Sequence[int]) -> No
         names.known[vid] = (f"{owner}/{bot}@v{number}", owner_id, bot_id)
 
 
+# A bot's id by its owner's and its name (users' and bots' unique keys).
+_BOT_ID = (
+    select(Bot.id)
+    .join(User, User.id == Bot.owner_id)
+    .where(User.name == bindparam("owner"), Bot.name == bindparam("name"))
+)
+
+
 def _bot_id(session: Session, ref: tuple[str, str]) -> int:
     owner, name = ref
-    found = session.scalar(
-        select(Bot.id)
-        .join(User, User.id == Bot.owner_id)
-        .where(User.name == owner, Bot.name == name)
-    )
+    found = session.scalar(_BOT_ID, {"owner": owner, "name": name})
     if found is None:
         raise LookupError(f"no bot {owner}/{name}")
-    return found
+    return int(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,6 +448,35 @@ def duplicate_group(store: Store, match_id: int, index: int) -> list[tuple[int, 
     return [(group_match, index) for group_match in done]
 
 
+def _opponent_sums_statement() -> Select[Any]:
+    mine, theirs = aliased(BotVersion), aliased(BotVersion)
+    bot = bindparam("bot")
+    return (
+        select(
+            RuleSet.name,
+            User.name,
+            Bot.name,
+            func.sum(PairRecord.games),
+            func.sum(PairRecord.wins),
+            func.sum(PairRecord.draws),
+            func.sum(PairRecord.losses),
+        )
+        .select_from(PairRecord)
+        .join(mine, mine.id == PairRecord.bot_version_id)
+        .join(theirs, theirs.id == PairRecord.opponent_version_id)
+        .join(Bot, Bot.id == theirs.bot_id)
+        .join(User, User.id == Bot.owner_id)
+        .join(RuleSet, RuleSet.id == PairRecord.rule_set_id)
+        .where(mine.bot_id == bot, theirs.bot_id != bot)
+        .group_by(RuleSet.name, User.name, Bot.name)
+    )
+
+
+# Built once: building it (two aliases of bot_versions, five joins) cost more CPU than the
+# database's answer (pair_records' index by version).
+_OPPONENT_SUMS = _opponent_sums_statement()
+
+
 def opponent_sums(store: Store, owner: str, name: str) -> list[tuple[str, str, int, int, int, int]]:
     """The bot's pair records summed per rule set and opponent bot (every version of
     both): (rules, ``owner/bot``, games, wins, draws, losses), in no order.
@@ -451,28 +484,9 @@ def opponent_sums(store: Store, owner: str, name: str) -> list[tuple[str, str, i
     Raises:
         LookupError: no bot ``owner/name``.
     """
-    mine, theirs = aliased(BotVersion), aliased(BotVersion)
     with store.read() as session:
         bot = _bot_id(session, (owner, name))
-        rows = session.execute(
-            select(
-                RuleSet.name,
-                User.name,
-                Bot.name,
-                func.sum(PairRecord.games),
-                func.sum(PairRecord.wins),
-                func.sum(PairRecord.draws),
-                func.sum(PairRecord.losses),
-            )
-            .select_from(PairRecord)
-            .join(mine, mine.id == PairRecord.bot_version_id)
-            .join(theirs, theirs.id == PairRecord.opponent_version_id)
-            .join(Bot, Bot.id == theirs.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .join(RuleSet, RuleSet.id == PairRecord.rule_set_id)
-            .where(mine.bot_id == bot, theirs.bot_id != bot)
-            .group_by(RuleSet.name, User.name, Bot.name)
-        ).all()
+        rows = session.execute(_OPPONENT_SUMS, {"bot": bot}).all()
     return [
         (rules, f"{other_owner}/{other}", int(games), int(wins), int(draws), int(losses))
         for rules, other_owner, other, games, wins, draws, losses in rows
