@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Integer, bindparam, func, select
 
 from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, RatingHistory, RuleSet, User
@@ -94,7 +94,7 @@ class BotRecord:
 
 # The statements of :func:`bot_record`, built once (building them cost more CPU than the
 # database's answers, each by an index).
-_VERSION_IDS = bindparam("versions", expanding=True)
+_VERSION_IDS = bindparam("versions", type_=Integer, expanding=True)
 _BOT_BY_NAME = (
     select(Bot, User.name)
     .join(User, User.id == Bot.owner_id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, Select, bindparam, func, select, text, tuple_
+from sqlalchemy import ColumnElement, Integer, Row, Select, bindparam, func, select, text, tuple_
 from sqlalchemy.orm import Session, aliased, defer
 
 from arena.store.db import Store, as_utc
@@ -473,9 +473,9 @@ def duplicate_group(store: Store, match_id: int, index: int) -> list[tuple[int, 
     return [(group_match, index) for group_match in done]
 
 
-def _opponent_sums_statement() -> Select[Any]:
+def _opponent_sums_statement() -> Select[str, str, str, int, int, int, int]:
     mine, theirs = aliased(BotVersion), aliased(BotVersion)
-    bot = bindparam("bot")
+    bot = bindparam("bot", type_=Integer)
     return (
         select(
             RuleSet.name,
