@@ -172,7 +172,7 @@ _WALK = select(Match.finished, Match.id).where(Match.status == "done")
 _FEW_MATCHES = select(func.count()).select_from(
     select(MatchSeat.match_id)
     .where(MatchSeat.bot_id == bindparam("bot"))
-    .limit(FEW_MATCHES)
+    .limit(bindparam("few", type_=Integer))
     .subquery()
 )
 # When a done match finished (a cursor's start).
@@ -331,7 +331,7 @@ class GameScan:
         index by bot, sorted once); a bot in many, a probe of each match the walk reaches by
         its key (sorting every match of a bot that plays in most of them cost the whole
         table)."""
-        matches = self._session.scalar(_FEW_MATCHES, {"bot": bot}) or 0
+        matches = self._session.scalar(_FEW_MATCHES, {"bot": bot, "few": FEW_MATCHES}) or 0
         if matches < FEW_MATCHES:
             return Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot)), True
         probe = (
