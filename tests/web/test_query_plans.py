@@ -150,6 +150,18 @@ def test_every_heavy_read_is_bounded_by_its_plan(
                 assert any(index in step for step in walk for index in WALKS), (path, walk)
 
 
+def test_a_heavy_page_reads_what_the_classes_hide_once(app: Flask, store: Store) -> None:
+    # a bot's page asks privacy of its bot, its games and its opponents: one read of the
+    # classes for the request (arena.service.privacy.one_read), and a new one the next
+    _fill(store)
+    client, served = app.test_client(), app.extensions["arena_store"]
+    for path in ("/bots/alice/a", "/bots/alice/a", "/games?bot=alice/a", "/tournaments/t1"):
+        with statements(served) as seen:
+            assert client.get(path).status_code == 200, path
+        reads = [sql for sql, _ in seen if re.search(r"FROM classes\b", sql)]
+        assert len(reads) == 1, (path, reads)
+
+
 def test_a_bots_games_are_the_same_found_by_its_list_or_by_probes(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
