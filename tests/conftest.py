@@ -138,6 +138,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "there",
     )
     parser.addoption(
+        "--store-durations",
+        action="store_true",
+        help="write each test's wall seconds (a second or more) to tests/durations.json, "
+        "which orders the next runs longest first; run the whole suite, on a quiet machine",
+    )
+    parser.addoption(
         "--cpu-durations",
         type=int,
         default=None,
@@ -225,6 +231,8 @@ def pytest_configure(config: pytest.Config) -> None:
                 "-o enable_assertion_pass_hook=true"
             )
         config.pluginmanager.register(AssertionCounter(path), "arena-assertion-counter")
+    if config.getoption("store_durations"):
+        config.pluginmanager.register(StoredDurations(), "arena-stored-durations")
     config.addinivalue_line(
         "markers",
         "seed(build=f): the test's database is a copy of a migrated one that f(store, "
@@ -254,48 +262,79 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("url", marker.args, indirect=True)
 
 
-#: The longest tests (a minute or so each on two loaded cores: the whole suite's
-#: ``--durations``), longest first; then every test that starts real workers (the ``service``
-#: and ``deployment`` fixtures), then the tests marked slow: pytest_collection_modifyitems
-#: starts them first, so that none is left running alone on one process at the end of a run
-#: (with ``--maxschedchunk=1`` in pyproject.toml, xdist hands tests out as processes free up).
-LONG_FIRST = (
-    "tests/cli/test_serve.py::test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c",
-    "tests/workers/test_tasks.py::test_a_tournament_created_from_the_cli_runs_to_completion",
-    "tests/workers/test_competition.py",
-    "tests/web/test_api.py::test_the_api_fuzzed_from_its_own_document",
-    "tests/cli/test_tournament.py::test_compare_passes_a_clearly_stronger_bot",
-    "tests/cli/test_tournament.py::test_compare_does_not_pass_a_bot_against_itself",
-    "tests/cli/test_serve.py::test_fault_drill_the_worker_killed_mid_tournament",
-    "tests/compete/test_sprt.py::test_a_bot_against_itself_is_centred",
-    "tests/cli/test_main.py::test_console_script_runs_the_documented_example",
-    "tests/cli/test_remote.py",
-    "tests/web/test_compares.py::test_an_owner_starts_a_compare_and_reads_the_verdict",
-    "tests/service/test_compares.py::test_a_decided_compare_voids_what_it_did_not_need",
-    "tests/web/test_security.py::test_two_processes_count_in_one_bucket",
-    "tests/cli/test_serve.py",
-    "tests/cli/test_competition.py::test_a_competition_from_creation_to_its_close",
-    "tests/match/test_bots.py::test_counter_beats_greedy",
-    "tests/engine/test_properties.py::test_presets_with_random_seeds",
-)
+#: Each long test's wall seconds (setup, call and teardown) in a whole quiet run of the suite,
+#: those of a second or more (``--store-durations`` writes it again).
+DURATIONS = Path(__file__).with_name("durations.json")
 #: Fixtures that start real ``arena worker`` processes (tests/workers/test_tasks.py).
 WORKER_FIXTURES = {"service", "deployment"}
+#: Fixtures that drive a real browser (tests/web/conftest.py).
+BROWSER_FIXTURES = {"page", "browser"}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the long tests first (:data:`LONG_FIRST`), the rest in their usual order."""
+def _expected_seconds(item: pytest.Item, known: dict[str, float]) -> float:
+    """How long ``item`` should take: its measured wall seconds, else a guess from what it
+    uses (a test new since the last measurement)."""
+    if item.nodeid in known:
+        return known[item.nodeid]
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if WORKER_FIXTURES & fixtures:
+        return 10.0
+    if BROWSER_FIXTURES & fixtures:
+        return 6.0
+    if item.get_closest_marker("slow"):
+        return 5.0
+    return 0.0
 
-    def rank(item: pytest.Item) -> int:
-        for index, prefix in enumerate(LONG_FIRST):
-            if item.nodeid.startswith(prefix):
-                return index
-        if WORKER_FIXTURES & set(getattr(item, "fixturenames", ())):
-            return len(LONG_FIRST)
-        if item.get_closest_marker("slow"):
-            return len(LONG_FIRST) + 1
-        return len(LONG_FIRST) + 2
 
-    items.sort(key=rank)  # stable: each rank keeps the collection's order
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start the longest tests first (their measured seconds, :data:`DURATIONS`): xdist hands
+    tests out as its processes free up (``--maxschedchunk=1`` in pyproject.toml), so a run
+    ends on short tests, not with one long test running alone on one process. The short
+    ones keep their collection order (a module's fixtures stay together)."""
+    known: dict[str, float] = {}
+    if DURATIONS.exists():
+        known = json.loads(DURATIONS.read_text())
+    expected = {item.nodeid: _expected_seconds(item, known) for item in items}
+    # A module whose tests share a fixture of a wider scope than the test (a server, bots
+    # compiled once) stays together, at the place of its longest test: apart, each part
+    # would set the fixture up again.
+    for _, members in itertools.groupby(items, key=lambda item: item.nodeid.split("::")[0]):
+        grouped = [item for item in members if _shares_a_fixture(item)]
+        if grouped:
+            longest = max(expected[item.nodeid] for item in grouped)
+            expected.update((item.nodeid, longest) for item in grouped)
+    items.sort(key=lambda item: -expected[item.nodeid] if expected[item.nodeid] >= 1 else 0)
+
+
+def _shares_a_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a fixture set up once for its module or class (not per test,
+    not per process)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        definition.scope in ("module", "class", "package")
+        for definitions in info.name2fixturedefs.values()
+        for definition in definitions
+    )
+
+
+class StoredDurations:
+    """``--store-durations``: writes every test's wall seconds of a second or more to
+    :data:`DURATIONS` at the end of the run (the scheduling's measurement; run it on a quiet
+    machine, the whole suite)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if getattr(session.config, "workeroutput", None) is not None:
+            return  # an xdist worker: the controller sees every report
+        long = {nodeid: round(s, 1) for nodeid, s in sorted(self.seconds.items()) if s >= 1}
+        DURATIONS.write_text(json.dumps(long, indent=0) + "\n")
 
 
 class Databases:
