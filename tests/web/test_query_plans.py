@@ -222,3 +222,15 @@ def test_arena_serve_counts_the_json_records_by_their_partial_index(store: Store
     ((_, plan),) = list(plans(store, seen))
     assert any("USING INDEX ix_game_records_unconverted" in step for step in plan), plan
     assert unbounded(store, seen) == []
+
+
+def test_a_bots_link_is_built_once_for_each_script_root(app: Flask, store: Store) -> None:
+    # web.bots.bot_url keeps each bot page's URL: served under a prefix (the script root),
+    # the links carry it, and served at the root again, they do not
+    _fill(store)
+    client = app.test_client()
+    for root in ("", "/arena", ""):
+        page = client.get("/tournaments/t1", base_url=f"http://localhost{root}/").text
+        assert f'href="{root}/bots/alice/a"' in page, root
+        if not root:
+            assert 'href="/arena/bots/' not in page
