@@ -9,7 +9,10 @@ sides alike), each on a fresh worker and database.
 
 ``--pairs P`` draws the random pairs from P pairings only (default: every one of the 190):
 warm bots pay where a worker process meets a pair again while it still keeps it (its
-slot block holds 4 pairs' bots).
+slot block holds 4 pairs' bots). So it also prints the share of each side's matches whose
+pair their process had played within its last 4 pairs (on the warm side: whose bots it
+kept), which the claims decide (docs/workers.md, "Claims follow the kept pairs") and the
+load moves little.
 
     ./run python benchmarks/warm_ladder.py [--minutes 5] [--pairs 190] [--games 20]
 """
@@ -37,11 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.to
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match
 from arena.engine.rules import PRESETS
+from arena.match.sandbox import SLOT_BLOCK
 from arena.service.broker import configure
 from arena.service.dispatch import send_pending
 from arena.service.matches import create_stored_tournament
-from arena.store.db import connect, upgrade
-from arena.store.queue import tournament_progress
+from arena.store.db import Store, connect, upgrade
+from arena.store.queue import pair_of, tournament_progress
+from arena.store.ratings import finished_matches
 from benchmarks.tournament import _redis
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,11 +98,29 @@ def _task_seconds(directory: Path, kind: str) -> float:
     return statistics.median(times) if times else float("nan")
 
 
+def _met_again(store: Store, tournament_id: int) -> tuple[int, int]:
+    """Of the tournament's done matches, how many met a pair their process had played
+    within its last ``SLOT_BLOCK // 2`` pairs (whose bots a warm process keeps), and how
+    many there are: a share the load moves little."""
+    done = [m for m in finished_matches(store, tournament_id).matches if m.status == "done"]
+    latest: dict[str, list[tuple[int, ...]]] = {}
+    met = 0
+    for match in sorted(done, key=lambda m: m.finished.timestamp() if m.finished else 0.0):
+        kept = latest.setdefault(str((match.result or {}).get("worker")), [])
+        pair = pair_of(match.seats)
+        met += pair in kept
+        if pair in kept:
+            kept.remove(pair)
+        kept.append(pair)
+        del kept[: -(SLOT_BLOCK // 2)]
+    return met, len(done)
+
+
 def play(
     warm: bool, minutes: float, pairs: int, games: int, directory: Path, slice_: int
-) -> tuple[int, float]:
-    """Games done by the worker in ``minutes`` minutes, warm or cold, and the median
-    seconds of its match tasks."""
+) -> tuple[int, float, tuple[int, int]]:
+    """Games done by the worker in ``minutes`` minutes, warm or cold, the median seconds
+    of its match tasks, and its matches met again (:func:`_met_again`)."""
     kind = f"{'warm' if warm else 'cold'}-{slice_}"
     url = f"sqlite:///{directory / f'{kind}.db'}"
     upgrade(url)
@@ -136,7 +159,8 @@ def play(
             sys.exit(f"{done['void']} matches void: see {directory}/worker-{kind}.log")
         if done["pending"] == 0:
             sys.exit("the worker ran out of matches: schedule more")
-        return done["done"] * games, _task_seconds(directory, kind)
+        met = _met_again(store, tournament_id)
+        return done["done"] * games, _task_seconds(directory, kind), met
     finally:
         store.close()
 
@@ -151,13 +175,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     directory = Path(tempfile.mkdtemp(prefix="arena-warm-"))
     done: dict[bool, list[int]] = {False: [], True: []}
     tasks: dict[bool, list[float]] = {False: [], True: []}
+    met: dict[bool, list[tuple[int, int]]] = {False: [], True: []}
     minutes = args.minutes / args.slices
     try:
         for number in range(args.slices):
             for warm_side in (False, True) if number % 2 == 0 else (True, False):
-                games, task = play(warm_side, minutes, args.pairs, args.games, directory, number)
+                games, task, again = play(
+                    warm_side, minutes, args.pairs, args.games, directory, number
+                )
                 done[warm_side].append(games)
                 tasks[warm_side].append(task)
+                met[warm_side].append(again)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     cold, warm = sum(done[False]), sum(done[True])
@@ -170,6 +198,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"cold: {cold / args.minutes:8.1f} games/minute, a match task {cold_task:.3f} s")
     print(f"warm: {warm / args.minutes:8.1f} games/minute, a match task {warm_task:.3f} s")
     print(f"ratio warm/cold: {warm / max(cold, 1):.2f}")
+    shares = {
+        side: sum(m for m, _ in met[side]) / max(sum(n for _, n in met[side]), 1)
+        for side in (False, True)
+    }
+    print(
+        f"matches whose pair their process played within its last {SLOT_BLOCK // 2} pairs "
+        f"(warm: its bots kept): cold {shares[False]:.0%}, warm {shares[True]:.0%}"
+    )
 
 
 if __name__ == "__main__":

@@ -79,6 +79,7 @@ from arena.store.bots import BotRow
 from arena.store.db import DATABASE_ERRORS
 from arena.store.games import MatchRow
 from web.auth import guarded, public
+from web.downloads import disposition
 from web.extensions import csrf, get_store, limiter
 from web.forms import read_file
 from web.games import FilterError, cursor_text, parse_cursor, parse_filter, record_for_reader
@@ -483,7 +484,8 @@ def api_bot(owner: str, name: str) -> BotView:
 @guarded("read-source", early=False)
 @spec.validate(resp=Responses("HTTP_200", HTTP_404=ApiError, **ERRORS), tags=["bots"])
 def api_bot_source(owner: str, name: str, version: int) -> Response:
-    """A version's source as text: for everyone once its owner made it public, else for its
+    """A version's source as text, typed as its runtime's file (``text/x-python``,
+    ``text/x-java``...): for everyone once its owner made it public, else for its
     owner and the admins only (404 to anyone else: a private source is not acknowledged),
     or for everyone once a competition it entered made its entries' sources public."""
     account = _caller("read")
@@ -491,7 +493,9 @@ def api_bot_source(owner: str, name: str, version: int) -> Response:
         source = read_source(get_store(), account, owner, name, version)
     except NotFound:
         return _fail(404, f"no source of {owner}/{name} version {version} for you")  # type: ignore[no-any-return]
-    return Response(source, mimetype="text/x-python")
+    response = Response(source.text, mimetype=source.media_type)
+    response.headers["Content-Disposition"] = disposition(source.filename(name, version), "inline")
+    return response
 
 
 @api.post("/bots")

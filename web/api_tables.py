@@ -1,12 +1,12 @@
 """Tables in the JSON API (docs/api.md, docs/tables.md), on the API's blueprint
 (:mod:`web.api`): open a table against bots, read its state (the seat's newest view, or
-the next one, waited for), play a move. Each route calls the function of
-arena.service.tables the pages call (``open_table``, ``table_view``, ``send_move``); a
-refusal is the API's JSON error with the service's sentence.
+the next one, waited for), take an invited seat, play a move. Each route calls the function
+of arena.service.tables the pages call (``open_table``, ``table_view``, ``join_table``,
+``send_move``); a refusal is the API's JSON error with the service's sentence.
 
-Playing acts for the token's account: opening a table and moving need an ``upload`` token,
-reading its state a ``read`` one. The bots still play on a worker; a program seated at a
-table is a person's seat, with the person's move time.
+Playing acts for the token's account: opening a table, joining one and moving need an
+``upload`` token, reading its state a ``read`` one. The bots still play on a worker; a
+program seated at a table is a person's seat, with the person's move time.
 
 Imported by web.app before the blueprint is registered (its routes join it then).
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 from flask import url_for
@@ -25,7 +26,9 @@ from arena.errors import NotFound, PermissionDenied
 from arena.service.shapes import about
 from arena.service.tables import (
     TableError,
+    join_table,
     open_table,
+    open_tables,
     seat_of,
     send_move,
     table_for,
@@ -33,14 +36,14 @@ from arena.service.tables import (
     watch_code,
 )
 from arena.store.tables import TableRow
-from web.api import ERRORS, ApiError, api, spec
+from web.api import ERRORS, REPLAYED, ApiError, api, idempotency_key, spec
 from web.api import caller as _caller
 from web.api import fail as _fail
 from web.auth import guarded
 from web.extensions import get_store
 from web.limits import address_key
 
-__all__ = ["TableOpened", "TableState"]
+__all__ = ["TableOpened", "TableState", "YourTables"]
 
 TAGS = ["tables"]
 T = TypeVar("T")
@@ -60,6 +63,10 @@ class TableRequest(BaseModel):
 class StateQuery(BaseModel):
     after: str = Field("0", max_length=40, pattern=r"^[0-9-]+$", description="a view's id")
     wait: float = Field(0, ge=0, le=WAIT_SECONDS, description="seconds to wait for a newer view")
+
+
+class JoinRequest(BaseModel):
+    code: str = Field(max_length=64, description="the invitation's code (its join link's end)")
 
 
 class MoveRequest(BaseModel):
@@ -91,6 +98,29 @@ class TableState:
     view: dict[str, Any] | None
 
 
+@dataclass(frozen=True, slots=True)
+class YourTable:
+    """One of your open tables."""
+
+    id: int
+    status: str = field(metadata=about("waiting, pending or running"))
+    rules: str = field(metadata=about("its rule set's name"))
+    players: int
+    teams: bool
+    seat: int | None = field(metadata=about("your seat"))
+    seats: list[str | None] = field(metadata=about("each seat's name (null: an invited seat)"))
+    created: datetime
+    state: str = field(metadata=about("its state in the API"))
+    page: str = field(metadata=about("its page"))
+
+
+@dataclass(frozen=True, slots=True)
+class YourTables:
+    """Your open tables (waiting, pending or being played), newest first."""
+
+    tables: list[YourTable]
+
+
 def _refused(act: Callable[[], T]) -> T:
     """``act()``, a TableError (a sentence) answered as 400."""
     try:
@@ -112,10 +142,12 @@ def _state(row: TableRow, view_id: str | None, view: dict[str, Any] | None) -> T
     resp=Responses(HTTP_201=TableOpened, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
     tags=TAGS,
 )
-def api_open_table(json: TableRequest) -> tuple[TableOpened, int]:
+def api_open_table(json: TableRequest) -> tuple[TableOpened, int, dict[str, str]]:
     """Open a table (an ``upload`` token): the rule set, the seats, your seat, the bot
     beside you (a version's id; null: a reference bot) and reference bots at the others,
-    under the same bounds as the page's (docs/tables.md). 201 with its links."""
+    under the same bounds as the page's (docs/tables.md). 201 with its links. An
+    ``Idempotency-Key`` header sent again answers the first table's links, with
+    ``Idempotent-Replayed: true``, and opens nothing."""
     account = _caller("upload")
     opened = _refused(
         lambda: open_table(
@@ -128,20 +160,56 @@ def api_open_table(json: TableRequest) -> tuple[TableOpened, int]:
             seat=json.seat,
             bot=json.bot,
             invite=json.invite,
+            key=idempotency_key(),
         )
     )
     row = table_for(get_store(), account, opened.id)
     join = None
     if opened.invite is not None:
         join = url_for("tables.join_page", table_id=opened.id, code=opened.invite, _external=True)
-    return TableOpened(
-        id=opened.id,
-        state=url_for("api.api_table_state", table_id=opened.id, _external=True),
-        watch=url_for(
-            "watching.table_watch_page", table_id=opened.id, code=watch_code(row), _external=True
+    return (
+        TableOpened(
+            id=opened.id,
+            state=url_for("api.api_table_state", table_id=opened.id, _external=True),
+            watch=url_for(
+                "watching.table_watch_page",
+                table_id=opened.id,
+                code=watch_code(row),
+                _external=True,
+            ),
+            join=join,
         ),
-        join=join,
-    ), 201
+        201,
+        {REPLAYED: "true"} if opened.repeated else {},
+    )
+
+
+@api.get("/tables")
+@guarded("play-table", early=False)
+@spec.validate(resp=Responses(HTTP_200=YourTables, **ERRORS), tags=TAGS)
+def api_my_tables() -> YourTables:
+    """Your open tables (a ``read`` token): opened by you or joined by invitation, still
+    waiting, pending or being played, newest first, each with its state's and page's
+    links: a table a program lost track of is found again."""
+    account = _caller("read")
+    rows = _refused(lambda: open_tables(get_store(), account))
+    return YourTables(
+        [
+            YourTable(
+                id=row.id,
+                status=row.status,
+                rules=row.rules_name,
+                players=row.players,
+                teams=row.teams,
+                seat=seat_of(row, account),
+                seats=[s.name for s in row.seats],
+                created=row.created,
+                state=url_for("api.api_table_state", table_id=row.id, _external=True),
+                page=url_for("tables.table_page", table_id=row.id, _external=True),
+            )
+            for row in rows
+        ]
+    )
 
 
 @api.get("/tables/<int:table_id>")
@@ -162,6 +230,24 @@ def api_table_state(table_id: int, query: StateQuery) -> TableState:
         )
     )
     return _state(*found)
+
+
+@api.post("/tables/<int:table_id>/join")
+@guarded("play-table", early=False)
+@spec.validate(
+    json=JoinRequest,
+    resp=Responses(HTTP_200=TableState, HTTP_400=ApiError, HTTP_404=ApiError, **ERRORS),
+    tags=TAGS,
+)
+def api_join_table(table_id: int, json: JoinRequest) -> TableState:
+    """Take the invited person's seat (an ``upload`` token), as the join link's page does:
+    ``code`` is the link's last part. The state of the table, with your seat; sent again,
+    the same seat. 404 for no such table or a wrong code, 400 with a sentence when its
+    seats are taken or its game is over."""
+    account = _caller("upload")
+    store = get_store()
+    _refused(lambda: join_table(store, account, table_id, json.code))
+    return _state(*_refused(lambda: table_view(store, account, table_id)))
 
 
 @api.post("/tables/<int:table_id>/moves")

@@ -202,8 +202,9 @@ def bot_source_page(owner: str, name: str, version: int) -> Response:
         source = read_source(get_store(), current_account(), owner, name, version)
     except NotFound:
         abort(404)
-    response = Response(source, mimetype="text/plain")
-    response.headers["Content-Disposition"] = disposition(f"{name}-v{version}.py", "inline")
+    # text/plain, whatever its language, so that a browser shows it
+    response = Response(source.text, mimetype="text/plain")
+    response.headers["Content-Disposition"] = disposition(source.filename(name, version), "inline")
     return response
 
 

@@ -1,12 +1,13 @@
 """Tables: a person plays bots in the browser (docs/tables.md).
 
 ``/tables/new`` opens one (the rule set, the seats, the person's seat, the bot, a second
-person invited by link); ``/tables/ID`` is the table: its state is a fragment drawn here
-from the view the worker published for the reader's seat (the line and hands in SVG, by
-:mod:`web.board`), which ``static/js/table.js`` fetches again while others move (a long
-poll: ``/tables/ID/state?after=VIEW`` waits up to a few seconds for the next view) and
-after each move (``POST /tables/ID/move`` relays it and answers with the state once the
-bots have replied). The web never referees: it checks a move against the published view
+person invited by link); ``/tables`` lists the person's open tables; ``/tables/ID`` is
+the table: its state is a fragment drawn here from the view the worker published for the
+reader's seat (the line and hands in SVG, by :mod:`web.board`), which
+``static/js/table.js`` fetches again while others move (a long poll:
+``/tables/ID/state?after=VIEW`` waits up to a few seconds for the next view) and after
+each move (``POST /tables/ID/move`` relays it and answers with the state once the bots
+have replied). The web never referees: it checks a move against the published view
 (:func:`arena.service.tables.send_move`) and relays it. A finished table's game opens in
 the replay viewer, and its record downloads as JSON.
 """
@@ -32,9 +33,11 @@ from arena.service.tables import (
     invited_table,
     join_table,
     open_table,
+    open_tables,
     playable_version,
     seat_of,
     send_move,
+    status_words,
     table_for,
     table_view,
     watch_code,
@@ -43,6 +46,7 @@ from arena.store.tables import TableRow
 from web.auth import current_account, guarded
 from web.board import hand_svg, line_svg
 from web.extensions import get_store
+from web.forms import upload_key
 from web.games import viewer_state
 from web.limits import address_key
 from web.viewer import marks, timeline_svg
@@ -83,7 +87,8 @@ def _whole(field: str, low: int, high: int, default: int) -> int:
 def new_table() -> BaseResponse | tuple[str, int] | str:
     """Open a table: the rule set, the seats (2 to 5; 2v2 where the rules allow), your
     seat, the bot (``bot``: a version id, from a bot's page) and whether a second person
-    is invited; the other seats get reference bots."""
+    is invited; the other seats get reference bots. The form carries a one-time token:
+    sent twice (a double click), it opens one table, and both answers lead to it."""
     account = _account()
     rule_sets = rule_set_list(get_store())
     form: dict[str, Any] = {
@@ -97,6 +102,7 @@ def new_table() -> BaseResponse | tuple[str, int] | str:
         "form": form,
         "move_seconds": MOVE_SECONDS,
         "max_tables": MAX_PER_ACCOUNT,
+        "open_count": len(open_tables(get_store(), account)),
     }
     try:
         form["players"] = _whole("players", 2, 5, 4 if form["teams"] else 2)
@@ -127,11 +133,34 @@ def new_table() -> BaseResponse | tuple[str, int] | str:
             seat=form["seat"],
             bot=int(form["bot"]) if form["bot"] else None,
             invite=form["invite"],
+            key=upload_key(),  # the form's one-time token: pressed twice, one table
         )
     except (TableError, NotFound) as exc:
         flash(_sentence(exc))
         return render_template("table_new.html", **context), 400
     return redirect(url_for("tables.table_page", table_id=opened.id))
+
+
+@tables.get("/tables")
+@guarded("play-table")
+def my_tables() -> str:
+    """The person's open tables (waiting, pending, being played), newest first, each linked:
+    a table left in another tab is found again."""
+    account = _account()
+    rows = [
+        {
+            "id": row.id,
+            "status": row.status,
+            "words": status_words(row.status),
+            "rules": row.rules_name,
+            "teams": row.teams,
+            "seats": [s.name or ("an invited person" if s.human else "a bot") for s in row.seats],
+            "seat": seat_of(row, account),
+            "created": row.created,
+        }
+        for row in open_tables(get_store(), account)
+    ]
+    return render_template("tables_mine.html", rows=rows, move_seconds=MOVE_SECONDS)
 
 
 def _row(table_id: int) -> TableRow:

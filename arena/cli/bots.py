@@ -15,7 +15,7 @@ from arena.cli.common import (
     unsandboxed_option,
 )
 from arena.match.lineup import CheckReport, check_bot
-from arena.match.newbot import write_starter_bot
+from arena.match.newbot import java_class_name, write_starter_bot
 from arena.match.referee import TimeControl
 from arena.match.runtimes import find_runtime
 from arena.match.sandbox import Limits
@@ -123,4 +123,7 @@ def new_bot_command(name: str, runtime: str | None) -> None:
             f"cannot write {path}: {exc.strerror}", param_hint="'NAME'"
         ) from None
     again = "" if runtime != "python-numpy" else "--runtime python-numpy "
-    click.echo(f"wrote {path}: edit play(), then try `arena check {again}{path}`")
+    wrote = str(path)
+    if runtime == "java":  # its class is named after NAME, as Java spells classes
+        wrote += f" (class {java_class_name(path.name[: -len(suffix)])})"
+    click.echo(f"wrote {wrote}: edit play(), then try `arena check {again}{path}`")

@@ -17,12 +17,22 @@ from pathlib import Path
 
 from arena.match.runtimes import NUMPY_VERSION
 
-__all__ = ["STARTER_NAME", "declared_name", "starter_bot", "write_starter_bot"]
+__all__ = [
+    "STARTER_NAME",
+    "declared_name",
+    "java_class_name",
+    "starter_bot",
+    "write_starter_bot",
+]
 
 #: What a starter bot's file may be called (its stem is the bot's name in its handshake).
 STARTER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
-#: A Java starter's name is its class's too: no '-'.
-JAVA_CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+#: The names a Java starter's class may not take: the types its file uses by their simple
+#: names (the kit's, package ``arena``, and ``Map``, ``String``, ``Object``, ``Override``),
+#: which a class of the same name would hide (javac would reject the file).
+_JAVA_TAKEN = frozenset(
+    path.stem for path in (Path(__file__).resolve().with_name("kits") / "java").glob("*.java")
+) | {"Map", "String", "Object", "Override"}
 
 #: A bot file's own name: ``NAME = "mybot"`` on a line of its own at the top level (in
 #: JavaScript ``const NAME = "mybot";``; in Java, indented, ``public static final String NAME
@@ -254,10 +264,12 @@ _JAVA_TEMPLATE = """// {name}: my domino bot, in Java (the java runtime: OpenJDK
 import arena.*;
 import java.util.Map;
 
-public class {name} implements Player {{
+// The class is {cls}, made from the bot's name {name}: the arena runs the public class
+// implementing Player, whatever it is called; NAME below is what the arena calls the bot.
+public class {cls} implements Player {{
     public static final String NAME = "{name}";
 
-    // A new {name} plays each game: its fields live for one game (all its rounds).
+    // A new {cls} plays each game: its fields live for one game (all its rounds).
 
     // Return one of observation.legalMoves.
     //
@@ -326,14 +338,19 @@ def starter_bot(name: str, runtime: str = "python") -> str:
             f"{name!r} cannot name a bot: use a letter, then letters, digits, '_' or '-' "
             "(at most 64; e.g. mybot)"
         )
-    if runtime == "java" and not JAVA_CLASS_NAME.fullmatch(stem):
-        raise ValueError(
-            f"{name!r} cannot name a Java bot: its class is called so, so use a letter, then "
-            "letters, digits or '_' (e.g. MyBot)"
-        )
     if starter is not None:
         return template.replace("@NAME@", stem).replace("@FILE@", file)
-    return template.format(name=stem, file=file, numpy=f"numpy {NUMPY_VERSION}")
+    cls = java_class_name(stem)
+    return template.format(name=stem, cls=cls, file=file, numpy=f"numpy {NUMPY_VERSION}")
+
+
+def java_class_name(name: str) -> str:
+    """The Java starter's class for bot ``name`` (a :data:`STARTER_NAME`): its parts, split
+    at ``-`` and ``_``, each begun with a capital and joined (``my-bot`` and ``my_bot``:
+    ``MyBot``; ``mybot``: ``Mybot``), with ``Bot`` added to a name the file's own types
+    take (``move``: ``MoveBot``). A capital first letter is no Java keyword."""
+    cls = "".join(part[:1].upper() + part[1:] for part in re.split(r"[-_]+", name) if part)
+    return f"{cls}Bot" if cls in _JAVA_TAKEN else cls
 
 
 def write_starter_bot(path: Path, runtime: str = "python") -> None:

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import functools
 import os
+import platform
 import re
 import subprocess
 from collections.abc import Mapping
@@ -81,6 +82,7 @@ __all__ = [
     "DEFAULT_RUNTIME",
     "JAVA_HOME",
     "JVM_FLAGS",
+    "JVM_ROOT",
     "NUMPY_DEFAULT_DIR",
     "NUMPY_DIR_ENV",
     "NUMPY_VERSION",
@@ -91,6 +93,7 @@ __all__ = [
     "file_kinds",
     "find_runtime",
     "host_paths",
+    "java_home",
     "numpy_dir",
     "numpy_install_command",
     "runtime_for_upload",
@@ -167,8 +170,30 @@ _RUSTC = "/usr/bin/rustc"
 #: rustc links with GCC (named: /usr/bin/cc is an alternatives link), statically.
 _RUST_STATIC = ("-C", "target-feature=+crt-static", "-C", "linker=/usr/bin/gcc-12")
 
-#: Debian's OpenJDK 17 (package openjdk-17-jdk-headless: javac; its -jre-headless: java).
-JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
+#: Where Debian installs its JDKs.
+JVM_ROOT = Path("/usr/lib/jvm")
+#: Debian's names of machine architectures (``platform.machine()``'s), as in a JDK's folder.
+_DEBIAN_ARCHITECTURES = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf", "i686": "i386"}
+
+
+def java_home(root: Path = JVM_ROOT, machine: str | None = None) -> str:
+    """Debian's OpenJDK 17 on this machine (package openjdk-17-jdk-headless: javac; its
+    -jre-headless: java): the installed ``java-17-openjdk-ARCH`` folder under ``root``
+    (the first, by name, holding ``bin/java``); with none installed, this machine's
+    architecture's (``amd64``, ``arm64``...), where the package would put it."""
+    installed = sorted(
+        path
+        for path in root.glob("java-17-openjdk-*")
+        if not path.is_symlink() and (path / "bin" / "java").is_file()
+    )
+    if installed:
+        return str(installed[0])
+    machine = machine or platform.machine()
+    return str(root / f"java-17-openjdk-{_DEBIAN_ARCHITECTURES.get(machine, machine)}")
+
+
+#: The OpenJDK 17 the java runtime runs (:func:`java_home`, found once).
+JAVA_HOME = java_home()
 #: What the JVM needs besides its launcher: its libraries, module image and class-data
 #: archive (lib), its configuration (conf, links into /etc/java-17-openjdk).
 _JAVA_DIRECTORIES = (f"{JAVA_HOME}/lib", f"{JAVA_HOME}/conf", "/etc/java-17-openjdk")
@@ -219,6 +244,8 @@ class BotRuntime:
         name: its name in settings, the API and the database (``python-numpy``).
         label: for people (``Python 3 + numpy``).
         suffix: what an uploaded file of it ends with (``.py``).
+        media_type: its file's media type, as the API serves a version's source
+            (``text/x-python``).
         stored_suffix: what a worker's copy of a stored version is named with.
         interpreter: the host program, shown at the same path inside the sandbox.
         kit: the bot kit's file in ``arena/match`` (``botkit.py``), run as ``/kit/<kit>``.
@@ -243,6 +270,7 @@ class BotRuntime:
     stored_suffix: str
     interpreter: str
     kit: str
+    media_type: str = "text/x-python"
     arguments: tuple[str, ...] = ()
     packages: bool = False
     extra_address_mb: int = 0
@@ -308,6 +336,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="javascript",
             label="JavaScript (Node.js)",
             suffix=".js",
+            media_type="text/javascript",
             stored_suffix=".js",
             interpreter="/usr/bin/node",
             kit="botkit.js",
@@ -323,6 +352,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="cpp",
             label="C++17 (g++)",
             suffix=".cpp",
+            media_type="text/x-c++src",
             stored_suffix=".cpp",
             interpreter="",  # the artefact is the program
             kit="",
@@ -342,6 +372,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="c",
             label="C11 (gcc), a program speaking the protocol",
             suffix=".c",
+            media_type="text/x-csrc",
             stored_suffix=".c",
             interpreter="",
             kit="",
@@ -360,6 +391,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="go",
             label="Go 1.19, a program speaking the protocol",
             suffix=".go",
+            media_type="text/x-go",
             stored_suffix=".go",
             interpreter="",
             kit="",
@@ -385,6 +417,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="rust",
             label="Rust 1.63 (rustc), a program speaking the protocol",
             suffix=".rs",
+            media_type="text/x-rust",
             stored_suffix=".rs",
             interpreter="",
             kit="",
@@ -403,6 +436,7 @@ RUNTIMES: Mapping[str, BotRuntime] = {
             name="java",
             label="Java 17 (OpenJDK)",
             suffix=".java",
+            media_type="text/x-java",
             stored_suffix=".java",
             interpreter=f"{JAVA_HOME}/bin/java",
             kit="",  # compiled into the jar

@@ -6,9 +6,11 @@ its source public or private again."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import NotFound
+from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES
 from arena.service.bot_views import bot_source, bot_view
 from arena.service.class_views import bot_target
 from arena.service.competitions import source_opened
@@ -16,17 +18,37 @@ from arena.service.permissions import Actor, Target, require
 from arena.store import bots as stored_bots
 from arena.store.db import Store
 
-__all__ = ["add_checked_bot", "read_source", "set_source_public", "set_visibility"]
+__all__ = ["BotSource", "add_checked_bot", "read_source", "set_source_public", "set_visibility"]
 
 logger = logging.getLogger(__name__)
 
 
-def read_source(store: Store, actor: Actor, owner: str, name: str, version: int) -> str:
-    """The source of ``owner/name`` version ``version``, for ``actor``: everyone's once its
-    owner made it public or a competition it entered opened its entries' sources at the
-    deadline; else its owner's, the admins', and the teachers' of a class it was submitted
-    to (an assignment's submission: never a student's other bots, nor its competition
-    entries). A bot of a private class's student is no one else's to see at all
+@dataclass(frozen=True, slots=True)
+class BotSource:
+    """A version's source and the runtime it runs under (arena.match.runtimes)."""
+
+    text: str
+    runtime: str
+
+    @property
+    def media_type(self) -> str:
+        """Its file's media type (``text/x-python``, ``text/x-java``...; ``text/plain`` for a
+        runtime this arena no longer knows)."""
+        known = RUNTIMES.get(self.runtime)
+        return "text/plain" if known is None else known.media_type
+
+    def filename(self, name: str, version: int) -> str:
+        """Its file's name, ``NAME-vVERSION`` with its runtime's suffix (``greedy-v2.java``)."""
+        known = RUNTIMES.get(self.runtime)
+        return f"{name}-v{version}{'.txt' if known is None else known.suffix}"
+
+
+def read_source(store: Store, actor: Actor, owner: str, name: str, version: int) -> BotSource:
+    """The source of ``owner/name`` version ``version`` with its runtime, for ``actor``:
+    everyone's once its owner made it public or a competition it entered opened its
+    entries' sources at the deadline; else its owner's, the admins', and the teachers' of a
+    class it was submitted to (an assignment's submission: never a student's other bots,
+    nor its competition entries). A bot of a private class's student is no one else's to see at all
     (arena.service.privacy).
 
     Raises:
@@ -46,7 +68,8 @@ def read_source(store: Store, actor: Actor, owner: str, name: str, version: int)
     source = bot_source(store, owner, name, version)
     if source is None:
         raise NotFound(hidden)
-    return source
+    runtime = next((v.runtime for v in view.versions if v.version == version), DEFAULT_RUNTIME)
+    return BotSource(source, runtime)
 
 
 def set_visibility(store: Store, actor: Actor, owner: str, name: str, public: bool) -> None:

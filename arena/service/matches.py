@@ -502,7 +502,8 @@ def play_next(
     sandboxed: bool = True,
 ) -> tuple[int | None, str]:
     """Claim the next match of ``lane`` (the oldest-sent tournament's first, or with warm
-    bots one of the pairs this process keeps: :func:`arena.store.queue.claim_match`,
+    bots one of the pairs this process keeps, else the first of the pair with the most
+    matches waiting: :func:`arena.store.queue.claim_match`'s ``prefer`` and ``gather``,
     :class:`_KeptPairs`), play it and store it; return its id and what
     happened (as :func:`run_match`), or ``(None, "idle")`` when nothing in the lane is
     claimable. What a worker does with a task: the task is a token, the database decides
@@ -514,9 +515,11 @@ def play_next(
     config = config or Config()
     worker = worker or worker_id()
     prefer = _KEPT.prefer() if config.warm_bots else ()
+    gather = config.warm_bots and _KEPT.asked
     claimed = claim_match(
-        store, worker, lease_seconds=config.lease_seconds, lane=lane, prefer=prefer
-    )
+        store, worker, lease_seconds=config.lease_seconds, lane=lane, prefer=prefer,
+        gather=gather,
+    )  # fmt: skip
     if claimed is None:
         return None, "idle"
     outcome = _run_claimed(store, claimed, worker, config, first_slot, sandboxed)
@@ -525,37 +528,39 @@ def play_next(
     return claimed.match_id, outcome
 
 
-#: Matches in a row a process takes for the pairs it keeps warm before it takes its
-#: tournament's first waiting match again (so none waits for more than this many claims of
-#: each process).
+#: Claims in a row a process makes preferring the pairs it keeps warm (or gathering a
+#: pair's matches) before one takes its tournament's first waiting match again (so none
+#: waits for more than this many claims of each process).
 WARM_STREAK = 7
 
 
 class _KeptPairs:
     """The pairs whose bots this process keeps warm, as a claim prefers them
-    (:func:`arena.store.queue.claim_match`'s ``prefer``): the latest played (tournament,
-    versions) whose seats fit in the process's slot block (:data:`SLOT_BLOCK`, as the warm
-    pool keeps them), and how many claims in a row went to one of them (at most
-    :data:`WARM_STREAK`, then the tournament's first waiting match is taken). A forked
+    (:func:`arena.store.queue.claim_match`'s ``prefer`` and ``gather``): the latest played
+    (tournament, versions) whose seats fit in the process's slot block (:data:`SLOT_BLOCK`,
+    as the warm pool keeps them), and how many claims in a row preferred (at most
+    :data:`WARM_STREAK`, then one takes the tournament's first waiting match). A forked
     process starts with none (the warm pool is its own)."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.pairs: dict[tuple[int, tuple[int, ...]], None] = {}
         self.streak = 0
+        #: Whether the next claim prefers (kept pairs, else gathers a pair's matches).
         self.asked = False
 
     def prefer(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        """What the next claim prefers (none after a streak of :data:`WARM_STREAK`)."""
+        """The pairs the next claim prefers (none after a streak of :data:`WARM_STREAK`
+        claims that preferred: then :attr:`asked` is False too)."""
         if self.pid != os.getpid():
             self.pid, self.pairs, self.streak = os.getpid(), {}, 0
-        self.asked = self.streak < WARM_STREAK and bool(self.pairs)
+        self.asked = self.streak < WARM_STREAK
         return tuple(self.pairs) if self.asked else ()
 
     def played(self, tournament_id: int, seats: Sequence[int], kept: bool) -> None:
         """Book a claimed match: its pair is kept if it was played to its end."""
         pair = (tournament_id, pair_of(seats))
-        self.streak = self.streak + 1 if self.asked and pair in self.pairs else 0
+        self.streak = self.streak + 1 if self.asked else 0
         self.pairs.pop(pair, None)
         if kept:
             self.pairs[pair] = None  # the latest last

@@ -30,6 +30,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from typing import Any
 
 from arena.engine.game import new_seed
 from arena.engine.records import game_record
-from arena.engine.rules import rules_from_record
+from arena.engine.rules import Rules, rules_from_record
 from arena.errors import ArenaError, NotFound
 from arena.match.human import HumanPlayer
 from arena.match.lineup import make_players
@@ -48,6 +49,7 @@ from arena.match.sandbox import Limits
 from arena.service.accounts import Account
 from arena.service.board_views import REFERENCE_OWNER
 from arena.service.dispatch import dispatch_table
+from arena.service.intake import MAX_CLIENT_KEY
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
 from arena.service.privacy import hidden_from
@@ -65,6 +67,7 @@ from arena.service.table_channel import (
 from arena.store.bots import version_id
 from arena.store.branches import seatable_versions, versions_by_id
 from arena.store.db import Store
+from arena.store.ratings import find_rule_set
 from arena.store.tables import (
     SeatRow,
     TableRow,
@@ -72,6 +75,7 @@ from arena.store.tables import (
     claim_table,
     close_idle_tables,
     finish_table,
+    open_tables_of,
     renew_table,
     seat_invited,
     table_row,
@@ -93,11 +97,13 @@ __all__ = [
     "join_table",
     "max_tables",
     "open_table",
+    "open_tables",
     "playable_version",
     "record_against_people",
     "run_table",
     "seat_of",
     "send_move",
+    "status_words",
     "table_for",
     "table_view",
     "watch_code",
@@ -125,6 +131,11 @@ TABLE_TIME_LIMIT = 4 * 3600
 FILLER = "greedy"
 #: The longest wait of a page for the table's next view.
 WAIT_SECONDS = 15.0
+#: On SQLite, the longest a table's opening waits for its turn at the writes
+#: (:func:`_taking_turns`).
+OPEN_WAIT_SECONDS = 20.0
+#: The turn of the table opening its writes in this process, on SQLite.
+_OPENING = threading.Lock()
 
 _BOUND_SENTENCES = {
     "account": "You have {count} tables open (at most {limit}): finish or leave one first.",
@@ -150,10 +161,12 @@ def max_tables(environ: Mapping[str, str] | None = None) -> int:
 
 @dataclass(frozen=True, slots=True)
 class OpenedTable:
-    """A table just opened: its id, and its invitation's code (None: nobody invited)."""
+    """A table just opened: its id, and its invitation's code (None: nobody invited);
+    ``repeated``: its client key was sent before, and this is the table it opened then."""
 
     id: int
     invite: str | None
+    repeated: bool = False
 
 
 def _account(actor: Actor, what: str) -> Account:
@@ -186,21 +199,27 @@ def open_table(
     bot: int | None,
     invite: bool = False,
     seed: int | None = None,
+    key: str | None = None,
 ) -> OpenedTable:
     """Open a table under ``rules`` (a preset or a stored rule set's NAME[@VERSION]) with
     ``players`` seats (``teams``: 2v2), ``actor`` at ``seat``, the bot version ``bot`` at
     the next seat (None: a reference bot) and reference bots at the others; with
     ``invite``, one more seat is a second person's, taken by the invitation's link (the
     seat across the table in 2v2, so the two are partners; else the seat after the bot's).
-    Send it to the workers at once when nobody is invited.
+    Send it to the workers at once when nobody is invited. ``key``: the client's key (the
+    form's one-time token, the API's ``Idempotency-Key``): sent again, it opens nothing and
+    answers with the table it opened first (``repeated``), as an upload's does
+    (:mod:`arena.service.intake`): "Sit down" pressed twice opens one table.
 
     Raises:
         PermissionDenied: anonymous (log in to play).
         NotFound: no such rule set, or the bot is not stored or not visible to ``actor``.
         TableError: one sentence on what is wrong: the seats or teams out of the rule set's
-            range; no reference bot stored; a bound full; tables off (no Redis).
+            range; no reference bot stored; a bound full; tables off (no Redis); a key
+            that is no key, or one sent before to open another table.
     """
     account = _account(actor, "play at a table")
+    client_key = _client_key(key)
     found = find_rules(store, rules)
     try:
         found.check_players(players, teams)
@@ -242,29 +261,108 @@ def open_table(
             names[other] = labels.get(version, "")
     code = secrets.token_urlsafe(16) if friend is not None else None
     limit = max_tables()
-    added = add_table(
-        store,
-        owner_id=account.id,
-        address=address[:64],
-        rule_set_id=store.ensure_rule_set(found).id,
-        players=players,
-        teams=teams,
-        seed=new_seed() if seed is None else seed,
-        move_seconds=MOVE_SECONDS,
-        seats=seats,
-        channel=secrets.token_hex(16),
-        invite=code,
-        bounds=(MAX_PER_ACCOUNT, MAX_PER_ADDRESS, limit),
-    )
+    with _taking_turns(store):
+        added = add_table(
+            store,
+            owner_id=account.id,
+            address=address[:64],
+            rule_set_id=_rule_set_id(store, found),
+            players=players,
+            teams=teams,
+            seed=new_seed() if seed is None else seed,
+            move_seconds=MOVE_SECONDS,
+            seats=seats,
+            channel=secrets.token_hex(16),
+            invite=code,
+            bounds=(MAX_PER_ACCOUNT, MAX_PER_ADDRESS, limit),
+            client_key=client_key,
+        )
+        if added.table_id is not None and not added.repeated and code is None:
+            dispatch_table(store, added.table_id)
+    if added.repeated:
+        assert added.table_id is not None
+        return _repeated(store, added.table_id, found.version, teams, seats)
     if added.table_id is None:
         assert added.full is not None
         bound = {"account": MAX_PER_ACCOUNT, "address": MAX_PER_ADDRESS, "total": limit}
         raise TableError(
             _BOUND_SENTENCES[added.full].format(count=added.count, limit=bound[added.full])
         )
-    if code is None:
-        dispatch_table(store, added.table_id)
     return OpenedTable(added.table_id, code)
+
+
+@contextlib.contextmanager
+def _taking_turns(store: Store) -> Iterator[None]:
+    """On SQLite, the tables this process opens take turns at their writes
+    (:data:`_OPENING`), for at most :data:`OPEN_WAIT_SECONDS`.
+
+    SQLite has one writer at a time, and a connection waiting for it polls, sleeping up to
+    100 ms between tries, while others take it: 30 tables opened at once, each request on
+    its own connection, left some waiting past the 5 s busy timeout ("database is
+    locked", no write held over 0.26 s). Waiting here instead, a process's requests take
+    the lock one after the other the moment it is free, and only one of them polls.
+
+    Raises:
+        TableError: the turn did not come in time (a sentence: try again).
+    """
+    if store.dialect != "sqlite":
+        yield
+        return
+    if not _OPENING.acquire(timeout=OPEN_WAIT_SECONDS):
+        raise TableError("too many tables are being opened at once: try again in a moment")
+    try:
+        yield
+    finally:
+        _OPENING.release()
+
+
+def _rule_set_id(store: Store, rules: Rules) -> int:
+    """The stored rule set's id, read (no write lock: on SQLite every write waits for the
+    one writer, and a burst of tables must not queue a write each for a rule set stored
+    long ago); stored first if no table or tournament used it yet."""
+    try:
+        return find_rule_set(store, rules).id
+    except LookupError:
+        return store.ensure_rule_set(rules).id
+
+
+def _client_key(key: str | None) -> str | None:
+    """The client's key, checked as an upload's: 1 to :data:`MAX_CLIENT_KEY` printable
+    ASCII characters.
+
+    Raises:
+        TableError: it is not.
+    """
+    if key is None or (0 < len(key) <= MAX_CLIENT_KEY and key.isascii() and key.isprintable()):
+        return key
+    raise TableError(
+        f"an idempotency key is 1 to {MAX_CLIENT_KEY} printable ASCII characters (a UUID, "
+        f"say): not {key[: MAX_CLIENT_KEY + 1]!r}"
+    )
+
+
+def _repeated(
+    store: Store, table_id: int, version: str, teams: bool, seats: list[SeatRow]
+) -> OpenedTable:
+    """The table a client key opened first, if it was opened by the same request (its rule
+    set, its teams, and each seat a person's or the same bot version's).
+
+    Raises:
+        TableError: the key opened another table.
+    """
+    row = table_row(store, table_id)
+    assert row is not None  # (tables are never deleted)
+    asked = [(s.seat, s.human, s.version_id) for s in seats]
+    if (
+        rules_from_record(row.rules_name, row.rules_params).version != version
+        or [(s.seat, s.human, s.version_id) for s in row.seats] != asked
+        or row.teams != teams
+    ):
+        raise TableError(
+            f"this idempotency key (or form) opened another table (table {table_id}): send "
+            "each new table with a new key (reload the form)"
+        )
+    return OpenedTable(row.id, row.invite, repeated=True)
 
 
 def playable_version(store: Store, owner: str, name: str, version: int) -> int | None:
@@ -327,6 +425,29 @@ def table_for(store: Store, actor: Actor, table_id: int) -> TableRow:
     if row is None or (seat_of(row, account) is None and not allowed(actor, "read-tables")):
         raise NotFound(f"no table {table_id} of yours")
     return row
+
+
+def open_tables(store: Store, actor: Actor) -> list[TableRow]:
+    """``actor``'s open tables (waiting, pending or playing; opened, or joined by
+    invitation), newest first: a table left in another tab is found again.
+
+    Raises:
+        PermissionDenied: anonymous.
+        TableError: the operator (no account, no tables).
+    """
+    return open_tables_of(store, _account(actor, "see your tables").id)
+
+
+def status_words(status: str) -> str:
+    """A table's status for people: ``waiting for the invited person``, ``over``..."""
+    return {
+        "waiting": "waiting for the invited person",
+        "pending": "waiting for a worker",
+        "running": "being played",
+        "done": "over",
+        "closed": "closed",
+        "failed": "stopped by a failure",
+    }.get(status, status)
 
 
 def table_view(
@@ -407,7 +528,7 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     if seat is None:
         raise NotFound(f"no table {table_id} of yours")
     if row.status != "running":
-        raise TableError(f"the table's game is {_status_words(row.status)}: no move is taken")
+        raise TableError(f"the table's game is {status_words(row.status)}: no move is taken")
     with _answering():
         client = channel()
         found = latest_view(client, row.channel, seat)
@@ -422,16 +543,6 @@ def send_move(store: Store, actor: Actor, table_id: int, turn: int, move: str) -
     with _answering():
         push_move(client, row.channel, seat, turn, move)
     return row
-
-
-def _status_words(status: str) -> str:
-    return {
-        "waiting": "waiting for the invited person",
-        "pending": "waiting for a worker",
-        "done": "over",
-        "closed": "closed",
-        "failed": "stopped by a failure",
-    }.get(status, status)
 
 
 # --- watching -----------------------------------------------------------------------------

@@ -845,6 +845,7 @@ class GameTable(Base):
         Index("ix_game_tables_status", "status"),
         Index("ix_game_tables_owner", "owner_id", "status"),
         Index("ix_game_tables_address", "address", "status"),
+        Index("uq_game_tables_owner_client_key", "owner_id", "client_key", unique=True),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -872,6 +873,9 @@ class GameTable(Base):
     started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The client's key (the form's one-time token, the API's ``Idempotency-Key``): the
+    #: same key sent again by its owner answers with this table (None: none was sent).
+    client_key: Mapped[str | None] = mapped_column(String(100))
 
 
 class TableSeat(Base):

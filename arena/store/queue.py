@@ -246,8 +246,26 @@ def pair_of(seats: Sequence[Any]) -> tuple[int, ...]:
 
 
 #: How far past its tournament's first claimable match a claim looks for one of the pairs
-#: its process keeps warm (``prefer`` of :func:`claim_match`).
+#: its process keeps warm, or for the pair with the most matches (``prefer`` and
+#: ``gather`` of :func:`claim_match`).
 PREFER_WINDOW = 200
+
+
+def _preferred(
+    window: Sequence[tuple[int, tuple[int, ...]]], kept: Collection[tuple[int, ...]]
+) -> int | None:
+    """Of a tournament's first waiting matches (id, pair), in order: the first of a pair in
+    ``kept``; else the first of the pair with the most matches among them, if it has two or
+    more (its process will keep that pair's bots for the rest); else None."""
+    counts: dict[tuple[int, ...], int] = {}
+    for match_id, pair in window:
+        if pair in kept:
+            return match_id
+        counts[pair] = counts.get(pair, 0) + 1
+    most = max(counts.values(), default=0)
+    if most < 2:
+        return None
+    return next(match_id for match_id, pair in window if counts[pair] == most)
 
 
 def _next_claimable(
@@ -257,6 +275,7 @@ def _next_claimable(
     match_id: int | None,
     lane: str | None,
     prefer: Collection[tuple[int, tuple[int, ...]]] = (),
+    gather: bool = False,
 ) -> int | None:
     """The match a claim takes (locked on PostgreSQL: ``FOR UPDATE SKIP LOCKED`` of the
     match row only, so concurrent claimers take different rows without waiting)."""
@@ -282,18 +301,17 @@ def _next_claimable(
     for each in LANES if lane is None else (lane,):
         for tournament_id in claim_candidates(session, each, now):
             kept = {seats for tid, seats in prefer if tid == tournament_id}
-            if kept:
+            if kept or gather:
                 window = session.execute(
                     waiting(Match.tournament_id == tournament_id)
                     .add_columns(Match.seats)
                     .limit(PREFER_WINDOW)
                 ).all()
-                for candidate, seats in window:
-                    if pair_of(seats) in kept:
-                        found = first(Match.id == candidate)  # taken meanwhile: None
-                        if found is not None:
-                            return found
-                        break
+                candidate = _preferred([(m, pair_of(seats)) for m, seats in window], kept)
+                if candidate is not None:
+                    found = first(Match.id == candidate)  # taken meanwhile: None
+                    if found is not None:
+                        return found
             found = first(Match.tournament_id == tournament_id)
             if found is not None:
                 return found
@@ -309,6 +327,7 @@ def claim_match(
     lane: str | None = None,
     now: datetime | None = None,
     prefer: Collection[tuple[int, tuple[int, ...]]] = (),
+    gather: bool = False,
 ) -> ClaimedMatch | None:
     """Lease a claimable match (pending, or running with an expired lease) to ``worker`` for
     ``lease_seconds``: the match ``match_id`` if it is claimable, else the next one in
@@ -323,6 +342,9 @@ def claim_match(
     claiming process keeps warm. Within the tournament the queues' order chose, the first
     claimable match of such a pair among its first :data:`PREFER_WINDOW` claimable ones
     is taken before the first one (the order between tournaments does not change).
+    ``gather``: where no kept pair's match is among them, the first match of the pair
+    with the most matches among them (two or more) is taken before the first one, so
+    that the process starts bots it will keep for that pair's other matches.
 
     Raises:
         ValueError: ``lane`` is not one of :data:`arena.store.lanes.LANES`.
@@ -332,7 +354,7 @@ def claim_match(
     if lane is not None:
         in_lane(lane)  # the lane is checked before anything is read
     with store.write() as session:
-        match_id = _next_claimable(store, session, now, match_id, lane, prefer)
+        match_id = _next_claimable(store, session, now, match_id, lane, prefer, gather)
         if match_id is None:
             return None
         session.execute(

@@ -1,6 +1,6 @@
 """The tables (games people play in the browser against bots): one stored under its bounds,
-an invited person seated, its worker's lease, its outcome, idle ones closed, a bot's
-record against people.
+an invited person seated, a person's open tables, its worker's lease, its outcome, idle
+ones closed, a bot's record against people.
 
 Queries live in the store (docs/architecture.md): callers get plain values and frozen
 dataclasses, never a session. Each function is one transaction.
@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, func, or_, select, update
+from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc, renew_lease
 from arena.store.models import BotVersion, GameTable, RuleSet, TableSeat, User
@@ -28,6 +29,7 @@ __all__ = [
     "close_idle_tables",
     "finish_table",
     "mark_table_sent",
+    "open_tables_of",
     "renew_table",
     "seat_invited",
     "table_row",
@@ -78,20 +80,13 @@ class TableRow:
 @dataclass(frozen=True, slots=True)
 class TableAdded:
     """What :func:`add_table` did: the new table's id, or None with the bound that was full
-    (``account``, ``address`` or ``total``) and how many tables it holds."""
+    (``account``, ``address`` or ``total``) and how many tables it holds; ``repeated``: the
+    client's key was sent before, and ``table_id`` is that first table's."""
 
     table_id: int | None
     full: str | None = None
     count: int = 0
-
-
-def _open_count(session: Any, *conditions: Any) -> int:
-    query = (
-        select(func.count())
-        .select_from(GameTable)
-        .where(GameTable.status.in_(OPEN_STATUSES), *conditions)
-    )
-    return int(session.scalar(query) or 0)
+    repeated: bool = False
 
 
 def add_table(
@@ -108,23 +103,40 @@ def add_table(
     channel: str,
     invite: str | None,
     bounds: tuple[int, int, int],
+    client_key: str | None = None,
 ) -> TableAdded:
     """Store a table (``waiting`` while a person's seat is empty, else ``pending``) unless
     one of ``bounds`` (open tables per account, per address, in all) is reached: counted and
     added in one transaction, the account's row locked (PostgreSQL; SQLite's write
     transactions are serialised), so one account's requests at once cannot pass its bound
-    (the total may be passed by as many requests as arrive at the same instant)."""
+    (the total may be passed by as many requests as arrive at the same instant). A
+    ``client_key`` the owner sent before adds nothing: its table is returned (``repeated``),
+    looked up under the same lock, so of two requests at once with one key one table is
+    stored (the key is unique for an owner too)."""
     per_account, per_address, total = bounds
-    with store.write() as session:
-        session.get(User, owner_id, with_for_update=store.dialect == "postgresql")
-        for bound, limit, conditions in (
-            ("account", per_account, (GameTable.owner_id == owner_id,)),
-            ("address", per_address, (GameTable.address == address,)),
-            ("total", total, ()),
+    with store.write() as session:  # short: SQLite has one writer at a time (docs/tables.md)
+        if store.dialect == "postgresql":
+            session.get(User, owner_id, with_for_update=True)
+        if client_key is not None:
+            first = session.scalar(
+                select(GameTable.id).where(
+                    GameTable.owner_id == owner_id, GameTable.client_key == client_key
+                )
+            )
+            if first is not None:
+                return TableAdded(int(first), repeated=True)
+        counts = session.execute(  # the three bounds' counts in one statement
+            select(
+                func.count().filter(GameTable.owner_id == owner_id),
+                func.count().filter(GameTable.address == address),
+                func.count(),
+            ).where(GameTable.status.in_(OPEN_STATUSES))
+        ).one()
+        for bound, limit, count in zip(
+            ("account", "address", "total"), (per_account, per_address, total), counts, strict=True
         ):
-            count = _open_count(session, *conditions)
             if count >= limit:
-                return TableAdded(None, bound, count)
+                return TableAdded(None, bound, int(count))
         empty = any(s.human and s.user_id is None for s in seats)
         row = GameTable(
             owner_id=owner_id,
@@ -137,6 +149,7 @@ def add_table(
             channel=channel,
             invite=invite,
             status="waiting" if empty else "pending",
+            client_key=client_key,
         )
         session.add(row)
         session.flush()
@@ -157,19 +170,34 @@ def add_table(
 def table_row(store: Store, table_id: int) -> TableRow | None:
     """The table with its seats, or None."""
     with store.read() as session:
-        found = session.execute(
-            select(GameTable, RuleSet.name, RuleSet.params, User.name)
-            .join(RuleSet, RuleSet.id == GameTable.rule_set_id)
-            .join(User, User.id == GameTable.owner_id)
-            .where(GameTable.id == table_id)
-        ).first()
-        if found is None:
-            return None
-        row, rules_name, params, owner = found
-        seats = session.scalars(
-            select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
-        ).all()
-        return TableRow(
+        rows = _table_rows(session, GameTable.id == table_id)
+        return rows[0] if rows else None
+
+
+def open_tables_of(store: Store, user_id: int) -> list[TableRow]:
+    """The open tables (:data:`OPEN_STATUSES`) where the user has a seat (opened by them, or
+    taken by invitation), newest first."""
+    with store.read() as session:
+        seated = select(TableSeat.table_id).where(TableSeat.user_id == user_id)
+        return _table_rows(session, GameTable.id.in_(seated), GameTable.status.in_(OPEN_STATUSES))
+
+
+def _table_rows(session: Session, *conditions: Any) -> list[TableRow]:
+    """The tables matching ``conditions`` with their seats, newest first."""
+    found = session.execute(
+        select(GameTable, RuleSet.name, RuleSet.params, User.name)
+        .join(RuleSet, RuleSet.id == GameTable.rule_set_id)
+        .join(User, User.id == GameTable.owner_id)
+        .where(*conditions)
+        .order_by(GameTable.id.desc())
+    ).all()
+    seats: dict[int, list[SeatRow]] = {row.id: [] for row, *_ in found}
+    for s in session.scalars(
+        select(TableSeat).where(TableSeat.table_id.in_(seats)).order_by(TableSeat.seat)
+    ):
+        seats[s.table_id].append(SeatRow(s.seat, s.human, s.user_id, s.bot_version_id, s.name))
+    return [
+        TableRow(
             id=row.id,
             owner_id=row.owner_id,
             owner=owner,
@@ -188,10 +216,10 @@ def table_row(store: Store, table_id: int) -> TableRow | None:
             created=as_utc(row.created),
             started=None if row.started is None else as_utc(row.started),
             finished=None if row.finished is None else as_utc(row.finished),
-            seats=tuple(
-                SeatRow(s.seat, s.human, s.user_id, s.bot_version_id, s.name) for s in seats
-            ),
+            seats=tuple(seats[row.id]),
         )
+        for row, rules_name, params, owner in found
+    ]
 
 
 def seat_invited(store: Store, table_id: int, invite: str, user_id: int, name: str) -> int | None:

@@ -36,6 +36,12 @@ def test_new_bot_writes_a_starter_that_passes_check(tmp_path: Path) -> None:
         assert f"{preset}" in checked.stdout
 
 
+def test_new_bot_says_a_java_starters_class(tmp_path: Path) -> None:
+    result = invoke("new-bot", str(tmp_path / "my-bot"), "--runtime", "java")
+    assert result.exit_code == 0, result.output
+    assert f"wrote {tmp_path / 'my-bot.java'} (class MyBot): edit play()" in result.stdout
+
+
 def test_check_reports_a_fault_with_the_stderr_tail() -> None:
     result = invoke("check", str(BOTS / "raise_in_move.py"), "--games", "1")
     assert result.exit_code == 1

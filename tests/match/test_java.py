@@ -19,7 +19,7 @@ from arena.engine.rules import find_rules
 from arena.match.compiler import CompileError, build
 from arena.match.cputime import walk_tree
 from arena.match.lineup import check_bot, make_players
-from arena.match.newbot import write_starter_bot
+from arena.match.newbot import java_class_name, starter_bot, write_starter_bot
 from arena.match.process import ProcessPlayer
 from arena.match.referee import GameOutcome, StrategyPlayer, play_match
 from arena.match.runtimes import RUNTIMES, runtime_for_upload, runtime_missing, runtime_version
@@ -106,12 +106,36 @@ def test_javacs_errors_reach_the_author_as_javac_printed_them(readable: Path) ->
 
 
 def test_the_starter_compiles_and_plays_every_preset(readable: Path) -> None:
-    starter = readable / "MyBot.java"
+    """(named "move": its class MoveBot, not Move, which would hide the kit's Move)"""
+    starter = readable / "move.java"
     write_starter_bot(starter, "java")
     starter.chmod(0o644)
+    assert "public class MoveBot implements Player" in starter.read_text()
     *_, (_, report) = check_bot(str(starter), games=1)
     assert report.ok, report.faults
-    assert report.name == "MyBot"
+    assert report.name == "move"
+
+
+@pytest.mark.parametrize(
+    ("name", "cls"),
+    [
+        ("MyBot", "MyBot"),
+        ("mybot", "Mybot"),
+        ("my-bot", "MyBot"),
+        ("my_bot", "MyBot"),
+        ("int", "Int"),
+        ("Player", "PlayerBot"),
+        ("map", "MapBot"),
+        ("string", "StringBot"),
+    ],
+)
+def test_the_starters_class_is_a_java_class_made_from_its_name(name: str, cls: str) -> None:
+    """Any bot name makes a starter: its class a Java class of that name's parts, capitalised,
+    never a keyword nor a type the file uses (a class Move hid the kit's: 7 javac errors)."""
+    assert java_class_name(name) == cls
+    text = starter_bot(name, "java")
+    assert f"public class {cls} implements Player {{" in text
+    assert f'public static final String NAME = "{name}";' in text
 
 
 def test_an_exception_is_the_games_crash_naming_the_line_of_the_authors_file(

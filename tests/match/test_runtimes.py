@@ -19,12 +19,14 @@ from arena.match.newbot import declared_name, write_starter_bot
 from arena.match.process import ProcessPlayer
 from arena.match.referee import GameOutcome, TimeControl, play_match
 from arena.match.runtimes import (
+    JAVA_HOME,
     NUMPY_DEFAULT_DIR,
     NUMPY_DIR_ENV,
     RUNTIMES,
     RuntimeMissing,
     find_runtime,
     host_paths,
+    java_home,
     runtime_for_upload,
     runtime_missing,
     runtime_of_file,
@@ -71,6 +73,22 @@ def test_a_javascript_bot_declares_its_name_as_a_python_bot_does() -> None:
     assert declared_name('let NAME = "x"; // mine\n') == "x"
     assert declared_name('NAME = "py"  # mine\n') == "py"
     assert declared_name('const NAMES = "no";\n') is None
+
+
+def test_the_jdk_is_found_whatever_the_machine(tmp_path: Path) -> None:
+    """The java runtime's JDK is the installed java-17-openjdk-ARCH folder (amd64 was
+    written in once): an arm64 machine's is found; with none, the machine's own name."""
+    assert java_home(tmp_path, "aarch64") == f"{tmp_path}/java-17-openjdk-arm64"
+    assert java_home(tmp_path, "x86_64") == f"{tmp_path}/java-17-openjdk-amd64"
+    assert java_home(tmp_path, "riscv64") == f"{tmp_path}/java-17-openjdk-riscv64"
+    installed = tmp_path / "java-17-openjdk-arm64"
+    (installed / "bin").mkdir(parents=True)
+    (installed / "bin" / "java").write_text("")
+    (tmp_path / "java-1.17.0-openjdk-arm64").symlink_to(installed)
+    (tmp_path / "java-17-openjdk-armhf").mkdir()  # no java in it
+    assert java_home(tmp_path, "x86_64") == str(installed)
+    assert RUNTIMES["java"].interpreter == f"{JAVA_HOME}/bin/java"
+    assert java_home() == JAVA_HOME
 
 
 def test_each_runtime_says_its_versions() -> None:

@@ -1144,28 +1144,30 @@ def test_an_upload_being_checked_is_never_sent_again_until_its_lease_runs_out(
 
 def test_a_process_prefers_the_pairs_it_keeps_for_a_bounded_streak() -> None:
     """The pairs a worker process keeps warm, as its claims prefer them: the latest played
-    to their end, as many as its slot block holds; after WARM_STREAK preferred claims in a
-    row, one claim takes its tournament's first waiting match; a match not played to its
-    end keeps nothing; a forked process starts with none."""
+    to their end, as many as its slot block holds; after WARM_STREAK preferring claims in a
+    row (a first one gathers, with no pair kept yet), one claim takes its tournament's
+    first waiting match; a match not played to its end keeps nothing; a forked process
+    starts with none."""
     from arena.match.sandbox import SLOT_BLOCK
     from arena.service.matches import WARM_STREAK, _KeptPairs
 
     kept = _KeptPairs()
-    assert kept.prefer() == ()
+    assert kept.prefer() == () and kept.asked  # nothing kept: it gathers
     kept.played(1, (2, 1), kept=True)
     assert kept.prefer() == ((1, (1, 2)),)
     kept.played(1, (3, 4), kept=False)  # the head, cold, stopped half-way: not kept
     assert kept.prefer() == ((1, (1, 2)),)
     for pair in range(SLOT_BLOCK):
         kept.played(2, (10 + pair, 20 + pair), kept=True)
+    kept.streak = 0  # (a new streak)
     assert len(kept.prefer()) == SLOT_BLOCK // 2
     assert kept.prefer()[-1] == (2, (10 + SLOT_BLOCK - 1, 20 + SLOT_BLOCK - 1))
     latest = kept.prefer()[-1]
-    for _ in range(WARM_STREAK):
-        assert kept.prefer()
-        kept.played(latest[0], latest[1], kept=True)
-    assert kept.prefer() == ()  # the streak's end: the first waiting match
+    for number in range(WARM_STREAK):
+        assert kept.prefer() and kept.asked
+        kept.played(latest[0], latest[1] if number % 2 else (5, 6), kept=True)
+    assert (kept.prefer(), kept.asked) == ((), False)  # the streak's end: the first waiting
     kept.played(9, (1, 1), kept=True)
-    assert (9, (1, 1)) in kept.prefer()  # preferred again
+    assert (9, (1, 1)) in kept.prefer() and kept.asked  # preferred again
     kept.pid = -1  # as in a forked child
     assert kept.prefer() == ()

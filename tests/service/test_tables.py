@@ -4,11 +4,12 @@ reference bots unsandboxed: they are trusted), the moves and views through a rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
+from sqlalchemy.engine import Connection
 
 from arena.engine.records import verify_record
 from arena.engine.replay import replay_record
@@ -33,7 +34,7 @@ from arena.service.tables import (
     watch_table,
 )
 from arena.store.db import Store
-from arena.store.models import Match
+from arena.store.models import GameTable, Match
 from arena.store.tables import table_row
 from tests.paths import REFERENCE_BOTS
 
@@ -207,6 +208,116 @@ def test_an_invited_person_takes_the_partners_seat(
     row = table_row(store, opened.id)
     assert row is not None and row.status == "pending" and row.seats[2].name == "dave"
     assert close_idle(store, now=row.created) == []
+
+
+def test_a_client_key_sent_twice_opens_one_table(
+    store: Store, seated: tuple[Account, Account, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A double click on "Sit down" (the form's one-time token, the API's Idempotency-Key):
+    one table stored and sent, the second answer the first's; the key is the owner's."""
+    carol, dave, _ = seated
+
+    def sit(who: Account, key: str | None, rules: str = "draw") -> tables.OpenedTable:
+        return open_table(
+            store, who, address="10.0.0.1", rules=rules, players=3, teams=False, seat=0,
+            bot=None, invite=True, key=key,
+        )  # fmt: skip
+
+    first = sit(carol, "form-1")
+    again = sit(carol, "form-1")
+    assert not first.repeated and again.repeated
+    assert (again.id, again.invite) == (first.id, first.invite)
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(GameTable)) == 1
+    with pytest.raises(TableError, match=f"opened another table \\(table {first.id}\\)"):
+        sit(carol, "form-1", rules="block")
+    other = sit(dave, "form-1")  # another person's key is theirs
+    assert other.id != first.id and not other.repeated
+    sit(carol, "form-2")  # carol's second table: her bound (2) is full now
+    assert sit(carol, "form-2").repeated  # a repeat is no new table: no bound refuses it
+    with pytest.raises(TableError, match="You have 2 tables open"):
+        sit(carol, "form-3")
+    for bad in ("", "x" * 101, "caf\u00e9", "a\nb"):
+        with pytest.raises(TableError, match="an idempotency key is 1 to 100 printable ASCII"):
+            sit(dave, bad)
+    sent: list[int] = []  # each table with nobody invited is sent once
+    monkeypatch.setattr(tables, "dispatch_table", lambda _, table_id: sent.append(table_id))
+    alone = [
+        open_table(
+            store, dave, address="10.0.0.1", rules="draw", players=2, teams=False, seat=0,
+            bot=None, key="k",
+        ).id
+        for _ in range(2)
+    ]  # fmt: skip
+    assert alone[0] == alone[1] and sent == alone[:1]
+
+
+def test_ten_people_open_tables_at_once_on_sqlite(
+    store: Store, seated: tuple[Account, Account, int]
+) -> None:
+    """Thirty tables opened at once on SQLite (benchmarks/tables.py) answered "database is
+    locked": no write was held long, but every request polled for SQLite's one write lock
+    on a connection of its own (sleeping up to 100 ms between tries while others took
+    it), three times an open (its rule set stored again, the table, its sending), and some
+    waited past the 5 s busy timeout. Ten at once: each opens, taking the lock twice (the
+    rule set only read once stored), and never while another of them holds it (they take
+    turns in the process instead of polling)."""
+    assert store.dialect == "sqlite"
+    people = [Account(store.add_user(f"p{k}").id, f"p{k}", "user", 0) for k in range(10)]
+    store.ensure_rule_set(PRESETS["draw"])  # stored by an earlier table
+    writes: list[str] = []
+    holding: set[Connection] = set()  # the connections in a write transaction
+    polled: list[str] = []  # the writes begun while another was held: SQLite's busy wait
+
+    def beginning(connection: Connection, cursor: object, statement: str, *_: object) -> None:
+        if statement == "BEGIN IMMEDIATE":
+            writes.append(threading.current_thread().name)
+            if holding:
+                polled.append(threading.current_thread().name)
+
+    def begun(connection: Connection, cursor: object, statement: str, *_: object) -> None:
+        if statement == "BEGIN IMMEDIATE":
+            holding.add(connection)
+
+    def ended(connection: Connection) -> None:
+        holding.discard(connection)
+
+    start = threading.Barrier(len(people))
+    opened: list[int] = []
+    failed: list[BaseException] = []
+
+    def sit(person: Account) -> None:
+        start.wait()
+        try:
+            opened.append(
+                open_table(
+                    store, person, address="10.0.0.9", rules="draw", players=2, teams=False,
+                    seat=0, bot=None,
+                ).id
+            )  # fmt: skip
+        except BaseException as exc:  # every failure reported
+            failed.append(exc)
+
+    listeners: list[tuple[str, Callable[..., None]]] = [
+        ("before_cursor_execute", beginning),
+        ("after_cursor_execute", begun),
+        ("commit", ended),
+        ("rollback", ended),
+    ]
+    for name, listener in listeners:
+        event.listen(store.engine, name, listener)
+    try:
+        threads = [threading.Thread(target=sit, args=(p,), name=p.name) for p in people]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        for name, listener in listeners:
+            event.remove(store.engine, name, listener)
+    assert failed == [] and len(set(opened)) == len(people)
+    assert sorted(writes) == sorted(p.name for p in people for _ in range(2))
+    assert polled == []
 
 
 #: A table of every preset: (rules, seats, 2v2, the person's seat); 3 to 5 seats and teams.

@@ -538,3 +538,30 @@ def test_a_claim_prefers_a_pair_its_process_keeps_warm_within_its_tournament(
     assert claim(ac) == "m3"  # the same pair seated the other way round
     assert claim(ac) == "m2"  # none of it waits: the first
     assert claim((tid, (v[1], v[2]))) == "m4"
+
+
+def test_a_gathering_claim_takes_the_pair_with_the_most_matches_waiting(store: Store) -> None:
+    """``gather``: where no kept pair's match waits, the first match of the pair with the
+    most matches waiting (either seating) is taken before the tournament's first one, if it
+    has two or more; a kept pair's match still comes first; without it, the first."""
+    v = _versions(store, 3)
+    a, b, c = (Entrant.stored(label, version) for label, version in zip("abc", v, strict=True))
+    pairs = [(a, b), (b, c), (a, c), (c, b), (b, c), (a, b)]
+    scheduled = [ScheduledMatch(f"m{i}", seats, 2, 100 + i) for i, seats in enumerate(pairs)]
+    tid = create_tournament(
+        store, name="lad", rules=PRESETS["block"], format="round-robin", players=2,
+        teams=False, games_per_match=2, seed=7, entrants=[a, b, c], matches=scheduled,
+    )  # fmt: skip
+
+    def claim(gather: bool, *prefer: tuple[int, tuple[int, ...]]) -> str:
+        claimed = claim_match(store, "w", lease_seconds=LEASE, now=T0, prefer=prefer,
+                              gather=gather)  # fmt: skip
+        assert claimed is not None
+        return claimed.key
+
+    assert claim(False) == "m0"
+    assert claim(True) == "m1"  # b-c: three waiting
+    assert claim(True, (tid, tuple(sorted((v[0], v[2]))))) == "m2"  # a kept pair first
+    assert claim(True) == "m3"  # b-c, seated the other way round: two waiting
+    assert claim(True) == "m4"  # one match of each pair: the first
+    assert claim(True) == "m5"

@@ -460,6 +460,31 @@ def test_a_source_is_its_owners_until_made_public(app: Flask, store: Store) -> N
     assert view is not None
     set_source_public(store, view.id, True)
     assert client.get(path, headers=bob_token).get_data() == GREEDY
+    assert 'filename="greedy-v1.py"' in mine.headers["Content-Disposition"]
+
+
+def test_a_source_is_served_as_its_runtimes_file(app: Flask, store: Store) -> None:
+    """Each runtime's source has its own media type and suffix (not text/x-python for all);
+    the page shows it as text, named with its suffix."""
+    token = _bearer(create_token(store, _account_id(store, "ada"), "r", ["read"]))
+    client = app.test_client()
+    for runtime, media_type, suffix in (
+        ("python-numpy", "text/x-python", ".py"),
+        ("javascript", "text/javascript", ".js"),
+        ("cpp", "text/x-c++src", ".cpp"),
+        ("c", "text/x-csrc", ".c"),
+        ("go", "text/x-go", ".go"),
+        ("rust", "text/x-rust", ".rs"),
+        ("java", "text/x-java", ".java"),
+    ):
+        store.add_bot_version("ada", runtime, f"// a {runtime} bot", {}, runtime=runtime)
+        served = client.get(f"/api/v1/bots/ada/{runtime}/versions/1/source", headers=token)
+        assert served.status_code == 200 and served.mimetype == media_type, runtime
+        assert served.get_data(as_text=True) == f"// a {runtime} bot"
+        assert f'filename="{runtime}-v1{suffix}"' in served.headers["Content-Disposition"]
+    page = logged_in(app, "ada").get("/bots/ada/java/v1/source")
+    assert page.mimetype == "text/plain"
+    assert 'filename="java-v1.java"' in page.headers["Content-Disposition"]
 
 
 def test_with_the_broker_down_the_api_starts_work_and_writes_no_session(

@@ -130,6 +130,7 @@ def test_the_writes_are_the_expected_actions(app: Flask) -> None:
         "/tables/<int:table_id>/move": "play-table",
         "/tables/<int:table_id>/join/<code>": "play-table",
         "/api/v1/tables": "play-table",
+        "/api/v1/tables/<int:table_id>/join": "play-table",
         "/api/v1/tables/<int:table_id>/moves": "play-table",
     }
 

@@ -235,3 +235,121 @@ def test_a_program_plays_a_table_through_the_api(
     assert moves > 0 and state["view"]["status"] == "done" and state["seat"] == 1
     final = client.get("/api/v1/tables/1", headers=reader).get_json()
     assert final["status"] == "done"
+
+
+def test_sit_down_pressed_twice_opens_one_table(
+    app: Flask, store: Store, tables_channel: str
+) -> None:
+    """The form's one-time token and the API's Idempotency-Key: the same request sent
+    again answers with the first table, and opens no second."""
+    store_bots(store)
+    create_account(store, "carol", PASSWORD, hasher=HASHER)
+    client = logged_in(app, "carol")
+    form = client.get("/tables/new").get_data(as_text=True)
+    found = re.search(r'name="upload_token" value="([^"]+)"', form)
+    assert found, form
+    data = {"rules": "draw", "players": "2", "seat": "0", "upload_token": found.group(1)}
+    data["csrf_token"] = csrf_token(client, "/tables/new")
+    first, second = (client.post("/tables/new", data=data) for _ in range(2))
+    assert first.status_code == second.status_code == 302
+    assert first.location == second.location == "/tables/1"
+    fresh = client.post("/tables/new", data={**data, "upload_token": "another"})
+    assert fresh.location == "/tables/2"
+    # the API: the header sent again answers the first table, said by Idempotent-Replayed
+    dave = create_account(store, "dave", PASSWORD, hasher=HASHER)
+    token = create_token(store, dave.id, "t", ["read", "upload"])
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "retry-1"}
+    api = app.test_client()
+    opened, again = (api.post("/api/v1/tables", json={}, headers=headers) for _ in range(2))
+    assert opened.status_code == again.status_code == 201
+    assert opened.get_json() == again.get_json() and opened.get_json()["id"] == 3
+    assert "Idempotent-Replayed" not in opened.headers
+    assert again.headers["Idempotent-Replayed"] == "true"
+    other = api.post("/api/v1/tables", json={"players": 3}, headers=headers)
+    assert other.status_code == 400
+    assert (
+        "this idempotency key (or form) opened another table (table 3)"
+        in (other.get_json()["error"]["message"])
+    )
+    bad = api.post("/api/v1/tables", json={}, headers={**headers, "Idempotency-Key": "x" * 101})
+    assert bad.status_code == 400
+    assert "an idempotency key is 1 to 100" in bad.get_json()["error"]["message"]
+
+
+def test_a_program_takes_an_invited_seat_through_the_api(
+    app: Flask, store: Store, tables_channel: str
+) -> None:
+    """POST /api/v1/tables/ID/join with the invitation's code: join_table, as the page."""
+    store_bots(store)
+    people = {
+        n: create_account(store, n, PASSWORD, hasher=HASHER) for n in ("carol", "dave", "erin")
+    }
+
+    def bearer(name: str, scopes: tuple[str, ...] = ("read", "upload")) -> dict[str, str]:
+        token = create_token(store, people[name].id, "t", list(scopes))
+        return {"Authorization": f"Bearer {token}"}
+
+    api = app.test_client()
+    opened = api.post(
+        "/api/v1/tables", json={"players": 3, "invite": True}, headers=bearer("carol")
+    ).get_json()
+    code = opened["join"].rsplit("/", 1)[1]
+    dave = bearer("dave")
+    for table, body, status, message in (
+        (1, {"code": "nope"}, 404, "no table 1 has this invitation"),
+        (9, {"code": code}, 404, "no table 9 has this invitation"),
+    ):
+        answer = api.post(f"/api/v1/tables/{table}/join", json=body, headers=dave)
+        assert answer.status_code == status and answer.get_json()["error"]["message"] == message
+    assert api.post("/api/v1/tables/1/join", json={}, headers=dave).status_code == 422
+    assert api.post("/api/v1/tables/1/join", json={"code": code}).status_code == 401
+    reader = bearer("dave", ("read",))
+    assert api.post("/api/v1/tables/1/join", json={"code": code}, headers=reader).status_code == 403
+    joined = api.post("/api/v1/tables/1/join", json={"code": code}, headers=dave)
+    assert joined.status_code == 200, joined.get_data(as_text=True)
+    assert joined.get_json()["seat"] == 2 and joined.get_json()["status"] == "pending"
+    again = api.post("/api/v1/tables/1/join", json={"code": code}, headers=dave)
+    assert again.get_json()["seat"] == 2  # sent again: the same seat
+    late = api.post("/api/v1/tables/1/join", json={"code": code}, headers=bearer("erin"))
+    assert late.status_code == 400
+    assert late.get_json()["error"]["message"] == (
+        "this table's seats are all taken, or its game is over"
+    )
+    assert api.get("/api/v1/tables/1", headers=dave).get_json()["seat"] == 2
+
+
+def test_a_person_finds_their_open_tables_again(
+    app: Flask, store: Store, tables_channel: str
+) -> None:
+    """/tables and GET /api/v1/tables: the tables a person opened or joined, while open;
+    linked from the form where "Sit down" is."""
+    store_bots(store)
+    people = {n: create_account(store, n, PASSWORD, hasher=HASHER) for n in ("carol", "dave")}
+    carol, dave = logged_in(app, "carol"), logged_in(app, "dave")
+    assert "You have no table open." in carol.get("/tables").get_data(as_text=True)
+    token = csrf_token(carol, "/tables/new")
+    seats = {"rules": "block", "players": "3", "seat": "1", "csrf_token": token}
+    carol.post("/tables/new", data={**seats, "invite": "1"})
+    carol.post("/tables/new", data={**seats, "rules": "draw", "players": "2", "seat": "0"})
+    form = carol.get("/tables/new").get_data(as_text=True)
+    assert '<a href="/tables">Your open tables</a> (2 open)' in form
+    mine = carol.get("/tables").get_data(as_text=True)
+    rows = re.findall(r'<a href="/tables/(\d+)">Table \d+</a>', mine)
+    assert rows == ["2", "1"]  # newest first
+    assert "waiting for the invited person" in mine and "waiting for a worker" in mine
+    assert "an invited person" in mine and "carol" in mine
+    assert re.findall(r'href="/tables/\d+"', dave.get("/tables").get_data(as_text=True)) == []
+    page = carol.get("/tables/1").get_data(as_text=True)
+    link = re.search(r'<code id="invite-url">http://localhost(/tables/1/join/[^<]+)</code>', page)
+    assert link, page
+    dave.post(link.group(1), data={"csrf_token": csrf_token(dave, link.group(1))})
+    assert 'href="/tables/1"' in dave.get("/tables").get_data(as_text=True)
+    assert app.test_client().get("/tables").status_code == 302  # to the login page
+    bearer = {"Authorization": f"Bearer {create_token(store, people['dave'].id, 't', ['read'])}"}
+    listed = app.test_client().get("/api/v1/tables", headers=bearer)
+    assert listed.status_code == 200, listed.get_data(as_text=True)
+    (table,) = listed.get_json()["tables"]
+    assert table["id"] == 1 and table["seat"] == 0 and table["status"] == "pending"
+    assert table["rules"] == "block" and table["seats"][:2] == ["dave", "carol"]
+    assert table["state"].endswith("/api/v1/tables/1") and table["page"].endswith("/tables/1")
+    assert app.test_client().get("/api/v1/tables").status_code == 401
