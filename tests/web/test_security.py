@@ -86,7 +86,8 @@ def test_ids_past_the_databases_integers_are_404_on_every_route(app: Flask, stor
             path = re.sub(r"<int:\w+>", number, rule)
             path = re.sub(r"<(?:\w+:)?(\w+)>", "alice", path).replace("alice/alice", "alice/greedy")
             if method == "POST" and path.startswith("/api/"):  # a token, a body it reads
-                reply = client.post(path, headers=headers, json={"turn": 0, "move": "6-6"})
+                body = {"turn": 0, "move": "6-6", "code": "none"}  # a move, a join
+                reply = client.post(path, headers=headers, json=body)
             elif method == "POST":
                 reply = client.post(path, data={"csrf_token": csrf})
             else:
