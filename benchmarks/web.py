@@ -26,7 +26,9 @@ as above with the read limit raised out of the way (``ARENA_READ_LIMIT``: the pa
 is measured, not the limit); then, for each of the heaviest pages (the game list, its deep
 pages by cursor from the oldest matches, a bot's games first and deep, an old ``offset``
 link, a bot page, a tournament page, a leaderboard), ``--requests`` GETs ``--parallel`` at
-a time on new connections while ``/healthz`` is asked every 0.05 s; p50/p95 of each page, the
+a time on new connections while ``/healthz`` is asked every 0.05 s (``--refit``: the ratings
+refitted first, so that a bot page holds its table against each opponent, 90-200 rows at the
+defaults); p50/p95 of each page, the
 server's CPU time a request (its processes', a figure the machine's load barely moves), and
 p50/p95 of ``/healthz`` during the load (p50/p95 over the pages answered; the heavy reads
 the server's bound refused, 503, and any unanswered in 60 s are counted beside them), and
@@ -303,6 +305,12 @@ def main() -> None:
         "--unsandboxed", action="store_true", help="users: the busy worker runs bots unsandboxed."
     )
     parser.add_argument(
+        "--refit",
+        action="store_true",
+        help="load: refit every rule set's ratings first (as the pages mode does), so that a "
+        "bot page shows its ratings and its table against each opponent.",
+    )
+    parser.add_argument(
         "--database",
         type=Path,
         help="users: a SQLite file to keep; one that holds the history already is reused "
@@ -421,6 +429,11 @@ def load_mode(args: argparse.Namespace) -> None:
             deep = _deep_matches(store, 50)
             print(f"{store.dialect}: stored {args.games:,} games among {args.bots} bots "
                   f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
+            if args.refit:
+                began = time.perf_counter()
+                for rules in PRESETS.values():
+                    refit_ratings(store, rules)
+                print(f"refitted {len(PRESETS)} rule sets in {time.perf_counter() - began:.1f} s")
         finally:
             store.close()
         server = serve(url, port := _free_port())

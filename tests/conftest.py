@@ -34,18 +34,24 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
+import fnmatch
 import itertools
 import json
+import multiprocessing
+import multiprocessing.context
+import multiprocessing.forkserver
 import os
 import pickle
 import shutil
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.assertion import rewrite
 from flask import Flask
 from jinja2.bccache import Bucket, BytecodeCache
 from sqlalchemy import text
@@ -182,10 +188,25 @@ class AssertionCounter:
             Path(self.path).write_text(json.dumps(self.counts, indent=0, sort_keys=True))
 
 
+def _fork_server_seconds() -> float:
+    """The CPU seconds so far of the test process's fork server (:func:`processes`) and of
+    the processes it forked and reaped (0 before it starts): its processes are its children,
+    not the test process's, so ``os.times`` does not see them."""
+    pid = getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # gone (the session is ending)
+        return 0.0
+    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 class CpuClock:
     """CPU seconds by test (``--cpu-durations``): user and system time of the test process
-    and of the children it reaped, over the test's setup, call and teardown; with xdist each
-    worker measures its own and sends them back."""
+    and of the children it reaped, and of its fork server's processes (:func:`processes`),
+    over the test's setup, call and teardown; with xdist each worker measures its own and
+    sends them back."""
 
     def __init__(self, shown: int) -> None:
         self.shown = shown
@@ -193,12 +214,12 @@ class CpuClock:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
-        began = os.times()
+        began = sum(os.times()[:4]) + _fork_server_seconds()
         try:
             return (yield)
         finally:
-            ended = os.times()
-            self.seconds[item.nodeid] = sum(ended[:4]) - sum(began[:4])
+            ended = sum(os.times()[:4]) + _fork_server_seconds()
+            self.seconds[item.nodeid] = ended - began
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
@@ -218,7 +239,53 @@ class CpuClock:
         terminalreporter.write_line(f"{total:.1f} CPU seconds in {len(self.seconds)} tests")
 
 
+#: The parts of pytest's assertion rewriting that :func:`_rewrite_share_ahead` calls.
+_REWRITE_PARTS = (
+    "assertstate_key",
+    "get_cache_dir",
+    "PYC_TAIL",
+    "try_makedirs",
+    "_read_pyc",
+    "_rewrite_test",
+    "_write_pyc",
+)
+
+
+def _rewrite_share_ahead(config: pytest.Config) -> None:
+    """In a run's test process (xdist's gwN of M), rewrite the asserts of every Mth test
+    module, starting at the Nth, into pytest's cache of rewritten modules, before
+    collection: the processes start together and collect the same modules, and on a fresh
+    clone each rewrote all of them (a third of collection's CPU each, 6 CPU s or so); so
+    each rewrites its share, and finds the others' shares made as it collects. pytest reads
+    these files as its own (a source-hash checked pyc, written as pytest writes it: its
+    ``_rewrite_test`` and ``_write_pyc``); a module not made yet is rewritten by pytest as
+    before."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if (
+        not worker.startswith("gw")
+        or count < 2
+        or sys.dont_write_bytecode
+        or config.getoption("assertmode") != "rewrite"
+        or not all(hasattr(rewrite, name) for name in _REWRITE_PARTS)
+    ):
+        return  # (a pytest without these parts: it rewrites everything itself, as before)
+    patterns = [*config.getini("python_files"), "conftest.py"]
+    modules: set[Path] = set()
+    for argument in config.args:
+        path = Path(config.invocation_params.dir, argument.split("::")[0])
+        found = path.rglob("*.py") if path.is_dir() else [path]
+        modules.update(p for p in found if any(fnmatch.fnmatch(p.name, n) for n in patterns))
+    state = config.stash[rewrite.assertstate_key]
+    for module in sorted(modules)[int(worker.removeprefix("gw")) :: count]:
+        pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+        if rewrite._read_pyc(module, pyc) is None and rewrite.try_makedirs(pyc.parent):
+            source_hash, code = rewrite._rewrite_test(module, config)
+            rewrite._write_pyc(state, code, source_hash, pyc)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _rewrite_share_ahead(config)
     shown = config.getoption("cpu_durations")
     if shown is not None:
         config.pluginmanager.register(CpuClock(shown), "arena-cpu-clock")
@@ -525,6 +592,24 @@ def seeded(url: str, request: pytest.FixtureRequest) -> object:
     if request.node.get_closest_marker("seed") is None:
         pytest.fail(f"{request.node.name} needs a seed marker: @pytest.mark.seed(build=...)")
     return copy.deepcopy(request.node.stash[_SEEDED])
+
+
+#: What the processes of :func:`processes` find imported (their fork server imports these
+#: once): the store, the broker, and pytest (which the tests' modules import).
+PROCESS_PRELOAD = ["arena.store.db", "arena.service.broker", "pytest"]
+
+
+@pytest.fixture(scope="session")
+def processes() -> multiprocessing.context.ForkServerContext:
+    """The multiprocessing context for a test's own processes (concurrent uploaders,
+    claimers, a broker's producers and consumers): each is forked from a server process
+    that imported :data:`PROCESS_PRELOAD` once (``forkserver``), where ``spawn`` started a
+    new interpreter that imported them again (0.6 CPU s or so each). The fork server is
+    started clean by this test process (no thread, connection or open file of the test's
+    is inherited); its processes are real processes, with their own connections."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PROCESS_PRELOAD)
+    return context
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ leak in), and the test asserts which frameworks and which sibling layers ended u
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -68,6 +69,13 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 FIRST_PARTY = ("arena", "bots", "workers", "web")
+
+
+@functools.cache
+def parse(text: str, filename: str) -> ast.Module:
+    """``text``'s syntax tree, parsed once for every check that reads it (the checks walk
+    the trees and change nothing)."""
+    return ast.parse(text, filename=filename)
 
 
 def loaded_by(packages: list[str]) -> set[str]:
@@ -156,7 +164,7 @@ def test_botkit_is_self_contained() -> None:
 def private_imports(path: Path) -> list[str]:
     """``from first_party import _name`` and ``module._name`` on an imported first-party
     module, in one file: the lines that reach into another module's privates."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parse(path.read_text(), str(path))
     modules: set[str] = set()  # local names bound to first-party modules
     found: list[str] = []
     for node in ast.walk(tree):
@@ -256,7 +264,7 @@ SOURCE_CHECKED = (
 
 def imported_tops(path: Path) -> set[str]:
     """The top-level names of every package the file imports (at any depth in it)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parse(path.read_text(), str(path))
     tops: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -291,7 +299,7 @@ def service_imports(path: Path) -> list[tuple[str, int, bool]]:
     """The modules of the service ``path`` imports: (name, line, whether inside a function).
     ``from arena.service import broker`` names ``broker``; imports under ``TYPE_CHECKING``
     count (a cycle of types is a cycle of design)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parse(path.read_text(), str(path))
     found: list[tuple[str, int, bool]] = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
@@ -385,7 +393,7 @@ SENDS = frozenset({"send_task", "send_matches", "send_uploads", "send_branches"}
 
 def sends(path: Path) -> list[str]:
     """The lines of ``path`` that call one of :data:`SENDS`."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parse(path.read_text(), str(path))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -441,7 +449,7 @@ def store_writes(sources: Mapping[str, str]) -> frozenset[str]:
     and its text) that write: they open a write session, or call, by name, one that does."""
     functions: dict[str, list[ast.AST]] = {}
     for name, text in sources.items():
-        tree = ast.parse(text, filename=name)
+        tree = parse(text, name)
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 functions.setdefault(node.name, []).append(node)
@@ -472,7 +480,7 @@ def writes_outside_the_service(path: str, text: str, writes: frozenset[str]) -> 
     """The lines of one module of an application that write through the store, not the
     service: a write session opened, a write function of the store imported or called on an
     imported module of the store, or one of ``Store``'s writing methods called."""
-    tree = ast.parse(text, filename=path)
+    tree = parse(text, path)
     store_modules: set[str] = set()  # local names bound to modules of arena.store
     found: list[str] = []
     for node in ast.walk(tree):
@@ -547,7 +555,7 @@ def store_imports(path: str, text: str) -> list[str]:
     (``arena.store.db``: the Store, its health, its errors) nor a row type (a CapWords name,
     which the API's answers may hold): a read, which the service does for it."""
     found = []
-    for node in ast.walk(ast.parse(text, filename=path)):
+    for node in ast.walk(parse(text, path)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena.store"):
             if node.module == "arena.store.db":
                 continue

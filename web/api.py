@@ -187,7 +187,29 @@ class ViewAdapter(PydanticModelAdapter):
         )
 
 
-spec = SpecTree(
+class LazySpecTree(SpecTree):
+    """spectree, naming each route's models when the route is declared but building their
+    JSON schemas (pydantic's, ~500 of them: a second of CPU) only when the OpenAPI
+    document is first asked for, not at import: every process that serves or tests the
+    app starts that much sooner, and most never read the document."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unbuilt: dict[str, tuple[Any, Any]] = {}
+
+    def _add_model(self, model: Any, mode: Any = "validation") -> str:
+        key: str = self.naming_strategy(model)
+        self._unbuilt[key] = (model, mode)  # (a later route's use replaces it, as spectree's)
+        return key
+
+    def _generate_spec(self) -> dict[str, Any]:
+        for model, mode in self._unbuilt.values():
+            super()._add_model(model, mode)
+        self._unbuilt.clear()
+        return super()._generate_spec()
+
+
+spec = LazySpecTree(
     "flask",
     # (spectree types its parameter with its protocol's generic error, which pydantic's own
     # adapter does not satisfy for mypy)

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 import web.api_assignments  # its routes join the API's blueprint, as do these:
@@ -129,6 +129,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.add_template_global(upload_token)
     app.add_template_filter(duration)
     app.add_template_filter(ms)
+    app.add_template_filter(poll)
     if not app.testing:
         # What is loaded by now (modules, classes, functions: most of the heap) lives as
         # long as the process: out of the collector's sight, so a full collection scans
@@ -154,6 +155,14 @@ def ms(milliseconds: float) -> str:
     if 0 < milliseconds < 0.1:
         return "<0.1 ms"
     return f"{milliseconds:.1f} ms"
+
+
+def poll(seconds: float) -> str:
+    """How often a live part of a page asks again, as htmx's ``every`` takes it: its own
+    ``seconds``, or the app's ``ARENA_POLL_SECONDS`` where set (a browser test that waits
+    for a page to change polls faster: it waits for what the page shows, not the period)."""
+    configured = current_app.config.get("ARENA_POLL_SECONDS")
+    return f"{configured or seconds}s"
 
 
 def duration(seconds: float) -> str:

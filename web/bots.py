@@ -4,6 +4,8 @@ each bot's page with its versions, check reports, ratings and (when allowed) its
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from pathlib import PurePath
 from typing import Any
 
@@ -27,7 +29,7 @@ from arena.service.classes import bot_target, class_bots, upload_target
 from arena.service.games import GameFilter, game_list, opponent_table
 from arena.service.intake import take_upload
 from arena.service.permissions import allowed, require
-from arena.service.tables import playable_version, record_against_people
+from arena.service.tables import record_against_people
 from arena.service.uploads import (
     MAX_SOURCE_BYTES,
     UploadError,
@@ -51,6 +53,31 @@ bots = Blueprint("bots", __name__)
 RECENT_GAMES = 10
 #: How often a pending upload's page asks whether its check is done (seconds).
 UPLOAD_LIVE_SECONDS = 2
+
+
+#: Bot pages' URLs a process keeps (the least recently used go first).
+BOT_URLS_KEPT = 4096
+_bot_urls: OrderedDict[tuple[str, str, str], str] = OrderedDict()
+_bot_urls_lock = threading.Lock()
+
+
+@bots.app_template_global("bot_url")
+def bot_url(owner: str, name: str) -> str:
+    """The URL of bot ``owner/name``'s page, built once a process (``url_for`` took most of
+    a page naming 200 bots: a tournament's entrants, a bot's opponents, a game list's
+    seats)."""
+    key = (request.script_root, owner, name)
+    with _bot_urls_lock:
+        kept = _bot_urls.get(key)
+        if kept is not None:
+            _bot_urls.move_to_end(key)
+            return kept
+    url = url_for("bots.bot_page", owner=owner, name=name)
+    with _bot_urls_lock:
+        _bot_urls[key] = url
+        while len(_bot_urls) > BOT_URLS_KEPT:
+            _bot_urls.popitem(last=False)
+    return url
 
 
 @bots.route("/upload", methods=["GET", "POST"])
@@ -144,8 +171,7 @@ def bot_page(owner: str, name: str) -> str:
         abort(404, f"No bot {owner}/{name}.")
     target = bot_target(store, view.owner_id, bot_id=view.id)
     can_read_faults = allowed(account, "read-faults", target)
-    newest = view.versions[0].version if view.versions else None
-    play = None if newest is None else playable_version(store, owner, name, newest)
+    play = view.versions[0].id if view.versions else None  # the newest
     mine = GameFilter(bot=(owner, name))
     faults = GameFilter(bot=(owner, name), fault="mine")
     return render_template(

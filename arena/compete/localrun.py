@@ -292,7 +292,9 @@ def play_chain(
                 if stop is not None and stop.is_set():
                     raise MatchStopped(f"match {first.id} stopped")
                 number, index = places[outcome.index]
-                game = _game_result(index, outcome.game, names, outcome.verdict, outcome.times)
+                # (without its record, a game's decision times are read by nobody)
+                times = outcome.times if records else None
+                game = _game_result(index, outcome.game, names, outcome.verdict, times)
                 if luck and matches[number].deal_group is not None:  # the margin test's
                     game = dataclasses.replace(game, luck=kept_lucks(game.record))
                 if not records:

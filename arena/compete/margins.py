@@ -51,7 +51,7 @@ from typing import Any
 from arena.engine.records import deal_from_dict
 from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
-from arena.engine.tiles import Move, Tile
+from arena.engine.tiles import MAX_PIP_LIMIT, TILES, Move, Tile
 from arena.errors import ArenaError
 
 __all__ = [
@@ -172,12 +172,20 @@ def game_margin(record: Record, seat: int) -> float:
     return mine - (sum(scores) - mine) / (len(scores) - 1)
 
 
+#: Each tile's pips, and each end value's mask of the tiles that match it (by tile id;
+#: ``[-1]``, no line yet, matches nothing).
+_PIPS = [tile.pips for tile in TILES]
+_SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)] + [0]
+
+
 def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> list[list[float]]:
     """Each side's luck of the draw in one round: ``[pips, fits]`` per side."""
     luck = [[0.0, 0.0] for _ in range(count)]
     if round_.get("dealt", "seed") != "seed":
         return luck
-    boneyard = [Tile.parse(text) for text in round_["deal"]["boneyard"]]
+    boneyard = [Tile.parse(text).id for text in round_["deal"]["boneyard"]]
+    rest_pips = sum(_PIPS[tile] for tile in boneyard)  # of the tiles not drawn yet
+    place = 0  # the next to draw
     left = right = -1
     for event in round_["events"]:
         kind = event["type"]
@@ -191,17 +199,17 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
             else:
                 right = tile.other(right)
         elif kind == "draw":
-            drawn = Tile.parse(event["tile"])
-            if not boneyard or boneyard[0] != drawn:  # not the seed's boneyard: no luck
+            drawn = Tile.parse(event["tile"]).id
+            if place == len(boneyard) or boneyard[place] != drawn:  # not the seed's: no luck
                 return [[0.0, 0.0] for _ in range(count)]
-            size = len(boneyard)
-            mean_pips = sum(t.pips for t in boneyard) / size
-            fitting = sum(1 for t in boneyard if t.matches(left) or t.matches(right)) / size
-            fits = 1.0 if drawn.matches(left) or drawn.matches(right) else 0.0
+            size = len(boneyard) - place
+            ends = _SUIT[left] | _SUIT[right]
+            fitting = sum(ends >> tile & 1 for tile in boneyard[place:]) / size
             side = luck[sides[int(event["seat"])]]
-            side[0] += drawn.pips - mean_pips
-            side[1] += fits - fitting
-            del boneyard[0]
+            side[0] += _PIPS[drawn] - rest_pips / size
+            side[1] += (ends >> drawn & 1) - fitting
+            rest_pips -= _PIPS[drawn]
+            place += 1
     return luck
 
 
@@ -254,6 +262,8 @@ def _round_values(
             # dealt with that order, nothing undrawn has been seen), on the round's own
             # bitmasks (Round.greedy_points). The order as drawn gives the same rollout
             # for every draw after this play.
+            if len(main.boneyard) != len(boneyard) - place:  # the engine drew otherwise
+                return [0.0] * count
             as_drawn = main.greedy_points(plays[played])
             before = place  # the draws made before this play
             for _ in range(made):
@@ -261,9 +271,8 @@ def _round_values(
                 left = len(boneyard) - place
                 swaps = min(left, VALUE_SWAPS)
                 for other in (place + (k * left) // swaps for k in range(1, swaps)):
-                    order = boneyard[:]
-                    order[place], order[other] = order[other], order[place]
-                    outcomes.append(main.greedy_points(plays[played], order[before:]))
+                    swap = (place - before, other - before)  # (places among the undrawn)
+                    outcomes.append(main.greedy_points(plays[played], swap=swap))
                 for side in range(count):
                     values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(
                         outcomes

@@ -582,18 +582,26 @@ class Round:
 
     # --- rollouts ---------------------------------------------------------------
 
-    def greedy_points(self, move: Move, rest: Sequence[Tile] | None = None) -> tuple[int, ...]:
+    def greedy_points(
+        self,
+        move: Move,
+        rest: Sequence[Tile] | None = None,
+        swap: tuple[int, int] | None = None,
+    ) -> tuple[int, ...]:
         """The round's ``result.points`` when the seat to move plays ``move`` and then every
         seat plays greedy (the heaviest of its legal moves, the first of equals:
         :func:`arena.match.strategies.heaviest`) to the round's end; with ``rest``, the
-        boneyard's undrawn tiles in that order (as :meth:`copy`). Exactly
+        boneyard's undrawn tiles in that order (as :meth:`copy`); with ``swap`` ``(i, j)``,
+        the undrawn tiles' order with its ``i``-th and ``j``-th (0: the next to be drawn)
+        swapped (a ``rest`` that needs no check: the luck of the draw's swaps). Exactly
         ``copy(rest)``, ``apply(move)``, then ``apply(heaviest(legal_moves()))`` until the
         round is over, without copying the round or recording its events (the luck of the
         draw's rollouts, :mod:`arena.compete.margins`); the round itself is unchanged.
 
         Raises:
             IllegalMoveError: the round is over or ``move`` is not legal now.
-            DealError: ``rest`` is not the undrawn tiles in some order.
+            DealError: ``rest`` is not the undrawn tiles in some order, ``swap`` names a
+                place beyond them, or both are given.
         """
         if type(move) is not Move or self._result is not None:
             raise IllegalMoveError(self._illegal_message(move))
@@ -613,6 +621,18 @@ class Round:
             if sorted(ids) != sorted(boneyard[next_draw:]):
                 raise DealError("a copy's boneyard must be the undrawn tiles in some order")
             boneyard = boneyard[:next_draw] + ids
+        if swap is not None:
+            first, second = swap
+            undrawn = len(boneyard) - next_draw
+            if rest is not None or not (0 <= first < undrawn and 0 <= second < undrawn):
+                raise DealError(
+                    f"a swap of the undrawn tiles takes two places of 0 to {undrawn - 1}"
+                    f" and no other order, not {swap}"
+                )
+            boneyard = boneyard[:]
+            first += next_draw
+            second += next_draw
+            boneyard[first], boneyard[second] = boneyard[second], boneyard[first]
         hands = self._hands[:]
         sides, next_seat = self._sides, self._next_seat
         draw_limit, draw_end = self._draw_limit, self._draw_end
@@ -628,19 +648,20 @@ class Round:
                 target = self.rules.wins_needed
         left_tile, right_tile = self._left_tile, self._right_tile
         choice = _GREEDY_CHOICE
+        pips_of, bit_of, suit_of = _PIPS, _BIT, _SUIT  # (locals: the loop is hot)
         # ``end``: None for the lead, else the end's code: 1 left, 2 right.
         code = 0 if end is None else 1 if end is _LEFT else 2
         while True:
             if code == 1:
-                left = _PIPS[tile] - left
+                left = pips_of[tile] - left
                 left_tile = tile
             elif code == 2:
-                right = _PIPS[tile] - right
+                right = pips_of[tile] - right
                 right_tile = tile
             else:
                 left, right = _HIGH[tile], _LOW[tile]
                 left_tile = right_tile = tile
-            hand = hands[seat] ^ _BIT[tile]
+            hand = hands[seat] ^ bit_of[tile]
             hands[seat] = hand
             if fives:
                 if left_tile == right_tile:
@@ -656,7 +677,7 @@ class Round:
             if not hand:
                 return self._rollout_points(hands, sides[seat], in_play)
             seat = next_seat[seat]
-            ends = _SUIT[left] | _SUIT[right]
+            ends = suit_of[left] | suit_of[right]
             playable = hands[seat] & ends
             while not playable:  # draw, pass or block, as _settle
                 if draw_limit and next_draw < draw_end:
@@ -665,23 +686,27 @@ class Round:
                         drawn_tile = boneyard[next_draw]
                         next_draw += 1
                         drawn += 1
-                        hands[seat] |= _BIT[drawn_tile]
+                        hands[seat] |= bit_of[drawn_tile]
                         if ends >> drawn_tile & 1:
-                            playable = _BIT[drawn_tile]
+                            playable = bit_of[drawn_tile]
                             break
                     if playable:
                         break
                     blocked = not next_draw < draw_end
                 else:
                     blocked = True
-                if blocked and not any(other & ends for other in hands):
-                    return self._rollout_points(hands, None, in_play)
+                if blocked:
+                    for other in hands:  # (a loop: any() of a generator costs more here)
+                        if other & ends:
+                            break
+                    else:
+                        return self._rollout_points(hands, None, in_play)
                 seat = next_seat[seat]
                 playable = hands[seat] & ends
             tile = choice.get(playable, -1)
             if tile < 0:
                 tile = _heaviest_id(playable)
-            code = 1 if _BIT[tile] & _SUIT[left] else 2
+            code = 1 if bit_of[tile] & suit_of[left] else 2
 
     def _rollout_points(
         self, hands: list[int], domino: int | None, in_play: list[int]

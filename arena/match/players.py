@@ -18,7 +18,7 @@ from arena.engine.rules import Rules
 from arena.engine.tiles import Move
 from arena.match import botkit
 from arena.match.play import entrant_rng, strategy_rng
-from arena.match.strategies import make_strategy
+from arena.match.strategies import BuiltinStrategy, make_strategy
 from arena.match.verdicts import Answer, BotFaultError, TimeControl
 
 __all__ = ["InProcessPlayer", "Player", "Request", "StrategyPlayer"]
@@ -46,6 +46,10 @@ class Request:
     def observation(self) -> Observation:
         """What the seat may know now."""
         return self._round.observation(self.seat)
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        """The seat's legal moves (``observation().legal_moves``, without the rest)."""
+        return self._round.legal_moves()
 
     def delta(self, since: int) -> dict[str, Any]:
         """Protocol v2's request: the round's events from ``since`` on, and the rest."""
@@ -111,7 +115,7 @@ class StrategyPlayer:
     def __init__(self, name: str, salt: str | None = None) -> None:
         self.name = name
         self._salt = salt
-        self._strategies: dict[str, Any] = {}
+        self._strategies: dict[str, BuiltinStrategy] = {}
         self._pending: list[Answer] = []
         make_strategy(name, strategy_rng(0, 0))  # an unknown name fails now
 
@@ -128,7 +132,8 @@ class StrategyPlayer:
         self._strategies[game] = make_strategy(self.name, rng)
 
     def send(self, requests: Sequence[Request]) -> None:
-        self._pending = [self._strategies[r.game](r.observation()) for r in requests]
+        # (the built-in strategies read only the legal moves: no observation is built)
+        self._pending = [self._strategies[r.game].choose(r.legal_moves()) for r in requests]
 
     def receive(
         self, time_control: TimeControl, banks: Sequence[float], wall_banks: Sequence[float]

@@ -22,6 +22,7 @@ from arena.errors import ParseError
 
 __all__ = [
     "STRATEGIES",
+    "BuiltinStrategy",
     "GreedyStrategy",
     "RandomStrategy",
     "Strategy",
@@ -39,6 +40,15 @@ class Strategy(Protocol):
     def __call__(self, observation: Observation, /) -> Move: ...
 
 
+class BuiltinStrategy(Strategy, Protocol):
+    """A built-in strategy: its choice reads only the legal moves, so a referee may ask
+    :meth:`choose` without building the observation (the same move as calling it)."""
+
+    def choose(self, legal_moves: Sequence[Move], /) -> Move:
+        """The move chosen among ``legal_moves`` (never empty)."""
+        ...
+
+
 class RandomStrategy:
     """Uniformly random among the legal moves, from its own ``rng``."""
 
@@ -49,6 +59,9 @@ class RandomStrategy:
 
     def __call__(self, observation: Observation, /) -> Move:
         return self._rng.choice(observation.legal_moves)
+
+    def choose(self, legal_moves: Sequence[Move], /) -> Move:
+        return self._rng.choice(legal_moves)
 
     def __repr__(self) -> str:
         return "RandomStrategy()"
@@ -70,6 +83,9 @@ class GreedyStrategy:
     def __call__(self, observation: Observation, /) -> Move:
         return heaviest(observation.legal_moves)
 
+    def choose(self, legal_moves: Sequence[Move], /) -> Move:
+        return heaviest(legal_moves)
+
     def __repr__(self) -> str:
         return "GreedyStrategy()"
 
@@ -84,13 +100,13 @@ def _pips(move: Move) -> int:
 
 
 #: The built-in strategies by name: each a factory taking the strategy's own rng.
-STRATEGIES: dict[str, Callable[[random.Random], Strategy]] = {
+STRATEGIES: dict[str, Callable[[random.Random], BuiltinStrategy]] = {
     "random": RandomStrategy,
     "greedy": GreedyStrategy,
 }
 
 
-def make_strategy(name: str, rng: random.Random) -> Strategy:
+def make_strategy(name: str, rng: random.Random) -> BuiltinStrategy:
     """Return a new built-in strategy called ``name``, drawing its chances from ``rng``.
 
     Raises:

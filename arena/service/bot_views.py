@@ -54,6 +54,8 @@ class VersionView:
     ratings: list[VersionRating]
     #: The runtime it runs under (arena.match.runtimes).
     runtime: str = DEFAULT_RUNTIME
+    #: Its id in the store (a table's seat names it: the page's "Play against this bot").
+    id: int = field(default=0, metadata=HIDDEN)
 
     @property
     def runtime_label(self) -> str:
@@ -130,7 +132,9 @@ def bot_view(store: Store, owner: str, name: str, viewer: Actor = None) -> BotVi
         source_public=bot.source_public,
         created=as_utc(bot.created),
         versions=[
-            VersionView(number, sha, as_utc(created), report or {}, ratings.get(vid, []), runtime)
+            VersionView(
+                number, sha, as_utc(created), report or {}, ratings.get(vid, []), runtime, vid
+            )
             for vid, number, sha, created, report, runtime in versions
         ],
         charts=_rating_charts(found.history, numbers),

@@ -10,11 +10,17 @@ as if none existed (:class:`arena.errors.NotFound`, a 404), and lists leave them
 :func:`hidden_from` is the set one actor may not see; the views over the store (bots,
 leaderboards, games, tournaments) take the actor and filter with it, so a page or an API
 route cannot forget it.
+
+Within :func:`one_read` (a page's request: :func:`web.limits.heavy`), :func:`hidden_from`
+reads the classes once for each actor and gives the same answer after (a page asks it of
+each view it shows: its bot, its games, its opponents).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from arena.errors import NotFound
@@ -22,7 +28,7 @@ from arena.service.permissions import Actor, actor_id, allowed
 from arena.store.classes import privacy_facts
 from arena.store.db import Store
 
-__all__ = ["NOTHING", "Hidden", "hidden_from"]
+__all__ = ["NOTHING", "Hidden", "hidden_from", "one_read"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +67,33 @@ def hidden_from(store: Store, actor: Actor) -> Hidden:
     if actor is not None and allowed(actor, "manage-class"):
         return NOTHING
     viewer = actor_id(actor)
+    kept = _kept.get()
+    if kept is None:
+        return _hidden_from(store, viewer)
+    key = (id(store), viewer)
+    if key not in kept:
+        kept[key] = _hidden_from(store, viewer)
+    return kept[key]
+
+
+#: The answers of :func:`hidden_from` kept within :func:`one_read` (None: outside one).
+_kept: ContextVar[dict[tuple[int, int | None], Hidden] | None] = ContextVar(
+    "hidden_kept", default=None
+)
+
+
+@contextmanager
+def one_read() -> Iterator[None]:
+    """Within the block, :func:`hidden_from` reads the classes once for each actor (a
+    page's request: what a class hides does not change under it)."""
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
+
+
+def _hidden_from(store: Store, viewer: int | None) -> Hidden:
     facts = privacy_facts(store, viewer)
     seen = {viewer} if viewer is not None else set()
     for class_id in facts.viewer_classes:

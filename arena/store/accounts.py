@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -272,20 +272,34 @@ def revoke_token(store: Store, user_id: int, token_id: int) -> bool:
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
+#: How stale a token's recorded last use may be: a token used again within this is not
+#: written again (each API request would otherwise be a write, and on SQLite writes queue).
+TOKEN_USE_RESOLUTION = timedelta(minutes=1)
+
+
 def use_token(store: Store, sha256: str) -> tuple[AccountRow, list[str]] | None:
-    """The user and scopes of the live token with this SHA-256, its last use recorded in
-    the same transaction; None if there is no such live token."""
-    with store.write() as session:
+    """The user and scopes of the live token with this SHA-256, None if there is no such
+    live token; its last use is recorded, to within :data:`TOKEN_USE_RESOLUTION` (a read
+    only, when it was recorded more recently)."""
+    with store.read() as session:
         row = session.execute(
-            select(ApiToken, User)
+            select(ApiToken.id, ApiToken.scopes, ApiToken.last_used, User)
             .join(User, User.id == ApiToken.user_id)
             .where(ApiToken.sha256 == sha256, ApiToken.revoked.is_(None))
         ).first()
         if row is None:
             return None
-        api_token, user = row
-        api_token.last_used = datetime.now(UTC)
-        return _row(user), list(api_token.scopes)
+        token_id, scopes, last_used, user = row
+        found = _row(user), list(scopes)
+    now = datetime.now(UTC)
+    if last_used is None or as_utc(last_used) <= now - TOKEN_USE_RESOLUTION:
+        with store.write() as session:
+            session.execute(
+                update(ApiToken)
+                .where(ApiToken.id == token_id, ApiToken.revoked.is_(None))
+                .values(last_used=now)
+            )
+    return found
 
 
 def user_id_named(store: Store, name: str) -> int | None:

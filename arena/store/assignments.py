@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy import and_, bindparam, func, or_, select, text, update
 from sqlalchemy.orm import aliased
 
 from arena.engine.rules import Rules
@@ -408,23 +408,34 @@ def test_of_tournament(store: Store, tournament_id: int) -> TestRow | None:
     return None if found is None else _test(*found)
 
 
+# A submission's test's student and class (built once: every tournament's and game's page
+# asks), by the test's tournament name or by one of its matches.
+_AUDIENCE = (
+    select(Submission.user_id, Assignment.class_id)
+    .join(SubmissionTest, SubmissionTest.submission_id == Submission.id)
+    .join(Assignment, Assignment.id == Submission.assignment_id)
+    .join(Tournament, Tournament.id == SubmissionTest.tournament_id)
+)
+_AUDIENCE_BY_NAME = _AUDIENCE.where(Tournament.name == bindparam("name")).limit(1)
+_AUDIENCE_BY_MATCH = (
+    _AUDIENCE.join(Match, Match.tournament_id == Tournament.id)
+    .where(Match.id == bindparam("match"))
+    .limit(1)
+)
+
+
 def grading_audience(
     store: Store, *, name: str | None = None, match_id: int | None = None
 ) -> tuple[int, int] | None:
     """(the student's user id, the class's id) when the tournament called ``name``, or
     the one match ``match_id`` belongs to, is a submission's test; else None."""
-    query = (
-        select(Submission.user_id, Assignment.class_id)
-        .join(SubmissionTest, SubmissionTest.submission_id == Submission.id)
-        .join(Assignment, Assignment.id == Submission.assignment_id)
-        .join(Tournament, Tournament.id == SubmissionTest.tournament_id)
-    )
+    values: dict[str, Any]
     if name is not None:
-        query = query.where(Tournament.name == name)
+        query, values = _AUDIENCE_BY_NAME, {"name": name}
     else:
-        query = query.join(Match, Match.tournament_id == Tournament.id).where(Match.id == match_id)
+        query, values = _AUDIENCE_BY_MATCH, {"match": match_id}
     with store.read() as session:
-        found = session.execute(query.limit(1)).first()
+        found = session.execute(query, values).first()
     return None if found is None else (int(found[0]), int(found[1]))
 
 

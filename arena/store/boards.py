@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.orm import Session
 
 from arena.engine.rules import MAX_PLAYERS
@@ -52,19 +52,29 @@ def rule_set_names(store: Store) -> list[str]:
     """The names of the rule sets with stored ratings or a played match, alphabetically (a
     tournament cancelled before any game, or not yet begun, makes no leaderboard tab)."""
     with store.read() as session:
-        rated = select(RatingRow.rule_set_id)
-        played = select(Tournament.rule_set_id).where(  # one index probe a tournament
-            select(Match.id)
-            .where(Match.tournament_id == Tournament.id, Match.status == "done")
-            .exists()
+        return list(session.scalars(_RULE_SET_NAMES))
+
+
+# The statement of :func:`rule_set_names` (built once: every game list and leaderboard
+# reads it).
+_RULE_SET_NAMES = (
+    select(RuleSet.name)
+    .where(
+        RuleSet.id.in_(
+            select(RatingRow.rule_set_id)
+            .union(
+                select(Tournament.rule_set_id).where(  # one index probe a tournament
+                    select(Match.id)
+                    .where(Match.tournament_id == Tournament.id, Match.status == "done")
+                    .exists()
+                )
+            )
+            .scalar_subquery()
         )
-        names = session.scalars(
-            select(RuleSet.name)
-            .where(RuleSet.id.in_(rated.union(played).scalar_subquery()))
-            .distinct()
-            .order_by(RuleSet.name)
-        )
-        return list(names)
+    )
+    .distinct()
+    .order_by(RuleSet.name)
+)
 
 
 def newest_rule_set_id(store: Store, rules: str) -> int | None:
@@ -246,28 +256,41 @@ class TournamentPage:
     names: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
 
+# The statements of :func:`tournament_page` (built once: building them cost more than
+# the database's answers, each by an index).
+_TOURNAMENT = select(Tournament).where(Tournament.name == bindparam("name"))
+_RULES_NAME = select(RuleSet.name).where(RuleSet.id == bindparam("rule_set"))
+_USER_NAME = select(User.name).where(User.id == bindparam("user"))
+# its games, and those of its done matches (a done match has stored all its games)
+_GAMES_TOTAL_DONE = select(
+    func.coalesce(func.sum(Match.games), 0),
+    func.coalesce(func.sum(Match.games).filter(Match.status == "done"), 0),
+).where(Match.tournament_id == bindparam("tournament"))
+_ENTRANTS = (
+    select(TournamentEntrant.label, User.name, Bot.name, BotVersion.version)
+    .outerjoin(BotVersion, BotVersion.id == TournamentEntrant.bot_version_id)
+    .outerjoin(Bot, Bot.id == BotVersion.bot_id)
+    .outerjoin(User, User.id == Bot.owner_id)
+    .where(TournamentEntrant.tournament_id == bindparam("tournament"))
+    .order_by(TournamentEntrant.label)
+)
+
+
 def tournament_page(store: Store, name: str) -> TournamentPage | None:
     """The tournament called ``name`` with its page's counts, or None."""
     with store.read() as session:
-        tournament = session.scalar(select(Tournament).where(Tournament.name == name))
+        tournament = session.scalar(_TOURNAMENT, {"name": name})
         if tournament is None:
             return None
-        rules = session.scalar(select(RuleSet.name).where(RuleSet.id == tournament.rule_set_id))
+        rules = session.scalar(_RULES_NAME, {"rule_set": tournament.rule_set_id})
         owner = (
             None
             if tournament.owner_id is None
-            else session.scalar(select(User.name).where(User.id == tournament.owner_id))
+            else session.scalar(_USER_NAME, {"user": tournament.owner_id})
         )
-        games_total = session.scalar(
-            select(func.coalesce(func.sum(Match.games), 0)).where(
-                Match.tournament_id == tournament.id
-            )
-        )
-        games_done = session.scalar(  # a done match has stored all its games
-            select(func.coalesce(func.sum(Match.games), 0)).where(
-                Match.tournament_id == tournament.id, Match.status == "done"
-            )
-        )
+        games_total, games_done = session.execute(
+            _GAMES_TOTAL_DONE, {"tournament": tournament.id}
+        ).one()
         labels, names = _entrants(session, tournament.id)
         session.expunge(tournament)
     return TournamentPage(
@@ -280,14 +303,7 @@ def _entrants(
 ) -> tuple[list[str], dict[str, tuple[str, str, int]]]:
     """The tournament's entrant labels, sorted, and the stored version of each (owner's
     name, bot's name, version number), in one query."""
-    rows = session.execute(
-        select(TournamentEntrant.label, User.name, Bot.name, BotVersion.version)
-        .outerjoin(BotVersion, BotVersion.id == TournamentEntrant.bot_version_id)
-        .outerjoin(Bot, Bot.id == BotVersion.bot_id)
-        .outerjoin(User, User.id == Bot.owner_id)
-        .where(TournamentEntrant.tournament_id == tournament_id)
-        .order_by(TournamentEntrant.label)
-    ).all()
+    rows = session.execute(_ENTRANTS, {"tournament": tournament_id}).all()
     names = {
         label: (owner, bot, number)
         for label, owner, bot, number in rows

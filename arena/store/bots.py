@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Integer, bindparam, func, select
 
 from arena.store.db import Store, as_utc
 from arena.store.models import Bot, BotVersion, RatingHistory, RuleSet, User
@@ -92,50 +92,60 @@ class BotRecord:
     history: list[tuple[str, datetime, int, float, float, float]]
 
 
+# The statements of :func:`bot_record`, built once (building them cost more CPU than the
+# database's answers, each by an index).
+_VERSION_IDS = bindparam("versions", type_=Integer, expanding=True)
+_BOT_BY_NAME = (
+    select(Bot, User.name)
+    .join(User, User.id == Bot.owner_id)
+    .where(User.name == bindparam("owner"), Bot.name == bindparam("name"))
+)
+_BOT_VERSIONS = (
+    select(BotVersion.id, BotVersion.version, BotVersion.sha256, BotVersion.created,
+           BotVersion.report, BotVersion.runtime)
+    .where(BotVersion.bot_id == bindparam("bot"))
+    .order_by(BotVersion.version.desc())
+)  # fmt: skip
+_VERSION_RATINGS = (
+    select(
+        RatingRow.bot_version_id,
+        RuleSet.name,
+        RatingRow.rating,
+        RatingRow.low,
+        RatingRow.high,
+        RatingRow.games,
+        RatingRow.rank,
+    )
+    .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
+    .where(RatingRow.bot_version_id.in_(_VERSION_IDS))
+    .order_by(RuleSet.name)
+)
+_VERSION_HISTORY = (
+    select(
+        RuleSet.name,
+        RatingHistory.time,
+        RatingHistory.bot_version_id,
+        RatingHistory.rating,
+        RatingHistory.low,
+        RatingHistory.high,
+    )
+    .join(RuleSet, RuleSet.id == RatingHistory.rule_set_id)
+    .where(RatingHistory.bot_version_id.in_(_VERSION_IDS))
+    .order_by(RuleSet.name, RatingHistory.time)
+)
+
+
 def bot_record(store: Store, owner: str, name: str) -> BotRecord | None:
     """The bot ``owner/name`` with its versions, ratings and rating history, or None."""
     with store.read() as session:
-        row = session.execute(
-            select(Bot, User.name)
-            .join(User, User.id == Bot.owner_id)
-            .where(User.name == owner, Bot.name == name)
-        ).first()
+        row = session.execute(_BOT_BY_NAME, {"owner": owner, "name": name}).first()
         if row is None:
             return None
         bot, owner_name = row
-        versions = session.execute(
-            select(BotVersion.id, BotVersion.version, BotVersion.sha256, BotVersion.created,
-                   BotVersion.report, BotVersion.runtime)
-            .where(BotVersion.bot_id == bot.id)
-            .order_by(BotVersion.version.desc())
-        ).all()  # fmt: skip
-        ratings = session.execute(
-            select(
-                RatingRow.bot_version_id,
-                RuleSet.name,
-                RatingRow.rating,
-                RatingRow.low,
-                RatingRow.high,
-                RatingRow.games,
-                RatingRow.rank,
-            )
-            .join(RuleSet, RuleSet.id == RatingRow.rule_set_id)
-            .where(RatingRow.bot_version_id.in_([v.id for v in versions]))
-            .order_by(RuleSet.name)
-        ).all()
-        history = session.execute(
-            select(
-                RuleSet.name,
-                RatingHistory.time,
-                RatingHistory.bot_version_id,
-                RatingHistory.rating,
-                RatingHistory.low,
-                RatingHistory.high,
-            )
-            .join(RuleSet, RuleSet.id == RatingHistory.rule_set_id)
-            .where(RatingHistory.bot_version_id.in_([v.id for v in versions]))
-            .order_by(RuleSet.name, RatingHistory.time)
-        ).all()
+        versions = session.execute(_BOT_VERSIONS, {"bot": bot.id}).all()
+        ids = {"versions": [v.id for v in versions]}
+        ratings = session.execute(_VERSION_RATINGS, ids).all()
+        history = session.execute(_VERSION_HISTORY, ids).all()
     return BotRecord(
         bot=bot,
         owner=owner_name,
@@ -164,15 +174,23 @@ def version_source(store: Store, owner: str, name: str, version: int) -> str | N
         )
 
 
+_VERSION_ID = (
+    select(BotVersion.id)
+    .join(Bot, Bot.id == BotVersion.bot_id)
+    .join(User, User.id == Bot.owner_id)
+    .where(
+        User.name == bindparam("owner"),
+        Bot.name == bindparam("name"),
+        BotVersion.version == bindparam("version"),
+    )
+)
+
+
 def version_id(store: Store, owner: str, name: str, version: int) -> int | None:
     """The id of ``owner/name`` version ``version``, or None."""
     with store.read() as session:
-        return session.scalar(
-            select(BotVersion.id)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .where(User.name == owner, Bot.name == name, BotVersion.version == version)
-        )
+        found = session.scalar(_VERSION_ID, {"owner": owner, "name": name, "version": version})
+    return None if found is None else int(found)
 
 
 def version_sources(

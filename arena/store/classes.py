@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -281,13 +281,17 @@ class PrivacyFacts:
     viewer_classes: frozenset[int]
 
 
+# Every class's settings (built once: its building cost more than the read).
+_CLASS_SETTINGS = select(SchoolClass.id, SchoolClass.settings)
+
+
 def privacy_facts(store: Store, viewer: int | None) -> PrivacyFacts:
     """The students of the private classes (``settings["private"]``) and the classes the
     user ``viewer`` belongs to (None: none)."""
     with store.read() as session:
         private = [
             int(class_id)
-            for class_id, settings in session.execute(select(SchoolClass.id, SchoolClass.settings))
+            for class_id, settings in session.execute(_CLASS_SETTINGS)
             if (settings or {}).get("private")
         ]
         students: dict[int, dict[int, str]] = {class_id: {} for class_id in private}
@@ -329,24 +333,31 @@ def submitted_versions(store: Store, class_id: int) -> list[tuple[int, int]]:
     return [(user_id, version_id) for version_id, user_id in seen.items()]
 
 
+# The teachers of the classes a version, or a bot's any version, was submitted to (built
+# once: every bot's page asks).
+_TEACHERS = (
+    select(ClassTeacher.user_id)
+    .join(Assignment, Assignment.class_id == ClassTeacher.class_id)
+    .join(Submission, Submission.assignment_id == Assignment.id)
+)
+_TEACHERS_OF_VERSION = _TEACHERS.where(Submission.bot_version_id == bindparam("key")).distinct()
+_TEACHERS_OF_BOT = (
+    _TEACHERS.join(BotVersion, BotVersion.id == Submission.bot_version_id)
+    .where(BotVersion.bot_id == bindparam("key"))
+    .distinct()
+)
+
+
 def submission_teachers(
     store: Store, *, version_id: int | None = None, bot_id: int | None = None
 ) -> frozenset[int]:
     """The teachers of the classes whose assignments were sent the version ``version_id``
     (or, with ``bot_id``, any version of that bot) as a submission."""
+    query, value = (
+        (_TEACHERS_OF_VERSION, version_id) if version_id is not None else (_TEACHERS_OF_BOT, bot_id)
+    )
     with store.read() as session:
-        query = (
-            select(ClassTeacher.user_id)
-            .join(Assignment, Assignment.class_id == ClassTeacher.class_id)
-            .join(Submission, Submission.assignment_id == Assignment.id)
-        )
-        if version_id is not None:
-            query = query.where(Submission.bot_version_id == version_id)
-        else:
-            query = query.join(BotVersion, BotVersion.id == Submission.bot_version_id).where(
-                BotVersion.bot_id == bot_id
-            )
-        return frozenset(int(t) for t in session.scalars(query.distinct()))
+        return frozenset(int(t) for t in session.scalars(query, {"key": value}))
 
 
 def assignment_teachers(store: Store, assignment_id: int) -> frozenset[int]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, text, tuple_
+from sqlalchemy import ColumnElement, Integer, Row, Select, bindparam, func, select, text, tuple_
 from sqlalchemy.orm import Session, aliased, defer
 
 from arena.store.db import Store, as_utc
@@ -72,31 +72,39 @@ class VersionNames:
         return self.known.get(version_id, (f"version {version_id}", 0, 0))
 
 
+# Bot versions' names (built once: a list reads them for each match it shows).
+_NAMES = (
+    select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.id)
+    .join(Bot, Bot.id == BotVersion.bot_id)
+    .join(User, User.id == Bot.owner_id)
+    .where(BotVersion.id.in_(bindparam("versions", expanding=True)))
+)
+
+
 def _load_names(session: Session, names: VersionNames, ids: Sequence[int]) -> None:
     """Add the names of the versions in ``ids`` that ``names`` does not know yet."""
     missing = sorted(set(ids) - set(names.known))
     if not missing:
         return
-    rows = session.execute(
-        select(BotVersion.id, User.name, Bot.name, BotVersion.version, User.id, Bot.id)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .join(User, User.id == Bot.owner_id)
-        .where(BotVersion.id.in_(missing))
-    ).all()
+    rows = session.execute(_NAMES, {"versions": missing}).all()
     for vid, owner, bot, number, owner_id, bot_id in rows:
         names.known[vid] = (f"{owner}/{bot}@v{number}", owner_id, bot_id)
 
 
+# A bot's id by its owner's and its name (users' and bots' unique keys).
+_BOT_ID = (
+    select(Bot.id)
+    .join(User, User.id == Bot.owner_id)
+    .where(User.name == bindparam("owner"), Bot.name == bindparam("name"))
+)
+
+
 def _bot_id(session: Session, ref: tuple[str, str]) -> int:
     owner, name = ref
-    found = session.scalar(
-        select(Bot.id)
-        .join(User, User.id == Bot.owner_id)
-        .where(User.name == owner, Bot.name == name)
-    )
+    found = session.scalar(_BOT_ID, {"owner": owner, "name": name})
     if found is None:
         raise LookupError(f"no bot {owner}/{name}")
-    return found
+    return int(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +127,7 @@ class DoneMatch:
     pruned: datetime | None = None
 
 
-def _done_match(match: Match, tournament: str, rules: str, teams: object) -> DoneMatch:
+def _done_match(match: Match | Row[Any], tournament: str, rules: str, teams: object) -> DoneMatch:
     seats = tuple(int(v) for v in match.seats)
     return DoneMatch(
         id=match.id,
@@ -131,6 +139,44 @@ def _done_match(match: Match, tournament: str, rules: str, teams: object) -> Don
         finished=None if match.finished is None else as_utc(match.finished),
         pruned=None if match.records_pruned is None else as_utc(match.records_pruned),
     )
+
+
+# The done matches a game list looks through, newest first, with what its rows show (built
+# once; a list's filters add to it): a match's result holds every game's summary (2,000
+# games: ~0.5 MB of JSON), read only for the matches the page reaches, once their seats
+# passed the filter (:meth:`GameScan.newest_games`).
+_LISTED = (
+    select(
+        Match.id,
+        Match.seats,
+        Match.labels,
+        Match.finished,
+        Match.records_pruned,
+        Tournament.name.label("tournament"),
+        RuleSet.name.label("rules"),
+        Tournament.teams,
+    )
+    .join(Tournament, Tournament.id == Match.tournament_id)
+    .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+    .where(Match.status == "done")
+    # a submission's test is its student's and teachers' (check_grading_visible)
+    .where(Tournament.id.not_in(select(SubmissionTest.tournament_id)))
+    .order_by(Match.finished.desc(), Match.id.desc())
+)
+# The matches the list walks, newest first, by the index its order follows: windows of it
+# bound what one statement reads when the filters are probes (a filter that matches nothing
+# reads no more than SCAN_LIMIT matches); a bot's or its faults' list of matches bounds a
+# statement by itself (FEW_MATCHES at most).
+_WALK = select(Match.finished, Match.id).where(Match.status == "done")
+# A bot's matches, counted up to FEW_MATCHES (match_seats' index by bot).
+_FEW_MATCHES = select(func.count()).select_from(
+    select(MatchSeat.match_id)
+    .where(MatchSeat.bot_id == bindparam("bot"))
+    .limit(bindparam("few", type_=Integer))
+    .subquery()
+)
+# When a done match finished (a cursor's start).
+_FINISHED = select(Match.finished).where(Match.id == bindparam("match"), Match.status == "done")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,17 +200,20 @@ class MatchScan:
 # result's JSON (a 2,000-game match holds ~0.3 MB of it: decoding it whole in Python took most
 # of a game list): its length, and the summaries from :low to :high, the last first.
 _GAMES_SQL = {
-    "sqlite": (
-        "SELECT json_array_length(result, '$.games') FROM matches WHERE id = :match",
-        "SELECT g.value FROM matches, json_each(matches.result, '$.games') AS g "
-        "WHERE matches.id = :match AND g.key >= :low AND g.key < :high ORDER BY g.key DESC",
-    ),
-    "postgresql": (
-        "SELECT json_array_length(result -> 'games') FROM matches WHERE id = :match",
-        "SELECT g.value FROM matches, json_array_elements(matches.result -> 'games') "
-        "WITH ORDINALITY AS g(value, n) "
-        "WHERE matches.id = :match AND g.n > :low AND g.n <= :high ORDER BY g.n DESC",
-    ),
+    dialect: (text(count), text(games))
+    for dialect, (count, games) in {
+        "sqlite": (
+            "SELECT json_array_length(result, '$.games') FROM matches WHERE id = :match",
+            "SELECT g.value FROM matches, json_each(matches.result, '$.games') AS g "
+            "WHERE matches.id = :match AND g.key >= :low AND g.key < :high ORDER BY g.key DESC",
+        ),
+        "postgresql": (
+            "SELECT json_array_length(result -> 'games') FROM matches WHERE id = :match",
+            "SELECT g.value FROM matches, json_array_elements(matches.result -> 'games') "
+            "WITH ORDINALITY AS g(value, n) "
+            "WHERE matches.id = :match AND g.n > :low AND g.n <= :high ORDER BY g.n DESC",
+        ),
+    }.items()
 }
 
 
@@ -213,27 +262,11 @@ class GameScan:
         Raises:
             LookupError: ``start`` is no done match.
         """
-        query = (
-            select(Match, Tournament.name, RuleSet.name, Tournament.teams)
-            .join(Tournament, Tournament.id == Match.tournament_id)
-            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .where(Match.status == "done")
-            # a submission's test is its student's and teachers' (check_grading_visible)
-            .where(Tournament.id.not_in(select(SubmissionTest.tournament_id)))
-            .order_by(Match.finished.desc(), Match.id.desc())
-            # a match's result holds every game's summary (2,000 games: ~0.5 MB of JSON):
-            # read only for the matches the page reaches, once their seats passed the filter
-            .options(defer(Match.result))
-        )
+        query, walk = _LISTED, _WALK
         if scan.tournament is not None:
             query = query.where(Tournament.name == scan.tournament)
         if scan.rules is not None:
             query = query.where(RuleSet.name == scan.rules)
-        # The matches the list walks, newest first, by the index its order follows: windows
-        # of it bound what one statement reads when the filters are probes (a filter that
-        # matches nothing reads no more than SCAN_LIMIT matches); a bot's or its faults' list
-        # of matches bounds a statement by itself (FEW_MATCHES at most).
-        walk = select(Match.finished, Match.id).where(Match.status == "done")
         if scan.tournament is not None:
             walk = walk.join(Tournament, Tournament.id == Match.tournament_id).where(
                 Tournament.name == scan.tournament
@@ -259,9 +292,7 @@ class GameScan:
             )
         after: tuple[Any, int] | None = None
         if start is not None:
-            finished = self._session.scalar(
-                select(Match.finished).where(Match.id == start, Match.status == "done")
-            )
+            finished = self._session.scalar(_FINISHED, {"match": start})
             if finished is None:
                 raise LookupError(f"no finished match {start}")
             query = query.where(tuple_(Match.finished, Match.id) <= tuple_(finished, start))
@@ -282,10 +313,10 @@ class GameScan:
                 if low is not None:
                     page = page.where(tuple_(Match.finished, Match.id) >= tuple_(*low))
             rows = self._session.execute(page.limit(size)).all()
-            yield from (_done_match(m, t, r, teams) for m, t, r, teams in rows)
+            yield from (_done_match(m, m.tournament, m.rules, m.teams) for m in rows)
             if len(rows) == size:  # more may follow in the window
                 read += size
-                after = (rows[-1][0].finished, rows[-1][0].id)
+                after = (rows[-1].finished, rows[-1].id)
                 size = min(_CHUNK, 2 * size)
             elif low is None:  # the last window, or the list's last matches
                 return
@@ -300,8 +331,7 @@ class GameScan:
         index by bot, sorted once); a bot in many, a probe of each match the walk reaches by
         its key (sorting every match of a bot that plays in most of them cost the whole
         table)."""
-        few = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot).limit(FEW_MATCHES)
-        matches = self._session.scalar(select(func.count()).select_from(few.subquery())) or 0
+        matches = self._session.scalar(_FEW_MATCHES, {"bot": bot, "few": FEW_MATCHES}) or 0
         if matches < FEW_MATCHES:
             return Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot)), True
         probe = (
@@ -317,15 +347,13 @@ class GameScan:
         only games of a lower index (a match's games are stored in index order)."""
         session = self._session
         count_sql, games_sql = _GAMES_SQL[session.get_bind().dialect.name]
-        high = session.scalar(text(count_sql), {"match": match_id}) or 0
+        high = session.scalar(count_sql, {"match": match_id}) or 0
         if below is not None:
             high = min(high, below)
         size = 64
         while high > 0:
             low = max(0, high - size)
-            for value in session.scalars(
-                text(games_sql), {"match": match_id, "low": low, "high": high}
-            ):
+            for value in session.scalars(games_sql, {"match": match_id, "low": low, "high": high}):
                 game = json.loads(value) if isinstance(value, str) else value
                 if isinstance(game, dict) and (below is None or _index(game) < below):
                     yield game
@@ -341,21 +369,22 @@ def lists_version(store: Store) -> tuple[Any, ...]:
     """What changes a game list's pages: the newest done match's (finished, id) (a first
     page), and the latest pruning of records (a row's "record pruned"); two reads of an
     index each (``ix_matches_status_finished``, ``ix_matches_unpruned``), in one statement."""
-    newest = (
-        select(Match.finished, Match.id)
-        .where(Match.status == "done")
-        .order_by(Match.finished.desc(), Match.id.desc())
-        .limit(1)
-        .subquery()
-    )
-    pruned = select(func.max(Match.records_pruned)).where(Match.status == "done")
     with store.read() as session:
-        row = session.execute(
-            select(newest.c.finished, newest.c.id, pruned.scalar_subquery())
-        ).first()
+        row = session.execute(_LISTS_VERSION).first()
         if row is None:  # no done match
-            return (session.scalar(pruned),)
+            return (session.scalar(_PRUNED),)
     return tuple(row)
+
+
+_NEWEST = (
+    select(Match.finished, Match.id)
+    .where(Match.status == "done")
+    .order_by(Match.finished.desc(), Match.id.desc())
+    .limit(1)
+    .subquery()
+)
+_PRUNED = select(func.max(Match.records_pruned)).where(Match.status == "done")
+_LISTS_VERSION = select(_NEWEST.c.finished, _NEWEST.c.id, _PRUNED.scalar_subquery())
 
 
 @contextmanager
@@ -444,6 +473,35 @@ def duplicate_group(store: Store, match_id: int, index: int) -> list[tuple[int, 
     return [(group_match, index) for group_match in done]
 
 
+def _opponent_sums_statement() -> Select[str, str, str, int, int, int, int]:
+    mine, theirs = aliased(BotVersion), aliased(BotVersion)
+    bot = bindparam("bot", type_=Integer)
+    return (
+        select(
+            RuleSet.name,
+            User.name,
+            Bot.name,
+            func.sum(PairRecord.games),
+            func.sum(PairRecord.wins),
+            func.sum(PairRecord.draws),
+            func.sum(PairRecord.losses),
+        )
+        .select_from(PairRecord)
+        .join(mine, mine.id == PairRecord.bot_version_id)
+        .join(theirs, theirs.id == PairRecord.opponent_version_id)
+        .join(Bot, Bot.id == theirs.bot_id)
+        .join(User, User.id == Bot.owner_id)
+        .join(RuleSet, RuleSet.id == PairRecord.rule_set_id)
+        .where(mine.bot_id == bot, theirs.bot_id != bot)
+        .group_by(RuleSet.name, User.name, Bot.name)
+    )
+
+
+# Built once: building it (two aliases of bot_versions, five joins) cost more CPU than the
+# database's answer (pair_records' index by version).
+_OPPONENT_SUMS = _opponent_sums_statement()
+
+
 def opponent_sums(store: Store, owner: str, name: str) -> list[tuple[str, str, int, int, int, int]]:
     """The bot's pair records summed per rule set and opponent bot (every version of
     both): (rules, ``owner/bot``, games, wins, draws, losses), in no order.
@@ -451,28 +509,9 @@ def opponent_sums(store: Store, owner: str, name: str) -> list[tuple[str, str, i
     Raises:
         LookupError: no bot ``owner/name``.
     """
-    mine, theirs = aliased(BotVersion), aliased(BotVersion)
     with store.read() as session:
         bot = _bot_id(session, (owner, name))
-        rows = session.execute(
-            select(
-                RuleSet.name,
-                User.name,
-                Bot.name,
-                func.sum(PairRecord.games),
-                func.sum(PairRecord.wins),
-                func.sum(PairRecord.draws),
-                func.sum(PairRecord.losses),
-            )
-            .select_from(PairRecord)
-            .join(mine, mine.id == PairRecord.bot_version_id)
-            .join(theirs, theirs.id == PairRecord.opponent_version_id)
-            .join(Bot, Bot.id == theirs.bot_id)
-            .join(User, User.id == Bot.owner_id)
-            .join(RuleSet, RuleSet.id == PairRecord.rule_set_id)
-            .where(mine.bot_id == bot, theirs.bot_id != bot)
-            .group_by(RuleSet.name, User.name, Bot.name)
-        ).all()
+        rows = session.execute(_OPPONENT_SUMS, {"bot": bot}).all()
     return [
         (rules, f"{other_owner}/{other}", int(games), int(wins), int(draws), int(losses))
         for rules, other_owner, other, games, wins, draws, losses in rows

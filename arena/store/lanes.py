@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy import and_, bindparam, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc
@@ -223,15 +223,18 @@ class QueuePlace:
     ahead: int
 
 
+# A tournament's queue: its format, status, when it was sent, its upload (built once: a
+# tournament's page reads it).
+_QUEUED = select(
+    Tournament.format, Tournament.status, Tournament.queued, Tournament.upload_id
+).where(Tournament.id == bindparam("tournament"))
+
+
 def queue_place(store: Store, tournament_id: int) -> QueuePlace | None:
     """The tournament's place in its lane's queue; None if it is finished, cancelled, or
     not stored."""
     with store.read() as session:
-        row = session.execute(
-            select(
-                Tournament.format, Tournament.status, Tournament.queued, Tournament.upload_id
-            ).where(Tournament.id == tournament_id)
-        ).first()
+        row = session.execute(_QUEUED, {"tournament": tournament_id}).first()
         if row is None or row[1] in ("done", "cancelled"):
             return None
         format, _, queued, upload_id = row

@@ -136,10 +136,13 @@ def record_worker_stopped(store: Store, name: str, now: datetime) -> None:
             worker.status, worker.last_seen = "stopped", now
 
 
+_WORKERS = select(Worker).order_by(Worker.last_seen.desc())
+
+
 def worker_rows(store: Store) -> list[Worker]:
     """Every worker ever recorded (detached rows), the most recently seen first."""
     with store.read() as session:
-        return list(session.scalars(select(Worker).order_by(Worker.last_seen.desc())))
+        return list(session.scalars(_WORKERS))
 
 
 def tournament_id_named(store: Store, name: str) -> int | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import false, func, insert, or_, select, text, update
+from sqlalchemy import bindparam, false, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -728,14 +728,18 @@ def finish_stalled_tournaments(store: Store, now: datetime | None = None) -> lis
     return sorted({int(rule_set) for _, rule_set in stalled})
 
 
+# The tournament's matches counted by status (built once: a tournament's page reads it).
+_PROGRESS = (
+    select(Match.status, func.count())
+    .where(Match.tournament_id == bindparam("tournament"))
+    .group_by(Match.status)
+)
+
+
 def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:
     """The number of the tournament's matches in each status (every status, zeros too)."""
     with store.read() as session:
-        rows = session.execute(
-            select(Match.status, func.count())
-            .where(Match.tournament_id == tournament_id)
-            .group_by(Match.status)
-        ).all()
+        rows = session.execute(_PROGRESS, {"tournament": tournament_id}).all()
     counts = dict.fromkeys(MATCH_STATUSES, 0)
     counts.update({status: count for status, count in rows})
     return counts

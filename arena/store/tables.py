@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc, renew_lease
-from arena.store.models import Bot, BotVersion, GameTable, RuleSet, TableSeat, User
+from arena.store.models import BotVersion, GameTable, RuleSet, TableSeat, User
 
 __all__ = [
     "OPEN_STATUSES",
@@ -327,17 +327,20 @@ def close_idle_tables(store: Store, *, idle_before: datetime, now: datetime) -> 
         return ids
 
 
+# A bot's finished tables (built once: a bot's page reads it).
+_TABLES_AGAINST_PEOPLE = (
+    select(TableSeat.seat, GameTable.winners, GameTable.teams)
+    .join(GameTable, GameTable.id == TableSeat.table_id)
+    .join(BotVersion, BotVersion.id == TableSeat.bot_version_id)
+    .where(BotVersion.bot_id == bindparam("bot"), GameTable.status == "done")
+)
+
+
 def tables_against_people(store: Store, bot_id: int) -> list[tuple[int, tuple[int, ...], bool]]:
     """The bot's finished tables with a person in them: each as (the bot's seat, the
     winners, teams)."""
     with store.read() as session:
-        rows = session.execute(
-            select(TableSeat.seat, GameTable.winners, GameTable.teams)
-            .join(GameTable, GameTable.id == TableSeat.table_id)
-            .join(BotVersion, BotVersion.id == TableSeat.bot_version_id)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .where(Bot.id == bot_id, GameTable.status == "done")
-        ).all()
+        rows = session.execute(_TABLES_AGAINST_PEOPLE, {"bot": bot_id}).all()
         return [
             (int(seat), tuple(int(s) for s in winners or []), teams)
             for seat, winners, teams in rows

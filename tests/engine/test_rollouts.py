@@ -53,6 +53,14 @@ def test_greedy_points_are_the_rounds_played_on_with_greedy(
                 rng.shuffle(rest)
                 assert round_.greedy_points(move, rest) == _played_on(round_, move, rest)
                 compared += 2
+                if len(rest) > 1:  # a swap of two undrawn places: that order as a rest
+                    i, j = rng.sample(range(len(rest)), 2)
+                    order = list(round_.boneyard)
+                    order[i], order[j] = order[j], order[i]
+                    assert round_.greedy_points(move, swap=(i, j)) == _played_on(
+                        round_, move, order
+                    )
+                    compared += 1
             after = (round_.events, round_.scores, round_.legal_moves(), round_.boneyard)
             assert after == before  # the round itself is left alone
             round_.apply(rng.choice(round_.legal_moves()))
@@ -70,3 +78,7 @@ def test_greedy_points_refuse_what_apply_and_copy_refuse() -> None:
     rest = list(round_.boneyard)
     with pytest.raises(DealError, match="undrawn tiles"):
         round_.greedy_points(round_.legal_moves()[0], rest[1:])
+    with pytest.raises(DealError, match="two places of 0 to"):
+        round_.greedy_points(round_.legal_moves()[0], swap=(0, len(rest)))
+    with pytest.raises(DealError, match="no other order"):
+        round_.greedy_points(round_.legal_moves()[0], rest, swap=(0, 1))

@@ -301,3 +301,14 @@ def test_greedy_beats_random_in_two_player_draw() -> None:
             summary.add(game)
         greedy_wins += summary.seats[greedy_seat].games_won
     assert greedy_wins >= 110, greedy_wins  # measured: about 115-120 of 200
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_a_built_in_strategy_chooses_from_the_legal_moves_as_it_plays(name: str) -> None:
+    """choose() (what the referee asks, without an observation) is the strategy's call."""
+    called, chosen = make_strategy(name, random.Random(4)), make_strategy(name, random.Random(4))
+    game = Game(DRAW, 3, seed=8)
+    while (seat := game.seat) is not None:
+        move = called(game.observation(seat))
+        assert chosen.choose(game.legal_moves()) is move
+        game.apply(move)

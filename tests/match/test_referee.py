@@ -18,6 +18,7 @@ import pytest
 
 from arena import Termination, find_rules
 from arena.engine.records import game_record, verify_record
+from arena.match.play import play_games
 from arena.match.referee import (
     GameOutcome,
     InfrastructureError,
@@ -352,3 +353,17 @@ def test_the_seats_bots_start_together_before_the_referee_waits_for_one(tmp_path
     assert len(games) == 1 and games[0].verdict is None
     first, second = (float(file.with_suffix(".started").read_text()) for file in files)
     assert abs(second - first) < 1.2  # one after the other: 1.5 s or more apart
+
+
+@pytest.mark.parametrize("preset", ["draw", "muggins", "block"])
+def test_built_in_strategies_play_arena_plays_games_through_the_referee(preset: str) -> None:
+    """StrategyPlayer (no salt) asks choose() without an observation: the same games, record
+    for record, as the engine's own loop (`arena play`)."""
+    rules = find_rules(preset)
+    names = ["greedy", "random", "random"]
+    played = list(play_games(rules, names, games=6, seed=12))
+    seats: list[Player] = [StrategyPlayer(name) for name in names]
+    refereed = sorted(play_match(rules, seats, games=6, seed=12), key=lambda o: o.index)
+    assert [game_record(outcome.game, names) for outcome in refereed] == [
+        game_record(game, names) for game in played
+    ]

@@ -4,10 +4,11 @@ epochs, name keys, the password policy, migration 0014; and ``arena users add|ro
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text, update
 
 from arena.cli.common import USAGE_ERROR
 from arena.cli.main import cli
@@ -19,12 +20,14 @@ from arena.service.accounts import (
     change_password,
     check_password,
     create_account,
+    create_token,
     find_account,
     password_hasher,
+    token_account,
 )
 from arena.store.accounts import user_rows
-from arena.store.db import Store, connect, upgrade
-from arena.store.models import User
+from arena.store.db import Store, as_utc, connect, upgrade
+from arena.store.models import ApiToken, User
 
 HASHER = password_hasher(cheap=True)
 
@@ -181,3 +184,29 @@ def test_users_role_gives_a_role(store: Store, url: str) -> None:
     assert [row for row in user_rows(store)] == [("ada", "organiser", True)]
     missing = CliRunner().invoke(cli, ["users", "role", "nobody", "admin", "--url", url])
     assert missing.exit_code != 0 and "no user 'nobody'" in missing.output
+
+
+def test_a_tokens_last_use_is_written_once_a_minute_not_once_a_request(store: Store) -> None:
+    """An API token's last use is recorded without a write on every request: used again
+    within a minute it is only read; a minute later it is written again; a revoked token
+    is refused and not written."""
+    account = create_account(store, "ada", "correct horse", hasher=HASHER)
+    token = create_token(store, account.id, "ci", ["read"])
+
+    def last_used() -> object:
+        with store.read() as session:
+            return session.scalar(select(ApiToken.last_used))
+
+    assert last_used() is None
+    assert token_account(store, token) == (account, ["read"])
+    first = last_used()
+    assert first is not None
+    writes: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: writes.append(a[2]))
+    assert token_account(store, token) == (account, ["read"])
+    assert not [sql for sql in writes if sql.lstrip().upper().startswith("UPDATE")]
+    assert last_used() == first
+    with store.write() as session:
+        session.execute(update(ApiToken).values(last_used=datetime.now(UTC) - timedelta(minutes=2)))
+    token_account(store, token)
+    assert as_utc(last_used()) > datetime.now(UTC) - timedelta(seconds=30)  # type: ignore[arg-type]

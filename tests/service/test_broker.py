@@ -5,7 +5,7 @@ worker dead; here every message must arrive whole, exactly once."""
 
 from __future__ import annotations
 
-import multiprocessing
+import multiprocessing.context
 import threading
 import time
 from pathlib import Path
@@ -43,14 +43,13 @@ def _consume(url: str, results: Any, stop: Any) -> None:
 
 
 def test_concurrent_producers_and_consumers_each_message_once_and_whole(
-    tmp_path: Path,
+    tmp_path: Path, processes: multiprocessing.context.ForkServerContext
 ) -> None:
     url = f"filesystem://{tmp_path / 'broker'}"
-    context = multiprocessing.get_context("spawn")
-    results, stop = context.Queue(), context.Event()
-    consumers = [context.Process(target=_consume, args=(url, results, stop)) for _ in range(2)]
+    results, stop = processes.Queue(), processes.Event()
+    consumers = [processes.Process(target=_consume, args=(url, results, stop)) for _ in range(2)]
     producers = [
-        context.Process(target=_produce, args=(url, first)) for first in (0, MESSAGES // 2)
+        processes.Process(target=_produce, args=(url, first)) for first in (0, MESSAGES // 2)
     ]
     for process in [*consumers, *producers]:
         process.start()

@@ -3,7 +3,7 @@ server started once per test session from the PostgreSQL binaries on this machin
 
 from __future__ import annotations
 
-import multiprocessing
+import multiprocessing.context
 import os
 from pathlib import Path
 
@@ -150,10 +150,12 @@ def _write_rows(db_url: str, tag: str, rows: int = 200) -> int:
     return locked
 
 
-def test_sqlite_concurrent_read_then_write_never_locks(tmp_path: Path) -> None:
+def test_sqlite_concurrent_read_then_write_never_locks(
+    tmp_path: Path, processes: multiprocessing.context.ForkServerContext
+) -> None:
     db_url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(db_url)
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
+    with processes.Pool(2) as pool:
         locked = pool.starmap(_write_rows, [(db_url, "a"), (db_url, "b")])
     assert locked == [0, 0]
     store = connect(db_url)

@@ -4,7 +4,8 @@ loss under concurrent uploads, on both backends (tests/conftest.py's fixtures)."
 from __future__ import annotations
 
 import multiprocessing
-import time
+import multiprocessing.context
+from typing import Any
 
 import pytest
 
@@ -39,23 +40,37 @@ def test_names_are_normalised_and_any_script_is_a_name(store: Store) -> None:
     assert owners == {("zoë", "héllo"), ("alice", "機械"), ("a" * MAX_NAME, "b" * MAX_NAME)}
 
 
-def _upload(url: str, index: int, start: float) -> tuple[int, int, bool]:
-    """One uploader process: wait for the common start time, store its own source."""
+#: The barrier of the uploader process this is (:func:`_keep_barrier`).
+_READY: Any = None
+
+
+def _keep_barrier(ready: Any) -> None:
+    """A pool process's start: keep the barrier (passed as the process starts: a barrier
+    cannot be sent with a task)."""
+    global _READY
+    _READY = ready
+
+
+def _upload(url: str, index: int) -> tuple[int, int, bool]:
+    """One uploader process: connect, wait for the others (the barrier), store its own
+    source."""
     store = connect(url)
     try:
-        time.sleep(max(0.0, start - time.time()))
+        _READY.wait(60)
         version, created = store.add_bot_version("alice", "racer", f"# source {index}\n", {})
         return index, version.version, created
     finally:
         store.close()
 
 
-def test_concurrent_uploads_of_one_bot_lose_nothing(store: Store, url: str) -> None:
+def test_concurrent_uploads_of_one_bot_lose_nothing(
+    store: Store, url: str, processes: multiprocessing.context.ForkServerContext
+) -> None:
     """8 processes upload 8 different sources of one new bot at the same moment: 8 versions
     1..8, each source once, no error (one was lost to an IntegrityError on PostgreSQL)."""
-    start = time.time() + 2.0  # every process is up and connected by then
-    with multiprocessing.get_context("spawn").Pool(8) as pool:
-        results = pool.starmap(_upload, [(url, i, start) for i in range(8)])
+    ready = processes.Barrier(8)  # every process is up and connected before any uploads
+    with processes.Pool(8, initializer=_keep_barrier, initargs=(ready,)) as pool:
+        results = pool.starmap(_upload, [(url, i) for i in range(8)])
     assert sorted(version for _, version, _ in results) == list(range(1, 9))
     assert all(created for _, _, created in results)
     listed = [item for item in store.list_bots() if item.bot == "racer"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import multiprocessing
+import multiprocessing.context
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -224,13 +224,13 @@ def _work(db_url: str, worker: str, barrier: str) -> tuple[list[int], list[str]]
 
 
 def test_two_processes_claim_and_complete_every_match_once(
-    url: str, store: Store, tmp_path: Path
+    url: str, store: Store, tmp_path: Path, processes: multiprocessing.context.ForkServerContext
 ) -> None:
     tid = _tournament(store, matches=40)
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     (tmp_path / "barrier-claimed").mkdir()
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
+    with processes.Pool(2) as pool:
         results = pool.starmap(_work, [(url, "p1", str(barrier)), (url, "p2", str(barrier))])
     (first, first_errors), (second, second_errors) = results
     assert first_errors == [] and second_errors == []

@@ -6,6 +6,7 @@ any JavaScript error or Content-Security-Policy violation and saves screenshots.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import threading
@@ -34,6 +35,9 @@ RULES = PRESETS["block"].with_overrides(target=10)
 PASSWORD = "correct horse"
 HASHER = password_hasher(cheap=True)
 ENTRANTS = ["reference/random", "alice/greedy@1", "alice/greedy@2", "bob/counter"]
+#: How often the live parts of the pages ask again in a test that waits for a page to
+#: change by itself (:func:`live_polls`; a deployment's: 1-5 s).
+POLL_SECONDS = 0.5
 #: Where the browser tests leave their screenshots (kept out of git: look at them).
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -184,6 +188,14 @@ def make_app(url: str, broker: Path, **config: object) -> Flask:
 
 
 @pytest.fixture
+def live_polls(app: Flask) -> None:
+    """The app's live parts ask again every :data:`POLL_SECONDS`: for a browser test that
+    waits for a page to change by itself (it waits for what the page shows, not for the
+    period; the others keep the deployment's, their page still while they measure it)."""
+    app.config["ARENA_POLL_SECONDS"] = POLL_SECONDS
+
+
+@pytest.fixture
 def live_server(app: Flask) -> Iterator[str]:
     """The app on a real socket (werkzeug, threaded): its base URL."""
     with serving(app) as base:
@@ -270,11 +282,15 @@ def page(browser: object) -> Iterator[object]:
 
 
 def screenshot(page: object, name: str) -> Path:
-    """Save a full-page screenshot as ``tests/web/screenshots/NAME.png``."""
+    """Save a full-page screenshot as ``tests/web/screenshots/NAME.png`` when
+    ``ARENA_SCREENSHOTS=1`` (each costs a quarter of a second of the browser's and more on
+    a loaded machine, and no test reads them: they are for people to look at)."""
     from playwright.sync_api import Page
 
     assert isinstance(page, Page)
-    SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    if os.environ.get("ARENA_SCREENSHOTS", "") in ("", "0"):
+        return path
+    SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(path), full_page=True)
     return path

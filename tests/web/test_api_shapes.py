@@ -15,14 +15,16 @@ from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any, get_type_hints
 
+from flask import Flask
 from pydantic import BaseModel, TypeAdapter
+from spectree import SpecTree
 
 import arena.service
 import arena.store
 import web
 from arena.service.display import BotName
 from arena.service.shapes import ELO, HIDDEN, about, extend, plain
-from web.api import ApiError, ViewSchema
+from web.api import ApiError, LazySpecTree, ViewSchema
 from web.api_assignments import AssignmentCreate
 
 #: The API's modules: web.api and its parts.
@@ -169,3 +171,33 @@ def test_the_schema_says_what_plain_writes() -> None:
 def test_extend_makes_an_answer_of_a_view() -> None:
     linked = extend(ROW, Linked, url="/x")
     assert isinstance(linked, Linked) and plain(linked) == {**plain(ROW), "url": "/x"}
+
+
+class _Query(BaseModel):
+    limit: int = 10
+
+
+def test_the_documents_schemas_are_built_when_it_is_first_asked_for() -> None:
+    """web.api's spectree names a route's models when the route is declared and builds
+    their schemas (pydantic's: a second of CPU for the API's) on the document's first
+    request, not at import; the document is the one spectree builds at once."""
+    lazy, eager = LazySpecTree("flask", path="spec"), SpecTree("flask", path="spec")
+    apps = []
+    for spectree in (lazy, eager):
+        app = Flask(__name__)
+
+        @app.get("/read")
+        @spectree.validate(query=_Query)
+        def read(query: _Query) -> str:
+            return str(query.limit)
+
+        apps.append(app)
+    assert lazy.models == {} and eager.models
+    for spectree, app in zip((lazy, eager), apps, strict=True):
+        spectree.register(app)
+    documents = []
+    for spectree, app in zip((lazy, eager), apps, strict=True):
+        with app.app_context():
+            documents.append(spectree.spec)
+    assert documents[0] == documents[1] and "_Query" in str(documents[0]["components"])
+    assert apps[0].test_client().get("/read?limit=3").get_data(as_text=True) == "3"

@@ -67,7 +67,13 @@ def _fits_a_phone(page: Page) -> None:
 
 
 def test_a_student_submits_and_watches_the_grade_arrive(
-    app: Flask, store: Store, live_server: str, page: Page, seeded: object, tmp_path: Path
+    app: Flask,
+    store: Store,
+    live_server: str,
+    live_polls: None,
+    page: Page,
+    seeded: object,
+    tmp_path: Path,
 ) -> None:
     _log_in(page, live_server, "dan")
     page.goto(f"{live_server}/classes/5b/assignments/hw1")

@@ -21,7 +21,7 @@ from tests.web.conftest import HASHER, PASSWORD, create, play, screenshot, store
 
 
 def test_what_if_from_the_viewer_to_the_results_beside_the_original(
-    store: Store, live_server: str, page: Page, tmp_path: Path
+    store: Store, live_server: str, live_polls: None, page: Page, tmp_path: Path
 ) -> None:
     store_bots(store)
     create_account(store, "alice", PASSWORD, hasher=HASHER)

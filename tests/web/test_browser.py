@@ -40,7 +40,7 @@ def _organiser_logged_in(store: Store, live_server: str, page: Page) -> None:
 
 
 def test_an_organiser_creates_a_tournament_and_watches_it_finish_live(
-    store: Store, live_server: str, page: Page, tmp_path: Path
+    store: Store, live_server: str, live_polls: None, page: Page, tmp_path: Path
 ) -> None:
     _organiser_logged_in(store, live_server, page)
     page.get_by_role("link", name="Tournaments").click()
@@ -117,7 +117,7 @@ def test_the_leaderboard_in_a_browser(
 
 
 def test_sign_up_upload_a_bot_and_watch_its_check(
-    store: Store, live_server: str, page: Page
+    store: Store, live_server: str, live_polls: None, page: Page
 ) -> None:
     page.goto(f"{live_server}/")
     page.get_by_role("link", name="Sign up").click()
@@ -250,7 +250,7 @@ def test_from_a_crosstable_cell_to_a_game_and_its_fault(
 
 
 def test_an_owner_starts_a_compare_and_watches_the_test_decide(
-    store: Store, live_server: str, page: Page, tmp_path: Path
+    store: Store, live_server: str, live_polls: None, page: Page, tmp_path: Path
 ) -> None:
     create_account(store, "alice", "correct horse", hasher=HASHER)
     store.add_bot_version("alice", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
@@ -268,9 +268,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     page.get_by_role("button", name="Start the test").click()
     expect(page.locator("#live .verdict")).to_have_text("Running")
 
-    worker = threading.Thread(
-        target=play_pending, args=(store, tmp_path / "cache"), kwargs={"pause": 0.2}
-    )
+    worker = threading.Thread(target=play_pending, args=(store, tmp_path / "cache"))
     worker.start()
     try:
         # (either test may pass it: "NEW passed: H1 accepted by the fast pass" too)

@@ -77,7 +77,7 @@ def _fits_a_phone(page: Page) -> None:
 
 
 def test_an_organiser_creates_a_competition_and_a_user_enters_it(
-    app: Flask, store: Store, live_server: str, paris: Page
+    app: Flask, store: Store, live_server: str, live_polls: None, paris: Page
 ) -> None:
     page = paris
     accounts_and_bots(store)

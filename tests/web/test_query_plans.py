@@ -150,6 +150,18 @@ def test_every_heavy_read_is_bounded_by_its_plan(
                 assert any(index in step for step in walk for index in WALKS), (path, walk)
 
 
+def test_a_heavy_page_reads_what_the_classes_hide_once(app: Flask, store: Store) -> None:
+    # a bot's page asks privacy of its bot, its games and its opponents: one read of the
+    # classes for the request (arena.service.privacy.one_read), and a new one the next
+    _fill(store)
+    client, served = app.test_client(), app.extensions["arena_store"]
+    for path in ("/bots/alice/a", "/bots/alice/a", "/games?bot=alice/a", "/tournaments/t1"):
+        with statements(served) as seen:
+            assert client.get(path).status_code == 200, path
+        reads = [sql for sql, _ in seen if re.search(r"FROM classes\b", sql)]
+        assert len(reads) == 1, (path, reads)
+
+
 def test_a_bots_games_are_the_same_found_by_its_list_or_by_probes(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -210,3 +222,15 @@ def test_arena_serve_counts_the_json_records_by_their_partial_index(store: Store
     ((_, plan),) = list(plans(store, seen))
     assert any("USING INDEX ix_game_records_unconverted" in step for step in plan), plan
     assert unbounded(store, seen) == []
+
+
+def test_a_bots_link_is_built_once_for_each_script_root(app: Flask, store: Store) -> None:
+    # web.bots.bot_url keeps each bot page's URL: served under a prefix (the script root),
+    # the links carry it, and served at the root again, they do not
+    _fill(store)
+    client = app.test_client()
+    for root in ("", "/arena", ""):
+        page = client.get("/tournaments/t1", base_url=f"http://localhost{root}/").text
+        assert f'href="{root}/bots/alice/a"' in page, root
+        if not root:
+            assert 'href="/arena/bots/' not in page

@@ -86,7 +86,8 @@ def test_ids_past_the_databases_integers_are_404_on_every_route(app: Flask, stor
             path = re.sub(r"<int:\w+>", number, rule)
             path = re.sub(r"<(?:\w+:)?(\w+)>", "alice", path).replace("alice/alice", "alice/greedy")
             if method == "POST" and path.startswith("/api/"):  # a token, a body it reads
-                reply = client.post(path, headers=headers, json={"turn": 0, "move": "6-6"})
+                body = {"turn": 0, "move": "6-6", "code": "none"}  # a move, a join
+                reply = client.post(path, headers=headers, json=body)
             elif method == "POST":
                 reply = client.post(path, data={"csrf_token": csrf})
             else:
@@ -270,17 +271,31 @@ def _attempt_signup(app: Flask, name: str) -> int:
     return client.post("/signup", data=data).status_code
 
 
-@pytest.fixture
-def slow_app(store: Store, url: str, tmp_path: Path) -> Iterator[tuple[Flask, SlowHasher]]:
-    """The app with one hash at a time, each taking a second, and no line in front of it
+def _one_hash_at_a_time(
+    store: Store, url: str, tmp_path: Path, seconds: float
+) -> Iterator[tuple[Flask, SlowHasher]]:
+    """The app with one hash at a time, each taking ``seconds``, and no line in front of it
     (what a full line does: tests/web/test_crowds.py has the line)."""
-    hasher = SlowHasher(1.0)
+    hasher = SlowHasher(seconds)
     app = make_app(
         url, tmp_path / "broker", ARENA_PASSWORD_HASHER=hasher, ARENA_HASH_SLOTS=1,
         ARENA_HASH_QUEUE=0,
     )  # fmt: skip
     yield app, hasher
     app.extensions["arena_store"].close()
+
+
+@pytest.fixture
+def slow_app(store: Store, url: str, tmp_path: Path) -> Iterator[tuple[Flask, SlowHasher]]:
+    """Each hash a second: the refusals are timed against it."""
+    yield from _one_hash_at_a_time(store, url, tmp_path, 1.0)
+
+
+@pytest.fixture
+def bound_app(store: Store, url: str, tmp_path: Path) -> Iterator[tuple[Flask, SlowHasher]]:
+    """Each hash a hundredth of a second: the tests that count hashes or take the bound
+    themselves, and time nothing."""
+    yield from _one_hash_at_a_time(store, url, tmp_path, 0.01)
 
 
 def test_made_up_names_from_one_address_are_limited_whatever_the_name(app: Flask) -> None:
@@ -388,11 +403,11 @@ def test_concurrent_logins_beyond_the_hashing_bound_and_its_line_are_refused_at_
 
 
 def test_a_busy_refusal_shows_the_form_again_with_what_was_typed(
-    slow_app: tuple[Flask, SlowHasher],
+    bound_app: tuple[Flask, SlowHasher],
 ) -> None:
     """Refused for busy (no hashing slot free), the login and sign-up forms come back with
     the sentence and the name typed (503, Retry-After), not an error page that loses them."""
-    app, _ = slow_app
+    app, _ = bound_app
     guard = app.config["ARENA_PASSWORD_HASHER"].guard
     client = app.test_client()
     token = csrf_token(client)
@@ -415,9 +430,9 @@ def test_a_busy_refusal_shows_the_form_again_with_what_was_typed(
 
 
 def test_an_unknown_name_costs_one_verify_within_the_same_bound(
-    slow_app: tuple[Flask, SlowHasher], store: Store
+    bound_app: tuple[Flask, SlowHasher], store: Store
 ) -> None:
-    app, hasher = slow_app
+    app, hasher = bound_app
     create_account(store, "ada", PASSWORD, hasher=HASHER)
     client = app.test_client()
     token = csrf_token(client)
