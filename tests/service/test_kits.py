@@ -110,6 +110,6 @@ def test_a_java_competition_gets_a_java_starter(store: Store) -> None:
     _create(store, "javacup", runtimes=("java",))
     kit = competition_kit(store, "javacup")
     assert list(kit.files) == ["cup-rules.toml", "mybot.java", "README.md"]
-    assert "public class mybot implements Player {" in kit.files["mybot.java"]
+    assert "public class Mybot implements Player {" in kit.files["mybot.java"]
     assert "cp mybot.java mybot-v1.java" in kit.files["README.md"]
     assert "mybot.java,greedy" in _commands(kit.files["README.md"])[2]

@@ -311,6 +311,7 @@ ROUTES = [
     ("GET", "/classes/none/similarity", [404] * 5),
     ("GET", "/tournaments/none/standings.csv", [404] * 5),
     # tables (issue 35): a person's seat, so anonymous is asked to log in; no such table
+    ("GET", "/tables", [302, 200, 200, 200, 200]),
     ("GET", "/tables/new", [302, 200, 200, 200, 200]),
     ("POST", "/tables/new", [302, 400, 400, 400, 400]),  # no bot chosen
     ("GET", "/tables/999", [302, 404, 404, 404, 404]),
