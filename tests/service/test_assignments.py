@@ -240,9 +240,14 @@ def _play(
             assign.grade_after_match(store, pending)
 
 
-def _kept(value: float) -> float | None:
-    """A reading's number as a test's summary keeps it: None when infinite."""
-    return value if math.isfinite(value) else None
+def _figure_of(figure: float | None, estimate: float) -> bool:
+    """Whether ``figure`` is ``estimate`` as a test's summary keeps it: the same number, or
+    a bound that the estimate lies beyond (the same sign, farther from 0)."""
+    if figure is None:
+        return False
+    if figure == pytest.approx(estimate):
+        return True
+    return figure * estimate > 0 and abs(estimate) > abs(figure)
 
 
 def _tournaments(store: Store, submission_id: int) -> list[int]:
@@ -294,8 +299,10 @@ def test_an_upload_is_checked_then_its_gauntlet_grades_it(
     assert compare.verdict == "passed" and compare.games == result.games
     assert compare.elo is not None and compare.low is not None
     assert elo_to_score(compare.elo) > (elo_to_score(0.0) + elo_to_score(100.0)) / 2
-    assert result.elo == pytest.approx(_kept(compare.elo))
-    assert result.low == pytest.approx(_kept(compare.low))
+    # kept as figures: the estimate, or the bound of what its groups measure when the
+    # estimate lies beyond it (infinite, or margins mapped past a score of 1), marked bounded
+    assert _figure_of(result.elo, compare.elo) and _figure_of(result.low, compare.low)
+    assert result.bounded == (result.elo != pytest.approx(compare.elo))
     assert 0.5 < (result.score or 0) <= 1 and 4 <= result.games <= 120
     # a match finishing later (or twice) changes nothing
     with store.read() as session:
