@@ -16,11 +16,13 @@ Nothing here sends: sending is :mod:`arena.service.dispatch`'s.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +45,7 @@ from arena.match.warm import MAX_GAMES
 from arena.service.livefeed import match_watch
 from arena.service.results import result_json, stored_entrants
 from arena.service.retention import RetentionPolicy
-from arena.store.db import Store, as_utc
+from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, as_utc
 from arena.store.matches import (
     bot_sources,
     finished_rule_set,
@@ -86,6 +88,8 @@ __all__ = [
     "worker_id",
     "worker_stopped",
 ]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -607,8 +611,34 @@ def _run_claimed(
         # Interrupted (a shutdown): another attempt will finish it.
         release_match(store, match_id, worker)
         raise
-    stored = complete_match(store, match_id, worker, records=records, result=result)
-    return "done" if stored else "stale"
+    return "done" if _store_played(store, match_id, worker, records, result) else "stale"
+
+
+#: Pauses before storing a played match again after a transient database error (a
+#: deadlock's victim, a broken connection): its games are in hand, so they are stored again
+#: rather than played again (the task's retry would claim and replay the match).
+STORE_PAUSES = (0.2, 1.0, 3.0)
+
+
+def _store_played(
+    store: Store,
+    match_id: int,
+    worker: str,
+    records: Sequence[Mapping[str, Any]],
+    result: Mapping[str, Any],
+) -> bool:
+    """Store the played match (:func:`complete_match`), again after each of
+    :data:`STORE_PAUSES` while the database fails transiently; then the error is raised
+    (the task retries: the match is played again). Return whether this result was kept."""
+    for pause in (*STORE_PAUSES, None):
+        try:
+            return complete_match(store, match_id, worker, records=records, result=result)
+        except TRANSIENT_DATABASE_ERRORS as exc:
+            if pause is None:
+                raise
+            logger.warning("match %s: storing failed (%s); again in %s s", match_id, exc, pause)
+            time.sleep(pause)
+    raise AssertionError("unreachable")
 
 
 def _play(

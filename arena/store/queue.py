@@ -533,10 +533,16 @@ def _finish_tournament_if_done(session: Session, tournament_id: int, now: dateti
     once cannot each count the other as unfinished and both leave the tournament running
     (the count, a new statement under READ COMMITTED, sees whichever committed first). Every
     transaction that locks a tournament row here locks its match rows before it, never
-    after, so the two locks cannot deadlock."""
+    after, so the two locks cannot deadlock. The lock is ``FOR NO KEY UPDATE``, what an
+    ``UPDATE`` of the row takes: it does not wait for the key-share locks of matches being
+    inserted into the tournament (a competition's ladder adds them while others finish),
+    which ``FOR UPDATE`` did, and a ladder's insert that went on to update the tournament's
+    row then waited for the finisher: a deadlock (seen in CI, 2026-11-29)."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(
-            select(Tournament.id).where(Tournament.id == tournament_id).with_for_update()
+            select(Tournament.id)
+            .where(Tournament.id == tournament_id)
+            .with_for_update(key_share=True)
         )
     left = session.scalar(
         select(func.count())

@@ -1171,3 +1171,31 @@ def test_a_process_prefers_the_pairs_it_keeps_for_a_bounded_streak() -> None:
     assert (9, (1, 1)) in kept.prefer() and kept.asked  # preferred again
     kept.pid = -1  # as in a forked child
     assert kept.prefer() == ()
+
+
+def test_a_played_match_is_stored_again_after_a_transient_database_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Storing a played match that fails transiently (a deadlock's victim) is tried again
+    with its games in hand, not left for the task's retry to play again; an error that
+    outlasts every pause is raised (then the task retries)."""
+    from sqlalchemy.exc import OperationalError
+
+    calls: list[int] = []
+
+    def complete(store: object, match_id: int, worker: str, **_: object) -> bool:
+        calls.append(match_id)
+        if len(calls) < 3:
+            raise OperationalError("UPDATE", {}, Exception("deadlock detected"))
+        return True
+
+    monkeypatch.setattr(service, "complete_match", complete)
+    monkeypatch.setattr(service, "STORE_PAUSES", (0.0, 0.0, 0.0))
+    store: Any = object()
+    assert service._store_played(store, 7, "w", [], {}) is True
+    assert calls == [7, 7, 7]
+    calls.clear()
+    monkeypatch.setattr(service, "STORE_PAUSES", (0.0,))
+    with pytest.raises(OperationalError):
+        service._store_played(store, 7, "w", [], {})
+    assert calls == [7, 7]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -474,6 +474,58 @@ def test_two_last_matches_finishing_at_once_finish_their_tournament(store: Store
     with store.read() as session:
         stored = session.get(Tournament, tournament)
         assert stored is not None and stored.status == "done" and stored.finished is not None
+
+
+@pytest.mark.backends("postgresql")
+def test_a_match_finishes_while_a_ladder_adds_matches_to_its_tournament(store: Store) -> None:
+    """A competition's ladder inserts matches into its tournament (each insert takes a
+    key-share lock on the tournament's row) and then updates the tournament's row, while a
+    match of it finishes. The finisher's lock on the tournament must not wait for the
+    inserter's key-share lock: with ``FOR UPDATE`` it did, the inserter's update then waited
+    for the finisher, and PostgreSQL broke the deadlock by failing the finisher (its played
+    match was played again: CI, 2026-11-29). Holding the inserter open, the match finishes."""
+    import threading
+
+    from arena.store.models import Tournament
+
+    tournament = _tournament(store, 2)
+    claimed = claim_match(store, "w1", lease_seconds=LEASE, now=T0)
+    assert claimed is not None
+    with store.read() as session:
+        versions = list(
+            session.scalars(
+                select(TournamentEntrant.bot_version_id).where(
+                    TournamentEntrant.tournament_id == tournament
+                )
+            )
+        )
+    finished: list[bool] = []
+    with store.write() as session:
+        session.execute(  # as the ladder's add_deal_groups inserts, uncommitted
+            insert(Match),
+            [
+                {
+                    "tournament_id": tournament,
+                    "key": "L000000-0",
+                    "seats": versions,
+                    "labels": ["a", "b"],
+                    "games": 1,
+                    "seed": 1,
+                    "status": "pending",
+                    "attempts": 0,
+                }
+            ],
+        )
+        thread = threading.Thread(
+            target=lambda: finished.append(
+                complete_match(store, claimed.match_id, "w1", records=[], result={"games": []})
+            )
+        )
+        thread.start()
+        thread.join(timeout=10)
+        assert finished == [True], "the finisher waited for the ladder's uncommitted insert"
+        session.execute(update(Tournament).where(Tournament.id == tournament).values(queued=T0))
+    assert tournament_progress(store, tournament)["done"] == 1
 
 
 def test_the_sweep_finishes_a_tournament_left_running_with_every_match_finished(
