@@ -185,6 +185,7 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
         return luck
     boneyard = [Tile.parse(text).id for text in round_["deal"]["boneyard"]]
     rest_pips = sum(_PIPS[tile] for tile in boneyard)  # of the tiles not drawn yet
+    rest = sum(1 << tile for tile in boneyard)  # their mask
     place = 0  # the next to draw
     left = right = -1
     for event in round_["events"]:
@@ -204,11 +205,12 @@ def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> 
                 return [[0.0, 0.0] for _ in range(count)]
             size = len(boneyard) - place
             ends = _SUIT[left] | _SUIT[right]
-            fitting = sum(ends >> tile & 1 for tile in boneyard[place:]) / size
+            fitting = (ends & rest).bit_count() / size
             side = luck[sides[int(event["seat"])]]
             side[0] += _PIPS[drawn] - rest_pips / size
             side[1] += (ends >> drawn & 1) - fitting
             rest_pips -= _PIPS[drawn]
+            rest ^= 1 << drawn
             place += 1
     return luck
 
@@ -262,21 +264,21 @@ def _round_values(
             # dealt with that order, nothing undrawn has been seen), on the round's own
             # bitmasks (Round.greedy_points). The order as drawn gives the same rollout
             # for every draw after this play.
-            if len(main.boneyard) != len(boneyard) - place:  # the engine drew otherwise
+            if main.undrawn != len(boneyard) - place:  # the engine drew otherwise
                 return [0.0] * count
-            as_drawn = main.greedy_points(plays[played])
+            move = plays[played]
+            as_drawn = main.greedy_points(move)
             before = place  # the draws made before this play
             for _ in range(made):
                 outcomes = [as_drawn]
                 left = len(boneyard) - place
                 swaps = min(left, VALUE_SWAPS)
-                for other in (place + (k * left) // swaps for k in range(1, swaps)):
-                    swap = (place - before, other - before)  # (places among the undrawn)
-                    outcomes.append(main.greedy_points(plays[played], swap=swap))
-                for side in range(count):
-                    values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(
-                        outcomes
-                    )
+                for k in range(1, swaps):
+                    swap = (place - before, place + (k * left) // swaps - before)  # (undrawn)
+                    outcomes.append(main.greedy_points(move, swap=swap))
+                rollouts = len(outcomes)
+                for side, total in enumerate(map(sum, zip(*outcomes, strict=True))):
+                    values[side] += as_drawn[side] - total / rollouts
                 place += 1
         if played < last:
             main.apply(plays[played])
