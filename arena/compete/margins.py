@@ -73,8 +73,9 @@ LUCK_TERMS = ("pips", "fits", "value")
 #: the rest of the boneyard (none when it was the last). Each further swap is another
 #: rollout a draw for little: with three (the tiles a quarter, half and three quarters
 #: down) 0.524 of the game scores' variance was left in ``draw`` against 0.534 with one,
-#: 0.5095 against 0.5099 in ``three-minute``, for 1.7 times the luck's CPU (1,000 groups
-#: of greedy against random each; docs/ratings.md).
+#: 0.5095 against 0.5099 in ``three-minute``, 0.586 against 0.605 in 2v2 ``muggins``, for
+#: 1.6 to 1.8 times the luck's CPU (1,000 groups of greedy against random each;
+#: docs/ratings.md).
 VALUE_SWAPS = 2
 
 Record = Mapping[str, Any]
