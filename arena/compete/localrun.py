@@ -294,8 +294,11 @@ def play_chain(
                 number, index = places[outcome.index]
                 # (without its record, a game's decision times are read by nobody)
                 times = outcome.times if records else None
-                game = _game_result(index, outcome.game, names, outcome.verdict, times)
-                if luck and matches[number].deal_group is not None:  # the margin test's
+                lucky = luck and matches[number].deal_group is not None  # the margin test's
+                game = _game_result(
+                    index, outcome.game, names, outcome.verdict, times, records or lucky
+                )
+                if lucky:
                     game = dataclasses.replace(game, luck=kept_lucks(game.record))
                 if not records:
                     game = dataclasses.replace(game, record={})
@@ -320,7 +323,9 @@ def _game_result(
     names: list[str],
     verdict: Verdict | None,
     times: list[DecisionTime | None] | None = None,
+    record: bool = True,
 ) -> GameResult:
+    """The game's result; ``record=False``: without its record (``{}``: none is made)."""
     outcome = game.outcome()
     assert outcome is not None
     sides = game.sides
@@ -334,7 +339,7 @@ def _game_result(
         winners=outcome.winners,
         termination=outcome.termination.value,
         verdict=as_dict,
-        record=game_record(game, names, verdict=as_dict, times=times),
+        record=game_record(game, names, verdict=as_dict, times=times) if record else {},
     )
 
 
