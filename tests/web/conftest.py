@@ -286,6 +286,19 @@ def page(browser: object) -> Iterator[object]:
     assert not errors, errors
 
 
+def log_in(page: object, live_server: str, name: str, password: str = PASSWORD) -> None:
+    """Log ``page`` in as ``name`` through the login form, and wait until the page shows
+    it (a navigation begun before the login's answer came would cancel it)."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    page.goto(f"{live_server}/login")
+    page.locator("input[name=name]").fill(name)
+    page.locator("input[name=password]").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("header .account")).to_contain_text(name)
+
+
 def screenshot(page: object, name: str) -> Path:
     """Save a full-page screenshot as ``tests/web/screenshots/NAME.png`` when
     ``ARENA_SCREENSHOTS=1`` (each costs a quarter of a second of the browser's and more on
