@@ -5,22 +5,35 @@ worker's own code (unsandboxed: trusted bots), then rated as the worker rates th
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event
 
+from arena.service.accounts import create_account
 from arena.service.board_views import rank_ranges
 from arena.service.results import refit_ratings
 from arena.store.db import Store
-from tests.web.conftest import ENTRANTS, RULES, create, play, store_bots
+from tests.paths import REPO
+from tests.web.conftest import (
+    ENTRANTS,
+    HASHER,
+    PASSWORD,
+    RULES,
+    create,
+    logged_in,
+    play,
+    store_bots,
+)
 from web import create_app
-from web.app import CONTENT_SECURITY_POLICY, duration
+from web.app import CONTENT_SECURITY_POLICY, STATIC_MAX_AGE, duration
 from web.render import Axis, interval_svg, progress_svg
 
 
@@ -219,6 +232,45 @@ def test_static_files_are_served(client: FlaskClient) -> None:
         response = client.get(path)
         assert response.status_code == 200, path
         response.close()
+
+
+def _record_into(statements: list[str]) -> Callable[..., None]:
+    def record(connection: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    return record
+
+
+def test_static_files_are_kept_by_browsers_under_their_version(app: Flask, store: Store) -> None:
+    """The pages link their scripts, styles and icon with the file's content version
+    (``?v=``): such an address is kept a year, and costs a logged-in visitor no account
+    lookup (no SQL at all); without a version, a file is asked again each time (304 while
+    unchanged)."""
+    create_account(store, "ann", PASSWORD, hasher=HASHER)
+    client = logged_in(app, "ann")
+    page = client.get("/").get_data(as_text=True)
+    linked = re.findall(r'(?:src|href)="(/static/[^"?]+)\?v=([0-9a-f]+)"', page)
+    assert {"/static/js/arena.js", "/static/css/arena.css"} <= {path for path, _ in linked}
+    assert "/static/" not in re.sub(r'"/static/[^"?]+\?v=[0-9a-f]{12}"', "", page)
+    statements: list[str] = []
+    event.listen(
+        app.extensions["arena_store"].engine, "before_cursor_execute", _record_into(statements)
+    )
+    for path, version in linked:
+        content = (REPO / "web" / path.lstrip("/")).read_bytes()
+        assert version == hashlib.sha256(content).hexdigest()[:12], path
+        response = client.get(f"{path}?v={version}")
+        assert response.status_code == 200, path
+        assert response.headers["Cache-Control"] == f"public, max-age={STATIC_MAX_AGE}", path
+        response.close()
+    assert statements == []
+    plain = client.get("/static/js/arena.js")
+    assert plain.headers["Cache-Control"] == "no-cache"
+    modified = {"If-Modified-Since": plain.headers["Last-Modified"]}
+    plain.close()
+    again = client.get("/static/js/arena.js", headers=modified)
+    assert again.status_code == 304
+    again.close()
 
 
 # --- the pure parts ----------------------------------------------------------------------
