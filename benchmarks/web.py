@@ -21,7 +21,8 @@ The replay viewer (issue 11): the first bench match of ``block`` gets real game 
 and the state fragment the viewer's script fetches are timed the same way, and the game
 page's weight is printed. The goal is a game page under 100 ms server-side and 150 KB.
 
-``--mode load`` (issue 32, the audit's load): the database of ``pages`` (``--games``), served
+``--mode load`` (issue 32, the audit's load): the database of ``pages`` (``--games``; with
+``--database FILE`` a SQLite file kept, and reused as it is when it holds games), served
 as above with the read limit raised out of the way (``ARENA_READ_LIMIT``: the pages' cost
 is measured, not the limit); then, for each of the heaviest pages (the game list, its deep
 pages by cursor from the oldest matches, a bot's games first and deep, an old ``offset``
