@@ -4,7 +4,8 @@ thin. A bot's pages: :mod:`arena.service.bot_views`.
 
 - :func:`rule_set_names` and :func:`leaderboard`: the rated rule sets, and one's
   leaderboard (latest version of each bot by default) with ranks as ranges where the 95%
-  intervals overlap, and a provisional marker while an interval is wide.
+  intervals overlap, and a provisional marker while an interval is wide; read once a refit
+  a process.
 - :func:`tournament_list` and :func:`tournament_view`: the stored tournaments, and one's
   progress, standings (with the ratings of its own games) and crosstable.
 """
@@ -152,7 +153,9 @@ def leaderboard(
     """The stored ratings under the rule set named ``rules`` (its newest stored version of
     that name), best first: each bot's latest rated version, or ``all_versions``; without
     the reference bots if ``hide_reference``; without the bots ``viewer`` may not see
-    (arena.service.privacy), ranked among the rows shown.
+    (arena.service.privacy), ranked among the rows shown. The rule set's ratings are read
+    once a refit a process (:func:`_rated`): until they change, every call with the same
+    toggles and hidden owners gets the same board (callers do not change it).
 
     Raises:
         LookupError: no rule set of that name is stored.
