@@ -30,7 +30,6 @@ from arena.store.models import Competition, CompetitionEntry, Match
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
 from tests.uploads import enter_upload
-from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
 #: The ladder's longest window: long enough for the upload's check and every entrant's
@@ -109,7 +108,7 @@ def test_a_competition_runs_from_creation_to_a_published_final_by_itself(
             enter_with_version(store, OPERATOR, "spring", versions[owner], owner=owner)
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
         data = (REFERENCE_BOTS / "fives.py").read_bytes()
-        with using_workers_broker(service):
+        with service.sending():
             enter_upload(store, eve, "spring", "fives.py", data)
     finally:
         store.close()

@@ -22,7 +22,6 @@ from arena.store.uploads import upload_with_version
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
-from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, _running
 
 
@@ -72,7 +71,7 @@ def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
     store = service.store()
     try:
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
-        with using_workers_broker(service):
+        with service.sending():
             ids = [
                 take_upload(store, eve, name, data, runtime=runtime).upload.id
                 for name, data, runtime in UPLOADS
