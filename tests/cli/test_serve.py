@@ -139,19 +139,18 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
         assert address in line
         assert "demo" in _get(address)
         deadline = time.monotonic() + 180
-        while '<span class="status done">done</span>' not in _get(address + "tournaments/demo"):
-            assert time.monotonic() < deadline, "the demo tournament did not finish"
-            time.sleep(0.25)
-        page = _get(address + "tournaments/demo")
+        # the database says when to look (a page rendered every 0.25 s cost the server
+        # more CPU than the demo's games); the pages then say it
+        _wait_done(database, "demo", deadline)
+        page = _until(address + "tournaments/demo", '<span class="status done">done</span>', 1)
         assert "12 of 12 matches finished" in page and "24 of 24 games" in page
         # each reference bot checked under the demo's rules; no opening before 4 games a pair
         assert sum("checking the reference bot" in line for line in served.lines) == 4
         assert all(" under draw ..." in line for line in served.lines if "checking" in line)
         assert not any("demo-opening" in line for line in served.lines), served.lines
         # the worker refits the ratings when the tournament finishes
-        while _get(address + "leaderboards/draw").count("<circle") < 4:
-            assert time.monotonic() < deadline, "the demo's ratings never appeared"
-            time.sleep(0.25)
+        _wait_rated(database, 4, deadline)
+        _until(address + "leaderboards/draw", "<circle", 4)
     finally:
         began = time.monotonic()
         status = served.stop()
@@ -174,6 +173,56 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
     finally:
         assert again.stop() == 0, again.lines  # a second SIGINT, ignored as well
     assert again.lines[-1] == "stopped"
+
+
+def _wait_done(database: Path, name: str, deadline: float) -> None:
+    """Wait until the tournament ``name`` is done, asking the database every 0.25 s."""
+    from sqlalchemy import select
+
+    from arena.store.db import connect
+    from arena.store.models import Tournament
+
+    store = connect(f"sqlite:///{database}")
+    try:
+        while True:
+            with store.read() as session:
+                status = session.scalar(select(Tournament.status).where(Tournament.name == name))
+            if status == "done":
+                return
+            assert time.monotonic() < deadline, f"the tournament {name!r} did not finish"
+            time.sleep(0.25)
+    finally:
+        store.close()
+
+
+def _wait_rated(database: Path, bots: int, deadline: float) -> None:
+    """Wait until ``bots`` bots are rated under the demo's rules, asking the database."""
+    from arena.engine.rules import PRESETS
+    from arena.service.results import rating_table
+    from arena.store.db import connect
+
+    store = connect(f"sqlite:///{database}")
+    try:
+        while True:
+            try:
+                if len(rating_table(store, PRESETS["draw"])) >= bots:
+                    return
+            except LookupError:  # no rating yet
+                pass
+            assert time.monotonic() < deadline, "the demo's ratings never appeared"
+            time.sleep(0.25)
+    finally:
+        store.close()
+
+
+def _until(url: str, text: str, count: int, seconds: float = 30) -> str:
+    """The page at ``url`` once it shows ``text`` ``count`` times (within ``seconds``: the
+    database already says so, the page may lag by a cache's moment)."""
+    deadline = time.monotonic() + seconds
+    while (page := _get(url)).count(text) < count:
+        assert time.monotonic() < deadline, f"{url} never showed {count} of {text!r}"
+        time.sleep(0.25)
+    return page
 
 
 def test_serve_on_a_port_in_use_is_one_line(tmp_path: Path) -> None:
@@ -346,11 +395,8 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
         served.wait_for("the worker exited (exit status -9)", 30)
         line = served.wait_for("the worker started again", 30)
         assert time.monotonic() - killed < 30, line
-        while (
-            _get(address + "tournaments/demo").count('<span class="status done">done</span>') == 0
-        ):
-            assert time.monotonic() < deadline + 300, served.lines[-20:]
-            time.sleep(0.25)
+        _wait_done(database, "demo", deadline + 300)
+        _until(address + "tournaments/demo", '<span class="status done">done</span>', 1)
         matches = _tournament_matches(store, "demo")
         with store.read() as session:
             for match in matches:
