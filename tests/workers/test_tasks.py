@@ -64,6 +64,7 @@ class Service:
     broker: str
     redis: Redis | None = None
     workers: list[Worker] = field(default_factory=list)
+    held: Store | None = None
 
     @property
     def env(self) -> dict[str, str]:
@@ -71,6 +72,14 @@ class Service:
 
     def store(self) -> Store:
         return connect(self.database)
+
+    def reader(self) -> Store:
+        """One store the test's polls share, open until the test ends (an engine and a
+        connection made for each of 20 polls a second cost the test process and PostgreSQL
+        more CPU than the queries)."""
+        if self.held is None:
+            self.held = connect(self.database)
+        return self.held
 
     def worker(self, *args: str, steady: bool = False, wait: bool = True) -> Worker:
         """Start a worker; ``steady``: with a 15 s lease, for tests that count attempts and
@@ -152,14 +161,8 @@ class Service:
         self.send(name)
 
         def done() -> bool:
-            store = self.store()
-            try:
-                with store.read() as session:
-                    status = session.scalar(
-                        select(Tournament.status).where(Tournament.name == name)
-                    )
-            finally:
-                store.close()
+            with self.reader().read() as session:
+                status = session.scalar(select(Tournament.status).where(Tournament.name == name))
             return status == "done"
 
         wait_for(done, timeout, f"the workers to finish {name!r}:\n{self.logs()}")
@@ -233,18 +236,16 @@ def _running(service: Service, field: Sequence[str] = FIELD) -> Iterator[Service
         yield service
     finally:
         stop_workers(service.workers)
+        if service.held is not None:
+            service.held.close()
 
 
 def _matches(service: Service, name: str) -> list[Match]:
-    store = service.store()
-    try:
-        with store.read() as session:
-            tid = session.scalar(select(Tournament.id).where(Tournament.name == name))
-            return list(
-                session.scalars(select(Match).where(Match.tournament_id == tid).order_by(Match.id))
-            )
-    finally:
-        store.close()
+    with service.reader().read() as session:
+        tid = session.scalar(select(Tournament.id).where(Tournament.name == name))
+        return list(
+            session.scalars(select(Match).where(Match.tournament_id == tid).order_by(Match.id))
+        )
 
 
 def _assert_stored_once(service: Service, name: str) -> list[Match]:
