@@ -457,13 +457,14 @@ def test_a_bot_fault_is_a_verdict_not_a_retry(service: Service, tmp_path: Path) 
 def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
     service: Service,
 ) -> None:
-    """Greedy is about +55 Elo over random in 2-player draw (``arena compare greedy random
-    --rules draw`` locally, seeds 1-12: all pass at elo1=50, in 64-416 games); the SPRT here
+    """Counter is far stronger than random in 2-player draw (``arena compare counter random
+    --rules draw --elo1 25 --batch 8`` locally, seeds 1-5: each passes in 32 games, the
+    fewest the test decides in; greedy took 96 at seed 1, 64-416 at elo1=50); the SPRT
     asks for +25 so that a pass is not a coin toss, and a 10 s move time so that a loaded
     machine's slow moves do not decide games (a forfeit in either seat pulls Elo to 0)."""
     service.worker("--concurrency", "2")
     ran = service.arena(
-        "compare", "greedy", "random", "--remote", "--rules", "draw", "--elo1", "25",
+        "compare", "counter", "random", "--remote", "--rules", "draw", "--elo1", "25",
         "--seed", "1", "--batch", "8", "--max-games", "2000", "--move-time", "10",
         timeout=300,
     )  # fmt: skip
