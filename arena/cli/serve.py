@@ -149,6 +149,8 @@ def serve_command(
         broker_url = resolve_broker_url(broker, url)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
+    # the port first: a server that cannot listen neither creates nor migrates a database
+    port = _check_port(host, port)
     # DatabaseError: one line naming the fix (arena.cli.main)
     unconverted = upgrade_database(url, convert=False).unconverted
     if unconverted:
@@ -157,7 +159,6 @@ def serve_command(
             "compact records); `arena db upgrade` converts them while the server serves",
             err=True,
         )
-    port = _check_port(host, port)
     seeded = _seed_demo(url, demo_games, sandboxed=not unsandboxed) if demo else None
     env = dict(os.environ)
     env.update(

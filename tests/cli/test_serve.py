@@ -240,6 +240,7 @@ def test_serve_on_a_port_in_use_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == UNAVAILABLE, done
     assert done.stderr.strip().count("\n") == 0
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert not (tmp_path / "a.db").exists(), "a server that cannot listen made its database"
 
 
 def test_the_instance_folder_is_beside_the_database_never_the_checkout(
