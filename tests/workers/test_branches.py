@@ -28,11 +28,7 @@ from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
 def _waiting(running: Service, branch_id: int) -> bool:
     from arena.service.branches import branch_view
 
-    store = running.store()
-    try:
-        view = branch_view(store, branch_id)
-    finally:
-        store.close()
+    view = branch_view(running.reader(), branch_id)
     return view is not None and view.waiting
 
 

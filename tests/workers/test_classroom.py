@@ -50,12 +50,8 @@ UPLOADS = {
 
 
 def _statuses(running: Service) -> list[str]:
-    store = running.store()
-    try:
-        with store.read() as session:
-            return list(session.scalars(select(Submission.status)))
-    finally:
-        store.close()
+    with running.reader().read() as session:
+        return list(session.scalars(select(Submission.status)))
 
 
 @pytest.mark.parametrize("service", ["sqlite+filesystem"], indirect=True)

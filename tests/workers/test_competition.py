@@ -41,35 +41,25 @@ STORED = {"ann": "counter", "bob": "greedy", "dan": "random"}
 
 def _state(running: Service, cid: int) -> tuple[Competition, int]:
     """The competition's row and its ladder's matches in flight."""
-    store = running.store()
-    try:
-        with store.read() as session:
-            row = session.get(Competition, cid)
-            assert row is not None
-            flight = session.scalar(
-                select(func.count())
-                .select_from(Match)
-                .where(
-                    Match.tournament_id == row.ladder_id,
-                    Match.status.in_(("pending", "running")),
-                )
+    with running.reader().read() as session:
+        row = session.get(Competition, cid)
+        assert row is not None
+        flight = session.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(
+                Match.tournament_id == row.ladder_id,
+                Match.status.in_(("pending", "running")),
             )
-        return row, int(flight or 0)
-    finally:
-        store.close()
+        )
+    return row, int(flight or 0)
 
 
 def _entries(running: Service, cid: int) -> list[CompetitionEntry]:
-    store = running.store()
-    try:
-        with store.read() as session:
-            return list(
-                session.scalars(
-                    select(CompetitionEntry).where(CompetitionEntry.competition_id == cid)
-                )
-            )
-    finally:
-        store.close()
+    with running.reader().read() as session:
+        return list(
+            session.scalars(select(CompetitionEntry).where(CompetitionEntry.competition_id == cid))
+        )
 
 
 def _placed(running: Service, cid: int) -> bool:

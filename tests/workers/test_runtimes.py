@@ -50,15 +50,10 @@ UPLOADS: list[tuple[str, bytes, str | None]] = [
 
 
 def _placements_done(running: Service, names: list[str]) -> bool:
-    store = running.store()
-    try:
-        with store.read() as session:
-            statuses = session.scalars(
-                select(Tournament.status).where(Tournament.name.in_(names))
-            ).all()
-        return len(statuses) == len(names) and all(s == "done" for s in statuses)
-    finally:
-        store.close()
+    with running.reader().read() as session:
+        query = select(Tournament.status).where(Tournament.name.in_(names))
+        statuses = session.scalars(query).all()
+    return len(statuses) == len(names) and all(s == "done" for s in statuses)
 
 
 def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
