@@ -275,7 +275,9 @@ WEB_THREADS = 16
 
 
 def web_argv(host: str, port: int) -> list[str]:
-    """The web server's command: gunicorn, 2 processes of :data:`WEB_THREADS` threads."""
+    """The web server's command: gunicorn, 2 processes of :data:`WEB_THREADS` threads, the
+    app loaded once before they fork (``--preload``: each process loading it was 1.4 s of
+    CPU, and the app opens nothing before a request: web.app.create_app)."""
     # gthread: pages poll while the tab is visible; a thread per request in flight.
     return [
         sys.executable,
@@ -289,6 +291,7 @@ def web_argv(host: str, port: int) -> list[str]:
         "gthread",
         "--threads",
         str(WEB_THREADS),
+        "--preload",
         "--log-level",
         "warning",
         "web:create_app()",
