@@ -9,8 +9,10 @@ is locked" when another process wrote in between (docs/storage.md). PostgreSQL U
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
@@ -141,20 +143,46 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
 
 def schema_revisions(store: Store) -> tuple[str | None, str]:
     """The database's schema revision (None for a database never upgraded) and the newest
-    this code knows."""
-    from alembic.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-
-    script = ScriptDirectory(str(MIGRATIONS))
-    head = script.get_current_head()
-    assert head is not None
+    this code knows (:func:`migration_revisions`), read without importing Alembic."""
     try:
         with store.engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
+            if not inspect(connection).has_table("alembic_version"):
+                return None, migration_revisions().head
+            current = connection.scalar(text("SELECT version_num FROM alembic_version"))
     except DBAPIError as exc:
         url = store.engine.url.render_as_string(hide_password=False)
         raise DatabaseError(f"cannot read the database {where(url)}: {_reason(exc)}") from None
-    return current, head
+    return current, migration_revisions().head
+
+
+@dataclass(frozen=True)
+class Revisions:
+    """The migrations' revision ids, and the head: the one no other revises."""
+
+    known: frozenset[str]
+    head: str
+
+
+#: A migration's ``revision: str = "0032"`` and ``down_revision: str | None = "0031"``.
+_REVISION_LINE = re.compile(r'^(down_revision|revision)\b[^=]*= *(?:"([^"]*)"|None)', re.M)
+
+
+@functools.cache
+def migration_revisions() -> Revisions:
+    """The revision ids the migration scripts declare, read from their text: the schema
+    check every command (and every worker) makes at start then loads no Alembic (its
+    import, mako and pygments included, is ~0.1 CPU s a process); ``arena db upgrade``
+    runs Alembic itself. tests/store/test_db.py holds these equal to Alembic's own."""
+    revised: set[str] = set()
+    known: set[str] = set()
+    for script in sorted((MIGRATIONS / "versions").glob("*.py")):
+        for name, value in _REVISION_LINE.findall(script.read_text(encoding="utf-8")):
+            if value:
+                (known if name == "revision" else revised).add(value)
+    heads = known - revised
+    if len(heads) != 1:
+        raise DatabaseError(f"the migrations have {len(heads)} heads ({sorted(heads)}), not one")
+    return Revisions(known=frozenset(known), head=heads.pop())
 
 
 def where(url: str) -> str:
@@ -256,7 +284,7 @@ def _check_revision(
             raise DatabaseError(
                 f"the database {name} is empty: create the schema with `arena db upgrade`"
             )
-    elif current not in _known_revisions():
+    elif current not in migration_revisions().known:
         raise DatabaseError(
             f"the database {name} is at schema {current}, newer than this arena knows "
             f"({head}): upgrade the arena"
@@ -266,13 +294,6 @@ def _check_revision(
             f"the database {name} is at schema {current}, this arena needs {head}: "
             "run `arena db upgrade`"
         )
-
-
-def _known_revisions() -> set[str]:
-    from alembic.script import ScriptDirectory
-
-    script = ScriptDirectory(str(MIGRATIONS))
-    return {revision.revision for revision in script.walk_revisions()}
 
 
 def _reason(exc: BaseException) -> str:

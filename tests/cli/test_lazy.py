@@ -60,6 +60,32 @@ def test_no_commands_help_nor_the_version_loads_a_heavy_package() -> None:
     assert json.loads(result.stdout.splitlines()[-1]) == {}
 
 
+#: What neither a command's schema check nor a worker's tasks load: Alembic (only ``arena db
+#: upgrade`` migrates; its import, mako's and pygments' ~0.1 CPU s a process), and the web
+#: (framework, templates, the API's shapes), which no worker serves.
+NOT_AT_START = (
+    "alembic", "mako", "pygments", "flask", "werkzeug", "jinja2", "pydantic", "spectree",
+)  # fmt: skip
+
+# A worker's start (`arena worker`): the schema check of every command, then the tasks.
+START = """
+import json, sys
+from arena.store.db import open_store
+open_store(sys.argv[1]).close()
+import workers.tasks
+print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(sys.argv[2:]))))
+"""
+
+
+def test_the_schema_check_and_a_workers_tasks_load_no_alembic_nor_the_web(url: str) -> None:
+    """Opening a store at the current schema (what every command and worker does first),
+    then importing the worker's tasks, in a fresh interpreter, loads no Alembic and nothing
+    of the web."""
+    probe = [sys.executable, "-c", START, url, *NOT_AT_START]
+    result = subprocess.run(probe, capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout.splitlines()[-1]) == []
+
+
 def test_the_version_is_the_installed_distributions() -> None:
     """``arena --version`` says the package's ``__version__`` (read without the installed
     metadata, which is slow to scan): the distribution's version."""

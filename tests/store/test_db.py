@@ -14,7 +14,15 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
-from arena.store.db import URL_ENV, Store, connect, resolve_url, upgrade
+from arena.store.db import (
+    MIGRATIONS,
+    URL_ENV,
+    Store,
+    connect,
+    migration_revisions,
+    resolve_url,
+    upgrade,
+)
 from arena.store.models import Base, Match, Tournament, User
 from arena.store.records import load_records
 from tests.paths import ZOO
@@ -43,6 +51,17 @@ def test_upgrade_creates_every_table_and_is_idempotent(url: str) -> None:
             assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0032"
     finally:
         store.close()
+
+
+def test_the_schema_check_knows_the_revisions_alembic_knows() -> None:
+    """The revisions the schema check reads from the migrations' text (without importing
+    Alembic) are Alembic's own: every revision, and the head."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory(str(MIGRATIONS))
+    revisions = migration_revisions()
+    assert revisions.known == {revision.revision for revision in script.walk_revisions()}
+    assert revisions.head == script.get_current_head()
 
 
 def test_resolve_url() -> None:
