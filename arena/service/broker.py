@@ -269,10 +269,24 @@ def run_celery(args: Sequence[str]) -> None:
     """Run Celery's own command line, ``celery ARGS``, in this process, and exit with its
     status (``arena worker``: exec'ing ``python -m celery`` would start a second interpreter
     and import again what the command's checks imported, the service, SQLAlchemy and the
-    statistics: a third of a worker's start, 0.9 of 2.5 s of CPU)."""
-    from celery.bin.celery import celery
+    statistics: a third of a worker's start, 0.9 of 2.5 s of CPU).
 
-    celery.main(list(args), prog_name="celery")
+    ``-A APP worker OPTIONS`` runs Celery's worker command alone, given the app as Celery's
+    root command gives it: the root command imports every command of Celery's (``celery
+    shell``'s and ``celery amqp``'s REPL: prompt_toolkit, pygments), ~0.15 CPU s of each
+    worker's start that a worker never uses."""
+    match list(args):
+        case ["-A", app, "worker", *options]:
+            from celery.app.utils import find_app
+            from celery.bin.base import CLIContext
+            from celery.bin.worker import worker
+
+            context = CLIContext(app=find_app(app), no_color=False, workdir=None)
+            worker.main(options, prog_name="celery worker", obj=context)
+        case _:
+            from celery.bin.celery import celery
+
+            celery.main(list(args), prog_name="celery")
 
 
 # --- the process's broker -------------------------------------------------------------------

@@ -60,27 +60,33 @@ def test_no_commands_help_nor_the_version_loads_a_heavy_package() -> None:
     assert json.loads(result.stdout.splitlines()[-1]) == {}
 
 
-#: What neither a command's schema check nor a worker's tasks load: Alembic (only ``arena db
-#: upgrade`` migrates; its import, mako's and pygments' ~0.1 CPU s a process), and the web
-#: (framework, templates, the API's shapes), which no worker serves.
+#: What neither a command's schema check nor a worker's start loads: Alembic (only ``arena db
+#: upgrade`` migrates; its import, mako's and pygments' ~0.1 CPU s a process), Celery's other
+#: commands' REPL (click_repl, prompt_toolkit: ~0.15 CPU s), and the web (framework,
+#: templates, the API's shapes), which no worker serves.
 NOT_AT_START = (
-    "alembic", "mako", "pygments", "flask", "werkzeug", "jinja2", "pydantic", "spectree",
+    "alembic", "mako", "click_repl", "prompt_toolkit", "flask", "werkzeug", "jinja2",
+    "pydantic", "spectree",
 )  # fmt: skip
 
-# A worker's start (`arena worker`): the schema check of every command, then the tasks.
+# A worker's start (`arena worker`): the schema check of every command, the tasks, then
+# Celery's worker command as arena.service.broker.run_celery runs it (its --help: no worker).
 START = """
-import json, sys
+import contextlib, io, json, sys
+from arena.service.broker import run_celery
 from arena.store.db import open_store
 open_store(sys.argv[1]).close()
 import workers.tasks
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    run_celery(["-A", "workers.app", "worker", "--help"])
 print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(sys.argv[2:]))))
 """
 
 
-def test_the_schema_check_and_a_workers_tasks_load_no_alembic_nor_the_web(url: str) -> None:
+def test_the_schema_check_and_a_workers_start_load_no_alembic_repl_nor_web(url: str) -> None:
     """Opening a store at the current schema (what every command and worker does first),
-    then importing the worker's tasks, in a fresh interpreter, loads no Alembic and nothing
-    of the web."""
+    importing the worker's tasks and running Celery's worker command, in a fresh
+    interpreter, loads no Alembic, none of Celery's REPL and nothing of the web."""
     probe = [sys.executable, "-c", START, url, *NOT_AT_START]
     result = subprocess.run(probe, capture_output=True, text=True, check=True)
     assert json.loads(result.stdout.splitlines()[-1]) == []
