@@ -21,6 +21,7 @@ from arena.store.db import (
     connect,
     migration_revisions,
     resolve_url,
+    schema_revisions,
     upgrade,
 )
 from arena.store.models import Base, Match, Tournament, User
@@ -62,6 +63,20 @@ def test_the_schema_check_knows_the_revisions_alembic_knows() -> None:
     revisions = migration_revisions()
     assert revisions.known == {revision.revision for revision in script.walk_revisions()}
     assert revisions.head == script.get_current_head()
+
+
+@pytest.mark.empty_database
+def test_the_schema_check_reads_the_databases_revision(url: str) -> None:
+    """Without Alembic, the check reads no revision from a database never upgraded, and the
+    head from an upgraded one, on both databases."""
+    head = migration_revisions().head
+    store = connect(url)
+    try:
+        assert schema_revisions(store) == (None, head)
+        upgrade(url)
+        assert schema_revisions(store) == (head, head)
+    finally:
+        store.close()
 
 
 def test_resolve_url() -> None:
