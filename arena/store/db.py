@@ -110,10 +110,6 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
             unreachable server, a database holding another application's tables, or one
             at a schema newer than this code.
     """
-    from alembic import command
-    from alembic.config import Config
-    from alembic.util import CommandError
-
     resolved = check_url(url)
     path = sqlite_path(resolved)
     if path is not None and not path.exists():
@@ -126,6 +122,12 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
             _check_revision(store, resolved, current, head, upgrading=True)
         finally:
             store.close()
+        if current == (head if revision == "head" else revision):
+            return  # up to date: Alembic (~0.1 CPU s to import) has nothing to do
+    from alembic import command
+    from alembic.config import Config
+    from alembic.util import CommandError
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     engine = make_engine(resolved)

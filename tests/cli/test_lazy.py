@@ -60,8 +60,8 @@ def test_no_commands_help_nor_the_version_loads_a_heavy_package() -> None:
     assert json.loads(result.stdout.splitlines()[-1]) == {}
 
 
-#: What neither a command's schema check nor a worker's start loads: Alembic (only ``arena db
-#: upgrade`` migrates; its import, mako's and pygments' ~0.1 CPU s a process), Celery's other
+#: What neither a command's schema check nor a worker's start loads: Alembic (only a database
+#: to migrate needs it; its import, mako's and pygments' ~0.1 CPU s a process), Celery's other
 #: commands' REPL (click_repl, prompt_toolkit: ~0.15 CPU s), and the web (framework,
 #: templates, the API's shapes), which no worker serves.
 NOT_AT_START = (
@@ -74,7 +74,8 @@ NOT_AT_START = (
 START = """
 import contextlib, io, json, sys
 from arena.service.broker import run_celery
-from arena.store.db import open_store
+from arena.store.db import open_store, upgrade
+upgrade(sys.argv[1])  # `arena serve`'s and `arena db upgrade`'s: up to date already
 open_store(sys.argv[1]).close()
 import workers.tasks
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
@@ -84,9 +85,10 @@ print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(s
 
 
 def test_the_schema_check_and_a_workers_start_load_no_alembic_repl_nor_web(url: str) -> None:
-    """Opening a store at the current schema (what every command and worker does first),
-    importing the worker's tasks and running Celery's worker command, in a fresh
-    interpreter, loads no Alembic, none of Celery's REPL and nothing of the web."""
+    """Upgrading a database at the current schema (``arena serve``), opening it (what every
+    command and worker does first), importing the worker's tasks and running Celery's worker
+    command, in a fresh interpreter, loads no Alembic, none of Celery's REPL and nothing of
+    the web."""
     probe = [sys.executable, "-c", START, url, *NOT_AT_START]
     result = subprocess.run(probe, capture_output=True, text=True, check=True)
     assert json.loads(result.stdout.splitlines()[-1]) == []
