@@ -114,11 +114,12 @@ def celery_worker_argv(
 ) -> list[str]:
     """The command line of a Celery worker of ``workers.app`` consuming ``lanes``' queues
     (``all``; ``fast``: upload checks and interactive work only; ``tables``: the tables'
-    queue only; ``quiet``: without
-    Celery's start-up banner). Its node name is ``arena-PID@HOST`` (``arena-fast-PID@HOST``
-    for a fast one, ``arena-tables-PID@HOST`` for a tables one), PID this process's."""
+    queue only; ``quiet``: without Celery's start-up banner): ``python -m workers``, which
+    runs Celery's worker command alone (:func:`arena.service.broker.run_celery`). Its node
+    name is ``arena-PID@HOST`` (``arena-fast-PID@HOST`` for a fast one,
+    ``arena-tables-PID@HOST`` for a tables one), PID this process's."""
     args = celery_worker_args(concurrency, loglevel, lanes=lanes)
-    return [sys.executable, "-m", "celery", *(["--quiet"] if quiet else []), *args]
+    return [sys.executable, "-m", "workers", *(["--quiet"] if quiet else []), *args]
 
 
 def celery_worker_args(concurrency: int, loglevel: str, *, lanes: str = "all") -> list[str]:

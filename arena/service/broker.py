@@ -271,22 +271,24 @@ def run_celery(args: Sequence[str]) -> None:
     and import again what the command's checks imported, the service, SQLAlchemy and the
     statistics: a third of a worker's start, 0.9 of 2.5 s of CPU).
 
-    ``-A APP worker OPTIONS`` runs Celery's worker command alone, given the app as Celery's
-    root command gives it: the root command imports every command of Celery's (``celery
-    shell``'s and ``celery amqp``'s REPL: prompt_toolkit, pygments), ~0.15 CPU s of each
-    worker's start that a worker never uses."""
-    match list(args):
+    ``[--quiet] -A APP worker OPTIONS`` runs Celery's worker command alone, given the app as
+    Celery's root command gives it: the root command imports every command of Celery's
+    (``celery shell``'s and ``celery amqp``'s REPL: prompt_toolkit, pygments), ~0.15 CPU s
+    of each worker's start that a worker never uses."""
+    argv = list(args)
+    quiet = argv[:1] == ["--quiet"]
+    match argv[1:] if quiet else argv:
         case ["-A", app, "worker", *options]:
             from celery.app.utils import find_app
             from celery.bin.base import CLIContext
             from celery.bin.worker import worker
 
-            context = CLIContext(app=find_app(app), no_color=False, workdir=None)
+            context = CLIContext(app=find_app(app), no_color=False, workdir=None, quiet=quiet)
             worker.main(options, prog_name="celery worker", obj=context)
         case _:
             from celery.bin.celery import celery
 
-            celery.main(list(args), prog_name="celery")
+            celery.main(argv, prog_name="celery")
 
 
 # --- the process's broker -------------------------------------------------------------------

@@ -305,9 +305,7 @@ def _match_worker(serve_pid: int) -> int | None:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"celery" in b" ".join(cmdline) and not any(
-            w.startswith(b"arena-fast-") for w in cmdline
-        ):
+        if b"workers.app" in cmdline and not any(w.startswith(b"arena-fast-") for w in cmdline):
             return child
     return None
 
