@@ -21,7 +21,8 @@ The replay viewer (issue 11): the first bench match of ``block`` gets real game 
 and the state fragment the viewer's script fetches are timed the same way, and the game
 page's weight is printed. The goal is a game page under 100 ms server-side and 150 KB.
 
-``--mode load`` (issue 32, the audit's load): the database of ``pages`` (``--games``), served
+``--mode load`` (issue 32, the audit's load): the database of ``pages`` (``--games``; with
+``--database FILE`` a SQLite file kept, and reused as it is when it holds games), served
 as above with the read limit raised out of the way (``ARENA_READ_LIMIT``: the pages' cost
 is measured, not the limit); then, for each of the heaviest pages (the game list, its deep
 pages by cursor from the oldest matches, a bot's games first and deep, an old ``offset``
@@ -68,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.exc import OperationalError
 
 from arena.cli.serve import web_argv
@@ -100,7 +101,7 @@ def fill(store: Store, games: int, bots: int, seed: int) -> list[tuple[str, str]
     as (owner, name)."""
     rng = np.random.default_rng(seed)
     truth = 1500.0 + rng.normal(0.0, 200.0, bots)
-    names = [(f"owner{i % OWNERS:02d}", f"bot{i:03d}") for i in range(bots)]
+    names = _names(bots)
     versions = [
         store.add_bot_version(owner, name, f"# {owner}/{name}\n", {})[0].id for owner, name in names
     ]
@@ -142,6 +143,17 @@ def fill(store: Store, games: int, bots: int, seed: int) -> list[tuple[str, str]
         connection.execute(text("ANALYZE"))
         connection.commit()
     return names
+
+
+def _names(bots: int) -> list[tuple[str, str]]:
+    """The bench's bots as (owner, name)."""
+    return [(f"owner{i % OWNERS:02d}", f"bot{i:03d}") for i in range(bots)]
+
+
+def _stored_games(store: Store) -> int:
+    """The games stored in the bench's matches (0 in a new database)."""
+    with store.read() as session:
+        return int(session.scalar(select(func.coalesce(func.sum(Match.games), 0))) or 0)
 
 
 def _match(
@@ -314,7 +326,8 @@ def main() -> None:
         "--database",
         type=Path,
         help="users: a SQLite file to keep; one that holds the history already is reused "
-        "(its last busy tournament was cancelled).",
+        "(its last busy tournament was cancelled). load: a SQLite file to keep; one that "
+        "holds games already is reused as it is (built with the same --bots).",
     )
     args = parser.parse_args()
     if args.mode == "users":
@@ -420,15 +433,20 @@ def load_mode(args: argparse.Namespace) -> None:
     """The load mode: the pages' database, then each heavy page under ``--parallel``
     requests at once while /healthz is timed."""
     with tempfile.TemporaryDirectory() as directory:
-        url = args.url or f"sqlite:///{Path(directory) / 'bench.db'}"
+        path = args.database or Path(directory) / "bench.db"
+        url = args.url or f"sqlite:///{path.resolve()}"
         upgrade(url)
         store = connect(url)
         try:
             began = time.perf_counter()
-            names = fill(store, args.games, args.bots, args.seed)
+            if _stored_games(store):
+                names = _names(args.bots)
+                print(f"{store.dialect}: reused {_stored_games(store):,} stored games")
+            else:
+                names = fill(store, args.games, args.bots, args.seed)
+                print(f"{store.dialect}: stored {args.games:,} games among {args.bots} bots "
+                      f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
             deep = _deep_matches(store, 50)
-            print(f"{store.dialect}: stored {args.games:,} games among {args.bots} bots "
-                  f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
             if args.refit:
                 began = time.perf_counter()
                 for rules in PRESETS.values():

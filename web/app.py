@@ -18,7 +18,9 @@ the database, made at the first send).
 
 from __future__ import annotations
 
+import functools
 import gc
+import hashlib
 import logging
 import os
 from collections.abc import Mapping
@@ -76,6 +78,12 @@ MAX_REQUEST_BYTES = 1024 * 1024
 #: Allocations between two collections of the youngest generation (Python's default: 700).
 YOUNG_OBJECTS = 10_000
 
+#: How long a browser keeps a static file without asking again (a year): the pages link it
+#: with its content's version in the address (``?v=``, :func:`_static_version`), so a
+#: changed file is another address, fetched afresh. Without a version a static file is
+#: asked again each time (a conditional request: 304 when unchanged), as Flask does.
+STATIC_MAX_AGE = 365 * 24 * 3600
+
 #: Scripts, styles and images from this server only: no inline script or style, no eval,
 #: no frames, forms posting back here only (docs/web.md).
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -96,7 +104,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     """Return the web application on ``database_url`` (else ``$ARENA_DATABASE_URL``, else
     ``sqlite:///arena.db``), with ``config`` set first (tests: a cheap password hasher).
     Nothing connects until a request needs the database."""
-    app = Flask(__name__, instance_path=os.environ.get("ARENA_INSTANCE_PATH") or None)
+    app = _App(__name__, instance_path=os.environ.get("ARENA_INSTANCE_PATH") or None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     app.config.update(config or {})
     url = resolve_url(database_url)
@@ -122,6 +130,7 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
     app.register_blueprint(tables)
     app.register_blueprint(assignments)
     app.register_blueprint(watching)
+    app.url_defaults(_static_version)
     app.after_request(_security_headers)
     for handled in (HTTPException, PermissionDenied, NotFound, *DATABASE_ERRORS):
         app.register_error_handler(handled, _error)
@@ -139,6 +148,38 @@ def create_app(database_url: str | None = None, config: Mapping[str, Any] | None
         gc.freeze()
         gc.set_threshold(YOUNG_OBJECTS, 10, 10)
     return app
+
+
+class _App(Flask):
+    """Flask, its static files kept by browsers for :data:`STATIC_MAX_AGE` when asked for
+    by a versioned address (each page load of a visitor's then fetches no script, style or
+    icon it already has: no request, no session or account looked up)."""
+
+    def get_send_file_max_age(self, filename: str | None) -> int | None:
+        if request.endpoint == "static" and request.args.get("v"):
+            return STATIC_MAX_AGE
+        return super().get_send_file_max_age(filename)
+
+
+def _static_version(endpoint: str, values: dict[str, Any]) -> None:
+    """``url_for("static", filename=...)`` gains ``v``: the first 12 hex digits of the
+    file's SHA-256 (recomputed when the file's modification time or size changes)."""
+    if endpoint != "static" or "filename" not in values or "v" in values:
+        return
+    folder = current_app.static_folder
+    assert folder is not None
+    path = os.path.join(folder, values["filename"])
+    try:
+        status = os.stat(path)
+    except OSError:
+        return  # no such file: its address as it was (a 404 when asked for)
+    values["v"] = _content_version(path, status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _content_version(path: str, mtime_ns: int, size: int) -> str:
+    with open(path, "rb") as file:
+        return hashlib.sha256(file.read()).hexdigest()[:12]
 
 
 def when(value: datetime | None) -> str:

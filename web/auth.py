@@ -177,6 +177,9 @@ def _hasher() -> PasswordHasher:
 
 
 def _load_account() -> None:
+    if request.endpoint == "static":  # a file, the same for everyone: no account to look up
+        g.account = None
+        return
     account = None
     token = session.get("sid")
     if isinstance(token, str):

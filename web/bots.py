@@ -3,11 +3,13 @@ each bot's page with its versions, check reports, ratings and (when allowed) its
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections import OrderedDict
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import quote_plus
 
 from flask import (
     Blueprint,
@@ -19,6 +21,7 @@ from flask import (
     request,
     url_for,
 )
+from markupsafe import Markup, escape
 from werkzeug.wrappers import Response as BaseResponse
 
 from arena.errors import ArenaError, NotFound, PermissionDenied
@@ -26,7 +29,8 @@ from arena.match.runtimes import DEFAULT_RUNTIME, RUNTIMES, file_kinds
 from arena.service.bot_views import bot_list, bot_view
 from arena.service.bots import read_source, set_visibility
 from arena.service.classes import bot_target, class_bots, upload_target
-from arena.service.games import GameFilter, game_list, opponent_table
+from arena.service.display import seat_name
+from arena.service.games import GameFilter, OpponentRow, game_list, opponent_table
 from arena.service.intake import take_upload
 from arena.service.permissions import allowed, require
 from arena.service.tables import record_against_people
@@ -78,6 +82,50 @@ def bot_url(owner: str, name: str) -> str:
         while len(_bot_urls) > BOT_URLS_KEPT:
             _bot_urls.popitem(last=False)
     return url
+
+
+#: The characters werkzeug leaves unquoted in a URL's query (werkzeug.urls, after the URL
+#: standard's percent-encoded bytes): links built here read as ``url_for`` builds them.
+URL_SAFE = "!$'()*,/:;?@"
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(value: str) -> str:
+    """``value`` as a query's value, quoted as ``url_for`` quotes it."""
+    return quote_plus(value, safe=URL_SAFE)
+
+
+@bots.app_template_global("opponent_rows")
+def opponent_rows(ref: str, opponents: list[OpponentRow]) -> Markup:
+    """The rows of bot ``ref``'s (``owner/name``) table against each opponent
+    (``bot.html``), built as strings with each opponent's link and name made once a
+    process: a bot's page shows 100-400 of them (every rule set), and a Jinja row with its
+    ``url_for`` and its name's macro took most of the page's time (a url_for of the game
+    list a row; this builds each row's from one). Privacy filtered the rows before."""
+    root, games = request.script_root, f"{url_for('games.game_index')}?bot={_quoted(ref)}&opponent="
+    return Markup(
+        "".join(
+            f"\n<tr><td>{escape(o.rules)}</td><td>{_opponent_cell(root, o.opponent)}</td>"
+            f'<td class="num">'
+            f'<a href="{escape(f"{games}{_quoted(o.opponent)}&rules={_quoted(o.rules)}")}" '
+            f'title="The games against {escape(o.opponent)}">{o.games}</a></td>'
+            f'<td class="num">{o.wins}-{o.draws}-{o.losses}</td>'
+            f'<td class="num">{100 * o.score:.1f}%</td></tr>\n'
+            for o in opponents
+        )
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _opponent_cell(script_root: str, opponent: str) -> str:
+    """An opponent (``owner/bot``) as its table shows it under ``script_root``: linked to
+    its bot's page, as ``_names.html``'s ``bot_link`` shows a bot (its text where it names
+    no stored bot); HTML."""
+    name = seat_name(opponent)
+    if name is None:
+        return escape(opponent)
+    url = bot_url(name.owner, name.bot)
+    return f'<a class="bot-name" href="{escape(url)}">{escape(name.display)}</a>'
 
 
 @bots.route("/upload", methods=["GET", "POST"])

@@ -92,24 +92,59 @@ def _board(rules: str) -> Leaderboard:
 
 def _board_context(rules: str) -> dict[str, Any]:
     board = _board(rules)
-    axis = Axis.spanning((row.low, row.high) for row in board.rows)
     age = None
     if board.computed is not None:
         age = max(0.0, (datetime.now(UTC) - board.computed).total_seconds())
+    hide_reference = request.args.get("reference") == "hide"
     return {
         "board": board,
-        "axis": axis_svg(axis),
-        "bars": [
-            interval_svg(axis, r.rating, r.low, r.high, provisional=r.provisional)
-            for r in board.rows
-        ],
+        "table": _board_table(board, hide_reference),
         "provisional_width": PROVISIONAL_WIDTH,
         "all_versions": request.args.get("versions") == "all",
-        "hide_reference": request.args.get("reference") == "hide",
+        "hide_reference": hide_reference,
         "query": request.query_string.decode(),
         "age_seconds": age,
         "live_seconds": BOARD_LIVE_SECONDS,
     }
+
+
+#: Leaderboards' tables a process keeps rendered (the least recently used go first).
+TABLES_KEPT = 64
+_tables_kept: OrderedDict[tuple[str, str, int], tuple[Leaderboard, Markup]] = OrderedDict()
+_tables_lock = threading.Lock()
+
+
+def _board_table(board: Leaderboard, hide_reference: bool) -> Markup:
+    """The board's table (its rows with their intervals on one axis and their links),
+    rendered once a board: the service gives every request the same board until the rule
+    set's ratings change (arena.service.board_views.leaderboard), so 200 rows are rendered
+    again after a refit, not at each request."""
+    key = (request.script_root, str(hide_reference), id(board))
+    with _tables_lock:
+        kept = _tables_kept.get(key)
+        if kept is not None and kept[0] is board:  # the board itself: its id is not reused
+            _tables_kept.move_to_end(key)
+            return kept[1]
+    axis = Axis.spanning((row.low, row.high) for row in board.rows)
+    rendered = Markup(
+        render_template(
+            "_leaderboard_table.html",
+            board=board,
+            axis=axis_svg(axis),
+            bars=[
+                interval_svg(axis, r.rating, r.low, r.high, provisional=r.provisional)
+                for r in board.rows
+            ],
+            provisional_width=PROVISIONAL_WIDTH,
+            hide_reference=hide_reference,
+        )
+    )
+    with _tables_lock:
+        _tables_kept[key] = (board, rendered)  # kept, the board cannot be freed and its id reused
+        _tables_kept.move_to_end(key)
+        while len(_tables_kept) > TABLES_KEPT:
+            _tables_kept.popitem(last=False)
+    return rendered
 
 
 @pages.get("/leaderboards/<rules>")

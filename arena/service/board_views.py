@@ -4,13 +4,15 @@ thin. A bot's pages: :mod:`arena.service.bot_views`.
 
 - :func:`rule_set_names` and :func:`leaderboard`: the rated rule sets, and one's
   leaderboard (latest version of each bot by default) with ranks as ranges where the 95%
-  intervals overlap, and a provisional marker while an interval is wide.
+  intervals overlap, and a provisional marker while an interval is wide; read once a refit
+  a process.
 - :func:`tournament_list` and :func:`tournament_view`: the stored tournaments, and one's
   progress, standings (with the ratings of its own games) and crosstable.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
 import threading
@@ -26,8 +28,8 @@ from arena.errors import NotFound
 from arena.service.display import BotName, names_of
 from arena.service.matches import Config, list_workers
 from arena.service.permissions import Actor
-from arena.service.privacy import hidden_from
-from arena.service.results import games_matrix, rating_table
+from arena.service.privacy import Hidden, hidden_from
+from arena.service.results import StoredRating, games_matrix, rating_table
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store import boards, tallies
 from arena.store import bots as stored_bots
@@ -68,12 +70,13 @@ def rank_ranges(intervals: Sequence[tuple[float, float]]) -> list[tuple[int, int
     is 1 + the number of bots whose interval lies wholly above its own, the worst is the
     number of bots less those wholly below it. Equal ranges mean "cannot be told apart"."""
     count = len(intervals)
-    ranges = []
-    for low, high in intervals:
-        above = sum(1 for other_low, _ in intervals if other_low > high)
-        below = sum(1 for _, other_high in intervals if other_high < low)
-        ranges.append((1 + above, count - below))
-    return ranges
+    lows = sorted(low for low, _ in intervals)
+    highs = sorted(high for _, high in intervals)
+    return [
+        # above: the lows beyond its high; below: the highs short of its low
+        (1 + count - bisect.bisect_right(lows, high), count - bisect.bisect_left(highs, low))
+        for low, high in intervals
+    ]
 
 
 # --- leaderboards ----------------------------------------------------------------------------
@@ -150,7 +153,9 @@ def leaderboard(
     """The stored ratings under the rule set named ``rules`` (its newest stored version of
     that name), best first: each bot's latest rated version, or ``all_versions``; without
     the reference bots if ``hide_reference``; without the bots ``viewer`` may not see
-    (arena.service.privacy), ranked among the rows shown.
+    (arena.service.privacy), ranked among the rows shown. The rule set's ratings are read
+    once a refit a process (:func:`_rated`): until they change, every call with the same
+    toggles and hidden owners gets the same board (callers do not change it).
 
     Raises:
         LookupError: no rule set of that name is stored.
@@ -158,21 +163,20 @@ def leaderboard(
     rule_set_id = boards.newest_rule_set_id(store, rules)
     if rule_set_id is None:
         raise LookupError(f"no rule set {rules!r} is stored")
-    ratings = rating_table(store, rule_set_id)
-    versions = stored_bots.version_owners(store, [r.bot_version_id for r in ratings])
-    newest: dict[int, int] = {}
-    for rating in ratings:
-        _, bot_id, _, number = versions[rating.bot_version_id]
-        newest[bot_id] = max(newest.get(bot_id, 0), number)
-    shown = []
+    rated = _rated(store, rule_set_id)
     hidden = hidden_from(store, viewer)
-    for rating in ratings:
-        owner, bot_id, bot, number = versions[rating.bot_version_id]
-        latest = newest[bot_id] == number
-        if hidden.owner(owner):
-            continue
-        if (latest or all_versions) and not (hide_reference and owner == REFERENCE_OWNER):
-            shown.append((rating, owner, bot, number, latest))
+    toggles = (all_versions, hide_reference, hidden)
+    with _boards_lock:
+        board = rated.boards.get(toggles)
+    if board is not None:
+        return board
+    shown = [
+        row
+        for row in rated.rows
+        if not hidden.owner(row[1])
+        and (row[4] or all_versions)
+        and not (hide_reference and row[1] == REFERENCE_OWNER)
+    ]
     ranges = rank_ranges([(r.low, r.high) for r, *_ in shown])
     rows = [
         LeaderboardRow(
@@ -195,8 +199,69 @@ def leaderboard(
         )
         for (rating, owner, bot, number, latest), (best, worst) in zip(shown, ranges, strict=True)
     ]
+    board = Leaderboard(rules, rated.computed, rows)
+    with _boards_lock:
+        if len(rated.boards) >= BOARDS_KEPT:  # many viewers with their own hidden owners
+            rated.boards.clear()
+        board = rated.boards.setdefault(toggles, board)
+    return board
+
+
+#: A rule set's rated versions, each (its rating, owner, bot, version number, whether it
+#: is its bot's newest rated version).
+_RatedRow = tuple[StoredRating, str, str, int, bool]
+
+
+@dataclass(slots=True)
+class _Rated:
+    """A rule set's stored ratings as one refit left them (``version``: when they were
+    written and how many), with their versions' names, and the leaderboards built from
+    them by toggles and hidden owners (the same board to every request until they change)."""
+
+    version: tuple[datetime | None, int]
+    computed: datetime | None
+    rows: list[_RatedRow]
+    boards: dict[tuple[bool, bool, Hidden], Leaderboard] = field(default_factory=dict)
+
+
+#: Rule sets' ratings kept in this process, by (database, rule set), used last at the end.
+RULE_SETS_KEPT = 32
+#: Leaderboards kept for one rule set's ratings (toggles by viewers' hidden owners).
+BOARDS_KEPT = 64
+_rated_kept: OrderedDict[tuple[str, int], _Rated] = OrderedDict()
+_boards_lock = threading.Lock()
+
+
+def _rated(store: Store, rule_set_id: int) -> _Rated:
+    """The rule set's rated versions, read once a refit (:func:`boards.ratings_version`
+    says whether the kept ones are its latest) rather than once a request: a leaderboard's
+    reads then cost one small aggregate."""
+    key = (str(store.engine.url), rule_set_id)
+    version = boards.ratings_version(store, rule_set_id)
+    with _boards_lock:
+        kept = _rated_kept.get(key)
+        if kept is not None and kept.version == version:
+            _rated_kept.move_to_end(key)
+            return kept
+    # read after the version: a refit in between is read now and read again next time
+    ratings = rating_table(store, rule_set_id)
+    versions = stored_bots.version_owners(store, [r.bot_version_id for r in ratings])
+    newest: dict[int, int] = {}
+    for rating in ratings:
+        _, bot_id, _, number = versions[rating.bot_version_id]
+        newest[bot_id] = max(newest.get(bot_id, 0), number)
+    rows = []
+    for rating in ratings:
+        owner, bot_id, bot, number = versions[rating.bot_version_id]
+        rows.append((rating, owner, bot, number, newest[bot_id] == number))
     computed = max((r.computed for r in ratings), default=None)
-    return Leaderboard(rules, computed, rows)
+    rated = _Rated(version, computed, rows)
+    with _boards_lock:
+        _rated_kept[key] = rated
+        _rated_kept.move_to_end(key)
+        while len(_rated_kept) > RULE_SETS_KEPT:
+            _rated_kept.popitem(last=False)
+    return rated
 
 
 # --- tournaments -----------------------------------------------------------------------------

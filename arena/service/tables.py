@@ -30,7 +30,6 @@ import contextlib
 import hashlib
 import os
 import secrets
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -131,12 +130,6 @@ TABLE_TIME_LIMIT = 4 * 3600
 FILLER = "greedy"
 #: The longest wait of a page for the table's next view.
 WAIT_SECONDS = 15.0
-#: On SQLite, the longest a table's opening waits for its turn at the writes
-#: (:func:`_taking_turns`).
-OPEN_WAIT_SECONDS = 20.0
-#: The turn of the table opening its writes in this process, on SQLite.
-_OPENING = threading.Lock()
-
 _BOUND_SENTENCES = {
     "account": "You have {count} tables open (at most {limit}): finish or leave one first.",
     "address": "{count} tables are open from your address (at most {limit}): try again "
@@ -261,24 +254,23 @@ def open_table(
             names[other] = labels.get(version, "")
     code = secrets.token_urlsafe(16) if friend is not None else None
     limit = max_tables()
-    with _taking_turns(store):
-        added = add_table(
-            store,
-            owner_id=account.id,
-            address=address[:64],
-            rule_set_id=_rule_set_id(store, found),
-            players=players,
-            teams=teams,
-            seed=new_seed() if seed is None else seed,
-            move_seconds=MOVE_SECONDS,
-            seats=seats,
-            channel=secrets.token_hex(16),
-            invite=code,
-            bounds=(MAX_PER_ACCOUNT, MAX_PER_ADDRESS, limit),
-            client_key=client_key,
-        )
-        if added.table_id is not None and not added.repeated and code is None:
-            dispatch_table(store, added.table_id)
+    added = add_table(
+        store,
+        owner_id=account.id,
+        address=address[:64],
+        rule_set_id=_rule_set_id(store, found),
+        players=players,
+        teams=teams,
+        seed=new_seed() if seed is None else seed,
+        move_seconds=MOVE_SECONDS,
+        seats=seats,
+        channel=secrets.token_hex(16),
+        invite=code,
+        bounds=(MAX_PER_ACCOUNT, MAX_PER_ADDRESS, limit),
+        client_key=client_key,
+    )
+    if added.table_id is not None and not added.repeated and code is None:
+        dispatch_table(store, added.table_id)
     if added.repeated:
         assert added.table_id is not None
         return _repeated(store, added.table_id, found.version, teams, seats)
@@ -289,31 +281,6 @@ def open_table(
             _BOUND_SENTENCES[added.full].format(count=added.count, limit=bound[added.full])
         )
     return OpenedTable(added.table_id, code)
-
-
-@contextlib.contextmanager
-def _taking_turns(store: Store) -> Iterator[None]:
-    """On SQLite, the tables this process opens take turns at their writes
-    (:data:`_OPENING`), for at most :data:`OPEN_WAIT_SECONDS`.
-
-    SQLite has one writer at a time, and a connection waiting for it polls, sleeping up to
-    100 ms between tries, while others take it: 30 tables opened at once, each request on
-    its own connection, left some waiting past the 5 s busy timeout ("database is
-    locked", no write held over 0.26 s). Waiting here instead, a process's requests take
-    the lock one after the other the moment it is free, and only one of them polls.
-
-    Raises:
-        TableError: the turn did not come in time (a sentence: try again).
-    """
-    if store.dialect != "sqlite":
-        yield
-        return
-    if not _OPENING.acquire(timeout=OPEN_WAIT_SECONDS):
-        raise TableError("too many tables are being opened at once: try again in a moment")
-    try:
-        yield
-    finally:
-        _OPENING.release()
 
 
 def _rule_set_id(store: Store, rules: Rules) -> int:

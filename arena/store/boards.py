@@ -38,6 +38,7 @@ __all__ = [
     "TournamentTally",
     "entrant_names",
     "newest_rule_set_id",
+    "ratings_version",
     "rule_set_names",
     "stored_tally",
     "tournament_owner",
@@ -83,6 +84,19 @@ def newest_rule_set_id(store: Store, rules: str) -> int | None:
         return session.scalar(
             select(RuleSet.id).where(RuleSet.name == rules).order_by(RuleSet.id.desc()).limit(1)
         )
+
+
+def ratings_version(store: Store, rule_set_id: int) -> tuple[datetime | None, int]:
+    """When the rule set's stored ratings were last written and how many there are: a
+    refit rewrites them all with its time, so this changes whenever they do (a reader
+    keeps what it built from them until it changes)."""
+    with store.read() as session:
+        computed, count = session.execute(
+            select(func.max(RatingRow.computed), func.count()).where(
+                RatingRow.rule_set_id == rule_set_id
+            )
+        ).one()
+    return computed, count
 
 
 def tournament_totals(

@@ -341,6 +341,8 @@ class GameRecord(Base):
 
 class Rating(Base):
     __tablename__ = "ratings"
+    #: A bot's page reads its versions' ratings in every rule set (migration 0032).
+    __table_args__ = (Index("ix_ratings_version", "bot_version_id"),)
 
     rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"), primary_key=True)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)

@@ -40,7 +40,7 @@ def test_upgrade_creates_every_table_and_is_idempotent(url: str) -> None:
         assert "ix_matches_status_lease" in indexes
         assert {"ix_matches_status_finished", "ix_matches_tournament_finished"} <= indexes
         with store.read() as session:
-            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0031"
+            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0032"
     finally:
         store.close()
 
@@ -165,6 +165,45 @@ def test_sqlite_concurrent_read_then_write_never_locks(
             assert session.scalar(select(func.count()).select_from(User)) == 400
     finally:
         store.close()
+
+
+def test_a_process_s_writes_take_turns_on_sqlite_for_a_bounded_time(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite a process's writes wait for each other in the process (not on SQLite's
+    polling busy wait), reads never do, and a write that waits past WRITE_TURN_SECONDS fails
+    as a locked database does (what the pages and the workers' retries already handle).
+    PostgreSQL has no such turn: two writes run at once."""
+    import threading
+
+    from arena.store import db
+
+    monkeypatch.setattr(db, "WRITE_TURN_SECONDS", 0.2)
+    held = threading.Event()
+    done = threading.Event()
+
+    def hold() -> None:
+        with store.write():
+            held.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert held.wait(10)
+        with store.read() as session:  # a read does not take a turn
+            assert session.scalar(select(func.count()).select_from(User)) == 0
+        if store.dialect == "sqlite":
+            with pytest.raises(OperationalError, match=r"queued over 0\.2 s"), store.write():
+                pass
+        else:
+            with store.write() as session:
+                session.add(User(name="zoe"))
+    finally:
+        done.set()
+        thread.join(10)
+    with store.write() as session:  # the turn is free again
+        session.add(User(name="ann"))
 
 
 # --- the command line ---------------------------------------------------------------------

@@ -27,7 +27,7 @@ from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.test_similarity import OWN, _renamed
 from tests.submissions import submitted
 from tests.uploads import submit_upload
-from tests.web.conftest import PASSWORD, screenshot
+from tests.web.conftest import log_in, screenshot
 from tests.web.test_assignment_pages import graded_class, play_all
 
 pytestmark = pytest.mark.seed(build=graded_class)
@@ -53,14 +53,6 @@ def paris(browser: object) -> Iterator[Page]:
     assert not errors, errors
 
 
-def _log_in(page: Page, live_server: str, name: str) -> None:
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill(name)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("header .account")).to_contain_text(name)
-
-
 def _fits_a_phone(page: Page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], (page.url, width)
@@ -75,7 +67,7 @@ def test_a_student_submits_and_watches_the_grade_arrive(
     seeded: object,
     tmp_path: Path,
 ) -> None:
-    _log_in(page, live_server, "dan")
+    log_in(page, live_server, "dan")
     page.goto(f"{live_server}/classes/5b/assignments/hw1")
     expect(page.locator("h1")).to_have_text("hw1")
     expect(page.locator("#mine")).to_contain_text("Nothing submitted yet.")
@@ -117,7 +109,7 @@ def test_the_teacher_reads_the_grades_and_sets_an_assignment(
     store: Store, live_server: str, paris: Page, seeded: object
 ) -> None:
     page = paris
-    _log_in(page, live_server, "teacher")
+    log_in(page, live_server, "teacher")
     page.goto(f"{live_server}/classes/5b/assignments/hw1")
     table = page.locator("table.grades")
     expect(table.locator("tbody tr")).to_have_count(4)
@@ -159,7 +151,7 @@ def test_the_similarity_report_marks_the_copied_lines(
     store.add_bot_version("dan", "also", OWN.replace("def play", "def play_it") + "\n# dan\n", {})
     for owner, bot in (("ann", "mine"), ("cy", "copy"), ("dan", "also")):
         submitted(store, "5b", owner, bot)  # the report compares what was submitted to the class
-    _log_in(page, live_server, "teacher")
+    log_in(page, live_server, "teacher")
     page.goto(f"{live_server}/classes/5b")
     page.get_by_role("link", name="Similar sources").first.click()
     rows = page.locator("table.similar tbody tr")
@@ -197,7 +189,7 @@ def test_the_grade_table_shows_points_and_rejections_on_a_wide_window(
     assert account is not None
     view = submit_upload(store, account, "5b", "hw1", "broken.py", broken)
     assert accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False) == "rejected"
-    _log_in(page, live_server, "teacher")
+    log_in(page, live_server, "teacher")
     page.goto(f"{live_server}/classes/5b/assignments/hw1")
     table = page.locator("table.grades")
     rows = table.locator("tbody tr")

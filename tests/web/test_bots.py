@@ -10,11 +10,13 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from arena.service.accounts import create_account, create_token
+from arena.service.games import OpponentRow
 from arena.service.uploads import MAX_SOURCE_BYTES, check_in_sandbox
 from arena.store.db import Store
 from arena.store.models import Upload, User
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import HASHER, PASSWORD, csrf_token, logged_in
+from web.bots import opponent_rows
 
 GREEDY = (REFERENCE_BOTS / "greedy.py").read_bytes()
 
@@ -329,3 +331,26 @@ def test_a_source_stored_under_one_runtime_keeps_it_and_the_page_says_so(
         assert refused == 400 and sentence in text
         assert "<b><b>" not in text
     assert _uploads(store) == 2
+
+
+#: The Jinja row a bot page's table against each opponent had (a url_for a row), which
+#: web.bots.opponent_rows builds as strings now.
+OPPONENT_ROW = """{% import "_names.html" as names -%}
+{% for o in opponents %}{% set opponent = seat_name(o.opponent) %}
+<tr><td>{{ o.rules }}</td><td>{% if opponent %}{{ names.bot_link(opponent) }}{% else %}{{ o.opponent }}{% endif %}</td><td class="num"><a href="{{ url_for('games.game_index', bot=ref, opponent=o.opponent, rules=o.rules) }}" title="The games against {{ o.opponent }}">{{ o.games }}</a></td><td class="num">{{ o.wins }}-{{ o.draws }}-{{ o.losses }}</td><td class="num">{{ "%.1f" | format(100 * o.score) }}%</td></tr>
+{% endfor %}"""  # noqa: E501
+
+
+def test_the_rows_against_each_opponent_read_as_the_template_wrote_them(app: Flask) -> None:
+    opponents = [
+        OpponentRow("draw", "bob/counter", 12, 7, 1, 4),
+        OpponentRow("a b&c'd+é/<x>", "o'brien/x&y", 3, 0, 3, 0),  # quoted and escaped
+        OpponentRow("block", "version 12", 1, 0, 0, 1),  # no stored bot: its text
+        OpponentRow("block", "ada/zero", 0, 0, 0, 0),
+    ]
+    for root in ("", "/arena"):
+        with app.test_request_context("/bots/ada/x", base_url=f"http://localhost{root}"):
+            written = app.jinja_env.from_string(OPPONENT_ROW).render(
+                ref="ada/x y", opponents=opponents
+            )
+            assert str(opponent_rows("ada/x y", opponents)) == written

@@ -17,7 +17,7 @@ from arena.service.accounts import create_account
 from arena.service.branches import run_branch
 from arena.service.matches import Config
 from arena.store.db import Store
-from tests.web.conftest import HASHER, PASSWORD, create, play, screenshot, store_bots
+from tests.web.conftest import HASHER, PASSWORD, create, log_in, play, screenshot, store_bots
 
 
 def test_what_if_from_the_viewer_to_the_results_beside_the_original(
@@ -27,10 +27,7 @@ def test_what_if_from_the_viewer_to_the_results_beside_the_original(
     create_account(store, "alice", PASSWORD, hasher=HASHER)
     create(store, "spring", ["reference/random", "alice/greedy@1"], 2)
     play(store, "spring", tmp_path / "cache")
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("alice")
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "alice")
     page.goto(f"{live_server}/games/1/0?round=1&step=0")
     expect(page.locator(".player")).to_be_visible()
     for step in ("1", "2", "3"):

@@ -20,6 +20,7 @@ from tests.web.conftest import (
     ENTRANTS,
     RULES,
     create,
+    log_in,
     play,
     play_pending,
     screenshot,
@@ -33,10 +34,7 @@ def _organiser_logged_in(store: Store, live_server: str, page: Page) -> None:
     """The reference bots stored, and the page logged in as olga, an organiser."""
     store_bots(store)
     create_account(store, "olga", "correct horse", role="organiser", hasher=HASHER)
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("olga")
-    page.locator("input[name=password]").fill("correct horse")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "olga")
 
 
 def test_an_organiser_creates_a_tournament_and_watches_it_finish_live(
@@ -237,10 +235,7 @@ def test_from_a_crosstable_cell_to_a_game_and_its_fault(
     expect(page.locator("main")).to_contain_text("forfeited")
     expect(page.locator("main")).to_contain_text("shown to its owner only")
     game = page.url
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("mallory")
-    page.locator("input[name=password]").fill("correct horse")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "mallory")
     page.goto(game)
     expect(page.locator("pre.stderr")).to_contain_text("bot gave up on purpose")
     screenshot(page, "game-fault-owner")
@@ -255,10 +250,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     create_account(store, "alice", "correct horse", hasher=HASHER)
     store.add_bot_version("alice", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("alice")
-    page.locator("input[name=password]").fill("correct horse")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "alice")
     page.goto(f"{live_server}/bots/alice/greedy")
     page.get_by_role("link", name="Is it stronger? Start a compare").click()
     page.locator("select[name=old]").select_option("bob/first@1")

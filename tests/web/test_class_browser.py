@@ -35,6 +35,7 @@ from tests.web.conftest import (
     HASHER,
     PASSWORD,
     SlowHasher,
+    log_in,
     make_app,
     play_pending,
     screenshot,
@@ -51,14 +52,6 @@ STUDENTS = 8
 STRATEGIES = ("random", "greedy", "counter")
 
 
-def _log_in(page: Page, live_server: str, name: str, password: str = PASSWORD) -> None:
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill(name)
-    page.locator("input[name=password]").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("header .account")).to_contain_text(name)
-
-
 def _fits_a_phone(page: Page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], (page.url, width)
@@ -66,7 +59,7 @@ def _fits_a_phone(page: Page) -> None:
 
 def _new_class(page: Page, live_server: str) -> str:
     """tess creates the class maths; its join code."""
-    _log_in(page, live_server, "tess")
+    log_in(page, live_server, "tess")
     page.get_by_role("link", name="Classes").click()
     page.get_by_role("link", name="New class").click()
     page.locator("input[name=name]").fill("maths")
@@ -298,7 +291,7 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
     screenshot(page, "class-roster-imported")
     # Katherine logs in: first a password of her own
     page.get_by_role("button", name="Log out").click()
-    _log_in(page, live_server, "kjohnson", password)
+    log_in(page, live_server, "kjohnson", password)
     expect(page).to_have_url(f"{live_server}/account/password")
     expect(page.locator("ul.flashes")).to_contain_text("Choose your own password first")
     page.goto(f"{live_server}/classes/maths")
@@ -345,7 +338,7 @@ def test_the_teachers_and_the_students_views_after_a_class_tournament(
     screenshot(page, "class-teacher")
     # a student's view: the leaderboard, no real names, no roster
     page.get_by_role("button", name="Log out").click()
-    _log_in(page, live_server, "pupil1")
+    log_in(page, live_server, "pupil1")
     page.get_by_role("link", name="Classes").click()
     page.get_by_role("link", name="maths").click()
     board = page.locator("table.class-board")
@@ -368,14 +361,14 @@ def test_a_user_asks_to_be_a_teacher_and_an_admin_grants_it(
 ) -> None:
     create_account(store, "stan", PASSWORD, hasher=HASHER)
     create_account(store, "root", PASSWORD, role="admin", hasher=HASHER)
-    _log_in(page, live_server, "stan")
+    log_in(page, live_server, "stan")
     page.get_by_role("link", name="Classes").click()
     expect(page.get_by_role("link", name="New class")).to_have_count(0)
     page.get_by_role("button", name="Ask to be a teacher").click()
     expect(page.locator("ul.flashes")).to_contain_text("an admin will grant or refuse it")
     screenshot(page, "class-asked")
     page.get_by_role("button", name="Log out").click()
-    _log_in(page, live_server, "root")
+    log_in(page, live_server, "root")
     page.goto(f"{live_server}/admin/users")
     requests = page.locator("table.requests")
     expect(requests.locator("tbody tr")).to_have_count(1)
@@ -385,7 +378,7 @@ def test_a_user_asks_to_be_a_teacher_and_an_admin_grants_it(
     expect(page.locator("ul.flashes")).to_contain_text("stan is a teacher now.")
     expect(page.locator("table.requests")).to_have_count(0)
     page.get_by_role("button", name="Log out").click()
-    _log_in(page, live_server, "stan")
+    log_in(page, live_server, "stan")
     page.get_by_role("link", name="Classes").click()
     expect(page.get_by_role("link", name="New class")).to_be_visible()
 

@@ -26,7 +26,7 @@ from arena.service.work import accept_upload
 from arena.store.db import Store
 from arena.store.models import Competition, Tournament
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import PASSWORD, RULES, screenshot
+from tests.web.conftest import RULES, log_in, screenshot
 from tests.web.test_competition_pages import (
     NOW,
     account_named,
@@ -63,14 +63,6 @@ def paris(browser: object) -> Iterator[Page]:
     assert not errors, errors
 
 
-def _log_in(page: Page, live_server: str, name: str) -> None:
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill(name)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("header .account")).to_contain_text(name)
-
-
 def _fits_a_phone(page: Page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], (page.url, width)
@@ -81,7 +73,7 @@ def test_an_organiser_creates_a_competition_and_a_user_enters_it(
 ) -> None:
     page = paris
     accounts_and_bots(store)
-    _log_in(page, live_server, "olga")
+    log_in(page, live_server, "olga")
     page.get_by_role("link", name="Competitions").click()
     page.get_by_role("link", name="New competition").click()
     # the time zone select takes the browser's zone
@@ -110,7 +102,7 @@ def test_an_organiser_creates_a_competition_and_a_user_enters_it(
     screenshot(page, "competition-created")
     # ada enters with a file; a worker checks it; her notices say so
     page.get_by_role("button", name="Log out").click()
-    _log_in(page, live_server, "ada")
+    log_in(page, live_server, "ada")
     page.goto(f"{live_server}/competitions/winter")
     page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
     page.locator("input[name=bot_name]").fill("mine")
@@ -175,7 +167,7 @@ def test_the_organiser_disqualifies_and_the_final_announces_the_winners(
 ) -> None:
     accounts_and_bots(store)
     ada, bob = entered_and_rated(store)
-    _log_in(page, live_server, "olga")
+    log_in(page, live_server, "olga")
     page.goto(f"{live_server}/competitions/cup")
     manage = page.locator("section.manage")
     expect(manage).to_contain_text("Extend the deadline")
@@ -308,7 +300,7 @@ def test_at_the_opening_the_entry_form_appears_by_itself(
     store: Store, live_server: str, page: Page
 ) -> None:
     accounts_and_bots(store)
-    _log_in(page, live_server, "ada")  # first: a login on a loaded machine may take seconds
+    log_in(page, live_server, "ada")  # first: a login on a loaded machine may take seconds
     soon = datetime.now(UTC) + timedelta(seconds=4)
     open_competition(store, opens=soon, deadline=soon + timedelta(days=1))
     page.goto(f"{live_server}/competitions/cup")

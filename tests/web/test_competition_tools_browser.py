@@ -12,24 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from arena.service.accounts import create_account
 from arena.service.competitions import NewCompetition, create_competition, enter_with_version
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD
+from tests.web.conftest import HASHER, PASSWORD, log_in
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 SOURCE = (REFERENCE_BOTS / "greedy.py").read_text() + "\n# the original, then copied\n"
-
-
-def _log_in(page: Page, live_server: str, name: str) -> None:
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill(name)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("header .account")).to_contain_text(name)
 
 
 def test_the_organiser_uses_her_tools_and_an_entrant_withdraws(
@@ -52,7 +44,7 @@ def test_the_organiser_uses_her_tools_and_an_entrant_withdraws(
         dialog.accept()
 
     page.on("dialog", answer)
-    _log_in(page, live_server, "olga")
+    log_in(page, live_server, "olga")
     page.goto(f"{live_server}/competitions/cup")
     page.get_by_role("link", name="Organiser's tools").click()
     expect(page.locator("h1")).to_contain_text("Organiser's tools · cup")
@@ -80,7 +72,7 @@ def test_the_organiser_uses_her_tools_and_an_entrant_withdraws(
     page.screenshot(path=str(tmp_path / "copies.png"), full_page=True)
     # an entrant reads the announcement and the pause, and withdraws
     page.context.clear_cookies()
-    _log_in(page, live_server, "bob")
+    log_in(page, live_server, "bob")
     page.goto(f"{live_server}/competitions/cup")
     expect(page.locator("section.announcements")).to_contain_text("good luck!")
     expect(page.locator(".paused")).to_contain_text("The ladder is paused since")

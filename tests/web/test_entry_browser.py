@@ -13,7 +13,7 @@ from sqlalchemy import func, update
 
 from arena.store.db import Store
 from arena.store.models import Competition, CompetitionEntry
-from tests.web.conftest import PASSWORD, screenshot
+from tests.web.conftest import log_in, screenshot
 from tests.web.test_competition_pages import accounts_and_bots, entered_and_rated
 
 
@@ -26,10 +26,7 @@ def test_an_entrant_is_warned_near_the_deadline_and_chooses_its_final_version(
         session.execute(update(CompetitionEntry).values(placed=func.now()))  # and placement
         deadline = datetime.now(UTC) + timedelta(seconds=100)  # take 61 s: twice is past it
         session.execute(update(Competition).values(deadline=deadline))
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("ada")
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "ada")
     page.goto(f"{live_server}/competitions/cup")
     expect(page.locator(".placement-warning")).to_be_visible()  # not behind the entry form
     expect(page.locator(".placement-warning")).to_contain_text(

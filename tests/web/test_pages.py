@@ -5,22 +5,37 @@ worker's own code (unsandboxed: trusted bots), then rated as the worker rates th
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
-from flask import Flask
+from flask import Flask, template_rendered
 from flask.testing import FlaskClient
+from sqlalchemy import event
 
-from arena.service.board_views import rank_ranges
+from arena.service.accounts import create_account
+from arena.service.board_views import leaderboard, rank_ranges
 from arena.service.results import refit_ratings
 from arena.store.db import Store
-from tests.web.conftest import ENTRANTS, RULES, create, play, store_bots
+from tests.paths import REPO
+from tests.web.conftest import (
+    ENTRANTS,
+    HASHER,
+    PASSWORD,
+    RULES,
+    create,
+    logged_in,
+    play,
+    store_bots,
+)
 from web import create_app
-from web.app import CONTENT_SECURITY_POLICY, duration
+from web.app import CONTENT_SECURITY_POLICY, STATIC_MAX_AGE, duration
 from web.render import Axis, interval_svg, progress_svg
 
 
@@ -88,6 +103,37 @@ def test_the_leaderboard_shows_latest_versions_with_intervals(client: FlaskClien
     assert "How to read this table" in page
     # few games: every interval is wide, every rating provisional
     assert page.count('<abbr class="provisional"') == 3
+
+
+@pytest.mark.seed(build=_played)
+def test_a_leaderboard_is_read_and_rendered_once_a_refit(
+    played: Store, client: FlaskClient
+) -> None:
+    # the board is the same object until a refit rewrites the ratings, and its table is
+    # rendered once for it: a leaderboard's request reads one small aggregate, not 200 rows
+    tables: list[str] = []
+
+    def rendered(_app: Flask, **sent: Any) -> None:
+        tables.append(sent["template"].name)
+
+    first = leaderboard(played, RULES.name)
+    assert leaderboard(played, RULES.name) is first
+    assert leaderboard(played, RULES.name, hide_reference=True) is not first
+    with template_rendered.connected_to(rendered):
+        pages = [_page(client, f"/leaderboards/{RULES.name}") for _ in range(2)]
+        pages.append(_page(client, f"/leaderboards/{RULES.name}/live"))
+        assert tables.count("_leaderboard_table.html") == 1
+        table = _rows(pages[0])
+        assert _rows(pages[1]) == _rows(pages[2]) == table
+        refit_ratings(played, RULES)  # the same games, fitted again: new ratings rows
+        again = leaderboard(played, RULES.name)
+        assert again is not first and again.computed is not None
+        assert first.computed is not None and again.computed > first.computed
+        assert [(r.owner, r.bot, r.version) for r in again.rows] == [
+            (r.owner, r.bot, r.version) for r in first.rows
+        ]
+        assert _rows(_page(client, f"/leaderboards/{RULES.name}")) == table
+        assert tables.count("_leaderboard_table.html") == 2
 
 
 @pytest.mark.seed(build=_played)
@@ -221,6 +267,45 @@ def test_static_files_are_served(client: FlaskClient) -> None:
         response.close()
 
 
+def _record_into(statements: list[str]) -> Callable[..., None]:
+    def record(connection: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    return record
+
+
+def test_static_files_are_kept_by_browsers_under_their_version(app: Flask, store: Store) -> None:
+    """The pages link their scripts, styles and icon with the file's content version
+    (``?v=``): such an address is kept a year, and costs a logged-in visitor no account
+    lookup (no SQL at all); without a version, a file is asked again each time (304 while
+    unchanged)."""
+    create_account(store, "ann", PASSWORD, hasher=HASHER)
+    client = logged_in(app, "ann")
+    page = client.get("/").get_data(as_text=True)
+    linked = re.findall(r'(?:src|href)="(/static/[^"?]+)\?v=([0-9a-f]+)"', page)
+    assert {"/static/js/arena.js", "/static/css/arena.css"} <= {path for path, _ in linked}
+    assert "/static/" not in re.sub(r'"/static/[^"?]+\?v=[0-9a-f]{12}"', "", page)
+    statements: list[str] = []
+    event.listen(
+        app.extensions["arena_store"].engine, "before_cursor_execute", _record_into(statements)
+    )
+    for path, version in linked:
+        content = (REPO / "web" / path.lstrip("/")).read_bytes()
+        assert version == hashlib.sha256(content).hexdigest()[:12], path
+        response = client.get(f"{path}?v={version}")
+        assert response.status_code == 200, path
+        assert response.headers["Cache-Control"] == f"public, max-age={STATIC_MAX_AGE}", path
+        response.close()
+    assert statements == []
+    plain = client.get("/static/js/arena.js")
+    assert plain.headers["Cache-Control"] == "no-cache"
+    modified = {"If-Modified-Since": plain.headers["Last-Modified"]}
+    plain.close()
+    again = client.get("/static/js/arena.js", headers=modified)
+    assert again.status_code == 304
+    again.close()
+
+
 # --- the pure parts ----------------------------------------------------------------------
 
 
@@ -229,6 +314,23 @@ def test_rank_ranges_follow_overlapping_intervals() -> None:
     assert rank_ranges(intervals) == [(1, 2), (1, 2), (3, 3), (4, 4)]
     assert rank_ranges([]) == []
     assert rank_ranges([(1000.0, 2000.0)] * 3) == [(1, 3)] * 3
+
+
+def test_rank_ranges_count_every_interval_wholly_above_or_below() -> None:
+    rng = random.Random(5)
+    for count in (1, 2, 7, 60):
+        intervals = []
+        for _ in range(count):  # ties and shared ends too
+            low = float(rng.randrange(1300, 1700, 10))
+            intervals.append((low, low + rng.choice([0.0, 10.0, 50.0, 200.0])))
+        expected = [
+            (
+                1 + sum(1 for other_low, _ in intervals if other_low > high),
+                count - sum(1 for _, other_high in intervals if other_high < low),
+            )
+            for low, high in intervals
+        ]
+        assert rank_ranges(intervals) == expected
 
 
 def test_interval_pictures_share_one_axis() -> None:

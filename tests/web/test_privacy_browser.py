@@ -17,15 +17,7 @@ from arena.service.classes import find_class, join_class
 from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD, RULES, create, play
-
-
-def _log_in(page: Page, live_server: str, name: str) -> None:
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill(name)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("header .account")).to_contain_text(name)
+from tests.web.conftest import HASHER, PASSWORD, RULES, create, log_in, play
 
 
 def _shot(page: Page, directory: Path, name: str) -> Path:
@@ -38,7 +30,7 @@ def test_a_private_class_shows_a_stranger_nothing(
     page: Page, browser: Browser, live_server: str, store: Store, tmp_path: Path
 ) -> None:
     create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    _log_in(page, live_server, "tess")
+    log_in(page, live_server, "tess")
     page.goto(f"{live_server}/classes/new")
     page.locator("input[name=name]").fill("quiet")
     page.locator("input[name=private]").check()

@@ -1,9 +1,9 @@
 """The heavy pages' reads are bounded by their query plans (issue 32): every statement a game
 list, a tournament's, a bot's or a leaderboard's page runs on SQLite is asked for its plan
 (EXPLAIN QUERY PLAN), and none reads a whole table of games (matches, their seats, their
-records, the ratings' pairs and history) without an index, nor sorts the matches a game list
-walks (it walks them in the order of an index, newest first, and stops at its page). The API reads
-through the same service functions."""
+records, the ratings' pairs and history) or the ratings without an index, nor sorts the
+matches a game list walks (it walks them in the order of an index, newest first, and stops
+at its page). The API reads through the same service functions."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from arena.store.db import Store
 from arena.store.models import Match
 from arena.store.queue import complete_match, create_tournament
 
-#: The tables that grow with the games played: none is read whole (``m``: matches' alias).
-BIG = r"(matches|match_seats|game_records|pair_records|rating_history|m)(_\d+)?"
+#: The tables that grow with the games played (and the ratings, with the versions in each
+#: rule set): none is read whole (``m``: matches' alias).
+BIG = r"(matches|match_seats|game_records|pair_records|rating_history|ratings|m)(_\d+)?"
 #: The game lists' walks: the matches in the order of one of these indexes.
 WALKS = ("ix_matches_status_finished", "ix_matches_tournament_finished")
 

@@ -18,7 +18,7 @@ from arena.service.accounts import create_account
 from arena.service.matches import Config
 from arena.service.tables import run_table
 from arena.store.db import Store
-from tests.web.conftest import HASHER, PASSWORD, screenshot, store_bots
+from tests.web.conftest import HASHER, PASSWORD, log_in, screenshot, store_bots
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
 
@@ -28,10 +28,7 @@ def test_a_person_plays_a_whole_game_against_a_bot_in_the_browser(
 ) -> None:
     store_bots(store)
     create_account(store, "carol", PASSWORD, hasher=HASHER)
-    page.goto(f"{live_server}/login")
-    page.locator("input[name=name]").fill("carol")
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "carol")
     page.goto(f"{live_server}/bots/bob/counter")
     expect(page.locator(".play-bot")).to_contain_text("Against people: no game yet.")
     page.get_by_role("link", name="Play against this bot").click()
