@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -153,12 +154,28 @@ def sandboxed_moves_per_second(games: int, rules: str) -> MatchSpeed:
     )
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (and theirs, waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: Games per CPU second of each command :func:`command_games_per_second` ran, by its command
+#: and ``--statistic`` (its processes and those they waited for: robust to the load).
+GAMES_PER_CPU: dict[str, float] = {}
+
+
 def command_games_per_second(args: list[str], games: int) -> float:
     """Games per second of one ``arena`` command that plays ``games`` games."""
     arena = Path(sys.executable).parent / "arena"
+    cpu = _children_cpu()
     began = time.perf_counter()
     done = subprocess.run([str(arena), *args], check=False, stdout=subprocess.DEVNULL)
     seconds = time.perf_counter() - began
+    label = " ".join(
+        [args[0], *args[args.index("--statistic") :][:2]] if "--statistic" in args else args[:1]
+    )
+    GAMES_PER_CPU[label] = games / (_children_cpu() - cpu)
     if done.returncode not in (0, 1, 2):  # compare's verdicts: passed, failed, undecided
         raise SystemExit(f"arena {' '.join(args)} failed with status {done.returncode}")
     return games / seconds
@@ -247,6 +264,14 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"ratio compare/play: {compare / play:.2f} (goal >= 0.8); with --statistic game "
         f"{game_test / play:.2f}"
+    )
+    per_cpu = GAMES_PER_CPU
+    print(
+        f"games a CPU second (the commands' processes and the bots they waited for): arena "
+        f"compare {per_cpu['compare']:,.0f}, arena play {per_cpu['play']:,.0f}, --statistic "
+        f"game {per_cpu['compare --statistic game']:,.0f}; ratio compare/play "
+        f"{per_cpu['compare'] / per_cpu['play']:.2f}, with --statistic game "
+        f"{per_cpu['compare --statistic game'] / per_cpu['play']:.2f}"
     )
     return 0
 

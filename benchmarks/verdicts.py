@@ -5,7 +5,7 @@ Usage::
     ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom|time] [--runs 2000]
         [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
         [--batch 16] [--montecarlo] [--unsandboxed] [--remote] [--only TEXT] [--seed 1]
-        [--max-games 60]
+        [--max-games 60] [--before CHECKOUT]
 
 Three parts, each printing a table (docs/ratings.md keeps the last figures), and a
 fourth on its own:
@@ -81,7 +81,10 @@ verdict over the last (``(exit)``: to the exit; goals: 0.5 for a clear pair, 1.0
 hypotheses). With ``--remote``, ``arena compare --remote`` of
 the pairs of bot files too (the bots stored, one ``arena worker`` of two processes on
 SQLite and the filesystem broker, started once for all of them), its ratio against the
-same ``arena play``. Printed with the machine's load averages.
+same ``arena play``. Printed with the machine's load averages, and the CPU seconds of each
+command (its processes and those they waited for; robust to the machine's load) and
+their ratio. ``--before CHECKOUT``: that checkout's ``arena compare`` of each pair too,
+run just before this one's (a row ``(before)``, against the same ``arena play``).
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ import contextlib
 import hashlib
 import math
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -843,12 +847,19 @@ TIMED: tuple[Timed, ...] = (
 )
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (and theirs, waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _timed(
     command: list[str], env: dict[str, str] | None = None
 ) -> tuple[float, str, float | None]:
     """Run an ``arena`` command as a process: its wall seconds to its exit, its last line,
     and its wall seconds to the verdict (the line ``NEW passed ...``, as it is printed;
-    None without one)."""
+    None without one). Its CPU seconds go to :data:`_LAST_CPU`."""
+    cpu = _children_cpu()
     started = time.perf_counter()
     arena = str(Path(sys.executable).with_name("arena"))  # this environment's
     with subprocess.Popen(
@@ -863,7 +874,13 @@ def _timed(
             lines.append(line.strip())
         errors = process.stderr.read()
     lines = [line for line in lines if line] or [errors.strip()]
+    _LAST_CPU[0] = _children_cpu() - cpu
     return time.perf_counter() - started, lines[-1], verdict_at
+
+
+#: The CPU seconds of the last command :func:`_timed` ran (its processes and theirs that
+#: were waited for: the pool's, the bots' of ``arena play``; robust to the machine's load).
+_LAST_CPU = [0.0]
 
 
 def _games_of(verdict: str) -> int:
@@ -914,21 +931,32 @@ def _remote_service(directory: Path) -> Iterator[dict[str, str]]:
             worker.wait()
 
 
-def report_time(seed: int, unsandboxed: bool, remote: bool, only: Sequence[str] = ("",)) -> None:
+def report_time(
+    seed: int,
+    unsandboxed: bool,
+    remote: bool,
+    only: Sequence[str] = ("",),
+    before: str | None = None,
+) -> None:
     """Time to a verdict (issue 33): ``arena compare`` as a process with its default
     settings, against ``arena play`` of the games a game-level SPRT needs for the pair;
     with ``remote``, ``arena compare --remote`` of the pairs of bot files too, on one
-    ``arena worker`` of two processes (SQLite, filesystem broker)."""
+    ``arena worker`` of two processes (SQLite, filesystem broker). ``before``: a checkout
+    whose ``arena compare`` runs too, just before this one's (``PYTHONPATH``), against the
+    same ``arena play``: a row ``(before)`` per pair, interleaved."""
     print(f"load averages at the start {os.getloadavg()}", flush=True)
     print(f"{'pair':10} {'NEW v OLD':30} | {'compare: games':>14} {'verdict s':>9} "
-          f"{'exit s':>6} | {'game-level: games':>17} | {'play s':>6} | {'ratio':>5} "
-          f"{'(exit)':>6}", flush=True)  # fmt: skip
+          f"{'exit s':>6} {'CPU s':>5} | {'game-level: games':>17} | {'play s':>6} "
+          f"{'CPU s':>5} | {'ratio':>5} {'(exit)':>6} {'(CPU)':>5}", flush=True)  # fmt: skip
     rows = []
     for pair in [pair for pair in TIMED if any(text in pair.label for text in only)]:
         base = ["compare", pair.new, pair.old, "--rules", pair.rules, "--seed", str(seed),
                 *pair.options]  # fmt: skip
         base += ["--unsandboxed"] if unsandboxed and pair.files else []
+        if before is not None:
+            earlier = _timed(base, {"PYTHONPATH": before}), _LAST_CPU[0]
         seconds, verdict, verdict_at = _timed(base)
+        compare_cpu = _LAST_CPU[0]
         _, game_verdict, _ = _timed([*base, "--statistic", "game"])
         game_games = _games_of(game_verdict)
         players = pair.options[pair.options.index("--players") + 1] if "--players" in \
@@ -938,12 +966,24 @@ def report_time(seed: int, unsandboxed: bool, remote: bool, only: Sequence[str] 
             "--seed", str(seed)]  # fmt: skip
         play += ["--unsandboxed"] if unsandboxed and pair.files else []
         play_seconds, _, _ = _timed(play)
+        play_cpu = _LAST_CPU[0]
         rows.append((pair, base, play_seconds))
+        if before is not None:
+            (then, then_verdict, then_at), then_cpu = earlier
+            print(
+                f"{'(before)':10} {pair.new + ' v ' + pair.old:30.30} | "
+                f"{_games_of(then_verdict):14d} {then_at or then:9.2f} {then:6.2f} "
+                f"{then_cpu:5.2f} | {'':17} | {play_seconds:6.2f} {play_cpu:5.2f} | "
+                f"{(then_at or then) / play_seconds:5.2f} {then / play_seconds:6.2f} "
+                f"{then_cpu / play_cpu:5.2f}",
+                flush=True,
+            )
         print(
             f"{pair.label:10} {pair.new + ' v ' + pair.old:30.30} | {_games_of(verdict):14d} "
-            f"{verdict_at or seconds:9.2f} {seconds:6.2f} | {game_games:17d} | "
-            f"{play_seconds:6.2f} | {(verdict_at or seconds) / play_seconds:5.2f} "
-            f"{seconds / play_seconds:6.2f}",
+            f"{verdict_at or seconds:9.2f} {seconds:6.2f} {compare_cpu:5.2f} | "
+            f"{game_games:17d} | {play_seconds:6.2f} {play_cpu:5.2f} | "
+            f"{(verdict_at or seconds) / play_seconds:5.2f} {seconds / play_seconds:6.2f} "
+            f"{compare_cpu / play_cpu:5.2f}",
             flush=True,
         )
     print(f"load averages {os.getloadavg()}", flush=True)
@@ -987,6 +1027,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--remote", action="store_true", help="--part time: arena compare --remote too"
     )
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="--part time: that checkout's arena compare too, interleaved (e.g. /work/main)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--max-games", type=int, default=60, help="--part classroom's cap (and looks: --batch)"
@@ -996,7 +1041,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.part == "time":
-        report_time(args.seed, args.unsandboxed, args.remote, args.only.split(","))
+        report_time(args.seed, args.unsandboxed, args.remote, args.only.split(","), args.before)
         return 0
     if args.part == "classroom":
         pools = []

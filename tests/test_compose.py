@@ -13,6 +13,7 @@ docker-compose's own interpreter (its PyYAML), so the project needs no YAML libr
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -329,6 +330,14 @@ def _commands(config: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 
 def _run_help(argv: list[str]) -> str:
+    """The output of ``argv`` (a help), run once for the test process: the worker's and the
+    fast worker's commands ask for the same helps (``celery -A workers.app inspect --help``
+    loads the app: seconds of CPU)."""
+    return _help(tuple(argv))
+
+
+@functools.cache
+def _help(argv: tuple[str, ...]) -> str:
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     result = subprocess.run(
         argv, capture_output=True, text=True, check=False, timeout=120, env=env, cwd=ROOT

@@ -44,7 +44,8 @@ STATISTICS = ("margin", "game")
 
 #: At most this many games of a seat rotation played together, the matches of several
 #: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
-#: the first looks come as soon as before): more games in flight, fewer round trips.
+#: the first looks come as soon as before): more games in flight, fewer round trips to
+#: the bots' processes. Only where a seat is a bot file (:func:`chain_games`).
 CHAIN_GAMES = 256
 
 #: Exit statuses of ``arena compare`` (for a bot author's CI).
@@ -289,7 +290,7 @@ def _compare_local(
             pool=pool,
             keep_games=max_games,
             luck=statistic == "margin",  # the game-level test reads no luck of the draw
-            chain_games=CHAIN_GAMES,
+            chain_games=chain_games(entrants),
             records=False,  # (the test reads the results' fields and luck)
         )
         with contextlib.closing(results):
@@ -318,6 +319,17 @@ def _compare_local(
         code = _verdict(reading, played)
         sys.stdout.flush()
     return code
+
+
+def chain_games(entrants: tuple[Entrant, ...]) -> int:
+    """The chains' games of a local compare (``run_local``'s ``chain_games``):
+    :data:`CHAIN_GAMES` where a seat is a bot file, 0 (each match on its own) for built-in
+    strategies alone. A chain's results come back as it ends, so its looks wait for its
+    last match (up to half the games played after the look that decides); only a bot's
+    process gains from a chain, in round trips (half the referee's CPU a game of
+    ``counter.py`` against ``greedy.py``), while built-in strategies are asked in this
+    process and gain nothing."""
+    return CHAIN_GAMES if any(entrant.file is not None for entrant in entrants) else 0
 
 
 def _table(rules: Rules, players: int, teams: bool) -> str:

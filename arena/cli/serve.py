@@ -149,6 +149,8 @@ def serve_command(
         broker_url = resolve_broker_url(broker, url)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--broker'") from None
+    # the port first: a server that cannot listen neither creates nor migrates a database
+    port = _check_port(host, port)
     # DatabaseError: one line naming the fix (arena.cli.main)
     unconverted = upgrade_database(url, convert=False).unconverted
     if unconverted:
@@ -157,7 +159,6 @@ def serve_command(
             "compact records); `arena db upgrade` converts them while the server serves",
             err=True,
         )
-    port = _check_port(host, port)
     seeded = _seed_demo(url, demo_games, sandboxed=not unsandboxed) if demo else None
     env = dict(os.environ)
     env.update(
@@ -274,7 +275,9 @@ WEB_THREADS = 16
 
 
 def web_argv(host: str, port: int) -> list[str]:
-    """The web server's command: gunicorn, 2 processes of :data:`WEB_THREADS` threads."""
+    """The web server's command: gunicorn, 2 processes of :data:`WEB_THREADS` threads, the
+    app loaded once before they fork (``--preload``: each process loading it was 1.4 s of
+    CPU, and the app opens nothing before a request: web.app.create_app)."""
     # gthread: pages poll while the tab is visible; a thread per request in flight.
     return [
         sys.executable,
@@ -288,6 +291,7 @@ def web_argv(host: str, port: int) -> list[str]:
         "gthread",
         "--threads",
         str(WEB_THREADS),
+        "--preload",
         "--log-level",
         "warning",
         "web:create_app()",

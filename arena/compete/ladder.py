@@ -82,9 +82,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
-from arena.compete.ratings import ELO_PER_NAT, MEAN_RATING, PRIOR_SD, Rating
+from arena.compete.ratings import ELO_PER_NAT, MEAN_RATING, PRIOR_SD, Rating, logistic
 
 __all__ = [
     "LadderEntrant",
@@ -286,7 +285,7 @@ class Scorer:
 
     def _chunk(self, a: IntArray, b: IntArray) -> FloatArray:
         cov = self.cov
-        p = special.expit(self.theta[a] - self.theta[b])
+        p = logistic(self.theta[a] - self.theta[b])
         information = p * (1.0 - p)
         across = cov[a, b]
         rows = cov[a] - cov[b]

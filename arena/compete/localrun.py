@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from arena.compete.entrants import Entrant, check_entrants
-from arena.compete.margins import kept_lucks
+from arena.compete.margins import game_lucks
 from arena.compete.tournaments import Match
 from arena.engine.events import Outcome
 from arena.engine.game import Game
@@ -87,7 +87,8 @@ class GameResult:
         verdict: the forfeit's verdict (``Verdict.to_dict()``), or None.
         record: the game record (``arena.engine.records.game_record``; empty where the
             match was played with ``records=False``).
-        luck: each seat's luck of the draw (:func:`arena.compete.margins.kept_lucks`),
+        luck: each seat's luck of the draw (:func:`arena.compete.margins.game_lucks`: its
+            record's :func:`~arena.compete.margins.kept_lucks`),
             for a match of duplicate deals (``deal_group``), computed where the game was
             played; it is stored with the match's result. Empty otherwise.
     """
@@ -190,9 +191,9 @@ def play_one(
     wrote, :func:`arena.service.matches.bot_files`). ``luck``: a duplicate-deal match's
     games carry their luck of the draw (``GameResult.luck``, what the margin test reads:
     rollouts that cost milliseconds a game); False leaves it out (the game-level test).
-    ``records=False``: each game's ``record`` is left empty once its luck is read (a
-    compare reads the result's own fields: :func:`arena.compete.compares.new_game`), so
-    that a pool's results are a tenth of the bytes to send.
+    ``records=False``: each game's ``record`` is left empty, none is made (a compare reads
+    the result's own fields: :func:`arena.compete.compares.new_game`; the luck is read
+    from the game itself), so that a pool's results are a tenth of the bytes to send.
 
     An :class:`InfrastructureError` makes the result void (with the reason),
     whichever games had finished. ``stop``: checked before each step of the games in
@@ -294,11 +295,9 @@ def play_chain(
                 number, index = places[outcome.index]
                 # (without its record, a game's decision times are read by nobody)
                 times = outcome.times if records else None
-                game = _game_result(index, outcome.game, names, outcome.verdict, times)
+                game = _game_result(index, outcome.game, names, outcome.verdict, times, records)
                 if luck and matches[number].deal_group is not None:  # the margin test's
-                    game = dataclasses.replace(game, luck=kept_lucks(game.record))
-                if not records:
-                    game = dataclasses.replace(game, record={})
+                    game = dataclasses.replace(game, luck=game_lucks(outcome.game))
                 games[number].append(game)
         if stop is not None and sum(map(len, games)) < len(seeds):  # stopped between moves
             raise MatchStopped(f"match {first.id} stopped")
@@ -320,7 +319,9 @@ def _game_result(
     names: list[str],
     verdict: Verdict | None,
     times: list[DecisionTime | None] | None = None,
+    record: bool = True,
 ) -> GameResult:
+    """The game's result; ``record=False``: without its record (``{}``: none is made)."""
     outcome = game.outcome()
     assert outcome is not None
     sides = game.sides
@@ -334,7 +335,7 @@ def _game_result(
         winners=outcome.winners,
         termination=outcome.termination.value,
         verdict=as_dict,
-        record=game_record(game, names, verdict=as_dict, times=times),
+        record=game_record(game, names, verdict=as_dict, times=times) if record else {},
     )
 
 

@@ -18,8 +18,8 @@ mean over the group's games of:
     in the round when every seat plays on from the draw with the built-in ``greedy``
     strategy (the engine's own round, the rest of the boneyard in its order), minus the
     mean of the same over :data:`VALUE_SWAPS` boneyards: the one drawn from and the same
-    with the tile drawn swapped with the tile at a fixed place further down (a quarter,
-    half and three quarters of the way), the rest of its order kept;
+    with the tile drawn swapped with the tile at a fixed place further down (half way),
+    the rest of its order kept;
 
   NEW's side's sum minus the mean of the other sides'. (``pips`` and ``fits`` count for
   the side that drew; ``value`` counts for every side, the draw changes every side's
@@ -44,10 +44,13 @@ set (``rules``) no ``value``. Everything here reads plain record dictionaries
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.engine.deal import Deal
+from arena.engine.events import Draw, Play
+from arena.engine.game import Game
 from arena.engine.records import deal_from_dict
 from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
@@ -58,6 +61,7 @@ __all__ = [
     "LUCK_TERMS",
     "GroupMargin",
     "draw_luck",
+    "game_lucks",
     "game_margin",
     "game_score",
     "group_margin",
@@ -69,12 +73,14 @@ __all__ = [
 #: The luck terms, in the order of :attr:`GroupMargin.luck`.
 LUCK_TERMS = ("pips", "fits", "value")
 
-#: ``value``'s rollouts a draw: the tile as drawn and swapped with the tiles a quarter,
-#: half and three quarters down the rest of the boneyard (every tile left if fewer).
-#: Swapping with every tile left removes a little more variance (0.540 of the game
-#: scores' against 0.545 in ``draw``, 0.494 against 0.498 in ``three-minute``) for 2.3 to
-#: 2.9 times the CPU (docs/ratings.md).
-VALUE_SWAPS = 4
+#: ``value``'s rollouts a draw: the tile as drawn and swapped with the tile half way down
+#: the rest of the boneyard (none when it was the last). Each further swap is another
+#: rollout a draw for little: with three (the tiles a quarter, half and three quarters
+#: down) 0.524 of the game scores' variance was left in ``draw`` against 0.534 with one,
+#: 0.5095 against 0.5099 in ``three-minute``, 0.586 against 0.605 in 2v2 ``muggins``, for
+#: 1.6 to 1.8 times the luck's CPU (1,000 groups of greedy against random each;
+#: docs/ratings.md).
+VALUE_SWAPS = 2
 
 Record = Mapping[str, Any]
 #: A side's luck of the draw, one value per :data:`LUCK_TERMS`.
@@ -178,37 +184,53 @@ _PIPS = [tile.pips for tile in TILES]
 _SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)] + [0]
 
 
-def _round_luck(round_: Mapping[str, Any], sides: Sequence[int], count: int) -> list[list[float]]:
-    """Each side's luck of the draw in one round: ``[pips, fits]`` per side."""
-    luck = [[0.0, 0.0] for _ in range(count)]
-    if round_.get("dealt", "seed") != "seed":
-        return luck
-    boneyard = [Tile.parse(text).id for text in round_["deal"]["boneyard"]]
-    rest_pips = sum(_PIPS[tile] for tile in boneyard)  # of the tiles not drawn yet
-    place = 0  # the next to draw
-    left = right = -1
+#: A round's event as the luck reads it: ``("play", seat, Move)``, ``("draw", seat, tile
+#: id)``, or ``("pass", seat, None)``, from a record's events (:func:`_record_events`) or
+#: a played game's (:func:`game_lucks`).
+_Event = tuple[str, int, Any]
+
+
+def _record_events(round_: Mapping[str, Any]) -> Iterator[_Event]:
+    """A record's round's events, parsed as they are read (a play's seat is not read)."""
     for event in round_["events"]:
         kind = event["type"]
         if kind == "play":
-            move = Move.parse(event["move"])
-            tile = move.tile
-            if move.end is None:
+            yield kind, -1, Move.parse(event["move"])
+        elif kind == "draw":
+            yield kind, int(event["seat"]), Tile.parse(event["tile"]).id
+
+
+def _round_luck(
+    boneyard: Sequence[int], events: Iterable[_Event], sides: Sequence[int], count: int
+) -> list[list[float]]:
+    """Each side's luck of the draw in one round dealt from the seed, whose boneyard holds
+    the tile ids ``boneyard``: ``[pips, fits]`` per side."""
+    luck = [[0.0, 0.0] for _ in range(count)]
+    rest_pips = sum(_PIPS[tile] for tile in boneyard)  # of the tiles not drawn yet
+    rest = sum(1 << tile for tile in boneyard)  # their mask
+    place = 0  # the next to draw
+    left = right = -1
+    for kind, seat, item in events:
+        if kind == "play":
+            tile = item.tile
+            if item.end is None:
                 left, right = tile.high, tile.low
-            elif move.end == "L":
+            elif item.end == "L":
                 left = tile.other(left)
             else:
                 right = tile.other(right)
         elif kind == "draw":
-            drawn = Tile.parse(event["tile"]).id
+            drawn = item
             if place == len(boneyard) or boneyard[place] != drawn:  # not the seed's: no luck
                 return [[0.0, 0.0] for _ in range(count)]
             size = len(boneyard) - place
             ends = _SUIT[left] | _SUIT[right]
-            fitting = sum(ends >> tile & 1 for tile in boneyard[place:]) / size
-            side = luck[sides[int(event["seat"])]]
+            fitting = (ends & rest).bit_count() / size
+            side = luck[sides[seat]]
             side[0] += _PIPS[drawn] - rest_pips / size
             side[1] += (ends >> drawn & 1) - fitting
             rest_pips -= _PIPS[drawn]
+            rest ^= 1 << drawn
             place += 1
     return luck
 
@@ -226,33 +248,33 @@ def _rules_of(record: Record) -> Rules | None:
 def _round_values(
     rules: Rules,
     teams: bool,
-    round_: Mapping[str, Any],
+    deal: Deal,
+    events: Iterable[_Event],
+    number: int,
     scores: Sequence[int],
     count: int,
 ) -> list[float]:
-    """Each side's ``value`` luck in one round (see the module's docstring)."""
+    """Each side's ``value`` luck in one round dealt from the seed (``deal``; see the
+    module's docstring)."""
     values = [0.0] * count
-    if round_.get("dealt", "seed") != "seed" or not rules.draws:
+    if not rules.draws:
         return values
-    deal = deal_from_dict(round_["deal"])
-    boneyard = list(deal.boneyard)
+    boneyard = [tile.id for tile in deal.boneyard]
     plays: list[Move] = []
     draws: list[int] = []  # per play: the draws the engine made after it
     drawn = 0
-    for event in round_["events"]:
-        kind = event["type"]
+    for kind, _, item in events:
         if kind == "play":
-            plays.append(Move.parse(event["move"]))
+            plays.append(item)
             draws.append(0)
         elif kind == "draw":
-            if not plays or drawn >= len(boneyard) or boneyard[drawn] != Tile.parse(event["tile"]):
+            if not plays or drawn >= len(boneyard) or boneyard[drawn] != item:
                 return [0.0] * count  # not the seed's boneyard: no luck
             draws[-1] += 1
             drawn += 1
     last = max((played for played, made in enumerate(draws) if made), default=-1)
     if last < 0:
         return values
-    number = int(round_.get("number", 1))
     main = Round(rules, deal, teams=teams, scores=scores, number=number, check=False)
     place = 0  # the boneyard's place of the draw
     for played, made in enumerate(draws[: last + 1]):
@@ -262,21 +284,21 @@ def _round_values(
             # dealt with that order, nothing undrawn has been seen), on the round's own
             # bitmasks (Round.greedy_points). The order as drawn gives the same rollout
             # for every draw after this play.
-            if len(main.boneyard) != len(boneyard) - place:  # the engine drew otherwise
+            if main.undrawn != len(boneyard) - place:  # the engine drew otherwise
                 return [0.0] * count
-            as_drawn = main.greedy_points(plays[played])
+            move = plays[played]
+            as_drawn = main.greedy_points(move)
             before = place  # the draws made before this play
             for _ in range(made):
                 outcomes = [as_drawn]
                 left = len(boneyard) - place
                 swaps = min(left, VALUE_SWAPS)
-                for other in (place + (k * left) // swaps for k in range(1, swaps)):
-                    swap = (place - before, other - before)  # (places among the undrawn)
-                    outcomes.append(main.greedy_points(plays[played], swap=swap))
-                for side in range(count):
-                    values[side] += outcomes[0][side] - sum(o[side] for o in outcomes) / len(
-                        outcomes
-                    )
+                for k in range(1, swaps):
+                    swap = (place - before, place + (k * left) // swaps - before)  # (undrawn)
+                    outcomes.append(main.greedy_points(move, swap=swap))
+                rollouts = len(outcomes)
+                for side, total in enumerate(map(sum, zip(*outcomes, strict=True))):
+                    values[side] += as_drawn[side] - total / rollouts
                 place += 1
         if played < last:
             main.apply(plays[played])
@@ -293,8 +315,13 @@ def _side_values(record: Record, sides: Sequence[int], count: int) -> list[float
     teams = bool(record.get("teams"))
     scores = [0] * count
     for round_ in record.get("rounds") or ():
+        values = [0.0] * count
         try:
-            values = _round_values(rules, teams, round_, scores, count)
+            if round_.get("dealt", "seed") == "seed" and rules.draws:
+                deal = deal_from_dict(round_["deal"])
+                number = int(round_.get("number", 1))
+                events = _record_events(round_)
+                values = _round_values(rules, teams, deal, events, number, scores, count)
         except (ArenaError, KeyError, TypeError, ValueError):
             values = [0.0] * count
         for side, value in enumerate(values):
@@ -303,14 +330,17 @@ def _side_values(record: Record, sides: Sequence[int], count: int) -> list[float
     return totals
 
 
-def seat_lucks(record: Record) -> list[Luck]:
-    """Every seat's :func:`draw_luck` in one pass (the ``value`` rollouts are the costly
-    part, and they serve every seat at once)."""
-    sides = sides_of(record)
-    count = max(sides) + 1
-    totals = [[0.0, 0.0, value] for value in _side_values(record, sides, count)]
-    for round_ in record.get("rounds") or ():
-        for side, (pips, fits) in enumerate(_round_luck(round_, sides, count)):
+def _seat_lucks(
+    sides: Sequence[int],
+    count: int,
+    values: Sequence[float],
+    pips_fits: Iterable[list[list[float]]],
+) -> list[Luck]:
+    """Every seat's luck from each side's ``value`` over the game and each round's
+    ``[pips, fits]`` per side."""
+    totals = [[0.0, 0.0, value] for value in values]
+    for round_luck in pips_fits:
+        for side, (pips, fits) in enumerate(round_luck):
             totals[side][0] += pips
             totals[side][1] += fits
     lucks: list[Luck] = []
@@ -321,6 +351,60 @@ def seat_lucks(record: Record) -> list[Luck]:
         )
         lucks.append((pips, fits, value))
     return lucks
+
+
+def seat_lucks(record: Record) -> list[Luck]:
+    """Every seat's :func:`draw_luck` in one pass (the ``value`` rollouts are the costly
+    part, and they serve every seat at once)."""
+    sides = sides_of(record)
+    count = max(sides) + 1
+    values = _side_values(record, sides, count)
+    pips_fits = (
+        _round_luck(
+            [Tile.parse(text).id for text in round_["deal"]["boneyard"]],
+            _record_events(round_),
+            sides,
+            count,
+        )
+        if round_.get("dealt", "seed") == "seed"
+        else [[0.0, 0.0] for _ in range(count)]
+        for round_ in record.get("rounds") or ()
+    )
+    return _seat_lucks(sides, count, values, pips_fits)
+
+
+def game_lucks(game: Game) -> tuple[tuple[float, ...], ...]:
+    """:func:`kept_lucks` of a game just played, read from the game itself: the same values
+    as from its record (``kept_lucks(game_record(game, ...))``), without making the record
+    and parsing it back (what a duplicate match's worker keeps with each game)."""
+    sides = game.sides
+    count = max(sides) + 1
+    rules, teams = game.rules, game.teams
+    values = [0.0] * count
+    pips_fits = []
+    scores = [0] * count
+    for round_, explicit in zip(game.rounds, game.explicit, strict=True):
+        if not explicit:
+            events: list[_Event] = [
+                ("play", event.seat, event.move)
+                if type(event) is Play
+                else ("draw", event.seat, event.tile.id)
+                if type(event) is Draw and event.tile is not None
+                else ("pass", event.seat, None)
+                for event in round_.events
+            ]
+            deal = round_.deal
+            boneyard = [tile.id for tile in deal.boneyard]
+            pips_fits.append(_round_luck(boneyard, events, sides, count))
+            try:
+                gained = _round_values(rules, teams, deal, events, round_.number, scores, count)
+            except (ArenaError, KeyError, TypeError, ValueError):
+                gained = [0.0] * count
+            for side, value in enumerate(gained):
+                values[side] += value
+        scores = list(round_.scores)
+    lucks = _seat_lucks(sides, count, values, pips_fits)
+    return tuple(tuple(round(value, 6) for value in luck) for luck in lucks)
 
 
 def kept_lucks(record: Record) -> tuple[tuple[float, ...], ...]:

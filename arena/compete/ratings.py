@@ -25,7 +25,6 @@ from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 __all__ = [
     "ELO_PER_NAT",
@@ -37,6 +36,7 @@ __all__ = [
     "ResultMatrix",
     "fit_ratings",
     "fit_ratings_arrays",
+    "logistic",
     "rank_bounds",
     "rating_history",
 ]
@@ -376,6 +376,17 @@ class _Seats:
         matrix._games += np.bincount(self.bots[~repeated], minlength=matrix._games.size)
 
 
+def logistic(x: FloatArray) -> FloatArray:
+    """The logistic function ``1 / (1 + exp(-x))``, elementwise: scipy's ``expit``, loaded
+    at the first fit, not with this module (an eighth of the start of every command and
+    worker that imports the ratings and never fits them; a worker loads it before its pool
+    forks: workers.tasks)."""
+    from scipy import special
+
+    result: FloatArray = special.expit(x)
+    return result
+
+
 def _objective(theta: FloatArray, score: FloatArray, total: FloatArray) -> tuple[float, FloatArray]:
     """Negative log-posterior and its gradient.
 
@@ -385,13 +396,13 @@ def _objective(theta: FloatArray, score: FloatArray, total: FloatArray) -> tuple
     value = float(np.sum(score * np.logaddexp(0.0, -diff)))
     value += 0.5 * _PRIOR_PRECISION * float(theta @ theta)
     # d/dt_i: sum_j N_ij p_ij - S_ij (row) with p_ij = sigmoid(t_i - t_j).
-    gradient = np.sum(total * special.expit(diff) - score, axis=1) + _PRIOR_PRECISION * theta
+    gradient = np.sum(total * logistic(diff) - score, axis=1) + _PRIOR_PRECISION * theta
     return value, gradient
 
 
 def _hessian(theta: FloatArray, total: FloatArray) -> FloatArray:
     """Hessian of the negative log-posterior (observed information plus prior precision)."""
-    p = special.expit(theta[:, None] - theta[None, :])
+    p = logistic(theta[:, None] - theta[None, :])
     weights = total * p * (1.0 - p)
     hessian = -weights
     hessian[np.diag_indices_from(hessian)] = weights.sum(axis=1) - np.diag(weights)

@@ -114,7 +114,7 @@ def _round_record(game: Game, index: int, times: list[Any] | None = None) -> dic
     record = {
         "number": round_.number,
         "dealt": "explicit" if game.explicit[index] else "seed",
-        "redeals": [deal_to_dict(deal) for deal in game.redeals[index]],
+        "redeals": [deal_to_dict(deal) for deal in round_.redeals],  # (this round's alone)
         "deal": deal_to_dict(round_.deal),
         "leader": round_.leader,
         "events": [event_to_dict(event) for event in round_.events],

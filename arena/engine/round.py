@@ -385,6 +385,11 @@ class Round:
         return tuple(TILES[t] for t in self._boneyard[self._next_draw :])
 
     @property
+    def undrawn(self) -> int:
+        """How many tiles are left in the boneyard (``len(boneyard)``, without making it)."""
+        return len(self._boneyard) - self._next_draw
+
+    @property
     def drawable(self) -> int:
         """How many boneyard tiles may still be drawn (the reserve may not)."""
         return max(0, self._draw_end - self._next_draw) if self._draw_limit else 0
@@ -990,12 +995,30 @@ def _ids_of(mask: int) -> list[int]:
     return ids
 
 
+#: A hand's pips by table, :data:`_PIP_CHUNK` tile ids at a time: ``_PIP_TABLES[k][v]`` is
+#: the pips of the tiles ``k * _PIP_CHUNK + i`` for each bit ``i`` of ``v`` (six times
+#: faster than a loop over a hand's tiles; a rollout's end reads every hand).
+_PIP_CHUNK = 12
+_PIP_CHUNK_MASK = (1 << _PIP_CHUNK) - 1
+
+
+def _pip_table(first: int) -> list[int]:
+    table = [0]
+    for tile in range(first, min(first + _PIP_CHUNK, len(TILES))):
+        table += [pips + _PIPS[tile] for pips in table]
+    return table + [0] * ((1 << _PIP_CHUNK) - len(table))
+
+
+_PIP_TABLES = [_pip_table(first) for first in range(0, len(TILES), _PIP_CHUNK)]
+
+
 def _pips_of(mask: int) -> int:
     total = 0
-    while mask:
-        bit = mask & -mask
-        total += _PIPS[bit.bit_length() - 1]
-        mask ^= bit
+    for table in _PIP_TABLES:
+        if not mask:
+            break
+        total += table[mask & _PIP_CHUNK_MASK]
+        mask >>= _PIP_CHUNK
     return total
 
 

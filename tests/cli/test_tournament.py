@@ -72,6 +72,18 @@ def test_compare_passes_a_clearly_stronger_bot() -> None:
     assert "LLR" in result.stdout and "LOS" in result.stdout
 
 
+def test_compare_chains_matches_only_for_bot_files() -> None:
+    """A chain's results come back as it ends (its looks wait for its last match) and only
+    a bot's process gains from it: built-in strategies play each match on its own."""
+    from arena.cli.compare import CHAIN_GAMES, chain_games
+    from arena.compete.entrants import Entrant
+
+    bot = Entrant.from_spec(str(REFERENCE_BOTS / "greedy.py"))
+    greedy, random = Entrant.from_spec("greedy"), Entrant.from_spec("random")
+    assert chain_games((greedy, random)) == 0
+    assert chain_games((bot, random)) == chain_games((greedy, bot)) == CHAIN_GAMES
+
+
 @pytest.mark.parametrize("statistic", ["margin", "game"])
 def test_compare_does_not_pass_a_bot_against_itself(statistic: str) -> None:
     # Any one sequence passes a bot against itself with chance up to alpha (5%); the rate

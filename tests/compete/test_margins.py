@@ -15,9 +15,11 @@ from arena.compete.margins import (
     LUCK_TERMS,
     GroupMargin,
     draw_luck,
+    game_lucks,
     game_margin,
     game_score,
     group_margin,
+    kept_lucks,
     seat_lucks,
 )
 from arena.engine.deal import Deal
@@ -28,6 +30,7 @@ from arena.engine.round import Round
 from arena.engine.rules import PRESETS, find_rules
 from arena.match.play import entrant_rng, game_seeds, play_game
 from arena.match.strategies import make_strategy
+from tests.engine.test_conformance import CONFIGS, config_id
 
 T, F = Termination.TARGET, Termination.CRASH
 
@@ -338,3 +341,24 @@ def test_a_forfeit_marks_the_group() -> None:
     assert group == GroupMargin(
         (game_score(records[0], seats[0]) + 0.0) / 2, group.margin, group.luck, True
     )
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_a_games_luck_read_from_the_game_is_its_records(config: tuple[str, int, bool]) -> None:
+    """game_lucks reads a played game's luck without its record: exactly kept_lucks of the
+    record, on every preset and player count."""
+    name, players, teams = config
+    rules = PRESETS[name]
+    labels = [f"s{seat}" for seat in range(players)]
+    strategies = ["greedy", "random"] * players
+    for seed in (3, 11):
+        game = play_game(
+            rules,
+            [
+                make_strategy(strategies[seat], random.Random(seed + seat))
+                for seat in range(players)
+            ],
+            teams=teams,
+            seed=seed,
+        )
+        assert game_lucks(game) == kept_lucks(game_record(game, labels))

@@ -82,3 +82,18 @@ def test_greedy_points_refuse_what_apply_and_copy_refuse() -> None:
         round_.greedy_points(round_.legal_moves()[0], swap=(0, len(rest)))
     with pytest.raises(DealError, match="no other order"):
         round_.greedy_points(round_.legal_moves()[0], rest, swap=(0, 1))
+
+
+def test_a_hands_pips_by_table_are_the_sum_of_its_tiles() -> None:
+    """_pips_of reads a hand's pips from tables of tile-id chunks (a rollout's end reads
+    every hand): the sum of its tiles' pips, for any hand of the double-twelve set."""
+    from arena.engine.round import _pips_of
+    from arena.engine.tiles import TILES
+
+    rng = random.Random(7)
+    hands = [0, (1 << len(TILES)) - 1, 1 << (len(TILES) - 1)]
+    hands += [
+        sum(1 << t for t in rng.sample(range(len(TILES)), rng.randint(1, 20))) for _ in range(300)
+    ]
+    for hand in hands:
+        assert _pips_of(hand) == sum(t.pips for t in TILES if hand >> t.id & 1)

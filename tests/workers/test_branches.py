@@ -28,11 +28,7 @@ from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
 def _waiting(running: Service, branch_id: int) -> bool:
     from arena.service.branches import branch_view
 
-    store = running.store()
-    try:
-        view = branch_view(store, branch_id)
-    finally:
-        store.close()
+    view = branch_view(running.reader(), branch_id)
     return view is not None and view.waiting
 
 
@@ -43,8 +39,7 @@ def test_a_branch_is_played_on_a_worker(service: Service) -> None:  # noqa: F811
 
     _create(service, "spring", "random,greedy", games=1)
     service.worker("--concurrency", "2", steady=True)
-    ran = service.arena("tournament", "run", "spring")
-    assert ran.returncode == 0, ran.stdout + ran.stderr + service.logs()
+    service.play("spring")
     store = service.store()
     try:
         root = Account(store.add_user("root").id, "root", "admin", 0)  # the bots are arena's
@@ -54,10 +49,7 @@ def test_a_branch_is_played_on_a_worker(service: Service) -> None:  # noqa: F811
         seats = [versions["counter"], versions["random"]]
         sent = create_branch(store, root, 1, 0, 1, 2, seats, 3)
         lost = create_branch(store, root, 1, 0, 1, 0, seats, 1)
-        broker = service.broker  # a relative filesystem broker is the workers' directory's
-        if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
-            broker = f"filesystem://{service.directory / broker.removeprefix('filesystem://')}"
-        send_branches(make_app(broker, None, service.database), [sent])
+        send_branches(make_app(service.reachable_broker, None, service.database), [sent])
         mark_branches_sent(store, [sent])  # "lost" is never sent: the sweep must find it
         deadline = time.monotonic() + 120
         while _waiting(service, sent) or _waiting(service, lost):

@@ -37,7 +37,6 @@ from arena.store.models import Submission
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.servers import wait_for
 from tests.uploads import submit_upload
-from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
 HASHER = password_hasher(cheap=True)
@@ -51,12 +50,8 @@ UPLOADS = {
 
 
 def _statuses(running: Service) -> list[str]:
-    store = running.store()
-    try:
-        with store.read() as session:
-            return list(session.scalars(select(Submission.status)))
-    finally:
-        store.close()
+    with running.reader().read() as session:
+        return list(session.scalars(select(Submission.status)))
 
 
 @pytest.mark.parametrize("service", ["sqlite+filesystem"], indirect=True)
@@ -91,7 +86,7 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
                 elo0=0.0, elo1=100.0, alpha=0.001, beta=0.05, max_games=60, batch=6,
             ),
         )  # fmt: skip
-        with using_workers_broker(service):
+        with service.sending():
             for name, (filename, data) in UPLOADS.items():
                 sent = submit_upload(store, students[name], "period3", "hw1", filename, data)
                 assert sent.status == "pending"
@@ -123,8 +118,8 @@ def test_a_class_is_joined_graded_on_the_workers_and_exported(
     for result in (*ann.references, *bob.references):
         assert 32 <= result.games <= 60 and result.tournament.startswith("compare-")
 
-    exported = service.arena("assignment", "grades", "period3", "hw1", "--csv")
-    assert exported.returncode == 0, exported.stderr
+    exported = service.cli("assignment", "grades", "period3", "hw1", "--csv")
+    assert exported.exit_code == 0, exported.stderr
     table = list(csv.DictReader(io.StringIO(exported.stdout)))
     assert [r["student"] for r in table] == ["ann", "bob", "cat"]
     first = table[0]

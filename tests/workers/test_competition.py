@@ -30,7 +30,6 @@ from arena.store.models import Competition, CompetitionEntry, Match
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
 from tests.uploads import enter_upload
-from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, service  # noqa: F401
 
 #: The ladder's longest window: long enough for the upload's check and every entrant's
@@ -42,35 +41,25 @@ STORED = {"ann": "counter", "bob": "greedy", "dan": "random"}
 
 def _state(running: Service, cid: int) -> tuple[Competition, int]:
     """The competition's row and its ladder's matches in flight."""
-    store = running.store()
-    try:
-        with store.read() as session:
-            row = session.get(Competition, cid)
-            assert row is not None
-            flight = session.scalar(
-                select(func.count())
-                .select_from(Match)
-                .where(
-                    Match.tournament_id == row.ladder_id,
-                    Match.status.in_(("pending", "running")),
-                )
+    with running.reader().read() as session:
+        row = session.get(Competition, cid)
+        assert row is not None
+        flight = session.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(
+                Match.tournament_id == row.ladder_id,
+                Match.status.in_(("pending", "running")),
             )
-        return row, int(flight or 0)
-    finally:
-        store.close()
+        )
+    return row, int(flight or 0)
 
 
 def _entries(running: Service, cid: int) -> list[CompetitionEntry]:
-    store = running.store()
-    try:
-        with store.read() as session:
-            return list(
-                session.scalars(
-                    select(CompetitionEntry).where(CompetitionEntry.competition_id == cid)
-                )
-            )
-    finally:
-        store.close()
+    with running.reader().read() as session:
+        return list(
+            session.scalars(select(CompetitionEntry).where(CompetitionEntry.competition_id == cid))
+        )
 
 
 def _placed(running: Service, cid: int) -> bool:
@@ -109,7 +98,7 @@ def test_a_competition_runs_from_creation_to_a_published_final_by_itself(
             enter_with_version(store, OPERATOR, "spring", versions[owner], owner=owner)
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
         data = (REFERENCE_BOTS / "fives.py").read_bytes()
-        with using_workers_broker(service):
+        with service.sending():
             enter_upload(store, eve, "spring", "fives.py", data)
     finally:
         store.close()

@@ -19,7 +19,6 @@ from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from tests.hosts import Host, competition_ladder, done_by_host, stored_once, wait_requeued
 from tests.servers import FAST, stop_workers, wait_for
-from tests.workers.test_scheduler import _send
 from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
     Service,
     _assert_stored_once,
@@ -53,7 +52,7 @@ def test_two_hosts_share_the_work_and_survive_the_death_of_one(
         env = {**service.env, "ARENA_LEASE_SECONDS": f"{LEASE:g}"}
         a, b = (Host.make(tmp_path, n, env, "--concurrency", "1") for n in ("a", "b"))
         service.workers += [a.spawn(), b.spawn()]  # started together
-        _send(service, "rr")
+        service.send("rr")
         a.worker.wait_ready()
         b.worker.wait_ready()
         wait_for(

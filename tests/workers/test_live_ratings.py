@@ -10,8 +10,6 @@ tests/service/test_live.py (on both backends)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -23,12 +21,14 @@ from sqlalchemy import func, select
 
 from arena.cli.main import cli
 from arena.engine.rules import PRESETS
+from arena.service.broker import make_app, using
+from arena.service.dispatch import dispatch_matches
 from arena.service.results import rating_table
 from arena.store.db import connect
 from arena.store.models import Match, Tournament
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS
-from tests.servers import ARENA, FAST, Worker, running_redis, start_worker, stop_workers, wait_for
+from tests.servers import FAST, Worker, running_redis, start_worker, stop_workers, wait_for
 
 BOTS = ("random", "greedy", "fives", "counter")
 
@@ -68,13 +68,13 @@ def test_the_leaderboard_changes_while_a_tournament_runs(
     env = {**deployment, "ARENA_REFIT_SECONDS": "0.3"}
     workers: list[Worker] = [start_worker(tmp_path, env, "--concurrency", "2")]
     store = connect(deployment["ARENA_DATABASE_URL"])
-    runner: subprocess.Popen[bytes] | None = None
     try:
-        environ = {**os.environ, **FAST, **deployment}
-        runner = subprocess.Popen(  # sends the matches, then follows them
-            [str(ARENA), "tournament", "run", "spring"], stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env=environ, cwd=tmp_path,
-        )  # fmt: skip
+        with store.read() as session:
+            spring = session.scalar(select(Tournament.id).where(Tournament.name == "spring"))
+        assert spring is not None
+        broker = make_app(deployment["ARENA_BROKER_URL"], None, deployment["ARENA_DATABASE_URL"])
+        with using(broker):  # what `arena tournament run` sends, without its process
+            assert dispatch_matches(store, spring)
 
         def status_now() -> str:
             with store.read() as session:
@@ -102,10 +102,6 @@ def test_the_leaderboard_changes_while_a_tournament_runs(
             return sum(r.games for r in rating_table(store, PRESETS["draw"])) == 2 * games
 
         wait_for(covered, 30, "the last refit to cover every game")
-        assert runner.wait(timeout=30) == 0
     finally:
         store.close()
-        if runner is not None and runner.poll() is None:  # a failed test's: never left behind
-            runner.kill()
-            runner.wait()
         stop_workers(workers)

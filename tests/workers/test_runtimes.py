@@ -22,7 +22,6 @@ from arena.store.uploads import upload_with_version
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
-from tests.workers.test_scheduler import using_workers_broker
 from tests.workers.test_tasks import Service, _running
 
 
@@ -51,15 +50,10 @@ UPLOADS: list[tuple[str, bytes, str | None]] = [
 
 
 def _placements_done(running: Service, names: list[str]) -> bool:
-    store = running.store()
-    try:
-        with store.read() as session:
-            statuses = session.scalars(
-                select(Tournament.status).where(Tournament.name.in_(names))
-            ).all()
-        return len(statuses) == len(names) and all(s == "done" for s in statuses)
-    finally:
-        store.close()
+    with running.reader().read() as session:
+        query = select(Tournament.status).where(Tournament.name.in_(names))
+        statuses = session.scalars(query).all()
+    return len(statuses) == len(names) and all(s == "done" for s in statuses)
 
 
 def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
@@ -72,7 +66,7 @@ def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
     store = service.store()
     try:
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
-        with using_workers_broker(service):
+        with service.sending():
             ids = [
                 take_upload(store, eve, name, data, runtime=runtime).upload.id
                 for name, data, runtime in UPLOADS

@@ -10,9 +10,7 @@ tests/store/test_queue.py."""
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import select
@@ -30,33 +28,6 @@ from tests.workers.test_tasks import (  # noqa: F401  (the fixture)
 
 LEASE = float(FAST["ARENA_LEASE_SECONDS"])
 SWEEP = float(FAST["ARENA_SWEEP_SECONDS"])
-
-
-@contextlib.contextmanager
-def using_workers_broker(running: Service) -> Iterator[None]:
-    """The service sends through the workers' broker while the block runs."""
-    from arena.service.broker import make_app, using
-
-    broker = running.broker  # a relative filesystem broker is the workers' directory's
-    if broker.startswith("filesystem://") and not broker.startswith("filesystem:///"):
-        broker = f"filesystem://{running.directory / broker.removeprefix('filesystem://')}"
-    with using(make_app(broker, None, running.database)):
-        yield
-
-
-def _send(running: Service, name: str) -> None:
-    from arena.service.dispatch import dispatch_matches
-    from arena.store.models import Tournament
-
-    store = running.store()
-    try:
-        with store.read() as session:
-            tid = session.scalar(select(Tournament.id).where(Tournament.name == name))
-        assert tid is not None
-        with using_workers_broker(running):
-            assert dispatch_matches(store, tid)
-    finally:
-        store.close()
 
 
 def _playing(running: Service, name: str) -> list[Match]:
@@ -79,7 +50,7 @@ def test_tournaments_are_played_in_the_order_they_were_sent_not_the_brokers(
     finally:
         store.close()
     time.sleep(0.05)
-    _send(service, "second")
+    service.send("second")
     service.worker("--concurrency", "1", steady=True)
     wait_for(
         lambda: all(m.status == "done" for n in ("first", "second") for m in _matches(service, n)),
@@ -102,7 +73,7 @@ def test_a_dead_workers_lease_is_requeued_within_the_bound_while_the_rest_play_l
     _create(service, "long", "random,greedy,fives,counter", games=2000)
     victim = service.worker("--concurrency", "1", "--no-sweep", wait=False)
     busy = service.worker("--concurrency", "1", wait=False)  # the two start together
-    _send(service, "long")
+    service.send("long")
     victim.wait_ready()
     busy.wait_ready()
 
@@ -149,11 +120,11 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
     fast_worker = service.worker("--lanes", "fast", "--concurrency", "1", steady=True, wait=False)
     match_worker.wait_ready()  # the two start together
     fast_worker.wait_ready()
-    _send(service, "long")
+    service.send("long")
     wait_for(lambda: bool(_playing(service, "long")), 60, "the long match to start")
     # sent before the upload, so the upload's placement (if the field has one) queues behind
     # it: the page counts only the long tournament ahead
-    _send(service, "later")
+    service.send("later")
     store = service.store()
     try:
         store.add_user("ada")
@@ -162,7 +133,7 @@ def test_an_upload_is_checked_while_every_match_worker_plays_a_long_match(
         assert owner is not None
         source = (REFERENCE_BOTS / "greedy.py").read_text()
         upload = store_upload(store, owner, "mine", "mine.py", source)
-        with using_workers_broker(service):
+        with service.sending():
             assert dispatch_upload(store, upload)
 
         def checked() -> bool:

@@ -52,8 +52,7 @@ def test_a_worker_keeps_a_pairs_bots_from_match_to_match(embedded: Service) -> N
     embedded.worker("--concurrency", "1", steady=True)  # one process plays every match
     for name in ("ladder", "other"):
         _create(embedded, name, "warmcount,greedy", 3, "--format", "duplicate")
-        ran = embedded.arena("tournament", "run", name)
-        assert ran.returncode == 0, ran.stdout + ran.stderr + embedded.logs()
+        embedded.play(name)
     # Two matches of the pair (the deal's two seatings): one process played all 6 games.
     assert _counts(embedded, "ladder") == [[1, 2, 3], [4, 5, 6]]
     # Another tournament, the same pair: a fresh process (its count starts again).
