@@ -3,8 +3,10 @@ service <- cli, workers, web.
 
 Each layer is imported whole in a fresh interpreter (so imports made by other tests cannot
 leak in), and the test asserts which frameworks and which sibling layers ended up in
-``sys.modules``. A second check reads the source: no module imports another module's private
-(``_name``) names.
+``sys.modules``: one interpreter imports the layers lowest first, each on top of those below
+it (which it may load anyway), and forks one child per application on top of the service.
+A second check reads the source: no module imports another module's private (``_name``)
+names.
 """
 
 from __future__ import annotations
@@ -54,18 +56,40 @@ APPLICATIONS: dict[str, frozenset[str]] = {
     "web": frozenset({"workers", "arena.cli"}),
 }
 
-# Imports every module of the packages named in argv[1] (JSON list), then prints the sorted
-# names of the loaded modules as JSON.
+# Imports every module of each unit named in argv[1] (JSON: [[unit, fork], ...]) in turn, on
+# top of the units before it (fork: in a child process, which the later units do not see),
+# then prints {unit: the sorted names of the modules loaded} as JSON.
 PROBE = """
-import importlib, json, pkgutil, sys
+import importlib, json, os, pkgutil, sys
 
-for name in json.loads(sys.argv[1]):
+def load(name):
     package = importlib.import_module(name)
     for info in pkgutil.walk_packages(package.__path__, prefix=name + "."):
         if ".migrations." in info.name:  # run by Alembic inside its own context
             continue
         importlib.import_module(info.name)
-print(json.dumps(sorted(sys.modules)))
+    return sorted(sys.modules)
+
+loaded = {}
+for name, fork in json.loads(sys.argv[1]):
+    if not fork:
+        loaded[name] = load(name)
+        continue
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(read)
+        with os.fdopen(write, "w") as out:
+            json.dump(load(name), out)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        text = answer.read()
+    _, status = os.waitpid(child, 0)
+    if status != 0 or not text:
+        sys.exit(f"importing {name} failed")
+    loaded[name] = json.loads(text)
+print(json.dumps(loaded))
 """
 
 FIRST_PARTY = ("arena", "bots", "workers", "web")
@@ -78,18 +102,29 @@ def parse(text: str, filename: str) -> ast.Module:
     return ast.parse(text, filename=filename)
 
 
-def loaded_by(packages: list[str]) -> set[str]:
-    """The modules a fresh interpreter has loaded after importing all of ``packages``."""
+def loaded_by(units: list[tuple[str, bool]]) -> dict[str, set[str]]:
+    """The modules a fresh interpreter has loaded after importing each of ``units`` whole
+    (name, fork), in turn, each on top of those before it that were not forked (PROBE)."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(packages)],
+        [sys.executable, "-c", PROBE, json.dumps(units)],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
         cwd=REPO,
     )
-    assert result.returncode == 0, f"importing {packages} failed:\n{result.stderr}"
-    return set(json.loads(result.stdout))
+    assert result.returncode == 0, f"importing {units} failed:\n{result.stderr}"
+    return {unit: set(modules) for unit, modules in json.loads(result.stdout).items()}
+
+
+def loaded_by_layer() -> dict[str, set[str]]:
+    """The modules loaded by each layer of arena and each application, imported whole: the
+    layers lowest first in one interpreter, each on top of those below it (which it may
+    load anyway), and each application (the CLI too) in a child forked from it after the
+    service (an application does not see another)."""
+    units = [(unit_of(layer), False) for layer in LAYERS if layer != "cli"]
+    units += [(unit_of(application), True) for application in ("cli", *APPLICATIONS)]
+    return loaded_by(units)
 
 
 def third_party(modules: set[str]) -> set[str]:
@@ -109,10 +144,9 @@ def unit_of(layer: str) -> str:
     return f"arena.{layer}" if layer in LAYERS else layer
 
 
-@pytest.mark.parametrize("layer", [*LAYERS, *APPLICATIONS])
-def test_layer_imports_only_what_is_below_it(layer: str) -> None:
-    """Importing a layer whole loads no layer above it and no framework it may not use."""
-    modules = loaded_by([unit_of(layer)])
+def layer_offences(layer: str, modules: set[str]) -> list[str]:
+    """What ``layer`` loaded (``modules``) that it may not: a layer above it, an
+    application it may not import, a framework it may not use."""
     offences: list[str] = []
     if layer in LAYERS:
         above = LAYERS[LAYERS.index(layer) + 1 :]
@@ -129,7 +163,22 @@ def test_layer_imports_only_what_is_below_it(layer: str) -> None:
     for framework, allowed in FRAMEWORKS.items():
         if framework in loaded and layer not in allowed:
             offences.append(f"imports {framework}")
-    assert not offences, f"{unit_of(layer)}:\n" + "\n".join(offences)
+    return offences
+
+
+def test_each_layer_imports_only_what_is_below_it() -> None:
+    """Importing a layer whole loads no layer above it and no framework it may not use
+    (every layer and application, one interpreter for all: :func:`loaded_by_layer`; an
+    offence is named at the lowest layer that has it, not again at those on top of it)."""
+    loaded = loaded_by_layer()
+    offences: list[str] = []
+    named: set[str] = set()  # the offences of the layers below the service's applications
+    for layer in [*LAYERS, *APPLICATIONS]:
+        found = layer_offences(layer, loaded[unit_of(layer)])
+        offences += [f"{unit_of(layer)} {offence}" for offence in found if offence not in named]
+        if layer in LAYERS[:-1]:
+            named.update(found)
+    assert not offences, "\n".join(offences)
 
 
 def test_every_arena_module_belongs_to_a_layer() -> None:
@@ -140,7 +189,7 @@ def test_every_arena_module_belongs_to_a_layer() -> None:
 
 def test_the_root_package_loads_only_the_engine() -> None:
     """``import arena`` (the public API) costs the engine and the standard library only."""
-    modules = loaded_by(["arena.engine"])
+    modules = loaded_by([("arena.engine", False)])["arena.engine"]
     arena_modules = {m for m in modules if m.startswith("arena.")}
     assert all(m.startswith(("arena.engine", "arena.errors")) for m in arena_modules)
 

@@ -52,13 +52,14 @@ def celery(url: str, tmp_path: Path) -> Iterator[Celery]:
         yield app
 
 
-@pytest.fixture
-def actors(store: Store) -> Actors:
+def _class_c1(store: Store, directory: Path) -> dict[str, Account]:
     """A class ``c1`` (rule sets block, draw) taught by ``teach``, with students ``ann``
-    and ``bob``; ``other`` teaches no class of theirs; the reference bots stored."""
+    and ``bob``; ``other`` teaches no class of theirs; ``admin``, ``stranger``; the
+    reference bots stored: made once a run, every test's database a copy of it (the
+    ``seed`` marker below, tests/conftest.py)."""
     for bot in ("random", "greedy", "counter"):
         store.add_bot_version("reference", bot, (REFERENCE_BOTS / f"{bot}.py").read_text(), {})
-    made: Actors = {"anonymous": None, "operator": OPERATOR}
+    made: dict[str, Account] = {}
     for name, role in (("teach", "teacher"), ("other", "teacher"), ("admin", "admin"),
                        ("stranger", "user")):  # fmt: skip
         made[name] = create_account(store, name, "correct horse", role=role, hasher=HASHER)
@@ -67,6 +68,16 @@ def actors(store: Store) -> Actors:
     for student in ("ann", "bob"):
         made[student] = join_class(store, HASHER, row.join_code, student, "correct horse")
     return made
+
+
+pytestmark = pytest.mark.seed(build=_class_c1)
+
+
+@pytest.fixture
+def actors(seeded: dict[str, Account]) -> Actors:
+    """The accounts of :func:`_class_c1` by name, nobody (``anonymous``) and the
+    ``operator``."""
+    return {"anonymous": None, "operator": OPERATOR, **seeded}
 
 
 def _new(**changes: Any) -> NewAssignment:

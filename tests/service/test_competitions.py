@@ -40,13 +40,25 @@ Actors = dict[str, Actor]
 ACTORS = ("anonymous", "user", "owner", "organiser", "admin", "operator")
 
 
-@pytest.fixture
-def actors(store: Store) -> Actors:
-    made: Actors = {"anonymous": None, "operator": OPERATOR}
+def _accounts(store: Store, directory: Path) -> dict[str, Account]:
+    """The accounts user, owner and organiser (organisers), admin, alice and bob: made once
+    a run, every test's database a copy of it (the ``seed`` marker below,
+    tests/conftest.py)."""
+    made: dict[str, Account] = {}
     for name, role in (("user", "user"), ("owner", "organiser"), ("organiser", "organiser"),
                        ("admin", "admin"), ("alice", "user"), ("bob", "user")):  # fmt: skip
         made[name] = create_account(store, name, "correct horse", role=role, hasher=HASHER)
     return made
+
+
+pytestmark = pytest.mark.seed(build=_accounts)
+
+
+@pytest.fixture
+def actors(seeded: dict[str, Account]) -> Actors:
+    """The accounts of :func:`_accounts` by name, nobody (``anonymous``) and the
+    ``operator``."""
+    return {"anonymous": None, "operator": OPERATOR, **seeded}
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 operations it relies on, arena.service.broker's configuration and
 arena.match.sandbox.claim_slot_block.
 
-Every database test runs on SQLite and on PostgreSQL (the module's ``backends`` marker).
+Every database test runs on SQLite and on PostgreSQL (the module's ``backends`` marker), but
+the compiled bots' (their compile in the sandbox is the point: SQLite only).
 tests/workers/test_tasks.py plays the same service end to end with real Celery workers; here each
 part is called directly, bots unsandboxed (the reference bots in bots/).
 """
@@ -503,6 +504,7 @@ def test_sweep_resends_lost_tasks_only_when_the_queue_is_empty(
 # --- playing a match ----------------------------------------------------------------------
 
 
+@pytest.mark.backends("sqlite")  # the compile in the sandbox is the point, not the SQL
 def test_a_worker_plays_a_stored_cpp_version_compiled_in_its_sandbox(
     store: Store, tmp_path: Path
 ) -> None:
@@ -520,6 +522,7 @@ def test_a_worker_plays_a_stored_cpp_version_compiled_in_its_sandbox(
     assert sorted(path.suffix for path in (tmp_path / "bot-cache").iterdir()) == [".cpp", ".py"]
 
 
+@pytest.mark.backends("sqlite")  # the compile in the sandbox is the point, not the SQL
 def test_a_worker_plays_a_stored_java_version_compiled_in_its_sandbox(
     store: Store, tmp_path: Path
 ) -> None:

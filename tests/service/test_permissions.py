@@ -133,17 +133,27 @@ def test_every_action_names_a_known_role() -> None:
 # --- the actions, on both databases ----------------------------------------------------------
 
 
-@pytest.fixture
-def actors(store: Store) -> Actors:
+def _accounts(store: Store, directory: Path) -> dict[str, Account]:
     """Accounts ``owner`` (a user with the bot owner/mybot), ``other`` (a user),
-    ``organiser`` and ``admin``; the bot reference/random; anonymous and the operator."""
+    ``organiser`` and ``admin``; the bot reference/random: made once a run, every test's
+    database a copy of it (the ``seed`` marker below, tests/conftest.py)."""
     store.add_bot_version("owner", "mybot", BOT, {})
     store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
-    made: Actors = {"anonymous": None, "operator": OPERATOR}
+    made: dict[str, Account] = {}
     for name, role in (("owner", "user"), ("other", "user"), ("organiser", "organiser")):
         made[name] = create_account(store, name, PASSWORD, role=role, hasher=HASHER)
     made["admin"] = create_account(store, "admin", PASSWORD, role="admin", hasher=HASHER)
     return made
+
+
+pytestmark = pytest.mark.seed(build=_accounts)
+
+
+@pytest.fixture
+def actors(seeded: dict[str, Account]) -> Actors:
+    """The accounts of :func:`_accounts` by name, nobody (``anonymous``) and the
+    ``operator``."""
+    return {"anonymous": None, "operator": OPERATOR, **seeded}
 
 
 @pytest.fixture

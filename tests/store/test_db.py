@@ -95,6 +95,7 @@ def test_sqlite_connection_settings(tmp_path: Path) -> None:
     try:
         with store.read() as session:
             assert session.scalar(text("PRAGMA journal_mode")) == "wal"
+            assert session.scalar(text("PRAGMA synchronous")) == 1  # NORMAL: no fsync a commit
             assert session.scalar(text("PRAGMA busy_timeout")) == 5000
             assert session.scalar(text("PRAGMA foreign_keys")) == 1
     finally:
