@@ -630,15 +630,13 @@ def _store_played(
     """Store the played match (:func:`complete_match`), again after each of
     :data:`STORE_PAUSES` while the database fails transiently; then the error is raised
     (the task retries: the match is played again). Return whether this result was kept."""
-    for pause in (*STORE_PAUSES, None):
+    for pause in STORE_PAUSES:
         try:
             return complete_match(store, match_id, worker, records=records, result=result)
         except TRANSIENT_DATABASE_ERRORS as exc:
-            if pause is None:
-                raise
             logger.warning("match %s: storing failed (%s); again in %s s", match_id, exc, pause)
             time.sleep(pause)
-    raise AssertionError("unreachable")
+    return complete_match(store, match_id, worker, records=records, result=result)
 
 
 def _play(

@@ -362,9 +362,19 @@ class Store:
         left some waiting past the 5 s busy timeout while no write was held over 0.26 s.
         Waiting here, they take the lock one after the other the moment it is free, and
         only one of them polls against other processes (docs/storage.md)."""
+        with (
+            self._taking_turn(),
+            Session(self.engine, expire_on_commit=False) as session,
+            session.begin(),
+        ):
+            yield session
+
+    @contextmanager
+    def _taking_turn(self) -> Iterator[None]:
+        """This process's turn at the writes on SQLite (:meth:`write`); nothing to wait for
+        on PostgreSQL."""
         if self._turn is None:
-            with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                yield session
+            yield
             return
         if not self._turn.acquire(timeout=WRITE_TURN_SECONDS):
             raise OperationalError(
@@ -376,8 +386,7 @@ class Store:
                 ),
             )
         try:
-            with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                yield session
+            yield
         finally:
             self._turn.release()
 
