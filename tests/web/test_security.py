@@ -3,11 +3,9 @@ expected, on SQLite, and on PostgreSQL too where SQL can differ. One section per
 
 from __future__ import annotations
 
-import json
+import multiprocessing.context
 import os
 import re
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -244,8 +242,6 @@ def test_a_compare_of_a_version_against_itself_is_refused(app: Flask, store: Sto
 # --- findings 2, 7: the work an address can make the server do; limits keyed on what cannot
 # --- be made up, counted together by every process ---------------------------------------
 
-#: The checkout (a subprocess runs from it).
-ROOT = Path(__file__).resolve().parents[2]
 #: A password no checker of common passwords refuses.
 STUDENT_PASSWORD = "lantern quiet river 42"
 
@@ -488,38 +484,37 @@ def test_made_up_tokens_from_one_address_exhaust_one_bucket(
         app.extensions["arena_store"].close()
 
 
-#: One gunicorn process of ``arena serve``: the app as it creates it (its instance folder in
-#: the environment), three API requests with made-up tokens; their statuses, printed.
-PROCESS = """
-import json, sys
-from web import create_app
-app = create_app(sys.argv[1], {"ARENA_API_LIMIT": "4 per minute"})
-client = app.test_client()
-statuses = [
-    client.get("/api/v1/rule-sets", headers={"Authorization": f"Bearer da_{n}"}).status_code
-    for n in range(3)
-]
-print(json.dumps(statuses))
-app.extensions["arena_store"].close()
-"""
+def _one_gunicorn_process(url: str, instance: str) -> list[int]:
+    """One gunicorn process of ``arena serve``: the app as it creates it (its instance folder
+    in the environment, no limiter or broker URL), three API requests with made-up tokens;
+    their statuses."""
+    os.environ["ARENA_INSTANCE_PATH"] = instance
+    os.environ.pop("ARENA_LIMITER_URL", None)
+    os.environ.pop("ARENA_BROKER_URL", None)
+    from web import create_app
+
+    app = create_app(url, {"ARENA_API_LIMIT": "4 per minute"})
+    try:
+        client = app.test_client()
+        return [
+            client.get("/api/v1/rule-sets", headers=_bearer(f"da_{n}")).status_code
+            for n in range(3)
+        ]
+    finally:
+        app.extensions["arena_store"].close()
 
 
-def test_two_processes_count_in_one_bucket(store: Store, url: str, tmp_path: Path) -> None:
-    env = {**os.environ, "ARENA_INSTANCE_PATH": str(tmp_path / "instance")}
-    env.pop("ARENA_LIMITER_URL", None)
-    env.pop("ARENA_BROKER_URL", None)
+def test_two_processes_count_in_one_bucket(
+    store: Store, url: str, tmp_path: Path, processes: multiprocessing.context.ForkServerContext
+) -> None:
+    """Two processes (forked from the test process's fork server, each making its own app)
+    count in the instance folder's one bucket."""
 
     def process() -> list[int]:
-        done = subprocess.run(
-            [sys.executable, "-c", PROCESS, url],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        statuses: list[int] = json.loads(done.stdout.strip().splitlines()[-1])
+        with processes.Pool(1) as pool:  # a new process each time
+            statuses: list[int] = pool.apply(
+                _one_gunicorn_process, (url, str(tmp_path / "instance"))
+            )
         return statuses
 
     assert process() == [401, 401, 401]
