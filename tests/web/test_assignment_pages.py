@@ -118,10 +118,6 @@ def _text(client: FlaskClient, path: str) -> tuple[int, str]:
     return reply.status_code, reply.get_data(as_text=True)
 
 
-def _status(app: Flask, who: str, path: str) -> int:
-    return logged_in(app, None if who == "anonymous" else who).get(path).status_code
-
-
 # --- every route, every role ----------------------------------------------------------------
 
 EXPECTED: dict[str, dict[str, int]] = {
@@ -146,11 +142,12 @@ EXPECTED: dict[str, dict[str, int]] = {
 
 @pytest.mark.parametrize("path", list(EXPECTED))
 def test_every_route_for_every_role(app: Flask, seeded: object, path: str) -> None:
-    said = {who: _status(app, who, path) for who in ROLES}
+    clients = {who: logged_in(app, None if who == "anonymous" else who) for who in ROLES}
+    said = {who: client.get(path).status_code for who, client in clients.items()}
     assert said == EXPECTED[path]
     # nothing of another's for a refused caller
     for who in ("stranger", "teacher2"):
-        _, text = _text(logged_in(app, who), path)
+        _, text = _text(clients[who], path)
         assert "Ada Lovelace" not in text and "ann/mine" not in text
 
 
@@ -410,8 +407,9 @@ def test_a_grading_compare_is_its_students_and_teachers_only(
         ).one()
     pages = (f"/compares/{name}", f"/compares/{name}/live", f"/tournaments/{name}",
              f"/tournaments/{name}/standings.csv", f"/games/{match_id}/0")  # fmt: skip
-    for path in pages:
-        said = {who: _status(app, who, path) for who in ROLES}
+    clients = {who: logged_in(app, None if who == "anonymous" else who) for who in ROLES}
+    for path in pages:  # (reads: each role's one session sees every page)
+        said = {who: client.get(path).status_code for who, client in clients.items()}
         assert said == {
             "anonymous": 404, "stranger": 404, "ann": 200, "bob": 404, "teacher": 200,
             "teacher2": 404, "admin": 200,
@@ -426,6 +424,6 @@ def test_a_grading_compare_is_its_students_and_teachers_only(
             reply = client.get(path, headers={"Authorization": f"Bearer {token}"})
             assert reply.status_code == expected, (who, path)
     for who in ("anonymous", "ann", "teacher"):
-        listed = logged_in(app, None if who == "anonymous" else who)
+        listed = clients[who]
         assert "compare-ann" not in listed.get("/tournaments").get_data(as_text=True)
         assert "compare-ann" not in listed.get("/games").get_data(as_text=True)
