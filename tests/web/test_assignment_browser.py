@@ -67,8 +67,7 @@ def test_a_student_submits_and_watches_the_grade_arrive(
     seeded: object,
     tmp_path: Path,
 ) -> None:
-    log_in(page, live_server, "dan")
-    page.goto(f"{live_server}/classes/5b/assignments/hw1")
+    log_in(page, live_server, "dan", at="/classes/5b/assignments/hw1")
     expect(page.locator("h1")).to_have_text("hw1")
     expect(page.locator("#mine")).to_contain_text("Nothing submitted yet.")
     page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
@@ -109,8 +108,7 @@ def test_the_teacher_reads_the_grades_and_sets_an_assignment(
     store: Store, live_server: str, paris: Page, seeded: object
 ) -> None:
     page = paris
-    log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b/assignments/hw1")
+    log_in(page, live_server, "teacher", at="/classes/5b/assignments/hw1")
     table = page.locator("table.grades")
     expect(table.locator("tbody tr")).to_have_count(4)
     ann = table.locator("tbody tr").first
@@ -151,8 +149,7 @@ def test_the_similarity_report_marks_the_copied_lines(
     store.add_bot_version("dan", "also", OWN.replace("def play", "def play_it") + "\n# dan\n", {})
     for owner, bot in (("ann", "mine"), ("cy", "copy"), ("dan", "also")):
         submitted(store, "5b", owner, bot)  # the report compares what was submitted to the class
-    log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b")
+    log_in(page, live_server, "teacher", at="/classes/5b")
     page.get_by_role("link", name="Similar sources").first.click()
     rows = page.locator("table.similar tbody tr")
     expect(rows).to_have_count(3)  # ann, cy and dan: each pair
@@ -189,8 +186,7 @@ def test_the_grade_table_shows_points_and_rejections_on_a_wide_window(
     assert account is not None
     view = submit_upload(store, account, "5b", "hw1", "broken.py", broken)
     assert accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False) == "rejected"
-    log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b/assignments/hw1")
+    log_in(page, live_server, "teacher", at="/classes/5b/assignments/hw1")
     table = page.locator("table.grades")
     rows = table.locator("tbody tr")
     expect(rows).to_have_count(4)

@@ -149,6 +149,9 @@ def test_sign_up_upload_a_bot_and_watch_its_check(
 def test_a_bot_pages_rating_chart(
     store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
+    """A bot's rating chart after two refits; then, at 390 px wide, no page scrolls
+    sideways: wide tables scroll inside themselves (one test: the same two tournaments
+    played serve both)."""
     store_bots(store)
     for name, seed in (("spring", 3), ("summer", 4)):
         create(store, name, ENTRANTS, 2, seed=seed)
@@ -187,16 +190,6 @@ def test_a_bot_pages_rating_chart(
     legend = page.locator(".rating-chart .u-legend").inner_text()
     assert "rating" in legend and "--" not in legend, legend
     screenshot(page, "bot-chart")
-
-
-def test_the_pages_fit_a_phone_screen(
-    store: Store, live_server: str, page: Page, tmp_path: Path
-) -> None:
-    """At 390 px wide, no page scrolls sideways: wide tables scroll inside themselves."""
-    store_bots(store)
-    create(store, "spring", ENTRANTS, 2)
-    play(store, "spring", tmp_path / "cache")
-    refit_ratings(store, RULES)
     page.set_viewport_size({"width": 390, "height": 800})
     for path in ("/", f"/leaderboards/{RULES.name}", "/tournaments/spring", "/bots/alice/greedy",
                  "/games/1/0", "/bots", "/tournaments"):  # fmt: skip
@@ -250,8 +243,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     create_account(store, "alice", "correct horse", hasher=HASHER)
     store.add_bot_version("alice", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
-    log_in(page, live_server, "alice")
-    page.goto(f"{live_server}/bots/alice/greedy")
+    log_in(page, live_server, "alice", at="/bots/alice/greedy")
     page.get_by_role("link", name="Is it stronger? Start a compare").click()
     page.locator("select[name=old]").select_option("bob/first@1")
     page.locator("select[name=rules]").select_option("draw")

@@ -102,8 +102,7 @@ def test_an_organiser_creates_a_competition_and_a_user_enters_it(
     screenshot(page, "competition-created")
     # ada enters with a file; a worker checks it; her notices say so
     page.get_by_role("button", name="Log out").click()
-    log_in(page, live_server, "ada")
-    page.goto(f"{live_server}/competitions/winter")
+    log_in(page, live_server, "ada", at="/competitions/winter")
     page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
     page.locator("input[name=bot_name]").fill("mine")
     page.get_by_role("button", name="Enter the competition").click()
@@ -167,8 +166,7 @@ def test_the_organiser_disqualifies_and_the_final_announces_the_winners(
 ) -> None:
     accounts_and_bots(store)
     ada, bob = entered_and_rated(store)
-    log_in(page, live_server, "olga")
-    page.goto(f"{live_server}/competitions/cup")
+    log_in(page, live_server, "olga", at="/competitions/cup")
     manage = page.locator("section.manage")
     expect(manage).to_contain_text("Extend the deadline")
     questions: list[str] = []

@@ -44,8 +44,7 @@ def test_the_organiser_uses_her_tools_and_an_entrant_withdraws(
         dialog.accept()
 
     page.on("dialog", answer)
-    log_in(page, live_server, "olga")
-    page.goto(f"{live_server}/competitions/cup")
+    log_in(page, live_server, "olga", at="/competitions/cup")
     page.get_by_role("link", name="Organiser's tools").click()
     expect(page.locator("h1")).to_contain_text("Organiser's tools · cup")
     page.locator("textarea[name=body]").fill("The deadline stays; good luck!")
@@ -72,8 +71,7 @@ def test_the_organiser_uses_her_tools_and_an_entrant_withdraws(
     page.screenshot(path=str(tmp_path / "copies.png"), full_page=True)
     # an entrant reads the announcement and the pause, and withdraws
     page.context.clear_cookies()
-    log_in(page, live_server, "bob")
-    page.goto(f"{live_server}/competitions/cup")
+    log_in(page, live_server, "bob", at="/competitions/cup")
     expect(page.locator("section.announcements")).to_contain_text("good luck!")
     expect(page.locator(".paused")).to_contain_text("The ladder is paused since")
     expect(page.get_by_role("link", name="Organiser's tools")).to_have_count(0)

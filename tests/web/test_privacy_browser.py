@@ -30,8 +30,7 @@ def test_a_private_class_shows_a_stranger_nothing(
     page: Page, browser: Browser, live_server: str, store: Store, tmp_path: Path
 ) -> None:
     create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    log_in(page, live_server, "tess")
-    page.goto(f"{live_server}/classes/new")
+    log_in(page, live_server, "tess", at="/classes/new")
     page.locator("input[name=name]").fill("quiet")
     page.locator("input[name=private]").check()
     _shot(page, tmp_path, "1-new-private-class")

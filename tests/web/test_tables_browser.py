@@ -28,8 +28,7 @@ def test_a_person_plays_a_whole_game_against_a_bot_in_the_browser(
 ) -> None:
     store_bots(store)
     create_account(store, "carol", PASSWORD, hasher=HASHER)
-    log_in(page, live_server, "carol")
-    page.goto(f"{live_server}/bots/bob/counter")
+    log_in(page, live_server, "carol", at="/bots/bob/counter")
     expect(page.locator(".play-bot")).to_contain_text("Against people: no game yet.")
     page.get_by_role("link", name="Play against this bot").click()
     expect(page.locator("h1")).to_have_text("Play against bots")
