@@ -422,7 +422,6 @@ def compare_remote(
     move_time: float,
     memory: int,
     allow_same_source: bool = False,
-    poll_seconds: float = 0.25,
 ) -> int:
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test
@@ -463,7 +462,7 @@ def compare_remote(
         )
         reading, played, shown = read_test(test, MarginScores()), 0, -1
         warned = [False, False]
-        steps = follow_compare(store, tournament_id, config=config, poll_seconds=poll_seconds)
+        steps = follow_compare(store, tournament_id, config=config)
         for number, step in enumerate(steps):
             if number == 0 and not step.sent:  # nothing is on its way: say so and stop
                 stop_compare(store, tournament_id, "the broker could not be reached")

@@ -95,6 +95,7 @@ from arena.store.tournaments import get_tournament, match_keys
 __all__ = [
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
+    "FOLLOW_POLL_SECONDS",
     "MAX_COMPARES_AT_ONCE",
     "MAX_COMPARE_GAMES",
     "MAX_QUEUED_COMPARE_MATCHES",
@@ -141,6 +142,9 @@ MAX_QUEUED_COMPARE_MATCHES = 10_000
 #: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
 #: the workers never run dry (the web sends every batch at once).
 COMPARE_AHEAD = 4
+#: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a match of its
+#: compare has finished: the verdict is shown within this of the match that decides it.
+FOLLOW_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,18 +512,22 @@ def follow_compare(
     *,
     config: Config,
     ahead: int = COMPARE_AHEAD,
-    poll_seconds: float = 0.25,
+    poll_seconds: float = FOLLOW_POLL_SECONDS,
 ) -> Iterator[CompareStep]:
     """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
-    ``ahead`` batches ahead) every ``poll_seconds`` until it is over, sweeping every
-    ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
-    running). Yield each step (the caller shows where the test stands); the last is done.
+    ``ahead`` batches ahead) whenever a match of it has finished, until it is over, sweeping
+    every ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
+    running). Between two steps only the count of its finished matches is read, every
+    ``poll_seconds`` (a step reads every result and the test: it runs only when there is
+    something new to read, and within ``poll_seconds`` of it). Yield each step (the caller
+    shows where the test stands); the last is done.
 
     Raises:
         NotFound: no compare has that id.
     """
     last_sweep = time.monotonic()
     while True:
+        seen = _finished_count(store, tournament_id)  # (before the step: none is missed)
         step = advance_compare(store, tournament_id, ahead=ahead)
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
@@ -527,7 +535,17 @@ def follow_compare(
         yield step
         if step.done:
             return
-        time.sleep(poll_seconds)
+        sweep_due = last_sweep + config.sweep_seconds
+        while True:
+            time.sleep(poll_seconds)
+            if time.monotonic() >= sweep_due or _finished_count(store, tournament_id) != seen:
+                break
+
+
+def _finished_count(store: Store, tournament_id: int) -> int:
+    """The compare's matches done or void (a count of each status: milliseconds)."""
+    progress = tournament_progress(store, tournament_id)
+    return progress["done"] + progress["void"]
 
 
 def _swept(store: Store, config: Config) -> dict[str, Any]:

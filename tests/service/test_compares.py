@@ -7,7 +7,9 @@ the seed."""
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import select
@@ -17,7 +19,9 @@ from arena.compete.margins import LUCK_TERMS, group_margin
 from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
 from arena.errors import NotFound
+from arena.service import compares
 from arena.service.compares import (
+    CompareStep,
     CompareTest,
     advance_compare,
     compare_schedule,
@@ -25,6 +29,7 @@ from arena.service.compares import (
     compare_view,
     create_compare,
     deal_groups,
+    follow_compare,
     group_of,
     stop_compare,
     stop_if_decided,
@@ -256,6 +261,39 @@ def test_the_remote_loop_sends_batches_ahead_and_voids_once_decided(
     assert progress["void"] > 0 and progress["pending"] == 0
     total = len(match_keys(bots, tournament_id))
     assert len({*itertools.chain(*recorder.sent)}) < total  # the rest was never sent
+
+
+def test_the_remote_loop_steps_once_a_match_has_finished(
+    bots: Store, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``arena compare --remote``'s loop (follow_compare) reads the test again only once a
+    match has finished: between two steps it polls the count of finished matches, and the
+    poll after the one that sees a match finished is the next step."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    steps, polls = [], []
+    advance = compares.advance_compare
+
+    def counted(store: Store, tournament_id: int, *, ahead: int | None = None) -> CompareStep:
+        steps.append(len(polls))
+        return advance(store, tournament_id, ahead=ahead)
+
+    def poll(seconds: float) -> None:
+        polls.append(seconds)
+        if len(polls) == 3:  # a worker plays the first match sent, as the loop waits
+            config = Config(bot_cache=tmp_path / "cache")
+            assert run_match(bots, recorder.sent[0][0], config=config, sandboxed=False) == "done"
+
+    monkeypatch.setattr(compares, "advance_compare", counted)
+    monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=time.monotonic))
+    followed = follow_compare(bots, tournament_id, config=Config(sweep_seconds=3600), ahead=1)
+    first = next(followed)
+    assert first.sent and steps == [0] and len(recorder.sent) == 1
+    second = next(followed)
+    assert steps == [0, 3] and polls == [compares.FOLLOW_POLL_SECONDS] * 3
+    assert not second.done and tournament_progress(bots, tournament_id)["done"] == 1
 
 
 def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(
