@@ -439,7 +439,7 @@ def compare_remote(
     decides, the matches not yet started are void. Returns the exit status."""
     # (not arena.cli.stored's open_store: that module loads the tables, boards and
     # rating fit of the other stored commands, seconds on a loaded machine)
-    from arena.compete.sprt import MarginScores, preload_scipy, read_test
+    from arena.compete.sprt import preload_scipy
     from arena.service.broker import configure, location
     from arena.service.compares import create_compare, follow_compare, stop_compare
     from arena.service.matches import Config, MatchSettings
@@ -471,8 +471,7 @@ def compare_remote(
             f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
             f"seed {seed}, {_describe(test)} (tournament {name!r})"
         )
-        reading, played, shown = read_test(test, MarginScores()), 0, -1
-        warned = [False, False]
+        code, shown, warned = UNDECIDED, -1, [False, False]
         steps = follow_compare(store, tournament_id, config=config)
         for number, step in enumerate(steps):
             if number == 0 and not step.sent:  # nothing is on its way: say so and stop
@@ -481,9 +480,11 @@ def compare_remote(
             if number == 0:  # the first look's scipy, loaded while the workers play
                 preload_scipy(test)
             shown = _followed(step, shown, warned)
-            reading, played = step.state.reading, step.state.played
-    _progress_line(played, reading, final=True)
-    return _verdict(reading, played)
+            if step.done:  # the verdict at once (the loop then voids what is left)
+                _progress_line(step.state.played, step.state.reading, final=True)
+                code = _verdict(step.state.reading, step.state.played)
+                sys.stdout.flush()
+    return code
 
 
 def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:

@@ -48,6 +48,7 @@ from arena.compete.compares import (
     new_game,
     same_source_refusal,
 )
+from arena.compete.localrun import MatchResult
 from arena.compete.margins import GroupMargin
 from arena.compete.names import fit_name, parse_reference
 from arena.compete.sprt import (
@@ -75,6 +76,7 @@ from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     compare_load,
     named_tournament,
+    played_matches,
     source_hashes,
     tournament_of_match,
     tournament_settings,
@@ -105,6 +107,7 @@ __all__ = [
     "CompareStep",
     "CompareTest",
     "CompareView",
+    "ResultsRead",
     "advance_compare",
     "batch_seed",
     "check_seats",
@@ -356,11 +359,18 @@ class CompareState:
 
 
 def compare_state(
-    store: Store, tournament_id: int, test: RegressionTest, players: int, teams: bool = False
+    store: Store,
+    tournament_id: int,
+    test: RegressionTest,
+    players: int,
+    teams: bool = False,
+    *,
+    read: ResultsRead | None = None,
 ) -> CompareState:
-    """The test over the compare's stored results, their complete deal groups in the order
-    they were scheduled; every match's seats checked against the sources stored with the
-    compare (:func:`check_seats`).
+    """The test over the compare's stored results (its done matches: a void one has no
+    games), their complete deal groups in the order they were scheduled; every match's
+    seats checked against the sources stored with the compare (:func:`check_seats`).
+    ``read``: the results read by earlier calls, kept (only matches done since are read).
 
     Raises:
         VerdictError: a match's seats ran the same source on both sides (not asked for),
@@ -368,11 +378,28 @@ def compare_state(
     """
     stored = CompareTest.from_settings(tournament_settings(store, tournament_id))
     groups = deal_groups(
-        load_results(store, tournament_id),
+        (read or ResultsRead()).results(store, tournament_id),
         sources=None if stored is None else stored.sources,
         allow_same_source=stored is not None and stored.allow_same_source,
     )
     return tally(groups, test, group_size(players, teams))
+
+
+class ResultsRead:
+    """The results of a compare's done matches read so far (a done match never changes):
+    each step of :func:`follow_compare` reads only those done since the last."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[int, MatchResult] = {}
+
+    def results(self, store: Store, tournament_id: int) -> list[MatchResult]:
+        """Every done match's result, by match id (those not read before read now)."""
+        done = played_matches(store, tournament_id)
+        new = [match_id for match_id in done if match_id not in self.by_id]
+        if new:
+            read = load_results(store, tournament_id, only=new)
+            self.by_id.update(zip(new, read, strict=True))
+        return [self.by_id[match_id] for match_id in done]
 
 
 def tally(
@@ -485,18 +512,38 @@ def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = Non
         VerdictError: its games cannot give a verdict (:func:`check_seats`); the matches
             not started are void first.
     """
+    step = _advanced(store, tournament_id, ahead)
+    if step.decided:
+        _void_rest(store, tournament_id, step)
+    return step
+
+
+def _void_rest(store: Store, tournament_id: int, step: CompareStep) -> None:
+    """Void the matches of a decided compare not started (running ones finish)."""
+    void_pending(store, tournament_id, f"the test ended: {step.state.status}")
+
+
+def _advanced(
+    store: Store,
+    tournament_id: int,
+    ahead: int | None,
+    read: ResultsRead | None = None,
+    batches: list[list[int]] | None = None,
+) -> CompareStep:
+    """:func:`advance_compare` but for the matches a decided compare leaves: the caller
+    voids them (:func:`_void_rest`). ``read``, ``batches``: the results read and the
+    batches found by earlier steps (a follower keeps them)."""
     tournament, stored = _compare(store, tournament_id)
     try:
         state = compare_state(
-            store, tournament_id, stored.sprt, tournament.players, tournament.teams
+            store, tournament_id, stored.sprt, tournament.players, tournament.teams, read=read
         )
     except VerdictError as exc:  # nothing more is played for a verdict it cannot give
         void_pending(store, tournament_id, f"no verdict: {exc}")
         raise
-    batches = _batches(store, tournament_id)
+    batches = _batches(store, tournament_id) if batches is None else batches
     finished = state.finished_batches >= len(batches)
     if is_decided(state, stored):
-        void_pending(store, tournament_id, f"the test ended: {state.status}")
         return CompareStep(state, decided=True, finished=finished)
     never_sent = set(unqueued_matches(store, tournament_id=tournament_id))
     first = sum(1 for ids in batches if not never_sent.issuperset(ids))  # sent in order
@@ -520,20 +567,25 @@ def follow_compare(
     running). Between two steps only the count of its finished matches is read, every
     ``poll_seconds`` (a step reads every result and the test: it runs only when there is
     something new to read, and within ``poll_seconds`` of it). Yield each step (the caller
-    shows where the test stands); the last is done.
+    shows where the test stands); the last is done, and once the caller has shown it (the
+    verdict first), the matches a decided compare did not need are voided (the workers'
+    stop check voids them too: :func:`stop_if_decided`).
 
     Raises:
         NotFound: no compare has that id.
     """
     last_sweep = time.monotonic()
+    read, batches = ResultsRead(), _batches(store, tournament_id)  # (a compare's never change)
     while True:
         seen = _finished_count(store, tournament_id)  # (before the step: none is missed)
-        step = advance_compare(store, tournament_id, ahead=ahead)
+        step = _advanced(store, tournament_id, ahead, read, batches)
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
             step = dataclasses.replace(step, **_swept(store, config))
         yield step
         if step.done:
+            if step.decided:
+                _void_rest(store, tournament_id, step)
             return
         sweep_due = last_sweep + config.sweep_seconds
         while True:
