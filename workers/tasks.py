@@ -43,7 +43,6 @@ from celery.signals import (
     worker_shutdown,
 )
 
-import arena.service.livefeed  # noqa: F401  (a match's live feed: arena.service.matches._play)
 from arena.match.referee import InfrastructureError
 from arena.match.sandbox import SandboxUnavailable, process_slots
 from arena.match.warm import release_warm

@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.compete.compares import (
     batch_seed,
@@ -63,6 +63,7 @@ from arena.compete.sprt import (
 )
 from arena.engine.rules import Rules
 from arena.errors import ArenaError, NotFound, ParseError, VerdictError
+from arena.service.bot_views import bot_view
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
 from arena.service.matches import (
     Config,
@@ -71,7 +72,9 @@ from arena.service.matches import (
     list_workers,
     resolve_entrants,
 )
+from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
+from arena.service.rule_sets import find_rules
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     compare_load,
@@ -90,9 +93,6 @@ from arena.store.queue import (
     void_pending,
 )
 from arena.store.tournaments import get_tournament, match_keys
-
-if TYPE_CHECKING:
-    from arena.service.permissions import Actor
 
 __all__ = [
     "COMPARE_AHEAD",
@@ -805,8 +805,6 @@ def _checked_rules(store: Store, wanted: CompareRequest) -> Rules:
         ArenaError: a parameter out of its range (the message says which).
         RulesError: players or teams the rule set does not allow.
     """
-    from arena.service.rule_sets import find_rules  # (the web's: not arena compare --remote's)
-
     rules = find_rules(store, wanted.rules)
     if not 2 <= wanted.players <= max(rules.players):
         raise ArenaError(f"players must be 2 to {max(rules.players)} under {rules.name}")
@@ -831,10 +829,6 @@ def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
         NotFound: a bot, or the version asked for, is not stored.
         PermissionDenied: NEW is not ``actor``'s bot (nor ``actor`` an admin).
     """
-    # (the web's: not loaded by arena compare --remote)
-    from arena.service.bot_views import bot_view
-    from arena.service.permissions import Target, require
-
     chosen: list[tuple[str, str, int]] = []
     for which, spec in (("NEW", wanted.new), ("OLD", wanted.old)):
         reference = parse_reference(spec)
@@ -870,8 +864,6 @@ def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> Started
         ArenaError, ValueError: a bad parameter, NEW = OLD, or the same source (the
             message says which).
     """
-    from arena.service.permissions import actor_id  # (the web's, as _check_bots')
-
     rules = _checked_rules(store, wanted)
     _check_bots(store, actor, wanted)
     try:

@@ -42,6 +42,7 @@ from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.runtimes import find_runtime
 from arena.match.sandbox import SLOT_BLOCK, Limits, SandboxUnavailable
 from arena.match.warm import MAX_GAMES
+from arena.service.livefeed import match_watch
 from arena.service.results import result_json, stored_entrants
 from arena.service.retention import RetentionPolicy
 from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, as_utc
@@ -654,10 +655,6 @@ def _play(
     this process for its next match with the same key (:mod:`arena.match.warm`), whose
     scope is the match's tournament. Its game in play is published for spectators on the
     deployment's live feed, while someone watches (:mod:`arena.service.livefeed`)."""
-    # (loaded here: its Redis client is a tenth of a second of the start of every command
-    # that stores or follows matches without playing them; workers load it before forking)
-    from arena.service.livefeed import match_watch
-
     files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
     match = ScheduledMatch(

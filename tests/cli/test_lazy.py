@@ -94,31 +94,6 @@ def test_the_schema_check_and_a_workers_start_load_no_alembic_repl_nor_web(url: 
     assert json.loads(result.stdout.splitlines()[-1]) == []
 
 
-#: What ``arena compare --remote`` does not load: it stores a compare, sends its matches and
-#: reads their results, so neither plays a match's live feed (Redis's client, ~0.1 CPU s)
-#: nor serves the web's bot views, permissions and rule sets.
-NOT_IN_REMOTE_COMPARE = (
-    "redis", "arena.service.bot_views", "arena.service.permissions", "arena.service.rule_sets",
-    "flask",
-)  # fmt: skip
-
-# What `arena compare --remote` imports as it runs (arena.cli.compare.compare_remote's).
-REMOTE_COMPARE = """
-import json, sys
-import arena.cli.compare, arena.compete.sprt, arena.service.broker, arena.service.compares
-import arena.service.matches, arena.store.db
-print(json.dumps(sorted(set(sys.modules) & set(sys.argv[1:]))))
-"""
-
-
-def test_a_remote_compare_loads_no_live_feed_nor_web() -> None:
-    """The modules ``arena compare --remote`` imports, in a fresh interpreter, load neither
-    the live feed's Redis client nor the web's views of bots, permissions and rule sets."""
-    probe = [sys.executable, "-c", REMOTE_COMPARE, *NOT_IN_REMOTE_COMPARE]
-    result = subprocess.run(probe, capture_output=True, text=True, check=True)
-    assert json.loads(result.stdout.splitlines()[-1]) == []
-
-
 def test_the_version_is_the_installed_distributions() -> None:
     """``arena --version`` says the package's ``__version__`` (read without the installed
     metadata, which is slow to scan): the distribution's version."""
