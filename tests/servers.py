@@ -129,8 +129,9 @@ def running_redis(*, persistent: bool = False) -> Iterator[Redis]:
 
 @dataclass
 class Worker:
-    """An ``arena worker`` process (Celery's main process, with its pool under it) in a
-    session of its own, its output in ``log``."""
+    """An ``arena worker`` process (which supervises Celery's main process, a child in its
+    process group, with its pool under that) in a session of its own, its output in
+    ``log``."""
 
     process: subprocess.Popen[bytes]
     log: Path
@@ -140,11 +141,8 @@ class Worker:
         return self.process.pid
 
     def pool_pids(self) -> set[int]:
-        """The pids of its pool processes (its children)."""
-        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        with contextlib.suppress(OSError):
-            return {int(pid) for pid in children.read_text().split()}
-        return set()
+        """The pids of its pool processes (its Celery worker's children)."""
+        return {pool for celery in _children(self.pid) for pool in _children(celery)}
 
     def kill(self) -> None:
         """SIGKILL the whole worker: the main process, its pool, their bots."""
@@ -182,6 +180,14 @@ class Worker:
         except BaseException:
             self.stop()
             raise
+
+
+def _children(pid: int) -> set[int]:
+    with contextlib.suppress(OSError):
+        return {
+            int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        }
+    return set()
 
 
 def stop_workers(workers: Sequence[Worker], grace: float = 0.0) -> None:
