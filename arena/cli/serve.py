@@ -7,15 +7,17 @@ app under gunicorn, each in a session of its own, and prints the URL. It supervi
 program that dies is started again (a line names it and its exit status), and the site
 stays up. Only Ctrl-C (or SIGTERM) stops everything they started before it returns; and
 however ``arena serve`` itself dies (SIGKILL, an OOM kill), its programs die with it (a
-parent-death signal, set in each child before it runs the program; the worker's pool
-processes set their own, the bots' sandbox dies with them, gunicorn's workers leave when
-their arbiter does). ``--demo`` first seeds an empty database with the reference bots, each
-checked as an upload is, and two round robins between them that the worker starts at once:
+parent-death signal, set in each child before it runs the program: arena.cli.supervise;
+the worker's pool processes set their own, the bots' sandbox dies with them, gunicorn's
+workers leave when their arbiter does). ``--demo`` first seeds an empty database with the
+reference bots, each checked as an upload is, and two round robins between them that the
+worker starts at once:
 a short opening, whose results fill the leaderboard within seconds (live ratings), then the
 long one to watch.
 
-The web app and the worker are separate programs (``web:create_app()`` and
-``workers.app``), started by name: the CLI imports neither.
+The web app is a separate program (``web:create_app()`` under gunicorn), started by name;
+the workers are forked children of this process that run Celery's worker command on
+``workers.app``, named too: the CLI imports neither.
 """
 
 from __future__ import annotations
@@ -29,15 +31,15 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
 import click
 
 from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
-from arena.cli.supervise import Program, start_program, stop_all
-from arena.cli.worker import celery_worker_argv, check_settings
+from arena.cli.supervise import Child, Forked, Program, start_program, stop_all
+from arena.cli.worker import celery_worker_args, check_settings
 from arena.match.sandbox import check_sandbox
 
 # (The database and the service, SQLAlchemy and Celery, are imported as the command runs, not
@@ -171,15 +173,13 @@ def serve_command(
 
     previous = signal.signal(signal.SIGTERM, stop_on)
     try:
-        wanted = {
-            "the worker": celery_worker_argv(concurrency, "WARNING", quiet=True),
-            "the fast worker": celery_worker_argv(1, "WARNING", lanes="fast", quiet=True),
-            "the web server": web_argv(host, port),
+        wanted: dict[str, Callable[[], Child]] = {
+            "the worker": _worker(concurrency, "all", env),
+            "the fast worker": _worker(1, "fast", env),
+            "the web server": functools.partial(start_program, web_argv(host, port), env),
         }
-        for name, argv in wanted.items():
-            programs[name] = Program(
-                name, functools.partial(start_program, argv, env), "arena serve"
-            )
+        for name, start in wanted.items():
+            programs[name] = Program(name, start, "arena serve")
         address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
         _wait_until_healthy(address, list(programs.values()))
         if seeded is not None:
@@ -259,6 +259,23 @@ def web_argv(host: str, port: int) -> list[str]:
         "warning",
         "web:create_app()",
     ]
+
+
+def _worker(concurrency: int, lanes: str, env: dict[str, str]) -> Callable[[], Child]:
+    """How to start a Celery worker of ``lanes``: Celery's worker command run in a forked
+    child of this process, in a session of its own, with ``env`` (this process has
+    imported most of what a worker imports: a worker to ready and 3 s idle was 0.7 rather
+    than 1.9 CPU s of ``python -m workers``, load 13; ``ps`` shows it under serve's command
+    line)."""
+    args = ["--quiet", *celery_worker_args(concurrency, "WARNING", lanes=lanes)]
+
+    def run() -> None:
+        from arena.service.broker import run_celery
+
+        os.environ.update(env)
+        run_celery(args)
+
+    return lambda: Forked(run, new_session=True)
 
 
 def _wait_until_healthy(address: str, programs: Sequence[Program]) -> None:

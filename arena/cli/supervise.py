@@ -109,14 +109,17 @@ def die_with_parent() -> None:
 class Forked:
     """``run()`` in a forked child of this process (:mod:`multiprocessing`'s fork: the
     child has what this process imported, and exits as a process of its own would, its
-    finalizers run: kombu restores its unacknowledged messages in one), in this process's
-    group (a terminal's Ctrl-C, ``kill -9 -PGID`` and SIGSTOP reach it as they reached the
-    program when it ran in this process), dying with it. :class:`Child`'s methods."""
+    finalizers run: kombu restores its unacknowledged messages in one), dying with it;
+    in this process's group (a terminal's Ctrl-C, ``kill -9 -PGID`` and SIGSTOP reach it
+    as they reached the program when it ran in this process), or with ``new_session`` in a
+    session of its own, as :func:`start_program`'s. :class:`Child`'s methods."""
 
-    def __init__(self, run: Callable[[], object]) -> None:
+    def __init__(self, run: Callable[[], object], *, new_session: bool = False) -> None:
         context = multiprocessing.get_context("fork")
         # "MainProcess": the name its log lines give, as when it ran in this process
-        self._process = context.Process(target=_in_child, args=(run,), name="MainProcess")
+        self._process = context.Process(
+            target=_in_child, args=(run, new_session), name="MainProcess"
+        )
         self._process.start()
 
     @property
@@ -139,7 +142,9 @@ class Forked:
         return self._process.exitcode
 
 
-def _in_child(run: Callable[[], object]) -> None:
+def _in_child(run: Callable[[], object], new_session: bool) -> None:
+    if new_session:
+        os.setsid()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handlers
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
@@ -204,7 +209,7 @@ def stop_all(programs: Sequence[Child], seconds: float) -> None:
 
 def signal_group(program: Child, signum: int) -> None:
     """``signum`` to the process group ``program`` leads (none for a :class:`Forked`
-    child, which is in its supervisor's group: it leaves nothing behind, its pool
-    processes dying with it)."""
+    child in its supervisor's group: it leaves nothing behind, its pool processes dying
+    with it)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(program.pid, signum)
