@@ -217,6 +217,16 @@ def deployment(postgres_server: str, tmp_path: Path, databases: Databases) -> It
         yield from _running(Service(tmp_path, database, redis.url, redis))
 
 
+@pytest.fixture
+def placing(tmp_path: Path, databases: Databases) -> Iterator[Service]:
+    """The embedded default with one reference bot stored, greedy: an accepted upload's
+    placement plays it and the uploads placed before it, 20 games each (the field of four
+    plays four such matches an upload, which the tests of uploads' placements do not
+    need)."""
+    database, _ = databases.copy(None, tmp_path, None)
+    yield from _running(Service(tmp_path, database, "filesystem://broker"), field=("greedy",))
+
+
 #: The reference bots a service's database holds from the start (arena/NAME@v1).
 FIELD = ("random", "greedy", "fives", "counter")
 
@@ -330,8 +340,9 @@ def test_a_worker_killed_mid_match_its_match_is_played_again_and_stored_once(
     service: Service,
 ) -> None:
     """Three matches (two played at once: the victim's pool) are enough for one of them
-    to be cut short and claimed again."""
-    _create(service, "autumn", "random,greedy,fives", games=30)
+    to be cut short and claimed again; 16 games a match (a second or more on an idle
+    machine) leave the kill, 50 ms after the first seen, in the middle of one."""
+    _create(service, "autumn", "random,greedy,fives", games=16)
     victim = service.worker("--concurrency", "2", "--no-beat")
     runner = service.run_in_background("autumn")
     try:
@@ -579,7 +590,7 @@ def _pending(store: Store, upload_id: int) -> bool:
     return view is not None and view.pending
 
 
-def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Service) -> None:
+def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(placing: Service) -> None:
     """The web stores an upload and sends its check; a real worker checks it in the sandbox:
     a good bot becomes a version, a faulting one is rejected with the reason and its stderr,
     and an upload whose task never left (the broker was down) is sent again by the sweep."""
@@ -588,7 +599,7 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
     from arena.store.models import User
     from tests.uploads import store_upload
 
-    store = service.store()
+    store = placing.store()
     try:
         store.add_user("ada")
         with store.read() as session:
@@ -596,16 +607,16 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
         good = store_upload(store, owner, "mine", "mine.py", (BOTS / "greedy.py").read_text())
         bad = store_upload(store, owner, "bad", "bad.py", (ZOO / "raise_in_move.py").read_text())
         lost = store_upload(store, owner, "late", "late.py", (BOTS / "random.py").read_text())
-        app = make_app(service.reachable_broker, None, service.database)
+        app = make_app(placing.reachable_broker, None, placing.database)
         send_uploads(app, [good, bad])
         mark_sent(store, [good, bad])  # "lost" is never sent: the sweep must find it
-        service.worker("--concurrency", "2")
+        placing.worker("--concurrency", "2")
         deadline = time.monotonic() + 120
         while any(_pending(store, i) for i in (good, bad, lost)):
-            assert time.monotonic() < deadline, service.logs()
+            assert time.monotonic() < deadline, placing.logs()
             time.sleep(0.5)
         accepted, rejected, swept = (upload_view(store, i) for i in (good, bad, lost))
-        assert accepted is not None and accepted.status == "accepted", service.logs()
+        assert accepted is not None and accepted.status == "accepted", placing.logs()
         assert accepted.version == 1 and accepted.report and accepted.report["sandboxed"]
         assert rejected is not None and rejected.status == "rejected"
         assert rejected.message and "crash" in rejected.message
@@ -623,7 +634,7 @@ def test_uploads_are_checked_on_a_worker_and_stored_if_they_pass(service: Servic
                 return set()
 
         while not {"ada/mine@v1", "ada/late@v1"} <= rated():
-            assert time.monotonic() < deadline + 120, service.logs()
+            assert time.monotonic() < deadline + 120, placing.logs()
             time.sleep(0.5)
     finally:
         store.close()
