@@ -313,14 +313,10 @@ def test_a_tournament_created_from_the_cli_runs_to_completion(service: Service) 
     assert "6 finished, 0 sent to the workers" in again.stdout
 
     def rated() -> bool:  # the refits its matches booked cover its 12 games, 3 versions
-        store = service.store()
-        try:
-            with store.read() as session:
-                points = session.scalar(select(func.count()).select_from(RatingHistory)) or 0
-                rows = session.execute(select(func.count(), func.sum(RatingRow.games))).one()
-            return points >= 3 and tuple(rows) == (3, 2 * 12)
-        finally:
-            store.close()
+        with service.reader().read() as session:
+            points = session.scalar(select(func.count()).select_from(RatingHistory)) or 0
+            rows = session.execute(select(func.count(), func.sum(RatingRow.games))).one()
+        return points >= 3 and tuple(rows) == (3, 2 * 12)
 
     wait_for(rated, 30, "the ratings to be refitted after the tournament")
     workers = service.cli("workers")
