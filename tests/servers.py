@@ -290,14 +290,7 @@ def running_postgres() -> Iterator[str]:
         check=True,
         capture_output=True,
     )
-    # A throwaway server keeps nothing through a crash (fsync off, so no full page images
-    # either), ships no WAL (minimal), and vacuums nothing in the seconds it lives (each new
-    # database a test copies was visited by an autovacuum worker): a quarter less of the
-    # server's CPU for each test's database (its copy, its writes, its drop).
-    options = (
-        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
-        "-c full_page_writes=off -c wal_level=minimal -c max_wal_senders=0 -c autovacuum=off"
-    )
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
     # pg_ctl daemonizes the server with its output in a file, so no pipe is left open.
     start = ["start", "-w", "-D", str(data), "-l", str(log), "-o", options]
     subprocess.run(_as_postgres([str(bindir / "pg_ctl"), *start]), check=True, capture_output=True)
