@@ -5,7 +5,7 @@ Usage::
     ./run python benchmarks/verdicts.py [--part all|pools|sim|real|classroom|time] [--runs 2000]
         [--pool 2000] [--repeats 5] [--elo0 0] [--elo1 10] [--alpha 0.05] [--beta 0.05]
         [--batch 16] [--montecarlo] [--unsandboxed] [--remote] [--only TEXT] [--seed 1]
-        [--max-games 60] [--before CHECKOUT]
+        [--max-games 60] [--before CHECKOUT] [--runs-each 1]
 
 Three parts, each printing a table (docs/ratings.md keeps the last figures), and a
 fourth on its own:
@@ -84,7 +84,9 @@ SQLite and the filesystem broker, started once for all of them), its ratio again
 same ``arena play``. Printed with the machine's load averages, and the CPU seconds of each
 command (its processes and those they waited for; robust to the machine's load) and
 their ratio. ``--before CHECKOUT``: that checkout's ``arena compare`` of each pair too,
-run just before this one's (a row ``(before)``, against the same ``arena play``).
+run just before this one's (a row ``(before)``, against the same ``arena play``); with
+``--remote``, that checkout's worker and ``arena compare --remote`` too (a store, broker
+and worker of their own), each run just before this one's, ``--runs-each`` times a pair.
 """
 
 from __future__ import annotations
@@ -892,14 +894,17 @@ def _games_of(verdict: str) -> int:
 
 
 @contextlib.contextmanager
-def _remote_service(directory: Path) -> Iterator[dict[str, str]]:
+def _remote_service(directory: Path, checkout: str | None = None) -> Iterator[dict[str, str]]:
     """A store (SQLite) and broker (filesystem) in ``directory``, the reference bots
     stored as ``bench/NAME``, and one ``arena worker`` (two processes) serving them: the
-    environment that points ``arena compare --remote`` at them."""
+    environment that points ``arena compare --remote`` at them (``checkout``: the worker's
+    and the command's code, as ``PYTHONPATH``)."""
     from arena.store.db import connect, upgrade
 
     url = f"sqlite:///{directory / 'arena.db'}"
     env = {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": f"filesystem://{directory / 'broker'}"}
+    if checkout is not None:
+        env["PYTHONPATH"] = checkout
     upgrade(url)
     store = connect(url)
     for pair in TIMED:
@@ -937,6 +942,7 @@ def report_time(
     remote: bool,
     only: Sequence[str] = ("",),
     before: str | None = None,
+    runs: int = 1,
 ) -> None:
     """Time to a verdict (issue 33): ``arena compare`` as a process with its default
     settings, against ``arena play`` of the games a game-level SPRT needs for the pair;
@@ -990,21 +996,33 @@ def report_time(
     if not remote:
         return
     print("arena compare --remote (one arena worker, 2 processes; SQLite, filesystem broker), "
-          "against the same arena play", flush=True)  # fmt: skip
-    with tempfile.TemporaryDirectory() as temp, _remote_service(Path(temp)) as env:
-        print(f"(worker ready) load averages {os.getloadavg()}", flush=True)
+          "against the same arena play; CPU s: the command's own", flush=True)  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        services = {}
+        for which, checkout in (("(before)", before), ("", None)):
+            if which and checkout is None:
+                continue
+            temp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            services[which] = stack.enter_context(_remote_service(temp, checkout))
+        print(f"(workers ready) load averages {os.getloadavg()}", flush=True)
         for pair, base, play_seconds in rows:
             if not pair.files:
                 continue
             stored = [f"bench/{Path(name).stem}" for name in (pair.new, pair.old)]
             options = [o for o in base[3:] if o != "--unsandboxed"]
-            seconds, verdict, verdict_at = _timed(["compare", *stored, *options, "--remote"], env)
-            print(
-                f"{pair.label:10} {' v '.join(stored):30.30} | {_games_of(verdict):14d} "
-                f"{verdict_at or seconds:9.2f} {seconds:6.2f} | {'':17} | {play_seconds:6.2f} | "
-                f"{(verdict_at or seconds) / play_seconds:5.2f} {seconds / play_seconds:6.2f}",
-                flush=True,
-            )
+            for _ in range(runs):
+                for which, env in services.items():  # before and after, interleaved
+                    seconds, verdict, verdict_at = _timed(
+                        ["compare", *stored, *options, "--remote"], env
+                    )
+                    print(
+                        f"{which or pair.label:10} {' v '.join(stored):30.30} | "
+                        f"{_games_of(verdict):14d} {verdict_at or seconds:9.2f} {seconds:6.2f} "
+                        f"{_LAST_CPU[0]:5.2f} | {'':17} | {play_seconds:6.2f} {'':5} | "
+                        f"{(verdict_at or seconds) / play_seconds:5.2f} "
+                        f"{seconds / play_seconds:6.2f}",
+                        flush=True,
+                    )
     print(f"load averages at the end {os.getloadavg()}", flush=True)
 
 
@@ -1032,6 +1050,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="CHECKOUT",
         help="--part time: that checkout's arena compare too, interleaved (e.g. /work/main)",
     )
+    parser.add_argument(
+        "--runs-each",
+        type=int,
+        default=1,
+        help="--part time: runs of each arena compare --remote (before and after, interleaved)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--max-games", type=int, default=60, help="--part classroom's cap (and looks: --batch)"
@@ -1041,7 +1065,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.part == "time":
-        report_time(args.seed, args.unsandboxed, args.remote, args.only.split(","), args.before)
+        report_time(
+            args.seed, args.unsandboxed, args.remote, args.only.split(","), args.before,
+            args.runs_each,
+        )  # fmt: skip
         return 0
     if args.part == "classroom":
         pools = []

@@ -27,7 +27,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy.engine import make_url
 
+from arena.cli import worker as worker_cli
 from arena.match.sandbox import SLOT_LOCK_DIR
 from arena.service import broker
 from arena.service.broker import BROKER_ENV
@@ -398,6 +399,7 @@ def test_worker_healthcheck_pings_the_worker_node(
         raise SystemExit(0)
 
     monkeypatch.setattr(broker, "run_celery", fake_run)
+    monkeypatch.setattr(worker_cli, "Forked", _InProcess)  # the Celery worker run here
     # the command hands the worker its settings in this process's environment: restored after
     for key in ("ARENA_DATABASE_URL", BROKER_ENV, "ARENA_WORKER_UNSANDBOXED", "ARENA_WORKER_SWEEP"):
         monkeypatch.setenv(key, os.environ.get(key, ""))
@@ -407,6 +409,26 @@ def test_worker_healthcheck_pings_the_worker_node(
     node = runs[0][runs[0].index("--hostname") + 1]
     in_container = re.sub(rf"-{os.getpid()}@", "-1@", node, count=1)
     assert destination.replace("$HOSTNAME", socket.gethostname()) == in_container
+
+
+class _InProcess:
+    """:class:`arena.cli.supervise.Forked`'s stand-in: ``run()`` in this process, at once."""
+
+    pid = os.getpid()
+
+    def __init__(self, run: Callable[[], object]) -> None:
+        try:
+            run()
+            self.returncode: int | None = 0
+        except SystemExit as exc:
+            self.returncode = exc.code if isinstance(exc.code, int) else 1
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        assert self.returncode is not None
+        return self.returncode
 
 
 # --- the web server, for real ---------------------------------------------------------------

@@ -14,9 +14,10 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import re
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,14 @@ def parse(text: str, filename: str) -> ast.Module:
     """``text``'s syntax tree, parsed once for every check that reads it (the checks walk
     the trees and change nothing)."""
     return ast.parse(text, filename=filename)
+
+
+def mentions(text: str, words: Iterable[str]) -> bool:
+    """Whether ``text`` has one of ``words`` as a whole word: a check that looks for a name
+    (a call, an import) parses only the files that can have it, as a name is spelled out
+    in the source (parsing every file is most of a check's time: a second each)."""
+    pattern = "|".join(re.escape(word) for word in sorted(words))
+    return re.search(rf"\b(?:{pattern})\b", text) is not None
 
 
 def loaded_by(units: list[tuple[str, bool]]) -> dict[str, set[str]]:
@@ -216,6 +225,7 @@ def private_imports(path: Path) -> list[str]:
     tree = parse(path.read_text(), str(path))
     modules: set[str] = set()  # local names bound to first-party modules
     found: list[str] = []
+    reached: list[ast.Attribute] = []  # name._private, kept until every import is known
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(FIRST_PARTY):
             for alias in node.names:
@@ -227,15 +237,18 @@ def private_imports(path: Path) -> list[str]:
             for alias in node.names:
                 if alias.name.startswith(FIRST_PARTY) and alias.asname:
                     modules.add(alias.asname)
-    for node in ast.walk(tree):
-        if (
+        elif (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
-            and node.value.id in modules
             and node.attr.startswith("_")
             and not node.attr.startswith("__")
         ):
-            found.append(f"{path}:{node.lineno}: {node.value.id}.{node.attr}")
+            reached.append(node)
+    found += [
+        f"{path}:{node.lineno}: {node.value.id}.{node.attr}"
+        for node in reached
+        if isinstance(node.value, ast.Name) and node.value.id in modules
+    ]
     return found
 
 
@@ -332,6 +345,8 @@ def test_frameworks_are_imported_only_where_the_architecture_says(checked: str) 
     assert root.exists(), f"{checked} is not in the repository"
     offences = []
     for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
+        if not mentions(path.read_text(), SOURCE_IMPORTS):
+            continue
         relative = path.relative_to(REPO).as_posix()
         for top in sorted(imported_tops(path) & SOURCE_IMPORTS.keys()):
             if not relative.startswith(SOURCE_IMPORTS[top]):
@@ -442,7 +457,10 @@ SENDS = frozenset({"send_task", "send_matches", "send_uploads", "send_branches"}
 
 def sends(path: Path) -> list[str]:
     """The lines of ``path`` that call one of :data:`SENDS`."""
-    tree = parse(path.read_text(), str(path))
+    text = path.read_text()
+    if not mentions(text, SENDS):
+        return []
+    tree = parse(text, str(path))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -469,6 +487,8 @@ def test_every_send_goes_through_dispatch() -> None:
 # --- the applications: every write the service's, the web's reads the service's --------------
 
 STORE = REPO / "arena" / "store"
+#: ``arena.store`` as an import spells it (the dots may have spaces around them).
+NAMES_THE_STORE = re.compile(r"\barena\s*\.\s*store\b")
 
 
 def opens_a_write(node: ast.AST) -> bool:
@@ -529,6 +549,8 @@ def writes_outside_the_service(path: str, text: str, writes: frozenset[str]) -> 
     """The lines of one module of an application that write through the store, not the
     service: a write session opened, a write function of the store imported or called on an
     imported module of the store, or one of ``Store``'s writing methods called."""
+    if not NAMES_THE_STORE.search(text) and not mentions(text, {"write", *writes}):
+        return []  # (an import of the store names it, a call names what it calls)
     tree = parse(text, path)
     store_modules: set[str] = set()  # local names bound to modules of arena.store
     found: list[str] = []
@@ -603,7 +625,9 @@ def store_imports(path: str, text: str) -> list[str]:
     """What one module of the web imports of the store that is neither the connection
     (``arena.store.db``: the Store, its health, its errors) nor a row type (a CapWords name,
     which the API's answers may hold): a read, which the service does for it."""
-    found = []
+    found: list[str] = []
+    if not NAMES_THE_STORE.search(text):
+        return found
     for node in ast.walk(parse(text, path)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena.store"):
             if node.module == "arena.store.db":

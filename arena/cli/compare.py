@@ -4,6 +4,7 @@ played here in a process pool, or with ``--remote`` as a stored tournament on th
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 import threading
 from pathlib import Path
@@ -249,6 +250,7 @@ def _compare_local(
     from arena.match.referee import TimeControl
     from arena.match.sandbox import Limits
 
+    freeze_heap()  # (before the pool forks: its processes inherit it frozen)
     size = group_size(players, teams)
     statistic = statistic_of(test)
     check_specs([new, old])  # a missing bot file is refused before anything is printed
@@ -319,6 +321,14 @@ def _compare_local(
         code = _verdict(reading, played)
         sys.stdout.flush()
     return code
+
+
+def freeze_heap() -> None:
+    """Move what is loaded by now (modules, classes, functions: most of the heap, kept until
+    the command exits) out of the garbage collector's sight (:func:`gc.freeze`), so that its
+    collections scan only what the command makes: a compare's 1,250 stored matches (a row
+    each) took 0.16 CPU s to store, 0.09 s frozen."""
+    gc.freeze()
 
 
 def chain_games(entrants: tuple[Entrant, ...]) -> int:
@@ -422,7 +432,6 @@ def compare_remote(
     move_time: float,
     memory: int,
     allow_same_source: bool = False,
-    poll_seconds: float = 0.25,
 ) -> int:
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test
@@ -430,12 +439,13 @@ def compare_remote(
     decides, the matches not yet started are void. Returns the exit status."""
     # (not arena.cli.stored's open_store: that module loads the tables, boards and
     # rating fit of the other stored commands, seconds on a loaded machine)
-    from arena.compete.sprt import MarginScores, read_test
+    from arena.compete.sprt import preload_scipy
     from arena.service.broker import configure, location
     from arena.service.compares import create_compare, follow_compare, stop_compare
     from arena.service.matches import Config, MatchSettings
     from arena.store.db import open_store
 
+    freeze_heap()
     config = Config.from_env()
     configure(broker, config, url)
 
@@ -461,17 +471,20 @@ def compare_remote(
             f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
             f"seed {seed}, {_describe(test)} (tournament {name!r})"
         )
-        reading, played, shown = read_test(test, MarginScores()), 0, -1
-        warned = [False, False]
-        steps = follow_compare(store, tournament_id, config=config, poll_seconds=poll_seconds)
+        code, shown, warned = UNDECIDED, -1, [False, False]
+        steps = follow_compare(store, tournament_id, config=config)
         for number, step in enumerate(steps):
             if number == 0 and not step.sent:  # nothing is on its way: say so and stop
                 stop_compare(store, tournament_id, "the broker could not be reached")
                 raise UnavailableError(f"cannot reach the broker {location()}")
+            if number == 0:  # the first look's scipy, loaded while the workers play
+                preload_scipy(test)
             shown = _followed(step, shown, warned)
-            reading, played = step.state.reading, step.state.played
-    _progress_line(played, reading, final=True)
-    return _verdict(reading, played)
+            if step.done:  # the verdict at once (the loop then voids what is left)
+                _progress_line(step.state.played, step.state.reading, final=True)
+                code = _verdict(step.state.reading, step.state.played)
+                sys.stdout.flush()
+    return code
 
 
 def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:

@@ -7,38 +7,39 @@ app under gunicorn, each in a session of its own, and prints the URL. It supervi
 program that dies is started again (a line names it and its exit status), and the site
 stays up. Only Ctrl-C (or SIGTERM) stops everything they started before it returns; and
 however ``arena serve`` itself dies (SIGKILL, an OOM kill), its programs die with it (a
-parent-death signal, set in each child before it runs the program; the worker's pool
-processes set their own, the bots' sandbox dies with them, gunicorn's workers leave when
-their arbiter does). ``--demo`` first seeds an empty database with the reference bots, each
-checked as an upload is, and two round robins between them that the worker starts at once:
+parent-death signal, set in each child before it runs the program: arena.cli.supervise;
+the worker's pool processes set their own, the bots' sandbox dies with them, gunicorn's
+workers leave when their arbiter does). ``--demo`` first seeds an empty database with the
+reference bots, each checked as an upload is, and two round robins between them that the
+worker starts at once:
 a short opening, whose results fill the leaderboard within seconds (live ratings), then the
 long one to watch.
 
-The web app and the worker are separate programs (``web:create_app()`` and
-``workers.app``), started by name: the CLI imports neither.
+The web app is a separate program (``web:create_app()`` under gunicorn), started by name;
+the workers are forked children of this process that run Celery's worker command on
+``workers.app``, named too: the CLI imports neither.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
+import functools
 import importlib.util
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
 import click
 
 from arena.cli.common import UnavailableError, broker_option, unsandboxed_option, url_option
-from arena.cli.worker import celery_worker_argv, check_settings
+from arena.cli.supervise import Child, Forked, Program, start_program, stop_all
+from arena.cli.worker import celery_worker_args, check_settings
 from arena.match.sandbox import check_sandbox
 
 # (The database and the service, SQLAlchemy and Celery, are imported as the command runs, not
@@ -80,11 +81,6 @@ DEMO_MATCH_GAMES = 100
 START_SECONDS = 60.0
 #: Seconds each program has to stop after SIGTERM before it is killed.
 STOP_SECONDS = 10.0
-#: A program that died sooner than this after it started waits this long before it is
-#: started again (a program that cannot start must not spin).
-RESTART_PAUSE_SECONDS = 5.0
-#: Linux's prctl option that sends a signal to a process when its parent dies.
-PR_SET_PDEATHSIG = 1
 
 
 @click.command("serve", short_help="Serve the dashboard, with a worker, on this machine.")
@@ -177,15 +173,15 @@ def serve_command(
 
     previous = signal.signal(signal.SIGTERM, stop_on)
     try:
-        wanted = {
-            "the worker": celery_worker_argv(concurrency, "WARNING", quiet=True),
-            "the fast worker": celery_worker_argv(1, "WARNING", lanes="fast", quiet=True),
-            "the web server": web_argv(host, port),
+        wanted: dict[str, Callable[[], Child]] = {
+            "the worker": _worker(concurrency, "all", env),
+            "the fast worker": _worker(1, "fast", env),
+            "the web server": functools.partial(start_program, web_argv(host, port), env),
         }
-        for name, argv in wanted.items():
-            programs[name] = Program(name, argv, env)
+        for name, start in wanted.items():
+            programs[name] = Program(name, start, "arena serve")
         address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
-        _wait_until_healthy(address, [p.process for p in programs.values()])
+        _wait_until_healthy(address, list(programs.values()))
         if seeded is not None:
             _send_demo(url, broker_url, seeded)
         click.echo(f"Domino Arena is serving at {address} (Ctrl-C stops it)")
@@ -203,7 +199,7 @@ def serve_command(
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if programs:
             click.echo(f"stopping the worker and the web server (at most {STOP_SECONDS:g} s)")
-        _stop_all([p.process for p in programs.values()])
+        stop_all([p.process for p in programs.values()], STOP_SECONDS)
     click.echo("stopped")
     return 0
 
@@ -220,39 +216,6 @@ def instance_folder(url: str) -> Path:
         return database.resolve().parent / "arena-instance"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "domino-arena"
-
-
-class Program:
-    """A program ``arena serve`` runs and keeps running: started again when it dies."""
-
-    def __init__(self, name: str, argv: Sequence[str], env: dict[str, str]) -> None:
-        self.name, self.argv, self.env = name, list(argv), env
-        self.process = _start(self.argv, env)
-        self.started = time.monotonic()
-        self.died: float | None = None
-
-    def restart_if_dead(self) -> None:
-        """If the program has exited, kill what it left in its session (pool processes,
-        bots) and start it again, saying so on stderr; one that died soon after it started
-        waits :data:`RESTART_PAUSE_SECONDS` first."""
-        if self.process.poll() is None:
-            return
-        now = time.monotonic()
-        if self.died is None:
-            self.died = now
-            _signal_group(self.process, signal.SIGKILL)  # whatever it left behind
-            click.echo(
-                f"arena serve: {self.name} exited (exit status {self.process.returncode}); "
-                "starting it again",
-                err=True,
-            )
-        if self.died - self.started < RESTART_PAUSE_SECONDS and (
-            now - self.died < RESTART_PAUSE_SECONDS
-        ):
-            return
-        self.process = _start(self.argv, self.env)
-        self.started, self.died = time.monotonic(), None
-        click.echo(f"arena serve: {self.name} started again (pid {self.process.pid})", err=True)
 
 
 def _check_port(host: str, port: int) -> int:
@@ -298,35 +261,30 @@ def web_argv(host: str, port: int) -> list[str]:
     ]
 
 
-def _start(argv: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    # A session of its own: Ctrl-C reaches serve only, which stops each program in turn;
-    # and a parent-death signal: if serve dies without stopping it, it dies too.
-    return subprocess.Popen(
-        list(argv), env=env, start_new_session=True, preexec_fn=_die_with_parent
-    )
+def _worker(concurrency: int, lanes: str, env: dict[str, str]) -> Callable[[], Child]:
+    """How to start a Celery worker of ``lanes``: Celery's worker command run in a forked
+    child of this process, in a session of its own, with ``env`` (this process has
+    imported most of what a worker imports: a worker to ready and 3 s idle was 0.7 rather
+    than 1.9 CPU s of ``python -m workers``, load 13; ``ps`` shows it under serve's command
+    line)."""
+    args = ["--quiet", *celery_worker_args(concurrency, "WARNING", lanes=lanes)]
+
+    def run() -> None:
+        from arena.service.broker import run_celery
+
+        os.environ.update(env)
+        run_celery(args)
+
+    return lambda: Forked(run, new_session=True)
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGKILL when the parent (``arena serve``) dies."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-def _name(program: subprocess.Popen[bytes]) -> str:
-    args = program.args
-    text = " ".join(map(str, args)) if isinstance(args, list) else str(args)
-    if "gunicorn" in text:
-        return "the web server"
-    return "the fast worker" if "arena-fast-" in text else "the worker"
-
-
-def _wait_until_healthy(address: str, programs: Sequence[subprocess.Popen[bytes]]) -> None:
+def _wait_until_healthy(address: str, programs: Sequence[Program]) -> None:
     deadline = time.monotonic() + START_SECONDS
     while True:
         for program in programs:
-            if program.poll() is not None:
+            if program.process.poll() is not None:
                 raise UnavailableError(
-                    f"{_name(program)} did not start (exit status {program.returncode})"
+                    f"{program.name} did not start (exit status {program.process.returncode})"
                 )
         try:
             with urllib.request.urlopen(address + "healthz", timeout=2) as reply:
@@ -337,23 +295,6 @@ def _wait_until_healthy(address: str, programs: Sequence[subprocess.Popen[bytes]
         if time.monotonic() > deadline:
             raise UnavailableError(f"the web server did not answer at {address} in time")
         time.sleep(0.2)
-
-
-def _stop_all(programs: Sequence[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM to each program's whole session, then SIGKILL to what is left of it."""
-    for program in programs:
-        _signal_group(program, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_SECONDS
-    for program in programs:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            program.wait(timeout=max(0.1, deadline - time.monotonic()))
-        _signal_group(program, signal.SIGKILL)  # whatever it left behind (pool processes)
-        program.wait()
-
-
-def _signal_group(program: subprocess.Popen[bytes], signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(program.pid, signum)
 
 
 # --- the demo ----------------------------------------------------------------------------

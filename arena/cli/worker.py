@@ -19,6 +19,7 @@ from arena.cli.common import (
     url_option,
 )
 from arena.cli.stored import open_store, when
+from arena.cli.supervise import Forked, Program, run_supervised
 from arena.match.sandbox import check_sandbox
 
 
@@ -62,10 +63,10 @@ def worker_command(
     broker: str | None,
     unsandboxed: bool,
 ) -> None:
-    """Start a Celery worker (``celery -A workers.app worker``, Celery's own command run in
-    this process) that plays the matches of stored tournaments: bots in the sandbox,
-    results to the database. Start as many as you like, on as many machines as share the
-    database and the broker."""
+    """Start a Celery worker (``celery -A workers.app worker``, Celery's own command, run in
+    a child of this process, which starts it again if it dies) that plays the matches of
+    stored tournaments: bots in the sandbox, results to the database. Start as many as you
+    like, on as many machines as share the database and the broker."""
     from arena.service.broker import BROKER_ENV, resolve_broker_url, run_celery
     from arena.store.db import resolve_url
 
@@ -91,7 +92,12 @@ def worker_command(
     os.environ["ARENA_WORKER_UNSANDBOXED"] = "1" if unsandboxed else "0"
     os.environ["ARENA_WORKER_SWEEP"] = "1" if sweep else "0"
     sys.stdout.flush()
-    run_celery(celery_worker_args(concurrency, loglevel, lanes=lanes))
+    args = celery_worker_args(concurrency, loglevel, lanes=lanes)
+    # Celery's worker runs in a forked child of this process (what this process imported
+    # is not imported again), which this process starts again if it exits by itself on a
+    # fault (a broker's restart that kombu does not survive: arena.cli.supervise).
+    program = Program("the Celery worker", lambda: Forked(lambda: run_celery(args)), "arena worker")
+    sys.exit(run_supervised(program))
 
 
 def check_settings() -> None:

@@ -48,6 +48,7 @@ from arena.compete.compares import (
     new_game,
     same_source_refusal,
 )
+from arena.compete.localrun import MatchResult
 from arena.compete.margins import GroupMargin
 from arena.compete.names import fit_name, parse_reference
 from arena.compete.sprt import (
@@ -78,6 +79,7 @@ from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     compare_load,
     named_tournament,
+    played_matches,
     source_hashes,
     tournament_of_match,
     tournament_settings,
@@ -95,6 +97,7 @@ from arena.store.tournaments import get_tournament, match_keys
 __all__ = [
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
+    "FOLLOW_POLL_SECONDS",
     "MAX_COMPARES_AT_ONCE",
     "MAX_COMPARE_GAMES",
     "MAX_QUEUED_COMPARE_MATCHES",
@@ -104,6 +107,7 @@ __all__ = [
     "CompareStep",
     "CompareTest",
     "CompareView",
+    "ResultsRead",
     "advance_compare",
     "batch_seed",
     "check_seats",
@@ -141,6 +145,9 @@ MAX_QUEUED_COMPARE_MATCHES = 10_000
 #: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
 #: the workers never run dry (the web sends every batch at once).
 COMPARE_AHEAD = 4
+#: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a match of its
+#: compare has finished: the verdict is shown within this of the match that decides it.
+FOLLOW_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,11 +359,18 @@ class CompareState:
 
 
 def compare_state(
-    store: Store, tournament_id: int, test: RegressionTest, players: int, teams: bool = False
+    store: Store,
+    tournament_id: int,
+    test: RegressionTest,
+    players: int,
+    teams: bool = False,
+    *,
+    read: ResultsRead | None = None,
 ) -> CompareState:
-    """The test over the compare's stored results, their complete deal groups in the order
-    they were scheduled; every match's seats checked against the sources stored with the
-    compare (:func:`check_seats`).
+    """The test over the compare's stored results (its done matches: a void one has no
+    games), their complete deal groups in the order they were scheduled; every match's
+    seats checked against the sources stored with the compare (:func:`check_seats`).
+    ``read``: the results read by earlier calls, kept (only matches done since are read).
 
     Raises:
         VerdictError: a match's seats ran the same source on both sides (not asked for),
@@ -364,11 +378,28 @@ def compare_state(
     """
     stored = CompareTest.from_settings(tournament_settings(store, tournament_id))
     groups = deal_groups(
-        load_results(store, tournament_id),
+        (read or ResultsRead()).results(store, tournament_id),
         sources=None if stored is None else stored.sources,
         allow_same_source=stored is not None and stored.allow_same_source,
     )
     return tally(groups, test, group_size(players, teams))
+
+
+class ResultsRead:
+    """The results of a compare's done matches read so far (a done match never changes):
+    each step of :func:`follow_compare` reads only those done since the last."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[int, MatchResult] = {}
+
+    def results(self, store: Store, tournament_id: int) -> list[MatchResult]:
+        """Every done match's result, by match id (those not read before read now)."""
+        done = played_matches(store, tournament_id)
+        new = [match_id for match_id in done if match_id not in self.by_id]
+        if new:
+            read = load_results(store, tournament_id, only=new)
+            self.by_id.update(zip(new, read, strict=True))
+        return [self.by_id[match_id] for match_id in done]
 
 
 def tally(
@@ -481,18 +512,38 @@ def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = Non
         VerdictError: its games cannot give a verdict (:func:`check_seats`); the matches
             not started are void first.
     """
+    step = _advanced(store, tournament_id, ahead)
+    if step.decided:
+        _void_rest(store, tournament_id, step)
+    return step
+
+
+def _void_rest(store: Store, tournament_id: int, step: CompareStep) -> None:
+    """Void the matches of a decided compare not started (running ones finish)."""
+    void_pending(store, tournament_id, f"the test ended: {step.state.status}")
+
+
+def _advanced(
+    store: Store,
+    tournament_id: int,
+    ahead: int | None,
+    read: ResultsRead | None = None,
+    batches: list[list[int]] | None = None,
+) -> CompareStep:
+    """:func:`advance_compare` but for the matches a decided compare leaves: the caller
+    voids them (:func:`_void_rest`). ``read``, ``batches``: the results read and the
+    batches found by earlier steps (a follower keeps them)."""
     tournament, stored = _compare(store, tournament_id)
     try:
         state = compare_state(
-            store, tournament_id, stored.sprt, tournament.players, tournament.teams
+            store, tournament_id, stored.sprt, tournament.players, tournament.teams, read=read
         )
     except VerdictError as exc:  # nothing more is played for a verdict it cannot give
         void_pending(store, tournament_id, f"no verdict: {exc}")
         raise
-    batches = _batches(store, tournament_id)
+    batches = _batches(store, tournament_id) if batches is None else batches
     finished = state.finished_batches >= len(batches)
     if is_decided(state, stored):
-        void_pending(store, tournament_id, f"the test ended: {state.status}")
         return CompareStep(state, decided=True, finished=finished)
     never_sent = set(unqueued_matches(store, tournament_id=tournament_id))
     first = sum(1 for ids in batches if not never_sent.issuperset(ids))  # sent in order
@@ -508,26 +559,45 @@ def follow_compare(
     *,
     config: Config,
     ahead: int = COMPARE_AHEAD,
-    poll_seconds: float = 0.25,
+    poll_seconds: float = FOLLOW_POLL_SECONDS,
 ) -> Iterator[CompareStep]:
     """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
-    ``ahead`` batches ahead) every ``poll_seconds`` until it is over, sweeping every
-    ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
-    running). Yield each step (the caller shows where the test stands); the last is done.
+    ``ahead`` batches ahead) whenever a match of it has finished, until it is over, sweeping
+    every ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
+    running). Between two steps only the count of its finished matches is read, every
+    ``poll_seconds`` (a step reads every result and the test: it runs only when there is
+    something new to read, and within ``poll_seconds`` of it). Yield each step (the caller
+    shows where the test stands); the last is done, and once the caller has shown it (the
+    verdict first), the matches a decided compare did not need are voided (the workers'
+    stop check voids them too: :func:`stop_if_decided`).
 
     Raises:
         NotFound: no compare has that id.
     """
     last_sweep = time.monotonic()
+    read, batches = ResultsRead(), _batches(store, tournament_id)  # (a compare's never change)
     while True:
-        step = advance_compare(store, tournament_id, ahead=ahead)
+        seen = _finished_count(store, tournament_id)  # (before the step: none is missed)
+        step = _advanced(store, tournament_id, ahead, read, batches)
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
             step = dataclasses.replace(step, **_swept(store, config))
         yield step
         if step.done:
+            if step.decided:
+                _void_rest(store, tournament_id, step)
             return
-        time.sleep(poll_seconds)
+        sweep_due = last_sweep + config.sweep_seconds
+        while True:
+            time.sleep(poll_seconds)
+            if time.monotonic() >= sweep_due or _finished_count(store, tournament_id) != seen:
+                break
+
+
+def _finished_count(store: Store, tournament_id: int) -> int:
+    """The compare's matches done or void (a count of each status: milliseconds)."""
+    progress = tournament_progress(store, tournament_id)
+    return progress["done"] + progress["void"]
 
 
 def _swept(store: Store, config: Config) -> dict[str, Any]:

@@ -22,6 +22,7 @@ __all__ = [
     "NamedTournament",
     "compare_load",
     "named_tournament",
+    "played_matches",
     "source_hashes",
     "tournament_of_match",
     "tournament_settings",
@@ -62,6 +63,18 @@ def named_tournament(store: Store, name: str) -> NamedTournament | None:
         return None
     tournament, rules, owner = found
     return NamedTournament(tournament, rules, owner)
+
+
+def played_matches(store: Store, tournament_id: int) -> list[int]:
+    """The ids of the tournament's done matches (not the void ones), in order."""
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(Match.id)
+                .where(Match.tournament_id == tournament_id, Match.status == "done")
+                .order_by(Match.id)
+            )
+        )
 
 
 def tournament_settings(store: Store, tournament_id: int) -> dict[str, Any] | None:

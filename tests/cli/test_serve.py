@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from arena.cli.common import UNAVAILABLE
 from arena.store.db import Store
@@ -177,7 +178,6 @@ def test_serve_demo_plays_its_tournament_and_stops_on_ctrl_c(database: Path) -> 
 
 def _wait_done(database: Path, name: str, deadline: float) -> None:
     """Wait until the tournament ``name`` is done, asking the database every 0.25 s."""
-    from sqlalchemy import select
 
     from arena.store.db import connect
     from arena.store.models import Tournament
@@ -298,16 +298,16 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _match_worker(serve_pid: int) -> int | None:
-    """The pid of the match worker's main process (not the fast worker's)."""
-    for child in _children(serve_pid):
-        try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"workers.app" in cmdline and not any(w.startswith(b"arena-fast-") for w in cmdline):
-            return child
-    return None
+def _match_worker(store: Store, serve_pid: int) -> int | None:
+    """The pid of the match worker's main process (not the fast worker's), a child of
+    serve's, by the heartbeat it records under its node name (``arena-SERVEPID@HOST``)."""
+    from arena.store.models import Worker
+
+    with store.read() as session:
+        pid = session.scalar(
+            select(Worker.pid).where(Worker.name == f"arena-{serve_pid}@{socket.gethostname()}")
+        )
+    return pid if pid in _children(serve_pid) else None
 
 
 def _killed_with_everything_it_started(served: Served, port: int) -> None:
@@ -334,7 +334,7 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
     is stored once, and a tournament cancelled meanwhile has nothing played. Then ``kill
     -9`` of serve itself: every process it started dies with it."""
     from click.testing import CliRunner
-    from sqlalchemy import func, select
+    from sqlalchemy import func
 
     from arena.cli.main import cli
     from arena.store.db import connect
@@ -386,8 +386,10 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
         ):  # the worker plays
             assert time.monotonic() < deadline, served.lines
             time.sleep(0.2)
-        victim = _match_worker(served.proc.pid)
-        assert victim is not None
+        # its heartbeat's first write may come after its first match, on a busy machine
+        while (victim := _match_worker(store, served.proc.pid)) is None:
+            assert time.monotonic() < deadline, served.lines
+            time.sleep(0.2)
         os.kill(victim, signal.SIGKILL)
         killed = time.monotonic()
         cancel_tournament(store, doomed, by="the drill")
@@ -425,7 +427,6 @@ def test_fault_drill_the_worker_killed_mid_tournament(database: Path) -> None:
 
 
 def _tournament_matches(store: Store, name: str) -> list[Match]:
-    from sqlalchemy import select
 
     from arena.store.models import Tournament
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import optimize
 
 from arena.compete.ratings import (
     ELO_PER_NAT,
@@ -299,6 +298,8 @@ def test_two_bots_agree_with_an_exact_solve_and_warn_nothing(
 
     def slope(x: float) -> float:
         return games / (1 + math.exp(-2 * x)) - wins + precision * x
+
+    from scipy import optimize  # here: a third of a CPU second of every test process's start
 
     x = optimize.brentq(slope, -10, 10, xtol=1e-15, rtol=4 * np.finfo(float).eps)
     assert ratings["a"].rating - ratings["b"].rating == pytest.approx(2 * x * ELO_PER_NAT, abs=1e-5)

@@ -7,7 +7,10 @@ the seed."""
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -17,14 +20,18 @@ from arena.compete.margins import LUCK_TERMS, group_margin
 from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
 from arena.errors import NotFound
+from arena.service import compares
 from arena.service.compares import (
+    CompareState,
     CompareTest,
+    ResultsRead,
     advance_compare,
     compare_schedule,
     compare_state,
     compare_view,
     create_compare,
     deal_groups,
+    follow_compare,
     group_of,
     stop_compare,
     stop_if_decided,
@@ -236,6 +243,7 @@ def test_the_remote_loop_sends_batches_ahead_and_voids_once_decided(
         max_games=2000, batch=4, seed=1,
     )  # fmt: skip
     config = Config(bot_cache=tmp_path / "cache")
+    read = ResultsRead()  # the results read so far, kept from step to step: the same test
     step = advance_compare(bots, tournament_id, ahead=2)
     while not step.done:
         sent = [*itertools.chain(*recorder.sent)]
@@ -251,11 +259,48 @@ def test_the_remote_loop_sends_batches_ahead_and_voids_once_decided(
         assert pending in sent  # the workers only ever get what was sent
         assert run_match(bots, pending, config=config, sandboxed=False) == "done"
         step = advance_compare(bots, tournament_id, ahead=2)
+        kept = compare_state(bots, tournament_id, SPRT(0.0, 100.0), 2, read=read)
+        assert (kept.played, kept.reading) == (step.state.played, step.state.reading)
     assert step.decided and step.state.status == "H1 accepted" and step.sent
+    assert sorted(read.by_id) == [i for i, _ in match_keys(bots, tournament_id)][: len(read.by_id)]
     progress = tournament_progress(bots, tournament_id)
     assert progress["void"] > 0 and progress["pending"] == 0
     total = len(match_keys(bots, tournament_id))
     assert len({*itertools.chain(*recorder.sent)}) < total  # the rest was never sent
+
+
+def test_the_remote_loop_steps_once_a_match_has_finished(
+    bots: Store, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``arena compare --remote``'s loop (follow_compare) reads the test again only once a
+    match has finished: between two steps it polls the count of finished matches, and the
+    poll after the one that sees a match finished is the next step."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    steps: list[int] = []
+    polls: list[float] = []
+    state = compares.compare_state
+
+    def counted(store: Store, tournament_id: int, *args: Any, **kwargs: Any) -> CompareState:
+        steps.append(len(polls))  # a step reads the test
+        return state(store, tournament_id, *args, **kwargs)
+
+    def poll(seconds: float) -> None:
+        polls.append(seconds)
+        if len(polls) == 3:  # a worker plays the first match sent, as the loop waits
+            config = Config(bot_cache=tmp_path / "cache")
+            assert run_match(bots, recorder.sent[0][0], config=config, sandboxed=False) == "done"
+
+    monkeypatch.setattr(compares, "compare_state", counted)
+    monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=time.monotonic))
+    followed = follow_compare(bots, tournament_id, config=Config(sweep_seconds=3600), ahead=1)
+    first = next(followed)
+    assert first.sent and steps == [0] and len(recorder.sent) == 1
+    second = next(followed)
+    assert steps == [0, 3] and polls == [compares.FOLLOW_POLL_SECONDS] * 3
+    assert not second.done and tournament_progress(bots, tournament_id)["done"] == 1
 
 
 def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(

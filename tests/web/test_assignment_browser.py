@@ -67,8 +67,7 @@ def test_a_student_submits_and_watches_the_grade_arrive(
     seeded: object,
     tmp_path: Path,
 ) -> None:
-    log_in(page, live_server, "dan")
-    page.goto(f"{live_server}/classes/5b/assignments/hw1")
+    log_in(page, live_server, "dan", at="/classes/5b/assignments/hw1")
     expect(page.locator("h1")).to_have_text("hw1")
     expect(page.locator("#mine")).to_contain_text("Nothing submitted yet.")
     page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
@@ -108,9 +107,12 @@ def test_a_student_submits_and_watches_the_grade_arrive(
 def test_the_teacher_reads_the_grades_and_sets_an_assignment(
     store: Store, live_server: str, paris: Page, seeded: object
 ) -> None:
+    """The grade table, its downloads; on a 1920 px window the whole grade table is in
+    view, the grade and points columns among the first, with no scroll box, a student whose
+    every submission was rejected reading "rejected: crash at import" with 0 points; then a
+    new assignment, its deadline typed in the teacher's zone."""
     page = paris
-    log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b/assignments/hw1")
+    log_in(page, live_server, "teacher", at="/classes/5b/assignments/hw1")
     table = page.locator("table.grades")
     expect(table.locator("tbody tr")).to_have_count(4)
     ann = table.locator("tbody tr").first
@@ -126,6 +128,29 @@ def test_the_teacher_reads_the_grades_and_sets_an_assignment(
         page.get_by_role("link", name="for Canvas").click()
     assert download.value.suggested_filename == "5b-hw1-canvas.csv"
     assert Path(download.value.path()).read_bytes().startswith(b"\xef\xbb\xbfStudent,ID,")
+    broken = (ZOO / "raise_at_import.py").read_bytes()
+    account = find_account(store, user_id_named(store, "dan") or 0)
+    assert account is not None
+    view = submit_upload(store, account, "5b", "hw1", "broken.py", broken)
+    assert accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False) == "rejected"
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{live_server}/classes/5b/assignments/hw1")
+    table = page.locator("table.grades")
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(4)
+    expect(rows.nth(3)).to_contain_text("rejected: crash at import")
+    expect(rows.nth(3).locator("td.num").first).to_have_text("0")
+    expect(rows.nth(2)).to_contain_text("checking")  # cy's upload
+    headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+    assert headers[:5] == ["Student", "Real name", "Grade", "Points", "State"], headers
+    expect(rows.first.locator("td").nth(3)).to_have_text(re.compile(r"^(100|50)$"))
+    # the whole table in the window: no scroll box, the last column's right edge in view
+    box = page.locator(".wide-table")
+    assert box.evaluate("b => b.scrollWidth <= b.clientWidth"), "the table scrolls"
+    last = table.locator("thead th").last.bounding_box()
+    assert last is not None and last["x"] + last["width"] <= 1920, last
+    screenshot(page, "assignment-teacher-1920")
+    page.set_viewport_size({"width": 1280, "height": 800})
     # a new assignment, its deadline typed in the teacher's zone
     page.goto(f"{live_server}/classes/5b/assignments/new")
     expect(page.locator("select[name=time_zone]")).to_have_value("Europe/Paris")
@@ -151,8 +176,7 @@ def test_the_similarity_report_marks_the_copied_lines(
     store.add_bot_version("dan", "also", OWN.replace("def play", "def play_it") + "\n# dan\n", {})
     for owner, bot in (("ann", "mine"), ("cy", "copy"), ("dan", "also")):
         submitted(store, "5b", owner, bot)  # the report compares what was submitted to the class
-    log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b")
+    log_in(page, live_server, "teacher", at="/classes/5b")
     page.get_by_role("link", name="Similar sources").first.click()
     rows = page.locator("table.similar tbody tr")
     expect(rows).to_have_count(3)  # ann, cy and dan: each pair
@@ -173,37 +197,3 @@ def test_the_similarity_report_marks_the_copied_lines(
     assert left is not None and right is not None
     assert abs(left["y"] - right["y"]) < 2 and right["x"] > left["x"] + left["width"] - 1
     screenshot(page, "class-similarity")
-
-
-def test_the_grade_table_shows_points_and_rejections_on_a_wide_window(
-    store: Store, live_server: str, browser: object, seeded: object, tmp_path: Path
-) -> None:
-    """On a 1920 px window the whole grade table is in view, the grade and points columns
-    among the first, with no scroll box; a student whose every submission was rejected
-    reads "rejected: crash at import" with 0 points, another "did not submit"."""
-    assert isinstance(browser, Browser)
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    page = context.new_page()
-    broken = (ZOO / "raise_at_import.py").read_bytes()
-    account = find_account(store, user_id_named(store, "dan") or 0)
-    assert account is not None
-    view = submit_upload(store, account, "5b", "hw1", "broken.py", broken)
-    assert accept_upload(store, view.upload_id or 0, config=Config(), sandboxed=False) == "rejected"
-    log_in(page, live_server, "teacher")
-    page.goto(f"{live_server}/classes/5b/assignments/hw1")
-    table = page.locator("table.grades")
-    rows = table.locator("tbody tr")
-    expect(rows).to_have_count(4)
-    expect(rows.nth(3)).to_contain_text("rejected: crash at import")
-    expect(rows.nth(3).locator("td.num").first).to_have_text("0")
-    expect(rows.nth(2)).to_contain_text("checking")  # cy's upload
-    headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
-    assert headers[:5] == ["Student", "Real name", "Grade", "Points", "State"], headers
-    expect(rows.first.locator("td").nth(3)).to_have_text(re.compile(r"^(100|50)$"))
-    # the whole table in the window: no scroll box, the last column's right edge in view
-    box = page.locator(".wide-table")
-    assert box.evaluate("b => b.scrollWidth <= b.clientWidth"), "the table scrolls"
-    last = table.locator("thead th").last.bounding_box()
-    assert last is not None and last["x"] + last["width"] <= 1920, last
-    screenshot(page, "assignment-teacher-1920")
-    context.close()

@@ -27,8 +27,7 @@ def test_what_if_from_the_viewer_to_the_results_beside_the_original(
     create_account(store, "alice", PASSWORD, hasher=HASHER)
     create(store, "spring", ["reference/random", "alice/greedy@1"], 2)
     play(store, "spring", tmp_path / "cache")
-    log_in(page, live_server, "alice")
-    page.goto(f"{live_server}/games/1/0?round=1&step=0")
+    log_in(page, live_server, "alice", at="/games/1/0?round=1&step=0")
     expect(page.locator(".player")).to_be_visible()
     for step in ("1", "2", "3"):
         page.keyboard.press("ArrowRight")

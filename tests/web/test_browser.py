@@ -75,9 +75,12 @@ def test_an_organiser_creates_a_tournament_and_watches_it_finish_live(
     screenshot(page, "tournament-done")
 
 
-def test_the_leaderboard_in_a_browser(
+def test_the_leaderboard_a_rating_chart_and_the_pages_on_a_phone(
     store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
+    """The leaderboard's interval pictures and toggles; after a second tournament and
+    refit, a bot's rating chart; then, at 390 px wide, no page scrolls sideways: wide
+    tables scroll inside themselves (one test: the tournaments played serve all three)."""
     store_bots(store)
     create(store, "spring", ENTRANTS, 4)
     play(store, "spring", tmp_path / "cache")
@@ -112,48 +115,9 @@ def test_the_leaderboard_in_a_browser(
     page.get_by_text("How to read this table").click()
     expect(page.locator("details.help")).to_contain_text("provisional")
     screenshot(page, "leaderboard-all-versions")
-
-
-def test_sign_up_upload_a_bot_and_watch_its_check(
-    store: Store, live_server: str, live_polls: None, page: Page
-) -> None:
-    page.goto(f"{live_server}/")
-    page.get_by_role("link", name="Sign up").click()
-    page.locator("input[name=name]").fill("ada")
-    page.locator("input[name=password]").fill("correct horse")
-    page.locator("input[name=confirm]").fill("correct horse")
-    page.get_by_role("button", name="Create the account").click()
-    expect(page.locator("ul.flashes")).to_contain_text("Welcome, ada.")
-    page.get_by_role("link", name="Upload").click()
-    page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
-    page.get_by_label("Bot name").fill("mine")
-    page.get_by_role("button", name="Upload and check").click()
-    expect(page).to_have_url(f"{live_server}/uploads/1")
-    expect(page.locator("#upload-live .status")).to_have_text("pending")
-    screenshot(page, "upload-pending")
-    worker = threading.Thread(target=check_in_sandbox, args=(store, 1))  # as a worker does
-    worker.start()
-    try:
-        expect(page.locator("#upload-live .status")).to_have_text("accepted", timeout=60_000)
-    finally:
-        worker.join()
-    expect(page.locator("#upload-live")).to_contain_text("Stored as version 1.")
-    expect(page.locator("#upload-live")).to_contain_text("No fault.")
-    screenshot(page, "upload-accepted")
-    page.get_by_role("link", name="ada/mine").first.click()
-    expect(page.locator("h1")).to_have_text("ada/mine")
-    expect(page.get_by_role("link", name="source")).to_be_visible()
-    screenshot(page, "bot-page")
-
-
-def test_a_bot_pages_rating_chart(
-    store: Store, live_server: str, page: Page, tmp_path: Path
-) -> None:
-    store_bots(store)
-    for name, seed in (("spring", 3), ("summer", 4)):
-        create(store, name, ENTRANTS, 2, seed=seed)
-        play(store, name, tmp_path / "cache")
-        refit_ratings(store, RULES)  # one history point per refit
+    create(store, "summer", ENTRANTS, 2, seed=4)
+    play(store, "summer", tmp_path / "cache")
+    refit_ratings(store, RULES)  # a second history point
     page.goto(f"{live_server}/bots/alice/greedy")
     chart = page.locator(".rating-chart canvas").first
     expect(chart).to_be_visible()
@@ -187,16 +151,6 @@ def test_a_bot_pages_rating_chart(
     legend = page.locator(".rating-chart .u-legend").inner_text()
     assert "rating" in legend and "--" not in legend, legend
     screenshot(page, "bot-chart")
-
-
-def test_the_pages_fit_a_phone_screen(
-    store: Store, live_server: str, page: Page, tmp_path: Path
-) -> None:
-    """At 390 px wide, no page scrolls sideways: wide tables scroll inside themselves."""
-    store_bots(store)
-    create(store, "spring", ENTRANTS, 2)
-    play(store, "spring", tmp_path / "cache")
-    refit_ratings(store, RULES)
     page.set_viewport_size({"width": 390, "height": 800})
     for path in ("/", f"/leaderboards/{RULES.name}", "/tournaments/spring", "/bots/alice/greedy",
                  "/games/1/0", "/bots", "/tournaments"):  # fmt: skip
@@ -204,6 +158,38 @@ def test_the_pages_fit_a_phone_screen(
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, (path, width)
     screenshot(page, "phone-bot")
+
+
+def test_sign_up_upload_a_bot_and_watch_its_check(
+    store: Store, live_server: str, live_polls: None, page: Page
+) -> None:
+    page.goto(f"{live_server}/")
+    page.get_by_role("link", name="Sign up").click()
+    page.locator("input[name=name]").fill("ada")
+    page.locator("input[name=password]").fill("correct horse")
+    page.locator("input[name=confirm]").fill("correct horse")
+    page.get_by_role("button", name="Create the account").click()
+    expect(page.locator("ul.flashes")).to_contain_text("Welcome, ada.")
+    page.get_by_role("link", name="Upload").click()
+    page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
+    page.get_by_label("Bot name").fill("mine")
+    page.get_by_role("button", name="Upload and check").click()
+    expect(page).to_have_url(f"{live_server}/uploads/1")
+    expect(page.locator("#upload-live .status")).to_have_text("pending")
+    screenshot(page, "upload-pending")
+    worker = threading.Thread(target=check_in_sandbox, args=(store, 1))  # as a worker does
+    worker.start()
+    try:
+        expect(page.locator("#upload-live .status")).to_have_text("accepted", timeout=60_000)
+    finally:
+        worker.join()
+    expect(page.locator("#upload-live")).to_contain_text("Stored as version 1.")
+    expect(page.locator("#upload-live")).to_contain_text("No fault.")
+    screenshot(page, "upload-accepted")
+    page.get_by_role("link", name="ada/mine").first.click()
+    expect(page.locator("h1")).to_have_text("ada/mine")
+    expect(page.get_by_role("link", name="source")).to_be_visible()
+    screenshot(page, "bot-page")
 
 
 def test_from_a_crosstable_cell_to_a_game_and_its_fault(
@@ -250,8 +236,7 @@ def test_an_owner_starts_a_compare_and_watches_the_test_decide(
     create_account(store, "alice", "correct horse", hasher=HASHER)
     store.add_bot_version("alice", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
     store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
-    log_in(page, live_server, "alice")
-    page.goto(f"{live_server}/bots/alice/greedy")
+    log_in(page, live_server, "alice", at="/bots/alice/greedy")
     page.get_by_role("link", name="Is it stronger? Start a compare").click()
     page.locator("select[name=old]").select_option("bob/first@1")
     page.locator("select[name=rules]").select_option("draw")

@@ -25,7 +25,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from arena.engine.rules import PRESETS
 from arena.service.accounts import create_account
-from arena.service.classes import join_class
+from arena.service.classes import NewClass, create_class, join_class
 from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
@@ -36,6 +36,7 @@ from tests.web.conftest import (
     PASSWORD,
     SlowHasher,
     log_in,
+    log_in_by_form,
     make_app,
     play_pending,
     screenshot,
@@ -70,6 +71,17 @@ def _new_class(page: Page, live_server: str) -> str:
     expect(page).to_have_url(f"{live_server}/classes/maths/join-code")
     code = page.locator("#join-code").inner_text().strip()
     assert re.fullmatch(r"[A-HJ-KM-NP-Z2-9]{8}", code), code
+    return code
+
+
+def _class_made(store: Store, page: Page, live_server: str, at: str) -> str:
+    """tess's class maths made through the service (the room's test walks the form), tess
+    logged in on ``at``; its join code."""
+    tess = create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
+    new = NewClass(name="maths", description="Year 10: beat greedy by Friday.")
+    code = create_class(store, tess, new).join_code
+    assert code is not None
+    log_in(page, live_server, "tess", at=at)
     return code
 
 
@@ -216,8 +228,7 @@ def test_a_student_in_line_is_told_so_and_gets_in_without_pressing_again(
     # itself, and does); both get in when the slot is free, each having pressed once.
     assert isinstance(browser, Browser)
     live_server, app = one_place
-    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    code = _new_class(page, live_server)
+    code = _class_made(store, page, live_server, "/classes/maths/join-code")
     first, first_errors, _ = _desk(browser, live_server, code, 1)
     second, second_errors, _ = _desk(browser, live_server, code, 2)
     try:
@@ -252,9 +263,7 @@ def test_a_student_in_line_is_told_so_and_gets_in_without_pressing_again(
 def test_the_teacher_imports_a_roster_and_prints_the_logins(
     store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
-    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    _new_class(page, live_server)
-    page.goto(f"{live_server}/classes/maths")
+    _class_made(store, page, live_server, "/classes/maths")
     page.get_by_role("link", name="Import a roster", exact=True).click()
     screenshot(page, "class-roster-form")
     page.locator("input[name=roster]").set_input_files(str(ROSTERS / "canvas.csv"))
@@ -291,7 +300,7 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
     screenshot(page, "class-roster-imported")
     # Katherine logs in: first a password of her own
     page.get_by_role("button", name="Log out").click()
-    log_in(page, live_server, "kjohnson", password)
+    log_in_by_form(page, live_server, "kjohnson", password)
     expect(page).to_have_url(f"{live_server}/account/password")
     expect(page.locator("ul.flashes")).to_contain_text("Choose your own password first")
     page.goto(f"{live_server}/classes/maths")
@@ -312,8 +321,7 @@ def test_the_teacher_imports_a_roster_and_prints_the_logins(
 def test_the_teachers_and_the_students_views_after_a_class_tournament(
     store: Store, live_server: str, page: Page, tmp_path: Path
 ) -> None:
-    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    code = _new_class(page, live_server)
+    code = _class_made(store, page, live_server, "/classes/maths/join-code")
     for number, strategy in enumerate(STRATEGIES):
         name = f"pupil{number}"
         join_class(store, HASHER, code, name, PASSWORD, f"Real Name {number}")
@@ -324,7 +332,7 @@ def test_the_teachers_and_the_students_views_after_a_class_tournament(
     store.add_bot_version("reference", "random", (REFERENCE_BOTS / "random.py").read_text(), {})
     page.goto(f"{live_server}/classes/maths")
     section = page.locator("section.class-controls")
-    section.locator("input[name=games]").fill("4")
+    section.locator("input[name=games]").fill("2")  # the views are the check, not the play
     section.get_by_label("with the reference bots").check()
     section.get_by_role("button", name="Start a class tournament").click()
     expect(page).to_have_url(re.compile(rf"{live_server}/tournaments/.+"))
@@ -368,8 +376,7 @@ def test_a_user_asks_to_be_a_teacher_and_an_admin_grants_it(
     expect(page.locator("ul.flashes")).to_contain_text("an admin will grant or refuse it")
     screenshot(page, "class-asked")
     page.get_by_role("button", name="Log out").click()
-    log_in(page, live_server, "root")
-    page.goto(f"{live_server}/admin/users")
+    log_in(page, live_server, "root", at="/admin/users")
     requests = page.locator("table.requests")
     expect(requests.locator("tbody tr")).to_have_count(1)
     expect(requests).to_contain_text("stan")
@@ -386,8 +393,7 @@ def test_a_user_asks_to_be_a_teacher_and_an_admin_grants_it(
 def test_the_join_page_and_the_join_code_fit_a_phone(
     store: Store, live_server: str, page: Page
 ) -> None:
-    create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    code = _new_class(page, live_server)
+    code = _class_made(store, page, live_server, "/classes/maths/join-code")
     page.set_viewport_size(PHONE)
     page.reload()
     screenshot(page, "class-join-code-phone")

@@ -102,8 +102,7 @@ def test_an_organiser_creates_a_competition_and_a_user_enters_it(
     screenshot(page, "competition-created")
     # ada enters with a file; a worker checks it; her notices say so
     page.get_by_role("button", name="Log out").click()
-    log_in(page, live_server, "ada")
-    page.goto(f"{live_server}/competitions/winter")
+    log_in(page, live_server, "ada", at="/competitions/winter")
     page.locator("input[name=source]").set_input_files(str(REFERENCE_BOTS / "greedy.py"))
     page.locator("input[name=bot_name]").fill("mine")
     page.get_by_role("button", name="Enter the competition").click()
@@ -162,13 +161,38 @@ def _final(store: Store, ada: int, bob: int) -> None:
         ]  # fmt: skip
 
 
-def test_the_organiser_disqualifies_and_the_final_announces_the_winners(
+def test_an_entrants_chart_then_the_organiser_disqualifies_and_the_final_announces_winners(
     store: Store, live_server: str, page: Page
 ) -> None:
+    """A reader's view of the rated cup (the list's countdown, an entrant's rating chart,
+    every page on a phone); then its organiser disqualifies an entrant and the final is
+    published (one test: the same entered and rated cup serves both)."""
     accounts_and_bots(store)
     ada, bob = entered_and_rated(store)
-    log_in(page, live_server, "olga")
-    page.goto(f"{live_server}/competitions/cup")
+    page.goto(f"{live_server}/competitions")
+    expect(page.locator("table.competitions")).to_contain_text("cup")
+    countdown = page.locator("table.competitions time.countdown")
+    first = countdown.inner_text()
+    expect(countdown).not_to_have_text(first, timeout=3_000)
+    screenshot(page, "competitions")
+    page.get_by_role("link", name="cup").click()
+    page.locator("table.ladder").get_by_role("link", name="history").first.click()
+    expect(page).to_have_url(f"{live_server}/competitions/cup/entrants/ada-greedy-v1")
+    chart = page.locator(".rating-chart canvas").first
+    expect(chart).to_be_visible()
+    box = chart.bounding_box()
+    assert box is not None and box["width"] >= 280 and box["height"] >= 100
+    assert page.evaluate("document.querySelector('.rating-chart').uplot.data[0].length") == 2
+    screenshot(page, "competition-entrant")
+    page.set_viewport_size(PHONE)
+    for path in ("/competitions", "/competitions/cup", "/competitions/cup/entrants/ada-greedy-v1"):
+        page.goto(f"{live_server}{path}")
+        _fits_a_phone(page)
+    screenshot(page, "competition-entrant-phone")
+    page.goto(f"{live_server}/competitions")
+    screenshot(page, "competitions-phone")
+    page.set_viewport_size(DESKTOP)
+    log_in(page, live_server, "olga", at="/competitions/cup")
     manage = page.locator("section.manage")
     expect(manage).to_contain_text("Extend the deadline")
     questions: list[str] = []
@@ -210,35 +234,6 @@ def test_the_organiser_disqualifies_and_the_final_announces_the_winners(
     expect(page.locator("table.final-table tbody tr")).to_have_count(2)
     expect(page.locator("details.earlier-finals")).to_contain_text("Final 1")
     screenshot(page, "competition-final-replaced")
-
-
-def test_an_entrants_rating_chart_and_the_list_on_a_phone(
-    store: Store, live_server: str, page: Page
-) -> None:
-    accounts_and_bots(store)
-    entered_and_rated(store)
-    page.goto(f"{live_server}/competitions")
-    expect(page.locator("table.competitions")).to_contain_text("cup")
-    countdown = page.locator("table.competitions time.countdown")
-    first = countdown.inner_text()
-    expect(countdown).not_to_have_text(first, timeout=3_000)
-    screenshot(page, "competitions")
-    page.get_by_role("link", name="cup").click()
-    page.locator("table.ladder").get_by_role("link", name="history").first.click()
-    expect(page).to_have_url(f"{live_server}/competitions/cup/entrants/ada-greedy-v1")
-    chart = page.locator(".rating-chart canvas").first
-    expect(chart).to_be_visible()
-    box = chart.bounding_box()
-    assert box is not None and box["width"] >= 280 and box["height"] >= 100
-    assert page.evaluate("document.querySelector('.rating-chart').uplot.data[0].length") == 2
-    screenshot(page, "competition-entrant")
-    page.set_viewport_size(PHONE)
-    for path in ("/competitions", "/competitions/cup", "/competitions/cup/entrants/ada-greedy-v1"):
-        page.goto(f"{live_server}{path}")
-        _fits_a_phone(page)
-    screenshot(page, "competition-entrant-phone")
-    page.goto(f"{live_server}/competitions")
-    screenshot(page, "competitions-phone")
 
 
 def test_a_competition_run_by_its_clock_in_a_browser(

@@ -26,8 +26,7 @@ def test_an_entrant_is_warned_near_the_deadline_and_chooses_its_final_version(
         session.execute(update(CompetitionEntry).values(placed=func.now()))  # and placement
         deadline = datetime.now(UTC) + timedelta(seconds=100)  # take 61 s: twice is past it
         session.execute(update(Competition).values(deadline=deadline))
-    log_in(page, live_server, "ada")
-    page.goto(f"{live_server}/competitions/cup")
+    log_in(page, live_server, "ada", at="/competitions/cup")
     expect(page.locator(".placement-warning")).to_be_visible()  # not behind the entry form
     expect(page.locator(".placement-warning")).to_contain_text(
         "a version sent now may not be placed in time"

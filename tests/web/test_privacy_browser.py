@@ -3,8 +3,8 @@ ticks "Private" on the new-class form, a student of it plays a rated tournament,
 stranger finds nothing of the student on the site's pages (the bots, the leaderboard, the
 games, the bot's own page: "not found"), while the teacher sees the class marked private
 and makes it public again, after which the stranger sees the bot. Any JavaScript error,
-or anything the Content-Security-Policy blocks, fails the test; screenshots go to the
-test's tmp_path."""
+or anything the Content-Security-Policy blocks, fails the test; screenshots go to
+tests/web/screenshots/ (with ARENA_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
@@ -17,24 +17,17 @@ from arena.service.classes import find_class, join_class
 from arena.service.results import refit_ratings
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS
-from tests.web.conftest import HASHER, PASSWORD, RULES, create, log_in, play
-
-
-def _shot(page: Page, directory: Path, name: str) -> Path:
-    path = directory / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
+from tests.web.conftest import HASHER, PASSWORD, RULES, create, log_in, play, screenshot
 
 
 def test_a_private_class_shows_a_stranger_nothing(
     page: Page, browser: Browser, live_server: str, store: Store, tmp_path: Path
 ) -> None:
     create_account(store, "tess", PASSWORD, role="teacher", hasher=HASHER)
-    log_in(page, live_server, "tess")
-    page.goto(f"{live_server}/classes/new")
+    log_in(page, live_server, "tess", at="/classes/new")
     page.locator("input[name=name]").fill("quiet")
     page.locator("input[name=private]").check()
-    _shot(page, tmp_path, "1-new-private-class")
+    screenshot(page, "privacy-1-new-private-class")
     page.get_by_role("button", name="Create the class").click()
     expect(page).to_have_url(f"{live_server}/classes/quiet/join-code")
     code = find_class(store, "quiet").join_code
@@ -48,26 +41,26 @@ def test_a_private_class_shows_a_stranger_nothing(
 
     page.goto(f"{live_server}/classes/quiet")
     expect(page.locator(".class-controls")).to_contain_text("private")
-    _shot(page, tmp_path, "2-teacher-class-private")
+    screenshot(page, "privacy-2-teacher-class-private")
 
     stranger = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
     stranger.goto(f"{live_server}/bots")
     expect(stranger.locator("main")).not_to_contain_text("sam")
-    _shot(stranger, tmp_path, "3-stranger-bots")
+    screenshot(stranger, "privacy-3-stranger-bots")
     stranger.goto(f"{live_server}/leaderboards/{RULES.name}")
     expect(stranger.locator("main")).to_contain_text("reference/random")
     expect(stranger.locator("main")).not_to_contain_text("sam")
-    _shot(stranger, tmp_path, "4-stranger-leaderboard")
+    screenshot(stranger, "privacy-4-stranger-leaderboard")
     stranger.goto(f"{live_server}/games")
     expect(stranger.locator("main")).not_to_contain_text("sam")
     reply = stranger.goto(f"{live_server}/bots/sam/greedy")
     assert reply is not None and reply.status == 404
-    _shot(stranger, tmp_path, "5-stranger-bot-page")
+    screenshot(stranger, "privacy-5-stranger-bot-page")
 
     page.get_by_role("button", name="Make it public").click()
     expect(page.locator(".flashes")).to_contain_text("quiet is public")
-    _shot(page, tmp_path, "6-teacher-made-public")
+    screenshot(page, "privacy-6-teacher-made-public")
     stranger.goto(f"{live_server}/leaderboards/{RULES.name}")
     expect(stranger.locator("main")).to_contain_text("sam/greedy")
-    _shot(stranger, tmp_path, "7-stranger-leaderboard-public")
+    screenshot(stranger, "privacy-7-stranger-leaderboard-public")
     stranger.context.close()

@@ -6,9 +6,6 @@ each seat's process (the worker's bot file ``<digest>.numpy.py``, ``.js``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 
@@ -19,20 +16,9 @@ from arena.service.matches import Config
 from arena.service.uploads import upload_view
 from arena.store.models import BotVersion, Match, Tournament
 from arena.store.uploads import upload_with_version
-from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS
 from tests.servers import wait_for
-from tests.workers.test_tasks import Service, _running
-
-
-@pytest.fixture
-def service(tmp_path: Path, databases: Databases) -> Iterator[Service]:
-    """The embedded default (SQLite + the filesystem transport) with one reference bot
-    stored, greedy: each placement plays it and the uploads placed before it, 20 games
-    each (test_tasks' field of four tripled the games, and proved nothing more)."""
-    database, _ = databases.copy(None, tmp_path, None)
-    yield from _running(Service(tmp_path, database, "filesystem://broker"), field=("greedy",))
-
+from tests.workers.test_tasks import Service, placing  # noqa: F401  (the fixture)
 
 JS_BOT = """const NAME = "js-heavy";
 function play(observation) {
@@ -57,16 +43,16 @@ def _placements_done(running: Service, names: list[str]) -> bool:
 
 
 def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
-    service: Service,
+    placing: Service,  # noqa: F811
 ) -> None:
     missing = [f"{r.name}: {p}" for r in RUNTIMES.values() if (p := runtime_missing(r))]
     if missing:
         pytest.fail("runtimes unavailable: " + "; ".join(missing), pytrace=False)
-    service.worker("--concurrency", "2", steady=True)
-    store = service.store()
+    placing.worker("--concurrency", "2", steady=True)
+    store = placing.store()
     try:
         eve = create_account(store, "eve", "correct horse", hasher=password_hasher(cheap=True))
-        with service.sending():
+        with placing.sending():
             ids = [
                 take_upload(store, eve, name, data, runtime=runtime).upload.id
                 for name, data, runtime in UPLOADS
@@ -91,8 +77,8 @@ def test_each_runtime_is_uploaded_checked_and_played_on_the_workers(
         placements = [v.placement or f"placement-eve-{v.bot}-v1" for v in views if v is not None]
     finally:
         store.close()
-    wait_for(lambda: _placements_done(service, placements), 240, "the placements to be played")
-    store = service.store()
+    wait_for(lambda: _placements_done(placing, placements), 240, "the placements to be played")
+    store = placing.store()
     try:
         with store.read() as session:
             matches = session.scalars(
