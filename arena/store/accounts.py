@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -277,20 +277,34 @@ def revoke_token(store: Store, user_id: int, token_id: int) -> bool:
 TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
+#: The live token with the SHA-256 ``sha256`` and its user's columns (built once: each API
+#: request looks its token up, and building the statement cost a third of the lookup).
+_LIVE_TOKEN = (
+    select(
+        ApiToken.id,
+        ApiToken.scopes,
+        ApiToken.last_used,
+        User.id,
+        User.name,
+        User.role,
+        User.session_epoch,
+        User.must_change_password,
+    )
+    .join(User, User.id == ApiToken.user_id)
+    .where(ApiToken.sha256 == bindparam("sha256"), ApiToken.revoked.is_(None))
+)
+
+
 def use_token(store: Store, sha256: str) -> tuple[AccountRow, list[str]] | None:
     """The user and scopes of the live token with this SHA-256, None if there is no such
     live token; its last use is recorded, to within :data:`TOKEN_USE_RESOLUTION` (a read
     only, when it was recorded more recently)."""
     with store.read() as session:
-        row = session.execute(
-            select(ApiToken.id, ApiToken.scopes, ApiToken.last_used, User)
-            .join(User, User.id == ApiToken.user_id)
-            .where(ApiToken.sha256 == sha256, ApiToken.revoked.is_(None))
-        ).first()
-        if row is None:
-            return None
-        token_id, scopes, last_used, user = row
-        found = _row(user), list(scopes)
+        row = session.execute(_LIVE_TOKEN, {"sha256": sha256}).first()
+    if row is None:
+        return None
+    token_id, scopes, last_used, user_id, name, role, epoch, must_change = row
+    found = AccountRow(user_id, name, role, epoch, bool(must_change)), list(scopes)
     now = datetime.now(UTC)
     if last_used is None or as_utc(last_used) <= now - TOKEN_USE_RESOLUTION:
         with store.write() as session:
