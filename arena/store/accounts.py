@@ -205,20 +205,42 @@ def add_session(store: Store, user_id: int, sha256: str, oldest: datetime) -> No
         session.add(UserSession(user_id=user_id, sha256=sha256, created=datetime.now(UTC)))
 
 
+#: An account's columns, as :class:`AccountRow` holds them (read by each request's session or
+#: token lookup: columns, not the ORM entity, and statements built once, cost half).
+_ACCOUNT_COLUMNS = (
+    User.id,
+    User.name,
+    User.role,
+    User.session_epoch,
+    User.must_change_password,
+)
+
+
+def _account_row(
+    user_id: int, name: str, role: str, epoch: int, must_change: bool | None
+) -> AccountRow:
+    return AccountRow(user_id, name, role, epoch, bool(must_change))
+
+
+#: The user of the session with the SHA-256 ``sha256`` opened at ``oldest`` or after, if it
+#: may log in.
+_LIVE_SESSION = (
+    select(*_ACCOUNT_COLUMNS)
+    .join(UserSession, UserSession.user_id == User.id)
+    .where(
+        UserSession.sha256 == bindparam("sha256"),
+        UserSession.created >= bindparam("oldest"),
+        User.password_hash.is_not(None),
+    )
+)
+
+
 def session_row(store: Store, sha256: str, oldest: datetime) -> AccountRow | None:
     """The user of the session with this SHA-256, if it was opened at ``oldest`` or after
     and the user may log in; else None."""
     with store.read() as session:
-        user = session.scalar(
-            select(User)
-            .join(UserSession, UserSession.user_id == User.id)
-            .where(
-                UserSession.sha256 == sha256,
-                UserSession.created >= oldest,
-                User.password_hash.is_not(None),
-            )
-        )
-        return None if user is None else _row(user)
+        row = session.execute(_LIVE_SESSION, {"sha256": sha256, "oldest": oldest}).first()
+    return None if row is None else _account_row(*row)
 
 
 def delete_session(store: Store, sha256: str) -> None:
@@ -277,19 +299,9 @@ def revoke_token(store: Store, user_id: int, token_id: int) -> bool:
 TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
-#: The live token with the SHA-256 ``sha256`` and its user's columns (built once: each API
-#: request looks its token up, and building the statement cost a third of the lookup).
+#: The live token with the SHA-256 ``sha256``: its id, scopes, last use and account.
 _LIVE_TOKEN = (
-    select(
-        ApiToken.id,
-        ApiToken.scopes,
-        ApiToken.last_used,
-        User.id,
-        User.name,
-        User.role,
-        User.session_epoch,
-        User.must_change_password,
-    )
+    select(ApiToken.id, ApiToken.scopes, ApiToken.last_used, *_ACCOUNT_COLUMNS)
     .join(User, User.id == ApiToken.user_id)
     .where(ApiToken.sha256 == bindparam("sha256"), ApiToken.revoked.is_(None))
 )
@@ -303,8 +315,8 @@ def use_token(store: Store, sha256: str) -> tuple[AccountRow, list[str]] | None:
         row = session.execute(_LIVE_TOKEN, {"sha256": sha256}).first()
     if row is None:
         return None
-    token_id, scopes, last_used, user_id, name, role, epoch, must_change = row
-    found = AccountRow(user_id, name, role, epoch, bool(must_change)), list(scopes)
+    token_id, scopes, last_used, *account = row
+    found = _account_row(*account), list(scopes)
     now = datetime.now(UTC)
     if last_used is None or as_utc(last_used) <= now - TOKEN_USE_RESOLUTION:
         with store.write() as session:
