@@ -99,6 +99,39 @@ def ratings_version(store: Store, rule_set_id: int) -> tuple[datetime | None, in
     return computed, count
 
 
+#: Each tournament's counts of matches (built once: building it cost more than its read on
+#: the pages that list tournaments).
+_MATCH_COUNTS = (
+    select(
+        Match.tournament_id,
+        func.count().label("matches"),
+        func.count().filter(Match.status == "done").label("done"),
+        func.count().filter(Match.status == "void").label("void"),
+    )
+    .group_by(Match.tournament_id)
+    .subquery()
+)
+
+#: :func:`tournament_totals`' rows.
+_TOURNAMENT_TOTALS = (
+    select(
+        Tournament.name,
+        Tournament.status,
+        Tournament.format,
+        RuleSet.name,
+        Tournament.players,
+        func.coalesce(_MATCH_COUNTS.c.matches, 0),
+        func.coalesce(_MATCH_COUNTS.c.done, 0),
+        func.coalesce(_MATCH_COUNTS.c.void, 0),
+        Tournament.created,
+    )
+    .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
+    .outerjoin(_MATCH_COUNTS, _MATCH_COUNTS.c.tournament_id == Tournament.id)
+    .where(Tournament.id.not_in(select(SubmissionTest.tournament_id)))
+    .order_by(Tournament.id.desc())
+)
+
+
 def tournament_totals(
     store: Store,
 ) -> list[tuple[str, str, str, str, int, int, int, int, datetime]]:
@@ -107,33 +140,7 @@ def tournament_totals(
     as (name, status, format, rules, players, matches, matches played (done), matches
     void, created)."""
     with store.read() as session:
-        counts = (
-            select(
-                Match.tournament_id,
-                func.count().label("matches"),
-                func.count().filter(Match.status == "done").label("done"),
-                func.count().filter(Match.status == "void").label("void"),
-            )
-            .group_by(Match.tournament_id)
-            .subquery()
-        )
-        rows = session.execute(
-            select(
-                Tournament.name,
-                Tournament.status,
-                Tournament.format,
-                RuleSet.name,
-                Tournament.players,
-                func.coalesce(counts.c.matches, 0),
-                func.coalesce(counts.c.done, 0),
-                func.coalesce(counts.c.void, 0),
-                Tournament.created,
-            )
-            .join(RuleSet, RuleSet.id == Tournament.rule_set_id)
-            .outerjoin(counts, counts.c.tournament_id == Tournament.id)
-            .where(Tournament.id.not_in(select(SubmissionTest.tournament_id)))
-            .order_by(Tournament.id.desc())
-        ).all()
+        rows = session.execute(_TOURNAMENT_TOTALS).all()
     return [
         (name, status, fmt, rules, players, matches, done, void, created)
         for name, status, fmt, rules, players, matches, done, void, created in rows
