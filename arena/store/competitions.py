@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, text, update
+from sqlalchemy import bindparam, func, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from arena.compete.names import fit_name, name_key, taken_message
@@ -248,6 +248,12 @@ def _rows_query() -> Any:
     )  # fmt: skip
 
 
+#: The statements of :func:`competition_row` and :func:`competition_rows` (built once: each
+#: competition page reads its competition, and building them cost more than the reads).
+_ROW_NAMED = _rows_query().where(Competition.name == bindparam("name"))
+_ALL_ROWS = _rows_query().order_by(Competition.deadline.desc(), Competition.id.desc())
+
+
 def _row(found: Any) -> CompetitionRow:
     c, owner, rules, params, ladder, final, entrants = found
     return CompetitionRow(
@@ -270,16 +276,14 @@ def _row(found: Any) -> CompetitionRow:
 def competition_row(store: Store, name: str) -> CompetitionRow | None:
     """The competition called ``name``, or None."""
     with store.read() as session:
-        found = session.execute(_rows_query().where(Competition.name == name)).first()
+        found = session.execute(_ROW_NAMED, {"name": name}).first()
     return None if found is None else _row(found)
 
 
 def competition_rows(store: Store) -> list[CompetitionRow]:
     """Every competition, the latest deadline first."""
     with store.read() as session:
-        found = session.execute(
-            _rows_query().order_by(Competition.deadline.desc(), Competition.id.desc())
-        ).all()
+        found = session.execute(_ALL_ROWS).all()
     return [_row(row) for row in found]
 
 
