@@ -229,23 +229,25 @@ def class_row_by_code(store: Store, code: str) -> ClassRow | None:
         return None if found is None else _rows(session, [found])[0]
 
 
+# The statements of :func:`class_rows_of` (built once: every page of the classes reads them,
+# and building them cost more than the reads).
+_CLASSES = select(SchoolClass).order_by(SchoolClass.name)
+_CLASSES_TAUGHT = _CLASSES.join(ClassTeacher, ClassTeacher.class_id == SchoolClass.id).where(
+    ClassTeacher.user_id == bindparam("user")
+)
+_CLASSES_JOINED = _CLASSES.join(ClassMember, ClassMember.class_id == SchoolClass.id).where(
+    ClassMember.user_id == bindparam("user")
+)
+
+
 def class_rows_of(store: Store, user_id: int | None) -> tuple[list[ClassRow], list[ClassRow]]:
     """The classes the user teaches and those it is a student of, each by name (None:
     every class as taught, none joined: an admin's or the operator's view)."""
     with store.read() as session:
-        query = select(SchoolClass).order_by(SchoolClass.name)
         if user_id is None:
-            return _rows(session, session.scalars(query).all()), []
-        taught = session.scalars(
-            query.join(ClassTeacher, ClassTeacher.class_id == SchoolClass.id).where(
-                ClassTeacher.user_id == user_id
-            )
-        ).all()
-        joined = session.scalars(
-            query.join(ClassMember, ClassMember.class_id == SchoolClass.id).where(
-                ClassMember.user_id == user_id
-            )
-        ).all()
+            return _rows(session, session.scalars(_CLASSES).all()), []
+        taught = session.scalars(_CLASSES_TAUGHT, {"user": user_id}).all()
+        joined = session.scalars(_CLASSES_JOINED, {"user": user_id}).all()
         return _rows(session, taught), _rows(session, joined)
 
 
