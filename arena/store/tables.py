@@ -170,7 +170,7 @@ def add_table(
 def table_row(store: Store, table_id: int) -> TableRow | None:
     """The table with its seats, or None."""
     with store.read() as session:
-        rows = _table_rows(session, GameTable.id == table_id)
+        rows = _table_rows(session, _TABLE, {"table": table_id})
         return rows[0] if rows else None
 
 
@@ -178,23 +178,35 @@ def open_tables_of(store: Store, user_id: int) -> list[TableRow]:
     """The open tables (:data:`OPEN_STATUSES`) where the user has a seat (opened by them, or
     taken by invitation), newest first."""
     with store.read() as session:
-        seated = select(TableSeat.table_id).where(TableSeat.user_id == user_id)
-        return _table_rows(session, GameTable.id.in_(seated), GameTable.status.in_(OPEN_STATUSES))
+        return _table_rows(session, _OPEN_TABLES_OF, {"user": user_id})
 
 
-def _table_rows(session: Session, *conditions: Any) -> list[TableRow]:
-    """The tables matching ``conditions`` with their seats, newest first."""
-    found = session.execute(
-        select(GameTable, RuleSet.name, RuleSet.params, User.name)
-        .join(RuleSet, RuleSet.id == GameTable.rule_set_id)
-        .join(User, User.id == GameTable.owner_id)
-        .where(*conditions)
-        .order_by(GameTable.id.desc())
-    ).all()
+# The statements of :func:`table_row` and :func:`open_tables_of` (built once: a table's
+# page and each of its moves read it, and building them cost more than the reads).
+_TABLES = (
+    select(GameTable, RuleSet.name, RuleSet.params, User.name)
+    .join(RuleSet, RuleSet.id == GameTable.rule_set_id)
+    .join(User, User.id == GameTable.owner_id)
+    .order_by(GameTable.id.desc())
+)
+_TABLE = _TABLES.where(GameTable.id == bindparam("table"))
+_OPEN_TABLES_OF = _TABLES.where(
+    GameTable.id.in_(select(TableSeat.table_id).where(TableSeat.user_id == bindparam("user"))),
+    GameTable.status.in_(OPEN_STATUSES),
+)
+_SEATS = (
+    select(TableSeat)
+    .where(TableSeat.table_id.in_(bindparam("tables", expanding=True)))
+    .order_by(TableSeat.seat)
+)
+
+
+def _table_rows(session: Session, tables: Any, parameters: dict[str, int]) -> list[TableRow]:
+    """The tables the statement ``tables`` finds (with ``parameters``) with their seats,
+    newest first."""
+    found = session.execute(tables, parameters).all()
     seats: dict[int, list[SeatRow]] = {row.id: [] for row, *_ in found}
-    for s in session.scalars(
-        select(TableSeat).where(TableSeat.table_id.in_(seats)).order_by(TableSeat.seat)
-    ):
+    for s in session.scalars(_SEATS, {"tables": list(seats)}):
         seats[s.table_id].append(SeatRow(s.seat, s.human, s.user_id, s.bot_version_id, s.name))
     return [
         TableRow(
