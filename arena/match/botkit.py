@@ -34,12 +34,16 @@ import importlib.util
 import json
 import os
 import sys
-import traceback
-from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
-from typing import Any, NamedTuple, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from types import ModuleType
+    from typing import TextIO
+
+# A bot's start-up is paid at every match: the kit imports what answering needs and no
+# more (no pathlib; traceback only when a bot's fault is reported: _print_fault).
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -370,15 +374,15 @@ def _notation(answer: object, legal: Sequence[Move]) -> str:
     raise BotError(f"answered {answer!r}, which is not a move")
 
 
-def load_bot(path: str | Path) -> BotRunner:
+def load_bot(path: str | os.PathLike[str]) -> BotRunner:
     """Import a bot file as a fresh module.
 
     Raises:
         BotError: the file is missing, fails to import, or defines no bot.
         (Anything the bot's own code raises at import comes out as BotError.)
     """
-    path = Path(path)
-    name = path.stem
+    path = os.fspath(path)
+    name = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(f"arena_bot_{name}", path)
     if spec is None or spec.loader is None:
         raise BotError(f"{path}: not a Python file")
@@ -397,12 +401,21 @@ def _error_line(exc: BaseException) -> str:
     SyntaxError the line of the bot's own source, not the kit's import of it)."""
     if isinstance(exc, SyntaxError):
         return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
+    import traceback  # (only for a fault: see the imports)
+
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (line {frames[-1].lineno})" if frames else ""
     hint = ""
     if isinstance(exc, PermissionError) and exc.errno == 1:
         hint = " (in the sandbox a bot may not start processes: threads only)"
     return f"{type(exc).__name__}: {exc}{where}{hint}"
+
+
+def _print_fault() -> None:
+    """The exception being handled, with its traceback, on stderr (the bot's log)."""
+    import traceback  # (only for a fault: see the imports)
+
+    traceback.print_exc(file=sys.stderr)
 
 
 # --- the protocol loop -----------------------------------------------------------------
@@ -602,7 +615,7 @@ def _handle(
         try:
             runner.start(info)
         except Exception as exc:  # the bot's fault, reported per game
-            traceback.print_exc(file=sys.stderr)
+            _print_fault()
             return {"type": "error", "game": info.game, "message": _error_line(exc)}
         return None
     if kind == "act":
@@ -613,7 +626,7 @@ def _handle(
         try:
             runner.end(message["game"], message.get("result") or {})
         except Exception:  # the game is over; only stderr hears of it
-            traceback.print_exc(file=sys.stderr)
+            _print_fault()
         return None
     if kind == "quit":
         return None
@@ -637,7 +650,7 @@ def _act(
     except BotError as exc:
         return {"error": "illegal", "message": str(exc)}
     except Exception as exc:  # the bot's own code raised: its crash
-        traceback.print_exc(file=sys.stderr)
+        _print_fault()
         return {"error": "crash", "message": _error_line(exc)}
 
 

@@ -78,8 +78,8 @@ from arena.service.rule_sets import find_rules
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     compare_load,
+    match_ids,
     named_tournament,
-    played_matches,
     source_hashes,
     tournament_of_match,
     tournament_settings,
@@ -394,7 +394,7 @@ class ResultsRead:
 
     def results(self, store: Store, tournament_id: int) -> list[MatchResult]:
         """Every done match's result, by match id (those not read before read now)."""
-        done = played_matches(store, tournament_id)
+        done = match_ids(store, tournament_id, "done")
         new = [match_id for match_id in done if match_id not in self.by_id]
         if new:
             read = load_results(store, tournament_id, only=new)

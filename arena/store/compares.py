@@ -21,8 +21,8 @@ __all__ = [
     "CompareLoad",
     "NamedTournament",
     "compare_load",
+    "match_ids",
     "named_tournament",
-    "played_matches",
     "source_hashes",
     "tournament_of_match",
     "tournament_settings",
@@ -65,13 +65,14 @@ def named_tournament(store: Store, name: str) -> NamedTournament | None:
     return NamedTournament(tournament, rules, owner)
 
 
-def played_matches(store: Store, tournament_id: int) -> list[int]:
-    """The ids of the tournament's done matches (not the void ones), in order."""
+def match_ids(store: Store, tournament_id: int, status: str) -> list[int]:
+    """The ids of the tournament's matches in this status (``"done"``, ``"pending"``, ...), in
+    order."""
     with store.read() as session:
         return list(
             session.scalars(
                 select(Match.id)
-                .where(Match.tournament_id == tournament_id, Match.status == "done")
+                .where(Match.tournament_id == tournament_id, Match.status == status)
                 .order_by(Match.id)
             )
         )

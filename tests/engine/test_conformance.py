@@ -15,7 +15,7 @@ import itertools
 import json
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,8 @@ CONFIGS: list[tuple[str, int, bool]] = [
 #: No round has more plays than tiles; no game played here needs more rounds than this.
 MAX_ROUNDS = 400
 
-_TILE_TEXT = re.compile(r"^\d{1,2}-\d{1,2}[LR]?$")
+#: A JSON string that is a tile or a move (a quote inside a string is escaped: \").
+_TILE_STRING = re.compile(r'(?<!\\)"(\d{1,2}-\d{1,2}[LR]?)"')
 _ALL_MOVES = [Move.of(tile, end) for tile in TILES for end in (None, End.LEFT, End.RIGHT)]
 
 
@@ -291,19 +292,14 @@ def check_tiles_conserved(round_: Round) -> None:
         assert round_.ends == (line[0][0], line[-1][1])
     tiles = [t for seat in range(round_.players) for t in round_.hand(seat)]
     tiles += [Tile.of(a, b) for a, b in line] + list(round_.boneyard)
-    assert sorted(tiles) == list(tile_set(round_.rules.max_pip))
+    # By id (the tiles' order, without the dataclass's comparisons): each tile of the set once.
+    assert sorted(t.id for t in tiles) == [t.id for t in tile_set(round_.rules.max_pip)]
 
 
-def tiles_named(data: Any) -> Iterator[Tile]:
-    """Every tile written anywhere in a JSON document (as "6-4" or "6-4L")."""
-    if isinstance(data, dict):
-        for value in data.values():
-            yield from tiles_named(value)
-    elif isinstance(data, list):
-        for value in data:
-            yield from tiles_named(value)
-    elif isinstance(data, str) and _TILE_TEXT.match(data):
-        yield Move.parse(data).tile
+def tiles_named(text: str) -> set[Tile]:
+    """Every tile written anywhere in a JSON document's text: each string (a value or a
+    key) that is a tile ("6-4") or a move ("6-4L")."""
+    return {Move.parse(name).tile for name in _TILE_STRING.findall(text)}
 
 
 def check_observations(round_: Round, ref: Referee) -> None:
@@ -327,10 +323,12 @@ def check_observations(round_: Round, ref: Referee) -> None:
         ]
         assert obs.history == tuple(hidden)
         document = obs.to_dict()
-        json.dumps(document)
+        text = json.dumps(document)
         assert "boneyard" not in document
         known = ref.hands[seat] | ref.own_draws[seat] | played
-        leaked = set(tiles_named(document)) - known
+        named = tiles_named(text)
+        assert set(obs.hand) <= named, text  # the search finds what the document shows
+        leaked = named - known
         assert not leaked, f"seat {seat} sees {sorted(map(str, leaked))}"
 
 

@@ -376,3 +376,30 @@ def test_a_kept_bot_that_failed_is_started_afresh(tmp_path: Path) -> None:
         assert all(o.verdict is None for o in again)
     finally:
         release_kept_players()
+
+
+def test_the_python_kit_answers_the_handshake_without_modules_it_needs_only_for_faults() -> None:
+    """The Python kit, run as in a sandbox (``python3 -I botkit.py BOT``), answers the
+    handshake without importing pathlib (it uses os.path) or traceback (only a bot's fault
+    needs it): every match starts a bot, and its start-up is CPU the bot's host pays."""
+    python = RUNTIMES["python"]
+    kit = Path(botkit.__file__)
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = [{str(kit)!r}, {str(REFERENCE_BOTS / 'greedy.py')!r}]\n"
+        "try:\n"
+        "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+        "finally:\n"
+        "    loaded = sorted(m for m in ('pathlib', 'traceback') if m in sys.modules)\n"
+        "    print('loaded:', loaded, file=sys.stderr)\n"
+    )
+    hello = json.dumps({"type": "hello", "protocol": 1, "max_protocol": 3})
+    done = subprocess.run(
+        [python.interpreter, *python.arguments, "-c", probe],
+        input=hello + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert json.loads(done.stdout)["type"] == "hello", done.stderr
+    assert "loaded: []" in done.stderr, done.stderr

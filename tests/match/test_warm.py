@@ -64,8 +64,10 @@ def _kept(
     )
 
 
-def _match(players: list[Player], games: int = 2, seed: int = 1) -> list[GameOutcome]:
-    return list(play_match(RULES, players, games=games, seed=seed, time_control=CLOCK))
+def _match(
+    players: list[Player], games: int = 2, seed: int = 1, clock: TimeControl = CLOCK
+) -> list[GameOutcome]:
+    return list(play_match(RULES, players, games=games, seed=seed, time_control=clock))
 
 
 def _pids(players: list[Player]) -> list[int | None]:
@@ -287,6 +289,10 @@ def test_a_thread_left_running_is_stopped_between_matches(tmp_path: Path) -> Non
     before = tree_cpu_seconds(kept.pid)
     time.sleep(0.5)
     assert tree_cpu_seconds(kept.pid) - before < 0.05  # stopped: the thread cannot spin
-    second = _match(_sandboxed([spinner, a], 210))
+    # A tighter clock than CLOCK's (the spinning thread's CPU is what runs it out): the
+    # TIMEOUT comes after 0.3 s of that CPU rather than 1 s; the wall clock as loose as
+    # CLOCK's (3 s a decision with the bank), for the other bot on a loaded machine.
+    tight = TimeControl(move_seconds=0.2, bank_seconds=0.1, startup_seconds=20, wall_factor=10)
+    second = _match(_sandboxed([spinner, a], 210), clock=tight)
     verdicts = {(o.verdict.seat, o.verdict.termination) for o in second if o.verdict}
     assert verdicts == {(0, Termination.TIMEOUT)}  # its thread's CPU is charged to it

@@ -29,6 +29,7 @@ from arena.service.live import (
 from arena.service.results import rating_table, refit_ratings, result_json
 from arena.store import ratings as stored
 from arena.store import tallies
+from arena.store.compares import match_ids
 from arena.store.db import Store
 from arena.store.models import Match, PairRecord, RatingHistory, RuleSet, Tournament
 from arena.store.queue import complete_match
@@ -52,14 +53,7 @@ class Sent:
 
 
 def _pending(store: Store, tournament_id: int) -> list[int]:
-    with store.read() as session:
-        return list(
-            session.scalars(
-                select(Match.id)
-                .where(Match.tournament_id == tournament_id, Match.status == "pending")
-                .order_by(Match.id)
-            )
-        )
+    return match_ids(store, tournament_id, "pending")
 
 
 def _finish(store: Store, match_id: int, now: datetime) -> None:
