@@ -39,6 +39,7 @@ imported on first use.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import errno
 import fcntl
@@ -759,7 +760,8 @@ def plain_spawn(
     mode): the bot can read and write everything the caller can. Same interface
     as ``Sandbox.spawn``: each ``argv`` item naming a key of ``files`` is replaced
     by its host path, the working directory is the first file's directory, the
-    interpreter defaults to the current one. Kill with ``kill_process_group``.
+    interpreter defaults to the current one; the bot dies with the thread that started it
+    (as ``--die-with-parent``). Kill with ``kill_process_group``.
     """
     host = {inside: str(Path(path).resolve()) for inside, path in files.items()}
     args = [str(interpreter or sys.executable), *(host.get(a, a) for a in argv)]
@@ -774,7 +776,29 @@ def plain_spawn(
         env=env,
         cwd=cwd,
         start_new_session=True,
+        preexec_fn=functools.partial(_die_with_parent, os.getpid(), _prctl()),
     )
+
+
+#: prctl(2)'s option: the signal the kernel sends this process when its parent thread exits.
+PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Callable[..., int]:
+    """libc's prctl(2), looked up once, before any fork (not in a child between fork and
+    exec)."""
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _die_with_parent(parent: int, prctl: Callable[..., int]) -> None:
+    """In an unsandboxed bot between fork and exec: SIGKILL when the thread that started it
+    exits, what bwrap's ``--die-with-parent`` gives a sandboxed one. Without it a bot whose
+    worker was killed (-9) outlives it, stopped for ever if it was a kept bot paused between
+    matches. A parent already gone before the signal was asked for is checked for too."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 # --- the machine-wide slot registry -------------------------------------------------------

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 import sysconfig
 import time
 from collections.abc import Iterator, Sequence
@@ -316,6 +318,49 @@ def test_plain_spawn_is_unsandboxed_with_the_same_interface() -> None:
     first, echo = out.splitlines()
     assert json.loads(first)["uid"] == os.getuid()  # the caller's own uid: no isolation
     assert echo == b"ping"
+
+
+def test_an_unsandboxed_bot_dies_with_the_process_that_started_it() -> None:
+    """A kept bot waits stopped (SIGSTOP) between matches, so it never reads the end of its
+    closed pipe: a worker killed -9 must not leave it stopped for ever (plain_spawn's bots
+    get the kernel's parent-death signal, as bwrap's --die-with-parent gives sandboxed ones)."""
+    files = {"/bot/identity.py": str(PROBES / "identity.py")}
+    starter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from arena.match.sandbox import plain_spawn\n"
+            f"bot = plain_spawn({files!r}, ['-I', '/bot/identity.py'])\n"
+            "print(bot.pid, flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert starter.stdout is not None
+    bot = int(starter.stdout.readline())
+    try:
+        os.kill(bot, signal.SIGSTOP)
+        starter.kill()
+        starter.wait()
+        starter.stdout.close()
+        deadline = time.monotonic() + 10
+        while _alive(bot) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(bot), "the stopped bot outlived the process that started it"
+    finally:
+        if _alive(bot):
+            os.kill(bot, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie has)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
 
 
 def test_the_sandbox_shows_the_runtime_and_nothing_else() -> None:
