@@ -23,7 +23,6 @@ machine seat their bots in different slots.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
 import signal
@@ -44,7 +43,7 @@ from celery.signals import (
 )
 
 from arena.match.referee import InfrastructureError
-from arena.match.sandbox import SandboxUnavailable, process_slots
+from arena.match.sandbox import SandboxUnavailable, die_with_parent, process_slots
 from arena.match.warm import release_warm
 from arena.service.branches import run_branch
 from arena.service.broker import (
@@ -71,9 +70,6 @@ MATCH_RETRIED: tuple[type[Exception], ...] = (InfrastructureError, *TRANSIENT_DA
 #: What an upload's check is retried on: the sandbox, the harness or the database failed.
 CHECK_RETRIED: tuple[type[Exception], ...] = (SandboxUnavailable, *MATCH_RETRIED)
 
-#: Linux's prctl option that sends a signal to a process when its parent dies.
-PR_SET_PDEATHSIG = 1
-
 #: Set by ``arena worker --unsandboxed`` (a developer's own machine only).
 UNSANDBOXED_ENV = "ARENA_WORKER_UNSANDBOXED"
 
@@ -94,7 +90,7 @@ def _reset_after_fork(**_: Any) -> None:
     dies (a parent-death signal: ``kill -9`` of the main process leaves no pool behind, and
     the bots' sandbox dies with the pool process)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    die_with_parent()
     _state.clear()
     main_store = _main.get("store")
     if main_store is not None:  # forked after the heartbeat began: leave its sockets alone

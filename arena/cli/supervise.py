@@ -13,7 +13,6 @@ a production worker must not stay dead of a broker's restart.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing
 import os
 import signal
@@ -25,12 +24,13 @@ from typing import Protocol
 
 import click
 
+from arena.match.sandbox import die_with_parent
+
 __all__ = [
     "RESTART_PAUSE_SECONDS",
     "Child",
     "Forked",
     "Program",
-    "die_with_parent",
     "run_supervised",
     "signal_group",
     "start_program",
@@ -40,8 +40,6 @@ __all__ = [
 #: A program that died sooner than this after it started waits this long before it is
 #: started again (a program that cannot start must not spin).
 RESTART_PAUSE_SECONDS = 5.0
-#: Linux's prctl option that sends a signal to a process when its parent dies.
-PR_SET_PDEATHSIG = 1
 
 
 class Child(Protocol):
@@ -98,12 +96,6 @@ def start_program(argv: Sequence[str], env: dict[str, str]) -> subprocess.Popen[
     """Run ``argv`` in a session of its own (Ctrl-C reaches its supervisor only, which
     stops each program in turn), dying with its supervisor (a parent-death signal)."""
     return subprocess.Popen(list(argv), env=env, start_new_session=True, preexec_fn=die_with_parent)
-
-
-def die_with_parent() -> None:
-    """In a child: SIGKILL when the parent (its supervisor) dies."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 class Forked:

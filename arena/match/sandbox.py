@@ -73,6 +73,7 @@ __all__ = [
     "check_sandbox",
     "check_sandbox_report",
     "claim_slot_block",
+    "die_with_parent",
     "kill_process_group",
     "plain_spawn",
     "process_slots",
@@ -776,28 +777,24 @@ def plain_spawn(
         env=env,
         cwd=cwd,
         start_new_session=True,
-        preexec_fn=functools.partial(_die_with_parent, os.getpid(), _prctl()),
+        # without it a bot whose worker was killed (-9) outlives it, stopped for ever if it was
+        # a kept bot paused between matches
+        preexec_fn=functools.partial(die_with_parent, os.getpid()),
     )
 
 
-#: prctl(2)'s option: the signal the kernel sends this process when its parent thread exits.
+#: prctl(2)'s option: the signal the kernel sends a process when the thread that started it
+#: exits.
 PR_SET_PDEATHSIG = 1
 
 
-@functools.cache
-def _prctl() -> Callable[..., int]:
-    """libc's prctl(2), looked up once, before any fork (not in a child between fork and
-    exec)."""
-    return ctypes.CDLL(None, use_errno=True).prctl
-
-
-def _die_with_parent(parent: int, prctl: Callable[..., int]) -> None:
-    """In an unsandboxed bot between fork and exec: SIGKILL when the thread that started it
-    exits, what bwrap's ``--die-with-parent`` gives a sandboxed one. Without it a bot whose
-    worker was killed (-9) outlives it, stopped for ever if it was a kept bot paused between
-    matches. A parent already gone before the signal was asked for is checked for too."""
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:
+def die_with_parent(parent: int | None = None) -> None:
+    """In a child (between fork and exec, or a forked Python process): SIGKILL when the
+    thread that started it exits, what bwrap's ``--die-with-parent`` gives a sandboxed bot.
+    With ``parent`` (the starter's pid, taken before the fork), a starter already gone before
+    the signal was asked for is checked for too."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
