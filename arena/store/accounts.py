@@ -68,8 +68,8 @@ class TokenView:
 
 
 def _row(user: User) -> AccountRow:
-    return AccountRow(
-        user.id, user.name, user.role, user.session_epoch, bool(user.must_change_password)
+    return _account_row(
+        user.id, user.name, user.role, user.session_epoch, user.must_change_password
     )
 
 
