@@ -19,7 +19,6 @@ from argon2 import PasswordHasher
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
-from werkzeug.routing import Rule
 from werkzeug.serving import make_server
 
 from arena.engine.rules import PRESETS
@@ -29,40 +28,6 @@ from arena.store.db import Store
 from arena.store.models import Match, Tournament
 from tests.paths import REFERENCE_BOTS
 from web import create_app
-
-
-def _share_parsed_rules() -> None:
-    """Each web test makes an app (about 560 a run), and each app parsed the text of its
-    ~180 routes into werkzeug's regular-expression parts (``Rule.compile``: two thirds of
-    the 25 ms an app costs), the same as the last app's. The test process parses each rule
-    once: the parts, the trace and the converters depend only on the rule's text, its
-    domain part, ``merge_slashes`` and the map's converter classes (the key here), and a
-    rule compiled again takes them from the first (converters hold no state of their map;
-    the URL builders are shared already: tests/conftest.py)."""
-    parsed: dict[tuple[object, ...], tuple[list[Any], list[Any], dict[str, Any], set[str]]] = {}
-
-    def compile(rule: Rule) -> None:
-        assert rule.map is not None, "rule not bound"
-        domain = (rule.host if rule.map.host_matching else rule.subdomain) or ""
-        converters = tuple(sorted(rule.map.converters.items()))
-        key = (type(rule), rule.rule, domain, rule.merge_slashes, converters)
-        if key not in parsed:
-            arguments = set(rule.arguments)
-            compile_rule(rule)
-            added = rule.arguments - arguments
-            parsed[key] = (rule._parts, rule._trace, rule._converters, added)
-            return
-        parts, trace, found, added = parsed[key]
-        rule._parts, rule._trace, rule._converters = list(parts), list(trace), dict(found)
-        rule.arguments.update(added)
-        rule._build = rule._compile_builder(False).__get__(rule, None)
-        rule._build_unknown = rule._compile_builder(True).__get__(rule, None)
-
-    compile_rule = Rule.compile
-    Rule.compile = compile  # type: ignore[method-assign,assignment]
-
-
-_share_parsed_rules()
 
 RULES = PRESETS["block"].with_overrides(target=10)
 #: Accounts' passwords in the web tests, hashed with argon2's cheapest profile.
