@@ -150,7 +150,7 @@ class Worker:
 
     def pool_pids(self) -> set[int]:
         """The pids of its pool processes (its Celery worker's children)."""
-        return {pool for celery in _children(self.pid) for pool in _children(celery)}
+        return {pool for celery in children(self.pid) for pool in children(celery)}
 
     def kill(self) -> None:
         """SIGKILL the whole worker: the main process, its pool, their bots."""
@@ -190,7 +190,8 @@ class Worker:
             raise
 
 
-def _children(pid: int) -> set[int]:
+def children(pid: int) -> set[int]:
+    """The pids of ``pid``'s direct children (none if it is gone)."""
     with contextlib.suppress(OSError):
         return {
             int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from arena.cli.common import UNAVAILABLE
 from arena.store.db import Store
 from arena.store.models import Match
-from tests.servers import ARENA
+from tests.servers import ARENA, children
 
 pytestmark = pytest.mark.slow
 
@@ -273,20 +273,12 @@ class Session(Served):
         super().__init__(args, env={**os.environ, **FAST}, new_session=True)
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
-        return []
-    return [int(child) for child in text.split()]
-
-
 def _tree(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:
         here = todo.pop()
         found.add(here)
-        todo.extend(_children(here))
+        todo.extend(children(here))
     return found
 
 
@@ -307,7 +299,7 @@ def _match_worker(store: Store, serve_pid: int) -> int | None:
         pid = session.scalar(
             select(Worker.pid).where(Worker.name == f"arena-{serve_pid}@{socket.gethostname()}")
         )
-    return pid if pid in _children(serve_pid) else None
+    return pid if pid in children(serve_pid) else None
 
 
 def _killed_with_everything_it_started(served: Served, port: int) -> None:

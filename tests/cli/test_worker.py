@@ -17,16 +17,9 @@ from arena.store.db import connect
 from arena.store.models import Tournament
 from tests.conftest import Databases
 from tests.paths import REFERENCE_BOTS
-from tests.servers import spawn_worker, stop_workers, wait_for
+from tests.servers import children, spawn_worker, stop_workers, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
 
 
 def test_a_celery_worker_that_dies_is_started_again_and_plays_the_next_match(
@@ -60,8 +53,8 @@ def test_a_celery_worker_that_dies_is_started_again_and_plays_the_next_match(
             with using(make_app(broker, None, database)):
                 assert dispatch_matches(store, ids[0])
                 wait_for(lambda: done(ids[0]), 60, f"the first match:\n{worker.output()}")
-                [celery] = _children(worker.pid)  # the Celery worker, its pool under it
-                assert _children(celery), "no pool process under the Celery worker"
+                [celery] = children(worker.pid)  # the Celery worker, its pool under it
+                assert children(celery), "no pool process under the Celery worker"
                 os.kill(celery, signal.SIGKILL)  # as an "Unrecoverable error" exits it
                 wait_for(lambda: worker.output().count("ready.") == 2, 60, "the worker to be back")
                 assert dispatch_matches(store, ids[1])
