@@ -786,6 +786,10 @@ def plain_spawn(
 #: prctl(2)'s option: the signal the kernel sends a process when the thread that started it
 #: exits.
 PR_SET_PDEATHSIG = 1
+#: libc's prctl(2), looked up as this module is imported: before any fork, never in a child
+#: between fork and exec (the dynamic loader's lock may be held there by another thread of
+#: the parent's at the fork).
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl
 
 
 def die_with_parent(parent: int | None = None) -> None:
@@ -793,7 +797,7 @@ def die_with_parent(parent: int | None = None) -> None:
     thread that started it exits, what bwrap's ``--die-with-parent`` gives a sandboxed bot.
     With ``parent`` (the starter's pid, taken before the fork), a starter already gone before
     the signal was asked for is checked for too."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if parent is not None and os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGKILL)
 
