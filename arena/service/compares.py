@@ -78,6 +78,7 @@ from arena.service.rule_sets import find_rules
 from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     compare_load,
+    finished_among,
     match_ids,
     named_tournament,
     source_hashes,
@@ -145,7 +146,7 @@ MAX_QUEUED_COMPARE_MATCHES = 10_000
 #: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
 #: the workers never run dry (the web sends every batch at once).
 COMPARE_AHEAD = 4
-#: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a match of its
+#: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a batch of its
 #: compare has finished: the verdict is shown within this of the match that decides it.
 FOLLOW_POLL_SECONDS = 0.05
 
@@ -564,9 +565,10 @@ def follow_compare(
     """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
     ``ahead`` batches ahead) whenever a match of it has finished, until it is over, sweeping
     every ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
-    running). Between two steps only the count of its finished matches is read, every
-    ``poll_seconds`` (a step reads every result and the test: it runs only when there is
-    something new to read, and within ``poll_seconds`` of it). Yield each step (the caller
+    running). Between two steps only which of its batches in flight have finished is read,
+    every ``poll_seconds`` (a step reads the results and the test: it runs only once a
+    batch has finished, within ``poll_seconds`` of it, as only a whole batch moves the test:
+    :func:`_complete_batches`). Yield each step (the caller
     shows where the test stands); the last is done, and once the caller has shown it (the
     verdict first), the matches a decided compare did not need are voided (the workers'
     stop check voids them too: :func:`stop_if_decided`).
@@ -576,8 +578,10 @@ def follow_compare(
     """
     last_sweep = time.monotonic()
     read, batches = ResultsRead(), _batches(store, tournament_id)  # (a compare's never change)
+    complete: frozenset[int] = frozenset()
     while True:
-        seen = _finished_count(store, tournament_id)  # (before the step: none is missed)
+        # (read before the step: no batch finished meanwhile is missed)
+        complete = _complete_batches(store, batches, complete, ahead)
         step = _advanced(store, tournament_id, ahead, read, batches)
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
@@ -590,14 +594,23 @@ def follow_compare(
         sweep_due = last_sweep + config.sweep_seconds
         while True:
             time.sleep(poll_seconds)
-            if time.monotonic() >= sweep_due or _finished_count(store, tournament_id) != seen:
+            if time.monotonic() >= sweep_due:
+                break
+            if _complete_batches(store, batches, complete, ahead) != complete:
                 break
 
 
-def _finished_count(store: Store, tournament_id: int) -> int:
-    """The compare's matches done or void (a count of each status: milliseconds)."""
-    progress = tournament_progress(store, tournament_id)
-    return progress["done"] + progress["void"]
+def _complete_batches(
+    store: Store, batches: Sequence[Sequence[int]], known: frozenset[int], ahead: int
+) -> frozenset[int]:
+    """The batches (by index) whose matches are all finished (done or void): ``known``, and
+    those of the next ``ahead + 1`` batches not in it that are (every batch sent and not
+    finished is among them: no more than ``ahead`` are sent beyond the finished ones). Only
+    a finished batch can move the test (a deal group counts once each of its seat
+    rotations, one match each, is in), so :func:`follow_compare` steps only then."""
+    next_ones = [number for number in range(len(batches)) if number not in known][: ahead + 1]
+    finished = finished_among(store, [i for number in next_ones for i in batches[number]])
+    return known | {number for number in next_ones if finished.issuperset(batches[number])}
 
 
 def _swept(store: Store, config: Config) -> dict[str, Any]:
