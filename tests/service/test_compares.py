@@ -21,6 +21,7 @@ from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
 from arena.errors import NotFound
 from arena.service import compares
+from arena.service.compare_views import compare_view
 from arena.service.compares import (
     CompareState,
     CompareTest,
@@ -28,7 +29,6 @@ from arena.service.compares import (
     advance_compare,
     compare_schedule,
     compare_state,
-    compare_view,
     create_compare,
     deal_groups,
     follow_compare,
