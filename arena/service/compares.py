@@ -135,7 +135,7 @@ MAX_QUEUED_COMPARE_MATCHES = 10_000
 COMPARE_AHEAD = 4
 #: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a batch of its
 #: compare has finished: the verdict is shown within this of the match that decides it.
-FOLLOW_POLL_SECONDS = 0.05
+FOLLOW_POLL_SECONDS = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,12 +533,19 @@ def _advanced(
     finished = state.finished_batches >= len(batches)
     if is_decided(state, stored):
         return CompareStep(state, decided=True, finished=finished)
+    last = len(batches) if ahead is None else min(len(batches), state.finished_batches + ahead)
+    sent = _send_due(store, tournament_id, batches, last)
+    return CompareStep(state, decided=False, finished=finished, sent=sent)
+
+
+def _send_due(store: Store, tournament_id: int, batches: list[list[int]], last: int) -> bool:
+    """Send the compare's batches not sent yet, in order, up to batch ``last`` (not
+    included); return whether the broker took them (:func:`dispatch_match_ids`: if not,
+    they are recorded as sent, and the sweep sends them)."""
     never_sent = set(unqueued_matches(store, tournament_id=tournament_id))
     first = sum(1 for ids in batches if not never_sent.issuperset(ids))  # sent in order
-    last = len(batches) if ahead is None else min(len(batches), state.finished_batches + ahead)
     due = [match_id for ids in batches[first:last] for match_id in ids]
-    sent = dispatch_match_ids(store, due) if due else True
-    return CompareStep(state, decided=False, finished=finished, sent=sent)
+    return dispatch_match_ids(store, due) if due else True
 
 
 def follow_compare(
@@ -564,12 +571,18 @@ def follow_compare(
         NotFound: no compare has that id.
     """
     last_sweep = time.monotonic()
+    _compare(store, tournament_id)
     read, batches = ResultsRead(), _batches(store, tournament_id)  # (a compare's never change)
+    # The first batches go at once, before the first step's reads (the process's first:
+    # their statements compiled, a tenth of a second the workers would wait for).
+    sent = _send_due(store, tournament_id, batches, min(len(batches), ahead))
     complete: frozenset[int] = frozenset()
     while True:
         # (read before the step: no batch finished meanwhile is missed)
         complete = _complete_batches(store, batches, complete, ahead)
         step = _advanced(store, tournament_id, ahead, read, batches)
+        if not sent:  # (the first step says the broker did not take the first batches)
+            step, sent = dataclasses.replace(step, sent=False), True
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
             step = dataclasses.replace(step, **_swept(store, config))

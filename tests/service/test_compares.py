@@ -272,10 +272,11 @@ def test_the_remote_loop_sends_batches_ahead_and_voids_once_decided(
 def test_the_remote_loop_steps_once_a_batch_has_finished(
     bots: Store, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``arena compare --remote``'s loop (follow_compare) reads the test again only once a
-    batch has finished (a deal group counts once each of its seat rotations, a match each,
-    is in): between two steps it polls which matches of the batches in flight have
-    finished, and the poll that sees the batch's last match finished is the next step."""
+    """``arena compare --remote``'s loop (follow_compare) sends the first batch before its
+    first step reads anything, and reads the test again only once a batch has finished (a
+    deal group counts once each of its seat rotations, a match each, is in): between two
+    steps it polls which matches of the batches in flight have finished, and the poll that
+    sees the batch's last match finished is the next step."""
     tournament_id, _ = create_compare(
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
         max_games=64, batch=4, seed=2,
@@ -286,6 +287,7 @@ def test_the_remote_loop_steps_once_a_batch_has_finished(
 
     def counted(store: Store, tournament_id: int, *args: Any, **kwargs: Any) -> CompareState:
         steps.append(len(polls))  # a step reads the test
+        assert len(recorder.sent) == 1  # the first batch went before the first step's reads
         return state(store, tournament_id, *args, **kwargs)
 
     def poll(seconds: float) -> None:
