@@ -31,6 +31,7 @@ the test's before any game counts (:class:`~arena.errors.VerdictError`: the verd
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -608,7 +609,8 @@ def _complete_batches(
     finished is among them: no more than ``ahead`` are sent beyond the finished ones). Only
     a finished batch can move the test (a deal group counts once each of its seat
     rotations, one match each, is in), so :func:`follow_compare` steps only then."""
-    next_ones = [number for number in range(len(batches)) if number not in known][: ahead + 1]
+    unknown = (number for number in range(len(batches)) if number not in known)
+    next_ones = list(itertools.islice(unknown, ahead + 1))
     finished = finished_among(store, [i for number in next_ones for i in batches[number]])
     return known | {number for number in next_ones if finished.issuperset(batches[number])}
 
