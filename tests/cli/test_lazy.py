@@ -3,6 +3,7 @@ no command's --help imports what only running it needs."""
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import json
 import subprocess
@@ -166,3 +167,18 @@ def test_the_compare_commands_statistics_are_the_tests() -> None:
     from arena.compete import sprt
 
     assert compare.STATISTICS == sprt.STATISTICS
+
+
+def test_compare_collects_garbage_again_once_its_imports_are_in() -> None:
+    """``arena compare`` turns the garbage collector off while its imports load (they make
+    none worth collecting) and :func:`arena.cli.compare.freeze_heap` turns it on again, with
+    what is loaded frozen: the games and matches that follow are collected as ever."""
+    from arena.cli.compare import freeze_heap
+
+    gc.disable()
+    try:
+        freeze_heap()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
