@@ -36,7 +36,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import TournamentEntrant as Entrant
-from arena.store.queue import add_match_seats
+from arena.store.queue import add_match_seats, lock_tournament
 from arena.store.ratings import histogram_rows
 
 __all__ = [
@@ -276,6 +276,7 @@ def add_deal_groups(
     """
     if not groups:
         return []
+    lock_tournament(session, tournament_id)  # before the inserts: a finisher then counts them
     labels = {
         int(version): label
         for label, version in session.execute(

@@ -526,6 +526,22 @@ def void_match(
         return True
 
 
+def lock_tournament(session: Session, tournament_id: int) -> None:
+    """Lock the tournament's row for the caller's transaction (PostgreSQL: ``FOR NO KEY
+    UPDATE``, what an ``UPDATE`` of it takes; SQLite: ``BEGIN IMMEDIATE`` holds the write
+    lock already): whoever adds matches to a tournament takes it before inserting them, as
+    a finisher does before counting what is left to play (:func:`_finish_tournament_if_done`),
+    so that the tournament is never marked done with the new matches pending (the finisher
+    did not see them, uncommitted, and the adder had found the tournament running): a done
+    tournament's matches are never claimed. Take it after any match row, never before."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(
+            select(Tournament.id)
+            .where(Tournament.id == tournament_id)
+            .with_for_update(key_share=True)
+        )
+
+
 def _finish_tournament_if_done(session: Session, tournament_id: int, now: datetime) -> None:
     """Mark the tournament done once none of its matches is left to play (in the caller's
     transaction, which holds the write lock on SQLite).
@@ -538,13 +554,10 @@ def _finish_tournament_if_done(session: Session, tournament_id: int, now: dateti
     ``UPDATE`` of the row takes: it does not wait for the key-share locks of matches being
     inserted into the tournament (a competition's ladder adds them while others finish),
     which ``FOR UPDATE`` did, and a ladder's insert that went on to update the tournament's
-    row then waited for the finisher: a deadlock (seen in CI, 2026-11-29)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(
-            select(Tournament.id)
-            .where(Tournament.id == tournament_id)
-            .with_for_update(key_share=True)
-        )
+    row then waited for the finisher: a deadlock (seen in CI, 2026-11-29). A ladder adding
+    matches takes the same lock before it inserts (:func:`lock_tournament`), so the count
+    here waits for its matches and sees them."""
+    lock_tournament(session, tournament_id)
     left = session.scalar(
         select(func.count())
         .select_from(Match)
