@@ -132,6 +132,8 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
         empty_lanes=empty,
         resend_grace_seconds=config.resend_grace_seconds,
     )
+    if report.reopened:
+        logger.warning("sweep: tournaments %s were done with matches pending", report.reopened)
     uploads: list[int] = []
     if lengths.get(CHECK_QUEUE, 0) == 0:
         uploads = unsent_uploads(store, older_than=UPLOAD_RESEND_SECONDS)

@@ -493,7 +493,6 @@ def test_a_match_finishes_while_a_ladder_adds_matches_to_its_tournament(store: S
 
     from arena.store.clock import add_deal_groups
     from arena.store.models import Tournament
-
     from arena.store.queue import mark_queued
 
     tournament = _tournament(store, 1)
@@ -538,6 +537,45 @@ def test_a_match_finishes_while_a_ladder_adds_matches_to_its_tournament(store: S
         assert stored is not None and stored.status == "running", "done with a match to play"
     again = claim_match(store, "w2", lease_seconds=LEASE, lane="matches", now=T0)
     assert again is not None and again.key == "L000000-0"
+
+
+def test_what_a_sweep_sends_again_a_claim_can_take(store: Store) -> None:
+    """A done tournament with a match pending (a ladder's insert racing its last match's
+    finish, before lock_tournament) was counted as lost by every sweep (unqueued_matches)
+    and sent again each second, while every claim found nothing to take: the two-host
+    drill waited for ever (CI 2026-11-29). Lost and claimable are one condition
+    (lanes.playable): the match is not sent again until reopen_unfinished_tournaments has
+    the tournament running, and then a claim takes it; a cancelled tournament's pending
+    match is void, never sent."""
+    from arena.store.models import Tournament
+    from arena.store.queue import mark_queued, reopen_unfinished_tournaments, unqueued_matches
+
+    done = _tournament(store, 2, name="done")
+    cancelled = _tournament(store, 1, name="gone")
+    first, left = _ids(store, done)
+    mark_queued(store, [first, left, *_ids(store, cancelled)], T0)
+    claimed = claim_match(store, "w", lease_seconds=LEASE, match_id=first, now=T0)
+    assert claimed is not None
+    assert complete_match(store, first, "w", records=[], result={"games": []}, now=T0)
+    with store.write() as session:  # as the race left them
+        for tournament, status in ((done, "done"), (cancelled, "cancelled")):
+            session.execute(
+                update(Tournament).where(Tournament.id == tournament).values(status=status)
+            )
+    later = T0 + timedelta(minutes=1)
+    assert unqueued_matches(store, sent_before=later) == []  # not lost: no claim takes them
+    assert claim_match(store, "w", lease_seconds=LEASE, now=later) is None
+    assert claim_match(store, "w", lease_seconds=LEASE, match_id=left, now=later) is None
+    assert reopen_unfinished_tournaments(store, now=later) == [done]
+    assert reopen_unfinished_tournaments(store, now=later) == []
+    with store.read() as session:
+        reopened, gone = session.get(Tournament, done), session.get(Tournament, cancelled)
+        assert reopened is not None and (reopened.status, reopened.finished) == ("running", None)
+        assert gone is not None and gone.status == "cancelled" and gone.finished is not None
+    assert tournament_progress(store, cancelled)["void"] == 1
+    assert unqueued_matches(store, sent_before=later) == [left]
+    again = claim_match(store, "w", lease_seconds=LEASE, now=later)
+    assert again is not None and again.match_id == left
 
 
 def test_the_sweep_finishes_a_tournament_left_running_with_every_match_finished(
