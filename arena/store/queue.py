@@ -534,7 +534,8 @@ def lock_tournament(session: Session, tournament_id: int) -> None:
     a finisher does before counting what is left to play (:func:`_finish_tournament_if_done`),
     so that the tournament is never marked done with the new matches pending (the finisher
     did not see them, uncommitted, and the adder had found the tournament running): a done
-    tournament's matches are never claimed. Take it after any match row, never before."""
+    tournament's matches are never claimed. Take it after any stored match row the
+    transaction locks, never before one (the finishers' order: no deadlock)."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(
             select(Tournament.id)
