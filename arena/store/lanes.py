@@ -36,7 +36,6 @@ __all__ = [
     "PLAYING",
     "QueuePlace",
     "claim_candidates",
-    "claimable",
     "in_lane",
     "lane_of",
     "match_lanes",
@@ -65,22 +64,20 @@ def queue_of(format: str, tournament_id: int, upload_id: int | None) -> str:
     return "tournaments" if upload_id is None else "placements"
 
 
-def claimable(now: datetime) -> Any:
-    """A condition on ``Match``: it may be claimed at ``now`` (pending, or running with an
-    expired lease)."""
-    return or_(
-        Match.status == "pending",
-        and_(Match.status == "running", Match.lease_expires < now),
-    )
-
-
 def playable(now: datetime) -> Any:
     """A condition on ``Match`` joined with its ``Tournament``: a claim may take it at
-    ``now`` (:func:`claimable`, of a tournament :data:`PLAYING`). What a claim takes and
-    what a sweep sends again are this one condition (a match the sweep counted as lost that
-    no claim could take was sent again every second, for ever: a done tournament's pending
-    matches, CI 2026-11-29)."""
-    return and_(claimable(now), Tournament.status.in_(PLAYING))
+    ``now`` (pending, or running with an expired lease, of a tournament :data:`PLAYING`).
+    What a claim takes and what a sweep sends again are this one condition
+    (:func:`arena.store.queue.claim_match`, :func:`arena.store.queue.unqueued_matches`): a
+    match the sweep counted as lost that no claim could take was sent again every second,
+    for ever (a done tournament's pending matches, CI 2026-11-29)."""
+    return and_(
+        or_(
+            Match.status == "pending",
+            and_(Match.status == "running", Match.lease_expires < now),
+        ),
+        Tournament.status.in_(PLAYING),
+    )
 
 
 @dataclass(frozen=True, slots=True)
