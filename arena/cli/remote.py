@@ -305,5 +305,11 @@ def remote_push_command(
                 line += f" | fast pass {compare['fast_llr']:+6.2f} [{compare['fast_upper']:+.2f}]"
             click.echo(line)
     verdict = compare["verdict"]
-    click.echo(f"NEW {verdict} ({compare['games']} games)")
+    if verdict == "cancelled":  # ended before its test decided: say why
+        click.echo(
+            f"NEW undecided: the compare ended before its test decided ({compare['problem']}), "
+            f"after {compare['games']} games"
+        )
+    else:
+        click.echo(f"NEW {verdict} ({compare['games']} games)")
     return {"passed": OK, "failed": FAILED}.get(verdict, UNDECIDED)
