@@ -402,18 +402,18 @@ def _batch_of(match: ScheduledMatch) -> int:
     return int(str(match.deal_group)[1:])
 
 
-def _figures(reading: Reading) -> str | None:
+def _figures(reading: Reading) -> list[str] | None:
     """NEW's Elo with its 95% interval, LOS, the LLR against its bounds (and the fast
-    pass's), or None (not yet: fewer than two deal groups)."""
+    pass's), padded for a live line, or None (not yet: fewer than two deal groups)."""
     if reading.elo is None or reading.low is None or reading.high is None or reading.los is None:
         return None
-    figures = (
-        f"Elo {reading.elo:+7.1f} ({reading.low:+.1f} to {reading.high:+.1f}) | "
-        f"LOS {100 * reading.los:5.1f}% | LLR {reading.llr:+6.2f} "
-        f"[{reading.lower:+.2f}, {reading.upper:+.2f}]"
-    )
+    figures = [
+        f"Elo {reading.elo:+7.1f} ({reading.low:+.1f} to {reading.high:+.1f})",
+        f"LOS {100 * reading.los:5.1f}%",
+        f"LLR {reading.llr:+6.2f} [{reading.lower:+.2f}, {reading.upper:+.2f}]",
+    ]
     if reading.fast_llr is not None and reading.fast_upper is not None:
-        figures += f" | fast pass {reading.fast_llr:+6.2f} [{reading.fast_upper:+.2f}]"
+        figures.append(f"fast pass {reading.fast_llr:+6.2f} [{reading.fast_upper:+.2f}]")
     return figures
 
 
@@ -423,7 +423,7 @@ def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
     figures = _figures(reading)
     if figures is None:
         return
-    line = f"games {played:>6} | {figures}"
+    line = " | ".join([f"games {played:>6}", *figures])
     if sys.stdout.isatty():  # one live line, rewritten after each batch
         click.echo("\r" + line, nl=final)
     elif not final:  # a log: one line per batch
@@ -512,7 +512,7 @@ def _stopped(why: str, reading: Reading, played: int) -> int:
     ``cancelled by alice``), with the games played and the figures so far; return
     :data:`UNDECIDED`."""
     figures = _figures(reading)
-    so_far = f": {' '.join(figures.split())}" if figures is not None else ""
+    so_far = ": " + ", ".join(" ".join(f.split()) for f in figures) if figures else ""
     click.echo(
         f"NEW undecided: the compare ended before its test decided ({why}), after "
         f"{plural(played, 'game')} in complete deals{so_far}"
