@@ -97,12 +97,12 @@ SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rule
 @pytest.mark.parametrize(("rules_name", "players"), SETUPS)
 def test_every_reference_bot_plays_only_legal_moves(rules_name: str, players: int) -> None:
     # Every bot in every seat over a few games: choose() raises on an illegal move. Each
-    # five games seat s has bot (game + s * step) % 5: every bot in every seat, beside
+    # five games seat s has bot (number + s * step) % 5: every bot in every seat, beside
     # other neighbours as the step changes (ARENA_TEST_FULL: 40 games).
     rng = random.Random(f"{rules_name}{players}")
-    for game, seed in enumerate(game_seeds(rng.getrandbits(32), soak(10, 40))):
-        step = 1 + game // len(NAMES) % (len(NAMES) - 1)
-        names = [NAMES[(game + seat * step) % len(NAMES)] for seat in range(players)]
+    for number, seed in enumerate(game_seeds(rng.getrandbits(32), soak(10, 40))):
+        step = 1 + number // len(NAMES) % (len(NAMES) - 1)
+        names = [NAMES[(number + seat * step) % len(NAMES)] for seat in range(players)]
         # montecarlo's moves come from its rollouts all the same, from a few sampled worlds
         game, _ = play(rules_name, [load(n, samples=4) for n in names], seed)
         assert game.is_terminal()
