@@ -252,13 +252,13 @@ def test_a_compile_error_reaches_the_check_as_the_compiler_printed_it(readable: 
 @pytest.fixture
 def tight_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Compile limits a bomb reaches in seconds (the defaults would take a minute)."""
-    tight = Limits(memory_mb=192, cpu_seconds=5, processes=16, file_size_mb=8, tmp_size_mb=16)
+    tight = Limits(memory_mb=128, cpu_seconds=5, processes=16, file_size_mb=8, tmp_size_mb=16)
     monkeypatch.setattr(compiler, "COMPILE_LIMITS", tight)
     monkeypatch.setattr(compiler, "COMPILE_WALL_SECONDS", 20.0)
 
 
 BOMBS = {
-    "random.cpp": ('#include "/dev/random"\n', "192 MB of memory"),
+    "random.cpp": ('#include "/dev/random"\n', "128 MB of memory"),
     "templates.cpp": (
         "#include <utility>\n"
         "template <class T> struct Bomb { using type = typename Bomb<std::pair<T, T>>::type; };\n"
