@@ -44,6 +44,10 @@ from tests.paths import PROBES, REPO, own_slot
 
 SLOT = own_slot(900)  # first slot of these tests; each test adds its own offset
 DEFAULT_LIMITS = Limits()
+#: The names of Limits.rlimits()'s resources, in its order (the identity probe's keys).
+LIMIT_NAMES = (
+    "RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE"
+)  # fmt: skip
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -132,8 +136,16 @@ def listening_port() -> Iterator[int]:
         yield server.getsockname()[1]
 
 
-def test_runs_and_echoes_stdin_as_an_unprivileged_uid() -> None:
+#: Forks of this test process (os.register_at_fork's hook: subprocess runs it when it must
+#: fork the whole process to run a preexec_fn, never when it starts a program with vfork).
+_forks: list[int] = []
+os.register_at_fork(before=lambda: _forks.append(1))
+
+
+def test_runs_and_echoes_stdin_as_an_unprivileged_uid_under_its_limits() -> None:
+    forks = len(_forks)
     sandbox, proc = spawn_probe("identity", slot=SLOT)
+    assert len(_forks) == forks, "starting a sandboxed bot forked the whole referee process"
     try:
         out, err = proc.communicate(b"hello\n\xc3\xa9 two\n", timeout=20)
     finally:
@@ -143,6 +155,14 @@ def test_runs_and_echoes_stdin_as_an_unprivileged_uid() -> None:
     assert who["uid"] != 0 and who["euid"] != 0
     assert who["uid"] == who["gid"] == SLOT_UID_BASE + SLOT
     assert who["pid"] == 1  # a fresh PID namespace, where the bot is pid 1
+    # the limits hold from the bot's first instruction on (set before bwrap is started)
+    limits = {
+        name: [value, value]
+        for name, value in zip(LIMIT_NAMES, (v for _, v in DEFAULT_LIMITS.rlimits()), strict=True)
+    }
+    if os.geteuid() != 0:  # the user's own processes count too (Sandbox._rlimits)
+        del limits["RLIMIT_NPROC"], who["limits"]["RLIMIT_NPROC"]
+    assert who["limits"] == limits
     assert echo == [b"hello", b"\xc3\xa9 two"]
     assert proc.returncode == 0, err
 
