@@ -789,13 +789,22 @@ def plain_spawn(
     as ``Sandbox.spawn``: each ``argv`` item naming a key of ``files`` is replaced
     by its host path, the working directory is the first file's directory, the
     interpreter defaults to the current one; the bot dies with the thread that started it
-    (as ``--die-with-parent``). Kill with ``kill_process_group``.
+    (as ``--die-with-parent``; asked for by ``setpriv --pdeathsig`` where util-linux is
+    installed, else by :func:`die_with_parent` in a forked child). Kill with
+    ``kill_process_group``.
     """
     host = {inside: str(Path(path).resolve()) for inside, path in files.items()}
     args = [str(interpreter or sys.executable), *(host.get(a, a) for a in argv)]
     cwd = str(Path(next(iter(host.values()))).parent) if host else None
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # The parent-death signal: without it a bot whose worker was killed (-9) outlives it,
+    # stopped for ever if it was a kept bot paused between matches. util-linux setpriv asks
+    # for it before it execs the bot, so subprocess starts setpriv with vfork; only without
+    # setpriv does a preexec_fn (a fork of this whole process) ask for it.
+    setpriv = _tool("setpriv")
+    if setpriv is not None:
+        args = [setpriv, "--pdeathsig", "KILL", "--", *args]
     return subprocess.Popen(
         args,
         stdin=subprocess.PIPE,
@@ -804,9 +813,7 @@ def plain_spawn(
         env=env,
         cwd=cwd,
         start_new_session=True,
-        # without it a bot whose worker was killed (-9) outlives it, stopped for ever if it was
-        # a kept bot paused between matches
-        preexec_fn=functools.partial(die_with_parent, os.getpid()),
+        preexec_fn=None if setpriv else functools.partial(die_with_parent, os.getpid()),
     )
 
 

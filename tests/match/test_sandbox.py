@@ -330,7 +330,9 @@ def test_report_names_the_isolation() -> None:
 
 
 def test_plain_spawn_is_unsandboxed_with_the_same_interface() -> None:
+    forks = len(_forks)
     proc = plain_spawn({"/bot/identity.py": PROBES / "identity.py"}, ["-I", "/bot/identity.py"])
+    assert len(_forks) == forks, "starting a plain bot forked the whole referee process"
     try:
         out, _ = proc.communicate(b"ping\n", timeout=20)
     finally:
@@ -352,6 +354,7 @@ def test_an_unsandboxed_bot_dies_with_the_process_that_started_it() -> None:
             "import sys, time\n"
             "from arena.match.sandbox import plain_spawn\n"
             f"bot = plain_spawn({files!r}, ['-I', '/bot/identity.py'])\n"
+            "bot.stdout.readline()\n"  # it runs (as a kept bot stopped after a match would)
             "print(bot.pid, flush=True)\n"
             "time.sleep(60)\n",
         ],
