@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from arena.match.hostpaths import HostPaths, bot_paths, shared_libraries
+from arena.match.process import HARNESS_ERRORS
 from arena.match.runtimes import find_runtime, host_paths, numpy_dir, runtime_missing
 from arena.match.sandbox import (
     SANDBOX_ENV,
@@ -35,6 +36,7 @@ from arena.match.sandbox import (
     Limits,
     Sandbox,
     SandboxUnavailable,
+    _joined,
     check_sandbox,
     check_sandbox_report,
     kill_process_group,
@@ -195,6 +197,19 @@ def test_memory_cgroup_when_the_host_offers_one() -> None:
         assert all(f"domino-arena/slot-{SLOT + 3}\n" in text for text in cgroups), cgroups
     else:
         assert "rlimits only" in report
+
+
+def test_a_cgroup_that_cannot_be_joined_stops_the_launcher_as_the_harness_s_failure(
+    tmp_path: Path,
+) -> None:
+    """The launcher joins the slot's cgroup before anything else runs, or runs nothing and
+    says so in words the referee reads as the harness's failure (not the bot's crash)."""
+    missing = tmp_path / "no-such-cgroup" / "cgroup.procs"
+    done = subprocess.run(
+        _joined(str(missing), ["/bin/echo", "ran"]), capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (125, "")
+    assert done.stderr.startswith(HARNESS_ERRORS) and str(missing) in done.stderr
 
 
 def test_host_files_environment_and_processes_are_invisible(
