@@ -672,7 +672,11 @@ class Sandbox:
         for directory in sorted(runtime.hidden):
             opts += ["--tmpfs", directory]
         for file in sorted(runtime.files):
-            opts += ["--ro-bind", file, file]
+            target = _link_within(file, runtime)
+            if target is None:
+                opts += ["--ro-bind", file, file]
+            else:  # a symlink to a file bound anyway: made as a link, not one more mount
+                opts += ["--symlink", target, file]
         for top in _MERGED_USR:
             if os.path.islink(top):
                 opts += ["--symlink", os.readlink(top), top]
@@ -749,6 +753,26 @@ def _runtime(files: Mapping[str, Path], interpreter: Path) -> HostPaths:
     for program in programs:
         runtime |= bot_paths(program)
     return runtime
+
+
+def _link_within(file: str, runtime: HostPaths) -> str | None:
+    """Where ``file`` leads when it is a symlink to another of the runtime's files in its own
+    directory (bound anyway, or itself such a link: a library's ``libz.so.1 ->
+    libz.so.1.2.13``, ``python3 -> python3.11``), so that the sandbox may show it as that
+    link (about a quarter of a millisecond of CPU less a start than a bind mount) and still
+    shows nothing else; None otherwise (it is bound)."""
+    try:
+        link = os.readlink(file)
+    except OSError:  # not a symlink (or gone: bwrap then says so)
+        return None
+    if "/" in link:  # (elsewhere: the path it names may not be the file it leads to)
+        return None
+    target = os.path.join(os.path.dirname(file), link)
+    if target not in runtime.files or any(
+        file.startswith(directory + "/") for directory in runtime.directories
+    ):
+        return None
+    return target
 
 
 def _inside_path(path: str) -> str:
