@@ -35,6 +35,7 @@ install, as the filesystem broker.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -42,13 +43,14 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
-
-import redis
 
 from arena.engine.game import Game
 from arena.engine.spectate import spectator_view
+
+if TYPE_CHECKING:
+    import redis
 
 __all__ = [
     "CHECK_SECONDS",
@@ -86,10 +88,27 @@ CHECK_SECONDS = 1.0
 PUBLISH_SECONDS = 0.5
 #: A publisher whose Redis failed rests this long before it tries again.
 REST_SECONDS = 30.0
-#: What a feed's Redis raises when it is away or refuses.
-FEED_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+#: What a feed's Redis raises when it is away or refuses (Redis's client is loaded with it:
+#: :func:`__getattr__`).
+FEED_ERRORS: tuple[type[BaseException], ...]
 #: Games that ended a view lists (the latest last).
 ENDED_SHOWN = 5
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`FEED_ERRORS`, with Redis's client loaded as it is first asked for: a process
+    that never opens a Redis feed (``arena compare --remote``, a worker without one) never
+    loads it, a tenth of a second of its start."""
+    if name == "FEED_ERRORS":
+        return _feed_errors()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _feed_errors() -> tuple[type[BaseException], ...]:
+    import redis  # (see __getattr__)
+
+    return (redis.RedisError, OSError)
 
 
 def match_key(match_id: int) -> str:
@@ -127,6 +146,8 @@ class Feed:
     def from_url(cls, url: str) -> Feed:
         """A feed on the Redis at ``url`` (connected at its first use; short timeouts, so
         a Redis gone away costs a publisher or a page at most a second)."""
+        import redis  # (loaded with the first Redis feed: see __getattr__)
+
         return cls(redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0))
 
     def publish(self, key: str, view: Mapping[str, Any]) -> str:
@@ -324,7 +345,7 @@ class MatchPublisher:
         """``call(*args)``, or None after a Redis fault (logged; no more asking for a while)."""
         try:
             return call(*args)
-        except FEED_ERRORS as exc:
+        except _feed_errors() as exc:
             log.warning("live feed %s: %s (resting %g s)", self.key, exc, REST_SECONDS)
             self.watched = False
             self._check_at = self.clock() + REST_SECONDS
