@@ -56,7 +56,7 @@ BOTKIT = Path(botkit.__file__).resolve()
 
 
 #: How the sandbox's own tools begin their error messages (the harness failed, not the bot).
-HARNESS_ERRORS = ("bwrap:", "setpriv:")
+HARNESS_ERRORS = ("bwrap:", "setpriv:", "prlimit:", "sandbox:")
 
 
 #: The interpreter of Python bots, as seen inside the sandbox (Debian's python3).

@@ -64,11 +64,14 @@ def test_no_commands_help_nor_the_version_loads_a_heavy_package() -> None:
 #: What neither a command's schema check nor a worker's start loads: Alembic (only a database
 #: to migrate needs it; its import, mako's and pygments' ~0.1 CPU s a process), Celery's other
 #: commands' REPL (click_repl, prompt_toolkit: ~0.15 CPU s), pygments (Celery's command module
-#: builds a lexer with it for ``celery inspect``'s colours: ~0.085 CPU s), and the web
-#: (framework, templates, the API's shapes), which no worker serves.
+#: builds a lexer with it for ``celery inspect``'s colours: ~0.085 CPU s), the web
+#: (framework, templates, the API's shapes), which no worker serves, scipy (the rating fit is
+#: numpy's: scipy.special was 0.2 CPU s of a worker's start) and, on the embedded default's
+#: filesystem broker, Redis (only a live feed or a table's channel on Redis loads it: with
+#: its asyncio, ~0.1 CPU s and 90 modules).
 NOT_AT_START = (
     "alembic", "mako", "click_repl", "prompt_toolkit", "pygments", "flask", "werkzeug",
-    "jinja2", "pydantic", "spectree",
+    "jinja2", "pydantic", "spectree", "scipy", "redis",
 )  # fmt: skip
 
 #: What ``arena compare --remote`` does not load (issue 33: its start is most of the time to
@@ -107,8 +110,9 @@ print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(s
 def test_the_schema_check_and_a_workers_start_load_no_alembic_repl_nor_web(url: str) -> None:
     """Upgrading a database at the current schema (``arena serve``), opening it (what every
     command and worker does first), importing the worker's tasks and running Celery's worker
-    command, in a fresh interpreter, loads no Alembic, none of Celery's REPL, no pygments and
-    nothing of the web; ``arena compare --remote``'s imports, before them, load neither
+    command, in a fresh interpreter, loads no Alembic, none of Celery's REPL, no pygments,
+    nothing of the web, no scipy and, on the filesystem broker, no Redis; ``arena compare
+    --remote``'s imports, before them, load neither
     Redis's client nor the web's compares and what they read."""
     remote = ",".join(NOT_IN_REMOTE_COMPARE)
     probe = [sys.executable, "-c", START, url, remote, *NOT_AT_START]
