@@ -254,62 +254,69 @@ def remote_push_command(
     if old is None and (rules or players is not None or teams or move_time is not None):
         raise UsageError("--rules, --players, --teams and --move-time are for --compare")
     api = _Server(server, timeout=60.0)
-    deadline = time.monotonic() + timeout
-    source = file.read_bytes()  # bytes, not the open file: a retried POST sends it all again
-    form = {"name": name, **({"runtime": runtime} if runtime else {})}
-    # one key for this push: a POST retried after its answer was lost makes one upload
-    key = {"Idempotency-Key": uuid.uuid4().hex}
-    response = api._send(
-        "POST", "/bots", files={"source": (file.name, source)}, data=form, headers=key
-    )
-    upload = api.answer(response)
-    how = (
-        "already received" if response.headers.get("Idempotent-Replayed") == "true" else "uploaded"
-    )
-    click.echo(f"{how} {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})")
-    while upload["status"] == "pending":
-        _wait("the check", deadline)
-        upload = api.call("GET", f"/uploads/{upload['id']}")
-    bot = f"{upload['owner']}/{upload['bot']}"
-    if upload["status"] == "rejected":
-        click.echo(f"{bot}: rejected: {upload['message']}")
-        return FAILED
-    word = "accepted as" if upload["status"] == "accepted" else "already stored as"
-    click.echo(f"{bot}: {word} version {upload['version']}")
-    if old is None:
-        return OK
-    new = f"{bot}@{upload['version']}"
-    compare = api.call(
-        "POST",
-        "/compares",
-        json={
-            "new": new, "old": old, "rules": rules, "statistic": statistic, "elo0": elo0,
-            "elo1": elo1, "max_games": max_games, **_table(players, teams, move_time),
-        },
-    )  # fmt: skip
-    click.echo(f"compare {new} against {old} under {rules}: {api.base}{compare['url']}")
-    shown = -1
-    while compare["verdict"] == "running":
-        _wait("the compare", deadline)
-        compare = api.call("GET", f"/compares/{compare['name']}")
-        figures = ("elo", "low", "high", "los", "llr")
-        if compare["games"] != shown and all(compare[key] is not None for key in figures):
-            shown = compare["games"]
-            line = (
-                f"games {compare['games']:>6} | Elo {compare['elo']:+7.1f} "
-                f"({compare['low']:+.1f} to {compare['high']:+.1f}) | "
-                f"LOS {100 * compare['los']:5.1f}% | LLR {compare['llr']:+6.2f} "
-                f"[{compare['lower']:+.2f}, {compare['upper']:+.2f}]"
-            )
-            if compare.get("fast_llr") is not None and compare.get("fast_upper") is not None:
-                line += f" | fast pass {compare['fast_llr']:+6.2f} [{compare['fast_upper']:+.2f}]"
-            click.echo(line)
-    verdict = compare["verdict"]
-    if verdict == "cancelled":  # ended before its test decided: say why
-        click.echo(
-            f"NEW undecided: the compare ended before its test decided ({compare['problem']}), "
-            f"after {compare['games']} games"
+    with api.client:  # its connections closed as the command ends, run in-process too
+        deadline = time.monotonic() + timeout
+        source = file.read_bytes()  # bytes, not the open file: a retried POST sends it all again
+        form = {"name": name, **({"runtime": runtime} if runtime else {})}
+        # one key for this push: a POST retried after its answer was lost makes one upload
+        key = {"Idempotency-Key": uuid.uuid4().hex}
+        response = api._send(
+            "POST", "/bots", files={"source": (file.name, source)}, data=form, headers=key
         )
-    else:
-        click.echo(f"NEW {verdict} ({compare['games']} games)")
-    return {"passed": OK, "failed": FAILED}.get(verdict, UNDECIDED)
+        upload = api.answer(response)
+        how = (
+            "already received"
+            if response.headers.get("Idempotent-Replayed") == "true"
+            else "uploaded"
+        )
+        click.echo(
+            f"{how} {file.name} as {upload['owner']}/{upload['bot']} (upload {upload['id']})"
+        )
+        while upload["status"] == "pending":
+            _wait("the check", deadline)
+            upload = api.call("GET", f"/uploads/{upload['id']}")
+        bot = f"{upload['owner']}/{upload['bot']}"
+        if upload["status"] == "rejected":
+            click.echo(f"{bot}: rejected: {upload['message']}")
+            return FAILED
+        word = "accepted as" if upload["status"] == "accepted" else "already stored as"
+        click.echo(f"{bot}: {word} version {upload['version']}")
+        if old is None:
+            return OK
+        new = f"{bot}@{upload['version']}"
+        compare = api.call(
+            "POST",
+            "/compares",
+            json={
+                "new": new, "old": old, "rules": rules, "statistic": statistic, "elo0": elo0,
+                "elo1": elo1, "max_games": max_games, **_table(players, teams, move_time),
+            },
+        )  # fmt: skip
+        click.echo(f"compare {new} against {old} under {rules}: {api.base}{compare['url']}")
+        shown = -1
+        while compare["verdict"] == "running":
+            _wait("the compare", deadline)
+            compare = api.call("GET", f"/compares/{compare['name']}")
+            figures = ("elo", "low", "high", "los", "llr")
+            if compare["games"] != shown and all(compare[key] is not None for key in figures):
+                shown = compare["games"]
+                line = (
+                    f"games {compare['games']:>6} | Elo {compare['elo']:+7.1f} "
+                    f"({compare['low']:+.1f} to {compare['high']:+.1f}) | "
+                    f"LOS {100 * compare['los']:5.1f}% | LLR {compare['llr']:+6.2f} "
+                    f"[{compare['lower']:+.2f}, {compare['upper']:+.2f}]"
+                )
+                if compare.get("fast_llr") is not None and compare.get("fast_upper") is not None:
+                    line += (
+                        f" | fast pass {compare['fast_llr']:+6.2f} [{compare['fast_upper']:+.2f}]"
+                    )
+                click.echo(line)
+        verdict = compare["verdict"]
+        if verdict == "cancelled":  # ended before its test decided: say why
+            click.echo(
+                f"NEW undecided: the compare ended before its test decided ({compare['problem']}), "
+                f"after {compare['games']} games"
+            )
+        else:
+            click.echo(f"NEW {verdict} ({compare['games']} games)")
+        return {"passed": OK, "failed": FAILED}.get(verdict, UNDECIDED)

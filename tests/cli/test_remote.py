@@ -77,7 +77,11 @@ def _push(tmp_path: Path, *args: str, token: str | None = None) -> subprocess.Co
 
 
 def test_a_ci_pushes_a_version_and_compares_it(
-    store: Store, server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store,
+    server: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # the push again below falls within the intake's window however long the compare took
     # on a loaded machine (the server is this process; the window's own test: test_intake)
@@ -99,18 +103,22 @@ def test_a_ci_pushes_a_version_and_compares_it(
     assert lines[2].startswith(f"compare ada/mybot@1 against bob/first under draw: {server}/")
     assert any(line.startswith("games ") and "LLR" in line for line in lines)
     assert lines[-1].startswith("NEW passed (")
-    again = _push(tmp_path, str(mybot), "--server", server, token=token)
-    assert again.returncode == OK
+    # the next pushes through the same ``main`` in this process (a program's start: 0.3 s
+    # of CPU each; the program's own run is the one above)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ARENA_TOKEN", token)
+    assert main(["remote", "push", str(mybot), "--server", server]) == OK
     # the same file pushed again within the intake's window: the first upload, said so
-    assert again.stdout.splitlines() == [
+    assert capsys.readouterr().out.splitlines() == [
         "already received mybot.py as ada/mybot (upload 1)",
         "ada/mybot: accepted as version 1",
     ]
     broken = tmp_path / "broken.py"
     broken.write_text("def play(observation):\n    return observation.legal_moves[99]\n")
-    rejected = _push(tmp_path, str(broken), "--server", server, token=token)
-    assert rejected.returncode == FAILED, rejected.stdout + rejected.stderr
-    assert "ada/broken: rejected: " in rejected.stdout
+    rejected = main(["remote", "push", str(broken), "--server", server])
+    out, err = capsys.readouterr()
+    assert rejected == FAILED, out + err
+    assert "ada/broken: rejected: " in out
 
 
 def test_remote_push_mistakes_are_one_line(
@@ -235,11 +243,16 @@ def dropping(server: str) -> Iterator[tuple[str, list[str]]]:
 
 
 def test_polling_survives_dropped_connections(
-    store: Store, dropping: tuple[str, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store,
+    dropping: tuple[str, list[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The push and its compare go through a server that drops kept-alive and new
     connections: each dropped GET is sent again, the command ends as it would without the
-    drops, and ARENA_DEBUG=1 shows each drop's cause."""
+    drops, and ARENA_DEBUG=1 shows each drop's cause. Through ``main`` in this process (the
+    program's own run: test_a_ci_pushes_a_version_and_compares_it)."""
     proxy, drops = dropping
     ada = create_account(store, "ada", PASSWORD, hasher=HASHER)
     token = create_token(store, ada.id, "ci", ["read", "upload", "run"])
@@ -248,11 +261,14 @@ def test_polling_survives_dropped_connections(
     mybot.write_text((REFERENCE_BOTS / "greedy.py").read_text())
     args = (str(mybot), "--server", proxy, "--compare", "bob/first", "--rules", "draw")
     monkeypatch.setenv("ARENA_DEBUG", "1")
-    pushed = _push(tmp_path, *args, "--elo1", "25", token=token)
-    assert pushed.returncode == OK, pushed.stdout + pushed.stderr
-    assert pushed.stdout.splitlines()[-1].startswith("NEW passed (")
+    monkeypatch.setenv("ARENA_TOKEN", token)
+    monkeypatch.chdir(tmp_path)
+    status = main(["remote", "push", *args, "--elo1", "25"])
+    out, err = capsys.readouterr()
+    assert status == OK, out + err
+    assert out.splitlines()[-1].startswith("NEW passed (")
     assert len(drops) >= 2 and all(drop.startswith("GET /api/v1/") for drop in drops), drops
-    retries = [line for line in pushed.stderr.splitlines() if "; again in " in line]
-    assert len(retries) == len(drops), pushed.stderr
-    assert "RemoteProtocolError: Server disconnected without sending a response" in pushed.stderr
-    assert "Connection reset by peer" in pushed.stderr, pushed.stderr
+    retries = [line for line in err.splitlines() if "; again in " in line]
+    assert len(retries) == len(drops), err
+    assert "RemoteProtocolError: Server disconnected without sending a response" in err
+    assert "Connection reset by peer" in err, err
