@@ -253,7 +253,8 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
     """Enter OWNER's bot in competition NAME: FILE (checked here as `arena bots add`
     checks it, under --runtime, and stored as OWNER's bot) or --version, a stored version of
     OWNER's. It becomes OWNER's active entry (placing, while OWNER's active one is placed:
-    it displaces that one once placed itself). A source OWNER entered already is refused."""
+    it displaces that one once placed itself). A source OWNER entered already is refused
+    (before its check when FILE is that very version of OWNER's bot)."""
     from arena.service import competitions as service
     from arena.store.db import open_store
 
@@ -261,8 +262,12 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
         raise UsageError("give a bot FILE or --version OWNER/BOT@vN (one of them)")
     if bot is not None:
         store = open_store(url)
-        try:  # a closed or unknown competition: no check, nothing stored
+        try:  # a closed or unknown competition, a file entered already: no check
             service.check_open_for_entries(store, name)
+            source = _source_if_readable(bot)
+            if source is not None:
+                stem = bot_name or Path(bot).stem
+                service.check_not_entered(store, name, owner, stem, source)
         finally:
             store.close()
         stored = store_checked_file(bot, owner, bot_name, url, unsandboxed, memory, runtime)
@@ -280,6 +285,14 @@ def competition_enter(name: str, bot: str | None, owner: str, reference: str | N
     click.echo(f"{name}: {shown} entered for {owner}: {entry.status}"
                + (f" ({entry.reason})" if entry.reason else ""))  # fmt: skip
     return 0
+
+
+def _source_if_readable(bot: str) -> str | None:
+    """FILE's text, or None when it cannot be read (:func:`store_checked_file` says why)."""
+    try:
+        return Path(bot).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _version_id(store: Store, reference: str) -> int:

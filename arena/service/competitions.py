@@ -69,9 +69,9 @@ from arena.store import competitions as stored
 from arena.store.accounts import user_id_named
 from arena.store.bots import version_names
 from arena.store.competitions import CompetitionRow, EnteredAlready
-from arena.store.db import Store
+from arena.store.db import Store, source_hash
 from arena.store.matches import bot_sources
-from arena.store.uploads import upload_with_version
+from arena.store.uploads import upload_with_version, version_of_source
 
 __all__ = [
     "BOUNDS",
@@ -90,6 +90,7 @@ __all__ = [
     "RecentGame",
     "check_in_bounds",
     "check_may_enter",
+    "check_not_entered",
     "check_not_too_far",
     "check_open_for_entries",
     "check_window",
@@ -523,6 +524,29 @@ def check_open_for_entries(store: Store, name: str, now: datetime | None = None)
         CompetitionError: it is not open (the sentence gives its dates).
     """
     _check_open(find_competition(store, name), _now(now))
+
+
+def check_not_entered(store: Store, name: str, owner: str, bot: str, source: str) -> None:
+    """Refuse, as :func:`enter_with_version` would once the file is checked and stored, a
+    file whose very source is ``owner``'s bot ``bot``'s version entered already in
+    competition ``name`` (before a caller spends a check on a file it stores as nothing
+    new).
+
+    Raises:
+        NotFound: no competition called ``name``.
+        CompetitionError: that version is entered already (the sentence names the entry).
+    """
+    row = find_competition(store, name)
+    user_id = user_id_named(store, owner)
+    if user_id is None:
+        return
+    digest = source_hash(source)
+    version = version_of_source(store, user_id, bot, digest)
+    if version is None:
+        return
+    same = stored.entered_source_of(store, row.id, user_id, digest)
+    if same is not None and same.version_id == version[0]:
+        raise CompetitionError(same_source(row, same, None))
 
 
 def enter_with_version(

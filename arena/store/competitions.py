@@ -57,6 +57,7 @@ __all__ = [
     "competition_rows",
     "disqualify_version",
     "entered_source",
+    "entered_source_of",
     "entries_of",
     "entry_of_upload",
     "entry_rows",
@@ -522,6 +523,14 @@ def entered_source(
     entry_id, status, bot, version, upload_id, version_id = found
     number = None if version is None else int(version)
     return EnteredAlready(int(entry_id), str(status), bot, number, upload_id, version_id)
+
+
+def entered_source_of(
+    store: Store, competition_id: int, user_id: int, digest: str
+) -> EnteredAlready | None:
+    """:func:`entered_source` in a read of its own."""
+    with store.read() as session:
+        return entered_source(session, competition_id, user_id, digest)
 
 
 def add_active_entry(

@@ -111,9 +111,10 @@ def test_the_same_file_entered_twice_is_one_entry_and_the_final_choice(
     assert first.exit_code == 0, first.output
     again = invoke(url, "competition", "enter", "cup", greedy, "--owner", "alice", "--unsandboxed")
     assert again.exit_code != 0
-    assert again.output.strip().endswith(
-        "this version (version 1 of your bot greedy) is entered already (entry 1 in cup, "
-        "active): it is not a new entry, and it costs none of your daily entries."
+    # the refusal alone: no check spent (and no report printed) on a file entered already
+    assert again.output == (
+        "arena: error: this version (version 1 of your bot greedy) is entered already (entry 1 "
+        "in cup, active): it is not a new entry, and it costs none of your daily entries.\n"
     )
     shown = invoke(url, "competition", "final-choice", "cup", "--owner", "alice")
     assert shown.exit_code == 0, shown.output
