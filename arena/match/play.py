@@ -31,6 +31,7 @@ __all__ = [
     "Summary",
     "entrant_rng",
     "game_seeds",
+    "iter_game_seeds",
     "make_strategies",
     "play_game",
     "play_games",
@@ -54,9 +55,19 @@ def game_seeds(seed: int, games: int) -> list[int]:
     Raises:
         ValueError: ``games`` is negative.
     """
+    return list(iter_game_seeds(seed, games))
+
+
+def iter_game_seeds(seed: int, games: int) -> Iterator[int]:
+    """:func:`game_seeds`, each derived as it is needed (``arena play --games 1000000``
+    plays its first game at once, not after 1.4 s of hashes).
+
+    Raises:
+        ValueError: ``games`` is negative (at once, not at the first seed).
+    """
     if games < 0:
         raise ValueError(f"games must be 0 or more, not {games}")
-    return [seed if i == 0 else _derive("game", seed, i) for i in range(games)]
+    return (seed if i == 0 else _derive("game", seed, i) for i in range(games))
 
 
 def strategy_rng(game_seed: int, seat: int) -> random.Random:
@@ -128,12 +139,12 @@ def play_games(
         ValueError: ``games`` is negative.
     """
     rules.check_players(len(names), teams)
-    seeds = game_seeds(seed, games)
+    seeds = iter_game_seeds(seed, games)
     make_strategies(names, seed)  # fail now on an unknown name
     return _play(rules, list(names), seeds, teams)
 
 
-def _play(rules: Rules, names: list[str], seeds: list[int], teams: bool) -> Iterator[Game]:
+def _play(rules: Rules, names: list[str], seeds: Iterator[int], teams: bool) -> Iterator[Game]:
     for game_seed in seeds:
         yield play_game(rules, make_strategies(names, game_seed), teams=teams, seed=game_seed)
 

@@ -15,9 +15,11 @@ from arena.engine.observation import Observation
 from arena.engine.rules import PRESETS, Rules, find_rules
 from arena.engine.tiles import Move
 from arena.errors import IllegalMoveError, ParseError, RulesError
+from arena.match import play as play_module
 from arena.match.play import (
     Summary,
     game_seeds,
+    iter_game_seeds,
     make_strategies,
     play_game,
     play_games,
@@ -124,6 +126,28 @@ def test_game_seeds_are_derived_deterministically() -> None:
     assert game_seeds(7, 0) == []
     with pytest.raises(ValueError, match="games"):
         game_seeds(7, -1)
+    with pytest.raises(ValueError, match="games"):
+        iter_game_seeds(7, -1)  # at once, not at the first seed
+    assert list(iter_game_seeds(7, 100)) == seeds
+
+
+def test_a_long_run_derives_each_games_seed_as_it_plays_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``arena play --games 1000000`` plays its first game at once (all its seeds first
+    were 1.4 s of hashes)."""
+    derived: list[str] = []
+    real = play_module._derive
+
+    def counting(tag: str, *parts: int | str) -> int:
+        derived.append(tag)
+        return real(tag, *parts)
+
+    monkeypatch.setattr(play_module, "_derive", counting)
+    games = play_games(find_rules("draw"), ["random", "greedy"], games=1_000_000, seed=7)
+    next(games)
+    next(games)
+    assert derived.count("game") == 1  # game 0 plays with the run's seed itself
 
 
 def test_strategy_rngs_depend_on_game_seed_and_seat() -> None:
