@@ -22,15 +22,13 @@ from arena.store.models import ApiToken, Upload, User
 from tests.conftest import soak
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.web.conftest import (
-    ENTRANTS,
     HASHER,
     PASSWORD,
     RULES,
-    create,
     logged_in,
     make_app,
-    play,
     play_pending,
+    played_spring,
     store_bots,
 )
 
@@ -181,16 +179,10 @@ def test_an_idempotency_key_makes_a_retried_upload_one_upload(
         assert session.scalar(select(func.count()).select_from(Upload)) == 3
 
 
-def test_leaderboards_and_tournaments_over_the_api(
-    app: Flask, store: Store, tmp_path: object
-) -> None:
-
+@pytest.mark.seed(build=played_spring)
+def test_leaderboards_and_tournaments_over_the_api(app: Flask, store: Store) -> None:
     from arena.service.results import refit_ratings
 
-    assert isinstance(tmp_path, Path)
-    store_bots(store)
-    create(store, "spring", ENTRANTS, 2)
-    play(store, "spring", tmp_path / "cache")
     refit_ratings(store, RULES)
     token = create_token(store, _account_id(store, "ada"), "r", ["read"])
     client = app.test_client()
@@ -290,12 +282,8 @@ def test_the_api_fuzzed_from_its_own_document(
         app.extensions["arena_store"].close()
 
 
-def test_tournaments_matches_and_games_over_the_api(
-    app: Flask, store: Store, tmp_path: Path
-) -> None:
-    store_bots(store)
-    create(store, "spring", ENTRANTS, 2)
-    play(store, "spring", tmp_path / "cache")
+@pytest.mark.seed(build=played_spring)
+def test_tournaments_matches_and_games_over_the_api(app: Flask, store: Store) -> None:
     olga = create_account(store, "olga", PASSWORD, role="organiser", hasher=HASHER)
     runner = _bearer(create_token(store, olga.id, "ci", ["read", "run"]))
     reader = _bearer(create_token(store, _account_id(store, "ada"), "r", ["read"]))
