@@ -54,9 +54,11 @@ import pytest
 from _pytest.assertion import rewrite
 from flask import Flask
 from jinja2.bccache import Bucket, BytecodeCache
-from sqlalchemy import text
+from sqlalchemy import Engine, event, text
+from sqlalchemy.util import LRUCache
 from werkzeug.routing import Rule
 
+from arena.store import db
 from arena.store.db import Store, connect, upgrade
 from tests.servers import running_postgres, running_redis
 
@@ -151,6 +153,43 @@ def _share_compiled_app_parts() -> None:
 
 
 _share_compiled_app_parts()
+
+
+def _share_compiled_statements() -> None:
+    """Tests open a store each (``connect(url)``: a new engine on the test's own database),
+    and each engine compiled every statement it ran again, the same as the last test's
+    (SQLAlchemy keeps compiled statements in a cache of the engine's, keyed by the
+    engine's dialect). The test process compiles each once: an engine is given the dialect
+    and the cache of the first engine of its kind (its driver, on the same server) that has
+    connected (so its dialect is initialised: the server's version read); its own dialect
+    only initialises its first connection, as before. The statements, the SQL sent and the
+    connections are the engine's as before; only their compiling is shared."""
+    make_engine = db.make_engine
+    #: (driver, host, port) -> an engine that has connected (its dialect initialised)
+    kinds: dict[tuple[str, str | None, int | None], Engine] = {}
+
+    def shared(url: str | None = None) -> Engine:
+        engine = make_engine(url)
+        kind = (engine.url.drivername, engine.url.host, engine.url.port)
+        first = kinds.get(kind)
+        if first is not None:
+            engine.dialect = first.dialect
+            engine.pool._dialect = first.dialect
+            engine._compiled_cache = first._compiled_cache
+            return engine
+
+        def connected(*_: object) -> None:
+            if kind not in kinds:  # after the engine's own first_connect: initialised
+                engine._compiled_cache = LRUCache(5000)  # (500 by default: every test's)
+                kinds[kind] = engine
+
+        event.listen(engine, "first_connect", connected)
+        return engine
+
+    db.make_engine = shared
+
+
+_share_compiled_statements()
 
 
 #: What ``@pytest.mark.seed(build=build)`` runs once on a migrated template database: it stores
