@@ -158,12 +158,15 @@ def leases_of(store: Store, host: str) -> dict[int, tuple[str, datetime]]:
 
 def wait_requeued(store: Store, kill: Kill, timeout: float = 60) -> float:
     """Seconds from the kill until none of the matches the host held is under its dead
-    processes' leases any more (back to pending, or claimed by a live process).
+    processes' leases any more (back to pending, or claimed by a live process). Asked
+    every 20 ms from when the latest of those leases runs out (none is claimable before:
+    200 queries of a 4 s lease saved).
 
     Raises:
         AssertionError: some still are after ``timeout`` seconds.
     """
     deadline = kill.at + timeout
+    time.sleep(max(0.0, (kill.lease_expires - datetime.now(UTC)).total_seconds()))
     while True:
         with store.read() as session:
             rows = session.execute(

@@ -46,7 +46,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from arena.engine.rules import rules_from_document
 from arena.errors import ArenaError, NotFound, PermissionDenied, RecordPruned
-from arena.service import compares as compare_service
+from arena.service import compare_views as compare_service
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
 from arena.service.board_views import (
@@ -61,7 +61,7 @@ from arena.service.board_views import (
 from arena.service.bot_views import BotView, bot_list, bot_view
 from arena.service.bots import read_source
 from arena.service.classes import upload_target
-from arena.service.compares import CompareRequest, CompareView, compare_view
+from arena.service.compare_views import CompareRequest, CompareView, compare_view
 from arena.service.games import GameRow, game_list, game_record, match_list
 from arena.service.intake import Received, take_upload
 from arena.service.matches import MatchSettings

@@ -20,7 +20,7 @@ from arena.errors import ArenaError, PermissionDenied
 from arena.service.accounts import Account
 from arena.service.assignment_views import check_grading_visible
 from arena.service.bot_views import bot_list
-from arena.service.compares import (
+from arena.service.compare_views import (
     MAX_COMPARE_GAMES,
     CompareRequest,
     CompareView,

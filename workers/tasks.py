@@ -31,9 +31,6 @@ import threading
 from datetime import UTC, datetime
 from typing import Any
 
-# The rating fit's scipy (arena.compete.ratings loads it at the first fit): loaded here,
-# before the pool forks, so that each pool process that refits does not load it again.
-import scipy.special  # noqa: F401
 from celery import Task
 from celery.signals import (
     worker_process_init,

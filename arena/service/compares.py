@@ -13,8 +13,9 @@ the batches not sent yet (the web all at once; ``arena compare --remote``, follo
 compare in :func:`follow_compare`, :data:`COMPARE_AHEAD` batches ahead of those finished,
 sweeping meanwhile). After each match a worker calls :func:`stop_if_decided`, which voids
 the matches not yet started once the test has decided.
-:func:`compare_view` reads where a compare stands: LLR against its bounds, NEW's Elo
-advantage with its interval, LOS, the verdict.
+:func:`compare_state` reads where a compare stands (the pages' view of it, and an
+account's request checked and started, are :mod:`arena.service.compare_views`: apart, so
+that ``arena compare --remote`` loads none of the pages' reads).
 
 In team play (``teams``) NEW and OLD each partner a copy of themselves (seats 0+2 v 1+3),
 and a deal group is two games, the teams' seats swapped.
@@ -30,10 +31,10 @@ the test's before any game counts (:class:`~arena.errors.VerdictError`: the verd
 from __future__ import annotations
 
 import dataclasses
-import random
+import itertools
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,8 +63,7 @@ from arena.compete.sprt import (
     statistic_of,
 )
 from arena.engine.rules import Rules
-from arena.errors import ArenaError, NotFound, ParseError, VerdictError
-from arena.service.bot_views import bot_view
+from arena.errors import NotFound, ParseError, VerdictError
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
 from arena.service.matches import (
     Config,
@@ -72,23 +72,19 @@ from arena.service.matches import (
     list_workers,
     resolve_entrants,
 )
-from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.results import load_results
-from arena.service.rule_sets import find_rules
-from arena.service.shapes import ELO, HIDDEN, about
 from arena.store.compares import (
     compare_load,
+    finished_among,
     match_ids,
-    named_tournament,
     source_hashes,
     tournament_of_match,
     tournament_settings,
 )
-from arena.store.db import Store, as_utc
+from arena.store.db import Store
 from arena.store.models import Tournament
 from arena.store.queue import (
     cancel_tournament,
-    tournament_progress,
     unqueued_matches,
     void_pending,
 )
@@ -99,14 +95,11 @@ __all__ = [
     "COMPARE_FORMAT",
     "FOLLOW_POLL_SECONDS",
     "MAX_COMPARES_AT_ONCE",
-    "MAX_COMPARE_GAMES",
     "MAX_QUEUED_COMPARE_MATCHES",
     "REFUSED",
-    "CompareRequest",
     "CompareState",
     "CompareStep",
     "CompareTest",
-    "CompareView",
     "ResultsRead",
     "advance_compare",
     "batch_seed",
@@ -114,7 +107,6 @@ __all__ = [
     "compare_entrants",
     "compare_schedule",
     "compare_state",
-    "compare_view",
     "create_compare",
     "deal_groups",
     "follow_compare",
@@ -123,7 +115,6 @@ __all__ = [
     "is_decided",
     "new_game",
     "same_source_refusal",
-    "start_compare",
     "stop_compare",
     "stop_if_decided",
     "tally",
@@ -132,8 +123,6 @@ __all__ = [
 
 #: The stored tournaments' format.
 COMPARE_FORMAT = "compare"
-#: Games a compare started by an account (the web, the API) may play, at most.
-MAX_COMPARE_GAMES = 20_000
 #: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`).
 REFUSED = "refused"
 #: Compares an account may have unfinished at once (the operator's and a class's gauntlets
@@ -145,9 +134,9 @@ MAX_QUEUED_COMPARE_MATCHES = 10_000
 #: Batches of deal groups ``arena compare --remote`` keeps sent ahead of those finished, so
 #: the workers never run dry (the web sends every batch at once).
 COMPARE_AHEAD = 4
-#: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a match of its
+#: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a batch of its
 #: compare has finished: the verdict is shown within this of the match that decides it.
-FOLLOW_POLL_SECONDS = 0.05
+FOLLOW_POLL_SECONDS = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,12 +534,19 @@ def _advanced(
     finished = state.finished_batches >= len(batches)
     if is_decided(state, stored):
         return CompareStep(state, decided=True, finished=finished)
+    last = len(batches) if ahead is None else min(len(batches), state.finished_batches + ahead)
+    sent = _send_due(store, tournament_id, batches, last)
+    return CompareStep(state, decided=False, finished=finished, sent=sent)
+
+
+def _send_due(store: Store, tournament_id: int, batches: list[list[int]], last: int) -> bool:
+    """Send the compare's batches not sent yet, in order, up to batch ``last`` (not
+    included); return whether the broker took them (:func:`dispatch_match_ids`: if not,
+    they are recorded as sent, and the sweep sends them)."""
     never_sent = set(unqueued_matches(store, tournament_id=tournament_id))
     first = sum(1 for ids in batches if not never_sent.issuperset(ids))  # sent in order
-    last = len(batches) if ahead is None else min(len(batches), state.finished_batches + ahead)
     due = [match_id for ids in batches[first:last] for match_id in ids]
-    sent = dispatch_match_ids(store, due) if due else True
-    return CompareStep(state, decided=False, finished=finished, sent=sent)
+    return dispatch_match_ids(store, due) if due else True
 
 
 def follow_compare(
@@ -564,9 +560,10 @@ def follow_compare(
     """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
     ``ahead`` batches ahead) whenever a match of it has finished, until it is over, sweeping
     every ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
-    running). Between two steps only the count of its finished matches is read, every
-    ``poll_seconds`` (a step reads every result and the test: it runs only when there is
-    something new to read, and within ``poll_seconds`` of it). Yield each step (the caller
+    running). Between two steps only which of its batches in flight have finished is read,
+    every ``poll_seconds`` (a step reads the results and the test: it runs only once a
+    batch has finished, within ``poll_seconds`` of it, as only a whole batch moves the test:
+    :func:`_complete_batches`). Yield each step (the caller
     shows where the test stands); the last is done, and once the caller has shown it (the
     verdict first), the matches a decided compare did not need are voided (the workers'
     stop check voids them too: :func:`stop_if_decided`).
@@ -575,10 +572,18 @@ def follow_compare(
         NotFound: no compare has that id.
     """
     last_sweep = time.monotonic()
+    _compare(store, tournament_id)
     read, batches = ResultsRead(), _batches(store, tournament_id)  # (a compare's never change)
+    # The first batches go at once, before the first step's reads (the process's first:
+    # their statements compiled, a tenth of a second the workers would wait for).
+    sent = _send_due(store, tournament_id, batches, min(len(batches), ahead))
+    complete: frozenset[int] = frozenset()
     while True:
-        seen = _finished_count(store, tournament_id)  # (before the step: none is missed)
+        # (read before the step: no batch finished meanwhile is missed)
+        complete = _complete_batches(store, batches, complete, ahead)
         step = _advanced(store, tournament_id, ahead, read, batches)
+        if not sent:  # (the first step says the broker did not take the first batches)
+            step, sent = dataclasses.replace(step, sent=False), True
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
             step = dataclasses.replace(step, **_swept(store, config))
@@ -590,14 +595,24 @@ def follow_compare(
         sweep_due = last_sweep + config.sweep_seconds
         while True:
             time.sleep(poll_seconds)
-            if time.monotonic() >= sweep_due or _finished_count(store, tournament_id) != seen:
+            if time.monotonic() >= sweep_due:
+                break
+            if _complete_batches(store, batches, complete, ahead) != complete:
                 break
 
 
-def _finished_count(store: Store, tournament_id: int) -> int:
-    """The compare's matches done or void (a count of each status: milliseconds)."""
-    progress = tournament_progress(store, tournament_id)
-    return progress["done"] + progress["void"]
+def _complete_batches(
+    store: Store, batches: Sequence[Sequence[int]], known: frozenset[int], ahead: int
+) -> frozenset[int]:
+    """The batches (by index) whose matches are all finished (done or void): ``known``, and
+    those of the next ``ahead + 1`` batches not in it that are (every batch sent and not
+    finished is among them: no more than ``ahead`` are sent beyond the finished ones). Only
+    a finished batch can move the test (a deal group counts once each of its seat
+    rotations, one match each, is in), so :func:`follow_compare` steps only then."""
+    unknown = (number for number in range(len(batches)) if number not in known)
+    next_ones = list(itertools.islice(unknown, ahead + 1))
+    finished = finished_among(store, [i for number in next_ones for i in batches[number]])
+    return known | {number for number in next_ones if finished.issuperset(batches[number])}
 
 
 def _swept(store: Store, config: Config) -> dict[str, Any]:
@@ -620,269 +635,3 @@ def stop_compare(store: Store, tournament_id: int, reason: str) -> None:
     """
     _compare(store, tournament_id)
     void_pending(store, tournament_id, reason)
-
-
-@dataclass(frozen=True, slots=True)
-class CompareView:
-    """A compare for its page and the API.
-
-    Attributes:
-        test: what it tests (None: stored before tests were kept; then only the games);
-            the API shows its fields beside the others (``new``, ``old``, ``statistic``,
-            ``elo0``, ``elo1``, ``alpha``, ``beta``, ``max_games``: None without one).
-        elo, low, high: NEW's Elo advantage and its 95% interval, as the test's statistic
-            estimates it (None before two deal groups are complete; infinite when NEW won
-            or lost every game of the game-level test).
-        llr, lower, upper: the log-likelihood ratio and the bounds that decide.
-        fast_llr, fast_upper: the margin test's fast pass, its LLR and the bound at which
-            it passes NEW (None for the game-level test).
-        verdict: ``running``, ``passed``, ``failed``, ``undecided``, or ``refused``
-            (its games cannot give a verdict: ``problem`` says why).
-        problem: why the verdict is ``refused`` (None otherwise).
-    """
-
-    name: str
-    rules: str
-    players: int
-    seed: int = field(metadata=HIDDEN)
-    status: str
-    created: datetime = field(metadata=HIDDEN)
-    owner: str | None = field(metadata=HIDDEN)
-    owner_id: int | None = field(metadata=HIDDEN)
-    test: CompareTest | None = field(metadata=HIDDEN)
-    progress: dict[str, int]
-    games: int
-    elo: float | None = field(metadata=ELO)
-    low: float | None = field(metadata=ELO)
-    high: float | None = field(metadata=ELO)
-    los: float | None = field(metadata=about(digits=4))
-    llr: float | None = field(metadata=about(digits=3))
-    lower: float | None = field(metadata=about(digits=3))
-    upper: float | None = field(metadata=about(digits=3))
-    verdict: str = field(
-        metadata=about(
-            "running, passed (H1), failed (H0), undecided, or refused (its games cannot give a "
-            "verdict: problem says why)"
-        )
-    )
-    teams: bool = False
-    fast_llr: float | None = field(
-        default=None, metadata=about("the margin test's fast pass (else null)", digits=3)
-    )
-    fast_upper: float | None = field(
-        default=None, metadata=about("where the fast pass passes NEW", digits=3)
-    )
-    problem: str | None = field(
-        default=None, metadata=about("why the verdict is refused (else null)")
-    )
-    # the test's fields, for the API (from ``test``)
-    new: str | None = field(init=False, default=None)
-    old: str | None = field(init=False, default=None)
-    statistic: Statistic | None = field(
-        init=False, default=None, metadata=about("margin or game: what the test counts")
-    )
-    elo0: float | None = field(init=False, default=None)
-    elo1: float | None = field(init=False, default=None)
-    alpha: float | None = field(init=False, default=None)
-    beta: float | None = field(init=False, default=None)
-    max_games: int | None = field(init=False, default=None)
-
-    def __post_init__(self) -> None:
-        if self.test is not None:
-            for name in ("new", "old", "statistic", "elo0", "elo1", "alpha", "beta", "max_games"):
-                object.__setattr__(self, name, getattr(self.test, name))
-
-
-def compare_view(store: Store, name: str) -> CompareView:
-    """The compare called ``name``.
-
-    Raises:
-        LookupError: no tournament of that name, or it is not a compare.
-    """
-    found = named_tournament(store, name)
-    if found is None or found.tournament.format != COMPARE_FORMAT:
-        raise LookupError(f"no compare called {name!r}")
-    tournament, rules, owner = found.tournament, found.rules, found.owner
-    test = CompareTest.from_settings(tournament.settings)
-    progress = tournament_progress(store, tournament.id)
-    done = progress["pending"] + progress["running"] == 0
-    sprt = test.sprt if test is not None else make_test("game", 0.0, 10.0)
-    problem = None
-    try:
-        state = compare_state(store, tournament.id, sprt, tournament.players, tournament.teams)
-    except VerdictError as exc:  # no figure is shown for games that cannot give one
-        problem = str(exc)
-        state = tally({}, sprt, group_size(tournament.players, tournament.teams))
-    reading = state.reading
-    return CompareView(
-        name=tournament.name,
-        rules=rules,
-        players=tournament.players,
-        seed=tournament.seed,
-        status=tournament.status,
-        created=as_utc(tournament.created),
-        owner=owner,
-        owner_id=tournament.owner_id,
-        test=test,
-        progress=progress,
-        games=state.played,
-        elo=reading.elo,
-        low=reading.low,
-        high=reading.high,
-        los=reading.los,
-        llr=reading.llr if test is not None else None,
-        lower=reading.lower if test is not None else None,
-        upper=reading.upper if test is not None else None,
-        verdict=REFUSED
-        if problem is not None
-        else verdict_of(state.status if test is not None else "continue", done),
-        teams=tournament.teams,
-        fast_llr=reading.fast_llr,
-        fast_upper=reading.fast_upper,
-        problem=problem,
-    )
-
-
-# --- starting one for an account -------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CompareRequest:
-    """A compare as an account asks for it (the page's form, the API's body); the ranges
-    are checked by :func:`start_compare`, each with its own message."""
-
-    new: str = field(metadata=about("your bot, OWNER/NAME[@VERSION]"))
-    old: str = field(metadata=about("OWNER/NAME[@VERSION]"))
-    rules: str = field(
-        metadata={
-            **about("a rule set: a preset, or any stored one's NAME or NAME@VERSION (/rules)"),
-            "examples": ["draw"],
-        }
-    )
-    players: int = field(default=2, metadata=about("seats; 4 with teams"))
-    teams: bool = field(
-        default=False, metadata=about("2v2 (muggins, 4 players): NEW and OLD each partner a copy")
-    )
-    statistic: Statistic = field(
-        default="margin",
-        metadata=about(
-            "what the test counts per deal group: margin (point margins less the luck of the "
-            "draw, with a fast pass) or game (game results, fishtest's pentanomial SPRT)"
-        ),
-    )
-    elo0: float = field(default=0.0, metadata=about("H0: NEW is at most this much stronger"))
-    elo1: float = field(default=10.0, metadata=about("H1: NEW is at least this much stronger"))
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_games: int = field(default=2000, metadata=about(f"at most {MAX_COMPARE_GAMES:,}"))
-    batch: int = field(default=8, metadata=about("deal groups between two looks at the test"))
-    move_ms: int = field(default=1000, metadata=about("time a move, in milliseconds"))
-    allow_same_source: bool = field(
-        default=False,
-        metadata=about(
-            "compare NEW and OLD even when their sources are the same (a bot against itself: "
-            "refused otherwise, as it tests nothing)"
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class StartedCompare:
-    """A compare stored for an account: its tournament, its name, whether the broker took
-    its matches (if not they wait, pending, for the sweep)."""
-
-    tournament_id: int
-    name: str
-    sent: bool
-
-
-def _checked_rules(store: Store, wanted: CompareRequest) -> Rules:
-    """The request's rule set (a preset or any stored one, :mod:`arena.service.rule_sets`),
-    its players, games, time and batch checked.
-
-    Raises:
-        NotFound: no rule set is called so (the sentence says what is).
-        ArenaError: a parameter out of its range (the message says which).
-        RulesError: players or teams the rule set does not allow.
-    """
-    rules = find_rules(store, wanted.rules)
-    if not 2 <= wanted.players <= max(rules.players):
-        raise ArenaError(f"players must be 2 to {max(rules.players)} under {rules.name}")
-    rules.check_players(wanted.players, wanted.teams)
-    size = group_size(wanted.players, wanted.teams)
-    if not size <= wanted.max_games <= MAX_COMPARE_GAMES:
-        raise ArenaError(f"games must be {size} to {MAX_COMPARE_GAMES}")
-    if not 10 <= wanted.move_ms <= 10_000:
-        raise ArenaError("the time a move must be 10 to 10000 ms")
-    if not 1 <= wanted.batch <= 1000:
-        raise ArenaError("the batch must be 1 to 1000 deal groups")
-    return rules
-
-
-def _check_bots(store: Store, actor: Actor, wanted: CompareRequest) -> None:
-    """Both bots are stored as ``OWNER/NAME[@VERSION]``, NEW is one ``actor`` may test, and
-    NEW and OLD are two versions (a version against itself tests nothing: its games cost
-    the workers and its verdict is noise).
-
-    Raises:
-        ArenaError: a reference without its owner; NEW and OLD the same version.
-        NotFound: a bot, or the version asked for, is not stored.
-        PermissionDenied: NEW is not ``actor``'s bot (nor ``actor`` an admin).
-    """
-    chosen: list[tuple[str, str, int]] = []
-    for which, spec in (("NEW", wanted.new), ("OLD", wanted.old)):
-        reference = parse_reference(spec)
-        if reference.owner is None:
-            raise ArenaError(f"{which} must be OWNER/NAME[@VERSION], not {spec!r}")
-        view = bot_view(store, reference.owner, reference.name, actor)
-        if view is None:
-            raise NotFound(f"no bot {reference.owner}/{reference.name}")
-        if which == "NEW":
-            message = f"only the owner of {spec} may test it against others"
-            require(actor, "start-compare", Target(view.owner_id), message=message)
-        numbers = {v.version for v in view.versions}
-        version = max(numbers) if reference.version is None else reference.version
-        if version not in numbers:
-            raise NotFound(f"no version {version} of {view.owner}/{view.name}")
-        chosen.append((view.owner, view.name, version))
-    if chosen[0] == chosen[1]:
-        owner, name, version = chosen[0]
-        raise ArenaError(
-            f"NEW and OLD are the same version ({owner}/{name}@{version}): "
-            "compare it with another version or another bot"
-        )
-
-
-def start_compare(store: Store, actor: Actor, wanted: CompareRequest) -> StartedCompare:
-    """Store the compare ``actor`` asks for and send its matches to the workers. NEW must be
-    the actor's own bot (any bot, for an admin), OLD another version than NEW's, and of
-    another source unless ``wanted.allow_same_source``.
-
-    Raises:
-        PermissionDenied: NEW is someone else's bot (or no one is logged in).
-        NotFound: a bot or a version is not stored.
-        ArenaError, ValueError: a bad parameter, NEW = OLD, or the same source (the
-            message says which).
-    """
-    rules = _checked_rules(store, wanted)
-    _check_bots(store, actor, wanted)
-    try:
-        test = make_test(wanted.statistic, wanted.elo0, wanted.elo1, wanted.alpha, wanted.beta)
-    except ValueError as exc:
-        raise ArenaError(f"the test's parameters: {exc}") from None
-    tournament_id, name = create_compare(
-        store,
-        new=wanted.new,
-        old=wanted.old,
-        rules=rules,
-        players=wanted.players,
-        teams=wanted.teams,
-        test=test,
-        max_games=wanted.max_games,
-        batch=wanted.batch,
-        seed=random.SystemRandom().getrandbits(62),
-        settings=MatchSettings(move_seconds=wanted.move_ms / 1000),
-        owner_id=actor_id(actor),
-        allow_same_source=wanted.allow_same_source,
-    )
-    return StartedCompare(tournament_id, name, advance_compare(store, tournament_id).sent)

@@ -29,7 +29,12 @@ from arena.service.broker import LANE_QUEUES, QUEUE, REFIT
 from arena.store.branches import mark_branches_sent
 from arena.store.db import Store
 from arena.store.lanes import match_lanes
-from arena.store.queue import mark_queued, requeue_expired, unqueued_matches
+from arena.store.queue import (
+    mark_queued,
+    reopen_unfinished_tournaments,
+    requeue_expired,
+    unqueued_matches,
+)
 from arena.store.tables import mark_table_sent
 from arena.store.uploads import mark_sent
 
@@ -120,11 +125,14 @@ def send_pending(
 
 @dataclass(frozen=True, slots=True)
 class SweepReport:
-    """What a sweep did: matches whose lease had expired (put back and sent again), and
-    pending matches sent again because the broker's queue was empty."""
+    """What a sweep did: matches whose lease had expired (put back and sent again),
+    pending matches sent again because the broker's queue was empty, and tournaments found
+    done with matches pending (running again:
+    :func:`arena.store.queue.reopen_unfinished_tournaments`)."""
 
     expired: tuple[int, ...]
     resent: tuple[int, ...]
+    reopened: tuple[int, ...] = ()
 
 
 def sweep_matches(
@@ -141,7 +149,9 @@ def sweep_matches(
     it over ``resend_grace_seconds`` ago are
     pending, send those again too (their tasks were lost: a restarted broker, a worker
     killed holding prefetched tasks). Matches never sent (a tournament created, not run)
-    are left alone, and a cancelled tournament's are never sent (they are void). Safe to
+    are left alone, and a done or cancelled tournament's are never sent: what is sent again
+    is what a claim can take (:func:`arena.store.lanes.playable`), after a done tournament
+    with matches pending is running again (a cancelled one's are void). Safe to
     run anywhere, any number of times at once: a match is claimed once, a duplicate task
     finds nothing to do.
 
@@ -152,13 +162,14 @@ def sweep_matches(
         queue_empty = broker.queue_length() == 0
     now = datetime.now(UTC) if now is None else now
     expired = requeue_expired(store, now=now)
+    reopened = reopen_unfinished_tournaments(store, now=now)
     send_match_ids(store, expired, now)
     resent: list[int] = []
     if queue_empty or empty_lanes:
         grace = now - timedelta(seconds=resend_grace_seconds)
         lanes = None if queue_empty else empty_lanes
         resent = send_pending(store, sent_before=grace, now=now, lanes=lanes)
-    return SweepReport(tuple(expired), tuple(resent))
+    return SweepReport(tuple(expired), tuple(resent), tuple(reopened))
 
 
 def dispatch_upload(store: Store, upload_id: int) -> bool:

@@ -221,15 +221,16 @@ def resend_stale(
     now: datetime | None = None,
 ) -> list[int]:
     """Send again the refit of every rule set whose booked refit is over
-    ``policy.stale_seconds`` late and still has results to cover (its task was lost);
-    return their ids. Idempotent: a duplicate task finds nothing changed.
+    ``policy.stale_seconds`` late and still has results to cover (its task was lost), unless
+    a refit of it holds its lease (in flight: a task would find it busy); return their ids.
+    Idempotent: a duplicate task finds nothing changed.
 
     Raises:
         OSError, KombuError: the broker cannot be reached (the next sweep will do).
     """
     policy = policy or RefitPolicy.from_env()
     now = now or datetime.now(UTC)
-    stale = stored.stale_rule_sets(store, now - timedelta(seconds=policy.stale_seconds))
+    stale = stored.stale_rule_sets(store, now - timedelta(seconds=policy.stale_seconds), now=now)
     for rule_set_id in stale:
         logger.warning("rule set %d: its booked refit is late; sending it again", rule_set_id)
         _send(rule_set_id, 0.0)

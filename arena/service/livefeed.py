@@ -38,22 +38,23 @@ import contextlib
 import json
 import logging
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
-
-import redis
 
 from arena.engine.game import Game
 from arena.engine.spectate import spectator_view
 
+if TYPE_CHECKING:  # (imported by the feed on Redis, which alone needs it)
+    import redis
+
 __all__ = [
     "CHECK_SECONDS",
     "FEED_ENV",
-    "FEED_ERRORS",
     "KEEP",
     "PUBLISH_SECONDS",
     "TTL_SECONDS",
@@ -67,6 +68,7 @@ __all__ = [
     "match_key",
     "match_watch",
     "open_feed",
+    "redis_errors",
 ]
 
 log = logging.getLogger(__name__)
@@ -86,10 +88,17 @@ CHECK_SECONDS = 1.0
 PUBLISH_SECONDS = 0.5
 #: A publisher whose Redis failed rests this long before it tries again.
 REST_SECONDS = 30.0
-#: What a feed's Redis raises when it is away or refuses.
-FEED_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
 #: Games that ended a view lists (the latest last).
 ENDED_SHOWN = 5
+
+
+def redis_errors() -> tuple[type[BaseException], ...]:
+    """What a feed or a table's channel raises when it is away or refuses: ``OSError``, and
+    Redis's errors once Redis is loaded (only a feed or a channel on Redis loads it, so none
+    can be raised before: a worker or a command on the embedded default never loads it,
+    ~0.1 CPU s and 90 modules with its asyncio)."""
+    loaded = sys.modules.get("redis")
+    return (OSError,) if loaded is None else (loaded.RedisError, OSError)
 
 
 def match_key(match_id: int) -> str:
@@ -127,13 +136,15 @@ class Feed:
     def from_url(cls, url: str) -> Feed:
         """A feed on the Redis at ``url`` (connected at its first use; short timeouts, so
         a Redis gone away costs a publisher or a page at most a second)."""
+        import redis
+
         return cls(redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0))
 
     def publish(self, key: str, view: Mapping[str, Any]) -> str:
         """Add ``view`` to ``key``'s stream (capped, its expiry renewed); return its id.
 
         Raises:
-            FEED_ERRORS: Redis is away or refused.
+            OSError, redis.RedisError: Redis is away or refused (:func:`redis_errors`).
         """
         pipe = self.client.pipeline(transaction=False)
         pipe.xadd(key, {"view": json.dumps(view, separators=(",", ":"))}, maxlen=KEEP)
@@ -145,7 +156,7 @@ class Feed:
         """The latest view of ``key`` and its id, or None (nothing published, or expired).
 
         Raises:
-            FEED_ERRORS: Redis is away or refused.
+            OSError, redis.RedisError: Redis is away or refused (:func:`redis_errors`).
         """
         entries: Any = self.client.xrevrange(key, count=1)
         return None if not entries else _entry(entries[0])
@@ -157,7 +168,7 @@ class Feed:
         with ``block_seconds``, wait that long for one when there is none yet.
 
         Raises:
-            FEED_ERRORS: Redis is away or refused.
+            OSError, redis.RedisError: Redis is away or refused (:func:`redis_errors`).
         """
         block = int(block_seconds * 1000) or None
         answer: Any = self.client.xread({key: after}, count=count, block=block)
@@ -167,7 +178,7 @@ class Feed:
         """Mark ``key`` watched for :data:`WATCH_SECONDS` (publishers skip unwatched games).
 
         Raises:
-            FEED_ERRORS: Redis is away or refused.
+            OSError, redis.RedisError: Redis is away or refused (:func:`redis_errors`).
         """
         self.client.set(_watching_key(key), 1, ex=WATCH_SECONDS)
 
@@ -175,7 +186,7 @@ class Feed:
         """Whether a reader marked ``key`` watched in the last :data:`WATCH_SECONDS`.
 
         Raises:
-            FEED_ERRORS: Redis is away or refused.
+            OSError, redis.RedisError: Redis is away or refused (:func:`redis_errors`).
         """
         return bool(self.client.exists(_watching_key(key)))
 
@@ -324,7 +335,7 @@ class MatchPublisher:
         """``call(*args)``, or None after a Redis fault (logged; no more asking for a while)."""
         try:
             return call(*args)
-        except FEED_ERRORS as exc:
+        except redis_errors() as exc:
             log.warning("live feed %s: %s (resting %g s)", self.key, exc, REST_SECONDS)
             self.watched = False
             self._check_at = self.clock() + REST_SECONDS

@@ -34,9 +34,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from arena.engine.game import Game
 from arena.engine.seatview import game_turn, seat_view
@@ -44,8 +42,10 @@ from arena.engine.spectate import spectator_view
 from arena.errors import ArenaError
 from arena.service.broker import BROKER_ENV
 
+if TYPE_CHECKING:  # (imported by channel(), as a table is played or watched)
+    import redis
+
 __all__ = [
-    "CHANNEL_ERRORS",
     "SPECTATORS",
     "STREAM_LENGTH",
     "TABLES_URL_ENV",
@@ -77,9 +77,6 @@ class TableError(ArenaError):
     sentence)."""
 
 
-#: What the channel's Redis raises when it is away or refuses.
-CHANNEL_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
-
 _clients: dict[str, redis.Redis] = {}
 _lock = threading.Lock()
 
@@ -104,6 +101,8 @@ def channel(url: str | None = None) -> redis.Redis:
             "Playing at a table needs Redis: set ARENA_TABLES_URL (or ARENA_BROKER_URL) to "
             "redis://HOST:PORT/DB."
         )
+    import redis
+
     with _lock:
         client = _clients.get(url)
         if client is None:

@@ -49,12 +49,12 @@ from arena.service.accounts import Account
 from arena.service.board_views import REFERENCE_OWNER
 from arena.service.dispatch import dispatch_table
 from arena.service.intake import MAX_CLIENT_KEY
+from arena.service.livefeed import redis_errors
 from arena.service.matches import Config, MatchSettings, bot_files, keep_alive
 from arena.service.permissions import Actor, allowed, require
 from arena.service.privacy import hidden_from
 from arena.service.rule_sets import find_rules
 from arena.service.table_channel import (
-    CHANNEL_ERRORS,
     SPECTATORS,
     RedisFeed,
     TableError,
@@ -470,7 +470,7 @@ def _answering() -> Iterator[None]:
     """The channel's faults as a sentence (a page shows it; the next poll tries again)."""
     try:
         yield
-    except CHANNEL_ERRORS as exc:
+    except redis_errors() as exc:
         raise TableError(f"the table's channel is not answering ({exc}): try again") from None
 
 
@@ -568,7 +568,7 @@ def watch_table(store: Store, viewer: Actor, table_id: int, code: str) -> Watche
         return WatchedTable(row, players, None, None, "none")
     try:
         found = latest_view(client, row.channel, SPECTATORS)
-    except CHANNEL_ERRORS:
+    except redis_errors():
         return WatchedTable(row, players, None, None, "away")
     entry, view = (None, None) if found is None else found
     return WatchedTable(row, players, view, entry, "live")

@@ -20,7 +20,7 @@ from arena.errors import NotFound
 from arena.service.assignment_views import check_grading_visible
 from arena.service.competition_views import find_competition
 from arena.service.display import display_name
-from arena.service.livefeed import FEED_ERRORS, LiveFeed, match_key
+from arena.service.livefeed import LiveFeed, match_key, redis_errors
 from arena.service.permissions import Actor
 from arena.service.privacy import Hidden, hidden_from
 from arena.store.boards import entrant_names, tournament_owner
@@ -169,7 +169,7 @@ def watch_match(store: Store, viewer: Actor, match_id: int, feed: LiveFeed | Non
     try:
         feed.watch(key)
         latest = feed.latest(key)
-    except FEED_ERRORS:
+    except redis_errors():
         return WatchedMatch(match, players, None, None, "away")
     entry, view = (None, None) if latest is None else latest
     return WatchedMatch(match, players, view, entry, "live")

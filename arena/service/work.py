@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 
 from arena.service.assignments import grade_after_match, settle_tests
-from arena.service.branches import unsent_branches
+from arena.service.branches import STALE_MARGIN_SECONDS, unsent_branches
 from arena.service.broker import CHECK_QUEUE, INTERACTIVE_QUEUE, LANE_QUEUES, queue_lengths
 from arena.service.clock import tick_competition, tick_competitions
 from arena.service.compares import stop_if_decided
@@ -114,8 +114,9 @@ class SweepTotals:
 
 def sweep_all(store: Store, config: Config) -> SweepTotals:
     """Sweep everything (docs/workers.md, "Sweep"): re-queue matches whose lease ran out
-    (a cancelled tournament's are voided instead); send again the pending matches of each
-    lane whose queue is empty, the pending uploads if the checks' queue is, and the
+    (a cancelled tournament's are voided instead), run again a tournament found done with
+    matches pending; send again the pending matches a claim can take of each lane whose
+    queue is empty, the pending uploads if the checks' queue is, and the
     branches if the interactive queue is; a check or branch whose lease holds is never
     sent again; prune the game records the deployment's retention no longer keeps
     (:func:`arena.service.retention.prune_records`, a bounded number a sweep). Idempotent:
@@ -132,6 +133,8 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
         empty_lanes=empty,
         resend_grace_seconds=config.resend_grace_seconds,
     )
+    if report.reopened:
+        logger.warning("sweep: tournaments %s were done with matches pending", report.reopened)
     uploads: list[int] = []
     if lengths.get(CHECK_QUEUE, 0) == 0:
         uploads = unsent_uploads(store, older_than=UPLOAD_RESEND_SECONDS)
@@ -139,7 +142,9 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
     branches: list[int] = []
     if lengths.get(INTERACTIVE_QUEUE, 0) == 0:
         branches = unsent_branches(
-            store, older_than=UPLOAD_RESEND_SECONDS, stale_seconds=config.match_time_limit + 60
+            store,
+            older_than=UPLOAD_RESEND_SECONDS,
+            stale_seconds=config.match_time_limit + STALE_MARGIN_SECONDS,  # as its claim
         )
         send_branch_ids(store, branches)
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done

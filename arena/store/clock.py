@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc
-from arena.store.lanes import in_lane
+from arena.store.lanes import in_lane, playable
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -36,7 +36,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import TournamentEntrant as Entrant
-from arena.store.queue import add_match_seats
+from arena.store.queue import add_match_seats, lock_tournament
 from arena.store.ratings import histogram_rows
 
 __all__ = [
@@ -237,7 +237,8 @@ def in_flight_games(session: Session, tournament_id: int) -> dict[int, int]:
 
 
 def other_work_waiting(store: Store, tournament_id: int) -> bool:
-    """Whether a match of another tournament waits (pending) in the matches lane."""
+    """Whether a match of another tournament waits (pending, and a claim can take it:
+    :func:`arena.store.lanes.playable`) in the matches lane."""
     with store.read() as session:
         found = session.scalar(
             select(Match.id)
@@ -245,7 +246,7 @@ def other_work_waiting(store: Store, tournament_id: int) -> bool:
             .where(
                 Match.status == "pending",
                 Match.tournament_id != tournament_id,
-                Tournament.status != "cancelled",
+                playable(datetime.now(UTC)),
                 in_lane("matches"),
             )
             .limit(1)
@@ -276,6 +277,7 @@ def add_deal_groups(
     """
     if not groups:
         return []
+    lock_tournament(session, tournament_id)  # before the inserts: a finisher then counts them
     labels = {
         int(version): label
         for label, version in session.execute(

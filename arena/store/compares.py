@@ -12,15 +12,17 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from arena.store.db import Store
 from arena.store.models import BotVersion, Match, RuleSet, Tournament, User
+from arena.store.queue import FINISHED
 
 __all__ = [
     "CompareLoad",
     "NamedTournament",
     "compare_load",
+    "finished_among",
     "match_ids",
     "named_tournament",
     "source_hashes",
@@ -76,6 +78,20 @@ def match_ids(store: Store, tournament_id: int, status: str) -> list[int]:
                 .order_by(Match.id)
             )
         )
+
+
+def finished_among(store: Store, match_ids: Collection[int]) -> set[int]:
+    """Those of the matches ``match_ids`` that are finished (done or void): what a compare's
+    follower asks of its batches in flight, a few matches, between two looks."""
+    if not match_ids:
+        return set()
+    with store.read() as session:
+        return set(session.scalars(_FINISHED_AMONG, {"ids": sorted(set(match_ids))}))
+
+
+_FINISHED_AMONG = select(Match.id).where(
+    Match.id.in_(bindparam("ids", expanding=True)), Match.status.in_(FINISHED)
+)
 
 
 def tournament_settings(store: Store, tournament_id: int) -> dict[str, Any] | None:

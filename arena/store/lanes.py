@@ -33,12 +33,13 @@ __all__ = [
     "INTERACTIVE_FORMATS",
     "LANES",
     "OWN_QUEUE_FORMATS",
+    "PLAYING",
     "QueuePlace",
     "claim_candidates",
-    "claimable",
     "in_lane",
     "lane_of",
     "match_lanes",
+    "playable",
     "queue_of",
     "queue_place",
 ]
@@ -48,6 +49,8 @@ __all__ = [
 LANES = ("matches", "interactive")
 #: The tournament formats whose matches are interactive work.
 INTERACTIVE_FORMATS = ("compare",)
+#: The statuses of a tournament whose matches are played (a done or cancelled one's never).
+PLAYING = ("pending", "running")
 #: The formats each of whose tournaments is a queue of its own in its lane: a competition's
 #: ladder and its final, which bound their own matches in flight (arena.service.clock).
 OWN_QUEUE_FORMATS = ("ladder", "final")
@@ -61,12 +64,19 @@ def queue_of(format: str, tournament_id: int, upload_id: int | None) -> str:
     return "tournaments" if upload_id is None else "placements"
 
 
-def claimable(now: datetime) -> Any:
-    """A condition on ``Match``: it may be claimed at ``now`` (pending, or running with an
-    expired lease)."""
-    return or_(
-        Match.status == "pending",
-        and_(Match.status == "running", Match.lease_expires < now),
+def playable(now: datetime) -> Any:
+    """A condition on ``Match`` joined with its ``Tournament``: a claim may take it at
+    ``now`` (pending, or running with an expired lease, of a tournament :data:`PLAYING`).
+    What a claim takes and what a sweep sends again are this one condition
+    (:func:`arena.store.queue.claim_match`, :func:`arena.store.queue.unqueued_matches`): a
+    match the sweep counted as lost that no claim could take was sent again every second,
+    for ever (a done tournament's pending matches, CI 2026-11-29)."""
+    return and_(
+        or_(
+            Match.status == "pending",
+            and_(Match.status == "running", Match.lease_expires < now),
+        ),
+        Tournament.status.in_(PLAYING),
     )
 
 
@@ -93,7 +103,7 @@ def claim_candidates(session: Session, lane: str, now: datetime) -> list[int]:
     Raises:
         ValueError: no such lane.
     """
-    ready = exists().where(Match.tournament_id == Tournament.id, claimable(now))
+    ready = exists().where(Match.tournament_id == Tournament.id, playable(now))
     running = (
         select(func.count())
         .where(
@@ -112,7 +122,7 @@ def claim_candidates(session: Session, lane: str, now: datetime) -> list[int]:
         select(
             Tournament.id, Tournament.format, Tournament.upload_id, Tournament.queued,
             running, last, ready,
-        ).where(Tournament.status.in_(("pending", "running")), in_lane(lane))
+        ).where(Tournament.status.in_(PLAYING), in_lane(lane))
     ).all()  # fmt: skip
     waiting = [
         _Waiting(

@@ -35,7 +35,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import Rules
 from arena.store import tallies
 from arena.store.db import Store, as_utc
-from arena.store.lanes import LANES, claim_candidates, claimable, in_lane
+from arena.store.lanes import LANES, claim_candidates, in_lane, playable
 from arena.store.models import (
     MATCH_STATUSES,
     BotVersion,
@@ -282,11 +282,11 @@ def _next_claimable(
     match row only, so concurrent claimers take different rows without waiting)."""
 
     def waiting(*conditions: Any) -> Any:
-        """The claimable matches (of a tournament not cancelled) by id."""
+        """The claimable matches (of a tournament being played) by id."""
         return (
             select(Match.id)
             .join(Tournament, Tournament.id == Match.tournament_id)
-            .where(claimable(now), Tournament.status != "cancelled", *conditions)
+            .where(playable(now), *conditions)
             .order_by(Match.id)
         )
 
@@ -335,8 +335,9 @@ def claim_match(
     ``lane`` (or in any lane, by :data:`arena.store.lanes.LANES`' order): the first
     claimable match, by id, of the first tournament in
     :func:`arena.store.lanes.claim_candidates`' order (its queues take turns). The match
-    becomes running, ``attempts`` + 1; its tournament running if it was pending. A
-    cancelled tournament's matches are never claimed. Return None when no match (or not
+    becomes running, ``attempts`` + 1; its tournament running if it was pending. A done or
+    cancelled tournament's matches are never claimed (:func:`arena.store.lanes.playable`,
+    what a sweep sends again too). Return None when no match (or not
     that one) is claimable. A match is never leased to two workers at once.
 
     ``prefer``: (tournament id, bot version ids sorted) of the pairs whose bots the
@@ -526,6 +527,23 @@ def void_match(
         return True
 
 
+def lock_tournament(session: Session, tournament_id: int) -> None:
+    """Lock the tournament's row for the caller's transaction (PostgreSQL: ``FOR NO KEY
+    UPDATE``, what an ``UPDATE`` of it takes; SQLite: ``BEGIN IMMEDIATE`` holds the write
+    lock already): whoever adds matches to a tournament takes it before inserting them, as
+    a finisher does before counting what is left to play (:func:`_finish_tournament_if_done`),
+    so that the tournament is never marked done with the new matches pending (the finisher
+    did not see them, uncommitted, and the adder had found the tournament running): a done
+    tournament's matches are never claimed. Take it after any stored match row the
+    transaction locks, never before one (the finishers' order: no deadlock)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(
+            select(Tournament.id)
+            .where(Tournament.id == tournament_id)
+            .with_for_update(key_share=True)
+        )
+
+
 def _finish_tournament_if_done(session: Session, tournament_id: int, now: datetime) -> None:
     """Mark the tournament done once none of its matches is left to play (in the caller's
     transaction, which holds the write lock on SQLite).
@@ -538,13 +556,10 @@ def _finish_tournament_if_done(session: Session, tournament_id: int, now: dateti
     ``UPDATE`` of the row takes: it does not wait for the key-share locks of matches being
     inserted into the tournament (a competition's ladder adds them while others finish),
     which ``FOR UPDATE`` did, and a ladder's insert that went on to update the tournament's
-    row then waited for the finisher: a deadlock (seen in CI, 2026-11-29)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(
-            select(Tournament.id)
-            .where(Tournament.id == tournament_id)
-            .with_for_update(key_share=True)
-        )
+    row then waited for the finisher: a deadlock (seen in CI, 2026-11-29). A ladder adding
+    matches takes the same lock before it inserts (:func:`lock_tournament`), so the count
+    here waits for its matches and sees them."""
+    lock_tournament(session, tournament_id)
     left = session.scalar(
         select(func.count())
         .select_from(Match)
@@ -656,16 +671,20 @@ def unqueued_matches(
     sent_before: datetime | None = None,
     lanes: Sequence[str] | None = None,
 ) -> list[int]:
-    """Pending matches (of one tournament, or all) whose task was never sent; or, given
-    ``sent_before``, whose task was sent, last before then: what a sweep sends again when
-    the broker's queue is empty (a task lost with a broker or a killed worker). A match
-    never sent is left to ``arena tournament run``: creating a tournament starts nothing.
-    ``lanes``: only the matches of these lanes (:mod:`arena.store.lanes`)."""
-    query = select(Match.id).where(Match.status == "pending")
+    """Pending matches a claim can take (of one tournament, or all; :func:`claim_match`'s
+    condition, :func:`arena.store.lanes.playable`: a done or cancelled tournament's never)
+    whose task was never sent; or, given ``sent_before``, whose task was sent, last before
+    then: what a sweep sends again when the broker's queue is empty (a task lost with a
+    broker or a killed worker). A match never sent is left to ``arena tournament run``:
+    creating a tournament starts nothing. ``lanes``: only the matches of these lanes
+    (:mod:`arena.store.lanes`)."""
+    query = (
+        select(Match.id)
+        .join(Tournament, Tournament.id == Match.tournament_id)
+        .where(Match.status == "pending", playable(_now(None)))
+    )
     if lanes is not None:
-        query = query.join(Tournament, Tournament.id == Match.tournament_id).where(
-            or_(false(), *(in_lane(lane) for lane in lanes))
-        )
+        query = query.where(or_(false(), *(in_lane(lane) for lane in lanes)))
     if tournament_id is not None:
         query = query.where(Match.tournament_id == tournament_id)
     if sent_before is None:
@@ -733,6 +752,46 @@ def finish_stalled_tournaments(store: Store, now: datetime | None = None) -> lis
         for tournament_id, _ in stalled:  # finishes it only if still nothing is left to play
             _finish_tournament_if_done(session, tournament_id, now)
     return sorted({int(rule_set) for _, rule_set in stalled})
+
+
+def reopen_unfinished_tournaments(store: Store, now: datetime | None = None) -> list[int]:
+    """Put right the tournaments finished with a match pending, which no claim takes
+    (:func:`arena.store.lanes.playable`; the other way round from
+    :func:`finish_stalled_tournaments`): a done one is running again, a cancelled one's
+    pending matches are void. A database written before :func:`lock_tournament` held
+    such done ladders (a match finishing as the ladder added some). Return the ids of the
+    tournaments reopened."""
+    now = _now(now)
+    query = (
+        select(Tournament.id, Tournament.status)
+        .join(Match, Match.tournament_id == Tournament.id)
+        .where(Match.status == "pending", Tournament.status.in_(("done", "cancelled")))
+        .distinct()
+    )
+    with store.read() as session:  # every sweep asks; the write lock only when one is found
+        found = [(int(tid), status) for tid, status in session.execute(query)]
+    if not found:
+        return []
+    pending = select(Match.id).where(
+        Match.tournament_id == Tournament.id, Match.status == "pending"
+    )
+    for tournament_id in (tid for tid, status in found if status == "cancelled"):
+        void_pending(store, tournament_id, "cancelled", now=now)
+    reopened: list[int] = []
+    done = [tid for tid, status in found if status == "done"]
+    with store.write() as session:
+        for tournament_id in done:
+            lock_tournament(session, tournament_id)  # a finisher's count waits, or is seen
+            result = session.execute(
+                update(Tournament)
+                .where(
+                    Tournament.id == tournament_id, Tournament.status == "done", pending.exists()
+                )
+                .values(status="running", finished=None)
+            )
+            if result.rowcount:  # type: ignore[attr-defined]
+                reopened.append(tournament_id)
+    return reopened
 
 
 # The tournament's matches counted by status (built once: a tournament's page reads it).

@@ -15,7 +15,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, bindparam, case, cast, delete, func, insert, select, text, update
+from sqlalchemy import (
+    String,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from arena.engine.rules import Rules
@@ -577,9 +589,11 @@ def release_refit(store: Store, rule_set_id: int, seconds: float | None) -> None
         session.execute(update(RuleSet).where(RuleSet.id == rule_set_id).values(**values))
 
 
-def stale_rule_sets(store: Store, before: datetime) -> list[int]:
+def stale_rule_sets(store: Store, before: datetime, *, now: datetime) -> list[int]:
     """The rule sets with a done match their ratings do not cover whose booked refit was
-    due before ``before`` (its task was lost, or is long late), by id."""
+    due before ``before`` (its task was lost, or is long late) and whose refit lease does
+    not hold at ``now`` (what :func:`claim_refit` can take: a refit in flight is not
+    lost, and a task sent for it would only find it busy), by id."""
     with store.read() as session:
         return list(
             session.scalars(
@@ -587,6 +601,7 @@ def stale_rule_sets(store: Store, before: datetime) -> list[int]:
                 .where(
                     RuleSet.refit_asked > RuleSet.refit_covered,
                     RuleSet.refit_due < before,
+                    or_(RuleSet.refit_lease.is_(None), RuleSet.refit_lease <= now),
                 )
                 .order_by(RuleSet.id)
             )

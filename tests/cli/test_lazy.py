@@ -3,6 +3,7 @@ no command's --help imports what only running it needs."""
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import json
 import subprocess
@@ -63,17 +64,37 @@ def test_no_commands_help_nor_the_version_loads_a_heavy_package() -> None:
 #: What neither a command's schema check nor a worker's start loads: Alembic (only a database
 #: to migrate needs it; its import, mako's and pygments' ~0.1 CPU s a process), Celery's other
 #: commands' REPL (click_repl, prompt_toolkit: ~0.15 CPU s), pygments (Celery's command module
-#: builds a lexer with it for ``celery inspect``'s colours: ~0.085 CPU s), and the web
-#: (framework, templates, the API's shapes), which no worker serves.
+#: builds a lexer with it for ``celery inspect``'s colours: ~0.085 CPU s), the web
+#: (framework, templates, the API's shapes), which no worker serves, scipy (the rating fit is
+#: numpy's: scipy.special was 0.2 CPU s of a worker's start) and, on the embedded default's
+#: filesystem broker, Redis (only a live feed or a table's channel on Redis loads it: with
+#: its asyncio, ~0.1 CPU s and 90 modules).
 NOT_AT_START = (
     "alembic", "mako", "click_repl", "prompt_toolkit", "pygments", "flask", "werkzeug",
-    "jinja2", "pydantic", "spectree",
+    "jinja2", "pydantic", "spectree", "scipy", "redis",
+)  # fmt: skip
+
+#: What ``arena compare --remote`` does not load (issue 33: its start is most of the time to
+#: its verdict): Redis's client (the live feed's, loaded with a Redis feed: ~0.05 CPU s) and
+#: what only the web's compares read (:mod:`arena.service.compare_views`: the bots' pages'
+#: reads, permissions' rules, rule sets' files).
+NOT_IN_REMOTE_COMPARE = (
+    "redis", "tomli_w", "arena.service.compare_views", "arena.service.bot_views",
+    "arena.service.permissions", "arena.service.rule_sets",
 )  # fmt: skip
 
 # A worker's start (`arena worker`): the schema check of every command, the tasks, then
 # Celery's worker command as arena.service.broker.run_celery runs it (its --help: no worker).
+# First what `arena compare --remote` imports (arena.cli.compare.compare_remote's), and what
+# of NOT_IN_REMOTE_COMPARE it loaded.
 START = """
 import contextlib, io, json, sys
+from arena.compete.sprt import preload_scipy
+from arena.service.broker import configure, location
+from arena.service.compares import create_compare, follow_compare, stop_compare
+from arena.service.matches import Config, MatchSettings
+from arena.store.db import open_store
+remote = sorted(set(sys.modules) & set(sys.argv[2].split(",")))
 from arena.service.broker import run_celery
 from arena.store.db import open_store, upgrade
 upgrade(sys.argv[1])  # `arena serve`'s and `arena db upgrade`'s: up to date already
@@ -81,18 +102,22 @@ open_store(sys.argv[1]).close()
 import workers.tasks
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
     run_celery(["-A", "workers.app", "worker", "--help"])
-print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(sys.argv[2:]))))
+print(json.dumps(remote))
+print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(sys.argv[3:]))))
 """
 
 
 def test_the_schema_check_and_a_workers_start_load_no_alembic_repl_nor_web(url: str) -> None:
     """Upgrading a database at the current schema (``arena serve``), opening it (what every
     command and worker does first), importing the worker's tasks and running Celery's worker
-    command, in a fresh interpreter, loads no Alembic, none of Celery's REPL, no pygments and
-    nothing of the web."""
-    probe = [sys.executable, "-c", START, url, *NOT_AT_START]
+    command, in a fresh interpreter, loads no Alembic, none of Celery's REPL, no pygments,
+    nothing of the web, no scipy and, on the filesystem broker, no Redis; ``arena compare
+    --remote``'s imports, before them, load neither
+    Redis's client nor the web's compares and what they read."""
+    remote = ",".join(NOT_IN_REMOTE_COMPARE)
+    probe = [sys.executable, "-c", START, url, remote, *NOT_AT_START]
     result = subprocess.run(probe, capture_output=True, text=True, check=True)
-    assert json.loads(result.stdout.splitlines()[-1]) == []
+    assert [json.loads(line) for line in result.stdout.splitlines()[-2:]] == [[], []]
 
 
 def test_the_version_is_the_installed_distributions() -> None:
@@ -146,3 +171,18 @@ def test_the_compare_commands_statistics_are_the_tests() -> None:
     from arena.compete import sprt
 
     assert compare.STATISTICS == sprt.STATISTICS
+
+
+def test_compare_collects_garbage_again_once_its_imports_are_in() -> None:
+    """``arena compare`` turns the garbage collector off while its imports load (they make
+    none worth collecting) and :func:`arena.cli.compare.freeze_heap` turns it on again, with
+    what is loaded frozen: the games and matches that follow are collected as ever."""
+    from arena.cli.compare import freeze_heap
+
+    gc.disable()
+    try:
+        freeze_heap()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -8,7 +8,7 @@ import json
 import random
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 import pytest
 
 from arena import Game, find_rules
@@ -20,7 +20,8 @@ from arena.engine.tiles import Move
 from arena.errors import ParseError, RulesError
 from tests.paths import DOCS
 
-VALIDATOR = jsonschema.Draft202012Validator(json.loads((DOCS / "record.schema.json").read_text()))
+SCHEMA = json.loads((DOCS / "record.schema.json").read_text())
+VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
 
 #: Every preset at its smallest and largest player count, and team play where allowed:
 #: muggins 2v2 and a 5-player block-and-draw among them.

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 import pytest
 
 from arena import Deal, Game, find_rules
@@ -37,7 +37,7 @@ from arena.match.referee import (
 from tests.paths import DOCS, ZOO
 
 SCHEMA = json.loads((DOCS / "record.schema.json").read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
 
 SETUPS = [
     (name, players, teams)

@@ -75,7 +75,7 @@ SANDBOX_ONLY: dict[str, Termination | None] = {
     "daemon.py": T.CRASH,
     "stderr_megabytes.py": None,
     "kill_parent.py": None,
-    "huge_file.py": None,
+    # (huge_file.py: test_sandbox_refuses_a_huge_file, which reads what it said too)
     "snoop.py": None,
     # compiled (the cpp and c runtimes): compiled in the sandbox first
     "compile_error.cpp": T.CRASH,
@@ -189,14 +189,16 @@ def test_sandbox_contains_a_snooping_bot(planted_secrets: None) -> None:
 
 
 def test_sandbox_refuses_a_huge_file() -> None:
+    """A bot writing a 200 MB file is refused past the file size limit, plays on with no
+    fault (its records verify), and leaves nothing running."""
     launcher = sandbox_launcher(slot=51)
     huge = ProcessPlayer(BOTS / "huge_file.py", launcher)
     players: list[Player] = [huge, StrategyPlayer("greedy")]
-    tail = ""
-    for outcome in play_match(find_rules("draw"), players, games=1, seed=1, time_control=CLOCK):
-        assert outcome.verdict is None
-        tail = huge.stderr_tail()
+    outcomes = list(play_match(find_rules("draw"), players, games=3, seed=5, time_control=CLOCK))
+    check_verdicts(outcomes, None)
+    tail = huge.stderr_tail()
     assert "write refused" in tail and "WROTE" not in tail
+    assert not _processes_of(launcher.uid), "processes of the sandbox were left running"
 
 
 def test_in_process_player_judges_faults_too() -> None:

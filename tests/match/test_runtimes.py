@@ -199,7 +199,10 @@ def test_a_numpy_bot_computes_on_one_thread(readable: Path) -> None:
 # --- javascript -----------------------------------------------------------------------------
 
 
-def test_the_javascript_starter_and_a_class_bot_play_every_preset(readable: Path) -> None:
+def test_the_javascript_starter_plays_every_preset_and_a_class_bot_plays(readable: Path) -> None:
+    """The starter passes the whole check (every preset); a bot written as a class (the
+    kit calls its start, play and end as it calls a module's functions, whatever the
+    rules) plays two presets of other tiles and scoring without a fault."""
     starter = readable / "starter.js"
     write_starter_bot(starter, "javascript")
     starter.chmod(0o644)
@@ -214,8 +217,9 @@ def test_the_javascript_starter_and_a_class_bot_play_every_preset(readable: Path
         "  end(result) {}\n"
         "}\n"
     )
-    report = list(check_bot(str(write_readable(readable, "klass.js", source))))[-1][1]
-    assert report.ok and report.name == "counting", report.faults
+    klass = write_readable(readable, "klass.js", source)
+    report = list(check_bot(str(klass), presets=("muggins", "giant")))[-1][1]
+    assert report.ok and report.name == "counting" and report.games == 4, report.faults
 
 
 def test_a_javascript_bot_s_faults_are_its_own(readable: Path) -> None:

@@ -24,7 +24,8 @@ from arena.service import assignments as assign
 from arena.service.accounts import Account, create_account, password_hasher
 from arena.service.assignments import AssignmentError, NewAssignment
 from arena.service.classes import ClassError, NewClass, create_class, join_class
-from arena.service.compares import compare_view, stop_if_decided
+from arena.service.compare_views import compare_view
+from arena.service.compares import stop_if_decided
 from arena.service.exports import grade_rows
 from arena.service.matches import Config, run_match
 from arena.service.permissions import OPERATOR, Actor

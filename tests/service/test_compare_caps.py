@@ -11,7 +11,8 @@ from arena.compete.sprt import SPRT
 from arena.engine.rules import PRESETS
 from arena.service import compares
 from arena.service.accounts import create_account, password_hasher
-from arena.service.compares import CompareRequest, create_compare, start_compare
+from arena.service.compare_views import CompareRequest, start_compare
+from arena.service.compares import create_compare
 from arena.service.tournaments import cancel_tournament
 from arena.store.compares import CompareLoad, compare_load
 from arena.store.db import Store

@@ -16,11 +16,11 @@ from sqlalchemy import select, update
 from arena.compete.sprt import MarginSPRT
 from arena.engine.rules import PRESETS
 from arena.errors import VerdictError
+from arena.service.compare_views import compare_view
 from arena.service.compares import (
     REFUSED,
     advance_compare,
     compare_state,
-    compare_view,
     create_compare,
     deal_groups,
     group_of,

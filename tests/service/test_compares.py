@@ -21,6 +21,7 @@ from arena.compete.sprt import SPRT, MarginSPRT, make_test
 from arena.engine.rules import PRESETS
 from arena.errors import NotFound
 from arena.service import compares
+from arena.service.compare_views import compare_view
 from arena.service.compares import (
     CompareState,
     CompareTest,
@@ -28,7 +29,6 @@ from arena.service.compares import (
     advance_compare,
     compare_schedule,
     compare_state,
-    compare_view,
     create_compare,
     deal_groups,
     follow_compare,
@@ -269,12 +269,14 @@ def test_the_remote_loop_sends_batches_ahead_and_voids_once_decided(
     assert len({*itertools.chain(*recorder.sent)}) < total  # the rest was never sent
 
 
-def test_the_remote_loop_steps_once_a_match_has_finished(
+def test_the_remote_loop_steps_once_a_batch_has_finished(
     bots: Store, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``arena compare --remote``'s loop (follow_compare) reads the test again only once a
-    match has finished: between two steps it polls the count of finished matches, and the
-    poll after the one that sees a match finished is the next step."""
+    """``arena compare --remote``'s loop (follow_compare) sends the first batch before its
+    first step reads anything, and reads the test again only once a batch has finished (a
+    deal group counts once each of its seat rotations, a match each, is in): between two
+    steps it polls which matches of the batches in flight have finished, and the poll that
+    sees the batch's last match finished is the next step."""
     tournament_id, _ = create_compare(
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
         max_games=64, batch=4, seed=2,
@@ -285,22 +287,25 @@ def test_the_remote_loop_steps_once_a_match_has_finished(
 
     def counted(store: Store, tournament_id: int, *args: Any, **kwargs: Any) -> CompareState:
         steps.append(len(polls))  # a step reads the test
+        assert len(recorder.sent) == 1  # the first batch went before the first step's reads
         return state(store, tournament_id, *args, **kwargs)
 
     def poll(seconds: float) -> None:
         polls.append(seconds)
-        if len(polls) == 3:  # a worker plays the first match sent, as the loop waits
+        if len(polls) in (3, 5):  # a worker plays a match of the batch sent, as the loop waits
             config = Config(bot_cache=tmp_path / "cache")
-            assert run_match(bots, recorder.sent[0][0], config=config, sandboxed=False) == "done"
+            match_id = recorder.sent[0][len(polls) // 4]
+            assert run_match(bots, match_id, config=config, sandboxed=False) == "done"
 
     monkeypatch.setattr(compares, "compare_state", counted)
     monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=time.monotonic))
     followed = follow_compare(bots, tournament_id, config=Config(sweep_seconds=3600), ahead=1)
     first = next(followed)
-    assert first.sent and steps == [0] and len(recorder.sent) == 1
-    second = next(followed)
-    assert steps == [0, 3] and polls == [compares.FOLLOW_POLL_SECONDS] * 3
-    assert not second.done and tournament_progress(bots, tournament_id)["done"] == 1
+    assert first.sent and steps == [0] and len(recorder.sent) == 1 and len(recorder.sent[0]) == 2
+    second = next(followed)  # not after the batch's first match: after its second
+    assert steps == [0, 5] and polls == [compares.FOLLOW_POLL_SECONDS] * 5
+    assert not second.done and tournament_progress(bots, tournament_id)["done"] == 2
+    assert second.state.played == 8 and second.state.finished_batches == 1
 
 
 def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(

@@ -501,6 +501,28 @@ def test_sweep_resends_lost_tasks_only_when_the_queue_is_empty(
     assert _match(store, running).status == "running"
 
 
+@pytest.mark.backends("sqlite")  # the SQL is tests/store/test_queue.py's, on both
+def test_the_sweep_runs_a_tournament_done_with_a_match_pending_again_and_sends_it(
+    store: Store, recorder: Recorder
+) -> None:
+    """A tournament left done with a match pending (tests/store/test_queue.py): the sweep
+    runs it again before it looks for lost tasks, so the match is sent again once, and a
+    claim takes it (in CI it was sent again every second while no claim could take it)."""
+    _add_reference_bots(store)
+    tid, (played, left) = _create(store)
+    now = datetime.now(UTC)
+    mark_queued(store, [played, left], now=now - timedelta(seconds=60))
+    assert claim_match(store, "w", lease_seconds=60, match_id=played) is not None
+    assert complete_match(store, played, "w", records=[], result={"games": []})
+    with store.write() as session:
+        session.execute(update(Tournament).where(Tournament.id == tid).values(status="done"))
+    report = sweep_matches(store, queue_empty=True, now=now)
+    assert report == SweepReport(expired=(), resent=(left,), reopened=(tid,))
+    assert recorder.sent == [[left]]
+    claimed = claim_match(store, "w", lease_seconds=60, lane="matches")
+    assert claimed is not None and claimed.match_id == left
+
+
 # --- playing a match ----------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from arena.service.accounts import (
 from arena.service.bot_views import bot_view
 from arena.service.bots import set_visibility
 from arena.service.branches import BranchError, start_branch
-from arena.service.compares import CompareRequest, start_compare
+from arena.service.compare_views import CompareRequest, start_compare
 from arena.service.intake import take_upload
 from arena.service.permissions import (
     ACTIONS,

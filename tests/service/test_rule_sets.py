@@ -12,7 +12,7 @@ import pytest
 from arena.engine.rules import PRESETS, Rules, find_rules, parse_rules, rules_from_document
 from arena.errors import NotFound
 from arena.service.accounts import create_account, password_hasher
-from arena.service.compares import CompareRequest, compare_view, start_compare
+from arena.service.compare_views import CompareRequest, compare_view, start_compare
 from arena.service.rule_sets import (
     find_rules as find_stored,
 )

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
@@ -478,54 +478,104 @@ def test_two_last_matches_finishing_at_once_finish_their_tournament(store: Store
 
 @pytest.mark.backends("postgresql")
 def test_a_match_finishes_while_a_ladder_adds_matches_to_its_tournament(store: Store) -> None:
-    """A competition's ladder inserts matches into its tournament (each insert takes a
-    key-share lock on the tournament's row) and then updates the tournament's row, while a
-    match of it finishes. The finisher's lock on the tournament must not wait for the
-    inserter's key-share lock: with ``FOR UPDATE`` it did, the inserter's update then waited
-    for the finisher, and PostgreSQL broke the deadlock by failing the finisher (its played
-    match was played again: CI, 2026-11-29). Holding the inserter open, the match finishes."""
+    """A competition's ladder adds a deal group to its tournament
+    (:func:`arena.store.clock.add_deal_groups`) while the tournament's last match finishes.
+    Neither waits for the other in a cycle (the finisher's ``FOR UPDATE`` did: a deadlock,
+    CI 2026-11-29), and the tournament is left running with the new match to claim: the
+    adder locks the tournament's row before it inserts, so the finisher, waiting for it,
+    counts the new match. Before, the finisher did not see the uncommitted insert and
+    marked the tournament done after the adder had found it running: a done tournament
+    with a match pending, which no claim takes and every sweep sent again, for ever (the
+    two-host drill's flake, CI 2026-11-29)."""
     import threading
 
-    from arena.store.models import Tournament
+    from sqlalchemy import column, table
 
-    tournament = _tournament(store, 2)
+    from arena.store.clock import add_deal_groups
+    from arena.store.models import Tournament
+    from arena.store.queue import mark_queued
+
+    tournament = _tournament(store, 1)
+    mark_queued(store, _ids(store, tournament), T0)  # sent: the adder's updates change nothing
     claimed = claim_match(store, "w1", lease_seconds=LEASE, now=T0)
     assert claimed is not None
     with store.read() as session:
-        versions = list(
+        versions = tuple(
             session.scalars(
                 select(TournamentEntrant.bot_version_id).where(
                     TournamentEntrant.tournament_id == tournament
                 )
             )
         )
+    activity = table("pg_stat_activity", column("wait_event_type"), column("datname"))
+    waiting = (
+        select(func.count())
+        .select_from(activity)
+        .where(activity.c.wait_event_type == "Lock", activity.c.datname == func.current_database())
+    )
     finished: list[bool] = []
+    finisher = threading.Thread(
+        target=lambda: finished.append(
+            complete_match(store, claimed.match_id, "w1", records=[], result={"games": []})
+        )
+    )
     with store.write() as session:
-        session.execute(  # as the ladder's add_deal_groups inserts, uncommitted
-            insert(Match),
-            [
-                {
-                    "tournament_id": tournament,
-                    "key": "L000000-0",
-                    "seats": versions,
-                    "labels": ["a", "b"],
-                    "games": 1,
-                    "seed": 1,
-                    "status": "pending",
-                    "attempts": 0,
-                }
-            ],
+        add_deal_groups(
+            session, tournament, [[versions]], games=1, seed_of=lambda n: n, prefix="L", now=T0
         )
-        thread = threading.Thread(
-            target=lambda: finished.append(
-                complete_match(store, claimed.match_id, "w1", records=[], result={"games": []})
+        finisher.start()
+        deadline = time.monotonic() + 10
+        while not finished and time.monotonic() < deadline:  # done, or waiting for the adder
+            with store.read() as other:
+                if other.scalar(waiting):
+                    break
+            time.sleep(0.01)
+    finisher.join(timeout=10)
+    assert finished == [True]
+    with store.read() as session:
+        stored = session.get(Tournament, tournament)
+        assert stored is not None and stored.status == "running", "done with a match to play"
+    again = claim_match(store, "w2", lease_seconds=LEASE, lane="matches", now=T0)
+    assert again is not None and again.key == "L000000-0"
+
+
+def test_what_a_sweep_sends_again_a_claim_can_take(store: Store) -> None:
+    """A done tournament with a match pending (a ladder's insert racing its last match's
+    finish, before lock_tournament) was counted as lost by every sweep (unqueued_matches)
+    and sent again each second, while every claim found nothing to take: the two-host
+    drill waited for ever (CI 2026-11-29). Lost and claimable are one condition
+    (lanes.playable): the match is not sent again until reopen_unfinished_tournaments has
+    the tournament running, and then a claim takes it; a cancelled tournament's pending
+    match is void, never sent."""
+    from arena.store.models import Tournament
+    from arena.store.queue import mark_queued, reopen_unfinished_tournaments, unqueued_matches
+
+    done = _tournament(store, 2, name="done")
+    cancelled = _tournament(store, 1, name="gone")
+    first, left = _ids(store, done)
+    mark_queued(store, [first, left, *_ids(store, cancelled)], T0)
+    claimed = claim_match(store, "w", lease_seconds=LEASE, match_id=first, now=T0)
+    assert claimed is not None
+    assert complete_match(store, first, "w", records=[], result={"games": []}, now=T0)
+    with store.write() as session:  # as the race left them
+        for tournament, status in ((done, "done"), (cancelled, "cancelled")):
+            session.execute(
+                update(Tournament).where(Tournament.id == tournament).values(status=status)
             )
-        )
-        thread.start()
-        thread.join(timeout=10)
-        assert finished == [True], "the finisher waited for the ladder's uncommitted insert"
-        session.execute(update(Tournament).where(Tournament.id == tournament).values(queued=T0))
-    assert tournament_progress(store, tournament)["done"] == 1
+    later = T0 + timedelta(minutes=1)
+    assert unqueued_matches(store, sent_before=later) == []  # not lost: no claim takes them
+    assert claim_match(store, "w", lease_seconds=LEASE, now=later) is None
+    assert claim_match(store, "w", lease_seconds=LEASE, match_id=left, now=later) is None
+    assert reopen_unfinished_tournaments(store, now=later) == [done]
+    assert reopen_unfinished_tournaments(store, now=later) == []
+    with store.read() as session:
+        reopened, gone = session.get(Tournament, done), session.get(Tournament, cancelled)
+        assert reopened is not None and (reopened.status, reopened.finished) == ("running", None)
+        assert gone is not None and gone.status == "cancelled" and gone.finished is not None
+    assert tournament_progress(store, cancelled)["void"] == 1
+    assert unqueued_matches(store, sent_before=later) == [left]
+    again = claim_match(store, "w", lease_seconds=LEASE, now=later)
+    assert again is not None and again.match_id == left
 
 
 def test_the_sweep_finishes_a_tournament_left_running_with_every_match_finished(
