@@ -488,6 +488,9 @@ class Databases:
         self._spares: dict[tuple[str, str], Future[str]] = {}
         #: the drops under way (their errors are raised by :meth:`settle`)
         self._drops: list[Future[None]] = []
+        #: server -> a store on its ``postgres`` database, for the creations and drops (a
+        #: connection kept: each statement made its engine and connection anew)
+        self._admins: dict[str, Store] = {}
 
     def empty(self, server: str | None, directory: Path) -> str:
         """A new empty database: on ``server`` (PostgreSQL), else a file in ``directory``."""
@@ -590,6 +593,9 @@ class Databases:
                 errors.append(error)
         errors += [error for drop in self._drops if (error := drop.exception()) is not None]
         self._drops = []
+        admin = self._admins.pop(server, None)
+        if admin is not None:
+            admin.close()
         if errors:
             raise errors[0]
 
@@ -601,14 +607,12 @@ class Databases:
         )
         return f"{server}/{name}"
 
-    @staticmethod
-    def _admin(server: str, statement: str) -> None:
-        admin = connect(server + "/postgres")
-        try:
-            with admin.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.execute(text(statement))
-        finally:
-            admin.close()
+    def _admin(self, server: str, statement: str) -> None:
+        admin = self._admins.get(server)
+        if admin is None:
+            admin = self._admins.setdefault(server, connect(server + "/postgres"))
+        with admin.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text(statement))
 
 
 @pytest.fixture(scope="session")
