@@ -25,6 +25,11 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
   execs ``prlimit``: no Python runs between fork and exec, so ``subprocess`` starts the
   launcher with ``vfork`` instead of copying the referee's whole process.
 
+Whether a process that ended had its program run (its failure the bot's) or the harness
+failed first (the launcher's shell, prlimit, setpriv, bwrap's setup or its exec of the
+program) is bwrap's own status report (``--json-status-fd``), read when it is killed:
+``Sandbox.started``. Never the words on its stderr: a bot can write ``bwrap: ...`` too.
+
 One slot runs one bot process at a time (its uid, its cgroup and its process
 count are the slot's). Call ``Sandbox.kill`` on every process ``spawn`` returned,
 even one that has exited: it kills the whole sandbox and reaps it. Call ``spawn``
