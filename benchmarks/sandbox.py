@@ -8,7 +8,8 @@ Prints, from one run:
 
 - the cold start of a Python bot (process start to its handshake reply), median
   of ``--starts`` starts, in the sandbox and as a plain subprocess of the same
-  interpreter (Debian's ``/usr/bin/python3``);
+  interpreter (Debian's ``/usr/bin/python3``), and the CPU a start costs (the referee's
+  process and the bot's, its close included);
 - the games per second of a match between two ``bots/random.py`` bots, each in
   its own sandboxed process (batched protocol, the referee's ``GAMES_IN_FLIGHT`` games
   at once), and between the same two bots loaded in this process; and the ratio;
@@ -60,16 +61,18 @@ GREEDY_BOT = ROOT / "bots" / "greedy.py"
 CLOCK = TimeControl()
 
 
-def cold_start(launcher: Launcher, starts: int) -> float:
-    """Median seconds from starting the bot's process to its handshake reply."""
+def cold_start(launcher: Launcher, starts: int) -> tuple[float, float]:
+    """(median seconds from starting the bot's process to its handshake reply, mean CPU
+    seconds of a start: this process's and its children's, the bot's closing included)."""
     times = []
+    cpu = time.process_time() + _children_cpu()
     for _ in range(starts):
         player = ProcessPlayer(RANDOM_BOT, launcher)
         began = time.perf_counter()
         player.open(CLOCK)
         times.append(time.perf_counter() - began)
         player.close()
-    return statistics.median(times)
+    return statistics.median(times), (time.process_time() + _children_cpu() - cpu) / starts
 
 
 def warm_start(starts: int, rules: str) -> tuple[float, float]:
@@ -214,11 +217,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(check_sandbox_report())
     plain = PlainLauncher(Path("/usr/bin/python3"))
-    sandboxed = cold_start(Sandbox(slot=process_slots()), args.starts)
-    bare = cold_start(plain, args.starts)
+    sandboxed, sandboxed_cpu = cold_start(Sandbox(slot=process_slots()), args.starts)
+    bare, bare_cpu = cold_start(plain, args.starts)
     print(
         f"cold start to handshake (median of {args.starts}): sandboxed {sandboxed * 1000:.1f} ms, "
-        f"plain subprocess {bare * 1000:.1f} ms, ratio {sandboxed / bare:.2f}"
+        f"plain subprocess {bare * 1000:.1f} ms, ratio {sandboxed / bare:.2f}; CPU a start "
+        f"(this process's and the bot's processes'): sandboxed {sandboxed_cpu * 1000:.1f} ms, "
+        f"plain {bare_cpu * 1000:.1f} ms"
     )
     cold, warm = warm_start(args.starts, args.rules)
     print(

@@ -122,6 +122,11 @@ def init_auth(app: Flask) -> None:
         app.config["SESSION_COOKIE_NAME"] = "__Host-session"
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid for the session's life
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(days=SESSION_DAYS)
+    # The cookie is written when the session changes (logging in, a CSRF token's first
+    # use), not re-signed on every page: a session lasts SESSION_DAYS from its login
+    # whatever the cookie says (arena.service.accounts), so a refreshed expiry bought nothing
+    # and each logged-in request paid for the signing.
+    app.config["SESSION_REFRESH_EACH_REQUEST"] = False
     app.config.setdefault("ARENA_PASSWORD_HASHER", password_hasher())
     csrf.init_app(app)
     init_limits(app)  # rate limits, and the bound on concurrent password hashes

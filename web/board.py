@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -158,8 +159,10 @@ def pip_positions(n: int, *, vertical: bool = True) -> list[tuple[float, float, 
     return [(round(u * HALF, 1), round(v * HALF, 1), r) for u, v in points]
 
 
+@lru_cache(maxsize=4096)
 def _num(value: float) -> str:
-    """A coordinate in short form: one decimal at most, no trailing ``.0``."""
+    """A coordinate in short form: one decimal at most, no trailing ``.0`` (remembered: a
+    picture writes the same few coordinates thousands of times, a replay's states more)."""
     text = f"{value:.1f}"
     text = text[:-2] if text.endswith(".0") else text
     return "0" if text == "-0" else text
@@ -176,8 +179,15 @@ def pip_defs(values: Iterable[int], prefix: str = "dp") -> str:
     """A ``<defs>`` defining the pip patterns of ``values`` for :func:`tile_svg`'s ``pips``
     option: ``{prefix}{n}v`` (a half of an upright tile) and, for the patterns that differ
     lying down (6, 7, 10-12), ``{prefix}{n}h``."""
+    return _pip_defs(tuple(sorted(set(values) - {0})), prefix)
+
+
+@lru_cache(maxsize=1024)
+def _pip_defs(values: tuple[int, ...], prefix: str) -> str:
+    """:func:`pip_defs` of these sorted values (remembered: each state of a replay draws
+    its line and hands with the same few sets of patterns)."""
     parts = ["<defs>"]
-    for n in sorted(set(values) - {0}):
+    for n in values:
         parts.append(
             f'<g id="{prefix}{n}v" fill="{PIP_COLOURS[n]}" stroke="none">'
             f"{_circles(n, 0, 0, vertical=True)}</g>"
@@ -231,25 +241,49 @@ def tile_svg(
     for inline circles (self-contained). ``data`` adds ``data-*`` attributes; ``title`` is
     the tooltip (``"a-b"`` by default).
     """
-    w, h = (HALF, 2 * HALF) if vertical else (2 * HALF, HALF)
-    classes = escape(f"tile {css_class}".strip() if face_up else f"tile back {css_class}".strip())
-    box = f'x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}"'
     if not face_up:
-        inner = f'x="{_num(x + 4)}" y="{_num(y + 4)}" width="{_num(w - 8)}" height="{_num(h - 8)}"'
-        return Markup(
-            f'<g class="{classes}"><rect {box} rx="3" fill="{_BACK}" stroke="{_BACK_EDGE}"/>'
-            f'<rect {inner} rx="2" fill="none" stroke="#6f8cab"/></g>'
-        )
+        return Markup(_back(x, y, vertical, escape(css_class)))
+    shown = f"{a}-{b}" if title is None else escape(title)
+    return Markup(_face(a, b, x, y, vertical, escape(css_class), pips, _attrs(data), shown))
+
+
+@lru_cache(maxsize=1024)
+def _back(x: float, y: float, vertical: bool, css_class: str) -> str:
+    """A tile's back at (x, y) (remembered: a hidden hand is the same backs at the same
+    places in every state); ``css_class`` is escaped."""
+    w, h = (HALF, 2 * HALF) if vertical else (2 * HALF, HALF)
+    box = f'x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}"'
+    inner = f'x="{_num(x + 4)}" y="{_num(y + 4)}" width="{_num(w - 8)}" height="{_num(h - 8)}"'
+    return (
+        f'<g class="{f"tile back {css_class}".strip()}"><rect {box} rx="3" fill="{_BACK}" '
+        f'stroke="{_BACK_EDGE}"/><rect {inner} rx="2" fill="none" stroke="#6f8cab"/></g>'
+    )
+
+
+def _face(
+    a: int,
+    b: int,
+    x: float,
+    y: float,
+    vertical: bool,
+    css_class: str,
+    pips: str | None,
+    attrs: str,
+    title: str,
+) -> str:
+    """:func:`tile_svg`'s face-up tile as text, from escaped ``css_class``, ``attrs`` and
+    ``title`` (the line and the hands call it with text they know is safe)."""
+    w, h = (HALF, 2 * HALF) if vertical else (2 * HALF, HALF)
+    box = f'x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}"'
     if vertical:
         divider = f"M{_num(x + 3)} {_num(y + HALF)}h{_num(HALF - 6)}"
         second = (x, y + HALF)
     else:
         divider = f"M{_num(x + HALF)} {_num(y + 3)}v{_num(HALF - 6)}"
         second = (x + HALF, y)
-    return Markup(
-        f'<g class="{classes}"{_attrs(data)}>'
-        + f"<title>{escape(f'{a}-{b}' if title is None else title)}</title>"
-        + f'<rect {box} rx="3" fill="{_FACE}" stroke="{_EDGE}"/>'
+    return (
+        f'<g class="{f"tile {css_class}".strip()}"{attrs}><title>{title}</title>'
+        f'<rect {box} rx="3" fill="{_FACE}" stroke="{_EDGE}"/>'
         f'<path d="{divider}" stroke="{_DIVIDER}"/>'
         f"{_half_pips(a, x, y, vertical, pips)}{_half_pips(b, *second, vertical, pips)}</g>"
     )
@@ -514,8 +548,9 @@ def line_svg(
     return Markup("".join(parts))
 
 
-def _line_tile(p: Placement, tile: tuple[int, int], lead: bool, placed: bool, ids: str) -> Markup:
-    """One tile of :func:`line_svg`, framed when it is the lead or this step's play."""
+def _line_tile(p: Placement, tile: tuple[int, int], lead: bool, placed: bool, ids: str) -> str:
+    """One tile of :func:`line_svg`, framed when it is the lead or this step's play (``ids``
+    is the caller's pip prefix, as :func:`tile_svg`'s ``pips``)."""
     a, b = tile
     frame = ""
     if placed:
@@ -524,17 +559,9 @@ def _line_tile(p: Placement, tile: tuple[int, int], lead: bool, placed: bool, id
         frame = _outline(p.x, p.y, p.w, p.h, _LEAD, 2)
     notes = "".join(note for note, on in ((", the lead", lead), (", just played", placed)) if on)
     classes = " ".join(name for name, on in (("lead", lead), ("placed", placed)) if on)
-    return Markup(frame) + tile_svg(
-        p.first,
-        p.second,
-        p.x,
-        p.y,
-        vertical=p.vertical,
-        css_class=classes,
-        pips=ids,
-        title=f"{a}-{b}{notes}",
-        data={"index": p.index, "tile": f"{a}-{b}"},
-    )
+    attrs = f' data-index="{p.index}" data-tile="{a}-{b}"'  # ints: nothing to escape
+    face = _face(p.first, p.second, p.x, p.y, p.vertical, classes, ids, attrs, f"{a}-{b}{notes}")
+    return frame + face
 
 
 # -- hands ----------------------------------------------------------------------------------
@@ -577,23 +604,13 @@ def hand_svg(
         x = HAND_GAP + (i % per_row) * (HALF + HAND_GAP)
         y = HAND_GAP + (i // per_row) * (2 * HALF + HAND_GAP)
         if isinstance(tiles, int):
-            parts.append(tile_svg(0, 0, x, y, vertical=True, face_up=False))
+            parts.append(_back(x, y, True, ""))
             continue
         a, b = tiles[i]
         is_legal = (min(a, b), max(a, b)) in legal
         if is_legal:
             parts.append(_outline(x, y, HALF, 2 * HALF, _LEGAL))
-        parts.append(
-            tile_svg(
-                a,
-                b,
-                x,
-                y,
-                vertical=True,
-                css_class="legal" if is_legal else "",
-                pips=ids,
-                data={"tile": f"{a}-{b}"},
-            )
-        )
+        attrs = f' data-tile="{a}-{b}"'  # ints: nothing to escape
+        parts.append(_face(a, b, x, y, True, "legal" if is_legal else "", ids, attrs, f"{a}-{b}"))
     parts.append("</svg>")
     return Markup("".join(parts))

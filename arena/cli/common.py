@@ -36,7 +36,8 @@ OK = 0
 #: The command did its job and the answer is no: records inconsistent, a bot failed its
 #: check, NEW failed the test, a tournament was not done in time.
 FAILED = 1
-#: ``arena compare`` only: the test was undecided at --max-games.
+#: ``arena compare`` only: the test was undecided at --max-games (or, on the workers, its
+#: compare was cancelled, or its matches void, before the test decided).
 UNDECIDED = 2
 #: EX_USAGE: the command line or its input is wrong (an option, a value out of range, an
 #: option that does not apply, an unknown name or rule set, an unreadable file).

@@ -137,7 +137,8 @@ def compare_command(
     counts each deal group's point margin less its luck of the draw, on the Elo scale, and
     a clearly stronger NEW passes early (a fast pass); --statistic game counts game
     results instead (fishtest's pentanomial SPRT). Exit status: 0 NEW
-    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games;
+    passes (H1: at least --elo1 stronger), 1 NEW fails (H0), 2 undecided at --max-games
+    (or, with --remote, the compare cancelled elsewhere before its test decided);
     64 for a mistake in the command, 69 when the database or broker cannot be used, 70
     when the harness failed (README "Exit statuses").
 
@@ -401,18 +402,28 @@ def _batch_of(match: ScheduledMatch) -> int:
     return int(str(match.deal_group)[1:])
 
 
+def _figures(reading: Reading) -> list[str] | None:
+    """NEW's Elo with its 95% interval, LOS, the LLR against its bounds (and the fast
+    pass's), padded for a live line, or None (not yet: fewer than two deal groups)."""
+    if reading.elo is None or reading.low is None or reading.high is None or reading.los is None:
+        return None
+    figures = [
+        f"Elo {reading.elo:+7.1f} ({reading.low:+.1f} to {reading.high:+.1f})",
+        f"LOS {100 * reading.los:5.1f}%",
+        f"LLR {reading.llr:+6.2f} [{reading.lower:+.2f}, {reading.upper:+.2f}]",
+    ]
+    if reading.fast_llr is not None and reading.fast_upper is not None:
+        figures.append(f"fast pass {reading.fast_llr:+6.2f} [{reading.fast_upper:+.2f}]")
+    return figures
+
+
 def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
     """The live line: NEW's Elo as the test's statistic estimates it, with its 95%
     interval, LOS, the LLR against its bounds (and the fast pass's LLR against its bound)."""
-    if reading.elo is None or reading.low is None or reading.high is None or reading.los is None:
+    figures = _figures(reading)
+    if figures is None:
         return
-    line = (
-        f"games {played:>6} | Elo {reading.elo:+7.1f} ({reading.low:+.1f} to "
-        f"{reading.high:+.1f}) | LOS {100 * reading.los:5.1f}% | LLR {reading.llr:+6.2f} "
-        f"[{reading.lower:+.2f}, {reading.upper:+.2f}]"
-    )
-    if reading.fast_llr is not None and reading.fast_upper is not None:
-        line += f" | fast pass {reading.fast_llr:+6.2f} [{reading.fast_upper:+.2f}]"
+    line = " | ".join([f"games {played:>6}", *figures])
     if sys.stdout.isatty():  # one live line, rewritten after each batch
         click.echo("\r" + line, nl=final)
     elif not final:  # a log: one line per batch
@@ -488,9 +499,25 @@ def compare_remote(
             shown = _followed(step, shown, warned)
             if step.done:  # the verdict at once (the loop then voids what is left)
                 _progress_line(step.state.played, step.state.reading, final=True)
-                code = _verdict(step.state.reading, step.state.played)
+                if step.stopped is not None:  # cancelled from elsewhere: no verdict to wait for
+                    code = _stopped(step.stopped, step.state.reading, step.state.played)
+                else:
+                    code = _verdict(step.state.reading, step.state.played)
                 sys.stdout.flush()
     return code
+
+
+def _stopped(why: str, reading: Reading, played: int) -> int:
+    """Say that the compare on the workers ended before its test decided (``why``: e.g.
+    ``cancelled by alice``), with the games played and the figures so far; return
+    :data:`UNDECIDED`."""
+    figures = _figures(reading)
+    so_far = ": " + ", ".join(" ".join(f.split()) for f in figures) if figures else ""
+    click.echo(
+        f"NEW undecided: the compare ended before its test decided ({why}), after "
+        f"{plural(played, 'game')} in complete deals{so_far}"
+    )
+    return UNDECIDED
 
 
 def _followed(step: CompareStep, shown: int, warned: list[bool]) -> int:

@@ -4,8 +4,8 @@ machine or CI: upload a version, follow its check, and test it against another b
 The token comes from ``$ARENA_TOKEN`` (made on the account page, with the ``read`` and
 ``upload`` scopes, and ``run`` to start a compare), never from an option, so it stays out of
 shell histories and CI logs. Exit statuses are ``arena compare``'s: 0 accepted (and passed),
-1 rejected (or failed), 2 undecided, 64 a mistake in the command or a request the server
-refused, 69 the server cannot be reached.
+1 rejected (or failed), 2 undecided (or cancelled before its test decided), 64 a mistake in
+the command or a request the server refused, 69 the server cannot be reached.
 
 Polling outlives a dropped connection: a server closes a kept-alive connection when it has
 been idle for its keep-alive time (gunicorn: 2 s, our poll's interval), and a request sent
@@ -305,5 +305,11 @@ def remote_push_command(
                 line += f" | fast pass {compare['fast_llr']:+6.2f} [{compare['fast_upper']:+.2f}]"
             click.echo(line)
     verdict = compare["verdict"]
-    click.echo(f"NEW {verdict} ({compare['games']} games)")
+    if verdict == "cancelled":  # ended before its test decided: say why
+        click.echo(
+            f"NEW undecided: the compare ended before its test decided ({compare['problem']}), "
+            f"after {compare['games']} games"
+        )
+    else:
+        click.echo(f"NEW {verdict} ({compare['games']} games)")
     return {"passed": OK, "failed": FAILED}.get(verdict, UNDECIDED)

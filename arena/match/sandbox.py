@@ -18,9 +18,17 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
 - a seccomp filter (``DENIED_SYSCALLS`` fail with EPERM; so do ``fork``, ``vfork`` and a
   ``clone`` that is not a thread's or that asks for namespaces: a bot may start threads,
   never processes; ``clone3`` fails with ENOSYS so libc falls back to ``clone``);
-- resource limits (``Limits``) set before exec (RLIMIT_AS raised by the runtime's
-  ``extra_address_mb`` for Node's reservations), and a per-slot memory cgroup (v1 or v2)
-  where the host lets us create one.
+- resource limits (``Limits``, set by util-linux ``prlimit`` before it execs the rest, so
+  they hold from setpriv's, bwrap's and the bot's first instruction; RLIMIT_AS raised by the
+  runtime's ``extra_address_mb`` for Node's reservations), and a per-slot memory cgroup
+  (v1 or v2) where the host lets us create one, joined by a shell (``sh -c``) that then
+  execs ``prlimit``: no Python runs between fork and exec, so ``subprocess`` starts the
+  launcher with ``vfork`` instead of copying the referee's whole process.
+
+Whether a process that ended had its program run (its failure the bot's) or the harness
+failed first (the launcher's shell, prlimit, setpriv, bwrap's setup or its exec of the
+program) is bwrap's own status report (``--json-status-fd``), read when it is killed:
+``Sandbox.started``. Never the words on its stderr: a bot can write ``bwrap: ...`` too.
 
 One slot runs one bot process at a time (its uid, its cgroup and its process
 count are the slot's). Call ``Sandbox.kill`` on every process ``spawn`` returned,
@@ -53,7 +61,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -267,6 +275,8 @@ def _static_problems() -> list[str]:
         missing.append("bwrap not found: apt-get install bubblewrap")
     if _is_root() and _tool("setpriv") is None:
         missing.append("setpriv not found (needed to drop root): apt-get install util-linux")
+    if _tool("prlimit") is None:
+        missing.append("prlimit not found (it sets the rlimits): apt-get install util-linux")
     try:
         _seccomp_bpf()
     except SandboxUnavailable as exc:
@@ -427,20 +437,39 @@ def _read(path: Path) -> str:
 # --- processes ------------------------------------------------------------------------
 
 
-def _preexec(rlimits: Sequence[tuple[int, int]], cgroup_procs: str | None) -> Callable[[], None]:
-    """What runs in the child between fork and exec: join the cgroup, set the rlimits."""
+#: util-linux ``prlimit``'s option for each resource limit :class:`Limits` sets.
+_PRLIMIT_OPTIONS = {
+    resource.RLIMIT_AS: "--as",
+    resource.RLIMIT_CPU: "--cpu",
+    resource.RLIMIT_NPROC: "--nproc",
+    resource.RLIMIT_FSIZE: "--fsize",
+    resource.RLIMIT_NOFILE: "--nofile",
+    resource.RLIMIT_CORE: "--core",
+}
 
-    def run() -> None:
-        if cgroup_procs is not None:
-            fd = os.open(cgroup_procs, os.O_WRONLY)
-            try:
-                os.write(fd, str(os.getpid()).encode())
-            finally:
-                os.close(fd)
-        for res, value in rlimits:
-            resource.setrlimit(res, (value, value))
+#: The shell's words that move the shell itself into the memory cgroup whose ``cgroup.procs``
+#: is ``$0`` (``0`` is the writer), then become the rest of the command: everything it
+#: starts is in the cgroup. On failure it says so in a line beginning ``sandbox:``.
+_JOIN_CGROUP = (
+    '{ echo 0 >"$0"; } 2>/dev/null'
+    ' || { echo "sandbox: cannot join the memory cgroup $0" >&2; exit 125; }; exec "$@"'
+)
 
-    return run
+
+def _limited(rlimits: Sequence[tuple[int, int]]) -> list[str]:
+    """The words of a command prefix setting ``rlimits`` (soft and hard) before it execs
+    the rest: util-linux ``prlimit``."""
+    words = [_tool("prlimit") or "prlimit"]
+    words += [f"{_PRLIMIT_OPTIONS[res]}={value}:{value}" for res, value in rlimits]
+    return [*words, "--"]
+
+
+def _joined(cgroup_procs: str | None, command: list[str]) -> list[str]:
+    """``command`` run in the memory cgroup of ``cgroup_procs`` (joined by a shell before it
+    execs the command; the command as it is without a cgroup)."""
+    if cgroup_procs is None:
+        return command
+    return [_tool("sh") or "/bin/sh", "-c", _JOIN_CGROUP, cgroup_procs, *command]
 
 
 def _user_process_count(uid: int) -> int:
@@ -484,6 +513,38 @@ def kill_process_group(proc: subprocess.Popen[bytes], *, grace: float = 2.0) -> 
     proc.wait(timeout=max(grace, 1.0) * 5)
 
 
+class _Sandboxed(subprocess.Popen[bytes]):
+    """A process :meth:`Sandbox._start` started: with the read end of bwrap's status
+    report (``--json-status-fd``) until :meth:`Sandbox.kill` reads it."""
+
+    status = -1
+    #: Whether bwrap reported the exit of the program it ran (read by :meth:`Sandbox.kill`).
+    program_ran = False
+
+    def read_status(self) -> None:
+        """Read bwrap's report (once its writer, bwrap, has exited: all of it) and close it.
+
+        bwrap 0.8 writes ``{"child-pid": N, ...}`` once it has cloned the sandbox's first
+        process, *before* setting the sandbox up, and ``{"exit-code": N}`` when that process
+        exits, only if it had set the sandbox up and executed the program (a pipe of its own
+        tells it, closed by the exec): so nothing before that exec -- the launcher's shell,
+        prlimit, setpriv, bwrap's setup, its exec of the interpreter -- writes the second,
+        and nothing after it (the bot) can write or withhold it.
+        """
+        if self.status < 0:
+            return
+        fd, self.status = self.status, -1
+        data = b""
+        try:
+            while chunk := os.read(fd, 4096):
+                data += chunk
+        except BlockingIOError:  # (bwrap still running: the exit not reported yet)
+            pass
+        finally:
+            os.close(fd)
+        self.program_ran = any(b'"exit-code"' in line for line in data.splitlines())
+
+
 class Sandbox:
     """Starts bot processes in the sandbox of one slot, under one set of limits.
 
@@ -505,7 +566,7 @@ class Sandbox:
         a bot process lives for a whole match, so its lifetime limit must cover them all."""
         if seconds <= self.limits.cpu_seconds:
             return self
-        return Sandbox(dataclasses.replace(self.limits, cpu_seconds=seconds), self.slot)
+        return type(self)(dataclasses.replace(self.limits, cpu_seconds=seconds), self.slot)
 
     def spawn(
         self,
@@ -614,9 +675,17 @@ class Sandbox:
             if output is not None:
                 args += ["--bind", str(output), "/out"]
             args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(seccomp_fd)]
+            # No preexec_fn: it would make subprocess fork this whole (often large) process
+            # and run Python in the child; the launcher's programs set the same limits
+            # before they exec the next one, so they hold from the bot's first instruction.
+            launch = _joined(self._cgroup_procs(), _limited(self._rlimits(extra_mb)))
+            # bwrap's status report (Sandbox.started): this process keeps its read end.
+            status, status_write = os.pipe()
+            stack.callback(os.close, status)
+            args += ["--json-status-fd", str(track(status_write))]
             args += ["--", str(interpreter), *argv]
-            proc = subprocess.Popen(
-                self._privilege_drop() + args,
+            proc = _Sandboxed(
+                launch + self._privilege_drop() + args,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -624,8 +693,9 @@ class Sandbox:
                 cwd="/",
                 pass_fds=fds,
                 start_new_session=True,
-                preexec_fn=_preexec(self._rlimits(extra_mb), self._cgroup_procs()),
             )
+            proc.status = os.dup(status)  # (closed by kill; the pipe's other fds here)
+            os.set_blocking(proc.status, False)
         return proc
 
     def _bwrap_options(self, runtime: HostPaths) -> list[str]:
@@ -645,7 +715,11 @@ class Sandbox:
         for directory in sorted(runtime.hidden):
             opts += ["--tmpfs", directory]
         for file in sorted(runtime.files):
-            opts += ["--ro-bind", file, file]
+            target = _link_within(file, runtime)
+            if target is None:
+                opts += ["--ro-bind", file, file]
+            else:  # a symlink to a file bound anyway: made as a link, not one more mount
+                opts += ["--symlink", target, file]
         for top in _MERGED_USR:
             if os.path.islink(top):
                 opts += ["--symlink", os.readlink(top), top]
@@ -710,7 +784,18 @@ class Sandbox:
             with suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)
         kill_process_group(proc, grace=grace)
+        if isinstance(proc, _Sandboxed):
+            proc.read_status()
         _remove_cgroup(f"slot-{self.slot}")
+
+    def started(self, proc: subprocess.Popen[bytes]) -> bool:
+        """Whether the sandbox of ``proc`` was set up and its program ran, so that its failure
+        is the program's (the bot's) whatever it wrote; False: the harness failed first (the
+        launcher's shell could not join the cgroup, prlimit, setpriv or bwrap failed, or
+        bwrap could not execute the program), as their words on its stderr say. Ask once
+        :meth:`kill` has reaped ``proc``: bwrap's own status report says which
+        (:meth:`_Sandboxed.read_status`), never what the program prints."""
+        return isinstance(proc, _Sandboxed) and proc.program_ran
 
 
 def _runtime(files: Mapping[str, Path], interpreter: Path) -> HostPaths:
@@ -722,6 +807,26 @@ def _runtime(files: Mapping[str, Path], interpreter: Path) -> HostPaths:
     for program in programs:
         runtime |= bot_paths(program)
     return runtime
+
+
+def _link_within(file: str, runtime: HostPaths) -> str | None:
+    """Where ``file`` leads when it is a symlink to another of the runtime's files in its own
+    directory (bound anyway, or itself such a link: a library's ``libz.so.1 ->
+    libz.so.1.2.13``, ``python3 -> python3.11``), so that the sandbox may show it as that
+    link (about a quarter of a millisecond of CPU less a start than a bind mount) and still
+    shows nothing else; None otherwise (it is bound)."""
+    try:
+        link = os.readlink(file)
+    except OSError:  # not a symlink (or gone: bwrap then says so)
+        return None
+    if "/" in link:  # (elsewhere: the path it names may not be the file it leads to)
+        return None
+    target = os.path.join(os.path.dirname(file), link)
+    if target not in runtime.files or any(
+        file.startswith(directory + "/") for directory in runtime.directories
+    ):
+        return None
+    return target
 
 
 def _inside_path(path: str) -> str:
@@ -762,13 +867,22 @@ def plain_spawn(
     as ``Sandbox.spawn``: each ``argv`` item naming a key of ``files`` is replaced
     by its host path, the working directory is the first file's directory, the
     interpreter defaults to the current one; the bot dies with the thread that started it
-    (as ``--die-with-parent``). Kill with ``kill_process_group``.
+    (as ``--die-with-parent``; asked for by ``setpriv --pdeathsig`` where util-linux is
+    installed, else by :func:`die_with_parent` in a forked child). Kill with
+    ``kill_process_group``.
     """
     host = {inside: str(Path(path).resolve()) for inside, path in files.items()}
     args = [str(interpreter or sys.executable), *(host.get(a, a) for a in argv)]
     cwd = str(Path(next(iter(host.values()))).parent) if host else None
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # The parent-death signal: without it a bot whose worker was killed (-9) outlives it,
+    # stopped for ever if it was a kept bot paused between matches. util-linux setpriv asks
+    # for it before it execs the bot, so subprocess starts setpriv with vfork; only without
+    # setpriv does a preexec_fn (a fork of this whole process) ask for it.
+    setpriv = _tool("setpriv")
+    if setpriv is not None:
+        args = [setpriv, "--pdeathsig", "KILL", "--", *args]
     return subprocess.Popen(
         args,
         stdin=subprocess.PIPE,
@@ -777,9 +891,7 @@ def plain_spawn(
         env=env,
         cwd=cwd,
         start_new_session=True,
-        # without it a bot whose worker was killed (-9) outlives it, stopped for ever if it was
-        # a kept bot paused between matches
-        preexec_fn=functools.partial(die_with_parent, os.getpid()),
+        preexec_fn=None if setpriv else functools.partial(die_with_parent, os.getpid()),
     )
 
 

@@ -25,6 +25,8 @@ from arena.service.compares import (
     compare_state,
     create_compare,
     group_size,
+    is_decided,
+    stop_reason,
     tally,
     verdict_of,
 )
@@ -63,9 +65,11 @@ class CompareView:
         llr, lower, upper: the log-likelihood ratio and the bounds that decide.
         fast_llr, fast_upper: the margin test's fast pass, its LLR and the bound at which
             it passes NEW (None for the game-level test).
-        verdict: ``running``, ``passed``, ``failed``, ``undecided``, or ``refused``
-            (its games cannot give a verdict: ``problem`` says why).
-        problem: why the verdict is ``refused`` (None otherwise).
+        verdict: ``running``, ``passed``, ``failed``, ``undecided``, ``refused`` (its
+            games cannot give a verdict: ``problem`` says why), or ``cancelled`` (it ended
+            before its test decided or its game limit: its tournament cancelled, or its
+            matches void with deal groups incomplete; ``problem`` says why).
+        problem: why the verdict is ``refused`` or ``cancelled`` (None otherwise).
     """
 
     name: str
@@ -88,8 +92,9 @@ class CompareView:
     upper: float | None = field(metadata=about(digits=3))
     verdict: str = field(
         metadata=about(
-            "running, passed (H1), failed (H0), undecided, or refused (its games cannot give a "
-            "verdict: problem says why)"
+            "running, passed (H1), failed (H0), undecided (at the game limit), refused (its "
+            "games cannot give a verdict: problem says why), or cancelled (it ended before "
+            "its test decided: problem says why)"
         )
     )
     teams: bool = False
@@ -100,7 +105,7 @@ class CompareView:
         default=None, metadata=about("where the fast pass passes NEW", digits=3)
     )
     problem: str | None = field(
-        default=None, metadata=about("why the verdict is refused (else null)")
+        default=None, metadata=about("why the verdict is refused or cancelled (else null)")
     )
     # the test's fields, for the API (from ``test``)
     new: str | None = field(init=False, default=None)
@@ -141,6 +146,16 @@ def compare_view(store: Store, name: str) -> CompareView:
         problem = str(exc)
         state = tally({}, sprt, group_size(tournament.players, tournament.teams))
     reading = state.reading
+    # ended undecided before its game limit: cancelled, or deal groups left incomplete
+    stopped = (
+        problem is None
+        and test is not None
+        and done
+        and not is_decided(state, test)
+        and (tournament.status == "cancelled" or progress["void"] > 0)
+    )
+    if stopped:
+        problem = stop_reason(store, tournament.id, tournament.status == "cancelled")
     return CompareView(
         name=tournament.name,
         rules=rules,
@@ -161,8 +176,8 @@ def compare_view(store: Store, name: str) -> CompareView:
         lower=reading.lower if test is not None else None,
         upper=reading.upper if test is not None else None,
         verdict=REFUSED
-        if problem is not None
-        else verdict_of(state.status if test is not None else "continue", done),
+        if problem is not None and not stopped
+        else verdict_of(state.status if test is not None else "continue", done, stopped),
         teams=tournament.teams,
         fast_llr=reading.fast_llr,
         fast_upper=reading.fast_upper,

@@ -11,8 +11,10 @@ workers through :func:`advance_compare`, one step of the loop both share: it voi
 matches not yet started once the test has decided or the game limit is reached, else sends
 the batches not sent yet (the web all at once; ``arena compare --remote``, following the
 compare in :func:`follow_compare`, :data:`COMPARE_AHEAD` batches ahead of those finished,
-sweeping meanwhile). After each match a worker calls :func:`stop_if_decided`, which voids
-the matches not yet started once the test has decided.
+sweeping meanwhile; it stops, :attr:`CompareStep.stopped`, once the compare is cancelled from
+elsewhere or its tournament ends with deal groups incomplete). After each match a worker
+calls :func:`stop_if_decided`, which voids the matches not yet started once the test has
+decided.
 :func:`compare_state` reads where a compare stands (the pages' view of it, and an
 account's request checked and started, are :mod:`arena.service.compare_views`: apart, so
 that ``arena compare --remote`` loads none of the pages' reads).
@@ -80,6 +82,7 @@ from arena.store.compares import (
     source_hashes,
     tournament_of_match,
     tournament_settings,
+    void_reason,
 )
 from arena.store.db import Store
 from arena.store.models import Tournament
@@ -91,6 +94,7 @@ from arena.store.queue import (
 from arena.store.tournaments import get_tournament, match_keys
 
 __all__ = [
+    "CANCELLED",
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
     "FOLLOW_POLL_SECONDS",
@@ -117,6 +121,7 @@ __all__ = [
     "same_source_refusal",
     "stop_compare",
     "stop_if_decided",
+    "stop_reason",
     "tally",
     "verdict_of",
 ]
@@ -125,6 +130,10 @@ __all__ = [
 COMPARE_FORMAT = "compare"
 #: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`).
 REFUSED = "refused"
+#: The verdict of a compare that ended before its test decided or its game limit was reached:
+#: its tournament cancelled, or its matches void with deal groups incomplete
+#: (:func:`stop_reason` says why).
+CANCELLED = "cancelled"
 #: Compares an account may have unfinished at once (the operator's and a class's gauntlets
 #: are not counted: they have no owner).
 MAX_COMPARES_AT_ONCE = 4
@@ -401,14 +410,28 @@ def tally(
     return CompareState(samples, size * len(complete), read_test(test, samples), finished)
 
 
-def verdict_of(status: str, done: bool) -> str:
-    """``passed`` (H1), ``failed`` (H0), ``undecided`` (done without a decision), or
+def verdict_of(status: str, done: bool, stopped: bool = False) -> str:
+    """``passed`` (H1), ``failed`` (H0), ``undecided`` (done without a decision),
+    :data:`CANCELLED` (done without a decision, ``stopped`` before its game limit), or
     ``running``."""
     if status == "H1 accepted":
         return "passed"
     if status == "H0 accepted":
         return "failed"
-    return "undecided" if done else "running"
+    if not done:
+        return "running"
+    return CANCELLED if stopped else "undecided"
+
+
+def stop_reason(store: Store, tournament_id: int, cancelled: bool) -> str:
+    """Why a compare ended before its test decided, from its last match voided: e.g.
+    ``cancelled by alice`` (``cancelled``: its tournament was), or ``matches void (...)``."""
+    reason = void_reason(store, tournament_id)
+    if not cancelled:
+        return f"matches void ({reason or 'no reason kept'})"
+    if reason is None or not reason.startswith("cancelled"):
+        return f"cancelled ({reason})" if reason else "cancelled"
+    return reason
 
 
 def stop_if_decided(store: Store, match_id: int) -> str | None:
@@ -457,6 +480,9 @@ class CompareStep:
             (None: it could, or there was no sweep).
         workers: after a sweep of :func:`follow_compare`: whether a worker is alive (None:
             no sweep).
+        stopped: why the compare ended undecided before its game limit (:func:`stop_reason`:
+            its tournament cancelled, on the web, the API or by ``arena tournament cancel``,
+            or ended with deal groups incomplete, their matches void); None: it did not.
     """
 
     state: CompareState
@@ -465,11 +491,12 @@ class CompareStep:
     sent: bool = True
     sweep: str | None = None
     workers: bool | None = None
+    stopped: str | None = None
 
     @property
     def done(self) -> bool:
-        """Whether the compare is over (decided, or every batch finished)."""
-        return self.decided or self.finished
+        """Whether the compare is over (decided, every batch finished, or stopped)."""
+        return self.decided or self.finished or self.stopped is not None
 
 
 def _compare(store: Store, tournament_id: int) -> tuple[Tournament, CompareTest]:
@@ -492,9 +519,10 @@ def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = Non
     """One step of a compare on the workers, the loop the web's :func:`start_compare` and
     ``arena compare --remote`` (:func:`follow_compare`) share: once its test has decided or
     its game limit is reached, void the matches not started (running ones finish and are
-    stored); else send its batches of deal groups not sent yet, in order, until ``ahead``
-    batches are sent beyond those finished (every batch when None). Safe to call any
-    number of times, from anywhere.
+    stored); else, unless it is cancelled or has ended with deal groups incomplete
+    (:attr:`CompareStep.stopped`), send its batches of deal groups not sent yet, in order,
+    until ``ahead`` batches are sent beyond those finished (every batch when None). Safe to
+    call any number of times, from anywhere.
 
     Raises:
         NotFound: no compare has that id.
@@ -534,6 +562,10 @@ def _advanced(
     finished = state.finished_batches >= len(batches)
     if is_decided(state, stored):
         return CompareStep(state, decided=True, finished=finished)
+    # (the tournament was read before the results: if it had ended, they are all in)
+    if tournament.status == "cancelled" or (tournament.status == "done" and not finished):
+        stopped = stop_reason(store, tournament_id, tournament.status == "cancelled")
+        return CompareStep(state, decided=False, finished=finished, stopped=stopped)
     last = len(batches) if ahead is None else min(len(batches), state.finished_batches + ahead)
     sent = _send_due(store, tournament_id, batches, last)
     return CompareStep(state, decided=False, finished=finished, sent=sent)
@@ -558,7 +590,8 @@ def follow_compare(
     poll_seconds: float = FOLLOW_POLL_SECONDS,
 ) -> Iterator[CompareStep]:
     """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
-    ``ahead`` batches ahead) whenever a match of it has finished, until it is over, sweeping
+    ``ahead`` batches ahead) whenever a match of it has finished, until it is over (decided,
+    every batch finished, or stopped: cancelled from elsewhere, its matches void), sweeping
     every ``config.sweep_seconds`` (dead workers' leases, lost tasks: so it ends with no beat
     running). Between two steps only which of its batches in flight have finished is read,
     every ``poll_seconds`` (a step reads the results and the test: it runs only once a

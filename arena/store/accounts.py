@@ -238,8 +238,8 @@ _LIVE_SESSION = (
 def session_row(store: Store, sha256: str, oldest: datetime) -> AccountRow | None:
     """The user of the session with this SHA-256, if it was opened at ``oldest`` or after
     and the user may log in; else None."""
-    with store.read() as session:
-        row = session.execute(_LIVE_SESSION, {"sha256": sha256, "oldest": oldest}).first()
+    with store.read_columns() as connection:
+        row = connection.execute(_LIVE_SESSION, {"sha256": sha256, "oldest": oldest}).first()
     return None if row is None else _account_row(*row)
 
 
@@ -311,8 +311,8 @@ def use_token(store: Store, sha256: str) -> tuple[AccountRow, list[str]] | None:
     """The user and scopes of the live token with this SHA-256, None if there is no such
     live token; its last use is recorded, to within :data:`TOKEN_USE_RESOLUTION` (a read
     only, when it was recorded more recently)."""
-    with store.read() as session:
-        row = session.execute(_LIVE_TOKEN, {"sha256": sha256}).first()
+    with store.read_columns() as connection:
+        row = connection.execute(_LIVE_TOKEN, {"sha256": sha256}).first()
     if row is None:
         return None
     token_id, scopes, last_used, *account = row

@@ -52,8 +52,8 @@ __all__ = [
 def rule_set_names(store: Store) -> list[str]:
     """The names of the rule sets with stored ratings or a played match, alphabetically (a
     tournament cancelled before any game, or not yet begun, makes no leaderboard tab)."""
-    with store.read() as session:
-        return list(session.scalars(_RULE_SET_NAMES))
+    with store.read_columns() as connection:
+        return list(connection.scalars(_RULE_SET_NAMES))
 
 
 # The statement of :func:`rule_set_names` (built once: every game list and leaderboard
@@ -139,8 +139,8 @@ def tournament_totals(
     teachers' only: arena.service.assignment_views.check_grading_visible), newest first,
     as (name, status, format, rules, players, matches, matches played (done), matches
     void, created)."""
-    with store.read() as session:
-        rows = session.execute(_TOURNAMENT_TOTALS).all()
+    with store.read_columns() as connection:
+        rows = connection.execute(_TOURNAMENT_TOTALS).all()
     return [
         (name, status, fmt, rules, players, matches, done, void, created)
         for name, status, fmt, rules, players, matches, done, void, created in rows

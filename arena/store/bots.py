@@ -56,8 +56,8 @@ _BOT_ROWS = (
 
 def bot_rows(store: Store) -> list[BotRow]:
     """Every stored bot, the most recently updated first."""
-    with store.read() as session:
-        rows = session.execute(_BOT_ROWS).all()
+    with store.read_columns() as connection:
+        rows = connection.execute(_BOT_ROWS).all()
     return [BotRow(owner, name, count, as_utc(latest)) for owner, name, count, latest in rows]
 
 
@@ -193,8 +193,8 @@ _VERSION_ID = (
 
 def version_id(store: Store, owner: str, name: str, version: int) -> int | None:
     """The id of ``owner/name`` version ``version``, or None."""
-    with store.read() as session:
-        found = session.scalar(_VERSION_ID, {"owner": owner, "name": name, "version": version})
+    with store.read_columns() as connection:
+        found = connection.scalar(_VERSION_ID, {"owner": owner, "name": name, "version": version})
     return None if found is None else int(found)
 
 

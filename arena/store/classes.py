@@ -290,15 +290,15 @@ _CLASS_SETTINGS = select(SchoolClass.id, SchoolClass.settings)
 def privacy_facts(store: Store, viewer: int | None) -> PrivacyFacts:
     """The students of the private classes (``settings["private"]``) and the classes the
     user ``viewer`` belongs to (None: none)."""
-    with store.read() as session:
+    with store.read_columns() as connection:
         private = [
             int(class_id)
-            for class_id, settings in session.execute(_CLASS_SETTINGS)
+            for class_id, settings in connection.execute(_CLASS_SETTINGS)
             if (settings or {}).get("private")
         ]
         students: dict[int, dict[int, str]] = {class_id: {} for class_id in private}
         if private:
-            for class_id, user_id, name in session.execute(
+            for class_id, user_id, name in connection.execute(
                 select(ClassMember.class_id, User.id, User.name)
                 .join(User, User.id == ClassMember.user_id)
                 .where(ClassMember.class_id.in_(private))
@@ -309,7 +309,7 @@ def privacy_facts(store: Store, viewer: int | None) -> PrivacyFacts:
             for table in (ClassMember, ClassTeacher):
                 mine.update(
                     int(c)
-                    for c in session.scalars(
+                    for c in connection.scalars(
                         select(table.class_id).where(
                             table.user_id == viewer, table.class_id.in_(private)
                         )

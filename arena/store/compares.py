@@ -1,6 +1,7 @@
 """Reads of stored tournaments that :mod:`arena.service.compares` needs: the tournament a
 match belongs to, a tournament with its rule set's and owner's names, a tournament's
-settings, the source hashes of bot versions, and an account's compares not finished.
+settings, the source hashes of bot versions, an account's compares not finished, and why a
+tournament's last void match was voided.
 
 Queries live in the store (docs/architecture.md): callers get detached rows and plain
 values, never a session.
@@ -28,6 +29,7 @@ __all__ = [
     "source_hashes",
     "tournament_of_match",
     "tournament_settings",
+    "void_reason",
 ]
 
 
@@ -102,6 +104,20 @@ def tournament_settings(store: Store, tournament_id: int) -> dict[str, Any] | No
             select(Tournament.settings).where(Tournament.id == tournament_id)
         ).first()
     return None if found is None else dict(found[0] or {})
+
+
+def void_reason(store: Store, tournament_id: int) -> str | None:
+    """Why the tournament's match voided last was voided (its result's ``void``: e.g.
+    "cancelled by alice"), or None (none is void, or it says nothing)."""
+    with store.read() as session:
+        result = session.scalar(
+            select(Match.result)
+            .where(Match.tournament_id == tournament_id, Match.status == "void")
+            .order_by(Match.finished.desc(), Match.id.desc())
+            .limit(1)
+        )
+    reason = result.get("void") if isinstance(result, dict) else None
+    return reason if isinstance(reason, str) and reason else None
 
 
 def source_hashes(store: Store, version_ids: Collection[int]) -> dict[int, str]:

@@ -396,6 +396,16 @@ class Store:
         with Session(self._reader, expire_on_commit=False) as session, session.begin():
             yield session
 
+    @contextmanager
+    def read_columns(self) -> Iterator[Connection]:
+        """A connection for reading rows of columns in one transaction (deferred on SQLite,
+        as :meth:`read`): for the reads the pages make most (each request's account, what
+        the private classes hide, the lists' statements built once), which want no model
+        instance. Without the ORM's session such a read costs less than half (0.23 -> 0.10
+        CPU ms, a session's account on SQLite)."""
+        with self._reader.begin() as connection:
+            yield connection
+
     def close(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()

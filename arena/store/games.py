@@ -369,10 +369,10 @@ def lists_version(store: Store) -> tuple[Any, ...]:
     """What changes a game list's pages: the newest done match's (finished, id) (a first
     page), and the latest pruning of records (a row's "record pruned"); two reads of an
     index each (``ix_matches_status_finished``, ``ix_matches_unpruned``), in one statement."""
-    with store.read() as session:
-        row = session.execute(_LISTS_VERSION).first()
+    with store.read_columns() as connection:
+        row = connection.execute(_LISTS_VERSION).first()
         if row is None:  # no done match
-            return (session.scalar(_PRUNED),)
+            return (connection.scalar(_PRUNED),)
     return tuple(row)
 
 

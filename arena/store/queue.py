@@ -804,8 +804,8 @@ _PROGRESS = (
 
 def tournament_progress(store: Store, tournament_id: int) -> dict[str, int]:
     """The number of the tournament's matches in each status (every status, zeros too)."""
-    with store.read() as session:
-        rows = session.execute(_PROGRESS, {"tournament": tournament_id}).all()
+    with store.read_columns() as connection:
+        rows = connection.execute(_PROGRESS, {"tournament": tournament_id}).all()
     counts = dict.fromkeys(MATCH_STATUSES, 0)
     counts.update({status: count for status, count in rows})
     return counts

@@ -351,8 +351,8 @@ _TABLES_AGAINST_PEOPLE = (
 def tables_against_people(store: Store, bot_id: int) -> list[tuple[int, tuple[int, ...], bool]]:
     """The bot's finished tables with a person in them: each as (the bot's seat, the
     winners, teams)."""
-    with store.read() as session:
-        rows = session.execute(_TABLES_AGAINST_PEOPLE, {"bot": bot_id}).all()
+    with store.read_columns() as connection:
+        rows = connection.execute(_TABLES_AGAINST_PEOPLE, {"bot": bot_id}).all()
         return [
             (int(seat), tuple(int(s) for s in winners or []), teams)
             for seat, winners, teams in rows

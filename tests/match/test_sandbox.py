@@ -35,6 +35,7 @@ from arena.match.sandbox import (
     Limits,
     Sandbox,
     SandboxUnavailable,
+    _joined,
     check_sandbox,
     check_sandbox_report,
     kill_process_group,
@@ -44,6 +45,10 @@ from tests.paths import PROBES, REPO, own_slot
 
 SLOT = own_slot(900)  # first slot of these tests; each test adds its own offset
 DEFAULT_LIMITS = Limits()
+#: The names of Limits.rlimits()'s resources, in its order (the identity probe's keys).
+LIMIT_NAMES = (
+    "RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE"
+)  # fmt: skip
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -132,8 +137,16 @@ def listening_port() -> Iterator[int]:
         yield server.getsockname()[1]
 
 
-def test_runs_and_echoes_stdin_as_an_unprivileged_uid() -> None:
+#: Forks of this test process (os.register_at_fork's hook: subprocess runs it when it must
+#: fork the whole process to run a preexec_fn, never when it starts a program with vfork).
+_forks: list[int] = []
+os.register_at_fork(before=lambda: _forks.append(1))
+
+
+def test_runs_and_echoes_stdin_as_an_unprivileged_uid_under_its_limits() -> None:
+    forks = len(_forks)
     sandbox, proc = spawn_probe("identity", slot=SLOT)
+    assert len(_forks) == forks, "starting a sandboxed bot forked the whole referee process"
     try:
         out, err = proc.communicate(b"hello\n\xc3\xa9 two\n", timeout=20)
     finally:
@@ -143,6 +156,14 @@ def test_runs_and_echoes_stdin_as_an_unprivileged_uid() -> None:
     assert who["uid"] != 0 and who["euid"] != 0
     assert who["uid"] == who["gid"] == SLOT_UID_BASE + SLOT
     assert who["pid"] == 1  # a fresh PID namespace, where the bot is pid 1
+    # the limits hold from the bot's first instruction on (set before bwrap is started)
+    limits = {
+        name: [value, value]
+        for name, value in zip(LIMIT_NAMES, (v for _, v in DEFAULT_LIMITS.rlimits()), strict=True)
+    }
+    if os.geteuid() != 0:  # the user's own processes count too (Sandbox._rlimits)
+        del limits["RLIMIT_NPROC"], who["limits"]["RLIMIT_NPROC"]
+    assert who["limits"] == limits
     assert echo == [b"hello", b"\xc3\xa9 two"]
     assert proc.returncode == 0, err
 
@@ -175,6 +196,20 @@ def test_memory_cgroup_when_the_host_offers_one() -> None:
         assert all(f"domino-arena/slot-{SLOT + 3}\n" in text for text in cgroups), cgroups
     else:
         assert "rlimits only" in report
+
+
+def test_a_cgroup_that_cannot_be_joined_stops_the_launcher_as_the_harness_s_failure(
+    tmp_path: Path,
+) -> None:
+    """The launcher joins the slot's cgroup before anything else runs, or runs nothing and
+    says why (bwrap never runs, so never reports a program run: the harness's failure,
+    test_referee's test_a_sandbox_that_cannot_start_is_an_infrastructure_failure)."""
+    missing = tmp_path / "no-such-cgroup" / "cgroup.procs"
+    done = subprocess.run(
+        _joined(str(missing), ["/bin/echo", "ran"]), capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (125, "")
+    assert done.stderr == f"sandbox: cannot join the memory cgroup {missing}\n"
 
 
 def test_host_files_environment_and_processes_are_invisible(
@@ -310,7 +345,9 @@ def test_report_names_the_isolation() -> None:
 
 
 def test_plain_spawn_is_unsandboxed_with_the_same_interface() -> None:
+    forks = len(_forks)
     proc = plain_spawn({"/bot/identity.py": PROBES / "identity.py"}, ["-I", "/bot/identity.py"])
+    assert len(_forks) == forks, "starting a plain bot forked the whole referee process"
     try:
         out, _ = proc.communicate(b"ping\n", timeout=20)
     finally:
@@ -332,6 +369,7 @@ def test_an_unsandboxed_bot_dies_with_the_process_that_started_it() -> None:
             "import sys, time\n"
             "from arena.match.sandbox import plain_spawn\n"
             f"bot = plain_spawn({files!r}, ['-I', '/bot/identity.py'])\n"
+            "bot.stdout.readline()\n"  # it runs (as a kept bot stopped after a match would)
             "print(bot.pid, flush=True)\n"
             "time.sleep(60)\n",
         ],

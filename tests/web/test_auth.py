@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena.service.accounts import Account, create_account
+from arena.service.accounts import SESSION_DAYS, Account, create_account
 from arena.service.permissions import PERMISSIONS, Target, allowed
 from arena.store.db import Store
 from tests.conftest import BACKENDS, Databases
@@ -106,12 +107,24 @@ def test_a_wrong_password_is_401_and_says_so_without_naming_which(
 
 
 def test_logging_in_starts_a_new_session(client: FlaskClient, store: Store) -> None:
+    """The login writes the session's cookie, expiring when the session does
+    (:data:`SESSION_DAYS` after it); once the first page has stored the session's CSRF
+    token, the pages seen write none (nothing in it changed: no cookie signed again on
+    each request)."""
     create_account(store, "ada", PASSWORD, hasher=HASHER)
     with client.session_transaction() as session:
         session["planted"] = "by someone else"
     assert _login(client, "ada") == 302
     with client.session_transaction() as session:
         assert "planted" not in session and isinstance(session["sid"], str)
+    cookie = client.get_cookie("session")
+    assert cookie is not None and cookie.expires is not None
+    left = cookie.expires - datetime.now(UTC)
+    assert timedelta(days=SESSION_DAYS) - left < timedelta(minutes=5)
+    assert client.get("/").status_code == 200  # the first page keeps its CSRF token in it
+    for path in ("/", "/account/tokens", "/nowhere"):
+        reply = client.get(path)
+        assert reply.status_code in (200, 404) and "Set-Cookie" not in reply.headers, path
 
 
 def test_the_next_page_stays_on_this_site(client: FlaskClient, store: Store) -> None:
