@@ -601,10 +601,13 @@ class Databases:
 
     def _create(self, server: str, name: str, template: str | None = None) -> str:
         """``CREATE DATABASE name [TEMPLATE template]`` (the template must have no open
-        connection); its URL."""
-        self._admin(
-            server, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")
-        )
+        connection); its URL. A copy is a copy of the template's files (``STRATEGY
+        FILE_COPY``), not PostgreSQL 15's default of writing every block of it to the WAL: the
+        server runs with ``fsync=off``, so the checkpoint that a file copy costs is cheap (20
+        copies and drops of a migrated database: 0.6-0.9 CPU s of the server's against
+        0.85-1.6)."""
+        copy = f' TEMPLATE "{template}" STRATEGY FILE_COPY' if template else ""
+        self._admin(server, f'CREATE DATABASE "{name}"{copy}')
         return f"{server}/{name}"
 
     def _admin(self, server: str, statement: str) -> None:
