@@ -296,7 +296,7 @@ def _compile_sandboxed(
             files, argv[1:], program=Path(argv[0]), toolchain=toolchain, output=out,
             extra_address_mb=compiler.extra_address_mb, environment=dict(compiler.environment),
         )  # fmt: skip
-        _finish(proc, limited.kill, shown)
+        _finish(proc, limited.kill, shown, limited.started)
 
 
 def _compile_plain(data: bytes, shown: str, compiler: Compiler, work: Path, out: Path) -> None:
@@ -326,13 +326,18 @@ def _compile_plain(data: bytes, shown: str, compiler: Compiler, work: Path, out:
 
 
 def _finish(
-    proc: subprocess.Popen[bytes], kill: Callable[[subprocess.Popen[bytes]], None], shown: str
+    proc: subprocess.Popen[bytes],
+    kill: Callable[[subprocess.Popen[bytes]], None],
+    shown: str,
+    ran: Callable[[subprocess.Popen[bytes]], bool] | None = None,
 ) -> None:
     """Wait for one compile step within :data:`COMPILE_WALL_SECONDS`, keeping the head of
-    what it prints; kill it in any case.
+    what it prints; kill it in any case. ``ran`` (a sandbox's ``started``) says, once it is killed,
+    whether the compiler ran (else the sandbox failed to start).
 
     Raises:
         CompileError: it failed (its output, and the limit it broke, if one did).
+        SandboxUnavailable: the sandbox failed to start (what its tools said).
     """
     if proc.stdin is not None:
         proc.stdin.close()  # nothing to read: a source including /dev/stdin reads its end
@@ -356,7 +361,7 @@ def _finish(
         )
     if proc.returncode == 0:
         return
-    if printed.lstrip().startswith(("bwrap:", "setpriv:")):
+    if ran is not None and not ran(proc):  # (bwrap's report, not what the compiler printed)
         raise SandboxUnavailable(f"the compile sandbox failed to start: {printed[:300]}")
     raise CompileError(
         _first(printed, shown, ERROR_LINES).lstrip("\n") + _limit(printed, elapsed, proc.returncode)

@@ -55,10 +55,6 @@ CPU_POLL_SECONDS = 0.25
 BOTKIT = Path(botkit.__file__).resolve()
 
 
-#: How the sandbox's own tools begin their error messages (the harness failed, not the bot).
-HARNESS_ERRORS = ("bwrap:", "setpriv:", "prlimit:", "sandbox:")
-
-
 #: The interpreter of Python bots, as seen inside the sandbox (Debian's python3).
 BOT_PYTHON = Path("/usr/bin/python3")
 
@@ -85,6 +81,12 @@ class Launcher(Protocol):
     def kill(self, proc: subprocess.Popen[bytes]) -> None:
         """Stop every process of the bot and reap them."""
 
+    def started(self, proc: subprocess.Popen[bytes]) -> bool:
+        """Whether the launcher's own steps all succeeded and the bot's program ran (asked
+        once ``proc`` is killed): if not, its failure is the harness's, not the bot's. Only
+        the launcher's own report says so, never what the bot prints (a bot may print a
+        sandbox tool's words)."""
+
 
 class PlainLauncher:
     """UNSANDBOXED plain subprocesses: a developer's own bots on their own machine only.
@@ -110,6 +112,11 @@ class PlainLauncher:
 
     def kill(self, proc: subprocess.Popen[bytes]) -> None:
         kill_process_group(proc)
+
+    def started(self, proc: subprocess.Popen[bytes]) -> bool:
+        # Popen raises if the program (or setpriv) cannot be started; past that, setpriv only
+        # execs the bot's own interpreter or file: a failure is the bot's.
+        return True
 
 
 #: Decisions a game is assumed to need at most, at its full move time each, for the CPU
@@ -295,17 +302,24 @@ class ProcessPlayer:
         )
 
     def _blame_harness(self, fault: BotFaultError) -> None:
-        """A sandbox that failed to start is the harness's failure, not the bot's.
+        """A sandbox that failed to start is the harness's failure, not the bot's: the
+        launcher's own report says whether it started the bot (:meth:`Launcher.started`),
+        never the words on its stderr, which a bot may write itself.
 
         Raises:
-            InfrastructureError: the stderr tail is the sandbox tools' own complaint.
+            InfrastructureError: the process ended before the launcher had started the bot
+                (the message holds what the launcher's tools wrote).
         """
+        if fault.termination is not Termination.CRASH or self._proc is None:
+            return
+        self._launcher.kill(self._proc)  # (reaped: the launcher's report is whole)
+        if self._launcher.started(self._proc):
+            return
         self._stderr.join()
-        tail = self._stderr.text().lstrip()
-        if fault.termination is Termination.CRASH and tail.startswith(HARNESS_ERRORS):
-            raise InfrastructureError(
-                f"the sandbox of bot {self.name} failed to start: {tail[:300]}"
-            ) from None
+        tail = self._stderr.text().strip()
+        raise InfrastructureError(
+            f"the sandbox of bot {self.name} failed to start: {tail[:300] or 'it said nothing'}"
+        ) from None
 
     def _load_failure(self) -> BotFaultError | None:
         """The kit's own report when a Python bot could not be loaded (a SyntaxError, an

@@ -11,7 +11,8 @@ message, because a round trip between processes costs as much as 25 engine moves
 Bot faults are data: a timeout, a crash, an illegal move or garbage on the wire
 ends that game with the offender forfeiting (:class:`~arena.match.verdicts.Verdict`), and
 only that game, or every game of the offending process when the process itself is gone.
-A failure of the harness (the sandbox cannot start) raises
+A failure of the harness (the sandbox cannot start: the launcher's own report says so,
+:meth:`~arena.match.process.Launcher.started`, never what a bot prints) raises
 :class:`~arena.match.verdicts.InfrastructureError`; such games are void, never counted.
 
 The names of the modules it is built from are re-exported here: the referee's vocabulary.

@@ -25,6 +25,11 @@ Every uploaded bot runs as ``interpreter argv...`` inside ``bwrap`` with:
   execs ``prlimit``: no Python runs between fork and exec, so ``subprocess`` starts the
   launcher with ``vfork`` instead of copying the referee's whole process.
 
+Whether a process that ended had its program run (its failure the bot's) or the harness
+failed first (the launcher's shell, prlimit, setpriv, bwrap's setup or its exec of the
+program) is bwrap's own status report (``--json-status-fd``), read when it is killed:
+``Sandbox.started``. Never the words on its stderr: a bot can write ``bwrap: ...`` too.
+
 One slot runs one bot process at a time (its uid, its cgroup and its process
 count are the slot's). Call ``Sandbox.kill`` on every process ``spawn`` returned,
 even one that has exited: it kills the whole sandbox and reaps it. Call ``spawn``
@@ -508,6 +513,38 @@ def kill_process_group(proc: subprocess.Popen[bytes], *, grace: float = 2.0) -> 
     proc.wait(timeout=max(grace, 1.0) * 5)
 
 
+class _Sandboxed(subprocess.Popen[bytes]):
+    """A process :meth:`Sandbox._start` started: with the read end of bwrap's status
+    report (``--json-status-fd``) until :meth:`Sandbox.kill` reads it."""
+
+    status = -1
+    #: Whether bwrap reported the exit of the program it ran (read by :meth:`Sandbox.kill`).
+    program_ran = False
+
+    def read_status(self) -> None:
+        """Read bwrap's report (once its writer, bwrap, has exited: all of it) and close it.
+
+        bwrap 0.8 writes ``{"child-pid": N, ...}`` once it has cloned the sandbox's first
+        process, *before* setting the sandbox up, and ``{"exit-code": N}`` when that process
+        exits, only if it had set the sandbox up and executed the program (a pipe of its own
+        tells it, closed by the exec): so nothing before that exec -- the launcher's shell,
+        prlimit, setpriv, bwrap's setup, its exec of the interpreter -- writes the second,
+        and nothing after it (the bot) can write or withhold it.
+        """
+        if self.status < 0:
+            return
+        fd, self.status = self.status, -1
+        data = b""
+        try:
+            while chunk := os.read(fd, 4096):
+                data += chunk
+        except BlockingIOError:  # (bwrap still running: the exit not reported yet)
+            pass
+        finally:
+            os.close(fd)
+        self.program_ran = any(b'"exit-code"' in line for line in data.splitlines())
+
+
 class Sandbox:
     """Starts bot processes in the sandbox of one slot, under one set of limits.
 
@@ -529,7 +566,7 @@ class Sandbox:
         a bot process lives for a whole match, so its lifetime limit must cover them all."""
         if seconds <= self.limits.cpu_seconds:
             return self
-        return Sandbox(dataclasses.replace(self.limits, cpu_seconds=seconds), self.slot)
+        return type(self)(dataclasses.replace(self.limits, cpu_seconds=seconds), self.slot)
 
     def spawn(
         self,
@@ -638,12 +675,16 @@ class Sandbox:
             if output is not None:
                 args += ["--bind", str(output), "/out"]
             args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(seccomp_fd)]
-            args += ["--", str(interpreter), *argv]
             # No preexec_fn: it would make subprocess fork this whole (often large) process
             # and run Python in the child; the launcher's programs set the same limits
             # before they exec the next one, so they hold from the bot's first instruction.
             launch = _joined(self._cgroup_procs(), _limited(self._rlimits(extra_mb)))
-            proc = subprocess.Popen(
+            # bwrap's status report (Sandbox.started): this process keeps its read end.
+            status, status_write = os.pipe()
+            stack.callback(os.close, status)
+            args += ["--json-status-fd", str(track(status_write))]
+            args += ["--", str(interpreter), *argv]
+            proc = _Sandboxed(
                 launch + self._privilege_drop() + args,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -653,6 +694,8 @@ class Sandbox:
                 pass_fds=fds,
                 start_new_session=True,
             )
+            proc.status = os.dup(status)  # (closed by kill; the pipe's other fds here)
+            os.set_blocking(proc.status, False)
         return proc
 
     def _bwrap_options(self, runtime: HostPaths) -> list[str]:
@@ -741,7 +784,18 @@ class Sandbox:
             with suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)
         kill_process_group(proc, grace=grace)
+        if isinstance(proc, _Sandboxed):
+            proc.read_status()
         _remove_cgroup(f"slot-{self.slot}")
+
+    def started(self, proc: subprocess.Popen[bytes]) -> bool:
+        """Whether the sandbox of ``proc`` was set up and its program ran, so that its failure
+        is the program's (the bot's) whatever it wrote; False: the harness failed first (the
+        launcher's shell could not join the cgroup, prlimit, setpriv or bwrap failed, or
+        bwrap could not execute the program), as their words on its stderr say. Ask once
+        :meth:`kill` has reaped ``proc``: bwrap's own status report says which
+        (:meth:`_Sandboxed.read_status`), never what the program prints."""
+        return isinstance(proc, _Sandboxed) and proc.program_ran
 
 
 def _runtime(files: Mapping[str, Path], interpreter: Path) -> HostPaths:

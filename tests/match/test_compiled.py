@@ -35,7 +35,7 @@ from arena.match.runtimes import (
     runtime_of_file,
     runtime_version,
 )
-from arena.match.sandbox import Limits, Sandbox
+from arena.match.sandbox import Limits, Sandbox, SandboxUnavailable, check_sandbox
 from arena.service.matches import Config
 from arena.service.uploads import rejection, rejection_cause
 from tests.match.kept import assert_kept_between_matches
@@ -295,6 +295,21 @@ def test_a_compile_over_its_wall_clock_is_stopped_in_a_sentence(
     )
     with pytest.raises(CompileError, match=r"the compile took longer than 0\.05 s \(wall clock\)"):
         build(source, C, Sandbox(Limits(), own_slot(309)))
+
+
+def test_a_compile_sandbox_that_cannot_start_is_the_harness_s_failure(
+    monkeypatch: pytest.MonkeyPatch, readable: Path
+) -> None:
+    """Not the source's compile error: bwrap never reported running the compiler (here the
+    launcher could not join the slot's memory cgroup), so the sandbox is unavailable."""
+    assert not check_sandbox()  # (its trial, cached, before the cgroup is broken)
+    monkeypatch.setattr(Sandbox, "_cgroup_procs", lambda self: "/no/such/cgroup/cgroup.procs")
+    source = write_readable(
+        readable, "fine.c", f"int main(void) {{ return 0; }} /* {uuid.uuid4()} */\n"
+    )
+    said = "sandbox: cannot join the memory cgroup /no/such/cgroup/cgroup.procs"
+    with pytest.raises(SandboxUnavailable, match=f"compile sandbox failed to start: {said}"):
+        build(source, C, Sandbox(Limits(), own_slot(312)))
 
 
 @pytest.mark.parametrize("bomb", sorted(BOMBS))

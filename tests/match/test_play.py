@@ -163,6 +163,20 @@ def test_strategy_rngs_depend_on_game_seed_and_seat() -> None:
 # --- play_game ------------------------------------------------------------------------
 
 
+def test_play_game_asks_a_built_in_strategy_for_the_move_its_call_gives() -> None:
+    """play_game asks a built-in seat's choose() (no observation built): the same game as
+    the same strategies asked through their calls (wrapped, so not seen as built-in)."""
+    names = ["random", "greedy", "random"]
+
+    def wrapped(strategy: Strategy) -> Strategy:
+        return lambda observation: strategy(observation)
+
+    for seed in (5, 6):
+        fast = play_game(DRAW, make_strategies(names, seed), seed=seed)
+        slow = play_game(DRAW, [wrapped(s) for s in make_strategies(names, seed)], seed=seed)
+        assert events_of(fast) == events_of(slow) and fast.outcome() == slow.outcome()
+
+
 def events_of(game: Game) -> list[list[object]]:
     return [list(round_.events) for round_ in game.rounds]
 

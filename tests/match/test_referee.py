@@ -18,6 +18,7 @@ import pytest
 
 from arena import Termination, find_rules
 from arena.engine.records import game_record, verify_record
+from arena.match.hostpaths import HostPaths
 from arena.match.play import play_games
 from arena.match.referee import (
     GameOutcome,
@@ -34,7 +35,7 @@ from arena.match.referee import (
 )
 from arena.match.sandbox import Limits, Sandbox, check_sandbox
 from tests.paths import ZOO as ZOO_DIR
-from tests.paths import own_slot
+from tests.paths import own_slot, write_readable
 
 BOTS = ZOO_DIR
 CLOCK = TimeControl(move_seconds=0.2, bank_seconds=0.4, startup_seconds=3.0, wall_factor=2.0)
@@ -239,20 +240,72 @@ def _processes_of(uid: int) -> list[int]:
     return found
 
 
-class _BrokenSandbox(PlainLauncher):
-    """A launcher whose sandbox tool fails as bwrap does when namespaces are refused."""
+class _UnbindableSandbox(Sandbox):
+    """A sandbox bwrap cannot set up: one of its binds names no host path, so bwrap fails
+    in its child, after it has cloned it (and reported the child's pid), before the bot."""
 
-    def spawn(self, files, argv, *, interpreter, runtime=None):  # type: ignore[no-untyped-def]
-        script = "echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1"
-        return super().spawn({}, ["-c", script], interpreter=Path("/bin/sh"))
+    def _bwrap_options(self, runtime: HostPaths) -> list[str]:
+        return [*super()._bwrap_options(runtime), "--ro-bind", "/no/such/path", "/nowhere"]
 
 
-def test_a_sandbox_that_cannot_start_is_an_infrastructure_failure() -> None:
-    """Not the bot's fault: no verdict, no game counted, an InfrastructureError instead."""
-    broken = ProcessPlayer(BOTS / "first.py", _BrokenSandbox())
-    players: list[Player] = [broken, StrategyPlayer("greedy")]
-    with pytest.raises(InfrastructureError, match="failed to start: bwrap: Creating new namespace"):
-        list(play_match(find_rules("draw"), players, games=2, seed=1))
+class _UnjoinableSandbox(Sandbox):
+    """A sandbox whose memory cgroup cannot be joined: the launcher's shell stops first."""
+
+    def _cgroup_procs(self) -> str | None:
+        return "/no/such/cgroup/cgroup.procs"
+
+
+@pytest.mark.parametrize(
+    ("broken", "said"),
+    [
+        (_UnbindableSandbox, "bwrap: Can't find source path /no/such/path"),
+        (_UnjoinableSandbox, "sandbox: cannot join the memory cgroup /no/such/cgroup"),
+    ],
+)
+def test_a_sandbox_that_cannot_start_is_an_infrastructure_failure(
+    broken: type[Sandbox], said: str
+) -> None:
+    """Not the bot's fault: no verdict, no game counted, an InfrastructureError instead
+    (bwrap never reported running the bot), saying what the tool said."""
+    launcher = broken(Limits(memory_mb=256), own_slot(70 + (broken is _UnjoinableSandbox)))
+    players: list[Player] = [ProcessPlayer(BOTS / "first.py", launcher), StrategyPlayer("greedy")]
+    with pytest.raises(InfrastructureError, match=f"failed to start: {said}"):
+        list(play_match(find_rules("draw"), players, games=2, seed=1, time_control=CLOCK))
+    assert not _processes_of(launcher.uid)
+
+
+#: How the sandbox's own tools (and its launcher's shell) begin what they write when they
+#: fail: a bot may write the same words.
+TOOL_WORDS = ("bwrap:", "setpriv:", "prlimit:", "sandbox:")
+
+
+def _fake_harness_error(folder: Path, prefix: str, moment: str) -> Path:
+    """tests/bots/fake_harness_error.py, writing ``prefix`` and exiting at ``moment``."""
+    text = (BOTS / "fake_harness_error.py").read_text()
+    text = text.replace('PREFIX = "bwrap:"', f"PREFIX = {prefix!r}")
+    text = text.replace('MOMENT = "import"', f"MOMENT = {moment!r}")
+    return write_readable(folder, f"fake_{prefix.rstrip(':')}_{moment}.py", text)
+
+
+@pytest.mark.parametrize(
+    ("kind", "moment"), [("sandbox", "import"), ("sandbox", "move"), ("plain", "import")]
+)
+@pytest.mark.parametrize("prefix", TOOL_WORDS)
+def test_a_bot_writing_the_sandbox_tools_words_crashes_as_itself(
+    readable: Path, prefix: str, kind: str, moment: str
+) -> None:
+    """A bot that writes what a sandbox that cannot start writes ("bwrap: ...") and exits
+    -- a hostile bot's way to void the games it would lose -- forfeits them (CRASH, the
+    opponent wins): only the launcher's own report says the harness failed, never what the
+    bot prints."""
+    bot = _fake_harness_error(readable, prefix, moment)
+    slot = 72 + TOOL_WORDS.index(prefix) * 2 + (moment == "move")
+    launcher = sandbox_launcher(slot) if kind == "sandbox" else PlainLauncher()
+    players: list[Player] = [ProcessPlayer(bot, launcher), StrategyPlayer("greedy")]
+    outcomes = list(play_match(find_rules("draw"), players, games=1, seed=5, time_control=CLOCK))
+    check_verdicts(outcomes, T.CRASH)
+    verdict = outcomes[0].verdict
+    assert verdict is not None and verdict.stderr.startswith(f"{prefix} Creating new namespace")
 
 
 def test_a_sleeper_forfeits_on_its_wall_clock_bank() -> None:

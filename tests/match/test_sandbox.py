@@ -28,7 +28,6 @@ from typing import Any
 import pytest
 
 from arena.match.hostpaths import HostPaths, bot_paths, shared_libraries
-from arena.match.process import HARNESS_ERRORS
 from arena.match.runtimes import find_runtime, host_paths, numpy_dir, runtime_missing
 from arena.match.sandbox import (
     SANDBOX_ENV,
@@ -203,13 +202,14 @@ def test_a_cgroup_that_cannot_be_joined_stops_the_launcher_as_the_harness_s_fail
     tmp_path: Path,
 ) -> None:
     """The launcher joins the slot's cgroup before anything else runs, or runs nothing and
-    says so in words the referee reads as the harness's failure (not the bot's crash)."""
+    says why (bwrap never runs, so never reports a program run: the harness's failure,
+    test_referee's test_a_sandbox_that_cannot_start_is_an_infrastructure_failure)."""
     missing = tmp_path / "no-such-cgroup" / "cgroup.procs"
     done = subprocess.run(
         _joined(str(missing), ["/bin/echo", "ran"]), capture_output=True, text=True, check=False
     )
     assert (done.returncode, done.stdout) == (125, "")
-    assert done.stderr.startswith(HARNESS_ERRORS) and str(missing) in done.stderr
+    assert done.stderr == f"sandbox: cannot join the memory cgroup {missing}\n"
 
 
 def test_host_files_environment_and_processes_are_invisible(

@@ -515,8 +515,10 @@ def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
 ) -> None:
     assign.create_assignment(
         store, actors["teach"],
+        # the deals' seed fixed: which verdict a settled test reaches depends on the deals
+        # (greedy's margin over random is some 40 Elo, so against elo1 200 it may fail)
         _new(references=("reference/random",), grades=(("C", ("random",)), ("F", ())),
-             max_games=32, elo1=200.0, alpha=0.001, batch=8, move_ms=2000),
+             max_games=32, elo1=200.0, alpha=0.001, batch=8, move_ms=2000, seed=333158),
     )  # fmt: skip
     store.add_bot_version("ann", "g", GREEDY.decode(), {})
     view = assign.submit_version(store, actors["ann"], "c1", "hw1", "g")
@@ -526,7 +528,9 @@ def test_the_sweep_settles_a_test_whose_worker_died_before_grading(
     assert before.references[0].games == 32
     assert assign.settle_tests(store) == 1
     after = assign.submission_view(store, actors["ann"], view.id)
-    assert after.status == "graded" and after.references[0].verdict in ("pass", "undecided")
+    # settled: a verdict of the test's own, no longer "running", and the grade it gives
+    assert after.status == "graded"
+    assert after.references[0].verdict in ("pass", "fail", "undecided")
     assert after.grade == ("C" if after.references[0].verdict == "pass" else "F")
     assert assign.settle_tests(store) == 0  # nothing left to settle
 

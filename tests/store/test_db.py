@@ -26,6 +26,7 @@ from arena.store.db import (
 )
 from arena.store.models import Base, Match, Tournament, User
 from arena.store.records import load_records
+from tests.conftest import Databases
 from tests.paths import ZOO
 
 # SQL can differ here (the store's SQL and its migrations): on SQLite and PostgreSQL.
@@ -109,6 +110,31 @@ def test_add_user_is_idempotent(store: Store) -> None:
     first = store.add_user("alice")
     assert store.add_user("alice").id == first.id
     assert store.add_user("bob").id != first.id
+
+
+def test_the_tests_stores_share_compiled_statements_not_data(
+    store: Store, databases: Databases, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """tests/conftest.py's _share_compiled_statements: a store on another database of the
+    same kind (SQLite; the same PostgreSQL server) runs on the dialect and the compiled
+    statements of the test process's first, and reads its own database, not another's."""
+    server = None if store.dialect == "sqlite" else request.getfixturevalue("postgres_server")
+    (tmp_path / "other").mkdir()
+    other_url, _ = databases.copy(server, tmp_path / "other", None)
+    store.add_user("alice")  # the store has connected: its kind's statements are shared
+    other = connect(other_url)
+    try:
+        assert other.engine.dialect is store.engine.dialect
+        assert other.engine._compiled_cache is store.engine._compiled_cache
+        other.add_user("bob")
+        other.add_user("carol")
+        for each, names in ((store, ["alice"]), (other, ["bob", "carol"])):
+            with each.read() as session:
+                assert list(session.scalars(select(User.name).order_by(User.name))) == names
+    finally:
+        other.close()
+        if server is not None:
+            databases.drop(server, other_url.rsplit("/", 1)[1])
 
 
 def test_identical_uploads_dedupe(store: Store) -> None:

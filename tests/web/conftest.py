@@ -22,7 +22,7 @@ from sqlalchemy import select
 from werkzeug.serving import make_server
 
 from arena.engine.rules import PRESETS
-from arena.service.accounts import password_hasher
+from arena.service.accounts import create_account, password_hasher
 from arena.service.matches import Config, create_stored_tournament, run_match
 from arena.store.db import Store
 from arena.store.models import Match, Tournament
@@ -173,6 +173,18 @@ def app(store: Store, url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     app = make_app(url, tmp_path_factory.mktemp("broker"))
     yield app
     app.extensions["arena_store"].close()
+
+
+def played_spring(store: Store, tmp_path: Path) -> None:
+    """A finished round robin of the web tests' bots ("spring", 2 games a pair): match 1's
+    game 0 is reference/random against alice/greedy@v1; the accounts alice, bob (whose
+    counter is private) and root (an admin). A seed (tests/conftest.py's seed marker):
+    built once a run, each test of it reading its own copy."""
+    for name, role in (("alice", "user"), ("bob", "user"), ("root", "admin")):
+        create_account(store, name, PASSWORD, role=role, hasher=HASHER)
+    store_bots(store)
+    create(store, "spring", ENTRANTS, 2)
+    play(store, "spring", tmp_path / "cache")
 
 
 def make_app(url: str, broker: Path, **config: object) -> Flask:

@@ -215,8 +215,7 @@ def test_join_codes_teachers_and_tournaments(
                           headers=tokens["teacher"])  # fmt: skip
     assert too_few.status_code == 400
     for name in ("ada", "bob"):
-        upload = _upload(client, tokens[name]).get_json()
-        check_in_sandbox(store, upload["id"], sandboxed=False)
+        store.add_bot_version(name, "greedy", GREEDY.decode(), {})  # as an accepted upload does
         submitted(store, "5b", name, "greedy")
     started = client.post("/api/v1/classes/5b/tournaments", json={"reference": False, "games": 2},
                           headers=tokens["teacher"])  # fmt: skip

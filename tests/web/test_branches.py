@@ -18,37 +18,14 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 
 from arena.engine.records import verify_record
-from arena.service.accounts import create_account
 from arena.service.branches import MAX_TIMES, run_branch
 from arena.service.games import game_record
 from arena.service.matches import Config
 from arena.store.db import Store
 from arena.store.models import Branch as BranchRow
-from tests.web.conftest import (
-    ENTRANTS,
-    HASHER,
-    PASSWORD,
-    create,
-    csrf_token,
-    logged_in,
-    play,
-    store_bots,
-)
+from tests.web.conftest import csrf_token, logged_in, played_spring
 
-
-def _played(store: Store, tmp_path: Path) -> None:
-    """A finished round robin of the web tests' bots ("spring", 2 games a pair): match 1's
-    game 0 is reference/random against alice/greedy@v1; the accounts alice, bob (whose
-    counter is private) and root (an admin).
-    Built once per test process (tests/conftest.py's seed marker)."""
-    for name, role in (("alice", "user"), ("bob", "user"), ("root", "admin")):
-        create_account(store, name, PASSWORD, role=role, hasher=HASHER)
-    store_bots(store)
-    create(store, "spring", ENTRANTS, 2)
-    play(store, "spring", tmp_path / "cache")
-
-
-pytestmark = pytest.mark.seed(build=_played)
+pytestmark = pytest.mark.seed(build=played_spring)
 
 
 def _text(client: FlaskClient, path: str, status: int = 200) -> str:
