@@ -610,10 +610,10 @@ def follow_compare(
     # The first batches go at once, before the first step's reads (the process's first:
     # their statements compiled, a tenth of a second the workers would wait for).
     sent = _send_due(store, tournament_id, batches, min(len(batches), ahead))
-    complete: frozenset[int] = frozenset()
+    # (read before the step: no batch finished meanwhile is missed; after the first step,
+    # the poll that ends the wait reads it)
+    complete = _complete_batches(store, batches, frozenset(), ahead)
     while True:
-        # (read before the step: no batch finished meanwhile is missed)
-        complete = _complete_batches(store, batches, complete, ahead)
         step = _advanced(store, tournament_id, ahead, read, batches)
         if not sent:  # (the first step says the broker did not take the first batches)
             step, sent = dataclasses.replace(step, sent=False), True
@@ -628,9 +628,9 @@ def follow_compare(
         sweep_due = last_sweep + config.sweep_seconds
         while True:
             time.sleep(poll_seconds)
-            if time.monotonic() >= sweep_due:
-                break
-            if _complete_batches(store, batches, complete, ahead) != complete:
+            polled = _complete_batches(store, batches, complete, ahead)
+            if polled != complete or time.monotonic() >= sweep_due:
+                complete = polled
                 break
 
 
