@@ -147,8 +147,10 @@ def compare_command(
     ctx = click.get_current_context()
     # No garbage collection while the command's imports load (modules, classes, functions:
     # kept until it exits, which the collector's passes over them only scanned: 0.08 of
-    # --remote's 0.63 CPU s of imports); freeze_heap turns it on again, frozen.
+    # --remote's 0.63 CPU s of imports); freeze_heap turns it on again, frozen, and the
+    # command's end does whatever ended it (a mistake refused before freeze_heap included).
     gc.disable()
+    ctx.call_on_close(gc.enable)
     # The sandbox's trial (its host paths: ldd; one sandboxed process) runs in a thread
     # while this command's imports load; the pool is forked once it has ended.
     trial = None if remote or unsandboxed else _sandbox_trial([new, old])
