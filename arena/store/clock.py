@@ -23,7 +23,7 @@ from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.db import Store, as_utc
-from arena.store.lanes import in_lane, playable
+from arena.store.lanes import PLAYING, in_lane, playable
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -36,7 +36,7 @@ from arena.store.models import (
     User,
 )
 from arena.store.models import TournamentEntrant as Entrant
-from arena.store.queue import add_match_seats, lock_tournament
+from arena.store.queue import add_match_seats, lock_tournament, run_again
 from arena.store.ratings import histogram_rows
 
 __all__ = [
@@ -312,11 +312,7 @@ def add_deal_groups(
             )
     ids = [int(i) for i in session.scalars(insert(Match).returning(Match.id), rows)]
     add_match_seats(session, tournament_id, ids)
-    session.execute(
-        update(Tournament)
-        .where(Tournament.id == tournament_id, Tournament.status == "done")
-        .values(status="running", finished=None)
-    )
+    run_again(session, tournament_id)
     session.execute(
         update(Tournament)
         .where(Tournament.id == tournament_id, Tournament.queued.is_(None))
@@ -340,7 +336,7 @@ def void_pending_matches(session: Session, tournament_id: int, reason: str, now:
     if not left:
         session.execute(
             update(Tournament)
-            .where(Tournament.id == tournament_id, Tournament.status.in_(("pending", "running")))
+            .where(Tournament.id == tournament_id, Tournament.status.in_(PLAYING))
             .values(status="done", finished=now)
         )
     return int(result.rowcount)  # type: ignore[attr-defined]

@@ -273,7 +273,7 @@ def queue_place(store: Store, tournament_id: int) -> QueuePlace | None:
                     .join(Tournament, Tournament.id == Match.tournament_id)
                     .where(
                         Match.status == "pending",
-                        Tournament.status.in_(("pending", "running")),
+                        Tournament.status.in_(PLAYING),
                         in_lane(lane_of(format)),
                         earlier,
                     )

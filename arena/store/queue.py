@@ -35,7 +35,7 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.engine.rules import Rules
 from arena.store import tallies
 from arena.store.db import Store, as_utc
-from arena.store.lanes import LANES, claim_candidates, in_lane, playable
+from arena.store.lanes import LANES, PLAYING, claim_candidates, in_lane, playable
 from arena.store.models import (
     MATCH_STATUSES,
     BotVersion,
@@ -527,6 +527,18 @@ def void_match(
         return True
 
 
+def run_again(session: Session, tournament_id: int, *also: Any) -> bool:
+    """Mark a done tournament running again (``also``: further conditions, e.g. that a
+    match of it is pending): matches were added to it, or found pending in it; whether it
+    was."""
+    result = session.execute(
+        update(Tournament)
+        .where(Tournament.id == tournament_id, Tournament.status == "done", *also)
+        .values(status="running", finished=None)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
 def lock_tournament(session: Session, tournament_id: int) -> None:
     """Lock the tournament's row for the caller's transaction (PostgreSQL: ``FOR NO KEY
     UPDATE``, what an ``UPDATE`` of it takes; SQLite: ``BEGIN IMMEDIATE`` holds the write
@@ -742,7 +754,7 @@ def finish_stalled_tournaments(store: Store, now: datetime | None = None) -> lis
     )
     any_match = select(Match.id).where(Match.tournament_id == Tournament.id)
     query = select(Tournament.id, Tournament.rule_set_id).where(
-        Tournament.status.in_(("pending", "running")), any_match.exists(), ~unfinished.exists()
+        Tournament.status.in_(PLAYING), any_match.exists(), ~unfinished.exists()
     )
     with store.read() as session:  # every sweep asks; the write lock only when one is found
         stalled = list(session.execute(query))
@@ -782,14 +794,7 @@ def reopen_unfinished_tournaments(store: Store, now: datetime | None = None) -> 
     with store.write() as session:
         for tournament_id in done:
             lock_tournament(session, tournament_id)  # a finisher's count waits, or is seen
-            result = session.execute(
-                update(Tournament)
-                .where(
-                    Tournament.id == tournament_id, Tournament.status == "done", pending.exists()
-                )
-                .values(status="running", finished=None)
-            )
-            if result.rowcount:  # type: ignore[attr-defined]
+            if run_again(session, tournament_id, pending.exists()):
                 reopened.append(tournament_id)
     return reopened
 
