@@ -177,11 +177,13 @@ def _share_compiled_statements() -> None:
             engine.pool._dialect = first.dialect
             engine._compiled_cache = first._compiled_cache
             return engine
+        # (500 by default: every test's statements; set before the engine is returned, as a
+        # store's reader, made from it at once, keeps the engine's cache of that moment)
+        engine._compiled_cache = LRUCache(5000)
 
         def connected(*_: object) -> None:
-            if kind not in kinds:  # after the engine's own first_connect: initialised
-                engine._compiled_cache = LRUCache(5000)  # (500 by default: every test's)
-                kinds[kind] = engine
+            # after the engine's own first_connect: its dialect is initialised
+            kinds.setdefault(kind, engine)
 
         event.listen(engine, "first_connect", connected)
         return engine
