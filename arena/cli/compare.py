@@ -4,11 +4,13 @@ played here in a process pool, or with ``--remote`` as a stored tournament on th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -405,18 +407,25 @@ def _batch_of(match: ScheduledMatch) -> int:
 
 
 def _figures(reading: Reading) -> list[str] | None:
+    """:func:`figures` of a reading of the test."""
+    return figures(dataclasses.asdict(reading))
+
+
+def figures(reading: Mapping[str, Any]) -> list[str] | None:
     """NEW's Elo with its 95% interval, LOS, the LLR against its bounds (and the fast
-    pass's), padded for a live line, or None (not yet: fewer than two deal groups)."""
-    if reading.elo is None or reading.low is None or reading.high is None or reading.los is None:
+    pass's), padded for a live line, or None (not yet: fewer than two deal groups), from a
+    reading's figures by name (a :class:`Reading`'s fields; the API's compare: the same
+    names)."""
+    if any(reading.get(name) is None for name in ("elo", "low", "high", "los", "llr")):
         return None
-    figures = [
-        f"Elo {reading.elo:+7.1f} ({reading.low:+.1f} to {reading.high:+.1f})",
-        f"LOS {100 * reading.los:5.1f}%",
-        f"LLR {reading.llr:+6.2f} [{reading.lower:+.2f}, {reading.upper:+.2f}]",
+    shown = [
+        f"Elo {reading['elo']:+7.1f} ({reading['low']:+.1f} to {reading['high']:+.1f})",
+        f"LOS {100 * reading['los']:5.1f}%",
+        f"LLR {reading['llr']:+6.2f} [{reading['lower']:+.2f}, {reading['upper']:+.2f}]",
     ]
-    if reading.fast_llr is not None and reading.fast_upper is not None:
-        figures.append(f"fast pass {reading.fast_llr:+6.2f} [{reading.fast_upper:+.2f}]")
-    return figures
+    if reading.get("fast_llr") is not None and reading.get("fast_upper") is not None:
+        shown.append(f"fast pass {reading['fast_llr']:+6.2f} [{reading['fast_upper']:+.2f}]")
+    return shown
 
 
 def _progress_line(played: int, reading: Reading, *, final: bool) -> None:

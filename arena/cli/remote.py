@@ -39,7 +39,7 @@ from arena.cli.common import (
     elo1_option,
     runtime_option,
 )
-from arena.cli.compare import STATISTICS
+from arena.cli.compare import STATISTICS, figures
 
 # httpx is imported as a command talks to a server, not by its --help (tests/cli/test_lazy.py).
 if TYPE_CHECKING:
@@ -297,20 +297,10 @@ def remote_push_command(
         while compare["verdict"] == "running":
             _wait("the compare", deadline)
             compare = api.call("GET", f"/compares/{compare['name']}")
-            figures = ("elo", "low", "high", "los", "llr")
-            if compare["games"] != shown and all(compare[key] is not None for key in figures):
+            shown_figures = figures(compare)
+            if compare["games"] != shown and shown_figures is not None:
                 shown = compare["games"]
-                line = (
-                    f"games {compare['games']:>6} | Elo {compare['elo']:+7.1f} "
-                    f"({compare['low']:+.1f} to {compare['high']:+.1f}) | "
-                    f"LOS {100 * compare['los']:5.1f}% | LLR {compare['llr']:+6.2f} "
-                    f"[{compare['lower']:+.2f}, {compare['upper']:+.2f}]"
-                )
-                if compare.get("fast_llr") is not None and compare.get("fast_upper") is not None:
-                    line += (
-                        f" | fast pass {compare['fast_llr']:+6.2f} [{compare['fast_upper']:+.2f}]"
-                    )
-                click.echo(line)
+                click.echo(" | ".join([f"games {compare['games']:>6}", *shown_figures]))
         verdict = compare["verdict"]
         if verdict == "cancelled":  # ended before its test decided: say why
             click.echo(
