@@ -87,9 +87,13 @@ class Program:
             now - self.died < RESTART_PAUSE_SECONDS
         ):
             return
+        self.restart("started again")
+
+    def restart(self, how: str) -> None:
+        """Start the program again, saying so (``how``: e.g. ``started again``) on stderr."""
         self.process = self.start()
         self.started, self.died = time.monotonic(), None
-        click.echo(f"{self.by}: {self.name} started again (pid {self.process.pid})", err=True)
+        click.echo(f"{self.by}: {self.name} {how} (pid {self.process.pid})", err=True)
 
 
 def start_program(argv: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -170,12 +174,7 @@ def run_supervised(program: Program) -> int:
                 return status
             if restarting:
                 restarting.clear()
-                program.process = program.start()
-                program.started = time.monotonic()
-                click.echo(
-                    f"{program.by}: {program.name} restarted on SIGHUP (pid {program.process.pid})",
-                    err=True,
-                )
+                program.restart("restarted on SIGHUP")
                 continue
             program.restart_if_dead()
             while program.died is not None and not stopping:
