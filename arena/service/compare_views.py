@@ -145,10 +145,10 @@ def compare_view(store: Store, name: str) -> CompareView:
     except VerdictError as exc:  # no figure is shown for games that cannot give one
         problem = str(exc)
         state = tally({}, sprt, group_size(tournament.players, tournament.teams))
-    reading = state.reading
+    reading, refused = state.reading, problem is not None
     # ended undecided before its game limit: cancelled, or deal groups left incomplete
     stopped = (
-        problem is None
+        not refused
         and test is not None
         and done
         and not is_decided(state, test)
@@ -176,7 +176,7 @@ def compare_view(store: Store, name: str) -> CompareView:
         lower=reading.lower if test is not None else None,
         upper=reading.upper if test is not None else None,
         verdict=REFUSED
-        if problem is not None and not stopped
+        if refused
         else verdict_of(state.status if test is not None else "continue", done, stopped),
         teams=tournament.teams,
         fast_llr=reading.fast_llr,
