@@ -24,7 +24,7 @@ from arena.engine.events import Termination
 from arena.engine.game import Game
 from arena.engine.rules import Rules
 from arena.errors import IllegalMoveError
-from arena.match.strategies import GreedyStrategy, RandomStrategy, Strategy, make_strategy
+from arena.match.strategies import BUILTIN_CLASSES, Strategy, make_strategy
 
 __all__ = [
     "SeatSummary",
@@ -115,9 +115,7 @@ def play_game(
             (the message names the strategy and the seat).
     """
     game = Game(rules, len(strategies), teams=teams, seed=seed)
-    choosers = [
-        s.choose if isinstance(s, (RandomStrategy, GreedyStrategy)) else None for s in strategies
-    ]
+    choosers = [s.choose if isinstance(s, BUILTIN_CLASSES) else None for s in strategies]
     while (seat := game.seat) is not None:
         choose = choosers[seat]
         if choose is not None:

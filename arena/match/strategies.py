@@ -21,6 +21,7 @@ from arena.engine.tiles import Move
 from arena.errors import ParseError
 
 __all__ = [
+    "BUILTIN_CLASSES",
     "STRATEGIES",
     "BuiltinStrategy",
     "GreedyStrategy",
@@ -99,10 +100,11 @@ def _pips(move: Move) -> int:
     return move.tile.pips
 
 
+#: The built-in strategies' classes (a referee asks their ``choose``: :class:`BuiltinStrategy`).
+BUILTIN_CLASSES = (RandomStrategy, GreedyStrategy)
 #: The built-in strategies by name: each a factory taking the strategy's own rng.
 STRATEGIES: dict[str, Callable[[random.Random], BuiltinStrategy]] = {
-    "random": RandomStrategy,
-    "greedy": GreedyStrategy,
+    cls.name: cls for cls in BUILTIN_CLASSES
 }
 
 
