@@ -542,7 +542,7 @@ class _Sandboxed(subprocess.Popen[bytes]):
             pass
         finally:
             os.close(fd)
-        self.program_ran = any(b'"exit-code"' in line for line in data.splitlines())
+        self.program_ran = b'"exit-code"' in data
 
 
 class Sandbox:
