@@ -49,7 +49,7 @@ from arena.match.warm import MatchSetup
 #: What stops a match (:func:`play_one`'s ``stop``): a thread's event, or a pool's.
 Stop: TypeAlias = threading.Event | multiprocessing.synchronize.Event
 
-if TYPE_CHECKING:  # (the rating fit's numpy and scipy load when ratings are fitted)
+if TYPE_CHECKING:  # (the rating fit's numpy loads when ratings are fitted)
     from arena.compete.ratings import GameResult as RatedGame
     from arena.compete.ratings import Rating
 
@@ -732,7 +732,7 @@ def by_deal(results: Iterable[MatchResult]) -> dict[tuple[str, int], dict[int, G
 def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
     """The games of ``results`` as the rating fit takes them: each seat's entrant (by
     label) and place; team play: seats 0+2 v 1+3. Void matches have none."""
-    from arena.compete.ratings import GameResult as RatedGame  # (numpy, scipy: when used)
+    from arena.compete.ratings import GameResult as RatedGame  # (numpy: when used)
 
     return [
         RatedGame(
@@ -748,7 +748,7 @@ def rated_games(results: Iterable[MatchResult]) -> list[RatedGame]:
 def tournament_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
     """Each entrant's rating (by label) over the games of ``results`` (void
     matches have none); ``{}`` with fewer than two entrants. Team play: seats 0+2 v 1+3."""
-    from arena.compete.ratings import fit_ratings  # (numpy, scipy: when used)
+    from arena.compete.ratings import fit_ratings  # (numpy: when used)
 
     rated = rated_games(results)
     if len({bot for game in rated for bot in game.bots}) < 2:

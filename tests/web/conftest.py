@@ -76,7 +76,11 @@ class SlowHasher(PasswordHasher):
 
 def csrf_token(client: FlaskClient, path: str = "/login") -> str:
     """The CSRF token a page of ``path`` gives this client (it is the session's)."""
-    page = client.get(path).get_data(as_text=True)
+    return csrf_in(client.get(path).get_data(as_text=True), path)
+
+
+def csrf_in(page: str, path: str) -> str:
+    """The CSRF token of a form on ``page`` (the HTML of ``path``)."""
     found = re.search(r'name="csrf_token" value="([^"]+)"', page)
     assert found, f"no CSRF token on {path}"
     return found.group(1)
@@ -311,9 +315,11 @@ def log_in(
 
     assert isinstance(page, Page)
     form = page.request.get(f"{live_server}/login")
-    token = re.search(r'name="csrf_token" value="([^"]+)"', form.text())
-    assert token, "no CSRF token on the login form"
-    data = {"name": name, "password": password, "csrf_token": token.group(1)}
+    data: dict[str, str | float | bool] = {
+        "name": name,
+        "password": password,
+        "csrf_token": csrf_in(form.text(), "/login"),
+    }
     reply = page.request.post(f"{live_server}/login", form=data, max_redirects=0)
     assert reply.status == 302, (reply.status, reply.text()[:500])
     page.goto(f"{live_server}{at}")

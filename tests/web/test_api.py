@@ -25,6 +25,7 @@ from tests.web.conftest import (
     HASHER,
     PASSWORD,
     RULES,
+    csrf_token,
     logged_in,
     make_app,
     play_pending,
@@ -55,12 +56,10 @@ def test_a_token_is_made_on_the_account_page_shown_once_and_revocable(
     app: Flask, store: Store
 ) -> None:
     client = logged_in(app, "ada")
-    page = client.get("/account/tokens").get_data(as_text=True)
-    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
-    assert csrf
+    csrf = csrf_token(client, "/account/tokens")
     made = client.post(
         "/account/tokens",
-        data={"name": "ci", "scopes": ["read", "upload"], "csrf_token": csrf.group(1)},
+        data={"name": "ci", "scopes": ["read", "upload"], "csrf_token": csrf},
     ).get_data(as_text=True)
     shown = re.search(r'<pre class="token">(da_[\w-]+)</pre>', made)
     assert shown, made[-2000:]
@@ -72,7 +71,7 @@ def test_a_token_is_made_on_the_account_page_shown_once_and_revocable(
     reply = app.test_client().get("/api/v1/bots", headers=_bearer(token))
     assert reply.status_code == 200
     assert "never" not in client.get("/account/tokens").get_data(as_text=True)  # last used
-    revoke = client.post(f"/account/tokens/{stored.id}/revoke", data={"csrf_token": csrf.group(1)})
+    revoke = client.post(f"/account/tokens/{stored.id}/revoke", data={"csrf_token": csrf})
     assert revoke.status_code == 302
     reply = app.test_client().get("/api/v1/bots", headers=_bearer(token))
     assert reply.status_code == 401
