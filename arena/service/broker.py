@@ -122,7 +122,8 @@ FILESYSTEM_POLLING_SECONDS = 0.05
 
 
 class FilesystemChannel(filesystem.Channel):
-    """kombu's filesystem channel, with messages that appear whole and are taken once.
+    """kombu's filesystem channel, with messages that appear whole and are taken once, and
+    exchange tables that appear whole.
 
     kombu 5.7 creates a message file under its final name and then writes it, so a consumer
     polling at that moment reads it empty; Celery calls that unrecoverable and the whole
@@ -131,7 +132,27 @@ class FilesystemChannel(filesystem.Channel):
     claims one by renaming it into ``claimed/`` beside the queue (the same file system, so
     the rename is atomic and exactly one consumer wins) rather than moving it to the
     temporary directory, which may be another file system.
+
+    kombu also creates an exchange's table (``control/NAME.exchange``) empty and locks it
+    only then, so a second worker binding a queue to that exchange at that moment reads it
+    empty and exits (``arena serve`` starts its two workers at once on a new broker
+    folder). Here a missing table is first put in place whole, empty (``[]``), by a link:
+    kombu then only ever reads and extends it under its lock.
     """
+
+    def _queue_bind(self, exchange: str, routing_key: str, pattern: str | None, queue: str) -> None:
+        table = self._exchange_file(exchange)  # type: ignore[attr-defined]  # (not in the stubs)
+        if not table.exists():
+            self.control_folder.mkdir(parents=True, exist_ok=True)
+            draft = table.with_name(f".{table.name}.{uuid.uuid4().hex}")
+            draft.write_text("[]")
+            try:
+                os.link(draft, table)  # (atomic; one binder's table wins, each is empty)
+            except FileExistsError:
+                pass
+            finally:
+                draft.unlink()
+        super()._queue_bind(exchange, routing_key, pattern, queue)
 
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"

@@ -97,3 +97,31 @@ def test_the_process_has_one_broker_configured_once(tmp_path: Path) -> None:
         assert (tmp_path / "eager" / "queue").is_dir()
     finally:
         broker.install(previous)
+
+
+def test_two_workers_binding_to_a_new_exchange_at_once_both_read_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kombu creates an exchange's table empty and locks it only then: a second binder
+    coming in between read it empty (JSONDecodeError: an ``arena serve`` whose two workers
+    started at once exited). Here the second binder binds exactly in that moment (the first
+    one's lock waits for it); both bindings are kept."""
+    from kombu.transport import filesystem
+
+    url = f"filesystem://{tmp_path / 'broker'}"
+    first, second = (make_app(url).connection_for_write() for _ in range(2))
+    lock, between = filesystem.lock, list[bool]()
+
+    def lock_after_the_other_binds(handle: Any, flags: int) -> None:
+        if not between:  # the first binder, its table open, not locked yet
+            between.append(True)
+            other: Any = second.default_channel
+            other._queue_bind("fresh", "b", "", "queue-b")
+        lock(handle, flags)
+
+    monkeypatch.setattr(filesystem, "lock", lock_after_the_other_binds)
+    with first, second:
+        channel: Any = first.default_channel
+        channel._queue_bind("fresh", "a", "", "queue-a")
+        table = channel.get_table("fresh")
+    assert between and sorted(binding.queue for binding in table) == ["queue-a", "queue-b"]
