@@ -28,6 +28,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,10 +50,12 @@ from arena.service.broker import (
     PLAY_TABLE,
     REFIT,
     RUN_BRANCH,
+    START_COMPARE,
     SWEEP,
     make_app,
     using,
 )
+from arena.service.compares import start_requested_compare
 from arena.service.live import refit_if_changed
 from arena.service.matches import Config, worker_heartbeat, worker_id, worker_stopped
 from arena.service.tables import TABLE_TIME_LIMIT, run_table
@@ -273,6 +276,20 @@ def run_branch_task(self: Task[Any, Any], branch_id: int) -> str:
         raise _retry(self, f"branch {branch_id}", exc) from exc
     logger.info("branch %s: %s", branch_id, status)
     return status
+
+
+@app.task(name=START_COMPARE, bind=True, acks_late=True, max_retries=5)
+def start_compare_task(self: Task[Any, Any], request: dict[str, Any]) -> str:
+    """Store the compare ``arena compare --remote`` asks for and send its first batches
+    (:func:`start_requested_compare`), while the command loads its store; return what
+    happened. Retried, after a pause, only when the database failed (a start too old by then
+    is dropped: its command stored the compare itself)."""
+    try:
+        outcome = start_requested_compare(_store(), request, now=time.time())
+    except TRANSIENT_DATABASE_ERRORS as exc:
+        raise _retry(self, "a compare's start", exc) from exc
+    logger.info("%s", outcome)
+    return outcome
 
 
 @app.task(

@@ -465,12 +465,28 @@ def compare_remote(
     tournament (format ``compare``), played by the workers a few batches ahead of the test
     (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
     decides, the matches not yet started are void. Returns the exit status."""
+    from arena.compete.sprt import statistic_of
+    from arena.engine.rules import PRESETS
+    from arena.service.compare_start import CompareRequest, send_start
+
+    request = CompareRequest.make(
+        new=new, old=old, rules=rules.name, rules_version=rules.version, players=players,
+        teams=teams,
+        statistic=statistic_of(test), elo0=test.elo0, elo1=test.elo1, alpha=test.alpha,
+        beta=test.beta, max_games=max_games, batch=batch, seed=seed, move_seconds=move_time,
+        memory_mb=memory, allow_same_source=allow_same_source,
+    )  # fmt: skip
+    # A worker stores the compare and sends its first batches while this command loads the
+    # store (a preset's; a rule set from a file is stored here); whichever of the two opens
+    # it second finds the first's (open_compare).
+    if PRESETS.get(rules.name) == rules:
+        send_start(request, broker, url)
     # (not arena.cli.stored's open_store: that module loads the tables, boards and
     # rating fit of the other stored commands, seconds on a loaded machine)
     from arena.compete.sprt import preload_scipy
     from arena.service.broker import configure, location
-    from arena.service.compares import create_compare, follow_compare, stop_compare
-    from arena.service.matches import Config, MatchSettings
+    from arena.service.compares import follow_compare, open_compare, stop_compare
+    from arena.service.matches import Config
     from arena.store.db import open_store
 
     freeze_heap()
@@ -479,22 +495,10 @@ def compare_remote(
 
     with contextlib.closing(open_store(url)) as store:
         try:
-            tournament_id, name = create_compare(
-                store,
-                new=new,
-                old=old,
-                rules=rules,
-                players=players,
-                test=test,
-                max_games=max_games,
-                batch=batch,
-                seed=seed,
-                teams=teams,
-                settings=MatchSettings(move_seconds=move_time, memory_mb=memory),
-                allow_same_source=allow_same_source,
-            )
+            tournament_id, _ = open_compare(store, request)
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
+        name = request.name
         click.echo(
             f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
             f"seed {seed}, {_describe(test)} (tournament {name!r})"

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -43,8 +43,7 @@ from kombu.exceptions import ChannelError, OperationalError
 from kombu.transport import filesystem
 from kombu.utils.json import dumps, loads
 
-from arena.service.matches import Config
-from arena.store.db import resolve_url, sqlite_path
+from arena.service.config import Config
 
 __all__ = [
     "ALL_QUEUES",
@@ -61,6 +60,7 @@ __all__ = [
     "QUEUE",
     "REFIT",
     "RUN_BRANCH",
+    "START_COMPARE",
     "SWEEP",
     "TABLES_QUEUE",
     "configure",
@@ -70,11 +70,13 @@ __all__ = [
     "install",
     "location",
     "make_app",
+    "make_sender",
     "queue_length",
     "queue_lengths",
     "resolve_broker_url",
     "run_celery",
     "send_branches",
+    "send_compare_start",
     "send_matches",
     "send_table",
     "send_uploads",
@@ -115,6 +117,7 @@ REFIT = "arena.refit_ratings"
 CHECK_UPLOAD = "arena.check_upload"
 RUN_BRANCH = "arena.run_branch"
 PLAY_TABLE = "arena.play_table"
+START_COMPARE = "arena.start_compare"
 
 #: How often a consumer of the filesystem transport looks for new messages (kombu's default
 #: is 1 s, which every task's latency would pay).
@@ -198,6 +201,8 @@ def default_broker_dir(database: str | None = None) -> Path:
     hash of the database's absolute URL, so every worker and command on this machine that
     uses one database shares one queue, wherever it was started, and nothing appears in
     the current directory."""
+    from arena.store.urls import resolve_url, sqlite_path  # (not the store: see make_sender)
+
     resolved = resolve_url(database)
     path = sqlite_path(resolved)
     key = f"sqlite:///{path.resolve()}" if path is not None else resolved
@@ -247,8 +252,20 @@ def make_app(
 ) -> Celery:
     """A Celery app on the broker (see :func:`resolve_broker_url`; the default one is the
     ``database``'s), configured for the arena; it registers no task (``workers.app`` does)."""
+    return _app(url, database, (config or Config.from_env()).match_time_limit)
+
+
+def make_sender(url: str | None = None, database: str | None = None) -> Celery:
+    """:func:`make_app` for a process that only sends, made without loading the service
+    and the store (:mod:`arena.service.matches`, SQLAlchemy's ORM and the arena's tables):
+    ``arena compare --remote`` sends its start with it while it loads them. The settings only
+    a consumer reads (the time limits of tasks, Redis's visibility timeout) are left out:
+    what it sends is the same."""
+    return _app(url, database, None)
+
+
+def _app(url: str | None, database: str | None, time_limit: float | None) -> Celery:
     url = resolve_broker_url(url, database)
-    config = config or Config.from_env()
     app = Celery("arena", set_as_current=False)
     options: dict[str, Any] = {}
     broker = url
@@ -260,11 +277,10 @@ def make_app(
         broker = "filesystem://localhost/"
         transport = f"{__name__}:FilesystemTransport"  # kombu takes no class in the URL
     elif url.startswith(("redis://", "rediss://")):
-        options = {
-            "visibility_timeout": max(3600.0, 2 * config.match_time_limit),
-            # the queues in the order task_queues lists them: checks first
-            "queue_order_strategy": "priority",
-        }
+        # the queues in the order task_queues lists them: checks first
+        options = {"queue_order_strategy": "priority"}
+        if time_limit is not None:
+            options["visibility_timeout"] = max(3600.0, 2 * time_limit)
     app.conf.update(
         broker_url=broker,
         broker_transport=transport,
@@ -278,12 +294,12 @@ def make_app(
         task_ignore_result=True,
         task_serializer="json",
         accept_content=["json"],
-        task_time_limit=config.match_time_limit,
-        task_soft_time_limit=max(1.0, config.match_time_limit - 30),
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         worker_cancel_long_running_tasks_on_connection_loss=False,
     )
+    if time_limit is not None:
+        app.conf.update(task_time_limit=time_limit, task_soft_time_limit=max(1.0, time_limit - 30))
     return app
 
 
@@ -441,6 +457,22 @@ def send_branches(app: Celery, branch_ids: Sequence[int]) -> None:
     with app.producer_or_acquire() as producer:
         for branch_id in branch_ids:
             app.send_task(RUN_BRANCH, args=(branch_id,), queue=INTERACTIVE_QUEUE, producer=producer)
+
+
+def send_compare_start(app: Celery, request: Mapping[str, Any]) -> None:
+    """Send an ``arena.start_compare`` task with ``request`` (a
+    :class:`arena.service.compare_start.CompareRequest`'s payload) to the interactive queue,
+    where compares' matches go. On a producer of its own, as the other sends: Celery's
+    retry policy then gives up on an unreachable broker within a second (kombu's connection
+    on its own retries for six).
+
+    Raises:
+        BROKER_ERRORS: the broker cannot be reached.
+    """
+    with app.producer_or_acquire() as producer:
+        app.send_task(
+            START_COMPARE, args=(dict(request),), queue=INTERACTIVE_QUEUE, producer=producer
+        )
 
 
 def send_table(app: Celery, table_id: int) -> None:

@@ -37,7 +37,7 @@ import itertools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from arena.compete.compares import (
@@ -53,7 +53,7 @@ from arena.compete.compares import (
 )
 from arena.compete.localrun import MatchResult
 from arena.compete.margins import GroupMargin
-from arena.compete.names import fit_name, parse_reference
+from arena.compete.names import parse_reference
 from arena.compete.sprt import (
     STATISTICS,
     MarginScores,
@@ -64,8 +64,9 @@ from arena.compete.sprt import (
     read_test,
     statistic_of,
 )
-from arena.engine.rules import Rules
+from arena.engine.rules import Rules, find_rules
 from arena.errors import NotFound, ParseError, VerdictError
+from arena.service.compare_start import START_MAX_AGE_SECONDS, CompareRequest, compare_name
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
 from arena.service.matches import (
     Config,
@@ -85,6 +86,7 @@ from arena.store.compares import (
     void_reason,
 )
 from arena.store.db import Store
+from arena.store.matches import tournament_named
 from arena.store.models import Tournament
 from arena.store.queue import (
     cancel_tournament,
@@ -118,7 +120,9 @@ __all__ = [
     "group_size",
     "is_decided",
     "new_game",
+    "open_compare",
     "same_source_refusal",
+    "start_requested_compare",
     "stop_compare",
     "stop_if_decided",
     "stop_reason",
@@ -225,11 +229,14 @@ def create_compare(
     owner_id: int | None = None,
     now: datetime | None = None,
     allow_same_source: bool = False,
+    name: str | None = None,
+    token: str | None = None,
 ) -> tuple[int, str]:
     """Store a compare of the stored bots ``new`` and ``old`` (``[OWNER/]NAME[@VERSION]``)
-    with its pending matches; return its tournament id and name (derived from the bots,
-    the rule set, the seed and the time). Nothing is sent to the workers. Two versions
-    whose sources are the same (one bot uploaded twice, under two names) are refused
+    with its pending matches; return its tournament id and name (``name``, else derived from
+    the bots, the rule set, the seed and the time: :func:`compare_name`; ``token``: kept in
+    its settings, ``request``, see :func:`open_compare`). Nothing is sent to the workers.
+    Two versions whose sources are the same (one bot uploaded twice, under two names) are refused
     unless ``allow_same_source``: their games measure a bot against itself. Their source
     hashes are stored with the test, for the verdict to check every match's seats
     against (:func:`check_seats`).
@@ -244,8 +251,7 @@ def create_compare(
     size = group_size(players, teams)
     if max_games < size:
         raise ValueError(f"{max_games} games is fewer than one deal group ({size} games)")
-    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S")
-    name = fit_name(f"compare-{new}-v-{old}-{rules.name}-seed{seed}-{stamp}")
+    name = name or compare_name(new, old, rules.name, seed, now)
     try:
         wanted = [
             dataclasses.replace(parse_reference(spec), label=label)
@@ -285,13 +291,97 @@ def create_compare(
         games_per_match=batch,
         seed=seed,
         settings=settings,
-        extra_settings={"sprt": dataclasses.asdict(stored)},
+        extra_settings={"sprt": dataclasses.asdict(stored)}
+        | ({} if token is None else {"request": token}),
         matches=schedule,
         owner_id=owner_id,
     )
     if owner_id is not None:
         _recheck_caps(store, owner_id, tournament_id)
     return tournament_id, name
+
+
+def open_compare(store: Store, request: CompareRequest) -> tuple[int, bool]:
+    """The compare ``request`` asks for (:mod:`arena.service.compare_start`): stored now,
+    or found stored already for it (its name, with the request's token: the worker that
+    took the request's start stored it, or the command that sent it did); return its
+    tournament id and whether this call stored it. Both the worker and the command call it:
+    whichever comes second finds the first's (creating a tournament of a name is serialized:
+    :func:`arena.store.queue.create_tournament`).
+
+    Raises:
+        LookupError, ValueError, RulesError: as :func:`create_compare` (a tournament of the
+            request's name stored for another request is "exists already").
+    """
+    found = _requested(store, request)  # (the worker's, usually: the command loads slower)
+    if found is not None:
+        return found, False
+    statistic = next((known for known in STATISTICS if known == request.statistic), None)
+    if statistic is None:
+        raise ValueError(f"unknown statistic {request.statistic!r}")
+    test = make_test(statistic, request.elo0, request.elo1, request.alpha, request.beta)
+    rules = find_rules(request.rules)
+    if rules.version != request.rules_version:  # (a worker of other code than its command's)
+        raise ValueError(
+            f"rule set {request.rules!r} is version {rules.version} here, not "
+            f"{request.rules_version}"
+        )
+    try:
+        tournament_id, _ = create_compare(
+            store,
+            new=request.new,
+            old=request.old,
+            rules=rules,
+            players=request.players,
+            test=test,
+            max_games=request.max_games,
+            batch=request.batch,
+            seed=request.seed,
+            teams=request.teams,
+            settings=MatchSettings(move_seconds=request.move_seconds, memory_mb=request.memory_mb),
+            allow_same_source=request.allow_same_source,
+            name=request.name,
+            token=request.token,
+        )
+    except ValueError:  # stored meanwhile (the other one's), or refused
+        found = _requested(store, request)
+        if found is None:
+            raise
+        return found, False
+    return tournament_id, True
+
+
+def _requested(store: Store, request: CompareRequest) -> int | None:
+    """The id of the compare stored for ``request`` (its name, with its token), or None."""
+    found = tournament_named(store, request.name)
+    if found is None or (found.settings or {}).get("request") != request.token:
+        return None
+    return found.id
+
+
+def start_requested_compare(store: Store, payload: Mapping[str, Any], *, now: float) -> str:
+    """An ``arena.start_compare`` task (what ``arena compare --remote`` sends before it loads
+    the store): store the compare its request asks for and send its first
+    :data:`COMPARE_AHEAD` batches, unless its command did first (then it sends them); drop a
+    request older than :data:`~arena.service.compare_start.START_MAX_AGE_SECONDS`. Return
+    what happened. A request refused (a bot not stored, ...) is only said: its command,
+    opening the same compare, is refused with the same sentence.
+    """
+    try:
+        request = CompareRequest.from_payload(payload)
+    except ValueError as exc:
+        return f"refused: {exc}"
+    if now - request.asked > START_MAX_AGE_SECONDS:
+        return f"compare {request.name!r}: its start is too old, dropped"
+    try:
+        tournament_id, created = open_compare(store, request)
+    except (LookupError, ValueError) as exc:  # (RulesError is a ValueError)
+        return f"compare {request.name!r} refused: {exc}"
+    if not created:
+        return f"compare {request.name!r}: stored by its command"
+    batches = _batches(store, tournament_id)
+    sent = _send_due(store, tournament_id, batches, min(len(batches), COMPARE_AHEAD))
+    return f"compare {request.name!r}: stored" + ("" if sent else ", its batches not sent")
 
 
 def _check_caps(store: Store, owner_id: int, matches: int) -> None:

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import socket
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,15 +35,14 @@ from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import in_legs, schedule
 from arena.engine.rules import Rules
 from arena.errors import ParseError
-from arena.match.compiler import cache_limit_mb
 from arena.match.lineup import seat_source
 from arena.match.referee import InfrastructureError, TimeControl
 from arena.match.runtimes import find_runtime
 from arena.match.sandbox import SLOT_BLOCK, Limits, SandboxUnavailable
 from arena.match.warm import MAX_GAMES
+from arena.service.config import Config
 from arena.service.livefeed import match_watch
 from arena.service.results import result_json, stored_entrants
-from arena.service.retention import RetentionPolicy
 from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, as_utc
 from arena.store.matches import (
     bot_sources,
@@ -90,93 +88,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Config:
-    """How workers hold matches; every field can be set from the environment.
-
-    Attributes:
-        lease_seconds: a claimed match is the worker's for this long after each heartbeat
-            (``ARENA_LEASE_SECONDS``); a dead worker's matches are played again after it.
-        heartbeat_seconds: how often a playing worker renews its lease (a third of the
-            lease unless ``ARENA_HEARTBEAT_SECONDS`` says otherwise).
-        sweep_seconds: how often the periodic sweep runs (``ARENA_SWEEP_SECONDS``).
-        max_attempts: a match whose harness failed this many times is void
-            (``ARENA_MAX_ATTEMPTS``).
-        match_time_limit: the hard limit on one match's task, in seconds
-            (``ARENA_MATCH_TIME_LIMIT``; the soft limit is 30 s less).
-        resend_grace_seconds: a pending match's task is sent again by a sweep only if it was
-            last sent longer ago than this (``ARENA_RESEND_GRACE_SECONDS``).
-        no_worker_seconds: ``arena tournament run NAME`` gives up (exit 1) when no worker
-            has been alive this long (``ARENA_NO_WORKER_SECONDS``).
-        bot_cache: where a worker writes the bot sources it runs, one file per source hash
-            (``ARENA_BOT_CACHE``; default ``arena-bot-cache`` in the temporary directory).
-        warm_bots: keep a match's bots running for the next match with the same key
-            (:mod:`arena.match.warm`; ``ARENA_WARM_BOTS=0`` starts every match cold).
-        retention: the game records the sweep keeps (:mod:`arena.service.retention`:
-            ``ARENA_KEEP_RECORDS_DAYS``, ``ARENA_KEEP_RECORDS_GAMES``; all by default).
-    """
-
-    lease_seconds: float = 60.0
-    heartbeat_seconds: float = 20.0
-    sweep_seconds: float = 15.0
-    max_attempts: int = 3
-    match_time_limit: float = 1800.0
-    resend_grace_seconds: float = 10.0
-    no_worker_seconds: float = 120.0
-    bot_cache: Path = Path(tempfile.gettempdir()) / "arena-bot-cache"
-    warm_bots: bool = True
-    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
-        """The configuration from ``ARENA_*`` variables (defaults for those unset).
-
-        Raises:
-            ValueError: a variable is not a positive finite number (a whole one for
-                ``ARENA_MAX_ATTEMPTS``), or the heartbeat is not shorter than the lease,
-                or a retention limit is not one (:meth:`RetentionPolicy.from_env`); the
-                message names the variable.
-        """
-        env = os.environ if environ is None else environ
-
-        def number(name: str, default: float, unit: str = "a number of seconds") -> float:
-            raw = env.get(name)
-            if raw is None or raw == "":
-                return default
-            try:
-                value = float(raw)
-            except ValueError:
-                raise ValueError(f"{name} must be {unit}, not {raw!r}") from None
-            if not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be {unit} above 0, not {raw!r}")
-            return value
-
-        lease = number("ARENA_LEASE_SECONDS", cls.lease_seconds)
-        beat = number("ARENA_HEARTBEAT_SECONDS", lease / 3)
-        if beat >= lease:
-            raise ValueError(
-                f"ARENA_HEARTBEAT_SECONDS ({beat:g}) must be shorter than "
-                f"ARENA_LEASE_SECONDS ({lease:g}), or leases run out during matches"
-            )
-        cache_limit_mb(env)  # (read where it bounds; checked here: a wrong one stops a start)
-        attempts = number("ARENA_MAX_ATTEMPTS", cls.max_attempts, "a whole number")
-        if attempts != int(attempts):
-            raw = env.get("ARENA_MAX_ATTEMPTS")
-            raise ValueError(f"ARENA_MAX_ATTEMPTS must be a whole number, not {raw!r}")
-        return cls(
-            lease_seconds=lease,
-            heartbeat_seconds=beat,
-            sweep_seconds=number("ARENA_SWEEP_SECONDS", cls.sweep_seconds),
-            max_attempts=int(attempts),
-            match_time_limit=number("ARENA_MATCH_TIME_LIMIT", cls.match_time_limit),
-            resend_grace_seconds=number("ARENA_RESEND_GRACE_SECONDS", cls.resend_grace_seconds),
-            no_worker_seconds=number("ARENA_NO_WORKER_SECONDS", cls.no_worker_seconds),
-            bot_cache=Path(env.get("ARENA_BOT_CACHE") or cls.bot_cache),
-            warm_bots=env.get("ARENA_WARM_BOTS", "1") != "0",
-            retention=RetentionPolicy.from_env(env),
-        )
 
 
 #: A stored tournament's time bank a game, in moves' worth of its move time (10 s at 1 s a

@@ -24,12 +24,10 @@ a compare's verdict reads records (they read results), so pruning changes none o
 from __future__ import annotations
 
 import logging
-import math
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from arena.service.config import KEEP_DAYS_ENV, KEEP_GAMES_ENV, RetentionPolicy
 from arena.store.db import Store
 from arena.store.retention import (
     Prunable,
@@ -51,86 +49,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The environment variables of :meth:`RetentionPolicy.from_env`.
-KEEP_DAYS_ENV = "ARENA_KEEP_RECORDS_DAYS"
-KEEP_GAMES_ENV = "ARENA_KEEP_RECORDS_GAMES"
-
 #: Tournaments one sweep looks at for the games limit (the most crowded first).
 TOURNAMENTS_A_SWEEP = 100
-
-
-@dataclass(frozen=True, slots=True)
-class RetentionPolicy:
-    """Which game records a deployment keeps (None: no such limit).
-
-    Attributes:
-        keep_days: keep the records of matches finished in the last this many days.
-        keep_games: keep the records of each tournament's newest this many games.
-        batch_records: records deleted in one transaction, about (a match's records go
-            together: a bigger match is a batch of its own).
-        sweep_records: records one sweep deletes at most (the next sweep goes on).
-    """
-
-    keep_days: float | None = None
-    keep_games: int | None = None
-    batch_records: int = 1000
-    sweep_records: int = 20000
-
-    @property
-    def active(self) -> bool:
-        """Whether any limit is set (else every record is kept)."""
-        return self.keep_days is not None or self.keep_games is not None
-
-    def describe(self) -> str:
-        """The policy in words: ``records are kept for 30 days``, ``... forever``."""
-        limits = []
-        if self.keep_days is not None:
-            limits.append(f"for {self.keep_days:g} days")
-        if self.keep_games is not None:
-            limits.append(f"for the newest {self.keep_games} games of each tournament")
-        return "game records are kept " + (" and ".join(limits) or "forever")
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> RetentionPolicy:
-        """The policy of ``ARENA_KEEP_RECORDS_DAYS`` and ``ARENA_KEEP_RECORDS_GAMES``
-        (unset or empty: no such limit).
-
-        Raises:
-            ValueError: a variable is not a number above 0 (a whole one for the games);
-                the message names it.
-        """
-        env = os.environ if environ is None else environ
-        days = (env.get(KEEP_DAYS_ENV) or "").strip()
-        games = (env.get(KEEP_GAMES_ENV) or "").strip()
-        return cls(
-            keep_days=_days(days) if days else None, keep_games=_games(games) if games else None
-        )
-
-
-def _days(raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(
-            f"{KEEP_DAYS_ENV} must be a number of days above 0 (leave it unset to keep "
-            f"every game record), not {raw!r}"
-        )
-    return value
-
-
-def _games(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(
-            f"{KEEP_GAMES_ENV} must be a whole number of games, 1 or more (leave it unset "
-            f"to keep every game record), not {raw!r}"
-        )
-    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import sqlite3
 import threading
@@ -43,11 +42,11 @@ from arena.store.models import (
     User,
     utcnow,
 )
+from arena.store.urls import DEFAULT_URL as DEFAULT_URL
+from arena.store.urls import URL_ENV as URL_ENV
+from arena.store.urls import resolve_url as resolve_url
+from arena.store.urls import sqlite_path as sqlite_path
 
-#: The database used when neither a URL nor ``ARENA_DATABASE_URL`` is given.
-DEFAULT_URL = "sqlite:///arena.db"
-#: The environment variable naming the database URL.
-URL_ENV = "ARENA_DATABASE_URL"
 #: Seconds a SQLite connection waits for another writer's lock before failing.
 BUSY_TIMEOUT = 5.0
 #: Seconds a write waits for its turn among its own process's writes on SQLite
@@ -62,15 +61,6 @@ DATABASE_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError,)
 #: The narrower part of :data:`DATABASE_ERRORS` worth trying again later (the database
 #: unreachable, locked too long, the connection broken): what a worker's task retries on.
 TRANSIENT_DATABASE_ERRORS: tuple[type[Exception], ...] = (OperationalError,)
-
-
-def resolve_url(url: str | None = None) -> str:
-    """Return ``url``, else ``$ARENA_DATABASE_URL``, else :data:`DEFAULT_URL`; a plain
-    ``postgresql://`` URL is given the psycopg 3 driver."""
-    resolved = make_url(url or os.environ.get(URL_ENV) or DEFAULT_URL)
-    if resolved.drivername in ("postgresql", "postgres"):
-        resolved = resolved.set(drivername="postgresql+psycopg")
-    return resolved.render_as_string(hide_password=False)
 
 
 def make_engine(url: str | None = None) -> Engine:
@@ -218,14 +208,6 @@ def check_url(url: str | None = None) -> str:
             f"{where(resolved)}: the arena runs on SQLite or PostgreSQL, not {backend}"
         )
     return resolved
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file of a SQLite URL (None for PostgreSQL or an in-memory database)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return Path(parsed.database)
 
 
 def open_store(url: str | None = None) -> Store:

@@ -8,6 +8,7 @@ import importlib.metadata
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -91,8 +92,9 @@ START = """
 import contextlib, io, json, sys
 from arena.compete.sprt import preload_scipy
 from arena.service.broker import configure, location
-from arena.service.compares import create_compare, follow_compare, stop_compare
-from arena.service.matches import Config, MatchSettings
+from arena.service.compare_start import CompareRequest, send_start
+from arena.service.compares import follow_compare, open_compare, stop_compare
+from arena.service.matches import Config
 from arena.store.db import open_store
 remote = sorted(set(sys.modules) & set(sys.argv[2].split(",")))
 from arena.service.broker import run_celery
@@ -105,6 +107,38 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
 print(json.dumps(remote))
 print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(sys.argv[3:]))))
 """
+
+
+#: What ``arena compare --remote`` has not loaded when it sends its start to the workers
+#: (arena.service.compare_start): the store (SQLAlchemy, the arena's tables), the service's
+#: reads and the statistics, which it loads while a worker stores the compare.
+NOT_BEFORE_THE_START = (
+    "sqlalchemy", "numpy", "scipy", "arena.store", "arena.service.matches",
+    "arena.service.compares", "arena.compete.sprt", "arena.compete.localrun",
+)  # fmt: skip
+
+
+def test_a_remote_compares_start_is_sent_before_the_store_is_loaded(tmp_path: Path) -> None:
+    """What ``arena compare --remote`` loads to send its start (a broker named, as a
+    deployment's is: the serverless default's folder is named after the database's URL,
+    which SQLAlchemy's URL parser reads) loads no database, service or statistics."""
+    probe = (
+        "import json, sys\n"
+        "from arena.service.compare_start import CompareRequest, send_start\n"
+        "request = CompareRequest.make(new='a', old='b', rules='draw', rules_version='v', "
+        "players=2, teams=False, statistic='margin', elo0=0.0, elo1=10.0, alpha=0.05, "
+        "beta=0.05, max_games=100, batch=8, seed=1, move_seconds=1.0, memory_mb=512)\n"
+        f"assert send_start(request, 'filesystem://{tmp_path}', None)\n"
+        "heavy = sys.argv[1].split(',')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if any(m == h or "
+        "m.startswith(h + '.') for h in heavy))))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe, ",".join(NOT_BEFORE_THE_START)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(ran.stdout.splitlines()[-1]) == []
+    assert list((tmp_path / "queue").glob("*.msg")), "the start was not sent"
 
 
 def test_the_schema_check_and_a_workers_start_load_no_alembic_repl_nor_web(url: str) -> None:

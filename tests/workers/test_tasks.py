@@ -512,6 +512,51 @@ def _endings(service: Service) -> str:
     return f"\ngame endings: {dict(counts)}\n"
 
 
+def test_a_compare_start_is_stored_by_a_worker_and_its_command_follows_that_one(
+    service: Service,
+) -> None:
+    """``arena compare --remote`` sends its start before it loads the store
+    (arena.service.compare_start): a worker stores the compare and sends its first batches;
+    the command, opening the same request once loaded, finds that compare (one stored, by
+    the worker) and the workers are already playing it."""
+    from arena.engine.rules import PRESETS
+    from arena.service.compare_start import CompareRequest, send_start
+    from arena.service.compares import open_compare
+    from arena.store.matches import tournament_named
+
+    service.worker("--concurrency", "1")
+    request = CompareRequest.make(
+        new="counter", old="random", rules="draw", rules_version=PRESETS["draw"].version,
+        players=2, teams=False, statistic="margin", elo0=0.0, elo1=25.0, alpha=0.05,
+        beta=0.05, max_games=64, batch=8, seed=1, move_seconds=10.0, memory_mb=512,
+    )  # fmt: skip
+    assert send_start(request, service.reachable_broker, service.database)
+    store = service.reader()
+    wait_for(
+        lambda: tournament_named(store, request.name) is not None,
+        60,
+        f"a worker to store the compare:\n{service.logs()}",
+    )
+    tournament = tournament_named(store, request.name)
+    assert tournament is not None
+    assert open_compare(store, request) == (tournament.id, False)
+
+    def playing() -> bool:  # its first batches were sent by the worker: no command sent any
+        with store.read() as session:
+            return bool(
+                session.scalar(
+                    select(func.count(Match.id)).where(
+                        Match.tournament_id == tournament.id, Match.status != "pending"
+                    )
+                )
+            )
+
+    wait_for(playing, 60, f"the workers to play the compare:\n{service.logs()}")
+    assert f"compare {request.name!r}: stored" in service.logs()
+    with store.read() as session:
+        assert session.scalar(select(func.count(Tournament.id))) == 1
+
+
 def test_compare_remote_names_a_missing_bot(service: Service) -> None:
     ran = service.cli("compare", "nosuchbot", "random", "--remote", "--rules", "draw")
     assert ran.exit_code == USAGE_ERROR
