@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from arena.compete.sprt import Reading, RegressionTest, Statistic
     from arena.compete.tournaments import Match as ScheduledMatch
     from arena.engine.rules import Rules
+    from arena.service.compare_start import CompareRequest
     from arena.service.compares import CompareStep
 
 #: The statistics of ``--statistic``: :data:`arena.compete.sprt.STATISTICS` (which loads
@@ -156,14 +157,21 @@ def compare_command(
     # The sandbox's trial (its host paths: ldd; one sandboxed process) runs in a thread
     # while this command's imports load; the pool is forked once it has ended.
     trial = None if remote or unsandboxed else _sandbox_trial([new, old])
+    if remote:  # its start goes to the workers first, before the statistics load
+        refuse(ctx, ("workers", "unsandboxed"), "--remote plays on the workers, in their sandbox")
+        seed = _new_seed() if seed is None else seed
+        start = _send_start(
+            new, old, rules_name=rules_name, players=players, teams=teams,
+            statistic=statistic, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+            max_games=max_games, batch=batch, seed=seed, move_time=move_time, memory=memory,
+            allow_same_source=allow_same_source, url=url, broker=broker,
+        )  # fmt: skip
     # Imported as the command runs, so that its --help starts at once (tests/cli/test_lazy.py).
     from arena.compete.compares import group_size
     from arena.compete.sprt import make_test
     from arena.engine.game import new_seed
 
-    if remote:
-        refuse(ctx, ("workers", "unsandboxed"), "--remote plays on the workers, in their sandbox")
-    else:
+    if not remote:
         refuse(ctx, ("url", "broker"), "they name the service of --remote")
     rules = resolve_rules(rules_name)
     players = players if players is not None else 4 if teams else 2
@@ -180,22 +188,7 @@ def compare_command(
         raise UsageError(f"the test's parameters: {exc}") from None
     seed = new_seed() if seed is None else seed
     if remote:
-        return compare_remote(
-            new,
-            old,
-            rules=rules,
-            players=players,
-            teams=teams,
-            test=test,
-            max_games=max_games,
-            batch=batch,
-            seed=seed,
-            url=url,
-            broker=broker,
-            move_time=move_time,
-            memory=memory,
-            allow_same_source=allow_same_source,
-        )
+        return compare_remote(start, rules=rules, test=test, url=url, broker=broker)
     return _compare_local(
         new,
         old,
@@ -444,43 +437,72 @@ def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
 # --- arena compare --remote -----------------------------------------------------------------
 
 
-def compare_remote(
+def _new_seed() -> int:
+    from arena.engine.game import new_seed
+
+    return new_seed()
+
+
+def _send_start(
     new: str,
     old: str,
     *,
-    rules: Rules,
-    players: int,
+    rules_name: str,
+    players: int | None,
     teams: bool,
-    test: RegressionTest,
+    statistic: str,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
     max_games: int,
     batch: int,
     seed: int,
-    url: str | None,
-    broker: str | None,
     move_time: float,
     memory: int,
-    allow_same_source: bool = False,
+    allow_same_source: bool,
+    url: str | None,
+    broker: str | None,
+) -> CompareRequest:
+    """``arena compare --remote``'s request (:mod:`arena.service.compare_start`), sent to the
+    workers at once when its rule set is a preset (one from a file is stored by the command
+    itself): a worker stores the compare and sends its first batches while this command
+    loads the store and the statistics, and checks what it asks for as the command then
+    does (the command's refusals are the worker's too: it stores nothing for them).
+
+    Raises:
+        RulesError, ParseError: as :func:`resolve_rules`.
+    """
+    from arena.engine.rules import PRESETS
+    from arena.service.compare_start import CompareRequest, send_start
+
+    rules = resolve_rules(rules_name)
+    request = CompareRequest.make(
+        new=new, old=old, rules=rules.name, rules_version=rules.version,
+        players=players if players is not None else 4 if teams else 2, teams=teams,
+        statistic=statistic, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+        max_games=max_games, batch=batch, seed=seed, move_seconds=move_time, memory_mb=memory,
+        allow_same_source=allow_same_source,
+    )  # fmt: skip
+    if PRESETS.get(rules.name) == rules:
+        send_start(request, broker, url)
+    return request
+
+
+def compare_remote(
+    request: CompareRequest,
+    *,
+    rules: Rules,
+    test: RegressionTest,
+    url: str | None,
+    broker: str | None,
 ) -> int:
     """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
     tournament (format ``compare``), played by the workers a few batches ahead of the test
     (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
-    decides, the matches not yet started are void. Returns the exit status."""
-    from arena.compete.sprt import statistic_of
-    from arena.engine.rules import PRESETS
-    from arena.service.compare_start import CompareRequest, send_start
-
-    request = CompareRequest.make(
-        new=new, old=old, rules=rules.name, rules_version=rules.version, players=players,
-        teams=teams,
-        statistic=statistic_of(test), elo0=test.elo0, elo1=test.elo1, alpha=test.alpha,
-        beta=test.beta, max_games=max_games, batch=batch, seed=seed, move_seconds=move_time,
-        memory_mb=memory, allow_same_source=allow_same_source,
-    )  # fmt: skip
-    # A worker stores the compare and sends its first batches while this command loads the
-    # store (a preset's; a rule set from a file is stored here); whichever of the two opens
-    # it second finds the first's (open_compare).
-    if PRESETS.get(rules.name) == rules:
-        send_start(request, broker, url)
+    decides, the matches not yet started are void. The compare is the one ``request`` asks
+    for (stored by a worker meanwhile, or here: :func:`_send_start`). Returns the exit
+    status."""
     # (not arena.cli.stored's open_store: that module loads the tables, boards and
     # rating fit of the other stored commands, seconds on a loaded machine)
     from arena.compete.sprt import preload_scipy
@@ -498,10 +520,10 @@ def compare_remote(
             tournament_id, _ = open_compare(store, request)
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        name = request.name
         click.echo(
-            f"{_table(rules, players, teams)}: NEW {new} against OLD {old} on the workers, "
-            f"seed {seed}, {_describe(test)} (tournament {name!r})"
+            f"{_table(rules, request.players, request.teams)}: NEW {request.new} against OLD "
+            f"{request.old} on the workers, seed {request.seed}, {_describe(test)} "
+            f"(tournament {request.name!r})"
         )
         code, shown, warned = UNDECIDED, -1, [False, False]
         steps = follow_compare(store, tournament_id, config=config)
