@@ -50,6 +50,7 @@ NOT_PYTHON = {
     "arena.refit_ratings",
     "arena.check_upload",
     "arena.run_branch",
+    "arena.start_compare",
     "arena.db",
 }
 

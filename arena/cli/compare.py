@@ -505,7 +505,6 @@ def compare_remote(
     status."""
     # (not arena.cli.stored's open_store: that module loads the tables, boards and
     # rating fit of the other stored commands, seconds on a loaded machine)
-    from arena.compete.sprt import preload_scipy
     from arena.service.broker import configure, location
     from arena.service.compares import follow_compare, open_compare, stop_compare
     from arena.service.matches import Config
@@ -531,8 +530,6 @@ def compare_remote(
             if number == 0 and not step.sent:  # nothing is on its way: say so and stop
                 stop_compare(store, tournament_id, "the broker could not be reached")
                 raise UnavailableError(f"cannot reach the broker {location()}")
-            if number == 0:  # the first look's scipy, loaded while the workers play
-                preload_scipy(test)
             shown = _followed(step, shown, warned)
             if step.done:  # the verdict at once (the loop then voids what is left)
                 _progress_line(step.state.played, step.state.reading, final=True)

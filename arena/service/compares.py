@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -79,6 +80,8 @@ from arena.service.results import load_results
 from arena.store.compares import (
     compare_load,
     finished_among,
+    keep_reading,
+    kept_reading,
     match_ids,
     source_hashes,
     tournament_of_match,
@@ -100,6 +103,7 @@ __all__ = [
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
     "FOLLOW_POLL_SECONDS",
+    "KEPT_READING_SECONDS",
     "MAX_COMPARES_AT_ONCE",
     "MAX_QUEUED_COMPARE_MATCHES",
     "REFUSED",
@@ -119,6 +123,7 @@ __all__ = [
     "group_of",
     "group_size",
     "is_decided",
+    "kept_state",
     "new_game",
     "open_compare",
     "same_source_refusal",
@@ -150,6 +155,11 @@ COMPARE_AHEAD = 4
 #: How often ``arena compare --remote`` (:func:`follow_compare`) reads whether a batch of its
 #: compare has finished: the verdict is shown within this of the match that decides it.
 FOLLOW_POLL_SECONDS = 0.02
+#: How long :func:`follow_compare` waits, at a step, for the state the workers keep after
+#: each match (:func:`stop_if_decided`) to cover every done match, before it reads the
+#: test itself (which loads scipy: a third of a second of ``arena compare --remote``'s
+#: CPU, spent while the workers play on the same machine).
+KEPT_READING_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,14 +438,15 @@ class CompareState:
 
     Attributes:
         samples: each complete deal group's values (the game-level test reads their game
-            scores).
+            scores); None in a reading the workers kept (:func:`kept_state`: the test's
+            figures only).
         played: the games of those groups.
         reading: the test over them (its ``status``: ``continue``, ``H0 accepted`` or
             ``H1 accepted``).
         finished_batches: batches with every deal group complete.
     """
 
-    samples: MarginScores
+    samples: MarginScores | None
     played: int
     reading: Reading
     finished_batches: int
@@ -537,17 +548,65 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
     stored = CompareTest.from_settings(tournament.settings)
     if stored is None:
         return None
+    read = ResultsRead()
     try:
         state = compare_state(
-            store, tournament.id, stored.sprt, tournament.players, tournament.teams
+            store, tournament.id, stored.sprt, tournament.players, tournament.teams, read=read
         )
     except VerdictError as exc:  # nothing more is played for a verdict it cannot give
         void_pending(store, tournament.id, f"no verdict: {exc}")
         return REFUSED
+    keep_reading(store, tournament.id, len(read.by_id), _state_json(state))
     if not is_decided(state, stored):
         return None
     void_pending(store, tournament.id, f"the test ended: {state.status}")
     return state.status
+
+
+def _state_json(state: CompareState) -> str:
+    """``state`` as a kept reading's JSON text (:func:`kept_state` reads it back)."""
+    return json.dumps(
+        {
+            "played": state.played,
+            "finished_batches": state.finished_batches,
+            "reading": dataclasses.asdict(state.reading),
+        }
+    )
+
+
+def kept_state(text: str) -> CompareState:
+    """The state a kept reading holds (:func:`_state_json`; no deal groups: ``samples`` is
+    None).
+
+    Raises:
+        ValueError: the text is not a kept reading.
+    """
+    try:
+        data = json.loads(text)
+        reading = Reading(**data["reading"])
+        return CompareState(None, int(data["played"]), reading, int(data["finished_batches"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"not a kept reading: {exc}") from None
+
+
+def _await_kept(
+    store: Store, tournament_id: int, seconds: float, poll_seconds: float
+) -> CompareState | None:
+    """The compare's state as the workers kept it over all its done matches, waited for up
+    to ``seconds`` (a worker keeps it just after it stores a match: its stop check); None if
+    none is current by then (workers of older code, or a verdict the games cannot give:
+    the caller reads the test itself)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done = len(match_ids(store, tournament_id, "done"))
+        if done == 0:  # (the test over no games: read here, it loads nothing)
+            return None
+        kept = kept_reading(store, tournament_id)
+        if kept is not None and kept[0] >= done:
+            return kept_state(kept[1])
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(poll_seconds)
 
 
 def is_decided(state: CompareState, test: CompareTest) -> bool:
@@ -636,15 +695,22 @@ def _advanced(
     ahead: int | None,
     read: ResultsRead | None = None,
     batches: list[list[int]] | None = None,
+    kept_seconds: float | None = None,
+    poll_seconds: float = FOLLOW_POLL_SECONDS,
 ) -> CompareStep:
     """:func:`advance_compare` but for the matches a decided compare leaves: the caller
     voids them (:func:`_void_rest`). ``read``, ``batches``: the results read and the
-    batches found by earlier steps (a follower keeps them)."""
+    batches found by earlier steps (a follower keeps them). ``kept_seconds``: the state the
+    workers kept, waited for up to this long, before the test is read here."""
     tournament, stored = _compare(store, tournament_id)
+    state = None
+    if kept_seconds is not None:
+        state = _await_kept(store, tournament_id, kept_seconds, poll_seconds)
     try:
-        state = compare_state(
-            store, tournament_id, stored.sprt, tournament.players, tournament.teams, read=read
-        )
+        if state is None:
+            state = compare_state(
+                store, tournament_id, stored.sprt, tournament.players, tournament.teams, read=read
+            )
     except VerdictError as exc:  # nothing more is played for a verdict it cannot give
         void_pending(store, tournament_id, f"no verdict: {exc}")
         raise
@@ -678,6 +744,7 @@ def follow_compare(
     config: Config,
     ahead: int = COMPARE_AHEAD,
     poll_seconds: float = FOLLOW_POLL_SECONDS,
+    kept_seconds: float = KEPT_READING_SECONDS,
 ) -> Iterator[CompareStep]:
     """``arena compare --remote``'s loop: step the compare (:func:`advance_compare`,
     ``ahead`` batches ahead) whenever a match of it has finished, until it is over (decided,
@@ -686,7 +753,10 @@ def follow_compare(
     running). Between two steps only which of its batches in flight have finished is read,
     every ``poll_seconds`` (a step reads the results and the test: it runs only once a
     batch has finished, within ``poll_seconds`` of it, as only a whole batch moves the test:
-    :func:`_complete_batches`). Yield each step (the caller
+    :func:`_complete_batches`). A step shows the state the workers keep after each match
+    (:func:`stop_if_decided`) once it covers every done match, waited for up to
+    ``kept_seconds``, and reads the test itself only if none does by then (so the caller
+    loads no scipy while the workers play). Yield each step (the caller
     shows where the test stands); the last is done, and once the caller has shown it (the
     verdict first), the matches a decided compare did not need are voided (the workers'
     stop check voids them too: :func:`stop_if_decided`).
@@ -704,7 +774,7 @@ def follow_compare(
     # the poll that ends the wait reads it)
     complete = _complete_batches(store, batches, frozenset(), ahead)
     while True:
-        step = _advanced(store, tournament_id, ahead, read, batches)
+        step = _advanced(store, tournament_id, ahead, read, batches, kept_seconds, poll_seconds)
         if not sent:  # (the first step says the broker did not take the first batches)
             step, sent = dataclasses.replace(step, sent=False), True
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:

@@ -162,6 +162,8 @@ def _summary(state: CompareState) -> dict[str, Any]:
     score of 1 or more, seen at a game score of 0.84) keeps the bound, marked ``bounded``,
     never None (docs/assignments.md: a decided grade's evidence is never blank)."""
     reading = state.reading
+    if state.samples is None:  # (a reading the workers kept: a grade reads its own)
+        raise ValueError("a test's summary reads its deal groups: a kept reading has none")
     scores = state.samples.game_scores()
     estimate = (reading.elo, reading.low, reading.high)
     if reading.elo is None and scores.n:  # fewer than two groups: the game score's

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from arena.store.db import Store
-from arena.store.models import BotVersion, Match, RuleSet, Tournament, User
+from arena.store.models import BotVersion, CompareReading, Match, RuleSet, Tournament, User, utcnow
 from arena.store.queue import FINISHED
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "NamedTournament",
     "compare_load",
     "finished_among",
+    "keep_reading",
+    "kept_reading",
     "match_ids",
     "named_tournament",
     "source_hashes",
@@ -154,3 +157,33 @@ def compare_load(store: Store, owner_id: int, format: str) -> CompareLoad:
             .where(Match.tournament_id.in_(active), Match.status.in_(("pending", "running")))
         )
     return CompareLoad(int(compares), int(matches or 0))
+
+
+def keep_reading(store: Store, tournament_id: int, done: int, reading: str) -> None:
+    """Keep ``reading`` (JSON text) as where the compare's test stands over its ``done`` done
+    matches, unless one over as many or more is kept already (two workers storing a batch's
+    last matches at once each read the test: the later reading, over both, stays)."""
+    insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
+    row = insert(CompareReading).values(
+        tournament_id=tournament_id, done=done, reading=reading, computed=utcnow()
+    )
+    with store.write() as session:
+        session.execute(
+            row.on_conflict_do_update(
+                index_elements=["tournament_id"],
+                set_={"done": done, "reading": reading, "computed": row.excluded.computed},
+                where=CompareReading.done < done,
+            )
+        )
+
+
+def kept_reading(store: Store, tournament_id: int) -> tuple[int, str] | None:
+    """The compare's kept reading (:func:`keep_reading`): the done matches it is over and
+    its JSON text; None if none is kept."""
+    with store.read() as session:
+        row = session.execute(
+            select(CompareReading.done, CompareReading.reading).where(
+                CompareReading.tournament_id == tournament_id
+            )
+        ).first()
+    return None if row is None else (int(row[0]), str(row[1]))

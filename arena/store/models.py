@@ -297,6 +297,23 @@ class TournamentFigures(Base):
     computed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class CompareReading(Base):
+    """Where a compare's test stands, as the worker that stored its last done match read it
+    (:func:`arena.service.compares.stop_if_decided`, after each match): the reading as JSON
+    text (the test's figures, the games and batches it is over), with the count of done
+    matches it was read over, so that a reader knows whether it is current; ``arena compare
+    --remote`` shows it instead of reading the test itself (which loads scipy: a third of a
+    second of its start)."""
+
+    __tablename__ = "compare_readings"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    #: The compare's done matches the reading is over.
+    done: Mapped[int] = mapped_column(Integer)
+    reading: Mapped[str] = mapped_column(Text)
+    computed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class MatchSeat(Base):
     """Who holds each seat of a match, by bot and version, and how many of its games that
     seat forfeited: the index behind "a bot's games" and "its faults" (``matches.seats`` and

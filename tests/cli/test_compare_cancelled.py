@@ -20,13 +20,13 @@ from click.testing import CliRunner
 from arena.cli.common import UNDECIDED
 from arena.cli.main import cli
 from arena.service import broker, compares
-from arena.service.matches import Config, run_match
+from arena.service.matches import Config
 from arena.service.permissions import OPERATOR
 from arena.service.tournaments import cancel_tournament
 from arena.store.compares import tournament_of_match
 from arena.store.db import Store
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.service.conftest import Recorder
+from tests.service.conftest import Recorder, play_as_worker
 
 #: Polls the loop may wait before the test says it waits for ever.
 MAX_POLLS = 20
@@ -61,7 +61,7 @@ def test_compare_remote_says_its_compare_was_cancelled_and_exits_undecided(
         assert len(polls) < MAX_POLLS, "arena compare --remote waits for ever"
         if len(polls) == 1:  # the workers play the first batch (two seatings): figures
             for match_id in recorder.sent[0][:2]:
-                assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+                play_as_worker(store, match_id, config)
         elif len(polls) == 2:  # the operator cancels it (`arena tournament cancel`)
             tournament = tournament_of_match(store, recorder.sent[0][0])
             assert tournament is not None

@@ -44,6 +44,14 @@ def recorder() -> Iterator[Recorder]:
         yield kept
 
 
+def play_as_worker(store: Store, match_id: int, config: Config) -> str | None:
+    """Play a compare's match as a worker's task does: the match, then its stop check (which
+    keeps the test's reading for ``arena compare --remote``'s loop); return what the check
+    said."""
+    assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+    return stop_if_decided(store, match_id)
+
+
 def play_compare(
     store: Store, tournament_id: int, cache: Path, matches: int | None = None
 ) -> list[str]:

@@ -23,11 +23,11 @@ from arena.service.compares import (
     stop_compare,
     verdict_of,
 )
-from arena.service.matches import Config, run_match
+from arena.service.matches import Config
 from arena.store.db import Store
 from arena.store.queue import cancel_tournament
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.service.conftest import Recorder
+from tests.service.conftest import Recorder, play_as_worker
 
 #: Polls the loop may wait before the test says it waits for ever.
 MAX_POLLS = 20
@@ -74,10 +74,9 @@ def test_the_remote_loop_stops_once_its_compare_is_cancelled(
         assert len(polls) < MAX_POLLS, "the loop waits for ever on a compare that has ended"
         if len(polls) == 1:  # the workers play the first batch (two seatings)
             for match_id in recorder.sent[0]:
-                assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+                play_as_worker(store, match_id, config)
         elif len(polls) == 2:  # a match of the second, then the compare is stopped
-            match_id = recorder.sent[1][0]
-            assert run_match(store, match_id, config=config, sandboxed=False) == "done"
+            play_as_worker(store, recorder.sent[1][0], config)
             stop(store, tournament_id)
 
     monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=lambda: 0.0))

@@ -154,6 +154,6 @@ def test_a_start_that_is_not_one_is_refused(
 def test_a_start_missing_a_field_is_refused() -> None:
     payload = _request().payload()
     del payload["seed"]
-    with pytest.raises(ValueError, match="compare's start: .*seed"):
+    with pytest.raises(ValueError, match=r"compare's start: .*seed"):
         CompareRequest.from_payload(payload)
     assert CompareRequest.from_payload(_request().payload() | {"elo1": 10}).elo1 == 10.0

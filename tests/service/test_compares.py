@@ -39,12 +39,13 @@ from arena.service.compares import (
 )
 from arena.service.matches import Config, run_match
 from arena.service.results import load_results
+from arena.store.compares import keep_reading, kept_reading
 from arena.store.db import Store, source_hash
 from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
 from arena.store.tournaments import match_keys
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.service.conftest import Recorder, play_compare
+from tests.service.conftest import Recorder, play_as_worker, play_compare
 
 RULES = PRESETS["draw"]
 NEW, OLD = Entrant.builtin("greedy"), Entrant.builtin("random")
@@ -273,39 +274,103 @@ def test_the_remote_loop_steps_once_a_batch_has_finished(
     bots: Store, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``arena compare --remote``'s loop (follow_compare) sends the first batch before its
-    first step reads anything, and reads the test again only once a batch has finished (a
-    deal group counts once each of its seat rotations, a match each, is in): between two
-    steps it polls which matches of the batches in flight have finished, and the poll that
-    sees the batch's last match finished is the next step."""
+    first step reads anything, and steps again only once a batch has finished (a deal group
+    counts once each of its seat rotations, a match each, is in): between two steps it
+    polls which matches of the batches in flight have finished, and the poll that sees the
+    batch's last match finished is the next step. That step shows the reading the workers
+    kept after the match (their stop check): the loop reads the test itself only over no
+    games (which loads nothing)."""
     tournament_id, _ = create_compare(
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
         max_games=64, batch=4, seed=2,
     )  # fmt: skip
     steps: list[int] = []
+    reads: list[int] = []
     polls: list[float] = []
-    state = compares.compare_state
+    advanced, state = compares._advanced, compares.compare_state
+
+    def stepped(*args: Any, **kwargs: Any) -> compares.CompareStep:
+        steps.append(len(polls))
+        assert len(recorder.sent) == 1  # the first batch went before the first step's reads
+        return advanced(*args, **kwargs)
 
     def counted(store: Store, tournament_id: int, *args: Any, **kwargs: Any) -> CompareState:
-        steps.append(len(polls))  # a step reads the test
-        assert len(recorder.sent) == 1  # the first batch went before the first step's reads
+        if steps and steps[-1] == len(polls):  # the loop's step reads the test itself
+            reads.append(len(polls))
         return state(store, tournament_id, *args, **kwargs)
 
     def poll(seconds: float) -> None:
         polls.append(seconds)
         if len(polls) in (3, 5):  # a worker plays a match of the batch sent, as the loop waits
             config = Config(bot_cache=tmp_path / "cache")
-            match_id = recorder.sent[0][len(polls) // 4]
-            assert run_match(bots, match_id, config=config, sandboxed=False) == "done"
+            assert play_as_worker(bots, recorder.sent[0][len(polls) // 4], config) is None
 
+    monkeypatch.setattr(compares, "_advanced", stepped)
     monkeypatch.setattr(compares, "compare_state", counted)
     monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=time.monotonic))
     followed = follow_compare(bots, tournament_id, config=Config(sweep_seconds=3600), ahead=1)
     first = next(followed)
     assert first.sent and steps == [0] and len(recorder.sent) == 1 and len(recorder.sent[0]) == 2
+    assert reads == [0] and first.state.played == 0  # over no games
     second = next(followed)  # not after the batch's first match: after its second
     assert steps == [0, 5] and polls == [compares.FOLLOW_POLL_SECONDS] * 5
     assert not second.done and tournament_progress(bots, tournament_id)["done"] == 2
     assert second.state.played == 8 and second.state.finished_batches == 1
+    assert reads == [0] and second.state.samples is None  # the workers' kept reading
+    read = compares.compare_state(bots, tournament_id, SPRT(0.0, 10.0), 2)
+    assert (second.state.played, second.state.reading) == (read.played, read.reading)
+
+
+def test_without_the_workers_reading_the_loop_reads_the_test_itself(
+    bots: Store, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Matches stored without a stop check after them (workers of older code): the loop
+    waits ``kept_seconds`` for a reading over them, then reads the test itself, the same
+    figures."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    config = Config(bot_cache=tmp_path / "cache", sweep_seconds=3600)
+    clock = [0.0]
+    waited: list[float] = []
+
+    def poll(seconds: float) -> None:
+        clock[0] += seconds
+        waited.append(seconds)
+        if len(waited) == 1:
+            for match_id in recorder.sent[0]:
+                assert run_match(bots, match_id, config=config, sandboxed=False) == "done"
+
+    monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=lambda: clock[0]))
+    followed = follow_compare(bots, tournament_id, config=config, ahead=1, kept_seconds=0.5)
+    next(followed)
+    second = next(followed)
+    assert second.state.samples is not None and second.state.played == 8  # read here
+    assert clock[0] >= 0.5 + compares.FOLLOW_POLL_SECONDS  # after waiting for a reading
+    read = compares.compare_state(bots, tournament_id, SPRT(0.0, 10.0), 2)
+    assert second.state.reading == read.reading
+
+
+def test_a_kept_reading_is_the_state_it_was_kept_from(bots: Store, tmp_path: Path) -> None:
+    """The stop check keeps the state over every done match, JSON and back the same
+    figures; an older reading (fewer done matches) never replaces a newer one."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=4)
+    kept = kept_reading(bots, tournament_id)
+    assert kept is not None and kept[0] == 4
+    state = compares.compare_state(bots, tournament_id, make_test("margin", 0.0, 10.0), 2)
+    restored = compares.kept_state(kept[1])
+    assert (restored.played, restored.finished_batches, restored.reading) == (
+        state.played, state.finished_batches, state.reading
+    )  # fmt: skip
+    keep_reading(bots, tournament_id, 3, '{"older": true}')
+    assert kept_reading(bots, tournament_id) == kept
+    with pytest.raises(ValueError, match="not a kept reading"):
+        compares.kept_state('{"older": true}')
 
 
 def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(

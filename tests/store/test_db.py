@@ -50,7 +50,7 @@ def test_upgrade_creates_every_table_and_is_idempotent(url: str) -> None:
         assert "ix_matches_status_lease" in indexes
         assert {"ix_matches_status_finished", "ix_matches_tournament_finished"} <= indexes
         with store.read() as session:
-            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0032"
+            assert session.scalar(text("SELECT version_num FROM alembic_version")) == "0033"
     finally:
         store.close()
 
