@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import math
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -465,13 +466,18 @@ def margin_dof(moments: MarginMoments) -> FloatArray:
     return _calibrate(moments).dof
 
 
-def preload_scipy(test: RegressionTest) -> threading.Thread:
-    """Load the part of scipy that ``test``'s looks need (scipy.special for the margin
-    test's :func:`small_sample_factor`, scipy.optimize for the game-level test's
-    :func:`_multiplier`: each half a second of a process's start, left out of the
-    imports) in a thread of its own, started here: a caller that waits for its first
-    games meanwhile (``arena compare``) has it by the first look."""
-    module = "scipy.optimize" if statistic_of(test) == "game" else "scipy.special"
+def preload_scipy(test: RegressionTest | Statistic) -> threading.Thread | None:
+    """Load the part of scipy that ``test``'s looks need (a test, or what it counts:
+    scipy.special for the margin test's :func:`small_sample_factor`, scipy.optimize for the
+    game-level test's :func:`_multiplier`: each half a second of a process's start, left out
+    of the imports) in a thread of its own, started here, unless it is loaded already
+    (None): a caller that waits for its first games meanwhile (``arena compare``; a worker's
+    process playing its first match of a compare, whose stop check reads the test) has it
+    by the first look."""
+    statistic = test if isinstance(test, str) else statistic_of(test)
+    module = "scipy.optimize" if statistic == "game" else "scipy.special"
+    if module in sys.modules:
+        return None
     thread = threading.Thread(target=importlib.import_module, args=(module,), daemon=True)
     thread.start()
     return thread

@@ -31,6 +31,7 @@ from typing import Any
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import MatchStopped, play_one
 from arena.compete.names import Reference, parse_reference
+from arena.compete.sprt import STATISTICS, preload_scipy
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import in_legs, schedule
 from arena.engine.rules import Rules
@@ -568,6 +569,10 @@ def _play(
     deployment's live feed, while someone watches (:mod:`arena.service.livefeed`)."""
     files = bot_files(store, claimed.seats, bot_cache)
     settings = MatchSettings.from_json(claimed.settings)
+    test = (claimed.settings or {}).get("sprt")
+    statistic = test.get("statistic", "game") if isinstance(test, dict) else None
+    if statistic in STATISTICS:  # a compare's: its stop check reads the test after it
+        preload_scipy(statistic)  # (loaded while the match plays, once a process)
     match = ScheduledMatch(
         id=claimed.key,
         seats=stored_entrants(claimed.labels, claimed.seats),

@@ -7,6 +7,8 @@ the seed."""
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -392,3 +394,41 @@ def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(
     assert tournament_progress(bots, tournament_id)["void"] == len(every)
     with pytest.raises(NotFound, match="no compare has the id 999"):
         advance_compare(bots, 999)
+
+
+#: Plays a match in a fresh interpreter as a worker's process would, then says whether
+#: scipy.special (the margin test's) was loaded by then: argv[1] the database, argv[2] the
+#: match, argv[3] the bot cache.
+_FRESH_MATCH = """
+import sys, time
+from arena.service.matches import Config, run_match
+from arena.store.db import connect
+store = connect(sys.argv[1])
+assert "scipy.special" not in sys.modules
+config = Config(bot_cache=__import__("pathlib").Path(sys.argv[3]))
+assert run_match(store, int(sys.argv[2]), config=config, sandboxed=False) == "done"
+deadline = time.monotonic() + 30
+while "scipy.special" not in sys.modules and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("scipy.special" in sys.modules)
+"""
+
+
+def test_a_workers_process_loads_the_tests_scipy_while_it_plays_a_compares_match(
+    url: str, bots: Store, tmp_path: Path
+) -> None:
+    """The stop check after a compare's match reads the test (scipy.special for the margin
+    test: a third of a second of a process's first check): a process loads it while it
+    plays its first match of a compare, not at the check. (A match of another tournament
+    never loads it: tests/cli/test_lazy.py, a worker's start.)"""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    first = match_keys(bots, tournament_id)[0][0]
+    ran = subprocess.run(
+        [sys.executable, "-c", _FRESH_MATCH, url, str(first), str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["True"]
