@@ -104,6 +104,7 @@ __all__ = [
     "COMPARE_FORMAT",
     "FOLLOW_POLL_SECONDS",
     "KEPT_READING_SECONDS",
+    "LIMIT",
     "MAX_COMPARES_AT_ONCE",
     "MAX_QUEUED_COMPARE_MATCHES",
     "REFUSED",
@@ -139,6 +140,8 @@ __all__ = [
 COMPARE_FORMAT = "compare"
 #: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`).
 REFUSED = "refused"
+#: A kept reading's status once the game limit is reached before the test decided.
+LIMIT = "limit"
 #: The verdict of a compare that ended before its test decided or its game limit was reached:
 #: its tournament cancelled, or its matches void with deal groups incomplete
 #: (:func:`stop_reason` says why).
@@ -556,8 +559,10 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
     except VerdictError as exc:  # nothing more is played for a verdict it cannot give
         void_pending(store, tournament.id, f"no verdict: {exc}")
         return REFUSED
-    keep_reading(store, tournament.id, len(read.by_id), _state_json(state))
-    if not is_decided(state, stored):
+    decided = is_decided(state, stored)
+    status = LIMIT if decided and state.status == "continue" else state.status
+    keep_reading(store, tournament.id, len(read.by_id), status, _state_json(state))
+    if not decided:
         return None
     void_pending(store, tournament.id, f"the test ended: {state.status}")
     return state.status

@@ -44,6 +44,7 @@ from arena.match.warm import MAX_GAMES
 from arena.service.config import Config
 from arena.service.livefeed import match_watch
 from arena.service.results import result_json, stored_entrants
+from arena.store.compares import kept_status
 from arena.store.db import TRANSIENT_DATABASE_ERRORS, Store, as_utc
 from arena.store.matches import (
     bot_sources,
@@ -369,6 +370,37 @@ def _heartbeating(
         yield stop
 
 
+#: How often a worker playing a compare's match looks whether the compare's test has
+#: decided meanwhile (another process's stop check after another match): once it has, the
+#: match stops at its bots' next decision and is void, and the process is free (a
+#: compare's next batches are sent ahead, so one process or more is usually playing one
+#: when the test decides).
+DECIDED_POLL_SECONDS = 0.05
+
+
+@contextlib.contextmanager
+def _until_decided(
+    store: Store, claimed: ClaimedMatch, stop: threading.Event, decided: threading.Event
+) -> Iterator[None]:
+    """While the block runs, if the claimed match is a compare's, look every
+    :data:`DECIDED_POLL_SECONDS` whether the compare's test has decided (its kept reading:
+    :func:`arena.service.compares.stop_if_decided`); once it has, set ``decided`` and
+    ``stop`` (the match stops at its next decision: :class:`MatchStopped`)."""
+    if not isinstance((claimed.settings or {}).get("sprt"), dict):
+        yield
+        return
+
+    def look() -> bool:
+        if kept_status(store, claimed.tournament_id) in (None, "continue"):
+            return True
+        decided.set()
+        stop.set()
+        return False
+
+    with keep_alive(look, DECIDED_POLL_SECONDS, f"decided-{claimed.match_id}"):
+        yield
+
+
 def run_match(
     store: Store,
     match_id: int,
@@ -496,13 +528,20 @@ def _run_claimed(
     sandboxed: bool,
 ) -> str:
     match_id = claimed.match_id
+    decided = threading.Event()
     try:
-        with _heartbeating(store, claimed, worker, config) as stop:
+        with (
+            _heartbeating(store, claimed, worker, config) as stop,
+            _until_decided(store, claimed, stop, decided),
+        ):
             result, records = _play(
                 store, claimed, worker, first_slot, sandboxed, config.bot_cache, stop,
                 warm=config.warm_bots,
             )  # fmt: skip
     except MatchStopped:
+        if decided.is_set():  # its games could not change the verdict: void, not played
+            reason = "its compare's test ended while it was played"
+            return "void" if void_match(store, match_id, worker, reason, held=True) else "stale"
         return "stopped"
     except Exception as exc:
         # The harness failed (bot faults are verdicts, never exceptions): another attempt

@@ -27,6 +27,7 @@ __all__ = [
     "finished_among",
     "keep_reading",
     "kept_reading",
+    "kept_status",
     "match_ids",
     "named_tournament",
     "source_hashes",
@@ -159,21 +160,35 @@ def compare_load(store: Store, owner_id: int, format: str) -> CompareLoad:
     return CompareLoad(int(compares), int(matches or 0))
 
 
-def keep_reading(store: Store, tournament_id: int, done: int, reading: str) -> None:
+def keep_reading(store: Store, tournament_id: int, done: int, status: str, reading: str) -> None:
     """Keep ``reading`` (JSON text) as where the compare's test stands over its ``done`` done
-    matches, unless one over as many or more is kept already (two workers storing a batch's
-    last matches at once each read the test: the later reading, over both, stays)."""
+    matches (``status``: the test's), unless one over as many or more is kept already (two
+    workers storing a batch's last matches at once each read the test: the later reading,
+    over both, stays)."""
     insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
     row = insert(CompareReading).values(
-        tournament_id=tournament_id, done=done, reading=reading, computed=utcnow()
+        tournament_id=tournament_id, done=done, status=status, reading=reading, computed=utcnow()
     )
     with store.write() as session:
         session.execute(
             row.on_conflict_do_update(
                 index_elements=["tournament_id"],
-                set_={"done": done, "reading": reading, "computed": row.excluded.computed},
+                set_={
+                    "done": done,
+                    "status": status,
+                    "reading": reading,
+                    "computed": row.excluded.computed,
+                },
                 where=CompareReading.done < done,
             )
+        )
+
+
+def kept_status(store: Store, tournament_id: int) -> str | None:
+    """The test's status in the compare's kept reading (:func:`keep_reading`), or None."""
+    with store.read() as session:
+        return session.scalar(
+            select(CompareReading.status).where(CompareReading.tournament_id == tournament_id)
         )
 
 

@@ -310,6 +310,9 @@ class CompareReading(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
     #: The compare's done matches the reading is over.
     done: Mapped[int] = mapped_column(Integer)
+    #: The test's status then (``continue``, ``H0 accepted``, ``H1 accepted``, or
+    #: ``limit``: its game limit reached).
+    status: Mapped[str] = mapped_column(String(32))
     reading: Mapped[str] = mapped_column(Text)
     computed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -369,7 +370,7 @@ def test_a_kept_reading_is_the_state_it_was_kept_from(bots: Store, tmp_path: Pat
     assert (restored.played, restored.finished_batches, restored.reading) == (
         state.played, state.finished_batches, state.reading
     )  # fmt: skip
-    keep_reading(bots, tournament_id, 3, '{"older": true}')
+    keep_reading(bots, tournament_id, 3, "continue", '{"older": true}')
     assert kept_reading(bots, tournament_id) == kept
     with pytest.raises(ValueError, match="not a kept reading"):
         compares.kept_state('{"older": true}')
@@ -432,3 +433,36 @@ def test_a_workers_process_loads_the_tests_scipy_while_it_plays_a_compares_match
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.split() == ["True"]
+
+
+def test_a_match_being_played_when_its_compare_decides_stops_and_is_void(
+    bots: Store, tmp_path: Path
+) -> None:
+    """A compare's next batches are sent ahead, so a worker is often playing one of its
+    matches when another's stop check decides the test: that match stops at its bots' next
+    decision and is void (its games could not change the verdict), freeing the process,
+    instead of playing its games to the end."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=SPRT(0.0, 100.0), max_games=4000, batch=500, seed=1,
+    )  # fmt: skip
+    match_id = match_keys(bots, tournament_id)[0][0]  # 500 games: seconds to play
+    config = Config(bot_cache=tmp_path / "cache")
+    outcome: list[str] = []
+    worker = threading.Thread(
+        target=lambda: outcome.append(run_match(bots, match_id, config=config, sandboxed=False))
+    )
+    worker.start()
+    deadline = time.monotonic() + 30
+    while tournament_progress(bots, tournament_id)["running"] == 0:
+        assert time.monotonic() < deadline, "the match was never claimed"
+        time.sleep(0.01)
+    started = time.monotonic()
+    keep_reading(bots, tournament_id, 1, "H1 accepted", "{}")  # another's check decided
+    worker.join(30)
+    assert outcome == ["void"] and time.monotonic() - started < 5
+    with bots.read() as session:
+        match = session.get(Match, match_id)
+        assert match is not None and match.status == "void" and match.result is not None
+        assert match.result["void"] == "its compare's test ended while it was played"
+        assert "games" not in match.result

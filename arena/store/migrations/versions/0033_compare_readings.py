@@ -1,6 +1,7 @@
 """Where each compare's test stands, as a worker read it after the compare's last done match
 (issue 33): ``compare_readings``, the reading as JSON text with the count of done matches it
-is over. ``arena compare --remote`` shows it instead of reading the test itself, which
+is over and the test's status (a worker playing a match of a compare that has decided stops
+it). ``arena compare --remote`` shows it instead of reading the test itself, which
 loads scipy (a third of a second of the command's start, beside the workers' play).
 
 Revision ID: 0033
@@ -24,6 +25,7 @@ def upgrade() -> None:
         "compare_readings",
         sa.Column("tournament_id", sa.Integer(), sa.ForeignKey("tournaments.id"), primary_key=True),
         sa.Column("done", sa.Integer(), nullable=False),
+        sa.Column("status", sa.String(length=32), nullable=False),
         sa.Column("reading", sa.Text(), nullable=False),
         sa.Column("computed", sa.DateTime(timezone=True), nullable=False),
     )
