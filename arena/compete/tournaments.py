@@ -41,6 +41,7 @@ __all__ = [
     "Match",
     "arrange_seats",
     "balanced_tables",
+    "deal_seed",
     "in_legs",
     "schedule",
 ]
@@ -85,6 +86,12 @@ def _derive(tag: str, seed: int, identity: str) -> int:
     """A 63-bit seed from ``tag``, ``seed`` and ``identity`` (SHA-256, as arena.match.play does)."""
     text = ":".join(["arena", tag, str(seed), identity])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def deal_seed(seed: int, deal_group: str) -> int:
+    """The seed of the duplicate deal group ``deal_group`` (a table id, as ``d0003``) of a
+    tournament seeded ``seed``: every match of the group plays its deals."""
+    return _derive("deal", seed, deal_group)
 
 
 # --- balanced designs -------------------------------------------------------------------
@@ -296,7 +303,7 @@ def in_legs(matches: Sequence[Match], most: int) -> list[Match]:
             group = None if match.deal_group is None else f"{match.deal_group}.{leg}"
             seed = _derive("match", match.seed, leg_id)
             if group is not None:  # a duplicate deal's legs share their group's deals
-                seed = _derive("deal", match.seed, group)
+                seed = deal_seed(match.seed, group)
             games = min(most, match.games - start)
             legs.append(Match(leg_id, match.seats, games, seed, group, match.rotation, match.teams))
     return legs
@@ -369,7 +376,7 @@ def _matches(
         table_id = f"{prefix}{number:0{width}d}"
         orders = _rotations(table) if duplicate or len(table) == 2 else [table]
         if duplicate:
-            group_seed = _derive("deal", seed, table_id)
+            group_seed = deal_seed(seed, table_id)
             for rotation, order in enumerate(orders):
                 seats = _seats(entrants, order, teams)
                 matches.append(

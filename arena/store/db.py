@@ -14,7 +14,7 @@ import hashlib
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,6 +32,7 @@ from arena.compete.names import check_name, name_key, taken_message
 from arena.engine.rules import Rules
 from arena.errors import DatabaseError, NameTaken
 from arena.store.models import (
+    Base,
     Bot,
     BotVersion,
     Branch,
@@ -91,6 +92,72 @@ def make_engine(url: str | None = None) -> Engine:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+def insert_rows(
+    connection: Connection, model: type[Base], columns: Sequence[str], rows: list[tuple[Any, ...]]
+) -> None:
+    """Insert ``rows`` (a value for each of ``columns``, in their order) into ``model``'s
+    table, one after the other, in one statement handed to the driver: an executemany on
+    SQLite, a ``COPY`` on PostgreSQL (its rows streamed, not a statement executed a row).
+    Each value goes through its column type's bind processor for the dialect (JSON
+    serialized, a datetime as SQLite's text) and nothing else: no default is applied (give
+    every column that has one), and no SQLAlchemy event sees the rows. SQLAlchemy's own
+    executemany builds and processes a parameter dict a row, which costs more than the
+    database's writing of them: a compare's 1,250 matches and 2,500 seats took 0.068 CPU s
+    that way on SQLite, 0.048 this way; on PostgreSQL 0.13 CPU s and 0.42 s of wall
+    clock, 0.04 and 0.25 this way (medians, load 4-5).
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: as SQLAlchemy's execution raises the driver's errors
+            (an ``IntegrityError`` for a row a constraint refuses, for one).
+    """
+    if not rows:
+        return
+    dialect = connection.dialect
+    table = model.__table__
+    processors = [
+        (index, process)
+        for index, name in enumerate(columns)
+        if (process := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
+    ]
+    if processors:
+        rows = [_processed(row, processors) for row in rows]
+    quote = dialect.identifier_preparer.quote
+    target = f"{quote(str(model.__tablename__))} ({', '.join(quote(name) for name in columns)})"
+    if dialect.name == "postgresql":
+        _copy(connection, f"COPY {target} FROM STDIN", rows)
+    else:
+        markers = ", ".join("?" for _ in columns)  # (sqlite3's paramstyle)
+        connection.exec_driver_sql(f"INSERT INTO {target} VALUES ({markers})", rows)
+
+
+def _copy(connection: Connection, statement: str, rows: list[tuple[Any, ...]]) -> None:
+    """Run ``COPY ... FROM STDIN`` with ``rows`` on psycopg's connection, in the
+    transaction of ``connection``; the driver's errors are raised as SQLAlchemy's.
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: the driver refused the statement or a row.
+    """
+    dbapi = connection.dialect.loaded_dbapi
+    driver = connection.connection.driver_connection
+    assert driver is not None  # (a connection in a transaction is open)
+    try:
+        with driver.cursor() as cursor, cursor.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+    except dbapi.Error as exc:
+        raise DBAPIError.instance(statement, None, exc, dbapi.Error) from exc
+
+
+def _processed(
+    row: tuple[Any, ...], processors: Sequence[tuple[int, Callable[[Any], Any]]]
+) -> tuple[Any, ...]:
+    """``row`` with the values at these indices processed."""
+    values = list(row)
+    for index, process in processors:
+        values[index] = process(values[index])
+    return tuple(values)
 
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:

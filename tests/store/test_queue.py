@@ -8,15 +8,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from arena.compete.entrants import Entrant
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import schedule
 from arena.engine.rules import PRESETS
-from arena.store.db import Store, connect
-from arena.store.models import GameRecord, Match, TournamentEntrant
+from arena.store.db import Store, connect, insert_rows
+from arena.store.models import GameRecord, Match, MatchSeat, Tournament, TournamentEntrant
 from arena.store.queue import (
+    add_match_seats,
     claim_match,
     complete_match,
     create_tournament,
@@ -101,6 +103,68 @@ def test_create_tournament_stores_rows_and_rejects_a_second_one(store: Store) ->
     assert tournament_progress(store, tid) == {"pending": 6, "running": 0, "done": 0, "void": 0}
     with pytest.raises(ValueError, match="not one of the entrants"):
         create_tournament(store, **{**kwargs, "name": "other", "entrants": entrants[:1]})  # type: ignore[arg-type]
+
+
+def test_create_tournament_stores_every_column_and_seat_in_the_schedules_order(
+    store: Store,
+) -> None:
+    # The rows go to the driver as they are (arena.store.db.insert_rows): each column as the
+    # ORM stored it, the ids in the schedule's order (the order claims take), and the seats
+    # what add_match_seats writes from the stored matches.
+    versions = zip(("a", "b", "ç"), _versions(store, 3), strict=True)
+    a, b, c = (Entrant.stored(label, v) for label, v in versions)
+    scheduled = [
+        ScheduledMatch("z-last", (c, a, c, a), 3, 2**62, "g2", 1, teams=True),
+        ScheduledMatch("a-first", (a, b), 1, 7),
+        *(ScheduledMatch(f"m{i:04d}", (b, c), 2, i, "g1", i % 2) for i in range(700)),
+    ]
+    settings = {"move_seconds": 0.5, "sprt": {"new": "a", "old": None, "ü": [1.5, True]}}
+    tid = create_tournament(
+        store, name="every", rules=PRESETS["block"], format="duplicate", players=4, teams=True,
+        games_per_match=3, seed=9, entrants=[a, b, c], matches=scheduled, settings=settings,
+    )  # fmt: skip
+    bare = create_tournament(
+        store, name="bare", rules=PRESETS["block"], format="round-robin", players=2,
+        teams=False, games_per_match=1, seed=1, entrants=[a, b], matches=[],
+    )  # fmt: skip
+    with store.read() as session:
+        rows = session.scalars(select(Match).where(Match.tournament_id == tid).order_by(Match.id))
+        stored = [
+            (r.key, r.seats, r.labels, r.games, r.seed, r.deal_group, r.rotation, r.status,
+             r.attempts, r.lease_owner, r.lease_expires, r.result, r.queued, r.finished)
+            for r in rows
+        ]  # fmt: skip
+        created = session.scalars(select(Match.created).where(Match.tournament_id == tid)).all()
+        tournament = session.get(Tournament, tid)
+        assert tournament is not None and tournament.settings == settings
+        assert (tournament.status, tournament.players, tournament.teams) == ("pending", 4, True)
+        empty = session.get(Tournament, bare)
+        assert empty is not None and empty.settings is None
+    version = {e.label: e.version for e in (a, b, c)}
+    assert stored == [
+        (m.id, [version[e.label] for e in m.seats], [e.label for e in m.seats], m.games, m.seed,
+         None if m.deal_group is None else int(m.deal_group == "g1"), m.rotation, "pending", 0,
+         None, None, None, None, None)
+        for m in scheduled
+    ]  # fmt: skip
+    assert len(created) == 702 and None not in created
+    seats = select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id, MatchSeat.bot_version_id,
+                   MatchSeat.faults).order_by(MatchSeat.match_id, MatchSeat.seat)  # fmt: skip
+    with store.write() as session:
+        written = session.execute(seats).all()
+        session.execute(delete(MatchSeat))
+        add_match_seats(session, tid)
+        assert session.execute(seats).all() == written
+    assert len(written) == 4 + 2 + 2 * 700
+
+
+def test_rows_handed_to_the_driver_are_refused_as_sqlalchemy_refuses_them(store: Store) -> None:
+    # (PostgreSQL's COPY raises psycopg's error: seen as SQLAlchemy's, as any statement's)
+    columns = ("match_id", "seat", "bot_id", "bot_version_id", "faults")
+    with pytest.raises(IntegrityError, match="match_seats"), store.write() as session:
+        insert_rows(session.connection(), MatchSeat, columns, [(987654, 0, 987, 654, 0)])
+    tournament = _tournament(store)  # and the store goes on
+    assert tournament_progress(store, tournament)["pending"] == 4
 
 
 def test_claims_take_the_oldest_and_never_the_same(store: Store) -> None:
