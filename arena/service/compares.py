@@ -391,7 +391,7 @@ def start_requested_compare(store: Store, payload: Mapping[str, Any], *, now: fl
     except (LookupError, ValueError) as exc:  # (RulesError is a ValueError)
         return f"compare {request.name!r} refused: {exc}"
     if not created:
-        return f"compare {request.name!r}: stored by its command"
+        return f"compare {request.name!r}: stored already, left to its command"
     batches = _batches(store, tournament_id)
     sent = _send_due(store, tournament_id, batches, min(len(batches), COMPARE_AHEAD))
     return f"compare {request.name!r}: stored" + ("" if sent else ", its batches not sent")
@@ -540,7 +540,8 @@ def stop_reason(store: Store, tournament_id: int, cancelled: bool) -> str:
 
 def stop_if_decided(store: Store, match_id: int) -> str | None:
     """After a match of a compare finished: if its test has decided, or its game limit is
-    reached, void the matches not started (running ones finish and are stored); return
+    reached, void the matches not started (running ones stop at their bots' next decision
+    and are void: :func:`arena.service.matches.run_match` watches the kept reading); return
     the test's status then, or None (not a compare, or it goes on); :data:`REFUSED` (the
     matches not started void too) when its games cannot give a verdict
     (:class:`~arena.errors.VerdictError`). Safe to call any number of times, from any
@@ -672,7 +673,8 @@ def _batches(store: Store, tournament_id: int) -> list[list[int]]:
 def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = None) -> CompareStep:
     """One step of a compare on the workers, the loop the web's :func:`start_compare` and
     ``arena compare --remote`` (:func:`follow_compare`) share: once its test has decided or
-    its game limit is reached, void the matches not started (running ones finish and are
+    its game limit is reached, void the matches not started (running ones stop, void, once
+    a worker's stop check has kept the decided reading; else they finish and are
     stored); else, unless it is cancelled or has ended with deal groups incomplete
     (:attr:`CompareStep.stopped`), send its batches of deal groups not sent yet, in order,
     until ``ahead`` batches are sent beyond those finished (every batch when None). Safe to
@@ -690,7 +692,8 @@ def advance_compare(store: Store, tournament_id: int, *, ahead: int | None = Non
 
 
 def _void_rest(store: Store, tournament_id: int, step: CompareStep) -> None:
-    """Void the matches of a decided compare not started (running ones finish)."""
+    """Void the matches of a decided compare not started (running ones stop once a worker
+    has kept the decided reading)."""
     void_pending(store, tournament_id, f"the test ended: {step.state.status}")
 
 

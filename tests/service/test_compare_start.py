@@ -77,7 +77,7 @@ def test_the_command_first_then_its_start_finds_it_and_sends_nothing(
     tournament_id, created = open_compare(bots, request)
     assert created
     said = start_requested_compare(bots, request.payload(), now=time.time())
-    assert said == f"compare {request.name!r}: stored by its command"
+    assert said == f"compare {request.name!r}: stored already, left to its command"
     assert recorder.sent == []
     assert open_compare(bots, request) == (tournament_id, False)
     assert _tournaments(bots) == 1
