@@ -411,7 +411,8 @@ def game_seat_lucks(game: Game) -> list[Luck]:
         boneyard = [draw.tile for draw in draws] + [tile.id for tile in round_.boneyard]
         pips_fits.append(_drawn_luck(boneyard, draws, sides, count))
         gained = [0.0] * count  # (summed a round at a time, as the record's rounds are)
-        for *_, outcomes in draws:
+        for draw in draws:
+            outcomes = draw.points
             as_drawn, rollouts = outcomes[0], len(outcomes)
             if rollouts == 2:  # (VALUE_SWAPS: the same sums, a draw's hot path)
                 swapped = outcomes[1]

@@ -105,6 +105,8 @@ def round_points(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int
     if scoring is _OPPONENTS_MINUS_OWN:
         return opponents - own
     if scoring is _POSITIVE_DIFFERENCES:  # (the winner's own term is 0)
+        if not own:  # (a domino's: every difference is positive)
+            return opponents
         return sum(max(0, pips - own) for pips in side_pips)
     if scoring is _DIFFERENCES:
         return opponents - own * (len(side_pips) - 1)
@@ -913,7 +915,9 @@ class Round:
         blocked) with ``hands`` left; what :meth:`_finish_domino` or
         :meth:`_finish_blocked` would report, this round's in-play points added."""
         sides = self._sides
-        if len(in_play) == len(hands):  # a side a seat
+        if domino is not None and self.rules.scoring is _ROUND_WINS:
+            side_pips = [0] * len(in_play)  # (a round won reads no pips)
+        elif len(in_play) == len(hands):  # a side a seat
             side_pips = list(map(_pips_of, hands))
         else:
             side_pips = [0] * len(in_play)
