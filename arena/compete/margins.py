@@ -39,7 +39,9 @@ unchanged and its variance falls. docs/ratings.md has the argument and the figur
 Only rounds dealt from the seed count (``"dealt": "seed"``); a round dealt explicitly,
 or whose draws do not match its boneyard, adds no luck, and a record without its rule
 set (``rules``) no ``value``. Everything here reads plain record dictionaries
-(docs/records.md); ``value`` replays rounds with the engine.
+(docs/records.md), ``value`` replaying rounds with the engine, except :func:`game_lucks`
+and :func:`game_seat_lucks`, which read a game just played from its rounds' own logs
+(:meth:`arena.engine.round.Round.draw_rollouts`), to the same values.
 """
 
 from __future__ import annotations
@@ -414,11 +416,11 @@ def game_seat_lucks(game: Game) -> list[Luck]:
         for draw in draws:
             outcomes = draw.points
             as_drawn, rollouts = outcomes[0], len(outcomes)
-            if rollouts == 2:  # (VALUE_SWAPS: the same sums, a draw's hot path)
+            if rollouts == 2:  # (VALUE_SWAPS' column sums written out: the same ints)
                 swapped = outcomes[1]
                 for side in range(count):
                     gained[side] += as_drawn[side] - (as_drawn[side] + swapped[side]) / 2
-            elif rollouts > 1:  # (one rollout: the last tile, worth its own mean, 0)
+            elif rollouts > 1:  # (one, the last tile's: as drawn minus itself adds 0.0)
                 for side, total in enumerate(map(sum, zip(*outcomes, strict=True))):
                     gained[side] += as_drawn[side] - total / rollouts
         for side, value in enumerate(gained):
