@@ -478,3 +478,21 @@ def test_a_games_luck_is_the_plain_reference(config: tuple[str, int, bool]) -> N
     # there no draws to check.
     drawable = rules.draws and len(game.rounds[0].deal.boneyard) > rules.reserve(players)
     assert checked > 0 or not drawable
+
+
+def test_a_game_forfeited_mid_round_has_the_reference_luck() -> None:
+    """A game that ended in a forfeit (its last round unfinished, as a bot fault leaves it)
+    has its luck read from the draws made so far: the reference's and the record's."""
+    cut = 0
+    for seed in range(8):
+        game = Game(PRESETS["draw"], 2, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(30 + 9 * seed):
+            game.apply(rng.choice(game.legal_moves()))
+        assert game.seat is not None  # (no draw game ends so soon)
+        cut += game.round.seat is not None and game.round.undrawn < len(game.round.deal.boneyard)
+        game.forfeit(game.seat, Termination.TIMEOUT)
+        lucks = game_seat_lucks(game)
+        assert lucks == reference_lucks(game)
+        assert lucks == seat_lucks(game_record(game, ["a", "b"]))
+    assert cut > 0  # some games were cut after a draw of their last round
