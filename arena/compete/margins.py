@@ -39,7 +39,9 @@ unchanged and its variance falls. docs/ratings.md has the argument and the figur
 Only rounds dealt from the seed count (``"dealt": "seed"``); a round dealt explicitly,
 or whose draws do not match its boneyard, adds no luck, and a record without its rule
 set (``rules``) no ``value``. Everything here reads plain record dictionaries
-(docs/records.md); ``value`` replays rounds with the engine.
+(docs/records.md), ``value`` replaying rounds with the engine, except :func:`game_lucks`
+and :func:`game_seat_lucks`, which read a game just played from its rounds' own logs
+(:meth:`arena.engine.round.Round.draw_rollouts`), to the same values.
 """
 
 from __future__ import annotations
@@ -49,10 +51,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.deal import Deal
-from arena.engine.events import Draw, Play
 from arena.engine.game import Game
 from arena.engine.records import deal_from_dict
-from arena.engine.round import Round
+from arena.engine.round import DrawRollouts, Round
 from arena.engine.rules import Rules, rules_from_record
 from arena.engine.tiles import MAX_PIP_LIMIT, TILES, Move, Tile
 from arena.errors import ArenaError
@@ -64,6 +65,7 @@ __all__ = [
     "game_lucks",
     "game_margin",
     "game_score",
+    "game_seat_lucks",
     "group_margin",
     "kept_lucks",
     "seat_lucks",
@@ -81,6 +83,18 @@ LUCK_TERMS = ("pips", "fits", "value")
 #: 1.6 to 1.8 times the luck's CPU (1,000 groups of greedy against random each;
 #: docs/ratings.md).
 VALUE_SWAPS = 2
+
+
+def _partners(undrawn: int) -> tuple[int, ...]:
+    """The places (from the draw's) of the tiles swapped with a tile drawn with ``undrawn``
+    tiles left, the one drawn included: :data:`VALUE_SWAPS` - 1 fixed fractions of the way
+    down (none when it was the last), whatever the tiles."""
+    swaps = min(undrawn, VALUE_SWAPS)
+    return tuple((k * undrawn) // swaps for k in range(1, swaps))
+
+
+#: :func:`_partners` of every boneyard's size.
+_PARTNERS = [_partners(undrawn) for undrawn in range(len(TILES) + 1)]
 
 Record = Mapping[str, Any]
 #: A side's luck of the draw, one value per :data:`LUCK_TERMS`.
@@ -181,6 +195,7 @@ def game_margin(record: Record, seat: int) -> float:
 #: Each tile's pips, and each end value's mask of the tiles that match it (by tile id;
 #: ``[-1]``, no line yet, matches nothing).
 _PIPS = [tile.pips for tile in TILES]
+_BITS = [1 << tile.id for tile in TILES]
 _SUIT = [sum(1 << t.id for t in TILES if t.matches(v)) for v in range(MAX_PIP_LIMIT + 1)] + [0]
 
 
@@ -292,9 +307,8 @@ def _round_values(
             for _ in range(made):
                 outcomes = [as_drawn]
                 left = len(boneyard) - place
-                swaps = min(left, VALUE_SWAPS)
-                for k in range(1, swaps):
-                    swap = (place - before, place + (k * left) // swaps - before)  # (undrawn)
+                for offset in _PARTNERS[left]:
+                    swap = (place - before, place + offset - before)  # (undrawn places)
                     outcomes.append(main.greedy_points(move, swap=swap))
                 rollouts = len(outcomes)
                 for side, total in enumerate(map(sum, zip(*outcomes, strict=True))):
@@ -377,34 +391,59 @@ def game_lucks(game: Game) -> tuple[tuple[float, ...], ...]:
     """:func:`kept_lucks` of a game just played, read from the game itself: the same values
     as from its record (``kept_lucks(game_record(game, ...))``), without making the record
     and parsing it back (what a duplicate match's worker keeps with each game)."""
+    lucks = game_seat_lucks(game)
+    return tuple(tuple(round(value, 6) for value in luck) for luck in lucks)
+
+
+def game_seat_lucks(game: Game) -> list[Luck]:
+    """:func:`seat_lucks` of a game just played, read from the game itself: the same
+    values as from its record, to the bit. Each round's draws and rollouts come from its
+    own log (:meth:`arena.engine.round.Round.draw_rollouts`): no round is replayed, no
+    event made, and a rollout as drawn serves every draw it can."""
     sides = game.sides
     count = max(sides) + 1
-    rules, teams = game.rules, game.teams
     values = [0.0] * count
     pips_fits = []
-    scores = [0] * count
     for round_, explicit in zip(game.rounds, game.explicit, strict=True):
-        if not explicit:
-            events: list[_Event] = [
-                ("play", event.seat, event.move)
-                if type(event) is Play
-                else ("draw", event.seat, event.tile.id)
-                if type(event) is Draw and event.tile is not None
-                else ("pass", event.seat, None)
-                for event in round_.events
-            ]
-            deal = round_.deal
-            boneyard = [tile.id for tile in deal.boneyard]
-            pips_fits.append(_round_luck(boneyard, events, sides, count))
-            try:
-                gained = _round_values(rules, teams, deal, events, round_.number, scores, count)
-            except (ArenaError, KeyError, TypeError, ValueError):
-                gained = [0.0] * count
-            for side, value in enumerate(gained):
-                values[side] += value
-        scores = list(round_.scores)
-    lucks = _seat_lucks(sides, count, values, pips_fits)
-    return tuple(tuple(round(value, 6) for value in luck) for luck in lucks)
+        if explicit:
+            continue
+        draws = round_.draw_rollouts(_PARTNERS.__getitem__)
+        if not draws:
+            continue  # (adds nothing: no term of a round without draws is other than 0)
+        boneyard = [draw.tile for draw in draws] + [tile.id for tile in round_.boneyard]
+        pips_fits.append(_drawn_luck(boneyard, draws, sides, count))
+        gained = [0.0] * count  # (summed a round at a time, as the record's rounds are)
+        for draw in draws:
+            outcomes = draw.points
+            as_drawn, rollouts = outcomes[0], len(outcomes)
+            if rollouts == 2:  # (VALUE_SWAPS' column sums written out: the same ints)
+                swapped = outcomes[1]
+                for side in range(count):
+                    gained[side] += as_drawn[side] - (as_drawn[side] + swapped[side]) / 2
+            elif rollouts > 1:  # (one, the last tile's: as drawn minus itself adds 0.0)
+                for side, total in enumerate(map(sum, zip(*outcomes, strict=True))):
+                    gained[side] += as_drawn[side] - total / rollouts
+        for side, value in enumerate(gained):
+            values[side] += value
+    return _seat_lucks(sides, count, values, pips_fits)
+
+
+def _drawn_luck(
+    boneyard: Sequence[int], draws: Sequence[DrawRollouts], sides: Sequence[int], count: int
+) -> list[list[float]]:
+    """:func:`_round_luck` of a round played, from its draws: ``[pips, fits]`` per side."""
+    luck = [[0.0, 0.0] for _ in range(count)]
+    rest_pips = sum(map(_PIPS.__getitem__, boneyard))  # of the tiles not drawn yet
+    rest = sum(map(_BITS.__getitem__, boneyard))  # their mask
+    for seat, drawn, left, right, size, _ in draws:
+        ends = _SUIT[left] | _SUIT[right]
+        fitting = (ends & rest).bit_count() / size
+        side = luck[sides[seat]]
+        side[0] += _PIPS[drawn] - rest_pips / size
+        side[1] += (ends >> drawn & 1) - fitting
+        rest_pips -= _PIPS[drawn]
+        rest ^= 1 << drawn
+    return luck
 
 
 def kept_lucks(record: Record) -> tuple[tuple[float, ...], ...]:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.engine.deal import Deal, deal_from_ids, lead_draw_winner, shuffle_ids
 from arena.engine.events import Draw, Event, Pass, Play, RoundResult, Termination
@@ -35,7 +36,7 @@ from arena.engine.tiles import (
 )
 from arena.errors import DealError, IllegalMoveError
 
-__all__ = ["Round", "round_points", "sides_of"]
+__all__ = ["DrawRollouts", "Round", "round_points", "sides_of"]
 
 _HIGH = [t.high for t in TILES]
 _LOW = [t.low for t in TILES]
@@ -50,6 +51,18 @@ _DOUBLES = sum(1 << t.id for t in TILES if t.is_double)
 _ID = attrgetter("id")
 _LEFT, _RIGHT = End.LEFT, End.RIGHT
 _UNLIMITED = 1 << 30
+#: The rules' enum members the engine's hot paths compare with, as module names: a member
+#: read from its class costs ten times a global (Python 3.11), at every rollout's end.
+_OPPONENTS_MINUS_OWN, _POSITIVE_DIFFERENCES = (
+    Scoring.OPPONENTS_MINUS_OWN,
+    Scoring.POSITIVE_DIFFERENCES,
+)
+_DIFFERENCES, _ROUNDED_FIVES, _ROUND_WINS = (
+    Scoring.DIFFERENCES,
+    Scoring.ROUNDED_FIVES,
+    Scoring.ROUND_WINS,
+)
+_POINTS, _ROUNDS = GameEnd.POINTS, GameEnd.ROUNDS
 
 
 _Setup = tuple[tuple[int, ...], tuple[int, ...], int, int, bool]
@@ -88,16 +101,41 @@ def round_points(scoring: Scoring, winner: int, side_pips: Sequence[int]) -> int
     winner's own count is 0 (its partner's tiles do not count against it).
     """
     own = side_pips[winner]
-    opponents = [pips for side, pips in enumerate(side_pips) if side != winner]
-    if scoring is Scoring.OPPONENTS_MINUS_OWN:
-        return sum(opponents) - own
-    if scoring is Scoring.POSITIVE_DIFFERENCES:
-        return sum(max(0, pips - own) for pips in opponents)
-    if scoring is Scoring.DIFFERENCES:
-        return sum(pips - own for pips in opponents)
-    if scoring is Scoring.ROUNDED_FIVES:
-        return (sum(opponents) + 2) // 5
+    opponents = sum(side_pips) - own  # their pips together
+    if scoring is _OPPONENTS_MINUS_OWN:
+        return opponents - own
+    if scoring is _POSITIVE_DIFFERENCES:  # (the winner's own term is 0)
+        if not own:  # (a domino's: every difference is positive)
+            return opponents
+        return sum(max(0, pips - own) for pips in side_pips)
+    if scoring is _DIFFERENCES:
+        return opponents - own * (len(side_pips) - 1)
+    if scoring is _ROUNDED_FIVES:
+        return (opponents + 2) // 5
     return 1  # ROUND_WINS: one round won
+
+
+class DrawRollouts(NamedTuple):
+    """A tile drawn from the boneyard, with the greedy rollouts of its round around it
+    (:meth:`Round.draw_rollouts`: the luck of the draw's ``value``).
+
+    Attributes:
+        seat: the seat that drew it.
+        tile: its tile id.
+        left: the left end's value when it was drawn.
+        right: the right end's value.
+        undrawn: the tiles in the boneyard then, this one included.
+        points: :meth:`Round.greedy_points` of the play it was drawn after, from just
+            before that play: with the boneyard as it was dealt, then with this tile
+            swapped with the tile at each of its partners' places.
+    """
+
+    seat: int
+    tile: int
+    left: int
+    right: int
+    undrawn: int
+    points: tuple[tuple[int, ...], ...]
 
 
 def fives_points(count: int) -> int:
@@ -598,10 +636,11 @@ class Round:
         :func:`arena.match.strategies.heaviest`) to the round's end; with ``rest``, the
         boneyard's undrawn tiles in that order (as :meth:`copy`); with ``swap`` ``(i, j)``,
         the undrawn tiles' order with its ``i``-th and ``j``-th (0: the next to be drawn)
-        swapped (a ``rest`` that needs no check: the luck of the draw's swaps). Exactly
-        ``copy(rest)``, ``apply(move)``, then ``apply(heaviest(legal_moves()))`` until the
-        round is over, without copying the round or recording its events (the luck of the
-        draw's rollouts, :mod:`arena.compete.margins`); the round itself is unchanged.
+        swapped (a ``rest`` that needs no check). Exactly ``copy(rest)``, ``apply(move)``,
+        then ``apply(heaviest(legal_moves()))`` until the round is over, without copying the
+        round or recording its events; the round itself is unchanged. (The luck of the
+        draw's rollouts, :mod:`arena.compete.margins`, take them all at once from a round
+        played: :meth:`draw_rollouts`.)
 
         Raises:
             IllegalMoveError: the round is over or ``move`` is not legal now.
@@ -638,39 +677,183 @@ class Round:
             first += next_draw
             second += next_draw
             boneyard[first], boneyard[second] = boneyard[second], boneyard[first]
-        hands = self._hands[:]
+        in_play = [0] * len(self._scores)  # this round's in-play points so far
+        if self._fives:
+            for entry in self._log:
+                if len(entry) == 3 and entry[2]:
+                    in_play[self._sides[entry[0]]] += entry[2]
+        state = (left, right, self._left_tile, self._right_tile)
+        code = 0 if end is None else 1 if end is _LEFT else 2
+        hands, scores = self._hands, self._scores
+        return self._greedy_rollout(
+            hands, seat, tile, code, state, boneyard, next_draw, scores, in_play
+        )
+
+    def draw_rollouts(self, partners: Callable[[int], Sequence[int]]) -> list[DrawRollouts]:
+        """Every tile drawn from the boneyard so far, in order, with the greedy rollouts
+        of the round from just before the play it was drawn after (see
+        :class:`DrawRollouts`): what the luck of the draw's ``value``
+        (:mod:`arena.compete.margins`) needs of a round, read from its log in one pass.
+
+        ``partners(undrawn)`` gives, for a draw with ``undrawn`` tiles left in the boneyard
+        (the one drawn included), the places further down (1 to ``undrawn - 1`` from it)
+        whose tiles are swapped with it, one rollout each. Each rollout is exactly
+        :meth:`greedy_points` of the round as it stood before that play (rebuilt from the
+        log: no round is replayed, no event made). One rollout as drawn serves every draw
+        after one play, and the draws of the plays after it while they are greedy's.
+
+        Raises:
+            DealError: ``partners`` gives a place beyond the boneyard.
+        """
+        if not self._next_draw:
+            return []
+        hands = list(self._start_hands)
+        boneyard = self._boneyard[:]  # (a swap is made in it and undone)
+        scores = list(self._start_scores)
+        in_play = [0] * len(scores)
+        ends = previous = (-1, -1, -1, -1)  # left, right, left tile, right tile
+        next_draw = 0
+        drawn: list[DrawRollouts] = []
+        # The last play (``seat`` played ``tile`` on ``code``'s end, scoring ``points``),
+        # and the round as it stood before it (made at the play's first draw).
+        seat = tile = code = points = 0
+        rollout: Callable[[], tuple[int, ...]] | None = None  # from before it
+        # The last rollout as drawn, and whether it still follows the round: every play
+        # since was greedy's, so the round is where that rollout went, as it went there
+        # (the same boneyard): a play that draws next has that rollout as drawn too.
+        as_drawn: tuple[int, ...] = ()
+        follows = False
+        for entry in self._log:
+            if len(entry) == 3:
+                seat, move, points = entry
+                tile, end = move.tile_id, move.end
+                code = 0 if end is None else 1 if end is _LEFT else 2
+                rollout = None
+                if follows:
+                    follows = _is_greedy(hands[seat], ends, tile, code)
+                hands[seat] ^= _BIT[tile]
+                previous = ends
+                left, right, left_tile, right_tile = ends
+                if code == 1:
+                    ends = (_PIPS[tile] - left, right, tile, right_tile)
+                elif code == 2:
+                    ends = (left, _PIPS[tile] - right, left_tile, tile)
+                else:
+                    ends = (_HIGH[tile], _LOW[tile], tile, tile)
+                if points:
+                    scores[self._sides[seat]] += points
+                    in_play[self._sides[seat]] += points
+            elif len(entry) == 2:
+                if rollout is None:  # the play's first draw: nothing was drawn since the play
+                    played = (seat, tile, code, points)
+                    rollout = self._rollout_before(
+                        played, hands, previous, boneyard, next_draw, scores, in_play
+                    )
+                    if not follows:
+                        as_drawn = rollout()
+                    follows = True
+                drawer, drawn_tile = entry
+                hands[drawer] |= _BIT[drawn_tile]
+                undrawn = len(boneyard) - next_draw
+                outcomes = [as_drawn]
+                for offset in partners(undrawn):
+                    if not 0 < offset < undrawn:
+                        raise DealError(f"a draw with {undrawn} tiles left has no partner {offset}")
+                    other = next_draw + offset  # (swapped for the rollout, then back)
+                    boneyard[next_draw], boneyard[other] = boneyard[other], boneyard[next_draw]
+                    outcomes.append(rollout())
+                    boneyard[next_draw], boneyard[other] = boneyard[other], boneyard[next_draw]
+                left, right = ends[0], ends[1]
+                drawn.append(
+                    DrawRollouts(drawer, drawn_tile, left, right, undrawn, tuple(outcomes))
+                )
+                next_draw += 1
+                if next_draw == self._next_draw:
+                    break
+        return drawn
+
+    def _rollout_before(
+        self,
+        played: tuple[int, int, int, int],
+        hands: list[int],
+        ends: tuple[int, ...],
+        boneyard: list[int],
+        next_draw: int,
+        scores: list[int],
+        in_play: list[int],
+    ) -> Callable[[], tuple[int, ...]]:
+        """:meth:`draw_rollouts`' rollout of a play (``played``: the seat, the tile, its end's
+        code as :meth:`_greedy_rollout` takes it, its in-play points) from the round before
+        it, made from the round just after it, before any draw: the hands, the ``ends`` (as
+        they were), ``boneyard`` (in whatever order it is at the call), ``next_draw``, the
+        scores and the in-play points."""
+        seat, tile, code, points = played
+        hands = hands[:]
+        hands[seat] ^= _BIT[tile]
+        scores, in_play = scores[:], in_play[:]
+        if points:
+            side = self._sides[seat]
+            scores[side] -= points
+            in_play[side] -= points
+        return partial(
+            self._greedy_rollout,
+            hands,
+            seat,
+            tile,
+            code,
+            ends,
+            boneyard,
+            next_draw,
+            scores,
+            in_play,
+        )
+
+    def _greedy_rollout(
+        self,
+        hands: list[int],
+        seat: int,
+        tile: int,
+        code: int,
+        ends: tuple[int, ...],
+        boneyard: list[int],
+        next_draw: int,
+        scores: list[int],
+        in_play: list[int],
+    ) -> tuple[int, ...]:
+        """:meth:`greedy_points` from a state given (none of it changed): ``hands``, the
+        ends and the ends' tiles ``ends`` (left, right, left tile, right tile: -1 before
+        the lead), the ``boneyard`` drawn up to ``next_draw``, each side's ``scores`` and
+        this round's ``in_play`` points; ``seat`` plays ``tile`` (``code``: 0 the lead, 1
+        on the left end, 2 on the right), then every seat plays greedy."""
+        hands = hands[:]
+        left, right, left_tile, right_tile = ends
         sides, next_seat = self._sides, self._next_seat
         draw_limit, draw_end = self._draw_limit, self._draw_end
         fives = self._fives
-        scores = self._scores[:]
-        in_play = [0] * len(scores)  # this round's in-play points, logged and to come
         target = _INF
-        if fives:
-            for entry in self._log:
-                if len(entry) == 3 and entry[2]:
-                    in_play[sides[entry[0]]] += entry[2]
-            if self.rules.end is GameEnd.POINTS:
+        if fives:  # (the scores and in-play points change only with fives)
+            scores, in_play = scores[:], in_play[:]
+            if self.rules.end is _POINTS:
                 target = self.rules.wins_needed
-        left_tile, right_tile = self._left_tile, self._right_tile
         choice = _GREEDY_CHOICE
         pips_of, bit_of, suit_of = _PIPS, _BIT, _SUIT  # (locals: the loop is hot)
-        # ``end``: None for the lead, else the end's code: 1 left, 2 right.
-        code = 0 if end is None else 1 if end is _LEFT else 2
-        while True:
-            if code == 1:
-                left = pips_of[tile] - left
-                left_tile = tile
-            elif code == 2:
-                right = pips_of[tile] - right
-                right_tile = tile
-            else:
-                left, right = _HIGH[tile], _LOW[tile]
-                left_tile = right_tile = tile
-            hand = hands[seat] ^ bit_of[tile]
+        if code == 1:
+            left = pips_of[tile] - left
+            left_tile = tile
+        elif code == 2:
+            right = pips_of[tile] - right
+            right_tile = tile
+        else:
+            left, right = _HIGH[tile], _LOW[tile]
+            left_tile = right_tile = tile
+        # Each end's mask of the tiles that match it, kept with the end.
+        left_suit, right_suit = suit_of[left], suit_of[right]
+        hand = hands[seat] ^ bit_of[tile]
+        while True:  # ``seat`` has just played ``tile``, leaving ``hand``
             hands[seat] = hand
             if fives:
                 if left_tile == right_tile:
-                    count = _PIPS[left_tile]
+                    count = pips_of[left_tile]
                 else:
                     count = left * _END_WEIGHT[left_tile] + right * _END_WEIGHT[right_tile]
                 if count > 0 and count % 5 == 0:
@@ -682,8 +865,9 @@ class Round:
             if not hand:
                 return self._rollout_points(hands, sides[seat], in_play)
             seat = next_seat[seat]
-            ends = suit_of[left] | suit_of[right]
-            playable = hands[seat] & ends
+            ends_suit = left_suit | right_suit
+            hand = hands[seat]
+            playable = hand & ends_suit
             while not playable:  # draw, pass or block, as _settle
                 if draw_limit and next_draw < draw_end:
                     drawn = 0
@@ -691,10 +875,11 @@ class Round:
                         drawn_tile = boneyard[next_draw]
                         next_draw += 1
                         drawn += 1
-                        hands[seat] |= bit_of[drawn_tile]
-                        if ends >> drawn_tile & 1:
+                        hand |= bit_of[drawn_tile]
+                        if ends_suit >> drawn_tile & 1:
                             playable = bit_of[drawn_tile]
                             break
+                    hands[seat] = hand
                     if playable:
                         break
                     blocked = not next_draw < draw_end
@@ -702,16 +887,26 @@ class Round:
                     blocked = True
                 if blocked:
                     for other in hands:  # (a loop: any() of a generator costs more here)
-                        if other & ends:
+                        if other & ends_suit:
                             break
                     else:
                         return self._rollout_points(hands, None, in_play)
                 seat = next_seat[seat]
-                playable = hands[seat] & ends
+                hand = hands[seat]
+                playable = hand & ends_suit
             tile = choice.get(playable, -1)
             if tile < 0:
                 tile = _heaviest_id(playable)
-            code = 1 if bit_of[tile] & suit_of[left] else 2
+            bit = bit_of[tile]
+            if bit & left_suit:  # greedy's first move of a tile: on the left end if it fits
+                left = pips_of[tile] - left
+                left_tile = tile
+                left_suit = suit_of[left]
+            else:
+                right = pips_of[tile] - right
+                right_tile = tile
+                right_suit = suit_of[right]
+            hand ^= bit
 
     def _rollout_points(
         self, hands: list[int], domino: int | None, in_play: list[int]
@@ -719,20 +914,23 @@ class Round:
         """:meth:`greedy_points`'s end: the side ``domino`` went out (None: the round is
         blocked) with ``hands`` left; what :meth:`_finish_domino` or
         :meth:`_finish_blocked` would report, this round's in-play points added."""
-        side_pips = [0] * len(in_play)
-        for seat, side in enumerate(self._sides):
-            side_pips[side] += _pips_of(hands[seat])
-        points = [0] * len(in_play)
+        sides = self._sides
+        if domino is not None and self.rules.scoring is _ROUND_WINS:
+            side_pips = [0] * len(in_play)  # (a round won reads no pips)
+        elif len(in_play) == len(hands):  # a side a seat
+            side_pips = list(map(_pips_of, hands))
+        else:
+            side_pips = [0] * len(in_play)
+            for seat, side in enumerate(sides):
+                side_pips[side] += _pips_of(hands[seat])
         if domino is not None:
             side_pips[domino] = 0
-            points[domino] = self._end_points(domino, side_pips)
+            winner: int | None = domino
         else:
-            winner = _blocked_winner(side_pips, hands, self._sides)
-            if winner is not None:
-                points[winner] = self._end_points(winner, side_pips)
-        if self._fives:
-            for side, gained in enumerate(in_play):
-                points[side] += gained
+            winner = _blocked_winner(side_pips, hands, sides)
+        points = in_play[:] if self._fives else [0] * len(in_play)
+        if winner is not None:
+            points[winner] += self._end_points(winner, side_pips)
         return tuple(points)
 
     # --- the state machine ------------------------------------------------------
@@ -797,7 +995,7 @@ class Round:
             return False
         side = self._sides[seat]
         self._scores[side] += points
-        if self.rules.end is GameEnd.POINTS and self._scores[side] >= self.rules.wins_needed:
+        if self.rules.end is _POINTS and self._scores[side] >= self.rules.wins_needed:
             self._finish(Termination.TARGET, side, seat, [0] * len(self._scores))
             return True
         if not self._hands[seat]:
@@ -900,10 +1098,10 @@ class Round:
 
     def _end_points(self, winner: int, side_pips: Sequence[int]) -> int:
         """What side ``winner`` scores at the round's end (docs/rules.md "Scoring")."""
-        if self.rules.scoring is Scoring.ROUND_WINS:
+        if self.rules.scoring is _ROUND_WINS:
             # No points: in a game won by rounds the 1 counts the round won; in a points
             # game (in-play fives only) the round's end adds nothing.
-            return 1 if self.rules.end is GameEnd.ROUNDS else 0
+            return 1 if self.rules.end is _ROUNDS else 0
         return round_points(self.rules.scoring, winner, side_pips)
 
     def _blocked_winner(self, side_pips: list[int]) -> int | None:
@@ -1012,7 +1210,17 @@ def _pip_table(first: int) -> list[int]:
 _PIP_TABLES = [_pip_table(first) for first in range(0, len(TILES), _PIP_CHUNK)]
 
 
+_PIP_TABLE_0, _PIP_TABLE_1, _PIP_TABLE_2 = _PIP_TABLES[:3]
+_PIP_SHORT = 1 << 3 * _PIP_CHUNK  # a mask below it: three tables, no loop
+
+
 def _pips_of(mask: int) -> int:
+    if mask < _PIP_SHORT:
+        return (
+            _PIP_TABLE_0[mask & _PIP_CHUNK_MASK]
+            + _PIP_TABLE_1[mask >> _PIP_CHUNK & _PIP_CHUNK_MASK]
+            + _PIP_TABLE_2[mask >> 2 * _PIP_CHUNK]
+        )
     total = 0
     for table in _PIP_TABLES:
         if not mask:
@@ -1051,6 +1259,18 @@ _END_WEIGHT = [2 if t.is_double else 1 for t in TILES]
 #: Greedy's tile among a mask of playable tiles (:func:`_heaviest_id`), by the mask.
 _GREEDY_CHOICE: dict[int, int] = {}
 _GREEDY_CHOICE_SIZE = 1 << 16
+
+
+def _is_greedy(hand: int, ends: tuple[int, ...], tile: int, code: int) -> bool:
+    """Whether playing ``tile`` (``code``: 1 on the left end, 2 on the right; 0, the lead,
+    is nobody's rollout) from ``hand`` on ``ends`` (left, right, ...) is greedy's move:
+    the heaviest tile that plays, on the left end when it fits both."""
+    left, right = ends[0], ends[1]
+    playable = hand & (_SUIT[left] | _SUIT[right])
+    greedy = _GREEDY_CHOICE.get(playable, -1)
+    if greedy < 0:
+        greedy = _heaviest_id(playable)
+    return tile == greedy and code == (1 if _BIT[tile] & _SUIT[left] else 2)
 
 
 def _heaviest_id(playable: int) -> int:

@@ -13,23 +13,28 @@ import pytest
 from arena.compete.localrun import finishing_places
 from arena.compete.margins import (
     LUCK_TERMS,
+    VALUE_SWAPS,
     GroupMargin,
     draw_luck,
     game_lucks,
     game_margin,
     game_score,
+    game_seat_lucks,
     group_margin,
     kept_lucks,
     seat_lucks,
 )
 from arena.engine.deal import Deal
-from arena.engine.events import Outcome, Termination
+from arena.engine.events import Draw, Outcome, Play, Termination
+from arena.engine.game import Game
 from arena.engine.observation import event_to_dict
 from arena.engine.records import game_record
 from arena.engine.round import Round
-from arena.engine.rules import PRESETS, find_rules
+from arena.engine.rules import PRESETS, Rules, find_rules
+from arena.engine.tiles import Move, Tile
 from arena.match.play import entrant_rng, game_seeds, play_game
-from arena.match.strategies import make_strategy
+from arena.match.strategies import heaviest, make_strategy
+from tests.conftest import soak
 from tests.engine.test_conformance import CONFIGS, config_id
 
 T, F = Termination.TARGET, Termination.CRASH
@@ -362,3 +367,132 @@ def test_a_games_luck_read_from_the_game_is_its_records(config: tuple[str, int, 
             seed=seed,
         )
         assert game_lucks(game) == kept_lucks(game_record(game, labels))
+
+
+def played_on(round_: Round, move: Move, rest: list[Tile] | None = None) -> tuple[int, ...]:
+    """A rollout the plain way: a copy of the round (its undrawn tiles in the order
+    ``rest``), ``move``, then greedy at every seat to the round's end."""
+    copy = round_.copy(rest)
+    copy.apply(move)
+    while (result := copy.result) is None:
+        copy.apply(heaviest(copy.legal_moves()))
+    return result.points
+
+
+def reference_lucks(game: Game) -> list[tuple[float, float, float]]:
+    """Every seat's luck of the draw as the module's docstring defines it, computed the
+    plain way from the engine's public interface: each round dealt from the seed replayed
+    on a fresh round from its deal, each draw's ``pips`` and ``fits`` from the tiles left,
+    each of its ``value`` rollouts a copy of the round before the play it followed, played
+    on with greedy. (Sums are made in the order the luck makes them, so the floats are
+    the same to the bit.)"""
+    sides = game.sides
+    count = max(sides) + 1
+    totals = [[0.0, 0.0, 0.0] for _ in range(count)]
+    scores = [0] * count
+    for round_, explicit in zip(game.rounds, game.explicit, strict=True):
+        if not explicit:
+            pips_fits, values = reference_round(game.rules, round_, scores, count)
+            for side in range(count):
+                totals[side][0] += pips_fits[side][0]
+                totals[side][1] += pips_fits[side][1]
+                totals[side][2] += values[side]
+        scores = list(round_.scores)
+    lucks = []
+    for mine in sides:
+        others = [totals[side] for side in range(count) if side != mine]
+        pips, fits, value = (
+            totals[mine][term] - sum(o[term] for o in others) / len(others) for term in range(3)
+        )
+        lucks.append((pips, fits, value))
+    return lucks
+
+
+def reference_round(
+    rules: Rules, played: Round, scores: list[int], count: int
+) -> tuple[list[list[float]], list[float]]:
+    """One round's ``[pips, fits]`` and ``value`` per side (:func:`reference_lucks`)."""
+    sides = played.sides
+    deal = played.deal
+    boneyard = list(deal.boneyard)
+    replay = Round(rules, deal, teams=played.teams, scores=scores, number=played.number)
+    events = played.events
+    pips_fits = [[0.0, 0.0] for _ in range(count)]
+    values = [0.0] * count
+    drawn = 0  # tiles drawn so far
+    for index, event in enumerate(events):
+        if type(event) is Draw:
+            assert event.tile == boneyard[drawn]
+            rest = boneyard[drawn:]
+            assert replay.ends is not None
+            fits = [tile for tile in rest if any(map(tile.matches, replay.ends))]
+            luck = pips_fits[sides[event.seat]]
+            luck[0] += event.tile.pips - sum(tile.pips for tile in rest) / len(rest)
+            luck[1] += (1 if event.tile in fits else 0) - len(fits) / len(rest)
+            drawn += 1
+        elif type(event) is Play:
+            later = itertools.takewhile(lambda e: type(e) is not Play, events[index + 1 :])
+            draws = sum(type(e) is Draw for e in later)
+            for place in range(drawn, drawn + draws):
+                outcomes = [played_on(replay, event.move)]
+                left = len(boneyard) - place
+                swaps = min(left, VALUE_SWAPS)
+                for k in range(1, swaps):
+                    order = boneyard[drawn:]  # the undrawn tiles before the play
+                    i, j = place - drawn, place - drawn + (k * left) // swaps
+                    order[i], order[j] = order[j], order[i]
+                    outcomes.append(played_on(replay, event.move, order))
+                for side in range(count):
+                    total = sum(outcome[side] for outcome in outcomes)
+                    values[side] += outcomes[0][side] - total / len(outcomes)
+            replay.apply(event.move)
+    assert replay.events == events
+    return pips_fits, values
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_a_games_luck_is_the_plain_reference(config: tuple[str, int, bool]) -> None:
+    """game_seat_lucks (each round's rollouts from its log, a rollout as drawn shared while
+    the plays are greedy's) is the luck computed the plain way, and the record's luck, to
+    the bit: on every preset and player count, over seeded games of greedy against random
+    bots, of random bots, and of greedy bots alone (whose rollouts as drawn are the most
+    shared)."""
+    name, players, teams = config
+    rules = PRESETS[name]
+    labels = [f"s{seat}" for seat in range(players)]
+    lineups = [["greedy", "random"], ["random"], ["greedy"]]
+    checked = 0
+    for seed in range(soak(12, 60)):
+        names = lineups[seed % len(lineups)] * players
+        strategies = [
+            make_strategy(names[(seat + seed) % players], random.Random(seed * 10 + seat))
+            for seat in range(players)
+        ]
+        game = play_game(rules, strategies, teams=teams, seed=seed)
+        lucks = game_seat_lucks(game)
+        assert lucks == reference_lucks(game)
+        assert lucks == seat_lucks(game_record(game, labels))
+        assert game_lucks(game) == kept_lucks(game_record(game, labels))
+        checked += sum(type(e) is Draw for r in game.rounds for e in r.events)
+    # Only where nothing can be drawn (block; three-minute's 4 hands take every tile) are
+    # there no draws to check.
+    drawable = rules.draws and len(game.rounds[0].deal.boneyard) > rules.reserve(players)
+    assert checked > 0 or not drawable
+
+
+def test_a_game_forfeited_mid_round_has_the_reference_luck() -> None:
+    """A game that ended in a forfeit (its last round unfinished, as a bot fault leaves it)
+    has its luck read from the draws made so far: the reference's and the record's."""
+    cut = 0
+    for seed in range(8):
+        game = Game(PRESETS["draw"], 2, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(30 + 9 * seed):
+            game.apply(rng.choice(game.legal_moves()))
+        assert game.seat is not None  # (no draw game ends so soon)
+        cut += game.round.seat is not None and game.round.undrawn < len(game.round.deal.boneyard)
+        game.forfeit(game.seat, Termination.TIMEOUT)
+        lucks = game_seat_lucks(game)
+        assert lucks == reference_lucks(game)
+        assert lucks == seat_lucks(game_record(game, ["a", "b"]))
+    assert cut > 0  # some games were cut after a draw of their last round

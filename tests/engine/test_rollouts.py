@@ -3,10 +3,12 @@ playing a copy of the round on with greedy at every seat, on every preset and pl
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
+from arena.engine.events import Draw, Event, Play
 from arena.engine.round import Round
 from arena.engine.rules import PRESETS, GameEnd
 from arena.engine.tiles import Move, Tile
@@ -95,5 +97,79 @@ def test_a_hands_pips_by_table_are_the_sum_of_its_tiles() -> None:
     hands += [
         sum(1 << t for t in rng.sample(range(len(TILES)), rng.randint(1, 20))) for _ in range(300)
     ]
+    hands += [  # the double-six set's hands: the three tables' path
+        sum(1 << t for t in rng.sample(range(28), rng.randint(1, 14))) for _ in range(300)
+    ]
     for hand in hands:
         assert _pips_of(hand) == sum(t.pips for t in TILES if hand >> t.id & 1)
+
+
+def _partners(undrawn: int) -> tuple[int, ...]:
+    """Swap partners for the test: the next tile, and the last, where there are such."""
+    return tuple(sorted({1, undrawn - 1})) if undrawn > 1 else ()
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_draw_rollouts_are_the_greedy_points_before_each_drawing_play(
+    config: tuple[str, int, bool],
+) -> None:
+    """Round.draw_rollouts, read from a round's log, gives every draw in order with the
+    round's greedy_points from just before the play it followed: as drawn, then with the
+    tile swapped with each partner's; on every preset and player count, the rounds played
+    by greedy (whose rollouts as drawn it shares) and by random moves."""
+    name, players, teams = config
+    rules = PRESETS[name]
+    draws = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        scores = _start_scores(name, players, teams, rng)
+        played = Round.dealt(rules, players, rng, teams=teams, scores=scores)
+        replay = played.copy()  # the round as dealt, played again below
+        greedy = seed % 3 == 0
+        while played.result is None:
+            legal = played.legal_moves()
+            played.apply(heaviest(legal) if greedy or rng.random() < 0.3 else rng.choice(legal))
+        expected: list[tuple[object, ...]] = []
+        events = played.events
+        boneyard = len(played.deal.boneyard)
+        rollouts: list[tuple[tuple[int, ...], ...]] = []  # the next draws'
+        for index, event in enumerate(events):
+            if type(event) is Draw:
+                assert event.tile is not None and replay.ends is not None
+                undrawn = boneyard - len(expected)
+                draw = (event.seat, event.tile.id, *replay.ends, undrawn, rollouts.pop(0))
+                expected.append(draw)
+            elif type(event) is Play:
+                rollouts = _rollouts_of(replay, event.move, events[index + 1 :])
+                replay.apply(event.move)
+        assert played.draw_rollouts(_partners) == expected
+        draws += len(expected)
+    assert draws > 0 or name == "block" or (name, players) == ("three-minute", 4)
+
+
+def _rollouts_of(
+    round_: Round, move: Move, after: list[Event]
+) -> list[tuple[tuple[int, ...], ...]]:
+    """The rollouts of the draws that follow ``move`` (the events ``after`` it), from
+    ``round_`` before it: greedy_points as drawn, then with each partner's swap."""
+    draws = sum(type(e) is Draw for e in itertools.takewhile(lambda e: type(e) is not Play, after))
+    undrawn = len(round_.boneyard)
+    rollouts = []
+    for place in range(draws):
+        swaps = [
+            round_.greedy_points(move, swap=(place, place + o)) for o in _partners(undrawn - place)
+        ]
+        rollouts.append((round_.greedy_points(move), *swaps))
+    return rollouts
+
+
+def test_draw_rollouts_refuse_a_partner_beyond_the_boneyard() -> None:
+    round_ = Round.dealt(PRESETS["draw"], 2, random.Random(1))
+    while round_.undrawn == len(round_.deal.boneyard) and round_.result is None:
+        round_.apply(heaviest(round_.legal_moves()))
+    assert round_.undrawn < len(round_.deal.boneyard)  # a draw was made
+    with pytest.raises(DealError, match="no partner"):
+        round_.draw_rollouts(lambda undrawn: (undrawn,))
+    with pytest.raises(DealError, match="no partner"):
+        round_.draw_rollouts(lambda undrawn: (0,))
+    assert Round.dealt(PRESETS["block"], 2, random.Random(1)).draw_rollouts(_partners) == []
