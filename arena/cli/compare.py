@@ -516,7 +516,7 @@ def compare_remote(
 
     with contextlib.closing(open_store(url)) as store:
         try:
-            tournament_id, _ = open_compare(store, request)
+            tournament_id, _ = open_compare(store, request, rules)
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         click.echo(

@@ -459,19 +459,24 @@ def send_branches(app: Celery, branch_ids: Sequence[int]) -> None:
             app.send_task(RUN_BRANCH, args=(branch_id,), queue=INTERACTIVE_QUEUE, producer=producer)
 
 
-def send_compare_start(app: Celery, request: Mapping[str, Any]) -> None:
+def send_compare_start(app: Celery, request: Mapping[str, Any], expires: float) -> None:
     """Send an ``arena.start_compare`` task with ``request`` (a
     :class:`arena.service.compare_start.CompareRequest`'s payload) to the interactive queue,
-    where compares' matches go. On a producer of its own, as the other sends: Celery's
-    retry policy then gives up on an unreachable broker within a second (kombu's connection
-    on its own retries for six).
+    where compares' matches go, to expire ``expires`` seconds from now (a worker that takes
+    it later drops it). On a producer of its own, as the other sends: Celery's retry policy
+    then gives up on an unreachable broker within a second (kombu's connection on its own
+    retries for six).
 
     Raises:
         BROKER_ERRORS: the broker cannot be reached.
     """
     with app.producer_or_acquire() as producer:
         app.send_task(
-            START_COMPARE, args=(dict(request),), queue=INTERACTIVE_QUEUE, producer=producer
+            START_COMPARE,
+            args=(dict(request),),
+            queue=INTERACTIVE_QUEUE,
+            producer=producer,
+            expires=expires,
         )
 
 

@@ -371,11 +371,11 @@ def _heartbeating(
 
 
 #: How often a worker playing a compare's match looks whether the compare's test has
-#: decided meanwhile (another process's stop check after another match): once it has, the
-#: match stops at its bots' next decision and is void, and the process is free (a
+#: decided (or was refused) meanwhile (another process's stop check after another match):
+#: once it has, the match stops at its bots' next decision and is void, and the process is free (a
 #: compare's next batches are sent ahead, so one process or more is usually playing one
 #: when the test decides).
-DECIDED_POLL_SECONDS = 0.05
+DECIDED_POLL_SECONDS = 0.25
 
 
 @contextlib.contextmanager

@@ -164,7 +164,8 @@ def keep_reading(store: Store, tournament_id: int, done: int, status: str, readi
     """Keep ``reading`` (JSON text) as where the compare's test stands over its ``done`` done
     matches (``status``: the test's), unless one over as many or more is kept already (two
     workers storing a batch's last matches at once each read the test: the later reading,
-    over both, stays)."""
+    over both, stays) or the kept one has ended (any status but ``continue``: the first
+    that ends the test stays)."""
     insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
     row = insert(CompareReading).values(
         tournament_id=tournament_id, done=done, status=status, reading=reading, computed=utcnow()
@@ -179,7 +180,9 @@ def keep_reading(store: Store, tournament_id: int, done: int, status: str, readi
                     "reading": reading,
                     "computed": row.excluded.computed,
                 },
-                where=CompareReading.done < done,
+                # (a decided test stays decided: a match stored just after the decision
+                # may move the reading back, but its pending matches are void already)
+                where=(CompareReading.done < done) & (CompareReading.status == "continue"),
             )
         )
 
@@ -192,13 +195,13 @@ def kept_status(store: Store, tournament_id: int) -> str | None:
         )
 
 
-def kept_reading(store: Store, tournament_id: int) -> tuple[int, str] | None:
-    """The compare's kept reading (:func:`keep_reading`): the done matches it is over and
-    its JSON text; None if none is kept."""
+def kept_reading(store: Store, tournament_id: int) -> tuple[int, str, str] | None:
+    """The compare's kept reading (:func:`keep_reading`): the done matches it is over, the
+    test's status and the reading's JSON text; None if none is kept."""
     with store.read() as session:
         row = session.execute(
-            select(CompareReading.done, CompareReading.reading).where(
+            select(CompareReading.done, CompareReading.status, CompareReading.reading).where(
                 CompareReading.tournament_id == tournament_id
             )
         ).first()
-    return None if row is None else (int(row[0]), str(row[1]))
+    return None if row is None else (int(row[0]), str(row[1]), str(row[2]))

@@ -6,6 +6,7 @@ unsandboxed, run in the wait."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from typing import cast
 import pytest
 from celery import Celery
 from click.testing import CliRunner
+from sqlalchemy import select
 
 from arena.cli.common import UNDECIDED
 from arena.cli.main import cli
@@ -25,6 +27,8 @@ from arena.service.permissions import OPERATOR
 from arena.service.tournaments import cancel_tournament
 from arena.store.compares import tournament_of_match
 from arena.store.db import Store
+from arena.store.models import RuleSet, Tournament
+from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.conftest import Recorder, play_as_worker
 
@@ -85,3 +89,59 @@ def test_compare_remote_says_its_compare_was_cancelled_and_exits_undecided(
     ), result.output
     assert re.search(r"Elo [+-]\d+\.\d \([+-]\d+\.\d to [+-]\d+\.\d\), LOS \d+\.\d%, LLR ", last)
     assert len(polls) == 2
+
+
+@pytest.mark.usefixtures("_process")
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ('name = "quick"\nbase = "draw"\ntarget = 20\n', "quick"),
+        ('name = "draw"\nbase = "draw"\ntarget = 20\n', "draw"),  # a preset's name, changed
+    ],
+)
+def test_compare_remote_under_a_rule_set_file_stores_and_follows_it(
+    url: str, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, name: str
+) -> None:
+    """A rule set from a file is stored by the command itself (no worker's start: a worker
+    knows only the presets), the file's rule set, and the command follows it to its
+    verdict or its limit (a file named like a preset is not taken for the preset)."""
+    store.add_bot_version("ada", "greedy", (REFERENCE_BOTS / "greedy.py").read_text(), {})
+    store.add_bot_version("bob", "first", (ZOO / "first.py").read_text(), {})
+    rules = tmp_path / "rules.toml"
+    rules.write_text(text, encoding="utf-8")
+    config = Config(bot_cache=tmp_path / "cache")
+    recorder = Recorder()
+    polls: list[float] = []
+
+    def poll(seconds: float) -> None:  # the workers play what was sent, as the loop waits
+        polls.append(seconds)
+        assert len(polls) < MAX_POLLS * 10, "arena compare --remote waits for ever"
+        for match_id in [i for sent in recorder.sent for i in sent]:
+            if tournament_progress(store, tournament_of(match_id))["pending"]:
+                with contextlib.suppress(AssertionError):  # (void once decided)
+                    play_as_worker(store, match_id, config)
+
+    def tournament_of(match_id: int) -> int:
+        tournament = tournament_of_match(store, match_id)
+        assert tournament is not None
+        return tournament.id
+
+    monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=poll, monotonic=lambda: 0.0))
+    with broker.using(cast(Celery, recorder)):
+        result = CliRunner().invoke(
+            cli,
+            [
+                "compare", "ada/greedy", "bob/first", "--remote", "--url", url,
+                "--broker", f"filesystem://{tmp_path / 'broker'}", "--rules", str(rules),
+                "--max-games", "32", "--batch", "4", "--seed", "2",
+            ],
+        )  # fmt: skip
+    assert result.exit_code in (0, 1, 2), result.output
+    assert result.output.startswith(f"{name} (version ") or f"{name}, 2 players" in result.output
+    with store.read() as session:
+        stored = session.scalar(select(Tournament))
+        assert stored is not None
+        rule_set = session.get(RuleSet, stored.rule_set_id)
+        assert rule_set is not None and rule_set.name == name
+        assert rule_set.params["target"] == 20
+    assert not list((tmp_path / "broker").rglob("*.msg")), "a start was sent for a file"

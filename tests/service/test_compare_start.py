@@ -7,23 +7,35 @@ worker of other code are each refused or dropped, storing nothing."""
 from __future__ import annotations
 
 import itertools
+import threading
 import time
+from datetime import UTC, datetime
 from typing import Any
 
+import click
 import pytest
 from sqlalchemy import func, select
 
+from arena.cli.compare import compare_command
 from arena.engine.rules import PRESETS
 from arena.service import compares
-from arena.service.compare_start import START_MAX_AGE_SECONDS, CompareRequest
+from arena.service.compare_start import (
+    BOUNDS,
+    START_MAX_AGE_SECONDS,
+    CompareRequest,
+    compare_name,
+)
 from arena.service.compares import COMPARE_AHEAD, open_compare, start_requested_compare
-from arena.store.db import Store
+from arena.store.db import Store, connect
 from arena.store.matches import tournament_named
 from arena.store.models import Tournament
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.conftest import Recorder
 
 RULES = PRESETS["draw"]
+#: On both databases: who stores a compare first is serialized by each (a write lock, an
+#: advisory lock), and the kept reading's upsert is each one's.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 @pytest.fixture
@@ -38,6 +50,7 @@ def _request(**changes: Any) -> CompareRequest:
         new="ada/greedy", old="bob/first", rules="draw", rules_version=RULES.version,
         players=2, teams=False, statistic="margin", elo0=0.0, elo1=10.0, alpha=0.05,
         beta=0.05, max_games=2000, batch=4, seed=1, move_seconds=1.0, memory_mb=512,
+        allow_same_source=False,
     )  # fmt: skip
     return CompareRequest.make(**(fields | changes))
 
@@ -138,22 +151,85 @@ def test_a_refused_start_says_why_and_stores_nothing(
         {"players": 2.5},
         {"teams": 1},
         {"elo1": "10"},
-        {"name": None},
+        {"elo1": float("nan")},
+        {"alpha": float("inf")},
+        {"new": None},
+        {"new": ""},
+        {"memory_mb": 10**9},
+        {"memory_mb": 8},
+        {"move_seconds": -1.0},
+        {"move_seconds": 0.0},
+        {"move_seconds": 1e9},
+        {"seed": -5},
+        {"max_games": 200_000_000},
+        {"batch": 0},
+        {"players": 9},
+        {"asked": time.time() + 3600},  # (never old enough to be dropped)
     ],
 )
-def test_a_start_that_is_not_one_is_refused(
+def test_a_start_the_command_would_not_send_is_refused(
     bots: Store, recorder: Recorder, payload: dict[str, Any]
 ) -> None:
+    """A broker message is not trusted to hold what the command accepts: the worker checks
+    each field's type and the command's bounds (the memory a bot may take, its time, the
+    games), and refuses the rest, storing nothing."""
     bad = _request().payload() | payload
     with pytest.raises(ValueError, match="compare's start"):
         CompareRequest.from_payload(bad)
     assert start_requested_compare(bots, bad, now=time.time()).startswith("refused: ")
-    assert _tournaments(bots) == 0
+    assert _tournaments(bots) == 0 and recorder.sent == []
 
 
 def test_a_start_missing_a_field_is_refused() -> None:
     payload = _request().payload()
     del payload["seed"]
-    with pytest.raises(ValueError, match=r"compare's start: .*seed"):
+    with pytest.raises(ValueError, match=r"compare's start: not one \(seed\)"):
         CompareRequest.from_payload(payload)
     assert CompareRequest.from_payload(_request().payload() | {"elo1": 10}).elo1 == 10.0
+
+
+def test_a_starts_bounds_are_the_commands() -> None:
+    """What a worker accepts is what ``arena compare`` accepts (its options' ranges)."""
+    params = {param.name: param for param in compare_command.params}
+    names = {"max_games": "max_games", "batch": "batch", "seed": "seed",
+             "move_seconds": "move_time", "memory_mb": "memory"}  # fmt: skip
+    for field, option in names.items():
+        kind = params[option].type
+        assert isinstance(kind, click.IntRange | click.FloatRange), option
+        assert (kind.min, kind.max) == BOUNDS[field], option
+
+
+def test_its_name_says_when_it_was_asked() -> None:
+    """The tournament's name is not a field of its own: it is made from the bots, the rule
+    set, the seed and the time it was asked for (a start cannot name any tournament)."""
+    request = _request()
+    assert "name" not in request.payload()
+    assert request.name == compare_name(
+        "ada/greedy", "bob/first", "draw", 1, datetime.fromtimestamp(request.asked, UTC)
+    )
+
+
+def test_two_opening_one_request_at_once_store_one_compare(url: str, bots: Store) -> None:
+    """The worker and the command opening the same request at the same moment, each on a
+    connection of its own: one stores it, the other finds it."""
+    request = _request()
+    stores = [connect(url), connect(url)]
+    barrier = threading.Barrier(2)
+    results: list[tuple[int, bool]] = []
+
+    def open_it(store: Store) -> None:
+        barrier.wait()
+        results.append(open_compare(store, request))
+
+    threads = [threading.Thread(target=open_it, args=(store,)) for store in stores]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        for store in stores:
+            store.close()
+    assert sorted(created for _, created in results) == [False, True]
+    assert len({tournament_id for tournament_id, _ in results}) == 1
+    assert _tournaments(bots) == 1

@@ -366,7 +366,8 @@ def test_a_kept_reading_is_the_state_it_was_kept_from(bots: Store, tmp_path: Pat
     kept = kept_reading(bots, tournament_id)
     assert kept is not None and kept[0] == 4
     state = compares.compare_state(bots, tournament_id, make_test("margin", 0.0, 10.0), 2)
-    restored = compares.kept_state(kept[1])
+    assert kept[1] == "continue"
+    restored = compares.kept_state(kept[2])
     assert (restored.played, restored.finished_batches, restored.reading) == (
         state.played, state.finished_batches, state.reading
     )  # fmt: skip
@@ -466,3 +467,48 @@ def test_a_match_being_played_when_its_compare_decides_stops_and_is_void(
         assert match is not None and match.status == "void" and match.result is not None
         assert match.result["void"] == "its compare's test ended while it was played"
         assert "games" not in match.result
+
+
+def test_a_decided_or_refused_reading_stays_and_a_refused_one_is_not_shown(
+    bots: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first reading that ends the test stays kept (a match stored just after the
+    decision may read the test back to ``continue``, but the compare's pending matches are
+    void already); a refused one (the games cannot give a verdict) makes the loop read the
+    test itself at once, for the sentence, without waiting for a reading."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    keep_reading(bots, tournament_id, 5, "H1 accepted", '{"decided": 1}')
+    keep_reading(bots, tournament_id, 6, "continue", '{"later": 1}')
+    assert kept_reading(bots, tournament_id) == (5, "H1 accepted", '{"decided": 1}')
+    other, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=3,
+    )  # fmt: skip
+    keep_reading(bots, other, 2, compares.REFUSED, "{}")
+    monkeypatch.setattr(compares, "match_ids", lambda *_: [1, 2])
+    monkeypatch.setattr(compares, "time", SimpleNamespace(sleep=pytest.fail, monotonic=lambda: 0.0))
+    assert compares._await_kept(bots, other, 5.0, 0.02) is None
+
+
+def test_a_workers_stop_checks_read_each_result_once(
+    bots: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's process keeps the results its stop checks read (a done match's never
+    change): each check reads only the matches done since the last, so the checks of a
+    long compare do not cost more and more."""
+    tournament_id, _ = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
+        max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    loaded: list[int] = []
+
+    def counted(store: Store, tid: int, only: list[int] | None = None) -> Any:
+        loaded.extend(only or [])
+        return load_results(store, tid, only=only)
+
+    monkeypatch.setattr(compares, "load_results", counted)
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=6)
+    assert sorted(loaded) == sorted(set(loaded)) and len(loaded) == 6  # each once

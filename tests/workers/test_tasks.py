@@ -529,6 +529,7 @@ def test_a_compare_start_is_stored_by_a_worker_and_its_command_follows_that_one(
         new="counter", old="random", rules="draw", rules_version=PRESETS["draw"].version,
         players=2, teams=False, statistic="margin", elo0=0.0, elo1=25.0, alpha=0.05,
         beta=0.05, max_games=64, batch=8, seed=1, move_seconds=10.0, memory_mb=512,
+        allow_same_source=False,
     )  # fmt: skip
     assert send_start(request, service.reachable_broker, service.database)
     store = service.reader()
