@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.compete.compares import (
@@ -82,12 +82,15 @@ from arena.service.results import load_results
 from arena.store.compares import (
     compare_load,
     finished_among,
+    follow_until,
+    forget_follower,
     keep_reading,
     kept_reading,
     match_ids,
     source_hashes,
     tournament_of_match,
     tournament_settings,
+    unfollowed_compares,
     void_reason,
 )
 from arena.store.db import Store
@@ -104,6 +107,7 @@ __all__ = [
     "CANCELLED",
     "COMPARE_AHEAD",
     "COMPARE_FORMAT",
+    "FOLLOW_LEASE_SECONDS",
     "FOLLOW_POLL_SECONDS",
     "KEPT_READING_SECONDS",
     "LIMIT",
@@ -134,6 +138,7 @@ __all__ = [
     "stop_compare",
     "stop_if_decided",
     "stop_reason",
+    "stop_unfollowed",
     "tally",
     "verdict_of",
 ]
@@ -165,6 +170,12 @@ FOLLOW_POLL_SECONDS = 0.02
 #: test itself (which loads scipy: a third of a second of ``arena compare --remote``'s
 #: CPU, spent while the workers play on the same machine).
 KEPT_READING_SECONDS = 1.0
+#: How long a compare sent a few batches at a time (``arena compare --remote``'s) is held
+#: for its follower after it opens it or sweeps (every ``sweep_seconds``, 15 s by default):
+#: once it runs out (the command was killed, or died before it opened the compare a worker
+#: stored for its start), the workers' sweep stops the compare (:func:`stop_unfollowed`),
+#: whose matches not sent would otherwise stay pending for ever.
+FOLLOW_LEASE_SECONDS = 90.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +347,7 @@ def open_compare(
     """
     found = _requested(store, request)  # (the worker's, usually: the command loads slower)
     if found is not None:
+        _hold(store, found)
         return found, False
     statistic = next((known for known in STATISTICS if known == request.statistic), None)
     if statistic is None:
@@ -368,8 +380,25 @@ def open_compare(
         found = _requested(store, request)
         if found is None:
             raise
+        _hold(store, found)
         return found, False
+    _hold(store, tournament_id)
     return tournament_id, True
+
+
+def _hold(store: Store, tournament_id: int, seconds: float = FOLLOW_LEASE_SECONDS) -> None:
+    """Hold the compare for its follower for ``seconds`` from now."""
+    follow_until(store, tournament_id, datetime.now(UTC) + timedelta(seconds=seconds))
+
+
+def stop_unfollowed(store: Store, now: datetime | None = None) -> list[int]:
+    """Stop each compare whose follower is gone (:data:`FOLLOW_LEASE_SECONDS`): its matches
+    not started are void, saying so (the workers' sweep); return their ids."""
+    stopped = unfollowed_compares(store, now or datetime.now(UTC))
+    for tournament_id in stopped:
+        void_pending(store, tournament_id, "its follower (arena compare --remote) is gone")
+        forget_follower(store, tournament_id)
+    return stopped
 
 
 def _requested(store: Store, request: CompareRequest) -> int | None:
@@ -807,6 +836,9 @@ def follow_compare(
     """
     last_sweep = time.monotonic()
     _compare(store, tournament_id)
+    # (held three sweeps long at least: renewed at each)
+    lease = max(FOLLOW_LEASE_SECONDS, 3 * config.sweep_seconds)
+    _hold(store, tournament_id, lease)
     read, batches = ResultsRead(), _batches(store, tournament_id)  # (a compare's never change)
     # The first batches go at once, before the first step's reads (the process's first:
     # their statements compiled, a tenth of a second the workers would wait for).
@@ -821,6 +853,7 @@ def follow_compare(
         if not step.done and time.monotonic() - last_sweep >= config.sweep_seconds:
             last_sweep = time.monotonic()
             step = dataclasses.replace(step, **_swept(store, config))
+            _hold(store, tournament_id, lease)
         yield step
         if step.done:
             if step.decided:

@@ -13,7 +13,7 @@ from arena.service.assignments import grade_after_match, settle_tests
 from arena.service.branches import STALE_MARGIN_SECONDS, unsent_branches
 from arena.service.broker import CHECK_QUEUE, INTERACTIVE_QUEUE, LANE_QUEUES, queue_lengths
 from arena.service.clock import tick_competition, tick_competitions
-from arena.service.compares import stop_if_decided
+from arena.service.compares import stop_if_decided, stop_unfollowed
 from arena.service.dispatch import send_branch_ids, send_refit, send_upload_ids, sweep_matches
 from arena.service.gauntlets import restart_stalled
 from arena.service.intake import settle_upload
@@ -150,6 +150,9 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
     for rule_set in finish_stalled_tournaments(store):  # none left to play: done
         logger.warning("sweep: a tournament of rule set %d had every match finished", rule_set)
         send_refit(rule_set)
+    unfollowed = stop_unfollowed(store)  # compares whose arena compare --remote is gone
+    if unfollowed:
+        logger.warning("sweep: compares %s stopped: their follower is gone", unfollowed)
     resend_stale(store)  # refits booked and lost with their worker
     settle_tests(store)  # assignments' tests whose last match's worker died before settling
     restart_stalled(store)  # submissions whose worker died while settling them

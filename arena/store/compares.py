@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from arena.store.db import Store
-from arena.store.models import BotVersion, CompareReading, Match, RuleSet, Tournament, User, utcnow
+from arena.store.models import (
+    BotVersion,
+    CompareFollower,
+    CompareReading,
+    Match,
+    RuleSet,
+    Tournament,
+    User,
+    utcnow,
+)
 from arena.store.queue import FINISHED
 
 __all__ = [
@@ -25,6 +35,8 @@ __all__ = [
     "NamedTournament",
     "compare_load",
     "finished_among",
+    "follow_until",
+    "forget_follower",
     "keep_reading",
     "kept_reading",
     "kept_status",
@@ -33,6 +45,7 @@ __all__ = [
     "source_hashes",
     "tournament_of_match",
     "tournament_settings",
+    "unfollowed_compares",
     "void_reason",
 ]
 
@@ -205,3 +218,39 @@ def kept_reading(store: Store, tournament_id: int) -> tuple[int, str, str] | Non
             )
         ).first()
     return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
+
+def follow_until(store: Store, tournament_id: int, until: datetime) -> None:
+    """Record that the compare is followed until ``until`` (a later time only: two followers'
+    renewals never shorten it)."""
+    insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
+    row = insert(CompareFollower).values(tournament_id=tournament_id, until=until)
+    with store.write() as session:
+        session.execute(
+            row.on_conflict_do_update(
+                index_elements=["tournament_id"],
+                set_={"until": until},
+                where=CompareFollower.until < until,
+            )
+        )
+
+
+def unfollowed_compares(store: Store, now: datetime) -> list[int]:
+    """The tournaments, not finished, whose follower's time ran out before ``now``."""
+    with store.read() as session:
+        return list(
+            session.scalars(
+                select(CompareFollower.tournament_id)
+                .join(Tournament, Tournament.id == CompareFollower.tournament_id)
+                .where(CompareFollower.until < now, Tournament.status.not_in(("done", "cancelled")))
+                .order_by(CompareFollower.tournament_id)
+            )
+        )
+
+
+def forget_follower(store: Store, tournament_id: int) -> None:
+    """Forget the compare's follower (it is stopped, or finished)."""
+    with store.write() as session:
+        session.execute(
+            delete(CompareFollower).where(CompareFollower.tournament_id == tournament_id)
+        )

@@ -317,6 +317,19 @@ class CompareReading(Base):
     computed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class CompareFollower(Base):
+    """Until when a compare whose batches are sent a few at a time (``arena compare
+    --remote``'s: :func:`arena.service.compares.follow_compare`) is followed: its follower
+    renews it; the workers' sweep stops a compare whose follower is gone (its matches not
+    sent would stay pending for ever)."""
+
+    __tablename__ = "compare_followers"
+    __table_args__ = (Index("ix_compare_followers_until", "until"),)
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class MatchSeat(Base):
     """Who holds each seat of a match, by bot and version, and how many of its games that
     seat forfeited: the index behind "a bot's games" and "its faults" (``matches.seats`` and

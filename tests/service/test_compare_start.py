@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import click
@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.cli.compare import compare_command
+from arena.compete.sprt import make_test
 from arena.engine.rules import PRESETS
 from arena.service import compares
 from arena.service.compare_start import (
@@ -26,9 +27,11 @@ from arena.service.compare_start import (
     compare_name,
 )
 from arena.service.compares import COMPARE_AHEAD, open_compare, start_requested_compare
+from arena.store.compares import void_reason
 from arena.store.db import Store, connect
 from arena.store.matches import tournament_named
 from arena.store.models import Tournament
+from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.conftest import Recorder
 
@@ -233,3 +236,35 @@ def test_two_opening_one_request_at_once_store_one_compare(url: str, bots: Store
     assert sorted(created for _, created in results) == [False, True]
     assert len({tournament_id for tournament_id, _ in results}) == 1
     assert _tournaments(bots) == 1
+
+
+def test_a_compare_whose_follower_is_gone_is_stopped_by_the_sweep(
+    bots: Store, recorder: Recorder
+) -> None:
+    """A worker stored a start's compare and sent its first batches, and its command never
+    came (killed while it loaded) or stopped following (killed later): once the hold runs
+    out the workers' sweep voids what is not started, saying why (its matches not sent
+    would stay pending for ever). A compare whose follower holds it, and a web compare
+    (every batch sent at once, no follower), are left alone."""
+    request = _request()
+    start_requested_compare(bots, request.payload(), now=time.time())
+    gone = tournament_named(bots, request.name)
+    assert gone is not None
+    web, _ = compares.create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=9,
+    )  # fmt: skip
+    compares.advance_compare(bots, web)
+    followed = _request(seed=2)
+    followed_id, _ = open_compare(bots, followed)
+    soon = datetime.now(UTC) + timedelta(seconds=5)
+    assert compares.stop_unfollowed(bots, soon) == []  # held
+    later = datetime.now(UTC) + timedelta(seconds=compares.FOLLOW_LEASE_SECONDS + 5)
+    compares._hold(bots, followed_id, compares.FOLLOW_LEASE_SECONDS + 60)  # its loop renews
+    assert compares.stop_unfollowed(bots, later) == [gone.id]
+    progress = tournament_progress(bots, gone.id)
+    assert progress["pending"] == 0 and progress["void"] > 0
+    assert void_reason(bots, gone.id) == "its follower (arena compare --remote) is gone"
+    assert tournament_progress(bots, followed_id)["void"] == 0
+    assert tournament_progress(bots, web)["void"] == 0
+    assert compares.stop_unfollowed(bots, later) == []  # once

@@ -29,7 +29,15 @@ def upgrade() -> None:
         sa.Column("reading", sa.Text(), nullable=False),
         sa.Column("computed", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_table(
+        "compare_followers",
+        sa.Column("tournament_id", sa.Integer(), sa.ForeignKey("tournaments.id"), primary_key=True),
+        sa.Column("until", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_compare_followers_until", "compare_followers", ["until"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_compare_followers_until", table_name="compare_followers")
+    op.drop_table("compare_followers")
     op.drop_table("compare_readings")
