@@ -92,7 +92,7 @@ class StoredRules(Mapping[str, Mapping[str, Any]]):
 
 def encode_records(store: Store, records: Iterable[Mapping[str, Any]]) -> list[bytes]:
     """Each record as the bytes stored in ``game_records.data``: call it before the write
-    transaction (encoding replays each game twice, a few milliseconds)."""
+    transaction (encoding replays each game once, a millisecond or two)."""
     table = StoredRules(store)
     return [encode(record, table) for record in records]
 
@@ -209,8 +209,8 @@ def convert_records(
         for row_id, record in rows:
             text_before = canonical(record)
             data = encode(record, table)
-            # encode checked a compact encoding by decoding it with this table (and took
-            # the fallback unless it came back identical): check the fallback here
+            # encode checked that a compact encoding decodes to the record with this table
+            # (and took the fallback unless it came back identical): check the fallback here
             if data[0] == FALLBACK and canonical(decode(data, table)) != text_before:
                 raise DatabaseError(
                     f"game record row {row_id} does not come back identical from its compact "

@@ -234,6 +234,64 @@ def test_an_unknown_top_level_field_is_kept_compactly() -> None:
     assert_round_trip(record)
 
 
+def timed_record() -> dict[str, Any]:
+    """A forfeited game with every play timed, a preset's rules and no extra field."""
+    return forfeited_record(1, Termination.CRASH, timed=True)
+
+
+#: Changes Python's ``==`` does not see (``1 == 1.0 == True``, ``0.0 == -0.0``) but JSON
+#: does: the compact form would give the engine's value back, so each takes the fallback.
+EQUAL_BUT_NOT_THE_SAME: list[Callable[[dict[str, Any]], object]] = [
+    lambda r: r["rounds"][0]["events"][0].update(seat=float(r["rounds"][0]["events"][0]["seat"])),
+    lambda r: r["rounds"][0]["events"][1].update(seat=bool(r["rounds"][0]["events"][1]["seat"])),
+    lambda r: r["rounds"][0].update(leader=float(r["rounds"][0]["leader"])),
+    lambda r: r["rounds"][0]["scores"].__setitem__(0, float(r["rounds"][0]["scores"][0])),
+    lambda r: r["rounds"][0]["times"].__setitem__(0, [-0.0, r["rounds"][0]["times"][0][1]]),
+    lambda r: r["result"].update(winners=[float(w) for w in r["result"]["winners"]]),
+    lambda r: r.update(players=4.0),
+    lambda r: r["rounds"][1].update(number=2.0),
+    lambda r: r.update(seed=9.0),
+    lambda r: r["rules"]["params"].update(max_pip=6.0),
+    lambda r: r["result"]["verdict"].update(seat=1.0),
+]
+
+
+@pytest.mark.parametrize("change", EQUAL_BUT_NOT_THE_SAME)
+def test_a_value_of_another_json_type_takes_the_fallback(
+    change: Callable[[dict[str, Any]], object],
+) -> None:
+    """encode checks its one replay's record as values of the same types: a record that
+    equals the engine's in Python but not in JSON is never stored compactly."""
+    record = timed_record()
+    assert_round_trip(record)
+    change(record)
+    assert_round_trip(record, FALLBACK)
+
+
+def reordered(value: Any) -> Any:
+    """``value`` with every object's keys in reverse order and every list inside the
+    rounds a tuple."""
+    if isinstance(value, dict):
+        return {
+            key: [reordered(item) for item in value[key]]
+            if key == "rounds"
+            else reordered(value[key])
+            for key in reversed(value)
+        }
+    if isinstance(value, list):
+        return tuple(reordered(item) for item in value)
+    return value
+
+
+def test_the_same_json_in_another_shape_stays_compact() -> None:
+    """Keys in another order and tuples for lists serialise to the same canonical JSON:
+    the compact form (whose record has the engine's key order and lists) is kept."""
+    record = reordered(timed_record())
+    assert next(iter(record)) == "result"
+    assert isinstance(record["rounds"][0]["events"], tuple)
+    assert_round_trip(record)
+
+
 def packed(body: bytes) -> bytes:
     packer = zlib.compressobj(9, zdict=ZDICT)
     return bytes([CODEC_VERSION]) + packer.compress(body) + packer.flush()
