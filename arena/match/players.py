@@ -125,11 +125,16 @@ class StrategyPlayer:
     def start(
         self, game: str, seat: int, players: int, teams: bool, rules: Rules, seed: int
     ) -> None:
-        # Seeded as arena.match.play seeds it (the same games as `arena play` gives), or, with a
-        # salt (a tournament entrant's name), by the entrant wherever it sits: two
-        # `random` entrants must not mirror each other on duplicate deals.
+        self._strategies[game] = self.strategy(seat, seed)
+
+    def strategy(self, seat: int, seed: int) -> BuiltinStrategy:
+        """The strategy this player plays at ``seat`` in the game seeded ``seed``: seeded as
+        arena.match.play seeds it (the same games as `arena play` gives), or, with a salt (a
+        tournament entrant's name), by the entrant wherever it sits (two `random` entrants
+        must not mirror each other on duplicate deals). Each game's strategy is its own, so
+        a game is the same however many are played at once."""
         rng = strategy_rng(seed, seat) if self._salt is None else entrant_rng(seed, self._salt)
-        self._strategies[game] = make_strategy(self.name, rng)
+        return make_strategy(self.name, rng)
 
     def send(self, requests: Sequence[Request]) -> None:
         # (the built-in strategies read only the legal moves: no observation is built)

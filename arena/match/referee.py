@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from arena.engine.events import Play, Termination
 from arena.engine.game import Game
@@ -139,6 +140,15 @@ def play_match(
             player.games = games
     try:
         broken = _open_all(players, clock)
+        if (
+            all(type(player) is StrategyPlayer for player in players)
+            and not broken
+            and start is None
+            and until_round is None
+            and watch is None
+        ):
+            yield from _play_builtins(rules, players, seeded, teams, stop)
+            return
         yield from _play(
             rules,
             players,
@@ -213,6 +223,32 @@ def _play(
         for entry in stopped + begun:
             _finish(entry, players)
             yield GameOutcome(entry.index, entry.game, entry.verdict, entry.times)
+
+
+def _play_builtins(
+    rules: Rules,
+    players: Sequence[Player],
+    seeds: list[int],
+    teams: bool,
+    stop: Callable[[], bool] | None = None,
+) -> Iterator[GameOutcome]:
+    """:func:`_play` when every seat is a built-in strategy (the arena's own code, never
+    timed, never at fault): each game played to its end in turn, each strategy asked with
+    its legal moves, without a request and an answer a decision. The same games as
+    :func:`_play` gives (each game's strategies are seeded by the game:
+    :meth:`StrategyPlayer.strategy`), with the same untimed decisions (None each), in order
+    (``_play`` yields them as they end). ``stop``: asked before each game."""
+    builtins = [cast(StrategyPlayer, player) for player in players]
+    for index, game_seed in enumerate(seeds):
+        if stop is not None and stop():
+            return
+        game = Game(rules, len(builtins), teams=teams, seed=game_seed)
+        choose = [player.strategy(seat, game_seed).choose for seat, player in enumerate(builtins)]
+        decisions = 0
+        while (seat := game.seat) is not None:
+            game.apply(choose[seat](game.legal_moves()))
+            decisions += 1
+        yield GameOutcome(index, game, None, [None] * decisions)
 
 
 def _begin(

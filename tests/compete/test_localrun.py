@@ -327,8 +327,38 @@ def test_a_stop_set_mid_chain_ends_its_games_in_flight_between_two_moves() -> No
 
     with pytest.MonkeyPatch.context() as patch, pytest.raises(localrun.MatchStopped):
         patch.setattr(localrun, "play_match", counted)
+        # (built-in seats alone are played a game at a time: the games in flight are bots')
+        patch.setattr(referee, "StrategyPlayer", type("NotBuiltIn", (), {}))
         localrun.play_one(match, DRAW, sandboxed=False, stop=Counted())  # type: ignore[arg-type]
     assert asked == 5 and ended == []  # asked before each step; no game had ended
+
+
+def test_a_stop_ends_a_match_of_built_in_seats_before_its_next_game() -> None:
+    """Built-in seats alone play a game at a time (referee._play_builtins): the stop is
+    asked before each game, and the games ended before it are all that was played."""
+    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
+    match = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=64, seed=3)[0]
+    stop, asked = threading.Event(), 0
+
+    class Counted:  # the stop, set at its third question
+        def is_set(self) -> bool:
+            nonlocal asked
+            asked += 1
+            if asked == 3:
+                stop.set()
+            return stop.is_set()
+
+    real, ended = referee.play_match, []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        for outcome in real(*args, **kwargs):
+            ended.append(outcome)
+            yield outcome
+
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(localrun.MatchStopped):
+        patch.setattr(localrun, "play_match", counted)
+        localrun.play_one(match, DRAW, sandboxed=False, stop=Counted())  # type: ignore[arg-type]
+    assert [outcome.index for outcome in ended] == [0]  # (play_chain asks once a game too)
 
 
 def test_a_stop_set_once_every_game_has_ended_keeps_the_results() -> None:

@@ -18,6 +18,8 @@ import pytest
 
 from arena import Termination, find_rules
 from arena.engine.records import game_record, verify_record
+from arena.engine.rules import Rules
+from arena.errors import RulesError
 from arena.match.hostpaths import HostPaths
 from arena.match.play import play_games
 from arena.match.referee import (
@@ -422,3 +424,43 @@ def test_built_in_strategies_play_arena_plays_games_through_the_referee(preset: 
     assert [game_record(outcome.game, names) for outcome in refereed] == [
         game_record(game, names) for game in played
     ]
+
+
+@pytest.mark.parametrize("salts", [None, ("ada", "bob", "cy", "dee")])
+def test_built_in_seats_play_the_same_games_one_after_another(
+    salts: tuple[str, ...] | None,
+) -> None:
+    """A match whose every seat is a built-in strategy is played a game at a time, each
+    strategy asked with its legal moves (no request and answer a decision: a compare of
+    greedy against random spent two thirds of its CPU on them); its games are those the
+    referee plays with games in flight (each strategy seeded by its game), with the same
+    untimed decisions, on every preset and player count (with entrants' salts too)."""
+    from arena.engine.rules import PRESETS
+
+    for rules in PRESETS.values():
+        for players in [n for n in range(2, 5) if _allowed(rules, n)]:
+            names = (["greedy", "random"] * 2)[:players]
+
+            fast = list(play_match(rules, _lineup(names, salts), games=6, seed=11))
+            slow = list(
+                play_match(rules, _lineup(names, salts), games=6, seed=11, watch=lambda i, g: None)
+            )
+            slow.sort(key=lambda outcome: outcome.index)
+            assert [o.index for o in fast] == list(range(6))
+            for one, other in zip(fast, slow, strict=True):
+                assert game_record(one.game, names) == game_record(other.game, names), rules.name
+                assert one.times == other.times and one.verdict is other.verdict is None
+
+
+def _lineup(names: list[str], salts: tuple[str, ...] | None) -> list[Player]:
+    from arena.match.players import StrategyPlayer
+
+    return [StrategyPlayer(n, None if salts is None else salts[s]) for s, n in enumerate(names)]
+
+
+def _allowed(rules: Rules, players: int) -> bool:
+    try:
+        rules.check_players(players)
+    except RulesError:
+        return False
+    return True
