@@ -239,13 +239,8 @@ def _round_luck(
             if place == len(boneyard) or boneyard[place] != drawn:  # not the seed's: no luck
                 return [[0.0, 0.0] for _ in range(count)]
             size = len(boneyard) - place
-            ends = _SUIT[left] | _SUIT[right]
-            fitting = (ends & rest).bit_count() / size
             side = luck[sides[seat]]
-            side[0] += _PIPS[drawn] - rest_pips / size
-            side[1] += (ends >> drawn & 1) - fitting
-            rest_pips -= _PIPS[drawn]
-            rest ^= 1 << drawn
+            rest, rest_pips = _add_draw(side, drawn, left, right, rest, rest_pips, size)
             place += 1
     return luck
 
@@ -436,14 +431,21 @@ def _drawn_luck(
     rest_pips = sum(map(_PIPS.__getitem__, boneyard))  # of the tiles not drawn yet
     rest = sum(map(_BITS.__getitem__, boneyard))  # their mask
     for seat, drawn, left, right, size, _ in draws:
-        ends = _SUIT[left] | _SUIT[right]
-        fitting = (ends & rest).bit_count() / size
-        side = luck[sides[seat]]
-        side[0] += _PIPS[drawn] - rest_pips / size
-        side[1] += (ends >> drawn & 1) - fitting
-        rest_pips -= _PIPS[drawn]
-        rest ^= 1 << drawn
+        rest, rest_pips = _add_draw(luck[sides[seat]], drawn, left, right, rest, rest_pips, size)
     return luck
+
+
+def _add_draw(
+    side: list[float], drawn: int, left: int, right: int, rest: int, rest_pips: int, size: int
+) -> tuple[int, int]:
+    """Add a draw's ``[pips, fits]`` luck to ``side``'s (the tile ``drawn`` from the
+    ``size`` tiles not drawn yet, ``rest`` their mask and ``rest_pips`` their pips, with
+    the line's ends ``left`` and ``right``: its pips above the mean's, and whether it fits
+    the ends above the chance a tile did); return the rest's mask and pips after it."""
+    ends = _SUIT[left] | _SUIT[right]
+    side[0] += _PIPS[drawn] - rest_pips / size
+    side[1] += (ends >> drawn & 1) - (ends & rest).bit_count() / size
+    return rest ^ 1 << drawn, rest_pips - _PIPS[drawn]
 
 
 def kept_lucks(record: Record) -> tuple[tuple[float, ...], ...]:

@@ -302,19 +302,19 @@ def test_a_pool_forks_its_processes_at_once_only_from_a_single_thread(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def test_a_stop_set_mid_chain_ends_its_games_in_flight_between_two_moves() -> None:
-    """The stop is asked between two moves, not only as a game ends: a chain whose games
-    all play at once (no game has ended when the stop comes) stops with MatchStopped
-    after a few moves, its bots closed."""
+def _stopped_at(question: int, *, in_flight: bool) -> tuple[int, list[Any]]:
+    """Play a 64-game match of built-in seats whose stop is set at its ``question``-th
+    question (``in_flight``: the referee's games in flight, not a game at a time); it must
+    raise MatchStopped. Return how often the stop was asked and the games that ended."""
     entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
     match = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=64, seed=3)[0]
     stop, asked = threading.Event(), 0
 
-    class Counted:  # the stop, set at its fifth question
+    class Counted:  # the stop, set at that question
         def is_set(self) -> bool:
             nonlocal asked
             asked += 1
-            if asked == 5:
+            if asked == question:
                 stop.set()
             return stop.is_set()
 
@@ -327,37 +327,24 @@ def test_a_stop_set_mid_chain_ends_its_games_in_flight_between_two_moves() -> No
 
     with pytest.MonkeyPatch.context() as patch, pytest.raises(localrun.MatchStopped):
         patch.setattr(localrun, "play_match", counted)
-        # (built-in seats alone are played a game at a time: the games in flight are bots')
-        patch.setattr(referee, "StrategyPlayer", type("NotBuiltIn", (), {}))
+        if in_flight:  # (built-in seats alone are played a game at a time)
+            patch.setattr(referee, "StrategyPlayer", type("NotBuiltIn", (), {}))
         localrun.play_one(match, DRAW, sandboxed=False, stop=Counted())  # type: ignore[arg-type]
+    return asked, ended
+
+
+def test_a_stop_set_mid_chain_ends_its_games_in_flight_between_two_moves() -> None:
+    """The stop is asked between two moves, not only as a game ends: a chain whose games
+    all play at once (no game has ended when the stop comes) stops with MatchStopped
+    after a few moves, its bots closed."""
+    asked, ended = _stopped_at(5, in_flight=True)
     assert asked == 5 and ended == []  # asked before each step; no game had ended
 
 
 def test_a_stop_ends_a_match_of_built_in_seats_before_its_next_game() -> None:
     """Built-in seats alone play a game at a time (referee._play_builtins): the stop is
     asked before each game, and the games ended before it are all that was played."""
-    entrants = [Entrant.builtin("random"), Entrant.builtin("greedy")]
-    match = schedule("round-robin", entrants, rules=DRAW, players=2, games_per_match=64, seed=3)[0]
-    stop, asked = threading.Event(), 0
-
-    class Counted:  # the stop, set at its third question
-        def is_set(self) -> bool:
-            nonlocal asked
-            asked += 1
-            if asked == 3:
-                stop.set()
-            return stop.is_set()
-
-    real, ended = referee.play_match, []
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        for outcome in real(*args, **kwargs):
-            ended.append(outcome)
-            yield outcome
-
-    with pytest.MonkeyPatch.context() as patch, pytest.raises(localrun.MatchStopped):
-        patch.setattr(localrun, "play_match", counted)
-        localrun.play_one(match, DRAW, sandboxed=False, stop=Counted())  # type: ignore[arg-type]
+    _, ended = _stopped_at(3, in_flight=False)
     assert [outcome.index for outcome in ended] == [0]  # (play_chain asks once a game too)
 
 
