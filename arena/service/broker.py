@@ -503,8 +503,12 @@ def queue_lengths(app: Celery | None = None) -> dict[str, int]:
         OSError or kombu's OperationalError: the broker cannot be reached.
     """
     with (app or current()).connection_for_write() as connection:
-        channel: Any = connection.default_channel
-        return {
-            name: int(channel.queue_declare(name, passive=False, durable=True).message_count)
-            for name in ALL_QUEUES
-        }
+        try:
+            channel: Any = connection.default_channel
+            return {
+                name: int(channel.queue_declare(name, passive=False, durable=True).message_count)
+                for name in ALL_QUEUES
+            }
+        except connection.connection_errors as exc:  # (its transport's own: a Redis that
+            # goes away mid-call raises redis-py's, which is neither an OSError nor kombu's)
+            raise OperationalError(str(exc)) from exc

@@ -10,12 +10,14 @@ import threading
 import time
 from pathlib import Path
 from queue import Empty
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from celery import Celery
 
 from arena.service import broker
 from arena.service.broker import QUEUE, make_app, queue_length, send_matches
+from arena.service.dispatch import BROKER_ERRORS
 
 MESSAGES = 600
 
@@ -125,3 +127,34 @@ def test_two_workers_binding_to_a_new_exchange_at_once_both_read_it_whole(
         channel._queue_bind("fresh", "a", "", "queue-a")
         table = channel.get_table("fresh")
     assert between and sorted(binding.queue for binding in table) == ["queue-a", "queue-b"]
+
+
+def test_a_redis_that_goes_away_mid_count_is_a_broker_error() -> None:
+    """A Redis that closes the connection in the middle of counting the queues raises
+    redis-py's ConnectionError (neither an OSError nor kombu's): it is a broker error, as
+    the sweeps and `arena tournament run` catch (a CI run saw `arena tournament run` exit
+    with an internal error as Redis restarted)."""
+    import redis.exceptions
+    from kombu.exceptions import OperationalError
+
+    class Channel:
+        def queue_declare(self, *args: object, **kwargs: object) -> None:
+            raise redis.exceptions.ConnectionError("Connection closed by server.")
+
+    class Connection:
+        connection_errors = (redis.exceptions.ConnectionError,)
+        default_channel = Channel()
+
+        def __enter__(self) -> Connection:
+            return self
+
+        def __exit__(self, *args: object) -> None:
+            return None
+
+    class App:
+        def connection_for_write(self) -> Connection:
+            return Connection()
+
+    with pytest.raises(OperationalError, match="Connection closed by server"):
+        broker.queue_lengths(cast(Celery, App()))
+    assert issubclass(OperationalError, BROKER_ERRORS)
