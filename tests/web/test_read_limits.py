@@ -72,3 +72,27 @@ def test_a_bad_heavy_reads_setting_is_a_sentence(
 ) -> None:
     with pytest.raises(ValueError, match=f"ARENA_HEAVY_READS is '{value}': set it to a number"):
         make_app(url, tmp_path_factory.mktemp("broker"), ARENA_HEAVY_READS=value)
+
+
+def test_the_memory_storage_starts_its_expiry_timer_under_a_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``memory://`` is web.limits.LockedMemoryStorage: limits 5.8's own started its expiry
+    timer unlocked, so two threads counting at once could start one timer twice (a 500,
+    seen in a fresh-clone run of tests/web/test_crowds.py)."""
+    from limits.storage import MemoryStorage, storage_from_string
+
+    from web.limits import LockedMemoryStorage
+
+    storage = storage_from_string("memory://")
+    assert isinstance(storage, LockedMemoryStorage)
+    held: list[bool] = []
+    scheduled = MemoryStorage._MemoryStorage__schedule_expiry  # type: ignore[attr-defined]
+
+    def schedule(self: MemoryStorage) -> None:
+        held.append(LockedMemoryStorage._scheduling.locked())
+        scheduled(self)
+
+    monkeypatch.setattr(MemoryStorage, "_MemoryStorage__schedule_expiry", schedule)
+    storage.incr("key", 60)
+    assert held == [True]
