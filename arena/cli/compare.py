@@ -157,24 +157,26 @@ def compare_command(
     # The sandbox's trial (its host paths: ldd; one sandboxed process) runs in a thread
     # while this command's imports load; the pool is forked once it has ended.
     trial = None if remote or unsandboxed else _sandbox_trial([new, old])
-    if remote:  # its start goes to the workers first, before the statistics load
+    if remote:
         refuse(ctx, ("workers", "unsandboxed"), "--remote plays on the workers, in their sandbox")
-        seed = _new_seed() if seed is None else seed
+    else:
+        refuse(ctx, ("url", "broker"), "they name the service of --remote")
+    from arena.engine.game import new_seed
+
+    rules = resolve_rules(rules_name)
+    players = players if players is not None else 4 if teams else 2
+    seed = new_seed() if seed is None else seed
+    if remote:  # its start goes to the workers first, before the statistics load
         start = _send_start(
-            new, old, rules_name=rules_name, players=players, teams=teams,
-            statistic=statistic, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
-            max_games=max_games, batch=batch, seed=seed, move_time=move_time, memory=memory,
+            new, old, rules=rules, players=players, teams=teams, statistic=statistic,
+            elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, batch=batch,
+            seed=seed, move_time=move_time, memory=memory,
             allow_same_source=allow_same_source, url=url, broker=broker,
         )  # fmt: skip
     # Imported as the command runs, so that its --help starts at once (tests/cli/test_lazy.py).
     from arena.compete.compares import group_size
     from arena.compete.sprt import make_test
-    from arena.engine.game import new_seed
 
-    if not remote:
-        refuse(ctx, ("url", "broker"), "they name the service of --remote")
-    rules = resolve_rules(rules_name)
-    players = players if players is not None else 4 if teams else 2
     rules.check_players(players, teams)
     size = group_size(players, teams)
     if max_games < size:
@@ -186,7 +188,6 @@ def compare_command(
         test = make_test(statistic, elo0, elo1, alpha, beta)
     except ValueError as exc:
         raise UsageError(f"the test's parameters: {exc}") from None
-    seed = new_seed() if seed is None else seed
     if remote:
         return compare_remote(start, rules=rules, test=test, url=url, broker=broker)
     return _compare_local(
@@ -437,18 +438,12 @@ def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
 # --- arena compare --remote -----------------------------------------------------------------
 
 
-def _new_seed() -> int:
-    from arena.engine.game import new_seed
-
-    return new_seed()
-
-
 def _send_start(
     new: str,
     old: str,
     *,
-    rules_name: str,
-    players: int | None,
+    rules: Rules,
+    players: int,
     teams: bool,
     statistic: str,
     elo0: float,
@@ -468,19 +463,13 @@ def _send_start(
     workers at once when its rule set is a preset (one from a file is stored by the command
     itself): a worker stores the compare and sends its first batches while this command
     loads the store and the statistics, and checks what it asks for as the command then
-    does (the command's refusals are the worker's too: it stores nothing for them).
-
-    Raises:
-        RulesError, ParseError: as :func:`resolve_rules`.
-    """
+    does (the command's refusals are the worker's too: it stores nothing for them)."""
     from arena.engine.rules import PRESETS
     from arena.service.compare_start import CompareRequest, send_start
 
-    rules = resolve_rules(rules_name)
     request = CompareRequest.make(
-        new=new, old=old, rules=rules.name, rules_version=rules.version,
-        players=players if players is not None else 4 if teams else 2, teams=teams,
-        statistic=statistic, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+        new=new, old=old, rules=rules.name, rules_version=rules.version, players=players,
+        teams=teams, statistic=statistic, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
         max_games=max_games, batch=batch, seed=seed, move_seconds=move_time, memory_mb=memory,
         allow_same_source=allow_same_source,
     )  # fmt: skip
