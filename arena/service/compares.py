@@ -171,7 +171,8 @@ FOLLOW_POLL_SECONDS = 0.02
 #: CPU, spent while the workers play on the same machine).
 KEPT_READING_SECONDS = 1.0
 #: How long a compare sent a few batches at a time (``arena compare --remote``'s) is held
-#: for its follower after it opens it or sweeps (every ``sweep_seconds``, 15 s by default):
+#: for its follower: from when a worker stores it for its start, then from when the command
+#: follows it and at each of its sweeps (every ``sweep_seconds``, 15 s by default):
 #: once it runs out (the command was killed, or died before it opened the compare a worker
 #: stored for its start), the workers' sweep stops the compare (:func:`stop_unfollowed`),
 #: whose matches not sent would otherwise stay pending for ever.
@@ -347,7 +348,6 @@ def open_compare(
     """
     found = _requested(store, request)  # (the worker's, usually: the command loads slower)
     if found is not None:
-        _hold(store, found)
         return found, False
     statistic = cast(Statistic, request.statistic)  # (make_test refuses another)
     test = make_test(statistic, request.elo0, request.elo1, request.alpha, request.beta)
@@ -378,9 +378,7 @@ def open_compare(
         found = _requested(store, request)
         if found is None:
             raise
-        _hold(store, found)
         return found, False
-    _hold(store, tournament_id)
     return tournament_id, True
 
 
@@ -427,6 +425,7 @@ def start_requested_compare(store: Store, payload: Mapping[str, Any], *, now: fl
         return f"compare {request.name!r} refused: {exc}"
     if not created:
         return f"compare {request.name!r}: stored already, left to its command"
+    _hold(store, tournament_id)  # (for its command, which follows it once loaded)
     batches = _batches(store, tournament_id)
     sent = _send_due(store, tournament_id, batches, min(len(batches), COMPARE_AHEAD))
     return f"compare {request.name!r}: stored" + ("" if sent else ", its batches not sent")
