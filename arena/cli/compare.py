@@ -32,6 +32,7 @@ from arena.cli.common import (
     url_option,
     warn_once,
 )
+from arena.compete.testspec import STATISTICS
 
 if TYPE_CHECKING:
     from arena.compete.entrants import Entrant
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
     from arena.service.compare_start import CompareRequest
     from arena.service.compares import CompareStep
 
-#: The statistics of ``--statistic``: :data:`arena.compete.sprt.STATISTICS` (which loads
-#: numpy and scipy: kept out of ``--help``; tests/cli/test_compare.py checks they agree).
-STATISTICS = ("margin", "game")
 
 #: At most this many games of a seat rotation played together, the matches of several
 #: looks at once (:func:`arena.compete.localrun.play_chain`; chains of doubling size, so
@@ -167,15 +165,14 @@ def compare_command(
     players = players if players is not None else 4 if teams else 2
     seed = new_seed() if seed is None else seed
     if remote:  # its start goes to the workers first, before the statistics load
-        start = _send_start(
+        start, sent = _send_start(
             new, old, rules=rules, players=players, teams=teams, statistic=statistic,
             elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, batch=batch,
             seed=seed, move_time=move_time, memory=memory,
             allow_same_source=allow_same_source, url=url, broker=broker,
         )  # fmt: skip
     # Imported as the command runs, so that its --help starts at once (tests/cli/test_lazy.py).
-    from arena.compete.compares import group_size
-    from arena.compete.sprt import make_test
+    from arena.compete.testspec import check_test, group_size
 
     rules.check_players(players, teams)
     size = group_size(players, teams)
@@ -185,11 +182,17 @@ def compare_command(
             param_hint="'--max-games'",
         )
     try:
-        test = make_test(statistic, elo0, elo1, alpha, beta)
+        check_test(statistic, elo0, elo1, alpha, beta)
     except ValueError as exc:
         raise UsageError(f"the test's parameters: {exc}") from None
-    if remote:
-        return compare_remote(start, rules=rules, test=test, url=url, broker=broker)
+    if remote:  # (the statistics are the workers': this command loads none)
+        described = describe_test(statistic, elo0, elo1, alpha, beta)
+        return compare_remote(
+            start, rules=rules, described=described, url=url, broker=broker, sent=sent
+        )
+    from arena.compete.sprt import make_test
+
+    test = make_test(statistic, elo0, elo1, alpha, beta)
     return _compare_local(
         new,
         old,
@@ -355,19 +358,29 @@ def _describe(test: RegressionTest) -> str:
     """The test, as the first line shows it."""
     from arena.compete.sprt import statistic_of
 
-    parameters = f"elo0={test.elo0:g} elo1={test.elo1:g} alpha={test.alpha:g} beta={test.beta:g}"
-    if statistic_of(test) == "game":
+    return describe_test(statistic_of(test), test.elo0, test.elo1, test.alpha, test.beta)
+
+
+def describe_test(statistic: str, elo0: float, elo1: float, alpha: float, beta: float) -> str:
+    """A test of ``statistic`` with these parameters, as the first line shows it."""
+    parameters = f"elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}"
+    if statistic == "game":
         return f"game-level SPRT {parameters}"
     return f"margin SPRT {parameters} (point margins less the luck of the draw)"
 
 
 def _verdict(reading: Reading, played: int) -> int:
     """Print the test's verdict; return the exit status."""
-    status: str = reading.status
+    return _say_verdict(dataclasses.asdict(reading), played)
+
+
+def _say_verdict(reading: Mapping[str, Any], played: int) -> int:
+    """:func:`_verdict` of a reading's figures by name (a :class:`Reading`'s fields)."""
+    status: str = reading["status"]
     verdict = {"H1 accepted": ("passed", PASSED), "H0 accepted": ("failed", FAILED)}
     word, code = verdict.get(status, ("undecided: game limit reached", UNDECIDED))
-    fast = reading.fast_llr is not None and reading.fast_upper is not None
-    if status == "H1 accepted" and fast and reading.llr < reading.upper:
+    fast = reading.get("fast_llr") is not None and reading.get("fast_upper") is not None
+    if status == "H1 accepted" and fast and reading["llr"] < reading["upper"]:
         status += " by the fast pass"
     click.echo(f"NEW {word} ({status}, {plural(played, 'game')})")
     return code
@@ -425,7 +438,11 @@ def figures(reading: Mapping[str, Any]) -> list[str] | None:
 def _progress_line(played: int, reading: Reading, *, final: bool) -> None:
     """The live line: NEW's Elo as the test's statistic estimates it, with its 95%
     interval, LOS, the LLR against its bounds (and the fast pass's LLR against its bound)."""
-    figures = _figures(reading)
+    _show_progress(played, _figures(reading), final=final)
+
+
+def _show_progress(played: int, figures: list[str] | None, *, final: bool) -> None:
+    """:func:`_progress_line` of a reading's :func:`figures`."""
     if figures is None:
         return
     line = " | ".join([f"games {played:>6}", *figures])
@@ -458,12 +475,13 @@ def _send_start(
     allow_same_source: bool,
     url: str | None,
     broker: str | None,
-) -> CompareRequest:
+) -> tuple[CompareRequest, bool]:
     """``arena compare --remote``'s request (:mod:`arena.service.compare_start`), sent to the
     workers at once when its rule set is a preset (one from a file is stored by the command
     itself): a worker stores the compare and sends its first batches while this command
-    loads the store and the statistics, and checks what it asks for as the command then
-    does (the command's refusals are the worker's too: it stores nothing for them)."""
+    loads the statistics, and checks what it asks for as the command would (the command's
+    refusals are the worker's too: it stores nothing for them). Returns the request and
+    whether the broker took it."""
     from arena.engine.rules import PRESETS
     from arena.service.compare_start import CompareRequest, send_start
 
@@ -473,25 +491,97 @@ def _send_start(
         max_games=max_games, batch=batch, seed=seed, move_seconds=move_time, memory_mb=memory,
         allow_same_source=allow_same_source,
     )  # fmt: skip
-    if PRESETS.get(rules.name) == rules:
-        send_start(request, broker, url)
-    return request
+    sent = PRESETS.get(rules.name) == rules and send_start(request, broker, url)
+    return request, sent
 
 
 def compare_remote(
     request: CompareRequest,
     *,
     rules: Rules,
-    test: RegressionTest,
+    described: str,
+    url: str | None,
+    broker: str | None,
+    sent: bool = False,
+) -> int:
+    """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
+    tournament (format ``compare``), played by the workers a few batches ahead of the test;
+    once the test decides, the matches not yet started are void. The compare is the one
+    ``request`` asks for: stored by a worker for its start (``sent``: the broker took it,
+    :func:`_send_start`), or here. A worker that stored it says so, and the readings the
+    workers keep after each match come too, on the broker: the command shows them, and a
+    verdict that comes within :data:`~arena.service.compare_start.REPLIES_SECONDS`, without
+    loading the store; else (no worker said it stored the compare, or its test goes on) it
+    follows the compare in the store (the service's loop,
+    :func:`arena.service.compares.follow_compare`). Returns the exit status."""
+    header = (
+        f"{_table(rules, request.players, request.teams)}: NEW {request.new} against OLD "
+        f"{request.old} on the workers, seed {request.seed}, {described} "
+        f"(tournament {request.name!r})"
+    )
+    code, shown, said = None, -1, False
+    if sent:
+        code, shown, said = _follow_replies(request, header, url=url, broker=broker)
+    if code is not None:
+        return code
+    try:
+        return _follow_stored(request, rules, header if not said else None, shown, url, broker)
+    finally:
+        if sent:  # (the workers' readings this command did not read)
+            from arena.service.compare_start import drop_replies
+
+            drop_replies(request, broker, url)
+
+
+def _follow_replies(
+    request: CompareRequest, header: str, *, url: str | None, broker: str | None
+) -> tuple[int | None, int, bool]:
+    """Follow the compare by the workers' replies
+    (:func:`arena.service.compare_start.follow_replies`): say the ``header`` once a worker
+    stored it, show its readings, and its verdict if one comes. Return the exit status (None:
+    no verdict came; the compare is followed in the store), the games shown, and whether
+    the header was said."""
+    from arena.service.compare_start import follow_replies
+
+    shown, said = -1, False
+    for reply in follow_replies(request, broker, url):
+        if reply.kind == "stored":
+            click.echo(header)
+            said = True
+        if reply.kind != "reading" or reply.status == REFUSED_STATUS or reply.reading is None:
+            continue  # (a refused test's sentence is the store's to say)
+        try:
+            shown_figures = figures(reply.reading)
+            status = reply.reading["status"]
+        except (KeyError, TypeError, ValueError):  # (not a reading of this code's test)
+            continue
+        if reply.ended and status in ("continue", "H0 accepted", "H1 accepted"):
+            # the verdict (the workers voided what the test did not need)
+            _show_progress(reply.played, shown_figures, final=True)
+            code = _say_verdict(reply.reading, reply.played)
+            sys.stdout.flush()
+            return code, reply.played, said
+        if reply.played != shown:
+            _show_progress(reply.played, shown_figures, final=False)
+            shown = reply.played
+    return None, shown, said
+
+
+#: A reading's status when the compare's games cannot give a verdict
+#: (:data:`arena.service.compares.REFUSED`, which loads the store: a test holds them equal).
+REFUSED_STATUS = "refused"
+
+
+def _follow_stored(
+    request: CompareRequest,
+    rules: Rules,
+    header: str | None,
+    shown: int,
     url: str | None,
     broker: str | None,
 ) -> int:
-    """``arena compare --remote``: the duplicate deals of ``arena compare`` as a stored
-    tournament (format ``compare``), played by the workers a few batches ahead of the test
-    (the service's loop, :func:`arena.service.compares.follow_compare`); once the test
-    decides, the matches not yet started are void. The compare is the one ``request`` asks
-    for (stored by a worker meanwhile, or here: :func:`_send_start`). Returns the exit
-    status."""
+    """Follow the compare ``request`` asks for in the store (stored here if no worker did),
+    saying ``header`` first unless None (said already), from ``shown`` games shown."""
     # (not arena.cli.stored's open_store: that module loads the tables, boards and
     # rating fit of the other stored commands, seconds on a loaded machine)
     from arena.service.broker import configure, location
@@ -508,12 +598,9 @@ def compare_remote(
             tournament_id, _ = open_compare(store, request, rules)
         except (LookupError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        click.echo(
-            f"{_table(rules, request.players, request.teams)}: NEW {request.new} against OLD "
-            f"{request.old} on the workers, seed {request.seed}, {_describe(test)} "
-            f"(tournament {request.name!r})"
-        )
-        code, shown, warned = UNDECIDED, -1, [False, False]
+        if header is not None:
+            click.echo(header)
+        code, warned = UNDECIDED, [False, False]
         steps = follow_compare(store, tournament_id, config=config)
         for number, step in enumerate(steps):
             if number == 0 and not step.sent:  # nothing is on its way: say so and stop

@@ -39,7 +39,8 @@ from arena.cli.common import (
     elo1_option,
     runtime_option,
 )
-from arena.cli.compare import STATISTICS, figures
+from arena.cli.compare import figures
+from arena.compete.testspec import STATISTICS
 
 # httpx is imported as a command talks to a server, not by its --help (tests/cli/test_lazy.py).
 if TYPE_CHECKING:

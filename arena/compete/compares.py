@@ -17,6 +17,7 @@ from typing import Any
 from arena.compete.entrants import Entrant
 from arena.compete.localrun import GameResult, MatchResult
 from arena.compete.margins import LUCK_TERMS, GroupMargin, draw_luck, game_margin, game_score
+from arena.compete.testspec import group_size
 from arena.compete.tournaments import Match as ScheduledMatch
 from arena.compete.tournaments import deal_seed, schedule
 from arena.engine.rules import Rules
@@ -39,11 +40,6 @@ def batch_seed(seed: int, batch: int) -> int:
     """The seed of a compare's batch ``batch``: the same deals whoever plays them."""
     digest = hashlib.sha256(f"arena:compare:{seed}:{batch}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
-
-
-def group_size(players: int, teams: bool = False) -> int:
-    """The games of a deal group: one per seat rotation (two in team play)."""
-    return 2 if teams else players
 
 
 def compare_entrants(new: Entrant, old: Entrant, size: int) -> list[Entrant]:

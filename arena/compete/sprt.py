@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.compete.margins import LUCK_TERMS, GroupMargin
+from arena.compete.testspec import STATISTICS, Statistic, check_test
 
 __all__ = [
     "FAST_SHARE",
@@ -73,10 +74,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 Status = Literal["H0 accepted", "H1 accepted", "continue"]
-#: What a regression test counts per deal group: ``margin`` (:class:`MarginSPRT`, the
-#: default) or ``game``, the pentanomial game results of :class:`SPRT`.
-Statistic = Literal["margin", "game"]
-STATISTICS: tuple[Statistic, ...] = ("margin", "game")
 
 #: The group scores of the pentanomial outcomes LL, LD, DD/WL, WD, WW.
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -222,13 +219,6 @@ def _log_mle_ratio(support: FloatArray, p: FloatArray, mean: float) -> FloatArra
     return ratio
 
 
-def _check_test(elo0: float, elo1: float, alpha: float, beta: float) -> None:
-    if not elo0 < elo1:
-        raise ValueError(f"elo0 must be below elo1, got {elo0} and {elo1}")
-    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
-        raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got {alpha}, {beta}")
-
-
 def _bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's LLR bounds for error rates ``alpha`` and ``beta``."""
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
@@ -260,7 +250,7 @@ class SPRT:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        _check_test(self.elo0, self.elo1, self.alpha, self.beta)
+        check_test("game", self.elo0, self.elo1, self.alpha, self.beta)
 
     def bounds(self) -> tuple[float, float]:
         """The LLR bounds: H0 is accepted at or below the first, H1 at or above the second."""
@@ -668,7 +658,7 @@ class MarginSPRT:
     fast_pass: bool = True
 
     def __post_init__(self) -> None:
-        _check_test(self.elo0, self.elo1, self.alpha, self.beta)
+        check_test("margin", self.elo0, self.elo1, self.alpha, self.beta)
 
     @property
     def main_alpha(self) -> float:
@@ -787,11 +777,12 @@ def make_test(
     Raises:
         ValueError: an unknown statistic, or parameters the tests refuse.
     """
-    if statistic == "margin":
-        return MarginSPRT(elo0, elo1, alpha, beta)
-    if statistic == "game":
-        return SPRT(elo0, elo1, alpha, beta)
-    raise ValueError(f"unknown statistic {statistic!r} (statistics: {', '.join(STATISTICS)})")
+    check_test(statistic, elo0, elo1, alpha, beta)
+    return (
+        MarginSPRT(elo0, elo1, alpha, beta)
+        if statistic == "margin"
+        else SPRT(elo0, elo1, alpha, beta)
+    )
 
 
 def statistic_of(test: RegressionTest) -> Statistic:

@@ -39,7 +39,7 @@ from typing import Any
 
 from celery import Celery
 from kombu import Queue
-from kombu.exceptions import ChannelError, OperationalError
+from kombu.exceptions import ChannelError, KombuError, OperationalError
 from kombu.transport import filesystem
 from kombu.utils.json import dumps, loads
 
@@ -73,11 +73,14 @@ __all__ = [
     "make_sender",
     "queue_length",
     "queue_lengths",
+    "read_replies",
+    "reply_queue",
     "resolve_broker_url",
     "run_celery",
     "send_branches",
     "send_compare_start",
     "send_matches",
+    "send_reply",
     "send_table",
     "send_uploads",
     "using",
@@ -478,6 +481,61 @@ def send_compare_start(app: Celery, request: Mapping[str, Any], expires: float) 
             producer=producer,
             expires=expires,
         )
+
+
+#: The queue of a compare's start's replies: :data:`REPLY_PREFIX` and the start's token.
+REPLY_PREFIX = "arena-reply-"
+#: A reply queue not written to for this long is deleted with what it holds (Redis, where a
+#: command that died before it read its replies would otherwise leave them for ever).
+REPLY_EXPIRES_SECONDS = 120.0
+
+
+def reply_queue(token: str) -> str:
+    """The queue of the replies to the compare start ``token``."""
+    return REPLY_PREFIX + token
+
+
+def send_reply(app: Celery, token: str, reply: Mapping[str, Any]) -> None:
+    """Put ``reply`` (a JSON object) on the queue of the replies to the compare start
+    ``token`` (:func:`reply_queue`), for its command to read (:func:`read_replies`): sent on
+    the default exchange, by the queue's name (no binding is stored for it), and on Redis
+    the queue expires :data:`REPLY_EXPIRES_SECONDS` after its last reply.
+
+    Raises:
+        BROKER_ERRORS: the broker cannot be reached.
+    """
+    queue = Queue(reply_queue(token), expires=REPLY_EXPIRES_SECONDS)
+    with app.producer_or_acquire() as producer:
+        producer.publish(
+            dict(reply),
+            exchange="",
+            routing_key=queue.name,
+            serializer="json",
+            declare=[queue],
+            retry=True,
+            retry_policy={"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},
+        )
+
+
+def read_replies(channel: Any, token: str) -> list[dict[str, Any]]:
+    """The replies to the compare start ``token`` waiting on the broker (taken), oldest
+    first, read on ``channel`` (a connection's, kept by the reader between reads); a reply
+    that is not a JSON object is dropped.
+
+    Raises:
+        BROKER_ERRORS: the broker cannot be reached.
+    """
+    replies: list[dict[str, Any]] = []
+    while True:
+        message = channel.basic_get(reply_queue(token), no_ack=True)
+        if message is None:
+            return replies
+        try:
+            reply = message.decode()
+        except (KombuError, ValueError):  # (a body of another content type, or not JSON)
+            continue
+        if isinstance(reply, dict):
+            replies.append(reply)
 
 
 def send_table(app: Celery, table_id: int) -> None:

@@ -19,20 +19,30 @@ import dataclasses
 import math
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.compete.names import fit_name
-from arena.service.broker import BROKER_ERRORS, make_sender, send_compare_start
+from arena.service.broker import (
+    BROKER_ERRORS,
+    make_sender,
+    read_replies,
+    send_compare_start,
+)
 
 __all__ = [
     "BOUNDS",
     "CLOCK_SLACK_SECONDS",
+    "REPLIES_SECONDS",
+    "STARTED_SECONDS",
     "START_MAX_AGE_SECONDS",
     "CompareRequest",
+    "Reply",
     "compare_name",
+    "drop_replies",
+    "follow_replies",
     "send_start",
 ]
 
@@ -136,6 +146,8 @@ class CompareRequest:
                 values[name] = float(value)
             elif kind == "str" and isinstance(value, str) and 0 < len(value) <= 200:
                 values[name] = value
+                if name == "token" and not _is_token(value):  # (it names a reply queue)
+                    raise ValueError(f"a compare's start: token is {value!r:.80}")
             else:
                 raise ValueError(f"a compare's start: {name} is {value!r:.80}")
             low, high = BOUNDS.get(name, (-math.inf, math.inf))
@@ -146,6 +158,11 @@ class CompareRequest:
         if values["asked"] > (time.time() if now is None else now) + CLOCK_SLACK_SECONDS:
             raise ValueError("a compare's start: asked in the future")
         return cls(**values)
+
+
+def _is_token(text: str) -> bool:
+    """Whether ``text`` is a token :meth:`CompareRequest.make` makes (32 hex digits)."""
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
 
 
 #: How far ahead of a worker's clock a start's time of asking may be (two machines' clocks).
@@ -163,3 +180,138 @@ def send_start(request: CompareRequest, url: str | None, database: str | None) -
     except ValueError:  # a broker URL Celery cannot use: the command's own sends will say so
         return False
     return True
+
+
+# --- the workers' replies -------------------------------------------------------------------
+
+#: How long after asking ``arena compare --remote`` waits for a worker to say it stored the
+#: compare (a reply ``stored``) before it loads the store and opens the compare itself (no
+#: worker is alive, or all are busy: the compare would wait for one anyway).
+STARTED_SECONDS = 2.0
+#: How long after asking the command follows its compare by the workers' replies alone
+#: (:func:`follow_replies`): a clear pair's verdict comes within it, and the command never
+#: loads the store, a second of CPU on the cores its matches are played on. After it, the
+#: command follows the compare in the store (sweeps, holding it for the workers, a
+#: cancellation from the web), as it does when no reply came; the workers send readings
+#: for twice this long after they stored the compare.
+REPLIES_SECONDS = 10.0
+#: How often the command looks for replies.
+REPLY_POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a worker said of a compare's start, on the broker
+    (:func:`arena.service.broker.send_reply`).
+
+    Attributes:
+        kind: ``stored`` (a worker stored the compare and sent its first batches),
+            ``refused`` (a worker refused to store it: the command opens it itself, for its
+            own sentence), or ``reading`` (a stop check kept a reading of its test).
+        done: a reading's done matches.
+        status: a reading's status (the kept one: ``continue``, ``H0 accepted``,
+            ``H1 accepted``, ``limit``, ``refused``).
+        played: a reading's games in complete deal groups.
+        reading: a reading's figures (:class:`arena.compete.sprt.Reading`'s fields).
+    """
+
+    kind: str
+    done: int = 0
+    status: str = "continue"
+    played: int = 0
+    reading: Mapping[str, Any] | None = None
+
+    @property
+    def ended(self) -> bool:
+        """Whether the reading ends the compare (its test decided or refused, or its game
+        limit reached)."""
+        return self.kind == "reading" and self.status != "continue"
+
+    @classmethod
+    def parse(cls, message: Mapping[str, Any]) -> Reply | None:
+        """The reply a message carries, or None (not one)."""
+        kind = message.get("kind")
+        if kind in ("stored", "refused"):
+            return cls(kind)
+        if kind != "reading":
+            return None
+        state, done, status = message.get("state"), message.get("done"), message.get("status")
+        if not isinstance(state, Mapping) or not isinstance(status, str):
+            return None
+        played, reading = state.get("played"), state.get("reading")
+        if not (isinstance(done, int) and isinstance(played, int)):
+            return None
+        if not isinstance(reading, Mapping) or not isinstance(reading.get("status"), str):
+            return None
+        for name in READING_NUMBERS:
+            value = reading.get(name)
+            # (an interval may be open: +inf, as the line shows it)
+            if not (value is None or (isinstance(value, int | float) and not math.isnan(value))):
+                return None
+        if any(reading.get(name) is None for name in ("llr", "lower", "upper")):
+            return None
+        return cls("reading", done, status, played, reading)
+
+
+#: The figures of a reading (:class:`arena.compete.sprt.Reading`'s fields but its statistic,
+#: deal groups and status): numbers, or None where a reading has none yet.
+READING_NUMBERS = ("llr", "lower", "upper", "fast_llr", "fast_upper", "elo", "low", "high", "los")
+
+
+def follow_replies(
+    request: CompareRequest,
+    url: str | None,
+    database: str | None,
+    *,
+    started_seconds: float | None = None,
+    seconds: float | None = None,
+    poll_seconds: float = REPLY_POLL_SECONDS,
+) -> Iterator[Reply]:
+    """The workers' replies to ``request``'s start, as they come (the broker ``url``, else
+    the deployment's, else the ``database``'s): ``stored``, then each reading over more
+    done matches than the last (and one that ends the compare, whatever its done
+    matches: the first kept stays). Ends after a reading that ends the compare or a
+    refusal, or once no worker said ``stored`` within ``started_seconds`` of the request,
+    or ``seconds`` after it, or when the broker cannot be reached: the caller then follows
+    the compare in the store (:func:`arena.service.compares.follow_compare`), unless it
+    ended. ``started_seconds``, ``seconds``: :data:`STARTED_SECONDS`,
+    :data:`REPLIES_SECONDS` by default."""
+    started_seconds = STARTED_SECONDS if started_seconds is None else started_seconds
+    seconds = REPLIES_SECONDS if seconds is None else seconds
+    app = make_sender(url, database)
+    stored, done = False, -1
+    try:
+        with app.connection_for_read() as connection:
+            channel = connection.default_channel
+            while True:
+                for message in read_replies(channel, request.token):
+                    reply = Reply.parse(message)
+                    if reply is None:
+                        continue
+                    if reply.kind in ("stored", "reading") and not stored:
+                        stored = True
+                        yield Reply("stored")
+                    if reply.kind == "refused" or reply.ended:
+                        yield reply
+                        return
+                    if reply.kind == "reading" and reply.done > done:
+                        done = reply.done
+                        yield reply
+                now = time.time()
+                if now >= request.asked + seconds:
+                    return
+                if not stored and now >= request.asked + started_seconds:
+                    return
+                time.sleep(poll_seconds)
+    except BROKER_ERRORS:
+        return
+
+
+def drop_replies(request: CompareRequest, url: str | None, database: str | None) -> None:
+    """Take whatever replies to ``request`` are left on the broker (a command that followed
+    its compare in the store: the workers' readings it did not read)."""
+    try:
+        with make_sender(url, database).connection_for_read() as connection:
+            read_replies(connection.default_channel, request.token)
+    except BROKER_ERRORS:
+        pass

@@ -36,6 +36,7 @@ import collections
 import dataclasses
 import itertools
 import json
+import logging
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -69,7 +70,13 @@ from arena.compete.sprt import (
 )
 from arena.engine.rules import Rules, find_rules
 from arena.errors import NotFound, ParseError, VerdictError
-from arena.service.compare_start import START_MAX_AGE_SECONDS, CompareRequest, compare_name
+from arena.service import broker
+from arena.service.compare_start import (
+    REPLIES_SECONDS,
+    START_MAX_AGE_SECONDS,
+    CompareRequest,
+    compare_name,
+)
 from arena.service.dispatch import BROKER_ERRORS, dispatch_match_ids, sweep_matches
 from arena.service.matches import (
     Config,
@@ -142,6 +149,8 @@ __all__ = [
     "tally",
     "verdict_of",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: The stored tournaments' format.
 COMPARE_FORMAT = "compare"
@@ -422,13 +431,36 @@ def start_requested_compare(store: Store, payload: Mapping[str, Any], *, now: fl
     try:
         tournament_id, created = open_compare(store, request)
     except (LookupError, ValueError) as exc:  # (RulesError is a ValueError)
+        _reply(request.token, {"kind": "refused"})  # (its command opens it, for the sentence)
         return f"compare {request.name!r} refused: {exc}"
     if not created:
         return f"compare {request.name!r}: stored already, left to its command"
     _hold(store, tournament_id)  # (for its command, which follows it once loaded)
     batches = _batches(store, tournament_id)
     sent = _send_due(store, tournament_id, batches, min(len(batches), COMPARE_AHEAD))
+    _reply(request.token, {"kind": "stored"})
     return f"compare {request.name!r}: stored" + ("" if sent else ", its batches not sent")
+
+
+def _reply(token: str, reply: Mapping[str, Any]) -> None:
+    """Tell the command of the compare start ``token`` (:func:`arena.service.broker.send_reply`);
+    a broker that cannot be reached is only logged (the command follows the compare in the
+    store when no reply comes)."""
+    try:
+        broker.send_reply(broker.current(), token, reply)
+    except BROKER_ERRORS as exc:
+        logger.warning("cannot reply to compare start %s: %s", token, exc)
+
+
+def _replying(tournament: Tournament) -> str | None:
+    """The token of the compare start whose command may follow ``tournament`` by the
+    workers' replies still (:data:`~arena.service.compare_start.REPLIES_SECONDS`), or None."""
+    token = (tournament.settings or {}).get("request")
+    created = tournament.created
+    if created.tzinfo is None:  # (SQLite's)
+        created = created.replace(tzinfo=UTC)
+    young = datetime.now(UTC) - created <= timedelta(seconds=2 * REPLIES_SECONDS)
+    return token if isinstance(token, str) and young else None
 
 
 def _check_caps(store: Store, owner_id: int, matches: int) -> None:
@@ -527,6 +559,10 @@ class ResultsRead:
 
     def __init__(self) -> None:
         self.by_id: dict[int, MatchResult] = {}
+        #: The compare's batches (:func:`_batches`), once read; and those sent up to
+        #: (:func:`_keep_ahead`, a worker's stop checks).
+        self.batches: list[list[int]] | None = None
+        self.sent_through = 0
 
     def results(self, store: Store, tournament_id: int) -> list[MatchResult]:
         """Every done match's result, by match id (those not read before read now)."""
@@ -594,14 +630,36 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
     except VerdictError as exc:  # nothing more is played for a verdict it cannot give
         keep_reading(store, tournament.id, len(read.by_id), REFUSED, "{}")
         void_pending(store, tournament.id, f"no verdict: {exc}")
+        if (token := _replying(tournament)) is not None:  # (its command reads the sentence)
+            _reply(token, {"kind": "reading", "done": len(read.by_id), "status": REFUSED})
         return REFUSED
     decided = is_decided(state, stored)
     status = LIMIT if decided and state.status == "continue" else state.status
-    keep_reading(store, tournament.id, len(read.by_id), status, _state_json(state))
-    if not decided:
-        return None
-    void_pending(store, tournament.id, f"the test ended: {state.status}")
-    return state.status
+    text = _state_json(state)
+    kept = keep_reading(store, tournament.id, len(read.by_id), status, text)
+    if decided:
+        void_pending(store, tournament.id, f"the test ended: {state.status}")
+    elif (tournament.settings or {}).get("request") is not None:
+        _keep_ahead(store, tournament.id, state, read)
+    if kept and (token := _replying(tournament)) is not None:
+        reply = {"kind": "reading", "done": len(read.by_id), "status": status}
+        _reply(token, reply | {"state": json.loads(text)})
+    return state.status if decided else None
+
+
+def _keep_ahead(store: Store, tournament_id: int, state: CompareState, read: ResultsRead) -> None:
+    """Send the batches of a compare followed by its command (``arena compare --remote``'s:
+    a few batches at a time) up to :data:`COMPARE_AHEAD` beyond those finished, as soon as
+    a worker has stored the match that finished one: its next look does not wait for the
+    command's (which follows by the workers' replies alone at first:
+    :func:`arena.service.compare_start.follow_replies`), and the command's sends find
+    them sent. Once a process: what it sent is kept with its reads."""
+    if read.batches is None:
+        read.batches = _batches(store, tournament_id)
+    last = min(len(read.batches), state.finished_batches + COMPARE_AHEAD)
+    if last > read.sent_through:
+        _send_due(store, tournament_id, read.batches, last)
+        read.sent_through = last
 
 
 #: The results the stop checks of this process have read, by database and compare (a done

@@ -173,18 +173,18 @@ def compare_load(store: Store, owner_id: int, format: str) -> CompareLoad:
     return CompareLoad(int(compares), int(matches or 0))
 
 
-def keep_reading(store: Store, tournament_id: int, done: int, status: str, reading: str) -> None:
+def keep_reading(store: Store, tournament_id: int, done: int, status: str, reading: str) -> bool:
     """Keep ``reading`` (JSON text) as where the compare's test stands over its ``done`` done
     matches (``status``: the test's), unless one over as many or more is kept already (two
     workers storing a batch's last matches at once each read the test: the later reading,
     over both, stays) or the kept one has ended (any status but ``continue``: the first
-    that ends the test stays)."""
+    that ends the test stays); return whether it was kept."""
     insert = (postgresql if store.dialect == "postgresql" else sqlite).insert
     row = insert(CompareReading).values(
         tournament_id=tournament_id, done=done, status=status, reading=reading, computed=utcnow()
     )
     with store.write() as session:
-        session.execute(
+        result = session.execute(
             row.on_conflict_do_update(
                 index_elements=["tournament_id"],
                 set_={
@@ -198,6 +198,7 @@ def keep_reading(store: Store, tournament_id: int, done: int, status: str, readi
                 where=(CompareReading.done < done) & (CompareReading.status == "continue"),
             )
         )
+        return bool(result.rowcount)  # type: ignore[attr-defined]  # (a CursorResult's)
 
 
 def kept_status(store: Store, tournament_id: int) -> str | None:

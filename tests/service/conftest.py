@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from celery import Celery
@@ -25,15 +25,24 @@ class Recorder:
     """A broker client that keeps the matches it was asked to send: a list a connection."""
 
     sent: list[list[int]] = field(default_factory=list)
+    #: The replies to compare starts (:func:`arena.service.broker.send_reply`): their queue
+    #: and what they say.
+    replies: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @contextlib.contextmanager
-    def producer_or_acquire(self) -> Iterator[None]:
+    def producer_or_acquire(self) -> Iterator[Recorder]:
         self.sent.append([])
-        yield None
+        yield self
 
-    def send_task(self, name: str, args: tuple[int], queue: str, producer: None = None) -> None:
+    def send_task(self, name: str, args: tuple[int], queue: str, producer: Any = None) -> None:
         assert name == broker.PLAY_MATCH
         self.sent[-1].append(args[0])
+
+    def publish(self, body: dict[str, Any], *, exchange: str, routing_key: str, **_: Any) -> None:
+        assert exchange == ""
+        if self.sent and not self.sent[-1]:  # (a reply's connection sent no match)
+            self.sent.pop()
+        self.replies.append((routing_key, body))
 
 
 @pytest.fixture

@@ -6,34 +6,42 @@ worker of other code are each refused or dropped, storing nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 import threading
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import click
 import pytest
 from sqlalchemy import func, select
 
+from arena.cli import compare
 from arena.cli.compare import compare_command
 from arena.compete.sprt import make_test
 from arena.engine.rules import PRESETS
 from arena.service import compares
+from arena.service.broker import make_sender, reply_queue, send_reply
 from arena.service.compare_start import (
     BOUNDS,
+    READING_NUMBERS,
     START_MAX_AGE_SECONDS,
     CompareRequest,
+    Reply,
     compare_name,
+    follow_replies,
 )
 from arena.service.compares import COMPARE_AHEAD, open_compare, start_requested_compare
-from arena.store.compares import void_reason
+from arena.store.compares import kept_reading, void_reason
 from arena.store.db import Store, connect
 from arena.store.matches import tournament_named
 from arena.store.models import Tournament
 from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS, ZOO
-from tests.service.conftest import Recorder
+from tests.service.conftest import Recorder, play_compare
 
 RULES = PRESETS["draw"]
 #: On both databases: who stores a compare first is serialized by each (a write lock, an
@@ -104,13 +112,15 @@ def test_a_name_stored_for_another_request_is_refused(bots: Store, recorder: Rec
     the second is refused as a tournament of that name existing (as before the start was
     handed over), and its start stores nothing either."""
     first = _request()
-    second = CompareRequest.from_payload(first.payload() | {"token": "another"})
+    second = CompareRequest.from_payload(first.payload() | {"token": "b" * 32})
     open_compare(bots, first)
     with pytest.raises(ValueError, match="exists already"):
         open_compare(bots, second)
     said = start_requested_compare(bots, second.payload(), now=time.time())
     assert said.startswith(f"compare {first.name!r} refused: ") and "exists already" in said
     assert _tournaments(bots) == 1 and recorder.sent == []
+    # (its command, told so at once, opens it itself: refused with the same sentence)
+    assert recorder.replies == [(reply_queue(second.token), {"kind": "refused"})]
 
 
 def test_an_old_start_is_dropped(bots: Store, recorder: Recorder) -> None:
@@ -268,3 +278,128 @@ def test_a_compare_whose_follower_is_gone_is_stopped_by_the_sweep(
     assert tournament_progress(bots, followed_id)["void"] == 0
     assert tournament_progress(bots, web)["void"] == 0
     assert compares.stop_unfollowed(bots, later) == []  # once
+
+
+# --- the workers' replies -------------------------------------------------------------------
+
+
+def _reading(done: int, status: str = "continue", **figures: Any) -> dict[str, Any]:
+    reading = dict(
+        statistic="margin", groups=done, status=status if status != compares.LIMIT else
+        "continue", llr=1.0, lower=-2.9, upper=2.9, fast_llr=None, fast_upper=None,
+        elo=None, low=None, high=None, los=None,
+    ) | figures  # fmt: skip
+    state = {"played": 2 * done, "finished_batches": done, "reading": reading}
+    return {"kind": "reading", "done": done, "status": status, "state": state}
+
+
+def test_a_reply_is_what_a_worker_says_or_nothing() -> None:
+    """A reply is parsed from what a worker sends (an open interval's +inf as well: the
+    command shows it), and anything else on its queue is no reply."""
+    assert Reply.parse({"kind": "stored"}) == Reply("stored")
+    assert Reply.parse({"kind": "refused"}) == Reply("refused")
+    open_interval = _reading(2, "H1 accepted", elo=777.0, low=388.1, high=math.inf, los=1.0)
+    reply = Reply.parse(open_interval)
+    assert reply is not None and reply.ended and (reply.done, reply.played) == (2, 4)
+    assert reply.reading is not None and reply.reading["high"] == math.inf
+    assert Reply.parse(_reading(1)) == Reply(
+        "reading", 1, "continue", 2, _reading(1)["state"]["reading"]
+    )
+    for odd in (
+        {}, {"kind": "other"}, {"kind": "reading"}, _reading(1) | {"done": "1"},
+        _reading(1) | {"state": []}, _reading(1, elo="high"), _reading(1, llr=None),
+        _reading(1, los=math.nan), _reading(1) | {"status": None},
+    ):  # fmt: skip
+        assert Reply.parse(odd) is None, odd
+
+
+def test_a_readings_numbers_are_the_tests_figures() -> None:
+    """The figures a reply's reading is checked for are a reading's (those of
+    :class:`arena.compete.sprt.Reading` but what it counts, its groups and its status)."""
+    from arena.compete.sprt import Reading
+
+    fields = [field.name for field in dataclasses.fields(Reading)]
+    assert fields == ["statistic", "groups", "status", *READING_NUMBERS]
+    assert compares.REFUSED == compare.REFUSED_STATUS
+
+
+def test_the_command_follows_its_compare_by_the_workers_replies(tmp_path: Path) -> None:
+    """The replies come over a real broker (the filesystem's): ``stored``, then each reading
+    over more done matches than the last (an older one, sent late by a slower worker, is
+    not shown), and the one that ends the compare ends the following; others' replies are
+    not this command's."""
+    broker_url = f"filesystem://{tmp_path}"
+    app = make_sender(broker_url)
+    request, other = _request(), _request()
+    for message in ({"kind": "stored"}, _reading(2), _reading(1), {"kind": "other"}):
+        send_reply(app, request.token, message)
+    send_reply(app, other.token, _reading(5, "H1 accepted"))
+    got = []
+    for reply in follow_replies(request, broker_url, None, seconds=60):
+        got.append((reply.kind, reply.done, reply.status))
+        if len(got) == 2:  # a worker's check that ends it, while the command follows
+            send_reply(app, request.token, _reading(3, "H0 accepted"))
+    assert got == [("stored", 0, "continue"), ("reading", 2, "continue"),
+                   ("reading", 3, "H0 accepted")]  # fmt: skip
+    assert [r.kind for r in follow_replies(other, broker_url, None, seconds=60)] == [
+        "stored",
+        "reading",
+    ]  # (a reading says it was stored)
+
+
+def test_the_command_stops_following_replies_when_none_or_too_few_come(tmp_path: Path) -> None:
+    """No worker said it stored the compare within ``started_seconds`` of asking (none alive,
+    all busy), or it goes on past ``seconds``, or a worker refused it: the following ends,
+    and the command follows the compare in the store."""
+    broker_url = f"filesystem://{tmp_path}"
+    app = make_sender(broker_url)
+    silent = _request()
+    started = time.monotonic()
+    assert list(follow_replies(silent, broker_url, None, started_seconds=0.3)) == []
+    assert 0.2 < time.monotonic() - started < 5
+    going_on = _request()
+    send_reply(app, going_on.token, {"kind": "stored"})
+    send_reply(app, going_on.token, _reading(1))
+    kinds = [r.kind for r in follow_replies(going_on, broker_url, None, seconds=0.5)]
+    assert kinds == ["stored", "reading"]
+    refused = _request()
+    send_reply(app, refused.token, {"kind": "refused"})
+    assert [r.kind for r in follow_replies(refused, broker_url, None)] == ["refused"]
+    assert list(follow_replies(refused, "redis://127.0.0.1:1/0", None)) == []  # (unreachable)
+
+
+def test_a_start_refuses_a_token_that_is_not_one() -> None:
+    """A start's token names its reply queue: one that is not a token (another queue's
+    name) is refused."""
+    for token in ("arena", "A" * 32, "g" * 32, "a" * 31):
+        with pytest.raises(ValueError, match="token"):
+            CompareRequest.from_payload(_request().payload() | {"token": token})
+
+
+def test_the_workers_reply_to_the_command_and_keep_its_batches_ahead(
+    bots: Store, recorder: Recorder, tmp_path: Path
+) -> None:
+    """A compare stored for a start: its worker says ``stored``; each stop check that keeps
+    a reading sends it to the command (what the store keeps, as it keeps it), the last the
+    one that ends the test; and once a batch finishes, a stop check sends the batches up to
+    ``COMPARE_AHEAD`` beyond it, with no command's loop to send them."""
+    request = _request(max_games=2000, batch=4, elo1=10.0)
+    assert start_requested_compare(bots, request.payload(), now=time.time()).endswith("stored")
+    tournament = tournament_named(bots, request.name)
+    assert tournament is not None
+    batches = compares._batches(bots, tournament.id)
+    said = play_compare(bots, tournament.id, tmp_path / "cache", matches=2 * COMPARE_AHEAD + 2)
+    queue = reply_queue(request.token)
+    assert {name for name, _ in recorder.replies} == {queue}
+    replies = [Reply.parse(body) for _, body in recorder.replies]
+    assert replies[0] == Reply("stored") and all(r is not None for r in replies)
+    dones = [r.done for r in replies[1:] if r is not None]
+    assert dones == sorted(set(dones)) and dones[-1] == len(dones)  # each check's, in order
+    kept = kept_reading(bots, tournament.id)
+    last = replies[-1]
+    assert kept is not None and last is not None and (last.done, last.status) == kept[:2]
+    assert said == [] and kept[1] == "continue"  # (the test goes on: batches are due)
+    finished = compares.kept_state(kept[2]).finished_batches
+    assert finished == (2 * COMPARE_AHEAD + 2) // len(batches[0])
+    sent = [*itertools.chain(*recorder.sent)]
+    assert sent == [i for ids in batches[: finished + COMPARE_AHEAD] for i in ids]

@@ -455,13 +455,24 @@ def test_a_bot_fault_is_a_verdict_not_a_retry(service: Service, tmp_path: Path) 
 
 @on_deployment
 def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
-    service: Service,
+    service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Counter is far stronger than random in 2-player draw (``arena compare counter random
     --rules draw --elo1 25 --batch 8`` locally, seeds 1-5: each passes in 32 games, the
     fewest the test decides in; greedy took 96 at seed 1, 64-416 at elo1=50); the SPRT
     asks for +25 so that a pass is not a coin toss, and a 10 s move time so that a loaded
-    machine's slow moves do not decide games (a forfeit in either seat pulls Elo to 0)."""
+    machine's slow moves do not decide games (a forfeit in either seat pulls Elo to 0).
+    The command shows the workers' replies and their verdict: it never follows the compare
+    in the store (the worker stored it, and kept its batches ahead)."""
+    from arena.cli import compare
+    from arena.service import compare_start
+
+    def not_stored(*_: object) -> int:
+        raise AssertionError("the command followed the compare in the store")
+
+    monkeypatch.setattr(compare, "_follow_stored", not_stored)
+    monkeypatch.setattr(compare_start, "REPLIES_SECONDS", 600.0)  # (a loaded machine's)
+    monkeypatch.setattr(compare_start, "STARTED_SECONDS", 60.0)
     service.worker("--concurrency", "2")
     ran = service.cli(
         "compare", "counter", "random", "--remote", "--rules", "draw", "--elo1", "25",
