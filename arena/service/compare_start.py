@@ -229,28 +229,34 @@ class Reply:
 
     @classmethod
     def parse(cls, message: Mapping[str, Any]) -> Reply | None:
-        """The reply a message carries, or None (not one)."""
+        """The reply a message carries, or None (not one). A reading that ends the compare
+        but whose figures are missing (a refused test's: the games cannot give a verdict)
+        or not figures is a reply with none: the command follows the compare in the store
+        for what to say."""
         kind = message.get("kind")
         if kind in ("stored", "refused"):
             return cls(kind)
-        if kind != "reading":
+        done, status = message.get("done"), message.get("status")
+        if kind != "reading" or not isinstance(done, int) or not isinstance(status, str):
             return None
-        state, done, status = message.get("state"), message.get("done"), message.get("status")
-        if not isinstance(state, Mapping) or not isinstance(status, str):
-            return None
-        played, reading = state.get("played"), state.get("reading")
-        if not (isinstance(done, int) and isinstance(played, int)):
-            return None
-        if not isinstance(reading, Mapping) or not isinstance(reading.get("status"), str):
-            return None
-        for name in READING_NUMBERS:
-            value = reading.get(name)
-            # (an interval may be open: +inf, as the line shows it)
-            if not (value is None or (isinstance(value, int | float) and not math.isnan(value))):
-                return None
-        if any(reading.get(name) is None for name in ("llr", "lower", "upper")):
-            return None
-        return cls("reading", done, status, played, reading)
+        state = message.get("state")
+        played = state.get("played") if isinstance(state, Mapping) else None
+        reading = state.get("reading") if isinstance(state, Mapping) else None
+        if isinstance(played, int) and _is_reading(reading):
+            return cls("reading", done, status, played, reading)
+        return None if status == "continue" else cls("reading", done, status)
+
+
+def _is_reading(reading: Any) -> bool:
+    """Whether ``reading`` holds a reading's figures (:data:`READING_NUMBERS`)."""
+    if not isinstance(reading, Mapping) or not isinstance(reading.get("status"), str):
+        return False
+    for name in READING_NUMBERS:
+        value = reading.get(name)
+        # (an interval may be open: +inf, as the line shows it)
+        if not (value is None or (isinstance(value, int | float) and not math.isnan(value))):
+            return False
+    return all(reading.get(name) is not None for name in ("llr", "lower", "upper"))
 
 
 #: The figures of a reading (:class:`arena.compete.sprt.Reading`'s fields but its statistic,

@@ -311,6 +311,10 @@ def test_a_reply_is_what_a_worker_says_or_nothing() -> None:
         _reading(1, los=math.nan), _reading(1) | {"status": None},
     ):  # fmt: skip
         assert Reply.parse(odd) is None, odd
+    # an end without figures (a refused test's) ends the following: the store says why
+    refused = {"kind": "reading", "done": 3, "status": compares.REFUSED}
+    assert Reply.parse(refused) == Reply("reading", 3, compares.REFUSED)
+    assert Reply.parse(_reading(3, "H1 accepted", elo="x")) == Reply("reading", 3, "H1 accepted")
 
 
 def test_a_readings_numbers_are_the_tests_figures() -> None:
