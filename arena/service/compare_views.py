@@ -26,6 +26,7 @@ from arena.service.compares import (
     create_compare,
     group_size,
     is_decided,
+    kept_state,
     stop_reason,
     tally,
     verdict_of,
@@ -34,7 +35,7 @@ from arena.service.matches import MatchSettings
 from arena.service.permissions import Actor, Target, actor_id, require
 from arena.service.rule_sets import find_rules
 from arena.service.shapes import ELO, HIDDEN, about
-from arena.store.compares import named_tournament
+from arena.store.compares import kept_reading, named_tournament
 from arena.store.db import Store, as_utc
 from arena.store.queue import tournament_progress
 
@@ -140,11 +141,17 @@ def compare_view(store: Store, name: str) -> CompareView:
     done = progress["pending"] + progress["running"] == 0
     sprt = test.sprt if test is not None else make_test("game", 0.0, 10.0)
     problem = None
-    try:
-        state = compare_state(store, tournament.id, sprt, tournament.players, tournament.teams)
-    except VerdictError as exc:  # no figure is shown for games that cannot give one
-        problem = str(exc)
-        state = tally({}, sprt, group_size(tournament.players, tournament.teams))
+    kept = kept_reading(store, tournament.id) if test is not None else None
+    if kept is not None and kept[0] >= progress["done"] and kept[1] != REFUSED:
+        # the workers' reading over every done match (their stop check's: the same
+        # figures), not every result read again and the test's scipy loaded for a page
+        state = kept_state(kept[2])
+    else:
+        try:
+            state = compare_state(store, tournament.id, sprt, tournament.players, tournament.teams)
+        except VerdictError as exc:  # no figure is shown for games that cannot give one
+            problem = str(exc)
+            state = tally({}, sprt, group_size(tournament.players, tournament.teams))
     reading, refused = state.reading, problem is not None
     # ended undecided before its game limit: cancelled, or deal groups left incomplete
     stopped = (

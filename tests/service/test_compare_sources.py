@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
 from arena.compete.sprt import MarginSPRT
 from arena.engine.rules import PRESETS
@@ -29,7 +29,7 @@ from arena.service.compares import (
 )
 from arena.service.results import load_results
 from arena.store.db import Store, source_hash
-from arena.store.models import Match, Tournament
+from arena.store.models import CompareReading, Match, Tournament
 from arena.store.queue import tournament_progress
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.conftest import play_compare
@@ -67,11 +67,17 @@ def _results(store: Store, tournament_id: int) -> list[tuple[int, list[str], dic
 
 
 def _set_sources(store: Store, match_id: int, sources: list[str]) -> None:
+    """Rewrite what a done match's seats ran (which never changes but here), and drop what
+    its compare's stop checks kept of it: the reading over it (what the compare's page
+    shows) and the results read."""
     with store.write() as session:
         result = dict(session.scalars(select(Match.result).where(Match.id == match_id)).one())
         session.execute(
             update(Match).where(Match.id == match_id).values(result={**result, "sources": sources})
         )
+        tournament_id = session.scalar(select(Match.tournament_id).where(Match.id == match_id))
+        session.execute(delete(CompareReading).where(CompareReading.tournament_id == tournament_id))
+    compares._STOP_READS.clear()
 
 
 def test_a_compare_of_one_source_under_two_names_is_refused(bots: Store) -> None:
@@ -139,7 +145,6 @@ def test_a_verdict_refuses_games_whose_two_sides_ran_one_source(
     play_compare(bots, tournament_id, tmp_path / "cache", matches=2)
     match_id, labels, _ = _results(bots, tournament_id)[1]
     _set_sources(bots, match_id, [source_hash(FIRST)] * len(labels))
-    compares._STOP_READS.clear()  # (a done match's result never changes but here: read again)
     with pytest.raises(VerdictError, match=f"match b00000-.*: seat {labels.index('new')} "):
         compare_state(bots, tournament_id, MarginSPRT(0.0, 25.0), 2)
     view = compare_view(bots, name)

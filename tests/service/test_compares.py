@@ -377,6 +377,37 @@ def test_a_kept_reading_is_the_state_it_was_kept_from(bots: Store, tmp_path: Pat
         compares.kept_state('{"older": true}')
 
 
+def test_a_compares_page_shows_the_workers_reading_when_it_covers_every_done_match(
+    bots: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compare's view shows the reading the workers' stop checks kept once it is over
+    every done match (the same figures the test gives when read again), without reading
+    every result and the test again for a page; a reading over fewer matches is not shown,
+    the test is read."""
+    tournament_id, name = create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=4)
+    read_again = compare_view(bots, name)
+
+    def not_read(*_: object, **__: object) -> Any:
+        raise AssertionError("the test was read again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("arena.service.compare_views.compare_state", not_read)
+        assert compare_view(bots, name) == read_again
+    with bots.write() as session:  # a match done that no stop check has read yet
+        match = session.scalars(select(Match).where(Match.status == "pending")).first()
+        assert match is not None
+        match.status = "done"
+        match.result = session.get(Match, match.id - 1).result  # type: ignore[union-attr]
+    with monkeypatch.context() as patched:
+        patched.setattr("arena.service.compare_views.compare_state", not_read)
+        with pytest.raises(AssertionError, match="read again"):
+            compare_view(bots, name)
+
+
 def test_the_web_sends_a_compare_whole_and_its_runner_may_stop_it(
     bots: Store, recorder: Recorder
 ) -> None:
