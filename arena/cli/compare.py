@@ -555,15 +555,16 @@ def _follow_replies(
             status = reply.reading["status"]
         except (KeyError, TypeError, ValueError):  # (not a reading of this code's test)
             continue
-        if reply.ended and status in ("continue", "H0 accepted", "H1 accepted"):
-            # the verdict (the workers voided what the test did not need)
+        if status not in ("continue", "H0 accepted", "H1 accepted"):
+            continue
+        if reply.played != shown:  # (as the store's loop shows a step: _followed)
+            _show_progress(reply.played, shown_figures, final=False)
+            shown = reply.played
+        if reply.ended:  # the verdict (the workers voided what the test did not need)
             _show_progress(reply.played, shown_figures, final=True)
             code = _say_verdict(reply.reading, reply.played)
             sys.stdout.flush()
             return code, reply.played, said
-        if reply.played != shown:
-            _show_progress(reply.played, shown_figures, final=False)
-            shown = reply.played
     return None, shown, said
 
 
