@@ -20,6 +20,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
+import itertools
 import multiprocessing
 import multiprocessing.synchronize
 import multiprocessing.util
@@ -558,6 +559,16 @@ def process_pool(workers: int, sandboxed: bool = False) -> LocalPool:
     return LocalPool(workers)
 
 
+#: Chains each process of a pool has submitted for it at a time, the one it plays
+#: included: the pool's own queue refills a process at once as its chain ends, and this
+#: reader tops the submitted chains up as it reads each result, with a few matches' time
+#: to spare for a reader held up on a loaded machine (7 matches of 16 built-in games a
+#: process: about 0.35 s). A long schedule is not submitted whole: a compare's 20,000
+#: games are 1,250 matches, 0.03-0.05 s of its start before its first match, and as many
+#: futures to cancel once its test has decided.
+CHAINS_AHEAD = 8
+
+
 def _pooled(
     chains: list[list[Match]],
     rules: Rules,
@@ -565,19 +576,33 @@ def _pooled(
     options: dict[str, Any],
     shared: LocalPool | None,
 ) -> Iterator[MatchResult]:
+    """The results of ``chains`` played in a pool (``shared``, or one of ``workers``
+    processes of its own), in the order they end, the chains submitted in order,
+    :data:`CHAINS_AHEAD` a process at a time."""
     pool = shared or process_pool(workers)  # (run_local's check tried the sandbox)
+    waiting = iter(chains)
     futures: dict[concurrent.futures.Future[list[MatchResult]], list[Match]] = {}
+
+    def submit() -> None:  # up to the window, in schedule order
+        for chain in itertools.islice(waiting, workers * CHAINS_AHEAD - len(futures)):
+            futures[pool.submit(_play_in_worker, chain, rules, options)] = chain
+
     try:
-        futures = {pool.submit(_play_in_worker, chain, rules, options): chain for chain in chains}
-        for future in concurrent.futures.as_completed(futures):
-            first = futures[future][0].id
-            try:
-                yield from future.result()
-            except BrokenProcessPool as exc:
-                raise InfrastructureError(f"match {first}: a worker process died") from exc
-            except Exception as exc:
-                exc.add_note(f"in match {first}")
-                raise
+        submit()
+        while futures:
+            done, _ = concurrent.futures.wait(
+                futures, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            ended = [(f, futures.pop(f)[0].id) for f in list(futures) if f in done]
+            submit()  # (before the results are read: no process waits for the reader)
+            for future, first in ended:
+                try:
+                    yield from future.result()
+                except BrokenProcessPool as exc:
+                    raise InfrastructureError(f"match {first}: a worker process died") from exc
+                except Exception as exc:
+                    exc.add_note(f"in match {first}")
+                    raise
     finally:  # a caller that stops early (a decided test) stops what is not done
         if not all(future.done() for future in futures):
             pool.stop_matches()

@@ -437,7 +437,12 @@ def margin_llr(moments: MarginMoments, s0: float, s1: float) -> FloatArray:
     (scores), over the batch of ``moments``: :func:`normal_llr` of the groups' values on the
     game-score scale (:class:`MarginScores`), with a pseudo-count of
     :data:`MARGIN_PSEUDO_COUNT` at each pentanomial score."""
-    count, total, squares = _calibrate(moments).sums
+    return _values_llr(_calibrate(moments), s0, s1)
+
+
+def _values_llr(calibration: _Calibration, s0: float, s1: float) -> FloatArray:
+    """:func:`margin_llr` of the moments that ``calibration`` was made of."""
+    count, total, squares = calibration.sums
     weight = MARGIN_PSEUDO_COUNT * len(_PENTA)
     return normal_llr(
         count + weight,
@@ -520,10 +525,14 @@ class MarginScores:
     by its game score.
     """
 
-    __slots__ = ("_groups",)
+    __slots__ = ("_fitted", "_groups")
 
     def __init__(self, groups: Iterable[GroupMargin] = ()) -> None:
         self._groups: list[GroupMargin] = []
+        # The moments and calibration of the groups so far, made once for every figure of
+        # a look (a reading asks for them about ten times: 5 ms a look, then 1); cleared
+        # by add.
+        self._fitted: tuple[MarginMoments, _Calibration] | None = None
         for group in groups:
             self.add(group)
 
@@ -540,6 +549,7 @@ class MarginScores:
         if len(group.luck) != _TERMS:
             raise ValueError(f"luck has {_TERMS} terms ({', '.join(LUCK_TERMS)}), got {group!r}")
         self._groups.append(group)
+        self._fitted = None
 
     @property
     def groups(self) -> tuple[GroupMargin, ...]:
@@ -552,8 +562,15 @@ class MarginScores:
         return len(self._groups)
 
     def moments(self) -> MarginMoments:
-        """The sufficient statistics of the groups."""
-        return MarginMoments.of(self._groups)
+        """The sufficient statistics of the groups (one object until the next :meth:`add`:
+        not to be changed)."""
+        return self._fit()[0]
+
+    def _fit(self) -> tuple[MarginMoments, _Calibration]:
+        if self._fitted is None:
+            moments = MarginMoments.of(self._groups)
+            self._fitted = moments, _calibrate(moments)
+        return self._fitted
 
     def game_scores(self) -> GroupScores:
         """The same groups' game scores, for :class:`SPRT` (the game-level test)."""
@@ -562,7 +579,7 @@ class MarginScores:
     def _calibration(self) -> _Calibration:
         if not self._groups:
             raise ValueError("no deal-groups recorded yet")
-        return _calibrate(self.moments())
+        return self._fit()[1]
 
     @property
     def exchange_rate(self) -> float | None:
@@ -677,7 +694,7 @@ class MarginSPRT:
         lower, upper = _bounds(self.main_alpha, self.beta)
         if samples is None or samples.n == 0:
             return lower, upper
-        dof = margin_dof(samples.moments())
+        dof = samples._fit()[1].dof
         return (float(lower * small_sample_factor(dof, lower)),
                 float(upper * small_sample_factor(dof, upper)))  # fmt: skip
 
@@ -689,14 +706,14 @@ class MarginSPRT:
         bound = math.log(1.0 / (self.alpha * FAST_SHARE))
         if samples is None or samples.n == 0:
             return bound
-        return float(bound * small_sample_factor(margin_dof(samples.moments()), bound))
+        return float(bound * small_sample_factor(samples._fit()[1].dof, bound))
 
     def llr(self, samples: MarginScores) -> float:
         """The main test's log-likelihood ratio of H1 against H0 (0 with no samples)."""
         if samples.n == 0:
             return 0.0
         s0, s1 = elo_to_score(self.elo0), elo_to_score(self.elo1)
-        return float(margin_llr(samples.moments(), s0, s1))
+        return float(_values_llr(samples._fit()[1], s0, s1))
 
     def fast_llr(self, samples: MarginScores) -> float | None:
         """The fast pass's log-likelihood ratio (None without a fast pass; 0 with no
@@ -706,14 +723,15 @@ class MarginSPRT:
         if samples.n == 0:
             return 0.0
         s0, s1 = elo_to_score(self.elo0), elo_to_score(self.fast_elo)
-        return float(margin_llr(samples.moments(), s0, s1))
+        return float(_values_llr(samples._fit()[1], s0, s1))
 
     def status(self, samples: MarginScores) -> Status:
         """Whether the test has accepted H0 or H1, or must go on (always before
         :data:`MIN_MARGIN_GROUPS` groups)."""
         if samples.n == 0:
             return "continue"
-        verdict = int(margin_verdicts(self, samples.moments()))
+        moments, calibration = samples._fit()
+        verdict = int(_verdicts(self, moments.n + moments.forfeits, calibration))
         return "H1 accepted" if verdict > 0 else "H0 accepted" if verdict < 0 else "continue"
 
 
@@ -724,15 +742,22 @@ def margin_verdicts(
     (by the main test or the fast pass), -1 where H0 is, 0 where the test goes on.
     ``small_sample=False`` keeps Wald's bounds whatever the groups (the test as it was
     before :func:`small_sample_factor`, for benchmarks/verdicts.py's comparison)."""
-    groups = moments.n + moments.forfeits
+    return _verdicts(test, moments.n + moments.forfeits, _calibrate(moments), small_sample)
+
+
+def _verdicts(
+    test: MarginSPRT, groups: FloatArray, calibration: _Calibration, small_sample: bool = True
+) -> npt.NDArray[np.int8]:
+    """:func:`margin_verdicts` of ``groups`` deal groups (forfeited ones included) whose
+    moments ``calibration`` was made of."""
     s0 = elo_to_score(test.elo0)
-    llr = margin_llr(moments, s0, elo_to_score(test.elo1))
-    dof = margin_dof(moments) if small_sample else np.full_like(llr, np.inf)
+    llr = _values_llr(calibration, s0, elo_to_score(test.elo1))
+    dof = calibration.dof if small_sample else np.full_like(llr, np.inf)
     lower, upper = _bounds(test.main_alpha, test.beta)
     passed = llr >= upper * small_sample_factor(dof, upper)
     bound = test.fast_bound()
     if bound is not None:
-        fast = margin_llr(moments, s0, elo_to_score(test.fast_elo))
+        fast = _values_llr(calibration, s0, elo_to_score(test.fast_elo))
         passed |= fast >= bound * small_sample_factor(dof, bound)
     failed = ~passed & (llr <= lower * small_sample_factor(dof, lower))
     verdict = np.where(passed, 1, np.where(failed, -1, 0)).astype(np.int8)

@@ -22,7 +22,7 @@ from arena.compete.localrun import (
     run_local,
 )
 from arena.compete.margins import LUCK_TERMS, seat_lucks
-from arena.compete.tournaments import schedule
+from arena.compete.tournaments import Match, schedule
 from arena.engine.events import Outcome, Termination
 from arena.engine.records import verify_record, without_times
 from arena.engine.rules import find_rules
@@ -362,3 +362,38 @@ def test_a_stop_set_once_every_game_has_ended_keeps_the_results() -> None:
         patch.setattr(localrun, "play_match", then_stop)
         result = localrun.play_one(match, DRAW, sandboxed=False, stop=stop)
     assert result.void is None and len(result.games) == match.games > 1
+
+
+def test_a_pool_is_given_a_few_chains_a_process_at_a_time_in_schedule_order() -> None:
+    """A long schedule is not submitted whole: a pool has at most CHAINS_AHEAD chains a
+    process submitted and not done, in schedule order, and plays every match once, as this
+    process plays them."""
+    matches = compare_schedule(
+        DRAW, 2, new=Entrant.builtin("greedy"), old=Entrant.builtin("random"),
+        max_games=60, batch=1, seed=5,
+    )  # fmt: skip
+    assert len(matches) == 60  # (30 batches of a deal group: a match a seat rotation)
+    pool = localrun.process_pool(2)
+    submitted: list[str] = []
+    pending: set[str] = set()
+    most = 0
+
+    def submit(function: Any, chain: list[Match], *args: Any) -> Any:
+        nonlocal most
+        future = type(pool).submit(pool, function, chain, *args)
+        submitted.append(chain[0].id)
+        pending.add(chain[0].id)
+        most = max(most, len(pending))
+        future.add_done_callback(lambda _: pending.discard(chain[0].id))
+        return future
+
+    try:
+        pool.submit = submit  # type: ignore[method-assign,assignment]
+        pooled = list(run_local(matches, DRAW, pool=pool, sandboxed=False))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    assert submitted == [m.id for m in matches]
+    assert most == 2 * localrun.CHAINS_AHEAD
+    assert sorted(pooled, key=lambda r: r.id) == sorted(
+        run_local(matches, DRAW, workers=1), key=lambda r: r.id
+    )

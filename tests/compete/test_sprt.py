@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -479,6 +480,39 @@ def test_either_test_reads_the_same_groups() -> None:
     assert (read.elo, read.low, read.high) == elo_estimate(scores) and read.los == los(scores)
     one = read_test(game, MarginScores(synthetic_groups(1, 3)))
     assert one.status == "continue" and one.elo is None and one.los is None
+
+
+def test_a_reading_as_the_groups_come_is_the_tests_own_over_their_moments() -> None:
+    """A MarginScores fits its groups once for every figure of a look (its moments and
+    calibration are kept until the next add): each reading as the groups come has, to
+    the bit, the figures of the test's functions over the moments of the groups so far."""
+    groups = synthetic_groups(40, 5, shift=6.0)
+    groups[7] = dataclasses.replace(groups[7], forfeit=True, score=0.0)
+    groups[30] = dataclasses.replace(groups[30], forfeit=True, score=1.0)
+    test = make_test("margin", 0, 30)
+    assert isinstance(test, MarginSPRT) and test.fast_pass
+    s0, s1, fast = (elo_to_score(elo) for elo in (test.elo0, test.elo1, test.fast_elo))
+    verdicts = {1: "H1 accepted", -1: "H0 accepted", 0: "continue"}
+    kept, statuses = MarginScores(), set()
+    for count, group in enumerate(groups, 1):
+        kept.add(group)
+        moments = MarginMoments.of(groups[:count])
+        assert kept.moments() is kept.moments()
+        for field in dataclasses.fields(moments):
+            assert np.array_equal(getattr(kept.moments(), field.name), getattr(moments, field.name))
+        read, dof = read_test(test, kept), margin_dof(moments)
+        lower, upper = test.bounds()
+        bound = test.fast_bound()
+        assert bound is not None
+        assert read.lower == float(lower * small_sample_factor(dof, lower))
+        assert read.upper == float(upper * small_sample_factor(dof, upper))
+        assert read.fast_upper == float(bound * small_sample_factor(dof, bound))
+        assert read.llr == float(margin_llr(moments, s0, s1))
+        assert read.fast_llr == float(margin_llr(moments, s0, fast))
+        assert read.status == verdicts[int(margin_verdicts(test, moments))]
+        assert read == read_test(test, MarginScores(groups[:count]))  # (its own fit)
+        statuses.add(read.status)
+    assert statuses == {"continue", "H0 accepted"}  # (read before and after it decided)
 
 
 #: Greedy against random on block, 16 deal groups (game score, margin) from real games:
