@@ -196,9 +196,10 @@ def keep_reading(store: Store, tournament_id: int, done: int, status: str, readi
                 # (a decided test stays decided: a match stored just after the decision
                 # may move the reading back, but its pending matches are void already)
                 where=(CompareReading.done < done) & (CompareReading.status == "continue"),
-            )
+            ).returning(CompareReading.tournament_id)  # (a row only if written: rowcount is
+            # not the statement's on PostgreSQL through the ORM's session)
         )
-        return bool(result.rowcount)  # type: ignore[attr-defined]  # (a CursorResult's)
+        return result.first() is not None
 
 
 def kept_status(store: Store, tournament_id: int) -> str | None:

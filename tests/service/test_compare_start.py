@@ -35,7 +35,7 @@ from arena.service.compare_start import (
     follow_replies,
 )
 from arena.service.compares import COMPARE_AHEAD, open_compare, start_requested_compare
-from arena.store.compares import kept_reading, void_reason
+from arena.store.compares import keep_reading, kept_reading, void_reason
 from arena.store.db import Store, connect
 from arena.store.matches import tournament_named
 from arena.store.models import Tournament
@@ -407,3 +407,15 @@ def test_the_workers_reply_to_the_command_and_keep_its_batches_ahead(
     assert finished == (2 * COMPARE_AHEAD + 2) // len(batches[0])
     sent = [*itertools.chain(*recorder.sent)]
     assert sent == [i for ids in batches[: finished + COMPARE_AHEAD] for i in ids]
+
+
+def test_keeping_a_reading_says_whether_it_was_kept(bots: Store, recorder: Recorder) -> None:
+    """What a stop check sends its command is what the store kept, as it kept it: on both
+    databases the upsert says whether it wrote (a reading over fewer done matches, or any
+    after one that ended the test, is not kept)."""
+    tournament_id, _ = open_compare(bots, _request())
+    assert keep_reading(bots, tournament_id, 2, "continue", "{}")
+    assert not keep_reading(bots, tournament_id, 2, "continue", "{}")
+    assert not keep_reading(bots, tournament_id, 1, "continue", "{}")
+    assert keep_reading(bots, tournament_id, 3, "H0 accepted", "{}")
+    assert not keep_reading(bots, tournament_id, 4, "continue", "{}")

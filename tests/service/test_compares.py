@@ -355,14 +355,21 @@ def test_without_the_workers_reading_the_loop_reads_the_test_itself(
     assert second.state.reading == read.reading
 
 
+def _four_matches_played(store: Store, cache: Path) -> tuple[int, str]:
+    """A compare of greedy against first (64 games in batches of 4 deal groups, seed 2)
+    whose first four matches are played, each with its stop check: its id and name."""
+    tournament_id, name = create_compare(
+        store, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=2,
+    )  # fmt: skip
+    play_compare(store, tournament_id, cache, matches=4)
+    return tournament_id, name
+
+
 def test_a_kept_reading_is_the_state_it_was_kept_from(bots: Store, tmp_path: Path) -> None:
     """The stop check keeps the state over every done match, JSON and back the same
     figures; an older reading (fewer done matches) never replaces a newer one."""
-    tournament_id, _ = create_compare(
-        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
-        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=2,
-    )  # fmt: skip
-    play_compare(bots, tournament_id, tmp_path / "cache", matches=4)
+    tournament_id, _ = _four_matches_played(bots, tmp_path / "cache")
     kept = kept_reading(bots, tournament_id)
     assert kept is not None and kept[0] == 4
     state = compares.compare_state(bots, tournament_id, make_test("margin", 0.0, 10.0), 2)
@@ -371,7 +378,7 @@ def test_a_kept_reading_is_the_state_it_was_kept_from(bots: Store, tmp_path: Pat
     assert (restored.played, restored.finished_batches, restored.reading) == (
         state.played, state.finished_batches, state.reading
     )  # fmt: skip
-    keep_reading(bots, tournament_id, 3, "continue", '{"older": true}')
+    assert not keep_reading(bots, tournament_id, 3, "continue", '{"older": true}')
     assert kept_reading(bots, tournament_id) == kept
     with pytest.raises(ValueError, match="not a kept reading"):
         compares.kept_state('{"older": true}')
@@ -384,11 +391,7 @@ def test_a_compares_page_shows_the_workers_reading_when_it_covers_every_done_mat
     every done match (the same figures the test gives when read again), without reading
     every result and the test again for a page; a reading over fewer matches is not shown,
     the test is read."""
-    tournament_id, name = create_compare(
-        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
-        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=2,
-    )  # fmt: skip
-    play_compare(bots, tournament_id, tmp_path / "cache", matches=4)
+    _, name = _four_matches_played(bots, tmp_path / "cache")
     read_again = compare_view(bots, name)
 
     def not_read(*_: object, **__: object) -> Any:
@@ -511,8 +514,8 @@ def test_a_decided_or_refused_reading_stays_and_a_refused_one_is_not_shown(
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
         max_games=64, batch=4, seed=2,
     )  # fmt: skip
-    keep_reading(bots, tournament_id, 5, "H1 accepted", '{"decided": 1}')
-    keep_reading(bots, tournament_id, 6, "continue", '{"later": 1}')
+    assert keep_reading(bots, tournament_id, 5, "H1 accepted", '{"decided": 1}')
+    assert not keep_reading(bots, tournament_id, 6, "continue", '{"later": 1}')
     assert kept_reading(bots, tournament_id) == (5, "H1 accepted", '{"decided": 1}')
     other, _ = create_compare(
         bots, new="ada/greedy", old="bob/first", rules=RULES, players=2, test=SPRT(0.0, 10.0),
