@@ -1005,6 +1005,7 @@ def report_time(
             temp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             services[which] = stack.enter_context(_remote_service(temp, checkout))
         print(f"(workers ready) load averages {os.getloadavg()}", flush=True)
+        first = set(services)  # (the services whose worker has played no compare yet)
         for pair, base, play_seconds in rows:
             if not pair.files:
                 continue
@@ -1015,14 +1016,18 @@ def report_time(
                     seconds, verdict, verdict_at = _timed(
                         ["compare", *stored, *options, "--remote"], env
                     )
+                    label = (which or pair.label) + ("*" if which in first else "")
+                    first.discard(which)
                     print(
-                        f"{which or pair.label:10} {' v '.join(stored):30.30} | "
+                        f"{label:10} {' v '.join(stored):30.30} | "
                         f"{_games_of(verdict):14d} {verdict_at or seconds:9.2f} {seconds:6.2f} "
                         f"{_LAST_CPU[0]:5.2f} | {'':17} | {play_seconds:6.2f} {'':5} | "
                         f"{(verdict_at or seconds) / play_seconds:5.2f} "
                         f"{seconds / play_seconds:6.2f}",
                         flush=True,
                     )
+        print("* the worker's first compare: each of its pool processes loads the test's "
+              "scipy.special (0.3 CPU s) while it plays its first match", flush=True)  # fmt: skip
     print(f"load averages at the end {os.getloadavg()}", flush=True)
 
 
