@@ -519,15 +519,15 @@ def compare_remote(
         f"{request.old} on the workers, seed {request.seed}, {described} "
         f"(tournament {request.name!r})"
     )
-    code, shown, said = None, -1, False
-    if sent:
-        code, shown, said = _follow_replies(request, header, url=url, broker=broker)
-    if code is not None:
-        return code
     try:
+        code, shown, said = None, -1, False
+        if sent:
+            code, shown, said = _follow_replies(request, header, url=url, broker=broker)
+        if code is not None:
+            return code
         return _follow_stored(request, rules, header if not said else None, shown, url, broker)
     finally:
-        if sent:  # (the workers' readings this command did not read)
+        if sent:  # (the workers' readings this command did not read; interrupted too)
             from arena.service.compare_start import drop_replies
 
             drop_replies(request, broker, url)

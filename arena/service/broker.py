@@ -39,7 +39,7 @@ from typing import Any
 
 from celery import Celery
 from kombu import Queue
-from kombu.exceptions import ChannelError, KombuError, OperationalError
+from kombu.exceptions import ChannelError, OperationalError
 from kombu.transport import filesystem
 from kombu.utils.json import dumps, loads
 
@@ -67,6 +67,7 @@ __all__ = [
     "configure_lazily",
     "current",
     "default_broker_dir",
+    "expire_replies",
     "install",
     "location",
     "make_app",
@@ -161,7 +162,9 @@ class FilesystemChannel(filesystem.Channel):
         super()._queue_bind(exchange, routing_key, pattern, queue)
 
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        # (by the nanosecond, zero-padded: read in the order sent, even two sent within a
+        # millisecond, which the milliseconds of kombu's names left to their uuids)
+        name = f"{time.monotonic_ns():020d}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         try:
             with open(final + ".tmp", "wb") as handle:  # "*.msg.tmp" is no queue's message
@@ -517,25 +520,51 @@ def send_reply(app: Celery, token: str, reply: Mapping[str, Any]) -> None:
         )
 
 
-def read_replies(channel: Any, token: str) -> list[dict[str, Any]]:
+def read_replies(channel: Any, token: str, most: int = 100) -> list[dict[str, Any]]:
     """The replies to the compare start ``token`` waiting on the broker (taken), oldest
-    first, read on ``channel`` (a connection's, kept by the reader between reads); a reply
-    that is not a JSON object is dropped.
+    first, at most ``most`` (a flood does not hold its reader), read on ``channel`` (a
+    connection's, kept by the reader between reads); a message that is not a JSON object
+    (anything someone put on the queue) is taken and dropped.
 
     Raises:
         BROKER_ERRORS: the broker cannot be reached.
     """
     replies: list[dict[str, Any]] = []
-    while True:
-        message = channel.basic_get(reply_queue(token), no_ack=True)
-        if message is None:
-            return replies
+    for _ in range(most):
         try:
+            message = channel.basic_get(reply_queue(token), no_ack=True)
+            if message is None:
+                break
             reply = message.decode()
-        except (KombuError, ValueError):  # (a body of another content type, or not JSON)
+        except BROKER_ERRORS:
+            raise
+        except Exception:  # (no kombu message, or not JSON: taken, and dropped)
             continue
         if isinstance(reply, dict):
             replies.append(reply)
+    return replies
+
+
+def expire_replies(app: Celery, older_than: float = REPLY_EXPIRES_SECONDS) -> int:
+    """Delete the replies to compare starts that waited over ``older_than`` seconds on the
+    filesystem broker (whose queues never expire: those of a command killed while it
+    followed its compare; Redis expires them itself); return how many (the workers'
+    sweep)."""
+    folder = app.conf.broker_transport_options.get("data_folder_in")
+    if not str(app.conf.broker_url).startswith("filesystem") or not folder:
+        return 0
+    deadline, removed = time.time() - older_than, 0
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if f".{REPLY_PREFIX}" not in entry.name:
+                continue
+            try:
+                if entry.stat().st_mtime < deadline:
+                    os.remove(entry.path)
+                    removed += 1
+            except OSError:  # (read or removed meanwhile)
+                continue
+    return removed
 
 
 def send_table(app: Celery, table_id: int) -> None:

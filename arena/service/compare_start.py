@@ -36,6 +36,7 @@ __all__ = [
     "BOUNDS",
     "CLOCK_SLACK_SECONDS",
     "REPLIES_SECONDS",
+    "REPLIES_SENT_SECONDS",
     "STARTED_SECONDS",
     "START_MAX_AGE_SECONDS",
     "CompareRequest",
@@ -192,9 +193,12 @@ STARTED_SECONDS = 2.0
 #: (:func:`follow_replies`): a clear pair's verdict comes within it, and the command never
 #: loads the store, a second of CPU on the cores its matches are played on. After it, the
 #: command follows the compare in the store (sweeps, holding it for the workers, a
-#: cancellation from the web), as it does when no reply came; the workers send readings
-#: for twice this long after they stored the compare.
+#: cancellation from the web), as it does when no reply came.
 REPLIES_SECONDS = 10.0
+#: How long after they stored a start's compare the workers send its readings: longer than
+#: the command follows them (:data:`REPLIES_SECONDS`, from its own clock), for a loaded
+#: machine's slow start and two machines' clocks.
+REPLIES_SENT_SECONDS = 60.0
 #: How often the command looks for replies.
 REPLY_POLL_SECONDS = 0.02
 
@@ -253,8 +257,14 @@ def _is_reading(reading: Any) -> bool:
         return False
     for name in READING_NUMBERS:
         value = reading.get(name)
-        # (an interval may be open: +inf, as the line shows it)
-        if not (value is None or (isinstance(value, int | float) and not math.isnan(value))):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        try:  # (an interval may be open: +inf, as the line shows it; not NaN, nor an
+            if math.isnan(float(value)):  # integer past a float's range)
+                return False
+        except OverflowError:
             return False
     return all(reading.get(name) is not None for name in ("llr", "lower", "upper"))
 

@@ -142,9 +142,14 @@ def compare_view(store: Store, name: str) -> CompareView:
     sprt = test.sprt if test is not None else make_test("game", 0.0, 10.0)
     problem = None
     kept = kept_reading(store, tournament.id) if test is not None else None
-    if kept is not None and kept[0] >= progress["done"] and kept[1] != REFUSED:
+    if (
+        kept is not None
+        and kept[1] != REFUSED
+        and (kept[0] >= progress["done"] or kept[1] != "continue")
+    ):
         # the workers' reading over every done match (their stop check's: the same
-        # figures), not every result read again and the test's scipy loaded for a page
+        # figures), not every result read again and the test's scipy loaded for a page;
+        # or the one that ended the test, which stays (as every follower shows it)
         state = kept_state(kept[2])
     else:
         try:

@@ -72,7 +72,7 @@ from arena.engine.rules import Rules, find_rules
 from arena.errors import NotFound, ParseError, VerdictError
 from arena.service import broker
 from arena.service.compare_start import (
-    REPLIES_SECONDS,
+    REPLIES_SENT_SECONDS,
     START_MAX_AGE_SECONDS,
     CompareRequest,
     compare_name,
@@ -90,6 +90,7 @@ from arena.store.compares import (
     compare_load,
     finished_among,
     follow_until,
+    followed_until,
     forget_follower,
     keep_reading,
     kept_reading,
@@ -452,14 +453,16 @@ def _reply(token: str, reply: Mapping[str, Any]) -> None:
         logger.warning("cannot reply to compare start %s: %s", token, exc)
 
 
-def _replying(tournament: Tournament) -> str | None:
+def _replying(tournament: Tournament, now: datetime | None = None) -> str | None:
     """The token of the compare start whose command may follow ``tournament`` by the
-    workers' replies still (:data:`~arena.service.compare_start.REPLIES_SECONDS`), or None."""
+    workers' replies still
+    (:data:`~arena.service.compare_start.REPLIES_SENT_SECONDS`), or None."""
     token = (tournament.settings or {}).get("request")
     created = tournament.created
     if created.tzinfo is None:  # (SQLite's)
         created = created.replace(tzinfo=UTC)
-    young = datetime.now(UTC) - created <= timedelta(seconds=2 * REPLIES_SECONDS)
+    age = (now or datetime.now(UTC)) - created
+    young = age <= timedelta(seconds=REPLIES_SENT_SECONDS)
     return token if isinstance(token, str) and young else None
 
 
@@ -633,7 +636,11 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
         if (token := _replying(tournament)) is not None:  # (its command reads the sentence)
             _reply(token, {"kind": "reading", "done": len(read.by_id), "status": REFUSED})
         return REFUSED
-    decided = is_decided(state, stored)
+    # over once the test decides, its game limit is reached, or every batch is finished
+    # (a limit that is no whole number of deal groups: as the command's loop ends)
+    decided = is_decided(state, stored) or state.finished_batches >= len(_read_batches(
+        store, tournament.id, read
+    ))  # fmt: skip
     status = LIMIT if decided and state.status == "continue" else state.status
     text = _state_json(state)
     kept = keep_reading(store, tournament.id, len(read.by_id), status, text)
@@ -653,13 +660,24 @@ def _keep_ahead(store: Store, tournament_id: int, state: CompareState, read: Res
     a worker has stored the match that finished one: its next look does not wait for the
     command's (which follows by the workers' replies alone at first:
     :func:`arena.service.compare_start.follow_replies`), and the command's sends find
-    them sent. Once a process: what it sent is kept with its reads."""
+    them sent. Only while it is held for its follower (:data:`FOLLOW_LEASE_SECONDS`): one
+    whose command is gone is not played on (the sweep then voids it). Once a process: what
+    it sent is kept with its reads."""
+    batches = _read_batches(store, tournament_id, read)
+    last = min(len(batches), state.finished_batches + COMPARE_AHEAD)
+    if last <= read.sent_through:
+        return
+    until = followed_until(store, tournament_id)
+    if until is not None and until > datetime.now(UTC):
+        _send_due(store, tournament_id, batches, last)
+        read.sent_through = last
+
+
+def _read_batches(store: Store, tournament_id: int, read: ResultsRead) -> list[list[int]]:
+    """The compare's batches (:func:`_batches`), read once a process's reads."""
     if read.batches is None:
         read.batches = _batches(store, tournament_id)
-    last = min(len(read.batches), state.finished_batches + COMPARE_AHEAD)
-    if last > read.sent_through:
-        _send_due(store, tournament_id, read.batches, last)
-        read.sent_through = last
+    return read.batches
 
 
 #: The results the stop checks of this process have read, by database and compare (a done
@@ -724,7 +742,9 @@ def _await_kept(
         return None
     while True:
         kept = kept_reading(store, tournament_id)
-        if kept is not None and kept[0] >= done:
+        # (one that ended the test stays, whatever matches finished after it: the verdict
+        # every follower shows, the replies' and the page's)
+        if kept is not None and (kept[0] >= done or kept[1] != "continue"):
             # (refused: the caller's own read raises the sentence)
             return None if kept[1] == REFUSED else kept_state(kept[2])
         if time.monotonic() >= deadline:

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 from arena.service.assignments import grade_after_match, settle_tests
 from arena.service.branches import STALE_MARGIN_SECONDS, unsent_branches
-from arena.service.broker import CHECK_QUEUE, INTERACTIVE_QUEUE, LANE_QUEUES, queue_lengths
+from arena.service.broker import (
+    CHECK_QUEUE,
+    INTERACTIVE_QUEUE,
+    LANE_QUEUES,
+    current,
+    expire_replies,
+    queue_lengths,
+)
 from arena.service.clock import tick_competition, tick_competitions
 from arena.service.compares import stop_if_decided, stop_unfollowed
 from arena.service.dispatch import send_branch_ids, send_refit, send_upload_ids, sweep_matches
@@ -153,6 +160,7 @@ def sweep_all(store: Store, config: Config) -> SweepTotals:
     unfollowed = stop_unfollowed(store)  # compares whose arena compare --remote is gone
     if unfollowed:
         logger.warning("sweep: compares %s stopped: their follower is gone", unfollowed)
+    expire_replies(current())  # (the filesystem broker's: a killed command's replies)
     resend_stale(store)  # refits booked and lost with their worker
     settle_tests(store)  # assignments' tests whose last match's worker died before settling
     restart_stalled(store)  # submissions whose worker died while settling them

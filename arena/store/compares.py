@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select
@@ -36,6 +36,7 @@ __all__ = [
     "compare_load",
     "finished_among",
     "follow_until",
+    "followed_until",
     "forget_follower",
     "keep_reading",
     "kept_reading",
@@ -235,6 +236,17 @@ def follow_until(store: Store, tournament_id: int, until: datetime) -> None:
                 where=CompareFollower.until < until,
             )
         )
+
+
+def followed_until(store: Store, tournament_id: int) -> datetime | None:
+    """Until when the compare is held for its follower (None: it has none)."""
+    with store.read() as session:
+        until = session.scalar(
+            select(CompareFollower.until).where(CompareFollower.tournament_id == tournament_id)
+        )
+    if until is not None and until.tzinfo is None:  # (SQLite's)
+        until = until.replace(tzinfo=UTC)
+    return until
 
 
 def unfollowed_compares(store: Store, now: datetime) -> list[int]:

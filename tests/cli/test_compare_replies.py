@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -71,3 +72,36 @@ def test_no_verdict_leaves_the_compare_to_the_store(
     (code, shown, said) = _follow(monkeypatch, [Reply("stored"), _reading(8), refused])
     assert (code, shown, said) == (None, 8, True)
     assert capsys.readouterr().out.splitlines()[0] == "HEADER"
+
+
+def test_the_store_takes_over_where_the_replies_left_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No verdict in the replies: the store's loop goes on from the games shown, without
+    the header again once said; the replies left are dropped however the command ends
+    (interrupted too), and a command whose start the broker did not take reads none."""
+    calls: list[tuple[str, Any]] = []
+
+    def stored(*args: Any) -> int:
+        calls.append(("stored", args[2:4]))
+        return compare.PASSED
+
+    def interrupted(*_: object, **__: object) -> tuple[int | None, int, bool]:
+        raise KeyboardInterrupt
+
+    def remote(sent: bool) -> int:
+        return compare.compare_remote(
+            _request(), rules=PRESETS["draw"], described="D", url=None, broker=None, sent=sent
+        )
+
+    monkeypatch.setattr(compare, "_follow_replies", lambda *_, **__: (None, 8, True))
+    monkeypatch.setattr(compare, "_follow_stored", stored)
+    monkeypatch.setattr(compare_start, "drop_replies", lambda *_: calls.append(("dropped", 0)))
+    assert remote(sent=True) == compare.PASSED
+    assert calls == [("stored", (None, 8)), ("dropped", 0)]
+    calls.clear()
+    monkeypatch.setattr(compare, "_follow_replies", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        remote(sent=True)
+    assert calls == [("dropped", 0)]
+    calls.clear()
+    assert remote(sent=False) == compare.PASSED
+    assert len(calls) == 1 and calls[0][1][0].startswith("draw, 2 players: NEW a/x")

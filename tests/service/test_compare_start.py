@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
+import os
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -17,29 +19,39 @@ from typing import Any
 
 import click
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from arena.cli import compare
 from arena.cli.compare import compare_command
 from arena.compete.sprt import make_test
 from arena.engine.rules import PRESETS
 from arena.service import compares
-from arena.service.broker import make_sender, reply_queue, send_reply
+from arena.service.broker import (
+    REPLY_EXPIRES_SECONDS,
+    expire_replies,
+    make_sender,
+    read_replies,
+    reply_queue,
+    send_reply,
+)
 from arena.service.compare_start import (
     BOUNDS,
     READING_NUMBERS,
+    REPLIES_SENT_SECONDS,
     START_MAX_AGE_SECONDS,
     CompareRequest,
     Reply,
     compare_name,
     follow_replies,
 )
+from arena.service.compare_views import compare_view
 from arena.service.compares import COMPARE_AHEAD, open_compare, start_requested_compare
-from arena.store.compares import keep_reading, kept_reading, void_reason
+from arena.store.compares import follow_until, keep_reading, kept_reading, void_reason
 from arena.store.db import Store, connect
 from arena.store.matches import tournament_named
-from arena.store.models import Tournament
+from arena.store.models import Match, Tournament
 from arena.store.queue import tournament_progress
+from arena.store.tournaments import get_tournament
 from tests.paths import REFERENCE_BOTS, ZOO
 from tests.service.conftest import Recorder, play_compare
 
@@ -419,3 +431,117 @@ def test_keeping_a_reading_says_whether_it_was_kept(bots: Store, recorder: Recor
     assert not keep_reading(bots, tournament_id, 1, "continue", "{}")
     assert keep_reading(bots, tournament_id, 3, "H0 accepted", "{}")
     assert not keep_reading(bots, tournament_id, 4, "continue", "{}")
+
+
+def test_a_reply_queue_takes_anything_and_gives_only_replies(tmp_path: Path) -> None:
+    """Anything someone put on a reply queue (not a kombu message, not JSON, not an object,
+    a number past a float's range) is taken and dropped, never raised; a flood is read a
+    hundred at a time, so its reader keeps its deadlines; replies come in the order sent."""
+    broker_url = f"filesystem://{tmp_path}"
+    app = make_sender(broker_url)
+    request = _request()
+    queue = tmp_path / "queue"
+    send_reply(app, request.token, {"kind": "stored"})
+    for number, junk in enumerate((b"not json", b"[1, 2]", b'{"body": "x"}', b"")):
+        (queue / f"{number:020d}_junk.{reply_queue(request.token)}.msg").write_bytes(junk)
+    for done in range(1, 5):
+        send_reply(app, request.token, _reading(done))
+    send_reply(app, request.token, _reading(5, elo=10**400))
+    send_reply(app, request.token, _reading(6, "H1 accepted"))
+    got = [r.done for r in follow_replies(request, broker_url, None, seconds=30)]
+    assert got == [0, 1, 2, 3, 4, 6]
+    for _ in range(150):
+        send_reply(app, request.token, {"kind": "other"})
+    with app.connection_for_read() as connection:
+        assert len(read_replies(connection.default_channel, request.token)) == 100
+        assert len(read_replies(connection.default_channel, request.token)) == 50
+
+
+def test_the_sweep_deletes_the_filesystem_brokers_old_replies(tmp_path: Path) -> None:
+    """The filesystem broker's queues never expire: a killed command's replies are deleted
+    by the workers' sweep once older than Redis would keep them; other queues' messages,
+    and newer replies, stay."""
+    app = make_sender(f"filesystem://{tmp_path}")
+    old, new = _request(), _request()
+    send_reply(app, old.token, {"kind": "stored"})
+    app.send_task("arena.play_match", args=(1,), queue="arena")
+    stale = time.time() - REPLY_EXPIRES_SECONDS - 5
+    for path in (tmp_path / "queue").glob("*.msg"):
+        os.utime(path, (stale, stale))
+    send_reply(app, new.token, {"kind": "stored"})
+    assert expire_replies(app) == 1
+    names = sorted(path.name.partition(".")[2] for path in (tmp_path / "queue").glob("*.msg"))
+    assert names == sorted(["arena.msg", f"{reply_queue(new.token)}.msg"])
+    assert expire_replies(make_sender("redis://127.0.0.1:1/0")) == 0  # (Redis's expire)
+
+
+def test_the_workers_reply_only_while_its_command_may_follow(bots: Store) -> None:
+    """A compare's readings are sent for a minute after it was stored for a start (the
+    command follows them 10 s at most); never for a compare of no start (the web's)."""
+    request = _request()
+    tournament_id, _ = open_compare(bots, request)
+    tournament = get_tournament(bots, tournament_id)
+    assert tournament is not None
+    created = tournament.created.replace(tzinfo=UTC)
+    assert compares._replying(tournament, created) == request.token
+    later = created + timedelta(seconds=REPLIES_SENT_SECONDS + 1)
+    assert compares._replying(tournament, later) is None
+    web, _ = compares.create_compare(
+        bots, new="ada/greedy", old="bob/first", rules=RULES, players=2,
+        test=make_test("margin", 0.0, 10.0), max_games=64, batch=4, seed=9,
+    )  # fmt: skip
+    web_compare = get_tournament(bots, web)
+    assert web_compare is not None and compares._replying(web_compare, created) is None
+
+
+def test_a_compare_whose_command_is_gone_is_not_kept_ahead(
+    bots: Store, recorder: Recorder, tmp_path: Path
+) -> None:
+    """The workers keep a compare's batches ahead only while it is held for its command:
+    one whose hold ran out (the command killed) is played no further (the sweep voids it)."""
+    request = _request()
+    tournament_id, _ = open_compare(bots, request)
+    follow_until(bots, tournament_id, datetime.now(UTC) - timedelta(seconds=1))
+    batches = compares._batches(bots, tournament_id)
+    compares._send_due(bots, tournament_id, batches, 1)  # (its first batch, as a start does)
+    play_compare(bots, tournament_id, tmp_path / "cache", matches=len(batches[0]))
+    assert [*itertools.chain(*recorder.sent)] == batches[0]
+
+
+def test_a_compare_whose_batches_are_all_finished_ends_as_its_limit(
+    bots: Store, recorder: Recorder, tmp_path: Path
+) -> None:
+    """A game limit that is no whole number of deal groups (65 games of 2-game groups: 64
+    at most) ends when every batch is finished, as the command's loop ends it: the kept
+    reading says so, and its command is told."""
+    request = _request(max_games=9, batch=2, elo0=-1.0, elo1=1.0)
+    assert start_requested_compare(bots, request.payload(), now=time.time()).endswith("stored")
+    tournament = tournament_named(bots, request.name)
+    assert tournament is not None
+    play_compare(bots, tournament.id, tmp_path / "cache")
+    kept = kept_reading(bots, tournament.id)
+    assert kept is not None and kept[1] == compares.LIMIT
+    assert compares.kept_state(kept[2]).played == 8
+    last = Reply.parse(recorder.replies[-1][1])
+    assert last is not None and last.ended and last.status == compares.LIMIT
+
+
+def test_a_reading_that_ended_the_test_is_the_verdict_whatever_finished_after(
+    bots: Store,
+) -> None:
+    """A match stored just after the test decided (it finished before it saw the decision)
+    does not make the store's loop or the page read the test again: the kept decision is
+    the verdict every follower shows, as the replies showed it."""
+    request = _request()
+    tournament_id, _ = open_compare(bots, request)
+    figures = _reading(3, "H1 accepted")["state"]
+    assert keep_reading(bots, tournament_id, 3, "H1 accepted", json.dumps(figures))
+    with bots.write() as session:  # four matches done: one more than the reading's
+        ids = session.scalars(
+            select(Match.id).where(Match.tournament_id == tournament_id).limit(4)
+        ).all()
+        session.execute(update(Match).where(Match.id.in_(ids)).values(status="done"))
+    state = compares._await_kept(bots, tournament_id, 0.0, 0.01)
+    assert state is not None and state.status == "H1 accepted" and state.played == 6
+    view = compare_view(bots, request.name)
+    assert (view.verdict, view.games, view.llr) == ("passed", 6, 1.0)

@@ -471,8 +471,9 @@ def test_compare_remote_gives_a_verdict_and_voids_what_it_did_not_need(
         raise AssertionError("the command followed the compare in the store")
 
     monkeypatch.setattr(compare, "_follow_stored", not_stored)
-    monkeypatch.setattr(compare_start, "REPLIES_SECONDS", 600.0)  # (a loaded machine's)
-    monkeypatch.setattr(compare_start, "STARTED_SECONDS", 60.0)
+    # (a loaded machine's: the workers send readings for REPLIES_SENT_SECONDS, a minute)
+    monkeypatch.setattr(compare_start, "REPLIES_SECONDS", compare_start.REPLIES_SENT_SECONDS - 5)
+    monkeypatch.setattr(compare_start, "STARTED_SECONDS", 30.0)
     service.worker("--concurrency", "2")
     ran = service.cli(
         "compare", "counter", "random", "--remote", "--rules", "draw", "--elo1", "25",
