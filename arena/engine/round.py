@@ -772,11 +772,12 @@ class Round:
                 if drawer != run_drawer:  # a run's first draw (as _draw_until_playable's)
                     run_drawer = drawer
                     fits = _SUIT[left] | _SUIT[right]
-                    clear = min(next_draw + draw_limit, draw_end)
-                    for place in range(next_draw, clear):
-                        if fits >> boneyard[place] & 1:
-                            clear = place
-                            break
+                    stop = next_draw + draw_limit
+                    if stop > draw_end:
+                        stop = draw_end
+                    clear = next_draw
+                    while clear < stop and not fits >> boneyard[clear] & 1:
+                        clear += 1
                 hands[drawer] |= _BIT[drawn_tile]
                 undrawn = len(boneyard) - next_draw
                 outcomes = [as_drawn]
