@@ -690,8 +690,9 @@ class Round:
         state = (left, right, self._left_tile, self._right_tile)
         code = 0 if end is None else 1 if end is _LEFT else 2
         hands, scores = self._hands, self._scores
+        bits = list(map(_BIT.__getitem__, boneyard))
         return self._greedy_rollout(
-            hands, seat, tile, code, state, boneyard, next_draw, scores, in_play
+            hands, seat, tile, code, state, bits, next_draw, scores, in_play
         )
 
     def draw_rollouts(self, partners: Callable[[int], Sequence[int]]) -> list[DrawRollouts]:
@@ -714,7 +715,9 @@ class Round:
         if not self._next_draw:
             return []
         hands = list(self._start_hands)
-        boneyard = self._boneyard[:]  # (a swap is made in it and undone)
+        # The boneyard as the tiles' bits, as the rollouts take it (a swap is made in it
+        # and undone).
+        boneyard = list(map(_BIT.__getitem__, self._boneyard))
         scores = list(self._start_scores)
         in_play = [0] * len(scores)
         ends = previous = (-1, -1, -1, -1)  # left, right, left tile, right tile
@@ -776,7 +779,7 @@ class Round:
                     if stop > draw_end:
                         stop = draw_end
                     clear = next_draw
-                    while clear < stop and not fits >> boneyard[clear] & 1:
+                    while clear < stop and not fits & boneyard[clear]:
                         clear += 1
                 hands[drawer] |= _BIT[drawn_tile]
                 undrawn = len(boneyard) - next_draw
@@ -814,8 +817,8 @@ class Round:
         """:meth:`draw_rollouts`' rollout of a play (``played``: the seat, the tile, its end's
         code as :meth:`_greedy_rollout` takes it, its in-play points) from the round before
         it, made from the round just after it, before any draw: the hands, the ``ends`` (as
-        they were), ``boneyard`` (in whatever order it is at the call), ``next_draw``, the
-        scores and the in-play points."""
+        they were), ``boneyard`` (its tiles' bits, in whatever order it is at the call),
+        ``next_draw``, the scores and the in-play points."""
         seat, tile, code, points = played
         hands = hands[:]
         hands[seat] ^= _BIT[tile]
@@ -851,9 +854,10 @@ class Round:
     ) -> tuple[int, ...]:
         """:meth:`greedy_points` from a state given (none of it changed): ``hands``, the
         ends and the ends' tiles ``ends`` (left, right, left tile, right tile: -1 before
-        the lead), the ``boneyard`` drawn up to ``next_draw``, each side's ``scores`` and
-        this round's ``in_play`` points; ``seat`` plays ``tile`` (``code``: 0 the lead, 1
-        on the left end, 2 on the right), then every seat plays greedy."""
+        the lead), the ``boneyard`` as its tiles' bits (all a draw needs) drawn up to
+        ``next_draw``, each side's ``scores`` and this round's ``in_play`` points; ``seat``
+        plays ``tile`` (``code``: 0 the lead, 1 on the left end, 2 on the right), then every
+        seat plays greedy."""
         hands = hands[:]
         left, right, left_tile, right_tile = ends
         sides, next_seat = self._sides, self._next_seat
@@ -904,11 +908,11 @@ class Round:
                     if stop > draw_end:
                         stop = draw_end
                     while next_draw < stop:
-                        drawn_tile = boneyard[next_draw]
+                        drawn_bit = boneyard[next_draw]
                         next_draw += 1
-                        hand |= bit_of[drawn_tile]
-                        if ends_suit >> drawn_tile & 1:
-                            playable = bit_of[drawn_tile]
+                        hand |= drawn_bit
+                        if ends_suit & drawn_bit:
+                            playable = drawn_bit
                             break
                     hands[seat] = hand
                     if playable:
