@@ -53,7 +53,7 @@ from typing import Any
 from arena.engine.deal import Deal
 from arena.engine.game import Game
 from arena.engine.records import deal_from_dict
-from arena.engine.round import DrawRollouts, Round
+from arena.engine.round import Round
 from arena.engine.rules import Rules, rules_from_record
 from arena.engine.tiles import MAX_PIP_LIMIT, TILES, Move, Tile
 from arena.errors import ArenaError
@@ -405,11 +405,21 @@ def game_seat_lucks(game: Game) -> list[Luck]:
         draws = round_.draw_rollouts(_PARTNERS.__getitem__)
         if not draws:
             continue  # (adds nothing: no term of a round without draws is other than 0)
+        # One pass over the draws for all three terms (each sum gets its terms in the
+        # same order as apart, so the same floats): ``pips`` and ``fits`` as _add_draw's,
+        # written out (a call a draw cost about as much as its arithmetic).
+        luck = [[0.0, 0.0] for _ in range(count)]
         boneyard = [draw.tile for draw in draws] + [tile.id for tile in round_.boneyard]
-        pips_fits.append(_drawn_luck(boneyard, draws, sides, count))
+        rest_pips = sum(map(_PIPS.__getitem__, boneyard))  # of the tiles not drawn yet
+        rest = sum(map(_BITS.__getitem__, boneyard))  # their mask
         gained = [0.0] * count  # (summed a round at a time, as the record's rounds are)
-        for draw in draws:
-            outcomes = draw.points
+        for seat, drawn, left, right, size, outcomes in draws:
+            side_luck = luck[sides[seat]]
+            ends = _SUIT[left] | _SUIT[right]
+            side_luck[0] += _PIPS[drawn] - rest_pips / size
+            side_luck[1] += (ends >> drawn & 1) - (ends & rest).bit_count() / size
+            rest ^= 1 << drawn
+            rest_pips -= _PIPS[drawn]
             as_drawn, rollouts = outcomes[0], len(outcomes)
             if rollouts == 2:  # (VALUE_SWAPS' column sums written out: the same ints)
                 swapped = outcomes[1]
@@ -418,21 +428,10 @@ def game_seat_lucks(game: Game) -> list[Luck]:
             elif rollouts > 1:  # (one, the last tile's: as drawn minus itself adds 0.0)
                 for side, total in enumerate(map(sum, zip(*outcomes, strict=True))):
                     gained[side] += as_drawn[side] - total / rollouts
+        pips_fits.append(luck)
         for side, value in enumerate(gained):
             values[side] += value
     return _seat_lucks(sides, count, values, pips_fits)
-
-
-def _drawn_luck(
-    boneyard: Sequence[int], draws: Sequence[DrawRollouts], sides: Sequence[int], count: int
-) -> list[list[float]]:
-    """:func:`_round_luck` of a round played, from its draws: ``[pips, fits]`` per side."""
-    luck = [[0.0, 0.0] for _ in range(count)]
-    rest_pips = sum(map(_PIPS.__getitem__, boneyard))  # of the tiles not drawn yet
-    rest = sum(map(_BITS.__getitem__, boneyard))  # their mask
-    for seat, drawn, left, right, size, _ in draws:
-        rest, rest_pips = _add_draw(luck[sides[seat]], drawn, left, right, rest, rest_pips, size)
-    return luck
 
 
 def _add_draw(

@@ -138,6 +138,11 @@ class DrawRollouts(NamedTuple):
     points: tuple[tuple[int, ...], ...]
 
 
+#: A :class:`DrawRollouts` from a tuple of its fields, made in C: the class's own
+#: ``__new__`` is Python code, and :meth:`Round.draw_rollouts` makes one a draw.
+_draw_rollouts = partial(tuple.__new__, DrawRollouts)
+
+
 def fives_points(count: int) -> int:
     """Return the in-play points of a ``muggins`` count: count/5 for a positive multiple of 5."""
     return count // 5 if count > 0 and count % 5 == 0 else 0
@@ -685,8 +690,9 @@ class Round:
         state = (left, right, self._left_tile, self._right_tile)
         code = 0 if end is None else 1 if end is _LEFT else 2
         hands, scores = self._hands, self._scores
+        bits = list(map(_BIT.__getitem__, boneyard))
         return self._greedy_rollout(
-            hands, seat, tile, code, state, boneyard, next_draw, scores, in_play
+            hands, seat, tile, code, state, bits, next_draw, scores, in_play
         )
 
     def draw_rollouts(self, partners: Callable[[int], Sequence[int]]) -> list[DrawRollouts]:
@@ -700,7 +706,8 @@ class Round:
         whose tiles are swapped with it, one rollout each. Each rollout is exactly
         :meth:`greedy_points` of the round as it stood before that play (rebuilt from the
         log: no round is replayed, no event made). One rollout as drawn serves every draw
-        after one play, and the draws of the plays after it while they are greedy's.
+        after one play, and the draws of the plays after it while they are greedy's; it
+        also serves a swap of two tiles the same seat drew in one run, neither fitting.
 
         Raises:
             DealError: ``partners`` gives a place beyond the boneyard.
@@ -708,7 +715,9 @@ class Round:
         if not self._next_draw:
             return []
         hands = list(self._start_hands)
-        boneyard = self._boneyard[:]  # (a swap is made in it and undone)
+        # The boneyard as the tiles' bits, as the rollouts take it (a swap is made in it
+        # and undone).
+        boneyard = list(map(_BIT.__getitem__, self._boneyard))
         scores = list(self._start_scores)
         in_play = [0] * len(scores)
         ends = previous = (-1, -1, -1, -1)  # left, right, left tile, right tile
@@ -723,12 +732,21 @@ class Round:
         # (the same boneyard): a play that draws next has that rollout as drawn too.
         as_drawn: tuple[int, ...] = ()
         follows = False
+        # The run of draws under way (one seat's draws in a row, the line's ends unchanged)
+        # and ``clear``: the place of its first tile that fits the ends, or where the run must
+        # stop without one. A swap of two places of the run before ``clear`` leaves the
+        # round after the run as it was (the same tiles, all drawn by the same seat, none
+        # fitting), so its rollout is the one as drawn: no rollout is made for it.
+        run_drawer = -1
+        clear = 0
+        draw_limit, draw_end = self._draw_limit, self._draw_end
         for entry in self._log:
             if len(entry) == 3:
                 seat, move, points = entry
                 tile, end = move.tile_id, move.end
                 code = 0 if end is None else 1 if end is _LEFT else 2
                 rollout = None
+                run_drawer = -1
                 if follows:
                     follows = _is_greedy(hands[seat], ends, tile, code)
                 hands[seat] ^= _BIT[tile]
@@ -753,6 +771,16 @@ class Round:
                         as_drawn = rollout()
                     follows = True
                 drawer, drawn_tile = entry
+                left, right = ends[0], ends[1]
+                if drawer != run_drawer:  # a run's first draw (as _draw_until_playable's)
+                    run_drawer = drawer
+                    fits = _SUIT[left] | _SUIT[right]
+                    stop = next_draw + draw_limit
+                    if stop > draw_end:
+                        stop = draw_end
+                    clear = next_draw
+                    while clear < stop and not fits & boneyard[clear]:
+                        clear += 1
                 hands[drawer] |= _BIT[drawn_tile]
                 undrawn = len(boneyard) - next_draw
                 outcomes = [as_drawn]
@@ -760,16 +788,20 @@ class Round:
                     if not 0 < offset < undrawn:
                         raise DealError(f"a draw with {undrawn} tiles left has no partner {offset}")
                     other = next_draw + offset  # (swapped for the rollout, then back)
+                    if other < clear:
+                        outcomes.append(as_drawn)
+                        continue
                     boneyard[next_draw], boneyard[other] = boneyard[other], boneyard[next_draw]
                     outcomes.append(rollout())
                     boneyard[next_draw], boneyard[other] = boneyard[other], boneyard[next_draw]
-                left, right = ends[0], ends[1]
                 drawn.append(
-                    DrawRollouts(drawer, drawn_tile, left, right, undrawn, tuple(outcomes))
+                    _draw_rollouts((drawer, drawn_tile, left, right, undrawn, tuple(outcomes)))
                 )
                 next_draw += 1
                 if next_draw == self._next_draw:
                     break
+            else:  # a pass ends the run
+                run_drawer = -1
         return drawn
 
     def _rollout_before(
@@ -785,8 +817,8 @@ class Round:
         """:meth:`draw_rollouts`' rollout of a play (``played``: the seat, the tile, its end's
         code as :meth:`_greedy_rollout` takes it, its in-play points) from the round before
         it, made from the round just after it, before any draw: the hands, the ``ends`` (as
-        they were), ``boneyard`` (in whatever order it is at the call), ``next_draw``, the
-        scores and the in-play points."""
+        they were), ``boneyard`` (its tiles' bits, in whatever order it is at the call),
+        ``next_draw``, the scores and the in-play points."""
         seat, tile, code, points = played
         hands = hands[:]
         hands[seat] ^= _BIT[tile]
@@ -822,9 +854,10 @@ class Round:
     ) -> tuple[int, ...]:
         """:meth:`greedy_points` from a state given (none of it changed): ``hands``, the
         ends and the ends' tiles ``ends`` (left, right, left tile, right tile: -1 before
-        the lead), the ``boneyard`` drawn up to ``next_draw``, each side's ``scores`` and
-        this round's ``in_play`` points; ``seat`` plays ``tile`` (``code``: 0 the lead, 1
-        on the left end, 2 on the right), then every seat plays greedy."""
+        the lead), the ``boneyard`` as its tiles' bits (all a draw needs) drawn up to
+        ``next_draw``, each side's ``scores`` and this round's ``in_play`` points; ``seat``
+        plays ``tile`` (``code``: 0 the lead, 1 on the left end, 2 on the right), then every
+        seat plays greedy."""
         hands = hands[:]
         left, right, left_tile, right_tile = ends
         sides, next_seat = self._sides, self._next_seat
@@ -863,21 +896,23 @@ class Round:
                     if scores[side] >= target:
                         return tuple(in_play)  # the game is won in play
             if not hand:
-                return self._rollout_points(hands, sides[seat], in_play)
+                return self._domino_points(hands, seat, in_play)
             seat = next_seat[seat]
             ends_suit = left_suit | right_suit
             hand = hands[seat]
             playable = hand & ends_suit
             while not playable:  # draw, pass or block, as _settle
                 if draw_limit and next_draw < draw_end:
-                    drawn = 0
-                    while drawn < draw_limit and next_draw < draw_end:
-                        drawn_tile = boneyard[next_draw]
+                    # (the draw limit as the place to stop: one test a tile drawn)
+                    stop = next_draw + draw_limit
+                    if stop > draw_end:
+                        stop = draw_end
+                    while next_draw < stop:
+                        drawn_bit = boneyard[next_draw]
                         next_draw += 1
-                        drawn += 1
-                        hand |= bit_of[drawn_tile]
-                        if ends_suit >> drawn_tile & 1:
-                            playable = bit_of[drawn_tile]
+                        hand |= drawn_bit
+                        if ends_suit & drawn_bit:
+                            playable = drawn_bit
                             break
                     hands[seat] = hand
                     if playable:
@@ -907,6 +942,28 @@ class Round:
                 right_tile = tile
                 right_suit = suit_of[right]
             hand ^= bit
+
+    def _domino_points(self, hands: list[int], seat: int, in_play: list[int]) -> tuple[int, ...]:
+        """:meth:`_rollout_points` of a domino by ``seat``, shorter: every end of a domino
+        scores from its opponents' pips alone (round_points with the winner's own count 0:
+        ``opponents`` for every scoring but ROUNDED_FIVES' and ROUND_WINS'), and the pips
+        of hands are those of their union (the hands hold different tiles), read once."""
+        others = 0
+        for hand in hands:
+            others |= hand
+        if self.teams:  # (seats 0+2 v 1+3: the partner's tiles do not count)
+            others ^= hands[seat ^ 2]
+        rules = self.rules
+        scoring = rules.scoring
+        if scoring is _ROUNDED_FIVES:
+            gained = (_pips_of(others) + 2) // 5
+        elif scoring is _ROUND_WINS:
+            gained = 1 if rules.end is _ROUNDS else 0
+        else:
+            gained = _pips_of(others)
+        points = in_play[:] if self._fives else [0] * len(in_play)
+        points[self._sides[seat]] += gained
+        return tuple(points)
 
     def _rollout_points(
         self, hands: list[int], domino: int | None, in_play: list[int]
