@@ -1055,15 +1055,22 @@ class Round:
 
     def _settle(self) -> None:
         """The seat to move cannot play: it draws, or passes, or the round is blocked."""
-        ends = _SUIT[self._left] | _SUIT[self._right]
+        ends = _SUIT[self._left] | _SUIT[self._right]  # the tiles that match an open end
         while True:
             seat = self._seat
             may_draw = self._draw_limit and self._next_draw < self._draw_end
-            if may_draw and self._draw_until_playable(seat, ends):
-                return
-            if self._is_blocked(ends):
-                self._finish_blocked()
-                return
+            if may_draw:
+                if self._draw_until_playable(seat, ends):
+                    return
+                may_draw = self._next_draw < self._draw_end  # (it drew up to the limit)
+            if not may_draw:
+                # No seat may draw: blocked when no hand plays (RULES.md: it ends at once).
+                for hand in self._hands:
+                    if hand & ends:
+                        break
+                else:
+                    self._finish_blocked()
+                    return
             self._log.append((seat,))
             seat = self._next_seat[seat]
             self._seat = seat
@@ -1091,18 +1098,6 @@ class Round:
                 self._legal = self._moves_for(_BIT[tile])
                 return True
         return False
-
-    def _is_blocked(self, ends: int) -> bool:
-        """No seat can play and no seat may draw (RULES.md: ends at once).
-
-        ``ends`` is the mask of tiles that match an open end.
-        """
-        if self._draw_limit and self._next_draw < self._draw_end:
-            return False
-        for hand in self._hands:  # noqa: SIM110 - a plain loop beats all() on this hot path
-            if hand & ends:
-                return False
-        return True
 
     def _side_pips(self) -> tuple[list[int], list[int]]:
         """Each seat's pips left in hand, and each side's (a new list: callers change it)."""
