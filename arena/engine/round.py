@@ -16,6 +16,7 @@ import json
 import random
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from functools import partial
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -63,6 +64,7 @@ _DIFFERENCES, _ROUNDED_FIVES, _ROUND_WINS = (
     Scoring.ROUND_WINS,
 )
 _POINTS, _ROUNDS = GameEnd.POINTS, GameEnd.ROUNDS
+_DOMINO, _BLOCKED, _TARGET = Termination.DOMINO, Termination.BLOCKED, Termination.TARGET
 
 
 _Setup = tuple[tuple[int, ...], tuple[int, ...], int, int, bool]
@@ -148,6 +150,35 @@ def fives_points(count: int) -> int:
     return count // 5 if count > 0 and count % 5 == 0 else 0
 
 
+class _Views:
+    """What a round's readers derive from its log, kept up to date from the log's new
+    entries only (a bot is asked at every move): the events, the line, and each seat's
+    view of the events in the three forms the observation and the protocols need.
+
+    A round makes its views at the first request, not when it is dealt: most rounds are
+    played by the engine alone (rollouts, built-in strategies that choose from the legal
+    moves, ``benchmarks/engine.py``) and never ask. Each seat's lists are made when that
+    form is first asked for.
+    """
+
+    __slots__ = ("events", "line", "line_ends", "line_seen", "seen", "seen_json", "wire")
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        #: The played tiles as (left half, right half), the line's ends, and the log
+        #: entries read into them.
+        self.line: deque[tuple[int, int]] = deque()
+        self.line_ends = [-1, -1]
+        self.line_seen = 0
+        #: Per seat: the events as that seat sees them (:meth:`Round.observation`).
+        self.seen: list[list[Event]] = []
+        #: Per seat: the JSON form of each event as that seat sees it (:meth:`Round.delta`).
+        self.seen_json: list[list[dict[str, Any]]] = []
+        #: Per seat: each event's notation as that seat sees it, as a JSON string
+        #: (:meth:`Round.wire`, :meth:`Round.wire_json`).
+        self.wire: list[list[str]] = []
+
+
 class Round:
     """One round under ``rules`` from ``deal``.
 
@@ -169,22 +200,19 @@ class Round:
     # Inside, a hand is a bitmask over tile ids, the line is its two end values
     # and end tiles, and the history is a log of plain tuples: (seat, move, points)
     # for a play, (seat, tile id) for a draw, (seat,) for a pass. The public
-    # ``events`` and ``line`` are derived from the log when asked for.
+    # ``events``, ``line`` and each seat's history are derived from the log when asked
+    # for, in a :class:`_Views` made at the first request.
     __slots__ = (
         "_boneyard",
         "_deal",
         "_dealt",
         "_draw_end",
         "_draw_limit",
-        "_events",
         "_fives",
         "_hands",
         "_left",
         "_left_tile",
         "_legal",
-        "_line",
-        "_line_ends",
-        "_line_seen",
         "_log",
         "_next_draw",
         "_next_seat",
@@ -194,12 +222,10 @@ class Round:
         "_right_tile",
         "_scores",
         "_seat",
-        "_seen",
-        "_seen_json",
         "_sides",
         "_start_hands",
         "_start_scores",
-        "_wire",
+        "_views",
         "leader",
         "number",
         "rules",
@@ -246,7 +272,10 @@ class Round:
         lead_draw, ids, thrown_in = shuffle_ids(rules, players, rng)
         size = rules.hand_size(players)
         dealt = players * size
-        hands = [sum(map(_BIT.__getitem__, ids[s : s + size])) for s in range(0, dealt, size)]
+        bit = _BIT.__getitem__
+        hands = []  # (a loop: a list comprehension costs a function call more)
+        for start in range(0, dealt, size):
+            hands.append(sum(map(bit, ids[start : start + size])))
         round_ = cls.__new__(cls)
         round_._deal = None
         round_._dealt = (ids, size, lead_draw, thrown_in)
@@ -277,17 +306,7 @@ class Round:
         self._draw_end = max(0, len(boneyard) - reserve)
         self._left = self._right = self._left_tile = self._right_tile = -1
         self._log: list[tuple[Any, ...]] = []
-        self._events: list[Event] = []
-        self._line: deque[tuple[int, int]] = deque()
-        self._line_ends = [-1, -1]
-        self._line_seen = 0
-        #: Per seat: the JSON form of each event as that seat sees it (made by :meth:`delta`).
-        self._seen_json: list[list[dict[str, Any]]] = []
-        #: Per seat: each event's notation as that seat sees it, as a JSON string (made by
-        #: :meth:`wire` and :meth:`wire_json`).
-        self._wire: list[list[str]] = []  # (made at the first request: rollouts make none)
-        #: Per seat: the events as that seat sees them (made by :meth:`observation`).
-        self._seen: list[list[Event]] = []
+        self._views: _Views | None = None  # (made at the first request: see _Views)
         self._start_hands = tuple(hands)
         self._start_scores = tuple(self._scores)
         self._result: RoundResult | None = None
@@ -298,12 +317,15 @@ class Round:
         if lead_draw is not None:
             seat = lead_draw_winner([TILES[t] for t in lead_draw])
             return seat, tuple(_MOVES[t][0] for t in _ids_of(self._hands[seat]))
-        # The highest double in any hand leads: the highest set bit of hand & doubles.
-        highest = [(hand & _DOUBLES).bit_length() for hand in self._hands]
-        best = max(highest)
+        # The highest double in any hand leads. The hands hold different tiles, so the
+        # hand whose doubles make the largest mask holds the highest double (its top bit).
+        best = leader = 0
+        for seat, hand in enumerate(self._hands):
+            if hand & _DOUBLES > best:
+                best, leader = hand & _DOUBLES, seat
         if not best:
             raise DealError("no hand holds a double: this deal must be redealt")
-        return highest.index(best), (_MOVES[best - 1][0],)
+        return leader, (_MOVES[best.bit_length() - 1][0],)
 
     @property
     def deal(self) -> Deal:
@@ -370,9 +392,16 @@ class Round:
         """Everything that happened so far, in order: plays, draws (with the tile), passes."""
         return self._logged()[:]
 
+    def _view(self) -> _Views:
+        """The round's :class:`_Views`, made at the first request."""
+        views = self._views
+        if views is None:
+            views = self._views = _Views()
+        return views
+
     def _logged(self) -> list[Event]:
         """The events so far, kept up to date from the log's new entries (not a copy)."""
-        events, log = self._events, self._log
+        events, log = self._view().events, self._log
         for entry in log[len(events) :]:
             if len(entry) == 3:
                 events.append(Play(*entry))
@@ -386,9 +415,10 @@ class Round:
         """The events as ``seat`` sees them (others' draws without the tile), kept up to
         date from the new events only: an observation is asked for at every move."""
         events = self._logged()
-        if not self._seen:
-            self._seen = [[] for _ in range(self._players)]
-        seen = self._seen[seat]
+        views = self._view()
+        if not views.seen:
+            views.seen = [[] for _ in range(self._players)]
+        seen = views.seen[seat]
         for event in events[len(seen) :]:
             seen.append(
                 Draw(event.seat, None) if type(event) is Draw and event.seat != seat else event
@@ -400,8 +430,9 @@ class Round:
         """The played tiles from the left end to the right, each as (left half, right half).
 
         Kept up to date from the log's new entries only (a bot is asked at every move)."""
-        line, log, ends = self._line, self._log, self._line_ends
-        for entry in log[self._line_seen :]:
+        views, log = self._view(), self._log
+        line, ends = views.line, views.line_ends
+        for entry in log[views.line_seen :]:
             if len(entry) != 3:
                 continue
             tile, end = entry[1].tile, entry[1].end
@@ -414,7 +445,7 @@ class Round:
             else:
                 ends[1] = tile.other(ends[1])
                 line.append((tile.other(ends[1]), ends[1]))
-        self._line_seen = len(log)
+        views.line_seen = len(log)
         return tuple(line)
 
     @property
@@ -467,9 +498,10 @@ class Round:
         A bot is asked at every move, so nothing here is rebuilt from the log: each
         event's JSON form is made once, the line is kept up to date, tiles and moves
         have their notation precomputed. Tuples stand for JSON arrays."""
-        if not self._seen_json:
-            self._seen_json = [[] for _ in range(self._players)]
-        seen = self._seen_json[seat]
+        views = self._view()
+        if not views.seen_json:
+            views.seen_json = [[] for _ in range(self._players)]
+        seen = views.seen_json[seat]
         log = self._log
         if len(seen) < len(log):
             for entry in log[len(seen) :]:
@@ -537,9 +569,10 @@ class Round:
 
     def _seen_wire(self, seat: int) -> list[str]:
         """Each event's notation as ``seat`` sees it, as a JSON string, made once."""
-        if not self._wire:
-            self._wire = [[] for _ in range(self._players)]
-        seen = self._wire[seat]
+        views = self._view()
+        if not views.wire:
+            views.wire = [[] for _ in range(self._players)]
+        seen = views.wire[seat]
         log = self._log
         if len(seen) < len(log):
             for entry in log[len(seen) :]:
@@ -621,9 +654,7 @@ class Round:
         copy._left, copy._right = self._left, self._right
         copy._left_tile, copy._right_tile = self._left_tile, self._right_tile
         copy._log = self._log[:]
-        # What is derived from the log is made again from it when asked for.
-        copy._events, copy._seen, copy._seen_json, copy._wire = [], [], [], []
-        copy._line, copy._line_ends, copy._line_seen = deque(), [-1, -1], 0
+        copy._views = None  # (what is derived from the log is made again when asked for)
         copy._start_hands, copy._start_scores = self._start_hands, self._start_scores
         copy._result, copy._legal, copy._seat = self._result, self._legal, self._seat
         return copy
@@ -1053,7 +1084,7 @@ class Round:
         side = self._sides[seat]
         self._scores[side] += points
         if self.rules.end is _POINTS and self._scores[side] >= self.rules.wins_needed:
-            self._finish(Termination.TARGET, side, seat, [0] * len(self._scores))
+            self._finish(_TARGET, side, seat, [0] * len(self._scores))
             return True
         if not self._hands[seat]:
             self._finish_domino(seat)
@@ -1081,21 +1112,30 @@ class Round:
 
     def _settle(self) -> None:
         """The seat to move cannot play: it draws, or passes, or the round is blocked."""
-        ends = _SUIT[self._left] | _SUIT[self._right]
+        ends = _SUIT[self._left] | _SUIT[self._right]  # the tiles that match an open end
         while True:
             seat = self._seat
             may_draw = self._draw_limit and self._next_draw < self._draw_end
-            if may_draw and self._draw_until_playable(seat, ends):
-                return
-            if self._is_blocked(ends):
-                self._finish_blocked()
-                return
+            if may_draw:
+                if self._draw_until_playable(seat, ends):
+                    return
+                may_draw = self._next_draw < self._draw_end  # (it drew up to the limit)
+            if not may_draw:
+                # No seat may draw: blocked when no hand plays (RULES.md: it ends at once).
+                for hand in self._hands:
+                    if hand & ends:
+                        break
+                else:
+                    self._finish_blocked()
+                    return
             self._log.append((seat,))
             seat = self._next_seat[seat]
             self._seat = seat
-            moves = self._moves_for(self._hands[seat])
-            if moves:
-                self._legal = moves
+            hand = self._hands[seat]
+            if hand & ends:  # the next seat plays: its moves, as apply finds them
+                key = (hand & _SUIT[self._left]) << _KEY_SHIFT | (hand & _SUIT[self._right])
+                moves = _MOVES_CACHE.get(key)
+                self._legal = moves if moves is not None else self._moves_for(hand)
                 return
 
     def _draw_until_playable(self, seat: int, ends: int) -> bool:
@@ -1116,20 +1156,11 @@ class Round:
                 return True
         return False
 
-    def _is_blocked(self, ends: int) -> bool:
-        """No seat can play and no seat may draw (RULES.md: ends at once).
-
-        ``ends`` is the mask of tiles that match an open end.
-        """
-        if self._draw_limit and self._next_draw < self._draw_end:
-            return False
-        for hand in self._hands:  # noqa: SIM110 - a plain loop beats all() on this hot path
-            if hand & ends:
-                return False
-        return True
-
     def _side_pips(self) -> tuple[list[int], list[int]]:
-        pips = [_pips_of(hand) for hand in self._hands]
+        """Each seat's pips left in hand, and each side's (a new list: callers change it)."""
+        pips = list(map(_pips_of, self._hands))
+        if not self.teams and len(self._scores) == self._players:  # each seat its own side
+            return pips, pips[:]
         side_pips = [0] * len(self._scores)
         for seat, side in enumerate(self._sides):
             side_pips[side] += pips[seat]
@@ -1143,15 +1174,15 @@ class Round:
         # Whatever a partner holds does not count against the side that went out.
         side_pips[side] = 0
         points[side] = self._end_points(side, side_pips)
-        self._finish(Termination.DOMINO, side, seat, points, pips)
+        self._finish(_DOMINO, side, seat, points, pips)
 
     def _finish_blocked(self) -> None:
         pips, side_pips = self._side_pips()
-        winner = self._blocked_winner(side_pips)
+        winner = _blocked_winner(side_pips, self._hands, self._sides)
         points = [0] * len(self._scores)
         if winner is not None:
             points[winner] = self._end_points(winner, side_pips)
-        self._finish(Termination.BLOCKED, winner, None, points, pips)
+        self._finish(_BLOCKED, winner, None, points, pips)
 
     def _end_points(self, winner: int, side_pips: Sequence[int]) -> int:
         """What side ``winner`` scores at the round's end (docs/rules.md "Scoring")."""
@@ -1161,10 +1192,6 @@ class Round:
             return 1 if self.rules.end is _ROUNDS else 0
         return round_points(self.rules.scoring, winner, side_pips)
 
-    def _blocked_winner(self, side_pips: list[int]) -> int | None:
-        """Lowest pips; tied: the lowest single tile held; still tied: drawn (None)."""
-        return _blocked_winner(side_pips, self._hands, self._sides)
-
     def _finish(
         self,
         termination: Termination,
@@ -1173,19 +1200,20 @@ class Round:
         points: list[int],
         pips: list[int] | None = None,
     ) -> None:
-        if termination is not Termination.TARGET:
+        if termination is not _TARGET:
+            scores = self._scores
             for side, gained in enumerate(points):
-                self._scores[side] += gained
+                scores[side] += gained
         if pips is None:
             pips = [_pips_of(hand) for hand in self._hands]
         if self._fives:
             # Report this round's in-play points too (already in the scores).
-            if termination is Termination.TARGET:
+            if termination is _TARGET:
                 points = [0] * len(self._scores)
             for entry in self._log:
                 if len(entry) == 3 and entry[2]:
                     points[self._sides[entry[0]]] += entry[2]
-        self._result = RoundResult(termination, winner, seat, tuple(pips), tuple(points))
+        self._result = _round_result(termination, winner, seat, tuple(pips), tuple(points))
         self._legal = ()
 
     def _illegal_message(self, move: object) -> str:
@@ -1200,6 +1228,32 @@ class Round:
 
 
 _INF = 1 << 30
+
+#: The setters of RoundResult's slots, in its fields' order (checked here: a field added
+#: must be set in :func:`_round_result` too).
+_SET_TERMINATION, _SET_WINNER, _SET_SEAT, _SET_PIPS, _SET_POINTS = (
+    RoundResult.__dict__[field.name].__set__ for field in fields(RoundResult)
+)
+
+
+def _round_result(
+    termination: Termination,
+    winner: int | None,
+    seat: int | None,
+    pips: tuple[int, ...],
+    points: tuple[int, ...],
+) -> RoundResult:
+    """``RoundResult(termination, winner, seat, pips, points)``, made in half the time: a
+    frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, and
+    every round ends by making one (0.4 us of a round's 35 in ``benchmarks/engine.py``)."""
+    result: RoundResult = object.__new__(RoundResult)
+    _SET_TERMINATION(result, termination)
+    _SET_WINNER(result, winner)
+    _SET_SEAT(result, seat)
+    _SET_PIPS(result, pips)
+    _SET_POINTS(result, points)
+    return result
+
 
 # The moves of a hand depend only on its tiles that match the left end and those
 # that match the right end: a bounded cache of the sorted lists, keyed by both.
