@@ -101,7 +101,7 @@ from arena.store.compares import (
     unfollowed_compares,
     void_reason,
 )
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.matches import tournament_named
 from arena.store.models import Tournament
 from arena.store.queue import (
@@ -458,10 +458,7 @@ def _replying(tournament: Tournament, now: datetime | None = None) -> str | None
     workers' replies still
     (:data:`~arena.service.compare_start.REPLIES_SENT_SECONDS`), or None."""
     token = (tournament.settings or {}).get("request")
-    created = tournament.created
-    if created.tzinfo is None:  # (SQLite's)
-        created = created.replace(tzinfo=UTC)
-    age = (now or datetime.now(UTC)) - created
+    age = (now or datetime.now(UTC)) - as_utc(tournament.created)
     young = age <= timedelta(seconds=REPLIES_SENT_SECONDS)
     return token if isinstance(token, str) and young else None
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from arena.store.db import Store
+from arena.store.db import Store, as_utc
 from arena.store.models import (
     BotVersion,
     CompareFollower,
@@ -244,9 +244,7 @@ def followed_until(store: Store, tournament_id: int) -> datetime | None:
         until = session.scalar(
             select(CompareFollower.until).where(CompareFollower.tournament_id == tournament_id)
         )
-    if until is not None and until.tzinfo is None:  # (SQLite's)
-        until = until.replace(tzinfo=UTC)
-    return until
+    return None if until is None else as_utc(until)
 
 
 def unfollowed_compares(store: Store, now: datetime) -> list[int]:
