@@ -25,6 +25,7 @@ from arena.service.compares import (
     compare_state,
     create_compare,
     group_size,
+    is_current,
     is_decided,
     kept_state,
     stop_reason,
@@ -142,14 +143,9 @@ def compare_view(store: Store, name: str) -> CompareView:
     sprt = test.sprt if test is not None else make_test("game", 0.0, 10.0)
     problem = None
     kept = kept_reading(store, tournament.id) if test is not None else None
-    if (
-        kept is not None
-        and kept[1] != REFUSED
-        and (kept[0] >= progress["done"] or kept[1] != "continue")
-    ):
-        # the workers' reading over every done match (their stop check's: the same
-        # figures), not every result read again and the test's scipy loaded for a page;
-        # or the one that ended the test, which stays (as every follower shows it)
+    if kept is not None and kept[1] != REFUSED and is_current(kept, progress["done"]):
+        # the workers' reading (their stop check's: the same figures), not every result
+        # read again and the test's scipy loaded for a page
         state = kept_state(kept[2])
     else:
         try:

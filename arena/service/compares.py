@@ -137,6 +137,7 @@ __all__ = [
     "follow_compare",
     "group_of",
     "group_size",
+    "is_current",
     "is_decided",
     "kept_state",
     "new_game",
@@ -639,15 +640,15 @@ def stop_if_decided(store: Store, match_id: int) -> str | None:
         store, tournament.id, read
     ))  # fmt: skip
     status = LIMIT if decided and state.status == "continue" else state.status
-    text = _state_json(state)
-    kept = keep_reading(store, tournament.id, len(read.by_id), status, text)
+    fields = _state_fields(state)
+    kept = keep_reading(store, tournament.id, len(read.by_id), status, json.dumps(fields))
     if decided:
         void_pending(store, tournament.id, f"the test ended: {state.status}")
     elif (tournament.settings or {}).get("request") is not None:
         _keep_ahead(store, tournament.id, state, read)
     if kept and (token := _replying(tournament)) is not None:
         reply = {"kind": "reading", "done": len(read.by_id), "status": status}
-        _reply(token, reply | {"state": json.loads(text)})
+        _reply(token, reply | {"state": fields})
     return state.status if decided else None
 
 
@@ -698,19 +699,18 @@ def _stop_read(store: Store, tournament_id: int) -> ResultsRead:
     return read
 
 
-def _state_json(state: CompareState) -> str:
-    """``state`` as a kept reading's JSON text (:func:`kept_state` reads it back)."""
-    return json.dumps(
-        {
-            "played": state.played,
-            "finished_batches": state.finished_batches,
-            "reading": dataclasses.asdict(state.reading),
-        }
-    )
+def _state_fields(state: CompareState) -> dict[str, Any]:
+    """``state`` as a kept reading's JSON object (its text: :func:`kept_state` reads it
+    back; a reply to its command carries it as it is)."""
+    return {
+        "played": state.played,
+        "finished_batches": state.finished_batches,
+        "reading": dataclasses.asdict(state.reading),
+    }
 
 
 def kept_state(text: str) -> CompareState:
-    """The state a kept reading holds (:func:`_state_json`; no deal groups: ``samples`` is
+    """The state a kept reading holds (:func:`_state_fields`; no deal groups: ``samples`` is
     None).
 
     Raises:
@@ -722,6 +722,14 @@ def kept_state(text: str) -> CompareState:
         return CompareState(None, int(data["played"]), reading, int(data["finished_batches"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"not a kept reading: {exc}") from None
+
+
+def is_current(kept: tuple[int, str, str], done: int) -> bool:
+    """Whether a kept reading (:func:`arena.store.compares.kept_reading`) is where the
+    compare stands with ``done`` matches done: it is over them all, or it ended the test
+    (which stays, whatever matches finished after it: the verdict every follower shows,
+    the command's replies, its loop and the page)."""
+    return kept[0] >= done or kept[1] != "continue"
 
 
 def _await_kept(
@@ -739,9 +747,7 @@ def _await_kept(
         return None
     while True:
         kept = kept_reading(store, tournament_id)
-        # (one that ended the test stays, whatever matches finished after it: the verdict
-        # every follower shows, the replies' and the page's)
-        if kept is not None and (kept[0] >= done or kept[1] != "continue"):
+        if kept is not None and is_current(kept, done):
             # (refused: the caller's own read raises the sentence)
             return None if kept[1] == REFUSED else kept_state(kept[2])
         if time.monotonic() >= deadline:
