@@ -541,14 +541,14 @@ def _follow_replies(
     stored it, show its readings, and its verdict if one comes. Return the exit status (None:
     no verdict came; the compare is followed in the store), the games shown, and whether
     the header was said."""
-    from arena.service.compare_start import follow_replies
+    from arena.service.compare_start import REFUSED, follow_replies
 
     shown, said = -1, False
     for reply in follow_replies(request, broker, url):
         if reply.kind == "stored":
             click.echo(header)
             said = True
-        if reply.kind != "reading" or reply.status == REFUSED_STATUS or reply.reading is None:
+        if reply.kind != "reading" or reply.status == REFUSED or reply.reading is None:
             continue  # (a refused test's sentence is the store's to say)
         try:
             shown_figures = figures(reply.reading)
@@ -566,11 +566,6 @@ def _follow_replies(
             sys.stdout.flush()
             return code, reply.played, said
     return None, shown, said
-
-
-#: A reading's status when the compare's games cannot give a verdict
-#: (:data:`arena.service.compares.REFUSED`, which loads the store: a test holds them equal).
-REFUSED_STATUS = "refused"
 
 
 def _follow_stored(

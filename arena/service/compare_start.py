@@ -35,6 +35,7 @@ from arena.service.broker import (
 __all__ = [
     "BOUNDS",
     "CLOCK_SLACK_SECONDS",
+    "REFUSED",
     "REPLIES_SECONDS",
     "REPLIES_SENT_SECONDS",
     "STARTED_SECONDS",
@@ -201,6 +202,10 @@ REPLIES_SECONDS = 10.0
 REPLIES_SENT_SECONDS = 60.0
 #: How often the command looks for replies.
 REPLY_POLL_SECONDS = 0.02
+#: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`),
+#: and its kept reading's status (:data:`arena.service.compares.REFUSED`): a reply of it
+#: carries no figures, and the store says why.
+REFUSED = "refused"
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,7 @@ from arena.engine.rules import Rules, find_rules
 from arena.errors import NotFound, ParseError, VerdictError
 from arena.service import broker
 from arena.service.compare_start import (
+    REFUSED,
     REPLIES_SENT_SECONDS,
     START_MAX_AGE_SECONDS,
     CompareRequest,
@@ -156,8 +157,6 @@ logger = logging.getLogger(__name__)
 
 #: The stored tournaments' format.
 COMPARE_FORMAT = "compare"
-#: The verdict of a compare whose games cannot give one (:class:`~arena.errors.VerdictError`).
-REFUSED = "refused"
 #: A kept reading's status once the game limit is reached before the test decided.
 LIMIT = "limit"
 #: The verdict of a compare that ended before its test decided or its game limit was reached:

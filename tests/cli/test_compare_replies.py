@@ -68,7 +68,7 @@ def test_no_verdict_leaves_the_compare_to_the_store(
     no exit status, and what was shown, for the store's loop to go on from."""
     (code, shown, said) = _follow(monkeypatch, [Reply("refused")])
     assert (code, shown, said) == (None, -1, False) and capsys.readouterr().out == ""
-    refused = Reply("reading", 3, compare.REFUSED_STATUS)
+    refused = Reply("reading", 3, compare_start.REFUSED)
     (code, shown, said) = _follow(monkeypatch, [Reply("stored"), _reading(8), refused])
     assert (code, shown, said) == (None, 8, True)
     assert capsys.readouterr().out.splitlines()[0] == "HEADER"

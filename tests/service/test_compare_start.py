@@ -21,11 +21,10 @@ import click
 import pytest
 from sqlalchemy import func, select, update
 
-from arena.cli import compare
 from arena.cli.compare import compare_command
 from arena.compete.sprt import make_test
 from arena.engine.rules import PRESETS
-from arena.service import compares
+from arena.service import compare_start, compares
 from arena.service.broker import (
     REPLY_EXPIRES_SECONDS,
     expire_replies,
@@ -336,7 +335,7 @@ def test_a_readings_numbers_are_the_tests_figures() -> None:
 
     fields = [field.name for field in dataclasses.fields(Reading)]
     assert fields == ["statistic", "groups", "status", *READING_NUMBERS]
-    assert compares.REFUSED == compare.REFUSED_STATUS
+    assert compares.REFUSED == compare_start.REFUSED
 
 
 def test_the_command_follows_its_compare_by_the_workers_replies(tmp_path: Path) -> None:
